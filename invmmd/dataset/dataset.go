@@ -1,0 +1,197 @@
+// Package dataset holds the tables every experiment produces and every model consumes: a
+// split of rows with features X, label Y, nuisance Z, the missingness indicator Δ and,
+// when the missingness is simulated from a known rule, its true probability G.
+package dataset
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// Set is one split (train, validation or test) of an experiment.
+type Set struct {
+	Name  string    // "train", "val", "test", ...
+	X     []float32 // features, row-major: row i is X[i*Dim() : (i+1)*Dim()]
+	Shape []int     // shape of one row's features: [d] for tables, [28, 28, 1] for images
+	Y     []float64 // label, 0 or 1
+	Z     []float64 // nuisance, 0 or 1 (the truth, kept for the full method and evaluation)
+	Delta []float64 // 1 where Z is observed
+	GTrue []float64 // true P(Δ = 1 | X, Y); nil when unknown
+}
+
+// Len returns the number of rows.
+func (s *Set) Len() int { return len(s.Y) }
+
+// Dim returns the number of features per row, the product of Shape.
+func (s *Set) Dim() int {
+	d := 1
+	for _, x := range s.Shape {
+		d *= x
+	}
+	return d
+}
+
+// Row returns the features of row i (a view, not a copy).
+func (s *Set) Row(i int) []float32 { d := s.Dim(); return s.X[i*d : (i+1)*d] }
+
+// Validate checks that the columns agree in length and that labels, nuisances and
+// indicators are 0 or 1, features finite and G in [0, 1]. The error names the set, row,
+// column and value.
+func (s *Set) Validate() error {
+	n := s.Len()
+	if n == 0 {
+		return fmt.Errorf("dataset %s: no rows", s.Name)
+	}
+	if len(s.Shape) == 0 || s.Dim() <= 0 {
+		return fmt.Errorf("dataset %s: feature shape %v, want positive dimensions", s.Name, s.Shape)
+	}
+	if len(s.X) != n*s.Dim() {
+		return fmt.Errorf("dataset %s: %d feature values for %d rows of shape %v (want %d)", s.Name, len(s.X), n, s.Shape, n*s.Dim())
+	}
+	for _, c := range []struct {
+		name string
+		v    []float64
+	}{{"Z", s.Z}, {"Delta", s.Delta}} {
+		if len(c.v) != n {
+			return fmt.Errorf("dataset %s: column %s has %d rows, Y has %d", s.Name, c.name, len(c.v), n)
+		}
+	}
+	if s.GTrue != nil && len(s.GTrue) != n {
+		return fmt.Errorf("dataset %s: column GTrue has %d rows, Y has %d", s.Name, len(s.GTrue), n)
+	}
+	for i := 0; i < n; i++ {
+		for _, c := range []struct {
+			name string
+			v    float64
+		}{{"Y", s.Y[i]}, {"Z", s.Z[i]}, {"Delta", s.Delta[i]}} {
+			if c.v != 0 && c.v != 1 {
+				return fmt.Errorf("dataset %s: row %d: %s = %v, want 0 or 1", s.Name, i, c.name, c.v)
+			}
+		}
+		if s.GTrue != nil && !(s.GTrue[i] >= 0 && s.GTrue[i] <= 1) {
+			return fmt.Errorf("dataset %s: row %d: GTrue = %v, want a probability in [0, 1]", s.Name, i, s.GTrue[i])
+		}
+	}
+	d := s.Dim()
+	for k, x := range s.X {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return fmt.Errorf("dataset %s: row %d: feature %d = %v, want a finite value", s.Name, k/d, k%d, x)
+		}
+	}
+	return nil
+}
+
+// Subset returns the rows at idx, in that order, as a new set named name.
+func (s *Set) Subset(name string, idx []int) *Set {
+	d := s.Dim()
+	out := &Set{Name: name, Shape: append([]int(nil), s.Shape...), X: make([]float32, 0, len(idx)*d)}
+	pick := func(v []float64) []float64 {
+		if v == nil {
+			return nil
+		}
+		o := make([]float64, len(idx))
+		for k, i := range idx {
+			o[k] = v[i]
+		}
+		return o
+	}
+	for _, i := range idx {
+		out.X = append(out.X, s.Row(i)...)
+	}
+	out.Y, out.Z, out.Delta, out.GTrue = pick(s.Y), pick(s.Z), pick(s.Delta), pick(s.GTrue)
+	return out
+}
+
+// Summary describes a set's balance: what a reader checks before trusting a table.
+type Summary struct {
+	Name          string
+	N             int
+	PY1           float64    // P(Y = 1)
+	PZ1           float64    // P(Z = 1)
+	PZ1GivenY     [2]float64 // P(Z = 1 | Y = y)
+	PObserved     float64    // P(Δ = 1)
+	PObsGivenYZ   [2][2]float64
+	PAgreeYZ      float64 // P(Y = Z)
+	MeanGTrue     float64 // mean true G, NaN when unknown
+	MinGTrue      float64
+	CountsYZ      [2][2]int
+	ObservedCount int
+}
+
+// Summarize computes the set's Summary.
+func (s *Set) Summarize() Summary {
+	sum := Summary{Name: s.Name, N: s.Len(), MeanGTrue: math.NaN(), MinGTrue: math.NaN()}
+	var obsYZ [2][2]int
+	for i := 0; i < s.Len(); i++ {
+		y, z := int(s.Y[i]), int(s.Z[i])
+		sum.CountsYZ[y][z]++
+		if s.Delta[i] == 1 {
+			sum.ObservedCount++
+			obsYZ[y][z]++
+		}
+		if y == z {
+			sum.PAgreeYZ++
+		}
+	}
+	n := float64(sum.N)
+	c := sum.CountsYZ
+	sum.PY1 = float64(c[1][0]+c[1][1]) / n
+	sum.PZ1 = float64(c[0][1]+c[1][1]) / n
+	for y := 0; y < 2; y++ {
+		sum.PZ1GivenY[y] = ratio(c[y][1], c[y][0]+c[y][1])
+		for z := 0; z < 2; z++ {
+			sum.PObsGivenYZ[y][z] = ratio(obsYZ[y][z], c[y][z])
+		}
+	}
+	sum.PObserved = float64(sum.ObservedCount) / n
+	sum.PAgreeYZ /= n
+	if s.GTrue != nil {
+		sum.MeanGTrue, sum.MinGTrue = 0, 1
+		for _, g := range s.GTrue {
+			sum.MeanGTrue += g
+			sum.MinGTrue = math.Min(sum.MinGTrue, g)
+		}
+		sum.MeanGTrue /= n
+	}
+	return sum
+}
+
+func ratio(a, b int) float64 {
+	if b == 0 {
+		return math.NaN()
+	}
+	return float64(a) / float64(b)
+}
+
+// String renders the summary on one line.
+func (s Summary) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-5s n=%d  P(Y=1)=%.3f  P(Z=1)=%.3f  P(Z=1|Y=0)=%.3f  P(Z=1|Y=1)=%.3f  P(Y=Z)=%.3f  observed=%.3f",
+		s.Name, s.N, s.PY1, s.PZ1, s.PZ1GivenY[0], s.PZ1GivenY[1], s.PAgreeYZ, s.PObserved)
+	if !math.IsNaN(s.MeanGTrue) {
+		fmt.Fprintf(&b, "  mean G=%.3f", s.MeanGTrue)
+	}
+	return b.String()
+}
+
+// Splits are the three sets of an experiment.
+type Splits struct {
+	Train, Val, Test *Set
+}
+
+// Validate validates each set and checks that they share a feature shape.
+func (sp Splits) Validate() error {
+	for _, s := range []*Set{sp.Train, sp.Val, sp.Test} {
+		if s == nil {
+			return fmt.Errorf("dataset: a split is missing")
+		}
+		if err := s.Validate(); err != nil {
+			return err
+		}
+		if fmt.Sprint(s.Shape) != fmt.Sprint(sp.Train.Shape) {
+			return fmt.Errorf("dataset %s: feature shape %v differs from train's %v", s.Name, s.Shape, sp.Train.Shape)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,328 @@
+package invmmd
+
+import (
+	"fmt"
+	"math"
+)
+
+// Report counts what the guards did while one method's penalty was estimated on a batch.
+type Report struct {
+	// FlooredG counts Δ = 1 rows whose G was below Options.GFloor and was raised to it.
+	FlooredG int
+	// FlooredNorms counts normaliser estimates of P(Z = b | stratum) below
+	// Options.NormFloor that were raised to it.
+	FlooredNorms int
+	// EmptyStrata lists the Y values (0 for the unconditional penalty) of strata that
+	// contributed 0 because, for some Z value b, no row of the stratum's main or normaliser
+	// part carried weight for b, or the main part had fewer than two rows.
+	EmptyStrata []float64
+}
+
+// Result is one method's estimate on one batch.
+type Result struct {
+	Method Method
+	// Value is the penalty: Σ_y MMD²_y (eq. objective), or the unconditional MMD².
+	Value float64
+	// Strata holds MMD²_y per stratum, indexed by the Y value (one entry when unconditional).
+	Strata []float64
+	// Terms holds the pieces of each stratum's MMD², in the order of Strata.
+	Terms  []Terms
+	Report Report
+}
+
+// Terms are the pieces of one stratum's estimate: MMD² = T₁₁/N₁² + T₀₀/N₀² − 2T₁₀/(N₁N₀).
+// T_bb' estimates E[k(h, h') Z_b Z'_b'] and N_b estimates P(Z = b) within the stratum; each
+// is an unbiased estimator when its auxiliary models are right, while their ratio is only
+// consistent (paper, section 3.3).
+type Terms struct {
+	Y     float64       // the stratum's Y value (0 when unconditional)
+	T     [2][2]float64 // T[b][b']; T[0][1] is left 0 (the MMD uses T[1][0])
+	N     [2]float64    // normalisers after Options.NormFloor
+	Empty bool          // the stratum contributed 0 (see Report.EmptyStrata)
+}
+
+// MMD returns the stratum's MMD² from its terms (0 when Empty).
+func (t Terms) MMD() float64 {
+	if t.Empty {
+		return 0
+	}
+	return t.T[1][1]/(t.N[1]*t.N[1]) + t.T[0][0]/(t.N[0]*t.N[0]) - 2*t.T[1][0]/(t.N[1]*t.N[0])
+}
+
+// Design holds what one kernel pass over a batch needs to evaluate a set of methods: the
+// factor columns V (one per factor, Z value and stratum, restricted to the stratum's main
+// rows) and, per method, coefficients C such that the method's penalty is
+//
+//	Σ_pq C_pq Q_pq,   Q_pq = Σ_{i≠j} V_ip V_jq k(h_i, h_j).
+//
+// Methods that share a factor (ip and dr share ΔZ̃/G; reg, dr and dr+ share m) share its
+// column. The columns do not depend on h, so a Design is built once per batch of rows and
+// serves any model output; the number of columns depends only on the methods and
+// Options.Unconditional, so a training graph keeps one shape.
+type Design struct {
+	n        int
+	opts     Options
+	cols     [][]float64
+	colBlock []int
+	blocks   []block
+	methods  []Method
+	coefs    [][]coef       // per method: T_bb' = Σ c·Q_pq over its entries for (stratum, b, b')
+	norms    [][][2]float64 // per method and stratum: N_b; nil entry when the stratum is empty
+	reports  []Report
+}
+
+type block struct {
+	label float64 // Y value of the stratum, 0 when unconditional
+	rows  []int   // main rows of the stratum: the only rows where its columns may be nonzero
+}
+
+// coef adds c·Q_pq to T_bb' of stratum s.
+type coef struct {
+	p, q     int
+	s, b, bb int
+	c        float64
+}
+
+// NewDesign builds the design of the given methods on rows (see Design). It validates rows
+// for the methods and opts, and applies the guards recorded in each method's Report.
+func NewDesign(rows Rows, opts Options, methods ...Method) (*Design, error) {
+	o, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if len(methods) == 0 {
+		return nil, fmt.Errorf("invmmd: NewDesign needs at least one method")
+	}
+	if err := rows.Validate(methods...); err != nil {
+		return nil, err
+	}
+	n := rows.Len()
+	d := &Design{n: n, opts: o, methods: methods}
+
+	// Rows [0, nNorm) estimate the normalisers, [nNorm, n) the main terms (appendix C.1).
+	nNorm := n - int(math.Round(o.MainFraction*float64(n)))
+	isMain := func(i int) bool { return o.MainFraction == 1 || i >= nNorm }
+	isNorm := func(i int) bool { return o.MainFraction == 1 || i < nNorm }
+
+	labels := []float64{0, 1}
+	if o.Unconditional {
+		labels = []float64{0}
+	}
+	stratum := func(i int) int {
+		if o.Unconditional {
+			return 0
+		}
+		return int(rows.Y[i])
+	}
+	var normRows [][]int
+	for s, lab := range labels {
+		d.blocks = append(d.blocks, block{label: lab})
+		normRows = append(normRows, nil)
+		for i := 0; i < n; i++ {
+			if stratum(i) != s {
+				continue
+			}
+			if isMain(i) {
+				d.blocks[s].rows = append(d.blocks[s].rows, i)
+			}
+			if isNorm(i) {
+				normRows[s] = append(normRows[s], i)
+			}
+		}
+	}
+
+	colIndex := map[string]int{}
+	column := func(key string, b, s int, values []float64) int {
+		id := fmt.Sprintf("%s|%d|%d", key, b, s)
+		if p, ok := colIndex[id]; ok {
+			return p
+		}
+		c := make([]float64, n)
+		for _, i := range d.blocks[s].rows {
+			c[i] = values[i]
+		}
+		d.cols = append(d.cols, c)
+		d.colBlock = append(d.colBlock, s)
+		colIndex[id] = len(d.cols) - 1
+		return len(d.cols) - 1
+	}
+
+	for _, m := range methods {
+		w, err := factorsFor(m, rows, o.GFloor)
+		if err != nil {
+			return nil, err
+		}
+		rep := Report{FlooredG: w.flooredG}
+		var cs []coef
+		norms := make([][2]float64, len(d.blocks))
+		for s := range d.blocks {
+			// Columns exist whether or not the stratum turns out empty, so that the design's
+			// shape does not depend on the batch's content.
+			ids := make([][2]int, len(w.terms))
+			for k, t := range w.terms {
+				ids[k] = [2]int{column(t.key, 0, s, t.col[0]), column(t.key, 1, s, t.col[1])}
+			}
+			nMain, nNormInc := 0.0, 0.0
+			for _, i := range d.blocks[s].rows {
+				nMain += w.include[i]
+			}
+			var mean, mainMass, normMass [2]float64
+			for _, i := range normRows[s] {
+				nNormInc += w.include[i]
+				for b := 0; b < 2; b++ {
+					mean[b] += w.rowMean(b, i)
+					for _, t := range w.terms {
+						normMass[b] += math.Abs(t.col[b][i])
+					}
+				}
+			}
+			for _, i := range d.blocks[s].rows {
+				for b := 0; b < 2; b++ {
+					for _, t := range w.terms {
+						mainMass[b] += math.Abs(t.col[b][i])
+					}
+				}
+			}
+			if nMain < 2 || nNormInc == 0 || mainMass[0] == 0 || mainMass[1] == 0 || normMass[0] == 0 || normMass[1] == 0 {
+				rep.EmptyStrata = append(rep.EmptyStrata, d.blocks[s].label)
+				continue // norms[s] stays zero: the stratum is empty
+			}
+			var norm [2]float64
+			for b := 0; b < 2; b++ {
+				norm[b] = mean[b] / nNormInc
+				if norm[b] < o.NormFloor {
+					norm[b] = o.NormFloor
+					rep.FlooredNorms++
+				}
+			}
+			norms[s] = norm
+			// T_bb' = Σ_k sign_k Q[k_b, k_b'] / (n(n−1)), over the main rows.
+			u := 1 / (nMain * (nMain - 1))
+			for k, t := range w.terms {
+				p0, p1 := ids[k][0], ids[k][1]
+				a := t.sign * u
+				cs = append(cs, coef{p1, p1, s, 1, 1, a}, coef{p0, p0, s, 0, 0, a}, coef{p1, p0, s, 1, 0, a})
+			}
+		}
+		d.coefs = append(d.coefs, cs)
+		d.norms = append(d.norms, norms)
+		d.reports = append(d.reports, rep)
+	}
+	return d, nil
+}
+
+// NumColumns returns the number of factor columns P.
+func (d *Design) NumColumns() int { return len(d.cols) }
+
+// NumRows returns the number of rows n of the batch.
+func (d *Design) NumRows() int { return d.n }
+
+// Options returns the options the design was built with, defaults filled in.
+func (d *Design) Options() Options { return d.opts }
+
+// Reports returns each method's guard report, in the order of the methods.
+func (d *Design) Reports() []Report { return append([]Report(nil), d.reports...) }
+
+// Matrices returns V (n×P, row-major) and C (P×P, row-major) for the graph penalty
+// (PenaltyGraph): C sums the coefficients of every method of the design, so a design built
+// for one method gives that method's penalty.
+func (d *Design) Matrices() (v, c []float64, p int) {
+	p = len(d.cols)
+	v = make([]float64, d.n*p)
+	for j, col := range d.cols {
+		for i, x := range col {
+			v[i*p+j] = x
+		}
+	}
+	c = make([]float64, p*p)
+	for k, cs := range d.coefs {
+		for _, e := range cs {
+			n := d.norms[k][e.s]
+			w := 1.0 // MMD² = T₁₁/N₁² + T₀₀/N₀² − 2T₁₀/(N₁N₀)
+			if e.b != e.bb {
+				w = -2
+			}
+			c[e.p*p+e.q] += w * e.c / (n[e.b] * n[e.bb])
+		}
+	}
+	return v, c, p
+}
+
+// Evaluate returns each method's estimate for model outputs h, computing the kernel sums
+// with summer (nil means Exact with one goroutine per CPU).
+func (d *Design) Evaluate(h []float64, summer PairSummer) ([]Result, error) {
+	if len(h) != d.n {
+		return nil, fmt.Errorf("invmmd: %d model outputs for %d rows", len(h), d.n)
+	}
+	if err := checkFinite("h", h); err != nil {
+		return nil, err
+	}
+	if summer == nil {
+		summer = DefaultSummer()
+	}
+	p := len(d.cols)
+	q := make([][]float64, p)
+	for i := range q {
+		q[i] = make([]float64, p)
+	}
+	for s, blk := range d.blocks {
+		var idx []int
+		var cols [][]float64
+		for j, b := range d.colBlock {
+			if b == s {
+				idx = append(idx, j)
+				cols = append(cols, d.cols[j])
+			}
+		}
+		if len(idx) == 0 || len(blk.rows) < 2 {
+			continue
+		}
+		qs, err := summer.PairSums(h, blk.rows, cols, d.opts.Bandwidth)
+		if err != nil {
+			return nil, err
+		}
+		for a, pa := range idx {
+			for b, pb := range idx {
+				q[pa][pb] = qs[a][b]
+			}
+		}
+	}
+	return d.assemble(q)
+}
+
+// assemble turns kernel sums into each method's result.
+func (d *Design) assemble(q [][]float64) ([]Result, error) {
+	out := make([]Result, len(d.methods))
+	for k, m := range d.methods {
+		r := Result{Method: m, Strata: make([]float64, len(d.blocks)), Terms: make([]Terms, len(d.blocks)), Report: d.reports[k]}
+		for s, blk := range d.blocks {
+			r.Terms[s] = Terms{Y: blk.label, N: d.norms[k][s], Empty: d.norms[k][s][0] == 0}
+		}
+		for _, e := range d.coefs[k] {
+			r.Terms[e.s].T[e.b][e.bb] += e.c * q[e.p][e.q]
+		}
+		for s, t := range r.Terms {
+			v := t.MMD()
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("invmmd: %v estimate in stratum Y=%v is %v", m, t.Y, v)
+			}
+			r.Strata[s] = v
+			r.Value += v
+		}
+		out[k] = r
+	}
+	return out, nil
+}
+
+// Estimate evaluates methods on one batch: h holds the model outputs and rows the rest.
+// The kernel sums are exact, in float64, over all pairs i ≠ j.
+func Estimate(h []float64, rows Rows, opts Options, methods ...Method) ([]Result, error) {
+	if len(h) != rows.Len() {
+		return nil, fmt.Errorf("invmmd: %d model outputs for %d rows", len(h), rows.Len())
+	}
+	d, err := NewDesign(rows, opts, methods...)
+	if err != nil {
+		return nil, err
+	}
+	return d.Evaluate(h, nil)
+}

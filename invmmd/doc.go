@@ -1,0 +1,41 @@
+// Package invmmd estimates the maximum mean discrepancy (MMD) penalty of Goldstein et al.,
+// "Learning Invariant Representations with Missing Data" (CLeaR 2022), when the nuisance Z
+// is missing for some rows.
+//
+// # Notation
+//
+// X features, Y binary label, Z binary nuisance, Δ = 1 when Z is observed, Z̃ = ΔZ.
+// G = E[Δ | X, Y] is the missingness model and m = E[Z | X, Y] the nuisance regression.
+// h is the model's scalar output (a logit) and k a kernel on h values. Z_1 = Z, Z_0 = 1 − Z,
+// m_1 = m, m_0 = 1 − m, and N(b, b') = P(Z = b) P(Z' = b').
+//
+// # Estimators
+//
+// The penalty is, per stratum of Y (eq. objective), the MMD between p(h | Z = 1) and
+// p(h | Z = 0) (eq. invariancemmd):
+//
+//	MMD² = T₁₁/N(1,1) + T₀₀/N(0,0) − 2 T₁₀/N(1,0),
+//	T_bb' = 1/(n(n−1)) Σ_{i≠j} w_ij^{bb'} k(h_i, h_j)   (a U-statistic, diagonal left out).
+//
+// The methods differ only in the pair weight w and in the estimator of E[Z] used for the
+// normalisers N(b,b'):
+//
+//	Full   Z_b,i Z_b',j                                    mean of Z            (eq. fullmmd)
+//	Obs    the same on the Δ = 1 rows only                  observed mean of Z
+//	IP     Δ_iΔ_j Z̃_b,i Z̃_b',j / (G_i G_j)                 mean of ΔZ̃/G         (eq. reweightingmmd, ipestimator)
+//	Reg    m_b,i m_b',j                                    mean of m            (eq. regressionmmd)
+//	DR     IP − (Δ_iΔ_j − G_iG_j)/(G_iG_j) m_b,i m_b',j    mean of ΔZ̃/G − (Δ−G)/G m   (eq. drmmd, drestimator)
+//
+// IPPlus and DRPlus are IP and DR given the true G. Every pair weight is a short signed sum
+// of products a_i c_j of per-row factors (the function factorsFor holds them all), so one
+// kernel pass per batch, Σ_{i≠j} a_i c_j k_ij for every pair of factor columns, serves every
+// estimator and every (b, b'). A Design holds those factor columns and, per method, the
+// coefficients that turn the kernel sums into the penalty.
+//
+// Following appendix C.1 of the paper, a batch's first quarter of rows estimates the
+// normalisers and the other three quarters the main terms (Options.MainFraction).
+//
+// The package offers the estimators three ways: Estimate and MeanZ in plain float64 Go (the
+// reference, for tests and evaluation), and PenaltyGraph, a differentiable GoMLX graph
+// function for training.
+package invmmd

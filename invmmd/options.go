@@ -1,0 +1,73 @@
+package invmmd
+
+import (
+	"fmt"
+	"math"
+)
+
+// Options are the choices the paper leaves open. The zero value gives the project's
+// defaults, listed with each field.
+type Options struct {
+	// Bandwidth σ of the Gaussian kernel k(a, b) = exp(−(a−b)²/(2σ²)). 0 means 1.
+	// MedianBandwidth gives the median heuristic for a set of outputs.
+	Bandwidth float64
+
+	// MainFraction is the share of each batch's rows that estimates the main terms T_bb';
+	// the first (1 − MainFraction)·n rows estimate the normalisers N(b, b') (appendix C.1).
+	// 0 means the paper's 3/4. 1 means every row serves both.
+	MainFraction float64
+
+	// GFloor is the smallest G (learned or true) used in a denominator; smaller values are
+	// raised to it and counted in Report.FlooredG. 0 means 0.05.
+	GFloor float64
+
+	// NormFloor is the smallest estimate of P(Z = b | stratum) used in a normaliser; an
+	// estimate below it (the DR and IP estimates can be negative or 0 in a small batch) is
+	// raised to it and counted in Report.FlooredNorms. 0 means 0.01.
+	NormFloor float64
+
+	// Unconditional selects the MMD between p(h|Z=1) and p(h|Z=0) over all rows
+	// (eq. invariancemmd) instead of the paper's penalty Σ_y MMD_y within each Y stratum
+	// (eq. objective).
+	Unconditional bool
+}
+
+// Defaults used for zero fields of Options.
+const (
+	DefaultBandwidth    = 1.0
+	DefaultMainFraction = 0.75
+	DefaultGFloor       = 0.05
+	DefaultNormFloor    = 0.01
+)
+
+// withDefaults returns o with zero fields replaced by the defaults, or an error naming a
+// field that is out of range.
+func (o Options) withDefaults() (Options, error) {
+	if o.Bandwidth == 0 {
+		o.Bandwidth = DefaultBandwidth
+	}
+	if o.MainFraction == 0 {
+		o.MainFraction = DefaultMainFraction
+	}
+	if o.GFloor == 0 {
+		o.GFloor = DefaultGFloor
+	}
+	if o.NormFloor == 0 {
+		o.NormFloor = DefaultNormFloor
+	}
+	switch {
+	case !(o.Bandwidth > 0) || math.IsInf(o.Bandwidth, 0):
+		return o, fmt.Errorf("invmmd: Options.Bandwidth = %v, want a finite value > 0", o.Bandwidth)
+	case !(o.MainFraction > 0 && o.MainFraction <= 1):
+		return o, fmt.Errorf("invmmd: Options.MainFraction = %v, want a value in (0, 1]", o.MainFraction)
+	case !(o.GFloor > 0 && o.GFloor <= 1):
+		return o, fmt.Errorf("invmmd: Options.GFloor = %v, want a value in (0, 1]", o.GFloor)
+	case !(o.NormFloor > 0 && o.NormFloor < 1):
+		return o, fmt.Errorf("invmmd: Options.NormFloor = %v, want a value in (0, 1)", o.NormFloor)
+	}
+	return o, nil
+}
+
+// Resolved returns the options with every default filled in, or an error naming a field
+// that is out of range.
+func (o Options) Resolved() (Options, error) { return o.withDefaults() }
