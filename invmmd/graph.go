@@ -2,10 +2,14 @@ package invmmd
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:revive // GoMLX graph code reads best with the dot import.
+	"github.com/gomlx/gomlx/pkg/core/shapes"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
+
+	"github.com/invmmd/invmmd/invmmd/matmul"
 )
 
 // PenaltyGraph returns the penalty of a Design as a differentiable graph of the model
@@ -23,8 +27,8 @@ func PenaltyGraph(h, v, c, sigma *Node) *Node {
 		panic(fmt.Sprintf("invmmd.PenaltyGraph: h must be [n] or [n,1], got %s", h.Shape()))
 	}
 	k := KernelMatrixGraph(Reshape(h, n), sigma)
-	kv := MatMul(k, v)
-	a := MatMul(v, c)
+	kv := matmul.MatMul(k, v)
+	a := matmul.MatMulPlain(v, c)
 	return Sub(ReduceAllSum(Mul(a, kv)), ReduceAllSum(Mul(a, v)))
 }
 
@@ -59,4 +63,54 @@ func floatTensor(dtype dtypes.DType, data []float64, dims ...int) *tensors.Tenso
 		return tensors.FromFlatDataAndDimensions(f, dims...)
 	}
 	panic(fmt.Sprintf("invmmd: unsupported dtype %s, want Float32 or Float64", dtype))
+}
+
+// FourierPenaltyGraph is PenaltyGraph with the kernel sums computed through the Fourier
+// expansion of the Gaussian (see PlanFourier) with terms m = 0..M: O(n·M·P) instead of
+// O(n²). The period is set in the graph from the batch's range of h (with gradients
+// stopped: the kernel values do not depend on it) plus the margin that keeps the
+// periodisation error below tol/2; M is fixed when the graph is built. It returns the
+// penalty and a bound on the per-pair kernel error for this batch (the periodisation margin
+// plus the truncated tail, summed over the next 16 terms): when the outputs spread out so
+// that the bound exceeds tol, rebuild with a larger M (FourierTermsFor) or use PenaltyGraph.
+func FourierPenaltyGraph(h, v, c, sigma *Node, M int, tol float64) (penalty, bound *Node) {
+	g := h.Graph()
+	n := h.Shape().Dimensions[0]
+	dt := h.DType()
+	hv := Reshape(h, n)
+	hs := StopGradient(hv)
+	lo, hi := ReduceAllMin(hs), ReduceAllMax(hs)
+	center := MulScalar(Add(lo, hi), 0.5)
+	L := Add(Sub(hi, lo), MulScalar(sigma, math.Sqrt(2*math.Log(4/tol))))
+	L = StopGradient(L)
+	kappa := func(m *Node) *Node { // κ_m = σ√(2π)/L · exp(−σ²ω²/2), ω = 2πm/L
+		w := Div(MulScalar(m, 2*math.Pi), L)
+		return Mul(Div(MulScalar(sigma, math.Sqrt(2*math.Pi)), L), Exp(MulScalar(Mul(Square(sigma), Square(w)), -0.5)))
+	}
+	terms := Iota(g, shapes.Make(dt, M+1), 0) // 0..M
+	weights := Mul(kappa(terms), Where(GreaterThan(terms, ScalarZero(g, dt)), Scalar(g, dt, 2), Scalar(g, dt, 1)))
+	omega := Div(MulScalar(terms, 2*math.Pi), L)
+	args := Mul(Reshape(Sub(hv, center), n, 1), Reshape(omega, 1, M+1)) // [n, M+1]
+	sumsq := func(phi *Node) *Node {                                    // Σ_f w_f (S C S^T)_ff with S = Φᵀ V
+		s := matmul.MatMul(Transpose(phi, 0, 1), v) // [M+1, P]
+		sc := matmul.MatMul(s, c)
+		return ReduceAllSum(Mul(Reshape(weights, M+1, 1), Mul(sc, s)))
+	}
+	total := Add(sumsq(Cos(args)), sumsq(Sin(args)))
+	k0 := ReduceAllSum(weights) // the expansion's k(0), so the diagonal cancels exactly
+	diag := Mul(k0, ReduceAllSum(Mul(matmul.MatMulPlain(v, c), v)))
+	penalty = Sub(total, diag)
+
+	tail := Iota(g, shapes.Make(dt, 16), 0)
+	tail = AddScalar(tail, float64(M+1))
+	bound = Add(MulScalar(ReduceAllSum(kappa(tail)), 2), Scalar(g, dt, tol/2))
+	return penalty, StopGradient(bound)
+}
+
+// FourierTermsFor returns the number of terms M that FourierPenaltyGraph needs for outputs
+// spanning span with bandwidth sigma and per-pair tolerance tol, rounded up to a multiple
+// of 8 so that a slowly widening range recompiles the graph rarely.
+func FourierTermsFor(span, sigma, tol float64) int {
+	m := PlanFourier(span, sigma, tol).M
+	return (m + 7) / 8 * 8
 }

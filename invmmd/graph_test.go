@@ -117,3 +117,83 @@ func TestGraphGradientMatchesFiniteDifferences(t *testing.T) {
 		}
 	}
 }
+
+// fourierPenaltyAndGrad runs FourierPenaltyGraph and returns the penalty, its gradient with
+// respect to h and the reported error bound.
+func fourierPenaltyAndGrad(t *testing.T, d *Design, h []float64, sigma float64, M int, tol float64, dtype dtypes.DType) (float64, []float64, float64) {
+	t.Helper()
+	b, err := backend.Shared()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, c, err := d.Tensors(dtype)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exec, err := NewExec(b, func(h, v, c, s *Node) []*Node {
+		p, bound := FourierPenaltyGraph(h, v, c, s, M, tol)
+		return []*Node{p, Gradient(p, h)[0], bound}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer exec.Finalize()
+	out, err := exec.Exec(floatTensor(dtype, h, len(h)), v, c, floatTensor(dtype, []float64{sigma}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return toFloat64(t, out[0])[0], toFloat64(t, out[1]), toFloat64(t, out[2])[0]
+}
+
+// TestFourierGraphMatchesExact checks the expansion's penalty and gradient against the
+// exact graph's, in float64 (tight) and float32 (training precision), and that the
+// reported bound flags a too-small M.
+func TestFourierGraphMatchesExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 42))
+	h, rows := defaultTestDGP().draw(rng, 500)
+	for i := range h {
+		h[i] *= 2 // a wider range than the defaults, as a trained logit has
+	}
+	lo, hi := rangeOf(h, d0(len(h)))
+	for _, m := range []Method{Full, DR} {
+		d, err := NewDesign(rows, Options{Bandwidth: 0.8}, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, wantGrad := penaltyAndGrad(t, d, h, 0.8, dtypes.Float64)
+		for _, tc := range []struct {
+			dtype    dtypes.DType
+			tol, rel float64
+		}{{dtypes.Float64, 1e-10, 1e-7}, {dtypes.Float32, 1e-6, 2e-3}} {
+			M := FourierTermsFor(hi-lo, 0.8, tc.tol)
+			got, grad, bound := fourierPenaltyAndGrad(t, d, h, 0.8, M, tc.tol, tc.dtype)
+			if bound > tc.tol {
+				t.Errorf("%v %s: M=%d reports bound %g above tol %g", m, tc.dtype, M, bound, tc.tol)
+			}
+			if math.Abs(got-want) > tc.rel*math.Abs(want) {
+				t.Errorf("%v %s: Fourier penalty %.9g, exact %.9g", m, tc.dtype, got, want)
+			}
+			scale := 0.0
+			for _, g := range wantGrad {
+				scale = math.Max(scale, math.Abs(g))
+			}
+			for i := range grad {
+				if math.Abs(grad[i]-wantGrad[i]) > tc.rel*scale {
+					t.Fatalf("%v %s: gradient[%d] = %.9g, exact %.9g", m, tc.dtype, i, grad[i], wantGrad[i])
+				}
+			}
+		}
+		// Too few terms: the bound must say so.
+		if _, _, bound := fourierPenaltyAndGrad(t, d, h, 0.8, 4, 1e-6, dtypes.Float64); bound < 1e-6 {
+			t.Errorf("%v: with M=4 the reported bound %g does not flag the truncation", m, bound)
+		}
+	}
+}
+
+func d0(n int) []int {
+	r := make([]int, n)
+	for i := range r {
+		r[i] = i
+	}
+	return r
+}
