@@ -1,0 +1,129 @@
+// Package models holds the networks of the experiments: the model h and the auxiliary
+// models G (missingness) and m (nuisance regression). Each network maps a batch of rows to
+// one logit per row.
+//
+// The layers are written for the pure-Go backend: dense products use matmul.MatMul, whose
+// gradient is two matrix products, and variables are initialised in Go from a seed, so the
+// same seed gives the same network on every backend.
+package models
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"math/rand/v2"
+
+	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:revive // GoMLX graph code reads best with the dot import.
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/gomlx/gomlx/pkg/ml/layers/activations"
+
+	"github.com/invmmd/invmmd/invmmd/matmul"
+)
+
+// Net is a network with one logit per row.
+type Net interface {
+	// Logit builds the network's graph for a batch x of shape [batch, features...] and
+	// returns the logits, shape [batch]. Its variables live in ctx's current scope.
+	Logit(ctx *context.Context, x *Node) *Node
+	// Describe names the architecture in one line, for result files.
+	Describe() string
+}
+
+// Init draws the initial values of a variable with the given fan-in and fan-out.
+type Init func(rng *rand.Rand, fanIn, fanOut, size int) []float32
+
+// HeUniform draws from U(−√(6/fanIn), √(6/fanIn)), the initialisation for ReLU layers
+// (He et al. 2015, in its uniform form).
+func HeUniform(rng *rand.Rand, fanIn, _ int, size int) []float32 {
+	a := math.Sqrt(6 / float64(fanIn))
+	v := make([]float32, size)
+	for i := range v {
+		v[i] = float32((2*rng.Float64() - 1) * a)
+	}
+	return v
+}
+
+// GlorotUniform draws from U(−√(6/(fanIn+fanOut)), +), for linear and sigmoid layers
+// (Glorot & Bengio 2010).
+func GlorotUniform(rng *rand.Rand, fanIn, fanOut, size int) []float32 {
+	a := math.Sqrt(6 / float64(fanIn+fanOut))
+	v := make([]float32, size)
+	for i := range v {
+		v[i] = float32((2*rng.Float64() - 1) * a)
+	}
+	return v
+}
+
+// ZeroInit initialises to 0.
+func ZeroInit(_ *rand.Rand, _, _ int, size int) []float32 { return make([]float32, size) }
+
+// Param returns the value, in graph g, of the float32 variable name in ctx's scope with the
+// given dimensions. On first use it is created with init, drawing from a generator seeded
+// by seed, the scope and the name: the same seed gives the same values whatever the order
+// in which variables are created.
+func Param(ctx *context.Context, g *Graph, seed uint64, name string, init Init, fanIn, fanOut int, dims ...int) *Node {
+	if v := ctx.GetVariableByScopeAndName(ctx.Scope(), name); v != nil {
+		return v.ValueGraph(g)
+	}
+	size := 1
+	for _, d := range dims {
+		size *= d
+	}
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(ctx.Scope() + "/" + name))
+	var buf [8]byte
+	binary.LittleEndian.PutUint64(buf[:], seed)
+	_, _ = h.Write(buf[:])
+	rng := rand.New(rand.NewPCG(seed, h.Sum64()))
+	t := tensors.FromFlatDataAndDimensions(init(rng, fanIn, fanOut, size), dims...)
+	return ctx.VariableWithValue(name, t).ValueGraph(g)
+}
+
+// Dense returns x·W + b for x of shape [batch, in], with W [in, out] and b [out] variables
+// in the scope name of ctx.
+func Dense(ctx *context.Context, seed uint64, name string, x *Node, out int, init Init) *Node {
+	if x.Rank() != 2 {
+		panic(fmt.Sprintf("models.Dense: want x of shape [batch, in], got %s", x.Shape()))
+	}
+	ctx = ctx.In(name)
+	g := x.Graph()
+	in := x.Shape().Dimensions[1]
+	w := Param(ctx, g, seed, "weights", init, in, out, in, out)
+	b := Param(ctx, g, seed, "biases", ZeroInit, in, out, out)
+	return Add(matmul.MatMul(x, w), Reshape(b, 1, out))
+}
+
+// MLP is a multilayer perceptron with ReLU hidden layers and a linear output: the
+// simulation's and the clinical experiment's h, G and m.
+type MLP struct {
+	Hidden []int  // widths of the hidden layers, e.g. [64, 64]
+	Seed   uint64 // seeds the initial weights
+}
+
+// Logit implements Net: x of shape [batch, d] (or [batch, ...], flattened) to [batch].
+func (m MLP) Logit(ctx *context.Context, x *Node) *Node {
+	batch := x.Shape().Dimensions[0]
+	x = Reshape(x, batch, -1)
+	for k, w := range m.Hidden {
+		x = activations.Relu(Dense(ctx, m.Seed, fmt.Sprintf("hidden%d", k), x, w, HeUniform))
+	}
+	return Reshape(Dense(ctx, m.Seed, "output", x, 1, GlorotUniform), batch)
+}
+
+// Describe implements Net.
+func (m MLP) Describe() string { return fmt.Sprintf("MLP %v ReLU, linear output", m.Hidden) }
+
+// BernoulliNLL returns the mean negative log-likelihood of labels y (0 or 1, shape [batch])
+// under Bernoulli(sigmoid(logit)), computed stably as softplus(logit) − y·logit.
+func BernoulliNLL(logit, y *Node) *Node {
+	return ReduceAllMean(Sub(Softplus(logit), Mul(y, logit)))
+}
+
+// WeightedBernoulliNLL is BernoulliNLL with per-row weights w, normalised by their sum:
+// the loss of m, which is fit on the rows where Z is observed (w = Δ).
+func WeightedBernoulliNLL(logit, y, w *Node) *Node {
+	nll := Sub(Softplus(logit), Mul(y, logit))
+	return Div(ReduceAllSum(Mul(w, nll)), Max(ReduceAllSum(w), OnesLike(ReduceAllSum(w))))
+}
