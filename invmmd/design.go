@@ -223,18 +223,19 @@ func (d *Design) Options() Options { return d.opts }
 // Reports returns each method's guard report, in the order of the methods.
 func (d *Design) Reports() []Report { return append([]Report(nil), d.reports...) }
 
-// Matrices returns V (n×P, row-major) and C (P×P, row-major) for the graph penalty
-// (PenaltyGraph): C sums the coefficients of every method of the design, so a design built
-// for one method gives that method's penalty.
-func (d *Design) Matrices() (v, c []float64, p int) {
-	p = len(d.cols)
+// Matrices returns V (n×P, row-major) and C (S×P×P, row-major; S the number of strata)
+// for the graph penalty (PenaltyGraph): C[s] sums, over the design's methods, the
+// coefficients of stratum s, so a design built for one method gives that method's
+// MMD²_y per stratum as Σ_pq C[s]_pq Q_pq.
+func (d *Design) Matrices() (v, c []float64, p, strata int) {
+	p, strata = len(d.cols), len(d.blocks)
 	v = make([]float64, d.n*p)
 	for j, col := range d.cols {
 		for i, x := range col {
 			v[i*p+j] = x
 		}
 	}
-	c = make([]float64, p*p)
+	c = make([]float64, strata*p*p)
 	for k, cs := range d.coefs {
 		for _, e := range cs {
 			n := d.norms[k][e.s]
@@ -242,10 +243,10 @@ func (d *Design) Matrices() (v, c []float64, p int) {
 			if e.b != e.bb {
 				w = -2
 			}
-			c[e.p*p+e.q] += w * e.c / (n[e.b] * n[e.bb])
+			c[(e.s*p+e.p)*p+e.q] += w * e.c / (n[e.b] * n[e.bb])
 		}
 	}
-	return v, c, p
+	return v, c, p, strata
 }
 
 // Evaluate returns each method's estimate for model outputs h, computing the kernel sums

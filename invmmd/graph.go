@@ -12,15 +12,16 @@ import (
 	"github.com/invmmd/invmmd/invmmd/matmul"
 )
 
-// PenaltyGraph returns the penalty of a Design as a differentiable graph of the model
-// outputs h:
+// PenaltyGraph returns the penalty of a Design per stratum as a differentiable graph of the
+// model outputs h:
 //
-//	Σ_pq C_pq Σ_{i≠j} V_ip V_jq k(h_i, h_j),   k(a, b) = exp(−(a−b)²/(2σ²)).
+//	pen[s] = Σ_pq C[s]_pq Σ_{i≠j} V_ip V_jq k(h_i, h_j),   k(a, b) = exp(−(a−b)²/(2σ²)),
 //
-// h has shape [n] or [n, 1]; v is [n, P] and c is [P, P] (Design.Matrices); sigma is a
-// scalar. All share h's dtype. With A = V C the sum is Σ_iq A_iq (K V)_iq − Σ_iq A_iq V_iq
-// (the second term removes the diagonal, k_ii = 1): one n×n kernel matrix and one
-// n×n by n×P product per batch, whatever the method.
+// shape [S]: MMD²_y for each stratum y (sum them for eq. objective). h has shape [n] or
+// [n, 1]; v is [n, P] and c is [S, P, P] (Design.Tensors); sigma is a scalar. All share h's
+// dtype. With A_s = V C[s] the sum is Σ_iq A_s,iq (K V)_iq − Σ_iq A_s,iq V_iq (the second
+// term removes the diagonal, k_ii = 1): one n×n kernel matrix and one n×n by n×P product
+// per batch, whatever the method.
 func PenaltyGraph(h, v, c, sigma *Node) *Node {
 	n := h.Shape().Dimensions[0]
 	if h.Rank() == 2 && h.Shape().Dimensions[1] != 1 || h.Rank() > 2 {
@@ -28,8 +29,17 @@ func PenaltyGraph(h, v, c, sigma *Node) *Node {
 	}
 	k := KernelMatrixGraph(Reshape(h, n), sigma)
 	kv := matmul.MatMul(k, v)
-	a := matmul.MatMulPlain(v, c)
-	return Sub(ReduceAllSum(Mul(a, kv)), ReduceAllSum(Mul(a, v)))
+	return Sub(stratumForms(v, c, kv), stratumForms(v, c, v))
+}
+
+// stratumForms returns, for each stratum s, Σ_iq (x C[s])_iq y_iq, shape [S]; x and y are
+// [r, P] and c is [S, P, P].
+func stratumForms(x, c, y *Node) *Node {
+	r, p := x.Shape().Dimensions[0], x.Shape().Dimensions[1]
+	s := c.Shape().Dimensions[0]
+	cp := Reshape(TransposeAllAxes(c, 1, 0, 2), p, s*p) // [P, S·P]: cp[a, s·P+b] = C[s]_ab
+	xc := Reshape(matmul.MatMul(x, cp), r, s, p)
+	return ReduceSum(Mul(xc, Reshape(y, r, 1, p)), 0, 2)
 }
 
 // KernelMatrixGraph returns the n×n Gaussian kernel matrix exp(−(h_i − h_j)²/(2σ²)) of
@@ -41,14 +51,14 @@ func KernelMatrixGraph(h, sigma *Node) *Node {
 	return Exp(Mul(Square(d), scale))
 }
 
-// Tensors returns V ([n, P]) and C ([P, P]) of the design (see Matrices) as tensors of the
-// given float dtype, ready to feed a graph that calls PenaltyGraph.
+// Tensors returns V ([n, P]) and C ([S, P, P]) of the design (see Matrices) as tensors of
+// the given float dtype, ready to feed a graph that calls PenaltyGraph.
 func (d *Design) Tensors(dtype dtypes.DType) (v, c *tensors.Tensor, err error) {
-	vf, cf, p := d.Matrices()
+	vf, cf, p, s := d.Matrices()
 	if p == 0 {
 		return nil, nil, fmt.Errorf("invmmd: the design has no factor columns (method none has no penalty)")
 	}
-	return floatTensor(dtype, vf, d.n, p), floatTensor(dtype, cf, p, p), nil
+	return floatTensor(dtype, vf, d.n, p), floatTensor(dtype, cf, s, p, p), nil
 }
 
 func floatTensor(dtype dtypes.DType, data []float64, dims ...int) *tensors.Tensor {
@@ -70,9 +80,10 @@ func floatTensor(dtype dtypes.DType, data []float64, dims ...int) *tensors.Tenso
 // O(n²). The period is set in the graph from the batch's range of h (with gradients
 // stopped: the kernel values do not depend on it) plus the margin that keeps the
 // periodisation error below tol/2; M is fixed when the graph is built. It returns the
-// penalty and a bound on the per-pair kernel error for this batch (the periodisation margin
-// plus the truncated tail, summed over the next 16 terms): when the outputs spread out so
-// that the bound exceeds tol, rebuild with a larger M (FourierTermsFor) or use PenaltyGraph.
+// per-stratum penalty ([S]) and a bound on the per-pair kernel error for this batch (the
+// periodisation margin plus the truncated tail, summed over the next 16 terms): when the
+// outputs spread out so that the bound exceeds tol, rebuild with a larger M
+// (FourierTermsFor) or use PenaltyGraph.
 func FourierPenaltyGraph(h, v, c, sigma *Node, M int, tol float64) (penalty, bound *Node) {
 	g := h.Graph()
 	n := h.Shape().Dimensions[0]
@@ -91,15 +102,15 @@ func FourierPenaltyGraph(h, v, c, sigma *Node, M int, tol float64) (penalty, bou
 	weights := Mul(kappa(terms), Where(GreaterThan(terms, ScalarZero(g, dt)), Scalar(g, dt, 2), Scalar(g, dt, 1)))
 	omega := Div(MulScalar(terms, 2*math.Pi), L)
 	args := Mul(Reshape(Sub(hv, center), n, 1), Reshape(omega, 1, M+1)) // [n, M+1]
-	sumsq := func(phi *Node) *Node {                                    // Σ_f w_f (S C S^T)_ff with S = Φᵀ V
-		s := matmul.MatMul(Transpose(phi, 0, 1), v) // [M+1, P]
-		sc := matmul.MatMul(s, c)
-		return ReduceAllSum(Mul(Reshape(weights, M+1, 1), Mul(sc, s)))
+	// Σ_f w_f (S_f C[s] S_fᵀ) with S = Φᵀ V, for Φ the cosine and the sine features.
+	sqrtW := Reshape(Sqrt(weights), M+1, 1)
+	sums := func(phi *Node) *Node {
+		s := Mul(sqrtW, matmul.MatMul(Transpose(phi, 0, 1), v)) // [M+1, P], rows scaled by √w_f
+		return stratumForms(s, c, s)
 	}
-	total := Add(sumsq(Cos(args)), sumsq(Sin(args)))
+	total := Add(sums(Cos(args)), sums(Sin(args)))
 	k0 := ReduceAllSum(weights) // the expansion's k(0), so the diagonal cancels exactly
-	diag := Mul(k0, ReduceAllSum(Mul(matmul.MatMulPlain(v, c), v)))
-	penalty = Sub(total, diag)
+	penalty = Sub(total, Mul(k0, stratumForms(v, c, v)))
 
 	tail := Iota(g, shapes.Make(dt, 16), 0)
 	tail = AddScalar(tail, float64(M+1))

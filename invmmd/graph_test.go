@@ -15,6 +15,12 @@ import (
 // penaltyAndGrad runs PenaltyGraph on h with the design's V and C and returns the penalty
 // and its gradient with respect to h.
 func penaltyAndGrad(t *testing.T, d *Design, h []float64, sigma float64, dtype dtypes.DType) (float64, []float64) {
+	p, g, _ := penaltyGradStrata(t, d, h, sigma, dtype)
+	return p, g
+}
+
+// penaltyGradStrata is penaltyAndGrad that also returns the per-stratum penalties.
+func penaltyGradStrata(t *testing.T, d *Design, h []float64, sigma float64, dtype dtypes.DType) (float64, []float64, []float64) {
 	t.Helper()
 	b, err := backend.Shared()
 	if err != nil {
@@ -24,9 +30,10 @@ func penaltyAndGrad(t *testing.T, d *Design, h []float64, sigma float64, dtype d
 	if err != nil {
 		t.Fatal(err)
 	}
-	exec, err := NewExec(b, func(h, v, c, s *Node) (*Node, *Node) {
-		p := PenaltyGraph(h, v, c, s)
-		return p, Gradient(p, h)[0]
+	exec, err := NewExec(b, func(h, v, c, s *Node) []*Node {
+		strata := PenaltyGraph(h, v, c, s)
+		p := ReduceAllSum(strata)
+		return []*Node{p, Gradient(p, h)[0], strata}
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -38,7 +45,7 @@ func penaltyAndGrad(t *testing.T, d *Design, h []float64, sigma float64, dtype d
 	if err != nil {
 		t.Fatal(err)
 	}
-	return toFloat64(t, out[0])[0], toFloat64(t, out[1])
+	return toFloat64(t, out[0])[0], toFloat64(t, out[1]), toFloat64(t, out[2])
 }
 
 func toFloat64(t *testing.T, x *tensors.Tensor) []float64 {
@@ -83,9 +90,14 @@ func TestGraphMatchesReference(t *testing.T) {
 				dtype dtypes.DType
 				tol   float64
 			}{{dtypes.Float64, 1e-5}, {dtypes.Float32, 1e-3}} {
-				got, _ := penaltyAndGrad(t, d, h, d.Options().Bandwidth, tc.dtype)
+				got, _, strata := penaltyGradStrata(t, d, h, d.Options().Bandwidth, tc.dtype)
 				if math.Abs(got-want) > tc.tol*math.Max(math.Abs(want), 1e-3) {
 					t.Errorf("%v %+v %s: graph %.9g, reference %.9g", m, opts, tc.dtype, got, want)
+				}
+				for s, v := range ref[0].Strata {
+					if math.Abs(strata[s]-v) > tc.tol*math.Max(math.Abs(v), 1e-3) {
+						t.Errorf("%v %+v %s: stratum %d: graph %.9g, reference %.9g", m, opts, tc.dtype, s, strata[s], v)
+					}
 				}
 			}
 		}
@@ -131,7 +143,8 @@ func fourierPenaltyAndGrad(t *testing.T, d *Design, h []float64, sigma float64, 
 		t.Fatal(err)
 	}
 	exec, err := NewExec(b, func(h, v, c, s *Node) []*Node {
-		p, bound := FourierPenaltyGraph(h, v, c, s, M, tol)
+		pen, bound := FourierPenaltyGraph(h, v, c, s, M, tol)
+		p := ReduceAllSum(pen)
 		return []*Node{p, Gradient(p, h)[0], bound}
 	})
 	if err != nil {

@@ -107,21 +107,22 @@ func (s *Set) Subset(name string, idx []int) *Set {
 type Summary struct {
 	Name          string
 	N             int
-	PY1           float64    // P(Y = 1)
-	PZ1           float64    // P(Z = 1)
-	PZ1GivenY     [2]float64 // P(Z = 1 | Y = y)
-	PObserved     float64    // P(Δ = 1)
-	PObsGivenYZ   [2][2]float64
-	PAgreeYZ      float64 // P(Y = Z)
-	MeanGTrue     float64 // mean true G, NaN when unknown
-	MinGTrue      float64
+	PY1           float64       // P(Y = 1)
+	PZ1           float64       // P(Z = 1)
+	PZ1GivenY     [2]float64    // P(Z = 1 | Y = y), 0 when no row has Y = y
+	PObserved     float64       // P(Δ = 1)
+	PObsGivenYZ   [2][2]float64 // P(Δ = 1 | Y = y, Z = z), 0 for an empty cell
+	PAgreeYZ      float64       // P(Y = Z)
+	HasGTrue      bool          // whether the true G is known
+	MeanGTrue     float64       // mean true G (0 when unknown)
+	MinGTrue      float64       // smallest true G (0 when unknown)
 	CountsYZ      [2][2]int
 	ObservedCount int
 }
 
 // Summarize computes the set's Summary.
 func (s *Set) Summarize() Summary {
-	sum := Summary{Name: s.Name, N: s.Len(), MeanGTrue: math.NaN(), MinGTrue: math.NaN()}
+	sum := Summary{Name: s.Name, N: s.Len()}
 	var obsYZ [2][2]int
 	for i := 0; i < s.Len(); i++ {
 		y, z := int(s.Y[i]), int(s.Z[i])
@@ -147,7 +148,7 @@ func (s *Set) Summarize() Summary {
 	sum.PObserved = float64(sum.ObservedCount) / n
 	sum.PAgreeYZ /= n
 	if s.GTrue != nil {
-		sum.MeanGTrue, sum.MinGTrue = 0, 1
+		sum.HasGTrue, sum.MinGTrue = true, 1
 		for _, g := range s.GTrue {
 			sum.MeanGTrue += g
 			sum.MinGTrue = math.Min(sum.MinGTrue, g)
@@ -157,9 +158,10 @@ func (s *Set) Summarize() Summary {
 	return sum
 }
 
+// ratio is a/b, or 0 for an empty cell (the counts say which).
 func ratio(a, b int) float64 {
 	if b == 0 {
-		return math.NaN()
+		return 0
 	}
 	return float64(a) / float64(b)
 }
@@ -169,7 +171,7 @@ func (s Summary) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%-5s n=%d  P(Y=1)=%.3f  P(Z=1)=%.3f  P(Z=1|Y=0)=%.3f  P(Z=1|Y=1)=%.3f  P(Y=Z)=%.3f  observed=%.3f",
 		s.Name, s.N, s.PY1, s.PZ1, s.PZ1GivenY[0], s.PZ1GivenY[1], s.PAgreeYZ, s.PObserved)
-	if !math.IsNaN(s.MeanGTrue) {
+	if s.HasGTrue {
 		fmt.Fprintf(&b, "  mean G=%.3f", s.MeanGTrue)
 	}
 	return b.String()

@@ -1,0 +1,214 @@
+// Command invmmd runs the experiments of "Learning Invariant Representations with Missing
+// Data" (Goldstein et al., CLeaR 2022) and regenerates the project's tables and figures.
+//
+// Usage:
+//
+//	invmmd <command> [flags]
+//
+// Commands:
+//
+//	sim       Experiment 1: the simulation, every method × seeds × λ
+//	all       every experiment, regenerating figures/ (the README's main job)
+//
+// Run "invmmd <command> -h" for a command's flags. The backend is the pure-Go one unless
+// GOMLX_BACKEND names another (e.g. xla:cpu, xla:cuda).
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/invmmd/invmmd/invmmd"
+	"github.com/invmmd/invmmd/invmmd/experiments"
+	"github.com/invmmd/invmmd/invmmd/figures"
+)
+
+// command is one subcommand.
+type command struct {
+	name, summary string
+	run           func(args []string, stdout, stderr io.Writer) error
+}
+
+func commands() []command {
+	return []command{
+		{"sim", "Experiment 1: the simulation, every method × seeds × λ", runSim},
+		{"all", "every experiment, regenerating figures/", runAll},
+	}
+}
+
+func main() {
+	if err := dispatch(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "invmmd:", err)
+		}
+		os.Exit(2)
+	}
+}
+
+func dispatch(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "help" || args[0] == "--help" {
+		usage(stderr)
+		if len(args) == 0 {
+			return fmt.Errorf("no command given")
+		}
+		return nil
+	}
+	for _, c := range commands() {
+		if c.name == args[0] {
+			return c.run(args[1:], stdout, stderr)
+		}
+	}
+	usage(stderr)
+	return fmt.Errorf("unknown command %q", args[0])
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: invmmd <command> [flags]\n\ncommands:")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
+	}
+}
+
+// sweepFlags are the flags every experiment command shares.
+type sweepFlags struct {
+	quick   bool
+	methods string
+	lambdas string
+	seeds   string
+	out     string
+	verbose bool
+}
+
+func (s *sweepFlags) register(fs *flag.FlagSet, lambdas string) {
+	fs.BoolVar(&s.quick, "quick", false, "small data and few epochs (minutes), for tests and notebooks")
+	fs.StringVar(&s.methods, "methods", "all", "comma-separated methods: none,obs,full,dr,dr+,reg,ip,ip+ or all")
+	fs.StringVar(&s.lambdas, "lambdas", lambdas, "comma-separated penalty weights λ")
+	fs.StringVar(&s.seeds, "seeds", "1,2,3", "comma-separated seeds")
+	fs.StringVar(&s.out, "out", "figures", "output folder: tables go to OUT/tables, figures to OUT")
+	fs.BoolVar(&s.verbose, "v", false, "show every fit's progress and the auxiliary models' reports")
+}
+
+func (s *sweepFlags) config(stderr io.Writer) (experiments.RunConfig, error) {
+	var rc experiments.RunConfig
+	var err error
+	if rc.Methods, err = invmmd.ParseMethods(s.methods); err != nil {
+		return rc, err
+	}
+	if rc.Lambdas, err = parseFloats(s.lambdas, "λ"); err != nil {
+		return rc, err
+	}
+	for _, part := range strings.Split(s.seeds, ",") {
+		v, err := strconv.ParseUint(strings.TrimSpace(part), 10, 64)
+		if err != nil {
+			return rc, fmt.Errorf("seed %q is not a non-negative integer", part)
+		}
+		rc.Seeds = append(rc.Seeds, v)
+	}
+	rc.TableDir = filepath.Join(s.out, "tables")
+	rc.Progress = stderr
+	if s.verbose {
+		rc.Verbose = stderr
+	}
+	return rc, nil
+}
+
+func parseFloats(s, what string) ([]float64, error) {
+	var out []float64
+	for _, part := range strings.Split(s, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(part), 64)
+		if err != nil {
+			return nil, fmt.Errorf("%s %q is not a number", what, part)
+		}
+		if v < 0 {
+			return nil, fmt.Errorf("%s = %v, want ≥ 0", what, v)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// report writes an outcome's tables to stdout and its figure per λ to the output folder.
+func report(out *experiments.Outcome, exp experiments.Experiment, dir string, stdout io.Writer) error {
+	for _, l := range sortedKeys(out.Rows) {
+		sums := experiments.Summarize(out.Rows[l])
+		title := fmt.Sprintf("%s, λ = %s", exp.Title, experiments.LambdaName(l))
+		if err := experiments.WriteMarkdown(stdout, title, sums, experiments.Paper[exp.Name][l]); err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout)
+		plots, err := figures.Results(title, sums, experiments.Paper[exp.Name][l])
+		if err != nil {
+			return err
+		}
+		base := filepath.Join(dir, exp.Name+"_lambda"+experiments.LambdaName(l))
+		if err := figures.SaveGrid(plots, base, 2*figures.Width, figures.Height); err != nil {
+			return err
+		}
+		out.Files = append(out.Files, base+".png", base+".svg")
+	}
+	fmt.Fprintf(stdout, "%s: %.0f s. Wrote %s\n", exp.Name, out.Seconds, strings.Join(out.Files, ", "))
+	return nil
+}
+
+func sortedKeys[T any](m map[float64]T) []float64 {
+	var ks []float64
+	for k := range m {
+		ks = append(ks, k)
+	}
+	for i := 1; i < len(ks); i++ {
+		for j := i; j > 0 && ks[j] < ks[j-1]; j-- {
+			ks[j], ks[j-1] = ks[j-1], ks[j]
+		}
+	}
+	return ks
+}
+
+func runSim(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("sim", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var sf sweepFlags
+	sf.register(fs, "1,5")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	rc, err := sf.config(stderr)
+	if err != nil {
+		return err
+	}
+	size := experiments.SimulationPaper
+	if sf.quick {
+		size = experiments.SimulationQuick
+	}
+	exp := experiments.Simulation(size)
+	out, err := experiments.Run(exp, rc)
+	if err != nil {
+		return err
+	}
+	return report(out, exp, sf.out, stdout)
+}
+
+func runAll(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("all", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	quick := fs.Bool("quick", false, "small data and few epochs")
+	out := fs.String("out", "figures", "output folder")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	q := []string{"-out", *out}
+	if *quick {
+		q = append(q, "-quick")
+	}
+	for _, c := range []string{"sim"} {
+		if err := dispatch(append([]string{c}, q...), stdout, stderr); err != nil {
+			return fmt.Errorf("%s: %w", c, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,198 @@
+// Package experiments runs the paper's experiments end to end — data, auxiliary models,
+// training of h with every method, evaluation — and writes their tables: one CSV per λ with
+// the header `method,seed,tr_mmd,tr_acc,te_acc`, a Markdown table of mean ± std next to the
+// paper's numbers, and a JSON record of the configuration that produced them.
+package experiments
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/invmmd/invmmd/invmmd"
+)
+
+// Row is one trained model's numbers: a row of the result CSV.
+type Row struct {
+	Method string
+	Seed   uint64
+	TrMMD  float64 // full estimator of Σ_y MMD²_y on the training set
+	TrAcc  float64
+	TeAcc  float64
+}
+
+// CSVHeader is the header of every result CSV.
+var CSVHeader = []string{"method", "seed", "tr_mmd", "tr_acc", "te_acc"}
+
+// WriteCSV writes rows with CSVHeader.
+func WriteCSV(w io.Writer, rows []Row) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(CSVHeader); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		rec := []string{r.Method, strconv.FormatUint(r.Seed, 10), fmtF(r.TrMMD), fmtF(r.TrAcc), fmtF(r.TeAcc)}
+		if err := cw.Write(rec); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func fmtF(x float64) string { return strconv.FormatFloat(x, 'f', 6, 64) }
+
+// ReadCSV reads a result CSV, checking the header and every value; errors name the file
+// (name), line and column.
+func ReadCSV(r io.Reader, name string) ([]Row, error) {
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = len(CSVHeader)
+	head, err := cr.Read()
+	if err != nil {
+		return nil, fmt.Errorf("%s: reading the header: %w", name, err)
+	}
+	if strings.Join(head, ",") != strings.Join(CSVHeader, ",") {
+		return nil, fmt.Errorf("%s: line 1: header %q, want %q", name, strings.Join(head, ","), strings.Join(CSVHeader, ","))
+	}
+	var rows []Row
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			return rows, nil
+		}
+		line, _ := cr.FieldPos(0)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		if _, err := invmmd.ParseMethod(rec[0]); err != nil {
+			return nil, fmt.Errorf("%s: line %d, column method: %w", name, line, err)
+		}
+		r := Row{Method: rec[0]}
+		if r.Seed, err = strconv.ParseUint(rec[1], 10, 64); err != nil {
+			return nil, fmt.Errorf("%s: line %d, column seed: %q is not a seed", name, line, rec[1])
+		}
+		for k, p := range []*float64{&r.TrMMD, &r.TrAcc, &r.TeAcc} {
+			v, err := strconv.ParseFloat(rec[2+k], 64)
+			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("%s: line %d, column %s: %q is not a finite number", name, line, CSVHeader[2+k], rec[2+k])
+			}
+			*p = v
+		}
+		rows = append(rows, r)
+	}
+}
+
+// ReadCSVFile reads the result CSV at path.
+func ReadCSVFile(path string) ([]Row, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ReadCSV(f, path)
+}
+
+// Summary is a method's mean ± sample standard deviation over seeds.
+type Summary struct {
+	Method              string
+	N                   int
+	TrMMD, TrAcc, TeAcc Cell
+}
+
+// Summarize groups rows by method, in the paper's table order.
+func Summarize(rows []Row) []Summary {
+	by := map[string][]Row{}
+	for _, r := range rows {
+		by[r.Method] = append(by[r.Method], r)
+	}
+	var out []Summary
+	for _, m := range invmmd.Methods {
+		rs, ok := by[m.String()]
+		if !ok {
+			continue
+		}
+		s := Summary{Method: m.String(), N: len(rs)}
+		s.TrMMD = cellOf(rs, func(r Row) float64 { return r.TrMMD })
+		s.TrAcc = cellOf(rs, func(r Row) float64 { return r.TrAcc })
+		s.TeAcc = cellOf(rs, func(r Row) float64 { return r.TeAcc })
+		out = append(out, s)
+	}
+	return out
+}
+
+func cellOf(rs []Row, f func(Row) float64) Cell {
+	var m float64
+	for _, r := range rs {
+		m += f(r)
+	}
+	m /= float64(len(rs))
+	var v float64
+	for _, r := range rs {
+		v += (f(r) - m) * (f(r) - m)
+	}
+	if len(rs) > 1 {
+		v /= float64(len(rs) - 1)
+	}
+	return Cell{m, math.Sqrt(v)}
+}
+
+// WriteMarkdown writes a table of sums next to the paper's numbers for experiment name at
+// λ (when the paper reports them), in the paper's layout: a column per method, rows train
+// MMD, train accuracy and test accuracy.
+func WriteMarkdown(w io.Writer, title string, sums []Summary, paper map[string]PaperRow) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "### %s\n\n", title)
+	b.WriteString("| | ")
+	for _, s := range sums {
+		fmt.Fprintf(&b, "%s | ", s.Method)
+	}
+	b.WriteString("\n|---|")
+	b.WriteString(strings.Repeat("---|", len(sums)))
+	b.WriteString("\n")
+	line := func(label string, ours func(Summary) Cell, theirs func(PaperRow) Cell, digits int) {
+		fmt.Fprintf(&b, "| %s (ours) | ", label)
+		for _, s := range sums {
+			c := ours(s)
+			fmt.Fprintf(&b, "%.*f ± %.*f | ", digits, c.Mean, digits, c.Std)
+		}
+		b.WriteString("\n")
+		if paper == nil {
+			return
+		}
+		fmt.Fprintf(&b, "| %s (paper) | ", label)
+		for _, s := range sums {
+			if p, ok := paper[s.Method]; ok {
+				c := theirs(p)
+				fmt.Fprintf(&b, "%.*f ± %.*f | ", digits, c.Mean, digits, c.Std)
+			} else {
+				b.WriteString("– | ")
+			}
+		}
+		b.WriteString("\n")
+	}
+	line("tr mmd", func(s Summary) Cell { return s.TrMMD }, func(p PaperRow) Cell { return p.TrMMD }, 3)
+	line("tr acc", func(s Summary) Cell { return s.TrAcc }, func(p PaperRow) Cell { return p.TrAcc }, 3)
+	line("te acc", func(s Summary) Cell { return s.TeAcc }, func(p PaperRow) Cell { return p.TeAcc }, 3)
+	n := 0
+	for _, s := range sums {
+		n = max(n, s.N)
+	}
+	fmt.Fprintf(&b, "\nMean ± standard deviation over %d seeds. tr mmd is the full estimator of Σ_y MMD²_y on the training set.\n", n)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// sortedLambdas returns the keys of m in increasing order.
+func sortedLambdas[T any](m map[float64]T) []float64 {
+	var ls []float64
+	for l := range m {
+		ls = append(ls, l)
+	}
+	sort.Float64s(ls)
+	return ls
+}

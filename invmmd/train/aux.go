@@ -1,0 +1,190 @@
+package train
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/invmmd/invmmd/invmmd"
+	"github.com/invmmd/invmmd/invmmd/backend"
+	"github.com/invmmd/invmmd/invmmd/dataset"
+	"github.com/invmmd/invmmd/invmmd/models"
+)
+
+// AuxConfig is how the auxiliary models G and m are fit.
+type AuxConfig struct {
+	BatchSize    int
+	Epochs       int
+	LearningRate float64
+	Seed         uint64    // G uses Seed, m uses Seed+1
+	GFloor       float64   // for the count of floored rows in the report; 0 means invmmd.DefaultGFloor
+	Progress     io.Writer // nil is quiet
+}
+
+// Pred holds the auxiliary predictions for the rows of one set.
+type Pred struct {
+	G []float64 // Ĝ = P̂(Δ = 1 | X, Y)
+	M []float64 // m̂ = P̂(Z = 1 | X, Y)
+}
+
+// Aux holds the frozen auxiliary predictions for each split and how well each model fits.
+type Aux struct {
+	Train, Val, Test Pred
+	G, M             FitReport
+}
+
+// FitReport says how well an auxiliary model fits its validation rows.
+type FitReport struct {
+	Model     string  // "G" or "m"
+	Net       string  // architecture
+	Target    string  // what it predicts
+	TrainRows int     // rows it was fit on
+	ValRows   int     // rows it was validated on
+	ValNLL    float64 // mean Bernoulli NLL
+	ValAcc    float64 // accuracy of the 0.5 threshold
+	ValECE    float64 // expected calibration error, 10 equal-width bins
+	BestEpoch int
+	// MAETrueG is the mean |Ĝ − G| on validation rows when the true G is known
+	// (HasTrueG), else 0.
+	MAETrueG float64
+	HasTrueG bool
+	// Floored counts training rows with Ĝ below the floor that the estimators apply.
+	Floored int
+	Seconds float64
+}
+
+// String renders the report on one line.
+func (r FitReport) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (%s; target %s): %d train rows, val NLL %.4f, acc %.3f, ECE %.3f, best epoch %d, %.1fs",
+		r.Model, r.Net, r.Target, r.TrainRows, r.ValNLL, r.ValAcc, r.ValECE, r.BestEpoch, r.Seconds)
+	if r.HasTrueG {
+		fmt.Fprintf(&b, ", mean |Ĝ−G| %.3f", r.MAETrueG)
+	}
+	if r.Model == "G" {
+		fmt.Fprintf(&b, ", %d train rows below the floor", r.Floored)
+	}
+	return b.String()
+}
+
+// FitAux fits G on every training row (target Δ) and m on the training rows where Z is
+// observed (target Z), each keeping its best epoch by validation NLL, and returns their
+// predictions on all three splits. newNet builds a fresh network from a seed.
+func FitAux(sp dataset.Splits, newNet func(seed uint64) models.Net, cfg AuxConfig) (*Aux, error) {
+	if err := sp.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.Epochs < 1 || !(cfg.LearningRate > 0) || cfg.BatchSize < 2 {
+		return nil, fmt.Errorf("train: auxiliary config %+v: want epochs ≥ 1, learning rate > 0, batch ≥ 2", cfg)
+	}
+	b, err := backend.Shared()
+	if err != nil {
+		return nil, err
+	}
+	floor := cfg.GFloor
+	if floor == 0 {
+		floor = invmmd.DefaultGFloor
+	}
+	observed := func(s *dataset.Set) []int {
+		var r []int
+		for i, d := range s.Delta {
+			if d == 1 {
+				r = append(r, i)
+			}
+		}
+		return r
+	}
+	trainObs, valObs := observed(sp.Train), observed(sp.Val)
+	if len(trainObs) < cfg.BatchSize {
+		return nil, fmt.Errorf("train: m is fit on the rows with Z observed, and the training set has %d of them, fewer than the batch size %d", len(trainObs), cfg.BatchSize)
+	}
+	if len(valObs) == 0 {
+		return nil, fmt.Errorf("train: the validation set has no row with Z observed: m cannot be validated")
+	}
+	aux := &Aux{}
+	for _, which := range []string{"G", "m"} {
+		target, rows, valRows, seed := "Delta", allRows(sp.Train.Len()), allRows(sp.Val.Len()), cfg.Seed
+		tr, va := sp.Train.Delta, sp.Val.Delta
+		if which == "m" {
+			target, rows, valRows, seed = "Z where observed", trainObs, valObs, cfg.Seed+1
+			tr, va = sp.Train.Z, sp.Val.Z
+		}
+		var valW []float64
+		if which == "m" {
+			valW = sp.Val.Delta
+		}
+		net := newNet(seed)
+		spec := fitSpec{name: which, set: sp.Train, rows: rows, target: tr, batch: cfg.BatchSize,
+			epochs: cfg.Epochs, lr: cfg.LearningRate, seed: seed, progress: cfg.Progress,
+			validate: func(m *Model) (float64, error) {
+				h, err := m.Logits(sp.Val)
+				if err != nil {
+					return 0, err
+				}
+				return meanNLL(h, va, valW), nil
+			}}
+		model, hist, err := fit(b, net, spec)
+		if err != nil {
+			return nil, err
+		}
+		var preds [3][]float64
+		for k, s := range []*dataset.Set{sp.Train, sp.Val, sp.Test} {
+			if preds[k], err = model.Probabilities(s); err != nil {
+				return nil, err
+			}
+		}
+		rep := FitReport{Model: which, Net: net.Describe(), Target: target, TrainRows: len(rows), ValRows: len(valRows),
+			BestEpoch: hist.BestEpoch, Seconds: hist.Seconds}
+		rep.ValNLL, rep.ValAcc, rep.ValECE = classification(preds[1], va, valW)
+		if which == "G" {
+			aux.Train.G, aux.Val.G, aux.Test.G = preds[0], preds[1], preds[2]
+			if sp.Val.GTrue != nil {
+				rep.HasTrueG = true
+				for i, g := range preds[1] {
+					rep.MAETrueG += math.Abs(g - sp.Val.GTrue[i])
+				}
+				rep.MAETrueG /= float64(len(preds[1]))
+			}
+			for i, g := range preds[0] {
+				if g < floor && sp.Train.Delta[i] == 1 {
+					rep.Floored++
+				}
+			}
+			aux.G = rep
+		} else {
+			aux.Train.M, aux.Val.M, aux.Test.M = preds[0], preds[1], preds[2]
+			aux.M = rep
+		}
+	}
+	return aux, nil
+}
+
+// classification returns the NLL, accuracy and expected calibration error (10 equal-width
+// bins; Naeini et al. 2015) of probabilities p for binary targets y over rows with w = 1
+// (all when w is nil).
+func classification(p, y, w []float64) (nll, acc, ece float64) {
+	var bins [10]struct{ n, conf, pos float64 }
+	n := 0.0
+	for i, pi := range p {
+		if w != nil && w[i] == 0 {
+			continue
+		}
+		n++
+		q := math.Min(math.Max(pi, 1e-12), 1-1e-12)
+		nll -= y[i]*math.Log(q) + (1-y[i])*math.Log(1-q)
+		if (pi >= 0.5) == (y[i] == 1) {
+			acc++
+		}
+		b := min(int(pi*10), 9)
+		bins[b].n++
+		bins[b].conf += pi
+		bins[b].pos += y[i]
+	}
+	for _, b := range bins {
+		if b.n > 0 {
+			ece += math.Abs(b.conf-b.pos) / n
+		}
+	}
+	return nll / n, acc / n, ece
+}

@@ -1,0 +1,137 @@
+// Package train fits the networks of an experiment: the auxiliary models G (missingness)
+// and m (nuisance regression), fit first and then frozen, and the model h, trained with the
+// negative log-likelihood plus λ times the MMD penalty of one method of the paper
+// (eq. objective), with Adam. Every fit keeps the epoch with the best validation objective,
+// each method judged by its own estimator, as the paper does.
+package train
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/gomlx/gomlx/backends"
+	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:revive // GoMLX graph code reads best with the dot import.
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+	"github.com/gomlx/gomlx/pkg/ml/context"
+
+	"github.com/invmmd/invmmd/invmmd/dataset"
+	"github.com/invmmd/invmmd/invmmd/models"
+)
+
+// modelScope is the context scope of a network's variables; the optimizer's state lives
+// elsewhere, so a snapshot of the model copies only this scope.
+const modelScope = "model"
+
+// Model is a trained network with its variables.
+type Model struct {
+	Net     models.Net
+	ctx     *context.Context
+	backend backends.Backend
+	predict *context.Exec
+	batch   int // rows per prediction call (the graph's fixed batch size)
+}
+
+func newModel(b backends.Backend, net models.Net, batch int) *Model {
+	m := &Model{Net: net, ctx: context.New(), backend: b, batch: batch}
+	return m
+}
+
+// Logits returns the network's output for every row of s, in order. Rows are fed in
+// batches of a fixed size (the last one padded), so one compiled graph serves any set.
+func (m *Model) Logits(s *dataset.Set) ([]float64, error) {
+	if m.predict == nil {
+		e, err := context.NewExec(m.backend, m.ctx.In(modelScope), func(ctx *context.Context, x *Node) *Node {
+			return m.Net.Logit(ctx, x)
+		})
+		if err != nil {
+			return nil, fmt.Errorf("train: building the prediction graph: %w", err)
+		}
+		m.predict = e
+	}
+	n := s.Len()
+	out := make([]float64, 0, n)
+	for start := 0; start < n; start += m.batch {
+		idx := make([]int, m.batch)
+		for k := range idx {
+			idx[k] = min(start+k, n-1) // pad with the last row
+		}
+		res, err := m.predict.Exec(featureTensor(s, idx))
+		if err != nil {
+			return nil, fmt.Errorf("train: predicting rows %d..%d of %s: %w", start, min(start+m.batch, n)-1, s.Name, err)
+		}
+		logits := tensors.MustCopyFlatData[float32](res[0])
+		for k := 0; k < m.batch && start+k < n; k++ {
+			v := float64(logits[k])
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("train: model output for row %d of %s is %v", start+k, s.Name, v)
+			}
+			out = append(out, v)
+		}
+	}
+	return out, nil
+}
+
+// Probabilities returns sigmoid(Logits(s)).
+func (m *Model) Probabilities(s *dataset.Set) ([]float64, error) {
+	l, err := m.Logits(s)
+	if err != nil {
+		return nil, err
+	}
+	for i, v := range l {
+		l[i] = 1 / (1 + math.Exp(-v))
+	}
+	return l, nil
+}
+
+// snapshot copies the values of the model's variables.
+func (m *Model) snapshot() map[string]*tensors.Tensor {
+	out := map[string]*tensors.Tensor{}
+	for v := range m.ctx.IterVariables() {
+		if !strings.HasPrefix(v.Scope(), "/"+modelScope) {
+			continue
+		}
+		t, err := v.MustValue().LocalClone()
+		if err != nil {
+			panic(fmt.Sprintf("train: copying %s: %v", v.ScopeAndName(), err)) // host memory only
+		}
+		out[v.ScopeAndName()] = t
+	}
+	return out
+}
+
+// restore sets the model's variables back to a snapshot.
+func (m *Model) restore(s map[string]*tensors.Tensor) error {
+	for v := range m.ctx.IterVariables() {
+		if t, ok := s[v.ScopeAndName()]; ok {
+			c, err := t.LocalClone()
+			if err != nil {
+				return fmt.Errorf("train: restoring %s: %w", v.ScopeAndName(), err)
+			}
+			if err := v.SetValue(c); err != nil {
+				return fmt.Errorf("train: restoring %s: %w", v.ScopeAndName(), err)
+			}
+		}
+	}
+	return nil
+}
+
+// featureTensor gathers the features of rows idx of s into a [len(idx), Shape...] tensor.
+func featureTensor(s *dataset.Set, idx []int) *tensors.Tensor {
+	d := s.Dim()
+	buf := make([]float32, len(idx)*d)
+	for k, i := range idx {
+		copy(buf[k*d:(k+1)*d], s.Row(i))
+	}
+	dims := append([]int{len(idx)}, s.Shape...)
+	return tensors.FromFlatDataAndDimensions(buf, dims...)
+}
+
+// vectorTensor gathers v[idx] as a float32 [len(idx)] tensor.
+func vectorTensor(v []float64, idx []int) *tensors.Tensor {
+	buf := make([]float32, len(idx))
+	for k, i := range idx {
+		buf[k] = float32(v[i])
+	}
+	return tensors.FromFlatDataAndDimensions(buf, len(idx))
+}

@@ -1,0 +1,156 @@
+package train
+
+import (
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/invmmd/invmmd/invmmd"
+	"github.com/invmmd/invmmd/invmmd/backend"
+	"github.com/invmmd/invmmd/invmmd/dataset"
+	"github.com/invmmd/invmmd/invmmd/models"
+)
+
+// Config is how h is trained.
+type Config struct {
+	Method       invmmd.Method
+	Lambda       float64 // weight λ of the penalty (eq. objective); ignored by None
+	BatchSize    int     // rows per step; each epoch drops its incomplete last batch
+	Epochs       int
+	LearningRate float64 // Adam's step size
+	Seed         uint64  // initial weights and batch order
+	// Estimator sets the kernel bandwidth, the normaliser/main split and the guards of the
+	// penalty, in training and in validation.
+	Estimator  invmmd.Options
+	Penalty    PenaltyPath // how the graph sums the kernel; Auto by default
+	// Unclipped trains on each stratum's raw estimate of MMD². By default the estimate is
+	// clipped at 0 (max(MMD²_y, 0), in training and validation): MMD² is never negative,
+	// while the DR and IP estimates can be, and the optimiser drives them far below 0 by
+	// fitting h to their noise (see README, "Clipping").
+	Unclipped bool
+	FourierTol float64     // per-pair kernel error of the Fourier path; 0 means DefaultFourierTol
+	Progress   io.Writer   // where the progress bar goes; nil is quiet
+}
+
+// Validate checks the configuration against a training set of n rows.
+func (c Config) Validate(n int) error {
+	switch {
+	case c.Method < invmmd.None || c.Method > invmmd.IPPlus:
+		return fmt.Errorf("train: unknown method %d", int(c.Method))
+	case c.Lambda < 0 || math.IsNaN(c.Lambda) || math.IsInf(c.Lambda, 0):
+		return fmt.Errorf("train: λ = %v, want a finite value ≥ 0", c.Lambda)
+	case c.BatchSize < 2:
+		return fmt.Errorf("train: batch size %d, want at least 2", c.BatchSize)
+	case c.BatchSize > n:
+		return fmt.Errorf("train: batch size %d is larger than the %d training rows", c.BatchSize, n)
+	case c.Epochs < 1:
+		return fmt.Errorf("train: %d epochs, want at least 1", c.Epochs)
+	case !(c.LearningRate > 0) || math.IsInf(c.LearningRate, 0):
+		return fmt.Errorf("train: learning rate %v, want a finite value > 0", c.LearningRate)
+	case c.Penalty < Auto || c.Penalty > Fourier:
+		return fmt.Errorf("train: unknown penalty path %d", int(c.Penalty))
+	case c.FourierTol < 0:
+		return fmt.Errorf("train: Fourier tolerance %v, want ≥ 0", c.FourierTol)
+	}
+	_, err := c.Estimator.Resolved()
+	return err
+}
+
+// Fit trains h on sp.Train with cfg, validating on sp.Val with the method's own estimator
+// of the objective (NLL + λ·penalty), and returns the model at its best epoch. aux holds
+// the frozen Ĝ and m̂; it may be nil for methods that need neither.
+func Fit(sp dataset.Splits, aux *Aux, net models.Net, cfg Config) (*Model, *History, error) {
+	if err := sp.Validate(); err != nil {
+		return nil, nil, err
+	}
+	if err := cfg.Validate(sp.Train.Len()); err != nil {
+		return nil, nil, err
+	}
+	m := cfg.Method
+	if (m.NeedsG() || m.NeedsM()) && aux == nil {
+		return nil, nil, fmt.Errorf("train: method %v needs the fitted auxiliary models (FitAux)", m)
+	}
+	if m.NeedsTrueG() && (sp.Train.GTrue == nil || sp.Val.GTrue == nil) {
+		return nil, nil, fmt.Errorf("train: method %v needs the true G, which data set %q does not have (its missingness is not from a known rule)", m, sp.Train.Name)
+	}
+	b, err := backend.Shared()
+	if err != nil {
+		return nil, nil, err
+	}
+	trainRows, valRows := estimatorRows(sp.Train, aux, true), estimatorRows(sp.Val, aux, false)
+	lambda := cfg.Lambda
+	spec := fitSpec{
+		name: "h (" + m.String() + ")", set: sp.Train, rows: allRows(sp.Train.Len()), target: sp.Train.Y,
+		batch: cfg.BatchSize, epochs: cfg.Epochs, lr: cfg.LearningRate, seed: cfg.Seed, progress: cfg.Progress,
+	}
+	if m.Penalised() {
+		tol := cfg.FourierTol
+		if tol == 0 {
+			tol = DefaultFourierTol
+		}
+		spec.penalty = &penaltySpec{method: m, lambda: lambda, rows: trainRows, opts: cfg.Estimator, path: cfg.Penalty, tol: tol, unclipped: cfg.Unclipped}
+	}
+	spec.validate = func(model *Model) (float64, error) {
+		h, err := model.Logits(sp.Val)
+		if err != nil {
+			return 0, err
+		}
+		obj := meanNLL(h, sp.Val.Y, nil)
+		if m.Penalised() && lambda > 0 {
+			d, err := invmmd.NewDesign(valRows, cfg.Estimator, m)
+			if err != nil {
+				return 0, err
+			}
+			res, err := d.Evaluate(h, invmmd.Auto{})
+			if err != nil {
+				return 0, err
+			}
+			for _, v := range res[0].Strata {
+				if !cfg.Unclipped {
+					v = math.Max(v, 0)
+				}
+				obj += lambda * v
+			}
+		}
+		return obj, nil
+	}
+	return fit(b, net, spec)
+}
+
+// estimatorRows returns the estimator's inputs for set s: labels, nuisance, indicator, the
+// true G when known and the auxiliary predictions when fitted.
+func estimatorRows(s *dataset.Set, aux *Aux, train bool) invmmd.Rows {
+	r := invmmd.Rows{Y: s.Y, Z: s.Z, Delta: s.Delta, GTrue: s.GTrue}
+	if aux != nil {
+		p := aux.Val
+		if train {
+			p = aux.Train
+		}
+		r.G, r.M = p.G, p.M
+	}
+	return r
+}
+
+func allRows(n int) []int {
+	r := make([]int, n)
+	for i := range r {
+		r[i] = i
+	}
+	return r
+}
+
+// meanNLL is the mean Bernoulli negative log-likelihood of targets y under logits h, over
+// the rows where w is 1 (all rows when w is nil).
+func meanNLL(h, y, w []float64) float64 {
+	s, n := 0.0, 0.0
+	for i, v := range h {
+		if w != nil && w[i] == 0 {
+			continue
+		}
+		// softplus(v) − y·v, computed stably.
+		sp := math.Max(v, 0) + math.Log1p(math.Exp(-math.Abs(v)))
+		s += sp - y[i]*v
+		n++
+	}
+	return s / n
+}
