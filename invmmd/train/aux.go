@@ -14,7 +14,7 @@ import (
 
 // AuxConfig is how the auxiliary models G and m are fit.
 type AuxConfig struct {
-	BatchSize    int
+	BatchSize    int // rows per step; m's batches never exceed its observed rows
 	Epochs       int
 	LearningRate float64
 	Seed         uint64    // G uses Seed, m uses Seed+1
@@ -96,8 +96,8 @@ func FitAux(sp dataset.Splits, newNet func(seed uint64) models.Net, cfg AuxConfi
 		return r
 	}
 	trainObs, valObs := observed(sp.Train), observed(sp.Val)
-	if len(trainObs) < cfg.BatchSize {
-		return nil, fmt.Errorf("train: m is fit on the rows with Z observed, and the training set has %d of them, fewer than the batch size %d", len(trainObs), cfg.BatchSize)
+	if len(trainObs) < 2 {
+		return nil, fmt.Errorf("train: m is fit on the rows with Z observed, and the training set has %d of them", len(trainObs))
 	}
 	if len(valObs) == 0 {
 		return nil, fmt.Errorf("train: the validation set has no row with Z observed: m cannot be validated")
@@ -115,7 +115,9 @@ func FitAux(sp dataset.Splits, newNet func(seed uint64) models.Net, cfg AuxConfi
 			valW = sp.Val.Delta
 		}
 		net := newNet(seed)
-		spec := fitSpec{name: which, set: sp.Train, rows: rows, target: tr, batch: cfg.BatchSize,
+		// m sees only the observed rows: a batch never exceeds them.
+		batch := min(cfg.BatchSize, len(rows))
+		spec := fitSpec{name: which, set: sp.Train, rows: rows, target: tr, batch: batch,
 			epochs: cfg.Epochs, lr: cfg.LearningRate, seed: seed, progress: cfg.Progress,
 			validate: func(m *Model) (float64, error) {
 				h, err := m.Logits(sp.Val)

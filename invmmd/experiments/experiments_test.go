@@ -1,0 +1,105 @@
+package experiments
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/invmmd/invmmd/invmmd"
+)
+
+func TestCSVRoundTrip(t *testing.T) {
+	rows := []Row{{"none", 1, 0.21, 0.89, 0.67}, {"dr+", 2, -0.001, 0.84, 0.812345}}
+	var buf bytes.Buffer
+	if err := WriteCSV(&buf, rows); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(buf.String(), "method,seed,tr_mmd,tr_acc,te_acc\n") {
+		t.Fatalf("header: %q", buf.String())
+	}
+	got, err := ReadCSV(&buf, "x.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[1] != rows[1] {
+		t.Fatalf("round trip: %+v", got)
+	}
+}
+
+func TestMalformedCSV(t *testing.T) {
+	for _, tc := range []struct{ name, in, want string }{
+		{"bad header", "method,seed,mmd,tr_acc,te_acc\n", "line 1: header"},
+		{"unknown method", "method,seed,tr_mmd,tr_acc,te_acc\nfoo,1,0,0,0\n", "line 2, column method"},
+		{"bad seed", "method,seed,tr_mmd,tr_acc,te_acc\nobs,x,0,0,0\n", "line 2, column seed"},
+		{"NaN value", "method,seed,tr_mmd,tr_acc,te_acc\nobs,1,NaN,0,0\n", "line 2, column tr_mmd"},
+		{"short row", "method,seed,tr_mmd,tr_acc,te_acc\nobs,1,0,0\n", "wrong number of fields"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ReadCSV(strings.NewReader(tc.in), "r.csv")
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "r.csv") {
+				t.Fatalf("error %v, want one naming r.csv and %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestSummarizeAndMarkdown(t *testing.T) {
+	rows := []Row{{"full", 1, 0, 0.8, 0.7}, {"full", 2, 0.02, 0.9, 0.9}, {"none", 1, 0.2, 0.9, 0.6}}
+	sums := Summarize(rows)
+	if len(sums) != 2 || sums[0].Method != "none" || sums[1].N != 2 {
+		t.Fatalf("summaries %+v: want none then full (table order)", sums)
+	}
+	if c := sums[1].TeAcc; c.Mean != 0.8 || c.Std < 0.1414 || c.Std > 0.1415 {
+		t.Errorf("full te acc %+v, want 0.8 ± 0.1414", c)
+	}
+	var b strings.Builder
+	if err := WriteMarkdown(&b, "Sim", sums, Paper["sim"][1]); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| te acc (ours) | 0.600 ± 0.000 | 0.800 ± 0.141 |", "| te acc (paper) | 0.670 ± 0.020 | 0.800 ± 0.010 |"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("markdown lacks %q:\n%s", want, b.String())
+		}
+	}
+}
+
+// TestRunQuick runs a tiny simulation sweep end to end and checks the files it writes.
+func TestRunQuick(t *testing.T) {
+	exp := Simulation(SimulationSize{NTrain: 1000, NVal: 500, NTest: 500, Epochs: 2, AuxEpochs: 2})
+	dir := t.TempDir()
+	out, err := Run(exp, RunConfig{Methods: []invmmd.Method{invmmd.None, invmmd.Reg}, Lambdas: []float64{1, 5}, Seeds: []uint64{1}, TableDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []float64{1, 5} {
+		rows, err := ReadCSVFile(TablePath(dir, "sim", l))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rows) != 2 || rows[0].Method != "none" || rows[1].Method != "reg" {
+			t.Errorf("λ=%v: rows %+v", l, rows)
+		}
+	}
+	js, err := os.ReadFile(filepath.Join(dir, "sim_config.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec map[string]any
+	if err := json.Unmarshal(js, &rec); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"Backend", "H", "Aux", "Estimator", "Seeds", "Fits", "Data", "AuxReports"} {
+		if _, ok := rec[k]; !ok {
+			t.Errorf("config record lacks %s", k)
+		}
+	}
+	if len(out.Fits) != 3 { // none once, reg at two λ
+		t.Errorf("%d fits, want 3", len(out.Fits))
+	}
+	if _, err := Run(exp, RunConfig{Methods: []invmmd.Method{invmmd.Obs}, Lambdas: []float64{-1}, Seeds: []uint64{1}}); err == nil {
+		t.Error("λ = -1: want an error")
+	}
+}

@@ -1,0 +1,184 @@
+package train
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/invmmd/invmmd/invmmd"
+	"github.com/invmmd/invmmd/invmmd/dataset"
+	"github.com/invmmd/invmmd/invmmd/models"
+	"github.com/invmmd/invmmd/invmmd/sim"
+)
+
+func smallSim(t *testing.T, seed uint64) dataset.Splits {
+	t.Helper()
+	sp, err := sim.Generate(sim.Config{NTrain: 1200, NVal: 600, NTest: 600, Seed: seed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sp
+}
+
+func mlp(seed uint64) models.Net { return models.MLP{Hidden: []int{16}, Seed: seed} }
+
+func quickAux(t *testing.T, sp dataset.Splits) *Aux {
+	t.Helper()
+	aux, err := FitAux(sp, mlp, AuxConfig{BatchSize: 100, Epochs: 15, LearningRate: 1e-2, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return aux
+}
+
+// TestSameSeedSameNumbers trains twice with the same seed and once with another, on the
+// pure-Go backend, and compares the metrics.
+func TestSameSeedSameNumbers(t *testing.T) {
+	sp := smallSim(t, 1)
+	aux := quickAux(t, sp)
+	run := func(seed uint64) Metrics {
+		cfg := Config{Method: invmmd.DR, Lambda: 1, BatchSize: 300, Epochs: 3, LearningRate: 3e-3, Seed: seed}
+		m, _, err := Fit(sp, aux, mlp(seed), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		met, err := Evaluate(m, sp, invmmd.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return met
+	}
+	a, b, c := run(7), run(7), run(8)
+	if a != b {
+		t.Errorf("same seed, different numbers: %+v vs %+v", a, b)
+	}
+	if a == c {
+		t.Errorf("seeds 7 and 8 gave identical numbers %+v", a)
+	}
+	aux2 := quickAux(t, sp)
+	for i := range aux.Train.G {
+		if aux.Train.G[i] != aux2.Train.G[i] || aux.Train.M[i] != aux2.Train.M[i] {
+			t.Fatalf("auxiliary fits differ at row %d with the same seed", i)
+		}
+	}
+}
+
+// TestTrainingLearns checks that a short run of "none" beats chance and that "full" with
+// a large λ lowers the training MMD below none's, on the simulation.
+func TestTrainingLearns(t *testing.T) {
+	sp := smallSim(t, 2)
+	fitEval := func(m invmmd.Method, lambda float64) (Metrics, *History) {
+		model, hist, err := Fit(sp, nil, mlp(3), Config{Method: m, Lambda: lambda, BatchSize: 300, Epochs: 15, LearningRate: 1e-2, Seed: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		met, err := Evaluate(model, sp, invmmd.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return met, hist
+	}
+	none, h := fitEval(invmmd.None, 0)
+	if none.TrainAcc < 0.8 {
+		t.Errorf("none: train accuracy %.3f after 15 epochs, want > 0.8 (the Bayes rate is 0.89)", none.TrainAcc)
+	}
+	if h.BestEpoch < 1 || h.BestEpoch > 15 || len(h.Epochs) != 15 {
+		t.Errorf("history: best epoch %d of %d", h.BestEpoch, len(h.Epochs))
+	}
+	full, _ := fitEval(invmmd.Full, 10)
+	if !(full.TrainMMD < none.TrainMMD/2) {
+		t.Errorf("full with λ=10: train MMD %.4f, none %.4f; want less than half", full.TrainMMD, none.TrainMMD)
+	}
+}
+
+// TestPenaltyPathsAgree trains the same model with the exact and the Fourier penalty and
+// expects the same trajectory up to float32 noise.
+func TestPenaltyPathsAgree(t *testing.T) {
+	sp := smallSim(t, 3)
+	var res []Metrics
+	for _, p := range []PenaltyPath{Exact, Fourier} {
+		m, h, err := Fit(sp, nil, mlp(4), Config{Method: invmmd.Full, Lambda: 2, BatchSize: 400, Epochs: 4, LearningRate: 3e-3, Seed: 4, Penalty: p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[PenaltyPath]string{Exact: "exact", Fourier: "fourier"}[p]
+		if !strings.HasPrefix(h.PenaltyPath, want) {
+			t.Errorf("penalty path %q, want %s", h.PenaltyPath, want)
+		}
+		met, _ := Evaluate(m, sp, invmmd.Options{})
+		res = append(res, met)
+	}
+	if math.Abs(res[0].TrainMMD-res[1].TrainMMD) > 2e-3 || math.Abs(res[0].TrainAcc-res[1].TrainAcc) > 0.01 {
+		t.Errorf("exact %+v and Fourier %+v training disagree", res[0], res[1])
+	}
+}
+
+func TestBadConfigurationIsAClearError(t *testing.T) {
+	sp := smallSim(t, 4)
+	good := Config{Method: invmmd.Full, Lambda: 1, BatchSize: 200, Epochs: 1, LearningRate: 1e-3}
+	for _, tc := range []struct {
+		name string
+		edit func(c *Config)
+		aux  bool
+		want string
+	}{
+		{"unknown method", func(c *Config) { c.Method = invmmd.Method(42) }, false, "unknown method"},
+		{"negative λ", func(c *Config) { c.Lambda = -1 }, false, "λ = -1"},
+		{"batch larger than the data", func(c *Config) { c.BatchSize = 5000 }, false, "batch size 5000 is larger than the 1200 training rows"},
+		{"no epochs", func(c *Config) { c.Epochs = 0 }, false, "0 epochs"},
+		{"zero learning rate", func(c *Config) { c.LearningRate = 0 }, false, "learning rate 0"},
+		{"dr without auxiliary models", func(c *Config) { c.Method = invmmd.DR }, false, "needs the fitted auxiliary models"},
+		{"bad estimator options", func(c *Config) { c.Estimator.MainFraction = 2 }, false, "MainFraction = 2"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := good
+			tc.edit(&cfg)
+			_, _, err := Fit(sp, nil, mlp(1), cfg)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+	// ip+ on data without a known G.
+	sp.Train.GTrue, sp.Val.GTrue, sp.Test.GTrue = nil, nil, nil
+	cfg := good
+	cfg.Method = invmmd.IPPlus
+	if _, _, err := Fit(sp, nil, mlp(1), cfg); err == nil || !strings.Contains(err.Error(), "needs the true G") {
+		t.Fatalf("ip+ without the true G: error %v", err)
+	}
+}
+
+func TestAuxReports(t *testing.T) {
+	sp := smallSim(t, 5)
+	aux := quickAux(t, sp)
+	for _, r := range []FitReport{aux.G, aux.M} {
+		if !(r.ValNLL > 0 && r.ValNLL < 0.7) || !(r.ValAcc > 0.6) || r.ValECE < 0 || r.ValECE > 1 {
+			t.Errorf("%s: implausible fit report %+v", r.Model, r)
+		}
+	}
+	if !aux.G.HasTrueG || aux.G.MAETrueG > 0.3 {
+		t.Errorf("G: mean |Ĝ − G| = %v (known %v)", aux.G.MAETrueG, aux.G.HasTrueG)
+	}
+	if aux.M.TrainRows >= sp.Train.Len() || aux.M.TrainRows == 0 {
+		t.Errorf("m was fit on %d rows; want only the observed ones", aux.M.TrainRows)
+	}
+	for _, p := range [][]float64{aux.Train.G, aux.Val.M, aux.Test.G} {
+		for _, v := range p {
+			if !(v > 0 && v < 1) {
+				t.Fatalf("prediction %v outside (0, 1)", v)
+			}
+		}
+	}
+}
+
+func TestClassificationMetrics(t *testing.T) {
+	nll, acc, ece := classification([]float64{0.9, 0.2, 0.6, 0.4}, []float64{1, 0, 0, 1}, nil)
+	wantNLL := -(math.Log(0.9) + math.Log(0.8) + math.Log(0.4) + math.Log(0.4)) / 4
+	if math.Abs(nll-wantNLL) > 1e-12 || acc != 0.5 {
+		t.Errorf("nll %v (want %v), acc %v (want 0.5)", nll, wantNLL, acc)
+	}
+	// Bins: 0.9 → |0.9−1|; 0.2 → |0.2−0|; 0.6 → |0.6−0|; 0.4 → |0.4−1|, each weighted 1/4.
+	if want := (0.1 + 0.2 + 0.6 + 0.6) / 4; math.Abs(ece-want) > 1e-12 {
+		t.Errorf("ECE %v, want %v", ece, want)
+	}
+}
