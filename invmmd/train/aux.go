@@ -32,6 +32,9 @@ type Pred struct {
 type Aux struct {
 	Train, Val, Test Pred
 	G, M             FitReport
+	// GModel and MModel are the fitted networks, for predictions on new rows (the
+	// variance study draws fresh batches).
+	GModel, MModel *Model `json:"-"`
 }
 
 // FitReport says how well an auxiliary model fits its validation rows.
@@ -140,7 +143,7 @@ func FitAux(sp dataset.Splits, newNet func(seed uint64) models.Net, cfg AuxConfi
 			BestEpoch: hist.BestEpoch, Seconds: hist.Seconds}
 		rep.ValNLL, rep.ValAcc, rep.ValECE = classification(preds[1], va, valW)
 		if which == "G" {
-			aux.Train.G, aux.Val.G, aux.Test.G = preds[0], preds[1], preds[2]
+			aux.Train.G, aux.Val.G, aux.Test.G, aux.GModel = preds[0], preds[1], preds[2], model
 			if sp.Val.GTrue != nil {
 				rep.HasTrueG = true
 				for i, g := range preds[1] {
@@ -155,7 +158,7 @@ func FitAux(sp dataset.Splits, newNet func(seed uint64) models.Net, cfg AuxConfi
 			}
 			aux.G = rep
 		} else {
-			aux.Train.M, aux.Val.M, aux.Test.M = preds[0], preds[1], preds[2]
+			aux.Train.M, aux.Val.M, aux.Test.M, aux.MModel = preds[0], preds[1], preds[2], model
 			aux.M = rep
 		}
 	}

@@ -21,15 +21,15 @@ type Config struct {
 	Seed         uint64  // initial weights and batch order
 	// Estimator sets the kernel bandwidth, the normaliser/main split and the guards of the
 	// penalty, in training and in validation.
-	Estimator  invmmd.Options
-	Penalty    PenaltyPath // how the graph sums the kernel; Auto by default
+	Estimator invmmd.Options
+	Penalty   PenaltyPath // how the graph sums the kernel; Auto by default
 	// Unclipped trains on each stratum's raw estimate of MMD². By default the estimate is
 	// clipped at 0 (max(MMD²_y, 0), in training and validation): MMD² is never negative,
 	// while the DR and IP estimates can be, and the optimiser drives them far below 0 by
 	// fitting h to their noise (see README, "Clipping").
-	Unclipped bool
-	FourierTol float64     // per-pair kernel error of the Fourier path; 0 means DefaultFourierTol
-	Progress   io.Writer   // where the progress bar goes; nil is quiet
+	Unclipped  bool
+	FourierTol float64   // per-pair kernel error of the Fourier path; 0 means DefaultFourierTol
+	Progress   io.Writer // where the progress bar goes; nil is quiet
 }
 
 // Validate checks the configuration against a training set of n rows.
