@@ -8,6 +8,7 @@
 // Commands:
 //
 //	sim       Experiment 1: the simulation, every method × seeds × λ
+//	clinical  Experiment 3: the NMES1988 stand-in, or MIMIC-III with -mimic DIR
 //	variance  the variance study of appendix C.3
 //	all       every experiment, regenerating figures/ (the README's main job)
 //
@@ -39,6 +40,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"sim", "Experiment 1: the simulation, every method × seeds × λ", runSim},
+		{"clinical", "Experiment 3: the NMES1988 stand-in, or MIMIC-III with -mimic DIR", runClinical},
 		{"variance", "the variance study of appendix C.3 (mean and sd of each estimator against batch size)", runVariance},
 		{"all", "every experiment, regenerating figures/", runAll},
 	}
@@ -89,7 +91,7 @@ type sweepFlags struct {
 
 func (s *sweepFlags) register(fs *flag.FlagSet, lambdas string) {
 	fs.BoolVar(&s.quick, "quick", false, "small data and few epochs (minutes), for tests and notebooks")
-	fs.StringVar(&s.methods, "methods", "all", "comma-separated methods: none,obs,full,dr,dr+,reg,ip,ip+ or all")
+	fs.StringVar(&s.methods, "methods", "all", "comma-separated methods: none,obs,full,dr,dr+,reg,ip,ip+ or all (the experiment's own list)")
 	fs.StringVar(&s.lambdas, "lambdas", lambdas, "comma-separated penalty weights λ")
 	fs.StringVar(&s.seeds, "seeds", "1,2,3", "comma-separated seeds")
 	fs.StringVar(&s.out, "out", "figures", "output folder: tables go to OUT/tables, figures to OUT")
@@ -207,7 +209,7 @@ func runAll(args []string, stdout, stderr io.Writer) error {
 	if *quick {
 		q = append(q, "-quick")
 	}
-	for _, c := range []string{"sim", "variance"} {
+	for _, c := range []string{"sim", "clinical", "variance"} {
 		if err := dispatch(append([]string{c}, q...), stdout, stderr); err != nil {
 			return fmt.Errorf("%s: %w", c, err)
 		}
@@ -257,4 +259,36 @@ func runVariance(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "Wrote %s, %s.png, %s.svg\n", strings.Join(res.Files, ", "), base, base)
 	return nil
+}
+
+func runClinical(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("clinical", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var sf sweepFlags
+	sf.register(fs, "1")
+	mimicDir := fs.String("mimic", "", "folder of the MIMIC-III v1.4 CSV files (ICUSTAYS, ADMISSIONS, PATIENTS, LABEVENTS, CHARTEVENTS; .csv or .csv.gz); empty runs the NMES1988 stand-in")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if sf.methods == "all" {
+		sf.methods = "none,obs,full,dr,reg,ip"
+	}
+	rc, err := sf.config(stderr)
+	if err != nil {
+		return err
+	}
+	size := experiments.ClinicalPaper
+	if sf.quick {
+		size = experiments.ClinicalQuick
+	}
+	exp := experiments.ClinicalNMES(size)
+	if *mimicDir != "" {
+		exp = experiments.ClinicalMIMIC(*mimicDir, size)
+		exp.Name = "mimic"
+	}
+	out, err := experiments.Run(exp, rc)
+	if err != nil {
+		return err
+	}
+	return report(out, exp, sf.out, stdout)
 }

@@ -14,7 +14,7 @@ import (
 
 // AuxConfig is how the auxiliary models G and m are fit.
 type AuxConfig struct {
-	BatchSize    int // rows per step; m's batches never exceed its observed rows
+	BatchSize    int // rows per step (0: full batch); m's batches never exceed its observed rows
 	Epochs       int
 	LearningRate float64
 	Seed         uint64    // G uses Seed, m uses Seed+1
@@ -78,8 +78,11 @@ func FitAux(sp dataset.Splits, newNet func(seed uint64) models.Net, cfg AuxConfi
 	if err := sp.Validate(); err != nil {
 		return nil, err
 	}
-	if cfg.Epochs < 1 || !(cfg.LearningRate > 0) || cfg.BatchSize < 2 {
-		return nil, fmt.Errorf("train: auxiliary config %+v: want epochs ≥ 1, learning rate > 0, batch ≥ 2", cfg)
+	if cfg.Epochs < 1 || !(cfg.LearningRate > 0) || (cfg.BatchSize < 2 && cfg.BatchSize != 0) {
+		return nil, fmt.Errorf("train: auxiliary config %+v: want epochs ≥ 1, learning rate > 0, batch ≥ 2 (or 0 for full batch)", cfg)
+	}
+	if cfg.BatchSize == 0 {
+		cfg.BatchSize = sp.Train.Len()
 	}
 	b, err := backend.Shared()
 	if err != nil {

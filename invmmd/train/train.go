@@ -15,7 +15,7 @@ import (
 type Config struct {
 	Method       invmmd.Method
 	Lambda       float64 // weight λ of the penalty (eq. objective); ignored by None
-	BatchSize    int     // rows per step; each epoch drops its incomplete last batch
+	BatchSize    int     // rows per step, each epoch dropping its incomplete last batch; 0 means every training row (full batch)
 	Epochs       int
 	LearningRate float64 // Adam's step size
 	Seed         uint64  // initial weights and batch order
@@ -39,8 +39,8 @@ func (c Config) Validate(n int) error {
 		return fmt.Errorf("train: unknown method %d", int(c.Method))
 	case c.Lambda < 0 || math.IsNaN(c.Lambda) || math.IsInf(c.Lambda, 0):
 		return fmt.Errorf("train: λ = %v, want a finite value ≥ 0", c.Lambda)
-	case c.BatchSize < 2:
-		return fmt.Errorf("train: batch size %d, want at least 2", c.BatchSize)
+	case c.BatchSize < 2 && c.BatchSize != 0:
+		return fmt.Errorf("train: batch size %d, want at least 2 (or 0 for full batch)", c.BatchSize)
 	case c.BatchSize > n:
 		return fmt.Errorf("train: batch size %d is larger than the %d training rows", c.BatchSize, n)
 	case c.Epochs < 1:
@@ -65,6 +65,9 @@ func Fit(sp dataset.Splits, aux *Aux, net models.Net, cfg Config) (*Model, *Hist
 	}
 	if err := cfg.Validate(sp.Train.Len()); err != nil {
 		return nil, nil, err
+	}
+	if cfg.BatchSize == 0 {
+		cfg.BatchSize = sp.Train.Len()
 	}
 	m := cfg.Method
 	if (m.NeedsG() || m.NeedsM()) && aux == nil {

@@ -1,0 +1,118 @@
+package models
+
+import (
+	"fmt"
+	"strings"
+
+	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:revive // GoMLX graph code reads best with the dot import.
+	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/gomlx/gomlx/pkg/ml/layers/activations"
+)
+
+// ConvImpl chooses how the CNN computes its convolutions and poolings.
+type ConvImpl int
+
+const (
+	// ConvAuto uses GoMLX's native convolution and max-pool where the backend can
+	// differentiate them (NativeConvGradients: XLA) and im2col elsewhere (pure Go).
+	ConvAuto ConvImpl = iota
+	// ConvIm2col always uses Conv2D and MaxPool2 (im2col with a custom-gradient matrix
+	// product, Reshape and ReduceMax), which train on every backend.
+	ConvIm2col
+	// ConvNative always uses GoMLX's Convolve and MaxPool; their gradients need XLA.
+	ConvNative
+)
+
+// String names the implementation.
+func (c ConvImpl) String() string {
+	switch c {
+	case ConvAuto:
+		return "auto"
+	case ConvIm2col:
+		return "im2col"
+	case ConvNative:
+		return "native"
+	}
+	return fmt.Sprintf("ConvImpl(%d)", int(c))
+}
+
+// CNN is a small convolutional network, the textured-MNIST experiment's h, G and m: per
+// entry of Channels a k×k convolution ("same" padding), a 2×2 max-pool and a ReLU, then an
+// optional dense ReLU layer of Hidden units and a linear layer to one logit.
+//
+// Both implementations (ConvImpl) use the same variables, initialised from Seed, and
+// compute the same function, so a network trained on one backend runs on another.
+type CNN struct {
+	Input    []int    // one image's shape [H, W, C]; nil: x must already be [batch, H, W, C]
+	Channels []int    // output channels of each convolution, e.g. [16, 32]
+	Kernel   int      // side of the convolution kernels, odd, e.g. 3
+	Hidden   int      // width of a dense ReLU layer before the output; 0 for none
+	Seed     uint64   // seeds the initial weights
+	Conv     ConvImpl // how convolutions are computed; ConvAuto by default
+}
+
+// DefaultCNN returns the experiment's network for 28×28 grey images: two 3×3 convolutions
+// with 16 and 32 channels, each followed by a 2×2 max-pool and a ReLU (28 → 14 → 7), and a
+// linear layer from the 7·7·32 features to the logit; 6,369 parameters.
+func DefaultCNN(seed uint64) CNN {
+	return CNN{Input: []int{28, 28, 1}, Channels: []int{16, 32}, Kernel: 3, Seed: seed}
+}
+
+// Logit implements Net: x of shape [batch, H, W, C], or [batch, H·W·C] with Input set,
+// to logits of shape [batch].
+func (m CNN) Logit(ctx *context.Context, x *Node) *Node {
+	batch := x.Shape().Dimensions[0]
+	if m.Input != nil {
+		if len(m.Input) != 3 || x.Shape().Size() != batch*m.Input[0]*m.Input[1]*m.Input[2] {
+			panic(fmt.Sprintf("models.CNN: input %s does not hold batch×%v images", x.Shape(), m.Input))
+		}
+		x = Reshape(x, batch, m.Input[0], m.Input[1], m.Input[2])
+	}
+	if x.Rank() != 4 {
+		panic(fmt.Sprintf("models.CNN: want x of shape [batch, H, W, C] (or set Input), got %s", x.Shape()))
+	}
+	if m.Kernel < 1 || m.Kernel%2 == 0 || len(m.Channels) == 0 {
+		panic(fmt.Sprintf("models.CNN: want an odd Kernel and at least one conv layer, got Kernel %d, Channels %v", m.Kernel, m.Channels))
+	}
+	native := m.Conv == ConvNative || (m.Conv == ConvAuto && NativeConvGradients(x.Graph().Backend()))
+	if !native {
+		x = TransposeAllAxes(x, 1, 2, 0, 3) // spatial-major [H, W, batch, C]
+	}
+	for k, cout := range m.Channels {
+		cin := x.Shape().Dimensions[3]
+		lctx := ctx.In(fmt.Sprintf("conv%d", k))
+		g := x.Graph()
+		kernel := Param(lctx, g, m.Seed, "weights", HeUniform, m.Kernel*m.Kernel*cin, cout, m.Kernel, m.Kernel, cin, cout)
+		bias := Reshape(Param(lctx, g, m.Seed, "biases", ZeroInit, m.Kernel*m.Kernel*cin, cout, cout), 1, 1, 1, cout)
+		if native {
+			x = MaxPool(Add(Convolve(x, kernel).Strides(1).PadSame().Done(), bias)).Window(2).Done()
+		} else {
+			x = maxPool2SpatialMajor(Add(conv2DSpatialMajor(x, kernel), bias))
+		}
+		// ReLU after pooling: the two commute, and the ReLU then runs on a quarter of the values.
+		x = activations.Relu(x)
+	}
+	if !native {
+		x = TransposeAllAxes(x, 2, 0, 1, 3) // back to [batch, H, W, C]
+	}
+	x = Reshape(x, batch, -1)
+	if m.Hidden > 0 {
+		x = activations.Relu(Dense(ctx, m.Seed, "hidden", x, m.Hidden, HeUniform))
+	}
+	return Reshape(Dense(ctx, m.Seed, "output", x, 1, GlorotUniform), batch)
+}
+
+// Describe implements Net.
+func (m CNN) Describe() string {
+	var b strings.Builder
+	for k, c := range m.Channels {
+		if k > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%d×%d conv %d, 2×2 max-pool, ReLU", m.Kernel, m.Kernel, c)
+	}
+	if m.Hidden > 0 {
+		fmt.Fprintf(&b, ", dense %d ReLU", m.Hidden)
+	}
+	return fmt.Sprintf("CNN [%s], linear output (conv: %s)", b.String(), m.Conv)
+}
