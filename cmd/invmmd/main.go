@@ -8,7 +8,9 @@
 // Commands:
 //
 //	sim       Experiment 1: the simulation, every method × seeds × λ
+//	tmnist    Experiment 2: textured MNIST, every method × seeds × λ
 //	clinical  Experiment 3: the NMES1988 stand-in, or MIMIC-III with -mimic DIR
+//	prop1     Proposition 1 (appendix D): full-data vs observed-only MMD of h*
 //	variance  the variance study of appendix C.3
 //	all       every experiment, regenerating figures/ (the README's main job)
 //
@@ -27,8 +29,11 @@ import (
 	"strings"
 
 	"github.com/invmmd/invmmd/invmmd"
+	"github.com/invmmd/invmmd/invmmd/dataset"
 	"github.com/invmmd/invmmd/invmmd/experiments"
 	"github.com/invmmd/invmmd/invmmd/figures"
+	"github.com/invmmd/invmmd/invmmd/prop1"
+	"github.com/invmmd/invmmd/invmmd/tmnist"
 )
 
 // command is one subcommand.
@@ -40,7 +45,9 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"sim", "Experiment 1: the simulation, every method × seeds × λ", runSim},
+		{"tmnist", "Experiment 2: textured MNIST, every method × seeds × λ", runTMNIST},
 		{"clinical", "Experiment 3: the NMES1988 stand-in, or MIMIC-III with -mimic DIR", runClinical},
+		{"prop1", "Proposition 1 (appendix D): full-data vs observed-only MMD of h* in both constructions", runProp1},
 		{"variance", "the variance study of appendix C.3 (mean and sd of each estimator against batch size)", runVariance},
 		{"all", "every experiment, regenerating figures/", runAll},
 	}
@@ -209,7 +216,7 @@ func runAll(args []string, stdout, stderr io.Writer) error {
 	if *quick {
 		q = append(q, "-quick")
 	}
-	for _, c := range []string{"sim", "clinical", "variance"} {
+	for _, c := range []string{"sim", "tmnist", "clinical", "variance"} {
 		if err := dispatch(append([]string{c}, q...), stdout, stderr); err != nil {
 			return fmt.Errorf("%s: %w", c, err)
 		}
@@ -291,4 +298,63 @@ func runClinical(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	return report(out, exp, sf.out, stdout)
+}
+
+func runTMNIST(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("tmnist", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var sf sweepFlags
+	sf.register(fs, "1,5")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	rc, err := sf.config(stderr)
+	if err != nil {
+		return err
+	}
+	size := experiments.TMNISTPaper
+	if sf.quick {
+		size = experiments.TMNISTQuick
+	}
+	if err := tmnist.Available(tmnist.DefaultConfig()); err != nil {
+		return err
+	}
+	exp := experiments.TMNIST(size)
+	out, err := experiments.Run(exp, rc)
+	if err != nil {
+		return err
+	}
+	// The examples figure: one grid of images per (Y, Z) cell, train and test, seed 1.
+	cfg := tmnist.DefaultConfig()
+	cfg.Seed = rc.Seeds[0]
+	sp, _, err := tmnist.Build(cfg)
+	if err != nil {
+		return err
+	}
+	p, w, h, err := figures.TMNISTGrid([]*dataset.Set{sp.Train, sp.Test}, 8, [2]string{"grass, dark", "brick, light"})
+	if err != nil {
+		return err
+	}
+	base := filepath.Join(sf.out, "tmnist_examples")
+	if err := figures.Save(p, base, w, h); err != nil {
+		return err
+	}
+	out.Files = append(out.Files, base+".png", base+".svg")
+	return report(out, exp, sf.out, stdout)
+}
+
+func runProp1(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("prop1", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	seed := fs.Uint64("seed", 1, "seed of every draw")
+	n := fs.Int("n", 0, "rows per slice and repetition (0: 2000)")
+	reps := fs.Int("reps", 0, "repetitions per slice (0: 40)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	res, err := prop1.Run(prop1.Config{Seed: *seed, N: *n, Reps: *reps, Progress: stderr})
+	if err != nil {
+		return err
+	}
+	return res.Write(stdout)
 }

@@ -295,3 +295,42 @@ func TestRepositoryNotebooks(t *testing.T) {
 		}
 	}
 }
+
+// Every notebook has its rendered page under docs/notebooks/, and the page embeds at least
+// the figures the notebook's metadata promises (runs without Jupyter, on the committed
+// pages).
+func TestRepositoryPages(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "..", "notebooks", "*.ipynb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Skip("no notebooks/*.ipynb in this checkout")
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var nb notebook
+		if err := json.Unmarshal(data, &nb); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		page := filepath.Join("..", "..", "docs", "notebooks", strings.TrimSuffix(filepath.Base(f), ".ipynb")+".html")
+		html, err := os.ReadFile(page)
+		if err != nil {
+			t.Errorf("%s has no rendered page: %v (run scripts/notebooks.sh %s)", f, err, f)
+			continue
+		}
+		sum, probs, err := CheckHTML(page, html)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range probs {
+			t.Errorf("%v", p)
+		}
+		if want := nb.Metadata.Invmmd.Figures; sum.Images < want {
+			t.Errorf("%s embeds %d images, but %s promises %d figures (re-render it with scripts/notebooks.sh %s)", page, sum.Images, f, want, f)
+		}
+	}
+}

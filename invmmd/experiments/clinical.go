@@ -21,7 +21,9 @@ var (
 	ClinicalQuick = ClinicalSize{Epochs: 60, AuxEpochs: 60}
 )
 
-func clinicalNet(_ string, seed uint64) models.Net { return models.MLP{Hidden: []int{64, 64}, Seed: seed} }
+func clinicalNet(_ string, seed uint64) models.Net {
+	return models.MLP{Hidden: []int{64, 64}, Seed: seed}
+}
 
 // ClinicalNMES is Experiment 3 on the public stand-in, NMES1988 (package clinical): the
 // same task structure as the paper's MIMIC-III experiment on 4,406 Medicare patients, of

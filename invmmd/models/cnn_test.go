@@ -240,44 +240,50 @@ func TestDefaultCNN(t *testing.T) {
 // as package train runs it) of DefaultCNN on 28×28 images, at batch 256 and at the paper's
 // batch 1500, on the backend in force (GOMLX_BACKEND; pure Go by default).
 func BenchmarkCNNTrainStep(b *testing.B) {
-	for _, batch := range []int{256, 1500} {
-		b.Run(fmt.Sprintf("batch=%d", batch), func(b *testing.B) {
-			be := sharedBackend(b)
-			m := DefaultCNN(1)
-			ctx := context.New()
-			opt := optimizers.Adam().Done()
-			e, err := context.NewExec(be, ctx, func(ctx *context.Context, x, y *graph.Node) *graph.Node {
-				loss := BernoulliNLL(m.Logit(ctx, x), y)
-				opt.UpdateGraph(ctx, x.Graph(), loss)
-				return loss
-			})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer e.Finalize()
-			rng := rand.New(rand.NewPCG(1, 2))
-			xs := make([]float32, batch*28*28)
-			for i := range xs {
-				xs[i] = rng.Float32()
-			}
-			ys := make([]float32, batch)
-			for i := range ys {
-				ys[i] = float32(rng.IntN(2))
-			}
-			x, y := tensors.FromFlatDataAndDimensions(xs, batch, 28, 28, 1), tensors.FromFlatDataAndDimensions(ys, batch)
-			step := func() {
-				if _, err := e.Exec(x, y); err != nil {
+	nets := []struct {
+		name string
+		net  CNN
+	}{{"default", DefaultCNN(1)}, {"experiment", ExperimentCNN(1)}}
+	for _, nt := range nets {
+		for _, batch := range []int{256, 1500} {
+			b.Run(fmt.Sprintf("net=%s/batch=%d", nt.name, batch), func(b *testing.B) {
+				be := sharedBackend(b)
+				m := nt.net
+				ctx := context.New()
+				opt := optimizers.Adam().Done()
+				e, err := context.NewExec(be, ctx, func(ctx *context.Context, x, y *graph.Node) *graph.Node {
+					loss := BernoulliNLL(m.Logit(ctx, x), y)
+					opt.UpdateGraph(ctx, x.Graph(), loss)
+					return loss
+				})
+				if err != nil {
 					b.Fatal(err)
 				}
-			}
-			t0 := time.Now()
-			step() // compiles the graph
-			b.Logf("batch %d on %s: first step (with compilation) %v", batch, be.Name(), time.Since(t0))
-			b.ResetTimer()
-			for b.Loop() {
-				step()
-			}
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
-		})
+				defer e.Finalize()
+				rng := rand.New(rand.NewPCG(1, 2))
+				xs := make([]float32, batch*28*28)
+				for i := range xs {
+					xs[i] = rng.Float32()
+				}
+				ys := make([]float32, batch)
+				for i := range ys {
+					ys[i] = float32(rng.IntN(2))
+				}
+				x, y := tensors.FromFlatDataAndDimensions(xs, batch, 28, 28, 1), tensors.FromFlatDataAndDimensions(ys, batch)
+				step := func() {
+					if _, err := e.Exec(x, y); err != nil {
+						b.Fatal(err)
+					}
+				}
+				t0 := time.Now()
+				step() // compiles the graph
+				b.Logf("batch %d on %s: first step (with compilation) %v", batch, be.Name(), time.Since(t0))
+				b.ResetTimer()
+				for b.Loop() {
+					step()
+				}
+				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
+			})
+		}
 	}
 }

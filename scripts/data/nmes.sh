@@ -1,15 +1,23 @@
 #!/usr/bin/env bash
 # Regenerates data/nmes1988/nmes1988.csv, the public stand-in for the clinical experiment,
 # from the NMES1988 data set in Debian's r-cran-aer (R package AER). The CSV is committed, so
-# only maintainers need this script; CI does not run R.
+# by default this script only verifies it (the set-up script calls it); it installs R and
+# rebuilds the file when the file is missing or differs, or with REGENERATE=1.
 #
-# Usage: scripts/data/nmes.sh            (from anywhere; safe to run twice)
-#        INSTALL=0 scripts/data/nmes.sh  (do not apt-get install R if it is missing)
+# Usage: scripts/data/nmes.sh                (from anywhere; safe to run twice)
+#        REGENERATE=1 scripts/data/nmes.sh   (rebuild with R even when the CSV is intact)
+#        INSTALL=0 scripts/data/nmes.sh      (do not apt-get install R if it is missing)
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 out_dir="$root/data/nmes1988"
 out="$out_dir/nmes1988.csv"
+sha256=afe3014ac853364ff86e71bdfd14e05a2b0c8a4e781f239bf060488d032d3c53 # of the committed CSV (r-cran-aer 1.2-10-1, R 4.2.2)
+
+if [[ "${REGENERATE:-0}" != 1 && -f "$out" && "$(sha256sum "$out" | cut -d' ' -f1)" == "$sha256" ]]; then
+	echo "nmes.sh: $out present and verified (sha256 $sha256); REGENERATE=1 rebuilds it with R"
+	exit 0
+fi
 
 if ! command -v Rscript >/dev/null 2>&1 || ! dpkg -s r-cran-aer >/dev/null 2>&1; then
 	if [[ "${INSTALL:-1}" != 1 ]]; then

@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# Executes the project's notebooks headless, checks them and renders them to HTML pages.
+#
+# For each notebook (default: every notebooks/*.ipynb, in name order):
+#   0. nbcheck -source checks the notebook as committed (GoNB kernel, the module cell, the
+#      INVMMD_PAPER_SIZE switch in the first cells, its figure count, no committed outputs);
+#   1. jupyter nbconvert --execute --allow-errors runs it with the GoNB kernel into the
+#      output folder (the source notebook is not modified);
+#   2. nbcheck (cmd/nbcheck) fails it on any error output, stderr with "panic:" or
+#      "exit status", a code cell that did not run, or no figure: GoNB does not make
+#      nbconvert fail on those by itself;
+#   3. if it passed, nbconvert renders it to docs/notebooks/NAME.html (figures embedded,
+#      MathJax from a CDN), and nbcheck -html checks that the page holds its images.
+# The script goes on after a failing notebook, prints what failed (notebook, cell and the
+# offending output), and exits 1 if any notebook failed.
+#
+# Usage: scripts/notebooks.sh [--out DIR] [--no-html] [notebook.ipynb ...]
+#   --out DIR   where the executed notebooks go (default: ${TMPDIR:-/tmp}/invmmd-notebooks)
+#   --no-html   execute and check only; leave docs/notebooks/ alone
+# Environment:
+#   INVMMD_PAPER_SIZE=1   the notebooks run the paper-size experiments instead of the quick
+#                         default (hours, not minutes); the per-cell timeout is then off
+#   INVMMD_NB_TIMEOUT=S   per-cell timeout in seconds (default 900; -1 for none)
+# Needs what scripts/setup.sh installs (Jupyter, GoNB, goimports).
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+out="${TMPDIR:-/tmp}/invmmd-notebooks"
+html=1
+notebooks=()
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+  --out)
+    [[ $# -ge 2 ]] || { echo "notebooks: --out needs a folder" >&2; exit 2; }
+    out="$2"
+    shift 2
+    ;;
+  --no-html) html=0; shift ;;
+  -h | --help)
+    sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed -e '$d' -e 's/^# \{0,1\}//'
+    exit 0
+    ;;
+  -*) echo "notebooks: unknown option $1" >&2; exit 2 ;;
+  *) notebooks+=("$1"); shift ;;
+  esac
+done
+if [[ ${#notebooks[@]} -eq 0 ]]; then
+  shopt -s nullglob
+  notebooks=("$root"/notebooks/*.ipynb)
+  shopt -u nullglob
+  [[ ${#notebooks[@]} -gt 0 ]] || { echo "notebooks: no notebooks/*.ipynb found" >&2; exit 1; }
+fi
+
+die() { echo "notebooks: ERROR: $*" >&2; exit 1; }
+
+# The GoNB kernel runs goimports and go from PATH.
+bindir="$(go env GOBIN)"
+[[ -n "$bindir" ]] || bindir="$(go env GOPATH)/bin"
+export PATH="$bindir:$PATH"
+command -v jupyter >/dev/null || die "jupyter is not on PATH: run scripts/setup.sh"
+command -v goimports >/dev/null || die "goimports is not in $bindir: run scripts/setup.sh"
+kernels="$(jupyter kernelspec list 2>/dev/null)" || die "jupyter kernelspec list failed: run scripts/setup.sh"
+grep -q '^ *gonb ' <<<"$kernels" || die "the GoNB kernel is not registered with Jupyter: run scripts/setup.sh"
+
+if [[ "${INVMMD_PAPER_SIZE:-}" == 1 ]]; then
+  mode="paper size (INVMMD_PAPER_SIZE=1)"
+  timeout="${INVMMD_NB_TIMEOUT:--1}"
+else
+  mode="quick (set INVMMD_PAPER_SIZE=1 for the paper-size run)"
+  timeout="${INVMMD_NB_TIMEOUT:-900}"
+fi
+
+mkdir -p "$out"
+out="$(cd "$out" && pwd)"
+pages="$root/docs/notebooks"
+echo "notebooks: mode $mode; per-cell timeout $timeout s; executed notebooks in $out"
+
+echo "notebooks: building cmd/nbcheck"
+(cd "$root" && go build -o "$out/nbcheck" ./cmd/nbcheck) || die "building cmd/nbcheck failed"
+
+# Standalone pages: Debian's nbconvert points require.js, jQuery and MathJax at file://
+# paths that exist only on a machine with Jupyter; these are nbconvert's upstream defaults.
+cdn=(
+  --HTMLExporter.require_js_url=https://cdnjs.cloudflare.com/ajax/libs/require.js/2.1.10/require.min.js
+  --HTMLExporter.jquery_url=https://cdnjs.cloudflare.com/ajax/libs/jquery/2.0.3/jquery.min.js
+  "--HTMLExporter.mathjax_url=https://cdnjs.cloudflare.com/ajax/libs/mathjax/2.7.7/MathJax.js?config=TeX-AMS_CHTML-full,Safe"
+)
+
+failed=()
+passed=()
+for nb in "${notebooks[@]}"; do
+  [[ -f "$nb" ]] || { echo "notebooks: FAIL $nb: no such file" >&2; failed+=("$nb"); continue; }
+  name="$(basename "$nb" .ipynb)"
+  if ! "$out/nbcheck" -source "$nb"; then
+    echo "notebooks: FAIL $nb: the notebook source breaks the conventions of notebooks/README.md (above)" >&2
+    failed+=("$nb")
+    continue
+  fi
+  log="$out/$name.log"
+  echo
+  echo "==> notebooks: executing $nb"
+  start=$SECONDS
+  if ! jupyter nbconvert --to notebook --execute --allow-errors \
+    --ExecutePreprocessor.timeout="$timeout" \
+    --output-dir "$out" --output "$name" "$nb" >"$log" 2>&1; then
+    echo "notebooks: FAIL $nb: jupyter nbconvert failed after $((SECONDS - start)) s; the end of $log:" >&2
+    tail -n 40 "$log" | sed 's/^/    /' >&2
+    failed+=("$nb")
+    continue
+  fi
+  echo "notebooks: executed in $((SECONDS - start)) s: $out/$name.ipynb"
+  if ! "$out/nbcheck" "$out/$name.ipynb"; then
+    echo "notebooks: FAIL $nb: the executed notebook shows errors (above); kernel log: $log" >&2
+    failed+=("$nb")
+    continue
+  fi
+  if [[ $html -eq 1 ]]; then
+    mkdir -p "$pages"
+    if ! jupyter nbconvert --to html "${cdn[@]}" --output-dir "$pages" --output "$name" "$out/$name.ipynb" >>"$log" 2>&1; then
+      echo "notebooks: FAIL $nb: rendering HTML failed; the end of $log:" >&2
+      tail -n 20 "$log" | sed 's/^/    /' >&2
+      failed+=("$nb")
+      continue
+    fi
+    if ! "$out/nbcheck" -html "$pages/$name.html"; then
+      echo "notebooks: FAIL $nb: the rendered page $pages/$name.html lacks its figures (above)" >&2
+      failed+=("$nb")
+      continue
+    fi
+    echo "notebooks: rendered ${pages#"$root"/}/$name.html"
+  fi
+  passed+=("$nb")
+done
+
+echo
+echo "notebooks: ${#passed[@]} passed, ${#failed[@]} failed"
+if [[ ${#failed[@]} -gt 0 ]]; then
+  printf 'notebooks: FAILED: %s\n' "${failed[@]}" >&2
+  exit 1
+fi
