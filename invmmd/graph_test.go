@@ -21,6 +21,17 @@ func penaltyAndGrad(t *testing.T, d *Design, h []float64, sigma float64, dtype d
 
 // penaltyGradStrata is penaltyAndGrad that also returns the per-stratum penalties.
 func penaltyGradStrata(t *testing.T, d *Design, h []float64, sigma float64, dtype dtypes.DType) (float64, []float64, []float64) {
+	out := runPenaltyGraph(t, d, h, sigma, dtype, func(h, v, c, s *Node) []*Node {
+		strata := PenaltyGraph(h, v, c, s)
+		p := ReduceAllSum(strata)
+		return []*Node{p, Gradient(p, h)[0], strata}
+	})
+	return out[0][0], out[1], out[2]
+}
+
+// runPenaltyGraph executes build(h, V, C, σ) on the shared backend with the design's
+// matrices and returns its outputs as float64 slices.
+func runPenaltyGraph(t *testing.T, d *Design, h []float64, sigma float64, dtype dtypes.DType, build func(h, v, c, s *Node) []*Node) [][]float64 {
 	t.Helper()
 	b, err := backend.Shared()
 	if err != nil {
@@ -30,22 +41,20 @@ func penaltyGradStrata(t *testing.T, d *Design, h []float64, sigma float64, dtyp
 	if err != nil {
 		t.Fatal(err)
 	}
-	exec, err := NewExec(b, func(h, v, c, s *Node) []*Node {
-		strata := PenaltyGraph(h, v, c, s)
-		p := ReduceAllSum(strata)
-		return []*Node{p, Gradient(p, h)[0], strata}
-	})
+	exec, err := NewExec(b, build)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer exec.Finalize()
-	ht := floatTensor(dtype, h, len(h))
-	st := floatTensor(dtype, []float64{sigma}) // scalar
-	out, err := exec.Exec(ht, v, c, st)
+	out, err := exec.Exec(floatTensor(dtype, h, len(h)), v, c, floatTensor(dtype, []float64{sigma}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return toFloat64(t, out[0])[0], toFloat64(t, out[1]), toFloat64(t, out[2])
+	res := make([][]float64, len(out))
+	for i, o := range out {
+		res[i] = toFloat64(t, o)
+	}
+	return res
 }
 
 func toFloat64(t *testing.T, x *tensors.Tensor) []float64 {
@@ -133,29 +142,12 @@ func TestGraphGradientMatchesFiniteDifferences(t *testing.T) {
 // fourierPenaltyAndGrad runs FourierPenaltyGraph and returns the penalty, its gradient with
 // respect to h and the reported error bound.
 func fourierPenaltyAndGrad(t *testing.T, d *Design, h []float64, sigma float64, M int, tol float64, dtype dtypes.DType) (float64, []float64, float64) {
-	t.Helper()
-	b, err := backend.Shared()
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, c, err := d.Tensors(dtype)
-	if err != nil {
-		t.Fatal(err)
-	}
-	exec, err := NewExec(b, func(h, v, c, s *Node) []*Node {
+	out := runPenaltyGraph(t, d, h, sigma, dtype, func(h, v, c, s *Node) []*Node {
 		pen, bound := FourierPenaltyGraph(h, v, c, s, M, tol)
 		p := ReduceAllSum(pen)
 		return []*Node{p, Gradient(p, h)[0], bound}
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer exec.Finalize()
-	out, err := exec.Exec(floatTensor(dtype, h, len(h)), v, c, floatTensor(dtype, []float64{sigma}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return toFloat64(t, out[0])[0], toFloat64(t, out[1]), toFloat64(t, out[2])[0]
+	return out[0][0], out[1], out[2][0]
 }
 
 // TestFourierGraphMatchesExact checks the expansion's penalty and gradient against the

@@ -91,16 +91,7 @@ func plugInStudy(t *testing.T, opts Options) {
 			diffs[k] = append(diffs[k], plugIn(res[0])-plugIn(full[0]))
 		}
 	}
-	for k, c := range mcCases {
-		m, se := meanSE(diffs[k])
-		t.Logf("%-22s mean − full = %+.4f (se %.4f, %+.1f se)", c.name, m, se, m/se)
-		if !c.biased && math.Abs(m) > 3*se {
-			t.Errorf("%s: mean differs from full by %.4f = %.1f standard errors, want within 3", c.name, m, m/se)
-		}
-		if c.biased && math.Abs(m) < 6*se {
-			t.Errorf("%s: mean differs from full by only %.4f = %.1f standard errors, want a bias beyond 6", c.name, m, m/se)
-		}
-	}
+	checkCases(t, diffs, "mean")
 }
 
 // TestMonteCarloMeanZ checks the estimators of E[Z] (appendix E) the same way: IP with the
@@ -133,16 +124,7 @@ func TestMonteCarloMeanZ(t *testing.T) {
 			diffs[k] = append(diffs[k], est-full)
 		}
 	}
-	for k, c := range mcCases {
-		m, se := meanSE(diffs[k])
-		t.Logf("%-22s mean − full = %+.4f (se %.4f, %+.1f se)", c.name, m, se, m/se)
-		if !c.biased && math.Abs(m) > 3*se {
-			t.Errorf("%s: E[Z] estimate differs from the full mean by %.4f = %.1f standard errors, want within 3", c.name, m, m/se)
-		}
-		if c.biased && math.Abs(m) < 6*se {
-			t.Errorf("%s: E[Z] estimate differs from the full mean by only %.4f = %.1f standard errors, want a bias beyond 6", c.name, m, m/se)
-		}
-	}
+	checkCases(t, diffs, "E[Z] estimate")
 }
 
 // TestMonteCarloRatioEstimators checks the estimators as used, with normalisers estimated
@@ -211,16 +193,7 @@ func TestMonteCarloRatioEstimators(t *testing.T) {
 			}
 		}
 	}
-	for k, c := range mcCases {
-		m, se := meanSE(diffs[k])
-		t.Logf("%-22s mean − full = %+.4f (se %.4f, %+.1f se)", c.name, m, se, m/se)
-		if !c.biased && math.Abs(m) > 3*se {
-			t.Errorf("%s: mean differs from full by %.4f = %.1f standard errors, want within 3", c.name, m, m/se)
-		}
-		if c.biased && math.Abs(m) < 6*se {
-			t.Errorf("%s: mean differs from full by only %.4f = %.1f standard errors, want a bias beyond 6", c.name, m, m/se)
-		}
-	}
+	checkCases(t, diffs, "mean")
 }
 
 // estimateWith is Estimate with the kernel sums of the Fourier expansion (per-pair error
@@ -231,4 +204,20 @@ func estimateWith(h []float64, rows Rows, opts Options, methods ...Method) ([]Re
 		return nil, err
 	}
 	return d.Evaluate(h, Fourier{})
+}
+
+// checkCases checks the paired differences (estimate − full, one slice per mcCase): an
+// unbiased case's mean within 3 standard errors of 0, a biased case's beyond 6.
+func checkCases(t *testing.T, diffs [][]float64, what string) {
+	t.Helper()
+	for k, c := range mcCases {
+		m, se := meanSE(diffs[k])
+		t.Logf("%-22s mean − full = %+.4f (se %.4f, %+.1f se)", c.name, m, se, m/se)
+		if !c.biased && math.Abs(m) > 3*se {
+			t.Errorf("%s: %s differs from full by %.4f = %.1f standard errors, want within 3", c.name, what, m, m/se)
+		}
+		if c.biased && math.Abs(m) < 6*se {
+			t.Errorf("%s: %s differs from full by only %.4f = %.1f standard errors, want a bias beyond 6", c.name, what, m, m/se)
+		}
+	}
 }

@@ -44,9 +44,9 @@ type command struct {
 
 func commands() []command {
 	return []command{
-		{"sim", "Experiment 1: the simulation, every method × seeds × λ", runSim},
-		{"tmnist", "Experiment 2: textured MNIST, every method × seeds × λ", runTMNIST},
-		{"clinical", "Experiment 3: the NMES1988 stand-in, or MIMIC-III with -mimic DIR", runClinical},
+		{"sim", "Experiment 1: the simulation, every method × seeds × λ", simSweep.run},
+		{"tmnist", "Experiment 2: textured MNIST, every method × seeds × λ", tmnistSweep.run},
+		{"clinical", "Experiment 3: the NMES1988 stand-in, or MIMIC-III with -mimic DIR", clinicalSweep().run},
 		{"prop1", "Proposition 1 (appendix D): full-data vs observed-only MMD of h* in both constructions", runProp1},
 		{"variance", "the variance study of appendix C.3 (mean and sd of each estimator against batch size)", runVariance},
 		{"all", "every experiment, regenerating figures/", runAll},
@@ -149,11 +149,11 @@ func report(out *experiments.Outcome, exp experiments.Experiment, dir string, st
 	for _, l := range sortedKeys(out.Rows) {
 		sums := experiments.Summarize(out.Rows[l])
 		title := fmt.Sprintf("%s, λ = %s", exp.Title, experiments.LambdaName(l))
-		if err := experiments.WriteMarkdown(stdout, title, sums, experiments.Paper[exp.Name][l]); err != nil {
+		if err := experiments.WriteMarkdown(stdout, title, sums, exp.Paper[l]); err != nil {
 			return err
 		}
 		fmt.Fprintln(stdout)
-		plots, err := figures.Results(title, sums, experiments.Paper[exp.Name][l])
+		plots, err := figures.Results(title, sums, exp.Paper[l])
 		if err != nil {
 			return err
 		}
@@ -178,30 +178,6 @@ func sortedKeys[T any](m map[float64]T) []float64 {
 		}
 	}
 	return ks
-}
-
-func runSim(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("sim", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var sf sweepFlags
-	sf.register(fs, "1,5")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	rc, err := sf.config(stderr)
-	if err != nil {
-		return err
-	}
-	size := experiments.SimulationPaper
-	if sf.quick {
-		size = experiments.SimulationQuick
-	}
-	exp := experiments.Simulation(size)
-	out, err := experiments.Run(exp, rc)
-	if err != nil {
-		return err
-	}
-	return report(out, exp, sf.out, stdout)
 }
 
 func runAll(args []string, stdout, stderr io.Writer) error {
@@ -268,81 +244,6 @@ func runVariance(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-func runClinical(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("clinical", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var sf sweepFlags
-	sf.register(fs, "1")
-	mimicDir := fs.String("mimic", "", "folder of the MIMIC-III v1.4 CSV files (ICUSTAYS, ADMISSIONS, PATIENTS, LABEVENTS, CHARTEVENTS; .csv or .csv.gz); empty runs the NMES1988 stand-in")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if sf.methods == "all" {
-		sf.methods = "none,obs,full,dr,reg,ip"
-	}
-	rc, err := sf.config(stderr)
-	if err != nil {
-		return err
-	}
-	size := experiments.ClinicalPaper
-	if sf.quick {
-		size = experiments.ClinicalQuick
-	}
-	exp := experiments.ClinicalNMES(size)
-	if *mimicDir != "" {
-		exp = experiments.ClinicalMIMIC(*mimicDir, size)
-		exp.Name = "mimic"
-	}
-	out, err := experiments.Run(exp, rc)
-	if err != nil {
-		return err
-	}
-	return report(out, exp, sf.out, stdout)
-}
-
-func runTMNIST(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("tmnist", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var sf sweepFlags
-	sf.register(fs, "1,5")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	rc, err := sf.config(stderr)
-	if err != nil {
-		return err
-	}
-	size := experiments.TMNISTPaper
-	if sf.quick {
-		size = experiments.TMNISTQuick
-	}
-	if err := tmnist.Available(tmnist.DefaultConfig()); err != nil {
-		return err
-	}
-	exp := experiments.TMNIST(size)
-	out, err := experiments.Run(exp, rc)
-	if err != nil {
-		return err
-	}
-	// The examples figure: one grid of images per (Y, Z) cell, train and test, seed 1.
-	cfg := tmnist.DefaultConfig()
-	cfg.Seed = rc.Seeds[0]
-	sp, _, err := tmnist.Build(cfg)
-	if err != nil {
-		return err
-	}
-	p, w, h, err := figures.TMNISTGrid([]*dataset.Set{sp.Train, sp.Test}, 8, [2]string{"grass, dark", "brick, light"})
-	if err != nil {
-		return err
-	}
-	base := filepath.Join(sf.out, "tmnist_examples")
-	if err := figures.Save(p, base, w, h); err != nil {
-		return err
-	}
-	out.Files = append(out.Files, base+".png", base+".svg")
-	return report(out, exp, sf.out, stdout)
-}
-
 func runProp1(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("prop1", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -357,4 +258,108 @@ func runProp1(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	return res.Write(stdout)
+}
+
+// sweep is an experiment command: the shared flags, the experiment it builds, and what it
+// draws besides the results figures.
+type sweep struct {
+	name    string
+	lambdas string // default -lambdas
+	methods string // default -methods for "all"; "" means every method
+	// flags registers the command's own flags.
+	flags func(fs *flag.FlagSet)
+	// experiment builds the experiment for the quick or the paper-size run.
+	experiment func(quick bool) (experiments.Experiment, error)
+	// extra draws further figures into dir after the sweep and returns their files.
+	extra func(rc experiments.RunConfig, dir string) ([]string, error)
+}
+
+func (sw sweep) run(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet(sw.name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var sf sweepFlags
+	sf.register(fs, sw.lambdas)
+	if sw.flags != nil {
+		sw.flags(fs)
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if sf.methods == "all" && sw.methods != "" {
+		sf.methods = sw.methods
+	}
+	rc, err := sf.config(stderr)
+	if err != nil {
+		return err
+	}
+	exp, err := sw.experiment(sf.quick)
+	if err != nil {
+		return err
+	}
+	out, err := experiments.Run(exp, rc)
+	if err != nil {
+		return err
+	}
+	if sw.extra != nil {
+		files, err := sw.extra(rc, sf.out)
+		if err != nil {
+			return err
+		}
+		out.Files = append(out.Files, files...)
+	}
+	return report(out, exp, sf.out, stdout)
+}
+
+var simSweep = sweep{name: "sim", lambdas: "1,5",
+	experiment: func(quick bool) (experiments.Experiment, error) {
+		if quick {
+			return experiments.Simulation(experiments.SimulationQuick), nil
+		}
+		return experiments.Simulation(experiments.SimulationPaper), nil
+	}}
+
+var tmnistSweep = sweep{name: "tmnist", lambdas: "1,5",
+	experiment: func(quick bool) (experiments.Experiment, error) {
+		if err := tmnist.Available(tmnist.DefaultConfig()); err != nil {
+			return experiments.Experiment{}, err
+		}
+		if quick {
+			return experiments.TMNIST(experiments.TMNISTQuick), nil
+		}
+		return experiments.TMNIST(experiments.TMNISTPaper), nil
+	},
+	// The examples figure: a grid of images per (Y, Z) cell, train and test, first seed.
+	extra: func(rc experiments.RunConfig, dir string) ([]string, error) {
+		cfg := tmnist.DefaultConfig()
+		cfg.Seed = rc.Seeds[0]
+		sp, _, err := tmnist.Build(cfg)
+		if err != nil {
+			return nil, err
+		}
+		p, w, h, err := figures.TMNISTGrid([]*dataset.Set{sp.Train, sp.Test}, 8, [2]string{"grass, dark", "brick, light"})
+		if err != nil {
+			return nil, err
+		}
+		base := filepath.Join(dir, "tmnist_examples")
+		return []string{base + ".png", base + ".svg"}, figures.Save(p, base, w, h)
+	}}
+
+func clinicalSweep() sweep {
+	var mimicDir string
+	return sweep{name: "clinical", lambdas: "1", methods: "none,obs,full,dr,reg,ip",
+		flags: func(fs *flag.FlagSet) {
+			fs.StringVar(&mimicDir, "mimic", "", "folder of the MIMIC-III v1.4 CSV files (ICUSTAYS, ADMISSIONS, PATIENTS, LABEVENTS, CHARTEVENTS; .csv or .csv.gz); empty runs the NMES1988 stand-in")
+		},
+		experiment: func(quick bool) (experiments.Experiment, error) {
+			size := experiments.ClinicalPaper
+			if quick {
+				size = experiments.ClinicalQuick
+			}
+			if mimicDir != "" {
+				exp := experiments.ClinicalMIMIC(mimicDir, size)
+				exp.Name = "mimic"
+				return exp, nil
+			}
+			return experiments.ClinicalNMES(size), nil
+		}}
 }

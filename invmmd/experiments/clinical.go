@@ -41,7 +41,8 @@ func ClinicalNMES(size ClinicalSize) Experiment {
 		Net: clinicalNet,
 		H: train.Config{BatchSize: 0, Epochs: size.Epochs, LearningRate: 1e-3,
 			Estimator: invmmd.Options{MainFraction: 1}},
-		Aux: train.AuxConfig{BatchSize: 0, Epochs: size.AuxEpochs, LearningRate: 1e-3},
+		Aux:   train.AuxConfig{BatchSize: 0, Epochs: size.AuxEpochs, LearningRate: 1e-3},
+		Paper: Paper["clinical"],
 		Notes: []string{
 			"NMES1988 (R package AER via Debian r-cran-aer) stands in for MIMIC-III, which needs credentialed access: Y = more than 4 physician office visits (the median), Z = African American, Z missing for non-male patients with probability 0.8, the paper's shifted split. Its population, features and size differ from the paper's, so the numbers are not comparable; the pattern between methods is what the table shows.",
 			"Full-batch training on the ≈386 training rows (the paper's MIMIC batch was 4000).",

@@ -32,6 +32,8 @@ type Experiment struct {
 	H train.Config
 	// Aux is how G and m are fit; Seed is set per seed.
 	Aux train.AuxConfig
+	// Paper holds the paper's numbers to print next to ours, by λ (nil: none).
+	Paper map[float64]map[string]PaperRow
 	// Notes are printed under the tables: what differs from the paper and why.
 	Notes []string
 }
@@ -233,7 +235,7 @@ func (o *Outcome) write(exp Experiment, cfg RunConfig) error {
 		md := strings.TrimSuffix(p, ".csv") + ".md"
 		err := writeFile(md, func(w io.Writer) error {
 			title := fmt.Sprintf("%s, λ = %s", exp.Title, LambdaName(l))
-			if err := WriteMarkdown(w, title, Summarize(o.Rows[l]), Paper[exp.Name][l]); err != nil {
+			if err := WriteMarkdown(w, title, Summarize(o.Rows[l]), exp.Paper[l]); err != nil {
 				return err
 			}
 			_, err := fmt.Fprintf(w, "\nConfiguration: %s (backend %s, %.0f s for all λ). Seeds %v.\n", filepath.Base(cfgPath), rec.Backend, o.Seconds, cfg.Seeds)

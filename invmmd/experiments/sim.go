@@ -33,7 +33,8 @@ func Simulation(size SimulationSize) Experiment {
 		Net: func(role string, seed uint64) models.Net { return models.MLP{Hidden: []int{64, 64}, Seed: seed} },
 		H: train.Config{BatchSize: 1000, Epochs: size.Epochs, LearningRate: 1e-3,
 			Estimator: invmmd.Options{MainFraction: 1}},
-		Aux: train.AuxConfig{BatchSize: 500, Epochs: size.AuxEpochs, LearningRate: 1e-3},
+		Aux:   train.AuxConfig{BatchSize: 500, Epochs: size.AuxEpochs, LearningRate: 1e-3},
+		Paper: Paper["sim"],
 		Notes: []string{
 			"σ_X = 0.7 (not printed in the paper; calibrated so that the Bayes classifier of the training distribution scores the paper's none row, 0.89 train / 0.68 test).",
 			"Sizes 10,000 / 5,000 / 10,000 rows (train / validation / test), batch 1000 (not printed in the paper).",

@@ -37,7 +37,8 @@ func TMNIST(size TMNISTSize) Experiment {
 		Net: func(_ string, seed uint64) models.Net { return models.ExperimentCNN(seed) },
 		H: train.Config{BatchSize: 1500, Epochs: size.Epochs, LearningRate: 3e-3,
 			Estimator: invmmd.Options{MainFraction: 1}},
-		Aux: train.AuxConfig{BatchSize: 500, Epochs: size.AuxEpochs, LearningRate: 3e-3},
+		Aux:   train.AuxConfig{BatchSize: 500, Epochs: size.AuxEpochs, LearningRate: 3e-3},
+		Paper: Paper["tmnist"],
 		Notes: []string{
 			"Textures: grass (rendered dark, Z = 0) and brick (light, Z = 1) from scikit-image (CC0); digits blended as white strokes. See data/README.md and the tmnist package for the rendering and P(μ_X < 0.3 | Z).",
 			"CNN (models.ExperimentCNN): 2×2 average pool, 3×3 conv 8 + max-pool, 3×3 conv 16, linear; small enough for the pure-Go backend (0.5–0.8 s per step of 1500 images on 2 cores). The paper's CNNs are not described.",
