@@ -84,7 +84,7 @@ func TestGraphMatchesReference(t *testing.T) {
 		rows.G[i] = 0.05 + 0.9*rng.Float64()
 		rows.M[i] = rng.Float64()
 	}
-	for _, m := range []Method{Full, Obs, IP, IPPlus, Reg, DR, DRPlus} {
+	for _, m := range AllMethods[1:] {
 		for _, opts := range []Options{{}, {Unconditional: true, Bandwidth: 0.6}} {
 			d, err := NewDesign(rows, opts, m)
 			if err != nil {

@@ -18,12 +18,25 @@ const (
 	Reg                  // regression (eq. regressionmmd) with learned m
 	IP                   // inverse probability (eq. reweightingmmd) with learned G
 	IPPlus               // inverse probability with the true G
+
+	// DRPO is this project's extension: a doubly robust estimator built from the
+	// pseudo-outcome f = ΔZ̃/G − (Δ − G)/G·m of eq. drestimator, with pair weight
+	// f_b,i f_b',j. It is unbiased for the numerators when G or m is right, like DR, and
+	// its MMD estimate is a positive semi-definite form (bounded below), which DR's is not.
+	DRPO
+	DRPOPlus // DRPO with the true G
 )
 
-// Methods lists every method in table order.
+// Methods lists the paper's methods in its tables' order.
 var Methods = []Method{None, Obs, Full, DR, DRPlus, Reg, IP, IPPlus}
 
-var methodNames = [...]string{"none", "obs", "full", "dr", "dr+", "reg", "ip", "ip+"}
+// Extensions lists the methods this project adds to the paper's.
+var Extensions = []Method{DRPO, DRPOPlus}
+
+// AllMethods lists the paper's methods, then the extensions.
+var AllMethods = append(append([]Method(nil), Methods...), Extensions...)
+
+var methodNames = [...]string{"none", "obs", "full", "dr", "dr+", "reg", "ip", "ip+", "dr-po", "dr-po+"}
 
 // String returns the method's name as the paper's tables spell it ("dr+", "ip", ...).
 func (m Method) String() string {
@@ -46,10 +59,14 @@ func ParseMethod(s string) (Method, error) {
 	return 0, fmt.Errorf("unknown method %q: want one of %s", s, strings.Join(methodNames[:], ", "))
 }
 
-// ParseMethods parses a comma-separated list of method names; "all" means Methods.
+// ParseMethods parses a comma-separated list of method names; "all" means Methods (the
+// paper's), "ext" the Extensions.
 func ParseMethods(s string) ([]Method, error) {
-	if strings.TrimSpace(strings.ToLower(s)) == "all" {
+	switch strings.TrimSpace(strings.ToLower(s)) {
+	case "all":
 		return append([]Method(nil), Methods...), nil
+	case "ext":
+		return append([]Method(nil), Extensions...), nil
 	}
 	var out []Method
 	for _, part := range strings.Split(s, ",") {
@@ -68,17 +85,22 @@ func ParseMethods(s string) ([]Method, error) {
 	return out, nil
 }
 
+// Valid reports whether m is one of the defined methods.
+func (m Method) Valid() bool { return m >= None && int(m) < len(methodNames) }
+
 // Penalised reports whether the method adds an MMD penalty (every method but None).
 func (m Method) Penalised() bool { return m != None }
 
 // NeedsG reports whether the method reads the learned missingness model G.
-func (m Method) NeedsG() bool { return m == IP || m == DR }
+func (m Method) NeedsG() bool { return m == IP || m == DR || m == DRPO }
 
 // NeedsTrueG reports whether the method reads the true missingness probability.
-func (m Method) NeedsTrueG() bool { return m == IPPlus || m == DRPlus }
+func (m Method) NeedsTrueG() bool { return m == IPPlus || m == DRPlus || m == DRPOPlus }
 
 // NeedsM reports whether the method reads the nuisance regression m.
-func (m Method) NeedsM() bool { return m == Reg || m == DR || m == DRPlus }
+func (m Method) NeedsM() bool {
+	return m == Reg || m == DR || m == DRPlus || m == DRPO || m == DRPOPlus
+}
 
 // UsesMissingZ reports whether the method reads Z on rows where it is missing (only Full,
 // which is the ground truth and exists because the missingness is simulated).

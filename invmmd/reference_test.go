@@ -32,7 +32,7 @@ func naiveMMD(m Method, h []float64, r Rows, opts Options) float64 {
 	}
 	gOf := func(i int) float64 {
 		g := r.G[i]
-		if m == IPPlus || m == DRPlus {
+		if m == IPPlus || m == DRPlus || m == DRPOPlus {
 			g = r.GTrue[i]
 		}
 		return math.Max(g, o.GFloor)
@@ -46,19 +46,17 @@ func naiveMMD(m Method, h []float64, r Rows, opts Options) float64 {
 		case Reg:
 			return mb(i, b)
 		default: // DR: ΔZ̃_b/G − (Δ − G)/G·m_b
-			g := gOf(i)
 			if r.Delta[i] == 0 {
-				g = r.G[i] // G cancels for a missing row: −(0 − G)/G = 1
-				if m == DRPlus {
-					g = r.GTrue[i]
-				}
-				return mb(i, b)
+				return mb(i, b) // G cancels for a missing row: −(0 − G)/G = 1
 			}
+			g := gOf(i)
 			return zt(i, b)/g - (r.Delta[i]-g)/g*mb(i, b)
 		}
 	}
 	pairW := func(i, j, b, bb int) float64 {
 		switch m {
+		case DRPO, DRPOPlus: // f_b,i f_b',j with f the per-row DR estimate of Z_b
+			return rowMean(i, b) * rowMean(j, bb)
 		case Full, Obs:
 			return zb(i, b) * zb(j, bb)
 		case IP, IPPlus:
@@ -135,7 +133,7 @@ func TestEstimateMatchesPairByPairFormula(t *testing.T) {
 		{"same rows, bandwidth 0.5", Options{MainFraction: 1, Bandwidth: 0.5}},
 		{"unconditional, half split, floor 0.2", Options{Unconditional: true, MainFraction: 0.5, GFloor: 0.2}},
 	} {
-		methods := []Method{Full, Obs, IP, IPPlus, Reg, DR, DRPlus}
+		methods := []Method{Full, Obs, IP, IPPlus, Reg, DR, DRPlus, DRPO, DRPOPlus}
 		got, err := Estimate(h, rows, tc.opts, methods...)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)

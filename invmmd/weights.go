@@ -28,6 +28,7 @@ type weights struct {
 //	IP:    w = u_b,i u_b',j                  u_b = Δ Z̃_b / G
 //	Reg:   w = m_b,i m_b',j
 //	DR:    w = u_b,i u_b',j − v_b,i v_b',j + m_b,i m_b',j,   v_b = Δ m_b / G
+//	DRPO:  w = f_b,i f_b',j,   f_b = u_b − v_b + m_b   (this project's extension)
 //
 // The DR line is eq. drmmd expanded: Δ_iΔ_j Z̃_b Z̃_b'/(G_iG_j) − (Δ_iΔ_j − G_iG_j)/(G_iG_j)
 // m_b m_b' = u u' − v v' + m m'. Its per-row sum u − v + m = ΔZ̃_b/G − (Δ − G)/G m_b is the
@@ -89,18 +90,21 @@ func factorsFor(m Method, r Rows, gFloor float64) (weights, error) {
 		w.terms = []factor{{key, 1, scaled(zObs(), invG(g))}}
 	case Reg:
 		w.terms = []factor{{"m", 1, mCols()}}
-	case DR, DRPlus:
+	case DR, DRPlus, DRPO, DRPOPlus:
 		g, suffix := r.G, ""
-		if m == DRPlus {
+		if m == DRPlus || m == DRPOPlus {
 			g, suffix = r.GTrue, "+"
 		}
 		ig := invG(g)
 		mc := mCols()
-		w.terms = []factor{
-			{"ΔZ/G" + suffix, 1, scaled(zObs(), ig)},
-			{"Δm/G" + suffix, -1, scaled(mc, ig)}, // ig is 0 where Δ = 0
-			{"m", 1, mc},
+		u, v := scaled(zObs(), ig), scaled(mc, ig) // ig is 0 where Δ = 0
+		if m == DRPO || m == DRPOPlus {
+			// The pseudo-outcome f = u − v + m of eq. drestimator, one rank-one term.
+			f := pair(func(i int) (float64, float64) { return u[0][i] - v[0][i] + mc[0][i], u[1][i] - v[1][i] + mc[1][i] })
+			w.terms = []factor{{"f" + suffix, 1, f}}
+			break
 		}
+		w.terms = []factor{{"ΔZ/G" + suffix, 1, u}, {"Δm/G" + suffix, -1, v}, {"m", 1, mc}}
 	default:
 		return w, fmt.Errorf("invmmd: unknown method %v", m)
 	}
@@ -118,8 +122,8 @@ func (w *weights) rowMean(b, i int) float64 {
 
 // MeanZ estimates E[Z] from rows with the estimator family of method m (appendix E):
 // Full the mean of Z, Obs the mean over observed rows, IP/IPPlus the mean of ΔZ̃/G
-// (eq. ipestimator), Reg the mean of m, DR/DRPlus the mean of ΔZ̃/G − (Δ − G)/G·m
-// (eq. drestimator). G is floored at opts.GFloor. It uses the same per-row factors as the
+// (eq. ipestimator), Reg the mean of m, DR and DRPO (and their "+" forms) the mean of
+// ΔZ̃/G − (Δ − G)/G·m (eq. drestimator). G is floored at opts.GFloor. It uses the same per-row factors as the
 // MMD estimators, so the normalisers of a penalty are this function on the normaliser rows.
 func MeanZ(m Method, rows Rows, opts Options) (float64, error) {
 	if m == None {

@@ -98,7 +98,7 @@ type sweepFlags struct {
 
 func (s *sweepFlags) register(fs *flag.FlagSet, lambdas string) {
 	fs.BoolVar(&s.quick, "quick", false, "small data and few epochs (minutes), for tests and notebooks")
-	fs.StringVar(&s.methods, "methods", "all", "comma-separated methods: none,obs,full,dr,dr+,reg,ip,ip+ or all (the experiment's own list)")
+	fs.StringVar(&s.methods, "methods", "all", "comma-separated methods: none,obs,full,dr,dr+,reg,ip,ip+ and the extensions dr-po,dr-po+; all: the experiment's own list")
 	fs.StringVar(&s.lambdas, "lambdas", lambdas, "comma-separated penalty weights λ")
 	fs.StringVar(&s.seeds, "seeds", "1,2,3", "comma-separated seeds")
 	fs.StringVar(&s.out, "out", "figures", "output folder: tables go to OUT/tables, figures to OUT")
@@ -310,7 +310,7 @@ func (sw sweep) run(args []string, stdout, stderr io.Writer) error {
 	return report(out, exp, sf.out, stdout)
 }
 
-var simSweep = sweep{name: "sim", lambdas: "1,5",
+var simSweep = sweep{name: "sim", lambdas: "1,5", methods: "none,obs,full,dr,dr+,reg,ip,ip+,dr-po,dr-po+",
 	experiment: func(quick bool) (experiments.Experiment, error) {
 		if quick {
 			return experiments.Simulation(experiments.SimulationQuick), nil

@@ -68,7 +68,7 @@ func TestSummarizeAndMarkdown(t *testing.T) {
 
 // TestRunQuick runs a tiny simulation sweep end to end and checks the files it writes.
 func TestRunQuick(t *testing.T) {
-	exp := Simulation(SimulationSize{NTrain: 1000, NVal: 500, NTest: 500, Epochs: 2, AuxEpochs: 2})
+	exp := Simulation(SimulationSize{NTrain: 1000, NVal: 500, NTest: 500, Batch: 500, Epochs: 2, AuxEpochs: 2})
 	dir := t.TempDir()
 	out, err := Run(exp, RunConfig{Methods: []invmmd.Method{invmmd.None, invmmd.Reg}, Lambdas: []float64{1, 5}, Seeds: []uint64{1}, TableDir: dir})
 	if err != nil {

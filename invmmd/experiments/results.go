@@ -104,14 +104,14 @@ type Summary struct {
 	TrMMD, TrAcc, TeAcc Cell
 }
 
-// Summarize groups rows by method, in the paper's table order.
+// Summarize groups rows by method, in the paper's table order (extensions last).
 func Summarize(rows []Row) []Summary {
 	by := map[string][]Row{}
 	for _, r := range rows {
 		by[r.Method] = append(by[r.Method], r)
 	}
 	var out []Summary
-	for _, m := range invmmd.Methods {
+	for _, m := range invmmd.AllMethods {
 		rs, ok := by[m.String()]
 		if !ok {
 			continue

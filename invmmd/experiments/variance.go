@@ -26,7 +26,7 @@ import (
 type VarianceConfig struct {
 	Sizes     []int           // batch sizes; the paper's are 1000, 1250, …, 10000
 	Batches   int             // batches per size; the paper's 100
-	Methods   []invmmd.Method // the paper's full, dr, dr+, reg, plus ip, ip+
+	Methods   []invmmd.Method // the paper's full, dr, dr+, reg, plus ip, ip+ and the dr-po extension
 	Seed      uint64
 	Data      SimulationSize // size of the training run of h, G and m
 	Estimator invmmd.Options // the estimators' options (the paper's 1/4 : 3/4 split by default)
@@ -46,7 +46,7 @@ func PaperSizes() []int {
 // VariancePaper and VarianceQuick are the study at the paper's size and a quick version.
 func VariancePaper() VarianceConfig {
 	return VarianceConfig{Sizes: PaperSizes(), Batches: 100, Seed: 1, Data: SimulationPaper,
-		Methods: []invmmd.Method{invmmd.Full, invmmd.DR, invmmd.DRPlus, invmmd.Reg, invmmd.IP, invmmd.IPPlus}}
+		Methods: []invmmd.Method{invmmd.Full, invmmd.DR, invmmd.DRPlus, invmmd.Reg, invmmd.IP, invmmd.IPPlus, invmmd.DRPO, invmmd.DRPOPlus}}
 }
 
 // VarianceQuick is a smaller study for tests and notebooks: 7 sizes, 30 batches.

@@ -89,8 +89,8 @@ type penaltySpec struct {
 	opts   invmmd.Options
 	path   PenaltyPath
 	tol    float64
-	// unclipped trains on the raw per-stratum estimates instead of max(estimate, 0).
-	unclipped bool
+	// clip trains on max(estimate, 0) per stratum instead of the raw estimates.
+	clip bool
 }
 
 // stepExec is a compiled training step for one penalty path.
@@ -137,7 +137,7 @@ func fit(b backends.Backend, net models.Net, s fitSpec) (*Model, *History, error
 				} else {
 					strata = invmmd.PenaltyGraph(logits, v, c, sg)
 				}
-				if !s.penalty.unclipped {
+				if s.penalty.clip {
 					strata = Max(strata, ZerosLike(strata))
 				}
 				pen = ReduceAllSum(strata)
@@ -255,7 +255,8 @@ func (p *penaltySpec) chooseTerms(span, sigma float64, batch int) int {
 	return m
 }
 
-// columnsOf returns a method's number of factor columns in a Y-conditional design.
+// columnsOf returns a method's number of factor columns in a Y-conditional design (DR's
+// three factors, the others' one, times two Z values and two strata).
 func columnsOf(m invmmd.Method) int {
 	if m == invmmd.DR || m == invmmd.DRPlus {
 		return 12

@@ -23,11 +23,12 @@ type Config struct {
 	// penalty, in training and in validation.
 	Estimator invmmd.Options
 	Penalty   PenaltyPath // how the graph sums the kernel; Auto by default
-	// Unclipped trains on each stratum's raw estimate of MMD². By default the estimate is
-	// clipped at 0 (max(MMD²_y, 0), in training and validation): MMD² is never negative,
-	// while the DR and IP estimates can be, and the optimiser drives them far below 0 by
-	// fitting h to their noise (see README, "Clipping").
-	Unclipped  bool
+	// Clip trains and validates on max(MMD²_y, 0) per stratum instead of the raw
+	// estimate (the paper uses the raw estimate). MMD² is never negative, but the DR estimate of eq.
+	// drmmd can be (its pair weights are indefinite) and the optimiser can drive it far
+	// below 0 by fitting h to the weights; clipping removes that incentive, at the price of
+	// no gradient while an estimate is negative (see README, "Training choices").
+	Clip       bool
 	FourierTol float64   // per-pair kernel error of the Fourier path; 0 means DefaultFourierTol
 	Progress   io.Writer // where the progress bar goes; nil is quiet
 }
@@ -35,7 +36,7 @@ type Config struct {
 // Validate checks the configuration against a training set of n rows.
 func (c Config) Validate(n int) error {
 	switch {
-	case c.Method < invmmd.None || c.Method > invmmd.IPPlus:
+	case !c.Method.Valid():
 		return fmt.Errorf("train: unknown method %d", int(c.Method))
 	case c.Lambda < 0 || math.IsNaN(c.Lambda) || math.IsInf(c.Lambda, 0):
 		return fmt.Errorf("train: λ = %v, want a finite value ≥ 0", c.Lambda)
@@ -91,7 +92,7 @@ func Fit(sp dataset.Splits, aux *Aux, net models.Net, cfg Config) (*Model, *Hist
 		if tol == 0 {
 			tol = DefaultFourierTol
 		}
-		spec.penalty = &penaltySpec{method: m, lambda: lambda, rows: trainRows, opts: cfg.Estimator, path: cfg.Penalty, tol: tol, unclipped: cfg.Unclipped}
+		spec.penalty = &penaltySpec{method: m, lambda: lambda, rows: trainRows, opts: cfg.Estimator, path: cfg.Penalty, tol: tol, clip: cfg.Clip}
 	}
 	spec.validate = func(model *Model) (float64, error) {
 		h, err := model.Logits(sp.Val)
@@ -109,7 +110,7 @@ func Fit(sp dataset.Splits, aux *Aux, net models.Net, cfg Config) (*Model, *Hist
 				return 0, err
 			}
 			for _, v := range res[0].Strata {
-				if !cfg.Unclipped {
+				if cfg.Clip {
 					v = math.Max(v, 0)
 				}
 				obj += lambda * v
