@@ -120,15 +120,11 @@ func Variance(cfg VarianceConfig) (*VarianceOutcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	g, err := aux.GModel.Probabilities(pool)
+	pred, err := aux.Predict(pool)
 	if err != nil {
 		return nil, err
 	}
-	m, err := aux.MModel.Probabilities(pool)
-	if err != nil {
-		return nil, err
-	}
-	rows := invmmd.Rows{Y: pool.Y, Z: pool.Z, Delta: pool.Delta, G: g, GTrue: pool.GTrue, M: m}
+	rows := invmmd.Rows{Y: pool.Y, Z: pool.Z, Delta: pool.Delta, G: pred.G, GTrue: pool.GTrue, M: pred.M}
 
 	bar := progress.New(cfg.Progress, len(cfg.Sizes), "variance")
 	defer bar.Finish()

@@ -66,9 +66,10 @@ func DefaultCNN(seed uint64) CNN {
 // backend: the image averaged over 2×2 blocks (28 → 14), a 3×3 convolution with 8 channels,
 // 2×2 max-pool and ReLU (14 → 7), a 3×3 convolution with 16 channels and ReLU (7 × 7 is
 // not pooled), and a linear output: about a twelfth of DefaultCNN's arithmetic per image,
-// 2,049 parameters.
+// 2,049 parameters for one-channel images. Input is left unset, so the same network takes
+// the auxiliary models' images with the label as a second channel (train.WithLabel).
 func ExperimentCNN(seed uint64) CNN {
-	return CNN{Input: []int{28, 28, 1}, InputPool: 2, Channels: []int{8, 16}, Kernel: 3, Seed: seed}
+	return CNN{InputPool: 2, Channels: []int{8, 16}, Kernel: 3, Seed: seed}
 }
 
 // Logit implements Net: x of shape [batch, H, W, C], or [batch, H·W·C] with Input set,

@@ -32,9 +32,59 @@ type Pred struct {
 type Aux struct {
 	Train, Val, Test Pred
 	G, M             FitReport
-	// GModel and MModel are the fitted networks, for predictions on new rows (the
-	// variance study draws fresh batches).
-	GModel, MModel *Model `json:"-"`
+	// gModel and mModel are the fitted networks; Predict runs them on new rows.
+	gModel, mModel *Model
+}
+
+// Predict returns Ĝ and m̂ for the rows of s (e.g. fresh batches in the variance study).
+func (a *Aux) Predict(s *dataset.Set) (Pred, error) {
+	if a.gModel == nil || a.mModel == nil {
+		return Pred{}, fmt.Errorf("train: these auxiliary predictions were not fitted by FitAux, no model to predict with")
+	}
+	xy := WithLabel(s)
+	g, err := a.gModel.Probabilities(xy)
+	if err != nil {
+		return Pred{}, err
+	}
+	m, err := a.mModel.Probabilities(xy)
+	if err != nil {
+		return Pred{}, err
+	}
+	return Pred{G: g, M: m}, nil
+}
+
+// WithLabel returns s with the label Y appended to every row's features, the input of
+// the auxiliary models: G_W = E[Δ | X, Y] and m_W = E[Z | X, Y] are functions of W = (X, Y).
+// A table's rows gain a column ([d] → [d+1]); an image gains a constant channel
+// ([H, W, C] → [H, W, C+1]).
+func WithLabel(s *dataset.Set) *dataset.Set {
+	d, n := s.Dim(), s.Len()
+	shape := append([]int(nil), s.Shape...)
+	plane := 1 // values of Y per row: one per pixel for images
+	if len(shape) == 3 {
+		plane = shape[0] * shape[1]
+		shape[2]++
+	} else {
+		shape = []int{d + 1}
+	}
+	out := *s
+	out.Shape = shape
+	out.X = make([]float32, 0, n*(d+plane))
+	for i := 0; i < n; i++ {
+		row := s.Row(i)
+		y := float32(s.Y[i])
+		if len(s.Shape) == 3 {
+			c := s.Shape[2]
+			for p := 0; p < plane; p++ {
+				out.X = append(out.X, row[p*c:(p+1)*c]...)
+				out.X = append(out.X, y)
+			}
+			continue
+		}
+		out.X = append(out.X, row...)
+		out.X = append(out.X, y)
+	}
+	return &out
 }
 
 // FitReport says how well an auxiliary model fits its validation rows.
@@ -72,12 +122,14 @@ func (r FitReport) String() string {
 }
 
 // FitAux fits G on every training row (target Δ) and m on the training rows where Z is
-// observed (target Z), each keeping its best epoch by validation NLL, and returns their
-// predictions on all three splits. newNet builds a fresh network from a seed.
+// observed (target Z), both on the features and the label (WithLabel), each keeping its
+// best epoch by validation NLL, and returns their predictions on all three splits. newNet
+// builds a fresh network from a seed.
 func FitAux(sp dataset.Splits, newNet func(seed uint64) models.Net, cfg AuxConfig) (*Aux, error) {
 	if err := sp.Validate(); err != nil {
 		return nil, err
 	}
+	sp = dataset.Splits{Train: WithLabel(sp.Train), Val: WithLabel(sp.Val), Test: WithLabel(sp.Test)}
 	if cfg.Epochs < 1 || !(cfg.LearningRate > 0) || (cfg.BatchSize < 2 && cfg.BatchSize != 0) {
 		return nil, fmt.Errorf("train: auxiliary config %+v: want epochs ≥ 1, learning rate > 0, batch ≥ 2 (or 0 for full batch)", cfg)
 	}
@@ -146,7 +198,7 @@ func FitAux(sp dataset.Splits, newNet func(seed uint64) models.Net, cfg AuxConfi
 			BestEpoch: hist.BestEpoch, Seconds: hist.Seconds}
 		rep.ValNLL, rep.ValAcc, rep.ValECE = classification(preds[1], va, valW)
 		if which == "G" {
-			aux.Train.G, aux.Val.G, aux.Test.G, aux.GModel = preds[0], preds[1], preds[2], model
+			aux.Train.G, aux.Val.G, aux.Test.G, aux.gModel = preds[0], preds[1], preds[2], model
 			if sp.Val.GTrue != nil {
 				rep.HasTrueG = true
 				for i, g := range preds[1] {
@@ -161,7 +213,7 @@ func FitAux(sp dataset.Splits, newNet func(seed uint64) models.Net, cfg AuxConfi
 			}
 			aux.G = rep
 		} else {
-			aux.Train.M, aux.Val.M, aux.Test.M, aux.MModel = preds[0], preds[1], preds[2], model
+			aux.Train.M, aux.Val.M, aux.Test.M, aux.mModel = preds[0], preds[1], preds[2], model
 			aux.M = rep
 		}
 	}

@@ -1,6 +1,7 @@
 package train
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -180,5 +181,57 @@ func TestClassificationMetrics(t *testing.T) {
 	// Bins: 0.9 → |0.9−1|; 0.2 → |0.2−0|; 0.6 → |0.6−0|; 0.4 → |0.4−1|, each weighted 1/4.
 	if want := (0.1 + 0.2 + 0.6 + 0.6) / 4; math.Abs(ece-want) > 1e-12 {
 		t.Errorf("ECE %v, want %v", ece, want)
+	}
+}
+
+func TestWithLabel(t *testing.T) {
+	tab := &dataset.Set{Name: "t", Shape: []int{2}, X: []float32{1, 2, 3, 4}, Y: []float64{0, 1}, Z: []float64{0, 0}, Delta: []float64{1, 1}}
+	got := WithLabel(tab)
+	if fmt.Sprint(got.Shape) != "[3]" || fmt.Sprint(got.X) != "[1 2 0 3 4 1]" || got.Y[1] != 1 {
+		t.Errorf("table: shape %v, X %v", got.Shape, got.X)
+	}
+	img := &dataset.Set{Name: "i", Shape: []int{1, 2, 1}, X: []float32{5, 6, 7, 8}, Y: []float64{1, 0}, Z: []float64{0, 0}, Delta: []float64{1, 1}}
+	got = WithLabel(img)
+	if fmt.Sprint(got.Shape) != "[1 2 2]" || fmt.Sprint(got.X) != "[5 1 6 1 7 0 8 0]" {
+		t.Errorf("image: shape %v, X %v", got.Shape, got.X)
+	}
+	if err := got.Validate(); err != nil {
+		t.Error(err)
+	}
+	if len(img.X) != 4 || fmt.Sprint(img.Shape) != "[1 2 1]" {
+		t.Error("WithLabel changed its input")
+	}
+}
+
+// TestAuxModelsSeeTheLabel checks that m̂ approaches E[Z | X, Y], which in the simulation
+// depends strongly on Y (P(Z = 1 | Y) is 0.9 or 0.1): a model of X alone cannot, and
+// Predict on new rows gives the same values as the fit's own predictions.
+func TestAuxModelsSeeTheLabel(t *testing.T) {
+	sp, err := sim.Generate(sim.Config{NTrain: 4000, NVal: 1000, NTest: 500, Seed: 9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	aux, err := FitAux(sp, func(s uint64) models.Net { return models.MLP{Hidden: []int{32}, Seed: s} },
+		AuxConfig{BatchSize: 200, Epochs: 25, LearningRate: 1e-2, Seed: 9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mae := 0.0
+	for i := 0; i < sp.Val.Len(); i++ {
+		x := sp.Val.Row(i)
+		mae += math.Abs(aux.Val.M[i] - sim.TrueM(float64(x[0]), float64(x[1]), sp.Val.Y[i], sim.TrainAgree, sim.DefaultSigmaX))
+	}
+	mae /= float64(sp.Val.Len())
+	if mae > 0.08 {
+		t.Errorf("mean |m̂ − E[Z|X,Y]| = %.3f on validation rows, want < 0.08", mae)
+	}
+	p, err := aux.Predict(sp.Val)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range p.M {
+		if p.M[i] != aux.Val.M[i] || p.G[i] != aux.Val.G[i] {
+			t.Fatalf("row %d: Predict gives (%v, %v), the fit gave (%v, %v)", i, p.G[i], p.M[i], aux.Val.G[i], aux.Val.M[i])
+		}
 	}
 }
