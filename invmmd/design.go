@@ -9,8 +9,8 @@ import (
 type Report struct {
 	// FlooredG counts Δ = 1 rows whose G was below Options.GFloor and was raised to it.
 	FlooredG int
-	// FlooredNorms counts normaliser estimates of P(Z = b | stratum) below
-	// Options.NormFloor that were raised to it.
+	// FlooredNorms counts normaliser estimates N(b, b') below Options.NormFloor² that
+	// were raised to it.
 	FlooredNorms int
 	// EmptyStrata lists the Y values (0 for the unconditional penalty) of strata that
 	// contributed 0 because, for some Z value b, no row of the stratum's main or normaliser
@@ -30,14 +30,18 @@ type Result struct {
 	Report Report
 }
 
-// Terms are the pieces of one stratum's estimate: MMD² = T₁₁/N₁² + T₀₀/N₀² − 2T₁₀/(N₁N₀).
-// T_bb' estimates E[k(h, h') Z_b Z'_b'] and N_b estimates P(Z = b) within the stratum; each
-// is an unbiased estimator when its auxiliary models are right, while their ratio is only
-// consistent (paper, section 3.3).
+// Terms are the pieces of one stratum's estimate: MMD² = T₁₁/N₁₁ + T₀₀/N₀₀ − 2T₁₀/N₁₀
+// (eqs. invariancemmd and fullmmd). T_bb' estimates E[k(h, h') Z_b Z'_b'] and N_bb'
+// estimates N(b, b') = P(Z = b) P(Z' = b') within the stratum, both as U-statistics over
+// pairs i ≠ j: N_bb' = Σ_{i≠j} f_b,i f_b',j / (n(n−1)) with f the method's per-row
+// estimate of Z_b (appendix E). Each is unbiased when its auxiliary models are right;
+// their ratio is consistent (section 3.3), and for Full it is exactly the usual unbiased
+// MMD² between the two groups. (The product of two sample means as N_bb' would keep the
+// i = j terms that T leaves out, biasing each within-group term by about −k̄/n_b.)
 type Terms struct {
 	Y     float64       // the stratum's Y value (0 when unconditional)
 	T     [2][2]float64 // T[b][b']; T[0][1] is left 0 (the MMD uses T[1][0])
-	N     [2]float64    // normalisers after Options.NormFloor
+	N     [2][2]float64 // N[b][b'] after the floor Options.NormFloor²; N[0][1] is left 0
 	Empty bool          // the stratum contributed 0 (see Report.EmptyStrata)
 }
 
@@ -46,7 +50,7 @@ func (t Terms) MMD() float64 {
 	if t.Empty {
 		return 0
 	}
-	return t.T[1][1]/(t.N[1]*t.N[1]) + t.T[0][0]/(t.N[0]*t.N[0]) - 2*t.T[1][0]/(t.N[1]*t.N[0])
+	return t.T[1][1]/t.N[1][1] + t.T[0][0]/t.N[0][0] - 2*t.T[1][0]/t.N[1][0]
 }
 
 // Design holds what one kernel pass over a batch needs to evaluate a set of methods: the
@@ -66,8 +70,8 @@ type Design struct {
 	colBlock []int
 	blocks   []block
 	methods  []Method
-	coefs    [][]coef       // per method: T_bb' = Σ c·Q_pq over its entries for (stratum, b, b')
-	norms    [][][2]float64 // per method and stratum: N_b; nil entry when the stratum is empty
+	coefs    [][]coef          // per method: T_bb' = Σ c·Q_pq over its entries for (stratum, b, b')
+	norms    [][][2][2]float64 // per method and stratum: N_bb'; zero when the stratum is empty
 	reports  []Report
 }
 
@@ -154,7 +158,7 @@ func NewDesign(rows Rows, opts Options, methods ...Method) (*Design, error) {
 		}
 		rep := Report{FlooredG: w.flooredG}
 		var cs []coef
-		norms := make([][2]float64, len(d.blocks))
+		norms := make([][2][2]float64, len(d.blocks))
 		for s := range d.blocks {
 			// Columns exist whether or not the stratum turns out empty, so that the design's
 			// shape does not depend on the batch's content.
@@ -162,15 +166,21 @@ func NewDesign(rows Rows, opts Options, methods ...Method) (*Design, error) {
 			for k, t := range w.terms {
 				ids[k] = [2]int{column(t.key, 0, s, t.col[0]), column(t.key, 1, s, t.col[1])}
 			}
-			nMain, nNormInc := 0.0, 0.0
+			nMain, nNorm := 0.0, 0.0
 			for _, i := range d.blocks[s].rows {
 				nMain += w.include[i]
 			}
-			var mean, mainMass, normMass [2]float64
+			// Normaliser pieces: Σ_i f_b,i and Σ_i f_b,i f_b',i over the normaliser rows.
+			var sum, mainMass, normMass [2]float64
+			var diag [2][2]float64
 			for _, i := range normRows[s] {
-				nNormInc += w.include[i]
+				nNorm += w.include[i]
+				f := [2]float64{w.rowMean(0, i), w.rowMean(1, i)}
 				for b := 0; b < 2; b++ {
-					mean[b] += w.rowMean(b, i)
+					sum[b] += f[b]
+					for bb := 0; bb < 2; bb++ {
+						diag[b][bb] += f[b] * f[bb]
+					}
 					for _, t := range w.terms {
 						normMass[b] += math.Abs(t.col[b][i])
 					}
@@ -183,19 +193,11 @@ func NewDesign(rows Rows, opts Options, methods ...Method) (*Design, error) {
 					}
 				}
 			}
-			if nMain < 2 || nNormInc == 0 || mainMass[0] == 0 || mainMass[1] == 0 || normMass[0] == 0 || normMass[1] == 0 {
+			if nMain < 2 || nNorm < 2 || mainMass[0] == 0 || mainMass[1] == 0 || normMass[0] == 0 || normMass[1] == 0 {
 				rep.EmptyStrata = append(rep.EmptyStrata, d.blocks[s].label)
 				continue // norms[s] stays zero: the stratum is empty
 			}
-			var norm [2]float64
-			for b := 0; b < 2; b++ {
-				norm[b] = mean[b] / nNormInc
-				if norm[b] < o.NormFloor {
-					norm[b] = o.NormFloor
-					rep.FlooredNorms++
-				}
-			}
-			norms[s] = norm
+			norms[s] = normalisers(sum, diag, nNorm, o.NormFloor, &rep)
 			// T_bb' = Σ_k sign_k Q[k_b, k_b'] / (n(n−1)), over the main rows.
 			u := 1 / (nMain * (nMain - 1))
 			for k, t := range w.terms {
@@ -209,6 +211,40 @@ func NewDesign(rows Rows, opts Options, methods ...Method) (*Design, error) {
 		d.reports = append(d.reports, rep)
 	}
 	return d, nil
+}
+
+// normalisers returns N(b, b') for b, b' ∈ {(1,1), (0,0), (1,0)} from the per-row
+// estimates f of Z_b on n rows, given their sums and the sums of their products: the
+// U-statistic Σ_{i≠j} f_b,i f_b',j / (n(n−1)), floored at floor². When a mean estimate of
+// P(Z = b) is itself below floor (DR and IP estimates can be negative), the product of
+// the floored means is used instead, since the U-statistic of two negative means would be
+// positive. Each floor is counted in rep.
+func normalisers(sum [2]float64, diag [2][2]float64, n, floor float64, rep *Report) [2][2]float64 {
+	var norm [2][2]float64
+	pairs := [][2]int{{1, 1}, {0, 0}, {1, 0}}
+	mean := [2]float64{sum[0] / n, sum[1] / n}
+	if mean[0] < floor || mean[1] < floor {
+		for b := range mean {
+			if mean[b] < floor {
+				mean[b] = floor
+				rep.FlooredNorms++
+			}
+		}
+		for _, bb := range pairs {
+			norm[bb[0]][bb[1]] = mean[bb[0]] * mean[bb[1]]
+		}
+		return norm
+	}
+	for _, bb := range pairs {
+		b, c := bb[0], bb[1]
+		v := (sum[b]*sum[c] - diag[b][c]) / (n * (n - 1))
+		if v < floor*floor {
+			v = floor * floor
+			rep.FlooredNorms++
+		}
+		norm[b][c] = v
+	}
+	return norm
 }
 
 // NumColumns returns the number of factor columns P.
@@ -239,11 +275,11 @@ func (d *Design) Matrices() (v, c []float64, p, strata int) {
 	for k, cs := range d.coefs {
 		for _, e := range cs {
 			n := d.norms[k][e.s]
-			w := 1.0 // MMD² = T₁₁/N₁² + T₀₀/N₀² − 2T₁₀/(N₁N₀)
+			w := 1.0 // MMD² = T₁₁/N₁₁ + T₀₀/N₀₀ − 2T₁₀/N₁₀
 			if e.b != e.bb {
 				w = -2
 			}
-			c[(e.s*p+e.p)*p+e.q] += w * e.c / (n[e.b] * n[e.bb])
+			c[(e.s*p+e.p)*p+e.q] += w * e.c / n[e.b][e.bb]
 		}
 	}
 	return v, c, p, strata
@@ -297,7 +333,7 @@ func (d *Design) assemble(q [][]float64) ([]Result, error) {
 	for k, m := range d.methods {
 		r := Result{Method: m, Strata: make([]float64, len(d.blocks)), Terms: make([]Terms, len(d.blocks)), Report: d.reports[k]}
 		for s, blk := range d.blocks {
-			r.Terms[s] = Terms{Y: blk.label, N: d.norms[k][s], Empty: d.norms[k][s][0] == 0}
+			r.Terms[s] = Terms{Y: blk.label, N: d.norms[k][s], Empty: d.norms[k][s][0][0] == 0}
 		}
 		for _, e := range d.coefs[k] {
 			r.Terms[e.s].T[e.b][e.bb] += e.c * q[e.p][e.q]

@@ -141,8 +141,8 @@ func TestGuards(t *testing.T) {
 			t.Errorf("FlooredNorms = %d, value %v; want a floored normaliser and a finite value", res[0].Report.FlooredNorms, res[0].Value)
 		}
 		for _, tm := range res[0].Terms {
-			if tm.N[1] != DefaultNormFloor {
-				t.Errorf("stratum %v: N_1 = %v, want the floor %v", tm.Y, tm.N[1], DefaultNormFloor)
+			if tm.N[1][1] != DefaultNormFloor*DefaultNormFloor {
+				t.Errorf("stratum %v: N_11 = %v, want the floor %v", tm.Y, tm.N[1][1], DefaultNormFloor*DefaultNormFloor)
 			}
 		}
 	})

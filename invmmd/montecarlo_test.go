@@ -50,8 +50,9 @@ func withWrongModels(rows Rows, wrongG, wrongM bool) Rows {
 	return r
 }
 
-// plugIn is the penalty with the normalisers at their population values P(Z = b | Y = y):
-// a linear combination of the T terms, so it is unbiased exactly when they are.
+// plugIn is the penalty with the normalisers at their population values P(Z = b | Y = y)
+// P(Z' = b' | Y = y): a linear combination of the T terms, so it is unbiased exactly when
+// they are.
 func plugIn(r Result) float64 {
 	p := defaultTestDGP().pZ
 	v := 0.0

@@ -21,9 +21,9 @@ type Options struct {
 	// raised to it and counted in Report.FlooredG. 0 means 0.05.
 	GFloor float64
 
-	// NormFloor is the smallest estimate of P(Z = b | stratum) used in a normaliser; an
-	// estimate below it (the DR and IP estimates can be negative or 0 in a small batch) is
-	// raised to it and counted in Report.FlooredNorms. 0 means 0.01.
+	// NormFloor bounds the normalisers from below: an estimate of N(b, b') =
+	// P(Z = b)P(Z' = b') under NormFloor² (the DR and IP estimates can be negative or 0 in
+	// a small batch) is raised to it and counted in Report.FlooredNorms. 0 means 0.01.
 	NormFloor float64
 
 	// Unconditional selects the MMD between p(h|Z=1) and p(h|Z=0) over all rows

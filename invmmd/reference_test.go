@@ -93,12 +93,28 @@ func naiveMMD(m Method, h []float64, r Rows, opts Options) float64 {
 				norm = append(norm, i)
 			}
 		}
-		var nb [2]float64
+		// N(b, b') as a U-statistic over pairs of normaliser rows, or the product of the
+		// floored means when a mean falls below the floor.
+		mean := [2]float64{}
 		for b := 0; b < 2; b++ {
 			for _, i := range norm {
-				nb[b] += rowMean(i, b)
+				mean[b] += rowMean(i, b)
 			}
-			nb[b] = math.Max(nb[b]/float64(len(norm)), o.NormFloor)
+			mean[b] /= float64(len(norm))
+		}
+		nb := func(b, bb int) float64 {
+			if mean[0] < o.NormFloor || mean[1] < o.NormFloor {
+				return math.Max(mean[b], o.NormFloor) * math.Max(mean[bb], o.NormFloor)
+			}
+			v := 0.0
+			for _, i := range norm {
+				for _, j := range norm {
+					if i != j {
+						v += rowMean(i, b) * rowMean(j, bb)
+					}
+				}
+			}
+			return math.Max(v/float64(len(norm)*(len(norm)-1)), o.NormFloor*o.NormFloor)
 		}
 		t := func(b, bb int) float64 {
 			s := 0.0
@@ -111,7 +127,7 @@ func naiveMMD(m Method, h []float64, r Rows, opts Options) float64 {
 			}
 			return s / float64(len(main)*(len(main)-1))
 		}
-		total += t(1, 1)/(nb[1]*nb[1]) + t(0, 0)/(nb[0]*nb[0]) - 2*t(1, 0)/(nb[1]*nb[0])
+		total += t(1, 1)/nb(1, 1) + t(0, 0)/nb(0, 0) - 2*t(1, 0)/nb(1, 0)
 	}
 	return total
 }

@@ -384,11 +384,11 @@ func runSlice(c Config, opts invmmd.Options, d Direction, v Variant, yi int, y f
 }
 
 // BiasAllowance bounds the small-sample bias of the Full and Obs estimates of the slice.
-// The estimators divide a U-statistic (pairs i ≠ j) by squared means that include every
-// row, so each within-group term is low by a factor (1 − 1/n_b), a bias of about
-// −(k̄₁₁/n₁ + k̄₀₀/n₀) with n_b the rows of group b and k̄ ≤ 1 the mean kernel value. The
-// allowance adds 1/n₁ + 1/n₀ for full (all rows) and for obs (observed rows); it is +Inf
-// when obs has no row of some group.
+// Their numerators and normalisers are U-statistics, so Full is the unbiased MMD² of the
+// two groups, but obs and the estimators whose normalisers are estimated (a ratio of
+// estimates) keep a bias of order 1/n_b, n_b the rows of group b; the allowance adds
+// 1/n₁ + 1/n₀ for full (all rows) and for obs (observed rows), a generous bound since
+// kernel values are at most 1. It is +Inf when obs has no row of some group.
 func (s Slice) BiasAllowance(n int) float64 {
 	z0 := float64(n) - s.Z1
 	if s.ObservedZ1 == 0 || s.ObservedZ0 == 0 || s.Z1 == 0 || z0 == 0 {

@@ -22,7 +22,7 @@ func (r Result) Write(w io.Writer) error {
 		c.Seed, c.Reps, c.N, c.Bandwidth, c.SigmaX, c.SigmaZ, c.SoftRate, c.MainFraction)
 	fmt.Fprintf(&b, "estimate: mean ± standard error over repetitions; limit: large-sample value by quadrature\n")
 	fmt.Fprintf(&b, "ip+, reg and dr+ are given the true G and m (here X and Y determine Z, so m = Z)\n")
-	fmt.Fprintf(&b, "estimates carry a small-sample bias of order 1/n (each within-group term is low by about k̄/n_b): full ≈ −0.001 where its limit is 0\n")
+	fmt.Fprintf(&b, "full is the unbiased MMD² of the two groups (its mean scatters around the limit); the others are ratios of estimates, consistent with a bias of order 1/n\n")
 	for _, d := range []Direction{Direction1, Direction2} {
 		var ss []Slice
 		for _, s := range r.Slices {
