@@ -431,7 +431,7 @@ func (r Report) Markdown() string {
 		c.Seed, r.MNISTTrain01, r.MNISTTest01, c.FlipProb,
 		c.Textures[0], c.Tones[0].Lo, c.Tones[0].Hi, c.Textures[1], c.Tones[1].Lo, c.Tones[1].Hi, Side*c.Downsample,
 		c.PTrainAgree, c.PTestAgree, c.DarkThreshold, c.PObsElse)
-	b.WriteString("| split | n | digit 0/1 | flipped | P(Y=1) | P(Z=1) | P(Z=1|Y=0) | P(Z=1|Y=1) | P(Y=Z) | mean μ_X Z=0/1 | P(μ_X<0.3|Z=0) | P(μ_X<0.3|Z=1) | P(Q=1) | observed | obs. (Y,Z)=00/01/10/11 |\n")
+	b.WriteString("| split | n | digit 0/1 | flipped | P(Y=1) | P(Z=1) | P(Z=1 \\| Y=0) | P(Z=1 \\| Y=1) | P(Y=Z) | mean μ_X Z=0/1 | P(μ_X<0.3 \\| Z=0) | P(μ_X<0.3 \\| Z=1) | P(Q=1) | observed | obs. (Y,Z)=00/01/10/11 |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, s := range r.Splits {
 		m := s.Summary
