@@ -37,7 +37,7 @@ func TMNIST(size TMNISTSize) Experiment {
 		Net: func(_ string, seed uint64) models.Net { return models.ExperimentCNN(seed) },
 		H: train.Config{BatchSize: 1500, Epochs: size.Epochs, LearningRate: 3e-3,
 			Estimator: invmmd.Options{MainFraction: 1}},
-		Aux:   train.AuxConfig{BatchSize: 500, Epochs: size.AuxEpochs, LearningRate: 3e-3},
+		Aux:   train.AuxConfig{BatchSize: 256, Epochs: size.AuxEpochs, LearningRate: 3e-3},
 		Paper: Paper["tmnist"],
 		Notes: []string{
 			"Textures: grass (rendered dark, Z = 0) and brick (light, Z = 1) from scikit-image (CC0); digits blended as white strokes. See data/README.md and the tmnist package for the rendering and P(μ_X < 0.3 | Z).",
