@@ -17,7 +17,7 @@ type TMNISTSize struct {
 // Paper-size and quick settings of the textured-MNIST experiment.
 var (
 	TMNISTPaper = TMNISTSize{Epochs: 12, AuxEpochs: 8}
-	TMNISTQuick = TMNISTSize{MaxTrain: 3600, MaxTest: 1000, Epochs: 5, AuxEpochs: 5}
+	TMNISTQuick = TMNISTSize{MaxTrain: 3600, MaxTest: 1000, Epochs: 5, AuxEpochs: 15}
 )
 
 // TMNIST is Experiment 2: digits 0 and 1 of MNIST over two textures (package tmnist), the
