@@ -35,7 +35,7 @@ END {
       row = "| " nl[j] " |"; bk = b SUBSEP nl[j] SUBSEP base[b]
       for (i = 1; i <= nv; i++) {
         k = b SUBSEP nl[j] SUBSEP vl[i]
-        row = row (((k in t) && (bk in t)) ? sprintf(" %.2f |", t[k] / t[bk]) : " – |")
+        row = row (((k in t) && (bk in t)) ? sprintf(" %.3g |", t[k] / t[bk]) : " – |")
       }
       print row
     }

@@ -10,6 +10,7 @@
 //	sim       Experiment 1: the simulation, every method × seeds × λ
 //	tmnist    Experiment 2: textured MNIST, every method × seeds × λ
 //	clinical  Experiment 3: the NMES1988 stand-in, or MIMIC-III with -mimic DIR
+//	figures   redraw the figures from the tables under figures/tables, without training
 //	prop1     Proposition 1 (appendix D): full-data vs observed-only MMD of h*
 //	variance  the variance study of appendix C.3
 //	all       every experiment, regenerating figures/ (the README's main job)
@@ -47,6 +48,7 @@ func commands() []command {
 		{"sim", "Experiment 1: the simulation, every method × seeds × λ", simSweep.run},
 		{"tmnist", "Experiment 2: textured MNIST, every method × seeds × λ", tmnistSweep.run},
 		{"clinical", "Experiment 3: the NMES1988 stand-in, or MIMIC-III with -mimic DIR", clinicalSweep().run},
+		{"figures", "redraw the results figures from the tables under figures/tables (no training)", runFigures},
 		{"prop1", "Proposition 1 (appendix D): full-data vs observed-only MMD of h* in both constructions", runProp1},
 		{"variance", "the variance study of appendix C.3 (mean and sd of each estimator against batch size)", runVariance},
 		{"all", "every experiment, regenerating figures/", runAll},
@@ -147,23 +149,99 @@ func parseFloats(s, what string) ([]float64, error) {
 // report writes an outcome's tables to stdout and its figure per λ to the output folder.
 func report(out *experiments.Outcome, exp experiments.Experiment, dir string, stdout io.Writer) error {
 	for _, l := range sortedKeys(out.Rows) {
-		sums := experiments.Summarize(out.Rows[l])
-		title := fmt.Sprintf("%s, λ = %s", exp.Title, experiments.LambdaName(l))
-		if err := experiments.WriteMarkdown(stdout, title, sums, exp.Paper[l]); err != nil {
-			return err
-		}
-		fmt.Fprintln(stdout)
-		plots, err := figures.Results(title, sums, exp.Paper[l])
+		files, err := drawResults(out.Rows[l], exp, l, dir, stdout)
 		if err != nil {
 			return err
 		}
-		base := filepath.Join(dir, exp.Name+"_lambda"+experiments.LambdaName(l))
+		out.Files = append(out.Files, files...)
+	}
+	fmt.Fprintf(stdout, "%s: %.0f s. Wrote %s\n", exp.Name, out.Seconds, strings.Join(out.Files, ", "))
+	return nil
+}
+
+// drawResults writes the table of rows at λ to stdout, next to the paper's numbers, and
+// its results figure to dir.
+func drawResults(rows []experiments.Row, exp experiments.Experiment, l float64, dir string, stdout io.Writer) ([]string, error) {
+	sums := experiments.Summarize(rows)
+	title := fmt.Sprintf("%s, λ = %s", exp.Title, experiments.LambdaName(l))
+	if err := experiments.WriteMarkdown(stdout, title, sums, exp.Paper[l]); err != nil {
+		return nil, err
+	}
+	fmt.Fprintln(stdout)
+	plots, err := figures.Results(title, sums, exp.Paper[l])
+	if err != nil {
+		return nil, err
+	}
+	base := filepath.Join(dir, exp.Name+"_lambda"+experiments.LambdaName(l))
+	if err := figures.SaveGrid(plots, base, 2*figures.Width, figures.Height); err != nil {
+		return nil, err
+	}
+	return []string{base + ".png", base + ".svg"}, nil
+}
+
+// runFigures redraws the results figures from the tables under OUT/tables, without
+// training anything.
+func runFigures(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("figures", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	out := fs.String("out", "figures", "folder holding tables/ (read) and the figures (written)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	known := map[string]experiments.Experiment{
+		"sim":      experiments.Simulation(experiments.SimulationQuick),
+		"tmnist":   experiments.TMNIST(experiments.TMNISTQuick),
+		"clinical": experiments.ClinicalNMES(experiments.ClinicalQuick),
+	}
+	mimicExp := experiments.ClinicalNMES(experiments.ClinicalQuick)
+	mimicExp.Name, mimicExp.Title = "mimic", "MIMIC-III"
+	known["mimic"] = mimicExp
+	paths, err := filepath.Glob(filepath.Join(*out, "tables", "*_lambda*.csv"))
+	if err != nil {
+		return err
+	}
+	var files []string
+	for _, p := range paths {
+		name, lam, _ := strings.Cut(strings.TrimSuffix(filepath.Base(p), ".csv"), "_lambda")
+		exp, ok := known[name]
+		if !ok {
+			fmt.Fprintf(stderr, "invmmd figures: skipping %s (unknown experiment %q)\n", p, name)
+			continue
+		}
+		l, err := strconv.ParseFloat(lam, 64)
+		if err != nil {
+			return fmt.Errorf("%s: λ %q in the file name is not a number", p, lam)
+		}
+		rows, err := experiments.ReadCSVFile(p)
+		if err != nil {
+			return err
+		}
+		f, err := drawResults(rows, exp, l, *out, stdout)
+		if err != nil {
+			return err
+		}
+		files = append(files, f...)
+	}
+	vp := filepath.Join(*out, "tables", "variance.csv")
+	if _, err := os.Stat(vp); err == nil {
+		pts, err := experiments.ReadVarianceCSV(vp)
+		if err != nil {
+			return err
+		}
+		plots, err := figures.Variance(pts)
+		if err != nil {
+			return err
+		}
+		base := filepath.Join(*out, "variance")
 		if err := figures.SaveGrid(plots, base, 2*figures.Width, figures.Height); err != nil {
 			return err
 		}
-		out.Files = append(out.Files, base+".png", base+".svg")
+		files = append(files, base+".png", base+".svg")
 	}
-	fmt.Fprintf(stdout, "%s: %.0f s. Wrote %s\n", exp.Name, out.Seconds, strings.Join(out.Files, ", "))
+	if len(files) == 0 {
+		return fmt.Errorf("no result tables under %s: run an experiment first (e.g. invmmd sim)", filepath.Join(*out, "tables"))
+	}
+	fmt.Fprintf(stdout, "Wrote %s\n", strings.Join(files, ", "))
 	return nil
 }
 

@@ -49,3 +49,24 @@ func TestSimQuickWritesTablesAndFigures(t *testing.T) {
 		t.Errorf("stdout lacks the table next to the paper's numbers:\n%s", out.String())
 	}
 }
+
+func TestFiguresRedrawsFromTables(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "tables"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	csv := "method,seed,tr_mmd,tr_acc,te_acc\nnone,1,0.2,0.9,0.7\nfull,1,0.01,0.85,0.8\n"
+	if err := os.WriteFile(filepath.Join(dir, "tables", "sim_lambda1.csv"), []byte(csv), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if err := dispatch([]string{"figures", "-out", dir}, &out, &errb); err != nil {
+		t.Fatalf("%v\n%s", err, errb.String())
+	}
+	if st, err := os.Stat(filepath.Join(dir, "sim_lambda1.png")); err != nil || st.Size() == 0 {
+		t.Fatalf("sim_lambda1.png not written: %v", err)
+	}
+	if err := dispatch([]string{"figures", "-out", t.TempDir()}, &out, &errb); err == nil || !strings.Contains(err.Error(), "no result tables") {
+		t.Fatalf("empty folder: error %v", err)
+	}
+}

@@ -103,3 +103,25 @@ func TestRunQuick(t *testing.T) {
 		t.Error("λ = -1: want an error")
 	}
 }
+
+func TestVarianceCSV(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "v.csv")
+	os.WriteFile(good, []byte(VarianceCSVHeader+"\nfull,1000,0.25,0.03,100\ndr+,2000,0.3,0.1,100\n"), 0o644)
+	pts, err := ReadVarianceCSV(good)
+	if err != nil || len(pts) != 2 || pts[1].Estimator != "dr+" || pts[1].BatchSize != 2000 || pts[0].Std != 0.03 {
+		t.Fatalf("ReadVarianceCSV = %+v, %v", pts, err)
+	}
+	for _, tc := range []struct{ body, want string }{
+		{"estimator,size,mean,std,n\n", "line 1: header"},
+		{VarianceCSVHeader + "\nfull,x,0.2,0.1,100\n", "line 2, column batch_size"},
+		{VarianceCSVHeader + "\nfull,1000,Inf,0.1,100\n", "line 2, column mean"},
+		{VarianceCSVHeader + "\nfoo,1000,0.2,0.1,100\n", "line 2, column estimator"},
+	} {
+		p := filepath.Join(dir, "bad.csv")
+		os.WriteFile(p, []byte(tc.body), 0o644)
+		if _, err := ReadVarianceCSV(p); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: error %v, want %q", tc.body, err, tc.want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/invmmd/invmmd/invmmd"
@@ -230,4 +233,53 @@ func asSlice(v any) []string {
 		return s
 	}
 	return nil
+}
+
+// ReadVarianceCSV reads a variance.csv written by Variance; errors name the file, line and
+// column.
+func ReadVarianceCSV(path string) ([]VariancePoint, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	cr := csv.NewReader(f)
+	cr.FieldsPerRecord = 5
+	head, err := cr.Read()
+	if err != nil {
+		return nil, fmt.Errorf("%s: reading the header: %w", path, err)
+	}
+	if strings.Join(head, ",") != VarianceCSVHeader {
+		return nil, fmt.Errorf("%s: line 1: header %q, want %q", path, strings.Join(head, ","), VarianceCSVHeader)
+	}
+	var pts []VariancePoint
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			return pts, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		line, _ := cr.FieldPos(0)
+		p := VariancePoint{Estimator: rec[0]}
+		if _, err := invmmd.ParseMethod(rec[0]); err != nil {
+			return nil, fmt.Errorf("%s: line %d, column estimator: %w", path, line, err)
+		}
+		var perr error
+		if p.BatchSize, perr = strconv.Atoi(rec[1]); perr != nil || p.BatchSize < 2 {
+			return nil, fmt.Errorf("%s: line %d, column batch_size: %q is not a batch size", path, line, rec[1])
+		}
+		if p.N, perr = strconv.Atoi(rec[4]); perr != nil || p.N < 1 {
+			return nil, fmt.Errorf("%s: line %d, column n: %q is not a count", path, line, rec[4])
+		}
+		for k, dst := range []*float64{&p.Mean, &p.Std} {
+			v, err := strconv.ParseFloat(rec[2+k], 64)
+			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("%s: line %d, column %s: %q is not a finite number", path, line, []string{"mean", "std"}[k], rec[2+k])
+			}
+			*dst = v
+		}
+		pts = append(pts, p)
+	}
 }

@@ -3,6 +3,7 @@ package figures
 import (
 	"fmt"
 	"image/color"
+	"math"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -95,5 +96,8 @@ func methodPanel(title, ylabel string, sums []experiments.Summary, paper map[str
 	p.Legend.Top = true
 	p.NominalX(names...)
 	p.Add(plotter.NewGrid())
+	// Headroom above the tallest bar for the legend.
+	p.Y.Min = math.Min(p.Y.Min, 0)
+	p.Y.Max += 0.3 * (p.Y.Max - p.Y.Min)
 	return p, nil
 }
