@@ -346,11 +346,11 @@ func (x *extraction) readPatients() error {
 		if err != nil {
 			return err
 		}
-		sub, ok := atoi(rec[cSub])
+		sub, ok, err := t.intField(rec, line, cSub, "SUBJECT_ID")
+		if err != nil {
+			return err
+		}
 		if !ok {
-			if err := t.malformed(line, "column SUBJECT_ID: %q is not an integer", rec[cSub]); err != nil {
-				return err
-			}
 			continue
 		}
 		dob, err := parseTimestamp(rec[cDob])
@@ -640,22 +640,22 @@ func (x *extraction) readLabs() error {
 		if err != nil {
 			return err
 		}
-		item, ok := atoi(rec[cItem])
+		item, ok, err := t.intField(rec, line, cItem, "ITEMID")
+		if err != nil {
+			return err
+		}
 		if !ok {
-			if err := t.malformed(line, "column ITEMID: %q is not an integer", rec[cItem]); err != nil {
-				return err
-			}
 			continue
 		}
 		r, used := rs[item]
 		if !used {
 			continue
 		}
-		sub, ok := atoi(rec[cSub])
+		sub, ok, err := t.intField(rec, line, cSub, "SUBJECT_ID")
+		if err != nil {
+			return err
+		}
 		if !ok {
-			if err := t.malformed(line, "column SUBJECT_ID: %q is not an integer", rec[cSub]); err != nil {
-				return err
-			}
 			continue
 		}
 		stays := x.bySubject[sub]
@@ -698,11 +698,11 @@ func (x *extraction) readCharts() error {
 		if err != nil {
 			return err
 		}
-		item, ok := atoi(rec[cItem])
+		item, ok, err := t.intField(rec, line, cItem, "ITEMID")
+		if err != nil {
+			return err
+		}
 		if !ok {
-			if err := t.malformed(line, "column ITEMID: %q is not an integer", rec[cItem]); err != nil {
-				return err
-			}
 			continue
 		}
 		r, used := rs[item]
@@ -713,11 +713,11 @@ func (x *extraction) readCharts() error {
 			x.rep.ChartNoStay++
 			continue
 		}
-		icu, ok := atoi(rec[cICU])
+		icu, ok, err := t.intField(rec, line, cICU, "ICUSTAY_ID")
+		if err != nil {
+			return err
+		}
 		if !ok {
-			if err := t.malformed(line, "column ICUSTAY_ID: %q is not an integer", rec[cICU]); err != nil {
-				return err
-			}
 			continue
 		}
 		s, in := x.byICU[icu]

@@ -185,6 +185,17 @@ func (t *tableFile) malformed(line int, format string, args ...any) error {
 	return nil
 }
 
+// intField parses column col (named name) of rec as an integer. A malformed value is
+// reported with its line (malformed): ok is false then, and err is set once the file has
+// more malformed rows than tolerated.
+func (t *tableFile) intField(rec []string, line, col int, name string) (v int, ok bool, err error) {
+	v, ok = atoi(rec[col])
+	if !ok {
+		err = t.malformed(line, "column %s: %q is not an integer", name, rec[col])
+	}
+	return v, ok, err
+}
+
 // Close closes the file and finishes its report.
 func (t *tableFile) Close() {
 	t.rep.Elapsed = time.Since(t.start)
