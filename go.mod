@@ -4,6 +4,7 @@ go 1.26
 
 require (
 	github.com/gomlx/gomlx v0.26.0
+	gonum.org/v1/gonum v0.16.0
 	gonum.org/v1/plot v0.15.2
 )
 

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"gonum.org/v1/gonum/stat"
+
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/backend"
 	"github.com/invmmd/invmmd/invmmd/dataset"
@@ -159,7 +161,7 @@ func Variance(cfg VarianceConfig) (*VarianceOutcome, error) {
 			}
 		}
 		for k, meth := range cfg.Methods {
-			mean, std := meanStd(vals[k])
+			mean, std := stat.MeanStdDev(vals[k], nil)
 			pts[k].Estimator, pts[k].BatchSize, pts[k].Mean, pts[k].Std, pts[k].N = meth.String(), n, mean, std, len(vals[k])
 		}
 		out.Points = append(out.Points, pts...)
@@ -172,19 +174,6 @@ func Variance(cfg VarianceConfig) (*VarianceOutcome, error) {
 		}
 	}
 	return out, nil
-}
-
-func meanStd(xs []float64) (float64, float64) {
-	m := 0.0
-	for _, x := range xs {
-		m += x
-	}
-	m /= float64(len(xs))
-	v := 0.0
-	for _, x := range xs {
-		v += (x - m) * (x - m)
-	}
-	return m, math.Sqrt(v / float64(len(xs)-1))
 }
 
 // VarianceCSVHeader is the header of variance.csv.

@@ -94,18 +94,21 @@ func Fit(sp dataset.Splits, aux *Aux, net models.Net, cfg Config) (*Model, *Hist
 		}
 		spec.penalty = &penaltySpec{method: m, lambda: lambda, rows: trainRows, opts: cfg.Estimator, path: cfg.Penalty, tol: tol, clip: cfg.Clip}
 	}
+	// The validation design does not depend on h: build it once.
+	var valDesign *invmmd.Design
+	if m.Penalised() && lambda > 0 {
+		if valDesign, err = invmmd.NewDesign(valRows, cfg.Estimator, m); err != nil {
+			return nil, nil, fmt.Errorf("train: validation rows: %w", err)
+		}
+	}
 	spec.validate = func(model *Model) (float64, error) {
 		h, err := model.Logits(sp.Val)
 		if err != nil {
 			return 0, err
 		}
 		obj := meanNLL(h, sp.Val.Y, nil)
-		if m.Penalised() && lambda > 0 {
-			d, err := invmmd.NewDesign(valRows, cfg.Estimator, m)
-			if err != nil {
-				return 0, err
-			}
-			res, err := d.Evaluate(h, invmmd.Auto{})
+		if valDesign != nil {
+			res, err := valDesign.Evaluate(h, invmmd.Auto{})
 			if err != nil {
 				return 0, err
 			}
