@@ -90,7 +90,7 @@ type coef struct {
 // NewDesign builds the design of the given methods on rows (see Design). It validates rows
 // for the methods and opts, and applies the guards recorded in each method's Report.
 func NewDesign(rows Rows, opts Options, methods ...Method) (*Design, error) {
-	o, err := opts.withDefaults()
+	o, err := opts.Resolved()
 	if err != nil {
 		return nil, err
 	}

@@ -40,9 +40,9 @@ const (
 	DefaultNormFloor    = 0.01
 )
 
-// withDefaults returns o with zero fields replaced by the defaults, or an error naming a
-// field that is out of range.
-func (o Options) withDefaults() (Options, error) {
+// Resolved returns the options with every default filled in, or an error naming a field
+// that is out of range.
+func (o Options) Resolved() (Options, error) {
 	if o.Bandwidth == 0 {
 		o.Bandwidth = DefaultBandwidth
 	}
@@ -67,7 +67,3 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	return o, nil
 }
-
-// Resolved returns the options with every default filled in, or an error naming a field
-// that is out of range.
-func (o Options) Resolved() (Options, error) { return o.withDefaults() }

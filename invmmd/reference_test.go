@@ -11,7 +11,7 @@ import (
 // estimator of E[Z], appendix E), without the factorisation that Design uses. It is the
 // independent check of that factorisation.
 func naiveMMD(m Method, h []float64, r Rows, opts Options) float64 {
-	o, err := opts.withDefaults()
+	o, err := opts.Resolved()
 	if err != nil {
 		panic(err)
 	}

@@ -129,7 +129,7 @@ func MeanZ(m Method, rows Rows, opts Options) (float64, error) {
 	if m == None {
 		return 0, fmt.Errorf("invmmd: method none has no estimator of E[Z]")
 	}
-	o, err := opts.withDefaults()
+	o, err := opts.Resolved()
 	if err != nil {
 		return 0, err
 	}

@@ -271,9 +271,11 @@ func TestCheckSource(t *testing.T) {
 	}
 }
 
-// The repository's own notebooks follow the conventions (this runs without Jupyter, so CI
-// checks them even where notebooks are not executed).
-func TestRepositoryNotebooks(t *testing.T) {
+// The repository's own notebooks follow the conventions, and each has its rendered page
+// under docs/notebooks/ embedding at least the figures its metadata promises. This runs
+// without Jupyter, on the committed files, so CI checks them even where notebooks are not
+// executed.
+func TestRepositoryNotebooksAndPages(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("..", "..", "notebooks", "*.ipynb"))
 	if err != nil {
 		t.Fatal(err)
@@ -286,31 +288,12 @@ func TestRepositoryNotebooks(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		probs, err := CheckSource(f, data)
+		srcProbs, err := CheckSource(f, data)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, p := range probs {
+		for _, p := range srcProbs {
 			t.Errorf("%v", p)
-		}
-	}
-}
-
-// Every notebook has its rendered page under docs/notebooks/, and the page embeds at least
-// the figures the notebook's metadata promises (runs without Jupyter, on the committed
-// pages).
-func TestRepositoryPages(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("..", "..", "notebooks", "*.ipynb"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(files) == 0 {
-		t.Skip("no notebooks/*.ipynb in this checkout")
-	}
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
 		}
 		var nb notebook
 		if err := json.Unmarshal(data, &nb); err != nil {

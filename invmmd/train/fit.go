@@ -91,6 +91,8 @@ type penaltySpec struct {
 	tol    float64
 	// clip trains on max(estimate, 0) per stratum instead of the raw estimates.
 	clip bool
+	// columns is the number of factor columns of the method's design (for the cost model).
+	columns int
 }
 
 // stepExec is a compiled training step for one penalty path.
@@ -249,19 +251,10 @@ func (p *penaltySpec) chooseTerms(span, sigma float64, batch int) int {
 	m := invmmd.FourierTermsFor(span, sigma, p.tol)
 	// Per row: the expansion evaluates 2(M+1) sines and cosines and their products with
 	// the P columns; the exact path n kernel values and n·P products.
-	if p.path == Auto && float64(2*(m+1))*(2*float64(columnsOf(p.method))+10) > float64(batch)*(float64(columnsOf(p.method))+10) {
+	if p.path == Auto && float64(2*(m+1))*(2*float64(p.columns)+10) > float64(batch)*(float64(p.columns)+10) {
 		return 0
 	}
 	return m
-}
-
-// columnsOf returns a method's number of factor columns in a Y-conditional design (DR's
-// three factors, the others' one, times two Z values and two strata).
-func columnsOf(m invmmd.Method) int {
-	if m == invmmd.DR || m == invmmd.DRPlus {
-		return 12
-	}
-	return 4
 }
 
 // batchDesign builds the penalty's V and C for the batch's rows.

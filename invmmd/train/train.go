@@ -93,6 +93,12 @@ func Fit(sp dataset.Splits, aux *Aux, net models.Net, cfg Config) (*Model, *Hist
 			tol = DefaultFourierTol
 		}
 		spec.penalty = &penaltySpec{method: m, lambda: lambda, rows: trainRows, opts: cfg.Estimator, path: cfg.Penalty, tol: tol, clip: cfg.Clip}
+		// A design's column count depends only on the method and the options.
+		d0, err := invmmd.NewDesign(trainRows.Subset(spec.rows[:cfg.BatchSize]), cfg.Estimator, m)
+		if err != nil {
+			return nil, nil, fmt.Errorf("train: training rows: %w", err)
+		}
+		spec.penalty.columns = d0.NumColumns()
 	}
 	// The validation design does not depend on h: build it once.
 	var valDesign *invmmd.Design
