@@ -21,8 +21,14 @@ const (
 
 	// DRPO is this project's extension: a doubly robust estimator built from the
 	// pseudo-outcome f = ΔZ̃/G − (Δ − G)/G·m of eq. drestimator, with pair weight
-	// f_b,i f_b',j. It is unbiased for the numerators when G or m is right, like DR, and
-	// its MMD estimate is a positive semi-definite form (bounded below), which DR's is not.
+	// f_b,i f_b',j. It is unbiased for the numerators when G or m is right, like DR.
+	// Its estimate is not ≥ 0 (the U-statistic leaves out the diagonal i = j), but it is
+	// bounded below by an h-independent −O(1/n) term, where DR's can fall by O(1): since
+	// f₀ = 1 − f₁, the coefficient matrix M = [[1/N₁₁, −1/N₁₀], [−1/N₁₀, 1/N₀₀]] is positive
+	// semi-definite whenever no normaliser is floored, so each stratum's estimate is at
+	// least −D_y = −Σ_i φ_iᵀMφ_i / (n_y(n_y − 1)), φ_i = (f₁,i, f₀,i) (adding D_y back gives
+	// the V-statistic, which is ≥ 0). With Δ ≡ 1, G ≡ 1, Z = (1, 0, 1, 0), h = (0, 0, 5, 5),
+	// σ = 1 the estimate is −1.00 and D = 2 (drpo_bound_test.go).
 	DRPO
 	DRPOPlus // DRPO with the true G
 )

@@ -40,7 +40,7 @@ func Simulation(size SimulationSize) Experiment {
 			"σ_X = 0.7 (not printed in the paper; calibrated so that the Bayes classifier of the training distribution scores the paper's none row, 0.89 train / 0.68 test).",
 			"Sizes 10,000 / 5,000 / 10,000 rows (train / validation / test) and batch 2000 for h (not printed in the paper): at batch 1000 the penalty's noise (its estimate of a Y stratum holds ≈ 100 rows with the rare Z value) left the train MMD higher and DR less stable.",
 			"Normalisers are estimated on the batch's own rows (MainFraction 1) rather than on a separate quarter (appendix C.1): with the 1/4 : 3/4 split the DR penalty diverged in training (see README, Training choices).",
-			"dr-po and dr-po+ are this project's extension (not in the paper): DR with pair weights f_i f_j from the pseudo-outcome f of eq. drestimator, a positive semi-definite form that training cannot drive below 0.",
+			"dr-po and dr-po+ are this project's extension (not in the paper): DR with pair weights f_i f_j from the pseudo-outcome f of eq. drestimator, not ≥ 0 (the U-statistic drops the diagonal; −1.00 on a four-row example) but bounded below by an h-independent −O(1/n) term, where DR's can fall by O(1).",
 		},
 	}
 }
