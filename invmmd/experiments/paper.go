@@ -1,5 +1,7 @@
 package experiments
 
+import "github.com/invmmd/invmmd/invmmd"
+
 // Cell is a reported mean ± standard deviation.
 type Cell struct{ Mean, Std float64 }
 
@@ -65,4 +67,32 @@ var Paper = map[string]map[float64]map[string]PaperRow{
 			"reg":  {Cell{0.00, 0.00}, Cell{0.71, 0.00}, Cell{0.66, 0.01}},
 		},
 	},
+}
+
+// PaperSeeds are the seeds of every paper-size table: five, so that a mean ± sd over
+// seeds says more than the paper's three.
+var PaperSeeds = []uint64{1, 2, 3, 4, 5}
+
+// QuickMethods are the methods of a quick run: enough to show the paper's ordering
+// (dr, full and reg above obs and none) in a few minutes.
+var QuickMethods = []invmmd.Method{invmmd.None, invmmd.Obs, invmmd.Full, invmmd.DR, invmmd.Reg}
+
+// PaperSweep returns the default sweep of experiment name ("sim", "sim_mf075", "tmnist",
+// "clinical") at paper size: its methods, λ ∈ {1, 5} (clinical: {1}, as the paper's
+// MIMIC-III table) and PaperSeeds. TableDir, Progress and Verbose are left to the caller.
+func PaperSweep(name string) RunConfig {
+	rc := RunConfig{Methods: invmmd.Methods, Lambdas: []float64{1, 5}, Seeds: PaperSeeds}
+	switch name {
+	case "sim", "sim_mf075":
+		rc.Methods = invmmd.AllMethods
+	case "clinical", "mimic":
+		rc.Methods, rc.Lambdas = ClinicalMethods, []float64{1}
+	}
+	return rc
+}
+
+// QuickSweep returns the default sweep of a quick run: QuickMethods, λ = 1, seed 1, on
+// the paper-size data (the experiments' Quick sizes), a few minutes on 2 cores.
+func QuickSweep(string) RunConfig {
+	return RunConfig{Methods: QuickMethods, Lambdas: []float64{1}, Seeds: []uint64{1}}
 }

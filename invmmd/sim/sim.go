@@ -117,3 +117,15 @@ func TrueM(x1, x2, y, agree, sigmaX float64) float64 {
 	l1, l0 := p1*ll(1), (1-p1)*ll(0)
 	return l1 / (l1 + l0)
 }
+
+// TrueMOf returns TrueM for every row of a set drawn from the training distribution
+// (P(Z = Y) = TrainAgree) with feature noise sigmaX: the Bayes regression that a fitted m̂
+// is compared with (train.AuxConfig.BayesM).
+func TrueMOf(s *dataset.Set, sigmaX float64) []float64 {
+	out := make([]float64, s.Len())
+	for i := range out {
+		x := s.Row(i)
+		out[i] = TrueM(float64(x[0]), float64(x[1]), s.Y[i], TrainAgree, sigmaX)
+	}
+	return out
+}

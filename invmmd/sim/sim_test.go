@@ -100,3 +100,28 @@ func boolf(b bool) float64 {
 	}
 	return 0
 }
+
+// TestTrueMOf checks that TrueMOf is TrueM row by row and that, on rows drawn from the
+// training distribution, its mean matches the share of Z = 1 within three standard errors
+// (it is the conditional probability, so its mean is P(Z = 1)).
+func TestTrueMOf(t *testing.T) {
+	sp, err := Generate(Config{NTrain: 100, NVal: 20000, NTest: 100, Seed: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := TrueMOf(sp.Val, DefaultSigmaX)
+	x := sp.Val.Row(7)
+	if want := TrueM(float64(x[0]), float64(x[1]), sp.Val.Y[7], TrainAgree, DefaultSigmaX); m[7] != want {
+		t.Fatalf("row 7: %v, want %v", m[7], want)
+	}
+	var sm, sz float64
+	for i := range m {
+		sm += m[i]
+		sz += sp.Val.Z[i]
+	}
+	n := float64(len(m))
+	se := math.Sqrt(0.25 / n)
+	if d := math.Abs(sm/n - sz/n); d > 3*se {
+		t.Errorf("mean TrueM %.4f, share of Z = 1 %.4f: differ by %.4f > 3 SE (%.4f)", sm/n, sz/n, d, 3*se)
+	}
+}

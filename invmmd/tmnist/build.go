@@ -50,13 +50,22 @@ type Config struct {
 	MaxTrain, MaxTest int
 	// Textures are the texture files under DataDir/textures/ for Z = 0 and Z = 1.
 	Textures [2]string
-	// Tones are the grey ranges the textures of Z = 0 and Z = 1 are rendered in: one dark,
-	// one light, so that the missingness rule μ_X < DarkThreshold tracks Z.
+	// Rendering is how an image is made: MNISTPlus (make_mnistplus.py, the default),
+	// Fused (the same without the emboss step) or Toned (the earlier toned blend).
+	Rendering Rendering
+	// MaskThreshold is the ink level above which the digit replaces the texture
+	// (MNISTPlus and Fused; the script's 0.1).
+	MaskThreshold float64
+	// Emboss is the light of the emboss step (MNISTPlus; the script's 45°, 18°, depth 2).
+	Emboss Emboss
+	// Tones are the grey ranges the textures of Z = 0 and Z = 1 are rendered in (Toned
+	// only): one dark, one light, so that the missingness rule μ_X < DarkThreshold tracks Z.
 	Tones [2]Tone
-	// Downsample is how many texture pixels one image pixel averages over, per side.
+	// Downsample is how many texture pixels one image pixel averages over, per side (the
+	// script's DOWN_SAMPLE, 1: the texture at full resolution).
 	Downsample int
 	// StretchQuantile is the lower quantile of a texture that is mapped to its tone's Lo
-	// (and 1 − it to Hi), after downsampling.
+	// (and 1 − it to Hi), after downsampling (Toned only).
 	StretchQuantile float64
 	// DarkThreshold is the mean pixel value below which an image counts as dark in the
 	// missingness rule Q = 1[Y=1]·1[μ_X < DarkThreshold] (paper: 0.3).
@@ -77,13 +86,24 @@ func DefaultConfig() Config {
 		PTrainAgree:     0.9,
 		PTestAgree:      0.1,
 		ValFraction:     1.0 / 6,
-		Textures:        [2]string{"grass.png", "brick.png"},
+		Textures:        [2]string{"brick.png", "grass.png"},
+		Rendering:       MNISTPlus,
+		MaskThreshold:   DefaultMaskThreshold,
+		Emboss:          DefaultEmboss(),
 		Tones:           [2]Tone{{Lo: 0, Hi: 0.25}, {Lo: 0.4, Hi: 0.7}},
-		Downsample:      4,
+		Downsample:      1,
 		StretchQuantile: 0.01,
 		DarkThreshold:   0.3,
 		PObsElse:        0.2,
 	}
+}
+
+// TonedConfig returns DefaultConfig with the earlier Toned rendering: grass toned dark for
+// Z = 0, brick toned light for Z = 1, textures averaged over 4×4 blocks.
+func TonedConfig() Config {
+	c := DefaultConfig()
+	c.Rendering, c.Downsample, c.Textures = Toned, 4, [2]string{"grass.png", "brick.png"}
+	return c
 }
 
 // DataDir returns the project's data folder: $INVMMD_DATA_DIR when set, else the data/
@@ -135,6 +155,15 @@ func (c Config) Validate() error {
 		if c.Textures[z] == "" {
 			return fmt.Errorf("tmnist: config Textures[%d] is empty, want a PNG file name under %s", z, filepath.Join(c.DataDir, "textures"))
 		}
+	}
+	if c.Rendering < MNISTPlus || c.Rendering > Toned {
+		return fmt.Errorf("tmnist: config Rendering = %d, want MNISTPlus, Fused or Toned", int(c.Rendering))
+	}
+	if !(c.MaskThreshold >= 0 && c.MaskThreshold < 1) {
+		return fmt.Errorf("tmnist: config MaskThreshold = %v, want a value in [0, 1)", c.MaskThreshold)
+	}
+	if e := c.Emboss; c.Rendering == MNISTPlus && !(e.Depth > 0 && e.Elevation > 0 && e.Elevation <= 90 && !math.IsInf(e.Azimuth, 0) && !math.IsNaN(e.Azimuth)) {
+		return fmt.Errorf("tmnist: config Emboss = %+v, want depth > 0, elevation in (0°, 90°] and a finite azimuth", e)
 	}
 	if c.Downsample < 1 {
 		return fmt.Errorf("tmnist: config Downsample = %d, want at least 1", c.Downsample)
@@ -260,7 +289,7 @@ func Build(cfg Config) (dataset.Splits, Report, error) {
 	var tex [2]*Texture
 	for z, name := range cfg.Textures {
 		p := filepath.Join(cfg.DataDir, "textures", name)
-		if tex[z], err = prepareTexture(p, cfg.Downsample, cfg.StretchQuantile); err != nil {
+		if tex[z], err = prepareTexture(p, cfg.Downsample, cfg.StretchQuantile, cfg.Rendering == Toned); err != nil {
 			return dataset.Splits{}, Report{}, err
 		}
 		rep.Sources = append(rep.Sources, p)
@@ -293,9 +322,9 @@ func Build(cfg Config) (dataset.Splits, Report, error) {
 	return sp, rep, nil
 }
 
-// prepareTexture loads a texture, downsamples and stretches it, and checks that it is
-// large enough for a crop.
-func prepareTexture(path string, downsample int, q float64) (*Texture, error) {
+// prepareTexture loads a texture, downsamples it, stretches it when asked (Toned), and
+// checks that it is large enough for a crop.
+func prepareTexture(path string, downsample int, q float64, stretch bool) (*Texture, error) {
 	t, err := LoadTexture(path)
 	if err != nil {
 		return nil, err
@@ -306,6 +335,9 @@ func prepareTexture(path string, downsample int, q float64) (*Texture, error) {
 	}
 	if t, err = t.Downsample(downsample); err != nil {
 		return nil, err
+	}
+	if !stretch {
+		return t, nil
 	}
 	return t.Stretch(q)
 }
@@ -326,6 +358,7 @@ func compose(name string, src digits, idx []int, tex [2]*Texture, cfg Config, pA
 	var muZ [2]float64
 	flipped, q1 := 0, 0
 	rng := rand.New(rand.NewPCG(cfg.Seed, stream))
+	work := make([]float64, d) // the fused image in grey levels, before the emboss
 	for r, i := range idx {
 		digit := src.digit[i]
 		st.Digits[digit]++
@@ -341,7 +374,7 @@ func compose(name string, src digits, idx []int, tex [2]*Texture, cfg Config, pA
 		}
 		t := tex[z]
 		ox, oy := rng.IntN(t.W-Side+1), rng.IntN(t.H-Side+1)
-		mu := render(s.X[r*d:(r+1)*d], src.pix[i], t, ox, oy, cfg.Tones[z])
+		mu := cfg.render(s.X[r*d:(r+1)*d], work, src.pix[i], t, ox, oy, z)
 		q := 0.0
 		if y == 1 && mu < cfg.DarkThreshold {
 			q = 1
@@ -380,11 +413,34 @@ func compose(name string, src digits, idx []int, tex [2]*Texture, cfg Config, pA
 	return s, st
 }
 
-// render writes into out the digit over the texture window at (ox, oy), toned to tone:
+// render writes into out the image of the digit over the window at (ox, oy) of texture t
+// (that of Z = z) with the configured Rendering, using work as scratch, and returns its
+// mean pixel value μ_X.
+func (c Config) render(out []float32, work []float64, digit []uint8, t *Texture, ox, oy, z int) float64 {
+	switch c.Rendering {
+	case Toned:
+		return renderToned(out, digit, t, ox, oy, c.Tones[z])
+	case Fused:
+		fuse(work, digit, t, ox, oy, c.MaskThreshold)
+		for k, v := range work {
+			out[k] = float32(v / 255)
+		}
+	default:
+		fuse(work, digit, t, ox, oy, c.MaskThreshold)
+		c.Emboss.Apply(out, work, Side, Side)
+	}
+	sum := 0.0
+	for _, v := range out {
+		sum += float64(v)
+	}
+	return sum / float64(len(out))
+}
+
+// renderToned writes into out the digit over the texture window at (ox, oy), toned to tone:
 // x = d + (1 − d)·b with d the digit's ink in [0, 1] and b the toned texture, so the
 // digit is white on either texture, as MNIST's digits are white on black. It returns the
 // image's mean pixel value μ_X.
-func render(out []float32, digit []uint8, t *Texture, ox, oy int, tone Tone) float64 {
+func renderToned(out []float32, digit []uint8, t *Texture, ox, oy int, tone Tone) float64 {
 	sum := 0.0
 	for y := 0; y < Side; y++ {
 		for x := 0; x < Side; x++ {
@@ -426,10 +482,9 @@ func (r Report) Markdown() string {
 	var b strings.Builder
 	c := r.Config
 	fmt.Fprintf(&b, "Textured MNIST, seed %d: digits 0/1 (MNIST train %d, test %d), label flipped with p=%.2f; "+
-		"Z=0 %s toned [%.2f, %.2f], Z=1 %s toned [%.2f, %.2f], texture window %d px; "+
+		"Z=0 %s, Z=1 %s, %s, texture window %d px; "+
 		"P(Z=Y) %.2f train/val, %.2f test; Q = 1[Y=1]·1[μ_X<%.2f], Δ ~ B(Q + %.2f(1−Q)).\n\n",
-		c.Seed, r.MNISTTrain01, r.MNISTTest01, c.FlipProb,
-		c.Textures[0], c.Tones[0].Lo, c.Tones[0].Hi, c.Textures[1], c.Tones[1].Lo, c.Tones[1].Hi, Side*c.Downsample,
+		c.Seed, r.MNISTTrain01, r.MNISTTest01, c.FlipProb, c.Textures[0], c.Textures[1], c.describeRendering(), Side*c.Downsample,
 		c.PTrainAgree, c.PTestAgree, c.DarkThreshold, c.PObsElse)
 	b.WriteString("| split | n | digit 0/1 | flipped | P(Y=1) | P(Z=1) | P(Z=1 \\| Y=0) | P(Z=1 \\| Y=1) | P(Y=Z) | mean μ_X Z=0/1 | P(μ_X<0.3 \\| Z=0) | P(μ_X<0.3 \\| Z=1) | P(Q=1) | observed | obs. (Y,Z)=00/01/10/11 |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
@@ -452,7 +507,7 @@ func (r Report) Markdown() string {
 // String renders the report as plain text, one line per split.
 func (r Report) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "textured MNIST (seed %d, Z=0 %s, Z=1 %s)\n", r.Config.Seed, r.Config.Textures[0], r.Config.Textures[1])
+	fmt.Fprintf(&b, "textured MNIST (seed %d, Z=0 %s, Z=1 %s, %s)\n", r.Config.Seed, r.Config.Textures[0], r.Config.Textures[1], r.Config.describeRendering())
 	for _, s := range r.Splits {
 		fmt.Fprintf(&b, "%s  digits 0/1=%d/%d  flipped=%.3f  P(μ<%.2g|Z=0)=%.3f  P(μ<%.2g|Z=1)=%.3f  mean μ|Z=%.3f/%.3f  P(μ<%.2g|digit,Z)=%.2f/%.2f/%.2f/%.2f  P(Q=1)=%.3f\n",
 			s.Summary, s.Digits[0], s.Digits[1], s.Flipped, r.Config.DarkThreshold, s.PDark[0], r.Config.DarkThreshold, s.PDark[1],
@@ -460,4 +515,16 @@ func (r Report) String() string {
 			s.PDarkGivenDigitZ[0][0], s.PDarkGivenDigitZ[0][1], s.PDarkGivenDigitZ[1][0], s.PDarkGivenDigitZ[1][1], s.PQ)
 	}
 	return b.String()
+}
+
+// describeRendering says in words how the images were made.
+func (c Config) describeRendering() string {
+	switch c.Rendering {
+	case Toned:
+		return fmt.Sprintf("toned rendering (Z=0 [%.2f, %.2f], Z=1 [%.2f, %.2f], white digit blended)", c.Tones[0].Lo, c.Tones[0].Hi, c.Tones[1].Lo, c.Tones[1].Hi)
+	case Fused:
+		return fmt.Sprintf("digit replaces texture where ink > %.2g, no emboss", c.MaskThreshold)
+	}
+	return fmt.Sprintf("make_mnistplus (digit replaces texture where ink > %.2g, emboss azimuth %g°, elevation %g°, depth %g)",
+		c.MaskThreshold, c.Emboss.Azimuth, c.Emboss.Elevation, c.Emboss.Depth)
 }

@@ -14,12 +14,19 @@ import (
 
 // AuxConfig is how the auxiliary models G and m are fit.
 type AuxConfig struct {
-	BatchSize    int // rows per step (0: full batch); m's batches never exceed its observed rows
-	Epochs       int
+	BatchSize int // rows per step (0: full batch); m's batches never exceed its observed rows
+	Epochs    int // the cap on epochs; Patience usually ends training first
+	// Patience stops a fit once this many epochs have brought no better validation NLL
+	// (FitReport.StopReason says which rule ended it). 0 trains for Epochs.
+	Patience     int
 	LearningRate float64
-	Seed         uint64    // G uses Seed, m uses Seed+1
-	GFloor       float64   // for the count of floored rows in the report; 0 means invmmd.DefaultGFloor
-	Progress     io.Writer // nil is quiet
+	Seed         uint64 // G uses Seed, m uses Seed+1
+	// BayesM, when set, returns the true P(Z = 1 | X, Y) of each row of a set (its features
+	// without the label column, as the data built them); the report then shows the Bayes
+	// NLL of m next to m̂'s (the simulation knows it: sim.TrueM).
+	BayesM   func(s *dataset.Set) []float64 `json:"-"`
+	GFloor   float64                        // for the count of floored rows in the report; 0 means invmmd.DefaultGFloor
+	Progress io.Writer                      // nil is quiet
 }
 
 // Pred holds the auxiliary predictions for the rows of one set.
@@ -98,6 +105,15 @@ type FitReport struct {
 	ValAcc    float64 // accuracy of the 0.5 threshold
 	ValECE    float64 // expected calibration error, 10 equal-width bins
 	BestEpoch int
+	// Why and when training ended (see History).
+	StopReason StopReason
+	StopEpoch  int
+	MaxEpochs  int
+	// BayesNLL is the validation NLL of the true probabilities (G from the data's true G,
+	// m from AuxConfig.BayesM) when known (HasBayes): the floor that ValNLL approaches as
+	// the model converges.
+	BayesNLL float64
+	HasBayes bool
 	// MAETrueG is the mean |Ĝ − G| on validation rows when the true G is known
 	// (HasTrueG), else 0.
 	MAETrueG float64
@@ -110,8 +126,12 @@ type FitReport struct {
 // String renders the report on one line.
 func (r FitReport) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s (%s; target %s): %d train rows, val NLL %.4f, acc %.3f, ECE %.3f, best epoch %d, %.1fs",
-		r.Model, r.Net, r.Target, r.TrainRows, r.ValNLL, r.ValAcc, r.ValECE, r.BestEpoch, r.Seconds)
+	fmt.Fprintf(&b, "%s (%s; target %s): %d train rows, val NLL %.4f", r.Model, r.Net, r.Target, r.TrainRows, r.ValNLL)
+	if r.HasBayes {
+		fmt.Fprintf(&b, " (Bayes %.4f)", r.BayesNLL)
+	}
+	fmt.Fprintf(&b, ", acc %.3f, ECE %.3f, best epoch %d, stopped at %d of %d by %s, %.1fs",
+		r.ValAcc, r.ValECE, r.BestEpoch, r.StopEpoch, r.MaxEpochs, r.StopReason, r.Seconds)
 	if r.HasTrueG {
 		fmt.Fprintf(&b, ", mean |Ĝ−G| %.3f", r.MAETrueG)
 	}
@@ -129,10 +149,18 @@ func FitAux(sp dataset.Splits, newNet func(seed uint64) models.Net, cfg AuxConfi
 	if err := sp.Validate(); err != nil {
 		return nil, err
 	}
-	sp = dataset.Splits{Train: WithLabel(sp.Train), Val: WithLabel(sp.Val), Test: WithLabel(sp.Test)}
-	if cfg.Epochs < 1 || !(cfg.LearningRate > 0) || (cfg.BatchSize < 2 && cfg.BatchSize != 0) {
-		return nil, fmt.Errorf("train: auxiliary config %+v: want epochs ≥ 1, learning rate > 0, batch ≥ 2 (or 0 for full batch)", cfg)
+	var bayesM []float64
+	if cfg.BayesM != nil {
+		if bayesM = cfg.BayesM(sp.Val); len(bayesM) != sp.Val.Len() {
+			return nil, fmt.Errorf("train: AuxConfig.BayesM gave %d probabilities for %d validation rows", len(bayesM), sp.Val.Len())
+		}
 	}
+	sp = dataset.Splits{Train: WithLabel(sp.Train), Val: WithLabel(sp.Val), Test: WithLabel(sp.Test)}
+	if cfg.Epochs < 1 || cfg.Patience < 0 || !(cfg.LearningRate > 0) || (cfg.BatchSize < 2 && cfg.BatchSize != 0) {
+		return nil, fmt.Errorf("train: auxiliary config (epochs %d, patience %d, learning rate %v, batch %d): want epochs ≥ 1, patience ≥ 0, learning rate > 0, batch ≥ 2 (or 0 for full batch)",
+			cfg.Epochs, cfg.Patience, cfg.LearningRate, cfg.BatchSize)
+	}
+
 	if cfg.BatchSize == 0 {
 		cfg.BatchSize = sp.Train.Len()
 	}
@@ -176,7 +204,7 @@ func FitAux(sp dataset.Splits, newNet func(seed uint64) models.Net, cfg AuxConfi
 		// m sees only the observed rows: a batch never exceeds them.
 		batch := min(cfg.BatchSize, len(rows))
 		spec := fitSpec{name: which, set: sp.Train, rows: rows, target: tr, batch: batch,
-			epochs: cfg.Epochs, lr: cfg.LearningRate, seed: seed, progress: cfg.Progress,
+			epochs: cfg.Epochs, stop: stopRule{patience: cfg.Patience}, lr: cfg.LearningRate, seed: seed, progress: cfg.Progress,
 			validate: func(m *Model) (float64, error) {
 				h, err := m.Logits(sp.Val)
 				if err != nil {
@@ -195,8 +223,16 @@ func FitAux(sp dataset.Splits, newNet func(seed uint64) models.Net, cfg AuxConfi
 			}
 		}
 		rep := FitReport{Model: which, Net: net.Describe(), Target: target, TrainRows: len(rows), ValRows: len(valRows),
-			BestEpoch: hist.BestEpoch, Seconds: hist.Seconds}
+			BestEpoch: hist.BestEpoch, StopReason: hist.StopReason, StopEpoch: hist.StopEpoch, MaxEpochs: hist.MaxEpochs, Seconds: hist.Seconds}
 		rep.ValNLL, rep.ValAcc, rep.ValECE = classification(preds[1], va, valW)
+		truth := bayesM
+		if which == "G" {
+			truth = sp.Val.GTrue
+		}
+		if truth != nil {
+			rep.BayesNLL, _, _ = classification(truth, va, valW)
+			rep.HasBayes = true
+		}
 		if which == "G" {
 			aux.Train.G, aux.Val.G, aux.Test.G, aux.gModel = preds[0], preds[1], preds[2], model
 			if sp.Val.GTrue != nil {

@@ -53,10 +53,17 @@ type Epoch struct {
 
 // History is the record of one fit.
 type History struct {
-	Name        string
-	Epochs      []Epoch
-	BestEpoch   int     // 1-based epoch whose weights were kept
-	BestVal     float64 // its validation objective
+	Name      string
+	Epochs    []Epoch
+	BestEpoch int     // 1-based epoch whose weights were kept
+	BestVal   float64 // its validation objective
+	// Why and when training ended: StopPatience when Patience epochs after the best one
+	// brought no better validation objective, StopMaxEpochs when the cap ended it first.
+	StopReason  StopReason
+	StopEpoch   int // last epoch trained (= len(Epochs))
+	MaxEpochs   int // the cap it ran under
+	Patience    int // epochs without improvement that stop training (0: none, run to the cap)
+	SelectAfter int // epochs trained before selection started (see Config.SelectAfter)
 	Steps       int
 	Seconds     float64
 	PenaltyPath string // "exact", "fourier M=…" (the last used)
@@ -74,7 +81,8 @@ type fitSpec struct {
 	rows     []int     // rows of set to train on
 	target   []float64 // per row of set
 	batch    int
-	epochs   int
+	epochs   int // the cap
+	stop     stopRule
 	lr       float64
 	seed     uint64
 	penalty  *penaltySpec
@@ -173,6 +181,7 @@ func fit(b backends.Backend, net models.Net, s fitSpec) (*Model, *History, error
 	start := time.Now()
 	best, bestEpoch := math.Inf(1), 0
 	var bestWeights = model.snapshot()
+	hist.StopReason, hist.MaxEpochs, hist.Patience, hist.SelectAfter = StopMaxEpochs, s.epochs, s.stop.patience, s.stop.selectAfter
 	perm := append([]int(nil), s.rows...)
 	nBatches := len(perm) / s.batch
 	for epoch := 1; epoch <= s.epochs; epoch++ {
@@ -221,12 +230,17 @@ func fit(b backends.Backend, net models.Net, s fitSpec) (*Model, *History, error
 		ep := Epoch{Epoch: epoch, TrainLoss: sumLoss / float64(nBatches), TrainPenalty: sumPen / float64(nBatches),
 			ValObjective: val, Seconds: time.Since(t0).Seconds()}
 		hist.Epochs = append(hist.Epochs, ep)
-		if val < best {
+		if s.stop.eligible(epoch) && val < best {
 			best, bestEpoch = val, epoch
 			bestWeights = model.snapshot()
 		}
 		bar.Add(1, fmt.Sprintf("loss %.4f val %.4f best %.4f@%d", ep.TrainLoss, val, best, bestEpoch))
+		if s.stop.done(epoch, bestEpoch) {
+			hist.StopReason = StopPatience
+			break
+		}
 	}
+	hist.StopEpoch = len(hist.Epochs)
 	if err := model.restore(bestWeights); err != nil {
 		return nil, nil, err
 	}
@@ -277,4 +291,35 @@ func spanOf(h []float64) float64 {
 
 func scalar(t *tensors.Tensor) float64 {
 	return float64(tensors.MustCopyFlatData[float32](t)[0])
+}
+
+// StopReason says what ended a fit's training.
+type StopReason string
+
+// The reasons a fit stops.
+const (
+	// StopPatience: the validation objective did not improve for Patience epochs.
+	StopPatience StopReason = "patience"
+	// StopMaxEpochs: the epoch cap was reached first (the fit may not have converged).
+	StopMaxEpochs StopReason = "max-epochs"
+)
+
+// stopRule is early stopping on the validation objective: epochs 1..selectAfter are trained
+// but never kept (an early, nearly flat model has a penalty near 0 and could win the
+// selection at large λ), and training ends once patience epochs have passed since the
+// best kept epoch. patience 0 trains to the cap.
+type stopRule struct {
+	patience    int
+	selectAfter int
+}
+
+// eligible reports whether epoch may be kept as the best one.
+func (r stopRule) eligible(epoch int) bool { return epoch > r.selectAfter }
+
+// done reports whether training stops after epoch, the best kept epoch being best (0: none yet).
+func (r stopRule) done(epoch, best int) bool {
+	if r.patience <= 0 || best == 0 {
+		return false
+	}
+	return epoch-best >= r.patience
 }

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Regenerates the two texture images committed under data/textures/ (brick.png, grass.png)
+# Regenerates the three texture images committed under data/textures/ (brick.png, grass.png,
+# gravel.png)
 # from Debian's python3-skimage package, for the textured-MNIST experiment.
 #
 # The files are committed, so this script normally only verifies them. When one is missing
 # or differs, it runs `apt-get download python3-skimage` (no install, no root needed beyond
 # apt's cache), unpacks the package's file tree with `dpkg-deb --fsys-tarfile`, extracts
-# ./usr/lib/python3/dist-packages/skimage/data/ and copies the two PNG files. The images are
+# ./usr/lib/python3/dist-packages/skimage/data/ and copies the PNG files. The images are
 # CC0 (see data/textures/README.md). Safe to run twice.
 #
 # Usage: scripts/data/textures.sh [destination folder]   (default: data/textures)
@@ -19,6 +20,7 @@ inner="./usr/lib/python3/dist-packages/skimage/data"
 declare -A sha256=(
   [brick.png]=7966caf324f6ba843118d98f7a07746d22f6a343430add0233eca5f6eaaa8fcf
   [grass.png]=b6b6022426b38936c43a4ac09635cd78af074e90f42ffa8227ac8b7452d39f89
+  [gravel.png]=c48615b451bf1e606fbd72c0aa9f8cc0f068ab7111ef7d93bb9b0f2586440c12
 )
 
 ok() { [[ -f "$dest/$1" ]] && [[ "$(sha256sum "$dest/$1" | cut -d' ' -f1)" == "${sha256[$1]}" ]]; }
@@ -28,7 +30,7 @@ for f in "${!sha256[@]}"; do
   ok "$f" || missing+=("$f")
 done
 if [[ ${#missing[@]} -eq 0 ]]; then
-  echo "textures: brick.png and grass.png present and verified in $dest"
+  echo "textures: ${!sha256[*]} present and verified in $dest"
   exit 0
 fi
 
