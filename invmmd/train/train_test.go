@@ -130,6 +130,8 @@ func TestBadConfigurationIsAClearError(t *testing.T) {
 		{"zero learning rate", func(c *Config) { c.LearningRate = 0 }, false, "learning rate 0"},
 		{"dr without auxiliary models", func(c *Config) { c.Method = invmmd.DR }, false, "needs the fitted auxiliary models"},
 		{"bad estimator options", func(c *Config) { c.Estimator.MainFraction = 2 }, false, "MainFraction = 2"},
+		{"negative patience", func(c *Config) { c.Patience = -1 }, false, "patience -1"},
+		{"selection after the cap", func(c *Config) { c.SelectAfter = 1 }, false, "selection after 1 epochs of 1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := good
@@ -232,6 +234,97 @@ func TestAuxModelsSeeTheLabel(t *testing.T) {
 	for i := range p.M {
 		if p.M[i] != aux.Val.M[i] || p.G[i] != aux.Val.G[i] {
 			t.Fatalf("row %d: Predict gives (%v, %v), the fit gave (%v, %v)", i, p.G[i], p.M[i], aux.Val.G[i], aux.Val.M[i])
+		}
+	}
+}
+
+// TestStopRule checks the stopping rule on its own: no epoch before selectAfter is kept,
+// training stops exactly patience epochs after the best kept one, and patience 0 never stops.
+func TestStopRule(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		rule       stopRule
+		val        []float64 // validation objective per epoch
+		best, stop int
+	}{
+		{"stops 3 after the best", stopRule{patience: 3}, []float64{5, 4, 3, 3.5, 3.2, 3.1, 1}, 3, 6},
+		{"improvement resets", stopRule{patience: 2}, []float64{5, 4, 4.5, 3, 3.5, 3.6, 0}, 4, 6},
+		{"no patience runs to the cap", stopRule{}, []float64{5, 4, 6, 7, 8}, 2, 5},
+		// An early flat model (epoch 1, objective 0.1) is not kept when selection starts after 2.
+		{"selection start", stopRule{patience: 2, selectAfter: 2}, []float64{0.1, 0.2, 0.5, 0.4, 0.45, 0.46, 0.3}, 4, 6},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			best, bestVal, stop := 0, math.Inf(1), len(tc.val)
+			for e := 1; e <= len(tc.val); e++ {
+				if tc.rule.eligible(e) && tc.val[e-1] < bestVal {
+					best, bestVal = e, tc.val[e-1]
+				}
+				if tc.rule.done(e, best) {
+					stop = e
+					break
+				}
+			}
+			if best != tc.best || stop != tc.stop {
+				t.Errorf("best epoch %d, stopped after %d; want %d and %d", best, stop, tc.best, tc.stop)
+			}
+		})
+	}
+}
+
+// TestEarlyStoppingRecorded trains with a patience well below the cap and checks that the
+// history says the stopping rule ended it, where, and that the kept epoch is the best
+// eligible one with patience epochs after it.
+func TestEarlyStoppingRecorded(t *testing.T) {
+	sp := smallSim(t, 6)
+	cfg := Config{Method: invmmd.None, BatchSize: 300, Epochs: 400, Patience: 3, SelectAfter: 2, LearningRate: 3e-2, Seed: 2}
+	_, hist, err := Fit(sp, nil, mlp(2), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hist.StopReason != StopPatience || hist.StopEpoch != len(hist.Epochs) || hist.StopEpoch >= 400 {
+		t.Fatalf("stop reason %q at epoch %d of %d (%d epochs recorded), want the patience rule before the cap",
+			hist.StopReason, hist.StopEpoch, hist.MaxEpochs, len(hist.Epochs))
+	}
+	if hist.StopEpoch-hist.BestEpoch != 3 || hist.BestEpoch <= 2 {
+		t.Errorf("best epoch %d, stopped at %d: want 3 epochs after the best, and the best after epoch 2", hist.BestEpoch, hist.StopEpoch)
+	}
+	for _, e := range hist.Epochs[2:] {
+		if e.ValObjective < hist.BestVal {
+			t.Errorf("epoch %d has validation objective %v below the kept %v", e.Epoch, e.ValObjective, hist.BestVal)
+		}
+	}
+	cfg.Patience, cfg.Epochs = 0, 4
+	if _, hist, err = Fit(sp, nil, mlp(2), cfg); err != nil {
+		t.Fatal(err)
+	}
+	if hist.StopReason != StopMaxEpochs || hist.StopEpoch != 4 {
+		t.Errorf("without patience: stop reason %q at epoch %d, want max-epochs at 4", hist.StopReason, hist.StopEpoch)
+	}
+}
+
+// TestAuxBayesNLL checks that the auxiliary reports carry the Bayes NLL when the truth is
+// known, that it is the NLL of the true probabilities (recomputed here for G), and that a
+// fitted m does not beat its Bayes NLL by more than sampling noise.
+func TestAuxBayesNLL(t *testing.T) {
+	sp := smallSim(t, 7)
+	aux, err := FitAux(sp, mlp, AuxConfig{BatchSize: 100, Epochs: 200, Patience: 5, LearningRate: 1e-2, Seed: 5,
+		BayesM: func(s *dataset.Set) []float64 { return sim.TrueMOf(s, sim.DefaultSigmaX) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !aux.G.HasBayes || !aux.M.HasBayes {
+		t.Fatalf("Bayes NLL missing: G %v, m %v", aux.G.HasBayes, aux.M.HasBayes)
+	}
+	want, _, _ := classification(sp.Val.GTrue, sp.Val.Delta, nil)
+	if math.Abs(aux.G.BayesNLL-want) > 1e-12 {
+		t.Errorf("G's Bayes NLL %v, want %v", aux.G.BayesNLL, want)
+	}
+	if aux.M.ValNLL < aux.M.BayesNLL-0.05 {
+		t.Errorf("m: val NLL %.4f below the Bayes NLL %.4f by more than noise", aux.M.ValNLL, aux.M.BayesNLL)
+	}
+	for _, r := range []FitReport{aux.G, aux.M} {
+		if r.StopReason != StopPatience || r.StopEpoch >= 200 || !strings.Contains(r.String(), "Bayes") {
+			t.Errorf("%s: stop %q at %d of %d; report %q", r.Model, r.StopReason, r.StopEpoch, r.MaxEpochs, r)
 		}
 	}
 }
