@@ -22,7 +22,7 @@ type TMNISTSize struct {
 // the data with short caps: fewer fits (QuickSweep), not less data.
 var (
 	TMNISTPaper = TMNISTSize{Epochs: 60, Patience: 8, SelectAfter: 2, AuxEpochs: 60, AuxPatience: 8}
-	TMNISTQuick = TMNISTSize{Epochs: 4, Patience: 2, SelectAfter: 1, AuxEpochs: 3, AuxPatience: 2}
+	TMNISTQuick = TMNISTSize{Epochs: 4, Patience: 2, SelectAfter: 1, AuxEpochs: 8, AuxPatience: 2}
 )
 
 // TMNIST is Experiment 2: digits 0 and 1 of MNIST over two textures (package tmnist), the
