@@ -33,15 +33,15 @@ var missingTokens = map[string]bool{"": true, "NA": true, "N/A": true, "NaN": tr
 
 // Column is one column of a Table: numeric (Num) or categorical (Codes into Levels).
 type Column struct {
-	Name    string
-	Numeric bool      // every present value parsed as a finite number
-	Num     []float64 // numeric columns: the values, NaN where missing
-	Codes   []int32   // categorical columns: index into Levels, −1 where missing
-	Levels  []string  // categorical columns: distinct values in order of first appearance
-	Missing int       // rows where the value is missing
-	index   int       // field index in the file
-	levels  map[string]int32
-	tooMany bool // more than MaxLevels distinct strings seen (fatal unless numeric)
+	Name            string
+	Numeric         bool      // every present value parsed as a finite number
+	Num             []float64 // numeric columns: the values, NaN where missing
+	Codes           []int32   // categorical columns: index into Levels, −1 where missing
+	Levels          []string  // categorical columns: distinct values in order of first appearance
+	Missing         int       // rows where the value is missing
+	index           int       // field index in the file
+	levels          map[string]int32
+	tooMany         bool // more than MaxLevels distinct strings seen (fatal unless numeric)
 	firstNonNumeric struct {
 		line  int
 		value string
