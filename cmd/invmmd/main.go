@@ -52,6 +52,9 @@ func commands() []command {
 		{"prop1", "Proposition 1 (appendix D): full-data vs observed-only MMD of h* in both constructions", runProp1},
 		{"variance", "the variance study of appendix C.3 (mean and sd of each estimator against batch size)", runVariance},
 		{"all", "every experiment, regenerating figures/", runAll},
+		{"estimate", "your own CSV: each estimator's MMD² of a column of model outputs, with diagnostics", runEstimate},
+		{"fit", "your own CSV with missing Z: fit G and m, train h with each method, report accuracy and held-out MMD", runFit},
+		{"predict", "score a CSV with a model saved by fit", runPredict},
 	}
 }
 

@@ -210,7 +210,11 @@ func (c *Column) add(v, file string, line int) error {
 	if !ok {
 		if len(c.Levels) == MaxLevels {
 			c.tooMany, c.Codes, c.Levels, c.levels = true, nil, nil, nil
-			return c.add(v, file, line) // reports the error unless the column is numeric
+			if !c.Numeric {
+				return fmt.Errorf("%s:%d: column %q: value %q is not a number and the column has more than %d distinct values: "+
+					"neither numeric nor a category (leave it out of -x)", file, line, c.Name, v, MaxLevels)
+			}
+			return nil // the value is already in Num
 		}
 		code = int32(len(c.Levels))
 		c.levels[v] = code

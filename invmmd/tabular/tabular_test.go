@@ -223,3 +223,31 @@ func TestMillionRowsBoundedMemory(t *testing.T) {
 		t.Errorf("peak heap grew by %.1f MB, more than 4× the %.1f MB the columns need", grown/1e6, retained/1e6)
 	}
 }
+
+// TestManyDistinctValues checks that a numeric column with more than MaxLevels distinct
+// values stays aligned with its rows, and that a text column with as many is refused.
+func TestManyDistinctValues(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("x,id\n")
+	n := MaxLevels + 500
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "%d.5,id%d\n", i, i)
+	}
+	tab, err := Read(strings.NewReader(b.String()), "many.csv", []string{"x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := tab.Column("x")
+	if len(x.Num) != n {
+		t.Fatalf("%d values for %d rows", len(x.Num), n)
+	}
+	for i, v := range x.Num {
+		if v != float64(i)+0.5 {
+			t.Fatalf("row %d: x = %v, want %v", i, v, float64(i)+0.5)
+		}
+	}
+	_, err = Read(strings.NewReader(b.String()), "many.csv", []string{"id"})
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("many.csv:%d: column \"id\"", MaxLevels+2)) || !strings.Contains(err.Error(), "more than 1000 distinct") {
+		t.Errorf("text column with %d distinct values: error %v", n, err)
+	}
+}
