@@ -296,16 +296,7 @@ func TestUnreliableStrata(t *testing.T) {
 	}
 
 	t.Run("one observed Z=1 row", func(t *testing.T) {
-		h, rows := defaultTestDGP().draw(rand.New(rand.NewPCG(23, 24)), 400)
-		kept := false
-		for i := range rows.Y {
-			if rows.Y[i] == 1 && rows.Z[i] == 1 && rows.Delta[i] == 1 {
-				if kept {
-					rows.Delta[i] = 0
-				}
-				kept = true
-			}
-		}
+		h, rows := oneObservedZ1(23)
 		res, err := Estimate(h, rows, Options{MainFraction: 1}, Obs, IP)
 		if err != nil {
 			t.Fatal(err)
@@ -362,10 +353,10 @@ func TestUnreliableStrata(t *testing.T) {
 	})
 }
 
-// TestDropUnreliable checks that a dropped stratum contributes 0 to the value and to the
-// training matrices, and that the others are untouched.
-func TestDropUnreliable(t *testing.T) {
-	h, rows := defaultTestDGP().draw(rand.New(rand.NewPCG(25, 26)), 400)
+// oneObservedZ1 draws 400 rows of the test DGP and hides Z in every (Y = 1, Z = 1) row
+// but one: the stratum with a single observed Z = 1 row.
+func oneObservedZ1(seed uint64) ([]float64, Rows) {
+	h, rows := defaultTestDGP().draw(rand.New(rand.NewPCG(seed, seed+1)), 400)
 	kept := false
 	for i := range rows.Y {
 		if rows.Y[i] == 1 && rows.Z[i] == 1 && rows.Delta[i] == 1 {
@@ -375,6 +366,13 @@ func TestDropUnreliable(t *testing.T) {
 			kept = true
 		}
 	}
+	return h, rows
+}
+
+// TestDropUnreliable checks that a dropped stratum contributes 0 to the value and to the
+// training matrices, and that the others are untouched.
+func TestDropUnreliable(t *testing.T) {
+	h, rows := oneObservedZ1(25)
 	d, err := NewDesign(rows, Options{MainFraction: 1}, IP)
 	if err != nil {
 		t.Fatal(err)

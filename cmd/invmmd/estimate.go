@@ -105,7 +105,7 @@ func runEstimate(args []string, stdout, stderr io.Writer) error {
 		}
 		warnAll(stderr, d.Warnings)
 		fmt.Fprintf(stdout, "fitting G and m: MLP %v on the %d encoded inputs of -x and Y, on a random 70%% of the rows (20%% for early stopping)\n", hidden, d.Encoder.Dim())
-		aux, err := fitAux(d.Splits, hidden, nf, stdout)
+		aux, err := fitAux(d.Splits, hidden, nf, stdout, stderr)
 		if err != nil {
 			return err
 		}

@@ -67,10 +67,10 @@ type netFlags struct {
 
 func (n *netFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&n.hidden, "hidden", "32,32", "hidden layer widths of every MLP (h, G and m)")
-	fs.IntVar(&n.epochs, "epochs", 60, "training epochs of h (the best epoch by validation objective is kept)")
+	fs.IntVar(&n.epochs, "epochs", 100, "training epochs of h (the best epoch by validation objective is kept)")
 	fs.IntVar(&n.aux, "aux-epochs", 60, "training epochs of G and m")
-	fs.IntVar(&n.batch, "batch", 512, "rows per step (capped at the training rows); smaller batches leave fewer effective rows per stratum")
-	fs.Float64Var(&n.lr, "lr", 3e-3, "Adam learning rate")
+	fs.IntVar(&n.batch, "batch", 2048, "rows per step (capped at the training rows); smaller batches leave fewer effective rows per stratum")
+	fs.Float64Var(&n.lr, "lr", 5e-3, "Adam learning rate")
 	fs.Float64Var(&n.minESS, "min-ess", invmmd.DefaultMinESS, "Kish effective sample size under which a stratum is flagged unreliable (and dropped from the training penalty)")
 	fs.Uint64Var(&n.seedAux, "aux-seed", 1, "seed of G and m")
 }
@@ -98,18 +98,25 @@ func (n *netFlags) widths() ([]int, error) {
 }
 
 // fitAux fits G (target Δ) and m (target Z where observed) on (X, Y) and prints their reports.
-func fitAux(sp dataset.Splits, hidden []int, nf netFlags, stdout io.Writer) (*train.Aux, error) {
+func fitAux(sp dataset.Splits, hidden []int, nf netFlags, stdout, stderr io.Writer) (*train.Aux, error) {
 	aux, err := train.FitAux(sp, func(seed uint64) models.Net { return models.MLP{Hidden: hidden, Seed: seed} },
 		train.AuxConfig{BatchSize: min(nf.batch, sp.Train.Len()), Epochs: nf.aux, LearningRate: nf.lr, Seed: nf.seedAux})
 	if err != nil {
 		return nil, fmt.Errorf("fitting G and m: %w", err)
 	}
-	minG := math.Inf(1)
+	minG, low := math.Inf(1), 0
 	for _, g := range aux.Train.G {
 		minG = math.Min(minG, g)
+		if g < invmmd.DefaultGFloor {
+			low++
+		}
 	}
 	fmt.Fprintf(stdout, "auxiliary models, fitted on (X, Y) of the training split, best epoch by validation NLL:\n  %v\n  %v\n  min Ĝ on training rows %.4f (floor %.2f)\n",
 		aux.G, aux.M, minG, invmmd.DefaultGFloor)
+	if low > 0 {
+		fmt.Fprintf(stderr, "warning: Ĝ < %.2f on %d of %d training rows: Z is (almost) never observed for rows like these, so no estimator "+
+			"can recover their Z (positivity fails); ip and dr then speak for the rows where Z can be observed\n", invmmd.DefaultGFloor, low, len(aux.Train.G))
+	}
 	return aux, nil
 }
 
@@ -211,7 +218,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		sum := s.Summarize()
 		fmt.Fprintf(stdout, "  %s; observed (Y,Z) cells %v\n", sum, observedCells(s))
 	}
-	aux, err := fitAux(sp, hidden, nf, stdout)
+	aux, err := fitAux(sp, hidden, nf, stdout, stderr)
 	if err != nil {
 		return err
 	}
