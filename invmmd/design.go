@@ -439,6 +439,16 @@ func normReasons(mean [2]float64, raw [2][2]float64, floor float64) []string {
 	return out
 }
 
+// TrainingGuard applies what Options.DropUnreliable asks for: DropUnreliable when it is
+// set, nothing otherwise. Training calls it on every batch's design and on the validation
+// design; it returns the number of (method, stratum) pairs dropped.
+func (d *Design) TrainingGuard() int {
+	if !d.opts.DropUnreliable {
+		return 0
+	}
+	return d.DropUnreliable()
+}
+
 // DropUnreliable removes every stratum flagged unreliable from every method's penalty:
 // it then contributes 0, in Evaluate and in Matrices (the training graph), as an empty
 // stratum does, and its StratumReport says Dropped. Training calls it so that a stratum

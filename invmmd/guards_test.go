@@ -377,8 +377,12 @@ func TestDropUnreliable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if n := d.TrainingGuard(); n != 0 {
+		t.Fatalf("TrainingGuard without Options.DropUnreliable dropped %d strata", n)
+	}
 	before, _ := d.Evaluate(h, nil)
-	if n := d.DropUnreliable(); n != 1 {
+	d.opts.DropUnreliable = true
+	if n := d.TrainingGuard(); n != 1 {
 		t.Fatalf("dropped %d strata, want 1", n)
 	}
 	after, _ := d.Evaluate(h, nil)

@@ -37,6 +37,13 @@ type Options struct {
 	// thumb for a cell too small to report.
 	MinESS float64
 
+	// DropUnreliable makes training leave strata flagged unreliable out of the penalty
+	// and the validation objective (Design.TrainingGuard), so that a stratum resting on a
+	// handful of rows or a floored normaliser cannot dominate the loss. The zero value keeps
+	// them, as the paper does (its experiments are reproduced that way); training then only
+	// counts them (train.History.Warning). invmmd fit turns it on.
+	DropUnreliable bool
+
 	// Unconditional selects the MMD between p(h|Z=1) and p(h|Z=0) over all rows
 	// (eq. invariancemmd) instead of the paper's penalty Σ_y MMD_y within each Y stratum
 	// (eq. objective).

@@ -165,6 +165,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	lambda := fs.Float64("lambda", 1, "penalty weight λ")
 	seeds := fs.String("seeds", "1", "comma-separated seeds of h (and of the random split: the first)")
 	out := fs.String("out", "invmmd-fit", "output folder: results.csv, results.md, config.json, models/")
+	keep := fs.Bool("keep-unreliable", false, "keep strata flagged unreliable in the training penalty (the paper's behaviour); by default they are dropped, with a warning")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -235,7 +236,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	for _, seed := range seedList {
 		for _, m := range ms {
 			cfg := train.Config{Method: m, Lambda: *lambda, BatchSize: min(nf.batch, sp.Train.Len()), Epochs: nf.epochs,
-				LearningRate: nf.lr, Seed: seed, Estimator: invmmd.Options{MinESS: nf.minESS}}
+				LearningRate: nf.lr, Seed: seed, Estimator: invmmd.Options{MinESS: nf.minESS, DropUnreliable: !*keep}}
 			net := models.MLP{Hidden: hidden, Seed: seed}
 			model, hist, err := train.Fit(sp, aux, net, cfg)
 			if err != nil {
@@ -274,7 +275,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "\n%s", heldText.String())
 	cfgJSON, _ := json.MarshalIndent(map[string]any{"args": args, "spec": spec, "methods": *methods, "lambda": *lambda,
 		"seeds": seedList, "hidden": hidden, "epochs": nf.epochs, "aux_epochs": nf.aux, "batch": nf.batch, "lr": nf.lr,
-		"min_ess": nf.minESS, "aux_seed": nf.seedAux, "majority_baseline": majority,
+		"min_ess": nf.minESS, "drop_unreliable": !*keep, "aux_seed": nf.seedAux, "majority_baseline": majority,
 		"aux": map[string]any{"G": aux.G.String(), "m": aux.M.String()}, "inputs": d.Encoder.Names()}, "", "  ")
 	for name, body := range map[string]string{"results.md": md, "config.json": string(cfgJSON) + "\n", "heldout.txt": heldText.String()} {
 		if err := os.WriteFile(filepath.Join(*out, name), []byte(body), 0o644); err != nil {

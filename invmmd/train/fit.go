@@ -65,10 +65,12 @@ type History struct {
 	FlooredG     int // Δ = 1 rows whose Ĝ was raised to the floor
 	EmptyStrata  int // strata that contributed 0
 	FlooredNorms int // normaliser estimates raised to the floor
-	// DroppedStrata counts strata left out of the penalty as unreliable
-	// (invmmd.Design.DropUnreliable); DropReason is the first one's reason.
-	DroppedStrata int
-	DropReason    string
+	// UnreliableStrata counts stratum penalties flagged unreliable (invmmd.StratumReport),
+	// DroppedStrata those of them left out of the penalty (invmmd.Options.DropUnreliable);
+	// DropReason is the first one's reason.
+	UnreliableStrata int
+	DroppedStrata    int
+	DropReason       string
 }
 
 // fitSpec is one network fit: the loop shared by G, m and h.
@@ -268,7 +270,7 @@ func (p *penaltySpec) batchDesign(idx []int) (v, c *tensors.Tensor, rep invmmd.R
 	if err != nil {
 		return nil, nil, rep, err
 	}
-	d.DropUnreliable() // a stratum resting on a few rows or a floored normaliser must not steer the loss
+	d.TrainingGuard() // with Options.DropUnreliable, unreliable strata leave the penalty
 	v, c, err = d.Tensors(dtypes.Float32)
 	return v, c, d.Reports()[0], err
 }

@@ -7,25 +7,33 @@ import (
 	"github.com/invmmd/invmmd/invmmd"
 )
 
-// noteDropped records the strata of one step's penalty that were dropped as unreliable.
+// noteDropped records the strata of one step's penalty that were flagged unreliable, and
+// those of them that were dropped.
 func (h *History) noteDropped(rep invmmd.Report) {
 	for _, s := range rep.Strata {
-		if !s.Dropped {
+		if !s.Unreliable || s.Empty {
 			continue
 		}
-		h.DroppedStrata++
+		h.UnreliableStrata++
+		if s.Dropped {
+			h.DroppedStrata++
+		}
 		if h.DropReason == "" {
 			h.DropReason = fmt.Sprintf("Y=%v: %s", s.Y, strings.Join(s.Reasons, "; "))
 		}
 	}
 }
 
-// Warning returns a sentence saying what the guards left out of the penalty during the
-// fit, or "" when nothing was dropped.
+// Warning returns a sentence saying how many stratum penalties were unreliable during the
+// fit and what was done with them, or "" when none was.
 func (h *History) Warning() string {
-	if h.DroppedStrata == 0 {
+	switch {
+	case h.UnreliableStrata == 0:
 		return ""
+	case h.DroppedStrata > 0:
+		return fmt.Sprintf("%s: %d stratum penalties over %d steps were dropped as unreliable (first: %s)",
+			h.Name, h.DroppedStrata, h.Steps, h.DropReason)
 	}
-	return fmt.Sprintf("%s: %d stratum penalties over %d steps were dropped as unreliable (first: %s)",
-		h.Name, h.DroppedStrata, h.Steps, h.DropReason)
+	return fmt.Sprintf("%s: %d stratum penalties over %d steps were unreliable and kept in the loss; "+
+		"set Options.DropUnreliable (invmmd fit does) to leave them out (first: %s)", h.Name, h.UnreliableStrata, h.Steps, h.DropReason)
 }

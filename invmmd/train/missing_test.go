@@ -42,7 +42,8 @@ func tinyCell(rng *rand.Rand, name string, n int) *dataset.Set {
 }
 
 // TestTinyCellDoesNotCollapse trains dr on a table with a tiny (Y = 0, Z = 0) cell and
-// really missing Z: the guard drops the unreliable stratum with a warning that says why,
+// really missing Z: without Options.DropUnreliable the unreliable stratum is counted and
+// kept, with a warning; with it, the guard drops the stratum with a warning that says why,
 // test accuracy stays at or above the majority baseline, full refuses the data, and the
 // evaluation reports dr and ip with Y = 0 flagged.
 func TestTinyCellDoesNotCollapse(t *testing.T) {
@@ -53,7 +54,16 @@ func TestTinyCellDoesNotCollapse(t *testing.T) {
 		t.Fatalf("full on data with missing Z: error %v", err)
 	}
 	aux := quickAux(t, sp)
-	model, hist, err := Fit(sp, aux, mlp(2), Config{Method: invmmd.DR, Lambda: 1, BatchSize: 500, Epochs: 10, LearningRate: 1e-2, Seed: 2})
+	cfg := Config{Method: invmmd.DR, Lambda: 1, BatchSize: 500, Epochs: 10, LearningRate: 1e-2, Seed: 2}
+	_, kept, err := Fit(sp, aux, mlp(2), cfg) // the paper's behaviour: counted and kept
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kept.DroppedStrata != 0 || kept.UnreliableStrata == 0 || !strings.Contains(kept.Warning(), "unreliable and kept in the loss") {
+		t.Errorf("without DropUnreliable: dropped %d, unreliable %d, warning %q", kept.DroppedStrata, kept.UnreliableStrata, kept.Warning())
+	}
+	cfg.Estimator.DropUnreliable = true
+	model, hist, err := Fit(sp, aux, mlp(2), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -106,7 +106,7 @@ func Fit(sp dataset.Splits, aux *Aux, net models.Net, cfg Config) (*Model, *Hist
 		if valDesign, err = invmmd.NewDesign(valRows, cfg.Estimator, m); err != nil {
 			return nil, nil, fmt.Errorf("train: validation rows: %w", err)
 		}
-		valDesign.DropUnreliable() // as in training: the objective ignores unreliable strata
+		valDesign.TrainingGuard() // as in training
 	}
 	spec.validate = func(model *Model) (float64, error) {
 		h, err := model.Logits(sp.Val)
