@@ -359,7 +359,7 @@ func normalisers(sum [2]float64, diag [2][2]float64, n, floor float64, rep *Repo
 // rows. They come from w, the same factor columns that make the estimate.
 func diagnose(rows Rows, w weights, blk block, normRows []int) StratumReport {
 	sr := StratumReport{Y: blk.label}
-	seen := map[int]bool{}
+	seen := make([]bool, rows.Len())
 	for _, set := range [][]int{blk.rows, normRows} {
 		for _, i := range set {
 			if seen[i] {

@@ -30,6 +30,7 @@ func TestBadInputsAreClearErrors(t *testing.T) {
 		want   []string
 	}{
 		{"mismatched lengths", func(h *[]float64, r *Rows, o *Options) { r.Z = r.Z[:5] }, Full, []string{"column Z has 5 rows, Y has 8"}},
+		{"short Delta with NaN Z", func(h *[]float64, r *Rows, o *Options) { r.Delta = r.Delta[:5]; r.Z[2] = math.NaN() }, DR, []string{"column Delta has 5 rows, Y has 8"}},
 		{"h shorter than rows", func(h *[]float64, r *Rows, o *Options) { *h = (*h)[:7] }, Full, []string{"7 model outputs for 8 rows"}},
 		{"NaN in G", func(h *[]float64, r *Rows, o *Options) { r.G[2] = math.NaN() }, DR, []string{"row 2", "G = NaN"}},
 		{"Inf in h", func(h *[]float64, r *Rows, o *Options) { (*h)[3] = math.Inf(1) }, Reg, []string{"row 3", "h = +Inf"}},

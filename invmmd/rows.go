@@ -103,6 +103,9 @@ func (r Rows) Validate(methods ...Method) error {
 		{"GTrue", r.GTrue, false, needGT},
 		{"M", r.M, false, needM},
 	}
+	if r.Delta != nil && len(r.Delta) != n {
+		return fmt.Errorf("invmmd: column Delta has %d rows, Y has %d", len(r.Delta), n)
+	}
 	for _, c := range cols {
 		if c.name == "Z" && c.v != nil && len(c.v) == n && len(r.Delta) == n {
 			if err := r.validateZ(methods); err != nil {

@@ -251,3 +251,20 @@ func TestManyDistinctValues(t *testing.T) {
 		t.Errorf("text column with %d distinct values: error %v", n, err)
 	}
 }
+
+// TestNaNFeatureIsMissing checks that a literal NaN (or NA) in a feature column is read as
+// a missing value, which the encoder then imputes with a warning, while Inf is an error
+// (TestBadInput).
+func TestNaNFeatureIsMissing(t *testing.T) {
+	tab, err := Read(strings.NewReader("a,y,z\nNaN,0,1\n2,1,0\nNA,0,0\n4,1,1\n"), "n.csv", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := tab.Column("a"); !a.Numeric || a.Missing != 2 || !math.IsNaN(a.Num[0]) || a.Num[1] != 2 {
+		t.Fatalf("column a: %+v", a)
+	}
+	_, warn, err := FitEncoder(tab, []string{"a"}, []int{0, 1, 2, 3})
+	if err != nil || len(warn) != 1 || !strings.Contains(warn[0], `column "a": 2 missing value(s) replaced by the training mean`) {
+		t.Errorf("warnings %q, error %v", warn, err)
+	}
+}
