@@ -73,7 +73,7 @@ func runEstimate(args []string, stdout, stderr io.Writer) error {
 			cols = append(cols, c)
 		}
 	}
-	tab, err := tabular.ReadFile(tf.data, append(cols, x...))
+	tab, err := readTable(tf.data, append(cols, x...), map[string]string{*hCol: "-h", tf.y: "-y", tf.z: "-z", *gCol: "-g", *mCol: "-m"})
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -120,6 +121,20 @@ func fitAux(sp dataset.Splits, hidden []int, nf netFlags, stdout, stderr io.Writ
 	return aux, nil
 }
 
+// readTable reads the named columns of a CSV file; a column the file lacks is reported
+// with the flag that named it (flags maps column names to flag names; other columns are -x).
+func readTable(path string, cols []string, flags map[string]string) (*tabular.Table, error) {
+	tab, err := tabular.ReadFile(path, cols)
+	var ce *tabular.ColumnError
+	if errors.As(err, &ce) {
+		ce.Flag = "-x"
+		if f, ok := flags[ce.Name]; ok {
+			ce.Flag = f
+		}
+	}
+	return tab, err
+}
+
 func warnAll(stderr io.Writer, warnings []string) {
 	for _, w := range warnings {
 		fmt.Fprintln(stderr, "warning:", w)
@@ -199,7 +214,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	spec := tabular.Spec{Y: tf.y, Z: tf.z, YPositive: tf.yPos, ZPositive: tf.zPos, X: tf.columns(), Split: *split,
 		ValFrac: *valFrac, TestFrac: *testFrac, Seed: seedList[0]}
 	t0 := time.Now()
-	tab, err := tabular.ReadFile(tf.data, spec.Columns())
+	tab, err := readTable(tf.data, spec.Columns(), map[string]string{tf.y: "-y", tf.z: "-z", *split: "-split"})
 	if err != nil {
 		return err
 	}

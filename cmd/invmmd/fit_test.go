@@ -128,6 +128,14 @@ func TestFitPredictOnOwnCSV(t *testing.T) {
 	if mean /= 1500; !(mean > 0.2 && mean < 0.6) {
 		t.Errorf("mean predicted probability %.3f, want near the share of yes (≈0.35)", mean)
 	}
+	lacking := filepath.Join(dir, "lacking.csv")
+	if err := os.WriteFile(lacking, []byte("x1,group\n0.5,grp a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := run(t, "predict", "-model", filepath.Join(dir, "models", "dr-seed1"), "-data", lacking); err == nil ||
+		!strings.Contains(err.Error(), `lacking.csv: no column named "x2" (a feature the model was trained on)`) {
+		t.Errorf("predict on a file without x2: error %v", err)
+	}
 }
 
 // TestEstimateFlagsUnreliableStrata runs estimate with given G and m columns on a table
@@ -167,7 +175,9 @@ func TestOwnDataBadCommandLines(t *testing.T) {
 	}{
 		{[]string{"fit", "-data", data, "-y", "outcome"}, "flag -z is required"},
 		{[]string{"fit", "-data", data, "-y", "outcome", "-z", "z"}, `own.csv:2: column "outcome" (-y): value "no", want 0 or 1; the column's values are no, yes: name the positive one with -y-positive VALUE`},
-		{[]string{"fit", "-data", data, "-y", "outcome", "-y-positive", "yes", "-z", "zz"}, `no column named "zz"`},
+		{[]string{"fit", "-data", data, "-y", "outcome", "-y-positive", "yes", "-z", "zz", "-x", "x1"}, `own.csv: no column named "zz" (-z); the columns are x1, x2, group`},
+		{[]string{"fit", "-data", data, "-y", "outcome", "-y-positive", "yes", "-z", "z", "-x", "x1,age"}, `no column named "age" (-x)`},
+		{[]string{"estimate", "-data", data, "-y", "outcome", "-y-positive", "yes", "-z", "z", "-h", "score", "-methods", "obs"}, `no column named "score" (-h)`},
 		{[]string{"fit", "-data", data, "-y", "outcome", "-y-positive", "yes", "-z", "z", "-methods", "full"}, "method full needs Z on every row"},
 		{[]string{"fit", "-data", data, "-y", "outcome", "-y-positive", "yes", "-z", "z", "-methods", "dr+"}, "needs the true P(Δ = 1 | X, Y)"},
 		{[]string{"fit", "-data", data, "-y", "outcome", "-y-positive", "yes", "-z", "z", "-val-frac", "0.7", "-test-frac", "0.5"}, "sum < 1"},

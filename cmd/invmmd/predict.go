@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -41,7 +42,11 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 	for _, f := range mf.Encoder.Features {
 		cols = append(cols, f.Column)
 	}
-	tab, err := tabular.ReadFile(*data, cols)
+	tab, err := readTable(*data, cols, nil)
+	var ce *tabular.ColumnError
+	if errors.As(err, &ce) {
+		ce.Flag = "a feature the model was trained on"
+	}
 	if err != nil {
 		return err
 	}

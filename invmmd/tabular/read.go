@@ -48,6 +48,21 @@ type Column struct {
 	}
 }
 
+// ColumnError reports a column asked for that the file's header lacks. Callers that know
+// which flag named the column fill in Flag.
+type ColumnError struct {
+	File, Name, Flag string
+	Header           []string
+}
+
+func (e *ColumnError) Error() string {
+	flag := ""
+	if e.Flag != "" {
+		flag = " (" + e.Flag + ")"
+	}
+	return fmt.Sprintf("%s: no column named %q%s; the columns are %s", e.File, e.Name, flag, strings.Join(e.Header, ", "))
+}
+
 // Table is the selected columns of a CSV file.
 type Table struct {
 	File    string    // file name, for messages
@@ -142,7 +157,7 @@ func Read(r io.Reader, file string, names []string) (*Table, error) {
 	for _, n := range names {
 		k, ok := seen[n]
 		if !ok {
-			return nil, fmt.Errorf("%s: no column named %q; the columns are %s", file, n, strings.Join(t.Header, ", "))
+			return nil, &ColumnError{File: file, Name: n, Header: t.Header}
 		}
 		t.Columns = append(t.Columns, &Column{Name: n, Numeric: true, index: k, levels: map[string]int32{}})
 	}
