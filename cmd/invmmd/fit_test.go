@@ -225,3 +225,36 @@ func TestFitTinyCellWarns(t *testing.T) {
 		t.Logf("%s: test accuracy %.3f, majority %.3f", m, acc, majority)
 	}
 }
+
+// TestEstimateFlagsNegativeNormaliser gives estimate G and m columns under which the dr
+// estimate of P(Z = 1 | Y) is negative in both strata (observed Z = 0 rows with Ĝ = 0.1 and
+// m̂ = 0.95): the normalisers are floored and both strata flagged, in the table and the
+// diagnostics.
+func TestEstimateFlagsNegativeNormaliser(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("h,y,z,g,m\n")
+	for i := 0; i < 40; i++ {
+		y, k := i/20, i%20
+		z, g := "", "0.5"
+		switch {
+		case k < 5:
+			z, g = "0", "0.1"
+		case k == 5:
+			z, g = "1", "0.9"
+		}
+		fmt.Fprintf(&b, "%.3f,%d,%s,%s,0.95\n", float64(i%7)/3-1, y, z, g)
+	}
+	path := filepath.Join(t.TempDir(), "neg.csv")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, err := run(t, "estimate", "-data", path, "-h", "h", "-y", "y", "-z", "z", "-g", "g", "-m", "m", "-methods", "dr")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	for _, w := range []string{"| dr |", "Y=[0 1] |", "estimate of P(Z=1|Y) is -", "(normalisers floored)", "2 normaliser(s) raised to the floor"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("output lacks %q:\n%s", w, out)
+		}
+	}
+}
