@@ -26,6 +26,7 @@ type Report struct {
 // columns as the estimate (factorsFor), and whether it is reliable.
 type StratumReport struct {
 	Y        float64 // the stratum's Y value (0 when unconditional)
+	All      bool    // the unconditional penalty's one stratum: every row, whatever Y
 	Rows     int     // rows of the stratum in the batch
 	Observed [2]int  // rows of the stratum with Z observed (Δ = 1) and Z = b, b = 0, 1
 	// Columns holds, for each factor column of the method, its Kish effective sample
@@ -76,10 +77,18 @@ func (r Report) String() string {
 	return b.String()
 }
 
+// Name names the stratum: "Y=0", "Y=1", or "all rows" for the unconditional penalty.
+func (s StratumReport) Name() string {
+	if s.All {
+		return "all rows"
+	}
+	return fmt.Sprintf("Y=%v", s.Y)
+}
+
 // String renders the stratum's diagnostics on one line.
 func (s StratumReport) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Y=%v: %d rows, observed Z=0: %d, Z=1: %d", s.Y, s.Rows, s.Observed[0], s.Observed[1])
+	fmt.Fprintf(&b, "%s: %d rows, observed Z=0: %d, Z=1: %d", s.Name(), s.Rows, s.Observed[0], s.Observed[1])
 	for _, c := range s.Columns {
 		fmt.Fprintf(&b, "; ESS %s (Z=0, Z=1) = (%.1f, %.1f)", c.Factor, c.ESS[0], c.ESS[1])
 	}
@@ -114,7 +123,11 @@ func (r Result) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%v: MMD² = %.6g", r.Method, r.Value)
 	for s, v := range r.Strata {
-		fmt.Fprintf(&b, "  [Y=%v: %.6g]", r.Terms[s].Y, v)
+		name := fmt.Sprintf("Y=%v", r.Terms[s].Y)
+		if s < len(r.Report.Strata) {
+			name = r.Report.Strata[s].Name()
+		}
+		fmt.Fprintf(&b, "  [%s: %.6g]", name, v)
 	}
 	if u := r.Report.Unreliable(); len(u) > 0 {
 		fmt.Fprintf(&b, "  UNRELIABLE in Y=%v", u)
@@ -289,6 +302,7 @@ func NewDesign(rows Rows, opts Options, methods ...Method) (*Design, error) {
 				}
 			}
 			sr := diagnose(rows, w, d.blocks[s], normRows[s])
+			sr.All = o.Unconditional
 			if nMain < 2 || nNorm < 2 || mainMass[0] == 0 || mainMass[1] == 0 || normMass[0] == 0 || normMass[1] == 0 {
 				rep.EmptyStrata = append(rep.EmptyStrata, d.blocks[s].label)
 				sr.Empty = true

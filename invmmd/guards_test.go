@@ -400,3 +400,16 @@ func TestDropUnreliable(t *testing.T) {
 		}
 	}
 }
+
+// TestUnconditionalReportNamesAllRows checks that the unconditional penalty's one stratum
+// is reported as "all rows", not as a Y value.
+func TestUnconditionalReportNamesAllRows(t *testing.T) {
+	h, rows := defaultTestDGP().draw(rand.New(rand.NewPCG(27, 28)), 400)
+	res, err := Estimate(h, rows, Options{Unconditional: true}, IP)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := res[0].String(); !strings.Contains(s, "[all rows: ") || !strings.Contains(s, "\n  all rows: ") || strings.Contains(s, "Y=0") {
+		t.Errorf("unconditional report:\n%s", s)
+	}
+}

@@ -148,7 +148,7 @@ func runEstimate(args []string, stdout, stderr io.Writer) error {
 	for _, r := range res {
 		var per []string
 		for s, v := range r.Strata {
-			per = append(per, fmt.Sprintf("Y=%v: %.5g", r.Terms[s].Y, v))
+			per = append(per, fmt.Sprintf("%s: %.5g", r.Report.Strata[s].Name(), v))
 		}
 		u := "none"
 		if l := r.Report.Unreliable(); len(l) > 0 {
@@ -159,9 +159,9 @@ func runEstimate(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintln(stdout, "\nterms (MMD² = T11/N11 + T00/N00 − 2·T10/N10) and diagnostics:")
 	for _, r := range res {
 		fmt.Fprintf(stdout, "%s\n", r)
-		for _, t := range r.Terms {
+		for s, t := range r.Terms {
 			if !t.Empty {
-				fmt.Fprintf(stdout, "    Y=%v: T11 %.5g  T00 %.5g  T10 %.5g  |  N11 %.5g  N00 %.5g  N10 %.5g\n", t.Y, t.T[1][1], t.T[0][0], t.T[1][0], t.N[1][1], t.N[0][0], t.N[1][0])
+				fmt.Fprintf(stdout, "    %s: T11 %.5g  T00 %.5g  T10 %.5g  |  N11 %.5g  N00 %.5g  N10 %.5g\n", r.Report.Strata[s].Name(), t.T[1][1], t.T[0][0], t.T[1][0], t.N[1][1], t.N[0][0], t.N[1][0])
 			}
 		}
 	}

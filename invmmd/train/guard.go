@@ -19,7 +19,7 @@ func (h *History) noteDropped(rep invmmd.Report) {
 			h.DroppedStrata++
 		}
 		if h.DropReason == "" {
-			h.DropReason = fmt.Sprintf("Y=%v: %s", s.Y, strings.Join(s.Reasons, "; "))
+			h.DropReason = fmt.Sprintf("%s: %s", s.Name(), strings.Join(s.Reasons, "; "))
 		}
 	}
 }
