@@ -67,7 +67,11 @@ func EvaluateWith(m *Model, sp dataset.Splits, aux *Aux, opts invmmd.Options, me
 		out.TrainMMDBy = methods[0]
 		rows.G, rows.M = aux.Train.G, aux.Train.M
 	}
-	res, err := invmmd.Estimate(h[0], rows, eo, out.TrainMMDBy)
+	d, err := invmmd.NewDesign(rows, eo, out.TrainMMDBy)
+	if err != nil {
+		return out, nil, fmt.Errorf("train: evaluating the training MMD by %v: %w", out.TrainMMDBy, err)
+	}
+	res, err := d.Evaluate(h[0], invmmd.Auto{}) // the training set can be large: Auto picks the kernel sums' path
 	if err != nil {
 		return out, nil, fmt.Errorf("train: evaluating the training MMD by %v: %w", out.TrainMMDBy, err)
 	}
