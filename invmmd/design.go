@@ -113,6 +113,10 @@ type Result struct {
 	Value float64
 	// Strata holds MMD²_y per stratum, indexed by the Y value (one entry when unconditional).
 	Strata []float64
+	// SE holds each stratum's jackknife standard error (Estimate only; nil from
+	// Design.Evaluate), and ValueSE that of Value (the strata are disjoint rows).
+	SE      []float64
+	ValueSE float64
 	// Terms holds the pieces of each stratum's MMD², in the order of Strata.
 	Terms  []Terms
 	Report Report
@@ -122,12 +126,19 @@ type Result struct {
 func (r Result) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%v: MMD² = %.6g", r.Method, r.Value)
+	if r.SE != nil {
+		fmt.Fprintf(&b, " ± %.2g", r.ValueSE)
+	}
 	for s, v := range r.Strata {
 		name := fmt.Sprintf("Y=%v", r.Terms[s].Y)
 		if s < len(r.Report.Strata) {
 			name = r.Report.Strata[s].Name()
 		}
-		fmt.Fprintf(&b, "  [%s: %.6g]", name, v)
+		fmt.Fprintf(&b, "  [%s: %.6g", name, v)
+		if r.SE != nil {
+			fmt.Fprintf(&b, " ± %.2g", r.SE[s])
+		}
+		b.WriteString("]")
 	}
 	if u := r.Report.Unreliable(); len(u) > 0 {
 		fmt.Fprintf(&b, "  UNRELIABLE in Y=%v", u)
@@ -178,6 +189,9 @@ type Design struct {
 	blocks   []block
 	methods  []Method
 	coefs    [][]coef          // per method: T_bb' = Σ c·Q_pq over its entries for (stratum, b, b')
+	includes [][]float64       // per method: 1 for the rows its U-statistics run over (weights.include)
+	rowF     [][2][]float64    // per method: each row's estimate f_b of Z_b (the normalisers' per-row terms)
+	normRows [][]int           // per stratum: the rows that estimate its normalisers
 	norms    [][][2][2]float64 // per method and stratum: N_bb'; zero when the stratum is empty
 	reports  []Report
 }
@@ -243,6 +257,7 @@ func NewDesign(rows Rows, opts Options, methods ...Method) (*Design, error) {
 		}
 	}
 
+	d.normRows = normRows
 	colIndex := map[string]int{}
 	column := func(key string, b, s int, values []float64) int {
 		id := fmt.Sprintf("%s|%d|%d", key, b, s)
@@ -325,6 +340,15 @@ func NewDesign(rows Rows, opts Options, methods ...Method) (*Design, error) {
 			}
 		}
 		d.coefs = append(d.coefs, cs)
+		d.includes = append(d.includes, w.include)
+		var f [2][]float64
+		for b := 0; b < 2; b++ {
+			f[b] = make([]float64, n)
+			for i := 0; i < n; i++ {
+				f[b][i] = w.rowMean(b, i)
+			}
+		}
+		d.rowF = append(d.rowF, f)
 		d.norms = append(d.norms, norms)
 		d.reports = append(d.reports, rep)
 	}
@@ -598,7 +622,10 @@ func (d *Design) assemble(q [][]float64) ([]Result, error) {
 }
 
 // Estimate evaluates methods on one batch: h holds the model outputs and rows the rest.
-// The kernel sums are exact, in float64, over all pairs i ≠ j.
+// The kernel sums are exact, in float64, over all pairs i ≠ j. Each result carries the
+// jackknife standard error of every stratum's estimate (Design.StandardErrors): an MMD²
+// cannot be negative, so an estimate below 0 by a few standard errors says the same as a
+// flag, that the estimate rests on too little.
 func Estimate(h []float64, rows Rows, opts Options, methods ...Method) ([]Result, error) {
 	if len(h) != rows.Len() {
 		return nil, fmt.Errorf("invmmd: %d model outputs for %d rows", len(h), rows.Len())
@@ -607,5 +634,19 @@ func Estimate(h []float64, rows Rows, opts Options, methods ...Method) ([]Result
 	if err != nil {
 		return nil, err
 	}
-	return d.Evaluate(h, nil)
+	res, err := d.Evaluate(h, nil)
+	if err != nil {
+		return nil, err
+	}
+	se := d.StandardErrors(h)
+	for k := range res {
+		r := &res[k]
+		r.SE = se[k]
+		var v float64
+		for _, e := range r.SE {
+			v += e * e
+		}
+		r.ValueSE = math.Sqrt(v)
+	}
+	return res, nil
 }

@@ -143,18 +143,18 @@ func runEstimate(args []string, stdout, stderr io.Writer) error {
 		what = "MMD² of h between Z = 1 and Z = 0 over all rows"
 	}
 	fmt.Fprintf(stdout, "\n%s, Gaussian kernel σ = %.4g, every row in both the main terms and the normalisers\n\n", what, sigma)
-	fmt.Fprintln(stdout, "| estimator | MMD² | per stratum | unreliable strata |")
+	fmt.Fprintln(stdout, "| estimator | MMD² ± jackknife SE | per stratum | unreliable strata |")
 	fmt.Fprintln(stdout, "|---|---|---|---|")
 	for _, r := range res {
 		var per []string
 		for s, v := range r.Strata {
-			per = append(per, fmt.Sprintf("%s: %.5g", r.Report.Strata[s].Name(), v))
+			per = append(per, fmt.Sprintf("%s: %.5g ± %.2g", r.Report.Strata[s].Name(), v, r.SE[s]))
 		}
 		u := "none"
 		if l := r.Report.Unreliable(); len(l) > 0 {
 			u = fmt.Sprintf("Y=%v", l)
 		}
-		fmt.Fprintf(stdout, "| %v | %.5g | %s | %s |\n", r.Method, r.Value, strings.Join(per, ", "), u)
+		fmt.Fprintf(stdout, "| %v | %.5g ± %.2g | %s | %s |\n", r.Method, r.Value, r.ValueSE, strings.Join(per, ", "), u)
 	}
 	fmt.Fprintln(stdout, "\nterms (MMD² = T11/N11 + T00/N00 − 2·T10/N10) and diagnostics:")
 	for _, r := range res {

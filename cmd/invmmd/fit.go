@@ -162,6 +162,7 @@ type fitRow struct {
 	TestAcc, TestAUC    float64
 	ValAcc              float64
 	DR, IP              float64
+	DRSE, IPSE          float64
 	Unreliable, Dropped string
 	Warning             string
 }
@@ -262,7 +263,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 				return err
 			}
 			r := fitRow{Method: m.String(), Seed: seed, TestAcc: met.TestAcc, TestAUC: met.TestAUC, ValAcc: met.ValAcc,
-				DR: held[0].Value, IP: held[1].Value, Unreliable: unreliableList(held), Dropped: strconv.Itoa(hist.DroppedStrata)}
+				DR: held[0].Value, IP: held[1].Value, DRSE: held[0].ValueSE, IPSE: held[1].ValueSE, Unreliable: unreliableList(held), Dropped: strconv.Itoa(hist.DroppedStrata)}
 			var warn []string
 			if w := hist.Warning(); w != "" {
 				warn = append(warn, w)
@@ -340,14 +341,14 @@ func saveModel(dir string, model *train.Model, mf modelFile) error {
 
 func fitMarkdown(rows []fitRow) string {
 	var b strings.Builder
-	b.WriteString("| method | seed | test acc | test AUC | val acc | held-out MMD² dr | held-out MMD² ip | unreliable strata (held-out) | strata dropped in training |\n")
+	b.WriteString("| method | seed | test acc | test AUC | val acc | held-out MMD² dr ± SE | held-out MMD² ip ± SE | unreliable strata (held-out) | strata dropped in training |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range rows {
 		u := r.Unreliable
 		if u == "" {
 			u = "none"
 		}
-		fmt.Fprintf(&b, "| %s | %d | %.3f | %.3f | %.3f | %.4f | %.4f | %s | %s |\n", r.Method, r.Seed, r.TestAcc, r.TestAUC, r.ValAcc, r.DR, r.IP, u, r.Dropped)
+		fmt.Fprintf(&b, "| %s | %d | %.3f | %.3f | %.3f | %.4f ± %.4f | %.4f ± %.4f | %s | %s |\n", r.Method, r.Seed, r.TestAcc, r.TestAUC, r.ValAcc, r.DR, r.DRSE, r.IP, r.IPSE, u, r.Dropped)
 	}
 	return b.String()
 }
@@ -358,10 +359,10 @@ func writeFitCSV(path string, rows []fitRow) error {
 		return err
 	}
 	w := csv.NewWriter(f)
-	_ = w.Write([]string{"method", "seed", "test_acc", "test_auc", "val_acc", "heldout_mmd_dr", "heldout_mmd_ip", "unreliable", "dropped_strata", "warning"})
+	_ = w.Write([]string{"method", "seed", "test_acc", "test_auc", "val_acc", "heldout_mmd_dr", "heldout_mmd_dr_se", "heldout_mmd_ip", "heldout_mmd_ip_se", "unreliable", "dropped_strata", "warning"})
 	g := func(v float64) string { return strconv.FormatFloat(v, 'g', 8, 64) }
 	for _, r := range rows {
-		_ = w.Write([]string{r.Method, strconv.FormatUint(r.Seed, 10), g(r.TestAcc), g(r.TestAUC), g(r.ValAcc), g(r.DR), g(r.IP), r.Unreliable, r.Dropped, r.Warning})
+		_ = w.Write([]string{r.Method, strconv.FormatUint(r.Seed, 10), g(r.TestAcc), g(r.TestAUC), g(r.ValAcc), g(r.DR), g(r.DRSE), g(r.IP), g(r.IPSE), r.Unreliable, r.Dropped, r.Warning})
 	}
 	w.Flush()
 	if err := w.Error(); err != nil {

@@ -57,9 +57,9 @@ func TestFitOnPublicTables(t *testing.T) {
 
 // TestEstimateOnHMDA estimates the MMD² of a simple score (the payments-to-income ratio)
 // between African American and other applicants within each decision, with G and m fitted
-// on the other columns. Among the 2,095 approved applications the ratio's distribution
-// differs between the groups, so every estimator gives a positive Y = 0 term; the rare
-// (deny, afam) cell, 33 observed rows, is reported with its counts.
+// on the other columns: every estimator gives a positive Y = 0 term (2,095 approved
+// applications) with its jackknife standard error, and the rare (deny, afam) cell, 33
+// observed rows, is reported with its counts.
 func TestEstimateOnHMDA(t *testing.T) {
 	out, stderr, err := run(t, "estimate", "-data", hmdaCSV, "-h", "pirat", "-y", "deny", "-y-positive", "yes", "-z", "afam", "-z-positive", "yes",
 		"-x", "hirat,lvrat,chist,mhist,phist,unemp,selfemp,insurance,condomin,single,hschool", "-methods", "obs,ip,reg,dr", "-bandwidth", "median", "-aux-epochs", "40")
@@ -76,9 +76,9 @@ func TestEstimateOnHMDA(t *testing.T) {
 		if i < 0 {
 			t.Fatalf("no row for %s:\n%s", m, out)
 		}
-		var total, y0 float64
-		if _, err := fmt.Sscanf(out[i:], "| "+m+" | %g | Y=0: %g,", &total, &y0); err != nil || !(y0 > 0) {
-			t.Errorf("%s: Y=0 term %v (%v), want > 0", m, y0, err)
+		var total, se, y0, y0se float64
+		if _, err := fmt.Sscanf(out[i:], "| "+m+" | %g ± %g | Y=0: %g ± %g,", &total, &se, &y0, &y0se); err != nil || !(y0 > 0) || !(y0se > 0) {
+			t.Errorf("%s: Y=0 term %v ± %v (%v), want > 0 with a standard error", m, y0, y0se, err)
 		}
 	}
 }
