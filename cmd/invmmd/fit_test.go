@@ -60,7 +60,7 @@ func ownCSV(t *testing.T, n int, oneZ1 bool, tiny ...bool) string {
 	return path
 }
 
-func run(t *testing.T, args ...string) (string, string, error) {
+func runCmd(t *testing.T, args ...string) (string, string, error) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	err := dispatch(args, &out, &errb)
@@ -75,7 +75,7 @@ func TestFitPredictOnOwnCSV(t *testing.T) {
 	dir := t.TempDir()
 	args := []string{"fit", "-data", data, "-y", "outcome", "-y-positive", "yes", "-z", "z", "-x", "x1,x2,group",
 		"-methods", "none,dr,ip", "-epochs", "8", "-aux-epochs", "8", "-out", dir}
-	out, stderr, err := run(t, args...)
+	out, stderr, err := runCmd(t, args...)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
@@ -100,7 +100,7 @@ func TestFitPredictOnOwnCSV(t *testing.T) {
 			t.Errorf("missing output %s: %v", f, err)
 		}
 	}
-	if _, _, err := run(t, args...); err != nil {
+	if _, _, err := runCmd(t, args...); err != nil {
 		t.Fatal(err)
 	}
 	again, _ := os.ReadFile(filepath.Join(dir, "results.csv"))
@@ -109,7 +109,7 @@ func TestFitPredictOnOwnCSV(t *testing.T) {
 	}
 
 	pred := filepath.Join(dir, "p.csv")
-	if _, stderr, err := run(t, "predict", "-model", filepath.Join(dir, "models", "dr-seed1"), "-data", data, "-out", pred); err != nil {
+	if _, stderr, err := runCmd(t, "predict", "-model", filepath.Join(dir, "models", "dr-seed1"), "-data", data, "-out", pred); err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
 	b, _ := os.ReadFile(pred)
@@ -132,7 +132,7 @@ func TestFitPredictOnOwnCSV(t *testing.T) {
 	if err := os.WriteFile(lacking, []byte("x1,group\n0.5,grp a\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := run(t, "predict", "-model", filepath.Join(dir, "models", "dr-seed1"), "-data", lacking); err == nil ||
+	if _, _, err := runCmd(t, "predict", "-model", filepath.Join(dir, "models", "dr-seed1"), "-data", lacking); err == nil ||
 		!strings.Contains(err.Error(), `lacking.csv: no column named "x2" (a feature the model was trained on)`) {
 		t.Errorf("predict on a file without x2: error %v", err)
 	}
@@ -143,7 +143,7 @@ func TestFitPredictOnOwnCSV(t *testing.T) {
 // standard error, and the healthy stratum is not flagged.
 func TestEstimateFlagsUnreliableStrata(t *testing.T) {
 	data := ownCSV(t, 1500, true)
-	out, stderr, err := run(t, "estimate", "-data", data, "-h", "h", "-y", "outcome", "-y-positive", "yes", "-z", "z", "-g", "g", "-m", "m", "-methods", "obs,ip,dr")
+	out, stderr, err := runCmd(t, "estimate", "-data", data, "-h", "h", "-y", "outcome", "-y-positive", "yes", "-z", "z", "-g", "g", "-m", "m", "-methods", "obs,ip,dr")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
@@ -157,7 +157,7 @@ func TestEstimateFlagsUnreliableStrata(t *testing.T) {
 	}
 
 	// The same table with G and m fitted on -x.
-	out, stderr, err = run(t, "estimate", "-data", ownCSV(t, 1500, false), "-h", "h", "-y", "outcome", "-y-positive", "yes", "-z", "z",
+	out, stderr, err = runCmd(t, "estimate", "-data", ownCSV(t, 1500, false), "-h", "h", "-y", "outcome", "-y-positive", "yes", "-z", "z",
 		"-x", "x1,x2,group", "-methods", "ip,dr", "-aux-epochs", "5", "-bandwidth", "median")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
@@ -188,7 +188,7 @@ func TestOwnDataBadCommandLines(t *testing.T) {
 		{[]string{"estimate", "-data", data, "-y", "outcome", "-y-positive", "yes", "-z", "z", "-h", "h", "-g", "x2", "-methods", "ip"}, `(-g): value`},
 		{[]string{"predict", "-model", t.TempDir(), "-data", data}, "reading the model"},
 	} {
-		_, stderr, err := run(t, tc.args...)
+		_, stderr, err := runCmd(t, tc.args...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("invmmd %s:\nerror %v (stderr %q)\nwant one containing %q", strings.Join(tc.args, " "), err, stderr, tc.want)
 		}
@@ -201,7 +201,7 @@ func TestOwnDataBadCommandLines(t *testing.T) {
 func TestFitTinyCellWarns(t *testing.T) {
 	data := ownCSV(t, 3000, false, true)
 	dir := t.TempDir()
-	out, stderr, err := run(t, "fit", "-data", data, "-y", "outcome", "-y-positive", "yes", "-z", "z", "-x", "x1,x2,group",
+	out, stderr, err := runCmd(t, "fit", "-data", data, "-y", "outcome", "-y-positive", "yes", "-z", "z", "-x", "x1,x2,group",
 		"-methods", "dr,dr-po", "-epochs", "10", "-aux-epochs", "10", "-out", dir)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
@@ -248,7 +248,7 @@ func TestEstimateFlagsNegativeNormaliser(t *testing.T) {
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, stderr, err := run(t, "estimate", "-data", path, "-h", "h", "-y", "y", "-z", "z", "-g", "g", "-m", "m", "-methods", "dr")
+	out, stderr, err := runCmd(t, "estimate", "-data", path, "-h", "h", "-y", "y", "-z", "z", "-g", "g", "-m", "m", "-methods", "dr")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}

@@ -37,7 +37,7 @@ func TestFitOnPublicTables(t *testing.T) {
 				t.Fatalf("%v: run scripts/data/%s.sh", err, tc.name)
 			}
 			args := append(append([]string{"fit"}, tc.args...), "-methods", "none,dr,ip", "-epochs", "10", "-aux-epochs", "60", "-out", t.TempDir())
-			out, stderr, err := run(t, args...)
+			out, stderr, err := runCmd(t, args...)
 			if err != nil {
 				t.Fatalf("%v\n%s", err, stderr)
 			}
@@ -61,7 +61,7 @@ func TestFitOnPublicTables(t *testing.T) {
 // applications) with its jackknife standard error, and the rare (deny, afam) cell, 33
 // observed rows, is reported with its counts.
 func TestEstimateOnHMDA(t *testing.T) {
-	out, stderr, err := run(t, "estimate", "-data", hmdaCSV, "-h", "pirat", "-y", "deny", "-y-positive", "yes", "-z", "afam", "-z-positive", "yes",
+	out, stderr, err := runCmd(t, "estimate", "-data", hmdaCSV, "-h", "pirat", "-y", "deny", "-y-positive", "yes", "-z", "afam", "-z-positive", "yes",
 		"-x", "hirat,lvrat,chist,mhist,phist,unemp,selfemp,insurance,condomin,single,hschool", "-methods", "obs,ip,reg,dr", "-bandwidth", "median", "-aux-epochs", "40")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
