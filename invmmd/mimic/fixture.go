@@ -183,8 +183,13 @@ func (g *fixtureGen) patient(sub int, gender, dob string) {
 }
 
 func (g *fixtureGen) admission(sub, hadm int, admit, typ, ins, eth, diag string) {
+	g.admissionChart(sub, hadm, admit, typ, ins, eth, diag, "1")
+}
+
+// admissionChart writes an ADMISSIONS row with HAS_CHARTEVENTS_DATA = hasChart.
+func (g *fixtureGen) admissionChart(sub, hadm int, admit, typ, ins, eth, diag, hasChart string) {
 	g.w["ADMISSIONS"].fields(g.rowID("ADMISSIONS"), itoa(sub), itoa(hadm), admit, "", "", q(typ), q("EMERGENCY ROOM ADMIT"),
-		q("HOME"), q(ins), q("ENGL"), q("NOT SPECIFIED"), q("MARRIED"), q(eth), "", "", q(diag), "0", "1")
+		q("HOME"), q(ins), q("ENGL"), q("NOT SPECIFIED"), q("MARRIED"), q(eth), "", "", q(diag), "0", hasChart)
 }
 
 func (g *fixtureGen) icustay(sub, hadm, icu int, unit, in, out, los string) {
@@ -227,6 +232,7 @@ func (g *fixtureGen) scripted() {
 	g.patient(110, "F", "2110-01-01 00:00:00")
 	g.patient(111, "M", "2120-06-15 00:00:00")
 	g.patient(112, "F", dob)
+	g.patient(113, "F", dob)
 
 	g.admission(101, 1001, "2150-06-01 02:00:00", "EMERGENCY", "Medicare", "WHITE - RUSSIAN", "SEPSIS, PNEUMONIA")
 	g.admission(102, 1002, "2151-01-10 08:00:00", "ELECTIVE", "Private", "BLACK/AFRICAN AMERICAN", "CORONARY ARTERY DISEASE\\CABG")
@@ -242,6 +248,7 @@ func (g *fixtureGen) scripted() {
 	if !g.opts.Clean {
 		g.w["ADMISSIONS"].line(`99,199,1099,2150-01-01 00:00:00,,,"EMERGENCY","BAD"QUOTE",,"Medicare",,,,"WHITE",,,"X",0,1`) // ADMISSIONS line 13
 	}
+	g.admissionChart(113, 1013, "2172-01-01 00:00:00", "EMERGENCY", "Private", "WHITE", "CHF", "0") // no chart data
 
 	g.icustay(101, 1001, 2001, "MICU", "2150-06-01 08:00:00", "2150-06-04 20:00:00", "3.5") // line 2: LOS 3.5, Y=1, Z=1
 	g.icustay(102, 1002, 2002, "CSRU", "2151-01-10 12:00:00", "2151-01-11 16:48:00", "1.2") // line 3: Y=0, Z=0, age capped
@@ -258,6 +265,7 @@ func (g *fixtureGen) scripted() {
 	if !g.opts.Clean {
 		g.icustay(112, 1012, 2012, "MICU", "2150-13-45 25:00:00", "2150-12-01 00:00:00", "1") // line 14: bad INTIME
 	}
+	g.icustay(113, 1013, 2013, "MICU", "2172-01-01 02:00:00", "2172-01-03 02:00:00", "2") // admission without chart data
 
 	// CHARTEVENTS for stay 2001 (INTIME 2150-06-01 08:00:00). Line numbers in comments.
 	c := func(item int, when, v, text, errFlag string) {
@@ -291,6 +299,22 @@ func (g *fixtureGen) scripted() {
 	g.chart("104", "1004", "2014", 220045, "2140-03-05 01:00:00", "100", "", "0") // 23: stay not in the cohort
 	g.chart("101", "1001", "", 220045, "2150-06-01 10:30:00", "95", "", "0")      // 24: no ICUSTAY_ID
 	g.chart("101", "1001", "2001", 227969, "2150-06-01 11:00:00", "", "Skin intact, dry", "0")
+	// Stay 2002 (INTIME 2151-01-10 12:00:00): the windows' edges and values at and beyond
+	// each range bound (upper bounds of vitals_first_day.sql exclusive except SpO2's).
+	b := func(item int, when, v string) { g.chart("102", "1002", "2002", item, when, v, "", "0") }
+	b(220045, "2151-01-10 12:00:00", "65")    // at INTIME: outside the vitals window
+	b(220739, "2151-01-10 12:00:00", "3")     // at INTIME: inside the GCS window
+	b(220045, "2151-01-10 14:00:00", "300")   // heart rate at its open bound: out
+	b(220045, "2151-01-10 14:00:00", "299")   // in
+	b(220739, "2151-01-10 14:00:00", "0")     // GCS eye 0: out
+	b(220277, "2151-01-10 14:00:00", "100")   // SpO2 at its closed bound: in
+	b(220277, "2151-01-10 14:00:00", "100.5") // out
+	b(223761, "2151-01-10 14:00:00", "120")   // °F at its open bound: out
+	b(223762, "2151-01-10 14:00:00", "10")    // °C at its open lower bound: out
+	b(223762, "2151-01-10 15:00:00", "36.5")  // in
+	b(225664, "2151-01-10 14:00:00", "0")     // glucose (chart) 0: out
+	b(807, "2151-01-10 15:00:00", "2500")     // no upper bound: in
+	b(220621, "2151-01-10 16:00:00", "90")    // in
 
 	// LABEVENTS for subject 101 (window from 2150-06-01 02:00:00 to 2150-06-02 08:00:00).
 	l := func(hadm string, item int, when, v, text string) { g.lab("101", hadm, item, when, v, text) }
@@ -308,6 +332,29 @@ func (g *fixtureGen) scripted() {
 	if !g.opts.Clean {
 		g.w["LABEVENTS"].line("99,102,1002,50912") // 11: 4 fields
 	}
+	l("", 50882, "2150-06-01 06:00:00", "22", "")      // ED draw before INTIME, no HADM_ID: not the stay's admission
+	l("1050", 50806, "2150-06-01 07:00:00", "100", "") // another admission's lab in the window
+	// Stay 2002 (INTIME 2151-01-10 12:00:00, HADM_ID 1002): window edges and range bounds
+	// (labs_first_day.sql: valid when > 0 and not above the bound).
+	m := func(item int, when, v string) { g.lab("102", "1002", item, when, v, "") }
+	m(50912, "2151-01-10 06:00:00", "2.0")   // exactly 6 h before INTIME: in
+	m(50912, "2151-01-11 12:00:00", "3.0")   // exactly 24 h after: in
+	m(50912, "2151-01-11 12:01:00", "4.0")   // after the window
+	m(50971, "2151-01-10 14:00:00", "30")    // potassium at its bound: in
+	m(50862, "2151-01-10 14:00:00", "3.1")   // albumin
+	m(50862, "2151-01-10 14:00:00", "10")    // at the bound: in
+	m(50862, "2151-01-10 14:00:00", "10.01") // out
+	m(50862, "2151-01-10 14:00:00", "0")     // out
+	m(51144, "2151-01-10 14:00:00", "5")     // bands
+	m(51144, "2151-01-10 14:00:00", "100")   // in
+	m(51144, "2151-01-10 14:00:00", "100.5") // out
+	m(51144, "2151-01-10 14:00:00", "0")     // out (mimic-code keeps values > 0 only)
+	m(51274, "2151-01-10 14:00:00", "12.5")  // PT
+	m(51274, "2151-01-10 14:00:00", "150")   // in
+	m(51274, "2151-01-10 14:00:00", "150.1") // out
+	m(51275, "2151-01-10 14:00:00", "30")    // PTT
+	m(51275, "2151-01-10 14:00:00", "150")   // in
+	m(51275, "2151-01-10 14:00:00", "151")   // out
 	g.nextAdm, g.nextICU = 100000, 200000
 }
 
@@ -323,6 +370,7 @@ var fixtureVitals = map[string]fixtureVital{
 	"chloride": {104, 5, 0}, "creatinine": {1.2, 0.6, 0.3}, "glucose": {135, 40, 10}, "hematocrit": {32, 5, -1.5},
 	"hemoglobin": {10.5, 1.8, -0.5}, "inr": {1.3, 0.3, 0.15}, "lactate": {2, 0.8, 0.6}, "platelets": {220, 70, -15},
 	"potassium": {4.1, 0.5, 0.1}, "sodium": {139, 4, 0}, "wbc": {11, 4, 2.5},
+	"glucose_chart": {140, 45, 10}, "albumin": {3, 0.6, -0.3}, "bands": {5, 4, 2}, "pt": {14, 2, 1}, "ptt": {32, 6, 2},
 }
 
 func pick(rng *rand.Rand, values []string, weights []float64) string {
@@ -410,7 +458,11 @@ func (g *fixtureGen) events(sub, hadm, icu int, in, out int64, sev float64) {
 		if it.Fahrenheit {
 			lo = it.Min + 1
 		}
-		return it, math.Max(lo, math.Min(x, it.Max))
+		hi := it.Max
+		if !it.MaxIncluded {
+			hi-- // open bound: stay below it after rounding
+		}
+		return it, math.Max(lo, math.Min(x, hi))
 	}
 	cw := g.w["CHARTEVENTS"]
 	b := cw.buf[:0]
