@@ -307,6 +307,8 @@ type extraction struct {
 	bySubject  map[int][]int
 	aggs       []agg // stay*len(variables) + variable
 	varRep     []VariableReport
+	gcsEvents  []gcsEvent // first-day GCS rows of the cohort stays
+	gcsRep     VariableReport
 }
 
 func (x *extraction) addFile(t *tableFile) {
@@ -583,6 +585,7 @@ func (x *extraction) readICUStays() error {
 	for v, vr := range variables {
 		x.varRep[v] = VariableReport{Name: vr.Name, Source: vr.Source.String()}
 	}
+	x.gcsRep = VariableReport{Name: "gcs", Source: Chart.String()}
 	return nil
 }
 
@@ -718,13 +721,14 @@ func (x *extraction) readLabs() error {
 }
 
 func (x *extraction) readCharts() error {
-	t, err := x.open("CHARTEVENTS", []string{"ICUSTAY_ID", "ITEMID", "CHARTTIME", "VALUENUM"})
+	t, err := x.open("CHARTEVENTS", []string{"ICUSTAY_ID", "ITEMID", "CHARTTIME", "VALUE", "VALUENUM"})
 	if err != nil {
 		return err
 	}
 	defer x.addFile(t)
 	cICU, cItem, cTime, cVal, cErr := t.column("ICUSTAY_ID"), t.column("ITEMID"), t.column("CHARTTIME"), t.column("VALUENUM"), t.column("ERROR")
-	rs := rules(Chart)
+	cText := t.column("VALUE")
+	rs, gs := rules(Chart), gcsRules()
 	span := int64(x.cfg.FirstDayHours * 3600)
 	for {
 		rec, line, err := t.next()
@@ -742,7 +746,8 @@ func (x *extraction) readCharts() error {
 			continue
 		}
 		r, used := rs[item]
-		if !used {
+		g, isGCS := gs[item]
+		if !used && !isGCS {
 			continue
 		}
 		if rec[cICU] == "" {
@@ -768,6 +773,12 @@ func (x *extraction) readCharts() error {
 		if err != nil {
 			return err
 		}
+		if isGCS {
+			if status != eventMalformed && GCSWindow.contains(sec, x.inSec[s], 0, span) {
+				x.addGCS(s, sec, g, rec[cText], v, status)
+			}
+			continue
+		}
 		if status == eventMalformed || !variables[r.variable].Window.contains(sec, x.inSec[s], 0, span) {
 			continue
 		}
@@ -779,11 +790,30 @@ func (x *extraction) readCharts() error {
 	}
 }
 
+// addGCS buffers a GCS row of stay s inside its window: an intubated patient's verbal row
+// scores 0; a row without VALUENUM is kept with no value (gcs_first_day.sql keeps it as a
+// chart time of the stay).
+func (x *extraction) addGCS(s int, sec int64, g gcsRule, text string, v float64, status int) {
+	switch {
+	case g.intubated != "" && strings.TrimSpace(text) == g.intubated:
+		v = 0
+	case status == eventNoValue:
+		x.rep.NoValue++
+		v = math.NaN()
+	}
+	if !math.IsNaN(v) {
+		x.gcsRep.Values++
+	}
+	x.gcsEvents = append(x.gcsEvents, gcsEvent{sec: sec, stay: int32(s), component: int8(g.component), value: float32(v)})
+}
+
 // cohort turns the stays and their aggregates into the Table.
 func (x *extraction) cohort() *Cohort {
 	names := FeatureNames()
 	t := &clinical.Table{Name: "mimic3", Names: names, X: make([]float64, 0, len(x.stays)*len(names))}
 	nv := len(variables)
+	gcs := scoreGCS(x.gcsEvents, len(x.stays))
+	x.gcsEvents = nil
 	for i, s := range x.stays {
 		row := []float64{s.Age, b2f(s.Male)}
 		row = oneHot(row, s.AdmissionType, AdmissionTypes)
@@ -797,6 +827,10 @@ func (x *extraction) cohort() *Cohort {
 			}
 			x.varRep[v].Stays++
 			row = append(row, a.min, a.max, a.sum/float64(a.n), 0)
+		}
+		row = gcs[i].features(row)
+		if gcs[i].ok {
+			x.gcsRep.Stays++
 		}
 		t.X = append(t.X, row...)
 		t.Y = append(t.Y, b2f(s.LOSDays > x.cfg.LongStayDays))
@@ -813,6 +847,7 @@ func (x *extraction) cohort() *Cohort {
 	n := float64(len(x.stays))
 	x.rep.Cohort = len(x.stays)
 	x.rep.PLong, x.rep.PWhite, x.rep.PMale = x.rep.PLong/n, x.rep.PWhite/n, x.rep.PMale/n
+	x.varRep = append(x.varRep, x.gcsRep)
 	for v := range x.varRep {
 		x.varRep[v].Coverage = float64(x.varRep[v].Stays) / n
 	}

@@ -81,9 +81,11 @@ func TestExtractScripted(t *testing.T) {
 			t.Errorf("issue %d = %q, want it to start with %q", i, issues[i], w)
 		}
 	}
-	// Lab rows in 2001's window of no admission (sodium, bicarbonate) or another one (chloride).
-	if rep.ChartErrors != 1 || rep.ChartNoStay != 1 || rep.NoValue != 2 || rep.LabOtherAdmission != 3 {
-		t.Errorf("ChartErrors %d, ChartNoStay %d, NoValue %d, LabOtherAdmission %d; want 1, 1, 2, 3",
+	// ERROR = 1: 2001's heart rate and two GCS rows of 2011; no VALUENUM: a heart rate, a
+	// lab and a GCS verbal row; lab rows in 2001's window of no admission (sodium,
+	// bicarbonate) or another one (chloride).
+	if rep.ChartErrors != 3 || rep.ChartNoStay != 1 || rep.NoValue != 3 || rep.LabOtherAdmission != 3 {
+		t.Errorf("ChartErrors %d, ChartNoStay %d, NoValue %d, LabOtherAdmission %d; want 3, 1, 3, 3",
 			rep.ChartErrors, rep.ChartNoStay, rep.NoValue, rep.LabOtherAdmission)
 	}
 	// Out of range: 2001's heart rate 0 and potassium 45; 2002's rows at and beyond the
@@ -94,7 +96,7 @@ func TestExtractScripted(t *testing.T) {
 			oor[v.Name] = v.OutOfRange
 		}
 	}
-	wantOOR := map[string]int{"heart_rate": 2, "potassium": 1, "gcs_eye": 1, "spo2": 1, "temp_c": 2, "glucose_chart": 1,
+	wantOOR := map[string]int{"heart_rate": 2, "potassium": 1, "spo2": 1, "temp_c": 2, "glucose_chart": 1,
 		"albumin": 2, "bands": 2, "pt": 1, "ptt": 1}
 	if !maps.Equal(oor, wantOOR) {
 		t.Errorf("out of range %v, want %v", oor, wantOOR)
@@ -116,7 +118,7 @@ func TestExtractScripted(t *testing.T) {
 			"heart_rate_min": 80, "heart_rate_max": 110, "heart_rate_mean": 95, "heart_rate_missing": 0,
 			"temp_c_min": 37, "temp_c_max": 38, "temp_c_mean": 37.5, // 98.6 °F and 38.0 °C
 			"sys_bp_min": 120, "sys_bp_max": 130, "sys_bp_mean": 125,
-			"gcs_eye_min": 4, "gcs_verbal_max": 5, "gcs_motor_mean": 6,
+			"gcs_min": 15, "gcs_eyes": 4, "gcs_verbal": 5, "gcs_motor": 6, "gcs_endotrach": 0, "gcs_missing": 0,
 			"dia_bp_min": nan, "dia_bp_mean": nan, "dia_bp_missing": 1,
 			// 1.2 at −3 h and 1.6 at +10 h; not 5.0 at −7 h.
 			"creatinine_min": 1.2, "creatinine_max": 1.6, "creatinine_mean": 1.4, "creatinine_missing": 0,
@@ -132,11 +134,15 @@ func TestExtractScripted(t *testing.T) {
 		}},
 		{2004, 1, 0, map[string]float64{ // ETHNICITY unknown: not recorded as white
 			"male": 1, "admission_urgent": 1, "careunit_sicu": 1, "insurance_medicaid": 1,
-			"heart_rate_missing": 1, "creatinine_missing": 1,
+			"heart_rate_missing": 1, "creatinine_missing": 1, "gcs_missing": 1, "gcs_min": nan, "gcs_endotrach": nan,
 		}},
-		{2010, 0, 1, map[string]float64{"careunit_ccu": 1, "insurance_self_pay": 1, "male": 0}}, // LOS exactly 2.5: not long
+		{2010, 0, 1, map[string]float64{"careunit_ccu": 1, "insurance_self_pay": 1, "male": 0, // LOS exactly 2.5: not long
+			// Intubated at the only GCS time: 15, verbal 0, flagged.
+			"gcs_min": 15, "gcs_motor": 5, "gcs_verbal": 0, "gcs_eyes": 3, "gcs_endotrach": 1, "gcs_missing": 0}},
 		{2011, 0, 0, map[string]float64{"careunit_tsicu": 1, "insurance_government": 1, "admission_emergency": 1,
-			"age": years(time.Date(2120, 6, 15, 0, 0, 0, 0, time.UTC), in2011)}},
+			"age": years(time.Date(2120, 6, 15, 0, 0, 0, 0, time.UTC), in2011),
+			// The lowest total is at 06:00, motor carried from 05:00 (see the fixture's rows).
+			"gcs_min": 7, "gcs_motor": 4, "gcs_verbal": 2, "gcs_eyes": 1, "gcs_endotrach": 0}},
 	} {
 		r := c.Row(tc.icu)
 		if r < 0 {
@@ -181,8 +187,8 @@ func TestRangesAndWindows(t *testing.T) {
 		{"heart_rate_min", 70, "65 at INTIME is outside (INTIME, +24 h]"},
 		{"heart_rate_max", 299, "300 is outside (0, 300)"},
 		{"heart_rate_mean", (70 + 299) / 2.0, ""},
-		{"gcs_eye_min", 3, "3 at INTIME is inside [INTIME, +24 h]; 0 is outside (0, 4]"},
-		{"gcs_eye_max", 3, ""},
+		{"gcs_min", 3, "1 + 1 + 1 at INTIME is inside [INTIME, +24 h]"},
+		{"gcs_eyes", 1, ""},
 		{"spo2_max", 100, "100 is inside (0, 100], 100.5 is not"},
 		{"spo2_min", 100, ""},
 		{"temp_c_min", 36.5, "120 °F and 10 °C are outside (70, 120) and (10, 50)"},
@@ -436,9 +442,9 @@ func TestMalformedFiles(t *testing.T) {
 			nil, "", ""},
 		{"bad gender", "PATIENTS.csv", []byte("ROW_ID,SUBJECT_ID,GENDER,DOB\n1,101,X,2100-01-01 00:00:00\n"), func(c *Config) { c.Strict = true },
 			`PATIENTS.csv:2: column GENDER: "X", want M or F`, ""},
-		{"bad ITEMID", "CHARTEVENTS.csv.gz", gz("ICUSTAY_ID,ITEMID,CHARTTIME,VALUENUM\n2001,2200x45,2150-06-01 08:30:00,80\n"), func(c *Config) { c.Strict = true },
+		{"bad ITEMID", "CHARTEVENTS.csv.gz", gz("ICUSTAY_ID,ITEMID,CHARTTIME,VALUE,VALUENUM\n2001,2200x45,2150-06-01 08:30:00,80,80\n"), func(c *Config) { c.Strict = true },
 			`CHARTEVENTS.csv.gz:2: column ITEMID: "2200x45" is not an integer`, ""},
-		{"unparsable timestamp in a used row", "CHARTEVENTS.csv.gz", gz("ICUSTAY_ID,ITEMID,CHARTTIME,VALUENUM\n2001,220045,01/06/2150,80\n"), func(c *Config) { c.Strict = true },
+		{"unparsable timestamp in a used row", "CHARTEVENTS.csv.gz", gz("ICUSTAY_ID,ITEMID,CHARTTIME,VALUE,VALUENUM\n2001,220045,01/06/2150,80,80\n"), func(c *Config) { c.Strict = true },
 			`CHARTEVENTS.csv.gz:2: column CHARTTIME: timestamp "01/06/2150"`, ""},
 		{"no HAS_CHARTEVENTS_DATA column", "ADMISSIONS.csv.gz", gz("SUBJECT_ID,HADM_ID,ADMISSION_TYPE,INSURANCE,ETHNICITY\n101,1001,EMERGENCY,Medicare,WHITE\n"), nil,
 			"header has no column HAS_CHARTEVENTS_DATA", "ADMISSIONS.csv.gz"},
@@ -446,6 +452,8 @@ func TestMalformedFiles(t *testing.T) {
 			func(c *Config) { c.Strict = true }, `ADMISSIONS.csv.gz:2: column HAS_CHARTEVENTS_DATA: "yes", want 0 or 1`, ""},
 		{"bad lab HADM_ID", "LABEVENTS.csv.gz", gz("SUBJECT_ID,HADM_ID,ITEMID,CHARTTIME,VALUENUM\n101,10o1,50912,2150-06-01 05:00:00,1.2\n"),
 			func(c *Config) { c.Strict = true }, `LABEVENTS.csv.gz:2: column HADM_ID: "10o1" is not an integer`, ""},
+		{"no VALUE column", "CHARTEVENTS.csv.gz", gz("ICUSTAY_ID,ITEMID,CHARTTIME,VALUENUM\n2001,220045,2150-06-01 08:30:00,80\n"), nil,
+			"header has no column VALUE", "CHARTEVENTS.csv.gz"},
 		{"config: no dir", "", nil, func(c *Config) { c.Dir = "" }, "Config.Dir is empty", ""},
 		{"config: window longer than the shortest stay", "", nil, func(c *Config) { c.FirstDayHours = 36 }, "FirstDayHours 36 exceeds", ""},
 	} {

@@ -203,6 +203,11 @@ func (g *fixtureGen) chart(sub, hadm, icu string, item int, when, valuenum, text
 	if text != "" {
 		value, valuenum = text, ""
 	}
+	g.chartRow(sub, hadm, icu, item, when, value, valuenum, errFlag)
+}
+
+// chartRow writes a CHARTEVENTS row with VALUE and VALUENUM as given.
+func (g *fixtureGen) chartRow(sub, hadm, icu string, item int, when, value, valuenum, errFlag string) {
 	g.w["CHARTEVENTS"].fields(g.rowID("CHARTEVENTS"), sub, hadm, icu, itoa(item), when, when, "17000", q(value), valuenum, q(""), "0", errFlag, "", "")
 }
 
@@ -302,11 +307,14 @@ func (g *fixtureGen) scripted() {
 	// Stay 2002 (INTIME 2151-01-10 12:00:00): the windows' edges and values at and beyond
 	// each range bound (upper bounds of vitals_first_day.sql exclusive except SpO2's).
 	b := func(item int, when, v string) { g.chart("102", "1002", "2002", item, when, v, "", "0") }
-	b(220045, "2151-01-10 12:00:00", "65")    // at INTIME: outside the vitals window
-	b(220739, "2151-01-10 12:00:00", "3")     // at INTIME: inside the GCS window
-	b(220045, "2151-01-10 14:00:00", "300")   // heart rate at its open bound: out
-	b(220045, "2151-01-10 14:00:00", "299")   // in
-	b(220739, "2151-01-10 14:00:00", "0")     // GCS eye 0: out
+	b(220045, "2151-01-10 12:00:00", "65") // at INTIME: outside the vitals window
+	b(220739, "2151-01-10 12:00:00", "1")  // GCS at INTIME: inside the GCS window, total 3
+	b(223900, "2151-01-10 12:00:00", "1")
+	b(223901, "2151-01-10 12:00:00", "1")
+	b(220739, "2151-01-10 13:00:00", "4")   // total 1 + 1 + 4 (the others carried forward)
+	b(220045, "2151-01-10 14:00:00", "300") // heart rate at its open bound: out
+	b(220045, "2151-01-10 14:00:00", "299") // in
+
 	b(220277, "2151-01-10 14:00:00", "100")   // SpO2 at its closed bound: in
 	b(220277, "2151-01-10 14:00:00", "100.5") // out
 	b(223761, "2151-01-10 14:00:00", "120")   // °F at its open bound: out
@@ -315,6 +323,42 @@ func (g *fixtureGen) scripted() {
 	b(225664, "2151-01-10 14:00:00", "0")     // glucose (chart) 0: out
 	b(807, "2151-01-10 15:00:00", "2500")     // no upper bound: in
 	b(220621, "2151-01-10 16:00:00", "90")    // in
+	// GCS of stay 2011 (INTIME 2171-02-02 00:00:00), gcs_first_day.sql's rules; each chart
+	// time's total in the comment. The lowest is 7 at 06:00 (the earlier of two).
+	e := func(item int, when, value, valuenum, errFlag string) {
+		g.chartRow("111", "1011", "2011", item, when, value, valuenum, errFlag)
+	}
+	e(220739, "2171-02-02 00:00:00", "4", "4", "0") // 4 + 5 + 6 defaults: 15
+	e(220739, "2171-02-02 01:00:00", "3", "3", "0") // 3 + 4 + 6 = 13
+	e(223900, "2171-02-02 01:00:00", "4", "4", "0")
+	e(223901, "2171-02-02 01:00:00", "6", "6", "0")
+	e(454, "2171-02-02 03:00:00", "5", "5", "0")                  // 5 + 4 + 3 carried: 12
+	e(223900, "2171-02-02 04:00:00", "No Response-ETT", "1", "0") // intubated: 15
+	e(220739, "2171-02-02 04:00:00", "2", "2", "0")
+	e(223901, "2171-02-02 05:00:00", "4", "4", "0") // no verbal, intubated before: 15
+	e(220739, "2171-02-02 06:00:00", "1", "1", "0") // 4 carried + 2 + 1 = 7
+	e(223900, "2171-02-02 06:00:00", "2", "2", "0")
+	e(723, "2171-02-02 06:00:00", "1", "1", "0")                 // same time: the larger verbal (2) counts
+	e(220739, "2171-02-02 07:00:00", "1", "1", "1")              // ERROR = 1: left out
+	e(223901, "2171-02-02 07:00:00", "1", "1", "1")              // ERROR = 1: left out
+	e(223900, "2171-02-02 08:00:00", "Unable to score", "", "0") // no value: 6 + 2 + 1 carried = 9
+	e(220739, "2171-02-02 10:00:00", "2", "2", "0")              // 4 + 1 + 2 = 7, later than 06:00
+	e(223900, "2171-02-02 10:00:00", "1", "1", "0")
+	e(223901, "2171-02-02 10:00:00", "4", "4", "0")
+	e(223901, "2171-02-02 20:00:00", "6", "6", "0") // 10 h after the last: 6 + 5 + 4 = 15
+	e(184, "2171-02-03 00:00:00", "2", "2", "0")    // exactly 24 h: in; 4 + 2 + 2 = 8
+	e(723, "2171-02-03 00:00:00", "2", "2", "0")
+	e(454, "2171-02-03 00:00:00", "4", "4", "0")
+	e(184, "2171-02-03 00:01:00", "1", "1", "0") // after the window (would be 3)
+	e(723, "2171-02-03 00:01:00", "1", "1", "0")
+	e(454, "2171-02-03 00:01:00", "1", "1", "0")
+	// Stay 2010 (INTIME 2170-05-05 05:05:00): intubated (CareVue) at its only GCS time.
+	f := func(item int, value, valuenum string) {
+		g.chartRow("110", "1010", "2010", item, "2170-05-05 06:00:00", value, valuenum, "0")
+	}
+	f(723, "1.0 ET/Trach", "1")
+	f(454, "5", "5")
+	f(184, "3", "3")
 
 	// LABEVENTS for subject 101 (window from 2150-06-01 02:00:00 to 2150-06-02 08:00:00).
 	l := func(hadm string, item int, when, v, text string) { g.lab("101", hadm, item, when, v, text) }
@@ -365,7 +409,7 @@ type fixtureVital struct{ mean, sd, sev float64 }
 var fixtureVitals = map[string]fixtureVital{
 	"heart_rate": {85, 15, 8}, "sys_bp": {120, 18, -6}, "dia_bp": {62, 10, -3}, "mean_bp": {80, 12, -4},
 	"resp_rate": {19, 4, 2}, "temp_c": {37, 0.6, 0.3}, "spo2": {97, 2, -1},
-	"gcs_eye": {3.5, 0.8, -0.4}, "gcs_verbal": {4, 1.2, -0.7}, "gcs_motor": {5.5, 1, -0.5},
+	"gcs_eyes": {3.5, 0.8, -0.4}, "gcs_verbal": {4, 1.2, -0.7}, "gcs_motor": {5.5, 1, -0.5},
 	"anion_gap": {14, 3, 1.5}, "bicarbonate": {24, 4, -1.5}, "bilirubin": {1, 0.8, 0.3}, "bun": {25, 12, 6},
 	"chloride": {104, 5, 0}, "creatinine": {1.2, 0.6, 0.3}, "glucose": {135, 40, 10}, "hematocrit": {32, 5, -1.5},
 	"hemoglobin": {10.5, 1.8, -0.5}, "inr": {1.3, 0.3, 0.15}, "lactate": {2, 0.8, 0.6}, "platelets": {220, 70, -15},
@@ -442,6 +486,18 @@ func (g *fixtureGen) events(sub, hadm, icu int, in, out int64, sev float64) {
 		} else {
 			lab = append(lab, v)
 		}
+	}
+	for _, comp := range []struct {
+		name string
+		max  float64
+	}{{"motor", 6}, {"verbal", 5}, {"eyes", 4}} { // GCS components, drawn like the vitals
+		v := Variable{Name: "gcs_" + comp.name, Source: Chart}
+		for _, it := range gcsItems {
+			if it.Component == comp.name {
+				v.Items = append(v.Items, Item{ID: it.ID, Max: comp.max, MaxIncluded: true})
+			}
+		}
+		chart = append(chart, v)
 	}
 	draw := func(v Variable) (Item, float64) {
 		it := v.Items[rng.IntN(len(v.Items))]

@@ -126,10 +126,6 @@ const (
 	refLabs   = "labs_first_day.sql"
 )
 
-// gcsDiffers is the difference of the three GCS components; the package doc's GCS
-// section gives the reason.
-const gcsDiffers = "each component's min, max and mean over the window, values outside the range dropped, intubated patients' verbal rows kept as charted, instead of the components at the lowest total GCS (see GCS)"
-
 // variables are the first-day labs and vitals: ITEMIDs and ranges as data, taken from the
 // mimic-code files named in Ref (CareVue and MetaVision ITEMIDs of the same measurement
 // fused, as there).
@@ -143,9 +139,6 @@ var variables = []Variable{
 		Item{ID: 223761, Min: 70, Max: 120, Fahrenheit: true}, Item{ID: 678, Min: 70, Max: 120, Fahrenheit: true}), refVitals, ""},
 	{"spo2", Chart, VitalsWindow, "%", items(0, 100, false, 646, 220277), refVitals, ""},
 	{"glucose_chart", Chart, VitalsWindow, "mg/dL", items(0, math.Inf(1), true, 807, 811, 1529, 3745, 3744, 225664, 220621, 226537), refVitals, ""},
-	{"gcs_eye", Chart, GCSWindow, "score", items(0, 4, false, 184, 220739), refGCS, gcsDiffers},
-	{"gcs_verbal", Chart, GCSWindow, "score", items(0, 5, false, 723, 223900), refGCS, gcsDiffers},
-	{"gcs_motor", Chart, GCSWindow, "score", items(0, 6, false, 454, 223901), refGCS, gcsDiffers},
 
 	{"albumin", Lab, LabWindow, "g/dL", items(0, 10, false, 50862), refLabs, ""},
 	{"anion_gap", Lab, LabWindow, "mEq/L", items(0, 10000, false, 50868), refLabs, ""},
@@ -211,7 +204,8 @@ func snake(s string) string {
 }
 
 // FeatureNames returns the cohort's feature columns in order: age, male, the one-hot
-// admission type, first care unit and insurance, then four aggregates per variable.
+// admission type, first care unit and insurance, four aggregates per variable, then
+// GCSFeatures.
 func FeatureNames() []string {
 	names := []string{"age", "male"}
 	for _, g := range []struct {
@@ -228,7 +222,7 @@ func FeatureNames() []string {
 			names = append(names, v.Name+"_"+a)
 		}
 	}
-	return names
+	return append(names, GCSFeatures...)
 }
 
 // oneHot appends the one-hot encoding of v over values plus "other".
