@@ -107,9 +107,12 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // WriteFixture writes a small synthetic MIMIC-III folder to dir (created if needed): the
 // five tables the builder reads, in the v1.4 schema, some gzipped, with a seed. The first
 // rows of each table are scripted patients whose cohort values can be worked out by hand
-// (subjects 101–112: a stay of 3.5 days with vitals in and out of the first-day window, an
+// (subjects 101–113: a stay of 3.5 days with vitals in and out of the first-day window, an
 // out-of-range value, an ERROR row, a Fahrenheit temperature, a patient over 89, a neonate,
-// a second stay, stays of exactly 1 and 2.5 days, missing records and malformed rows);
+// a second stay, stays of exactly 1 and 2.5 days, missing records and malformed rows, labs
+// without HADM_ID or of another admission, an admission without chart data, values at and
+// beyond every kind of range bound and window edge, and GCS rows for each rule of
+// gcs_first_day.sql);
 // random patients follow (subjects from 1000), with labs and vitals that depend on a
 // severity that also lengthens the stay. Nothing in it is real patient data.
 func WriteFixture(dir string, seed uint64, opts FixtureOptions) error {

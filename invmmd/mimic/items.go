@@ -96,16 +96,15 @@ type Variable struct {
 	// Ref is the MIT-LCP mimic-code file (mimic-iii/concepts/firstday/) whose ITEMIDs,
 	// bounds and window the variable follows.
 	Ref string
-	// Differs says how and why the variable differs from Ref; empty when it is the same.
-	Differs string
 }
 
-// Comparison is the variable's "vs mimic-code" entry of the package doc's table.
+// Comparison says how the variable compares with its mimic-code file: the same rows,
+// bounds and window; in parentheses the aggregates that file does not give.
 func (v Variable) Comparison() string {
-	if v.Differs == "" {
-		return "same as " + v.Ref
+	if v.Source == Lab {
+		return "same as " + v.Ref + " (+ mean, missing)"
 	}
-	return "differs from " + v.Ref + ": " + v.Differs
+	return "same as " + v.Ref + " (+ missing)"
 }
 
 // items gives ITEMIDs a shared range; open makes the upper bound exclusive (the
@@ -130,35 +129,35 @@ const (
 // mimic-code files named in Ref (CareVue and MetaVision ITEMIDs of the same measurement
 // fused, as there).
 var variables = []Variable{
-	{"heart_rate", Chart, VitalsWindow, "bpm", items(0, 300, true, 211, 220045), refVitals, ""},
-	{"sys_bp", Chart, VitalsWindow, "mmHg", items(0, 400, true, 51, 442, 455, 6701, 220179, 220050), refVitals, ""},
-	{"dia_bp", Chart, VitalsWindow, "mmHg", items(0, 300, true, 8368, 8440, 8441, 8555, 220180, 220051), refVitals, ""},
-	{"mean_bp", Chart, VitalsWindow, "mmHg", items(0, 300, true, 456, 52, 6702, 443, 220052, 220181, 225312), refVitals, ""},
-	{"resp_rate", Chart, VitalsWindow, "/min", items(0, 70, true, 615, 618, 220210, 224690), refVitals, ""},
+	{"heart_rate", Chart, VitalsWindow, "bpm", items(0, 300, true, 211, 220045), refVitals},
+	{"sys_bp", Chart, VitalsWindow, "mmHg", items(0, 400, true, 51, 442, 455, 6701, 220179, 220050), refVitals},
+	{"dia_bp", Chart, VitalsWindow, "mmHg", items(0, 300, true, 8368, 8440, 8441, 8555, 220180, 220051), refVitals},
+	{"mean_bp", Chart, VitalsWindow, "mmHg", items(0, 300, true, 456, 52, 6702, 443, 220052, 220181, 225312), refVitals},
+	{"resp_rate", Chart, VitalsWindow, "/min", items(0, 70, true, 615, 618, 220210, 224690), refVitals},
 	{"temp_c", Chart, VitalsWindow, "°C", append(items(10, 50, true, 223762, 676),
-		Item{ID: 223761, Min: 70, Max: 120, Fahrenheit: true}, Item{ID: 678, Min: 70, Max: 120, Fahrenheit: true}), refVitals, ""},
-	{"spo2", Chart, VitalsWindow, "%", items(0, 100, false, 646, 220277), refVitals, ""},
-	{"glucose_chart", Chart, VitalsWindow, "mg/dL", items(0, math.Inf(1), true, 807, 811, 1529, 3745, 3744, 225664, 220621, 226537), refVitals, ""},
+		Item{ID: 223761, Min: 70, Max: 120, Fahrenheit: true}, Item{ID: 678, Min: 70, Max: 120, Fahrenheit: true}), refVitals},
+	{"spo2", Chart, VitalsWindow, "%", items(0, 100, false, 646, 220277), refVitals},
+	{"glucose_chart", Chart, VitalsWindow, "mg/dL", items(0, math.Inf(1), true, 807, 811, 1529, 3745, 3744, 225664, 220621, 226537), refVitals},
 
-	{"albumin", Lab, LabWindow, "g/dL", items(0, 10, false, 50862), refLabs, ""},
-	{"anion_gap", Lab, LabWindow, "mEq/L", items(0, 10000, false, 50868), refLabs, ""},
-	{"bands", Lab, LabWindow, "%", items(0, 100, false, 51144), refLabs, ""},
-	{"bicarbonate", Lab, LabWindow, "mEq/L", items(0, 10000, false, 50882), refLabs, ""},
-	{"bilirubin", Lab, LabWindow, "mg/dL", items(0, 150, false, 50885), refLabs, ""},
-	{"bun", Lab, LabWindow, "mg/dL", items(0, 300, false, 51006), refLabs, ""},
-	{"chloride", Lab, LabWindow, "mEq/L", items(0, 10000, false, 50806, 50902), refLabs, ""},
-	{"creatinine", Lab, LabWindow, "mg/dL", items(0, 150, false, 50912), refLabs, ""},
-	{"glucose", Lab, LabWindow, "mg/dL", items(0, 10000, false, 50809, 50931), refLabs, ""},
-	{"hematocrit", Lab, LabWindow, "%", items(0, 100, false, 50810, 51221), refLabs, ""},
-	{"hemoglobin", Lab, LabWindow, "g/dL", items(0, 50, false, 50811, 51222), refLabs, ""},
-	{"inr", Lab, LabWindow, "ratio", items(0, 50, false, 51237), refLabs, ""},
-	{"lactate", Lab, LabWindow, "mmol/L", items(0, 50, false, 50813), refLabs, ""},
-	{"platelets", Lab, LabWindow, "K/uL", items(0, 10000, false, 51265), refLabs, ""},
-	{"potassium", Lab, LabWindow, "mEq/L", items(0, 30, false, 50822, 50971), refLabs, ""},
-	{"pt", Lab, LabWindow, "s", items(0, 150, false, 51274), refLabs, ""},
-	{"ptt", Lab, LabWindow, "s", items(0, 150, false, 51275), refLabs, ""},
-	{"sodium", Lab, LabWindow, "mEq/L", items(0, 200, false, 50824, 50983), refLabs, ""},
-	{"wbc", Lab, LabWindow, "K/uL", items(0, 1000, false, 51300, 51301), refLabs, ""},
+	{"albumin", Lab, LabWindow, "g/dL", items(0, 10, false, 50862), refLabs},
+	{"anion_gap", Lab, LabWindow, "mEq/L", items(0, 10000, false, 50868), refLabs},
+	{"bands", Lab, LabWindow, "%", items(0, 100, false, 51144), refLabs},
+	{"bicarbonate", Lab, LabWindow, "mEq/L", items(0, 10000, false, 50882), refLabs},
+	{"bilirubin", Lab, LabWindow, "mg/dL", items(0, 150, false, 50885), refLabs},
+	{"bun", Lab, LabWindow, "mg/dL", items(0, 300, false, 51006), refLabs},
+	{"chloride", Lab, LabWindow, "mEq/L", items(0, 10000, false, 50806, 50902), refLabs},
+	{"creatinine", Lab, LabWindow, "mg/dL", items(0, 150, false, 50912), refLabs},
+	{"glucose", Lab, LabWindow, "mg/dL", items(0, 10000, false, 50809, 50931), refLabs},
+	{"hematocrit", Lab, LabWindow, "%", items(0, 100, false, 50810, 51221), refLabs},
+	{"hemoglobin", Lab, LabWindow, "g/dL", items(0, 50, false, 50811, 51222), refLabs},
+	{"inr", Lab, LabWindow, "ratio", items(0, 50, false, 51237), refLabs},
+	{"lactate", Lab, LabWindow, "mmol/L", items(0, 50, false, 50813), refLabs},
+	{"platelets", Lab, LabWindow, "K/uL", items(0, 10000, false, 51265), refLabs},
+	{"potassium", Lab, LabWindow, "mEq/L", items(0, 30, false, 50822, 50971), refLabs},
+	{"pt", Lab, LabWindow, "s", items(0, 150, false, 51274), refLabs},
+	{"ptt", Lab, LabWindow, "s", items(0, 150, false, 51275), refLabs},
+	{"sodium", Lab, LabWindow, "mEq/L", items(0, 200, false, 50824, 50983), refLabs},
+	{"wbc", Lab, LabWindow, "K/uL", items(0, 1000, false, 51300, 51301), refLabs},
 }
 
 // Variables returns the first-day labs and vitals the builder extracts, with their
