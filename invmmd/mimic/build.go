@@ -804,7 +804,7 @@ func (x *extraction) addGCS(s int, sec int64, g gcsRule, text string, v float64,
 	if !math.IsNaN(v) {
 		x.gcsRep.Values++
 	}
-	x.gcsEvents = append(x.gcsEvents, gcsEvent{sec: sec, stay: int32(s), component: int8(g.component), value: float32(v)})
+	x.gcsEvents = append(x.gcsEvents, gcsEvent{sec: int32(sec - x.inSec[s]), stay: int32(s), component: int8(g.component), value: float32(v)})
 }
 
 // cohort turns the stays and their aggregates into the Table.

@@ -523,6 +523,12 @@ func (g *fixtureGen) events(sub, hadm, icu int, in, out int64, sev float64) {
 		}
 		return it, math.Max(lo, math.Min(x, hi))
 	}
+	intubated := map[int]string{}
+	for _, it := range gcsItems {
+		if it.Intubated != "" {
+			intubated[it.ID] = it.Intubated
+		}
+	}
 	cw := g.w["CHARTEVENTS"]
 	b := cw.buf[:0]
 	subS, hadmS, icuS := itoa(sub), itoa(hadm), itoa(icu)
@@ -552,7 +558,11 @@ func (g *fixtureGen) events(sub, hadm, icu int, in, out int64, sev float64) {
 			b = append(b, ',')
 			b = formatTimestamp(b, when+600)
 			b = append(b, `,17000,"`...)
-			b = strconv.AppendFloat(b, x, 'f', 1, 64)
+			if text, ok := intubated[it.ID]; ok && x == 1 && rng.Float64() < 0.5 {
+				b = append(b, text...) // an intubated patient (VALUENUM 1 here)
+			} else {
+				b = strconv.AppendFloat(b, x, 'f', 1, 64)
+			}
 			b = append(b, `",`...)
 			b = strconv.AppendFloat(b, x, 'f', 1, 64)
 			b = append(b, `,"",0,0,,`...)

@@ -48,7 +48,7 @@ func TestScoreGCS(t *testing.T) {
 			// The stay of interest is 1 of 3; stays 0 and 2 have rows that must not mix in.
 			evs := []gcsEvent{{sec: 3600, stay: 0, component: gcsMotor, value: 1}, {sec: 7200, stay: 2, component: gcsEyes, value: 1}}
 			for _, x := range tc.events {
-				evs = append(evs, gcsEvent{sec: int64(x.h * 3600), stay: 1, component: int8(x.c), value: float32(x.value)})
+				evs = append(evs, gcsEvent{sec: int32(x.h * 3600), stay: 1, component: int8(x.c), value: float32(x.value)})
 			}
 			got := scoreGCS(evs, 3)[1]
 			same := func(a, b float64) bool { return a == b || (math.IsNaN(a) && math.IsNaN(b)) }
