@@ -6,16 +6,8 @@ import (
 )
 
 // The Glasgow Coma Scale of the first day, computed as MIT-LCP mimic-code's
-// mimic-iii/concepts/firstday/gcs_first_day.sql computes it: the CareVue and MetaVision
-// ITEMIDs of each component fused; one row per chart time in [INTIME, INTIME +
-// FirstDayHours] (ERROR = 1 rows left out), each component the largest value charted at that
-// time; a verbal row whose VALUE marks an intubated patient scored 0 (the endotracheal
-// flag); the total of a row is 15 when the patient is intubated at it (or was at the
-// previous row and has no verbal score now), else the sum of its components, a missing
-// component taken from the previous row when that row is less than 6 hours earlier and not
-// intubated, else the normal score (motor 6, verbal 5, eyes 4). The stay's features are
-// those of its row with the lowest total (the earliest on a tie). No range check on the
-// components: gcs_first_day.sql has none.
+// mimic-iii/concepts/firstday/gcs_first_day.sql computes it; the package doc's GCS section
+// states the rules, TestScoreGCS pins each.
 
 // GCS components, in the order of their features.
 const (
