@@ -19,6 +19,7 @@ import (
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/backend"
 	"github.com/invmmd/invmmd/invmmd/dataset"
+	"github.com/invmmd/invmmd/invmmd/experiments/store"
 	"github.com/invmmd/invmmd/invmmd/models"
 	"github.com/invmmd/invmmd/invmmd/progress"
 	"github.com/invmmd/invmmd/invmmd/sim"
@@ -63,6 +64,33 @@ func VarianceQuick() VarianceConfig {
 	return c
 }
 
+// Validate checks the study's configuration before any work: at least one batch size
+// (each at least 2 rows), at least 2 batches per size, and methods without duplicates.
+func (c VarianceConfig) Validate() error {
+	if len(c.Sizes) == 0 {
+		return fmt.Errorf("experiments: variance study: no batch sizes")
+	}
+	for _, n := range c.Sizes {
+		if n < 2 {
+			return fmt.Errorf("experiments: variance study: batch size %d, want at least 2", n)
+		}
+	}
+	if c.Batches < 2 {
+		return fmt.Errorf("experiments: variance study: %d batches per size, want at least 2 (a standard deviation needs two)", c.Batches)
+	}
+	if len(c.Methods) == 0 {
+		return fmt.Errorf("experiments: variance study: no methods")
+	}
+	seen := map[invmmd.Method]bool{}
+	for _, m := range c.Methods {
+		if seen[m] {
+			return fmt.Errorf("experiments: variance study: method %v listed twice", m)
+		}
+		seen[m] = true
+	}
+	return nil
+}
+
 // VariancePoint is one estimator at one batch size.
 type VariancePoint struct {
 	Estimator string
@@ -91,8 +119,8 @@ type VarianceOutcome struct {
 // m̂ computed once on the pool: within a size the batches are independent, and the
 // networks run over 10⁶ rows instead of 2·10⁷.
 func Variance(cfg VarianceConfig) (*VarianceOutcome, error) {
-	if len(cfg.Sizes) == 0 || cfg.Batches < 2 || len(cfg.Methods) == 0 {
-		return nil, fmt.Errorf("experiments: variance study needs sizes, at least 2 batches and methods: %+v", cfg)
+	if err := cfg.Validate(); err != nil {
+		return nil, err
 	}
 	start := time.Now()
 	exp := Simulation(cfg.Data)
@@ -184,7 +212,7 @@ func (o *VarianceOutcome) write(cfg VarianceConfig, sp dataset.Splits) error {
 		return err
 	}
 	p := filepath.Join(cfg.TableDir, "variance.csv")
-	err := writeFile(p, func(w io.Writer) error {
+	err := store.WriteFile(p, func(w io.Writer) error {
 		fmt.Fprintln(w, VarianceCSVHeader)
 		for _, pt := range o.Points {
 			fmt.Fprintf(w, "%s,%d,%.6f,%.6f,%d\n", pt.Estimator, pt.BatchSize, pt.Mean, pt.Std, pt.N)
@@ -196,24 +224,32 @@ func (o *VarianceOutcome) write(cfg VarianceConfig, sp dataset.Splits) error {
 	}
 	est, _ := cfg.Estimator.Resolved()
 	rec := map[string]any{
-		"Study": "variance (appendix C.3)", "Backend": backend.Config(), "GoVersion": runtime.Version(), "CPUs": runtime.NumCPU(),
+		"Study": "variance (appendix C.3)", "Backend": backend.Config(),
 		"Sizes": cfg.Sizes, "Batches": cfg.Batches, "Seed": cfg.Seed, "Data": cfg.Data, "Estimator": est,
-		"PoolRows": o.PoolRows, "Seconds": o.Seconds, "EstimateSeconds": o.EstimateSeconds, "TrainSeconds": o.TrainSeconds,
-		"Points": o.Points, "Train": sp.Train.Summarize(),
+		"PoolRows": o.PoolRows, "Points": o.Points, "Train": sp.Train.Summarize(),
 		"Note": "h trained with none; batches of one size are disjoint draws from one pool of fresh training-distribution rows; Empty counts strata that contributed 0, Floored normalisers raised to the floor, over all batches of a size.",
 	}
 	for _, m := range cfg.Methods {
 		rec["Methods"] = append(asSlice(rec["Methods"]), m.String())
 	}
-	js, err := json.MarshalIndent(rec, "", "  ")
-	if err != nil {
-		return err
-	}
+	// Timings go to their own file, so that a rerun leaves variance_config.json unchanged.
+	timing := map[string]any{"Study": "variance", "GoVersion": runtime.Version(), "CPUs": runtime.NumCPU(),
+		"Seconds": o.Seconds, "EstimateSeconds": o.EstimateSeconds, "TrainSeconds": o.TrainSeconds}
 	cp := filepath.Join(cfg.TableDir, "variance_config.json")
-	if err := os.WriteFile(cp, js, 0o644); err != nil {
-		return err
+	tp := filepath.Join(cfg.TableDir, "variance_timing.json")
+	for _, f := range []struct {
+		path string
+		v    any
+	}{{cp, rec}, {tp, timing}} {
+		js, err := json.MarshalIndent(f.v, "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := store.WriteFile(f.path, func(w io.Writer) error { _, err := w.Write(append(js, '\n')); return err }); err != nil {
+			return err
+		}
 	}
-	o.Files = append(o.Files, p, cp)
+	o.Files = append(o.Files, p, cp, tp)
 	return nil
 }
 
