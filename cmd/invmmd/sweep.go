@@ -118,12 +118,12 @@ func (sw sweep) run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	out := outDir(sf.out, sf.quick)
-	if err := prepareOut(out); err != nil {
-		return err
-	}
 	exp, err := sw.experiment(sf.quick, sf.batch)
 	if err != nil {
+		return err
+	}
+	out := outDir(sf.out, sf.quick)
+	if err := prepareOut(out); err != nil {
 		return err
 	}
 	rc.StoreDir = out
