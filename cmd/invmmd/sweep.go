@@ -28,6 +28,7 @@ type sweepFlags struct {
 	resume  bool
 	batch   int
 	verbose bool
+	check   bool
 }
 
 func (s *sweepFlags) register(fs *flag.FlagSet, lambdas string, batch bool) {
@@ -42,6 +43,7 @@ func (s *sweepFlags) register(fs *flag.FlagSet, lambdas string, batch bool) {
 		fs.IntVar(&s.batch, "batch", 0, "rows per training step of h (clinical: of G and m too); 0 keeps the experiment's own")
 	}
 	fs.BoolVar(&s.verbose, "v", false, "show every fit's progress and the auxiliary models' reports")
+	fs.BoolVar(&s.check, "check", false, "check the flags, the output folder and the configuration stored there, then exit without training (scripts/slurm/sweep.sh does, before submitting); with -v, list the shard's result files")
 }
 
 // config parses the grid flags into a RunConfig; every error comes before any work.
@@ -127,6 +129,9 @@ func (sw sweep) run(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	rc.StoreDir = out
+	if sf.check {
+		return check(exp, rc, out, sf.verbose, stdout)
+	}
 	fmt.Fprintf(stderr, "invmmd %s: results under %s\n", sw.name, out)
 	res, err := experiments.Run(exp, rc)
 	if err != nil {
@@ -138,6 +143,31 @@ func (sw sweep) run(args []string, stdout, stderr io.Writer) error {
 		return nil
 	}
 	return publish(exp, out, stdout)
+}
+
+// check opens exp's result store under out (refusing another configuration) and reports
+// how many fits the run or shard holds; with list, it also lists their result files.
+func check(exp experiments.Experiment, rc experiments.RunConfig, out string, list bool, stdout io.Writer) error {
+	sw, err := experiments.SweepOf(exp, rc)
+	if err != nil {
+		return err
+	}
+	if _, err := store.Open(out, sw); err != nil {
+		return err
+	}
+	shard := rc.Shard
+	if shard == (store.Shard{}) {
+		shard = store.All
+	}
+	keys := experiments.Grid(sw.Methods, sw.Lambdas, sw.Seeds)
+	lo, hi := shard.Range(len(keys))
+	fmt.Fprintf(stdout, "%s: %d fits in all; shard %v holds %d; results under %s\n", exp.Name, len(keys), shard, hi-lo, out)
+	if list {
+		for _, k := range keys[lo:hi] {
+			fmt.Fprintln(stdout, filepath.Join("fits", exp.Name, k.FileName()))
+		}
+	}
+	return nil
 }
 
 // publish assembles exp's tables from the result files under out, prints them next to
