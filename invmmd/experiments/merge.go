@@ -95,17 +95,11 @@ func Merge(exp Experiment, storeDir, tableDir string) (*Merged, error) {
 
 	cfgPath := filepath.Join(tableDir, exp.Name+"_config.json")
 	timePath := filepath.Join(tableDir, exp.Name+"_timing.json")
-	for _, f := range []struct {
-		path string
-		v    any
-	}{{cfgPath, rec}, {timePath, timing}} {
-		js, err := json.MarshalIndent(f.v, "", "  ")
-		if err != nil {
-			return nil, fmt.Errorf("experiments: %s: %w", f.path, err)
-		}
-		if err := store.WriteFile(f.path, func(w io.Writer) error { _, err := w.Write(append(js, '\n')); return err }); err != nil {
-			return nil, err
-		}
+	if err := store.WriteJSON(cfgPath, rec); err != nil {
+		return nil, fmt.Errorf("experiments: %w", err)
+	}
+	if err := store.WriteJSON(timePath, timing); err != nil {
+		return nil, fmt.Errorf("experiments: %w", err)
 	}
 	res.Files = append(res.Files, cfgPath, timePath)
 	backendName, _ := rec["Backend"].(string)

@@ -2,7 +2,6 @@ package experiments
 
 import (
 	"encoding/csv"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -237,17 +236,11 @@ func (o *VarianceOutcome) write(cfg VarianceConfig, sp dataset.Splits) error {
 		"Seconds": o.Seconds, "EstimateSeconds": o.EstimateSeconds, "TrainSeconds": o.TrainSeconds}
 	cp := filepath.Join(cfg.TableDir, "variance_config.json")
 	tp := filepath.Join(cfg.TableDir, "variance_timing.json")
-	for _, f := range []struct {
-		path string
-		v    any
-	}{{cp, rec}, {tp, timing}} {
-		js, err := json.MarshalIndent(f.v, "", "  ")
-		if err != nil {
-			return err
-		}
-		if err := store.WriteFile(f.path, func(w io.Writer) error { _, err := w.Write(append(js, '\n')); return err }); err != nil {
-			return err
-		}
+	if err := store.WriteJSON(cp, rec); err != nil {
+		return err
+	}
+	if err := store.WriteJSON(tp, timing); err != nil {
+		return err
 	}
 	o.Files = append(o.Files, p, cp, tp)
 	return nil

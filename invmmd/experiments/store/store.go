@@ -98,15 +98,8 @@ func Open(out string, sw Sweep) (*Store, error) {
 			return nil, &MismatchError{Dir: s.dir, Diffs: diffs}
 		}
 	}
-	js, err := json.MarshalIndent(sw, "", "  ")
-	if err != nil {
+	if err := WriteJSON(filepath.Join(s.dir, "sweep.json"), sw); err != nil {
 		return nil, fmt.Errorf("store: %w", err)
-	}
-	if err := WriteFile(filepath.Join(s.dir, "sweep.json"), func(w io.Writer) error {
-		_, err := w.Write(append(js, '\n'))
-		return err
-	}); err != nil {
-		return nil, err
 	}
 	return s, nil
 }
@@ -155,14 +148,10 @@ func (s *Store) Put(k Key, result any, seconds float64) error {
 		return fmt.Errorf("store: %v: %w", k, err)
 	}
 	rec := Record{Experiment: s.sweep.Experiment, Key: k, Config: s.sweep.Config, Result: res, Seconds: seconds}
-	js, err := json.MarshalIndent(rec, "", "  ")
-	if err != nil {
+	if err := WriteJSON(filepath.Join(s.dir, k.FileName()), rec); err != nil {
 		return fmt.Errorf("store: %v: %w", k, err)
 	}
-	return WriteFile(filepath.Join(s.dir, k.FileName()), func(w io.Writer) error {
-		_, err := w.Write(append(js, '\n'))
-		return err
-	})
+	return nil
 }
 
 // Get reads the record of fit k. It reports ok = false when there is no file for k, and
@@ -221,14 +210,10 @@ func (s *Store) Collect(keys []Key) ([]Record, error) {
 // PutAux writes a per-seed record (the data summaries and auxiliary models' reports of one
 // seed) atomically as aux_seedS.json.
 func (s *Store) PutAux(seed uint64, v any) error {
-	js, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return fmt.Errorf("store: aux of seed %d: %w", seed, err)
+	if err := WriteJSON(s.auxPath(seed), v); err != nil {
+		return fmt.Errorf("store: seed %d: %w", seed, err)
 	}
-	return WriteFile(s.auxPath(seed), func(w io.Writer) error {
-		_, err := w.Write(append(js, '\n'))
-		return err
-	})
+	return nil
 }
 
 // GetAux reads the per-seed record of seed into v; ok is false when there is none.
@@ -358,6 +343,18 @@ func diff(path string, a, b any, out *[]string) {
 		}
 		*out = append(*out, fmt.Sprintf("%s: %s → %s", path, ja, jb))
 	}
+}
+
+// WriteJSON writes v as indented JSON, with a final newline, to path atomically.
+func WriteJSON(path string, v any) error {
+	js, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return WriteFile(path, func(w io.Writer) error {
+		_, err := w.Write(append(js, '\n'))
+		return err
+	})
 }
 
 // WriteFile writes path atomically: fn writes a temporary file in the same folder, which
