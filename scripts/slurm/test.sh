@@ -14,6 +14,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 repo=$(pwd)
+. scripts/slurm/lib.sh
 start=$SECONDS
 say() { echo "== slurm test ($((SECONDS - start)) s): $*"; }
 fail() { echo "FAIL slurm test: $*" >&2; exit 1; }
@@ -47,22 +48,6 @@ read -r -a grid <<<"${INVMMD_SLURM_GRID:--quick -seeds 1,2 -methods none,obs,dr,
 
 say "unsharded local run: invmmd sim ${grid[*]}"
 "$work/invmmd" sim -out "$work/local" "${grid[@]}" >/dev/null 2>"$work/local.err" || { cat "$work/local.err"; fail "local run"; }
-
-# wait_job ID DEADLINE_S prints the job's final state.
-wait_job() {
-	local id=$1 deadline=$((SECONDS + $2)) state=""
-	while [ $SECONDS -lt $deadline ]; do
-		state=$(scontrol show job "$id" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p' | head -1)
-		case "$state" in
-		COMPLETED | FAILED | CANCELLED | TIMEOUT | OUT_OF_MEMORY | NODE_FAIL | BOOT_FAIL | DEADLINE)
-			echo "$state"
-			return
-			;;
-		esac
-		sleep 1
-	done
-	echo "TIMEOUT(waited ${2}s, last state ${state:-unknown})"
-}
 
 # sweep submits the sweep and waits for its merge job.
 sweep() {
