@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/invmmd/invmmd/invmmd/experiments"
-	"github.com/invmmd/invmmd/invmmd/figures"
 )
 
 // runFigures redraws the results figures from the tables under OUT/tables, without
@@ -63,13 +62,9 @@ func runFigures(args []string, stdout, stderr io.Writer) error {
 		if len(pts) == 0 {
 			return fmt.Errorf("%s: no rows after the header, nothing to draw", vp)
 		}
-		plots, err := figures.Variance(pts)
+		base, err := drawVariance(pts, *out)
 		if err != nil {
 			return fmt.Errorf("%s: %w", vp, err)
-		}
-		base := filepath.Join(*out, "variance")
-		if err := figures.SaveGrid(plots, base, 2*figures.Width, figures.Height); err != nil {
-			return err
 		}
 		files = append(files, base+".png", base+".svg")
 	}

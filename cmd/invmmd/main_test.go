@@ -55,6 +55,7 @@ func TestBadCommandLinesAreClearErrors(t *testing.T) {
 		{[]string{"variance", "-batches", "-3", "-out", fresh}, "-batches -3: want at least 2"},
 		{[]string{"variance", "-batches", "1", "-out", fresh}, "-batches 1: want at least 2"},
 		{[]string{"variance", "-quick", "-out", file}, "is a file, want a folder"},
+		{[]string{"variance", "-quick", "-shard", "3/2", "-out", fresh}, "1 ≤ i ≤ n"},
 		{[]string{"clinical", "-quick", "-data", filepath.Join(dir, "none.csv"), "-out", fresh}, "none.csv: stat"},
 		{[]string{"clinical", "-quick", "-data", file, "-mimic", dir, "-out", fresh}, "-mimic and -data: give one"},
 		{[]string{"merge"}, "-out DIR is required"},
@@ -100,6 +101,18 @@ func TestHelpSaysWhatEachCommandDoes(t *testing.T) {
 		if m, ok := methods[c.name]; ok && !strings.Contains(stderr, ": "+m+"\n") {
 			t.Errorf("%s -h does not list its methods %s:\n%s", c.name, m, stderr)
 		}
+	}
+}
+
+func TestCheckListsAShardWithoutTraining(t *testing.T) {
+	dir := t.TempDir()
+	msg, stdout, _ := run(t, "sim", "-quick", "-check", "-v", "-seeds", "1,2", "-methods", "none,obs", "-lambdas", "1,5", "-shard", "2/4", "-out", dir)
+	want := "sim: 6 fits in all; shard 2/4 holds 2; results under " + dir + "\nfits/sim/obs_lambda1_seed1.json\nfits/sim/obs_lambda5_seed1.json\n"
+	if msg != "" || stdout != want {
+		t.Fatalf("check: %q, stdout %q, want %q", msg, stdout, want)
+	}
+	if ents, _ := os.ReadDir(filepath.Join(dir, "fits", "sim")); len(ents) != 1 {
+		t.Errorf("check wrote %d files under fits/sim, want only sweep.json", len(ents))
 	}
 }
 

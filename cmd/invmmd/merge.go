@@ -3,7 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
+
+	"github.com/invmmd/invmmd/invmmd/experiments"
 
 	"github.com/invmmd/invmmd/invmmd/experiments/store"
 )
@@ -46,6 +49,18 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("merge: no results under %s/fits: run an experiment (or its shards) with -out %s first", *out, *out)
 	}
 	for _, n := range names {
+		if n == "variance" {
+			res, err := experiments.MergeVariance(*out, filepath.Join(*out, "tables"))
+			if err != nil {
+				return fmt.Errorf("merge: %w", err)
+			}
+			base, err := drawVariance(res.Points, *out)
+			if err != nil {
+				return fmt.Errorf("merge: %w", err)
+			}
+			fmt.Fprintf(stdout, "variance: wrote %s, %s.png, %s.svg\n", strings.Join(res.Files, ", "), base, base)
+			continue
+		}
 		exp, ok := described(n)
 		if !ok {
 			return fmt.Errorf("merge: %s: unknown experiment %q", store.Dir(*out, n), n)

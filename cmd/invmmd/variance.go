@@ -7,8 +7,19 @@ import (
 	"strings"
 
 	"github.com/invmmd/invmmd/invmmd/experiments"
+	"github.com/invmmd/invmmd/invmmd/experiments/store"
 	"github.com/invmmd/invmmd/invmmd/figures"
 )
+
+// drawVariance draws the variance figure into dir and returns its base path.
+func drawVariance(pts []experiments.VariancePoint, dir string) (string, error) {
+	plots, err := figures.Variance(pts)
+	if err != nil {
+		return "", err
+	}
+	base := filepath.Join(dir, "variance")
+	return base, figures.SaveGrid(plots, base, 2*figures.Width, figures.Height)
+}
 
 func runVariance(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("variance", "[flags]", stderr, func() string {
@@ -22,6 +33,9 @@ func runVariance(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "", "output folder: the table goes to OUT/tables, the figure to OUT (default figures/, or "+quickOut()+" with -quick)")
 	batches := fs.Int("batches", 0, "batches per size, at least 2 (0: 100, or 30 with -quick)")
 	seed := fs.Uint64("seed", 1, "seed of the training run and of the batches")
+	shardFlag := fs.String("shard", "", "i/n: estimate only the i-th of n slices of the batch sizes and write their result files under OUT/fits/variance; then invmmd merge -out OUT")
+	resume := fs.Bool("resume", false, "skip batch sizes whose result file exists under OUT/fits/variance (same configuration)")
+	checkOnly := fs.Bool("check", false, "check the flags, the output folder and the configuration stored there, then exit")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -35,6 +49,12 @@ func runVariance(args []string, stdout, stderr io.Writer) error {
 	if *batches > 0 {
 		cfg.Batches = *batches
 	}
+	if *shardFlag != "" {
+		var err error
+		if cfg.Shard, err = store.ParseShard(*shardFlag); err != nil {
+			return fmt.Errorf("-shard: %w", err)
+		}
+	}
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
@@ -42,19 +62,32 @@ func runVariance(args []string, stdout, stderr io.Writer) error {
 	if err := prepareOut(dir); err != nil {
 		return err
 	}
-	cfg.Seed = *seed
-	cfg.TableDir = filepath.Join(dir, "tables")
+	cfg.Seed, cfg.Resume = *seed, *resume
+	cfg.StoreDir, cfg.TableDir = dir, filepath.Join(dir, "tables")
 	cfg.Progress = stderr
+	if *checkOnly {
+		if err := experiments.CheckVariance(cfg); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "variance: %d batch sizes; results under %s\n", len(cfg.Sizes), dir)
+		return nil
+	}
+	if cfg.Shard.N > 1 {
+		cfg.TableDir = ""
+		res, err := experiments.Variance(cfg)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "variance shard %v: done in %.0f s, written to %s. When every shard is done: invmmd merge -out %s\n",
+			cfg.Shard, res.Seconds, store.Dir(dir, "variance"), dir)
+		return nil
+	}
 	res, err := experiments.Variance(cfg)
 	if err != nil {
 		return err
 	}
-	plots, err := figures.Variance(res.Points)
+	base, err := drawVariance(res.Points, dir)
 	if err != nil {
-		return err
-	}
-	base := filepath.Join(dir, "variance")
-	if err := figures.SaveGrid(plots, base, 2*figures.Width, figures.Height); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "variance study: %d sizes × %d batches × %d estimators in %.1f s (estimators %.1f s, training %.1f s, pool of %d rows)\n",

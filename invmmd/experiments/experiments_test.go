@@ -245,3 +245,57 @@ func TestShardedMergeEqualsWholeRun(t *testing.T) {
 		t.Errorf("another configuration into the same folder: %v", err)
 	}
 }
+
+// TestVarianceShardsMergeToTheWholeStudy runs a tiny variance study whole and in two
+// shards and checks that the merged variance.csv and variance_config.json are
+// byte-identical, and that merge names the sizes of a missing shard.
+func TestVarianceShardsMergeToTheWholeStudy(t *testing.T) {
+	cfg := VarianceConfig{Sizes: []int{200, 300, 400}, Batches: 3, Seed: 1, Methods: []invmmd.Method{invmmd.Full, invmmd.DR},
+		Data: SimulationSize{NTrain: 1000, NVal: 500, NTest: 500, Batch: 500, Epochs: 2, AuxEpochs: 2}}
+	whole := t.TempDir()
+	c := cfg
+	c.TableDir = filepath.Join(whole, "tables")
+	c.StoreDir = whole
+	res, err := Variance(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Points) != 6 {
+		t.Fatalf("%d points, want 6", len(res.Points))
+	}
+	sharded := t.TempDir()
+	c = cfg
+	c.StoreDir = sharded
+	c.Shard = store.Shard{I: 2, N: 2}
+	if _, err := Variance(c); err != nil {
+		t.Fatal(err)
+	}
+	_, err = MergeVariance(sharded, filepath.Join(sharded, "tables"))
+	if err == nil || !strings.Contains(err.Error(), "batch sizes 200") {
+		t.Fatalf("merge without shard 1: %v, want it to name size 200", err)
+	}
+	c.Shard = store.Shard{I: 1, N: 2}
+	if _, err := Variance(c); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := MergeVariance(sharded, filepath.Join(sharded, "tables")); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"variance.csv", "variance_config.json"} {
+		a, _ := os.ReadFile(filepath.Join(whole, "tables", f))
+		b, _ := os.ReadFile(filepath.Join(sharded, "tables", f))
+		if len(a) == 0 || !bytes.Equal(a, b) {
+			t.Errorf("%s: sharded and merged differs from the whole study:\n%s\n---\n%s", f, a, b)
+		}
+	}
+	// With -resume and every size done, nothing is recomputed: the files stay as they are.
+	sizeFile := filepath.Join(store.Dir(sharded, "variance"), "size300.json")
+	before, _ := os.Stat(sizeFile)
+	c.Resume, c.Shard = true, store.Shard{}
+	if _, err := Variance(c); err != nil {
+		t.Fatalf("resume: %v", err)
+	}
+	if after, err := os.Stat(sizeFile); err != nil || !after.ModTime().Equal(before.ModTime()) {
+		t.Errorf("resume rewrote %s (%v)", sizeFile, err)
+	}
+}

@@ -7,7 +7,7 @@
 #
 # usage: scripts/slurm/sweep.sh EXPERIMENT [-n SHARDS] [-out DIR] [sbatch options...] [-- invmmd flags...]
 #
-#   EXPERIMENT   sim, tmnist or clinical
+#   EXPERIMENT   sim, tmnist, clinical or variance (whose shards split the batch sizes)
 #   -n SHARDS    number of array tasks (default 4); sbatch's own -n is spelled --ntasks here
 #   -out DIR     results folder on a file system every node sees (default slurm-out/EXPERIMENT)
 #   sbatch options go to the array job (e.g. --partition=gpu --time=2:00:00
@@ -25,8 +25,8 @@ die() { echo "sweep.sh: $*" >&2; exit 2; }
 exp=$1
 shift
 case "$exp" in
-sim | tmnist | clinical) ;;
-*) die "experiment \"$exp\": want sim, tmnist or clinical" ;;
+sim | tmnist | clinical | variance) ;;
+*) die "experiment \"$exp\": want sim, tmnist, clinical or variance" ;;
 esac
 
 n=4
