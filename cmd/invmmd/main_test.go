@@ -275,6 +275,25 @@ func TestClinicalDataFlagAndMIMICFixture(t *testing.T) {
 	if msg, _, stderr := run(t, "clinical", "-quick", "-data", data, "-seeds", "1", "-methods", "none,dr", "-out", out); msg != "" {
 		t.Fatalf("clinical -data with a BOM: %s\n%s", msg, stderr)
 	}
+	// The same CSV found through INVMMD_DATA_DIR, without -data.
+	ddir := filepath.Join(dir, "data")
+	os.MkdirAll(filepath.Join(ddir, "nmes1988"), 0o755)
+	os.WriteFile(filepath.Join(ddir, "nmes1988", "nmes1988.csv"), b, 0o644)
+	t.Setenv(dataDirEnv, ddir)
+	if msg, _, stderr := run(t, "clinical", "-quick", "-seeds", "1", "-methods", "none", "-out", filepath.Join(dir, "out-env")); msg != "" {
+		t.Fatalf("clinical with %s: %s\n%s", dataDirEnv, msg, stderr)
+	}
+	// A value too large to standardise is reported by CSV line and column name.
+	lines := strings.SplitN(string(b), "\n", 4)
+	f := strings.Split(lines[2], ",")
+	f[10] = "1e308" // age
+	lines[2] = strings.Join(f, ",")
+	huge := filepath.Join(dir, "huge.csv")
+	os.WriteFile(huge, []byte(strings.Join(lines, "\n")), 0o644)
+	msg, _, _ := run(t, "clinical", "-quick", "-data", huge, "-seeds", "1", "-methods", "none", "-out", filepath.Join(dir, "out-huge"))
+	if !strings.Contains(msg, "huge.csv:3: column \"age\": value \"1e308\"") {
+		t.Errorf("age 1e308: error %q, want the CSV line and column", msg)
+	}
 	fix := filepath.Join(dir, "mimic")
 	if err := mimic.WriteFixture(fix, 1, mimic.FixtureOptions{}); err != nil {
 		t.Fatal(err)
