@@ -164,7 +164,9 @@ func TestShardedMergeEqualsWholeRun(t *testing.T) {
 	rc = grid
 	rc.StoreDir = sharded
 	total := len(Grid([]string{"none", "obs", "dr"}, grid.Lambdas, grid.Seeds))
-	for i := 1; i <= 3; i++ {
+	// Shards in reverse order: shard 1 (none and obs of seed 1, no G or m) runs after
+	// shard 2 has recorded seed 1's G and m, and must not lose them.
+	for _, i := range []int{3, 2, 1} {
 		rc.Shard = store.Shard{I: i, N: 3}
 		out, err := Run(exp, rc)
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/experiments/store"
 )
 
@@ -57,17 +58,30 @@ func Merge(exp Experiment, storeDir, tableDir string) (*Merged, error) {
 	timing := map[string]any{"Experiment": exp.Name, "GoVersion": runtime.Version(), "CPUs": runtime.NumCPU()}
 	var fits, fitTimes []any
 	total := 0.0
+	needAux := false
+	for _, m := range sw.Methods {
+		if meth, err := invmmd.ParseMethod(m); err == nil && (meth.NeedsG() || meth.NeedsM()) {
+			needAux = true
+		}
+	}
 	for _, s := range sw.Seeds {
-		var sr map[string]any
-		if ok, err := st.GetAux(s, &sr); err != nil {
+		key := fmt.Sprint(s)
+		var d, a any
+		if ok, err := st.GetSeed("data", s, &d); err != nil {
 			return nil, fmt.Errorf("experiments: %s: %w", exp.Name, err)
 		} else if !ok {
 			return nil, fmt.Errorf("experiments: %s: no record of seed %d's data under %s: rerun its fits", exp.Name, s, st.Dir())
 		}
-		key := fmt.Sprint(s)
-		data[key] = sr["Data"]
-		if sr["G"] != nil {
-			auxReports[key] = map[string]any{"G": sr["G"], "M": sr["M"]}
+		data[key] = d
+		if !needAux {
+			continue // G and m of an earlier sweep in this folder are no part of this one
+		}
+		if ok, err := st.GetSeed("aux", s, &a); err != nil {
+			return nil, fmt.Errorf("experiments: %s: %w", exp.Name, err)
+		} else if ok {
+			auxReports[key] = a
+		} else {
+			return nil, fmt.Errorf("experiments: %s: no record of seed %d's G and m under %s: rerun its fits", exp.Name, s, st.Dir())
 		}
 	}
 	for _, r := range recs {

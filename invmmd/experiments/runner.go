@@ -154,12 +154,8 @@ type fitResult struct {
 	History train.History
 }
 
-// seedRecord is the per-seed file: the splits' summaries and the auxiliary models'
-// reports (nil when no method of the run needed them).
-type seedRecord struct {
-	Data [3]dataset.Summary
-	G, M *train.FitReport `json:",omitempty"`
-}
+// auxRecord is the per-seed file of the auxiliary models' reports.
+type auxRecord struct{ G, M train.FitReport }
 
 // Run runs the fits of cfg's grid (or of its shard): per seed, it builds the data and fits
 // G and m once, then trains and evaluates h for each (λ, method), writing each fit's
@@ -233,15 +229,15 @@ func Run(exp Experiment, cfg RunConfig) (*Outcome, error) {
 		out.Fits = append(out.Fits, fits...)
 		todo = todo[n:]
 	}
-	for _, s := range sw.Seeds {
-		var sr seedRecord
-		if ok, err := st.GetAux(s, &sr); err != nil || !ok {
-			continue // a shard that did not touch seed s
-		}
+	for _, s := range sw.Seeds { // what this or another run recorded of each seed
 		key := strconv.FormatUint(s, 10)
-		out.Data[key] = sr.Data
-		if sr.G != nil && sr.M != nil {
-			out.Aux[key] = train.Aux{G: *sr.G, M: *sr.M}
+		var data [3]dataset.Summary
+		if ok, err := st.GetSeed("data", s, &data); err == nil && ok {
+			out.Data[key] = data
+		}
+		var ar auxRecord
+		if ok, err := st.GetSeed("aux", s, &ar); err == nil && ok {
+			out.Aux[key] = train.Aux{G: ar.G, M: ar.M}
 		}
 	}
 	out.Seconds = time.Since(start).Seconds()
@@ -271,7 +267,10 @@ func runSeed(exp Experiment, cfg RunConfig, st *store.Store, seed uint64, keys [
 	if err != nil {
 		return nil, fmt.Errorf("experiments: %s, seed %d: %w", exp.Name, seed, err)
 	}
-	sr := seedRecord{Data: [3]dataset.Summary{sp.Train.Summarize(), sp.Val.Summarize(), sp.Test.Summarize()}}
+	data := [3]dataset.Summary{sp.Train.Summarize(), sp.Val.Summarize(), sp.Test.Summarize()}
+	if err := st.PutSeed("data", seed, data); err != nil {
+		return nil, fmt.Errorf("experiments: %s: %w", exp.Name, err)
+	}
 	methods := make([]invmmd.Method, len(keys))
 	needAux := false
 	for i, k := range keys {
@@ -289,19 +288,12 @@ func runSeed(exp Experiment, cfg RunConfig, st *store.Store, seed uint64, keys [
 		if err != nil {
 			return nil, fmt.Errorf("experiments: %s, seed %d: %w", exp.Name, seed, err)
 		}
-		sr.G, sr.M = &aux.G, &aux.M
+		if err := st.PutSeed("aux", seed, auxRecord{G: aux.G, M: aux.M}); err != nil {
+			return nil, fmt.Errorf("experiments: %s: %w", exp.Name, err)
+		}
 		if cfg.Verbose != nil {
 			fmt.Fprintf(cfg.Verbose, "seed %d: %s\nseed %d: %s\n", seed, aux.G, seed, aux.M)
 		}
-	} else {
-		// Keep the reports of another run (or shard) that did fit G and m for this seed.
-		var old seedRecord
-		if ok, err := st.GetAux(seed, &old); err == nil && ok {
-			sr.G, sr.M = old.G, old.M
-		}
-	}
-	if err := st.PutAux(seed, sr); err != nil {
-		return nil, fmt.Errorf("experiments: %s: %w", exp.Name, err)
 	}
 	var fits []Fit
 	for i, k := range keys {

@@ -310,7 +310,7 @@ func varianceSizes(cfg VarianceConfig, st *store.Store, todo map[int]bool, out *
 	}
 	out.PoolRows = cfg.Batches * maxSize
 	if st != nil {
-		if err := st.PutAux(cfg.Seed, variancePool{PoolRows: out.PoolRows, Train: sp.Train.Summarize(), TrainSeconds: out.TrainSeconds}); err != nil {
+		if err := st.PutSeed("pool", cfg.Seed, variancePool{PoolRows: out.PoolRows, Train: sp.Train.Summarize(), TrainSeconds: out.TrainSeconds}); err != nil {
 			return fmt.Errorf("experiments: variance study: %w", err)
 		}
 	}
@@ -415,7 +415,7 @@ func MergeVariance(storeDir, tableDir string) (*VarianceOutcome, error) {
 		return nil, errors.New(msg)
 	}
 	var pool variancePool
-	if ok, err := st.GetAux(rec.Seed, &pool); err != nil || !ok {
+	if ok, err := st.GetSeed("pool", rec.Seed, &pool); err != nil || !ok {
 		return nil, fmt.Errorf("experiments: variance study: no record of the pool under %s (%v): rerun a shard", st.Dir(), err)
 	}
 	out.PoolRows, out.TrainSeconds = pool.PoolRows, pool.TrainSeconds

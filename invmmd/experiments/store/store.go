@@ -207,18 +207,22 @@ func (s *Store) Collect(keys []Key) ([]Record, error) {
 	return recs, nil
 }
 
-// PutAux writes a per-seed record (the data summaries and auxiliary models' reports of one
-// seed) atomically as aux_seedS.json.
-func (s *Store) PutAux(seed uint64, v any) error {
-	if err := WriteJSON(s.auxPath(seed), v); err != nil {
+// PutSeed writes a per-seed record of the given kind (e.g. "data": the splits' summaries,
+// "aux": the auxiliary models' reports) atomically as KIND_seedS.json. Each kind is
+// written only by a run that computed it, so that shards writing the same seed's records
+// never overwrite each other's with less.
+func (s *Store) PutSeed(kind string, seed uint64, v any) error {
+	if err := WriteJSON(s.seedPath(kind, seed), v); err != nil {
 		return fmt.Errorf("store: seed %d: %w", seed, err)
 	}
 	return nil
 }
 
-// GetAux reads the per-seed record of seed into v; ok is false when there is none.
-func (s *Store) GetAux(seed uint64, v any) (ok bool, err error) {
-	b, err := os.ReadFile(s.auxPath(seed))
+// GetSeed reads the per-seed record of the given kind into v; ok is false when there is
+// none.
+func (s *Store) GetSeed(kind string, seed uint64, v any) (ok bool, err error) {
+	p := s.seedPath(kind, seed)
+	b, err := os.ReadFile(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}
@@ -226,13 +230,13 @@ func (s *Store) GetAux(seed uint64, v any) (ok bool, err error) {
 		return false, fmt.Errorf("store: %w", err)
 	}
 	if err := json.Unmarshal(b, v); err != nil {
-		return false, fmt.Errorf("store: %s: %w", s.auxPath(seed), err)
+		return false, fmt.Errorf("store: %s: %w", p, err)
 	}
 	return true, nil
 }
 
-func (s *Store) auxPath(seed uint64) string {
-	return filepath.Join(s.dir, "aux_seed"+strconv.FormatUint(seed, 10)+".json")
+func (s *Store) seedPath(kind string, seed uint64) string {
+	return filepath.Join(s.dir, kind+"_seed"+strconv.FormatUint(seed, 10)+".json")
 }
 
 func readSweep(dir string) (Sweep, error) {
