@@ -16,9 +16,14 @@ install() {
 		return
 	fi
 	export DEBIAN_FRONTEND=noninteractive
-	apt-get install -y --no-install-recommends slurm-wlm munge >/dev/null 2>&1 ||
-		{ apt-get update >/dev/null && apt-get install -y --no-install-recommends slurm-wlm munge >/dev/null; } ||
-		die "apt-get install slurm-wlm munge failed"
+	local log
+	log=$(mktemp)
+	if ! apt-get install -y --no-install-recommends slurm-wlm munge >"$log" 2>&1; then
+		apt-get update >>"$log" 2>&1 || true
+		apt-get install -y --no-install-recommends slurm-wlm munge >>"$log" 2>&1 ||
+			{ tail -20 "$log" >&2; rm -f "$log"; die "apt-get install slurm-wlm munge failed (output above)"; }
+	fi
+	rm -f "$log"
 }
 
 start() {
