@@ -14,7 +14,7 @@ func runAll(args []string, stdout, stderr io.Writer) error {
 	})
 	quick := fs.Bool("quick", false, "small data and few epochs; writes to "+quickOut()+" unless -out is given")
 	out := fs.String("out", "", "output folder (default figures/, or "+quickOut()+" with -quick)")
-	resume := fs.Bool("resume", false, "skip fits whose result file exists under OUT/fits")
+	resume := fs.Bool("resume", false, "skip fits (and variance batch sizes) whose result file exists under OUT/fits")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -28,7 +28,7 @@ func runAll(args []string, stdout, stderr io.Writer) error {
 	}
 	for _, c := range []string{"sim", "tmnist", "clinical", "variance"} {
 		a := append([]string{c}, q...)
-		if *resume && c != "variance" {
+		if *resume {
 			a = append(a, "-resume")
 		}
 		if err := dispatch(a, stdout, stderr); err != nil {
