@@ -51,6 +51,10 @@ func TestPutGetCollect(t *testing.T) {
 	if _, _, err := st.Get(other.Key); err == nil || !strings.Contains(err.Error(), "H.Epochs: 15 → 60") {
 		t.Fatalf("Get of another configuration's file: %v", err)
 	}
+	_, err = st.Collect([]Key{k, other.Key})
+	if err == nil || !strings.Contains(err.Error(), "made with another configuration or unreadable (1)") || !strings.Contains(err.Error(), other.Key.FileName()) {
+		t.Fatalf("Collect with a file of another configuration: %v", err)
+	}
 }
 
 func TestOpenRefusesAnotherConfiguration(t *testing.T) {
