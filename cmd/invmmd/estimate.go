@@ -16,19 +16,24 @@ import (
 // p(h | Z = 1, Y = y) and p(h | Z = 0, Y = y) summed over y, by each requested estimator,
 // with per-stratum terms and diagnostics.
 func runEstimate(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("estimate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("estimate", "-data FILE.csv -h COL -y COL -z COL [-g COL] [-m COL] [-x COLS] [-methods ...] [-unconditional] [-bandwidth σ|median]", stderr, nil)
 	var tf tableFlags
 	var nf netFlags
 	tf.register(fs)
 	nf.register(fs)
-	hCol := fs.String("h", "", "column of model outputs h (logits or scores) (required)")
+	hCol := fs.String("h", "", "column of model outputs h (logits or scores) (required; -h alone, or -help, shows this help)")
 	gCol := fs.String("g", "", "column of fitted P(Δ = 1 | X, Y) (default: fit an MLP on -x)")
 	mCol := fs.String("m", "", "column of fitted P(Z = 1 | X, Y) (default: fit an MLP on -x)")
 	methods := fs.String("methods", "obs,ip,reg,dr,dr-po", "comma-separated estimators (full only when no Z is missing)")
 	uncond := fs.Bool("unconditional", false, "MMD² between p(h|Z=1) and p(h|Z=0) over all rows instead of Σ_y within Y strata")
 	bw := fs.String("bandwidth", "1", "Gaussian kernel bandwidth σ, or median (the median heuristic on h)")
-	if err := fs.Parse(args); err != nil {
+	if len(args) == 1 && (args[0] == "-h" || args[0] == "--h") {
+		// -h names the model-output column here (as the command line has it);
+		// alone it still asks for help, as for every command.
+		fs.Usage()
+		return flag.ErrHelp
+	}
+	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if err := tf.check([2]string{"h", *hCol}); err != nil {

@@ -168,8 +168,7 @@ type fitRow struct {
 }
 
 func runFit(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("fit", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("fit", "-data FILE.csv -y COL -z COL [-x COLS] [-split COL | -val-frac F -test-frac F] [-methods ...] [-lambda L] [-seeds ...] [-out DIR]", stderr, nil)
 	var tf tableFlags
 	var nf netFlags
 	tf.register(fs)
@@ -182,7 +181,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	seeds := fs.String("seeds", "1", "comma-separated seeds of h (and of the random split: the first)")
 	out := fs.String("out", "invmmd-fit", "output folder: results.csv, results.md, config.json, models/")
 	keep := fs.Bool("keep-unreliable", false, "keep strata flagged unreliable in the training penalty (the paper's behaviour); by default they are dropped, with a warning")
-	if err := fs.Parse(args); err != nil {
+	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if err := tf.check(); err != nil {

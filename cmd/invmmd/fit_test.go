@@ -187,6 +187,7 @@ func TestOwnDataBadCommandLines(t *testing.T) {
 		{[]string{"estimate", "-data", data, "-y", "outcome", "-y-positive", "yes", "-z", "z", "-h", "group", "-methods", "obs"}, `column "group" (-h): value "grp a", want a number`},
 		{[]string{"estimate", "-data", data, "-y", "outcome", "-y-positive", "yes", "-z", "z", "-h", "h", "-g", "x2", "-methods", "ip"}, `(-g): value`},
 		{[]string{"predict", "-model", t.TempDir(), "-data", data}, "reading the model"},
+		{[]string{"fit", "-data", data, "-y", "outcome", "-z", "z", "extra"}, `unexpected argument "extra"`},
 	} {
 		_, stderr, err := runCmd(t, tc.args...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -19,12 +18,11 @@ import (
 
 // runPredict writes P(Y = 1 | X) of each row of a CSV under a model saved by fit.
 func runPredict(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("predict", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("predict", "-model DIR -data FILE.csv [-out FILE]", stderr, nil)
 	dir := fs.String("model", "", "a model folder written by fit (OUT/models/METHOD-seedS) (required)")
 	data := fs.String("data", "", "CSV file with the model's feature columns (required)")
 	out := fs.String("out", "", "output CSV (default: standard output): row, line, probability")
-	if err := fs.Parse(args); err != nil {
+	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if *dir == "" || *data == "" {
