@@ -6,8 +6,8 @@
 # INSTALL=0 forbids apt-get.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-# shellcheck source=scripts/data/rtable.sh
-source "$root/scripts/data/rtable.sh"
+# shellcheck source=scripts/data/lib/rtable.sh
+source "$root/scripts/data/lib/rtable.sh"
 rtable_build hmda.sh "$root/data/hmda/hmda.csv" 5b141b16153e2cafa8e8d09f24d00f9df3c5a170b9bd62754a0a88acda62f312 r-cran-aer '
 args <- commandArgs(trailingOnly = TRUE)
 data("HMDA", package = "AER")

@@ -7,8 +7,8 @@
 # INSTALL=0 forbids apt-get.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-# shellcheck source=scripts/data/rtable.sh
-source "$root/scripts/data/rtable.sh"
+# shellcheck source=scripts/data/lib/rtable.sh
+source "$root/scripts/data/lib/rtable.sh"
 rtable_build pbc.sh "$root/data/pbc/pbc.csv" 2a4da320c1625b32447a64f4eec06ae502cbe628adcce4f1909c5a49313df87b r-cran-survival '
 args <- commandArgs(trailingOnly = TRUE)
 data("pbc", package = "survival")

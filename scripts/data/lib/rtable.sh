@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Shared by the scripts that convert a data set of a Debian R package to a committed CSV
+# Sourced (not run: scripts/setup.sh runs every scripts/data/*.sh) by the scripts that convert a data set of a Debian R package to a committed CSV
 # (hmda.sh, pbc.sh). Source it, then call
 #
 #   rtable_build NAME OUT SHA256 DEBIAN_PACKAGE R_PROGRAM
