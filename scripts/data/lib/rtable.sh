@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Sourced (not run: scripts/setup.sh runs every scripts/data/*.sh) by the scripts that convert a data set of a Debian R package to a committed CSV
-# (hmda.sh, pbc.sh). Source it, then call
+# Sourced by the scripts that convert a data set of a Debian R package to a committed CSV
+# (hmda.sh, pbc.sh); it lives in lib/ because scripts/setup.sh runs every scripts/data/*.sh.
+# Source it, then call
 #
 #   rtable_build NAME OUT SHA256 DEBIAN_PACKAGE R_PROGRAM
 #
