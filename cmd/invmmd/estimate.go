@@ -39,7 +39,7 @@ func runEstimate(args []string, stdout, stderr io.Writer) error {
 	if err := tf.check([2]string{"h", *hCol}); err != nil {
 		return err
 	}
-	ms, err := invmmd.ParseMethods(*methods)
+	ms, err := parseMethods(*methods)
 	if err != nil {
 		return err
 	}

@@ -187,7 +187,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if err := tf.check(); err != nil {
 		return err
 	}
-	ms, err := invmmd.ParseMethods(*methods)
+	ms, err := parseMethods(*methods)
 	if err != nil {
 		return err
 	}
@@ -199,13 +199,9 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if *lambda < 0 || math.IsNaN(*lambda) || math.IsInf(*lambda, 0) {
 		return fmt.Errorf("-lambda %v: want a finite value ≥ 0", *lambda)
 	}
-	var seedList []uint64
-	for _, p := range strings.Split(*seeds, ",") {
-		v, err := strconv.ParseUint(strings.TrimSpace(p), 10, 64)
-		if err != nil {
-			return fmt.Errorf("seed %q is not a non-negative integer", p)
-		}
-		seedList = append(seedList, v)
+	seedList, err := parseSeeds(*seeds)
+	if err != nil {
+		return err
 	}
 	hidden, err := nf.widths()
 	if err != nil {

@@ -188,6 +188,7 @@ func TestOwnDataBadCommandLines(t *testing.T) {
 		{[]string{"estimate", "-data", data, "-y", "outcome", "-y-positive", "yes", "-z", "z", "-h", "h", "-g", "x2", "-methods", "ip"}, `(-g): value`},
 		{[]string{"predict", "-model", t.TempDir(), "-data", data}, "reading the model"},
 		{[]string{"fit", "-data", data, "-y", "outcome", "-z", "z", "extra"}, `unexpected argument "extra"`},
+		{[]string{"fit", "-data", data, "-y", "outcome", "-z", "z", "-seeds", "1,1"}, "-seeds: seed 1 listed twice"},
 	} {
 		_, stderr, err := runCmd(t, tc.args...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
