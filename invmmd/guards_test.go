@@ -413,3 +413,33 @@ func TestUnconditionalReportNamesAllRows(t *testing.T) {
 		t.Errorf("unconditional report:\n%s", s)
 	}
 }
+
+// TestTrainingGuardDropsFlooredNormaliser checks the training guard on the second
+// case: strata whose dr normaliser was floored (a negative estimate of P(Z = 1 | Y)) leave
+// the training matrices when Options.DropUnreliable is set, and stay without it.
+func TestTrainingGuardDropsFlooredNormaliser(t *testing.T) {
+	_, rows := smallRows()
+	for i := range rows.M {
+		rows.M[i] = 0.95
+		if rows.Delta[i] == 1 {
+			rows.Z[i], rows.G[i] = 0, 0.1
+		}
+	}
+	for _, drop := range []bool{false, true} {
+		d, err := NewDesign(rows, Options{MainFraction: 1, MinESS: 1, DropUnreliable: drop}, DR)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := d.TrainingGuard()
+		_, c, _, _ := d.Matrices()
+		nonzero := 0
+		for _, x := range c {
+			if x != 0 {
+				nonzero++
+			}
+		}
+		if drop && (n != 2 || nonzero != 0) || !drop && (n != 0 || nonzero == 0) {
+			t.Errorf("DropUnreliable=%v: dropped %d strata, %d nonzero coefficients left", drop, n, nonzero)
+		}
+	}
+}
