@@ -2,7 +2,7 @@
 #   ./scripts/setup.sh && go run ./cmd/invmmd all    (set up, then regenerate figures/)
 #   make test                                         (every test, notebooks included)
 
-.PHONY: setup figures quick test test-go test-notebooks bench
+.PHONY: setup figures quick test test-go test-notebooks test-slurm bench
 
 # Install Jupyter, GoNB and goimports, register the kernel, fetch the data.
 setup:
@@ -29,6 +29,11 @@ test-go:
 
 test-notebooks:
 	./scripts/notebooks.sh
+
+# Cluster sweeps for real (root): a one-node Slurm on loopback runs the quick simulation
+# as a job array of 4 plus the merge, compared with an unsharded run (scripts/slurm/test.sh).
+test-slurm:
+	./scripts/slurm/test.sh
 
 # Benchmarks of the penalty and the kernel sums; rewrites BENCHMARKS.md.
 bench:

@@ -3,9 +3,11 @@ package invmmd
 import (
 	"fmt"
 	"math"
+	"strings"
 )
 
-// Report counts what the guards did while one method's penalty was estimated on a batch.
+// Report counts what the guards did while one method's penalty was estimated on a batch,
+// and says, stratum by stratum, whether the estimate can be trusted.
 type Report struct {
 	// FlooredG counts Δ = 1 rows whose G was below Options.GFloor and was raised to it.
 	FlooredG int
@@ -16,6 +18,92 @@ type Report struct {
 	// contributed 0 because, for some Z value b, no row of the stratum's main or normaliser
 	// part carried weight for b, or the main part had fewer than two rows.
 	EmptyStrata []float64
+	// Strata holds the diagnostics of each stratum, in the order of Result.Strata.
+	Strata []StratumReport
+}
+
+// StratumReport is what one stratum's estimate rests on, computed from the same factor
+// columns as the estimate (factorsFor), and whether it is reliable.
+type StratumReport struct {
+	Y        float64 // the stratum's Y value (0 when unconditional)
+	All      bool    // the unconditional penalty's one stratum: every row, whatever Y
+	Rows     int     // rows of the stratum in the batch
+	Observed [2]int  // rows of the stratum with Z observed (Δ = 1) and Z = b, b = 0, 1
+	// Columns holds, for each factor column of the method, its Kish effective sample
+	// size (Σw)²/Σw² over the stratum's main rows, for Z = b.
+	Columns []ColumnESS
+	// Mean is the normaliser rows' mean of the per-row estimate of Z_b: the method's
+	// estimate of P(Z = b | Y = y) before any floor.
+	Mean [2]float64
+	// RawN holds N(b, b') before the floor Options.NormFloor² (the floored value is in
+	// Terms.N); N[0][1] is left 0.
+	RawN [2][2]float64
+	// Empty: the stratum contributed 0 (see Report.EmptyStrata).
+	Empty bool
+	// Unreliable: the stratum is empty, or a normaliser was not clearly positive (it was
+	// floored), or a factor column's ESS for some Z value is below Options.MinESS.
+	Unreliable bool
+	// Reasons says why the stratum is unreliable, one phrase per cause.
+	Reasons []string
+	// Dropped: Design.DropUnreliable removed the stratum from the penalty.
+	Dropped bool
+}
+
+// ColumnESS is the Kish effective sample size of one factor column, for Z = 0 and Z = 1.
+type ColumnESS struct {
+	Factor string // the column's name, e.g. "ΔZ/G", "m", "f"
+	ESS    [2]float64
+}
+
+// Unreliable returns the Y values of the strata flagged unreliable.
+func (r Report) Unreliable() []float64 {
+	var out []float64
+	for _, s := range r.Strata {
+		if s.Unreliable {
+			out = append(out, s.Y)
+		}
+	}
+	return out
+}
+
+// String renders the report in a few lines: guard counts, then one line per stratum.
+func (r Report) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d row(s) with G raised to the floor, %d normaliser(s) raised to the floor", r.FlooredG, r.FlooredNorms)
+	for _, s := range r.Strata {
+		b.WriteString("\n  ")
+		b.WriteString(s.String())
+	}
+	return b.String()
+}
+
+// Name names the stratum: "Y=0", "Y=1", or "all rows" for the unconditional penalty.
+func (s StratumReport) Name() string {
+	if s.All {
+		return "all rows"
+	}
+	return fmt.Sprintf("Y=%v", s.Y)
+}
+
+// String renders the stratum's diagnostics on one line.
+func (s StratumReport) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %d rows, observed Z=0: %d, Z=1: %d", s.Name(), s.Rows, s.Observed[0], s.Observed[1])
+	for _, c := range s.Columns {
+		fmt.Fprintf(&b, "; ESS %s (Z=0, Z=1) = (%.1f, %.1f)", c.Factor, c.ESS[0], c.ESS[1])
+	}
+	if !s.Empty {
+		fmt.Fprintf(&b, "; P(Z=1|Y) est. %.3f; N11 %.4g, N00 %.4g, N10 %.4g", s.Mean[1], s.RawN[1][1], s.RawN[0][0], s.RawN[1][0])
+	}
+	switch {
+	case s.Dropped:
+		fmt.Fprintf(&b, "; UNRELIABLE, dropped from the penalty: %s", strings.Join(s.Reasons, "; "))
+	case s.Unreliable:
+		fmt.Fprintf(&b, "; UNRELIABLE: %s", strings.Join(s.Reasons, "; "))
+	default:
+		b.WriteString("; reliable")
+	}
+	return b.String()
 }
 
 // Result is one method's estimate on one batch.
@@ -25,9 +113,39 @@ type Result struct {
 	Value float64
 	// Strata holds MMD²_y per stratum, indexed by the Y value (one entry when unconditional).
 	Strata []float64
+	// SE holds each stratum's jackknife standard error (Estimate only; nil from
+	// Design.Evaluate), and ValueSE that of Value (the strata are disjoint rows).
+	SE      []float64
+	ValueSE float64
 	// Terms holds the pieces of each stratum's MMD², in the order of Strata.
 	Terms  []Terms
 	Report Report
+}
+
+// String renders the estimate: the value, each stratum's MMD² and the Report.
+func (r Result) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%v: MMD² = %.6g", r.Method, r.Value)
+	if r.SE != nil {
+		fmt.Fprintf(&b, " ± %.2g", r.ValueSE)
+	}
+	for s, v := range r.Strata {
+		name := fmt.Sprintf("Y=%v", r.Terms[s].Y)
+		if s < len(r.Report.Strata) {
+			name = r.Report.Strata[s].Name()
+		}
+		fmt.Fprintf(&b, "  [%s: %.6g", name, v)
+		if r.SE != nil {
+			fmt.Fprintf(&b, " ± %.2g", r.SE[s])
+		}
+		b.WriteString("]")
+	}
+	if u := r.Report.Unreliable(); len(u) > 0 {
+		fmt.Fprintf(&b, "  UNRELIABLE in Y=%v", u)
+	}
+	b.WriteString("\n  ")
+	b.WriteString(r.Report.String())
+	return b.String()
 }
 
 // Terms are the pieces of one stratum's estimate: MMD² = T₁₁/N₁₁ + T₀₀/N₀₀ − 2T₁₀/N₁₀
@@ -71,6 +189,9 @@ type Design struct {
 	blocks   []block
 	methods  []Method
 	coefs    [][]coef          // per method: T_bb' = Σ c·Q_pq over its entries for (stratum, b, b')
+	includes [][]float64       // per method: 1 for the rows its U-statistics run over (weights.include)
+	rowF     [][2][]float64    // per method: each row's estimate f_b of Z_b (the normalisers' per-row terms)
+	normRows [][]int           // per stratum: the rows that estimate its normalisers
 	norms    [][][2][2]float64 // per method and stratum: N_bb'; zero when the stratum is empty
 	reports  []Report
 }
@@ -100,6 +221,7 @@ func NewDesign(rows Rows, opts Options, methods ...Method) (*Design, error) {
 	if err := rows.Validate(methods...); err != nil {
 		return nil, err
 	}
+	rows = rows.withDelta()
 	n := rows.Len()
 	d := &Design{n: n, opts: o, methods: methods}
 
@@ -135,6 +257,7 @@ func NewDesign(rows Rows, opts Options, methods ...Method) (*Design, error) {
 		}
 	}
 
+	d.normRows = normRows
 	colIndex := map[string]int{}
 	column := func(key string, b, s int, values []float64) int {
 		id := fmt.Sprintf("%s|%d|%d", key, b, s)
@@ -193,11 +316,21 @@ func NewDesign(rows Rows, opts Options, methods ...Method) (*Design, error) {
 					}
 				}
 			}
+			sr := diagnose(rows, w, d.blocks[s], normRows[s])
+			sr.All = o.Unconditional
 			if nMain < 2 || nNorm < 2 || mainMass[0] == 0 || mainMass[1] == 0 || normMass[0] == 0 || normMass[1] == 0 {
 				rep.EmptyStrata = append(rep.EmptyStrata, d.blocks[s].label)
+				sr.Empty = true
+				sr.flag(o, emptyReason(nMain, nNorm, mainMass, normMass))
+				rep.Strata = append(rep.Strata, sr)
 				continue // norms[s] stays zero: the stratum is empty
 			}
-			norms[s] = normalisers(sum, diag, nNorm, o.NormFloor, &rep)
+			var raw [2][2]float64
+			sr.Mean = [2]float64{sum[0] / nNorm, sum[1] / nNorm}
+			norms[s], raw = normalisers(sum, diag, nNorm, o.NormFloor, &rep)
+			sr.RawN = raw
+			sr.flag(o, normReasons(sr.Mean, raw, o.NormFloor)...)
+			rep.Strata = append(rep.Strata, sr)
 			// T_bb' = Σ_k sign_k Q[k_b, k_b'] / (n(n−1)), over the main rows.
 			u := 1 / (nMain * (nMain - 1))
 			for k, t := range w.terms {
@@ -207,6 +340,15 @@ func NewDesign(rows Rows, opts Options, methods ...Method) (*Design, error) {
 			}
 		}
 		d.coefs = append(d.coefs, cs)
+		d.includes = append(d.includes, w.include)
+		var f [2][]float64
+		for b := 0; b < 2; b++ {
+			f[b] = make([]float64, n)
+			for i := 0; i < n; i++ {
+				f[b][i] = w.rowMean(b, i)
+			}
+		}
+		d.rowF = append(d.rowF, f)
 		d.norms = append(d.norms, norms)
 		d.reports = append(d.reports, rep)
 	}
@@ -218,11 +360,14 @@ func NewDesign(rows Rows, opts Options, methods ...Method) (*Design, error) {
 // U-statistic Σ_{i≠j} f_b,i f_b',j / (n(n−1)), floored at floor². When a mean estimate of
 // P(Z = b) is itself below floor (DR and IP estimates can be negative), the product of
 // the floored means is used instead, since the U-statistic of two negative means would be
-// positive. Each floor is counted in rep.
-func normalisers(sum [2]float64, diag [2][2]float64, n, floor float64, rep *Report) [2][2]float64 {
-	var norm [2][2]float64
+// positive. Each floor is counted in rep. raw holds the U-statistics before any floor.
+func normalisers(sum [2]float64, diag [2][2]float64, n, floor float64, rep *Report) (norm, raw [2][2]float64) {
 	pairs := [][2]int{{1, 1}, {0, 0}, {1, 0}}
 	mean := [2]float64{sum[0] / n, sum[1] / n}
+	for _, bb := range pairs {
+		b, c := bb[0], bb[1]
+		raw[b][c] = (sum[b]*sum[c] - diag[b][c]) / (n * (n - 1))
+	}
 	if mean[0] < floor || mean[1] < floor {
 		for b := range mean {
 			if mean[b] < floor {
@@ -233,18 +378,143 @@ func normalisers(sum [2]float64, diag [2][2]float64, n, floor float64, rep *Repo
 		for _, bb := range pairs {
 			norm[bb[0]][bb[1]] = mean[bb[0]] * mean[bb[1]]
 		}
-		return norm
+		return norm, raw
 	}
 	for _, bb := range pairs {
 		b, c := bb[0], bb[1]
-		v := (sum[b]*sum[c] - diag[b][c]) / (n * (n - 1))
+		v := raw[b][c]
 		if v < floor*floor {
 			v = floor * floor
 			rep.FlooredNorms++
 		}
 		norm[b][c] = v
 	}
-	return norm
+	return norm, raw
+}
+
+// diagnose returns the diagnostics of one stratum that do not depend on its normalisers:
+// its rows, its observed rows per Z value and each factor column's Kish ESS over its main
+// rows. They come from w, the same factor columns that make the estimate.
+func diagnose(rows Rows, w weights, blk block, normRows []int) StratumReport {
+	sr := StratumReport{Y: blk.label}
+	seen := make([]bool, rows.Len())
+	for _, set := range [][]int{blk.rows, normRows} {
+		for _, i := range set {
+			if seen[i] {
+				continue
+			}
+			seen[i] = true
+			sr.Rows++
+			if rows.Delta[i] == 1 {
+				sr.Observed[int(rows.Z[i])]++
+			}
+		}
+	}
+	for _, t := range w.terms {
+		c := ColumnESS{Factor: t.key}
+		for b := 0; b < 2; b++ {
+			var s, s2 float64
+			for _, i := range blk.rows {
+				x := t.col[b][i]
+				s += x
+				s2 += x * x
+			}
+			if s2 > 0 {
+				c.ESS[b] = s * s / s2
+			}
+		}
+		sr.Columns = append(sr.Columns, c)
+	}
+	return sr
+}
+
+// flag marks the stratum unreliable for each reason given, and for each factor column
+// whose ESS is below o.MinESS.
+func (sr *StratumReport) flag(o Options, reasons ...string) {
+	for _, c := range sr.Columns {
+		for b := 0; b < 2; b++ {
+			if c.ESS[b] < o.MinESS {
+				reasons = append(reasons, fmt.Sprintf("ESS of %s for Z=%d is %.1f < %g", c.Factor, b, c.ESS[b], o.MinESS))
+			}
+		}
+	}
+	if len(reasons) > 0 {
+		sr.Unreliable = true
+		sr.Reasons = append(sr.Reasons, reasons...)
+	}
+}
+
+// emptyReason says why a stratum is empty.
+func emptyReason(nMain, nNorm float64, mainMass, normMass [2]float64) string {
+	if nMain < 2 || nNorm < 2 {
+		return fmt.Sprintf("empty: %v main and %v normaliser rows, want at least 2 of each", nMain, nNorm)
+	}
+	for b := 0; b < 2; b++ {
+		if mainMass[b] == 0 || normMass[b] == 0 {
+			return fmt.Sprintf("empty: no row carries weight for Z=%d", b)
+		}
+	}
+	return "empty"
+}
+
+// normReasons says which normalisers were not clearly positive: a mean estimate of
+// P(Z = b) below the floor, or an N(b, b') below floor², each of which was floored.
+func normReasons(mean [2]float64, raw [2][2]float64, floor float64) []string {
+	var out []string
+	for b := 0; b < 2; b++ {
+		if mean[b] < floor {
+			out = append(out, fmt.Sprintf("estimate of P(Z=%d|Y) is %.4g < %g (normalisers floored)", b, mean[b], floor))
+		}
+	}
+	if len(out) > 0 {
+		return out
+	}
+	for _, bb := range [][2]int{{1, 1}, {0, 0}, {1, 0}} {
+		if v := raw[bb[0]][bb[1]]; v < floor*floor {
+			out = append(out, fmt.Sprintf("normaliser N%d%d = %.4g is not clearly positive (floored to %g)", bb[0], bb[1], v, floor*floor))
+		}
+	}
+	return out
+}
+
+// TrainingGuard applies what Options.DropUnreliable asks for: DropUnreliable when it is
+// set, nothing otherwise. Training calls it on every batch's design and on the validation
+// design; it returns the number of (method, stratum) pairs dropped.
+func (d *Design) TrainingGuard() int {
+	if !d.opts.DropUnreliable {
+		return 0
+	}
+	return d.DropUnreliable()
+}
+
+// DropUnreliable removes every stratum flagged unreliable from every method's penalty:
+// it then contributes 0, in Evaluate and in Matrices (the training graph), as an empty
+// stratum does, and its StratumReport says Dropped. Training calls it so that a stratum
+// whose estimate rests on a handful of rows or a floored normaliser cannot dominate the
+// loss. It returns the number of (method, stratum) pairs dropped.
+func (d *Design) DropUnreliable() int {
+	dropped := 0
+	for k := range d.methods {
+		rep := &d.reports[k]
+		off := map[int]bool{}
+		for s := range rep.Strata {
+			sr := &rep.Strata[s]
+			if sr.Unreliable && !sr.Empty && !sr.Dropped {
+				sr.Dropped = true
+				off[s] = true
+				d.norms[k][s] = [2][2]float64{}
+				dropped++
+			}
+		}
+		kept := d.coefs[k][:0]
+		for _, e := range d.coefs[k] {
+			if !off[e.s] {
+				kept = append(kept, e)
+			}
+		}
+		d.coefs[k] = kept
+	}
+	return dropped
 }
 
 // NumColumns returns the number of factor columns P.
@@ -352,7 +622,10 @@ func (d *Design) assemble(q [][]float64) ([]Result, error) {
 }
 
 // Estimate evaluates methods on one batch: h holds the model outputs and rows the rest.
-// The kernel sums are exact, in float64, over all pairs i ≠ j.
+// The kernel sums are exact, in float64, over all pairs i ≠ j. Each result carries the
+// jackknife standard error of every stratum's estimate (Design.StandardErrors): an MMD²
+// cannot be negative, so an estimate below 0 by a few standard errors says the same as a
+// flag, that the estimate rests on too little.
 func Estimate(h []float64, rows Rows, opts Options, methods ...Method) ([]Result, error) {
 	if len(h) != rows.Len() {
 		return nil, fmt.Errorf("invmmd: %d model outputs for %d rows", len(h), rows.Len())
@@ -361,5 +634,19 @@ func Estimate(h []float64, rows Rows, opts Options, methods ...Method) ([]Result
 	if err != nil {
 		return nil, err
 	}
-	return d.Evaluate(h, nil)
+	res, err := d.Evaluate(h, nil)
+	if err != nil {
+		return nil, err
+	}
+	se := d.StandardErrors(h)
+	for k := range res {
+		r := &res[k]
+		r.SE = se[k]
+		var v float64
+		for _, e := range r.SE {
+			v += e * e
+		}
+		r.ValueSE = math.Sqrt(v)
+	}
+	return res, nil
 }

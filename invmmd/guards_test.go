@@ -30,6 +30,7 @@ func TestBadInputsAreClearErrors(t *testing.T) {
 		want   []string
 	}{
 		{"mismatched lengths", func(h *[]float64, r *Rows, o *Options) { r.Z = r.Z[:5] }, Full, []string{"column Z has 5 rows, Y has 8"}},
+		{"short Delta with NaN Z", func(h *[]float64, r *Rows, o *Options) { r.Delta = r.Delta[:5]; r.Z[2] = math.NaN() }, DR, []string{"column Delta has 5 rows, Y has 8"}},
 		{"h shorter than rows", func(h *[]float64, r *Rows, o *Options) { *h = (*h)[:7] }, Full, []string{"7 model outputs for 8 rows"}},
 		{"NaN in G", func(h *[]float64, r *Rows, o *Options) { r.G[2] = math.NaN() }, DR, []string{"row 2", "G = NaN"}},
 		{"Inf in h", func(h *[]float64, r *Rows, o *Options) { (*h)[3] = math.Inf(1) }, Reg, []string{"row 3", "h = +Inf"}},
@@ -230,5 +231,215 @@ func TestParseMethod(t *testing.T) {
 	ms, err := ParseMethods("all")
 	if err != nil || len(ms) != 8 {
 		t.Errorf("ParseMethods(all) = %v, %v", ms, err)
+	}
+}
+
+// TestMissingZIsNaN checks that missing Z may be written as NaN: Δ is derived from it, every
+// missing-data estimator gives what it gives with Δ given and a placeholder Z, and Full
+// refuses with an error that says why.
+func TestMissingZIsNaN(t *testing.T) {
+	h, given := smallRows()
+	nan := given
+	nan.Z = slices.Clone(given.Z)
+	for i, d := range given.Delta {
+		if d == 0 {
+			nan.Z[i] = math.NaN()
+		}
+	}
+	nan.Delta = nil
+	if got := nan.MissingZ(); got != 2 {
+		t.Fatalf("MissingZ = %d, want 2", got)
+	}
+	methods := []Method{Obs, IP, Reg, DR, DRPO}
+	want, err := Estimate(h, given, Options{MainFraction: 1}, methods...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Estimate(h, nan, Options{MainFraction: 1}, methods...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range methods {
+		if got[k].Value != want[k].Value || math.IsNaN(got[k].Value) {
+			t.Errorf("%v: NaN Z gives %v, Δ given gives %v", methods[k], got[k].Value, want[k].Value)
+		}
+	}
+	// Δ given and NaN where Δ = 0: the same again.
+	nan.Delta = given.Delta
+	if got, err = Estimate(h, nan, Options{MainFraction: 1}, DR); err != nil || got[0].Value != want[3].Value {
+		t.Errorf("Δ given, NaN Z where missing: %v, %v; want %v", got, err, want[3].Value)
+	}
+	_, err = Estimate(h, nan, Options{}, Full)
+	if err == nil || !strings.Contains(err.Error(), "row 2: Z is missing (NaN) but method full needs Z on every row") {
+		t.Errorf("full with NaN Z: error %v", err)
+	}
+	// NaN where Δ = 1 is refused by every method.
+	nan.Z[0] = math.NaN()
+	if _, err := Estimate(h, nan, Options{}, DR); err == nil || !strings.Contains(err.Error(), "row 0: Z = NaN, want 0 or 1") {
+		t.Errorf("NaN Z where Δ = 1: error %v", err)
+	}
+}
+
+// TestUnreliableStrata checks the cases: a stratum with one observed Z = 1 row, a
+// negative normaliser and heavy weights are flagged, with the reason, and a healthy batch
+// is not.
+func TestUnreliableStrata(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	h, healthy := defaultTestDGP().draw(rng, 2000)
+	res, err := Estimate(h, healthy, Options{}, Obs, IP, Reg, DR, DRPO, Full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res {
+		if u := r.Report.Unreliable(); len(u) > 0 || len(r.Report.Strata) != 2 {
+			t.Errorf("%v on 2000 healthy rows: unreliable strata %v\n%v", r.Method, u, r)
+		}
+	}
+
+	t.Run("one observed Z=1 row", func(t *testing.T) {
+		h, rows := oneObservedZ1(23)
+		res, err := Estimate(h, rows, Options{MainFraction: 1}, Obs, IP)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range res {
+			s := r.Report.Strata[1]
+			if s.Observed[1] != 1 || !s.Unreliable || !strings.Contains(strings.Join(s.Reasons, ";"), "for Z=1 is 1.0 < 10") {
+				t.Errorf("%v: stratum Y=1 %+v; want 1 observed Z=1 row and the flag with its ESS", r.Method, s)
+			}
+			if r.Report.Strata[0].Unreliable {
+				t.Errorf("%v: stratum Y=0 flagged: %v", r.Method, r.Report.Strata[0])
+			}
+			if !strings.Contains(r.String(), "UNRELIABLE in Y=[1]") {
+				t.Errorf("%v: String() does not flag Y=1:\n%v", r.Method, r)
+			}
+		}
+	})
+	t.Run("negative normaliser", func(t *testing.T) {
+		h, rows := smallRows()
+		for i := range rows.M {
+			rows.M[i] = 0.95
+			if rows.Delta[i] == 1 {
+				rows.Z[i], rows.G[i] = 0, 0.1
+			}
+		}
+		res, err := Estimate(h, rows, Options{MainFraction: 1, MinESS: 1}, DR)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range res[0].Report.Strata {
+			if !s.Unreliable || !strings.Contains(strings.Join(s.Reasons, ";"), "< 0.01 (normalisers floored)") || !(s.Mean[1] < 0) {
+				t.Errorf("stratum Y=%v: %v; want it flagged for its negative estimate of P(Z=1)", s.Y, s)
+			}
+		}
+	})
+	t.Run("U-statistic normaliser below its floor", func(t *testing.T) {
+		// Positive means, but one row carries nearly all the weight: Σ_{i≠j} f_i f_j is tiny.
+		var sum [2]float64
+		var d2 [2][2]float64
+		f := []float64{3, 1e-5, 1e-5, 1e-5}
+		for _, x := range f {
+			sum[1] += x
+			d2[1][1] += x * x
+		}
+		sum[0], d2[0][0] = 2, 1
+		rep := Report{}
+		norm, raw := normalisers(sum, d2, 4, 0.01, &rep)
+		if !(raw[1][1] < 1e-4) || norm[1][1] != 1e-4 || rep.FlooredNorms == 0 {
+			t.Errorf("raw N11 %v, floored %v, count %d", raw[1][1], norm[1][1], rep.FlooredNorms)
+		}
+		if r := normReasons([2]float64{sum[0] / 4, sum[1] / 4}, raw, 0.01); len(r) == 0 || !strings.Contains(r[0], "N11") {
+			t.Errorf("reasons %v, want N11 named", r)
+		}
+	})
+}
+
+// oneObservedZ1 draws 400 rows of the test DGP and hides Z in every (Y = 1, Z = 1) row
+// but one: the stratum with a single observed Z = 1 row.
+func oneObservedZ1(seed uint64) ([]float64, Rows) {
+	h, rows := defaultTestDGP().draw(rand.New(rand.NewPCG(seed, seed+1)), 400)
+	kept := false
+	for i := range rows.Y {
+		if rows.Y[i] == 1 && rows.Z[i] == 1 && rows.Delta[i] == 1 {
+			if kept {
+				rows.Delta[i] = 0
+			}
+			kept = true
+		}
+	}
+	return h, rows
+}
+
+// TestDropUnreliable checks that a dropped stratum contributes 0 to the value and to the
+// training matrices, and that the others are untouched.
+func TestDropUnreliable(t *testing.T) {
+	h, rows := oneObservedZ1(25)
+	d, err := NewDesign(rows, Options{MainFraction: 1}, IP)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := d.TrainingGuard(); n != 0 {
+		t.Fatalf("TrainingGuard without Options.DropUnreliable dropped %d strata", n)
+	}
+	before, _ := d.Evaluate(h, nil)
+	d.opts.DropUnreliable = true
+	if n := d.TrainingGuard(); n != 1 {
+		t.Fatalf("dropped %d strata, want 1", n)
+	}
+	after, _ := d.Evaluate(h, nil)
+	if after[0].Strata[1] != 0 || after[0].Strata[0] != before[0].Strata[0] || before[0].Strata[1] == 0 {
+		t.Errorf("strata before %v, after %v; want Y=1 dropped to 0 and Y=0 unchanged", before[0].Strata, after[0].Strata)
+	}
+	if !after[0].Report.Strata[1].Dropped || !strings.Contains(after[0].Report.String(), "dropped from the penalty") {
+		t.Errorf("report does not say the stratum was dropped:\n%v", after[0].Report)
+	}
+	_, c, p, _ := d.Matrices()
+	for _, x := range c[p*p:] {
+		if x != 0 {
+			t.Fatal("stratum Y=1 still has coefficients in the training matrices")
+		}
+	}
+}
+
+// TestUnconditionalReportNamesAllRows checks that the unconditional penalty's one stratum
+// is reported as "all rows", not as a Y value.
+func TestUnconditionalReportNamesAllRows(t *testing.T) {
+	h, rows := defaultTestDGP().draw(rand.New(rand.NewPCG(27, 28)), 400)
+	res, err := Estimate(h, rows, Options{Unconditional: true}, IP)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := res[0].String(); !strings.Contains(s, "[all rows: ") || !strings.Contains(s, "\n  all rows: ") || strings.Contains(s, "Y=0") {
+		t.Errorf("unconditional report:\n%s", s)
+	}
+}
+
+// TestTrainingGuardDropsFlooredNormaliser checks the training guard on the second
+// case: strata whose dr normaliser was floored (a negative estimate of P(Z = 1 | Y)) leave
+// the training matrices when Options.DropUnreliable is set, and stay without it.
+func TestTrainingGuardDropsFlooredNormaliser(t *testing.T) {
+	_, rows := smallRows()
+	for i := range rows.M {
+		rows.M[i] = 0.95
+		if rows.Delta[i] == 1 {
+			rows.Z[i], rows.G[i] = 0, 0.1
+		}
+	}
+	for _, drop := range []bool{false, true} {
+		d, err := NewDesign(rows, Options{MainFraction: 1, MinESS: 1, DropUnreliable: drop}, DR)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := d.TrainingGuard()
+		_, c, _, _ := d.Matrices()
+		nonzero := 0
+		for _, x := range c {
+			if x != 0 {
+				nonzero++
+			}
+		}
+		if drop && (n != 2 || nonzero != 0) || !drop && (n != 0 || nonzero == 0) {
+			t.Errorf("DropUnreliable=%v: dropped %d strata, %d nonzero coefficients left", drop, n, nonzero)
+		}
 	}
 }

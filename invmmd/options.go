@@ -26,6 +26,24 @@ type Options struct {
 	// a small batch) is raised to it and counted in Report.FlooredNorms. 0 means 0.01.
 	NormFloor float64
 
+	// MinESS is the smallest Kish effective sample size (Σw)²/Σw² of a factor column,
+	// within a stratum and for each Z value, under which the stratum is flagged unreliable
+	// (StratumReport). 0 means DefaultMinESS. Why 10: a column with ESS k carries the
+	// information of about k equally weighted rows, so its T and N terms are averages over
+	// about k rows (T over about k² pairs of them); at k = 10 the relative standard error of
+	// N = P(Z = b)² estimated from k Bernoulli rows with P(Z = b) = 1/2 is already about
+	// 2·√(1/k) ≈ 0.6, and below it the ratio T/N is dominated by a handful of rows (one row
+	// with ESS 1 gives T = 0 over an arbitrary N). It is the usual survey-weighting rule of
+	// thumb for a cell too small to report.
+	MinESS float64
+
+	// DropUnreliable makes training leave strata flagged unreliable out of the penalty
+	// and the validation objective (Design.TrainingGuard), so that a stratum resting on a
+	// handful of rows or a floored normaliser cannot dominate the loss. The zero value keeps
+	// them, as the paper does (its experiments are reproduced that way); training then only
+	// counts them (train.History.Warning). invmmd fit turns it on.
+	DropUnreliable bool
+
 	// Unconditional selects the MMD between p(h|Z=1) and p(h|Z=0) over all rows
 	// (eq. invariancemmd) instead of the paper's penalty Σ_y MMD_y within each Y stratum
 	// (eq. objective).
@@ -38,6 +56,7 @@ const (
 	DefaultMainFraction = 0.75
 	DefaultGFloor       = 0.05
 	DefaultNormFloor    = 0.01
+	DefaultMinESS       = 10.0
 )
 
 // Resolved returns the options with every default filled in, or an error naming a field
@@ -55,6 +74,9 @@ func (o Options) Resolved() (Options, error) {
 	if o.NormFloor == 0 {
 		o.NormFloor = DefaultNormFloor
 	}
+	if o.MinESS == 0 {
+		o.MinESS = DefaultMinESS
+	}
 	switch {
 	case !(o.Bandwidth > 0) || math.IsInf(o.Bandwidth, 0):
 		return o, fmt.Errorf("invmmd: Options.Bandwidth = %v, want a finite value > 0", o.Bandwidth)
@@ -64,6 +86,8 @@ func (o Options) Resolved() (Options, error) {
 		return o, fmt.Errorf("invmmd: Options.GFloor = %v, want a value in (0, 1]", o.GFloor)
 	case !(o.NormFloor > 0 && o.NormFloor < 1):
 		return o, fmt.Errorf("invmmd: Options.NormFloor = %v, want a value in (0, 1)", o.NormFloor)
+	case !(o.MinESS > 0) || math.IsInf(o.MinESS, 0):
+		return o, fmt.Errorf("invmmd: Options.MinESS = %v, want a finite value > 0", o.MinESS)
 	}
 	return o, nil
 }

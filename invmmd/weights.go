@@ -65,8 +65,10 @@ func factorsFor(m Method, r Rows, gFloor float64) (weights, error) {
 	}
 	zObs := func() [2][]float64 { // Δ Z̃_b
 		return pair(func(i int) (float64, float64) {
-			d := r.Delta[i]
-			return d * (1 - r.Z[i]), d * r.Z[i]
+			if r.Delta[i] == 0 { // Z̃ = ΔZ never reads a missing Z (it may be NaN)
+				return 0, 0
+			}
+			return 1 - r.Z[i], r.Z[i]
 		})
 	}
 	scaled := func(c [2][]float64, s []float64) [2][]float64 {
@@ -136,6 +138,7 @@ func MeanZ(m Method, rows Rows, opts Options) (float64, error) {
 	if err := rows.Validate(m); err != nil {
 		return 0, err
 	}
+	rows = rows.withDelta()
 	w, err := factorsFor(m, rows, o.GFloor)
 	if err != nil {
 		return 0, err

@@ -6,9 +6,30 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/invmmd/invmmd/invmmd/clinical"
+	"github.com/invmmd/invmmd/invmmd/mimic"
 )
 
+// run runs the command line args and returns its error message ("" when none), stdout
+// and stderr.
+func run(t *testing.T, args ...string) (msg, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	if err := dispatch(args, &out, &errb); err != nil {
+		msg = err.Error()
+	}
+	return msg, out.String(), errb.String()
+}
+
+// TestBadCommandLinesAreClearErrors probes command lines a user trips over: each must be
+// an error that says what is wrong, before any work (no output folder is created, nothing
+// is trained: every case returns at once).
 func TestBadCommandLinesAreClearErrors(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "afile")
+	os.WriteFile(file, []byte("x"), 0o644)
+	fresh := filepath.Join(dir, "never")
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -16,37 +37,191 @@ func TestBadCommandLinesAreClearErrors(t *testing.T) {
 		{nil, "no command given"},
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
 		{[]string{"sim", "-methods", "dr,xx"}, `unknown method "xx"`},
-		{[]string{"sim", "-lambdas", "1,-5"}, "λ = -5, want ≥ 0"},
+		{[]string{"sim", "-lambdas", "1,-5"}, "λ = -5, want a finite value ≥ 0"},
 		{[]string{"sim", "-lambdas", "one"}, `λ "one" is not a number`},
+		{[]string{"sim", "-lambdas", "NaN"}, "λ = NaN, want a finite value"},
+		{[]string{"sim", "-lambdas", "1,+Inf"}, "λ = +Inf, want a finite value"},
+		{[]string{"sim", "-lambdas", "1,1"}, "λ 1 listed twice"},
 		{[]string{"sim", "-seeds", "1,a"}, `seed "a"`},
+		{[]string{"sim", "-seeds", "1,1"}, "seed 1 listed twice"},
+		{[]string{"sim", "-methods", "dr,dr"}, "dr listed twice"},
 		{[]string{"sim", "-nosuchflag"}, "flag provided but not defined"},
+		{[]string{"sim", "extra", "-quick"}, `unexpected argument "extra"`},
+		{[]string{"sim", "extra", "-seeds", "notanumber"}, `unexpected argument "extra"`},
+		{[]string{"sim", "-quick", "-out", file}, "is a file, want a folder"},
+		{[]string{"sim", "-quick", "-shard", "5/4", "-out", fresh}, "1 ≤ i ≤ n"},
+		{[]string{"sim", "-quick", "-shard", "x", "-out", fresh}, "want i/n"},
+		{[]string{"sim", "-quick", "-batch", "1", "-out", fresh}, "-batch 1: want at least 2"},
+		{[]string{"variance", "-batches", "-3", "-out", fresh}, "-batches -3: want at least 2"},
+		{[]string{"variance", "-batches", "1", "-out", fresh}, "-batches 1: want at least 2"},
+		{[]string{"variance", "-quick", "-out", file}, "is a file, want a folder"},
+		{[]string{"variance", "-quick", "-shard", "3/2", "-out", fresh}, "1 ≤ i ≤ n"},
+		{[]string{"clinical", "-quick", "-data", filepath.Join(dir, "none.csv"), "-out", fresh}, "none.csv: stat"},
+		{[]string{"clinical", "-quick", "-data", file, "-mimic", dir, "-out", fresh}, "-mimic and -data: give one"},
+		{[]string{"merge"}, "-out DIR is required"},
+		{[]string{"merge", "-out", dir}, "no results under"},
+		{[]string{"merge", "-out", dir, "-experiments", "sim"}, `no results of "sim"`},
+		{[]string{"figures", "-out", dir, "stray"}, `unexpected argument "stray"`},
+		{[]string{"prop1", "-n", "-1"}, "want ≥ 0"},
 	} {
-		var out, errb bytes.Buffer
-		err := dispatch(tc.args, &out, &errb)
-		msg := ""
-		if err != nil {
-			msg = err.Error()
+		msg, _, stderr := run(t, tc.args...)
+		if msg == "" || !strings.Contains(msg+stderr, tc.want) {
+			t.Errorf("invmmd %s: error %q (stderr %q), want one mentioning %q", strings.Join(tc.args, " "), msg, stderr, tc.want)
 		}
-		if err == nil || !strings.Contains(msg+errb.String(), tc.want) {
-			t.Errorf("invmmd %s: error %q (stderr %q), want one mentioning %q", strings.Join(tc.args, " "), msg, errb.String(), tc.want)
+		if strings.Contains(msg, "0x") || strings.Contains(msg, "{") {
+			t.Errorf("invmmd %s: error %q dumps a Go value", strings.Join(tc.args, " "), msg)
+		}
+	}
+	if _, err := os.Stat(fresh); err == nil {
+		t.Errorf("a refused command line created its output folder %s", fresh)
+	}
+	t.Setenv(dataDirEnv, dir)
+	if msg, _, _ := run(t, "clinical", "-quick", "-out", fresh); !strings.Contains(msg, filepath.Join(dir, "nmes1988", "nmes1988.csv")) {
+		t.Errorf("clinical with %s=%s: error %q, want it to name the CSV under that folder", dataDirEnv, dir, msg)
+	}
+}
+
+// TestHelpSaysWhatEachCommandDoes checks that every command's -h starts with its one-line
+// description and that the experiments list what -methods all runs.
+func TestHelpSaysWhatEachCommandDoes(t *testing.T) {
+	methods := map[string]string{
+		"sim":      "none,obs,full,dr,dr+,reg,ip,ip+,dr-po,dr-po+",
+		"tmnist":   "none,obs,full,dr,dr+,reg,ip,ip+",
+		"clinical": "none,obs,full,dr,reg,ip",
+		"variance": "full,dr,dr+,reg,ip,ip+,dr-po,dr-po+",
+	}
+	for _, c := range commands() {
+		msg, _, stderr := run(t, c.name, "-h")
+		if msg != "" && msg != "flag: help requested" {
+			t.Errorf("%s -h: error %q", c.name, msg)
+		}
+		if !strings.HasPrefix(stderr, "invmmd "+c.name+": "+c.summary+"\n") {
+			t.Errorf("%s -h does not start with its description:\n%s", c.name, stderr)
+		}
+		if m, ok := methods[c.name]; ok && !strings.Contains(stderr, ": "+m+"\n") {
+			t.Errorf("%s -h does not list its methods %s:\n%s", c.name, m, stderr)
 		}
 	}
 }
 
-func TestSimQuickWritesTablesAndFigures(t *testing.T) {
+func TestCheckListsAShardWithoutTraining(t *testing.T) {
 	dir := t.TempDir()
-	var out, errb bytes.Buffer
-	err := dispatch([]string{"sim", "-quick", "-seeds", "1", "-methods", "none,reg", "-lambdas", "1", "-out", dir}, &out, &errb)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, errb.String())
+	msg, stdout, _ := run(t, "sim", "-quick", "-check", "-v", "-seeds", "1,2", "-methods", "none,obs", "-lambdas", "1,5", "-shard", "2/4", "-out", dir)
+	want := "sim: 6 fits in all; shard 2/4 holds 2; results under " + dir + "\nfits/sim/obs_lambda1_seed1.json\nfits/sim/obs_lambda5_seed1.json\n"
+	if msg != "" || stdout != want {
+		t.Fatalf("check: %q, stdout %q, want %q", msg, stdout, want)
 	}
-	for _, f := range []string{"tables/sim_lambda1.csv", "tables/sim_lambda1.md", "tables/sim_config.json", "sim_lambda1.png", "sim_lambda1.svg"} {
-		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
+	if ents, _ := os.ReadDir(filepath.Join(dir, "fits", "sim")); len(ents) != 1 {
+		t.Errorf("check wrote %d files under fits/sim, want only sweep.json", len(ents))
+	}
+}
+
+func TestQuickRunsWriteToAScratchFolder(t *testing.T) {
+	if got := outDir("", true); got != quickOut() || strings.HasPrefix(got, "figures") {
+		t.Errorf("quick default -out %q, want the scratch folder %q", got, quickOut())
+	}
+	if outDir("", false) != "figures" || outDir("x", true) != "x" {
+		t.Errorf("outDir defaults: %q, %q", outDir("", false), outDir("x", true))
+	}
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	msg, _, _ := run(t, "sim", "-quick", "-seeds", "1", "-methods", "none", "-lambdas", "1")
+	if msg != "" {
+		t.Fatal(msg)
+	}
+	if _, err := os.Stat(filepath.Join(tmp, "invmmd-quick", "tables", "sim_lambda1.csv")); err != nil {
+		t.Errorf("quick run without -out: %v", err)
+	}
+}
+
+func readTables(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	got := map[string]string{}
+	paths, _ := filepath.Glob(filepath.Join(dir, "tables", "*"))
+	for _, p := range paths {
+		if strings.HasSuffix(p, "_timing.json") {
+			continue
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[filepath.Base(p)] = string(b)
+	}
+	return got
+}
+
+// TestSimQuickShardsMergeAndReruns runs a small quick grid whole, then in three shards
+// and merge, and checks: the tables and figures are written; sharded+merged tables are
+// byte-identical to the whole run's; merge names the fits of a shard that did not run;
+// rerunning (with or without -resume) leaves the tables byte-identical; rerunning with
+// fewer λ removes the stale table.
+func TestSimQuickShardsMergeAndReruns(t *testing.T) {
+	grid := []string{"-quick", "-seeds", "1,2", "-methods", "none,obs,dr", "-lambdas", "1,5"}
+	whole := t.TempDir()
+	msg, stdout, stderr := run(t, append([]string{"sim", "-out", whole}, grid...)...)
+	if msg != "" {
+		t.Fatalf("%s\n%s", msg, stderr)
+	}
+	for _, f := range []string{"tables/sim_lambda1.csv", "tables/sim_lambda1.md", "tables/sim_config.json", "tables/sim_timing.json", "sim_lambda1.png", "sim_lambda5.svg", "fits/sim/dr_lambda5_seed2.json"} {
+		if st, err := os.Stat(filepath.Join(whole, f)); err != nil || st.Size() == 0 {
 			t.Errorf("%s missing or empty: %v", f, err)
 		}
 	}
-	if !strings.Contains(out.String(), "| te acc (paper) |") {
-		t.Errorf("stdout lacks the table next to the paper's numbers:\n%s", out.String())
+	if !strings.Contains(stdout, "| te acc (paper) |") {
+		t.Errorf("stdout lacks the table next to the paper's numbers:\n%s", stdout)
+	}
+	want := readTables(t, whole)
+
+	sharded := t.TempDir()
+	for _, s := range []string{"1/3", "3/3"} {
+		if msg, _, stderr := run(t, append([]string{"sim", "-out", sharded, "-shard", s}, grid...)...); msg != "" {
+			t.Fatalf("shard %s: %s\n%s", s, msg, stderr)
+		}
+	}
+	msg, _, _ = run(t, "merge", "-out", sharded)
+	if !strings.Contains(msg, "missing") || !strings.Contains(msg, "dr λ=1 seed 1") || !strings.Contains(msg, "none λ=0 seed 2") {
+		t.Fatalf("merge without shard 2/3: %q, want it to name the missing fits", msg)
+	}
+	if msg, _, _ := run(t, append([]string{"sim", "-out", sharded, "-shard", "2/3", "-resume"}, grid...)...); msg != "" {
+		t.Fatal(msg)
+	}
+	if msg, _, _ := run(t, "merge", "-out", sharded); msg != "" {
+		t.Fatal(msg)
+	}
+	got := readTables(t, sharded)
+	for name, w := range want {
+		if got[name] != w {
+			t.Errorf("%s: sharded and merged differs from the whole run", name)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(sharded, "sim_lambda5.png")); err != nil {
+		t.Errorf("merge drew no figure: %v", err)
+	}
+
+	for _, extra := range [][]string{{"-resume"}, nil} {
+		if msg, _, _ := run(t, append(append([]string{"sim", "-out", whole}, grid...), extra...)...); msg != "" {
+			t.Fatal(msg)
+		}
+		again := readTables(t, whole)
+		for name, w := range want {
+			if again[name] != w {
+				t.Errorf("rerun %v: %s changed", extra, name)
+			}
+		}
+	}
+	if msg, _, _ := run(t, "sim", "-out", whole, "-quick", "-seeds", "1,2", "-methods", "none,obs,dr", "-lambdas", "1", "-resume"); msg != "" {
+		t.Fatal(msg)
+	}
+	for _, f := range []string{"tables/sim_lambda5.csv", "tables/sim_lambda5.md", "sim_lambda5.png"} {
+		if _, err := os.Stat(filepath.Join(whole, f)); err == nil {
+			t.Errorf("stale %s kept after a rerun without λ = 5", f)
+		}
+	}
+	// Another configuration into the same folder: refused before any work, saying what differs.
+	msg, _, _ = run(t, "sim", "-out", whole, "-quick", "-batch", "500", "-seeds", "1", "-methods", "none")
+	if !strings.Contains(msg, "H.BatchSize: 1000 → 500") || !strings.Contains(msg, "Size.Batch: 1000 → 500") {
+		t.Errorf("another configuration: %q", msg)
 	}
 }
 
@@ -56,17 +231,77 @@ func TestFiguresRedrawsFromTables(t *testing.T) {
 		t.Fatal(err)
 	}
 	csv := "method,seed,tr_mmd,tr_acc,te_acc\nnone,1,0.2,0.9,0.7\nfull,1,0.01,0.85,0.8\n"
-	if err := os.WriteFile(filepath.Join(dir, "tables", "sim_lambda1.csv"), []byte(csv), 0o644); err != nil {
+	p := filepath.Join(dir, "tables", "sim_lambda1.csv")
+	if err := os.WriteFile(p, []byte(csv), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var out, errb bytes.Buffer
-	if err := dispatch([]string{"figures", "-out", dir}, &out, &errb); err != nil {
-		t.Fatalf("%v\n%s", err, errb.String())
+	if msg, _, stderr := run(t, "figures", "-out", dir); msg != "" {
+		t.Fatalf("%v\n%s", msg, stderr)
 	}
 	if st, err := os.Stat(filepath.Join(dir, "sim_lambda1.png")); err != nil || st.Size() == 0 {
 		t.Fatalf("sim_lambda1.png not written: %v", err)
 	}
-	if err := dispatch([]string{"figures", "-out", t.TempDir()}, &out, &errb); err == nil || !strings.Contains(err.Error(), "no result tables") {
-		t.Fatalf("empty folder: error %v", err)
+	if msg, _, _ := run(t, "figures", "-out", t.TempDir()); !strings.Contains(msg, "no result tables") {
+		t.Fatalf("empty folder: error %v", msg)
+	}
+	// A table its configuration does not list is stale: an error naming both.
+	os.WriteFile(filepath.Join(dir, "tables", "sim_config.json"), []byte(`{"Lambdas": [5]}`), 0o644)
+	if msg, _, _ := run(t, "figures", "-out", dir); !strings.Contains(msg, "stale table") || !strings.Contains(msg, p) {
+		t.Errorf("stale table: error %q", msg)
+	}
+	os.WriteFile(filepath.Join(dir, "tables", "sim_config.json"), []byte(`{"Lambdas": [1]}`), 0o644)
+	os.WriteFile(p, []byte("method,seed,tr_mmd,tr_acc,te_acc\n"), 0o644)
+	if msg, _, _ := run(t, "figures", "-out", dir); !strings.Contains(msg, p) || !strings.Contains(msg, "no rows") {
+		t.Errorf("header-only CSV: error %q, want it to name the file", msg)
+	}
+}
+
+// TestClinicalDataFlagAndMIMICFixture runs the clinical experiment on a copy of the NMES
+// CSV with a byte-order mark given by -data, and on the MIMIC-III test fixture with -quick
+// (whose batch of 4000 would exceed the fixture's training rows).
+func TestClinicalDataFlagAndMIMICFixture(t *testing.T) {
+	src, err := clinical.FindNMES()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	data := filepath.Join(dir, "nmes.csv")
+	os.WriteFile(data, append([]byte("\ufeff"), b...), 0o644)
+	out := filepath.Join(dir, "out")
+	if msg, _, stderr := run(t, "clinical", "-quick", "-data", data, "-seeds", "1", "-methods", "none,dr", "-out", out); msg != "" {
+		t.Fatalf("clinical -data with a BOM: %s\n%s", msg, stderr)
+	}
+	// The same CSV found through INVMMD_DATA_DIR, without -data.
+	ddir := filepath.Join(dir, "data")
+	os.MkdirAll(filepath.Join(ddir, "nmes1988"), 0o755)
+	os.WriteFile(filepath.Join(ddir, "nmes1988", "nmes1988.csv"), b, 0o644)
+	t.Setenv(dataDirEnv, ddir)
+	if msg, _, stderr := run(t, "clinical", "-quick", "-seeds", "1", "-methods", "none", "-out", filepath.Join(dir, "out-env")); msg != "" {
+		t.Fatalf("clinical with %s: %s\n%s", dataDirEnv, msg, stderr)
+	}
+	// A value too large to standardise is reported by CSV line and column name.
+	lines := strings.SplitN(string(b), "\n", 4)
+	f := strings.Split(lines[2], ",")
+	f[10] = "1e308" // age
+	lines[2] = strings.Join(f, ",")
+	huge := filepath.Join(dir, "huge.csv")
+	os.WriteFile(huge, []byte(strings.Join(lines, "\n")), 0o644)
+	msg, _, _ := run(t, "clinical", "-quick", "-data", huge, "-seeds", "1", "-methods", "none", "-out", filepath.Join(dir, "out-huge"))
+	if !strings.Contains(msg, "huge.csv:3: column \"age\": value \"1e308\"") {
+		t.Errorf("age 1e308: error %q, want the CSV line and column", msg)
+	}
+	fix := filepath.Join(dir, "mimic")
+	if err := mimic.WriteFixture(fix, 1, mimic.FixtureOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if msg, _, stderr := run(t, "clinical", "-quick", "-mimic", fix, "-seeds", "1", "-methods", "none,dr", "-out", out); msg != "" {
+		t.Fatalf("clinical -mimic fixture -quick: %s\n%s", msg, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(out, "tables", "mimic_lambda1.csv")); err != nil {
+		t.Error(err)
 	}
 }

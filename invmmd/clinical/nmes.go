@@ -1,6 +1,7 @@
 package clinical
 
 import (
+	"bufio"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -150,8 +151,17 @@ var nmesLevels = map[string][]string{
 
 var nmesNumeric = []string{"visits", "chronic", "age", "school", "income"}
 
+// maxNumeric bounds a numeric value's magnitude: standardising a column sums the squares
+// of its values over every row, which must stay finite in float64.
+const maxNumeric = 1e150
+
 func readNMES(r io.Reader, path string, visitsThreshold int) (*Table, error) {
-	cr := csv.NewReader(r)
+	// A UTF-8 byte-order mark (as spreadsheet programs write) is not part of the data.
+	br := bufio.NewReader(r)
+	if bom, err := br.Peek(3); err == nil && string(bom) == "\ufeff" {
+		br.Discard(3)
+	}
+	cr := csv.NewReader(br)
 	header, err := cr.Read()
 	if err != nil {
 		return nil, fmt.Errorf("clinical: %s: reading the header: %w", path, err)
@@ -181,6 +191,9 @@ func readNMES(r io.Reader, path string, visitsThreshold int) (*Table, error) {
 			v, err := strconv.ParseFloat(s, 64)
 			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 				return nil, fmt.Errorf("clinical: %s:%d: column %q: value %q is not a finite number", path, line, name, s)
+			}
+			if math.Abs(v) > maxNumeric {
+				return nil, fmt.Errorf("clinical: %s:%d: column %q: value %q is out of range (|v| > %g; its square overflows the standardisation)", path, line, name, s, maxNumeric)
 			}
 			num[name] = v
 		}

@@ -147,3 +147,28 @@ func TestLoadNMES(t *testing.T) {
 		}
 	}
 }
+
+func TestReadNMESToleratesBOMAndNamesHugeValues(t *testing.T) {
+	b, err := os.ReadFile(nmesPath(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	bom := filepath.Join(dir, "bom.csv")
+	os.WriteFile(bom, append([]byte("\ufeff"), b...), 0o644)
+	tb, err := ReadNMES(bom, DefaultVisitsThreshold)
+	if err != nil || tb.Len() < 4000 {
+		t.Fatalf("CSV with a byte-order mark: %v", err)
+	}
+	// Line 3's age (column 11) set to 1e308: finite, but its square is not.
+	lines := strings.SplitN(string(b), "\n", 4)
+	f := strings.Split(lines[2], ",")
+	f[10] = "1e308"
+	lines[2] = strings.Join(f, ",")
+	huge := filepath.Join(dir, "huge.csv")
+	os.WriteFile(huge, []byte(strings.Join(lines, "\n")), 0o644)
+	_, err = ReadNMES(huge, DefaultVisitsThreshold)
+	if err == nil || !strings.Contains(err.Error(), "huge.csv:3: column \"age\": value \"1e308\" is out of range") {
+		t.Fatalf("1e308: error %v, want the CSV line and column", err)
+	}
+}

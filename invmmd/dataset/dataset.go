@@ -15,8 +15,8 @@ type Set struct {
 	X     []float32 // features, row-major: row i is X[i*Dim() : (i+1)*Dim()]
 	Shape []int     // shape of one row's features: [d] for tables, [28, 28, 1] for images
 	Y     []float64 // label, 0 or 1
-	Z     []float64 // nuisance, 0 or 1 (the truth, kept for the full method and evaluation)
-	Delta []float64 // 1 where Z is observed
+	Z     []float64 // nuisance, 0 or 1 where observed; NaN where missing (or, when the missingness is simulated, the hidden truth, kept for the full method)
+	Delta []float64 // 1 where Z is observed, 0 where missing
 	GTrue []float64 // true P(Δ = 1 | X, Y); nil when unknown
 }
 
@@ -35,9 +35,10 @@ func (s *Set) Dim() int {
 // Row returns the features of row i (a view, not a copy).
 func (s *Set) Row(i int) []float32 { d := s.Dim(); return s.X[i*d : (i+1)*d] }
 
-// Validate checks that the columns agree in length and that labels, nuisances and
-// indicators are 0 or 1, features finite and G in [0, 1]. The error names the set, row,
-// column and value.
+// Validate checks that the columns agree in length and that labels and indicators are 0
+// or 1, Z is 0 or 1 where observed (Δ = 1; where Δ = 0 it may be NaN, or the hidden truth
+// when the missingness is simulated, and then 0 or 1), features finite and G in [0, 1].
+// The error names the set, row, column and value.
 func (s *Set) Validate() error {
 	n := s.Len()
 	if n == 0 {
@@ -65,6 +66,9 @@ func (s *Set) Validate() error {
 			name string
 			v    float64
 		}{{"Y", s.Y[i]}, {"Z", s.Z[i]}, {"Delta", s.Delta[i]}} {
+			if c.name == "Z" && s.Delta[i] == 0 && math.IsNaN(c.v) {
+				continue // really missing
+			}
 			if c.v != 0 && c.v != 1 {
 				return fmt.Errorf("dataset %s: row %d: %s = %v, want 0 or 1", s.Name, i, c.name, c.v)
 			}
@@ -80,6 +84,17 @@ func (s *Set) Validate() error {
 		}
 	}
 	return nil
+}
+
+// ZKnown reports whether every row's Z is known (no NaN), observed or hidden: only then
+// can the full estimator, which reads Z on every row, run.
+func (s *Set) ZKnown() bool {
+	for _, z := range s.Z {
+		if math.IsNaN(z) {
+			return false
+		}
+	}
+	return true
 }
 
 // Subset returns the rows at idx, in that order, as a new set named name.
@@ -107,6 +122,7 @@ func (s *Set) Subset(name string, idx []int) *Set {
 type Summary struct {
 	Name          string
 	N             int
+	ZKnown        bool          // every Z is known; when false, the Z counts cover observed rows only
 	PY1           float64       // P(Y = 1)
 	PZ1           float64       // P(Z = 1)
 	PZ1GivenY     [2]float64    // P(Z = 1 | Y = y), 0 when no row has Y = y
@@ -122,13 +138,20 @@ type Summary struct {
 
 // Summarize computes the set's Summary.
 func (s *Set) Summarize() Summary {
-	sum := Summary{Name: s.Name, N: s.Len()}
+	sum := Summary{Name: s.Name, N: s.Len(), ZKnown: s.ZKnown()}
 	var obsYZ [2][2]int
+	ny1 := 0.0
 	for i := 0; i < s.Len(); i++ {
+		ny1 += s.Y[i]
+		if s.Delta[i] == 1 {
+			sum.ObservedCount++
+		}
+		if !sum.ZKnown && s.Delta[i] == 0 {
+			continue // Z missing: the Z statistics cover the observed rows
+		}
 		y, z := int(s.Y[i]), int(s.Z[i])
 		sum.CountsYZ[y][z]++
 		if s.Delta[i] == 1 {
-			sum.ObservedCount++
 			obsYZ[y][z]++
 		}
 		if y == z {
@@ -136,9 +159,10 @@ func (s *Set) Summarize() Summary {
 		}
 	}
 	n := float64(sum.N)
+	nz := float64(c4(sum.CountsYZ))
 	c := sum.CountsYZ
-	sum.PY1 = float64(c[1][0]+c[1][1]) / n
-	sum.PZ1 = float64(c[0][1]+c[1][1]) / n
+	sum.PY1 = ny1 / n
+	sum.PZ1 = float64(c[0][1]+c[1][1]) / nz
 	for y := 0; y < 2; y++ {
 		sum.PZ1GivenY[y] = ratio(c[y][1], c[y][0]+c[y][1])
 		for z := 0; z < 2; z++ {
@@ -146,7 +170,7 @@ func (s *Set) Summarize() Summary {
 		}
 	}
 	sum.PObserved = float64(sum.ObservedCount) / n
-	sum.PAgreeYZ /= n
+	sum.PAgreeYZ /= nz
 	if s.GTrue != nil {
 		sum.HasGTrue, sum.MinGTrue = true, 1
 		for _, g := range s.GTrue {
@@ -157,6 +181,9 @@ func (s *Set) Summarize() Summary {
 	}
 	return sum
 }
+
+// c4 is the total of a 2×2 table of counts.
+func c4(c [2][2]int) int { return c[0][0] + c[0][1] + c[1][0] + c[1][1] }
 
 // ratio is a/b, or 0 for an empty cell (the counts say which).
 func ratio(a, b int) float64 {

@@ -28,6 +28,9 @@ func TestValidate(t *testing.T) {
 		{"NaN feature", func(s *Set) { s.X[3] = float32(math.NaN()) }, "row 1: feature 1 = NaN"},
 		{"bad G", func(s *Set) { s.GTrue[2] = -0.1 }, "row 2: GTrue = -0.1"},
 		{"empty", func(s *Set) { *s = Set{Name: "x", Shape: []int{1}} }, "no rows"},
+		{"NaN Z where missing", func(s *Set) { s.Z[1] = math.NaN() }, ""},
+		{"NaN Z where observed", func(s *Set) { s.Z[0] = math.NaN() }, "row 0: Z = NaN"},
+		{"Z = 2 where missing but not NaN", func(s *Set) { s.Z[1] = 2 }, "row 1: Z = 2"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := tiny()
@@ -61,5 +64,19 @@ func TestSubsetAndSummary(t *testing.T) {
 	}
 	if !strings.Contains(sum.String(), "n=3") {
 		t.Errorf("Summary.String() = %q", sum.String())
+	}
+}
+
+// TestSummaryWithMissingZ checks that a set with really missing (NaN) Z summarises its Z
+// over the observed rows and its Y over all rows.
+func TestSummaryWithMissingZ(t *testing.T) {
+	s := tiny()
+	s.Z[1] = math.NaN()
+	if s.ZKnown() {
+		t.Fatal("ZKnown with a NaN Z")
+	}
+	sum := s.Summarize()
+	if sum.ZKnown || math.Abs(sum.PY1-2.0/3) > 1e-12 || sum.PZ1 != 0 || sum.CountsYZ != [2][2]int{{1, 0}, {1, 0}} || sum.PAgreeYZ != 0.5 {
+		t.Errorf("Summarize = %+v", sum)
 	}
 }

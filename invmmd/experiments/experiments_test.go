@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/invmmd/invmmd/invmmd"
+	"github.com/invmmd/invmmd/invmmd/experiments/store"
 )
 
 func TestCSVRoundTrip(t *testing.T) {
@@ -123,5 +124,180 @@ func TestVarianceCSV(t *testing.T) {
 		if _, err := ReadVarianceCSV(p); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: error %v, want %q", tc.body, err, tc.want)
 		}
+	}
+}
+
+// tinySim is a simulation small enough for sweeps in tests.
+func tinySim() Experiment {
+	exp := Simulation(SimulationSize{NTrain: 1000, NVal: 500, NTest: 500, Batch: 500, Epochs: 2, AuxEpochs: 2})
+	exp.Size = "tiny"
+	return exp
+}
+
+// TestShardedMergeEqualsWholeRun runs a sweep whole and in three shards (one of them
+// killed and resumed) and checks that the merged tables are byte-identical, that merge
+// names the fits of a missing shard, and that a rerun leaves every table byte-identical.
+func TestShardedMergeEqualsWholeRun(t *testing.T) {
+	exp := tinySim()
+	grid := RunConfig{Methods: []invmmd.Method{invmmd.None, invmmd.Obs, invmmd.DR}, Lambdas: []float64{1, 5}, Seeds: []uint64{1, 2}}
+	whole := t.TempDir()
+	rc := grid
+	rc.StoreDir, rc.TableDir = whole, filepath.Join(whole, "tables")
+	if _, err := Run(exp, rc); err != nil {
+		t.Fatal(err)
+	}
+	read := func(dir string) map[string]string {
+		got := map[string]string{}
+		paths, _ := filepath.Glob(filepath.Join(dir, "tables", "*"))
+		for _, p := range paths {
+			b, _ := os.ReadFile(p)
+			got[filepath.Base(p)] = string(b)
+		}
+		return got
+	}
+	want := read(whole)
+	if len(want) != 6 { // 2 CSV, 2 Markdown, config, timing
+		t.Fatalf("whole run wrote %d tables: %v", len(want), want)
+	}
+
+	sharded := t.TempDir()
+	rc = grid
+	rc.StoreDir = sharded
+	total := len(Grid([]string{"none", "obs", "dr"}, grid.Lambdas, grid.Seeds))
+	// Shards in reverse order: shard 1 (none and obs of seed 1, no G or m) runs after
+	// shard 2 has recorded seed 1's G and m, and must not lose them.
+	for _, i := range []int{3, 2, 1} {
+		rc.Shard = store.Shard{I: i, N: 3}
+		out, err := Run(exp, rc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lo, hi := rc.Shard.Range(total)
+		if len(out.Fits) != hi-lo || len(out.Rows) != 0 {
+			t.Fatalf("shard %v: %d fits (want %d), %d tables", rc.Shard, len(out.Fits), hi-lo, len(out.Rows))
+		}
+		if i == 2 {
+			// Shard 2 killed: its files gone. Merge must name what is missing.
+			lo, hi := rc.Shard.Range(total)
+			keys := Grid([]string{"none", "obs", "dr"}, grid.Lambdas, grid.Seeds)[lo:hi]
+			for _, k := range keys {
+				os.Remove(filepath.Join(store.Dir(sharded, "sim"), k.FileName()))
+			}
+			_, err := Merge(exp, sharded, filepath.Join(sharded, "tables"))
+			if err == nil || !strings.Contains(err.Error(), keys[0].String()) {
+				t.Fatalf("merge with shard 2 missing: %v, want it to name %v", err, keys[0])
+			}
+			if _, err := os.Stat(filepath.Join(sharded, "tables", "sim_lambda1.csv")); err == nil {
+				t.Fatal("a failed merge wrote tables")
+			}
+			// Rerun with -resume: fits of the first shard's files are not redone.
+			rc.Resume = true
+			out, err := Run(exp, rc)
+			if err != nil || len(out.Fits) != hi-lo || out.Skipped != 0 {
+				t.Fatalf("resumed shard 2: %v, %d fits, %d skipped", err, len(out.Fits), out.Skipped)
+			}
+			out, err = Run(exp, rc)
+			if err != nil || out.Skipped != hi-lo {
+				t.Fatalf("shard 2 again with -resume: %v, %d skipped, want %d", err, out.Skipped, hi-lo)
+			}
+		}
+	}
+	if _, err := Merge(exp, sharded, filepath.Join(sharded, "tables")); err != nil {
+		t.Fatal(err)
+	}
+	got := read(sharded)
+	for name, w := range want {
+		if name == "sim_timing.json" {
+			continue
+		}
+		if got[name] != w {
+			t.Errorf("%s differs between the whole run and the merged shards:\n%s\n---\n%s", name, w, got[name])
+		}
+	}
+
+	// A rerun into the same folder leaves every tracked table byte-identical.
+	rc = grid
+	rc.StoreDir, rc.TableDir = whole, filepath.Join(whole, "tables")
+	if _, err := Run(exp, rc); err != nil {
+		t.Fatal(err)
+	}
+	again := read(whole)
+	for name, w := range want {
+		if name != "sim_timing.json" && again[name] != w {
+			t.Errorf("%s changed on a rerun with the same seeds", name)
+		}
+	}
+	if strings.Contains(want["sim_config.json"], "Seconds") || !strings.Contains(want["sim_timing.json"], "Seconds") {
+		t.Error("timings are not confined to sim_timing.json")
+	}
+
+	// Fewer λ in a rerun: the λ = 5 table goes.
+	rc.Lambdas = []float64{1}
+	if _, err := Run(exp, rc); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(whole, "tables", "sim_lambda5.csv")); err == nil {
+		t.Error("the stale λ = 5 table stayed beside a configuration that no longer lists it")
+	}
+
+	// Another configuration into the same folder: an error that says what differs.
+	other := exp
+	other.H.Epochs = 3
+	if _, err := Run(other, rc); err == nil || !strings.Contains(err.Error(), "H.Epochs: 2 → 3") {
+		t.Errorf("another configuration into the same folder: %v", err)
+	}
+}
+
+// TestVarianceShardsMergeToTheWholeStudy runs a tiny variance study whole and in two
+// shards and checks that the merged variance.csv and variance_config.json are
+// byte-identical, and that merge names the sizes of a missing shard.
+func TestVarianceShardsMergeToTheWholeStudy(t *testing.T) {
+	cfg := VarianceConfig{Sizes: []int{200, 300, 400}, Batches: 3, Seed: 1, Methods: []invmmd.Method{invmmd.Full, invmmd.DR},
+		Data: SimulationSize{NTrain: 1000, NVal: 500, NTest: 500, Batch: 500, Epochs: 2, AuxEpochs: 2}}
+	whole := t.TempDir()
+	c := cfg
+	c.TableDir = filepath.Join(whole, "tables")
+	c.StoreDir = whole
+	res, err := Variance(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Points) != 6 {
+		t.Fatalf("%d points, want 6", len(res.Points))
+	}
+	sharded := t.TempDir()
+	c = cfg
+	c.StoreDir = sharded
+	c.Shard = store.Shard{I: 2, N: 2}
+	if _, err := Variance(c); err != nil {
+		t.Fatal(err)
+	}
+	_, err = MergeVariance(sharded, filepath.Join(sharded, "tables"))
+	if err == nil || !strings.Contains(err.Error(), "batch sizes 200") {
+		t.Fatalf("merge without shard 1: %v, want it to name size 200", err)
+	}
+	c.Shard = store.Shard{I: 1, N: 2}
+	if _, err := Variance(c); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := MergeVariance(sharded, filepath.Join(sharded, "tables")); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"variance.csv", "variance_config.json"} {
+		a, _ := os.ReadFile(filepath.Join(whole, "tables", f))
+		b, _ := os.ReadFile(filepath.Join(sharded, "tables", f))
+		if len(a) == 0 || !bytes.Equal(a, b) {
+			t.Errorf("%s: sharded and merged differs from the whole study:\n%s\n---\n%s", f, a, b)
+		}
+	}
+	// With -resume and every size done, nothing is recomputed: the files stay as they are.
+	sizeFile := filepath.Join(store.Dir(sharded, "variance"), "size300.json")
+	before, _ := os.Stat(sizeFile)
+	c.Resume, c.Shard = true, store.Shard{}
+	if _, err := Variance(c); err != nil {
+		t.Fatalf("resume: %v", err)
+	}
+	if after, err := os.Stat(sizeFile); err != nil || !after.ModTime().Equal(before.ModTime()) {
+		t.Errorf("resume rewrote %s (%v)", sizeFile, err)
 	}
 }

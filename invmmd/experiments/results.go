@@ -1,7 +1,9 @@
 // Package experiments runs the paper's experiments end to end — data, auxiliary models,
 // training of h with every method, evaluation — and writes their tables: one CSV per λ with
 // the header `method,seed,tr_mmd,tr_acc,te_acc`, a Markdown table of mean ± std next to the
-// paper's numbers, and a JSON record of the configuration that produced them.
+// paper's numbers, a JSON record of the configuration that produced them and a separate
+// JSON file of timings. Each fit's result is first written to its own file (package store),
+// which makes runs resumable and shardable; Merge assembles the tables from those files.
 package experiments
 
 import (

@@ -6,14 +6,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/backend"
 	"github.com/invmmd/invmmd/invmmd/dataset"
+	"github.com/invmmd/invmmd/invmmd/experiments/store"
 	"github.com/invmmd/invmmd/invmmd/models"
 	"github.com/invmmd/invmmd/invmmd/progress"
 	"github.com/invmmd/invmmd/invmmd/train"
@@ -32,18 +31,30 @@ type Experiment struct {
 	H train.Config
 	// Aux is how G and m are fit; Seed is set per seed.
 	Aux train.AuxConfig
+	// Size records the data's size settings (e.g. a SimulationSize) in the configuration,
+	// since Data is a function; results made with different sizes are never mixed.
+	Size any
 	// Paper holds the paper's numbers to print next to ours, by λ (nil: none).
 	Paper map[float64]map[string]PaperRow
 	// Notes are printed under the tables: what differs from the paper and why.
 	Notes []string
 }
 
-// RunConfig chooses what Run sweeps.
+// RunConfig chooses what Run sweeps and where its results go.
 type RunConfig struct {
-	Methods  []invmmd.Method
-	Lambdas  []float64
-	Seeds    []uint64
-	TableDir string    // where the CSV, Markdown and JSON files go; "" writes none
+	Methods []invmmd.Method
+	Lambdas []float64
+	Seeds   []uint64
+	// TableDir is where the CSV, Markdown and JSON tables go; "" writes none.
+	TableDir string
+	// StoreDir is where the per-fit result files go, under StoreDir/fits/NAME/ (package
+	// store); "" means TableDir, and a temporary folder when both are empty.
+	StoreDir string
+	// Shard runs only the i-th of n slices of the fit grid (the zero value: all of it).
+	// A shard writes its fits' files but no tables: Merge assembles them.
+	Shard store.Shard
+	// Resume skips the fits whose result file exists (with the same configuration).
+	Resume   bool
 	Progress io.Writer // overall progress bar; nil is quiet
 	Verbose  io.Writer // per-fit progress bars and reports; nil is quiet
 }
@@ -67,103 +78,283 @@ type Fit struct {
 // Outcome is what Run produced.
 type Outcome struct {
 	Experiment string
-	Rows       map[float64][]Row // by λ
-	Fits       []Fit
+	Rows       map[float64][]Row    // by λ; empty for a shard
+	Fits       []Fit                // the fits of this run (or shard), done now or resumed
 	Aux        map[string]train.Aux // by seed, reports only (predictions dropped)
 	Data       map[string][3]dataset.Summary
 	Seconds    float64
+	Skipped    int // fits resumed from their files
 	Files      []string
 }
 
-// Run runs every method for every λ and seed: per seed, it builds the data and fits G and
-// m once, then trains and evaluates h for each (λ, method). It writes the tables when
-// cfg.TableDir is set.
+// Config is everything that decides an experiment's numbers apart from the grid of
+// methods, λ and seeds: it is stored with every result file, and results of different
+// configurations are never mixed.
+type Config struct {
+	Experiment string
+	Backend    string
+	Size       any
+	H          train.Config
+	Aux        train.AuxConfig
+	Estimator  invmmd.Options
+	Nets       map[string]string
+}
+
+// ConfigOf returns exp's configuration.
+func ConfigOf(exp Experiment) (Config, error) {
+	est, err := exp.H.Estimator.Resolved()
+	if err != nil {
+		return Config{}, fmt.Errorf("experiments: %s: %w", exp.Name, err)
+	}
+	c := Config{Experiment: exp.Name, Backend: backend.Config(), Size: exp.Size, H: exp.H, Aux: exp.Aux, Estimator: est,
+		Nets: map[string]string{"h": exp.Net("h", 0).Describe(), "G": exp.Net("G", 0).Describe(), "m": exp.Net("m", 0).Describe()}}
+	c.H.Method, c.H.Lambda, c.H.Seed, c.H.Progress, c.Aux.Seed, c.Aux.Progress = 0, 0, 0, nil, 0, nil
+	return c, nil
+}
+
+// SweepOf returns the store's description of exp swept over cfg's grid.
+func SweepOf(exp Experiment, cfg RunConfig) (store.Sweep, error) {
+	c, err := ConfigOf(exp)
+	if err != nil {
+		return store.Sweep{}, err
+	}
+	js, err := json.Marshal(c)
+	if err != nil {
+		return store.Sweep{}, fmt.Errorf("experiments: %s: configuration: %w", exp.Name, err)
+	}
+	sw := store.Sweep{Experiment: exp.Name, Config: js, Lambdas: cfg.Lambdas, Seeds: cfg.Seeds}
+	for _, m := range cfg.Methods {
+		sw.Methods = append(sw.Methods, m.String())
+	}
+	return sw, nil
+}
+
+// Grid returns the fits of a sweep in its canonical order: by seed, then method, then λ.
+// "none" does not depend on λ: it is one fit per seed, at λ = 0, reported under every λ.
+func Grid(methods []string, lambdas []float64, seeds []uint64) []store.Key {
+	var keys []store.Key
+	for _, s := range seeds {
+		for _, m := range methods {
+			if m == invmmd.None.String() {
+				keys = append(keys, store.Key{Method: m, Lambda: 0, Seed: s})
+				continue
+			}
+			for _, l := range lambdas {
+				keys = append(keys, store.Key{Method: m, Lambda: l, Seed: s})
+			}
+		}
+	}
+	return keys
+}
+
+// fitResult is the result part of a fit's file: train's own structs, serialised as they
+// are, so that fields added to them flow into the files.
+type fitResult struct {
+	Metrics train.Metrics
+	History train.History
+}
+
+// auxRecord is the per-seed file of the auxiliary models' reports.
+type auxRecord struct{ G, M train.FitReport }
+
+// Run runs the fits of cfg's grid (or of its shard): per seed, it builds the data and fits
+// G and m once, then trains and evaluates h for each (λ, method), writing each fit's
+// result file as soon as it is done. With the whole grid and cfg.TableDir set, it then
+// assembles the tables from the files.
 func Run(exp Experiment, cfg RunConfig) (*Outcome, error) {
-	if len(cfg.Methods) == 0 || len(cfg.Seeds) == 0 || len(cfg.Lambdas) == 0 {
-		return nil, fmt.Errorf("experiments: %s: nothing to run (methods %v, λ %v, seeds %v)", exp.Name, cfg.Methods, cfg.Lambdas, cfg.Seeds)
-	}
-	for _, l := range cfg.Lambdas {
-		if l < 0 {
-			return nil, fmt.Errorf("experiments: %s: λ = %v, want ≥ 0", exp.Name, l)
-		}
-	}
 	start := time.Now()
-	out := &Outcome{Experiment: exp.Name, Rows: map[float64][]Row{}, Aux: map[string]train.Aux{}, Data: map[string][3]dataset.Summary{}}
-	needAux := false
-	for _, m := range cfg.Methods {
-		needAux = needAux || m.NeedsG() || m.NeedsM()
+	shard := cfg.Shard
+	if shard == (store.Shard{}) {
+		shard = store.All
 	}
-	// "none" does not depend on λ: train it once per seed and report it under every λ.
-	runsPerSeed := 0
-	for _, m := range cfg.Methods {
-		if m == invmmd.None {
-			runsPerSeed++
-		} else {
-			runsPerSeed += len(cfg.Lambdas)
-		}
+	if shard.I < 1 || shard.I > shard.N {
+		return nil, fmt.Errorf("experiments: %s: shard %v, want 1 ≤ i ≤ n", exp.Name, shard)
 	}
-	bar := progress.New(cfg.Progress, runsPerSeed*len(cfg.Seeds), exp.Name)
-	defer bar.Finish()
-	for _, seed := range cfg.Seeds {
-		sp, err := exp.Data(seed)
+	sw, err := SweepOf(exp, cfg)
+	if err != nil {
+		return nil, err
+	}
+	dir := cfg.StoreDir
+	if dir == "" {
+		dir = cfg.TableDir
+	}
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "invmmd-"+exp.Name+"-")
 		if err != nil {
-			return nil, fmt.Errorf("experiments: %s, seed %d: %w", exp.Name, seed, err)
+			return nil, fmt.Errorf("experiments: %s: %w", exp.Name, err)
 		}
-		key := strconv.FormatUint(seed, 10)
-		out.Data[key] = [3]dataset.Summary{sp.Train.Summarize(), sp.Val.Summarize(), sp.Test.Summarize()}
-		var aux *train.Aux
-		if needAux {
-			ac := exp.Aux
-			ac.Seed = seed * 1000
-			ac.Progress = cfg.Verbose
-			aux, err = train.FitAux(sp, func(s uint64) models.Net { return exp.Net(roleOf(s, ac.Seed), s) }, ac)
+		defer os.RemoveAll(tmp)
+		dir = tmp
+	}
+	st, err := store.Open(dir, sw)
+	if err != nil {
+		return nil, fmt.Errorf("experiments: %s: %w", exp.Name, err)
+	}
+	keys := Grid(sw.Methods, sw.Lambdas, sw.Seeds)
+	lo, hi := shard.Range(len(keys))
+	mine := keys[lo:hi]
+
+	out := &Outcome{Experiment: exp.Name, Rows: map[float64][]Row{}, Aux: map[string]train.Aux{}, Data: map[string][3]dataset.Summary{}}
+	var todo []store.Key
+	for _, k := range mine {
+		if cfg.Resume {
+			rec, ok, err := st.Get(k)
 			if err != nil {
-				return nil, fmt.Errorf("experiments: %s, seed %d: %w", exp.Name, seed, err)
+				return nil, fmt.Errorf("experiments: %s: %w", exp.Name, err)
 			}
-			out.Aux[key] = train.Aux{G: aux.G, M: aux.M}
-			if cfg.Verbose != nil {
-				fmt.Fprintf(cfg.Verbose, "seed %d: %s\nseed %d: %s\n", seed, aux.G, seed, aux.M)
+			if ok {
+				f, err := fitOf(rec)
+				if err != nil {
+					return nil, err
+				}
+				out.Fits = append(out.Fits, f)
+				out.Skipped++
+				continue
 			}
 		}
-		for _, m := range cfg.Methods {
-			lambdas := cfg.Lambdas
-			if m == invmmd.None {
-				lambdas = []float64{0}
-			}
-			for _, lambda := range lambdas {
-				hc := exp.H
-				hc.Method, hc.Lambda, hc.Seed, hc.Progress = m, lambda, seed, cfg.Verbose
-				model, hist, err := train.Fit(sp, aux, exp.Net("h", seed), hc)
-				if err != nil {
-					return nil, fmt.Errorf("experiments: %s, seed %d, λ %v: %w", exp.Name, seed, lambda, err)
-				}
-				met, err := train.Evaluate(model, sp, hc.Estimator)
-				if err != nil {
-					return nil, fmt.Errorf("experiments: %s, seed %d, %v: %w", exp.Name, seed, m, err)
-				}
-				f := Fit{Method: m.String(), Lambda: lambda, Seed: seed, BestEpoch: hist.BestEpoch, Epochs: len(hist.Epochs),
-					Seconds: hist.Seconds, PenaltyPath: hist.PenaltyPath, Recompiles: hist.Recompiles, FlooredG: hist.FlooredG,
-					EmptyStrata: hist.EmptyStrata, FlooredNorm: hist.FlooredNorms, Metrics: met}
-				out.Fits = append(out.Fits, f)
-				row := Row{Method: m.String(), Seed: seed, TrMMD: met.TrainMMD, TrAcc: met.TrainAcc, TeAcc: met.TestAcc}
-				targets := []float64{lambda}
-				if m == invmmd.None {
-					targets = cfg.Lambdas
-				}
-				for _, l := range targets {
-					out.Rows[l] = append(out.Rows[l], row)
-				}
-				bar.Add(1, fmt.Sprintf("seed %d λ=%g %-4s te acc %.3f tr mmd %.3f", seed, lambda, m, met.TestAcc, met.TrainMMD))
-			}
+		todo = append(todo, k)
+	}
+	bar := progress.New(cfg.Progress, len(todo), exp.Name)
+	defer bar.Finish()
+	for len(todo) > 0 {
+		seed := todo[0].Seed
+		n := 1
+		for n < len(todo) && todo[n].Seed == seed {
+			n++
+		}
+		fits, err := runSeed(exp, cfg, st, seed, todo[:n], bar)
+		if err != nil {
+			return nil, err
+		}
+		out.Fits = append(out.Fits, fits...)
+		todo = todo[n:]
+	}
+	for _, s := range sw.Seeds { // what this or another run recorded of each seed
+		key := strconv.FormatUint(s, 10)
+		var data [3]dataset.Summary
+		if ok, err := st.GetSeed("data", s, &data); err == nil && ok {
+			out.Data[key] = data
+		}
+		var ar auxRecord
+		if ok, err := st.GetSeed("aux", s, &ar); err == nil && ok {
+			out.Aux[key] = train.Aux{G: ar.G, M: ar.M}
 		}
 	}
 	out.Seconds = time.Since(start).Seconds()
-	if cfg.TableDir != "" {
-		if err := out.write(exp, cfg); err != nil {
+	if shard.N == 1 && cfg.TableDir != "" {
+		res, err := Merge(exp, dir, cfg.TableDir)
+		if err != nil {
+			return nil, err
+		}
+		out.Rows, out.Files = res.Rows, res.Files
+	} else if shard.N == 1 {
+		recs, err := st.Collect(keys)
+		if err != nil {
+			return nil, err
+		}
+		out.Rows, err = rowsOf(sw, recs)
+		if err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
+}
+
+// runSeed builds seed's data, fits G and m when a method of keys needs them, then fits h
+// for each key, writing each result file as soon as the fit is done.
+func runSeed(exp Experiment, cfg RunConfig, st *store.Store, seed uint64, keys []store.Key, bar *progress.Bar) ([]Fit, error) {
+	sp, err := exp.Data(seed)
+	if err != nil {
+		return nil, fmt.Errorf("experiments: %s, seed %d: %w", exp.Name, seed, err)
+	}
+	data := [3]dataset.Summary{sp.Train.Summarize(), sp.Val.Summarize(), sp.Test.Summarize()}
+	if err := st.PutSeed("data", seed, data); err != nil {
+		return nil, fmt.Errorf("experiments: %s: %w", exp.Name, err)
+	}
+	methods := make([]invmmd.Method, len(keys))
+	needAux := false
+	for i, k := range keys {
+		if methods[i], err = invmmd.ParseMethod(k.Method); err != nil {
+			return nil, fmt.Errorf("experiments: %s: %w", exp.Name, err)
+		}
+		needAux = needAux || methods[i].NeedsG() || methods[i].NeedsM()
+	}
+	var aux *train.Aux
+	if needAux {
+		ac := exp.Aux
+		ac.Seed = seed * 1000
+		ac.Progress = cfg.Verbose
+		aux, err = train.FitAux(sp, func(s uint64) models.Net { return exp.Net(roleOf(s, ac.Seed), s) }, ac)
+		if err != nil {
+			return nil, fmt.Errorf("experiments: %s, seed %d: %w", exp.Name, seed, err)
+		}
+		if err := st.PutSeed("aux", seed, auxRecord{G: aux.G, M: aux.M}); err != nil {
+			return nil, fmt.Errorf("experiments: %s: %w", exp.Name, err)
+		}
+		if cfg.Verbose != nil {
+			fmt.Fprintf(cfg.Verbose, "seed %d: %s\nseed %d: %s\n", seed, aux.G, seed, aux.M)
+		}
+	}
+	var fits []Fit
+	for i, k := range keys {
+		hc := exp.H
+		hc.Method, hc.Lambda, hc.Seed, hc.Progress = methods[i], k.Lambda, seed, cfg.Verbose
+		model, hist, err := train.Fit(sp, aux, exp.Net("h", seed), hc)
+		if err != nil {
+			return nil, fmt.Errorf("experiments: %s, %v: %w", exp.Name, k, err)
+		}
+		met, err := train.Evaluate(model, sp, hc.Estimator)
+		if err != nil {
+			return nil, fmt.Errorf("experiments: %s, %v: %w", exp.Name, k, err)
+		}
+		if err := st.Put(k, fitResult{Metrics: met, History: *hist}, hist.Seconds); err != nil {
+			return nil, fmt.Errorf("experiments: %s: %w", exp.Name, err)
+		}
+		fits = append(fits, fitFrom(k, met, hist))
+		bar.Add(1, fmt.Sprintf("seed %d λ=%g %-4s te acc %.3f tr mmd %.3f", seed, k.Lambda, k.Method, met.TestAcc, met.TrainMMD))
+	}
+	return fits, nil
+}
+
+func fitFrom(k store.Key, met train.Metrics, hist *train.History) Fit {
+	return Fit{Method: k.Method, Lambda: k.Lambda, Seed: k.Seed, BestEpoch: hist.BestEpoch, Epochs: len(hist.Epochs),
+		Seconds: hist.Seconds, PenaltyPath: hist.PenaltyPath, Recompiles: hist.Recompiles, FlooredG: hist.FlooredG,
+		EmptyStrata: hist.EmptyStrata, FlooredNorm: hist.FlooredNorms, Metrics: met}
+}
+
+func fitOf(rec store.Record) (Fit, error) {
+	var r fitResult
+	if err := json.Unmarshal(rec.Result, &r); err != nil {
+		return Fit{}, fmt.Errorf("experiments: result of %v: %w", rec.Key, err)
+	}
+	return fitFrom(rec.Key, r.Metrics, &r.History), nil
+}
+
+// rowsOf builds the table rows by λ from the records of the grid's keys (in Grid order):
+// for each seed, the methods in the sweep's order, "none" repeated under every λ.
+func rowsOf(sw store.Sweep, recs []store.Record) (map[float64][]Row, error) {
+	by := map[store.Key]Fit{}
+	for _, rec := range recs {
+		f, err := fitOf(rec)
+		if err != nil {
+			return nil, err
+		}
+		by[rec.Key] = f
+	}
+	rows := map[float64][]Row{}
+	for _, l := range sw.Lambdas {
+		for _, s := range sw.Seeds {
+			for _, m := range sw.Methods {
+				k := store.Key{Method: m, Lambda: l, Seed: s}
+				if m == invmmd.None.String() {
+					k.Lambda = 0
+				}
+				f := by[k]
+				rows[l] = append(rows[l], Row{Method: m, Seed: s, TrMMD: f.Metrics.TrainMMD, TrAcc: f.Metrics.TrainAcc, TeAcc: f.Metrics.TestAcc})
+			}
+		}
+	}
+	return rows, nil
 }
 
 // roleOf tells G's seed from m's: FitAux seeds G with Seed and m with Seed+1.
@@ -175,92 +366,9 @@ func roleOf(seed, base uint64) string {
 }
 
 // LambdaName formats λ for file names: 1 → "1", 0.5 → "0.5".
-func LambdaName(l float64) string { return strconv.FormatFloat(l, 'f', -1, 64) }
+func LambdaName(l float64) string { return store.FormatLambda(l) }
 
 // TablePath returns the path of the result CSV for experiment name at λ under dir.
 func TablePath(dir, name string, lambda float64) string {
 	return filepath.Join(dir, name+"_lambda"+LambdaName(lambda)+".csv")
-}
-
-// record is the JSON written beside the tables.
-type record struct {
-	Experiment string
-	Title      string
-	Started    string
-	Seconds    float64
-	Backend    string
-	GoVersion  string
-	CPUs       int
-	Methods    []string
-	Lambdas    []float64
-	Seeds      []uint64
-	H          train.Config
-	Aux        train.AuxConfig
-	Estimator  invmmd.Options
-	Nets       map[string]string
-	Data       map[string][3]dataset.Summary
-	AuxReports map[string]train.Aux
-	Fits       []Fit
-	Notes      []string
-}
-
-func (o *Outcome) write(exp Experiment, cfg RunConfig) error {
-	if err := os.MkdirAll(cfg.TableDir, 0o755); err != nil {
-		return err
-	}
-	est, _ := exp.H.Estimator.Resolved()
-	rec := record{Experiment: exp.Name, Title: exp.Title, Started: time.Now().Add(-time.Duration(o.Seconds * float64(time.Second))).UTC().Format(time.RFC3339),
-		Seconds: o.Seconds, Backend: backend.Config(), GoVersion: runtime.Version(), CPUs: runtime.NumCPU(),
-		Lambdas: cfg.Lambdas, Seeds: cfg.Seeds, H: exp.H, Aux: exp.Aux, Estimator: est, Data: o.Data, AuxReports: o.Aux,
-		Fits: o.Fits, Notes: exp.Notes,
-		Nets: map[string]string{"h": exp.Net("h", 0).Describe(), "G": exp.Net("G", 0).Describe(), "m": exp.Net("m", 0).Describe()}}
-	rec.H.Progress, rec.Aux.Progress = nil, nil
-	for _, m := range cfg.Methods {
-		rec.Methods = append(rec.Methods, m.String())
-	}
-	js, err := json.MarshalIndent(rec, "", "  ")
-	if err != nil {
-		return err
-	}
-	cfgPath := filepath.Join(cfg.TableDir, exp.Name+"_config.json")
-	if err := os.WriteFile(cfgPath, js, 0o644); err != nil {
-		return err
-	}
-	o.Files = append(o.Files, cfgPath)
-	for _, l := range sortedLambdas(o.Rows) {
-		p := TablePath(cfg.TableDir, exp.Name, l)
-		if err := writeFile(p, func(w io.Writer) error { return WriteCSV(w, o.Rows[l]) }); err != nil {
-			return err
-		}
-		md := strings.TrimSuffix(p, ".csv") + ".md"
-		err := writeFile(md, func(w io.Writer) error {
-			title := fmt.Sprintf("%s, λ = %s", exp.Title, LambdaName(l))
-			if err := WriteMarkdown(w, title, Summarize(o.Rows[l]), exp.Paper[l]); err != nil {
-				return err
-			}
-			_, err := fmt.Fprintf(w, "\nConfiguration: %s (backend %s, %.0f s for all λ). Seeds %v.\n", filepath.Base(cfgPath), rec.Backend, o.Seconds, cfg.Seeds)
-			for _, n := range exp.Notes {
-				fmt.Fprintf(w, "\n- %s", n)
-			}
-			fmt.Fprintln(w)
-			return err
-		})
-		if err != nil {
-			return err
-		}
-		o.Files = append(o.Files, p, md)
-	}
-	return nil
-}
-
-func writeFile(path string, fn func(io.Writer) error) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := fn(f); err != nil {
-		f.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return f.Close()
 }

@@ -3,6 +3,7 @@ package experiments
 import (
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -19,6 +20,7 @@ import (
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/backend"
 	"github.com/invmmd/invmmd/invmmd/dataset"
+	"github.com/invmmd/invmmd/invmmd/experiments/store"
 	"github.com/invmmd/invmmd/invmmd/models"
 	"github.com/invmmd/invmmd/invmmd/progress"
 	"github.com/invmmd/invmmd/invmmd/sim"
@@ -36,7 +38,15 @@ type VarianceConfig struct {
 	Data      SimulationSize // size of the training run of h, G and m
 	Estimator invmmd.Options // the estimators' options (the paper's 1/4 : 3/4 split by default)
 	TableDir  string         // where variance.csv and variance_config.json go; "" writes none
-	Progress  io.Writer
+	// StoreDir is where each batch size's result file goes, under StoreDir/fits/variance/;
+	// "" means TableDir (no files when both are empty).
+	StoreDir string
+	// Shard runs only the i-th of n slices of the batch sizes (the zero value: all); a
+	// shard writes its sizes' files but no table: MergeVariance assembles them.
+	Shard store.Shard
+	// Resume skips the sizes whose result file exists (with the same configuration).
+	Resume   bool
+	Progress io.Writer
 }
 
 // PaperSizes returns 1000, 1250, …, 10000: the paper's 37 batch sizes.
@@ -61,6 +71,33 @@ func VarianceQuick() VarianceConfig {
 	c.Batches = 30
 	c.Data = SimulationQuick
 	return c
+}
+
+// Validate checks the study's configuration before any work: at least one batch size
+// (each at least 2 rows), at least 2 batches per size, and methods without duplicates.
+func (c VarianceConfig) Validate() error {
+	if len(c.Sizes) == 0 {
+		return fmt.Errorf("experiments: variance study: no batch sizes")
+	}
+	for _, n := range c.Sizes {
+		if n < 2 {
+			return fmt.Errorf("experiments: variance study: batch size %d, want at least 2", n)
+		}
+	}
+	if c.Batches < 2 {
+		return fmt.Errorf("experiments: variance study: %d batches per size, want at least 2 (a standard deviation needs two)", c.Batches)
+	}
+	if len(c.Methods) == 0 {
+		return fmt.Errorf("experiments: variance study: no methods")
+	}
+	seen := map[invmmd.Method]bool{}
+	for _, m := range c.Methods {
+		if seen[m] {
+			return fmt.Errorf("experiments: variance study: method %v listed twice", m)
+		}
+		seen[m] = true
+	}
+	return nil
 }
 
 // VariancePoint is one estimator at one batch size.
@@ -91,53 +128,215 @@ type VarianceOutcome struct {
 // m̂ computed once on the pool: within a size the batches are independent, and the
 // networks run over 10⁶ rows instead of 2·10⁷.
 func Variance(cfg VarianceConfig) (*VarianceOutcome, error) {
-	if len(cfg.Sizes) == 0 || cfg.Batches < 2 || len(cfg.Methods) == 0 {
-		return nil, fmt.Errorf("experiments: variance study needs sizes, at least 2 batches and methods: %+v", cfg)
+	if err := cfg.Validate(); err != nil {
+		return nil, err
 	}
+	start := time.Now()
+	shard := cfg.Shard
+	if shard == (store.Shard{}) {
+		shard = store.All
+	}
+	if shard.I < 1 || shard.I > shard.N {
+		return nil, fmt.Errorf("experiments: variance study: shard %v, want 1 ≤ i ≤ n", shard)
+	}
+	dir := cfg.StoreDir
+	if dir == "" {
+		dir = cfg.TableDir
+	}
+	var st *store.Store
+	if dir != "" {
+		sw, err := varianceSweep(cfg)
+		if err != nil {
+			return nil, err
+		}
+		if st, err = store.Open(dir, sw); err != nil {
+			return nil, fmt.Errorf("experiments: variance study: %w", err)
+		}
+	}
+	lo, hi := shard.Range(len(cfg.Sizes))
+	todo := map[int]bool{}
+	for _, n := range cfg.Sizes[lo:hi] {
+		todo[n] = true
+		if cfg.Resume && st != nil {
+			if _, ok, err := getVarianceSize(st, n); err != nil {
+				return nil, err
+			} else if ok {
+				delete(todo, n)
+			}
+		}
+	}
+	out := &VarianceOutcome{}
+	if len(todo) > 0 {
+		if err := varianceSizes(cfg, st, todo, out); err != nil {
+			return nil, err
+		}
+	}
+	out.Seconds = time.Since(start).Seconds()
+	if st == nil || shard.N > 1 {
+		return out, nil
+	}
+	merged, err := MergeVariance(dir, cfg.TableDir)
+	if err != nil {
+		return nil, err
+	}
+	out.Points, out.PoolRows, out.Files = merged.Points, merged.PoolRows, merged.Files
+	return out, nil
+}
+
+// CheckVariance validates cfg and opens its result store (refusing a folder of another
+// configuration) without computing anything.
+func CheckVariance(cfg VarianceConfig) error {
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	dir := cfg.StoreDir
+	if dir == "" {
+		dir = cfg.TableDir
+	}
+	sw, err := varianceSweep(cfg)
+	if err != nil || dir == "" {
+		return err
+	}
+	if _, err := store.Open(dir, sw); err != nil {
+		return fmt.Errorf("experiments: variance study: %w", err)
+	}
+	return nil
+}
+
+// varianceRecord is the study's configuration: everything that decides its numbers.
+type varianceRecord struct {
+	Study     string
+	Backend   string
+	Sizes     []int
+	Batches   int
+	Seed      uint64
+	Data      SimulationSize
+	Estimator invmmd.Options
+	Methods   []string
+}
+
+func varianceRecordOf(cfg VarianceConfig) (varianceRecord, error) {
+	est, err := cfg.Estimator.Resolved()
+	if err != nil {
+		return varianceRecord{}, fmt.Errorf("experiments: variance study: %w", err)
+	}
+	r := varianceRecord{Study: "variance (appendix C.3)", Backend: backend.Config(), Sizes: cfg.Sizes, Batches: cfg.Batches,
+		Seed: cfg.Seed, Data: cfg.Data, Estimator: est}
+	for _, m := range cfg.Methods {
+		r.Methods = append(r.Methods, m.String())
+	}
+	return r, nil
+}
+
+func varianceSweep(cfg VarianceConfig) (store.Sweep, error) {
+	r, err := varianceRecordOf(cfg)
+	if err != nil {
+		return store.Sweep{}, err
+	}
+	js, err := json.Marshal(r)
+	if err != nil {
+		return store.Sweep{}, fmt.Errorf("experiments: variance study: %w", err)
+	}
+	return store.Sweep{Experiment: "variance", Config: js, Methods: r.Methods, Lambdas: []float64{0}, Seeds: []uint64{cfg.Seed}}, nil
+}
+
+// varianceSize is one batch size's result file; variancePool the study's per-seed record.
+type varianceSize struct {
+	Config          json.RawMessage
+	BatchSize       int
+	Points          []VariancePoint
+	EstimateSeconds float64
+}
+
+type variancePool struct {
+	PoolRows     int
+	Train        dataset.Summary
+	TrainSeconds float64
+}
+
+func varianceSizePath(st *store.Store, n int) string {
+	return filepath.Join(st.Dir(), "size"+strconv.Itoa(n)+".json")
+}
+
+// getVarianceSize reads size n's file; ok is false when there is none, and a file made
+// with another configuration is an error.
+func getVarianceSize(st *store.Store, n int) (varianceSize, bool, error) {
+	var v varianceSize
+	p := varianceSizePath(st, n)
+	b, err := os.ReadFile(p)
+	if os.IsNotExist(err) {
+		return v, false, nil
+	}
+	if err != nil {
+		return v, false, fmt.Errorf("experiments: variance study: %w", err)
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return v, false, fmt.Errorf("experiments: variance study: %s: %w", p, err)
+	}
+	if d := store.Diff(st.Sweep().Config, v.Config); len(d) > 0 {
+		return v, false, fmt.Errorf("experiments: variance study: %s was made with another configuration: %s", p, strings.Join(d, "; "))
+	}
+	return v, true, nil
+}
+
+// varianceSizes trains h, G and m, draws the pool and estimates the batches of the sizes
+// in todo (the random stream still runs through every size, so that a size's batches do
+// not depend on which others a shard computes), writing each size's file when st is set
+// and collecting the points in out otherwise.
+func varianceSizes(cfg VarianceConfig, st *store.Store, todo map[int]bool, out *VarianceOutcome) error {
 	start := time.Now()
 	exp := Simulation(cfg.Data)
 	sp, err := exp.Data(cfg.Seed)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	ac := exp.Aux
 	ac.Seed = cfg.Seed * 1000
 	aux, err := train.FitAux(sp, func(s uint64) models.Net { return exp.Net("aux", s) }, ac)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	hc := exp.H
 	hc.Method, hc.Seed, hc.Progress = invmmd.None, cfg.Seed, cfg.Progress
 	h, _, err := train.Fit(sp, aux, exp.Net("h", cfg.Seed), hc)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	out := &VarianceOutcome{TrainSeconds: time.Since(start).Seconds()}
+	out.TrainSeconds = time.Since(start).Seconds()
 
 	maxSize := 0
 	for _, n := range cfg.Sizes {
 		maxSize = max(maxSize, n)
 	}
 	out.PoolRows = cfg.Batches * maxSize
+	if st != nil {
+		if err := st.PutSeed("pool", cfg.Seed, variancePool{PoolRows: out.PoolRows, Train: sp.Train.Summarize(), TrainSeconds: out.TrainSeconds}); err != nil {
+			return fmt.Errorf("experiments: variance study: %w", err)
+		}
+	}
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0xfa11))
 	pool := sim.Sample(rng, "pool", out.PoolRows, sim.TrainAgree, sim.DefaultSigmaX)
 	hv, err := h.Logits(pool)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	pred, err := aux.Predict(pool)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	rows := invmmd.Rows{Y: pool.Y, Z: pool.Z, Delta: pool.Delta, G: pred.G, GTrue: pool.GTrue, M: pred.M}
 
-	bar := progress.New(cfg.Progress, len(cfg.Sizes), "variance")
+	bar := progress.New(cfg.Progress, len(todo), "variance")
 	defer bar.Finish()
 	summer := invmmd.Auto{}
 	for _, n := range cfg.Sizes {
 		perm := rng.Perm(out.PoolRows)
+		if !todo[n] {
+			continue
+		}
 		vals := make([][]float64, len(cfg.Methods))
 		pts := make([]VariancePoint, len(cfg.Methods))
+		estimate := 0.0
 		for b := 0; b < cfg.Batches; b++ {
 			idx := perm[b*n : (b+1)*n]
 			hb := make([]float64, n)
@@ -147,13 +346,13 @@ func Variance(cfg VarianceConfig) (*VarianceOutcome, error) {
 			t0 := time.Now()
 			d, err := invmmd.NewDesign(rows.Subset(idx), cfg.Estimator, cfg.Methods...)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			res, err := d.Evaluate(hb, summer)
 			if err != nil {
-				return nil, fmt.Errorf("experiments: variance study, batch size %d, batch %d: %w", n, b, err)
+				return fmt.Errorf("experiments: variance study, batch size %d, batch %d: %w", n, b, err)
 			}
-			out.EstimateSeconds += time.Since(t0).Seconds()
+			estimate += time.Since(t0).Seconds()
 			for k, r := range res {
 				vals[k] = append(vals[k], r.Value)
 				pts[k].Empty += len(r.Report.EmptyStrata)
@@ -164,27 +363,77 @@ func Variance(cfg VarianceConfig) (*VarianceOutcome, error) {
 			mean, std := stat.MeanStdDev(vals[k], nil)
 			pts[k].Estimator, pts[k].BatchSize, pts[k].Mean, pts[k].Std, pts[k].N = meth.String(), n, mean, std, len(vals[k])
 		}
-		out.Points = append(out.Points, pts...)
+		out.EstimateSeconds += estimate
+		if st != nil {
+			v := varianceSize{Config: st.Sweep().Config, BatchSize: n, Points: pts, EstimateSeconds: estimate}
+			if err := store.WriteJSON(varianceSizePath(st, n), v); err != nil {
+				return fmt.Errorf("experiments: variance study: %w", err)
+			}
+		} else {
+			out.Points = append(out.Points, pts...)
+		}
 		bar.Add(1, fmt.Sprintf("n=%d full %.3f±%.3f", n, pts[0].Mean, pts[0].Std))
 	}
-	out.Seconds = time.Since(start).Seconds()
-	if cfg.TableDir != "" {
-		if err := out.write(cfg, sp); err != nil {
-			return nil, err
+	return nil
+}
+
+// MergeVariance assembles variance.csv, variance_config.json and variance_timing.json
+// under tableDir ("" writes none) from the per-size files under storeDir/fits/variance/
+// (written by Variance, whole or in shards). It fails, naming them, when sizes are
+// missing or were made with another configuration.
+func MergeVariance(storeDir, tableDir string) (*VarianceOutcome, error) {
+	st, err := store.Load(storeDir, "variance")
+	if err != nil {
+		return nil, fmt.Errorf("experiments: %w", err)
+	}
+	var rec varianceRecord
+	if err := json.Unmarshal(st.Sweep().Config, &rec); err != nil {
+		return nil, fmt.Errorf("experiments: variance study: stored configuration: %w", err)
+	}
+	out := &VarianceOutcome{}
+	var missing, bad []string
+	for _, n := range rec.Sizes {
+		v, ok, err := getVarianceSize(st, n)
+		switch {
+		case err != nil:
+			bad = append(bad, err.Error())
+		case !ok:
+			missing = append(missing, strconv.Itoa(n))
+		default:
+			out.Points = append(out.Points, v.Points...)
+			out.EstimateSeconds += v.EstimateSeconds
 		}
 	}
-	return out, nil
+	if len(missing) > 0 || len(bad) > 0 {
+		msg := fmt.Sprintf("experiments: variance study: %s: %d of %d batch sizes are not usable", st.Dir(), len(missing)+len(bad), len(rec.Sizes))
+		if len(missing) > 0 {
+			msg += "\nmissing (rerun the shards that hold them, with -resume): batch sizes " + strings.Join(missing, ", ")
+		}
+		if len(bad) > 0 {
+			msg += "\n" + strings.Join(bad, "\n")
+		}
+		return nil, errors.New(msg)
+	}
+	var pool variancePool
+	if ok, err := st.GetSeed("pool", rec.Seed, &pool); err != nil || !ok {
+		return nil, fmt.Errorf("experiments: variance study: no record of the pool under %s (%v): rerun a shard", st.Dir(), err)
+	}
+	out.PoolRows, out.TrainSeconds = pool.PoolRows, pool.TrainSeconds
+	if tableDir == "" {
+		return out, nil
+	}
+	return out, out.write(rec, pool.Train, tableDir)
 }
 
 // VarianceCSVHeader is the header of variance.csv.
 var VarianceCSVHeader = "estimator,batch_size,mean,std,n"
 
-func (o *VarianceOutcome) write(cfg VarianceConfig, sp dataset.Splits) error {
-	if err := os.MkdirAll(cfg.TableDir, 0o755); err != nil {
+func (o *VarianceOutcome) write(r varianceRecord, trainSet dataset.Summary, tableDir string) error {
+	if err := os.MkdirAll(tableDir, 0o755); err != nil {
 		return err
 	}
-	p := filepath.Join(cfg.TableDir, "variance.csv")
-	err := writeFile(p, func(w io.Writer) error {
+	p := filepath.Join(tableDir, "variance.csv")
+	err := store.WriteFile(p, func(w io.Writer) error {
 		fmt.Fprintln(w, VarianceCSVHeader)
 		for _, pt := range o.Points {
 			fmt.Fprintf(w, "%s,%d,%.6f,%.6f,%d\n", pt.Estimator, pt.BatchSize, pt.Mean, pt.Std, pt.N)
@@ -194,33 +443,24 @@ func (o *VarianceOutcome) write(cfg VarianceConfig, sp dataset.Splits) error {
 	if err != nil {
 		return err
 	}
-	est, _ := cfg.Estimator.Resolved()
 	rec := map[string]any{
-		"Study": "variance (appendix C.3)", "Backend": backend.Config(), "GoVersion": runtime.Version(), "CPUs": runtime.NumCPU(),
-		"Sizes": cfg.Sizes, "Batches": cfg.Batches, "Seed": cfg.Seed, "Data": cfg.Data, "Estimator": est,
-		"PoolRows": o.PoolRows, "Seconds": o.Seconds, "EstimateSeconds": o.EstimateSeconds, "TrainSeconds": o.TrainSeconds,
-		"Points": o.Points, "Train": sp.Train.Summarize(),
+		"Study": r.Study, "Backend": r.Backend, "Methods": r.Methods,
+		"Sizes": r.Sizes, "Batches": r.Batches, "Seed": r.Seed, "Data": r.Data, "Estimator": r.Estimator,
+		"PoolRows": o.PoolRows, "Points": o.Points, "Train": trainSet,
 		"Note": "h trained with none; batches of one size are disjoint draws from one pool of fresh training-distribution rows; Empty counts strata that contributed 0, Floored normalisers raised to the floor, over all batches of a size.",
 	}
-	for _, m := range cfg.Methods {
-		rec["Methods"] = append(asSlice(rec["Methods"]), m.String())
-	}
-	js, err := json.MarshalIndent(rec, "", "  ")
-	if err != nil {
+	// Timings go to their own file, so that a rerun leaves variance_config.json unchanged.
+	timing := map[string]any{"Study": "variance", "GoVersion": runtime.Version(), "CPUs": runtime.NumCPU(),
+		"EstimateSeconds": o.EstimateSeconds, "TrainSeconds": o.TrainSeconds}
+	cp := filepath.Join(tableDir, "variance_config.json")
+	tp := filepath.Join(tableDir, "variance_timing.json")
+	if err := store.WriteJSON(cp, rec); err != nil {
 		return err
 	}
-	cp := filepath.Join(cfg.TableDir, "variance_config.json")
-	if err := os.WriteFile(cp, js, 0o644); err != nil {
+	if err := store.WriteJSON(tp, timing); err != nil {
 		return err
 	}
-	o.Files = append(o.Files, p, cp)
-	return nil
-}
-
-func asSlice(v any) []string {
-	if s, ok := v.([]string); ok {
-		return s
-	}
+	o.Files = append(o.Files, p, cp, tp)
 	return nil
 }
 

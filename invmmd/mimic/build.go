@@ -44,8 +44,13 @@ type Config struct {
 	// DropUnknownEthnicity leaves out stays whose ETHNICITY is one of UnknownEthnicities;
 	// by default they stay in with Z = 0 ("not recorded as white", the paper's wording).
 	DropUnknownEthnicity bool
-	FirstDayHours        float64 // vitals window [INTIME, INTIME + FirstDayHours]; default 24
-	LabLeadHours         float64 // labs window starts this many hours before INTIME; default 6, negative for 0
+	// LabsBySubject joins LABEVENTS to a stay on SUBJECT_ID and the window only, so that
+	// lab rows of another or of no admission (HADM_ID empty: emergency-department and
+	// outpatient draws before the admission) count too. By default a lab row must carry
+	// the stay's HADM_ID, as in mimic-code's labs_first_day.sql.
+	LabsBySubject bool
+	FirstDayHours float64 // the windows end this many hours after INTIME; default 24
+	LabLeadHours  float64 // labs window starts this many hours before INTIME; default 6, negative for 0
 
 	// MaxMalformed is how many malformed rows (wrong field count, unparsable number or
 	// timestamp in a column the builder uses) each file may have; they are skipped, counted
@@ -178,8 +183,11 @@ type Report struct {
 	ChartNoStay      int // CHARTEVENTS rows of a used ITEMID with an empty ICUSTAY_ID
 	ChartErrors      int // CHARTEVENTS rows of a used ITEMID with ERROR = 1
 	NoValue          int // event rows of a used ITEMID in a cohort window with an empty VALUENUM
-	Variables        []VariableReport
-	Split            clinical.SplitReport // filled by Build
+	// LabOtherAdmission counts LABEVENTS rows of a used ITEMID in a stay's window left out
+	// because their HADM_ID is empty or another admission's (none with LabsBySubject).
+	LabOtherAdmission int
+	Variables         []VariableReport
+	Split             clinical.SplitReport // filled by Build
 }
 
 // String renders the report: files, cohort funnel, coverage, then the split.
@@ -198,7 +206,8 @@ func (r Report) String() string {
 	}
 	fmt.Fprintf(&b, " → cohort %d (P(LOS > %g d) = %.3f, P(white) = %.3f, P(male) = %.3f, unknown ethnicity %d)\n",
 		r.Cohort, r.Config.LongStayDays, r.PLong, r.PWhite, r.PMale, r.UnknownEthnicity)
-	fmt.Fprintf(&b, "  chart rows skipped: %d without ICUSTAY_ID, %d flagged ERROR; %d in-window rows without VALUENUM\n", r.ChartNoStay, r.ChartErrors, r.NoValue)
+	fmt.Fprintf(&b, "  chart rows skipped: %d without ICUSTAY_ID, %d flagged ERROR; lab rows in a window skipped: %d of no or another admission; %d in-window rows without VALUENUM\n",
+		r.ChartNoStay, r.ChartErrors, r.LabOtherAdmission, r.NoValue)
 	b.WriteString("  coverage:")
 	for _, v := range r.Variables {
 		fmt.Fprintf(&b, " %s %.2f", v.Name, v.Coverage)
@@ -260,6 +269,7 @@ type patient struct {
 type admission struct {
 	subject                       int
 	admType, insurance, ethnicity string
+	chartData                     bool // HAS_CHARTEVENTS_DATA = 1
 }
 
 // agg accumulates one variable of one stay.
@@ -297,6 +307,8 @@ type extraction struct {
 	bySubject  map[int][]int
 	aggs       []agg // stay*len(variables) + variable
 	varRep     []VariableReport
+	gcsEvents  []gcsEvent // first-day GCS rows of the cohort stays
+	gcsRep     VariableReport
 }
 
 func (x *extraction) addFile(t *tableFile) {
@@ -378,12 +390,13 @@ func (x *extraction) readPatients() error {
 }
 
 func (x *extraction) readAdmissions() error {
-	t, err := x.open("ADMISSIONS", []string{"SUBJECT_ID", "HADM_ID", "ADMISSION_TYPE", "INSURANCE", "ETHNICITY"})
+	t, err := x.open("ADMISSIONS", []string{"SUBJECT_ID", "HADM_ID", "ADMISSION_TYPE", "INSURANCE", "ETHNICITY", "HAS_CHARTEVENTS_DATA"})
 	if err != nil {
 		return err
 	}
 	defer x.addFile(t)
 	cSub, cHadm, cType, cIns, cEth := t.column("SUBJECT_ID"), t.column("HADM_ID"), t.column("ADMISSION_TYPE"), t.column("INSURANCE"), t.column("ETHNICITY")
+	cChart := t.column("HAS_CHARTEVENTS_DATA")
 	x.admissions = map[int]admission{}
 	intern := map[string]string{}
 	in := func(s string) string {
@@ -416,7 +429,15 @@ func (x *extraction) readAdmissions() error {
 			}
 			continue
 		}
-		x.admissions[hadm] = admission{subject: sub, admType: in(rec[cType]), insurance: in(rec[cIns]), ethnicity: in(rec[cEth])}
+		hasChart := strings.TrimSpace(rec[cChart])
+		if hasChart != "0" && hasChart != "1" {
+			if err := t.malformed(line, "column HAS_CHARTEVENTS_DATA: %q, want 0 or 1", rec[cChart]); err != nil {
+				return err
+			}
+			continue
+		}
+		x.admissions[hadm] = admission{subject: sub, admType: in(rec[cType]), insurance: in(rec[cIns]), ethnicity: in(rec[cEth]),
+			chartData: hasChart == "1"}
 	}
 }
 
@@ -435,6 +456,7 @@ func (x *extraction) readICUStays() error {
 	const (
 		exNoPatient = "no PATIENTS row"
 		exNoAdm     = "no ADMISSIONS row"
+		exNoChart   = "admission without chart data (HAS_CHARTEVENTS_DATA = 0)"
 		exNoTime    = "no INTIME/OUTTIME"
 		exYoung     = "younger than MinAge"
 		exNotFirst  = "not the patient's first ICU stay"
@@ -494,6 +516,9 @@ func (x *extraction) readICUStays() error {
 		case !okA:
 			excl[exNoAdm]++
 			continue
+		case !a.chartData:
+			excl[exNoChart]++
+			continue
 		case rec[cIn] == "" || rec[cOut] == "":
 			excl[exNoTime]++
 			continue
@@ -541,7 +566,7 @@ func (x *extraction) readICUStays() error {
 		x.stays = append(x.stays, c.Stay)
 		x.inSec = append(x.inSec, c.in)
 	}
-	for _, r := range []string{exNoPatient, exNoAdm, exNoTime, exYoung, exNotFirst, exShort, exUnknown} {
+	for _, r := range []string{exNoPatient, exNoAdm, exNoChart, exNoTime, exYoung, exNotFirst, exShort, exUnknown} {
 		if excl[r] > 0 {
 			x.rep.Exclusions = append(x.rep.Exclusions, Exclusion{r, excl[r]})
 		}
@@ -560,6 +585,7 @@ func (x *extraction) readICUStays() error {
 	for v, vr := range variables {
 		x.varRep[v] = VariableReport{Name: vr.Name, Source: vr.Source.String()}
 	}
+	x.gcsRep = VariableReport{Name: "gcs", Source: Chart.String()}
 	return nil
 }
 
@@ -579,7 +605,7 @@ func rules(src Source) map[int]itemRule {
 
 // record adds value v of rule r to stay s, after the range check and unit conversion.
 func (x *extraction) record(s int, r itemRule, v float64) {
-	if !(v > r.Min && v <= r.Max) {
+	if !r.valid(v) {
 		x.varRep[r.variable].OutOfRange++
 		return
 	}
@@ -624,12 +650,12 @@ func parseFloat(s string) (float64, bool) {
 }
 
 func (x *extraction) readLabs() error {
-	t, err := x.open("LABEVENTS", []string{"SUBJECT_ID", "ITEMID", "CHARTTIME", "VALUENUM"})
+	t, err := x.open("LABEVENTS", []string{"SUBJECT_ID", "HADM_ID", "ITEMID", "CHARTTIME", "VALUENUM"})
 	if err != nil {
 		return err
 	}
 	defer x.addFile(t)
-	cSub, cItem, cTime, cVal := t.column("SUBJECT_ID"), t.column("ITEMID"), t.column("CHARTTIME"), t.column("VALUENUM")
+	cSub, cHadm, cItem, cTime, cVal := t.column("SUBJECT_ID"), t.column("HADM_ID"), t.column("ITEMID"), t.column("CHARTTIME"), t.column("VALUENUM")
 	rs := rules(Lab)
 	lead, span := int64(x.cfg.LabLeadHours*3600), int64(x.cfg.FirstDayHours*3600)
 	for {
@@ -662,6 +688,15 @@ func (x *extraction) readLabs() error {
 		if len(stays) == 0 {
 			continue
 		}
+		hadm := 0 // none: an empty HADM_ID matches no stay's admission
+		if rec[cHadm] != "" {
+			if hadm, ok, err = t.intField(rec, line, cHadm, "HADM_ID"); err != nil {
+				return err
+			}
+			if !ok {
+				continue
+			}
+		}
 		sec, v, status, err := eventValue(t, line, rec[cTime], rec[cVal])
 		if err != nil {
 			return err
@@ -670,7 +705,11 @@ func (x *extraction) readLabs() error {
 			continue
 		}
 		for _, s := range stays {
-			if in := x.inSec[s]; sec >= in-lead && sec <= in+span {
+			if in := x.inSec[s]; LabWindow.contains(sec, in, lead, span) {
+				if hadm != x.stays[s].HadmID && !x.cfg.LabsBySubject {
+					x.rep.LabOtherAdmission++
+					continue
+				}
 				if status == eventNoValue {
 					x.rep.NoValue++
 					continue
@@ -682,13 +721,14 @@ func (x *extraction) readLabs() error {
 }
 
 func (x *extraction) readCharts() error {
-	t, err := x.open("CHARTEVENTS", []string{"ICUSTAY_ID", "ITEMID", "CHARTTIME", "VALUENUM"})
+	t, err := x.open("CHARTEVENTS", []string{"ICUSTAY_ID", "ITEMID", "CHARTTIME", "VALUE", "VALUENUM"})
 	if err != nil {
 		return err
 	}
 	defer x.addFile(t)
 	cICU, cItem, cTime, cVal, cErr := t.column("ICUSTAY_ID"), t.column("ITEMID"), t.column("CHARTTIME"), t.column("VALUENUM"), t.column("ERROR")
-	rs := rules(Chart)
+	cText := t.column("VALUE")
+	rs, gs := rules(Chart), gcsRules()
 	span := int64(x.cfg.FirstDayHours * 3600)
 	for {
 		rec, line, err := t.next()
@@ -706,7 +746,8 @@ func (x *extraction) readCharts() error {
 			continue
 		}
 		r, used := rs[item]
-		if !used {
+		g, isGCS := gs[item]
+		if !used && !isGCS {
 			continue
 		}
 		if rec[cICU] == "" {
@@ -732,7 +773,13 @@ func (x *extraction) readCharts() error {
 		if err != nil {
 			return err
 		}
-		if st := x.inSec[s]; status == eventMalformed || sec < st || sec > st+span {
+		if isGCS {
+			if status != eventMalformed && GCSWindow.contains(sec, x.inSec[s], 0, span) {
+				x.addGCS(s, sec, g, rec[cText], v, status)
+			}
+			continue
+		}
+		if status == eventMalformed || !variables[r.variable].Window.contains(sec, x.inSec[s], 0, span) {
 			continue
 		}
 		if status == eventNoValue {
@@ -743,11 +790,30 @@ func (x *extraction) readCharts() error {
 	}
 }
 
+// addGCS buffers a GCS row of stay s inside its window: an intubated patient's verbal row
+// scores 0; a row without VALUENUM is kept with no value (gcs_first_day.sql keeps it as a
+// chart time of the stay).
+func (x *extraction) addGCS(s int, sec int64, g gcsRule, text string, v float64, status int) {
+	switch {
+	case g.intubated != "" && strings.TrimSpace(text) == g.intubated:
+		v = 0
+	case status == eventNoValue:
+		x.rep.NoValue++
+		v = math.NaN()
+	}
+	if !math.IsNaN(v) {
+		x.gcsRep.Values++
+	}
+	x.gcsEvents = append(x.gcsEvents, gcsEvent{sec: int32(sec - x.inSec[s]), stay: int32(s), component: int8(g.component), value: float32(v)})
+}
+
 // cohort turns the stays and their aggregates into the Table.
 func (x *extraction) cohort() *Cohort {
 	names := FeatureNames()
 	t := &clinical.Table{Name: "mimic3", Names: names, X: make([]float64, 0, len(x.stays)*len(names))}
 	nv := len(variables)
+	gcs := scoreGCS(x.gcsEvents, len(x.stays))
+	x.gcsEvents = nil
 	for i, s := range x.stays {
 		row := []float64{s.Age, b2f(s.Male)}
 		row = oneHot(row, s.AdmissionType, AdmissionTypes)
@@ -761,6 +827,10 @@ func (x *extraction) cohort() *Cohort {
 			}
 			x.varRep[v].Stays++
 			row = append(row, a.min, a.max, a.sum/float64(a.n), 0)
+		}
+		row = gcs[i].features(row)
+		if gcs[i].ok {
+			x.gcsRep.Stays++
 		}
 		t.X = append(t.X, row...)
 		t.Y = append(t.Y, b2f(s.LOSDays > x.cfg.LongStayDays))
@@ -777,6 +847,7 @@ func (x *extraction) cohort() *Cohort {
 	n := float64(len(x.stays))
 	x.rep.Cohort = len(x.stays)
 	x.rep.PLong, x.rep.PWhite, x.rep.PMale = x.rep.PLong/n, x.rep.PWhite/n, x.rep.PMale/n
+	x.varRep = append(x.varRep, x.gcsRep)
 	for v := range x.varRep {
 		x.varRep[v].Coverage = float64(x.varRep[v].Stays) / n
 	}

@@ -3,6 +3,7 @@ package mimic
 import (
 	"compress/gzip"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -36,13 +37,14 @@ func TestExtractScripted(t *testing.T) {
 	}
 	t.Log("\n" + rep.String())
 
-	// Funnel: 13 ICUSTAYS rows, one malformed (2012); of the 12 others 108 and 109 have no
-	// patient, 2007 no admission, 2006 no OUTTIME, 2003 is a neonate, 2014 is 104's second
-	// stay and 2005 lasts 0.8 days.
-	if rep.ICUStays != 12 {
-		t.Errorf("ICUStays = %d, want 12", rep.ICUStays)
+	// Funnel: 14 ICUSTAYS rows, one malformed (2012); of the 13 others 108 and 109 have no
+	// patient, 2007 no admission, 2013's admission has HAS_CHARTEVENTS_DATA = 0, 2006 no
+	// OUTTIME, 2003 is a neonate, 2014 is 104's second stay and 2005 lasts 0.8 days.
+	if rep.ICUStays != 13 {
+		t.Errorf("ICUStays = %d, want 13", rep.ICUStays)
 	}
-	wantEx := []Exclusion{{"no PATIENTS row", 2}, {"no ADMISSIONS row", 1}, {"no INTIME/OUTTIME", 1},
+	wantEx := []Exclusion{{"no PATIENTS row", 2}, {"no ADMISSIONS row", 1},
+		{"admission without chart data (HAS_CHARTEVENTS_DATA = 0)", 1}, {"no INTIME/OUTTIME", 1},
 		{"younger than MinAge", 1}, {"not the patient's first ICU stay", 1}, {"shorter than MinLOSDays", 1}}
 	if !slices.Equal(rep.Exclusions, wantEx) {
 		t.Errorf("Exclusions = %v, want %v", rep.Exclusions, wantEx)
@@ -79,15 +81,25 @@ func TestExtractScripted(t *testing.T) {
 			t.Errorf("issue %d = %q, want it to start with %q", i, issues[i], w)
 		}
 	}
-	if rep.ChartErrors != 1 || rep.ChartNoStay != 1 || rep.NoValue != 2 {
-		t.Errorf("ChartErrors %d, ChartNoStay %d, NoValue %d; want 1, 1, 2", rep.ChartErrors, rep.ChartNoStay, rep.NoValue)
+	// ERROR = 1: 2001's heart rate and two GCS rows of 2011; no VALUENUM: a heart rate, a
+	// lab and a GCS verbal row; lab rows in 2001's window of no admission (sodium,
+	// bicarbonate) or another one (chloride).
+	if rep.ChartErrors != 3 || rep.ChartNoStay != 1 || rep.NoValue != 3 || rep.LabOtherAdmission != 3 {
+		t.Errorf("ChartErrors %d, ChartNoStay %d, NoValue %d, LabOtherAdmission %d; want 3, 1, 3, 3",
+			rep.ChartErrors, rep.ChartNoStay, rep.NoValue, rep.LabOtherAdmission)
 	}
+	// Out of range: 2001's heart rate 0 and potassium 45; 2002's rows at and beyond the
+	// bounds (see TestRangesAndWindows).
 	oor := map[string]int{}
 	for _, v := range rep.Variables {
-		oor[v.Name] = v.OutOfRange
+		if v.OutOfRange > 0 {
+			oor[v.Name] = v.OutOfRange
+		}
 	}
-	if oor["heart_rate"] != 1 || oor["potassium"] != 1 {
-		t.Errorf("out of range: heart_rate %d, potassium %d; want 1 and 1", oor["heart_rate"], oor["potassium"])
+	wantOOR := map[string]int{"heart_rate": 2, "potassium": 1, "spo2": 1, "temp_c": 2, "glucose_chart": 1,
+		"albumin": 2, "bands": 2, "pt": 1, "ptt": 1}
+	if !maps.Equal(oor, wantOOR) {
+		t.Errorf("out of range %v, want %v", oor, wantOOR)
 	}
 
 	nan := math.NaN()
@@ -106,25 +118,31 @@ func TestExtractScripted(t *testing.T) {
 			"heart_rate_min": 80, "heart_rate_max": 110, "heart_rate_mean": 95, "heart_rate_missing": 0,
 			"temp_c_min": 37, "temp_c_max": 38, "temp_c_mean": 37.5, // 98.6 °F and 38.0 °C
 			"sys_bp_min": 120, "sys_bp_max": 130, "sys_bp_mean": 125,
-			"gcs_eye_min": 4, "gcs_verbal_max": 5, "gcs_motor_mean": 6,
+			"gcs_min": 15, "gcs_eyes": 4, "gcs_verbal": 5, "gcs_motor": 6, "gcs_endotrach": 0, "gcs_missing": 0,
 			"dia_bp_min": nan, "dia_bp_mean": nan, "dia_bp_missing": 1,
 			// 1.2 at −3 h and 1.6 at +10 h; not 5.0 at −7 h.
 			"creatinine_min": 1.2, "creatinine_max": 1.6, "creatinine_mean": 1.4, "creatinine_missing": 0,
-			"sodium_mean":       140,                     // no HADM_ID: joined on SUBJECT_ID
+			// An empty HADM_ID (sodium at +2 h, bicarbonate at −2 h) or another admission's
+			// (chloride): not the stay's labs (TestLabJoin).
+			"sodium_missing": 1, "bicarbonate_missing": 1, "chloride_missing": 1,
 			"potassium_missing": 1, "potassium_max": nan, // 45 is out of range
 			"glucose_missing": 1, "lactate_missing": 1,
 		}},
 		{2002, 0, 0, map[string]float64{
 			"age": DefaultAgeCap, "male": 0, "admission_elective": 1, "careunit_csru": 1, "insurance_private": 1,
-			"heart_rate_mean": 70, "creatinine_min": 0.9, "sys_bp_missing": 1,
+			"heart_rate_min": 70, "creatinine_min": 0.9, "sys_bp_missing": 1,
 		}},
 		{2004, 1, 0, map[string]float64{ // ETHNICITY unknown: not recorded as white
 			"male": 1, "admission_urgent": 1, "careunit_sicu": 1, "insurance_medicaid": 1,
-			"heart_rate_missing": 1, "creatinine_missing": 1,
+			"heart_rate_missing": 1, "creatinine_missing": 1, "gcs_missing": 1, "gcs_min": nan, "gcs_endotrach": nan,
 		}},
-		{2010, 0, 1, map[string]float64{"careunit_ccu": 1, "insurance_self_pay": 1, "male": 0}}, // LOS exactly 2.5: not long
+		{2010, 0, 1, map[string]float64{"careunit_ccu": 1, "insurance_self_pay": 1, "male": 0, // LOS exactly 2.5: not long
+			// Intubated at the only GCS time: 15, verbal 0, flagged.
+			"gcs_min": 15, "gcs_motor": 5, "gcs_verbal": 0, "gcs_eyes": 3, "gcs_endotrach": 1, "gcs_missing": 0}},
 		{2011, 0, 0, map[string]float64{"careunit_tsicu": 1, "insurance_government": 1, "admission_emergency": 1,
-			"age": years(time.Date(2120, 6, 15, 0, 0, 0, 0, time.UTC), in2011)}},
+			"age": years(time.Date(2120, 6, 15, 0, 0, 0, 0, time.UTC), in2011),
+			// The lowest total is at 06:00, motor carried from 05:00 (see the fixture's rows).
+			"gcs_min": 7, "gcs_motor": 4, "gcs_verbal": 2, "gcs_eyes": 1, "gcs_endotrach": 0}},
 	} {
 		r := c.Row(tc.icu)
 		if r < 0 {
@@ -145,6 +163,98 @@ func TestExtractScripted(t *testing.T) {
 	}
 	if s := c.Stays[c.Row(2001)]; s.LOSDays != 3.5 || s.Ethnicity != "WHITE - RUSSIAN" || !s.InTime.Equal(in2001) {
 		t.Errorf("stay 2001 = %+v", s)
+	}
+}
+
+// featureEquals reports whether got is want, NaN equal to NaN.
+func featureEquals(got, want float64) bool {
+	return math.IsNaN(want) == math.IsNaN(got) && (math.IsNaN(want) || math.Abs(got-want) < 1e-9)
+}
+
+// TestRangesAndWindows pins, on stay 2002 (INTIME 2151-01-10 12:00:00), the rows the
+// fixture writes at and beyond each window edge and range bound.
+func TestRangesAndWindows(t *testing.T) {
+	c, _, err := Extract(quiet(fixture(t, 1, FixtureOptions{Patients: -1})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := c.Row(2002)
+	for _, tc := range []struct {
+		feature string
+		want    float64
+		why     string
+	}{
+		{"heart_rate_min", 70, "65 at INTIME is outside (INTIME, +24 h]"},
+		{"heart_rate_max", 299, "300 is outside (0, 300)"},
+		{"heart_rate_mean", (70 + 299) / 2.0, ""},
+		{"gcs_min", 3, "1 + 1 + 1 at INTIME is inside [INTIME, +24 h]"},
+		{"gcs_eyes", 1, ""},
+		{"spo2_max", 100, "100 is inside (0, 100], 100.5 is not"},
+		{"spo2_min", 100, ""},
+		{"temp_c_min", 36.5, "120 °F and 10 °C are outside (70, 120) and (10, 50)"},
+		{"temp_c_max", 36.5, ""},
+		{"glucose_chart_min", 90, "0 is outside (0, ∞)"},
+		{"glucose_chart_max", 2500, "no upper bound"},
+		{"creatinine_min", 0.9, ""},
+		{"creatinine_max", 3, "2.0 at −6 h and 3.0 at +24 h are in; 4.0 at +24 h 1 min is not"},
+		{"creatinine_mean", (0.9 + 2 + 3) / 3, ""},
+		{"potassium_max", 30, "30 is inside (0, 30]"},
+		{"albumin_min", 3.1, "0 is outside (0, 10]"},
+		{"albumin_max", 10, "10 is inside (0, 10], 10.01 is not"},
+		{"bands_min", 5, "0 is outside (0, 100]"},
+		{"bands_max", 100, "100.5 is outside"},
+		{"pt_min", 12.5, ""},
+		{"pt_max", 150, "150 is inside (0, 150], 150.1 is not"},
+		{"ptt_min", 30, ""},
+		{"ptt_max", 150, "151 is outside (0, 150]"},
+		{"pt_missing", 0, ""},
+		{"lactate_missing", 1, "no row"},
+	} {
+		t.Run(tc.feature, func(t *testing.T) {
+			got, err := c.Feature(r, tc.feature)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !featureEquals(got, tc.want) {
+				t.Errorf("stay 2002 %s = %v, want %v (%s)", tc.feature, got, tc.want, tc.why)
+			}
+		})
+	}
+}
+
+// TestLabJoin checks the lab join: by default on the stay's HADM_ID (mimic-code's
+// labs_first_day.sql), with LabsBySubject on SUBJECT_ID and the window only, which admits
+// stay 2001's emergency-department rows without HADM_ID and another admission's row.
+func TestLabJoin(t *testing.T) {
+	dir := fixture(t, 1, FixtureOptions{Patients: -1})
+	nan := math.NaN()
+	for _, tc := range []struct {
+		name      string
+		bySubject bool
+		other     int
+		want      map[string]float64
+	}{
+		{"same admission (default)", false, 3, map[string]float64{"sodium_mean": nan, "bicarbonate_mean": nan, "chloride_mean": nan,
+			"creatinine_mean": 1.4}},
+		{"by subject", true, 0, map[string]float64{"sodium_mean": 140, "bicarbonate_mean": 22, "chloride_mean": 100,
+			"creatinine_mean": 1.4}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := quiet(dir)
+			cfg.LabsBySubject = tc.bySubject
+			c, rep, err := Extract(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.LabOtherAdmission != tc.other {
+				t.Errorf("LabOtherAdmission = %d, want %d", rep.LabOtherAdmission, tc.other)
+			}
+			for name, want := range tc.want {
+				if got, _ := c.Feature(c.Row(2001), name); !featureEquals(got, want) {
+					t.Errorf("stay 2001 %s = %v, want %v", name, got, want)
+				}
+			}
+		})
 	}
 }
 
@@ -332,10 +442,18 @@ func TestMalformedFiles(t *testing.T) {
 			nil, "", ""},
 		{"bad gender", "PATIENTS.csv", []byte("ROW_ID,SUBJECT_ID,GENDER,DOB\n1,101,X,2100-01-01 00:00:00\n"), func(c *Config) { c.Strict = true },
 			`PATIENTS.csv:2: column GENDER: "X", want M or F`, ""},
-		{"bad ITEMID", "CHARTEVENTS.csv.gz", gz("ICUSTAY_ID,ITEMID,CHARTTIME,VALUENUM\n2001,2200x45,2150-06-01 08:30:00,80\n"), func(c *Config) { c.Strict = true },
+		{"bad ITEMID", "CHARTEVENTS.csv.gz", gz("ICUSTAY_ID,ITEMID,CHARTTIME,VALUE,VALUENUM\n2001,2200x45,2150-06-01 08:30:00,80,80\n"), func(c *Config) { c.Strict = true },
 			`CHARTEVENTS.csv.gz:2: column ITEMID: "2200x45" is not an integer`, ""},
-		{"unparsable timestamp in a used row", "CHARTEVENTS.csv.gz", gz("ICUSTAY_ID,ITEMID,CHARTTIME,VALUENUM\n2001,220045,01/06/2150,80\n"), func(c *Config) { c.Strict = true },
+		{"unparsable timestamp in a used row", "CHARTEVENTS.csv.gz", gz("ICUSTAY_ID,ITEMID,CHARTTIME,VALUE,VALUENUM\n2001,220045,01/06/2150,80,80\n"), func(c *Config) { c.Strict = true },
 			`CHARTEVENTS.csv.gz:2: column CHARTTIME: timestamp "01/06/2150"`, ""},
+		{"no HAS_CHARTEVENTS_DATA column", "ADMISSIONS.csv.gz", gz("SUBJECT_ID,HADM_ID,ADMISSION_TYPE,INSURANCE,ETHNICITY\n101,1001,EMERGENCY,Medicare,WHITE\n"), nil,
+			"header has no column HAS_CHARTEVENTS_DATA", "ADMISSIONS.csv.gz"},
+		{"bad HAS_CHARTEVENTS_DATA", "ADMISSIONS.csv.gz", gz("SUBJECT_ID,HADM_ID,ADMISSION_TYPE,INSURANCE,ETHNICITY,HAS_CHARTEVENTS_DATA\n101,1001,EMERGENCY,Medicare,WHITE,yes\n"),
+			func(c *Config) { c.Strict = true }, `ADMISSIONS.csv.gz:2: column HAS_CHARTEVENTS_DATA: "yes", want 0 or 1`, ""},
+		{"bad lab HADM_ID", "LABEVENTS.csv.gz", gz("SUBJECT_ID,HADM_ID,ITEMID,CHARTTIME,VALUENUM\n101,10o1,50912,2150-06-01 05:00:00,1.2\n"),
+			func(c *Config) { c.Strict = true }, `LABEVENTS.csv.gz:2: column HADM_ID: "10o1" is not an integer`, ""},
+		{"no VALUE column", "CHARTEVENTS.csv.gz", gz("ICUSTAY_ID,ITEMID,CHARTTIME,VALUENUM\n2001,220045,2150-06-01 08:30:00,80\n"), nil,
+			"header has no column VALUE", "CHARTEVENTS.csv.gz"},
 		{"config: no dir", "", nil, func(c *Config) { c.Dir = "" }, "Config.Dir is empty", ""},
 		{"config: window longer than the shortest stay", "", nil, func(c *Config) { c.FirstDayHours = 36 }, "FirstDayHours 36 exceeds", ""},
 	} {

@@ -107,9 +107,12 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // WriteFixture writes a small synthetic MIMIC-III folder to dir (created if needed): the
 // five tables the builder reads, in the v1.4 schema, some gzipped, with a seed. The first
 // rows of each table are scripted patients whose cohort values can be worked out by hand
-// (subjects 101–112: a stay of 3.5 days with vitals in and out of the first-day window, an
+// (subjects 101–113: a stay of 3.5 days with vitals in and out of the first-day window, an
 // out-of-range value, an ERROR row, a Fahrenheit temperature, a patient over 89, a neonate,
-// a second stay, stays of exactly 1 and 2.5 days, missing records and malformed rows);
+// a second stay, stays of exactly 1 and 2.5 days, missing records and malformed rows, labs
+// without HADM_ID or of another admission, an admission without chart data, values at and
+// beyond every kind of range bound and window edge, and GCS rows for each rule of
+// gcs_first_day.sql);
 // random patients follow (subjects from 1000), with labs and vitals that depend on a
 // severity that also lengthens the stay. Nothing in it is real patient data.
 func WriteFixture(dir string, seed uint64, opts FixtureOptions) error {
@@ -183,8 +186,13 @@ func (g *fixtureGen) patient(sub int, gender, dob string) {
 }
 
 func (g *fixtureGen) admission(sub, hadm int, admit, typ, ins, eth, diag string) {
+	g.admissionChart(sub, hadm, admit, typ, ins, eth, diag, "1")
+}
+
+// admissionChart writes an ADMISSIONS row with HAS_CHARTEVENTS_DATA = hasChart.
+func (g *fixtureGen) admissionChart(sub, hadm int, admit, typ, ins, eth, diag, hasChart string) {
 	g.w["ADMISSIONS"].fields(g.rowID("ADMISSIONS"), itoa(sub), itoa(hadm), admit, "", "", q(typ), q("EMERGENCY ROOM ADMIT"),
-		q("HOME"), q(ins), q("ENGL"), q("NOT SPECIFIED"), q("MARRIED"), q(eth), "", "", q(diag), "0", "1")
+		q("HOME"), q(ins), q("ENGL"), q("NOT SPECIFIED"), q("MARRIED"), q(eth), "", "", q(diag), "0", hasChart)
 }
 
 func (g *fixtureGen) icustay(sub, hadm, icu int, unit, in, out, los string) {
@@ -198,6 +206,11 @@ func (g *fixtureGen) chart(sub, hadm, icu string, item int, when, valuenum, text
 	if text != "" {
 		value, valuenum = text, ""
 	}
+	g.chartRow(sub, hadm, icu, item, when, value, valuenum, errFlag)
+}
+
+// chartRow writes a CHARTEVENTS row with VALUE and VALUENUM as given.
+func (g *fixtureGen) chartRow(sub, hadm, icu string, item int, when, value, valuenum, errFlag string) {
 	g.w["CHARTEVENTS"].fields(g.rowID("CHARTEVENTS"), sub, hadm, icu, itoa(item), when, when, "17000", q(value), valuenum, q(""), "0", errFlag, "", "")
 }
 
@@ -227,6 +240,7 @@ func (g *fixtureGen) scripted() {
 	g.patient(110, "F", "2110-01-01 00:00:00")
 	g.patient(111, "M", "2120-06-15 00:00:00")
 	g.patient(112, "F", dob)
+	g.patient(113, "F", dob)
 
 	g.admission(101, 1001, "2150-06-01 02:00:00", "EMERGENCY", "Medicare", "WHITE - RUSSIAN", "SEPSIS, PNEUMONIA")
 	g.admission(102, 1002, "2151-01-10 08:00:00", "ELECTIVE", "Private", "BLACK/AFRICAN AMERICAN", "CORONARY ARTERY DISEASE\\CABG")
@@ -242,6 +256,7 @@ func (g *fixtureGen) scripted() {
 	if !g.opts.Clean {
 		g.w["ADMISSIONS"].line(`99,199,1099,2150-01-01 00:00:00,,,"EMERGENCY","BAD"QUOTE",,"Medicare",,,,"WHITE",,,"X",0,1`) // ADMISSIONS line 13
 	}
+	g.admissionChart(113, 1013, "2172-01-01 00:00:00", "EMERGENCY", "Private", "WHITE", "CHF", "0") // no chart data
 
 	g.icustay(101, 1001, 2001, "MICU", "2150-06-01 08:00:00", "2150-06-04 20:00:00", "3.5") // line 2: LOS 3.5, Y=1, Z=1
 	g.icustay(102, 1002, 2002, "CSRU", "2151-01-10 12:00:00", "2151-01-11 16:48:00", "1.2") // line 3: Y=0, Z=0, age capped
@@ -258,6 +273,7 @@ func (g *fixtureGen) scripted() {
 	if !g.opts.Clean {
 		g.icustay(112, 1012, 2012, "MICU", "2150-13-45 25:00:00", "2150-12-01 00:00:00", "1") // line 14: bad INTIME
 	}
+	g.icustay(113, 1013, 2013, "MICU", "2172-01-01 02:00:00", "2172-01-03 02:00:00", "2") // admission without chart data
 
 	// CHARTEVENTS for stay 2001 (INTIME 2150-06-01 08:00:00). Line numbers in comments.
 	c := func(item int, when, v, text, errFlag string) {
@@ -291,6 +307,61 @@ func (g *fixtureGen) scripted() {
 	g.chart("104", "1004", "2014", 220045, "2140-03-05 01:00:00", "100", "", "0") // 23: stay not in the cohort
 	g.chart("101", "1001", "", 220045, "2150-06-01 10:30:00", "95", "", "0")      // 24: no ICUSTAY_ID
 	g.chart("101", "1001", "2001", 227969, "2150-06-01 11:00:00", "", "Skin intact, dry", "0")
+	// Stay 2002 (INTIME 2151-01-10 12:00:00): the windows' edges and values at and beyond
+	// each range bound (upper bounds of vitals_first_day.sql exclusive except SpO2's).
+	b := func(item int, when, v string) { g.chart("102", "1002", "2002", item, when, v, "", "0") }
+	b(220045, "2151-01-10 12:00:00", "65") // at INTIME: outside the vitals window
+	b(220739, "2151-01-10 12:00:00", "1")  // GCS at INTIME: inside the GCS window, total 3
+	b(223900, "2151-01-10 12:00:00", "1")
+	b(223901, "2151-01-10 12:00:00", "1")
+	b(220739, "2151-01-10 13:00:00", "4")   // total 1 + 1 + 4 (the others carried forward)
+	b(220045, "2151-01-10 14:00:00", "300") // heart rate at its open bound: out
+	b(220045, "2151-01-10 14:00:00", "299") // in
+
+	b(220277, "2151-01-10 14:00:00", "100")   // SpO2 at its closed bound: in
+	b(220277, "2151-01-10 14:00:00", "100.5") // out
+	b(223761, "2151-01-10 14:00:00", "120")   // °F at its open bound: out
+	b(223762, "2151-01-10 14:00:00", "10")    // °C at its open lower bound: out
+	b(223762, "2151-01-10 15:00:00", "36.5")  // in
+	b(225664, "2151-01-10 14:00:00", "0")     // glucose (chart) 0: out
+	b(807, "2151-01-10 15:00:00", "2500")     // no upper bound: in
+	b(220621, "2151-01-10 16:00:00", "90")    // in
+	// GCS of stay 2011 (INTIME 2171-02-02 00:00:00), gcs_first_day.sql's rules; each chart
+	// time's total in the comment. The lowest is 7 at 06:00 (the earlier of two).
+	e := func(item int, when, value, valuenum, errFlag string) {
+		g.chartRow("111", "1011", "2011", item, when, value, valuenum, errFlag)
+	}
+	e(220739, "2171-02-02 00:00:00", "4", "4", "0") // 4 + 5 + 6 defaults: 15
+	e(220739, "2171-02-02 01:00:00", "3", "3", "0") // 3 + 4 + 6 = 13
+	e(223900, "2171-02-02 01:00:00", "4", "4", "0")
+	e(223901, "2171-02-02 01:00:00", "6", "6", "0")
+	e(454, "2171-02-02 03:00:00", "5", "5", "0")                  // 5 + 4 + 3 carried: 12
+	e(223900, "2171-02-02 04:00:00", "No Response-ETT", "1", "0") // intubated: 15
+	e(220739, "2171-02-02 04:00:00", "2", "2", "0")
+	e(223901, "2171-02-02 05:00:00", "4", "4", "0") // no verbal, intubated before: 15
+	e(220739, "2171-02-02 06:00:00", "1", "1", "0") // 4 carried + 2 + 1 = 7
+	e(223900, "2171-02-02 06:00:00", "2", "2", "0")
+	e(723, "2171-02-02 06:00:00", "1", "1", "0")                 // same time: the larger verbal (2) counts
+	e(220739, "2171-02-02 07:00:00", "1", "1", "1")              // ERROR = 1: left out
+	e(223901, "2171-02-02 07:00:00", "1", "1", "1")              // ERROR = 1: left out
+	e(223900, "2171-02-02 08:00:00", "Unable to score", "", "0") // no value: 6 + 2 + 1 carried = 9
+	e(220739, "2171-02-02 10:00:00", "2", "2", "0")              // 4 + 1 + 2 = 7, later than 06:00
+	e(223900, "2171-02-02 10:00:00", "1", "1", "0")
+	e(223901, "2171-02-02 10:00:00", "4", "4", "0")
+	e(223901, "2171-02-02 20:00:00", "6", "6", "0") // 10 h after the last: 6 + 5 + 4 = 15
+	e(184, "2171-02-03 00:00:00", "2", "2", "0")    // exactly 24 h: in; 4 + 2 + 2 = 8
+	e(723, "2171-02-03 00:00:00", "2", "2", "0")
+	e(454, "2171-02-03 00:00:00", "4", "4", "0")
+	e(184, "2171-02-03 00:01:00", "1", "1", "0") // after the window (would be 3)
+	e(723, "2171-02-03 00:01:00", "1", "1", "0")
+	e(454, "2171-02-03 00:01:00", "1", "1", "0")
+	// Stay 2010 (INTIME 2170-05-05 05:05:00): intubated (CareVue) at its only GCS time.
+	f := func(item int, value, valuenum string) {
+		g.chartRow("110", "1010", "2010", item, "2170-05-05 06:00:00", value, valuenum, "0")
+	}
+	f(723, "1.0 ET/Trach", "1")
+	f(454, "5", "5")
+	f(184, "3", "3")
 
 	// LABEVENTS for subject 101 (window from 2150-06-01 02:00:00 to 2150-06-02 08:00:00).
 	l := func(hadm string, item int, when, v, text string) { g.lab("101", hadm, item, when, v, text) }
@@ -308,6 +379,29 @@ func (g *fixtureGen) scripted() {
 	if !g.opts.Clean {
 		g.w["LABEVENTS"].line("99,102,1002,50912") // 11: 4 fields
 	}
+	l("", 50882, "2150-06-01 06:00:00", "22", "")      // ED draw before INTIME, no HADM_ID: not the stay's admission
+	l("1050", 50806, "2150-06-01 07:00:00", "100", "") // another admission's lab in the window
+	// Stay 2002 (INTIME 2151-01-10 12:00:00, HADM_ID 1002): window edges and range bounds
+	// (labs_first_day.sql: valid when > 0 and not above the bound).
+	m := func(item int, when, v string) { g.lab("102", "1002", item, when, v, "") }
+	m(50912, "2151-01-10 06:00:00", "2.0")   // exactly 6 h before INTIME: in
+	m(50912, "2151-01-11 12:00:00", "3.0")   // exactly 24 h after: in
+	m(50912, "2151-01-11 12:01:00", "4.0")   // after the window
+	m(50971, "2151-01-10 14:00:00", "30")    // potassium at its bound: in
+	m(50862, "2151-01-10 14:00:00", "3.1")   // albumin
+	m(50862, "2151-01-10 14:00:00", "10")    // at the bound: in
+	m(50862, "2151-01-10 14:00:00", "10.01") // out
+	m(50862, "2151-01-10 14:00:00", "0")     // out
+	m(51144, "2151-01-10 14:00:00", "5")     // bands
+	m(51144, "2151-01-10 14:00:00", "100")   // in
+	m(51144, "2151-01-10 14:00:00", "100.5") // out
+	m(51144, "2151-01-10 14:00:00", "0")     // out (mimic-code keeps values > 0 only)
+	m(51274, "2151-01-10 14:00:00", "12.5")  // PT
+	m(51274, "2151-01-10 14:00:00", "150")   // in
+	m(51274, "2151-01-10 14:00:00", "150.1") // out
+	m(51275, "2151-01-10 14:00:00", "30")    // PTT
+	m(51275, "2151-01-10 14:00:00", "150")   // in
+	m(51275, "2151-01-10 14:00:00", "151")   // out
 	g.nextAdm, g.nextICU = 100000, 200000
 }
 
@@ -318,11 +412,12 @@ type fixtureVital struct{ mean, sd, sev float64 }
 var fixtureVitals = map[string]fixtureVital{
 	"heart_rate": {85, 15, 8}, "sys_bp": {120, 18, -6}, "dia_bp": {62, 10, -3}, "mean_bp": {80, 12, -4},
 	"resp_rate": {19, 4, 2}, "temp_c": {37, 0.6, 0.3}, "spo2": {97, 2, -1},
-	"gcs_eye": {3.5, 0.8, -0.4}, "gcs_verbal": {4, 1.2, -0.7}, "gcs_motor": {5.5, 1, -0.5},
+	"gcs_eyes": {3.5, 0.8, -0.4}, "gcs_verbal": {4, 1.2, -0.7}, "gcs_motor": {5.5, 1, -0.5},
 	"anion_gap": {14, 3, 1.5}, "bicarbonate": {24, 4, -1.5}, "bilirubin": {1, 0.8, 0.3}, "bun": {25, 12, 6},
 	"chloride": {104, 5, 0}, "creatinine": {1.2, 0.6, 0.3}, "glucose": {135, 40, 10}, "hematocrit": {32, 5, -1.5},
 	"hemoglobin": {10.5, 1.8, -0.5}, "inr": {1.3, 0.3, 0.15}, "lactate": {2, 0.8, 0.6}, "platelets": {220, 70, -15},
 	"potassium": {4.1, 0.5, 0.1}, "sodium": {139, 4, 0}, "wbc": {11, 4, 2.5},
+	"glucose_chart": {140, 45, 10}, "albumin": {3, 0.6, -0.3}, "bands": {5, 4, 2}, "pt": {14, 2, 1}, "ptt": {32, 6, 2},
 }
 
 func pick(rng *rand.Rand, values []string, weights []float64) string {
@@ -395,6 +490,18 @@ func (g *fixtureGen) events(sub, hadm, icu int, in, out int64, sev float64) {
 			lab = append(lab, v)
 		}
 	}
+	for _, comp := range []struct {
+		name string
+		max  float64
+	}{{"motor", 6}, {"verbal", 5}, {"eyes", 4}} { // GCS components, drawn like the vitals
+		v := Variable{Name: "gcs_" + comp.name, Source: Chart}
+		for _, it := range gcsItems {
+			if it.Component == comp.name {
+				v.Items = append(v.Items, Item{ID: it.ID, Max: comp.max, MaxIncluded: true})
+			}
+		}
+		chart = append(chart, v)
+	}
 	draw := func(v Variable) (Item, float64) {
 		it := v.Items[rng.IntN(len(v.Items))]
 		p := fixtureVitals[v.Name]
@@ -410,7 +517,17 @@ func (g *fixtureGen) events(sub, hadm, icu int, in, out int64, sev float64) {
 		if it.Fahrenheit {
 			lo = it.Min + 1
 		}
-		return it, math.Max(lo, math.Min(x, it.Max))
+		hi := it.Max
+		if !it.MaxIncluded {
+			hi-- // open bound: stay below it after rounding
+		}
+		return it, math.Max(lo, math.Min(x, hi))
+	}
+	intubated := map[int]string{}
+	for _, it := range gcsItems {
+		if it.Intubated != "" {
+			intubated[it.ID] = it.Intubated
+		}
 	}
 	cw := g.w["CHARTEVENTS"]
 	b := cw.buf[:0]
@@ -441,7 +558,11 @@ func (g *fixtureGen) events(sub, hadm, icu int, in, out int64, sev float64) {
 			b = append(b, ',')
 			b = formatTimestamp(b, when+600)
 			b = append(b, `,17000,"`...)
-			b = strconv.AppendFloat(b, x, 'f', 1, 64)
+			if text, ok := intubated[it.ID]; ok && x == 1 && rng.Float64() < 0.5 {
+				b = append(b, text...) // an intubated patient (VALUENUM 1 here)
+			} else {
+				b = strconv.AppendFloat(b, x, 'f', 1, 64)
+			}
 			b = append(b, `",`...)
 			b = strconv.AppendFloat(b, x, 'f', 1, 64)
 			b = append(b, `,"",0,0,,`...)

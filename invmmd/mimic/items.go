@@ -1,6 +1,10 @@
 package mimic
 
-import "strings"
+import (
+	"fmt"
+	"math"
+	"strings"
+)
 
 // Source is the events table a variable is read from.
 type Source int
@@ -8,9 +12,9 @@ type Source int
 const (
 	// Chart variables come from CHARTEVENTS, joined on ICUSTAY_ID.
 	Chart Source = iota
-	// Lab variables come from LABEVENTS, joined on SUBJECT_ID and the time window (as
-	// MIT-LCP's mimic-code first-day lab query does: many first-day labs are drawn in the
-	// emergency department before the admission's HADM_ID exists).
+	// Lab variables come from LABEVENTS, joined on SUBJECT_ID and HADM_ID (the stay's
+	// admission) and the time window, as MIT-LCP mimic-code's labs_first_day.sql does;
+	// Config.LabsBySubject drops the HADM_ID condition.
 	Lab
 )
 
@@ -22,12 +26,62 @@ func (s Source) String() string {
 	return "CHARTEVENTS"
 }
 
+// Window is the time window, relative to the stay's INTIME, that a variable's rows must
+// fall in. Each is the one of the mimic-code query the variable follows.
+type Window int
+
+const (
+	// VitalsWindow is (INTIME, INTIME + FirstDayHours]: vitals_first_day.sql takes chart
+	// rows strictly after INTIME and up to a day after it.
+	VitalsWindow Window = iota
+	// GCSWindow is [INTIME, INTIME + FirstDayHours]: gcs_first_day.sql includes INTIME.
+	GCSWindow
+	// LabWindow is [INTIME − LabLeadHours, INTIME + FirstDayHours] (labs_first_day.sql:
+	// six hours before INTIME, so that the draws that led to the ICU admission count).
+	LabWindow
+)
+
+// Describe renders the window for cfg (defaults filled in), e.g. "(INTIME, +24 h]".
+func (w Window) Describe(cfg Config) string {
+	cfg = cfg.WithDefaults()
+	end := fmt.Sprintf("+%g h]", cfg.FirstDayHours)
+	switch w {
+	case VitalsWindow:
+		return "(INTIME, " + end
+	case GCSWindow:
+		return "[INTIME, " + end
+	}
+	if cfg.LabLeadHours == 0 {
+		return "[INTIME, " + end
+	}
+	return fmt.Sprintf("[−%g h, %s", cfg.LabLeadHours, end)
+}
+
+// contains reports whether an event at sec (Unix seconds) falls in the window of a stay
+// that starts at in, with lead and span in seconds.
+func (w Window) contains(sec, in, lead, span int64) bool {
+	switch w {
+	case VitalsWindow:
+		return sec > in && sec <= in+span
+	case GCSWindow:
+		return sec >= in && sec <= in+span
+	}
+	return sec >= in-lead && sec <= in+span
+}
+
 // Item is one ITEMID that measures a variable, with its plausible range in the unit the
-// item records. Values outside (Min, Max] are dropped as charting errors and counted.
+// item records: a value v is kept when Min < v < Max, or v = Max with MaxIncluded, as in
+// the mimic-code query the variable follows; values outside are dropped and counted.
 type Item struct {
-	ID         int
-	Min, Max   float64
-	Fahrenheit bool // recorded in °F: range-checked in °F, then converted to °C
+	ID          int
+	Min, Max    float64
+	MaxIncluded bool // the upper bound itself is a valid value (labs_first_day.sql: "> bound → null")
+	Fahrenheit  bool // recorded in °F: range-checked in °F, then converted to °C
+}
+
+// valid reports whether v is inside the item's range.
+func (it Item) valid(v float64) bool {
+	return v > it.Min && (v < it.Max || (it.MaxIncluded && v == it.Max))
 }
 
 // Variable is one first-day lab or vital sign. Every variable gives four features over its
@@ -36,51 +90,74 @@ type Item struct {
 type Variable struct {
 	Name   string
 	Source Source
+	Window Window
 	Unit   string
 	Items  []Item
+	// Ref is the MIT-LCP mimic-code file (mimic-iii/concepts/firstday/) whose ITEMIDs,
+	// bounds and window the variable follows.
+	Ref string
 }
 
-// The ITEMIDs and ranges follow MIT-LCP mimic-code's MIMIC-III concepts
-// pivoted_vital / vitals_first_day (chart: CareVue and MetaVision ITEMIDs of the same
-// measurement) and labs_first_day (lab: valid when > 0 and not above the upper bound).
-// GCS is kept as its three components (worst = min), without mimic-code's correction for
-// intubated patients' verbal score.
-func chartItems(min, max float64, ids ...int) []Item {
+// Comparison says how the variable compares with its mimic-code file: the same rows,
+// bounds and window; in parentheses the aggregates that file does not give.
+func (v Variable) Comparison() string {
+	if v.Source == Lab {
+		return "same as " + v.Ref + " (+ mean, missing)"
+	}
+	return "same as " + v.Ref + " (+ missing)"
+}
+
+// items gives ITEMIDs a shared range; open makes the upper bound exclusive (the
+// vitals_first_day.sql form "valuenum < bound"), otherwise it is included (the
+// labs_first_day.sql form "valuenum > bound → null"). Every lower bound is exclusive.
+func items(min, max float64, open bool, ids ...int) []Item {
 	out := make([]Item, len(ids))
 	for i, id := range ids {
-		out[i] = Item{ID: id, Min: min, Max: max}
+		out[i] = Item{ID: id, Min: min, Max: max, MaxIncluded: !open}
 	}
 	return out
 }
 
-var variables = []Variable{
-	{"heart_rate", Chart, "bpm", chartItems(0, 300, 211, 220045)},
-	{"sys_bp", Chart, "mmHg", chartItems(0, 400, 51, 442, 455, 6701, 220179, 220050)},
-	{"dia_bp", Chart, "mmHg", chartItems(0, 300, 8368, 8440, 8441, 8555, 220180, 220051)},
-	{"mean_bp", Chart, "mmHg", chartItems(0, 300, 456, 52, 6702, 443, 220052, 220181, 225312)},
-	{"resp_rate", Chart, "/min", chartItems(0, 70, 615, 618, 220210, 224690)},
-	{"temp_c", Chart, "°C", append(chartItems(10, 50, 223762, 676),
-		Item{ID: 223761, Min: 70, Max: 120, Fahrenheit: true}, Item{ID: 678, Min: 70, Max: 120, Fahrenheit: true})},
-	{"spo2", Chart, "%", chartItems(0, 100, 646, 220277)},
-	{"gcs_eye", Chart, "score", chartItems(0, 4, 184, 220739)},
-	{"gcs_verbal", Chart, "score", chartItems(0, 5, 723, 223900)},
-	{"gcs_motor", Chart, "score", chartItems(0, 6, 454, 223901)},
+// Files of MIT-LCP mimic-code (mimic-iii/concepts/firstday/) the variables follow.
+const (
+	refVitals = "vitals_first_day.sql"
+	refGCS    = "gcs_first_day.sql"
+	refLabs   = "labs_first_day.sql"
+)
 
-	{"anion_gap", Lab, "mEq/L", chartItems(0, 10000, 50868)},
-	{"bicarbonate", Lab, "mEq/L", chartItems(0, 10000, 50882)},
-	{"bilirubin", Lab, "mg/dL", chartItems(0, 150, 50885)},
-	{"bun", Lab, "mg/dL", chartItems(0, 300, 51006)},
-	{"chloride", Lab, "mEq/L", chartItems(0, 10000, 50806, 50902)},
-	{"creatinine", Lab, "mg/dL", chartItems(0, 150, 50912)},
-	{"glucose", Lab, "mg/dL", chartItems(0, 10000, 50809, 50931)},
-	{"hematocrit", Lab, "%", chartItems(0, 100, 50810, 51221)},
-	{"hemoglobin", Lab, "g/dL", chartItems(0, 50, 50811, 51222)},
-	{"inr", Lab, "ratio", chartItems(0, 50, 51237)},
-	{"lactate", Lab, "mmol/L", chartItems(0, 50, 50813)},
-	{"platelets", Lab, "K/uL", chartItems(0, 10000, 51265)},
-	{"potassium", Lab, "mEq/L", chartItems(0, 30, 50822, 50971)},
-	{"sodium", Lab, "mEq/L", chartItems(0, 200, 50824, 50983)},
-	{"wbc", Lab, "K/uL", chartItems(0, 1000, 51300, 51301)},
+// variables are the first-day labs and vitals: ITEMIDs and ranges as data, taken from the
+// mimic-code files named in Ref (CareVue and MetaVision ITEMIDs of the same measurement
+// fused, as there).
+var variables = []Variable{
+	{"heart_rate", Chart, VitalsWindow, "bpm", items(0, 300, true, 211, 220045), refVitals},
+	{"sys_bp", Chart, VitalsWindow, "mmHg", items(0, 400, true, 51, 442, 455, 6701, 220179, 220050), refVitals},
+	{"dia_bp", Chart, VitalsWindow, "mmHg", items(0, 300, true, 8368, 8440, 8441, 8555, 220180, 220051), refVitals},
+	{"mean_bp", Chart, VitalsWindow, "mmHg", items(0, 300, true, 456, 52, 6702, 443, 220052, 220181, 225312), refVitals},
+	{"resp_rate", Chart, VitalsWindow, "/min", items(0, 70, true, 615, 618, 220210, 224690), refVitals},
+	{"temp_c", Chart, VitalsWindow, "°C", append(items(10, 50, true, 223762, 676),
+		Item{ID: 223761, Min: 70, Max: 120, Fahrenheit: true}, Item{ID: 678, Min: 70, Max: 120, Fahrenheit: true}), refVitals},
+	{"spo2", Chart, VitalsWindow, "%", items(0, 100, false, 646, 220277), refVitals},
+	{"glucose_chart", Chart, VitalsWindow, "mg/dL", items(0, math.Inf(1), true, 807, 811, 1529, 3745, 3744, 225664, 220621, 226537), refVitals},
+
+	{"albumin", Lab, LabWindow, "g/dL", items(0, 10, false, 50862), refLabs},
+	{"anion_gap", Lab, LabWindow, "mEq/L", items(0, 10000, false, 50868), refLabs},
+	{"bands", Lab, LabWindow, "%", items(0, 100, false, 51144), refLabs},
+	{"bicarbonate", Lab, LabWindow, "mEq/L", items(0, 10000, false, 50882), refLabs},
+	{"bilirubin", Lab, LabWindow, "mg/dL", items(0, 150, false, 50885), refLabs},
+	{"bun", Lab, LabWindow, "mg/dL", items(0, 300, false, 51006), refLabs},
+	{"chloride", Lab, LabWindow, "mEq/L", items(0, 10000, false, 50806, 50902), refLabs},
+	{"creatinine", Lab, LabWindow, "mg/dL", items(0, 150, false, 50912), refLabs},
+	{"glucose", Lab, LabWindow, "mg/dL", items(0, 10000, false, 50809, 50931), refLabs},
+	{"hematocrit", Lab, LabWindow, "%", items(0, 100, false, 50810, 51221), refLabs},
+	{"hemoglobin", Lab, LabWindow, "g/dL", items(0, 50, false, 50811, 51222), refLabs},
+	{"inr", Lab, LabWindow, "ratio", items(0, 50, false, 51237), refLabs},
+	{"lactate", Lab, LabWindow, "mmol/L", items(0, 50, false, 50813), refLabs},
+	{"platelets", Lab, LabWindow, "K/uL", items(0, 10000, false, 51265), refLabs},
+	{"potassium", Lab, LabWindow, "mEq/L", items(0, 30, false, 50822, 50971), refLabs},
+	{"pt", Lab, LabWindow, "s", items(0, 150, false, 51274), refLabs},
+	{"ptt", Lab, LabWindow, "s", items(0, 150, false, 51275), refLabs},
+	{"sodium", Lab, LabWindow, "mEq/L", items(0, 200, false, 50824, 50983), refLabs},
+	{"wbc", Lab, LabWindow, "K/uL", items(0, 1000, false, 51300, 51301), refLabs},
 }
 
 // Variables returns the first-day labs and vitals the builder extracts, with their
@@ -126,7 +203,8 @@ func snake(s string) string {
 }
 
 // FeatureNames returns the cohort's feature columns in order: age, male, the one-hot
-// admission type, first care unit and insurance, then four aggregates per variable.
+// admission type, first care unit and insurance, four aggregates per variable, then
+// GCSFeatures.
 func FeatureNames() []string {
 	names := []string{"age", "male"}
 	for _, g := range []struct {
@@ -143,7 +221,7 @@ func FeatureNames() []string {
 			names = append(names, v.Name+"_"+a)
 		}
 	}
-	return names
+	return append(names, GCSFeatures...)
 }
 
 // oneHot appends the one-hot encoding of v over values plus "other".

@@ -2,6 +2,7 @@ package train
 
 import (
 	"fmt"
+	"sort"
 
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/dataset"
@@ -9,40 +10,79 @@ import (
 
 // Metrics are the numbers of the paper's tables for one trained model.
 type Metrics struct {
-	// TrainMMD is the full estimator (true Z, no missingness; eq. fullmmd) of the
-	// Y-conditional penalty Σ_y MMD²_y on the whole training set, whatever the method
-	// optimised, with every row serving both the main terms and the normalisers.
-	TrainMMD float64
-	TrainAcc float64
-	ValAcc   float64
-	TestAcc  float64
+	// TrainMMD estimates the Y-conditional penalty Σ_y MMD²_y on the whole training set,
+	// whatever the method optimised, with every row serving both the main terms and the
+	// normalisers. It is the full estimator (true Z, no missingness; eq. fullmmd) when every
+	// training Z is known; when some Z is really missing (NaN) it is the first estimator
+	// given to EvaluateWith (dr by default), and TrainMMDBy says which.
+	TrainMMD   float64
+	TrainMMDBy invmmd.Method
+	TrainAcc   float64
+	ValAcc     float64
+	TestAcc    float64
+	TestAUC    float64 // area under the ROC curve of the test logits (ties count ½)
 }
 
-// Evaluate computes the model's Metrics on sp with the kernel bandwidth of opts.
+// DefaultHeldOut are the estimators EvaluateWith reports when none are named: the two
+// that need only the fitted Ĝ and m̂ and correct for the missingness.
+var DefaultHeldOut = []invmmd.Method{invmmd.DR, invmmd.IP}
+
+// Evaluate computes the model's Metrics on sp with the kernel bandwidth of opts. It needs
+// every training Z to be known (the full estimator); for real data with missing Z use
+// EvaluateWith.
 func Evaluate(m *Model, sp dataset.Splits, opts invmmd.Options) (Metrics, error) {
-	var out Metrics
+	met, _, err := EvaluateWith(m, sp, nil, opts)
+	return met, err
+}
+
+// EvaluateWith computes the model's Metrics on sp. With aux (the fitted Ĝ and m̂ of every
+// split) it also returns the held-out estimates of methods (DefaultHeldOut when none) on
+// the test split, each with its per-stratum diagnostics, and, when some training Z is
+// missing, gives TrainMMD by the first of methods instead of the full estimator, which
+// cannot run without Z. Without aux heldOut is nil.
+func EvaluateWith(m *Model, sp dataset.Splits, aux *Aux, opts invmmd.Options, methods ...invmmd.Method) (out Metrics, heldOut []invmmd.Result, err error) {
 	o, err := opts.Resolved()
 	if err != nil {
-		return out, err
+		return out, nil, err
+	}
+	if len(methods) == 0 {
+		methods = DefaultHeldOut
 	}
 	h := [3][]float64{}
 	for k, s := range []*dataset.Set{sp.Train, sp.Val, sp.Test} {
 		if h[k], err = m.Logits(s); err != nil {
-			return out, err
+			return out, nil, err
 		}
 	}
 	out.TrainAcc, out.ValAcc, out.TestAcc = accuracy(h[0], sp.Train.Y), accuracy(h[1], sp.Val.Y), accuracy(h[2], sp.Test.Y)
-	d, err := invmmd.NewDesign(invmmd.Rows{Y: sp.Train.Y, Z: sp.Train.Z, Delta: sp.Train.Delta},
-		invmmd.Options{Bandwidth: o.Bandwidth, MainFraction: 1}, invmmd.Full)
-	if err != nil {
-		return out, fmt.Errorf("train: evaluating the training MMD: %w", err)
+	out.TestAUC = AUC(h[2], sp.Test.Y)
+	eo := invmmd.Options{Bandwidth: o.Bandwidth, MainFraction: 1, GFloor: o.GFloor, NormFloor: o.NormFloor, MinESS: o.MinESS}
+	out.TrainMMDBy = invmmd.Full
+	rows := invmmd.Rows{Y: sp.Train.Y, Z: sp.Train.Z, Delta: sp.Train.Delta}
+	if !sp.Train.ZKnown() {
+		if aux == nil {
+			return out, nil, fmt.Errorf("train: %d training rows have Z missing, so the full estimator cannot give the training MMD; "+
+				"evaluate with the fitted auxiliary models (EvaluateWith) to report %v instead", invmmd.Rows{Z: sp.Train.Z}.MissingZ(), methods)
+		}
+		out.TrainMMDBy = methods[0]
+		rows.G, rows.M = aux.Train.G, aux.Train.M
 	}
-	res, err := d.Evaluate(h[0], invmmd.Auto{})
+	d, err := invmmd.NewDesign(rows, eo, out.TrainMMDBy)
 	if err != nil {
-		return out, fmt.Errorf("train: evaluating the training MMD: %w", err)
+		return out, nil, fmt.Errorf("train: evaluating the training MMD by %v: %w", out.TrainMMDBy, err)
+	}
+	res, err := d.Evaluate(h[0], invmmd.Auto{}) // the training set can be large: Auto picks the kernel sums' path
+	if err != nil {
+		return out, nil, fmt.Errorf("train: evaluating the training MMD by %v: %w", out.TrainMMDBy, err)
 	}
 	out.TrainMMD = res[0].Value
-	return out, nil
+	if aux != nil {
+		test := invmmd.Rows{Y: sp.Test.Y, Z: sp.Test.Z, Delta: sp.Test.Delta, G: aux.Test.G, M: aux.Test.M}
+		if heldOut, err = invmmd.Estimate(h[2], test, eo, methods...); err != nil {
+			return out, nil, fmt.Errorf("train: held-out MMD on the test split: %w", err)
+		}
+	}
+	return out, heldOut, nil
 }
 
 // accuracy is the share of rows where the logit's sign matches the label.
@@ -54,4 +94,35 @@ func accuracy(h, y []float64) float64 {
 		}
 	}
 	return float64(c) / float64(len(h))
+}
+
+// AUC is the area under the ROC curve of scores s for binary labels y: the probability
+// that a random positive scores above a random negative, ties counting ½ (the
+// Mann–Whitney statistic with mid-ranks). It is 0.5 when one class is absent.
+func AUC(s, y []float64) float64 {
+	idx := make([]int, len(s))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return s[idx[a]] < s[idx[b]] })
+	var rankPos, nPos float64
+	for a := 0; a < len(idx); {
+		b := a
+		for b < len(idx) && s[idx[b]] == s[idx[a]] {
+			b++
+		}
+		mid := float64(a+b+1) / 2 // mid-rank of the tie group, ranks 1-based
+		for k := a; k < b; k++ {
+			if y[idx[k]] == 1 {
+				rankPos += mid
+				nPos++
+			}
+		}
+		a = b
+	}
+	nNeg := float64(len(s)) - nPos
+	if nPos == 0 || nNeg == 0 {
+		return 0.5
+	}
+	return (rankPos - nPos*(nPos+1)/2) / (nPos * nNeg)
 }

@@ -72,6 +72,12 @@ type History struct {
 	FlooredG     int // Δ = 1 rows whose Ĝ was raised to the floor
 	EmptyStrata  int // strata that contributed 0
 	FlooredNorms int // normaliser estimates raised to the floor
+	// UnreliableStrata counts stratum penalties flagged unreliable (invmmd.StratumReport),
+	// DroppedStrata those of them left out of the penalty (invmmd.Options.DropUnreliable);
+	// DropReason is the first one's reason.
+	UnreliableStrata int
+	DroppedStrata    int
+	DropReason       string
 }
 
 // fitSpec is one network fit: the loop shared by G, m and h.
@@ -199,6 +205,7 @@ func fit(b backends.Backend, net models.Net, s fitSpec) (*Model, *History, error
 				hist.FlooredG += rep.FlooredG
 				hist.EmptyStrata += len(rep.EmptyStrata)
 				hist.FlooredNorms += rep.FlooredNorms
+				hist.noteDropped(rep)
 				args = append(args, v, c, tensors.FromScalar(float32(sigma)), tensors.FromScalar(float32(s.penalty.lambda)))
 			}
 			se, err := getExec(terms)
@@ -277,6 +284,7 @@ func (p *penaltySpec) batchDesign(idx []int) (v, c *tensors.Tensor, rep invmmd.R
 	if err != nil {
 		return nil, nil, rep, err
 	}
+	d.TrainingGuard() // with Options.DropUnreliable, unreliable strata leave the penalty
 	v, c, err = d.Tensors(dtypes.Float32)
 	return v, c, d.Reports()[0], err
 }

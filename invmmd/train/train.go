@@ -119,6 +119,7 @@ func Fit(sp dataset.Splits, aux *Aux, net models.Net, cfg Config) (*Model, *Hist
 		if valDesign, err = invmmd.NewDesign(valRows, cfg.Estimator, m); err != nil {
 			return nil, nil, fmt.Errorf("train: validation rows: %w", err)
 		}
+		valDesign.TrainingGuard() // as in training
 	}
 	spec.validate = func(model *Model) (float64, error) {
 		h, err := model.Logits(sp.Val)

@@ -46,6 +46,7 @@ func build(args []string) error {
 	fs.Uint64Var(&cfg.Seed, "seed", 1, "split and missingness seed")
 	fs.BoolVar(&cfg.AllStays, "all-stays", false, "keep every ICU stay, not only each patient's first")
 	fs.BoolVar(&cfg.DropUnknownEthnicity, "drop-unknown-ethnicity", false, "leave out stays with an unknown ethnicity")
+	fs.BoolVar(&cfg.LabsBySubject, "labs-by-subject", false, "join labs on SUBJECT_ID only (adds draws without the stay's HADM_ID); default: SUBJECT_ID and HADM_ID, as mimic-code")
 	fs.BoolVar(&cfg.Strict, "strict", false, "fail on the first malformed row")
 	fs.IntVar(&cfg.MaxMalformed, "max-malformed", 0, "malformed rows tolerated per file (0: the default, 1000)")
 	jsonOut := fs.String("json", "", "also write the report as JSON to this file")

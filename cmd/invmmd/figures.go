@@ -1,0 +1,97 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/invmmd/invmmd/invmmd/experiments"
+)
+
+// runFigures redraws the results figures from the tables under OUT/tables, without
+// training anything. A table whose λ its experiment's configuration does not list (left by
+// an earlier sweep) is an error, as is a table without rows.
+func runFigures(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("figures", "[-out DIR]", stderr, nil)
+	out := fs.String("out", "figures", "folder holding tables/ (read) and the figures (written)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	paths, err := filepath.Glob(filepath.Join(*out, "tables", "*_lambda*.csv"))
+	if err != nil {
+		return err
+	}
+	var files []string
+	for _, p := range paths {
+		name, lam, _ := strings.Cut(strings.TrimSuffix(filepath.Base(p), ".csv"), "_lambda")
+		exp, ok := described(name)
+		if !ok {
+			fmt.Fprintf(stderr, "invmmd figures: skipping %s (unknown experiment %q)\n", p, name)
+			continue
+		}
+		l, err := strconv.ParseFloat(lam, 64)
+		if err != nil {
+			return fmt.Errorf("%s: λ %q in the file name is not a number", p, lam)
+		}
+		if err := listed(filepath.Join(*out, "tables", name+"_config.json"), l); err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+		rows, err := experiments.ReadCSVFile(p)
+		if err != nil {
+			return err
+		}
+		if len(rows) == 0 {
+			return fmt.Errorf("%s: no rows after the header, nothing to draw", p)
+		}
+		f, err := drawResults(rows, exp, l, *out, stdout)
+		if err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+		files = append(files, f...)
+	}
+	vp := filepath.Join(*out, "tables", "variance.csv")
+	if _, err := os.Stat(vp); err == nil {
+		pts, err := experiments.ReadVarianceCSV(vp)
+		if err != nil {
+			return err
+		}
+		if len(pts) == 0 {
+			return fmt.Errorf("%s: no rows after the header, nothing to draw", vp)
+		}
+		base, err := drawVariance(pts, *out)
+		if err != nil {
+			return fmt.Errorf("%s: %w", vp, err)
+		}
+		files = append(files, base+".png", base+".svg")
+	}
+	if len(files) == 0 {
+		return fmt.Errorf("no result tables under %s: run an experiment first (e.g. invmmd sim)", filepath.Join(*out, "tables"))
+	}
+	fmt.Fprintf(stdout, "Wrote %s\n", strings.Join(files, ", "))
+	return nil
+}
+
+// listed checks that the configuration record at cfgPath, when there is one, lists λ l.
+func listed(cfgPath string, l float64) error {
+	b, err := os.ReadFile(cfgPath)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var rec struct{ Lambdas []float64 }
+	if err := json.Unmarshal(b, &rec); err != nil {
+		return fmt.Errorf("%s: %w", cfgPath, err)
+	}
+	for _, x := range rec.Lambdas {
+		if x == l {
+			return nil
+		}
+	}
+	return fmt.Errorf("stale table: %s lists λ %v, not %v; delete the table or rerun the experiment with that λ", cfgPath, rec.Lambdas, l)
+}

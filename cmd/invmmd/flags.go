@@ -1,0 +1,116 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/invmmd/invmmd/invmmd"
+)
+
+// parseMethods parses -methods, refusing duplicates.
+func parseMethods(s string) ([]invmmd.Method, error) {
+	ms, err := invmmd.ParseMethods(s)
+	if err != nil {
+		return nil, fmt.Errorf("-methods: %w", err)
+	}
+	seen := map[invmmd.Method]bool{}
+	for _, m := range ms {
+		if seen[m] {
+			return nil, fmt.Errorf("-methods: %v listed twice", m)
+		}
+		seen[m] = true
+	}
+	return ms, nil
+}
+
+// parseLambdas parses -lambdas: finite values ≥ 0, no duplicates.
+func parseLambdas(s string) ([]float64, error) {
+	var out []float64
+	seen := map[float64]bool{}
+	for _, part := range strings.Split(s, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(part), 64)
+		if err != nil {
+			return nil, fmt.Errorf("-lambdas: λ %q is not a number", part)
+		}
+		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+			return nil, fmt.Errorf("-lambdas: λ = %v, want a finite value ≥ 0", v)
+		}
+		if seen[v] {
+			return nil, fmt.Errorf("-lambdas: λ %v listed twice", v)
+		}
+		seen[v] = true
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// parseSeeds parses -seeds: non-negative integers, no duplicates (two equal seeds would
+// make a table "over 2 seeds" of one model).
+func parseSeeds(s string) ([]uint64, error) {
+	var out []uint64
+	seen := map[uint64]bool{}
+	for _, part := range strings.Split(s, ",") {
+		v, err := strconv.ParseUint(strings.TrimSpace(part), 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("-seeds: seed %q is not a non-negative integer", part)
+		}
+		if seen[v] {
+			return nil, fmt.Errorf("-seeds: seed %d listed twice", v)
+		}
+		seen[v] = true
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// checkBatch checks a -batch value: 0 keeps the experiment's own, otherwise at least 2.
+func checkBatch(n int) error {
+	if n != 0 && n < 2 {
+		return fmt.Errorf("-batch %d: want at least 2 rows (0 keeps the experiment's batch size)", n)
+	}
+	return nil
+}
+
+// quickOut is where quick runs write when -out is not given: a scratch folder, never
+// over the committed paper-size results under figures/.
+func quickOut() string { return filepath.Join(os.TempDir(), "invmmd-quick") }
+
+// outDir returns -out, or its default: figures/ for paper-size runs, quickOut() for quick
+// ones.
+func outDir(out string, quick bool) string {
+	switch {
+	case out != "":
+		return out
+	case quick:
+		return quickOut()
+	}
+	return "figures"
+}
+
+// prepareOut checks, before any work, that dir is a folder (creating it and its tables/
+// subfolder if needed) in which files can be written.
+func prepareOut(dir string) error {
+	st, err := os.Stat(dir)
+	switch {
+	case err == nil && !st.IsDir():
+		return fmt.Errorf("-out %s is a file, want a folder", dir)
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("-out %s: %w", dir, err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "tables"), 0o755); err != nil {
+		return fmt.Errorf("-out %s: cannot create it: %w", dir, err)
+	}
+	f, err := os.CreateTemp(dir, ".invmmd-write-test*")
+	if err != nil {
+		return fmt.Errorf("-out %s: not writable: %w", dir, err)
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
+}

@@ -1,0 +1,364 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/invmmd/invmmd/invmmd"
+	"github.com/invmmd/invmmd/invmmd/clinical"
+	"github.com/invmmd/invmmd/invmmd/dataset"
+	"github.com/invmmd/invmmd/invmmd/experiments"
+	"github.com/invmmd/invmmd/invmmd/experiments/store"
+	"github.com/invmmd/invmmd/invmmd/figures"
+	"github.com/invmmd/invmmd/invmmd/tmnist"
+)
+
+// sweepFlags are the flags every experiment command shares.
+type sweepFlags struct {
+	quick   bool
+	methods string
+	lambdas string
+	seeds   string
+	out     string
+	shard   string
+	resume  bool
+	batch   int
+	verbose bool
+	check   bool
+}
+
+func (s *sweepFlags) register(fs *flag.FlagSet, lambdas string, batch bool) {
+	fs.BoolVar(&s.quick, "quick", false, "small data and few epochs (minutes), for tests and notebooks; writes to "+quickOut()+" unless -out is given")
+	fs.StringVar(&s.methods, "methods", "all", "comma-separated methods: none,obs,full,dr,dr+,reg,ip,ip+ and the extensions dr-po,dr-po+; all: the experiment's own list (above)")
+	fs.StringVar(&s.lambdas, "lambdas", lambdas, "comma-separated penalty weights λ (finite, ≥ 0)")
+	fs.StringVar(&s.seeds, "seeds", "1,2,3", "comma-separated seeds")
+	fs.StringVar(&s.out, "out", "", "output folder: per-fit results go to OUT/fits, tables to OUT/tables, figures to OUT (default figures/, or "+quickOut()+" with -quick)")
+	fs.StringVar(&s.shard, "shard", "", "i/n: run only the i-th of n slices of the fit grid (1 ≤ i ≤ n) and write their result files; then invmmd merge -out OUT")
+	fs.BoolVar(&s.resume, "resume", false, "skip fits whose result file exists under OUT/fits (made with the same configuration)")
+	if batch {
+		fs.IntVar(&s.batch, "batch", 0, "rows per training step of h (clinical: of G and m too); 0 keeps the experiment's own")
+	}
+	fs.BoolVar(&s.verbose, "v", false, "show every fit's progress and the auxiliary models' reports")
+	fs.BoolVar(&s.check, "check", false, "check the flags, the output folder and the configuration stored there, then exit without training (scripts/slurm/sweep.sh does, before submitting); with -v, list the shard's result files")
+}
+
+// config parses the grid flags into a RunConfig; every error comes before any work.
+func (s *sweepFlags) config(stderr io.Writer) (experiments.RunConfig, error) {
+	var rc experiments.RunConfig
+	var err error
+	if rc.Methods, err = parseMethods(s.methods); err != nil {
+		return rc, err
+	}
+	if rc.Lambdas, err = parseLambdas(s.lambdas); err != nil {
+		return rc, err
+	}
+	if rc.Seeds, err = parseSeeds(s.seeds); err != nil {
+		return rc, err
+	}
+	if s.shard != "" {
+		if rc.Shard, err = store.ParseShard(s.shard); err != nil {
+			return rc, fmt.Errorf("-shard: %w", err)
+		}
+	}
+	if err := checkBatch(s.batch); err != nil {
+		return rc, err
+	}
+	rc.Resume = s.resume
+	rc.Progress = stderr
+	if s.verbose {
+		rc.Verbose = stderr
+	}
+	return rc, nil
+}
+
+// sweep is an experiment command: the shared flags, the experiment it builds, and what it
+// draws besides the results figures.
+type sweep struct {
+	name    string
+	lambdas string // default -lambdas
+	methods string // default -methods for "all"; "" means the paper's methods
+	batch   bool   // whether the experiment has a batch size (-batch)
+	// flags registers the command's own flags.
+	flags func(fs *flag.FlagSet)
+	// experiment builds the experiment for the quick or the paper-size run, with h's, G's
+	// and m's batch size batch (0: the experiment's own).
+	experiment func(quick bool, batch int) (experiments.Experiment, error)
+}
+
+// allMethods is what "-methods all" runs for the sweep.
+func (sw sweep) allMethods() string {
+	if sw.methods != "" {
+		return sw.methods
+	}
+	var names []string
+	for _, m := range invmmd.Methods {
+		names = append(names, m.String())
+	}
+	return strings.Join(names, ",")
+}
+
+func (sw sweep) run(args []string, stdout, stderr io.Writer) error {
+	var sf sweepFlags
+	fs := newFlags(sw.name, "[flags]", stderr, func() string {
+		return "methods (-methods all): " + sw.allMethods() + "\n\nEach fit's result is written to OUT/fits/" + sw.name + "/ when it is done, and the tables are\nassembled from those files; -resume skips fits already done, -shard i/n runs a slice of the grid."
+	})
+	sf.register(fs, sw.lambdas, sw.batch)
+	if sw.flags != nil {
+		sw.flags(fs)
+	}
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if sf.methods == "all" {
+		sf.methods = sw.allMethods()
+	}
+	rc, err := sf.config(stderr)
+	if err != nil {
+		return err
+	}
+	exp, err := sw.experiment(sf.quick, sf.batch)
+	if err != nil {
+		return err
+	}
+	out := outDir(sf.out, sf.quick)
+	if err := prepareOut(out); err != nil {
+		return err
+	}
+	rc.StoreDir = out
+	if sf.check {
+		return check(exp, rc, out, sf.verbose, stdout)
+	}
+	fmt.Fprintf(stderr, "invmmd %s: results under %s\n", sw.name, out)
+	res, err := experiments.Run(exp, rc)
+	if err != nil {
+		return err
+	}
+	if rc.Shard.N > 1 {
+		fmt.Fprintf(stdout, "%s shard %v: %d fits (%d resumed) in %.0f s, written to %s. When every shard is done: invmmd merge -out %s\n",
+			exp.Name, rc.Shard, len(res.Fits), res.Skipped, res.Seconds, store.Dir(out, exp.Name), out)
+		return nil
+	}
+	return publish(exp, out, stdout)
+}
+
+// check opens exp's result store under out (refusing another configuration) and reports
+// how many fits the run or shard holds; with list, it also lists their result files.
+func check(exp experiments.Experiment, rc experiments.RunConfig, out string, list bool, stdout io.Writer) error {
+	sw, err := experiments.SweepOf(exp, rc)
+	if err != nil {
+		return err
+	}
+	if _, err := store.Open(out, sw); err != nil {
+		return err
+	}
+	shard := rc.Shard
+	if shard == (store.Shard{}) {
+		shard = store.All
+	}
+	keys := experiments.Grid(sw.Methods, sw.Lambdas, sw.Seeds)
+	lo, hi := shard.Range(len(keys))
+	fmt.Fprintf(stdout, "%s: %d fits in all; shard %v holds %d; results under %s\n", exp.Name, len(keys), shard, hi-lo, out)
+	if list {
+		for _, k := range keys[lo:hi] {
+			fmt.Fprintln(stdout, filepath.Join("fits", exp.Name, k.FileName()))
+		}
+	}
+	return nil
+}
+
+// publish assembles exp's tables from the result files under out, prints them next to
+// the paper's numbers and draws the figures: the last step of a whole run and what merge
+// does for each experiment.
+func publish(exp experiments.Experiment, out string, stdout io.Writer) error {
+	m, err := experiments.Merge(exp, out, filepath.Join(out, "tables"))
+	if err != nil {
+		return err
+	}
+	files := m.Files
+	for _, l := range m.Sweep.Lambdas {
+		f, err := drawResults(m.Rows[l], exp, l, out, stdout)
+		if err != nil {
+			return err
+		}
+		files = append(files, f...)
+	}
+	for _, lam := range m.Removed {
+		base := filepath.Join(out, exp.Name+"_lambda"+lam)
+		os.Remove(base + ".png")
+		os.Remove(base + ".svg")
+		fmt.Fprintf(stdout, "%s: removed the tables and figures of λ = %s, which this sweep no longer lists\n", exp.Name, lam)
+	}
+	if extra := extras[exp.Name]; extra != nil {
+		f, err := extra(m.Sweep.Seeds[0], out)
+		if err != nil {
+			return err
+		}
+		files = append(files, f...)
+	}
+	fmt.Fprintf(stdout, "%s: wrote %s\n", exp.Name, strings.Join(files, ", "))
+	return nil
+}
+
+// drawResults writes the table of rows at λ to stdout, next to the paper's numbers, and
+// its results figure to dir.
+func drawResults(rows []experiments.Row, exp experiments.Experiment, l float64, dir string, stdout io.Writer) ([]string, error) {
+	sums := experiments.Summarize(rows)
+	title := fmt.Sprintf("%s, λ = %s", exp.Title, experiments.LambdaName(l))
+	if err := experiments.WriteMarkdown(stdout, title, sums, exp.Paper[l]); err != nil {
+		return nil, err
+	}
+	fmt.Fprintln(stdout)
+	plots, err := figures.Results(title, sums, exp.Paper[l])
+	if err != nil {
+		return nil, fmt.Errorf("%s, λ = %s: %w", exp.Name, experiments.LambdaName(l), err)
+	}
+	base := filepath.Join(dir, exp.Name+"_lambda"+experiments.LambdaName(l))
+	if err := figures.SaveGrid(plots, base, 2*figures.Width, figures.Height); err != nil {
+		return nil, err
+	}
+	return []string{base + ".png", base + ".svg"}, nil
+}
+
+// extras draw further figures of an experiment into dir, from its first seed.
+var extras = map[string]func(seed uint64, dir string) ([]string, error){
+	// The examples figure: a grid of images per (Y, Z) cell, train and test.
+	"tmnist": func(seed uint64, dir string) ([]string, error) {
+		cfg := tmnist.DefaultConfig()
+		cfg.Seed = seed
+		sp, _, err := tmnist.Build(cfg)
+		if err != nil {
+			return nil, err
+		}
+		p, w, h, err := figures.TMNISTGrid([]*dataset.Set{sp.Train, sp.Test}, 8, [2]string{"grass, dark", "brick, light"})
+		if err != nil {
+			return nil, err
+		}
+		base := filepath.Join(dir, "tmnist_examples")
+		return []string{base + ".png", base + ".svg"}, figures.Save(p, base, w, h)
+	},
+}
+
+// described returns the experiment named name (as its result files name it) for its title,
+// the paper's numbers and notes: what merge and figures need, without data.
+func described(name string) (experiments.Experiment, bool) {
+	switch name {
+	case "sim":
+		return experiments.Simulation(experiments.SimulationQuick), true
+	case "tmnist":
+		return experiments.TMNIST(experiments.TMNISTQuick), true
+	case "clinical":
+		return experiments.ClinicalNMES(experiments.ClinicalQuick), true
+	case "mimic":
+		e := experiments.ClinicalMIMIC("", experiments.ClinicalQuick)
+		e.Name = "mimic"
+		return e, true
+	}
+	return experiments.Experiment{}, false
+}
+
+var simSweep = sweep{name: "sim", lambdas: "1,5", methods: "none,obs,full,dr,dr+,reg,ip,ip+,dr-po,dr-po+", batch: true,
+	experiment: func(quick bool, batch int) (experiments.Experiment, error) {
+		size := experiments.SimulationPaper
+		if quick {
+			size = experiments.SimulationQuick
+		}
+		if batch > 0 {
+			size.Batch = batch
+		}
+		exp := experiments.Simulation(size)
+		exp.Size = size
+		return exp, nil
+	}}
+
+var tmnistSweep = sweep{name: "tmnist", lambdas: "1,5", batch: true,
+	experiment: func(quick bool, batch int) (experiments.Experiment, error) {
+		if err := tmnist.Available(tmnist.DefaultConfig()); err != nil {
+			return experiments.Experiment{}, err
+		}
+		size := experiments.TMNISTPaper
+		if quick {
+			size = experiments.TMNISTQuick
+		}
+		exp := experiments.TMNIST(size)
+		if batch > 0 {
+			exp.H.BatchSize = batch
+		}
+		exp.Size = size
+		return exp, nil
+	}}
+
+func clinicalSweep() sweep {
+	var mimicDir, dataFile string
+	return sweep{name: "clinical", lambdas: "1", methods: "none,obs,full,dr,reg,ip", batch: true,
+		flags: func(fs *flag.FlagSet) {
+			fs.StringVar(&mimicDir, "mimic", "", "folder of the MIMIC-III v1.4 CSV files (ICUSTAYS, ADMISSIONS, PATIENTS, LABEVENTS, CHARTEVENTS; .csv or .csv.gz); empty runs the NMES1988 stand-in")
+			fs.StringVar(&dataFile, "data", "", "the NMES1988 CSV (default: $"+dataDirEnv+"/nmes1988/nmes1988.csv when "+dataDirEnv+" is set, else "+clinical.NMESRelPath+" found from the working directory up)")
+		},
+		experiment: func(quick bool, batch int) (experiments.Experiment, error) {
+			size := experiments.ClinicalPaper
+			if quick {
+				size = experiments.ClinicalQuick
+			}
+			if mimicDir != "" && dataFile != "" {
+				return experiments.Experiment{}, fmt.Errorf("-mimic and -data: give one (MIMIC-III, or the NMES1988 stand-in's CSV)")
+			}
+			var exp experiments.Experiment
+			if mimicDir != "" {
+				if st, err := os.Stat(mimicDir); err != nil || !st.IsDir() {
+					return exp, fmt.Errorf("-mimic %s: not a folder", mimicDir)
+				}
+				exp = experiments.ClinicalMIMIC(mimicDir, size)
+				exp.Name = "mimic"
+				if quick {
+					// The paper's batch of 4000 is larger than small extracts (and the
+					// test fixture): quick runs train on the full batch.
+					exp.H.BatchSize, exp.Aux.BatchSize = 0, 0
+				}
+			} else {
+				path, err := nmesPath(dataFile)
+				if err != nil {
+					return exp, err
+				}
+				exp = experiments.ClinicalNMES(size)
+				exp.Data = func(seed uint64) (dataset.Splits, error) {
+					sp, _, err := clinical.LoadNMES(clinical.NMESConfig{Path: path, Seed: seed})
+					return sp, err
+				}
+			}
+			if batch > 0 {
+				exp.H.BatchSize, exp.Aux.BatchSize = batch, batch
+			}
+			exp.Size = size
+			return exp, nil
+		}}
+}
+
+// dataDirEnv names the environment variable that overrides the project's data folder.
+const dataDirEnv = tmnist.DataDirEnv
+
+// nmesPath resolves the NMES1988 CSV: -data, else $INVMMD_DATA_DIR/nmes1988/nmes1988.csv,
+// else clinical.FindNMES. It checks that the file exists before any work.
+func nmesPath(flagValue string) (string, error) {
+	p := flagValue
+	what := "-data " + p
+	if p == "" {
+		if d := os.Getenv(dataDirEnv); d != "" {
+			p = filepath.Join(d, "nmes1988", "nmes1988.csv")
+			what = "$" + dataDirEnv + " = " + d + ": " + p
+		} else {
+			return clinical.FindNMES()
+		}
+	}
+	st, err := os.Stat(p)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w (regenerate it with %s)", what, err, clinical.NMESScript)
+	}
+	if st.IsDir() {
+		return "", fmt.Errorf("%s is a folder, want the NMES1988 CSV file", what)
+	}
+	return p, nil
+}

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/invmmd/invmmd/invmmd/experiments"
+	"github.com/invmmd/invmmd/invmmd/experiments/store"
+	"github.com/invmmd/invmmd/invmmd/figures"
+)
+
+// drawVariance draws the variance figure into dir and returns its base path.
+func drawVariance(pts []experiments.VariancePoint, dir string) (string, error) {
+	plots, err := figures.Variance(pts)
+	if err != nil {
+		return "", err
+	}
+	base := filepath.Join(dir, "variance")
+	return base, figures.SaveGrid(plots, base, 2*figures.Width, figures.Height)
+}
+
+func runVariance(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("variance", "[flags]", stderr, func() string {
+		var ms []string
+		for _, m := range experiments.VariancePaper().Methods {
+			ms = append(ms, m.String())
+		}
+		return "estimators: " + strings.Join(ms, ",")
+	})
+	quick := fs.Bool("quick", false, "7 batch sizes × 30 batches and a small training run; writes to "+quickOut()+" unless -out is given")
+	out := fs.String("out", "", "output folder: the table goes to OUT/tables, the figure to OUT (default figures/, or "+quickOut()+" with -quick)")
+	batches := fs.Int("batches", 0, "batches per size, at least 2 (0: 100, or 30 with -quick)")
+	seed := fs.Uint64("seed", 1, "seed of the training run and of the batches")
+	shardFlag := fs.String("shard", "", "i/n: estimate only the i-th of n slices of the batch sizes and write their result files under OUT/fits/variance; then invmmd merge -out OUT")
+	resume := fs.Bool("resume", false, "skip batch sizes whose result file exists under OUT/fits/variance (same configuration)")
+	checkOnly := fs.Bool("check", false, "check the flags, the output folder and the configuration stored there, then exit")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *batches < 0 || *batches == 1 {
+		return fmt.Errorf("-batches %d: want at least 2 (a standard deviation needs two), or 0 for the default", *batches)
+	}
+	cfg := experiments.VariancePaper()
+	if *quick {
+		cfg = experiments.VarianceQuick()
+	}
+	if *batches > 0 {
+		cfg.Batches = *batches
+	}
+	if *shardFlag != "" {
+		var err error
+		if cfg.Shard, err = store.ParseShard(*shardFlag); err != nil {
+			return fmt.Errorf("-shard: %w", err)
+		}
+	}
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	dir := outDir(*out, *quick)
+	if err := prepareOut(dir); err != nil {
+		return err
+	}
+	cfg.Seed, cfg.Resume = *seed, *resume
+	cfg.StoreDir, cfg.TableDir = dir, filepath.Join(dir, "tables")
+	cfg.Progress = stderr
+	if *checkOnly {
+		if err := experiments.CheckVariance(cfg); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "variance: %d batch sizes; results under %s\n", len(cfg.Sizes), dir)
+		return nil
+	}
+	if cfg.Shard.N > 1 {
+		cfg.TableDir = ""
+		res, err := experiments.Variance(cfg)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "variance shard %v: done in %.0f s, written to %s. When every shard is done: invmmd merge -out %s\n",
+			cfg.Shard, res.Seconds, store.Dir(dir, "variance"), dir)
+		return nil
+	}
+	res, err := experiments.Variance(cfg)
+	if err != nil {
+		return err
+	}
+	base, err := drawVariance(res.Points, dir)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "variance study: %d sizes × %d batches × %d estimators in %.1f s (estimators %.1f s, training %.1f s, pool of %d rows)\n",
+		len(cfg.Sizes), cfg.Batches, len(cfg.Methods), res.Seconds, res.EstimateSeconds, res.TrainSeconds, res.PoolRows)
+	last := cfg.Sizes[len(cfg.Sizes)-1]
+	for _, p := range res.Points {
+		if p.BatchSize == last || p.BatchSize == cfg.Sizes[0] {
+			fmt.Fprintf(stdout, "  %-4s n=%-5d mean %.4f  sd %.4f  (empty strata %d, floored normalisers %d)\n", p.Estimator, p.BatchSize, p.Mean, p.Std, p.Empty, p.Floored)
+		}
+	}
+	fmt.Fprintf(stdout, "Wrote %s, %s.png, %s.svg\n", strings.Join(res.Files, ", "), base, base)
+	return nil
+}

@@ -1,0 +1,211 @@
+package experiments
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/invmmd/invmmd/invmmd"
+	"github.com/invmmd/invmmd/invmmd/experiments/store"
+)
+
+// Merged is what Merge assembled.
+type Merged struct {
+	Sweep   store.Sweep
+	Rows    map[float64][]Row // by λ
+	Files   []string          // the tables written
+	Removed []string          // stale tables of λ the sweep no longer lists, removed
+}
+
+// Merge assembles exp's tables under tableDir from the per-fit files under
+// storeDir/fits/NAME (written by Run, whole or in shards): one CSV and one Markdown table
+// per λ, NAME_config.json with the configuration, data summaries and per-fit records, and
+// NAME_timing.json with the timings (kept apart so that a rerun with the same seeds leaves
+// the other files byte-identical). It fails, naming them, when fits of the sweep are
+// missing or were made with another configuration; it writes nothing then. Tables of λ
+// that the sweep no longer lists are removed. Every file is written atomically.
+func Merge(exp Experiment, storeDir, tableDir string) (*Merged, error) {
+	st, err := store.Load(storeDir, exp.Name)
+	if err != nil {
+		return nil, fmt.Errorf("experiments: %w", err)
+	}
+	sw := st.Sweep()
+	keys := Grid(sw.Methods, sw.Lambdas, sw.Seeds)
+	recs, err := st.Collect(keys)
+	if err != nil {
+		return nil, fmt.Errorf("experiments: %s: %w", exp.Name, err)
+	}
+	rows, err := rowsOf(sw, recs)
+	if err != nil {
+		return nil, err
+	}
+	res := &Merged{Sweep: sw, Rows: rows}
+	if err := os.MkdirAll(tableDir, 0o755); err != nil {
+		return nil, fmt.Errorf("experiments: %w", err)
+	}
+
+	// The configuration record: the stored configuration, the grid, per-seed data and
+	// auxiliary reports, per-fit records; every "Seconds" goes to the timing file instead.
+	rec := map[string]any{}
+	if err := json.Unmarshal(sw.Config, &rec); err != nil {
+		return nil, fmt.Errorf("experiments: %s: stored configuration: %w", exp.Name, err)
+	}
+	data, auxReports := map[string]any{}, map[string]any{}
+	timing := map[string]any{"Experiment": exp.Name, "GoVersion": runtime.Version(), "CPUs": runtime.NumCPU()}
+	var fits, fitTimes []any
+	total := 0.0
+	needAux := false
+	for _, m := range sw.Methods {
+		if meth, err := invmmd.ParseMethod(m); err == nil && (meth.NeedsG() || meth.NeedsM()) {
+			needAux = true
+		}
+	}
+	for _, s := range sw.Seeds {
+		key := fmt.Sprint(s)
+		var d, a any
+		if ok, err := st.GetSeed("data", s, &d); err != nil {
+			return nil, fmt.Errorf("experiments: %s: %w", exp.Name, err)
+		} else if !ok {
+			return nil, fmt.Errorf("experiments: %s: no record of seed %d's data under %s: rerun its fits", exp.Name, s, st.Dir())
+		}
+		data[key] = d
+		if !needAux {
+			continue // G and m of an earlier sweep in this folder are no part of this one
+		}
+		if ok, err := st.GetSeed("aux", s, &a); err != nil {
+			return nil, fmt.Errorf("experiments: %s: %w", exp.Name, err)
+		} else if ok {
+			auxReports[key] = a
+		} else {
+			return nil, fmt.Errorf("experiments: %s: no record of seed %d's G and m under %s: rerun its fits", exp.Name, s, st.Dir())
+		}
+	}
+	for _, r := range recs {
+		var result map[string]any
+		if err := json.Unmarshal(r.Result, &result); err != nil {
+			return nil, fmt.Errorf("experiments: %s: result of %v: %w", exp.Name, r.Key, err)
+		}
+		if h, ok := result["History"].(map[string]any); ok {
+			if eps, ok := h["Epochs"].([]any); ok {
+				h["Epochs"] = len(eps) // the per-epoch record stays in the fit's file
+			}
+		}
+		result["Method"], result["Lambda"], result["Seed"] = r.Key.Method, r.Key.Lambda, r.Key.Seed
+		fits = append(fits, result)
+		fitTimes = append(fitTimes, map[string]any{"Method": r.Key.Method, "Lambda": r.Key.Lambda, "Seed": r.Key.Seed, "Seconds": r.Seconds})
+		total += r.Seconds
+	}
+	rec["Title"], rec["Methods"], rec["Lambdas"], rec["Seeds"] = exp.Title, sw.Methods, sw.Lambdas, sw.Seeds
+	rec["Data"], rec["AuxReports"], rec["Fits"], rec["Notes"] = data, auxReports, fits, exp.Notes
+	timing["Fits"], timing["FitSeconds"] = fitTimes, total
+	rec = stripSeconds(rec).(map[string]any)
+	seconds := map[string]any{}
+	collectSeconds(auxReports, "AuxReports", seconds)
+	timing["AuxSeconds"] = seconds
+
+	cfgPath := filepath.Join(tableDir, exp.Name+"_config.json")
+	timePath := filepath.Join(tableDir, exp.Name+"_timing.json")
+	if err := store.WriteJSON(cfgPath, rec); err != nil {
+		return nil, fmt.Errorf("experiments: %w", err)
+	}
+	if err := store.WriteJSON(timePath, timing); err != nil {
+		return nil, fmt.Errorf("experiments: %w", err)
+	}
+	res.Files = append(res.Files, cfgPath, timePath)
+	backendName, _ := rec["Backend"].(string)
+	for _, l := range sortedLambdas(rows) {
+		p := TablePath(tableDir, exp.Name, l)
+		if err := store.WriteFile(p, func(w io.Writer) error { return WriteCSV(w, rows[l]) }); err != nil {
+			return nil, err
+		}
+		md := strings.TrimSuffix(p, ".csv") + ".md"
+		err := store.WriteFile(md, func(w io.Writer) error {
+			title := fmt.Sprintf("%s, λ = %s", exp.Title, LambdaName(l))
+			if err := WriteMarkdown(w, title, Summarize(rows[l]), exp.Paper[l]); err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "\nConfiguration: %s (backend %s; timings in %s). Seeds %v.\n", filepath.Base(cfgPath), backendName, filepath.Base(timePath), sw.Seeds)
+			for _, n := range exp.Notes {
+				fmt.Fprintf(w, "\n- %s", n)
+			}
+			_, err := fmt.Fprintln(w)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		res.Files = append(res.Files, p, md)
+	}
+	res.Removed, err = removeStale(tableDir, exp.Name, sw.Lambdas)
+	return res, err
+}
+
+// stripSeconds returns v without any "Seconds" field, at any depth.
+func stripSeconds(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		out := map[string]any{}
+		for k, x := range t {
+			if k != "Seconds" {
+				out[k] = stripSeconds(x)
+			}
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, x := range t {
+			out[i] = stripSeconds(x)
+		}
+		return out
+	}
+	return v
+}
+
+// collectSeconds copies every "Seconds" field of v into into, keyed by its path.
+func collectSeconds(v any, path string, into map[string]any) {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, x := range t {
+			if k == "Seconds" {
+				into[path] = x
+			} else {
+				collectSeconds(x, path+"."+k, into)
+			}
+		}
+	case []any:
+		for i, x := range t {
+			collectSeconds(x, fmt.Sprintf("%s[%d]", path, i), into)
+		}
+	}
+}
+
+// removeStale removes name's tables under dir whose λ is not in lambdas, and returns
+// their λ names.
+func removeStale(dir, name string, lambdas []float64) ([]string, error) {
+	keep := map[string]bool{}
+	for _, l := range lambdas {
+		keep[LambdaName(l)] = true
+	}
+	paths, err := filepath.Glob(filepath.Join(dir, name+"_lambda*.csv"))
+	if err != nil {
+		return nil, err
+	}
+	var removed []string
+	for _, p := range paths {
+		lam := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(p), name+"_lambda"), ".csv")
+		if keep[lam] {
+			continue
+		}
+		for _, f := range []string{p, strings.TrimSuffix(p, ".csv") + ".md"} {
+			if err := os.Remove(f); err != nil && !os.IsNotExist(err) {
+				return removed, fmt.Errorf("experiments: removing stale table: %w", err)
+			}
+		}
+		removed = append(removed, lam)
+	}
+	return removed, nil
+}

@@ -1,0 +1,420 @@
+// Package store keeps an experiment's results as one small JSON file per fit, each with
+// the configuration that produced it, under OUT/fits/EXPERIMENT/. The same files make a
+// local run resumable (a fit whose file exists with the same configuration is not redone),
+// let a sweep be split into shards that run on different machines, and are what the
+// tables are assembled from (invmmd merge).
+//
+// Every file is written atomically (a temporary file in the same folder, then a rename),
+// so a run killed at any point leaves only whole files behind.
+package store
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Key names one fit of a sweep: a method at a penalty weight λ and a seed. Methods that
+// do not depend on λ (none) use λ = 0.
+type Key struct {
+	Method string
+	Lambda float64
+	Seed   uint64
+}
+
+// String renders the key as "method λ=… seed …" for messages.
+func (k Key) String() string {
+	return fmt.Sprintf("%s λ=%s seed %d", k.Method, FormatLambda(k.Lambda), k.Seed)
+}
+
+// FileName is the key's file name: METHOD_lambdaΛ_seedS.json.
+func (k Key) FileName() string {
+	return k.Method + "_lambda" + FormatLambda(k.Lambda) + "_seed" + strconv.FormatUint(k.Seed, 10) + ".json"
+}
+
+// FormatLambda formats λ for file names and messages: 1 → "1", 0.5 → "0.5".
+func FormatLambda(l float64) string { return strconv.FormatFloat(l, 'f', -1, 64) }
+
+// Sweep is what a run was asked for: the experiment's configuration (everything that
+// decides its numbers, as JSON) and the grid of methods, λ and seeds. It is stored as
+// sweep.json in the experiment's folder.
+type Sweep struct {
+	Experiment string
+	Config     json.RawMessage
+	Methods    []string
+	Lambdas    []float64
+	Seeds      []uint64
+}
+
+// Record is one fit's file: its key, the configuration that produced it, its result (the
+// experiment's own JSON, decoded by the caller) and how long it took. Seconds is the only
+// field that differs between two runs of the same fit.
+type Record struct {
+	Experiment string
+	Key        Key
+	Config     json.RawMessage
+	Result     json.RawMessage
+	Seconds    float64
+}
+
+// Store is the folder of one experiment's per-fit files.
+type Store struct {
+	dir   string
+	sweep Sweep
+}
+
+// Dir returns the folder of experiment's fits under out: OUT/fits/EXPERIMENT.
+func Dir(out, experiment string) string { return filepath.Join(out, "fits", experiment) }
+
+// Open opens (creating it if needed) the store of sw.Experiment under out and records sw
+// in its sweep.json. When the folder already holds results made with another
+// configuration, Open fails with an error that lists every field that differs, so that
+// results of different configurations are never mixed; the grid may differ (a later run
+// may add λ values or seeds).
+func Open(out string, sw Sweep) (*Store, error) {
+	if err := checkGrid(sw); err != nil {
+		return nil, err
+	}
+	s := &Store{dir: Dir(out, sw.Experiment), sweep: sw}
+	if err := os.MkdirAll(s.dir, 0o755); err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	old, err := readSweep(s.dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return nil, err
+	default:
+		if diffs := Diff(old.Config, sw.Config); len(diffs) > 0 {
+			return nil, &MismatchError{Dir: s.dir, Diffs: diffs}
+		}
+	}
+	if err := WriteJSON(filepath.Join(s.dir, "sweep.json"), sw); err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	return s, nil
+}
+
+// Load opens the existing store of experiment under out without changing it, for
+// assembling tables.
+func Load(out, experiment string) (*Store, error) {
+	dir := Dir(out, experiment)
+	sw, err := readSweep(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("store: no results of %s under %s (no sweep.json): run the experiment (or its shards) with -out %s first", experiment, dir, out)
+		}
+		return nil, err
+	}
+	if sw.Experiment != experiment {
+		return nil, fmt.Errorf("store: %s: experiment %q, want %q", filepath.Join(dir, "sweep.json"), sw.Experiment, experiment)
+	}
+	return &Store{dir: dir, sweep: sw}, nil
+}
+
+// Experiments lists the experiments that have a store under out, sorted.
+func Experiments(out string) ([]string, error) {
+	paths, err := filepath.Glob(filepath.Join(out, "fits", "*", "sweep.json"))
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, p := range paths {
+		names = append(names, filepath.Base(filepath.Dir(p)))
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+// Sweep returns the sweep the store records.
+func (s *Store) Sweep() Sweep { return s.sweep }
+
+// Dir returns the store's folder.
+func (s *Store) Dir() string { return s.dir }
+
+// Put writes the record of the fit k atomically.
+func (s *Store) Put(k Key, result any, seconds float64) error {
+	res, err := json.Marshal(result)
+	if err != nil {
+		return fmt.Errorf("store: %v: %w", k, err)
+	}
+	rec := Record{Experiment: s.sweep.Experiment, Key: k, Config: s.sweep.Config, Result: res, Seconds: seconds}
+	if err := WriteJSON(filepath.Join(s.dir, k.FileName()), rec); err != nil {
+		return fmt.Errorf("store: %v: %w", k, err)
+	}
+	return nil
+}
+
+// Get reads the record of fit k. It reports ok = false when there is no file for k, and
+// an error when the file is unreadable or was made with another configuration.
+func (s *Store) Get(k Key) (rec Record, ok bool, err error) {
+	p := filepath.Join(s.dir, k.FileName())
+	b, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return rec, false, nil
+	}
+	if err != nil {
+		return rec, false, fmt.Errorf("store: %w", err)
+	}
+	if err := json.Unmarshal(b, &rec); err != nil {
+		return rec, false, fmt.Errorf("store: %s: %w", p, err)
+	}
+	if rec.Key != k || rec.Experiment != s.sweep.Experiment {
+		return rec, false, fmt.Errorf("store: %s holds %s %v, want %s %v", p, rec.Experiment, rec.Key, s.sweep.Experiment, k)
+	}
+	if d := Diff(s.sweep.Config, rec.Config); len(d) > 0 {
+		return rec, false, fmt.Errorf("store: %s was made with another configuration: %s", p, strings.Join(d, "; "))
+	}
+	return rec, true, nil
+}
+
+// Collect reads the records of keys, in order. It fails when any is missing or was made
+// with another configuration, naming every such fit.
+func (s *Store) Collect(keys []Key) ([]Record, error) {
+	var recs []Record
+	var missing, bad []string
+	for _, k := range keys {
+		rec, ok, err := s.Get(k)
+		switch {
+		case err != nil:
+			bad = append(bad, err.Error())
+		case !ok:
+			missing = append(missing, k.String())
+		default:
+			recs = append(recs, rec)
+		}
+	}
+	if len(missing) > 0 || len(bad) > 0 {
+		var b strings.Builder
+		fmt.Fprintf(&b, "store: %s: %d of %d fits are not usable", s.dir, len(missing)+len(bad), len(keys))
+		if len(missing) > 0 {
+			fmt.Fprintf(&b, "\nmissing (%d; rerun the shards that hold them, with -resume):\n  %s", len(missing), strings.Join(missing, "\n  "))
+		}
+		if len(bad) > 0 {
+			fmt.Fprintf(&b, "\nmade with another configuration or unreadable (%d):\n  %s", len(bad), strings.Join(bad, "\n  "))
+		}
+		return nil, errors.New(b.String())
+	}
+	return recs, nil
+}
+
+// PutSeed writes a per-seed record of the given kind (e.g. "data": the splits' summaries,
+// "aux": the auxiliary models' reports) atomically as KIND_seedS.json. Each kind is
+// written only by a run that computed it, so that shards writing the same seed's records
+// never overwrite each other's with less.
+func (s *Store) PutSeed(kind string, seed uint64, v any) error {
+	if err := WriteJSON(s.seedPath(kind, seed), v); err != nil {
+		return fmt.Errorf("store: seed %d: %w", seed, err)
+	}
+	return nil
+}
+
+// GetSeed reads the per-seed record of the given kind into v; ok is false when there is
+// none.
+func (s *Store) GetSeed(kind string, seed uint64, v any) (ok bool, err error) {
+	p := s.seedPath(kind, seed)
+	b, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("store: %w", err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return false, fmt.Errorf("store: %s: %w", p, err)
+	}
+	return true, nil
+}
+
+func (s *Store) seedPath(kind string, seed uint64) string {
+	return filepath.Join(s.dir, kind+"_seed"+strconv.FormatUint(seed, 10)+".json")
+}
+
+func readSweep(dir string) (Sweep, error) {
+	var sw Sweep
+	p := filepath.Join(dir, "sweep.json")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return sw, err
+	}
+	if err := json.Unmarshal(b, &sw); err != nil {
+		return sw, fmt.Errorf("store: %s: %w", p, err)
+	}
+	return sw, nil
+}
+
+// checkGrid rejects an empty grid, duplicates and λ that are not finite or negative.
+func checkGrid(sw Sweep) error {
+	if sw.Experiment == "" || strings.ContainsAny(sw.Experiment, `/\`) {
+		return fmt.Errorf("store: experiment name %q", sw.Experiment)
+	}
+	if len(sw.Methods) == 0 || len(sw.Lambdas) == 0 || len(sw.Seeds) == 0 {
+		return fmt.Errorf("store: %s: nothing to run (methods %v, λ %v, seeds %v)", sw.Experiment, sw.Methods, sw.Lambdas, sw.Seeds)
+	}
+	if d := firstDuplicate(sw.Methods); d != "" {
+		return fmt.Errorf("store: %s: method %s listed twice", sw.Experiment, d)
+	}
+	var ls, ss []string
+	for _, l := range sw.Lambdas {
+		if l < 0 || math.IsNaN(l) || math.IsInf(l, 0) {
+			return fmt.Errorf("store: %s: λ = %v, want a finite value ≥ 0", sw.Experiment, l)
+		}
+		ls = append(ls, FormatLambda(l))
+	}
+	if d := firstDuplicate(ls); d != "" {
+		return fmt.Errorf("store: %s: λ %s listed twice", sw.Experiment, d)
+	}
+	for _, s := range sw.Seeds {
+		ss = append(ss, strconv.FormatUint(s, 10))
+	}
+	if d := firstDuplicate(ss); d != "" {
+		return fmt.Errorf("store: %s: seed %s listed twice", sw.Experiment, d)
+	}
+	return nil
+}
+
+func firstDuplicate(xs []string) string {
+	seen := map[string]bool{}
+	for _, x := range xs {
+		if seen[x] {
+			return x
+		}
+		seen[x] = true
+	}
+	return ""
+}
+
+// MismatchError is Open's error when a folder holds results of another configuration.
+type MismatchError struct {
+	Dir   string
+	Diffs []string // "path: stored → requested"
+}
+
+func (e *MismatchError) Error() string {
+	return fmt.Sprintf("%s holds results made with another configuration (%s); use another -out, or delete %s to start over", e.Dir, strings.Join(e.Diffs, "; "), e.Dir)
+}
+
+// Diff compares two JSON documents and lists each leaf that differs as "path: a → b", in
+// path order. Equal documents give nil.
+func Diff(a, b json.RawMessage) []string {
+	var va, vb any
+	if err := json.Unmarshal(a, &va); err != nil {
+		return []string{"stored configuration unreadable: " + err.Error()}
+	}
+	if err := json.Unmarshal(b, &vb); err != nil {
+		return []string{"configuration unreadable: " + err.Error()}
+	}
+	var out []string
+	diff("", va, vb, &out)
+	sort.Strings(out)
+	return out
+}
+
+func diff(path string, a, b any, out *[]string) {
+	ma, aok := a.(map[string]any)
+	mb, bok := b.(map[string]any)
+	if aok && bok {
+		keys := map[string]bool{}
+		for k := range ma {
+			keys[k] = true
+		}
+		for k := range mb {
+			keys[k] = true
+		}
+		for k := range keys {
+			p := k
+			if path != "" {
+				p = path + "." + k
+			}
+			diff(p, ma[k], mb[k], out)
+		}
+		return
+	}
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	if !bytes.Equal(ja, jb) {
+		if path == "" {
+			path = "(whole)"
+		}
+		*out = append(*out, fmt.Sprintf("%s: %s → %s", path, ja, jb))
+	}
+}
+
+// WriteJSON writes v as indented JSON, with a final newline, to path atomically.
+func WriteJSON(path string, v any) error {
+	js, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return WriteFile(path, func(w io.Writer) error {
+		_, err := w.Write(append(js, '\n'))
+		return err
+	})
+}
+
+// WriteFile writes path atomically: fn writes a temporary file in the same folder, which
+// is then renamed over path. On any error path is left as it was.
+func WriteFile(path string, fn func(io.Writer) error) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	tmp := f.Name()
+	if err := fn(f); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := os.Chmod(tmp, 0o644); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// Shard is the i-th (1-based) of N deterministic slices of a fit grid.
+type Shard struct{ I, N int }
+
+// All is the whole grid as one shard.
+var All = Shard{1, 1}
+
+// ParseShard parses "i/n" with 1 ≤ i ≤ n.
+func ParseShard(s string) (Shard, error) {
+	a, b, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(strings.TrimSpace(a))
+	n, err2 := strconv.Atoi(strings.TrimSpace(b))
+	if !ok || err1 != nil || err2 != nil {
+		return Shard{}, fmt.Errorf("shard %q: want i/n, e.g. 1/4", s)
+	}
+	if n < 1 || i < 1 || i > n {
+		return Shard{}, fmt.Errorf("shard %q: want 1 ≤ i ≤ n", s)
+	}
+	return Shard{i, n}, nil
+}
+
+// String renders the shard as "i/n".
+func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.I, s.N) }
+
+// Range returns the half-open range [lo, hi) of the shard's fits in a grid of total fits:
+// contiguous blocks whose sizes differ by at most one, so that the fits of one seed stay
+// together (and its auxiliary models are fit by as few shards as possible).
+func (s Shard) Range(total int) (lo, hi int) {
+	return (s.I - 1) * total / s.N, s.I * total / s.N
+}

@@ -1,0 +1,149 @@
+package tabular
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+
+	"github.com/invmmd/invmmd/invmmd/dataset"
+)
+
+// Spec says which columns of a table are what, and how to split its rows.
+type Spec struct {
+	Y, Z      string   // label and nuisance columns
+	YPositive string   // the label's positive value when it is not 0/1 ("" for 0/1)
+	ZPositive string   // the nuisance's value read as Z = 1 when it is not 0/1
+	X         []string // feature columns; empty: every column but Y, Z and Split
+	// Split names a column whose values say each row's split: train, val (or validation)
+	// and test. Empty: a seeded random split with ValFrac and TestFrac.
+	Split             string
+	ValFrac, TestFrac float64
+	Seed              uint64
+}
+
+// Data is a table made ready for training: its three splits, the encoder that made the
+// features, which file rows went where, and what was done along the way.
+type Data struct {
+	Splits   dataset.Splits
+	Encoder  *Encoder
+	Rows     [3][]int // table rows of train, val and test
+	Warnings []string
+}
+
+// Columns returns the columns Spec reads: Y, Z, Split, then X (nil X means all columns).
+func (s Spec) Columns() []string {
+	if len(s.X) == 0 {
+		return nil
+	}
+	out := []string{s.Y, s.Z}
+	if s.Split != "" {
+		out = append(out, s.Split)
+	}
+	return append(out, s.X...)
+}
+
+// Features returns the feature columns of t under s: s.X, or every column but Y, Z and Split.
+func (s Spec) Features(t *Table) []string {
+	if len(s.X) > 0 {
+		return s.X
+	}
+	var out []string
+	for _, h := range t.Header {
+		if h != s.Y && h != s.Z && h != s.Split {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// Build reads the label, nuisance and features of t under spec, splits the rows, fits the
+// encoder on the training split and returns the three data sets. Z is NaN and Δ 0 where
+// the table's Z is missing.
+func Build(t *Table, spec Spec) (*Data, error) {
+	y, z, delta, err := t.LabelsAndNuisance(spec.Y, spec.YPositive, spec.Z, spec.ZPositive)
+	if err != nil {
+		return nil, err
+	}
+	feats := spec.Features(t)
+	if len(feats) == 0 {
+		return nil, fmt.Errorf("%s: no feature column (the file has only %s)", t.File, strings.Join(t.Header, ", "))
+	}
+	for _, f := range feats {
+		if f == spec.Y || f == spec.Z {
+			return nil, fmt.Errorf("%s: column %q is both a feature (-x) and the %s", t.File, f, map[bool]string{true: "label (-y)", false: "nuisance (-z)"}[f == spec.Y])
+		}
+	}
+	d := &Data{}
+	if d.Rows, err = splitRows(t, spec); err != nil {
+		return nil, err
+	}
+	names := [3]string{"train", "val", "test"}
+	for k, r := range d.Rows {
+		if len(r) < 2 {
+			return nil, fmt.Errorf("%s: the %s split has %d row(s), want at least 2", t.File, names[k], len(r))
+		}
+	}
+	var warn []string
+	if d.Encoder, warn, err = FitEncoder(t, feats, d.Rows[0]); err != nil {
+		return nil, err
+	}
+	d.Warnings = append(d.Warnings, warn...)
+	sets := make([]*dataset.Set, 3)
+	for k, rows := range d.Rows {
+		x, warn, err := d.Encoder.Encode(t, rows)
+		if err != nil {
+			return nil, err
+		}
+		d.Warnings = append(d.Warnings, warn...)
+		pick := func(v []float64) []float64 {
+			o := make([]float64, len(rows))
+			for j, i := range rows {
+				o[j] = v[i]
+			}
+			return o
+		}
+		sets[k] = &dataset.Set{Name: names[k], X: x, Shape: []int{d.Encoder.Dim()}, Y: pick(y), Z: pick(z), Delta: pick(delta)}
+	}
+	d.Splits = dataset.Splits{Train: sets[0], Val: sets[1], Test: sets[2]}
+	if err := d.Splits.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", t.File, err)
+	}
+	return d, nil
+}
+
+// splitRows assigns each row to train, val or test: by the split column, or at random
+// (seeded) with the fractions of spec.
+func splitRows(t *Table, spec Spec) ([3][]int, error) {
+	var out [3][]int
+	if spec.Split != "" {
+		c := t.Column(spec.Split)
+		if c == nil {
+			return out, fmt.Errorf("%s: no column named %q (-split); the columns are %s", t.File, spec.Split, strings.Join(t.Header, ", "))
+		}
+		for i := 0; i < t.Len(); i++ {
+			switch v := strings.ToLower(c.Value(i)); v {
+			case "train", "training":
+				out[0] = append(out[0], i)
+			case "val", "valid", "validation":
+				out[1] = append(out[1], i)
+			case "test":
+				out[2] = append(out[2], i)
+			default:
+				return out, fmt.Errorf("%s:%d: column %q (-split): value %q, want train, val or test", t.File, t.Lines[i], spec.Split, c.Value(i))
+			}
+		}
+		return out, nil
+	}
+	v, te := spec.ValFrac, spec.TestFrac
+	if !(v > 0 && te > 0 && v+te < 1) || math.IsNaN(v+te) {
+		return out, fmt.Errorf("validation fraction %v and test fraction %v: want each > 0 and their sum < 1", v, te)
+	}
+	perm := rand.New(rand.NewPCG(spec.Seed, 0x7ab1e)).Perm(t.Len())
+	nVal, nTest := int(math.Round(v*float64(t.Len()))), int(math.Round(te*float64(t.Len())))
+	out[2] = slices.Sorted(slices.Values(perm[:nTest]))
+	out[1] = slices.Sorted(slices.Values(perm[nTest : nTest+nVal]))
+	out[0] = slices.Sorted(slices.Values(perm[nTest+nVal:]))
+	return out, nil
+}
