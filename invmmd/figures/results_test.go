@@ -280,4 +280,4 @@ func TestFilesResolutionAndFonts(t *testing.T) {
 	if svg1, _ := os.ReadFile(base + "1.svg"); !bytes.Contains(svg1, []byte(SVGFontFallback)) {
 		t.Error("Save: SVG without the font fallback")
 	}
-	}
+}
