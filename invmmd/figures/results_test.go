@@ -281,3 +281,17 @@ func TestFilesResolutionAndFonts(t *testing.T) {
 		t.Error("Save: SVG without the font fallback")
 	}
 }
+
+// TestResultsChance: another chance level moves the axis and its line.
+func TestResultsChance(t *testing.T) {
+	g, err := Results("ten classes", simSums(3), nil, Chance(0.1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if acc := g[0][0]; acc.Y.Min > 0.1 || acc.Y.Min < 0.05 {
+		t.Errorf("accuracy axis starts at %.3f, want just below 0.1", acc.Y.Min)
+	}
+	if svg := svgText(t, g); !strings.Contains(svg, "chance (0.1)") {
+		t.Error("no chance line at 0.1")
+	}
+}
