@@ -161,7 +161,7 @@ func Variance(points []experiments.VariancePoint) ([][]*plot.Plot, error) {
 	}
 	sd.Y.Min, sd.Y.Max = sdLo/1.3, sdHi*1.3
 	sd.Legend.Add("")
-	sd.Legend.Add("band: ± 1 standard error (paper's)", &band{fill: withAlpha(Grey, 60)})
+	sd.Legend.Add("bands: ± 1 standard error (paper's estimators)", &band{fill: withAlpha(Grey, 60)})
 	sd.Legend.Add(fmt.Sprintf("full's mean at n = %s (%.3f)", thousands(refN), ref), refLine)
 	mean.Title.Text = fmt.Sprintf("Mean of the estimates, ± 1 SE (axis: full's mean ± %g)", MeanClip)
 	if clipped > 0 {
