@@ -171,13 +171,13 @@ func Variance(points []experiments.VariancePoint) ([][]*plot.Plot, error) {
 	return [][]*plot.Plot{{mean, sd}}, nil
 }
 
-// batchTicks labels the batch-size axis every 1,000 (or a coarser or finer round step so that
-// there are 4–10 labels), with an unlabelled tick halfway.
+// batchTicks labels the batch-size axis at a round step giving at most 6 labels (every 2,000
+// over the paper's 1,000–10,000), with an unlabelled tick halfway between labels.
 func batchTicks(lo, hi float64) plot.ConstantTicks {
 	step := 1000.0
 	for _, s := range []float64{250, 500, 1000, 2000, 5000, 10000} {
 		step = s
-		if (hi-lo)/s <= 10 {
+		if (hi-lo)/s <= 5 {
 			break
 		}
 	}
