@@ -191,8 +191,13 @@ func drawGrid(plots [][]*plot.Plot, dc draw.Canvas) {
 	}
 }
 
-// alignGrid returns the canvas of each panel of the grid, their data areas aligned.
+// alignGrid returns the canvas of each panel of the grid, their data areas aligned. A single
+// plot gets the whole canvas, as gonum/plot draws it: figures sized to their content (the
+// textured-MNIST image grid) must not lose a margin.
 func alignGrid(plots [][]*plot.Plot, dc draw.Canvas) [][]draw.Canvas {
+	if len(plots) == 1 && len(plots[0]) == 1 {
+		return [][]draw.Canvas{{dc}}
+	}
 	rows, cols := len(plots), 0
 	for _, r := range plots {
 		cols = max(cols, len(r))
