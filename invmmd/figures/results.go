@@ -133,9 +133,9 @@ func methodPanel(title, ylabel string, sums []experiments.Summary, paper map[str
 	}
 	if len(them.x) > 0 {
 		p.Add(them)
-		label := "paper: mean ± sd"
+		label := "paper: mean ± sd, where reported"
 		if o.paperDataset != "" {
-			label = fmt.Sprintf("paper, on %s: mean ± sd", o.paperDataset)
+			label = fmt.Sprintf("paper, on %s: mean ± sd, where reported", o.paperDataset)
 		}
 		p.Legend.Add(label, them)
 	}
