@@ -212,7 +212,7 @@ func drawResults(rows []experiments.Row, exp experiments.Experiment, l float64, 
 		return nil, err
 	}
 	fmt.Fprintln(stdout)
-	plots, err := figures.Results(title, sums, exp.Paper[l])
+	plots, err := figures.Results(title, sums, exp.Paper[l], resultOptions(exp.Name)...)
 	if err != nil {
 		return nil, fmt.Errorf("%s, λ = %s: %w", exp.Name, experiments.LambdaName(l), err)
 	}
