@@ -2,7 +2,9 @@
 #   ./scripts/setup.sh && go run ./cmd/invmmd all    (set up, then regenerate figures/)
 #   make test                                         (every test, notebooks included)
 
-.PHONY: setup figures quick test test-go test-notebooks test-slurm bench
+SHELL := /bin/bash
+
+.PHONY: setup figures quick test test-go test-notebooks test-slurm pages bench
 
 # Install Jupyter, GoNB and goimports, register the kernel, fetch the data.
 setup:
@@ -18,8 +20,17 @@ quick:
 	go run ./cmd/invmmd all -quick -out /tmp/invmmd-quick
 
 # Every test: formatting, vet, the Go tests (with the fetched data required), and every
-# notebook executed headless, checked and rendered to docs/notebooks/.
-test: test-go test-notebooks
+# notebook executed headless, checked and rendered into build/notebooks/ (ignored by git).
+# make test must not change the work tree: it fails if the output of git status (tracked
+# changes and untracked files) or the diff differs after the suite from before it.
+test:
+	@before="$$(git status --porcelain --untracked-files=all; git diff | sha256sum)"; \
+	$(MAKE) --no-print-directory test-go test-notebooks || exit 1; \
+	after="$$(git status --porcelain --untracked-files=all; git diff | sha256sum)"; \
+	if [ "$$before" != "$$after" ]; then \
+		echo "make test changed the work tree (it must leave it as it was):"; \
+		diff <(echo "$$before") <(echo "$$after") || true; exit 1; \
+	fi; echo "make test: passed; the work tree is as it was"
 
 test-go:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
@@ -34,6 +45,12 @@ test-notebooks:
 # as a job array of 4 plus the merge, compared with an unsharded run (scripts/slurm/test.sh).
 test-slurm:
 	./scripts/slurm/test.sh
+
+# Regenerate the committed notebook outputs: every notebook executed in quick mode (about five
+# minutes on 2 cores), checked, and written back with its outputs to notebooks/ (so that a
+# repository browser shows results and figures) and as a standalone page to docs/notebooks/.
+pages:
+	./scripts/notebooks.sh --pages
 
 # Benchmarks of the penalty and the kernel sums; rewrites BENCHMARKS.md.
 bench:

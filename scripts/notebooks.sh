@@ -2,21 +2,28 @@
 # Executes the project's notebooks headless, checks them and renders them to HTML pages.
 #
 # For each notebook (default: every notebooks/*.ipynb, in name order):
-#   0. nbcheck -source checks the notebook as committed (GoNB kernel, the module cell, the
-#      INVMMD_PAPER_SIZE switch in the first cells, its figure count, no committed outputs);
+#   0. nbcheck -source checks the notebook as committed (GoNB kernel, Go highlighting, the
+#      module cell, the INVMMD_PAPER_SIZE switch in the first cells, its figure count);
 #   1. jupyter nbconvert --execute --allow-errors runs it with the GoNB kernel into the
-#      output folder (the source notebook is not modified);
-#   2. nbcheck (cmd/nbcheck) fails it on any error output, stderr with "panic:" or
-#      "exit status", a code cell that did not run, or no figure: GoNB does not make
+#      output folder (the source notebook is not modified), starting from an empty GoNB cache
+#      (data/cache/gonb/), so that no value computed by older code is reused;
+#   2. the executed copy gets the Go lexer in its metadata (GoNB reports none, and nbconvert
+#      then highlights Go as IPython), and nbcheck (cmd/nbcheck) fails it on any error output,
+#      stderr with "panic:" or "exit status", a code cell that did not run, no figure, a
+#      machine-absolute path or terminal control codes in an output: GoNB does not make
 #      nbconvert fail on those by itself;
-#   3. if it passed, nbconvert renders it to docs/notebooks/NAME.html (figures embedded,
-#      MathJax from a CDN), and nbcheck -html checks that the page holds its images.
+#   3. if it passed, nbconvert renders it to OUT/html/NAME.html (figures embedded, MathJax
+#      from a CDN), and nbcheck -html checks the page's images and Go highlighting.
 # The script goes on after a failing notebook, prints what failed (notebook, cell and the
-# offending output), and exits 1 if any notebook failed.
+# offending output), and exits 1 if any notebook failed. Without --pages it writes nothing
+# outside OUT (make test runs it so, and the work tree stays clean).
 #
-# Usage: scripts/notebooks.sh [--out DIR] [--no-html] [notebook.ipynb ...]
-#   --out DIR   where the executed notebooks go (default: ${TMPDIR:-/tmp}/invmmd-notebooks)
-#   --no-html   execute and check only; leave docs/notebooks/ alone
+# Usage: scripts/notebooks.sh [--out DIR] [--no-html] [--pages] [notebook.ipynb ...]
+#   --out DIR   where the executed notebooks and pages go (default: build/notebooks, ignored by git)
+#   --no-html   execute and check only
+#   --pages     also replace the committed copies: the executed notebook (with its outputs, so
+#               a repository browser shows results and figures) over notebooks/NAME.ipynb and
+#               the page over docs/notebooks/NAME.html (make pages)
 # Environment:
 #   INVMMD_PAPER_SIZE=1   the notebooks run the paper-size experiments instead of the quick
 #                         default (hours, not minutes); the per-cell timeout is then off
@@ -25,8 +32,9 @@
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-out="${TMPDIR:-/tmp}/invmmd-notebooks"
+out="$root/build/notebooks"
 html=1
+pages=0
 notebooks=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -36,6 +44,7 @@ while [[ $# -gt 0 ]]; do
     shift 2
     ;;
   --no-html) html=0; shift ;;
+  --pages) pages=1; shift ;;
   -h | --help)
     sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed -e '$d' -e 's/^# \{0,1\}//'
     exit 0
@@ -72,8 +81,11 @@ fi
 
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
-pages="$root/docs/notebooks"
+htmldir="$out/html"
 echo "notebooks: mode $mode; per-cell timeout $timeout s; executed notebooks in $out"
+if [[ $pages -eq 1 && $html -eq 0 ]]; then
+  die "--pages needs the HTML pages: drop --no-html"
+fi
 
 echo "notebooks: building cmd/nbcheck"
 (cd "$root" && go build -o "$out/nbcheck" ./cmd/nbcheck) || die "building cmd/nbcheck failed"
@@ -100,8 +112,12 @@ for nb in "${notebooks[@]}"; do
   echo
   echo "==> notebooks: executing $nb"
   start=$SECONDS
+  # Values cached by GoNB's cache package (notebooks/README.md) were computed by the code as
+  # it was then: start every run without them.
+  rm -rf "$root/data/cache/gonb"
+  # No per-cell timings in the metadata: the executed copy stays the same from run to run.
   if ! jupyter nbconvert --to notebook --execute --allow-errors \
-    --ExecutePreprocessor.timeout="$timeout" \
+    --ExecutePreprocessor.timeout="$timeout" --ExecutePreprocessor.record_timing=False \
     --output-dir "$out" --output "$name" "$nb" >"$log" 2>&1; then
     echo "notebooks: FAIL $nb: jupyter nbconvert failed after $((SECONDS - start)) s; the end of $log:" >&2
     tail -n 40 "$log" | sed 's/^/    /' >&2
@@ -109,25 +125,33 @@ for nb in "${notebooks[@]}"; do
     continue
   fi
   echo "notebooks: executed in $((SECONDS - start)) s: $out/$name.ipynb"
+  # GoNB's kernel reports no Pygments lexer, and nbconvert then highlights Go as IPython.
+  sed -i 's/"pygments_lexer": ""/"pygments_lexer": "go"/' "$out/$name.ipynb"
   if ! "$out/nbcheck" "$out/$name.ipynb"; then
     echo "notebooks: FAIL $nb: the executed notebook shows errors (above); kernel log: $log" >&2
     failed+=("$nb")
     continue
   fi
   if [[ $html -eq 1 ]]; then
-    mkdir -p "$pages"
-    if ! jupyter nbconvert --to html "${cdn[@]}" --output-dir "$pages" --output "$name" "$out/$name.ipynb" >>"$log" 2>&1; then
+    mkdir -p "$htmldir"
+    if ! jupyter nbconvert --to html "${cdn[@]}" --output-dir "$htmldir" --output "$name" "$out/$name.ipynb" >>"$log" 2>&1; then
       echo "notebooks: FAIL $nb: rendering HTML failed; the end of $log:" >&2
       tail -n 20 "$log" | sed 's/^/    /' >&2
       failed+=("$nb")
       continue
     fi
-    if ! "$out/nbcheck" -html "$pages/$name.html"; then
-      echo "notebooks: FAIL $nb: the rendered page $pages/$name.html lacks its figures (above)" >&2
+    if ! "$out/nbcheck" -html "$htmldir/$name.html"; then
+      echo "notebooks: FAIL $nb: the rendered page $htmldir/$name.html is not fit to publish (above)" >&2
       failed+=("$nb")
       continue
     fi
-    echo "notebooks: rendered ${pages#"$root"/}/$name.html"
+    echo "notebooks: rendered $htmldir/$name.html"
+  fi
+  if [[ $pages -eq 1 ]]; then
+    cp "$out/$name.ipynb" "$root/notebooks/$name.ipynb"
+    mkdir -p "$root/docs/notebooks"
+    cp "$htmldir/$name.html" "$root/docs/notebooks/$name.html"
+    echo "notebooks: updated notebooks/$name.ipynb and docs/notebooks/$name.html"
   fi
   passed+=("$nb")
 done

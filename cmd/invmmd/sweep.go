@@ -212,7 +212,7 @@ func drawResults(rows []experiments.Row, exp experiments.Experiment, l float64, 
 		return nil, err
 	}
 	fmt.Fprintln(stdout)
-	plots, err := figures.Results(title, sums, exp.Paper[l])
+	plots, err := figures.Results(title, sums, exp.Paper[l], resultOptions(exp.Name)...)
 	if err != nil {
 		return nil, fmt.Errorf("%s, λ = %s: %w", exp.Name, experiments.LambdaName(l), err)
 	}
@@ -233,7 +233,7 @@ var extras = map[string]func(seed uint64, dir string) ([]string, error){
 		if err != nil {
 			return nil, err
 		}
-		p, w, h, err := figures.TMNISTGrid([]*dataset.Set{sp.Train, sp.Test}, 8, [2]string{"grass, dark", "brick, light"})
+		p, w, h, err := figures.TMNISTGrid([]*dataset.Set{sp.Train, sp.Test}, 8, [2]string{"brick", "grass"})
 		if err != nil {
 			return nil, err
 		}

@@ -53,6 +53,9 @@ type notebook struct {
 		KernelSpec struct {
 			Name string `json:"name"`
 		} `json:"kernelspec"`
+		LanguageInfo struct {
+			PygmentsLexer string `json:"pygments_lexer"`
+		} `json:"language_info"`
 		// Invmmd is the project's own notebook metadata: "figures" is the number of figures
 		// the notebook must show, so that a lost figure fails the check.
 		Invmmd struct {
@@ -137,10 +140,11 @@ func CheckNotebook(file string, data []byte, minImages int) (Summary, []Problem,
 				tb := strings.Join(o.Traceback, "\n")
 				add(cell, "error output %s: %s\n%s", o.EName, firstLine(o.EValue), excerpt("traceback", tb))
 			case "stream":
+				text := string(o.Text)
+				checkText(text, o.Name, add, cell)
 				if o.Name != "stderr" {
 					continue
 				}
-				text := string(o.Text)
 				for _, m := range StderrMarkers {
 					if strings.Contains(text, m) {
 						add(cell, "stderr contains %q\n%s", m, excerpt("stderr", text))
@@ -150,6 +154,11 @@ func CheckNotebook(file string, data []byte, minImages int) (Summary, []Problem,
 			case "display_data", "execute_result", "update_display_data":
 				if hasImage(o.Data) {
 					sum.Images++
+				}
+				for _, mime := range textMIMEs {
+					if t, ok := o.Data[mime]; ok {
+						checkText(string(t), mime, add, cell)
+					}
 				}
 			}
 		}
@@ -165,11 +174,34 @@ func CheckNotebook(file string, data []byte, minImages int) (Summary, []Problem,
 	return sum, probs, nil
 }
 
+// textMIMEs are the output types whose text a reader sees as text.
+var textMIMEs = []string{"text/plain", "text/markdown"}
+
+// absPath matches a machine-absolute path: a reader's machine has other folders, and the
+// repository's pages and notebooks should not show the author's.
+var absPath = regexp.MustCompile(`(^|[\s"'(=:,\[])(/(?:home|root|work|tmp|Users|var|opt|usr|mnt|srv|private)/[^\s"')\],]*)`)
+
+// checkText reports what a saved text output must not hold: terminal control codes
+// (a progress bar redrawn with \r or ANSI escapes leaves dozens of lines in the saved
+// notebook; show progress in place with gonbui.UpdateHtml instead) and machine-absolute paths.
+func checkText(text, what string, add func(int, string, ...any), cell int) {
+	if i := strings.IndexAny(text, "\r\x1b"); i >= 0 {
+		add(cell, "%s output holds terminal control codes (\\r or escape sequences), e.g. %q: a progress bar belongs in an output updated in place, not in the saved notebook",
+			what, clip(text[max(0, i-30):], 80))
+	}
+	if m := absPath.FindStringSubmatch(text); m != nil {
+		add(cell, "%s output shows the machine-absolute path %s: print paths relative to the notebook's folder", what, clip(m[2], 100))
+	}
+}
+
 // Conventions every notebook source in notebooks/ follows (see notebooks/README.md).
 const (
 	// ModuleEdit is the start of the first code cell: it points the notebook's Go module at
 	// the repository (GONB_DIR is the notebook's folder when Jupyter runs it).
 	ModuleEdit = `!*go mod edit -require=github.com/invmmd/invmmd@v0.0.0-00010101000000-000000000000 -replace=github.com/invmmd/invmmd="${GONB_DIR}/.."`
+	// GoLexer is the Pygments lexer of the notebooks' code: GoNB reports none, and nbconvert
+	// then highlights Go as IPython (// comments unrecognised, backticks as errors).
+	GoLexer = "go"
 	// PaperSizeSwitch is the environment variable that selects the paper-size run.
 	PaperSizeSwitch = "INVMMD_PAPER_SIZE"
 	// switchCells is how many leading cells must mention PaperSizeSwitch.
@@ -179,9 +211,10 @@ const (
 // CheckSource reads a notebook as committed (not executed) and returns how it breaks the
 // project's conventions: the GoNB kernel; a first code cell that is ModuleEdit; the
 // PaperSizeSwitch named in its first cells, so a reader sees how to get the paper-size run;
-// metadata "invmmd": {"figures": N} with N ≥ 1, which the executed check enforces; and no
-// outputs or execution counts (outputs live in the rendered pages under docs/notebooks/,
-// not in the source). The error is for a file that is not a notebook.
+// metadata "invmmd": {"figures": N} with N ≥ 1, which the executed check enforces; and the Go
+// lexer in metadata.language_info, so that pages and repository browsers highlight Go as Go.
+// Outputs are allowed: the committed notebooks hold their quick run's outputs (make pages).
+// The error is for a file that is not a notebook.
 func CheckSource(file string, data []byte) ([]Problem, error) {
 	var nb notebook
 	if err := json.Unmarshal(data, &nb); err != nil {
@@ -203,6 +236,9 @@ func CheckSource(file string, data []byte) ([]Problem, error) {
 	if nb.Metadata.Invmmd.Figures < 1 {
 		add(0, `metadata lacks "invmmd": {"figures": N} (N ≥ 1, the number of figures the notebook shows)`)
 	}
+	if l := nb.Metadata.LanguageInfo.PygmentsLexer; l != GoLexer {
+		add(0, "metadata.language_info.pygments_lexer is %q, want %q: nbconvert and repository browsers highlight the cells with it (IPython otherwise)", l, GoLexer)
+	}
 	firstCode, mentions := true, false
 	for i, c := range nb.Cells {
 		cell := i + 1
@@ -217,9 +253,6 @@ func CheckSource(file string, data []byte) ([]Problem, error) {
 			if strings.TrimSpace(string(c.Source)) != ModuleEdit {
 				add(cell, "the first code cell must be exactly\n    %s\n  got\n    %s", ModuleEdit, clip(string(c.Source), 200))
 			}
-		}
-		if len(c.Outputs) > 0 || c.ExecutionCount != nil {
-			add(cell, "holds outputs or an execution count: commit notebooks without outputs (Cell > All Output > Clear); the rendered pages under docs/notebooks/ keep them")
 		}
 	}
 	if firstCode {
@@ -242,6 +275,10 @@ func hasImage(data map[string]multiline) bool {
 	}
 	return false
 }
+
+// pythonFloorDiv is how Pygments' Python and IPython lexers mark "//" (floor division); the
+// Go lexer marks it as the start of a comment.
+const pythonFloorDiv = `<span class="o">//</span>`
 
 var (
 	// Elements whose content is not page content: their text may mention "<svg" or data
@@ -294,6 +331,9 @@ func CheckHTML(file string, data []byte) (Summary, []Problem, error) {
 		default:
 			add("line %d: <img> refers to %s instead of embedding the image", line, clip(src, 100))
 		}
+	}
+	if i := strings.Index(body, pythonFloorDiv); i >= 0 {
+		add("line %d highlights // as an operator: the page was rendered with a non-Go lexer (set metadata.language_info.pygments_lexer to %q)", lineOf(body, i), GoLexer)
 	}
 	sum.Images += len(svgTag.FindAllStringIndex(body, -1))
 	if sum.Images == 0 {

@@ -65,6 +65,13 @@ func TestCheckNotebook(t *testing.T) {
 			[]string{`shows 1 figure(s), want at least 2 (its metadata "invmmd": {"figures": N})`}, 1, 1},
 		{"metadata satisfied", strings.Replace(nb(code(1, pngOut), code(2, svgHTML)), `"metadata": {}, "cells"`, `"metadata": {"invmmd": {"figures": 2}}, "cells"`, 1), 1, nil, 0, 2},
 		{"several problems", nb(code(1, panicked), code(2, compileErr)), 1, []string{"cell 2 (In [1]): stderr", "cell 3 (In [2]): error output", "shows 0 figure(s)"}, 3, 0},
+		{"progress bar saved", nb(code(1, pngOut, `{"output_type": "stream", "name": "stdout", "text": ["sim [==   ] 1/9 \u001b[K\n", "\rsim [====] 9/9\n"]}`)), 1,
+			[]string{"cell 2 (In [1]): stdout output holds terminal control codes"}, 1, 1},
+		{"absolute path printed", nb(code(1, pngOut, `{"output_type": "stream", "name": "stdout", "text": "tables go to /work/main/notebooks/../data/cache/nb01\n"}`)), 1,
+			[]string{"stdout output shows the machine-absolute path /work/main/notebooks/../data/cache/nb01"}, 1, 1},
+		{"absolute path in markdown", nb(code(1, pngOut, `{"output_type": "display_data", "metadata": {}, "data": {"text/markdown": "wrote (/root/x/t.csv)"}}`)), 1,
+			[]string{"text/markdown output shows the machine-absolute path /root/x/t.csv"}, 1, 1},
+		{"relative paths and fractions are fine", nb(code(1, pngOut, `{"output_type": "stream", "name": "stdout", "text": "wrote ../data/cache/nb01/t.csv; 3/12 done; a/b\n"}`)), 1, nil, 0, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sum, probs, err := CheckNotebook("t.ipynb", []byte(tc.nb), tc.minImages)
@@ -144,6 +151,9 @@ func TestCheckHTML(t *testing.T) {
 		{"linked image", page(`<img src="figure.png"><svg></svg>`), []string{"<img> refers to figure.png"}, 1},
 		{"local mathjax", strings.Replace(page(`<svg></svg>`), "https://example.org", "file:///usr/share/javascript", 1),
 			[]string{"line 4 loads from the local file system"}, 1},
+		{"go highlighting", page(`<svg></svg><pre><span class="c1">// a comment</span> <span class="s">` + "`raw`" + `</span></pre>`), nil, 1},
+		{"ipython highlighting", page(`<svg></svg>` + "\n" + `<pre><span class="o">//</span> <span class="n">a</span></pre>`),
+			[]string{"line 9 highlights // as an operator: the page was rendered with a non-Go lexer"}, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sum, probs, err := CheckHTML("p.html", []byte(tc.page))
@@ -195,7 +205,7 @@ func TestRun(t *testing.T) {
 		{"html mode", []string{"-html", goodPage}, 0, "ok " + goodPage + " (1 embedded images)", ""},
 		{"html mode on a notebook", []string{"-html", good}, 2, "", "not an HTML page"},
 		{"min-images", []string{"-min-images", "2", good}, 1, "", "want at least 2"},
-		{"source mode", []string{"-source", good}, 1, "", "holds outputs or an execution count"},
+		{"source mode", []string{"-source", good}, 1, "", `pygments_lexer is "", want "go"`},
 		{"html and source", []string{"-html", "-source", good}, 2, "", "exclude each other"},
 		{"no files", nil, 2, "", "usage: nbcheck"},
 		{"bad flag", []string{"-nope"}, 2, "", "flag provided but not defined"},
@@ -230,7 +240,7 @@ func cell(kind, src string) string {
 }
 
 func TestCheckSource(t *testing.T) {
-	const meta = `{"invmmd": {"figures": 2}, "kernelspec": {"name": "gonb", "display_name": "Go (gonb)"}}`
+	const meta = `{"invmmd": {"figures": 2}, "kernelspec": {"name": "gonb", "display_name": "Go (gonb)"}, "language_info": {"name": "go", "pygments_lexer": "go"}}`
 	title := cell("markdown", "# 01\nSet INVMMD_PAPER_SIZE=1 for the paper-size run.")
 	edit := cell("code", ModuleEdit+"\n")
 	body := cell("code", "%%\nfmt.Println(1)")
@@ -242,12 +252,12 @@ func TestCheckSource(t *testing.T) {
 		{"good", source(meta, title, edit, body), nil},
 		{"switch in a code cell", source(meta, cell("markdown", "# 01"), edit, cell("code", `var paperSize = os.Getenv("INVMMD_PAPER_SIZE") == "1"`)), nil},
 		{"python kernel", source(strings.Replace(meta, `"gonb"`, `"python3"`, 1), title, edit, body), []string{`kernel "python3", want "gonb"`}},
-		{"no figures metadata", source(`{"kernelspec": {"name": "gonb"}}`, title, edit, body), []string{`metadata lacks "invmmd": {"figures": N}`}},
+		{"no figures metadata", source(`{"kernelspec": {"name": "gonb"}, "language_info": {"pygments_lexer": "go"}}`, title, edit, body), []string{`metadata lacks "invmmd": {"figures": N}`}},
+		{"no lexer (GoNB's default)", source(strings.Replace(meta, `"pygments_lexer": "go"`, `"pygments_lexer": ""`, 1), title, edit, body), []string{`pygments_lexer is "", want "go"`}},
 		{"no module edit", source(meta, title, body), []string{"cell 2: the first code cell must be exactly"}},
 		{"module edit with a typo", source(meta, title, cell("code", strings.Replace(ModuleEdit, "GONB_DIR", "GONBDIR", 1)), body), []string{"cell 2: the first code cell"}},
 		{"switch too late", source(meta, cell("markdown", "# 01"), edit, body, body, cell("markdown", "INVMMD_PAPER_SIZE")), []string{"none of the first 4 cells mentions INVMMD_PAPER_SIZE"}},
-		{"committed outputs", source(meta, title, edit, strings.Replace(body, `"execution_count": null, "outputs": []`, `"execution_count": 3, "outputs": [`+pngOut+`]`, 1)),
-			[]string{"cell 3: holds outputs or an execution count"}},
+		{"committed outputs are fine", source(meta, title, edit, strings.Replace(body, `"execution_count": null, "outputs": []`, `"execution_count": 3, "outputs": [`+pngOut+`]`, 1)), nil},
 		{"no code", source(meta, title), []string{"has no code cell"}},
 		{"nbformat 3", strings.Replace(source(meta, title, edit, body), `"nbformat": 4`, `"nbformat": 3`, 1), []string{"nbformat 3, want 4"}},
 	} {
@@ -271,7 +281,7 @@ func TestCheckSource(t *testing.T) {
 	}
 }
 
-// The repository's own notebooks follow the conventions, and each has its rendered page
+// The repository's own notebooks follow the conventions, hold a clean executed run, and each has its rendered page
 // under docs/notebooks/ embedding at least the figures its metadata promises. This runs
 // without Jupyter, on the committed files, so CI checks them even where notebooks are not
 // executed.
@@ -294,6 +304,15 @@ func TestRepositoryNotebooksAndPages(t *testing.T) {
 		}
 		for _, p := range srcProbs {
 			t.Errorf("%v", p)
+		}
+		// The committed notebook is its executed quick run (make pages): it must pass the
+		// executed check, so that a repository browser shows results and figures, not errors.
+		_, runProbs, err := CheckNotebook(f, data, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range runProbs {
+			t.Errorf("%v (re-run make pages)", p)
 		}
 		var nb notebook
 		if err := json.Unmarshal(data, &nb); err != nil {

@@ -21,10 +21,17 @@
 // pointing outside the page, or a src/href loading from file:// (Debian's nbconvert
 // default for require.js and MathJax, useless to a reader on another machine).
 //
+// Notebook mode also fails on a text output (stream, text/plain, text/markdown) holding
+// terminal control codes (a progress bar saved as dozens of \r…\x1b[K lines) or a
+// machine-absolute path (/home/…, /root/…, /work/…, /tmp/…).
+//
+// HTML mode also fails on a page whose code was highlighted by a non-Go lexer ("//" marked
+// as an operator, as the IPython lexer does).
+//
 // Source mode checks notebooks as committed in notebooks/, before they run: the GoNB kernel,
-// a first code cell that points the notebook's module at the repository, the
-// INVMMD_PAPER_SIZE switch named in the first cells, metadata "invmmd": {"figures": N}, and
-// no committed outputs.
+// the Go lexer in metadata.language_info, a first code cell that points the notebook's
+// module at the repository, the INVMMD_PAPER_SIZE switch named in the first cells, and
+// metadata "invmmd": {"figures": N}. Committed notebooks hold the outputs of their quick run.
 //
 // Each problem is printed as FILE: cell N: WHAT, with an excerpt of the offending output;
 // each good file as "ok FILE (...)". The exit status is 0 when every file passes, 1 when

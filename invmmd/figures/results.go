@@ -23,81 +23,185 @@ var (
 	Sky    = color.RGBA{86, 180, 233, 255}
 	Yellow = color.RGBA{240, 228, 66, 255}
 	Black  = color.RGBA{0, 0, 0, 255}
+	Grey   = color.RGBA{120, 120, 120, 255}
 	Series = []color.Color{Blue, Orange, Green, Red, Purple, Sky, Black, Yellow}
 )
 
-// Results returns the two panels of an experiment's summary figure: test accuracy and
-// train MMD per method, our mean ± std over seeds as bars with error bars, and the paper's
-// mean as a marker where it reports one.
-func Results(title string, sums []experiments.Summary, paper map[string]experiments.PaperRow) ([][]*plot.Plot, error) {
-	acc, err := methodPanel(title+": test accuracy", "test accuracy", sums, paper,
+// DefaultChance is the accuracy of guessing a balanced binary label, the bottom of the
+// results figures' accuracy axis: every experiment of the paper has P(Y = 1) = 1/2.
+const DefaultChance = 0.5
+
+// MMDLinear is where the results figures' train-MMD axis turns from linear (within ±MMDLinear)
+// to logarithmic: below the paper's printed precision (0.01) differences are noise.
+const MMDLinear = 0.01
+
+// ResultOption adds to a results figure what its table does not hold: reference lines and
+// where the paper's numbers come from.
+type ResultOption func(*resultOptions)
+
+type resultOptions struct {
+	chance       float64
+	ceiling      float64 // NaN: none
+	ceilingWhat  string
+	paperDataset string
+}
+
+// Chance sets the chance accuracy (default DefaultChance): the accuracy axis starts there,
+// with a reference line.
+func Chance(acc float64) ResultOption { return func(o *resultOptions) { o.chance = acc } }
+
+// Ceiling draws a reference line at the best test accuracy an invariant model can reach,
+// e.g. Ceiling(0.843, "invariant h*") in the simulation; what names the source.
+func Ceiling(acc float64, what string) ResultOption {
+	return func(o *resultOptions) { o.ceiling, o.ceilingWhat = acc, what }
+}
+
+// PaperDataset says that the paper's numbers come from another dataset than ours (e.g.
+// "MIMIC-III" next to the NMES1988 stand-in); the legend says so.
+func PaperDataset(name string) ResultOption {
+	return func(o *resultOptions) { o.paperDataset = name }
+}
+
+// Results returns the two panels of an experiment's summary figure, one point per method:
+//   - test accuracy on an axis from chance up, with lines at chance, at none's accuracy and
+//     at the invariant ceiling when given (Ceiling);
+//   - train MMD² (the full estimator) on a symmetric log axis (SymLog, linear within
+//     ±MMDLinear), so that none's large value and the others' small ones are all readable.
+//
+// Ours is a filled dot with a ± standard deviation whisker over seeds; the paper's mean and
+// standard deviation, where it reports the method, is an open diamond beside it. A value
+// beyond the axis is a triangle on the edge with its value printed. Legends sit to the right
+// of the data.
+func Results(title string, sums []experiments.Summary, paper map[string]experiments.PaperRow, opts ...ResultOption) ([][]*plot.Plot, error) {
+	if len(sums) == 0 {
+		return nil, fmt.Errorf("figures: Results %q: no methods", title)
+	}
+	o := resultOptions{chance: DefaultChance, ceiling: math.NaN()}
+	for _, f := range opts {
+		f(&o)
+	}
+	acc := methodPanel(title+": test accuracy", "test accuracy", sums, paper, o,
 		func(s experiments.Summary) experiments.Cell { return s.TeAcc },
 		func(p experiments.PaperRow) experiments.Cell { return p.TeAcc })
-	if err != nil {
-		return nil, err
-	}
-	mmd, err := methodPanel(title+": train MMD (full estimator)", "train MMD²", sums, paper,
+	accuracyAxis(acc, sums, paper, o)
+	// No y label on the SymLog axis: gonum/plot places a label's box by the data midpoint, not
+	// the scale's, and the long box would push the panel down; the title says it all.
+	mmd := methodPanel(title+": train MMD² (full estimator)", "", sums, paper, o,
 		func(s experiments.Summary) experiments.Cell { return s.TrMMD },
 		func(p experiments.PaperRow) experiments.Cell { return p.TrMMD })
-	if err != nil {
-		return nil, err
+	if err := mmdAxis(mmd, sums, paper); err != nil {
+		return nil, fmt.Errorf("figures: Results %q: %w", title, err)
 	}
 	return [][]*plot.Plot{{acc, mmd}}, nil
 }
 
-type errorBars struct{ x, y, e []float64 }
-
-func (b errorBars) Len() int                        { return len(b.x) }
-func (b errorBars) XY(i int) (float64, float64)     { return b.x[i], b.y[i] }
-func (b errorBars) YError(i int) (float64, float64) { return b.e[i], b.e[i] }
-
-func methodPanel(title, ylabel string, sums []experiments.Summary, paper map[string]experiments.PaperRow,
-	ours func(experiments.Summary) experiments.Cell, theirs func(experiments.PaperRow) experiments.Cell) (*plot.Plot, error) {
+// methodPanel draws ours and the paper's value of one cell per method.
+func methodPanel(title, ylabel string, sums []experiments.Summary, paper map[string]experiments.PaperRow, o resultOptions,
+	ours func(experiments.Summary) experiments.Cell, theirs func(experiments.PaperRow) experiments.Cell) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = title
 	p.Y.Label.Text = ylabel
-	vals := make(plotter.Values, len(sums))
-	eb := errorBars{}
-	var names []string
-	paperXY := plotter.XYs{}
+	grid := plotter.NewGrid()
+	grid.Vertical.Width = 0
+	p.Add(grid)
+	we, them := newDotWhiskers(Blue, draw.CircleGlyph{}, true), newDotWhiskers(Red, diamond{}, false)
+	we.labelLeft = true // ours sits left of the paper's
+	names := make([]string, len(sums))
+	minN, maxN := sums[0].N, sums[0].N
 	for i, s := range sums {
+		names[i] = s.Method
+		minN, maxN = min(minN, s.N), max(maxN, s.N)
+		x := float64(i)
+		pr, ok := paper[s.Method]
+		if ok {
+			x -= 0.15
+			c := theirs(pr)
+			them.add(float64(i)+0.15, c.Mean, c.Std)
+		}
 		c := ours(s)
-		vals[i] = c.Mean
-		eb.x, eb.y, eb.e = append(eb.x, float64(i)), append(eb.y, c.Mean), append(eb.e, c.Std)
-		names = append(names, s.Method)
-		if pr, ok := paper[s.Method]; ok {
-			paperXY = append(paperXY, plotter.XY{X: float64(i), Y: theirs(pr).Mean})
+		we.add(x, c.Mean, c.Std)
+	}
+	p.Add(we)
+	seeds := fmt.Sprintf("%d seeds", maxN)
+	if minN != maxN {
+		seeds = fmt.Sprintf("%d–%d seeds", minN, maxN)
+	}
+	if maxN <= 1 {
+		p.Legend.Add("ours (1 seed: no spread)", we)
+	} else {
+		p.Legend.Add("ours: mean ± sd over "+seeds, we)
+	}
+	if len(them.x) > 0 {
+		p.Add(them)
+		label := "paper: mean ± sd, where reported"
+		if o.paperDataset != "" {
+			label = fmt.Sprintf("paper, on %s: mean ± sd, where reported", o.paperDataset)
 		}
+		p.Legend.Add(label, them)
 	}
-	bars, err := plotter.NewBarChart(vals, vg.Points(22))
-	if err != nil {
-		return nil, fmt.Errorf("figures: %w", err)
-	}
-	bars.Color = Blue
-	bars.LineStyle.Width = 0
-	errs, err := plotter.NewYErrorBars(eb)
-	if err != nil {
-		return nil, fmt.Errorf("figures: %w", err)
-	}
-	errs.LineStyle.Width = vg.Points(1.2)
-	p.Add(bars, errs)
-	p.Legend.Add("ours (mean ± std)", bars)
-	if len(paperXY) > 0 {
-		sc, err := plotter.NewScatter(paperXY)
-		if err != nil {
-			return nil, fmt.Errorf("figures: %w", err)
-		}
-		sc.GlyphStyle.Shape = draw.CrossGlyph{}
-		sc.GlyphStyle.Color = Red
-		sc.GlyphStyle.Radius = vg.Points(5)
-		p.Add(sc)
-		p.Legend.Add("paper (mean)", sc)
-	}
-	p.Legend.Top = true
 	p.NominalX(names...)
-	p.Add(plotter.NewGrid())
-	// Headroom above the tallest bar for the legend.
-	p.Y.Min = math.Min(p.Y.Min, 0)
-	p.Y.Max += 0.3 * (p.Y.Max - p.Y.Min)
-	return p, nil
+	p.X.Min, p.X.Max = -0.6, float64(len(sums))-0.4
+	return p
+}
+
+// accuracyAxis starts the accuracy axis just below chance, ends it just above the highest
+// value, and adds the reference lines.
+func accuracyAxis(p *plot.Plot, sums []experiments.Summary, paper map[string]experiments.PaperRow, o resultOptions) {
+	hi := o.chance
+	if !math.IsNaN(o.ceiling) {
+		hi = math.Max(hi, o.ceiling)
+	}
+	for _, s := range sums {
+		hi = math.Max(hi, s.TeAcc.Mean+s.TeAcc.Std)
+		if pr, ok := paper[s.Method]; ok {
+			hi = math.Max(hi, pr.TeAcc.Mean+pr.TeAcc.Std)
+		}
+	}
+	span := hi - o.chance
+	p.Y.Min = o.chance - 0.04*span
+	p.Y.Max = math.Min(1, hi+0.06*span)
+	p.Y.Tick.Marker = roundTicks{}
+	chance := newHLine(o.chance, Grey, vg.Points(6), vg.Points(3))
+	p.Add(chance)
+	p.Legend.Add(fmt.Sprintf("chance (%g)", o.chance), chance)
+	for _, s := range sums {
+		if s.Method == "none" && s.TeAcc.Mean >= p.Y.Min {
+			none := newHLine(s.TeAcc.Mean, Blue, vg.Points(2), vg.Points(2))
+			none.style.Width = vg.Points(0.8)
+			p.Add(none)
+			p.Legend.Add(fmt.Sprintf("none, no penalty (%.3f)", s.TeAcc.Mean), none)
+		}
+	}
+	if !math.IsNaN(o.ceiling) {
+		ceil := newHLine(o.ceiling, Green, vg.Points(6), vg.Points(2), vg.Points(1), vg.Points(2))
+		p.Add(ceil)
+		p.Legend.Add(fmt.Sprintf("ceiling, %s (%.3f)", o.ceilingWhat, o.ceiling), ceil)
+	}
+}
+
+// mmdAxis puts the train-MMD panel on a SymLog axis covering every value and whisker, with
+// 5% of room on each side.
+func mmdAxis(p *plot.Plot, sums []experiments.Summary, paper map[string]experiments.PaperRow) error {
+	lo, hi := 0.0, 0.0
+	for _, s := range sums {
+		c := s.TrMMD
+		if math.IsNaN(c.Mean) || math.IsInf(c.Mean, 0) {
+			return fmt.Errorf("method %s: train MMD %v", s.Method, c.Mean)
+		}
+		lo, hi = math.Min(lo, c.Mean-c.Std), math.Max(hi, c.Mean+c.Std)
+		if pr, ok := paper[s.Method]; ok {
+			lo, hi = math.Min(lo, pr.TrMMD.Mean-pr.TrMMD.Std), math.Max(hi, pr.TrMMD.Mean+pr.TrMMD.Std)
+		}
+	}
+	s := SymLog{Linear: MMDLinear}
+	flo, fhi := s.forward(lo), s.forward(math.Max(hi, MMDLinear))
+	pad := 0.05 * (fhi - flo)
+	p.Y.Min, p.Y.Max = s.inverse(flo-pad), s.inverse(fhi+pad)
+	p.Y.Scale = s
+	p.Y.Tick.Marker = SymLogTicks{Linear: MMDLinear}
+	p.Legend.Add(fmt.Sprintf("axis: log, linear within ±%g", MMDLinear))
+	zero := newHLine(0, Grey)
+	zero.style.Width = vg.Points(0.6)
+	p.Add(zero)
+	return nil
 }

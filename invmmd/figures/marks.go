@@ -1,0 +1,300 @@
+package figures
+
+import (
+	"image/color"
+	"math"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// Marks shared by the results and variance figures: dots with whiskers that stay inside the
+// axis range (a value beyond it becomes a triangle at the edge with its value printed),
+// labelled horizontal reference lines, and shaded bands.
+
+// dotWhiskers draws, at each x, a glyph at y with a whisker from lo to hi. Points and
+// whiskers outside the y axis range are clipped to it; a point outside is drawn as a
+// triangle on the edge it crossed, with its value printed next to it, so that an
+// off-scale value is shown rather than hidden or allowed to squash the axis.
+type dotWhiskers struct {
+	x, y, lo, hi []float64
+	glyph        draw.GlyphStyle
+	whisker      draw.LineStyle
+	capWidth     vg.Length
+	label        draw.TextStyle // for off-scale values
+	labelLeft    bool           // print off-scale values left of the triangle (else right)
+	format       func(float64) string
+}
+
+func newDotWhiskers(c color.Color, shape draw.GlyphDrawer, filled bool) *dotWhiskers {
+	g := draw.GlyphStyle{Color: c, Radius: vg.Points(3.5), Shape: shape}
+	if !filled {
+		g.Shape = hollow{shape}
+	}
+	label := plot.New().X.Tick.Label // the default tick label font
+	label.Color = c
+	return &dotWhiskers{
+		glyph:    g,
+		whisker:  draw.LineStyle{Color: c, Width: vg.Points(1.2)},
+		capWidth: vg.Points(6),
+		label:    label,
+		format:   func(v float64) string { return trim3(v) },
+	}
+}
+
+// add appends a point with a symmetric whisker of half-width e (0: none).
+func (d *dotWhiskers) add(x, y, e float64) {
+	d.x, d.y, d.lo, d.hi = append(d.x, x), append(d.y, y), append(d.lo, y-e), append(d.hi, y+e)
+}
+
+// Plot implements plot.Plotter.
+func (d *dotWhiskers) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	ymin, ymax := p.Y.Min, p.Y.Max
+	for i := range d.x {
+		x := trX(d.x[i])
+		lo, hi := math.Max(d.lo[i], ymin), math.Min(d.hi[i], ymax)
+		if hi > lo && d.hi[i] > d.lo[i] {
+			c.StrokeLine2(d.whisker, x, trY(lo), x, trY(hi))
+			for _, v := range []float64{d.lo[i], d.hi[i]} {
+				if v >= ymin && v <= ymax {
+					c.StrokeLine2(d.whisker, x-d.capWidth/2, trY(v), x+d.capWidth/2, trY(v))
+				}
+			}
+		}
+		y := d.y[i]
+		switch {
+		case y < ymin:
+			g := d.glyph
+			g.Shape = triangleDown{}
+			pt := vg.Point{X: x, Y: trY(ymin) + g.Radius}
+			c.DrawGlyph(g, pt)
+			sty, at := d.offLabel(x, g.Radius)
+			sty.YAlign = draw.YBottom
+			c.FillText(sty, vg.Point{X: at, Y: trY(ymin) + vg.Points(1)}, d.format(y))
+		case y > ymax:
+			g := d.glyph
+			g.Shape = draw.TriangleGlyph{}
+			pt := vg.Point{X: x, Y: trY(ymax) - g.Radius}
+			c.DrawGlyph(g, pt)
+			sty, at := d.offLabel(x, g.Radius)
+			sty.YAlign = draw.YTop
+			c.FillText(sty, vg.Point{X: at, Y: trY(ymax) - vg.Points(1)}, d.format(y))
+		default:
+			c.DrawGlyph(d.glyph, vg.Point{X: x, Y: trY(y)})
+		}
+	}
+}
+
+// offLabel returns the style and x position of an off-scale value's label beside the
+// triangle at x.
+func (d *dotWhiskers) offLabel(x, r vg.Length) (draw.TextStyle, vg.Length) {
+	sty := d.label
+	if d.labelLeft {
+		sty.XAlign = draw.XRight
+		return sty, x - r - vg.Points(1)
+	}
+	sty.XAlign = draw.XLeft
+	return sty, x + r + vg.Points(1)
+}
+
+// Thumbnail implements plot.Thumbnailer: the glyph on a short whisker.
+func (d *dotWhiskers) Thumbnail(c *draw.Canvas) {
+	mid := c.Center()
+	c.StrokeLine2(d.whisker, mid.X, c.Min.Y, mid.X, c.Max.Y)
+	c.DrawGlyph(d.glyph, mid)
+}
+
+// hollow draws a shape as an outline on a white fill, so that it stays visible on top of
+// another mark.
+type hollow struct{ draw.GlyphDrawer }
+
+func (h hollow) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
+	white := sty
+	white.Color = color.White
+	white.Radius = sty.Radius * 0.9
+	h.GlyphDrawer.DrawGlyph(c, white, pt)
+	ring := sty
+	ring.Shape = outline(h.GlyphDrawer)
+	ring.Shape.DrawGlyph(c, ring, pt)
+}
+
+// outline returns the ring version of a filled shape.
+func outline(g draw.GlyphDrawer) draw.GlyphDrawer {
+	switch g.(type) {
+	case draw.CircleGlyph:
+		return draw.RingGlyph{}
+	case draw.SquareGlyph:
+		return draw.BoxGlyph{}
+	case draw.TriangleGlyph:
+		return draw.PyramidGlyph{}
+	case diamond:
+		return diamondRing{}
+	}
+	return g
+}
+
+// triangleDown is a filled triangle pointing down: a value below the axis.
+type triangleDown struct{}
+
+func (triangleDown) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
+	r := sty.Radius
+	var p vg.Path
+	p.Move(vg.Point{X: pt.X, Y: pt.Y - r})
+	p.Line(vg.Point{X: pt.X + r, Y: pt.Y + r*0.7})
+	p.Line(vg.Point{X: pt.X - r, Y: pt.Y + r*0.7})
+	p.Close()
+	c.SetColor(sty.Color)
+	c.Fill(p)
+}
+
+// diamond is a filled diamond (the paper's values); diamondRing its outline.
+type diamond struct{}
+
+func diamondPath(pt vg.Point, r vg.Length) vg.Path {
+	var p vg.Path
+	p.Move(vg.Point{X: pt.X, Y: pt.Y + r})
+	p.Line(vg.Point{X: pt.X + r, Y: pt.Y})
+	p.Line(vg.Point{X: pt.X, Y: pt.Y - r})
+	p.Line(vg.Point{X: pt.X - r, Y: pt.Y})
+	p.Close()
+	return p
+}
+
+func (diamond) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
+	c.SetColor(sty.Color)
+	c.Fill(diamondPath(pt, sty.Radius*1.2))
+}
+
+type diamondRing struct{}
+
+func (diamondRing) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
+	c.SetLineStyle(draw.LineStyle{Color: sty.Color, Width: vg.Points(1.2)})
+	c.Stroke(diamondPath(pt, sty.Radius*1.2))
+}
+
+// hline is a horizontal reference line across the data area, e.g. chance accuracy.
+type hline struct {
+	y     float64
+	style draw.LineStyle
+}
+
+func newHLine(y float64, c color.Color, dashes ...vg.Length) *hline {
+	return &hline{y: y, style: draw.LineStyle{Color: c, Width: vg.Points(1.2), Dashes: dashes}}
+}
+
+// Plot implements plot.Plotter; a line outside the axis range is not drawn.
+func (l *hline) Plot(c draw.Canvas, p *plot.Plot) {
+	if l.y < p.Y.Min || l.y > p.Y.Max {
+		return
+	}
+	_, trY := p.Transforms(&c)
+	y := trY(l.y)
+	c.StrokeLine2(l.style, c.Min.X, y, c.Max.X, y)
+}
+
+// Thumbnail implements plot.Thumbnailer.
+func (l *hline) Thumbnail(c *draw.Canvas) {
+	y := c.Center().Y
+	c.StrokeLine2(l.style, c.Min.X, y, c.Max.X, y)
+}
+
+// band is a shaded area between lo and hi over x, clipped to the y axis range; with a
+// line along mid it makes a legend entry of the line on its band.
+type band struct {
+	x, lo, hi []float64
+	fill      color.Color
+}
+
+// Plot implements plot.Plotter.
+func (b *band) Plot(c draw.Canvas, p *plot.Plot) {
+	if len(b.x) < 2 {
+		return
+	}
+	trX, trY := p.Transforms(&c)
+	clip := func(v float64) float64 { return math.Min(math.Max(v, p.Y.Min), p.Y.Max) }
+	var path vg.Path
+	for i := range b.x {
+		pt := vg.Point{X: trX(b.x[i]), Y: trY(clip(b.hi[i]))}
+		if i == 0 {
+			path.Move(pt)
+		} else {
+			path.Line(pt)
+		}
+	}
+	for i := len(b.x) - 1; i >= 0; i-- {
+		path.Line(vg.Point{X: trX(b.x[i]), Y: trY(clip(b.lo[i]))})
+	}
+	path.Close()
+	c.SetColor(b.fill)
+	c.Fill(path)
+}
+
+// Thumbnail implements plot.Thumbnailer.
+func (b *band) Thumbnail(c *draw.Canvas) {
+	r := c.Rectangle
+	r.Min.Y += (r.Max.Y - r.Min.Y) / 4
+	r.Max.Y -= (r.Max.Y - r.Min.Y) / 3
+	c.SetColor(b.fill)
+	c.Fill(r.Path())
+}
+
+// clippedLine is a polyline clipped to the y axis range, with the points beyond the range
+// drawn as triangles on the edge they crossed.
+type clippedLine struct {
+	xys   plotter.XYs
+	line  draw.LineStyle
+	glyph draw.GlyphStyle
+}
+
+// Plot implements plot.Plotter.
+func (l *clippedLine) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	ymin, ymax := p.Y.Min, p.Y.Max
+	var pts []vg.Point
+	for _, xy := range l.xys {
+		y := math.Min(math.Max(xy.Y, ymin), ymax)
+		pts = append(pts, vg.Point{X: trX(xy.X), Y: trY(y)})
+	}
+	c.StrokeLines(l.line, pts)
+	for i, xy := range l.xys {
+		g := l.glyph
+		switch {
+		case xy.Y > ymax:
+			g.Shape, g.Radius = draw.TriangleGlyph{}, g.Radius*1.8
+			pts[i].Y -= g.Radius
+		case xy.Y < ymin:
+			g.Shape, g.Radius = triangleDown{}, g.Radius*1.8
+			pts[i].Y += g.Radius
+		}
+		c.DrawGlyph(g, pts[i])
+	}
+}
+
+// Thumbnail implements plot.Thumbnailer.
+func (l *clippedLine) Thumbnail(c *draw.Canvas) {
+	y := c.Center().Y
+	c.StrokeLine2(l.line, c.Min.X, y, c.Max.X, y)
+	c.DrawGlyph(l.glyph, c.Center())
+}
+
+// clipped counts the points of the line beyond the y range [lo, hi].
+func (l *clippedLine) clipped(lo, hi float64) int {
+	n := 0
+	for _, xy := range l.xys {
+		if xy.Y < lo || xy.Y > hi {
+			n++
+		}
+	}
+	return n
+}
+
+// trim3 formats v with three decimals, or fewer significant digits for large values.
+func trim3(v float64) string {
+	if math.Abs(v) >= 10 {
+		return plotFormat(v, 1)
+	}
+	return plotFormat(v, 3)
+}

@@ -1,0 +1,101 @@
+package figures
+
+import (
+	"math"
+	"strconv"
+
+	"gonum.org/v1/plot"
+)
+
+// SymLog is a symmetric logarithmic axis scale: linear within ±Linear, logarithmic beyond,
+// on both sides of 0. It shows values that span decades (a train MMD of 2.4 next to ones of
+// 0.006) without hiding zeros and negative estimates, which a log axis cannot show.
+type SymLog struct{ Linear float64 }
+
+// forward maps v to the scale's linear coordinate: v/Linear inside ±Linear, and one unit
+// per decade beyond.
+func (s SymLog) forward(v float64) float64 {
+	a := math.Abs(v) / s.Linear
+	if a <= 1 {
+		return v / s.Linear
+	}
+	return math.Copysign(1+math.Log10(a), v)
+}
+
+// Normalize implements plot.Normalizer.
+func (s SymLog) Normalize(min, max, x float64) float64 {
+	lo, hi := s.forward(min), s.forward(max)
+	return (s.forward(x) - lo) / (hi - lo)
+}
+
+// SymLogTicks labels a SymLog axis at 0, ±Linear and each decade beyond, with minor ticks at
+// 2–9 times each decade.
+type SymLogTicks struct{ Linear float64 }
+
+// Ticks implements plot.Ticker.
+func (t SymLogTicks) Ticks(lo, hi float64) []plot.Tick {
+	var ticks []plot.Tick
+	add := func(v float64, label bool) {
+		if v < lo || v > hi {
+			return
+		}
+		tk := plot.Tick{Value: v}
+		if label {
+			tk.Label = plotFormat(v, max(0, -int(math.Floor(math.Log10(math.Abs(v)+1e-300)))))
+			if v == 0 {
+				tk.Label = "0"
+			}
+		}
+		ticks = append(ticks, tk)
+	}
+	add(0, true)
+	top := math.Max(math.Abs(lo), math.Abs(hi))
+	for d := t.Linear; d <= top*10; d *= 10 {
+		for _, sign := range []float64{-1, 1} {
+			add(sign*d, true)
+			for k := 2.0; k <= 9; k++ {
+				add(sign*k*d, false)
+			}
+		}
+	}
+	return ticks
+}
+
+func plotFormat(v float64, prec int) string { return strconv.FormatFloat(v, 'f', prec, 64) }
+
+// inverse is the inverse of forward.
+func (s SymLog) inverse(f float64) float64 {
+	if math.Abs(f) <= 1 {
+		return f * s.Linear
+	}
+	return math.Copysign(s.Linear*math.Pow(10, math.Abs(f)-1), f)
+}
+
+// roundTicks labels a linear axis at multiples of a round step (1, 2 or 5 times a power of
+// ten) chosen to give at most 10 labels, with an unlabelled tick halfway between.
+type roundTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (roundTicks) Ticks(lo, hi float64) []plot.Tick {
+	if !(hi > lo) {
+		return nil
+	}
+	step := math.Pow(10, math.Floor(math.Log10(hi-lo)))
+	for _, m := range []float64{0.1, 0.2, 0.5, 1, 2, 5, 10} {
+		if (hi-lo)/(step*m) < 10 {
+			step *= m
+			break
+		}
+	}
+	prec := max(0, -int(math.Floor(math.Log10(step)+1e-9)))
+	var ticks []plot.Tick
+	for k := math.Ceil(lo / step * 2); k/2*step <= hi+1e-12; k++ {
+		v := k / 2 * step
+		t := plot.Tick{Value: v}
+		if math.Mod(k, 2) == 0 {
+			t.Label = plotFormat(v, prec)
+		}
+		ticks = append(ticks, t)
+	}
+	return ticks
+}
