@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/invmmd/invmmd/invmmd/prop1"
 )
@@ -10,7 +11,7 @@ import (
 // runAll runs every experiment and the variance study into one folder.
 func runAll(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("all", "[-quick] [-out DIR] [-resume]", stderr, func() string {
-		return "Runs sim, tmnist, clinical and variance with their default methods, λ and seeds."
+		return "Runs sim, sim -paper-split (not with -quick), tmnist, clinical and variance with their default methods, λ and seeds."
 	})
 	quick := fs.Bool("quick", false, "small data and few epochs; writes to "+quickOut()+" unless -out is given")
 	out := fs.String("out", "", "output folder (default figures/, or "+quickOut()+" with -quick)")
@@ -26,8 +27,14 @@ func runAll(args []string, stdout, stderr io.Writer) error {
 	if *quick {
 		q = append(q, "-quick")
 	}
-	for _, c := range []string{"sim", "tmnist", "clinical", "variance"} {
-		a := append([]string{c}, q...)
+	runs := [][]string{{"sim"}, {"sim", "-paper-split"}, {"tmnist"}, {"clinical"}, {"variance"}}
+	if *quick {
+		// The companion table is a paper-size comparison; quick runs teach with the default.
+		runs = append(runs[:1], runs[2:]...)
+	}
+	for _, r := range runs {
+		c := strings.Join(r, " ")
+		a := append(append([]string{}, r...), q...)
 		if *resume {
 			a = append(a, "-resume")
 		}

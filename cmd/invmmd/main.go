@@ -44,7 +44,7 @@ type command struct {
 
 func commands() []command {
 	return []command{
-		{"sim", "Experiment 1: the simulation, every method × seeds × λ", simSweep.run},
+		{"sim", "Experiment 1: the simulation, every method × seeds × λ", simSweep().run},
 		{"tmnist", "Experiment 2: textured MNIST, every method × seeds × λ", tmnistSweep.run},
 		{"clinical", "Experiment 3: the NMES1988 stand-in, or MIMIC-III with -mimic DIR", clinicalSweep().run},
 		{"merge", "assemble tables and figures from the per-fit result files of (sharded) runs", runMerge},

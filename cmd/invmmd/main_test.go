@@ -305,3 +305,28 @@ func TestClinicalDataFlagAndMIMICFixture(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestDefaultGrids checks, without training, the grid each command runs when -methods,
+// -lambdas and -seeds are left out: the paper's sweep (five seeds) at paper size, and
+// experiments.QuickSweep (one seed, λ = 1, none/obs/full/dr/reg) with -quick.
+func TestDefaultGrids(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		// none once per seed (λ does not change it), the other 9 methods at λ 1 and 5.
+		{[]string{"sim"}, "sim: 95 fits in all"},
+		{[]string{"sim", "-paper-split"}, "sim_mf075: 95 fits in all"},
+		{[]string{"sim", "-quick"}, "sim: 5 fits in all"},
+		{[]string{"tmnist", "-quick"}, "tmnist: 5 fits in all"},
+		{[]string{"clinical"}, "clinical: 30 fits in all"},
+		{[]string{"clinical", "-quick"}, "clinical: 5 fits in all"},
+		{[]string{"sim", "-quick", "-methods", "all"}, "sim: 10 fits in all"},
+	} {
+		args := append(append([]string{}, c.args...), "-check", "-out", t.TempDir())
+		msg, stdout, _ := run(t, args...)
+		if msg != "" || !strings.HasPrefix(stdout, c.want+";") {
+			t.Errorf("%v: %q, stdout %q, want it to start with %q", c.args, msg, stdout, c.want)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/invmmd/invmmd/invmmd"
@@ -31,11 +32,11 @@ type sweepFlags struct {
 	check   bool
 }
 
-func (s *sweepFlags) register(fs *flag.FlagSet, lambdas string, batch bool) {
+func (s *sweepFlags) register(fs *flag.FlagSet, batch bool) {
 	fs.BoolVar(&s.quick, "quick", false, "small data and few epochs (minutes), for tests and notebooks; writes to "+quickOut()+" unless -out is given")
-	fs.StringVar(&s.methods, "methods", "all", "comma-separated methods: none,obs,full,dr,dr+,reg,ip,ip+ and the extensions dr-po,dr-po+; all: the experiment's own list (above)")
-	fs.StringVar(&s.lambdas, "lambdas", lambdas, "comma-separated penalty weights λ (finite, ≥ 0)")
-	fs.StringVar(&s.seeds, "seeds", "1,2,3", "comma-separated seeds")
+	fs.StringVar(&s.methods, "methods", "", "comma-separated methods: none,obs,full,dr,dr+,reg,ip,ip+ and the extensions dr-po,dr-po+; all: the experiment's own list (above); default: all, or "+methodNames(experiments.QuickMethods)+" with -quick")
+	fs.StringVar(&s.lambdas, "lambdas", "", "comma-separated penalty weights λ (finite, ≥ 0); default: the experiment's (above), or 1 with -quick")
+	fs.StringVar(&s.seeds, "seeds", "", "comma-separated seeds; default: "+seedNames(experiments.PaperSeeds)+", or 1 with -quick")
 	fs.StringVar(&s.out, "out", "", "output folder: per-fit results go to OUT/fits, tables to OUT/tables, figures to OUT (default figures/, or "+quickOut()+" with -quick)")
 	fs.StringVar(&s.shard, "shard", "", "i/n: run only the i-th of n slices of the fit grid (1 ≤ i ≤ n) and write their result files; then invmmd merge -out OUT")
 	fs.BoolVar(&s.resume, "resume", false, "skip fits whose result file exists under OUT/fits (made with the same configuration)")
@@ -75,12 +76,55 @@ func (s *sweepFlags) config(stderr io.Writer) (experiments.RunConfig, error) {
 	return rc, nil
 }
 
+// defaults fills the grid flags left empty with the experiment's default sweep
+// (experiments.PaperSweep, or experiments.QuickSweep with -quick), and "-methods all"
+// with all, the experiment's own list.
+func (s *sweepFlags) defaults(name, all string) {
+	def := experiments.PaperSweep(name)
+	if s.quick {
+		def = experiments.QuickSweep(name)
+	}
+	switch s.methods {
+	case "":
+		s.methods = methodNames(def.Methods)
+	case "all":
+		s.methods = all
+	}
+	if s.lambdas == "" {
+		var parts []string
+		for _, l := range def.Lambdas {
+			parts = append(parts, experiments.LambdaName(l))
+		}
+		s.lambdas = strings.Join(parts, ",")
+	}
+	if s.seeds == "" {
+		s.seeds = seedNames(def.Seeds)
+	}
+}
+
+// methodNames joins the methods' names with commas, as -methods takes them.
+func methodNames(ms []invmmd.Method) string {
+	names := make([]string, len(ms))
+	for i, m := range ms {
+		names[i] = m.String()
+	}
+	return strings.Join(names, ",")
+}
+
+// seedNames joins the seeds with commas, as -seeds takes them.
+func seedNames(seeds []uint64) string {
+	parts := make([]string, len(seeds))
+	for i, s := range seeds {
+		parts[i] = strconv.FormatUint(s, 10)
+	}
+	return strings.Join(parts, ",")
+}
+
 // sweep is an experiment command: the shared flags, the experiment it builds, and what it
 // draws besides the results figures.
 type sweep struct {
 	name    string
-	lambdas string // default -lambdas
-	methods string // default -methods for "all"; "" means the paper's methods
+	methods string // what -methods all runs; "" means the paper's methods
 	batch   bool   // whether the experiment has a batch size (-batch)
 	// flags registers the command's own flags.
 	flags func(fs *flag.FlagSet)
@@ -94,11 +138,7 @@ func (sw sweep) allMethods() string {
 	if sw.methods != "" {
 		return sw.methods
 	}
-	var names []string
-	for _, m := range invmmd.Methods {
-		names = append(names, m.String())
-	}
-	return strings.Join(names, ",")
+	return methodNames(invmmd.Methods)
 }
 
 func (sw sweep) run(args []string, stdout, stderr io.Writer) error {
@@ -106,21 +146,19 @@ func (sw sweep) run(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags(sw.name, "[flags]", stderr, func() string {
 		return "methods (-methods all): " + sw.allMethods() + "\n\nEach fit's result is written to OUT/fits/" + sw.name + "/ when it is done, and the tables are\nassembled from those files; -resume skips fits already done, -shard i/n runs a slice of the grid."
 	})
-	sf.register(fs, sw.lambdas, sw.batch)
+	sf.register(fs, sw.batch)
 	if sw.flags != nil {
 		sw.flags(fs)
 	}
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if sf.methods == "all" {
-		sf.methods = sw.allMethods()
-	}
-	rc, err := sf.config(stderr)
+	exp, err := sw.experiment(sf.quick, sf.batch)
 	if err != nil {
 		return err
 	}
-	exp, err := sw.experiment(sf.quick, sf.batch)
+	sf.defaults(exp.Name, sw.allMethods())
+	rc, err := sf.config(stderr)
 	if err != nil {
 		return err
 	}
@@ -248,6 +286,8 @@ func described(name string) (experiments.Experiment, bool) {
 	switch name {
 	case "sim":
 		return experiments.Simulation(experiments.SimulationQuick), true
+	case "sim_mf075":
+		return experiments.SimulationPaperSplit(experiments.SimulationQuick), true
 	case "tmnist":
 		return experiments.TMNIST(experiments.TMNISTQuick), true
 	case "clinical":
@@ -260,21 +300,30 @@ func described(name string) (experiments.Experiment, bool) {
 	return experiments.Experiment{}, false
 }
 
-var simSweep = sweep{name: "sim", lambdas: "1,5", methods: "none,obs,full,dr,dr+,reg,ip,ip+,dr-po,dr-po+", batch: true,
-	experiment: func(quick bool, batch int) (experiments.Experiment, error) {
-		size := experiments.SimulationPaper
-		if quick {
-			size = experiments.SimulationQuick
-		}
-		if batch > 0 {
-			size.Batch = batch
-		}
-		exp := experiments.Simulation(size)
-		exp.Size = size
-		return exp, nil
-	}}
+func simSweep() sweep {
+	var paperSplit bool
+	return sweep{name: "sim", methods: methodNames(invmmd.AllMethods), batch: true,
+		flags: func(fs *flag.FlagSet) {
+			fs.BoolVar(&paperSplit, "paper-split", false, "the companion run: the paper's 1/4 : 3/4 normaliser split of each batch (MainFraction 0.75), written as the sim_mf075 tables")
+		},
+		experiment: func(quick bool, batch int) (experiments.Experiment, error) {
+			size := experiments.SimulationPaper
+			if quick {
+				size = experiments.SimulationQuick
+			}
+			if batch > 0 {
+				size.Batch = batch
+			}
+			exp := experiments.Simulation(size)
+			if paperSplit {
+				exp = experiments.SimulationPaperSplit(size)
+			}
+			exp.Size = size
+			return exp, nil
+		}}
+}
 
-var tmnistSweep = sweep{name: "tmnist", lambdas: "1,5", batch: true,
+var tmnistSweep = sweep{name: "tmnist", batch: true,
 	experiment: func(quick bool, batch int) (experiments.Experiment, error) {
 		if err := tmnist.Available(tmnist.DefaultConfig()); err != nil {
 			return experiments.Experiment{}, err
@@ -293,7 +342,7 @@ var tmnistSweep = sweep{name: "tmnist", lambdas: "1,5", batch: true,
 
 func clinicalSweep() sweep {
 	var mimicDir, dataFile string
-	return sweep{name: "clinical", lambdas: "1", methods: "none,obs,full,dr,reg,ip", batch: true,
+	return sweep{name: "clinical", methods: methodNames(experiments.ClinicalMethods), batch: true,
 		flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&mimicDir, "mimic", "", "folder of the MIMIC-III v1.4 CSV files (ICUSTAYS, ADMISSIONS, PATIENTS, LABEVENTS, CHARTEVENTS; .csv or .csv.gz); empty runs the NMES1988 stand-in")
 			fs.StringVar(&dataFile, "data", "", "the NMES1988 CSV (default: $"+dataDirEnv+"/nmes1988/nmes1988.csv when "+dataDirEnv+" is set, else "+clinical.NMESRelPath+" found from the working directory up)")
