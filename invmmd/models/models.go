@@ -17,7 +17,6 @@ import (
 	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:revive // GoMLX graph code reads best with the dot import.
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/gomlx/gomlx/pkg/ml/context"
-	"github.com/gomlx/gomlx/pkg/ml/layers/activations"
 
 	"github.com/invmmd/invmmd/invmmd/matmul"
 )
@@ -107,7 +106,7 @@ func (m MLP) Logit(ctx *context.Context, x *Node) *Node {
 	batch := x.Shape().Dimensions[0]
 	x = Reshape(x, batch, -1)
 	for k, w := range m.Hidden {
-		x = activations.Relu(Dense(ctx, m.Seed, fmt.Sprintf("hidden%d", k), x, w, HeUniform))
+		x = relu(Dense(ctx, m.Seed, fmt.Sprintf("hidden%d", k), x, w, HeUniform))
 	}
 	return Reshape(Dense(ctx, m.Seed, "output", x, 1, GlorotUniform), batch)
 }
