@@ -58,8 +58,9 @@ type row struct {
 	peerArgs  []string // arguments of scripts/bench/peer.py
 }
 
-func rows() []row {
+func rows(towers int) []row {
 	cnn := func(key, what string, net models.CNN, peer string) row {
+		net.Towers = towers
 		return row{key: key, what: what, unit: "ms",
 			goRun:    func(reps int) (timings, string, error) { return cnnSteps(net, reps) },
 			peerArgs: []string{"cnn", peer}}
@@ -94,6 +95,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	python := fs.String("python", "", "the Python interpreter with torch (default: /usr/bin/python3, Debian's, else python3 on PATH)")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the Go side to this file")
 	md := fs.String("md", "", "also write the Markdown table to this file")
+	towers := fs.Int("towers", 0, "towers of the CNNs (models.CNN.Towers; 0: the default)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -102,7 +104,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("-reps %d and -threads %d: want at least 1", *reps, *threads)
 	}
 	var sel []row
-	for _, r := range rows() {
+	for _, r := range rows(*towers) {
 		if *only == "" || slices.Contains(strings.Split(*only, ","), r.key) {
 			sel = append(sel, r)
 		}

@@ -65,7 +65,7 @@ type CNN struct {
 
 // DefaultTowers is the number of towers a CNN uses when CNN.Towers is 0. It is a constant,
 // not the number of CPUs, so that results do not depend on the machine.
-const DefaultTowers = 4
+const DefaultTowers = 2
 
 // DefaultCNN returns the experiment's network for 28×28 grey images: two 3×3 convolutions
 // with 16 and 32 channels, each followed by a 2×2 max-pool and a ReLU (28 → 14 → 7), and a

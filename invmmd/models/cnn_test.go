@@ -142,8 +142,8 @@ func cnnLossAndGrads(t *testing.T, m CNN, ctx *context.Context, x, y []float64, 
 // TestCNNMatchesGoReference checks the CNN's logits against a plain Go forward pass and
 // the gradient of its loss with respect to every variable against central finite
 // differences of that forward pass, for both implementations of the convolution (the
-// native one's gradients only where the backend has them: XLA), with the batch in one
-// tower and in four, and with a strided first layer.
+// native one's gradients only where the backend has them: XLA), with the batch in one,
+// two and four towers, and with a strided first layer.
 func TestCNNMatchesGoReference(t *testing.T) {
 	const b = 4
 	rng := rand.New(rand.NewPCG(12, 12))
@@ -152,15 +152,15 @@ func TestCNNMatchesGoReference(t *testing.T) {
 		x[i] = float64(float32(rng.Float64()))
 	}
 	y := []float64{0, 1, 1, 0}
-	oneTower, strided := testCNN, testCNN
-	oneTower.Towers = 1
+	oneTower, fourTowers, strided := testCNN, testCNN, testCNN
+	oneTower.Towers, fourTowers.Towers = 1, 4
 	strided.Strides = []int{2} // 8×4 → 4×2, then conv, pool → 2×1
 	cases := []struct {
 		name string
 		net  CNN
 		impl ConvImpl
 	}{
-		{"im2col", testCNN, ConvIm2col}, {"im2col_one_tower", oneTower, ConvIm2col}, {"im2col_strided", strided, ConvIm2col},
+		{"im2col", testCNN, ConvIm2col}, {"im2col_one_tower", oneTower, ConvIm2col}, {"im2col_four_towers", fourTowers, ConvIm2col}, {"im2col_strided", strided, ConvIm2col},
 		{"native", testCNN, ConvNative}, {"native_strided", strided, ConvNative},
 	}
 	for _, tc := range cases {

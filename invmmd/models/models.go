@@ -82,6 +82,11 @@ func Param(ctx *context.Context, g *Graph, seed uint64, name string, init Init, 
 
 // Dense returns x·W + b for x of shape [batch, in], with W [in, out] and b [out] variables
 // in the scope name of ctx.
+//
+// A layer with one output (the logit) is computed as an element-wise product with W's
+// column and a sum over the inputs, differentiated by GoMLX: the pure-Go backend pads the
+// narrow side of a matrix product to a block of 16, so a product with one column would
+// cost sixteen.
 func Dense(ctx *context.Context, seed uint64, name string, x *Node, out int, init Init) *Node {
 	if x.Rank() != 2 {
 		panic(fmt.Sprintf("models.Dense: want x of shape [batch, in], got %s", x.Shape()))
@@ -91,6 +96,10 @@ func Dense(ctx *context.Context, seed uint64, name string, x *Node, out int, ini
 	in := x.Shape().Dimensions[1]
 	w := Param(ctx, g, seed, "weights", init, in, out, in, out)
 	b := Param(ctx, g, seed, "biases", ZeroInit, in, out, out)
+	if out == 1 {
+		batch := x.Shape().Dimensions[0]
+		return Add(Reshape(ReduceSum(Mul(x, Reshape(w, 1, in)), 1), batch, 1), Reshape(b, 1, 1))
+	}
 	return Add(matmul.MatMul(x, w), Reshape(b, 1, out))
 }
 
