@@ -30,6 +30,7 @@ test-go:
 test-notebooks:
 	./scripts/notebooks.sh
 
-# Benchmarks of the penalty and the kernel sums; rewrites BENCHMARKS.md.
+# Benchmarks: training steps against PyTorch CPU (cmd/peerbench) and the penalty and
+# kernel sums; rewrites BENCHMARKS.md. `make bench BENCH=peer` runs only the former.
 bench:
-	./scripts/bench.sh
+	./scripts/bench.sh $(BENCH)

@@ -10,8 +10,8 @@
 //
 // The PyTorch side is scripts/bench/peer.py run with python3; when python3 or its torch
 // module is missing the peer cells say so and the Go rows still run. Timings on a shared
-// machine are noisy: each row alternates Go and PyTorch repetitions within the same minute
-// and reports medians, and the load average is recorded with the table.
+// machine are noisy: each row runs the Go repetitions and then PyTorch's back to back and
+// reports medians, wall and CPU time, and the load average is recorded with the table.
 package main
 
 import (
@@ -125,7 +125,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Measured by `scripts/bench.sh` (cmd/peerbench) on %s, %s, GOMAXPROCS %d, backend `%s`; PyTorch %s, %d threads.\n",
 		time.Now().UTC().Format("2006-01-02"), runtime.Version(), runtime.GOMAXPROCS(0), backend.Config(), peerVersion(*python, peerErr), *threads)
-	fmt.Fprintf(&b, "Load average before: %s. Medians of %d repetitions, Go and PyTorch alternating row by row.\n\n", loadavg(), *reps)
+	fmt.Fprintf(&b, "Load average before: %s. Medians (and ranges) of %d repetitions; for each row the Go repetitions, then PyTorch's, back to back.\n\n", loadavg(), *reps)
 	b.WriteString("| network and step | invmmd (Go), wall | PyTorch CPU, wall | ratio | Go, CPU time | PyTorch, CPU time | ratio |\n|---|---|---|---|---|---|---|\n")
 	var notes []string
 	for _, r := range sel {
