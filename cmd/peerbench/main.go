@@ -68,7 +68,7 @@ func rows(towers int) []row {
 	return []row{
 		cnn("default", "DefaultCNN step (conv3×3 16, max-pool, ReLU, conv3×3 32, max-pool, ReLU, linear), batch 1500 of 28×28", models.DefaultCNN(1), "default"),
 		cnn("experiment", "ExperimentCNN step (2×2 avg-pool, conv 8, max-pool, conv 16, linear), batch 1500", models.ExperimentCNN(1), "experiment"),
-		cnn("strided", "StridedCNN step (stride-2 conv 8 on 28×28, conv 16, max-pool, linear), batch 1500", models.StridedCNN(1), "strided"),
+		cnn("strided", "StridedCNN step (conv 8 at stride 2 on 28×28, conv 16 at stride 2, linear), batch 1500", models.StridedCNN(1), "strided"),
 		{key: "mlp", what: "simulation fit of h, MLP [64, 64], 300 steps of 2000 rows + 60 validations of 5000, no penalty", unit: "s",
 			goRun: func(reps int) (timings, string, error) { return mlpFits(invmmd.None, reps) }, peerArgs: []string{"mlp", "none"}},
 		{key: "mlp-dr", what: "the same fit with the DR penalty, λ = 1 (ours: Fourier expansion; PyTorch: exact n×n kernel)", unit: "s",
