@@ -3,8 +3,10 @@
 // one logit per row.
 //
 // The layers are written for the pure-Go backend: dense products use matmul.MatMul, whose
-// gradient is two matrix products, and variables are initialised in Go from a seed, so the
-// same seed gives the same network on every backend.
+// gradient is two matrix products (a layer with one output, an element-wise product and a
+// sum), convolutions are im2col products (conv.go), the CNNs split a batch into
+// weight-sharing towers that the backend runs concurrently, and variables are initialised in
+// Go from a seed, so the same seed gives the same network on every backend.
 package models
 
 import (
