@@ -30,7 +30,6 @@ test-go:
 test-notebooks:
 	./scripts/notebooks.sh
 
-# Benchmarks: training steps against PyTorch CPU (cmd/peerbench) and the penalty and
-# kernel sums; rewrites BENCHMARKS.md. `make bench BENCH=peer` runs only the former.
+# Benchmarks of the penalty and the kernel sums; rewrites BENCHMARKS.md.
 bench:
-	./scripts/bench.sh $(BENCH)
+	./scripts/bench.sh $(BENCH) # training steps against PyTorch too; BENCH=peer or penalty for one
