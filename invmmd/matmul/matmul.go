@@ -11,43 +11,83 @@ package matmul
 import (
 	"fmt"
 
+	"github.com/gomlx/gomlx/backends/simplego"
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	"github.com/gomlx/gomlx/pkg/core/graph"
 )
+
+// chunkRows is the number of rows of x per chunk of the weight gradient xᵀ·dy: the
+// pure-Go backend runs a product whose output is small (k·n values) on one core, but the
+// chunks of a batched product in parallel, one per core.
+const chunkRows = 8192
+
+// maxChunks bounds the chunks of the weight gradient (their partial sums cost one k×n
+// tensor each).
+const maxChunks = 8
 
 // MatMul returns x·w for x of shape [m, k] and w of shape [k, n], with the gradients of a
 // matrix product: dx = dy·wᵀ, dw = xᵀ·dy.
 //
 // GoMLX exposes custom gradients only through IdentityWithCustomGradient, so the function
-// routes them that way: the product itself is computed with gradients stopped; x and w each
-// pass through a custom-gradient identity that is tied to the output by a term equal to
-// zero (s − StopGradient(s), s the sum of the operand), and a custom-gradient identity on
-// the output records the output's adjoint dy. Reverse-mode differentiation visits nodes in
-// reverse creation order, so dy is recorded before the operands' gradients are built.
+// routes them that way: x and w each pass through a custom-gradient identity, the product
+// of the two identities is the output, and a custom-gradient identity on the output
+// records the output's adjoint dy. Reverse-mode differentiation visits nodes in reverse
+// creation order, so dy is recorded before the operands' gradients are built; the
+// operands' identities then return dy·wᵀ and xᵀ·dy and discard the adjoint that GoMLX's
+// own gradient of the product built for them, which therefore never runs. On the pure-Go
+// backend an identity whose input has no other use costs nothing (the buffer is handed
+// on), so the forward pass is the product alone. The gradient nodes read the identities
+// without a StopGradient (each would be a copy of x): MatMul supports first-order
+// gradients only.
+//
+// The weight gradient xᵀ·dy contracts the m rows; for large m it is computed as a batch
+// of chunks of rows, summed, which the pure-Go backend runs in parallel. The result is the
+// same sum up to float rounding.
 func MatMul(x, w *graph.Node) *graph.Node {
 	if x.Rank() != 2 || w.Rank() != 2 || x.Shape().Dimensions[1] != w.Shape().Dimensions[0] {
 		panic(fmt.Sprintf("matmul.MatMul: want shapes [m,k]·[k,n], got %s · %s", x.Shape(), w.Shape()))
 	}
 	var dy *graph.Node // adjoint of the output, set when the gradient graph is built
-	xi := graph.IdentityWithCustomGradient(x, func(_, _ *graph.Node) *graph.Node {
-		return MatMulPlain(dy, graph.Transpose(graph.StopGradient(w), 0, 1))
+	var xi, wi *graph.Node
+	xi = graph.IdentityWithCustomGradient(x, func(_, _ *graph.Node) *graph.Node {
+		// dx = dy·wᵀ: contract dy's and w's second axes, no transposed copy of w.
+		return graph.DotGeneral(dy, []int{1}, nil, wi, []int{1}, nil)
 	})
-	wi := graph.IdentityWithCustomGradient(w, func(_, _ *graph.Node) *graph.Node {
-		return MatMulPlain(graph.Transpose(graph.StopGradient(x), 0, 1), dy)
+	wi = graph.IdentityWithCustomGradient(w, func(_, _ *graph.Node) *graph.Node {
+		return weightGradient(xi, dy)
 	})
-	y := MatMulPlain(graph.StopGradient(x), graph.StopGradient(w))
-	y = graph.Add(y, graph.Add(zeroTie(xi), zeroTie(wi)))
+	y := graph.Dot(xi, wi)
 	return graph.IdentityWithCustomGradient(y, func(_, v *graph.Node) *graph.Node {
 		dy = v
 		return v
 	})
 }
 
+// weightGradient returns xᵀ·dy for x [m, k] and dy [m, n], in chunks of rows when m is
+// large (see MatMul).
+func weightGradient(x, dy *graph.Node) *graph.Node {
+	m, k, n := x.Shape().Dimensions[0], x.Shape().Dimensions[1], dy.Shape().Dimensions[1]
+	chunks := min(m/chunkRows, maxChunks)
+	for chunks > 1 && m%chunks != 0 {
+		chunks--
+	}
+	if chunks <= 1 {
+		return graph.DotGeneral(x, []int{0}, nil, dy, []int{0}, nil)
+	}
+	xc := graph.Reshape(x, chunks, m/chunks, k)
+	dc := graph.Reshape(dy, chunks, m/chunks, n)
+	return graph.ReduceSum(graph.DotGeneral(xc, []int{1}, []int{0}, dc, []int{1}, []int{0}), 0)
+}
+
 // MatMulPlain is GoMLX's own matrix product, for operands that need no gradient.
 func MatMulPlain(x, w *graph.Node) *graph.Node { return graph.Dot(x, w) }
 
-// zeroTie returns a scalar equal to 0 that depends on x, so that gradients reach x's
-// custom-gradient identity.
-func zeroTie(x *graph.Node) *graph.Node {
-	s := graph.ReduceAllSum(x)
-	return graph.Sub(s, graph.StopGradient(s))
+// blockLog2Dim is the side, as a power of 2, of the blocks in which the pure-Go backend
+// multiplies float32 matrices: 16 instead of its default 32, so that the narrow products
+// of small networks (9 taps of a 3×3 kernel, 16 channels) are padded less. Measured on 2
+// cores, it cut the CPU time of a DefaultCNN training step by a sixth.
+const blockLog2Dim = 4
+
+func init() {
+	simplego.DotGeneralTargetBlockLog2Dim[dtypes.Float32] = blockLog2Dim
 }

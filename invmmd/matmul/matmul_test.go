@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 
@@ -26,7 +27,16 @@ func TestGradientsMatchGoMLX(t *testing.T) {
 		}
 		return tensors.FromFlatDataAndDimensions(d, r, c)
 	}
-	x, w := mk(7, 5), mk(5, 3)
+	for _, sz := range []struct{ m, k, n int }{{7, 5, 3}, {3 * chunkRows, 3, 2}} {
+		x, w := mk(sz.m, sz.k), mk(sz.k, sz.n)
+		checkAgainstGoMLX(t, b, x, w)
+	}
+}
+
+// checkAgainstGoMLX compares value and gradients of MatMul with GoMLX's differentiated
+// product for operands x and w (float64, so the only difference is summation order).
+func checkAgainstGoMLX(t *testing.T, b backends.Backend, x, w *tensors.Tensor) {
+	t.Helper()
 	loss := func(mm func(a, b *graph.Node) *graph.Node) func(x, w *graph.Node) []*graph.Node {
 		return func(x, w *graph.Node) []*graph.Node {
 			y := mm(graph.Tanh(x), w)

@@ -2,11 +2,11 @@ package models
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:revive // GoMLX graph code reads best with the dot import.
 	"github.com/gomlx/gomlx/pkg/ml/context"
-	"github.com/gomlx/gomlx/pkg/ml/layers/activations"
 )
 
 // ConvImpl chooses how the CNN computes its convolutions and poolings.
@@ -37,9 +37,9 @@ func (c ConvImpl) String() string {
 }
 
 // CNN is a small convolutional network, the textured-MNIST experiment's h, G and m: per
-// entry of Channels a k×k convolution ("same" padding), a 2×2 max-pool (skipped when a side
-// is odd) and a ReLU, then an
-// optional dense ReLU layer of Hidden units and a linear layer to one logit.
+// entry of Channels a k×k convolution ("same" padding) at stride Strides[k] (1 when unset),
+// then, for a stride-1 layer, a 2×2 max-pool (skipped when a side is odd), and a ReLU; then
+// an optional dense ReLU layer of Hidden units and a linear layer to one logit.
 //
 // Both implementations (ConvImpl) use the same variables, initialised from Seed, and
 // compute the same function, so a network trained on one backend runs on another.
@@ -49,11 +49,23 @@ type CNN struct {
 	// (28×28 → 14×14 for 2): a quarter of the convolution work, for the pure-Go backend.
 	InputPool int
 	Channels  []int    // output channels of each convolution, e.g. [16, 32]
+	Strides   []int    // stride of each convolution; missing or 0 entries mean 1
 	Kernel    int      // side of the convolution kernels, odd, e.g. 3
 	Hidden    int      // width of a dense ReLU layer before the output; 0 for none
 	Seed      uint64   // seeds the initial weights
 	Conv      ConvImpl // how convolutions are computed; ConvAuto by default
+	// Towers splits a batch into this many equal parts that run through the im2col layers
+	// as separate graph branches sharing the weights (0 means DefaultTowers; a batch that
+	// the number does not divide uses its largest divisor below it). The pure-Go backend
+	// runs most operations on one core but independent operations concurrently, so the
+	// branches keep every core busy. The function computed is the same; only the order
+	// of float32 sums in the weight gradients changes. The native convolution ignores it.
+	Towers int
 }
+
+// DefaultTowers is the number of towers a CNN uses when CNN.Towers is 0. It is a constant,
+// not the number of CPUs, so that results do not depend on the machine.
+const DefaultTowers = 2
 
 // DefaultCNN returns the experiment's network for 28×28 grey images: two 3×3 convolutions
 // with 16 and 32 channels, each followed by a 2×2 max-pool and a ReLU (28 → 14 → 7), and a
@@ -66,10 +78,27 @@ func DefaultCNN(seed uint64) CNN {
 // backend: the image averaged over 2×2 blocks (28 → 14), a 3×3 convolution with 8 channels,
 // 2×2 max-pool and ReLU (14 → 7), a 3×3 convolution with 16 channels and ReLU (7 × 7 is
 // not pooled), and a linear output: about a twelfth of DefaultCNN's arithmetic per image,
-// 2,049 parameters for one-channel images. Input is left unset, so the same network takes
+// 2,033 parameters for one-channel images. Input is left unset, so the same network takes
 // the auxiliary models' images with the label as a second channel (train.WithLabel).
 func ExperimentCNN(seed uint64) CNN {
 	return CNN{InputPool: 2, Channels: []int{8, 16}, Kernel: 3, Seed: seed}
+}
+
+// StridedCNN is a network of the same cost as ExperimentCNN that sees the full-resolution
+// image: a 3×3 convolution with 8 channels at stride 2 (28 → 14) and ReLU, a 3×3
+// convolution with 16 channels at stride 2 (14 → 7) and ReLU, and a linear output; 2,033
+// parameters for one-channel images. Its first layer reads every pixel through learned
+// weights instead of a fixed 2×2 average. Input is left unset, as for ExperimentCNN.
+func StridedCNN(seed uint64) CNN {
+	return CNN{Channels: []int{8, 16}, Strides: []int{2, 2}, Kernel: 3, Seed: seed}
+}
+
+// stride returns the stride of convolution k.
+func (m CNN) stride(k int) int {
+	if k < len(m.Strides) && m.Strides[k] > 1 {
+		return m.Strides[k]
+	}
+	return 1
 }
 
 // Logit implements Net: x of shape [batch, H, W, C], or [batch, H·W·C] with Input set,
@@ -85,51 +114,90 @@ func (m CNN) Logit(ctx *context.Context, x *Node) *Node {
 	if x.Rank() != 4 {
 		panic(fmt.Sprintf("models.CNN: want x of shape [batch, H, W, C] (or set Input), got %s", x.Shape()))
 	}
-	if m.Kernel < 1 || m.Kernel%2 == 0 || len(m.Channels) == 0 {
-		panic(fmt.Sprintf("models.CNN: want an odd Kernel and at least one conv layer, got Kernel %d, Channels %v", m.Kernel, m.Channels))
+	if m.Kernel < 1 || m.Kernel%2 == 0 || len(m.Channels) == 0 || len(m.Strides) > len(m.Channels) || slices.ContainsFunc(m.Strides, func(s int) bool { return s < 0 }) {
+		panic(fmt.Sprintf("models.CNN: want an odd Kernel, at least one conv layer and no more non-negative Strides than layers, got Kernel %d, Channels %v, Strides %v", m.Kernel, m.Channels, m.Strides))
 	}
 	if p := m.InputPool; p > 1 {
 		d := x.Shape().Dimensions
 		if d[1]%p != 0 || d[2]%p != 0 {
 			panic(fmt.Sprintf("models.CNN: InputPool %d does not divide the image %dx%d", p, d[1], d[2]))
 		}
+	}
+	if m.Conv == ConvNative || (m.Conv == ConvAuto && NativeConvGradients(x.Graph().Backend())) {
+		return m.output(ctx, m.features(ctx, x, true))
+	}
+	towers := m.Towers
+	if towers <= 0 {
+		towers = DefaultTowers
+	}
+	for batch%towers != 0 {
+		towers--
+	}
+	if towers == 1 {
+		return m.output(ctx, m.features(ctx, x, false))
+	}
+	// Slice x (an input, not differentiated) into the towers; each runs the layers with the
+	// same variables, and the logits are concatenated back in order.
+	per := batch / towers
+	logits := make([]*Node, towers)
+	for t := range logits {
+		xt := Slice(x, AxisRange(t*per, (t+1)*per))
+		logits[t] = m.output(ctx, m.features(ctx, xt, false))
+	}
+	return Concatenate(logits, 0)
+}
+
+// features runs the input pooling and the convolution layers on x [batch, H, W, C] and
+// returns the flattened features [batch, H'·W'·C'].
+func (m CNN) features(ctx *context.Context, x *Node, native bool) *Node {
+	batch := x.Shape().Dimensions[0]
+	if p := m.InputPool; p > 1 {
+		d := x.Shape().Dimensions
 		x = ReduceMean(Reshape(x, batch, d[1]/p, p, d[2]/p, p, d[3]), 2, 4)
 	}
-	native := m.Conv == ConvNative || (m.Conv == ConvAuto && NativeConvGradients(x.Graph().Backend()))
 	if !native {
 		x = TransposeAllAxes(x, 1, 2, 0, 3) // spatial-major [H, W, batch, C]
 	}
+	r := m.Kernel / 2
 	for k, cout := range m.Channels {
 		cin := x.Shape().Dimensions[3]
 		lctx := ctx.In(fmt.Sprintf("conv%d", k))
 		g := x.Graph()
 		kernel := Param(lctx, g, m.Seed, "weights", HeUniform, m.Kernel*m.Kernel*cin, cout, m.Kernel, m.Kernel, cin, cout)
 		bias := Reshape(Param(lctx, g, m.Seed, "biases", ZeroInit, m.Kernel*m.Kernel*cin, cout, cout), 1, 1, 1, cout)
-		// A side of odd length is not pooled (7×7 stays 7×7).
+		s := m.stride(k)
+		// A stride-1 layer is pooled unless a side has odd length (7×7 stays 7×7).
 		hAxis, wAxis := 0, 1
 		if native {
 			hAxis, wAxis = 1, 2
 		}
-		pool := x.Shape().Dimensions[hAxis]%2 == 0 && x.Shape().Dimensions[wAxis]%2 == 0
+		pool := s == 1 && x.Shape().Dimensions[hAxis]%2 == 0 && x.Shape().Dimensions[wAxis]%2 == 0
+		// The bias is added after the max-pool (max(a+b) = max(a)+b for a per-channel b),
+		// on a quarter of the values.
 		switch {
 		case native && pool:
-			x = MaxPool(Add(Convolve(x, kernel).Strides(1).PadSame().Done(), bias)).Window(2).Done()
+			x = MaxPool(Convolve(x, kernel).Strides(s).PaddingPerDim([][2]int{{r, r}, {r, r}}).Done()).Window(2).Done()
 		case native:
-			x = Add(Convolve(x, kernel).Strides(1).PadSame().Done(), bias)
+			x = Convolve(x, kernel).Strides(s).PaddingPerDim([][2]int{{r, r}, {r, r}}).Done()
 		case pool:
-			x = maxPool2SpatialMajor(Add(conv2DSpatialMajor(x, kernel), bias))
+			x = maxPool2SpatialMajor(conv2DSpatialMajor(x, kernel, s))
 		default:
-			x = Add(conv2DSpatialMajor(x, kernel), bias)
+			x = conv2DSpatialMajor(x, kernel, s)
 		}
 		// ReLU after pooling: the two commute, and the ReLU then runs on a quarter of the values.
-		x = activations.Relu(x)
+		x = relu(Add(x, bias))
 	}
 	if !native {
 		x = TransposeAllAxes(x, 2, 0, 1, 3) // back to [batch, H, W, C]
 	}
-	x = Reshape(x, batch, -1)
+	return Reshape(x, batch, -1)
+}
+
+// output applies the optional hidden layer and the linear output to features x [batch, F].
+func (m CNN) output(ctx *context.Context, x *Node) *Node {
+	batch := x.Shape().Dimensions[0]
 	if m.Hidden > 0 {
-		x = activations.Relu(Dense(ctx, m.Seed, "hidden", x, m.Hidden, HeUniform))
+		x = relu(Dense(ctx, m.Seed, "hidden", x, m.Hidden, HeUniform))
 	}
 	return Reshape(Dense(ctx, m.Seed, "output", x, 1, GlorotUniform), batch)
 }
@@ -144,7 +212,11 @@ func (m CNN) Describe() string {
 		if k > 0 {
 			b.WriteString(", ")
 		}
-		fmt.Fprintf(&b, "%d×%d conv %d, 2×2 max-pool, ReLU", m.Kernel, m.Kernel, c)
+		if s := m.stride(k); s > 1 {
+			fmt.Fprintf(&b, "%d×%d conv %d stride %d, ReLU", m.Kernel, m.Kernel, c, s)
+		} else {
+			fmt.Fprintf(&b, "%d×%d conv %d, 2×2 max-pool, ReLU", m.Kernel, m.Kernel, c)
+		}
 	}
 	if m.Hidden > 0 {
 		fmt.Fprintf(&b, ", dense %d ReLU", m.Hidden)

@@ -43,16 +43,20 @@ func variables(t testing.TB, ctx *context.Context) map[string][]float64 {
 func refCNNLogits(m CNN, vars map[string][]float64, x []float64, b int) []float64 {
 	h, w, c := m.Input[0], m.Input[1], m.Input[2]
 	for k, co := range m.Channels {
-		y := refConv(x, b, h, w, c, vars[fmt.Sprintf("/conv%d/weights", k)], m.Kernel, co)
+		s := m.stride(k)
+		x = refConvStrided(x, b, h, w, c, vars[fmt.Sprintf("/conv%d/weights", k)], m.Kernel, co, s)
+		h, w, c = (h-1)/s+1, (w-1)/s+1, co
 		bias := vars[fmt.Sprintf("/conv%d/biases", k)]
-		for i := range y {
-			y[i] += bias[i%co]
+		for i := range x {
+			x[i] += bias[i%co]
 		}
-		x = refPool(y, b, h, w, co)
+		if s == 1 && h%2 == 0 && w%2 == 0 {
+			x = refPool(x, b, h, w, co)
+			h, w = h/2, w/2
+		}
 		for i := range x {
 			x[i] = math.Max(x[i], 0)
 		}
-		h, w, c = h/2, w/2, co
 	}
 	dense := func(x []float64, in int, scope string, out int, relu bool) []float64 {
 		wt, bias := vars[scope+"/weights"], vars[scope+"/biases"]
@@ -138,7 +142,8 @@ func cnnLossAndGrads(t *testing.T, m CNN, ctx *context.Context, x, y []float64, 
 // TestCNNMatchesGoReference checks the CNN's logits against a plain Go forward pass and
 // the gradient of its loss with respect to every variable against central finite
 // differences of that forward pass, for both implementations of the convolution (the
-// native one's gradients only where the backend has them: XLA).
+// native one's gradients only where the backend has them: XLA), with the batch in one,
+// two and four towers, and with a strided first layer.
 func TestCNNMatchesGoReference(t *testing.T) {
 	const b = 4
 	rng := rand.New(rand.NewPCG(12, 12))
@@ -147,9 +152,20 @@ func TestCNNMatchesGoReference(t *testing.T) {
 		x[i] = float64(float32(rng.Float64()))
 	}
 	y := []float64{0, 1, 1, 0}
-	for _, impl := range []ConvImpl{ConvIm2col, ConvNative} {
-		t.Run(impl.String(), func(t *testing.T) {
-			m := testCNN
+	oneTower, fourTowers, strided := testCNN, testCNN, testCNN
+	oneTower.Towers, fourTowers.Towers = 1, 4
+	strided.Strides = []int{2} // 8×4 → 4×2, then conv, pool → 2×1
+	cases := []struct {
+		name string
+		net  CNN
+		impl ConvImpl
+	}{
+		{"im2col", testCNN, ConvIm2col}, {"im2col_one_tower", oneTower, ConvIm2col}, {"im2col_four_towers", fourTowers, ConvIm2col}, {"im2col_strided", strided, ConvIm2col},
+		{"native", testCNN, ConvNative}, {"native_strided", strided, ConvNative},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			m, impl := tc.net, tc.impl
 			m.Conv = impl
 			ctx := context.New()
 			withGrads := impl == ConvIm2col || NativeConvGradients(sharedBackend(t))
@@ -216,23 +232,44 @@ func TestCNNSeededInit(t *testing.T) {
 	}
 }
 
-func TestDefaultCNN(t *testing.T) {
-	m := DefaultCNN(1)
-	ctx := context.New()
-	logits, _, _ := cnnLossAndGrads(t, m, ctx, make([]float64, 3*28*28), []float64{0, 1, 0}, 3, false)
-	if len(logits) != 3 {
-		t.Fatalf("%d logits for a batch of 3", len(logits))
-	}
-	n := 0
-	for _, v := range variables(t, ctx) {
-		n += len(v)
-	}
-	// conv0 3·3·1·16+16, conv1 3·3·16·32+32, output 7·7·32+1.
-	if want := 160 + 4640 + 1569; n != want {
-		t.Fatalf("%d parameters, want %d", n, want)
-	}
-	if d := m.Describe(); !strings.Contains(d, "3×3 conv 16") || !strings.Contains(d, "3×3 conv 32") {
-		t.Fatalf("Describe() = %q", d)
+// TestConstructors checks the parameter counts, output shape and description of the
+// networks the experiments use, on 28×28 one-channel images.
+func TestConstructors(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		net    CNN
+		params int
+		desc   []string
+	}{
+		// conv0 3·3·1·16+16, conv1 3·3·16·32+32, output 7·7·32+1.
+		{"DefaultCNN", DefaultCNN(1), 160 + 4640 + 1569, []string{"3×3 conv 16, 2×2 max-pool", "3×3 conv 32"}},
+		// conv0 3·3·1·8+8, conv1 3·3·8·16+16, output 7·7·16+1.
+		{"ExperimentCNN", ExperimentCNN(1), 80 + 1168 + 785, []string{"2×2 average pool", "3×3 conv 8"}},
+		{"StridedCNN", StridedCNN(1), 80 + 1168 + 785, []string{"3×3 conv 8 stride 2", "3×3 conv 16 stride 2"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := tc.net
+			if m.Input == nil {
+				m.Input = []int{28, 28, 1}
+			}
+			ctx := context.New()
+			logits, _, _ := cnnLossAndGrads(t, m, ctx, make([]float64, 3*28*28), []float64{0, 1, 0}, 3, false)
+			if len(logits) != 3 {
+				t.Fatalf("%d logits for a batch of 3", len(logits))
+			}
+			n := 0
+			for _, v := range variables(t, ctx) {
+				n += len(v)
+			}
+			if n != tc.params {
+				t.Fatalf("%d parameters, want %d", n, tc.params)
+			}
+			for _, want := range tc.desc {
+				if d := m.Describe(); !strings.Contains(d, want) {
+					t.Fatalf("Describe() = %q, want it to contain %q", d, want)
+				}
+			}
+		})
 	}
 }
 

@@ -36,7 +36,7 @@ func Conv2D(x, kernel *Node) *Node {
 	if x.Rank() != 4 {
 		panic(fmt.Sprintf("models.Conv2D: want x of shape [batch, H, W, C], got %s", x.Shape()))
 	}
-	return TransposeAllAxes(conv2DSpatialMajor(TransposeAllAxes(x, 1, 2, 0, 3), kernel), 2, 0, 1, 3)
+	return TransposeAllAxes(conv2DSpatialMajor(TransposeAllAxes(x, 1, 2, 0, 3), kernel, 1), 2, 0, 1, 3)
 }
 
 // MaxPool2 returns the maximum over 2×2 windows at stride 2 of x, shape [batch, H, W, C]
@@ -49,10 +49,12 @@ func MaxPool2(x *Node) *Node {
 	return TransposeAllAxes(maxPool2SpatialMajor(TransposeAllAxes(x, 1, 2, 0, 3)), 2, 0, 1, 3)
 }
 
-// conv2DSpatialMajor is Conv2D for x of shape [H, W, batch, C]; it returns [H, W, batch, Cout].
-func conv2DSpatialMajor(x, kernel *Node) *Node {
-	if x.Rank() != 4 || kernel.Rank() != 4 {
-		panic(fmt.Sprintf("models: convolution wants x [H, W, batch, C] and kernel [k, k, C, Cout], got %s and %s", x.Shape(), kernel.Shape()))
+// conv2DSpatialMajor is Conv2D at the given stride for x of shape [H, W, batch, C]; it
+// returns [Ho, Wo, batch, Cout] with Ho = ⌊(H−1)/stride⌋+1 (output pixel y reads input rows
+// stride·y−k/2 … stride·y+k/2, zero outside the image: PyTorch's padding k/2).
+func conv2DSpatialMajor(x, kernel *Node, stride int) *Node {
+	if x.Rank() != 4 || kernel.Rank() != 4 || stride < 1 {
+		panic(fmt.Sprintf("models: convolution wants x [H, W, batch, C], kernel [k, k, C, Cout] and a stride ≥ 1, got %s, %s and %d", x.Shape(), kernel.Shape(), stride))
 	}
 	h, w, b, c := x.Shape().Dimensions[0], x.Shape().Dimensions[1], x.Shape().Dimensions[2], x.Shape().Dimensions[3]
 	kd := kernel.Shape().Dimensions
@@ -62,31 +64,38 @@ func conv2DSpatialMajor(x, kernel *Node) *Node {
 	}
 	g := x.Graph()
 	taps := k * k
-	idx, padded := im2colIndex(h, w, k)
+	idx, padded := im2colIndex(h, w, k, stride)
+	ho, wo := (h-1)/stride+1, (w-1)/stride+1
 	src := Reshape(x, h*w, b, c)
 	if padded {
 		// Row h·w is zero: the taps that fall outside the image read it ("same" padding).
 		src = Concatenate([]*Node{src, Zeros(g, shapes.Make(x.DType(), 1, b, c))}, 0)
 	}
-	patches := Gather(src, Const(g, idx))                                     // [H·W·taps, batch, C]
-	patches = TransposeAllAxes(Reshape(patches, h*w, taps, b, c), 0, 2, 1, 3) // [H·W, batch, taps, C]
-	y := matmul.MatMul(Reshape(patches, h*w*b, taps*c), Reshape(kernel, taps*c, cout))
-	return Reshape(y, h, w, b, cout)
+	patches := Gather(src, Const(g, idx)) // [Ho·Wo·taps, batch, C]
+	if c == 1 {
+		// One input channel: [Ho·Wo, taps, batch] → [Ho·Wo, batch, taps].
+		patches = TransposeAllAxes(Reshape(patches, ho*wo, taps, b), 0, 2, 1)
+	} else {
+		patches = TransposeAllAxes(Reshape(patches, ho*wo, taps, b, c), 0, 2, 1, 3) // [Ho·Wo, batch, taps, C]
+	}
+	y := matmul.MatMul(Reshape(patches, ho*wo*b, taps*c), Reshape(kernel, taps*c, cout))
+	return Reshape(y, ho, wo, b, cout)
 }
 
-// im2colIndex returns, for an h×w image and a k×k kernel, the flat source pixel of each
-// (output pixel, tap) pair in that order, shape [h·w·k·k, 1]: y·w + x inside the image and
-// h·w, the zero row that the caller appends, outside; padded says whether any tap falls
-// outside.
-func im2colIndex(h, w, k int) ([][]int32, bool) {
+// im2colIndex returns, for an h×w image, a k×k kernel and a stride, the flat source pixel
+// of each (output pixel, tap) pair in that order, shape [Ho·Wo·k·k, 1]: y·w + x inside the
+// image and h·w, the zero row that the caller appends, outside; padded says whether any
+// tap falls outside.
+func im2colIndex(h, w, k, stride int) ([][]int32, bool) {
 	r := k / 2
-	idx := make([][]int32, 0, h*w*k*k)
+	ho, wo := (h-1)/stride+1, (w-1)/stride+1
+	idx := make([][]int32, 0, ho*wo*k*k)
 	padded := false
-	for y := 0; y < h; y++ {
-		for x := 0; x < w; x++ {
+	for y := 0; y < ho; y++ {
+		for x := 0; x < wo; x++ {
 			for ky := 0; ky < k; ky++ {
 				for kx := 0; kx < k; kx++ {
-					sy, sx := y+ky-r, x+kx-r
+					sy, sx := stride*y+ky-r, stride*x+kx-r
 					if sy < 0 || sy >= h || sx < 0 || sx >= w {
 						idx = append(idx, []int32{int32(h * w)})
 						padded = true
@@ -100,14 +109,46 @@ func im2colIndex(h, w, k int) ([][]int32, bool) {
 	return idx, padded
 }
 
-// maxPool2SpatialMajor is MaxPool2 for x of shape [H, W, batch, C].
+// maxPool2SpatialMajor is MaxPool2 for x of shape [H, W, batch, C]. Its gradient routes
+// the adjoint of each window's maximum to the window's elements equal to it (all of them
+// on a tie, as GoMLX's gradient of ReduceMax does), in one comparison and one selection
+// instead of GoMLX's six passes.
 func maxPool2SpatialMajor(x *Node) *Node {
 	d := x.Shape().Dimensions
 	if x.Rank() != 4 || d[0]%2 != 0 || d[1]%2 != 0 {
 		panic(fmt.Sprintf("models: 2×2 max-pool wants x [H, W, batch, C] with H and W even, got %s", x.Shape()))
 	}
-	y := ReduceMax(Reshape(x, d[0]/2, 2, d[1]/2, 2, d[2]*d[3]), 1, 3)
+	windows := Reshape(x, d[0]/2, 2, d[1]/2, 2, d[2]*d[3])
+	y := withGradient(windows, func(w *Node) *Node { return ReduceMax(w, 1, 3) },
+		func(w, y, dy *Node) *Node {
+			keep := func(v *Node) *Node { return Reshape(v, d[0]/2, 1, d[1]/2, 1, d[2]*d[3]) }
+			return Where(Equal(w, keep(y)), BroadcastToShape(keep(dy), w.Shape()), ScalarZero(w.Graph(), w.DType()))
+		})
 	return Reshape(y, d[0]/2, d[1]/2, d[2], d[3])
+}
+
+// relu returns max(x, 0) with the gradient of GoMLX's activations.Relu (1 where x ≥ 0),
+// computed in one comparison and one selection instead of five passes.
+func relu(x *Node) *Node {
+	return withGradient(x, func(x *Node) *Node { return Max(x, ScalarZero(x.Graph(), x.DType())) },
+		func(x, _, dy *Node) *Node {
+			zero := ScalarZero(x.Graph(), x.DType())
+			return Where(GreaterOrEqual(x, zero), dy, zero)
+		})
+}
+
+// withGradient returns f(x) with the gradient with respect to x set to grad(x, y, dy), y
+// the output and dy its adjoint. As in matmul.MatMul, x passes through a custom-gradient
+// identity and an identity on the output records dy; GoMLX's own gradient of f is built
+// but, unused, never runs.
+func withGradient(x *Node, f func(x *Node) *Node, grad func(x, y, dy *Node) *Node) *Node {
+	var dy, y *Node
+	xi := IdentityWithCustomGradient(x, func(xi, _ *Node) *Node { return grad(xi, y, dy) })
+	y = IdentityWithCustomGradient(f(xi), func(_, v *Node) *Node {
+		dy = v
+		return v
+	})
+	return y
 }
 
 // NativeConvGradients reports whether backend b can differentiate GoMLX's own convolution

@@ -53,21 +53,28 @@ func exec(t testing.TB, b backends.Backend, fn any, args ...any) [][]float64 {
 // refConv is a plain float64 convolution, stride 1, zero "same" padding: x [b, h, w, c],
 // kernel [k, k, c, co], output [b, h, w, co].
 func refConv(x []float64, b, h, w, c int, kernel []float64, k, co int) []float64 {
-	y := make([]float64, b*h*w*co)
+	return refConvStrided(x, b, h, w, c, kernel, k, co, 1)
+}
+
+// refConvStrided is refConv at stride s: output pixel (i, j) reads input rows s·i−k/2 …
+// s·i+k/2 (zero outside), output [b, (h−1)/s+1, (w−1)/s+1, co].
+func refConvStrided(x []float64, b, h, w, c int, kernel []float64, k, co, s int) []float64 {
+	ho, wo := (h-1)/s+1, (w-1)/s+1
+	y := make([]float64, b*ho*wo*co)
 	r := k / 2
 	for n := 0; n < b; n++ {
-		for i := 0; i < h; i++ {
-			for j := 0; j < w; j++ {
+		for i := 0; i < ho; i++ {
+			for j := 0; j < wo; j++ {
 				for ky := 0; ky < k; ky++ {
 					for kx := 0; kx < k; kx++ {
-						si, sj := i+ky-r, j+kx-r
+						si, sj := s*i+ky-r, s*j+kx-r
 						if si < 0 || si >= h || sj < 0 || sj >= w {
 							continue
 						}
 						for ci := 0; ci < c; ci++ {
 							xv := x[((n*h+si)*w+sj)*c+ci]
 							for o := 0; o < co; o++ {
-								y[((n*h+i)*w+j)*co+o] += xv * kernel[((ky*k+kx)*c+ci)*co+o]
+								y[((n*ho+i)*wo+j)*co+o] += xv * kernel[((ky*k+kx)*c+ci)*co+o]
 							}
 						}
 					}
@@ -137,6 +144,29 @@ func TestConv2DMatchesNativeForward(t *testing.T) {
 			assertClose(t, "Conv2D vs GoMLX Convolve", out[0], out[1], 1e-12)
 			assertClose(t, "Conv2D vs Go reference", out[0], refConv(xv, c.b, c.h, c.w, c.c, kv, c.k, c.co), 1e-12)
 		})
+	}
+}
+
+// TestStridedConvMatchesNativeForward compares the im2col convolution at strides 2 and 3
+// with GoMLX's convolution (padding k/2 on each side) and with the plain Go reference.
+func TestStridedConvMatchesNativeForward(t *testing.T) {
+	be := sharedBackend(t)
+	rng := rand.New(rand.NewPCG(17, 17))
+	for _, c := range convCases {
+		for _, s := range []int{2, 3} {
+			t.Run(fmt.Sprintf("%dx%dx%dx%d_k%d_out%d_stride%d", c.b, c.h, c.w, c.c, c.k, c.co, s), func(t *testing.T) {
+				xv, kv := randn(rng, c.b*c.h*c.w*c.c), randn(rng, c.k*c.k*c.c*c.co)
+				x := tensors.FromFlatDataAndDimensions(xv, c.b, c.h, c.w, c.c)
+				k := tensors.FromFlatDataAndDimensions(kv, c.k, c.k, c.c, c.co)
+				r := c.k / 2
+				out := exec(t, be, func(x, k *graph.Node) []*graph.Node {
+					ours := graph.TransposeAllAxes(conv2DSpatialMajor(graph.TransposeAllAxes(x, 1, 2, 0, 3), k, s), 2, 0, 1, 3)
+					return []*graph.Node{ours, graph.Convolve(x, k).Strides(s).PaddingPerDim([][2]int{{r, r}, {r, r}}).Done()}
+				}, x, k)
+				assertClose(t, "strided conv vs GoMLX Convolve", out[0], out[1], 1e-12)
+				assertClose(t, "strided conv vs Go reference", out[0], refConvStrided(xv, c.b, c.h, c.w, c.c, kv, c.k, c.co, s), 1e-12)
+			})
+		}
 	}
 }
 

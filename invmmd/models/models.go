@@ -3,8 +3,10 @@
 // one logit per row.
 //
 // The layers are written for the pure-Go backend: dense products use matmul.MatMul, whose
-// gradient is two matrix products, and variables are initialised in Go from a seed, so the
-// same seed gives the same network on every backend.
+// gradient is two matrix products (a layer with one output, an element-wise product and a
+// sum), convolutions are im2col products (conv.go), the CNNs split a batch into
+// weight-sharing towers that the backend runs concurrently, and variables are initialised in
+// Go from a seed, so the same seed gives the same network on every backend.
 package models
 
 import (
@@ -17,7 +19,6 @@ import (
 	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:revive // GoMLX graph code reads best with the dot import.
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/gomlx/gomlx/pkg/ml/context"
-	"github.com/gomlx/gomlx/pkg/ml/layers/activations"
 
 	"github.com/invmmd/invmmd/invmmd/matmul"
 )
@@ -83,6 +84,11 @@ func Param(ctx *context.Context, g *Graph, seed uint64, name string, init Init, 
 
 // Dense returns x·W + b for x of shape [batch, in], with W [in, out] and b [out] variables
 // in the scope name of ctx.
+//
+// A layer with one output (the logit) is computed as an element-wise product with W's
+// column and a sum over the inputs, differentiated by GoMLX: the pure-Go backend pads the
+// narrow side of a matrix product to a block of 16, so a product with one column would
+// cost sixteen.
 func Dense(ctx *context.Context, seed uint64, name string, x *Node, out int, init Init) *Node {
 	if x.Rank() != 2 {
 		panic(fmt.Sprintf("models.Dense: want x of shape [batch, in], got %s", x.Shape()))
@@ -92,6 +98,10 @@ func Dense(ctx *context.Context, seed uint64, name string, x *Node, out int, ini
 	in := x.Shape().Dimensions[1]
 	w := Param(ctx, g, seed, "weights", init, in, out, in, out)
 	b := Param(ctx, g, seed, "biases", ZeroInit, in, out, out)
+	if out == 1 {
+		batch := x.Shape().Dimensions[0]
+		return Add(Reshape(ReduceSum(Mul(x, Reshape(w, 1, in)), 1), batch, 1), Reshape(b, 1, 1))
+	}
 	return Add(matmul.MatMul(x, w), Reshape(b, 1, out))
 }
 
@@ -107,7 +117,7 @@ func (m MLP) Logit(ctx *context.Context, x *Node) *Node {
 	batch := x.Shape().Dimensions[0]
 	x = Reshape(x, batch, -1)
 	for k, w := range m.Hidden {
-		x = activations.Relu(Dense(ctx, m.Seed, fmt.Sprintf("hidden%d", k), x, w, HeUniform))
+		x = relu(Dense(ctx, m.Seed, fmt.Sprintf("hidden%d", k), x, w, HeUniform))
 	}
 	return Reshape(Dense(ctx, m.Seed, "output", x, 1, GlorotUniform), batch)
 }
