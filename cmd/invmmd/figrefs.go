@@ -11,7 +11,7 @@ import (
 // the paper's numbers come from when it is not our dataset.
 func resultOptions(name string) []figures.ResultOption {
 	switch name {
-	case "sim":
+	case "sim", "sim_mf075":
 		return []figures.ResultOption{figures.Ceiling(sim.InvariantAccuracy(sim.DefaultSigmaX), "invariant h*")}
 	case "tmnist":
 		// The digit predicts the label only as well as the labels are not flipped.

@@ -65,7 +65,7 @@ func Simulation(size SimulationSize) Experiment {
 // named sim_mf075.
 func SimulationPaperSplit(size SimulationSize) Experiment {
 	e := Simulation(size)
-	e.Name, e.Title = "sim_mf075", "Simulation, the paper's normaliser split (MainFraction 0.75)"
+	e.Name, e.Title = "sim_mf075", "Simulation, paper's split (MainFraction 0.75)"
 	e.H.Estimator.MainFraction = 0.75
 	notes := []string{"The companion of the sim tables: normalisers estimated on the first quarter of each batch and the main terms on the rest (MainFraction 0.75, appendix C.1), the paper's split; everything else as in sim."}
 	for _, n := range e.Notes {
