@@ -220,7 +220,7 @@ func TestSimQuickShardsMergeAndReruns(t *testing.T) {
 	}
 	// Another configuration into the same folder: refused before any work, saying what differs.
 	msg, _, _ = run(t, "sim", "-out", whole, "-quick", "-batch", "500", "-seeds", "1", "-methods", "none")
-	if !strings.Contains(msg, "H.BatchSize: 1000 → 500") || !strings.Contains(msg, "Size.Batch: 1000 → 500") {
+	if !strings.Contains(msg, "H.BatchSize: 2000 → 500") || !strings.Contains(msg, "Size.Batch: 2000 → 500") {
 		t.Errorf("another configuration: %q", msg)
 	}
 }
