@@ -225,7 +225,7 @@ func NewDesign(rows Rows, opts Options, methods ...Method) (*Design, error) {
 	n := rows.Len()
 	d := &Design{n: n, opts: o, methods: methods}
 
-	// Rows [0, nNorm) estimate the normalisers, [nNorm, n) the main terms (appendix C.1).
+	// Rows [0, nNorm) estimate the normalisers, [nNorm, n) the main terms (appendix B.1).
 	nNorm := n - int(math.Round(o.MainFraction*float64(n)))
 	isMain := func(i int) bool { return o.MainFraction == 1 || i >= nNorm }
 	isNorm := func(i int) bool { return o.MainFraction == 1 || i < nNorm }

@@ -32,7 +32,7 @@
 // estimator and every (b, b'). A Design holds those factor columns and, per method, the
 // coefficients that turn the kernel sums into the penalty.
 //
-// Following appendix C.1 of the paper, a batch's first quarter of rows estimates the
+// Following appendix B.1 of the paper, a batch's first quarter of rows estimates the
 // normalisers and the other three quarters the main terms (Options.MainFraction).
 //
 // The package offers the estimators three ways: Estimate and MeanZ in plain float64 Go (the

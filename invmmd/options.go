@@ -13,7 +13,7 @@ type Options struct {
 	Bandwidth float64
 
 	// MainFraction is the share of each batch's rows that estimates the main terms T_bb';
-	// the first (1 − MainFraction)·n rows estimate the normalisers N(b, b') (appendix C.1).
+	// the first (1 − MainFraction)·n rows estimate the normalisers N(b, b') (appendix B.1).
 	// 0 means the paper's 3/4. 1 means every row serves both.
 	MainFraction float64
 

@@ -1,23 +1,67 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
+	"time"
 
+	"github.com/invmmd/invmmd/invmmd/backend"
+	"github.com/invmmd/invmmd/invmmd/experiments/store"
 	"github.com/invmmd/invmmd/invmmd/prop1"
 )
 
+// allRun is one step of the main job: the command line of an experiment and the name its
+// results are stored under.
+type allRun struct {
+	args []string
+	name string
+}
+
+// allRuns are the steps of "invmmd all", in order; quick runs leave out the companion
+// table, a paper-size comparison (quick runs teach with the default).
+func allRuns(quick bool) []allRun {
+	runs := []allRun{{[]string{"sim"}, "sim"}, {[]string{"sim", "-paper-split"}, "sim_mf075"},
+		{[]string{"tmnist"}, "tmnist"}, {[]string{"clinical"}, "clinical"}, {[]string{"variance"}, "variance"}}
+	if quick {
+		runs = append(runs[:1], runs[2:]...)
+	}
+	return runs
+}
+
+// defaultJobs is the number of shards "invmmd all" runs at once unless -jobs says
+// otherwise: one per CPU up to 8 on the pure-Go backend (each shard keeps about one core
+// busy: on 2 cores two shards finished the simulation 1.4× sooner than one process), and
+// 1 on XLA, whose processes would each claim the accelerator's memory.
+func defaultJobs() int {
+	if strings.HasPrefix(backend.Config(), "xla") {
+		return 1
+	}
+	return min(runtime.NumCPU(), 8)
+}
+
 // runAll runs every experiment and the variance study into one folder.
 func runAll(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("all", "[-quick] [-out DIR] [-resume]", stderr, func() string {
-		return "Runs sim, sim -paper-split (not with -quick), tmnist, clinical and variance with their default methods, λ and seeds."
+	fs := newFlags("all", "[-quick] [-out DIR] [-resume] [-jobs N]", stderr, func() string {
+		return "Runs sim, sim -paper-split (not with -quick), tmnist, clinical and variance with their default methods, λ and seeds.\n" +
+			"With -jobs N > 1 each experiment runs as N shards (invmmd EXPERIMENT -shard i/N) in parallel processes,\n" +
+			"whose output goes to OUT/logs/, and then invmmd merge assembles its tables; the results are the same."
 	})
 	quick := fs.Bool("quick", false, "small data and few epochs; writes to "+quickOut()+" unless -out is given")
 	out := fs.String("out", "", "output folder (default figures/, or "+quickOut()+" with -quick)")
 	resume := fs.Bool("resume", false, "skip fits (and variance batch sizes) whose result file exists under OUT/fits")
+	jobs := fs.Int("jobs", defaultJobs(), "shards of each experiment run at once, each in its own process (1: one process; default: one per CPU up to 8, 1 on XLA)")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if *jobs < 1 {
+		return fmt.Errorf("all: -jobs %d: want at least 1", *jobs)
 	}
 	dir := outDir(*out, *quick)
 	if err := prepareOut(dir); err != nil {
@@ -27,22 +71,113 @@ func runAll(args []string, stdout, stderr io.Writer) error {
 	if *quick {
 		q = append(q, "-quick")
 	}
-	runs := [][]string{{"sim"}, {"sim", "-paper-split"}, {"tmnist"}, {"clinical"}, {"variance"}}
-	if *quick {
-		// The companion table is a paper-size comparison; quick runs teach with the default.
-		runs = append(runs[:1], runs[2:]...)
+	if *resume {
+		q = append(q, "-resume")
 	}
-	for _, r := range runs {
-		c := strings.Join(r, " ")
-		a := append(append([]string{}, r...), q...)
-		if *resume {
-			a = append(a, "-resume")
+	for _, r := range allRuns(*quick) {
+		c := strings.Join(r.args, " ")
+		a := append(append([]string{}, r.args...), q...)
+		t0 := time.Now()
+		var err error
+		if *jobs == 1 {
+			err = dispatch(a, stdout, stderr)
+		} else {
+			err = runShards(r.name, a, *jobs, dir, stdout, stderr)
 		}
-		if err := dispatch(a, stdout, stderr); err != nil {
+		if err != nil {
 			return fmt.Errorf("%s: %w", c, err)
 		}
+		fmt.Fprintf(stderr, "invmmd all: %s done in %s\n", c, time.Since(t0).Round(time.Second))
 	}
 	return nil
+}
+
+// childEnv marks a process started by runShards: the test binary, which stands in for
+// the command in tests, then runs the command line instead of the tests (TestMain).
+const childEnv = "INVMMD_CLI_CHILD"
+
+// runShards runs the command line args (an experiment with its flags) as jobs processes
+// of this program, shard i/jobs each, with their output in dir/logs/NAME.shardI.log and
+// the count of finished fits reported on stderr; then it merges experiment name's tables.
+func runShards(name string, args []string, jobs int, dir string, stdout, stderr io.Writer) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("cannot find this program to start its shards: %w (use -jobs 1)", err)
+	}
+	logs := filepath.Join(dir, "logs")
+	if err := os.MkdirAll(logs, 0o755); err != nil {
+		return fmt.Errorf("shard logs: %w", err)
+	}
+	fmt.Fprintf(stderr, "invmmd all: %s in %d shards, logs in %s\n", name, jobs, logs)
+	errs := make([]error, jobs)
+	var wg sync.WaitGroup
+	for i := range jobs {
+		shard := fmt.Sprintf("%d/%d", i+1, jobs)
+		logPath := filepath.Join(logs, fmt.Sprintf("%s.shard%d.log", name, i+1))
+		f, err := os.Create(logPath)
+		if err != nil {
+			return fmt.Errorf("shard log: %w", err)
+		}
+		cmd := exec.Command(exe, append(append([]string{}, args...), "-shard", shard)...)
+		cmd.Stdout, cmd.Stderr, cmd.Env = f, f, append(os.Environ(), childEnv+"=1")
+		if err := cmd.Start(); err != nil {
+			f.Close()
+			return fmt.Errorf("shard %s: %w", shard, err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer f.Close()
+			if err := cmd.Wait(); err != nil {
+				errs[i] = fmt.Errorf("shard %s failed (%v); the end of %s:\n%s", shard, err, logPath, tail(logPath, 12))
+			}
+		}()
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	reportFits(name, dir, done, stderr)
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return dispatch([]string{"merge", "-out", dir, "-experiments", name}, stdout, stderr)
+}
+
+// reportFits prints, every few seconds until done is closed, how many result files
+// experiment name's store holds when that number has changed.
+func reportFits(name, dir string, done <-chan struct{}, stderr io.Writer) {
+	t0, last := time.Now(), -1
+	tick := time.NewTicker(5 * time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-tick.C:
+		}
+		if n := store.Count(dir, name); n != last {
+			last = n
+			fmt.Fprintf(stderr, "invmmd all: %s: %d results written (%s)\n", name, n, time.Since(t0).Round(time.Second))
+		}
+	}
+}
+
+// tail returns the last n lines of the file at path (progress bars' carriage returns
+// count as line ends), or a note that it cannot be read.
+func tail(path string, n int) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Sprintf("(cannot read it: %v)", err)
+	}
+	lines := strings.Split(string(bytes.ReplaceAll(b, []byte("\r"), []byte("\n"))), "\n")
+	var keep []string
+	for _, l := range lines {
+		if strings.TrimSpace(l) != "" {
+			keep = append(keep, l)
+		}
+	}
+	return strings.Join(keep[max(0, len(keep)-n):], "\n")
 }
 
 func runProp1(args []string, stdout, stderr io.Writer) error {

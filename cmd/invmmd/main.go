@@ -13,7 +13,7 @@
 //	merge     assemble tables and figures from the per-fit result files of (sharded) runs
 //	figures   redraw the figures from the tables under figures/tables, without training
 //	prop1     Proposition 1 (appendix D): full-data vs observed-only MMD of h*
-//	variance  the variance study of appendix C.3
+//	variance  the variance study of appendix B.3
 //	all       every experiment, regenerating figures/ (the README's main job)
 //	estimate  your own CSV: each estimator's MMD² of a column of model outputs, with diagnostics
 //	fit       your own CSV with missing Z: fit G and m, train h with each method, held-out MMD
@@ -45,12 +45,12 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"sim", "Experiment 1: the simulation, every method × seeds × λ", simSweep().run},
-		{"tmnist", "Experiment 2: textured MNIST, every method × seeds × λ", tmnistSweep.run},
+		{"tmnist", "Experiment 2: textured MNIST, every method × seeds × λ", tmnistSweep().run},
 		{"clinical", "Experiment 3: the NMES1988 stand-in, or MIMIC-III with -mimic DIR", clinicalSweep().run},
 		{"merge", "assemble tables and figures from the per-fit result files of (sharded) runs", runMerge},
 		{"figures", "redraw the results figures from the tables under figures/tables (no training)", runFigures},
 		{"prop1", "Proposition 1 (appendix D): full-data vs observed-only MMD of h* in both constructions", runProp1},
-		{"variance", "the variance study of appendix C.3 (mean and sd of each estimator against batch size)", runVariance},
+		{"variance", "the variance study of appendix B.3 (mean and sd of each estimator against batch size)", runVariance},
 		{"all", "every experiment, regenerating figures/", runAll},
 		{"estimate", "your own CSV: each estimator's MMD² of a column of model outputs, with diagnostics", runEstimate},
 		{"fit", "your own CSV with missing Z: fit G and m, train h with each method, report accuracy and held-out MMD", runFit},

@@ -58,6 +58,10 @@ func TestBadCommandLinesAreClearErrors(t *testing.T) {
 		{[]string{"variance", "-quick", "-shard", "3/2", "-out", fresh}, "1 ≤ i ≤ n"},
 		{[]string{"clinical", "-quick", "-data", filepath.Join(dir, "none.csv"), "-out", fresh}, "none.csv: stat"},
 		{[]string{"clinical", "-quick", "-data", file, "-mimic", dir, "-out", fresh}, "-mimic and -data: give one"},
+		{[]string{"tmnist", "-quick", "-rendering", "emboss", "-out", fresh}, `-rendering: tmnist: unknown rendering "emboss"`},
+		{[]string{"tmnist", "-quick", "-textures", "brick", "-out", fresh}, "want two texture names"},
+		{[]string{"tmnist", "-quick", "-textures", "brick,brick.png", "-out", fresh}, "the two textures must differ"},
+		{[]string{"tmnist", "-quick", "-textures", "brick,nosuch", "-out", fresh}, "nosuch.png"},
 		{[]string{"merge"}, "-out DIR is required"},
 		{[]string{"merge", "-out", dir}, "no results under"},
 		{[]string{"merge", "-out", dir, "-experiments", "sim"}, `no results of "sim"`},
@@ -100,6 +104,26 @@ func TestHelpSaysWhatEachCommandDoes(t *testing.T) {
 		}
 		if m, ok := methods[c.name]; ok && !strings.Contains(stderr, ": "+m+"\n") {
 			t.Errorf("%s -h does not list its methods %s:\n%s", c.name, m, stderr)
+		}
+	}
+}
+
+// TestTMNISTVariantCommand checks that an ablation run of textured MNIST is stored under
+// its own name, and that merge and figures know that name again.
+func TestTMNISTVariantCommand(t *testing.T) {
+	dir := t.TempDir()
+	msg, stdout, _ := run(t, "tmnist", "-quick", "-check", "-rendering", "fused", "-textures", "brick,gravel", "-out", dir)
+	if want := "tmnist_fused_brick_gravel: 5 fits in all"; msg != "" || !strings.HasPrefix(stdout, want) {
+		t.Fatalf("check: %q, stdout %q, want it to start with %q", msg, stdout, want)
+	}
+	for _, name := range []string{"tmnist_fused_brick_gravel", "tmnist_toned", "tmnist_brick_gravel", "tmnist_fused"} {
+		if e, ok := described(name); !ok || e.Name != name {
+			t.Errorf("described(%q) = %q, %v", name, e.Name, ok)
+		}
+	}
+	for _, name := range []string{"tmnist_x", "tmnist_brick", "tmnist_mnistplus", "tmnist_brick_grass"} {
+		if e, ok := described(name); ok {
+			t.Errorf("described(%q) = %q, want unknown", name, e.Name)
 		}
 	}
 }

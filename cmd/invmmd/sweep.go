@@ -297,6 +297,25 @@ func described(name string) (experiments.Experiment, bool) {
 		e.Name = "mimic"
 		return e, true
 	}
+	if rest, ok := strings.CutPrefix(name, "tmnist_"); ok {
+		// A variant of textured MNIST: tmnist_[RENDERING][_A_B], as TMNISTVariant names it.
+		parts := strings.Split(rest, "_")
+		r := tmnist.MNISTPlus
+		if p, err := tmnist.ParseRendering(parts[0]); err == nil {
+			r, parts = p, parts[1:]
+		}
+		var tex [2]string
+		switch len(parts) {
+		case 0:
+		case 2:
+			tex = [2]string{parts[0] + ".png", parts[1] + ".png"}
+		default:
+			return experiments.Experiment{}, false
+		}
+		if e := experiments.TMNISTVariant(experiments.TMNISTQuick, r, tex); e.Name == name {
+			return e, true
+		}
+	}
 	return experiments.Experiment{}, false
 }
 
@@ -323,22 +342,50 @@ func simSweep() sweep {
 		}}
 }
 
-var tmnistSweep = sweep{name: "tmnist", batch: true,
-	experiment: func(quick bool, batch int) (experiments.Experiment, error) {
-		if err := tmnist.Available(tmnist.DefaultConfig()); err != nil {
-			return experiments.Experiment{}, err
-		}
-		size := experiments.TMNISTPaper
-		if quick {
-			size = experiments.TMNISTQuick
-		}
-		exp := experiments.TMNIST(size)
-		if batch > 0 {
-			exp.H.BatchSize = batch
-		}
-		exp.Size = size
-		return exp, nil
-	}}
+func tmnistSweep() sweep {
+	var rendering, textures string
+	return sweep{name: "tmnist", batch: true,
+		flags: func(fs *flag.FlagSet) {
+			fs.StringVar(&rendering, "rendering", tmnist.MNISTPlus.String(), "how images are made (the ablation of data/README.md): mnistplus (make_mnistplus.py), fused (without the emboss) or toned (the earlier rendering); results of another than mnistplus go to tables named tmnist_RENDERING")
+			fs.StringVar(&textures, "textures", "", "the texture files for Z = 0 and Z = 1 under data/textures, e.g. brick,gravel (default brick,grass; toned: grass,brick); results of another pair go to tables named tmnist_..._A_B")
+		},
+		experiment: func(quick bool, batch int) (experiments.Experiment, error) {
+			r, err := tmnist.ParseRendering(rendering)
+			if err != nil {
+				return experiments.Experiment{}, fmt.Errorf("-rendering: %w", err)
+			}
+			var tex [2]string
+			if textures != "" {
+				parts := strings.Split(textures, ",")
+				if len(parts) != 2 || strings.TrimSpace(parts[0]) == "" || strings.TrimSpace(parts[1]) == "" {
+					return experiments.Experiment{}, fmt.Errorf("-textures %q: want two texture names, Z = 0's and Z = 1's, e.g. brick,gravel", textures)
+				}
+				for i, p := range parts {
+					tex[i] = strings.TrimSuffix(strings.TrimSpace(p), ".png") + ".png"
+				}
+				if tex[0] == tex[1] {
+					return experiments.Experiment{}, fmt.Errorf("-textures %q: the two textures must differ (Z is the texture)", textures)
+				}
+			}
+			size := experiments.TMNISTPaper
+			if quick {
+				size = experiments.TMNISTQuick
+			}
+			exp := experiments.TMNISTVariant(size, r, tex)
+			cfg := tmnist.DefaultConfig()
+			if tex != [2]string{} {
+				cfg.Textures = tex
+			}
+			if err := tmnist.Available(cfg); err != nil {
+				return experiments.Experiment{}, err
+			}
+			if batch > 0 {
+				exp.H.BatchSize = batch
+			}
+			exp.Size = size
+			return exp, nil
+		}}
+}
 
 func clinicalSweep() sweep {
 	var mimicDir, dataFile string

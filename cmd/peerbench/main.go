@@ -6,7 +6,7 @@
 //
 // Usage:
 //
-//	peerbench [-reps 5] [-threads 2] [-only default,experiment,...] [-md FILE]
+//	peerbench [-reps 5] [-threads 2] [-only default,pooled,...] [-md FILE]
 //
 // The PyTorch side is scripts/bench/peer.py run with python3; when python3 or its torch
 // module is missing the peer cells say so and the Go rows still run. Timings on a shared
@@ -67,7 +67,7 @@ func rows(towers int) []row {
 	}
 	return []row{
 		cnn("default", "DefaultCNN step (conv3×3 16, max-pool, ReLU, conv3×3 32, max-pool, ReLU, linear), batch 1500 of 28×28", models.DefaultCNN(1), "default"),
-		cnn("experiment", "ExperimentCNN step (2×2 avg-pool, conv 8, max-pool, conv 16, linear), batch 1500", models.ExperimentCNN(1), "experiment"),
+		cnn("pooled", "PooledCNN step (2×2 avg-pool, conv 8, max-pool, conv 16, linear), batch 1500", models.PooledCNN(1), "pooled"),
 		cnn("strided", "StridedCNN step (conv 8 at stride 2 on 28×28, conv 16 at stride 2, linear), batch 1500", models.StridedCNN(1), "strided"),
 		{key: "mlp", what: "simulation fit of h, MLP [64, 64], 300 steps of 2000 rows + 60 validations of 5000, no penalty", unit: "s",
 			goRun: func(reps int) (timings, string, error) { return mlpFits(invmmd.None, reps) }, peerArgs: []string{"mlp", "none"}},
@@ -90,7 +90,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	reps := fs.Int("reps", 5, "repetitions per row and side (medians are reported)")
 	threads := fs.Int("threads", runtime.NumCPU(), "threads of the PyTorch peer (GOMAXPROCS of the Go side is left as is)")
-	only := fs.String("only", "", "comma-separated rows to run (default, experiment, strided, mlp, mlp-dr); empty: all")
+	only := fs.String("only", "", "comma-separated rows to run (default, pooled, strided, mlp, mlp-dr); empty: all")
 	peer := fs.String("peer", "scripts/bench/peer.py", "the PyTorch peer script")
 	python := fs.String("python", "", "the Python interpreter with torch (default: /usr/bin/python3, Debian's, else python3 on PATH)")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the Go side to this file")

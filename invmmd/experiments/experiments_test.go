@@ -9,7 +9,9 @@ import (
 	"testing"
 
 	"github.com/invmmd/invmmd/invmmd"
+	"github.com/invmmd/invmmd/invmmd/dataset"
 	"github.com/invmmd/invmmd/invmmd/experiments/store"
+	"github.com/invmmd/invmmd/invmmd/train"
 )
 
 func TestCSVRoundTrip(t *testing.T) {
@@ -60,10 +62,18 @@ func TestSummarizeAndMarkdown(t *testing.T) {
 	if err := WriteMarkdown(&b, "Sim", sums, Paper["sim"][1]); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"| te acc (ours) | 0.600 ± 0.000 | 0.800 ± 0.141 |", "| te acc (paper) | 0.670 ± 0.020 | 0.800 ± 0.010 |"} {
+	// none has one seed: its value alone, no "± 0.000".
+	for _, want := range []string{"| te acc (ours) | 0.600 | 0.800 ± 0.141 |", "| te acc (paper) | 0.670 ± 0.020 | 0.800 ± 0.010 |", "over 2 seeds"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("markdown lacks %q:\n%s", want, b.String())
 		}
+	}
+	b.Reset()
+	if err := WriteMarkdown(&b, "Sim", Summarize(rows[2:]), nil); err != nil {
+		t.Fatal(err)
+	}
+	if s := b.String(); strings.Contains(s, "±") || !strings.Contains(s, "One seed") {
+		t.Errorf("a one-seed table shows a spread or does not say it has one seed:\n%s", s)
 	}
 }
 
@@ -299,5 +309,39 @@ func TestVarianceShardsMergeToTheWholeStudy(t *testing.T) {
 	}
 	if after, err := os.Stat(sizeFile); err != nil || !after.ModTime().Equal(before.ModTime()) {
 		t.Errorf("resume rewrote %s (%v)", sizeFile, err)
+	}
+}
+
+// TestRunFitAuxHook checks that RunConfig.FitAux sees each seed's fit of G and m, and
+// that handing back a kept fit gives the same results as fitting again.
+func TestRunFitAuxHook(t *testing.T) {
+	exp := Simulation(SimulationSize{NTrain: 1000, NVal: 500, NTest: 500, Batch: 500, Epochs: 2, AuxEpochs: 2})
+	kept := map[uint64]*train.Aux{}
+	calls := 0
+	hook := func(seed uint64, _ dataset.Splits, fit func() (*train.Aux, error)) (*train.Aux, error) {
+		calls++
+		if a, ok := kept[seed]; ok {
+			return a, nil
+		}
+		a, err := fit()
+		kept[seed] = a
+		return a, err
+	}
+	rc := RunConfig{Methods: []invmmd.Method{invmmd.DR}, Lambdas: []float64{1}, Seeds: []uint64{1, 2}, FitAux: hook}
+	first, err := Run(exp, rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := Run(exp, rc) // G and m from kept, not refit
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls != 4 || len(kept) != 2 {
+		t.Fatalf("hook called %d times for %d seeds, want 4 calls (2 seeds × 2 runs)", calls, len(kept))
+	}
+	for i := range first.Fits {
+		if a, b := first.Fits[i].Metrics, second.Fits[i].Metrics; a != b {
+			t.Errorf("fit %d: %+v with fitted G and m, %+v with kept ones", i, a, b)
+		}
 	}
 }

@@ -9,7 +9,7 @@ type Cell struct{ Mean, Std float64 }
 // test accuracy, each mean ± std over three seeds.
 type PaperRow struct{ TrMMD, TrAcc, TeAcc Cell }
 
-// Paper holds the paper's tables (appendix F and section 4), by experiment and λ, for
+// Paper holds the paper's tables (appendix C and section 4), by experiment and λ, for
 // comparison next to ours. A method missing from a table was not reported.
 var Paper = map[string]map[float64]map[string]PaperRow{
 	"sim": {

@@ -145,7 +145,8 @@ func cellOf(rs []Row, f func(Row) float64) Cell {
 
 // WriteMarkdown writes a table of sums next to the paper's numbers for experiment name at
 // λ (when the paper reports them), in the paper's layout: a column per method, rows train
-// MMD, train accuracy and test accuracy.
+// MMD, train accuracy and test accuracy. Our cells are mean ± standard deviation over
+// seeds; a method with one seed shows its value alone.
 func WriteMarkdown(w io.Writer, title string, sums []Summary, paper map[string]PaperRow) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### %s\n\n", title)
@@ -160,6 +161,10 @@ func WriteMarkdown(w io.Writer, title string, sums []Summary, paper map[string]P
 		fmt.Fprintf(&b, "| %s (ours) | ", label)
 		for _, s := range sums {
 			c := ours(s)
+			if s.N == 1 { // one seed has no spread: a "± 0.000" would claim one
+				fmt.Fprintf(&b, "%.*f | ", digits, c.Mean)
+				continue
+			}
 			fmt.Fprintf(&b, "%.*f ± %.*f | ", digits, c.Mean, digits, c.Std)
 		}
 		b.WriteString("\n")
@@ -184,7 +189,11 @@ func WriteMarkdown(w io.Writer, title string, sums []Summary, paper map[string]P
 	for _, s := range sums {
 		n = max(n, s.N)
 	}
-	fmt.Fprintf(&b, "\nMean ± standard deviation over %d seeds. tr mmd is the full estimator of Σ_y MMD²_y on the training set.\n", n)
+	if n == 1 {
+		b.WriteString("\nOne seed: our numbers have no standard deviation (the paper's are over three seeds). tr mmd is the full estimator of Σ_y MMD²_y on the training set.\n")
+	} else {
+		fmt.Fprintf(&b, "\nMean ± standard deviation over %d seeds. tr mmd is the full estimator of Σ_y MMD²_y on the training set.\n", n)
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }

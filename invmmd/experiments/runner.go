@@ -34,6 +34,9 @@ type Experiment struct {
 	// Size records the data's size settings (e.g. a SimulationSize) in the configuration,
 	// since Data is a function; results made with different sizes are never mixed.
 	Size any
+	// Construction records, for a variant of an experiment's data (e.g. another rendering of
+	// textured MNIST), what differs from its default construction; nil for the default.
+	Construction any
 	// Paper holds the paper's numbers to print next to ours, by λ (nil: none).
 	Paper map[float64]map[string]PaperRow
 	// Notes are printed under the tables: what differs from the paper and why.
@@ -57,6 +60,11 @@ type RunConfig struct {
 	Resume   bool
 	Progress io.Writer // overall progress bar; nil is quiet
 	Verbose  io.Writer // per-fit progress bars and reports; nil is quiet
+	// FitAux, when set, stands between Run and the fit of G and m for a seed: it receives
+	// the seed's splits and the fit Run would make, and returns that fit's result, or the
+	// same result kept from an earlier call (the notebooks keep it in GoNB's cache, so that
+	// the sweep does not refit what a walk-through cell has just fit). nil calls fit.
+	FitAux func(seed uint64, sp dataset.Splits, fit func() (*train.Aux, error)) (*train.Aux, error)
 }
 
 // Fit is the record of one trained h.
@@ -91,13 +99,14 @@ type Outcome struct {
 // methods, λ and seeds: it is stored with every result file, and results of different
 // configurations are never mixed.
 type Config struct {
-	Experiment string
-	Backend    string
-	Size       any
-	H          train.Config
-	Aux        train.AuxConfig
-	Estimator  invmmd.Options
-	Nets       map[string]string
+	Experiment   string
+	Backend      string
+	Size         any
+	H            train.Config
+	Aux          train.AuxConfig
+	Estimator    invmmd.Options
+	Nets         map[string]string
+	Construction any `json:",omitempty"` // the experiment's Construction: nil for the default data
 }
 
 // ConfigOf returns exp's configuration.
@@ -107,7 +116,8 @@ func ConfigOf(exp Experiment) (Config, error) {
 		return Config{}, fmt.Errorf("experiments: %s: %w", exp.Name, err)
 	}
 	c := Config{Experiment: exp.Name, Backend: backend.Config(), Size: exp.Size, H: exp.H, Aux: exp.Aux, Estimator: est,
-		Nets: map[string]string{"h": exp.Net("h", 0).Describe(), "G": exp.Net("G", 0).Describe(), "m": exp.Net("m", 0).Describe()}}
+		Nets:         map[string]string{"h": exp.Net("h", 0).Describe(), "G": exp.Net("G", 0).Describe(), "m": exp.Net("m", 0).Describe()},
+		Construction: exp.Construction}
 	c.H.Method, c.H.Lambda, c.H.Seed, c.H.Progress, c.Aux.Seed, c.Aux.Progress = 0, 0, 0, nil, 0, nil
 	return c, nil
 }
@@ -284,7 +294,14 @@ func runSeed(exp Experiment, cfg RunConfig, st *store.Store, seed uint64, keys [
 		ac := exp.Aux
 		ac.Seed = seed * 1000
 		ac.Progress = cfg.Verbose
-		aux, err = train.FitAux(sp, func(s uint64) models.Net { return exp.Net(roleOf(s, ac.Seed), s) }, ac)
+		fit := func() (*train.Aux, error) {
+			return train.FitAux(sp, func(s uint64) models.Net { return exp.Net(roleOf(s, ac.Seed), s) }, ac)
+		}
+		if cfg.FitAux != nil {
+			aux, err = cfg.FitAux(seed, sp, fit)
+		} else {
+			aux, err = fit()
+		}
 		if err != nil {
 			return nil, fmt.Errorf("experiments: %s, seed %d: %w", exp.Name, seed, err)
 		}

@@ -51,7 +51,7 @@ func Simulation(size SimulationSize) Experiment {
 		Notes: []string{
 			"σ_X = 0.7 (not printed in the paper; calibrated so that the Bayes classifier of the training distribution scores the paper's none row, 0.89 train / 0.68 test).",
 			"Sizes 10,000 / 5,000 / 10,000 rows (train / validation / test) and batch 2000 for h (not printed in the paper): at batch 1000 the penalty's noise (its estimate of a Y stratum holds ≈ 100 rows with the rare Z value) left the train MMD higher and DR less stable.",
-			"Normalisers are estimated on the batch's own rows (MainFraction 1) rather than on a separate quarter (appendix C.1): with the 1/4 : 3/4 split the DR penalty diverged in training (see README, Training choices). The sim_mf075 tables run the paper's split.",
+			"Normalisers are estimated on the batch's own rows (MainFraction 1) rather than on a separate quarter (appendix B.1): with the 1/4 : 3/4 split the DR penalty diverged in training (see README, Training choices). The sim_mf075 tables run the paper's split.",
 			"Training to convergence: h stops after 20 epochs without a better validation objective (cap 400), its first 10 epochs never kept, so that at λ = 5 an early, nearly flat model with a validation penalty near 0 cannot win the selection; G and m (Adam, learning rate 10⁻², batches of 500) stop after 20 epochs without a better validation NLL (cap 400). The config record gives each fit's stop reason and epoch, and the auxiliary reports give m̂'s validation NLL next to the Bayes NLL of sim.TrueM.",
 			"dr-po and dr-po+ are this project's extension (not in the paper): DR with pair weights f_i f_j from the pseudo-outcome f of eq. drestimator, not ≥ 0 (the U-statistic drops the diagonal; −1.00 on a four-row example) but bounded below by an h-independent −O(1/n) term, where DR's can fall by O(1).",
 		},
@@ -59,7 +59,7 @@ func Simulation(size SimulationSize) Experiment {
 }
 
 // SimulationPaperSplit is the simulation's companion: the same experiment with the paper's
-// 1/4 : 3/4 split of each batch (appendix C.1), the first quarter estimating the
+// 1/4 : 3/4 split of each batch (appendix B.1), the first quarter estimating the
 // normalisers and the rest the main terms (MainFraction 0.75), so that the effect of our
 // default (MainFraction 1) is measured next to it rather than asserted. Its tables are
 // named sim_mf075.
@@ -67,7 +67,7 @@ func SimulationPaperSplit(size SimulationSize) Experiment {
 	e := Simulation(size)
 	e.Name, e.Title = "sim_mf075", "Simulation, paper's split (MainFraction 0.75)"
 	e.H.Estimator.MainFraction = 0.75
-	notes := []string{"The companion of the sim tables: normalisers estimated on the first quarter of each batch and the main terms on the rest (MainFraction 0.75, appendix C.1), the paper's split; everything else as in sim."}
+	notes := []string{"The companion of the sim tables: normalisers estimated on the first quarter of each batch and the main terms on the rest (MainFraction 0.75, appendix B.1), the paper's split; everything else as in sim."}
 	for _, n := range e.Notes {
 		if !strings.HasPrefix(n, "Normalisers are estimated") {
 			notes = append(notes, n)

@@ -1,10 +1,13 @@
 package experiments
 
 import (
+	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/invmmd/invmmd/invmmd"
+	"github.com/invmmd/invmmd/invmmd/tmnist"
 )
 
 // TestSweeps checks the claims of the sweep defaults: five seeds and the paper's λ for every
@@ -48,5 +51,36 @@ func TestSimulationPaperSplit(t *testing.T) {
 	b.H.Estimator.MainFraction = a.H.Estimator.MainFraction
 	if a.H != b.H || a.Aux.Epochs != b.Aux.Epochs || a.Aux.LearningRate != b.Aux.LearningRate || a.Aux.Patience != b.Aux.Patience {
 		t.Errorf("companion trains differently: %+v / %+v", b.H, b.Aux)
+	}
+}
+
+// TestTMNISTVariant names each construction apart and records it in the configuration,
+// and leaves the default experiment's configuration as it was (no Construction field).
+func TestTMNISTVariant(t *testing.T) {
+	for _, tc := range []struct {
+		r        tmnist.Rendering
+		textures [2]string
+		name     string
+		data     string
+	}{
+		{tmnist.MNISTPlus, [2]string{}, "tmnist", ""},
+		{tmnist.MNISTPlus, [2]string{"brick.png", "grass.png"}, "tmnist", ""},
+		{tmnist.Fused, [2]string{}, "tmnist_fused", `"Construction":{"Rendering":"fused","Textures":["brick.png","grass.png"]}`},
+		{tmnist.MNISTPlus, [2]string{"brick.png", "gravel.png"}, "tmnist_brick_gravel", `"Textures":["brick.png","gravel.png"]`},
+		{tmnist.Toned, [2]string{}, "tmnist_toned", `"Construction":{"Rendering":"toned","Textures":["grass.png","brick.png"]}`},
+	} {
+		exp := TMNISTVariant(TMNISTQuick, tc.r, tc.textures)
+		c, err := ConfigOf(exp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		js, _ := json.Marshal(c)
+		if exp.Name != tc.name || (tc.data == "") != !strings.Contains(string(js), `"Construction"`) || !strings.Contains(string(js), tc.data) {
+			t.Errorf("%v %v: name %q, config %s; want name %q and %s", tc.r, tc.textures, exp.Name, js, tc.name, tc.data)
+		}
+	}
+	def, _ := ConfigOf(TMNIST(TMNISTQuick))
+	if js, _ := json.Marshal(def); strings.Contains(string(js), `"Construction"`) {
+		t.Errorf("the default experiment's configuration has a Construction field: %s", js)
 	}
 }

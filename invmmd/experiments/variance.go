@@ -27,7 +27,7 @@ import (
 	"github.com/invmmd/invmmd/invmmd/train"
 )
 
-// VarianceConfig is the variance study of appendix C.3: h trained with "none" on the
+// VarianceConfig is the variance study of appendix B.3: h trained with "none" on the
 // simulation, then, for each batch size, many fresh batches from the training
 // distribution, each estimated with every method.
 type VarianceConfig struct {
@@ -220,7 +220,7 @@ func varianceRecordOf(cfg VarianceConfig) (varianceRecord, error) {
 	if err != nil {
 		return varianceRecord{}, fmt.Errorf("experiments: variance study: %w", err)
 	}
-	r := varianceRecord{Study: "variance (appendix C.3)", Backend: backend.Config(), Sizes: cfg.Sizes, Batches: cfg.Batches,
+	r := varianceRecord{Study: "variance (appendix B.3)", Backend: backend.Config(), Sizes: cfg.Sizes, Batches: cfg.Batches,
 		Seed: cfg.Seed, Data: cfg.Data, Estimator: est}
 	for _, m := range cfg.Methods {
 		r.Methods = append(r.Methods, m.String())

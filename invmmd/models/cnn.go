@@ -67,28 +67,31 @@ type CNN struct {
 // not the number of CPUs, so that results do not depend on the machine.
 const DefaultTowers = 2
 
-// DefaultCNN returns the experiment's network for 28×28 grey images: two 3×3 convolutions
-// with 16 and 32 channels, each followed by a 2×2 max-pool and a ReLU (28 → 14 → 7), and a
-// linear layer from the 7·7·32 features to the logit; 6,369 parameters.
+// DefaultCNN returns a reference network for 28×28 grey images, the CPU-speed benchmark's
+// first row (cmd/peerbench): two 3×3 convolutions with 16 and 32 channels, each followed by
+// a 2×2 max-pool and a ReLU (28 → 14 → 7), and a linear layer from the 7·7·32 features to
+// the logit; 6,369 parameters.
 func DefaultCNN(seed uint64) CNN {
 	return CNN{Input: []int{28, 28, 1}, Channels: []int{16, 32}, Kernel: 3, Seed: seed}
 }
 
-// ExperimentCNN is the network the textured-MNIST experiment trains on the pure-Go
-// backend: the image averaged over 2×2 blocks (28 → 14), a 3×3 convolution with 8 channels,
-// 2×2 max-pool and ReLU (14 → 7), a 3×3 convolution with 16 channels and ReLU (7 × 7 is
-// not pooled), and a linear output: about a twelfth of DefaultCNN's arithmetic per image,
-// 2,033 parameters for one-channel images. Input is left unset, so the same network takes
-// the auxiliary models' images with the label as a second channel (train.WithLabel).
-func ExperimentCNN(seed uint64) CNN {
+// PooledCNN is the network the textured-MNIST experiment trained before StridedCNN, kept
+// as a benchmark row and for comparisons: the image averaged over 2×2 blocks (28 → 14), a
+// 3×3 convolution with 8 channels, 2×2 max-pool and ReLU (14 → 7), a 3×3 convolution with
+// 16 channels and ReLU (7 × 7 is not pooled), and a linear output: about a twelfth of
+// DefaultCNN's arithmetic per image, 2,033 parameters for one-channel images. Input is
+// left unset, so the same network takes the auxiliary models' images with the label as a
+// second channel (train.WithLabel).
+func PooledCNN(seed uint64) CNN {
 	return CNN{InputPool: 2, Channels: []int{8, 16}, Kernel: 3, Seed: seed}
 }
 
-// StridedCNN is a network of the same cost as ExperimentCNN that sees the full-resolution
-// image: a 3×3 convolution with 8 channels at stride 2 (28 → 14) and ReLU, a 3×3
-// convolution with 16 channels at stride 2 (14 → 7) and ReLU, and a linear output; 2,033
-// parameters for one-channel images. Its first layer reads every pixel through learned
-// weights instead of a fixed 2×2 average. Input is left unset, as for ExperimentCNN.
+// StridedCNN is the network the textured-MNIST experiment trains for h, G and m: a 3×3
+// convolution with 8 channels at stride 2 (28 → 14) and ReLU, a 3×3 convolution with 16
+// channels at stride 2 (14 → 7) and ReLU, and a linear output; 2,033 parameters for
+// one-channel images. It costs about what PooledCNN costs but sees the full-resolution
+// image: its first layer reads every pixel through learned weights instead of a fixed 2×2
+// average. Input is left unset, as for PooledCNN.
 func StridedCNN(seed uint64) CNN {
 	return CNN{Channels: []int{8, 16}, Strides: []int{2, 2}, Kernel: 3, Seed: seed}
 }

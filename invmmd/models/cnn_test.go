@@ -244,7 +244,7 @@ func TestConstructors(t *testing.T) {
 		// conv0 3·3·1·16+16, conv1 3·3·16·32+32, output 7·7·32+1.
 		{"DefaultCNN", DefaultCNN(1), 160 + 4640 + 1569, []string{"3×3 conv 16, 2×2 max-pool", "3×3 conv 32"}},
 		// conv0 3·3·1·8+8, conv1 3·3·8·16+16, output 7·7·16+1.
-		{"ExperimentCNN", ExperimentCNN(1), 80 + 1168 + 785, []string{"2×2 average pool", "3×3 conv 8"}},
+		{"PooledCNN", PooledCNN(1), 80 + 1168 + 785, []string{"2×2 average pool", "3×3 conv 8"}},
 		{"StridedCNN", StridedCNN(1), 80 + 1168 + 785, []string{"3×3 conv 8 stride 2", "3×3 conv 16 stride 2"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -280,7 +280,7 @@ func BenchmarkCNNTrainStep(b *testing.B) {
 	nets := []struct {
 		name string
 		net  CNN
-	}{{"default", DefaultCNN(1)}, {"experiment", ExperimentCNN(1)}}
+	}{{"default", DefaultCNN(1)}, {"pooled", PooledCNN(1)}, {"strided", StridedCNN(1)}}
 	for _, nt := range nets {
 		for _, batch := range []int{256, 1500} {
 			b.Run(fmt.Sprintf("net=%s/batch=%d", nt.name, batch), func(b *testing.B) {

@@ -77,7 +77,9 @@ type Config struct {
 // DefaultConfig returns the experiment's settings: the paper's probabilities, 1/6 of the
 // training images for validation (10,554 train and 2,111 validation rows: the validation
 // set is then the size of the test set, 2,115, and the ratio is MNIST's own 50,000 : 10,000),
-// grass (dark) for Z = 0 and brick (light) for Z = 1, and the data folder found by DataDir.
+// the make_mnistplus rendering (MNISTPlus: the digit's ink replaces the texture, then the
+// emboss with the script's defaults) with brick for Z = 0 and grass for Z = 1, and the data
+// folder found by DataDir. (Tones is used by the Toned rendering only.)
 func DefaultConfig() Config {
 	return Config{
 		DataDir:         DataDir(),

@@ -337,3 +337,15 @@ func TestBuildTonedRealData(t *testing.T) {
 		}
 	}
 }
+
+// TestParseRendering reads back every rendering's name and rejects others.
+func TestParseRendering(t *testing.T) {
+	for _, r := range []Rendering{MNISTPlus, Fused, Toned} {
+		if got, err := ParseRendering(r.String()); err != nil || got != r {
+			t.Errorf("ParseRendering(%q) = %v, %v", r.String(), got, err)
+		}
+	}
+	if _, err := ParseRendering("emboss"); err == nil || !strings.Contains(err.Error(), "mnistplus, fused, toned") {
+		t.Errorf("ParseRendering(emboss): %v, want an error listing the renderings", err)
+	}
+}

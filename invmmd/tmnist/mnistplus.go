@@ -3,6 +3,7 @@ package tmnist
 import (
 	"fmt"
 	"math"
+	"strings"
 )
 
 // Rendering is how an image is made from a digit and a texture window.
@@ -32,6 +33,17 @@ func (r Rendering) String() string {
 		return fmt.Sprintf("Rendering(%d)", int(r))
 	}
 	return renderingNames[r]
+}
+
+// ParseRendering returns the rendering named s (as String names it: mnistplus, fused,
+// toned).
+func ParseRendering(s string) (Rendering, error) {
+	for i, n := range renderingNames {
+		if s == n {
+			return Rendering(i), nil
+		}
+	}
+	return 0, fmt.Errorf("tmnist: unknown rendering %q, want one of %s", s, strings.Join(renderingNames[:], ", "))
 }
 
 // MarshalText writes the rendering's name (in the JSON of a Report's Config).

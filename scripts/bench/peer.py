@@ -2,7 +2,7 @@
 """PyTorch CPU peer of cmd/peerbench: the same networks and training steps as invmmd's.
 
 Usage:
-  peer.py cnn {default,experiment,strided} [--reps N] [--threads T]
+  peer.py cnn {default,pooled,strided} [--reps N] [--threads T]
   peer.py mlp {none,dr} [--reps N] [--threads T]
 
 Prints {"wall": [...], "cpu": [...]} on stdout, the wall and process CPU times of each
@@ -33,7 +33,7 @@ def cnn(name):
             nn.Conv2d(1, 16, 3, padding=1), nn.MaxPool2d(2), nn.ReLU(),
             nn.Conv2d(16, 32, 3, padding=1), nn.MaxPool2d(2), nn.ReLU(),
             nn.Flatten(), nn.Linear(7 * 7 * 32, 1))
-    if name == "experiment":
+    if name == "pooled":
         return nn.Sequential(
             nn.AvgPool2d(2),
             nn.Conv2d(1, 8, 3, padding=1), nn.MaxPool2d(2), nn.ReLU(),

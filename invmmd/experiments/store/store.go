@@ -135,6 +135,30 @@ func Experiments(out string) ([]string, error) {
 	return names, nil
 }
 
+// Count returns how many result files the store of experiment under out holds so far:
+// every JSON file but sweep.json and the per-seed records (PutSeed), 0 when there is no
+// store yet. It is meant for progress reports while shards write into the folder.
+func Count(out, experiment string) int {
+	paths, _ := filepath.Glob(filepath.Join(Dir(out, experiment), "*.json"))
+	n := 0
+	for _, p := range paths {
+		if name := filepath.Base(p); name != "sweep.json" && !isSeedRecord(name) {
+			n++
+		}
+	}
+	return n
+}
+
+// isSeedRecord reports whether a file name is a per-seed record, KIND_seedS.json.
+func isSeedRecord(name string) bool {
+	kind, seed, ok := strings.Cut(strings.TrimSuffix(name, ".json"), "_seed")
+	if !ok || kind == "" || strings.Contains(kind, "_") {
+		return false
+	}
+	_, err := strconv.ParseUint(seed, 10, 64)
+	return err == nil
+}
+
 // Sweep returns the sweep the store records.
 func (s *Store) Sweep() Sweep { return s.sweep }
 

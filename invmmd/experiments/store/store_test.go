@@ -143,3 +143,29 @@ func TestShards(t *testing.T) {
 		}
 	}
 }
+
+// TestCount counts result files, not the sweep or the per-seed records.
+func TestCount(t *testing.T) {
+	out := t.TempDir()
+	if n := Count(out, "sim"); n != 0 {
+		t.Fatalf("Count without a store = %d, want 0", n)
+	}
+	st, err := Open(out, sweep(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, k := range []Key{{"none", 0, 1}, {"dr", 1, 1}, {"dr", 5, 2}} {
+		if n := Count(out, "sim"); n != i {
+			t.Fatalf("Count after %d fits = %d", i, n)
+		}
+		if err := st.Put(k, map[string]float64{}, 1); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.PutSeed("aux", k.Seed, map[string]int{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := Count(out, "sim"); n != 3 {
+		t.Fatalf("Count = %d, want 3 (3 fits, 2 seed records, sweep.json)", n)
+	}
+}
