@@ -79,6 +79,38 @@ func weightGradient(x, dy *graph.Node) *graph.Node {
 	return graph.ReduceSum(graph.DotGeneral(xc, []int{1}, []int{0}, dc, []int{1}, []int{0}), 0)
 }
 
+// Stacked returns wᵀ·x[p] for each of the P matrices of x, shape [P, K, B], and w of shape
+// [K, N]: y of shape [P, N, B], y[p, n, b] = Σ_k w[k, n]·x[p, k, b]. With the gradients
+// dx[p] = w·dy[p] and dw = Σ_p x[p]·dy[p]ᵀ it is built, as MatMul, from custom-gradient
+// identities, and each of its three products is a DotGeneral batched over p whose
+// operands the pure-Go backend reads as they lie, with no transposed copy: w, broadcast
+// over p, is small, and the weight gradient contracts the trailing axis B of both x and
+// dy. A convolution by im2col with activations laid out [H, W, C, batch] is this product
+// with p the output pixel, k a (tap, input channel) pair and b the image.
+func Stacked(w, x *graph.Node) *graph.Node {
+	if x.Rank() != 3 || w.Rank() != 2 || x.Shape().Dimensions[1] != w.Shape().Dimensions[0] {
+		panic(fmt.Sprintf("matmul.Stacked: want shapes w [k,n] and x [p,k,b], got %s and %s", w.Shape(), x.Shape()))
+	}
+	p := x.Shape().Dimensions[0]
+	var dy *graph.Node // adjoint of the output, [P, N, B]
+	var xi, wi *graph.Node
+	xi = graph.IdentityWithCustomGradient(x, func(_, _ *graph.Node) *graph.Node {
+		// dx[p] = w·dy[p]: w broadcast over p, [P, K, N], contracting N with dy's axis 1.
+		wb := graph.BroadcastPrefix(wi, p)
+		return graph.DotGeneral(wb, []int{2}, []int{0}, dy, []int{1}, []int{0})
+	})
+	wi = graph.IdentityWithCustomGradient(w, func(_, _ *graph.Node) *graph.Node {
+		// dw = Σ_p x[p]·dy[p]ᵀ: [P, K, N] contracting B, then summed over p.
+		return graph.ReduceSum(graph.DotGeneral(xi, []int{2}, []int{0}, dy, []int{2}, []int{0}), 0)
+	})
+	wt := graph.BroadcastPrefix(graph.Transpose(wi, 0, 1), p) // [P, N, K]
+	y := graph.DotGeneral(wt, []int{2}, []int{0}, xi, []int{1}, []int{0})
+	return graph.IdentityWithCustomGradient(y, func(_, v *graph.Node) *graph.Node {
+		dy = v
+		return v
+	})
+}
+
 // MatMulPlain is GoMLX's own matrix product, for operands that need no gradient.
 func MatMulPlain(x, w *graph.Node) *graph.Node { return graph.Dot(x, w) }
 

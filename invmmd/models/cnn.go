@@ -14,13 +14,19 @@ type ConvImpl int
 
 const (
 	// ConvAuto uses GoMLX's native convolution and max-pool where the backend can
-	// differentiate them (NativeConvGradients: XLA) and im2col elsewhere (pure Go).
+	// differentiate them (NativeConvGradients: XLA) and ConvBatchLast elsewhere (pure Go).
 	ConvAuto ConvImpl = iota
-	// ConvIm2col always uses Conv2D and MaxPool2 (im2col with a custom-gradient matrix
-	// product, Reshape and ReduceMax), which train on every backend.
+	// ConvIm2col always uses Conv2D and MaxPool2's layout (im2col with a custom-gradient
+	// matrix product, Reshape and ReduceMax, activations [H, W, batch, C]), which train on
+	// every backend.
 	ConvIm2col
 	// ConvNative always uses GoMLX's Convolve and MaxPool; their gradients need XLA.
 	ConvNative
+	// ConvBatchLast is im2col with the activations laid out [H, W, C, batch]: each
+	// convolution is a product batched over output pixels whose operands and gradients
+	// need no transposed copies on the pure-Go backend (see conv2DBatchLast). The same
+	// function as ConvIm2col, up to the order of float32 sums.
+	ConvBatchLast
 )
 
 // String names the implementation.
@@ -32,6 +38,8 @@ func (c ConvImpl) String() string {
 		return "im2col"
 	case ConvNative:
 		return "native"
+	case ConvBatchLast:
+		return "batch-last"
 	}
 	return fmt.Sprintf("ConvImpl(%d)", int(c))
 }
@@ -158,16 +166,28 @@ func (m CNN) features(ctx *context.Context, x *Node, native bool) *Node {
 		d := x.Shape().Dimensions
 		x = ReduceMean(Reshape(x, batch, d[1]/p, p, d[2]/p, p, d[3]), 2, 4)
 	}
-	if !native {
+	batchLast := !native && (m.Conv == ConvBatchLast || m.Conv == ConvAuto)
+	switch {
+	case batchLast:
+		x = TransposeAllAxes(x, 1, 2, 3, 0) // [H, W, C, batch]
+	case !native:
 		x = TransposeAllAxes(x, 1, 2, 0, 3) // spatial-major [H, W, batch, C]
 	}
 	r := m.Kernel / 2
 	for k, cout := range m.Channels {
-		cin := x.Shape().Dimensions[3]
+		cAxis := 3
+		if batchLast {
+			cAxis = 2
+		}
+		cin := x.Shape().Dimensions[cAxis]
 		lctx := ctx.In(fmt.Sprintf("conv%d", k))
 		g := x.Graph()
 		kernel := Param(lctx, g, m.Seed, "weights", HeUniform, m.Kernel*m.Kernel*cin, cout, m.Kernel, m.Kernel, cin, cout)
-		bias := Reshape(Param(lctx, g, m.Seed, "biases", ZeroInit, m.Kernel*m.Kernel*cin, cout, cout), 1, 1, 1, cout)
+		biasDims := []int{1, 1, 1, cout}
+		if batchLast {
+			biasDims = []int{1, 1, cout, 1}
+		}
+		bias := Reshape(Param(lctx, g, m.Seed, "biases", ZeroInit, m.Kernel*m.Kernel*cin, cout, cout), biasDims...)
 		s := m.stride(k)
 		// A stride-1 layer is pooled unless a side has odd length (7×7 stays 7×7).
 		hAxis, wAxis := 0, 1
@@ -182,15 +202,21 @@ func (m CNN) features(ctx *context.Context, x *Node, native bool) *Node {
 			x = MaxPool(Convolve(x, kernel).Strides(s).PaddingPerDim([][2]int{{r, r}, {r, r}}).Done()).Window(2).Done()
 		case native:
 			x = Convolve(x, kernel).Strides(s).PaddingPerDim([][2]int{{r, r}, {r, r}}).Done()
-		case pool:
-			x = maxPool2SpatialMajor(conv2DSpatialMajor(x, kernel, s))
+		case batchLast:
+			x = conv2DBatchLast(x, kernel, s)
 		default:
 			x = conv2DSpatialMajor(x, kernel, s)
+		}
+		if pool && !native {
+			x = maxPool2SpatialMajor(x) // pools the two leading axes, whatever the other two are
 		}
 		// ReLU after pooling: the two commute, and the ReLU then runs on a quarter of the values.
 		x = relu(Add(x, bias))
 	}
-	if !native {
+	switch {
+	case batchLast:
+		x = TransposeAllAxes(x, 3, 0, 1, 2) // back to [batch, H, W, C]
+	case !native:
 		x = TransposeAllAxes(x, 2, 0, 1, 3) // back to [batch, H, W, C]
 	}
 	return Reshape(x, batch, -1)

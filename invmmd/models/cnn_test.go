@@ -161,6 +161,7 @@ func TestCNNMatchesGoReference(t *testing.T) {
 		impl ConvImpl
 	}{
 		{"im2col", testCNN, ConvIm2col}, {"im2col_one_tower", oneTower, ConvIm2col}, {"im2col_four_towers", fourTowers, ConvIm2col}, {"im2col_strided", strided, ConvIm2col},
+		{"auto", testCNN, ConvAuto}, {"batch_last", testCNN, ConvBatchLast}, {"batch_last_one_tower", oneTower, ConvBatchLast}, {"batch_last_strided", strided, ConvBatchLast},
 		{"native", testCNN, ConvNative}, {"native_strided", strided, ConvNative},
 	}
 	for _, tc := range cases {
@@ -168,7 +169,7 @@ func TestCNNMatchesGoReference(t *testing.T) {
 			m, impl := tc.net, tc.impl
 			m.Conv = impl
 			ctx := context.New()
-			withGrads := impl == ConvIm2col || NativeConvGradients(sharedBackend(t))
+			withGrads := impl != ConvNative || NativeConvGradients(sharedBackend(t)) // auto: batch-last here, native (with gradients) on XLA
 			logits, loss, grads := cnnLossAndGrads(t, m, ctx, x, y, b, withGrads)
 			vars := variables(t, ctx)
 			want := refCNNLogits(m, vars, x, b)
@@ -281,6 +282,14 @@ func BenchmarkCNNTrainStep(b *testing.B) {
 		name string
 		net  CNN
 	}{{"default", DefaultCNN(1)}, {"pooled", PooledCNN(1)}, {"strided", StridedCNN(1)}}
+	for _, nt := range nets[:3] { // each network also with the batch-last im2col
+		nt.name += "-bl"
+		nt.net.Conv = ConvBatchLast
+		nets = append(nets, nt)
+		nt.name += "4"
+		nt.net.Towers = 4
+		nets = append(nets, nt)
+	}
 	for _, nt := range nets {
 		for _, batch := range []int{256, 1500} {
 			b.Run(fmt.Sprintf("net=%s/batch=%d", nt.name, batch), func(b *testing.B) {

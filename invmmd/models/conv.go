@@ -82,6 +82,35 @@ func conv2DSpatialMajor(x, kernel *Node, stride int) *Node {
 	return Reshape(y, ho, wo, b, cout)
 }
 
+// conv2DBatchLast is conv2DSpatialMajor for activations laid out [H, W, C, batch]: it
+// returns [Ho, Wo, Cout, batch]. The Gather of the input's rows (one row per pixel, its C×batch
+// values) gives the patches directly as [Ho·Wo, taps·C, batch], and matmul.Stacked multiplies
+// each output pixel's patch matrix by the kernel; none of its products or gradients needs a
+// transposed copy of the patches, which the spatial-major layout needs three times per layer.
+func conv2DBatchLast(x, kernel *Node, stride int) *Node {
+	if x.Rank() != 4 || kernel.Rank() != 4 || stride < 1 {
+		panic(fmt.Sprintf("models: convolution wants x [H, W, C, batch], kernel [k, k, C, Cout] and a stride ≥ 1, got %s, %s and %d", x.Shape(), kernel.Shape(), stride))
+	}
+	h, w, c, b := x.Shape().Dimensions[0], x.Shape().Dimensions[1], x.Shape().Dimensions[2], x.Shape().Dimensions[3]
+	kd := kernel.Shape().Dimensions
+	k, cout := kd[0], kd[3]
+	if kd[1] != k || k%2 != 1 || kd[2] != c {
+		panic(fmt.Sprintf("models: convolution kernel %s for input %s: want [k, k, %d, Cout] with k odd", kernel.Shape(), x.Shape(), c))
+	}
+	g := x.Graph()
+	taps := k * k
+	idx, padded := im2colIndex(h, w, k, stride)
+	ho, wo := (h-1)/stride+1, (w-1)/stride+1
+	src := Reshape(x, h*w, c, b)
+	if padded {
+		// Row h·w is zero: the taps that fall outside the image read it ("same" padding).
+		src = Concatenate([]*Node{src, Zeros(g, shapes.Make(x.DType(), 1, c, b))}, 0)
+	}
+	patches := Reshape(Gather(src, Const(g, idx)), ho*wo, taps*c, b) // (tap, channel) pairs in the kernel's order
+	y := matmul.Stacked(Reshape(kernel, taps*c, cout), patches)      // [Ho·Wo, Cout, batch]
+	return Reshape(y, ho, wo, cout, b)
+}
+
 // im2colIndex returns, for an h×w image, a k×k kernel and a stride, the flat source pixel
 // of each (output pixel, tap) pair in that order, shape [Ho·Wo·k·k, 1]: y·w + x inside the
 // image and h·w, the zero row that the caller appends, outside; padded says whether any
