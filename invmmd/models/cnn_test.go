@@ -275,19 +275,18 @@ func TestConstructors(t *testing.T) {
 }
 
 // BenchmarkCNNTrainStep measures one training step (forward, backward and an Adam update,
-// as package train runs it) of DefaultCNN on 28×28 images, at batch 256 and at the paper's
-// batch 1500, on the backend in force (GOMLX_BACKEND; pure Go by default).
+// as package train runs it) of DefaultCNN, PooledCNN and StridedCNN on 28×28 images, each
+// also with the spatial-major im2col (ConvIm2col) to compare with the default path, at batch
+// 256 and at the paper's batch 1500, on the backend in force (GOMLX_BACKEND; pure Go by
+// default).
 func BenchmarkCNNTrainStep(b *testing.B) {
 	nets := []struct {
 		name string
 		net  CNN
 	}{{"default", DefaultCNN(1)}, {"pooled", PooledCNN(1)}, {"strided", StridedCNN(1)}}
-	for _, nt := range nets[:3] { // each network also with the batch-last im2col
-		nt.name += "-bl"
-		nt.net.Conv = ConvBatchLast
-		nets = append(nets, nt)
-		nt.name += "4"
-		nt.net.Towers = 4
+	for _, nt := range nets[:3] { // each network also with the spatial-major im2col, to compare
+		nt.name += "-im2col"
+		nt.net.Conv = ConvIm2col
 		nets = append(nets, nt)
 	}
 	for _, nt := range nets {
