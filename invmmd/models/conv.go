@@ -23,9 +23,11 @@ import (
 // matrix products: all of which the backend has.
 // Max-pooling is a Reshape that puts each 2×2 window on its own axes and a ReduceMax.
 //
-// Inside the CNN the activations are kept spatial-major, [H, W, batch, C], so that the
-// Gather indexes the leading (spatial) axis with one small index table whatever the batch
-// size, and the pooling is a plain reshape.
+// Inside the CNN the activations are kept spatial-major, so that the Gather indexes the
+// leading (spatial) axis with one small index table whatever the batch size, and the
+// pooling is a plain reshape: [H, W, C, batch] by default (conv2DBatchLast, whose products
+// need no transposed copies on the pure-Go backend), or [H, W, batch, C] (ConvIm2col,
+// conv2DSpatialMajor, the layout of Conv2D and MaxPool2).
 
 // Conv2D returns the convolution of x, shape [batch, H, W, C], with kernel, shape
 // [k, k, C, Cout] (k odd), at stride 1 with zero "same" padding: shape [batch, H, W, Cout].
