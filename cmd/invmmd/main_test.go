@@ -60,6 +60,9 @@ func TestBadCommandLinesAreClearErrors(t *testing.T) {
 		{[]string{"clinical", "-quick", "-data", file, "-mimic", dir, "-out", fresh}, "-mimic and -data: give one"},
 		{[]string{"tmnist", "-quick", "-rendering", "emboss", "-out", fresh}, `-rendering: tmnist: unknown rendering "emboss"`},
 		{[]string{"tmnist", "-quick", "-textures", "brick", "-out", fresh}, "want two texture names"},
+		{[]string{"tmnist", "-quick", "-digits", "-rendering", "fused", "-out", fresh}, "-digits measures the experiment's own images"},
+		{[]string{"tmnist", "-quick", "-net", "huge", "-out", fresh}, `-net: tmnist: unknown network "huge" (have pooled, strided, wide)`},
+		{[]string{"tmnist", "-quick", "-net", "wide", "-textures", "brick,gravel", "-out", fresh}, "-net wide trains another h on the experiment's own images"},
 		{[]string{"tmnist", "-quick", "-textures", "brick,brick.png", "-out", fresh}, "the two textures must differ"},
 		{[]string{"tmnist", "-quick", "-textures", "brick,nosuch", "-out", fresh}, "nosuch.png"},
 		{[]string{"merge"}, "-out DIR is required"},
@@ -116,12 +119,12 @@ func TestTMNISTVariantCommand(t *testing.T) {
 	if want := "tmnist_fused_brick_gravel: 5 fits in all"; msg != "" || !strings.HasPrefix(stdout, want) {
 		t.Fatalf("check: %q, stdout %q, want it to start with %q", msg, stdout, want)
 	}
-	for _, name := range []string{"tmnist_fused_brick_gravel", "tmnist_toned", "tmnist_brick_gravel", "tmnist_fused"} {
+	for _, name := range []string{"tmnist_fused_brick_gravel", "tmnist_toned", "tmnist_brick_gravel", "tmnist_fused", "tmnist_digits", "tmnist_net-wide", "tmnist_net-pooled"} {
 		if e, ok := described(name); !ok || e.Name != name {
 			t.Errorf("described(%q) = %q, %v", name, e.Name, ok)
 		}
 	}
-	for _, name := range []string{"tmnist_x", "tmnist_brick", "tmnist_mnistplus", "tmnist_brick_grass"} {
+	for _, name := range []string{"tmnist_x", "tmnist_brick", "tmnist_mnistplus", "tmnist_brick_grass", "tmnist_net-strided", "tmnist_net-huge"} {
 		if e, ok := described(name); ok {
 			t.Errorf("described(%q) = %q, want unknown", name, e.Name)
 		}
@@ -196,6 +199,19 @@ func TestSimQuickShardsMergeAndReruns(t *testing.T) {
 		t.Errorf("stdout lacks the table next to the paper's numbers:\n%s", stdout)
 	}
 	want := readTables(t, whole)
+	// invmmd figures redraws, from the tables, the very figures the run drew.
+	drawn := map[string][]byte{}
+	for _, f := range []string{"sim_lambda1.png", "sim_lambda1.svg", "sim_lambda5.png", "sim_lambda5.svg"} {
+		drawn[f], _ = os.ReadFile(filepath.Join(whole, f))
+	}
+	if msg, _, stderr := run(t, "figures", "-out", whole); msg != "" {
+		t.Fatalf("figures: %s\n%s", msg, stderr)
+	}
+	for f, b := range drawn {
+		if again, _ := os.ReadFile(filepath.Join(whole, f)); len(b) == 0 || !bytes.Equal(again, b) {
+			t.Errorf("%s: invmmd figures redrew it differently from the run (%d → %d bytes)", f, len(b), len(again))
+		}
+	}
 
 	sharded := t.TempDir()
 	for _, s := range []string{"1/3", "3/3"} {
@@ -351,6 +367,27 @@ func TestDefaultGrids(t *testing.T) {
 		msg, stdout, _ := run(t, args...)
 		if msg != "" || !strings.HasPrefix(stdout, c.want+";") {
 			t.Errorf("%v: %q, stdout %q, want it to start with %q", c.args, msg, stdout, c.want)
+		}
+	}
+}
+
+// TestFiguresRedrawsVarianceToTheByte: the variance figure invmmd figures redraws from
+// variance.csv is the one the study drew.
+func TestFiguresRedrawsVarianceToTheByte(t *testing.T) {
+	dir := t.TempDir()
+	if msg, _, stderr := run(t, "variance", "-quick", "-batches", "3", "-out", dir); msg != "" {
+		t.Fatalf("%s\n%s", msg, stderr)
+	}
+	drawn := map[string][]byte{}
+	for _, f := range []string{"variance.png", "variance.svg"} {
+		drawn[f], _ = os.ReadFile(filepath.Join(dir, f))
+	}
+	if msg, _, stderr := run(t, "figures", "-out", dir); msg != "" {
+		t.Fatalf("figures: %s\n%s", msg, stderr)
+	}
+	for f, b := range drawn {
+		if again, _ := os.ReadFile(filepath.Join(dir, f)); len(b) == 0 || !bytes.Equal(again, b) {
+			t.Errorf("%s: invmmd figures redrew it differently from the study (%d → %d bytes)", f, len(b), len(again))
 		}
 	}
 }

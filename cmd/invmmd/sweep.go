@@ -244,7 +244,7 @@ func publish(exp experiments.Experiment, out string, stdout io.Writer) error {
 // drawResults writes the table of rows at λ to stdout, next to the paper's numbers, and
 // its results figure to dir.
 func drawResults(rows []experiments.Row, exp experiments.Experiment, l float64, dir string, stdout io.Writer) ([]string, error) {
-	sums := experiments.Summarize(rows)
+	sums := experiments.Summarize(experiments.AsWritten(rows))
 	title := fmt.Sprintf("%s, λ = %s", exp.Title, experiments.LambdaName(l))
 	if err := experiments.WriteMarkdown(stdout, title, sums, exp.Paper[l]); err != nil {
 		return nil, err
@@ -290,12 +290,20 @@ func described(name string) (experiments.Experiment, bool) {
 		return experiments.SimulationPaperSplit(experiments.SimulationQuick), true
 	case "tmnist":
 		return experiments.TMNIST(experiments.TMNISTQuick), true
+	case "tmnist_digits":
+		return experiments.TMNISTDigits(experiments.TMNISTQuick), true
 	case "clinical":
 		return experiments.ClinicalNMES(experiments.ClinicalQuick), true
 	case "mimic":
 		e := experiments.ClinicalMIMIC("", experiments.ClinicalQuick)
 		e.Name = "mimic"
 		return e, true
+	}
+	if net, ok := strings.CutPrefix(name, "tmnist_net-"); ok {
+		if e, err := experiments.TMNISTWithNet(experiments.TMNISTQuick, net); err == nil && e.Name == name {
+			return e, true
+		}
+		return experiments.Experiment{}, false
 	}
 	if rest, ok := strings.CutPrefix(name, "tmnist_"); ok {
 		// A variant of textured MNIST: tmnist_[RENDERING][_A_B], as TMNISTVariant names it.
@@ -344,8 +352,12 @@ func simSweep() sweep {
 
 func tmnistSweep() sweep {
 	var rendering, textures string
+	var digits bool
+	var net string
 	return sweep{name: "tmnist", batch: true,
 		flags: func(fs *flag.FlagSet) {
+			fs.StringVar(&net, "net", "strided", "the network trained as h (G and m stay strided): strided (the experiment's), wide (twice the channels: the capacity check) or pooled (the previous version's); results of another than strided go to tables named tmnist_net-NAME")
+			fs.BoolVar(&digits, "digits", false, "a measurement: labels = digits and texture independent of the label, so that none's test accuracy a says how well the network reads the digit (an h that reads only the digit reaches 0.25 + 0.5·a in the experiment); use with -methods none; tables named tmnist_digits")
 			fs.StringVar(&rendering, "rendering", tmnist.MNISTPlus.String(), "how images are made (the ablation of data/README.md): mnistplus (make_mnistplus.py), fused (without the emboss) or toned (the earlier rendering); results of another than mnistplus go to tables named tmnist_RENDERING")
 			fs.StringVar(&textures, "textures", "", "the texture files for Z = 0 and Z = 1 under data/textures, e.g. brick,gravel (default brick,grass; toned: grass,brick); results of another pair go to tables named tmnist_..._A_B")
 		},
@@ -372,6 +384,20 @@ func tmnistSweep() sweep {
 				size = experiments.TMNISTQuick
 			}
 			exp := experiments.TMNISTVariant(size, r, tex)
+			if digits {
+				if exp.Name != "tmnist" || net != "strided" {
+					return experiments.Experiment{}, fmt.Errorf("-digits measures the experiment's own images and network: drop -rendering, -textures and -net")
+				}
+				exp = experiments.TMNISTDigits(size)
+			}
+			if net != "strided" {
+				if exp.Name != "tmnist" {
+					return experiments.Experiment{}, fmt.Errorf("-net %s trains another h on the experiment's own images: drop -rendering and -textures", net)
+				}
+				if exp, err = experiments.TMNISTWithNet(size, net); err != nil {
+					return experiments.Experiment{}, fmt.Errorf("-net: %w", err)
+				}
+			}
 			cfg := tmnist.DefaultConfig()
 			if tex != [2]string{} {
 				cfg.Textures = tex

@@ -11,9 +11,10 @@ import (
 	"github.com/invmmd/invmmd/invmmd/figures"
 )
 
-// drawVariance draws the variance figure into dir and returns its base path.
+// drawVariance draws the variance figure into dir, from the points as the table holds them
+// (so that invmmd figures redraws it to the byte), and returns its base path.
 func drawVariance(pts []experiments.VariancePoint, dir string) (string, error) {
-	plots, err := figures.Variance(pts)
+	plots, err := figures.Variance(experiments.VarianceAsWritten(pts))
 	if err != nil {
 		return "", err
 	}

@@ -123,8 +123,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "PyTorch peer unavailable: %v\n", peerErr)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Measured by `scripts/bench.sh` (cmd/peerbench) on %s, %s, GOMAXPROCS %d, backend `%s`; PyTorch %s, %d threads.\n",
-		time.Now().UTC().Format("2006-01-02"), runtime.Version(), runtime.GOMAXPROCS(0), backend.Config(), peerVersion(*python, peerErr), *threads)
+	fmt.Fprintf(&b, "Measured by `scripts/bench.sh` (cmd/peerbench) on %s, %s, GOMAXPROCS %d, backend `%s`; PyTorch %s, %d threads; CPU %s.\n",
+		time.Now().UTC().Format("2006-01-02"), runtime.Version(), runtime.GOMAXPROCS(0), backend.Config(), peerVersion(*python, peerErr), *threads, cpuModel())
 	fmt.Fprintf(&b, "Load average before: %s. Medians (and ranges) of %d repetitions; for each row the Go repetitions, then PyTorch's, back to back.\n\n", loadavg(), *reps)
 	b.WriteString("| network and step | invmmd (Go), wall | PyTorch CPU, wall | ratio | Go, CPU time | PyTorch, CPU time | ratio |\n|---|---|---|---|---|---|---|\n")
 	var notes []string
@@ -408,6 +408,44 @@ func num(v float64) string {
 		return strconv.FormatFloat(v, 'f', 0, 64)
 	}
 	return strconv.FormatFloat(v, 'g', 3, 64)
+}
+
+// cpuModel names the processor and its widest vector instructions (from /proc/cpuinfo):
+// the ratios depend on them, since PyTorch's kernels are vectorised and the pure-Go
+// backend's are not.
+func cpuModel() string {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return "unknown"
+	}
+	return cpuModelOf(string(b))
+}
+
+// cpuModelOf is cpuModel on the text of /proc/cpuinfo.
+func cpuModelOf(cpuinfo string) string {
+	model, flags := "unknown", map[string]bool{}
+	for _, line := range strings.Split(cpuinfo, "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		switch strings.TrimSpace(k) {
+		case "model name":
+			model = strings.TrimSpace(v)
+		case "flags":
+			for _, f := range strings.Fields(v) {
+				flags[f] = true
+			}
+		}
+	}
+	simd := "no AVX2"
+	switch {
+	case flags["avx512f"]:
+		simd = "AVX-512"
+	case flags["avx2"]:
+		simd = "AVX2, no AVX-512"
+	}
+	return model + " (" + simd + ")"
 }
 
 func loadavg() string {

@@ -49,6 +49,27 @@ func WriteCSV(w io.Writer, rows []Row) error {
 
 func fmtF(x float64) string { return strconv.FormatFloat(x, 'f', 6, 64) }
 
+// asWritten rounds x as the result tables write it (6 decimals).
+func asWritten(x float64) float64 {
+	v, err := strconv.ParseFloat(fmtF(x), 64)
+	if err != nil { // NaN and ±Inf parse back; nothing else reaches here
+		return x
+	}
+	return v
+}
+
+// AsWritten returns a copy of rows with their numbers rounded as WriteCSV writes them, so
+// that a figure drawn from a run's rows is the figure `invmmd figures` redraws from its CSV,
+// to the byte.
+func AsWritten(rows []Row) []Row {
+	out := make([]Row, len(rows))
+	for i, r := range rows {
+		r.TrMMD, r.TrAcc, r.TeAcc = asWritten(r.TrMMD), asWritten(r.TrAcc), asWritten(r.TeAcc)
+		out[i] = r
+	}
+	return out
+}
+
 // ReadCSV reads a result CSV, checking the header and every value; errors name the file
 // (name), line and column.
 func ReadCSV(r io.Reader, name string) ([]Row, error) {

@@ -2,11 +2,14 @@ package experiments
 
 import (
 	"encoding/json"
+	"math"
+	"os"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/invmmd/invmmd/invmmd"
+	"github.com/invmmd/invmmd/invmmd/dataset"
 	"github.com/invmmd/invmmd/invmmd/tmnist"
 )
 
@@ -82,5 +85,69 @@ func TestTMNISTVariant(t *testing.T) {
 	def, _ := ConfigOf(TMNIST(TMNISTQuick))
 	if js, _ := json.Marshal(def); strings.Contains(string(js), `"Construction"`) {
 		t.Errorf("the default experiment's configuration has a Construction field: %s", js)
+	}
+}
+
+// TestTMNISTDigits: the digit-reading measurement keeps the labels (no flips), makes the
+// texture independent of the label in every split, and is named and configured apart.
+func TestTMNISTDigits(t *testing.T) {
+	exp := TMNISTDigits(TMNISTSize{MaxTrain: 3000, MaxTest: 1000, Epochs: 1, AuxEpochs: 1})
+	c, err := ConfigOf(exp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, _ := json.Marshal(c)
+	if want := `"Construction":{"FlipProb":0,"PTrainAgree":0.5,"PTestAgree":0.5}`; exp.Name != "tmnist_digits" || !strings.Contains(string(js), want) || exp.Paper != nil {
+		t.Errorf("name %q, paper %v, config %s; want tmnist_digits, no paper numbers and %s", exp.Name, exp.Paper != nil, js, want)
+	}
+	if err := tmnist.Available(tmnist.DefaultConfig()); err != nil {
+		if os.Getenv(tmnist.RequireDataEnv) == "1" {
+			t.Fatalf("%s=1 and the data is missing: %v", tmnist.RequireDataEnv, err)
+		}
+		t.Skipf("data missing (set %s=1 to fail instead): %v", tmnist.RequireDataEnv, err)
+	}
+	sp, err := exp.Data(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// P(Z = Y) is 0.5 in train and test (the experiment's 0.9 and 0.1 are 16+ SE away).
+	for _, s := range []*dataset.Set{sp.Train, sp.Test} {
+		agree := 0.0
+		for i := range s.Y {
+			if s.Y[i] == s.Z[i] {
+				agree++
+			}
+		}
+		n := float64(len(s.Y))
+		if p, se := agree/n, 0.5/math.Sqrt(n); math.Abs(p-0.5) > 4*se {
+			t.Errorf("%s: P(Z = Y) = %.3f over %d rows, want 0.5 ± %.3f", s.Name, p, len(s.Y), 4*se)
+		}
+	}
+}
+
+// TestTMNISTWithNet: another h is named and configured apart, G and m are unchanged, and
+// the experiment's own network gives the experiment itself.
+func TestTMNISTWithNet(t *testing.T) {
+	def, _ := ConfigOf(TMNIST(TMNISTQuick))
+	exp, err := TMNISTWithNet(TMNISTQuick, "wide")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := ConfigOf(exp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if exp.Name != "tmnist_net-wide" || c.Nets["h"] == def.Nets["h"] || c.Nets["G"] != def.Nets["G"] || c.Nets["m"] != def.Nets["m"] {
+		t.Errorf("name %q, nets %v; want tmnist_net-wide with another h than %v and the same G and m", exp.Name, c.Nets, def.Nets)
+	}
+	if !strings.Contains(c.Nets["h"], "16") || !strings.Contains(c.Nets["h"], "32") {
+		t.Errorf("wide h is %q, want channels 16 and 32", c.Nets["h"])
+	}
+	same, err := TMNISTWithNet(TMNISTQuick, "strided")
+	if err != nil || same.Name != "tmnist" {
+		t.Errorf("strided: %q, %v; want the experiment itself", same.Name, err)
+	}
+	if _, err := TMNISTWithNet(TMNISTQuick, "huge"); err == nil || !strings.Contains(err.Error(), "pooled, strided, wide") {
+		t.Errorf("unknown network: error %v, want one listing the networks", err)
 	}
 }

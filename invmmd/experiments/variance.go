@@ -464,6 +464,17 @@ func (o *VarianceOutcome) write(r varianceRecord, trainSet dataset.Summary, tabl
 	return nil
 }
 
+// VarianceAsWritten returns a copy of pts with Mean and Std rounded as variance.csv writes
+// them, so that the figure drawn from a run's points is the one redrawn from its table.
+func VarianceAsWritten(pts []VariancePoint) []VariancePoint {
+	out := make([]VariancePoint, len(pts))
+	for i, p := range pts {
+		p.Mean, p.Std = asWritten(p.Mean), asWritten(p.Std)
+		out[i] = p
+	}
+	return out
+}
+
 // ReadVarianceCSV reads a variance.csv written by Variance; errors name the file, line and
 // column.
 func ReadVarianceCSV(path string) ([]VariancePoint, error) {

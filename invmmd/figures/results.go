@@ -70,8 +70,8 @@ func PaperDataset(name string) ResultOption {
 //
 // Ours is a filled dot with a ± standard deviation whisker over seeds; the paper's mean and
 // standard deviation, where it reports the method, is an open diamond beside it. A value
-// beyond the axis is a triangle on the edge with its value printed. Legends sit to the right
-// of the data.
+// beyond the axis is a triangle on the edge with its value printed. One legend, right of the
+// accuracy panel, says what the markers and lines are; the train-MMD panel has none.
 func Results(title string, sums []experiments.Summary, paper map[string]experiments.PaperRow, opts ...ResultOption) ([][]*plot.Plot, error) {
 	if len(sums) == 0 {
 		return nil, fmt.Errorf("figures: Results %q: no methods", title)
@@ -80,23 +80,26 @@ func Results(title string, sums []experiments.Summary, paper map[string]experime
 	for _, f := range opts {
 		f(&o)
 	}
-	acc := methodPanel(title+": test accuracy", "test accuracy", sums, paper, o,
+	acc := methodPanel(title+": test accuracy", "test accuracy", false, sums, paper, o,
 		func(s experiments.Summary) experiments.Cell { return s.TeAcc },
 		func(p experiments.PaperRow) experiments.Cell { return p.TeAcc })
-	accuracyAxis(acc, sums, paper, o)
-	// No y label on the SymLog axis: gonum/plot places a label's box by the data midpoint, not
-	// the scale's, and the long box would push the panel down; the title says it all.
-	mmd := methodPanel(title+": train MMD² (full estimator)", "", sums, paper, o,
+	// The markers mean the same in both panels: one legend, right of the figure (the
+	// train-MMD panel's), says what they and the accuracy panel's lines are.
+	mmd := methodPanel(title+": train MMD² (full estimator)", "train MMD²", true, sums, paper, o,
 		func(s experiments.Summary) experiments.Cell { return s.TrMMD },
 		func(p experiments.PaperRow) experiments.Cell { return p.TrMMD })
 	if err := mmdAxis(mmd, sums, paper); err != nil {
 		return nil, fmt.Errorf("figures: Results %q: %w", title, err)
 	}
+	accuracyAxis(acc, &mmd.Legend, sums, paper, o)
+	mmd.Legend.Add("right panel:")
+	mmd.Legend.Add(fmt.Sprintf("log axis, linear within ±%g", MMDLinear))
 	return [][]*plot.Plot{{acc, mmd}}, nil
 }
 
-// methodPanel draws ours and the paper's value of one cell per method.
-func methodPanel(title, ylabel string, sums []experiments.Summary, paper map[string]experiments.PaperRow, o resultOptions,
+// methodPanel draws ours and the paper's value of one cell per method; with legend, its
+// legend says what the markers are.
+func methodPanel(title, ylabel string, legend bool, sums []experiments.Summary, paper map[string]experiments.PaperRow, o resultOptions,
 	ours func(experiments.Summary) experiments.Cell, theirs func(experiments.PaperRow) experiments.Cell) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = title
@@ -126,18 +129,20 @@ func methodPanel(title, ylabel string, sums []experiments.Summary, paper map[str
 	if minN != maxN {
 		seeds = fmt.Sprintf("%d–%d seeds", minN, maxN)
 	}
-	if maxN <= 1 {
+	if legend && maxN <= 1 {
 		p.Legend.Add("ours (1 seed: no spread)", we)
-	} else {
+	} else if legend {
 		p.Legend.Add("ours: mean ± sd over "+seeds, we)
 	}
 	if len(them.x) > 0 {
 		p.Add(them)
 		label := "paper: mean ± sd, where reported"
 		if o.paperDataset != "" {
-			label = fmt.Sprintf("paper, on %s: mean ± sd, where reported", o.paperDataset)
+			label = fmt.Sprintf("paper (%s): mean ± sd, where reported", o.paperDataset)
 		}
-		p.Legend.Add(label, them)
+		if legend {
+			p.Legend.Add(label, them)
+		}
 	}
 	p.NominalX(names...)
 	p.X.Min, p.X.Max = -0.6, float64(len(sums))-0.4
@@ -145,8 +150,8 @@ func methodPanel(title, ylabel string, sums []experiments.Summary, paper map[str
 }
 
 // accuracyAxis starts the accuracy axis just below chance, ends it just above the highest
-// value, and adds the reference lines.
-func accuracyAxis(p *plot.Plot, sums []experiments.Summary, paper map[string]experiments.PaperRow, o resultOptions) {
+// value, and adds the reference lines, named in legend under "left panel:".
+func accuracyAxis(p *plot.Plot, legend *plot.Legend, sums []experiments.Summary, paper map[string]experiments.PaperRow, o resultOptions) {
 	hi := o.chance
 	if !math.IsNaN(o.ceiling) {
 		hi = math.Max(hi, o.ceiling)
@@ -163,19 +168,20 @@ func accuracyAxis(p *plot.Plot, sums []experiments.Summary, paper map[string]exp
 	p.Y.Tick.Marker = roundTicks{}
 	chance := newHLine(o.chance, Grey, vg.Points(6), vg.Points(3))
 	p.Add(chance)
-	p.Legend.Add(fmt.Sprintf("chance (%g)", o.chance), chance)
+	legend.Add("left panel:")
+	legend.Add(fmt.Sprintf("chance (%g)", o.chance), chance)
 	for _, s := range sums {
 		if s.Method == "none" && s.TeAcc.Mean >= p.Y.Min {
 			none := newHLine(s.TeAcc.Mean, Blue, vg.Points(2), vg.Points(2))
 			none.style.Width = vg.Points(0.8)
 			p.Add(none)
-			p.Legend.Add(fmt.Sprintf("none, no penalty (%.3f)", s.TeAcc.Mean), none)
+			legend.Add(fmt.Sprintf("none, no penalty (%.3f)", s.TeAcc.Mean), none)
 		}
 	}
 	if !math.IsNaN(o.ceiling) {
 		ceil := newHLine(o.ceiling, Green, vg.Points(6), vg.Points(2), vg.Points(1), vg.Points(2))
 		p.Add(ceil)
-		p.Legend.Add(fmt.Sprintf("ceiling, %s (%.3f)", o.ceilingWhat, o.ceiling), ceil)
+		legend.Add(fmt.Sprintf("ceiling, %s (%.3f)", o.ceilingWhat, o.ceiling), ceil)
 	}
 }
 
@@ -199,7 +205,6 @@ func mmdAxis(p *plot.Plot, sums []experiments.Summary, paper map[string]experime
 	p.Y.Min, p.Y.Max = s.inverse(flo-pad), s.inverse(fhi+pad)
 	p.Y.Scale = s
 	p.Y.Tick.Marker = SymLogTicks{Linear: MMDLinear}
-	p.Legend.Add(fmt.Sprintf("axis: log, linear within ±%g", MMDLinear))
 	zero := newHLine(0, Grey)
 	zero.style.Width = vg.Points(0.6)
 	p.Add(zero)

@@ -61,7 +61,7 @@ func TestResultsAccuracyAxisAndReferences(t *testing.T) {
 			[]string{"chance (0.5)", "none, no penalty (0.683)", "ceiling, invariant h* (0.844)", "ours: mean ± sd over 3 seeds", "paper: mean ± sd, where reported"},
 			[]string{"1 seed"}, 0.9},
 		{"one seed, paper on another dataset", simSums(1), []ResultOption{PaperDataset("MIMIC-III")},
-			[]string{"ours (1 seed: no spread)", "paper, on MIMIC-III: mean ± sd, where reported"},
+			[]string{"ours (1 seed: no spread)", "paper (MIMIC-III): mean ± sd, where reported"},
 			[]string{"ceiling", "over 1 seeds"}, 0.9},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -193,7 +193,8 @@ func TestRoundTicks(t *testing.T) {
 	}
 }
 
-// TestLegendOutsideData: every panel's legend lies right of its data area.
+// TestLegendOutsideData: every panel's legend lies right of its data area, and a results
+// figure has one legend.
 func TestLegendOutsideData(t *testing.T) {
 	g, err := Results("x", simSums(3), simPaper, Ceiling(0.84, "h*"))
 	if err != nil {
@@ -223,6 +224,18 @@ func TestLegendOutsideData(t *testing.T) {
 		}
 		if legends == 0 {
 			t.Error("no legend drawn")
+		}
+	}
+	// The results figure has one legend, right of the figure: the accuracy panel keeps its
+	// whole tile for data.
+	cs := alignGrid(g, draw.New(vgimg.New(2*Width, Height)))
+	if _, legendC := panelLayout(g[0][0], cs[0][0]); legendC.Size().X != 0 {
+		t.Errorf("the accuracy panel has a legend column %v wide; the figure's one legend belongs right of the train-MMD panel", legendC.Size().X)
+	}
+	svg := svgText(t, g)
+	for _, w := range []string{"left panel:", "right panel:", "log axis, linear within ±0.01", "ours: mean ± sd over 3 seeds"} {
+		if strings.Count(svg, w) != 1 {
+			t.Errorf("the figure shows %q %d times, want once", w, strings.Count(svg, w))
 		}
 	}
 }
