@@ -65,7 +65,7 @@ func PaperDataset(name string) ResultOption {
 // Results returns the two panels of an experiment's summary figure, one point per method:
 //   - test accuracy on an axis from chance up, with lines at chance, at none's accuracy and
 //     at the invariant ceiling when given (Ceiling);
-//   - train MMD² (the full estimator) on a symmetric log axis (SymLog, linear within
+//   - train MMD² (the full-data estimator) on a symmetric log axis (SymLog, linear within
 //     ±MMDLinear), so that none's large value and the others' small ones are all readable.
 //
 // Ours is a filled dot with a ± standard deviation whisker over seeds; the paper's mean and
@@ -85,15 +85,16 @@ func Results(title string, sums []experiments.Summary, paper map[string]experime
 		func(p experiments.PaperRow) experiments.Cell { return p.TeAcc })
 	// The markers mean the same in both panels: one legend, right of the figure (the
 	// train-MMD panel's), says what they and the accuracy panel's lines are.
-	mmd := methodPanel(title+": train MMD² (full estimator)", "train MMD²", true, sums, paper, o,
+	mmd := methodPanel(title+": train MMD² (full-data estimator)", "train MMD²", true, sums, paper, o,
 		func(s experiments.Summary) experiments.Cell { return s.TrMMD },
 		func(p experiments.PaperRow) experiments.Cell { return p.TrMMD })
 	if err := mmdAxis(mmd, sums, paper); err != nil {
 		return nil, fmt.Errorf("figures: Results %q: %w", title, err)
 	}
 	accuracyAxis(acc, &mmd.Legend, sums, paper, o)
-	mmd.Legend.Add("right panel:")
-	mmd.Legend.Add(fmt.Sprintf("log axis, linear within ±%g", MMDLinear))
+	mmd.Legend.Add(" ")
+	mmd.Legend.Add("right panel: log axis,")
+	mmd.Legend.Add(fmt.Sprintf("linear within ±%g", MMDLinear))
 	return [][]*plot.Plot{{acc, mmd}}, nil
 }
 
@@ -128,6 +129,9 @@ func methodPanel(title, ylabel string, legend bool, sums []experiments.Summary, 
 	seeds := fmt.Sprintf("%d seeds", maxN)
 	if minN != maxN {
 		seeds = fmt.Sprintf("%d–%d seeds", minN, maxN)
+	}
+	if legend {
+		p.Legend.Add("both panels:")
 	}
 	if legend && maxN <= 1 {
 		p.Legend.Add("ours (1 seed: no spread)", we)
@@ -168,7 +172,8 @@ func accuracyAxis(p *plot.Plot, legend *plot.Legend, sums []experiments.Summary,
 	p.Y.Tick.Marker = roundTicks{}
 	chance := newHLine(o.chance, Grey, vg.Points(6), vg.Points(3))
 	p.Add(chance)
-	legend.Add("left panel:")
+	legend.Add(" ")
+	legend.Add("left panel (test accuracy):")
 	legend.Add(fmt.Sprintf("chance (%g)", o.chance), chance)
 	for _, s := range sums {
 		if s.Method == "none" && s.TeAcc.Mean >= p.Y.Min {

@@ -233,7 +233,7 @@ func TestLegendOutsideData(t *testing.T) {
 		t.Errorf("the accuracy panel has a legend column %v wide; the figure's one legend belongs right of the train-MMD panel", legendC.Size().X)
 	}
 	svg := svgText(t, g)
-	for _, w := range []string{"left panel:", "right panel:", "log axis, linear within ±0.01", "ours: mean ± sd over 3 seeds"} {
+	for _, w := range []string{"both panels:", "left panel (test accuracy):", "right panel: log axis,", "linear within ±0.01", "ours: mean ± sd over 3 seeds"} {
 		if strings.Count(svg, w) != 1 {
 			t.Errorf("the figure shows %q %d times, want once", w, strings.Count(svg, w))
 		}
