@@ -200,18 +200,7 @@ func TestSimQuickShardsMergeAndReruns(t *testing.T) {
 	}
 	want := readTables(t, whole)
 	// invmmd figures redraws, from the tables, the very figures the run drew.
-	drawn := map[string][]byte{}
-	for _, f := range []string{"sim_lambda1.png", "sim_lambda1.svg", "sim_lambda5.png", "sim_lambda5.svg"} {
-		drawn[f], _ = os.ReadFile(filepath.Join(whole, f))
-	}
-	if msg, _, stderr := run(t, "figures", "-out", whole); msg != "" {
-		t.Fatalf("figures: %s\n%s", msg, stderr)
-	}
-	for f, b := range drawn {
-		if again, _ := os.ReadFile(filepath.Join(whole, f)); len(b) == 0 || !bytes.Equal(again, b) {
-			t.Errorf("%s: invmmd figures redrew it differently from the run (%d → %d bytes)", f, len(b), len(again))
-		}
-	}
+	checkRedrawn(t, whole, "sim_lambda1.png", "sim_lambda1.svg", "sim_lambda5.png", "sim_lambda5.svg")
 
 	sharded := t.TempDir()
 	for _, s := range []string{"1/3", "3/3"} {
@@ -378,8 +367,15 @@ func TestFiguresRedrawsVarianceToTheByte(t *testing.T) {
 	if msg, _, stderr := run(t, "variance", "-quick", "-batches", "3", "-out", dir); msg != "" {
 		t.Fatalf("%s\n%s", msg, stderr)
 	}
+	checkRedrawn(t, dir, "variance.png", "variance.svg")
+}
+
+// checkRedrawn runs invmmd figures on dir and checks that it rewrites each of the figure
+// files (which a run drew there) byte for byte.
+func checkRedrawn(t *testing.T, dir string, files ...string) {
+	t.Helper()
 	drawn := map[string][]byte{}
-	for _, f := range []string{"variance.png", "variance.svg"} {
+	for _, f := range files {
 		drawn[f], _ = os.ReadFile(filepath.Join(dir, f))
 	}
 	if msg, _, stderr := run(t, "figures", "-out", dir); msg != "" {
@@ -387,7 +383,7 @@ func TestFiguresRedrawsVarianceToTheByte(t *testing.T) {
 	}
 	for f, b := range drawn {
 		if again, _ := os.ReadFile(filepath.Join(dir, f)); len(b) == 0 || !bytes.Equal(again, b) {
-			t.Errorf("%s: invmmd figures redrew it differently from the study (%d → %d bytes)", f, len(b), len(again))
+			t.Errorf("%s: invmmd figures redrew it differently from the run (%d → %d bytes)", f, len(b), len(again))
 		}
 	}
 }

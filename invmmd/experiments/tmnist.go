@@ -124,11 +124,12 @@ func TMNISTWithNet(size TMNISTSize, net string) (Experiment, error) {
 		return exp, nil
 	}
 	exp.Name = "tmnist_net-" + net
+	aux := exp.Net // G and m as in the experiment
 	exp.Net = func(role string, seed uint64) models.Net {
 		if role == "h" {
 			return mk(seed)
 		}
-		return models.StridedCNN(seed)
+		return aux(role, seed)
 	}
 	exp.Title = fmt.Sprintf("Textured MNIST, h = %s", mk(0).Describe())
 	return exp, nil

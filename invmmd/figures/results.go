@@ -71,7 +71,8 @@ func PaperDataset(name string) ResultOption {
 // Ours is a filled dot with a ± standard deviation whisker over seeds; the paper's mean and
 // standard deviation, where it reports the method, is an open diamond beside it. A value
 // beyond the axis is a triangle on the edge with its value printed. One legend, right of the
-// accuracy panel, says what the markers and lines are; the train-MMD panel has none.
+// train-MMD panel (so right of the figure), says what the markers of both panels, the
+// accuracy panel's lines and the train-MMD axis are; the accuracy panel has none.
 func Results(title string, sums []experiments.Summary, paper map[string]experiments.PaperRow, opts ...ResultOption) ([][]*plot.Plot, error) {
 	if len(sums) == 0 {
 		return nil, fmt.Errorf("figures: Results %q: no methods", title)
@@ -130,21 +131,21 @@ func methodPanel(title, ylabel string, legend bool, sums []experiments.Summary, 
 	if minN != maxN {
 		seeds = fmt.Sprintf("%d–%d seeds", minN, maxN)
 	}
-	if legend {
-		p.Legend.Add("both panels:")
-	}
-	if legend && maxN <= 1 {
-		p.Legend.Add("ours (1 seed: no spread)", we)
-	} else if legend {
-		p.Legend.Add("ours: mean ± sd over "+seeds, we)
-	}
 	if len(them.x) > 0 {
 		p.Add(them)
-		label := "paper: mean ± sd, where reported"
-		if o.paperDataset != "" {
-			label = fmt.Sprintf("paper (%s): mean ± sd, where reported", o.paperDataset)
+	}
+	if legend {
+		p.Legend.Add("both panels:")
+		if maxN <= 1 {
+			p.Legend.Add("ours (1 seed: no spread)", we)
+		} else {
+			p.Legend.Add("ours: mean ± sd over "+seeds, we)
 		}
-		if legend {
+		if len(them.x) > 0 {
+			label := "paper: mean ± sd, where reported"
+			if o.paperDataset != "" {
+				label = fmt.Sprintf("paper (%s): mean ± sd, where reported", o.paperDataset)
+			}
 			p.Legend.Add(label, them)
 		}
 	}
@@ -154,7 +155,7 @@ func methodPanel(title, ylabel string, legend bool, sums []experiments.Summary, 
 }
 
 // accuracyAxis starts the accuracy axis just below chance, ends it just above the highest
-// value, and adds the reference lines, named in legend under "left panel:".
+// value, and adds the reference lines, named in legend under "left panel (test accuracy):".
 func accuracyAxis(p *plot.Plot, legend *plot.Legend, sums []experiments.Summary, paper map[string]experiments.PaperRow, o resultOptions) {
 	hi := o.chance
 	if !math.IsNaN(o.ceiling) {
