@@ -32,7 +32,7 @@ section() {
 }
 
 if [ "$what" != penalty ]; then
-  echo "== peer benchmark: Go and PyTorch training steps back to back; load: $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "== peer benchmark: Go and PyTorch training steps, repetitions alternating; load: $(cut -d' ' -f1-3 /proc/loadavg)"
   go build -o "$tmp/peerbench" ./cmd/peerbench
   # A higher priority where allowed (root), for steadier timings on a shared machine.
   prio=()

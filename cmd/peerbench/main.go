@@ -1,7 +1,7 @@
 // Command peerbench times, in one run, the training step of every network the project
 // trains (the textured-MNIST CNNs, the simulation's MLP fit) on the GoMLX backend in force
-// and the same network in PyTorch CPU with the same number of threads, back to back, and
-// prints a Markdown table of medians and ratios. scripts/bench.sh runs it and writes the
+// and the same network in PyTorch CPU with the same number of threads, their repetitions
+// alternating, and prints a Markdown table of medians and ratios. scripts/bench.sh runs it and writes the
 // table into BENCHMARKS.md (make bench).
 //
 // Usage:
@@ -10,8 +10,9 @@
 //
 // The PyTorch side is scripts/bench/peer.py run with python3; when python3 or its torch
 // module is missing the peer cells say so and the Go rows still run. Timings on a shared
-// machine are noisy: each row runs the Go repetitions and then PyTorch's back to back and
-// reports medians, wall and CPU time, and the load average is recorded with the table.
+// machine are noisy, and the machine's speed drifts: each row alternates Go's and PyTorch's
+// repetitions, reports medians of wall and CPU time and, as the ratio, the median of the
+// adjacent pairs' ratios; the load average is recorded with the table.
 package main
 
 import (
@@ -46,6 +47,11 @@ import (
 	"github.com/invmmd/invmmd/invmmd/sim"
 	"github.com/invmmd/invmmd/invmmd/train"
 )
+
+// warmUp is the number of untimed CNN steps before the timed ones, on both sides (the
+// peer script's WARMUP): Go's first step compiles the graph, PyTorch's first steps pick
+// and cache oneDNN's kernels; each repetition runs in a fresh graph or process.
+const warmUp = 3
 
 // cnnBatch is the batch of h in the textured-MNIST experiment (and of the issue's timings).
 const cnnBatch = 1500
@@ -125,17 +131,16 @@ func run(args []string, stdout, stderr io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Measured by `scripts/bench.sh` (cmd/peerbench) on %s, %s, GOMAXPROCS %d, backend `%s`; PyTorch %s, %d threads; CPU %s.\n",
 		time.Now().UTC().Format("2006-01-02"), runtime.Version(), runtime.GOMAXPROCS(0), backend.Config(), peerVersion(*python, peerErr), *threads, cpuModel())
-	fmt.Fprintf(&b, "Load average before: %s. Medians (and ranges) of %d repetitions; for each row the Go repetitions, then PyTorch's, back to back.\n\n", loadavg(), *reps)
+	fmt.Fprintf(&b, "Load average before: %s. Medians (and ranges) of %d repetitions; Go's and PyTorch's repetitions alternate (Go, PyTorch, Go, …), and each ratio is the median of the ratios of the adjacent pairs, so that a drift in the machine's speed during a row falls on both sides.\n\n", loadavg(), *reps)
 	b.WriteString("| network and step | invmmd (Go), wall | PyTorch CPU, wall | ratio | Go, CPU time | PyTorch, CPU time | ratio |\n|---|---|---|---|---|---|---|\n")
 	var notes []string
 	for _, r := range sel {
-		fmt.Fprintf(stderr, "== %s: Go\n", r.key)
-		stop, err := startProfile(*cpuprofile, r.key)
-		if err != nil {
-			return err
-		}
-		g, note, err := r.goRun(*reps)
-		stop()
+		g, p, note, peerFail, err := interleaved(r, *reps, stderr, *cpuprofile, func() (timings, error) {
+			if peerErr != nil {
+				return timings{}, peerErr
+			}
+			return runPeer(*python, *peer, r.peerArgs, 1, *threads)
+		})
 		if err != nil {
 			return fmt.Errorf("%s: %w", r.key, err)
 		}
@@ -143,16 +148,14 @@ func run(args []string, stdout, stderr io.Writer) error {
 			notes = append(notes, fmt.Sprintf("%s: %s", r.key, note))
 		}
 		pWall, pCPU, ratioWall, ratioCPU := "not measured: "+fmt.Sprint(peerErr), "–", "–", "–"
-		if peerErr == nil {
-			fmt.Fprintf(stderr, "== %s: PyTorch\n", r.key)
-			p, err := runPeer(*python, *peer, r.peerArgs, *reps, *threads)
-			if err != nil {
-				pWall = "failed: " + err.Error()
-			} else {
-				pWall, pCPU = cell(p.wall, r.unit), cell(p.cpu, r.unit)
-				ratioWall = fmt.Sprintf("%.2f×", median(g.wall)/median(p.wall))
-				ratioCPU = fmt.Sprintf("%.2f×", median(g.cpu)/median(p.cpu))
-			}
+		switch {
+		case peerErr != nil:
+		case peerFail != nil:
+			pWall = "failed: " + peerFail.Error()
+		default:
+			pWall, pCPU = cell(p.wall, r.unit), cell(p.cpu, r.unit)
+			ratioWall = fmt.Sprintf("%.2f×", pairedRatio(g.wall, p.wall))
+			ratioCPU = fmt.Sprintf("%.2f×", pairedRatio(g.cpu, p.cpu))
 		}
 		line := fmt.Sprintf("| %s | %s | %s | %s | %s | %s | %s |\n", r.what, cell(g.wall, r.unit), pWall, ratioWall, cell(g.cpu, r.unit), pCPU, ratioCPU)
 		b.WriteString(line)
@@ -170,6 +173,47 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// interleaved runs a row's repetitions alternately on the Go side (one r.goRun each) and
+// the peer's (one peerRun each), so that the two sides of each pair run at the same
+// moment of a shared machine's drifting speed. It returns both sides' timings, the Go
+// side's note (from its last repetition), and the peer's failure, if any (after which only
+// the Go side runs). The CPU profile, when asked for, covers the Go repetitions.
+func interleaved(r row, reps int, stderr io.Writer, cpuprofile string, peerRun func() (timings, error)) (g, p timings, note string, peerFail error, err error) {
+	stop, err := startProfile(cpuprofile, r.key)
+	if err != nil {
+		return g, p, "", nil, err
+	}
+	defer stop()
+	for k := 1; k <= reps; k++ {
+		fmt.Fprintf(stderr, "== %s: Go, repetition %d of %d\n", r.key, k, reps)
+		gk, nk, err := r.goRun(1)
+		if err != nil {
+			return g, p, "", nil, err
+		}
+		g.wall, g.cpu, note = append(g.wall, gk.wall...), append(g.cpu, gk.cpu...), nk
+		if peerFail != nil {
+			continue
+		}
+		fmt.Fprintf(stderr, "== %s: PyTorch, repetition %d of %d\n", r.key, k, reps)
+		pk, err := peerRun()
+		if err != nil {
+			peerFail = err
+			continue
+		}
+		p.wall, p.cpu = append(p.wall, pk.wall...), append(p.cpu, pk.cpu...)
+	}
+	return g, p, note, peerFail, nil
+}
+
+// pairedRatio returns the median over the repetitions k of a[k]/b[k].
+func pairedRatio(a, b []float64) float64 {
+	r := make([]float64, min(len(a), len(b)))
+	for k := range r {
+		r[k] = a[k] / b[k]
+	}
+	return median(r)
 }
 
 // startProfile starts a CPU profile into path with the row's key inserted before the
@@ -191,7 +235,8 @@ func startProfile(path, key string) (func(), error) {
 }
 
 // cnnSteps times reps training steps (forward, backward, Adam) of net at batch cnnBatch
-// on random 28×28 images, after one step that compiles the graph, in milliseconds.
+// on random 28×28 images, after warmUp untimed steps (the first compiles the graph), in
+// milliseconds.
 func cnnSteps(net models.CNN, reps int) (timings, string, error) {
 	be, err := backend.Shared()
 	if err != nil {
@@ -211,8 +256,10 @@ func cnnSteps(net models.CNN, reps int) (timings, string, error) {
 		ys[i] = float32(rng.IntN(2))
 	}
 	x, y := tensors.FromFlatDataAndDimensions(xs, cnnBatch, 28, 28, 1), tensors.FromFlatDataAndDimensions(ys, cnnBatch)
-	if err := step(x, y); err != nil { // compiles the graph
-		return timings{}, "", err
+	for range warmUp {
+		if err := step(x, y); err != nil {
+			return timings{}, "", err
+		}
 	}
 	t, err := timeReps(reps, func() error { return step(x, y) })
 	return t, "", err

@@ -14,6 +14,7 @@ import (
 	"github.com/gomlx/gomlx/backends/simplego"
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	"github.com/gomlx/gomlx/pkg/core/graph"
+	"github.com/gomlx/gomlx/pkg/core/shapes"
 )
 
 // chunkRows is the number of rows of x per chunk of the weight gradient xᵀ·dy: the
@@ -122,4 +123,68 @@ const blockLog2Dim = 4
 
 func init() {
 	simplego.DotGeneralTargetBlockLog2Dim[dtypes.Float32] = blockLog2Dim
+}
+
+// Affine returns x·w + b for x of shape [m, k], w of shape [k, n] and b of shape [n]: a
+// dense layer. Its gradients are dx = dy·wᵀ and, in one product, [dw; db] = [x, 1]ᵀ·dy:
+// a column of ones appended to x makes the bias gradient (the sum of dy over the rows) the
+// last row of the weight gradient. On the pure-Go backend that product replaces a
+// reduction over the rows, which the backend runs element by element through an index
+// iterator, and the bias is broadcast over the rows by copying it (BroadcastPrefix)
+// rather than by an implicit broadcast, also run through index iterators. BENCHMARKS.md
+// gives the measured effect on the simulation's MLP. As MatMul, it supports first-order
+// gradients only.
+func Affine(x, w, b *graph.Node) *graph.Node {
+	if x.Rank() != 2 || w.Rank() != 2 || b.Rank() != 1 || x.Shape().Dimensions[1] != w.Shape().Dimensions[0] || b.Shape().Dimensions[0] != w.Shape().Dimensions[1] {
+		panic(fmt.Sprintf("matmul.Affine: want shapes [m,k]·[k,n] + [n], got %s · %s + %s", x.Shape(), w.Shape(), b.Shape()))
+	}
+	m, k, n := x.Shape().Dimensions[0], x.Shape().Dimensions[1], w.Shape().Dimensions[1]
+	var dy, dwb *graph.Node // the output's adjoint; [dw; db], built once for both
+	var xi, wi, bi *graph.Node
+	weightAndBias := func() *graph.Node {
+		if dwb == nil {
+			ones := graph.Ones(x.Graph(), shapes.Make(x.DType(), m, 1))
+			dwb = weightGradient(graph.Concatenate([]*graph.Node{xi, ones}, 1), dy) // [k+1, n]
+		}
+		return dwb
+	}
+	xi = graph.IdentityWithCustomGradient(x, func(_, _ *graph.Node) *graph.Node {
+		return graph.DotGeneral(dy, []int{1}, nil, wi, []int{1}, nil)
+	})
+	wi = graph.IdentityWithCustomGradient(w, func(_, _ *graph.Node) *graph.Node {
+		return graph.Slice(weightAndBias(), graph.AxisRange(0, k))
+	})
+	bi = graph.IdentityWithCustomGradient(b, func(_, _ *graph.Node) *graph.Node {
+		return graph.Reshape(graph.Slice(weightAndBias(), graph.AxisRange(k, k+1)), n)
+	})
+	y := graph.Add(graph.Dot(xi, wi), graph.BroadcastPrefix(bi, m))
+	return graph.IdentityWithCustomGradient(y, func(_, v *graph.Node) *graph.Node {
+		dy = v
+		return v
+	})
+}
+
+// Vec returns x·w for x of shape [m, k] and w of shape [k]: shape [m], a dense layer with
+// one output. The forward pass is one product contracting k (no broadcast of w over the
+// rows and no separate reduction); the gradients are dx = dy wᵀ, an outer product computed
+// as the element-wise product of dy broadcast over the columns and w copied over the rows,
+// and dw = xᵀ·dy. As MatMul, it supports first-order gradients only.
+func Vec(x, w *graph.Node) *graph.Node {
+	if x.Rank() != 2 || w.Rank() != 1 || x.Shape().Dimensions[1] != w.Shape().Dimensions[0] {
+		panic(fmt.Sprintf("matmul.Vec: want shapes [m,k]·[k], got %s · %s", x.Shape(), w.Shape()))
+	}
+	m, k := x.Shape().Dimensions[0], x.Shape().Dimensions[1]
+	var dy *graph.Node
+	var xi, wi *graph.Node
+	xi = graph.IdentityWithCustomGradient(x, func(_, _ *graph.Node) *graph.Node {
+		return graph.Mul(graph.ExpandAndBroadcast(dy, []int{m, k}, []int{1}), graph.BroadcastPrefix(wi, m))
+	})
+	wi = graph.IdentityWithCustomGradient(w, func(_, _ *graph.Node) *graph.Node {
+		return graph.DotGeneral(xi, []int{0}, nil, dy, []int{0}, nil)
+	})
+	y := graph.DotGeneral(xi, []int{1}, nil, wi, []int{0}, nil)
+	return graph.IdentityWithCustomGradient(y, func(_, v *graph.Node) *graph.Node {
+		dy = v
+		return v
+	})
 }

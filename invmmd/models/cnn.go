@@ -144,25 +144,7 @@ func (m CNN) Logit(ctx *context.Context, x *Node) *Node {
 	if m.Conv == ConvNative || (m.Conv == ConvAuto && NativeConvGradients(x.Graph().Backend())) {
 		return m.output(ctx, m.features(ctx, x, true))
 	}
-	towers := m.Towers
-	if towers <= 0 {
-		towers = DefaultTowers
-	}
-	for batch%towers != 0 {
-		towers--
-	}
-	if towers == 1 {
-		return m.output(ctx, m.features(ctx, x, false))
-	}
-	// Slice x (an input, not differentiated) into the towers; each runs the layers with the
-	// same variables, and the logits are concatenated back in order.
-	per := batch / towers
-	logits := make([]*Node, towers)
-	for t := range logits {
-		xt := Slice(x, AxisRange(t*per, (t+1)*per))
-		logits[t] = m.output(ctx, m.features(ctx, xt, false))
-	}
-	return Concatenate(logits, 0)
+	return inTowers(x, m.Towers, func(x *Node) *Node { return m.output(ctx, m.features(ctx, x, false)) })
 }
 
 // features runs the input pooling and the convolution layers on x [batch, H, W, C] and

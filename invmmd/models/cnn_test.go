@@ -7,13 +7,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	"github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/gomlx/gomlx/pkg/ml/context"
-	"github.com/gomlx/gomlx/pkg/ml/train/optimizers"
 )
 
 // testCNN is a CNN small enough for finite differences, with every kind of layer.
@@ -58,28 +56,31 @@ func refCNNLogits(m CNN, vars map[string][]float64, x []float64, b int) []float6
 			x[i] = math.Max(x[i], 0)
 		}
 	}
-	dense := func(x []float64, in int, scope string, out int, relu bool) []float64 {
-		wt, bias := vars[scope+"/weights"], vars[scope+"/biases"]
-		y := make([]float64, b*out)
-		for n := 0; n < b; n++ {
-			for o := 0; o < out; o++ {
-				s := bias[o]
-				for i := 0; i < in; i++ {
-					s += x[n*in+i] * wt[i*out+o]
-				}
-				if relu {
-					s = math.Max(s, 0)
-				}
-				y[n*out+o] = s
-			}
-		}
-		return y
-	}
 	in := h * w * c
 	if m.Hidden > 0 {
-		x, in = dense(x, in, "/hidden", m.Hidden, true), m.Hidden
+		x, in = refDense(vars, x, b, in, "/hidden", m.Hidden, true), m.Hidden
 	}
-	return dense(x, in, "/output", 1, false)
+	return refDense(vars, x, b, in, "/output", 1, false)
+}
+
+// refDense is a plain float64 dense layer on x [b, in] with the variables scope/weights
+// [in, out] and scope/biases [out], followed by a ReLU when relu is set.
+func refDense(vars map[string][]float64, x []float64, b, in int, scope string, out int, relu bool) []float64 {
+	wt, bias := vars[scope+"/weights"], vars[scope+"/biases"]
+	y := make([]float64, b*out)
+	for n := 0; n < b; n++ {
+		for o := 0; o < out; o++ {
+			s := bias[o]
+			for i := 0; i < in; i++ {
+				s += x[n*in+i] * wt[i*out+o]
+			}
+			if relu {
+				s = math.Max(s, 0)
+			}
+			y[n*out+o] = s
+		}
+	}
+	return y
 }
 
 // refNLL is the mean Bernoulli negative log-likelihood of labels y under the logits.
@@ -91,9 +92,9 @@ func refNLL(logits, y []float64) float64 {
 	return s / float64(len(logits))
 }
 
-// cnnLossAndGrads runs m on x (flattened [b, H·W·C]) with labels y and returns the logits,
+// lossAndGrads runs m on x (flattened [b, H·W·C]) with labels y and returns the logits,
 // the loss and, when grads is set, its gradient for every variable (by scope and name).
-func cnnLossAndGrads(t *testing.T, m CNN, ctx *context.Context, x, y []float64, b int, grads bool) ([]float64, float64, map[string][]float64) {
+func lossAndGrads(t *testing.T, m Net, ctx *context.Context, x, y []float64, b int, grads bool) ([]float64, float64, map[string][]float64) {
 	t.Helper()
 	var names []string
 	e, err := context.NewExec(sharedBackend(t), ctx, func(ctx *context.Context, x, y *graph.Node) []*graph.Node {
@@ -170,7 +171,7 @@ func TestCNNMatchesGoReference(t *testing.T) {
 			m.Conv = impl
 			ctx := context.New()
 			withGrads := impl != ConvNative || NativeConvGradients(sharedBackend(t)) // auto: batch-last here, native (with gradients) on XLA
-			logits, loss, grads := cnnLossAndGrads(t, m, ctx, x, y, b, withGrads)
+			logits, loss, grads := lossAndGrads(t, m, ctx, x, y, b, withGrads)
 			vars := variables(t, ctx)
 			want := refCNNLogits(m, vars, x, b)
 			assertClose(t, "logits", logits, want, 1e-5)
@@ -219,7 +220,7 @@ func TestCNNSeededInit(t *testing.T) {
 		m := testCNN
 		m.Seed = seed
 		ctx := context.New()
-		cnnLossAndGrads(t, m, ctx, x, y, 2, false)
+		lossAndGrads(t, m, ctx, x, y, 2, false)
 		return variables(t, ctx)
 	}
 	a, b, c := init(5), init(5), init(6)
@@ -254,7 +255,7 @@ func TestConstructors(t *testing.T) {
 				m.Input = []int{28, 28, 1}
 			}
 			ctx := context.New()
-			logits, _, _ := cnnLossAndGrads(t, m, ctx, make([]float64, 3*28*28), []float64{0, 1, 0}, 3, false)
+			logits, _, _ := lossAndGrads(t, m, ctx, make([]float64, 3*28*28), []float64{0, 1, 0}, 3, false)
 			if len(logits) != 3 {
 				t.Fatalf("%d logits for a batch of 3", len(logits))
 			}
@@ -292,19 +293,6 @@ func BenchmarkCNNTrainStep(b *testing.B) {
 	for _, nt := range nets {
 		for _, batch := range []int{256, 1500} {
 			b.Run(fmt.Sprintf("net=%s/batch=%d", nt.name, batch), func(b *testing.B) {
-				be := sharedBackend(b)
-				m := nt.net
-				ctx := context.New()
-				opt := optimizers.Adam().Done()
-				e, err := context.NewExec(be, ctx, func(ctx *context.Context, x, y *graph.Node) *graph.Node {
-					loss := BernoulliNLL(m.Logit(ctx, x), y)
-					opt.UpdateGraph(ctx, x.Graph(), loss)
-					return loss
-				})
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer e.Finalize()
 				rng := rand.New(rand.NewPCG(1, 2))
 				xs := make([]float32, batch*28*28)
 				for i := range xs {
@@ -314,20 +302,7 @@ func BenchmarkCNNTrainStep(b *testing.B) {
 				for i := range ys {
 					ys[i] = float32(rng.IntN(2))
 				}
-				x, y := tensors.FromFlatDataAndDimensions(xs, batch, 28, 28, 1), tensors.FromFlatDataAndDimensions(ys, batch)
-				step := func() {
-					if _, err := e.Exec(x, y); err != nil {
-						b.Fatal(err)
-					}
-				}
-				t0 := time.Now()
-				step() // compiles the graph
-				b.Logf("batch %d on %s: first step (with compilation) %v", batch, be.Name(), time.Since(t0))
-				b.ResetTimer()
-				for b.Loop() {
-					step()
-				}
-				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
+				benchTrainStep(b, nt.net, tensors.FromFlatDataAndDimensions(xs, batch, 28, 28, 1), tensors.FromFlatDataAndDimensions(ys, batch))
 			})
 		}
 	}

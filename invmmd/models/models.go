@@ -2,9 +2,9 @@
 // models G (missingness) and m (nuisance regression). Each network maps a batch of rows to
 // one logit per row.
 //
-// The layers are written for the pure-Go backend: dense products use matmul.MatMul, whose
-// gradient is two matrix products (a layer with one output, an element-wise product and a
-// sum), convolutions are im2col products (conv.go), the CNNs split a batch into
+// The layers are written for the pure-Go backend: dense layers use matmul.Affine, whose
+// gradients are two matrix products, the MLP's one-output layer matmul.Vec (the CNNs' an
+// element-wise product and a sum), convolutions are im2col products (conv.go), the CNNs split a batch into
 // weight-sharing towers that the backend runs concurrently, and variables are initialised in
 // Go from a seed, so the same seed gives the same network on every backend.
 package models
@@ -83,12 +83,14 @@ func Param(ctx *context.Context, g *Graph, seed uint64, name string, init Init, 
 }
 
 // Dense returns x·W + b for x of shape [batch, in], with W [in, out] and b [out] variables
-// in the scope name of ctx.
+// in the scope name of ctx: matmul.Affine, whose weight and bias gradients are one product.
 //
-// A layer with one output (the logit) is computed as an element-wise product with W's
-// column and a sum over the inputs, differentiated by GoMLX: the pure-Go backend pads the
-// narrow side of a matrix product to a block of 16, so a product with one column would
-// cost sixteen.
+// A layer with one output (the CNNs' logit) is computed as an element-wise product with
+// W's column and a sum over the inputs, differentiated by GoMLX: the pure-Go backend pads
+// the narrow side of a matrix product to a block of 16, so a product with one column would
+// cost sixteen. The MLP's output uses DenseLogit instead, which measured faster (see
+// DenseLogit); the CNNs keep this form because the committed textured-MNIST results were
+// computed with it and DenseLogit sums in another order.
 func Dense(ctx *context.Context, seed uint64, name string, x *Node, out int, init Init) *Node {
 	if x.Rank() != 2 {
 		panic(fmt.Sprintf("models.Dense: want x of shape [batch, in], got %s", x.Shape()))
@@ -102,7 +104,25 @@ func Dense(ctx *context.Context, seed uint64, name string, x *Node, out int, ini
 		batch := x.Shape().Dimensions[0]
 		return Add(Reshape(ReduceSum(Mul(x, Reshape(w, 1, in)), 1), batch, 1), Reshape(b, 1, 1))
 	}
-	return Add(matmul.MatMul(x, w), Reshape(b, 1, out))
+	return matmul.Affine(x, w, b)
+}
+
+// DenseLogit is Dense with one output, returned as shape [batch]: the same variables
+// (W [in, 1] and b [1] in the scope name of ctx), computed as matmul.Vec, one product per
+// row with a product for each gradient, and b added as a scalar. On the pure-Go backend it
+// avoids the index-iterated broadcasts and reductions of Dense's element-wise form (the
+// forward product, the input gradient and the weight gradient each needed one).
+// BENCHMARKS.md gives the measured effect on the simulation's MLP.
+func DenseLogit(ctx *context.Context, seed uint64, name string, x *Node, init Init) *Node {
+	if x.Rank() != 2 {
+		panic(fmt.Sprintf("models.DenseLogit: want x of shape [batch, in], got %s", x.Shape()))
+	}
+	ctx = ctx.In(name)
+	g := x.Graph()
+	in := x.Shape().Dimensions[1]
+	w := Param(ctx, g, seed, "weights", init, in, 1, in, 1)
+	b := Param(ctx, g, seed, "biases", ZeroInit, in, 1, 1)
+	return Add(matmul.Vec(x, Reshape(w, in)), Reshape(b))
 }
 
 // MLP is a multilayer perceptron with ReLU hidden layers and a linear output: the
@@ -110,16 +130,48 @@ func Dense(ctx *context.Context, seed uint64, name string, x *Node, out int, ini
 type MLP struct {
 	Hidden []int  // widths of the hidden layers, e.g. [64, 64]
 	Seed   uint64 // seeds the initial weights
+	// Towers splits a batch into this many equal parts that run through the layers as
+	// separate graph branches sharing the weights, as CNN.Towers does (0 means
+	// DefaultTowers).
+	Towers int
 }
 
 // Logit implements Net: x of shape [batch, d] (or [batch, ...], flattened) to [batch].
 func (m MLP) Logit(ctx *context.Context, x *Node) *Node {
 	batch := x.Shape().Dimensions[0]
-	x = Reshape(x, batch, -1)
-	for k, w := range m.Hidden {
-		x = relu(Dense(ctx, m.Seed, fmt.Sprintf("hidden%d", k), x, w, HeUniform))
+	return inTowers(Reshape(x, batch, -1), m.Towers, func(x *Node) *Node {
+		for k, w := range m.Hidden {
+			x = relu(Dense(ctx, m.Seed, fmt.Sprintf("hidden%d", k), x, w, HeUniform))
+		}
+		return DenseLogit(ctx, m.Seed, "output", x, GlorotUniform)
+	})
+}
+
+// inTowers returns f applied to x in towers: x's rows (axis 0) split into towers equal
+// parts (0 means DefaultTowers; a batch that the number does not divide uses its largest
+// divisor below it), f applied to each part with the same variables, and the parts'
+// outputs (axis 0 first) concatenated back in order. x must be an input of the network,
+// not differentiated (its slices are copies). The pure-Go backend runs most operations on
+// one core but independent operations concurrently, so the branches keep every core busy;
+// the function computed is the same, only the order of float32 sums in the weight
+// gradients changes.
+func inTowers(x *Node, towers int, f func(x *Node) *Node) *Node {
+	batch := x.Shape().Dimensions[0]
+	if towers <= 0 {
+		towers = DefaultTowers
 	}
-	return Reshape(Dense(ctx, m.Seed, "output", x, 1, GlorotUniform), batch)
+	for batch%towers != 0 {
+		towers--
+	}
+	if towers == 1 {
+		return f(x)
+	}
+	per := batch / towers
+	out := make([]*Node, towers)
+	for t := range out {
+		out[t] = f(Slice(x, AxisRange(t*per, (t+1)*per)))
+	}
+	return Concatenate(out, 0)
 }
 
 // Describe implements Net.
