@@ -131,7 +131,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Measured by `scripts/bench.sh` (cmd/peerbench) on %s, %s, GOMAXPROCS %d, backend `%s`; PyTorch %s, %d threads; CPU %s.\n",
 		time.Now().UTC().Format("2006-01-02"), runtime.Version(), runtime.GOMAXPROCS(0), backend.Config(), peerVersion(*python, peerErr), *threads, cpuModel())
-	fmt.Fprintf(&b, "Load average before: %s. Medians (and ranges) of %d repetitions; Go's and PyTorch's repetitions alternate (Go, PyTorch, Go, …), and each ratio is the median of the ratios of the adjacent pairs, so that a drift in the machine's speed during a row falls on both sides.\n\n", loadavg(), *reps)
+	fmt.Fprintf(&b, "Load average before: %s. Medians (and ranges) of %d repetitions; Go's and PyTorch's repetitions alternate (Go, PyTorch, Go, …), and each ratio is the median of the ratios of the adjacent pairs (so not the quotient of the two medians shown), so that a drift in the machine's speed during a row falls on both sides.\n\n", loadavg(), *reps)
 	b.WriteString("| network and step | invmmd (Go), wall | PyTorch CPU, wall | ratio | Go, CPU time | PyTorch, CPU time | ratio |\n|---|---|---|---|---|---|---|\n")
 	var notes []string
 	for _, r := range sel {
