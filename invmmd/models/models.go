@@ -95,11 +95,8 @@ func Dense(ctx *context.Context, seed uint64, name string, x *Node, out int, ini
 	if x.Rank() != 2 {
 		panic(fmt.Sprintf("models.Dense: want x of shape [batch, in], got %s", x.Shape()))
 	}
-	ctx = ctx.In(name)
-	g := x.Graph()
 	in := x.Shape().Dimensions[1]
-	w := Param(ctx, g, seed, "weights", init, in, out, in, out)
-	b := Param(ctx, g, seed, "biases", ZeroInit, in, out, out)
+	w, b := denseParams(ctx.In(name), x.Graph(), seed, init, in, out)
 	if out == 1 {
 		batch := x.Shape().Dimensions[0]
 		return Add(Reshape(ReduceSum(Mul(x, Reshape(w, 1, in)), 1), batch, 1), Reshape(b, 1, 1))
@@ -117,12 +114,15 @@ func DenseLogit(ctx *context.Context, seed uint64, name string, x *Node, init In
 	if x.Rank() != 2 {
 		panic(fmt.Sprintf("models.DenseLogit: want x of shape [batch, in], got %s", x.Shape()))
 	}
-	ctx = ctx.In(name)
-	g := x.Graph()
 	in := x.Shape().Dimensions[1]
-	w := Param(ctx, g, seed, "weights", init, in, 1, in, 1)
-	b := Param(ctx, g, seed, "biases", ZeroInit, in, 1, 1)
+	w, b := denseParams(ctx.In(name), x.Graph(), seed, init, in, 1)
 	return Add(matmul.Vec(x, Reshape(w, in)), Reshape(b))
+}
+
+// denseParams returns a dense layer's variables in ctx's scope: weights [in, out] drawn by
+// init and biases [out] starting at 0.
+func denseParams(ctx *context.Context, g *Graph, seed uint64, init Init, in, out int) (w, b *Node) {
+	return Param(ctx, g, seed, "weights", init, in, out, in, out), Param(ctx, g, seed, "biases", ZeroInit, in, out, out)
 }
 
 // MLP is a multilayer perceptron with ReLU hidden layers and a linear output: the
