@@ -235,9 +235,9 @@ func BenchmarkKernelSum(b *testing.B) {
 			name string
 			sum  PairSummer
 		}{
-			{"exact-naive", Exact{Workers: 1}},
-			{"exact-parallel", Exact{Workers: runtime.GOMAXPROCS(0)}},
-			{"expansion", Fourier{}},
+			{"exact-naive", ExactSums{Workers: 1}},
+			{"exact-parallel", ExactSums{Workers: runtime.GOMAXPROCS(0)}},
+			{"expansion", FourierSums{}},
 		} {
 			b.Run(fmt.Sprintf("N=%d/%s", n, s.name), func(b *testing.B) {
 				for b.Loop() {

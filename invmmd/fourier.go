@@ -24,8 +24,8 @@ import (
 // fast-Gauss-transform literature: Greengard & Strain 1991, §2; Rahimi & Recht 2007 use the
 // same identity with random rather than regular frequencies.)
 
-// DefaultFourierTol is the per-pair kernel error of the float64 expansion when none is set.
-const DefaultFourierTol = 1e-10
+// ReferenceFourierTol is the per-pair kernel error of the float64 expansion when none is set.
+const ReferenceFourierTol = 1e-10
 
 // FourierPlan is the expansion chosen for one batch.
 type FourierPlan struct {
@@ -81,16 +81,16 @@ func (p FourierPlan) KernelAt(d float64) float64 {
 	return s
 }
 
-// Fourier is a PairSummer that evaluates kernel sums through the Fourier expansion in
+// FourierSums is a PairSummer that evaluates kernel sums through the FourierSums expansion in
 // O(n·M·P): for spread-out outputs (range ≫ σ) M grows like range/σ, and Auto then prefers
 // the exact sum.
-type Fourier struct {
+type FourierSums struct {
 	Tol     float64 // per-pair kernel error; 0 means DefaultFourierTol
 	Workers int     // goroutines; 0 means one per CPU
 }
 
 // PairSums implements PairSummer.
-func (f Fourier) PairSums(h []float64, rows []int, cols [][]float64, sigma float64) ([][]float64, error) {
+func (f FourierSums) PairSums(h []float64, rows []int, cols [][]float64, sigma float64) ([][]float64, error) {
 	if !(sigma > 0) {
 		return nil, fmt.Errorf("invmmd: kernel bandwidth %v, want > 0", sigma)
 	}
@@ -98,11 +98,11 @@ func (f Fourier) PairSums(h []float64, rows []int, cols [][]float64, sigma float
 	return f.sums(h, rows, cols, PlanFourier(hi-lo, sigma, f.tol()), (lo+hi)/2), nil
 }
 
-func (f Fourier) tol() float64 {
+func (f FourierSums) tol() float64 {
 	if f.Tol > 0 {
 		return f.Tol
 	}
-	return DefaultFourierTol
+	return ReferenceFourierTol
 }
 
 func rangeOf(h []float64, rows []int) (lo, hi float64) {
@@ -116,7 +116,7 @@ func rangeOf(h []float64, rows []int) (lo, hi float64) {
 // sums accumulates the cosine and sine moments S[m][p] = Σ_i cols[p][i]·e^{iω_m(h_i−c)} row
 // by row (powers of e^{iθ_i}, resynchronised every 64 terms against drift), then assembles
 // Q from them and removes the diagonal with the expansion's own k(0).
-func (f Fourier) sums(h []float64, rows []int, cols [][]float64, plan FourierPlan, center float64) [][]float64 {
+func (f FourierSums) sums(h []float64, rows []int, cols [][]float64, plan FourierPlan, center float64) [][]float64 {
 	P, M := len(cols), plan.M
 	workers := f.Workers
 	if workers <= 0 {
@@ -201,16 +201,16 @@ func (f Fourier) sums(h []float64, rows []int, cols [][]float64, plan FourierPla
 	return q
 }
 
-// Auto is the PairSummer that picks, per block, the Fourier expansion when its cost model
+// AutoSums is the PairSummer that picks, per block, the Fourier expansion when its cost model
 // says it is cheaper than the exact pairwise sum, and the exact parallel sum otherwise.
-type Auto struct {
+type AutoSums struct {
 	Tol     float64 // per-pair kernel error of the expansion; 0 means DefaultFourierTol
 	Workers int     // 0 means one per CPU
 }
 
 // PairSums implements PairSummer.
-func (a Auto) PairSums(h []float64, rows []int, cols [][]float64, sigma float64) ([][]float64, error) {
-	f := Fourier{Tol: a.Tol, Workers: a.Workers}
+func (a AutoSums) PairSums(h []float64, rows []int, cols [][]float64, sigma float64) ([][]float64, error) {
+	f := FourierSums{Tol: a.Tol, Workers: a.Workers}
 	if !(sigma > 0) {
 		return nil, fmt.Errorf("invmmd: kernel bandwidth %v, want > 0", sigma)
 	}
@@ -226,5 +226,5 @@ func (a Auto) PairSums(h []float64, rows []int, cols [][]float64, sigma float64)
 	if w <= 0 {
 		w = runtime.GOMAXPROCS(0)
 	}
-	return Exact{Workers: w}.PairSums(h, rows, cols, sigma)
+	return ExactSums{Workers: w}.PairSums(h, rows, cols, sigma)
 }

@@ -61,10 +61,10 @@ func TestFourierMatchesExact(t *testing.T) {
 			signed[0][i] = rng.NormFloat64()
 		}
 		for _, cols := range [][][]float64{pos, signed} {
-			want, _ := Exact{Workers: 2}.PairSums(h, rows, cols, 1)
+			want, _ := ExactSums{Workers: 2}.PairSums(h, rows, cols, 1)
 			lo, hi := rangeOf(h, rows)
-			plan := PlanFourier(hi-lo, 1, DefaultFourierTol)
-			for sname, s := range map[string]PairSummer{"fourier": Fourier{}, "auto": Auto{}} {
+			plan := PlanFourier(hi-lo, 1, ReferenceFourierTol)
+			for sname, s := range map[string]PairSummer{"fourier": FourierSums{}, "auto": AutoSums{}} {
 				got, err := s.PairSums(h, rows, cols, 1)
 				if err != nil {
 					t.Fatal(err)
@@ -100,8 +100,8 @@ func TestEstimateWithFourierSummer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	exact, _ := d.Evaluate(h, Exact{Workers: 2})
-	fast, _ := d.Evaluate(h, Fourier{})
+	exact, _ := d.Evaluate(h, ExactSums{Workers: 2})
+	fast, _ := d.Evaluate(h, FourierSums{})
 	for k := range exact {
 		if math.Abs(exact[k].Value-fast[k].Value) > 1e-7*math.Max(1e-3, math.Abs(exact[k].Value)) {
 			t.Errorf("%v: Fourier %.10g, exact %.10g", exact[k].Method, fast[k].Value, exact[k].Value)

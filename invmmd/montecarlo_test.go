@@ -170,7 +170,7 @@ func TestMonteCarloRatioEstimators(t *testing.T) {
 			if err != nil {
 				return 0, err
 			}
-			res, err := d.Evaluate(h, Fourier{})
+			res, err := d.Evaluate(h, FourierSums{})
 			if err != nil {
 				return 0, err
 			}
@@ -188,7 +188,7 @@ func TestMonteCarloRatioEstimators(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := d.Evaluate(h, Fourier{})
+			res, err := d.Evaluate(h, FourierSums{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -207,7 +207,7 @@ func estimateWith(h []float64, rows Rows, opts Options, methods ...Method) ([]Re
 	if err != nil {
 		return nil, err
 	}
-	return d.Evaluate(h, Fourier{})
+	return d.Evaluate(h, FourierSums{})
 }
 
 // checkCases checks the paired differences (estimate − full, one slice per mcCase): an

@@ -16,18 +16,18 @@ type PairSummer interface {
 	PairSums(h []float64, rows []int, cols [][]float64, sigma float64) ([][]float64, error)
 }
 
-// Exact sums over every pair in float64. With Workers ≤ 1 it visits all n² ordered pairs
+// ExactSums sums over every pair in float64. With Workers ≤ 1 it visits all n² ordered pairs
 // in one goroutine (the plain loop that benchmarks compare against); otherwise it visits
 // each unordered pair once, spread over Workers goroutines.
-type Exact struct {
+type ExactSums struct {
 	Workers int
 }
 
 // DefaultSummer returns the summer used when none is given: Exact on every CPU.
-func DefaultSummer() PairSummer { return Exact{Workers: runtime.GOMAXPROCS(0)} }
+func DefaultSummer() PairSummer { return ExactSums{Workers: runtime.GOMAXPROCS(0)} }
 
 // PairSums implements PairSummer.
-func (e Exact) PairSums(h []float64, rows []int, cols [][]float64, sigma float64) ([][]float64, error) {
+func (e ExactSums) PairSums(h []float64, rows []int, cols [][]float64, sigma float64) ([][]float64, error) {
 	if !(sigma > 0) {
 		return nil, fmt.Errorf("invmmd: kernel bandwidth %v, want > 0", sigma)
 	}

@@ -328,7 +328,7 @@ func varianceSizes(cfg VarianceConfig, st *store.Store, todo map[int]bool, out *
 
 	bar := progress.New(cfg.Progress, len(todo), "variance")
 	defer bar.Finish()
-	summer := invmmd.Auto{}
+	summer := invmmd.AutoSums{}
 	for _, n := range cfg.Sizes {
 		perm := rng.Perm(out.PoolRows)
 		if !todo[n] {

@@ -294,7 +294,7 @@ func (r Result) Find(d Direction, v Variant, y float64) (Slice, bool) {
 
 // Run simulates every slice of cfg: for each direction, variant and y, Reps independent
 // draws of N rows, and on each draw the MMD² of h* between Z = 1 and Z = 0 by every method
-// of Methods (exact kernel sums up to 1e-10 per pair, invmmd.Auto).
+// of Methods (exact kernel sums up to 1e-10 per pair, invmmd.AutoSums).
 func Run(cfg Config) (Result, error) {
 	c, err := cfg.withDefaults()
 	if err != nil {
@@ -357,7 +357,7 @@ func runSlice(c Config, opts invmmd.Options, d Direction, v Variant, yi int, y f
 		if err != nil {
 			return s, fmt.Errorf("prop1: %v, %v, y = %g, repetition %d: %w", d, v, y, rep, err)
 		}
-		results, err := design.Evaluate(h, invmmd.Auto{})
+		results, err := design.Evaluate(h, invmmd.AutoSums{})
 		if err != nil {
 			return s, fmt.Errorf("prop1: %v, %v, y = %g, repetition %d: %w", d, v, y, rep, err)
 		}

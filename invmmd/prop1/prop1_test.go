@@ -285,7 +285,7 @@ func TestWriteShowsDisagreement(t *testing.T) {
 	}
 }
 
-// Run evaluates the kernel sums with invmmd.Auto (the Fourier expansion, exact to 1e-10 per
+// Run evaluates the kernel sums with invmmd.AutoSums (the Fourier expansion, exact to 1e-10 per
 // pair) rather than invmmd.Estimate's exact pairwise sums; on a draw of each direction the
 // two agree.
 func TestAutoMatchesEstimate(t *testing.T) {
@@ -304,7 +304,7 @@ func TestAutoMatchesEstimate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		auto, err := design.Evaluate(h, invmmd.Auto{})
+		auto, err := design.Evaluate(h, invmmd.AutoSums{})
 		if err != nil {
 			t.Fatal(err)
 		}

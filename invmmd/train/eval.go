@@ -71,7 +71,7 @@ func EvaluateWith(m *Model, sp dataset.Splits, aux *Aux, opts invmmd.Options, me
 	if err != nil {
 		return out, nil, fmt.Errorf("train: evaluating the training MMD by %v: %w", out.TrainMMDBy, err)
 	}
-	res, err := d.Evaluate(h[0], invmmd.Auto{}) // the training set can be large: Auto picks the kernel sums' path
+	res, err := d.Evaluate(h[0], invmmd.AutoSums{}) // the training set can be large: Auto picks the kernel sums' path
 	if err != nil {
 		return out, nil, fmt.Errorf("train: evaluating the training MMD by %v: %w", out.TrainMMDBy, err)
 	}

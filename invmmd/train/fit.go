@@ -24,13 +24,13 @@ import (
 type PenaltyPath int
 
 const (
-	// Auto uses the Fourier expansion (O(n·M)) unless its number of terms makes the exact
+	// PathAuto uses the Fourier expansion (O(n·M)) unless its number of terms makes the exact
 	// sum cheaper.
-	Auto PenaltyPath = iota
-	// Exact builds the n×n kernel matrix of each batch.
-	Exact
-	// Fourier always uses the expansion.
-	Fourier
+	PathAuto PenaltyPath = iota
+	// PathExact builds the n×n kernel matrix of each batch.
+	PathExact
+	// PathFourier always uses the expansion.
+	PathFourier
 )
 
 // String names the path.
@@ -38,9 +38,9 @@ func (p PenaltyPath) String() string {
 	return [...]string{"auto", "exact", "fourier"}[p]
 }
 
-// DefaultFourierTol is the per-pair kernel error allowed to the Fourier path in training,
+// TrainingFourierTol is the per-pair kernel error allowed to the Fourier path in training,
 // well below float32's resolution of a penalty summed over a batch.
-const DefaultFourierTol = 1e-6
+const TrainingFourierTol = 1e-6
 
 // Epoch is one epoch's record.
 type Epoch struct {
@@ -174,7 +174,7 @@ func fit(b backends.Backend, net models.Net, s fitSpec) (*Model, *History, error
 
 	// Choose the penalty path and, for the expansion, its terms from the initial outputs.
 	terms := 0
-	if s.penalty != nil && s.penalty.path != Exact {
+	if s.penalty != nil && s.penalty.path != PathExact {
 		h0, err := model.Logits(s.set.Subset("first batch", s.rows[:s.batch]))
 		if err != nil {
 			return nil, nil, err
@@ -266,13 +266,13 @@ func fit(b backends.Backend, net models.Net, s fitSpec) (*Model, *History, error
 // chooseTerms returns the Fourier terms for outputs spanning span, or 0 (the exact path)
 // when the exact sum is cheaper for this batch size or the path is Exact.
 func (p *penaltySpec) chooseTerms(span, sigma float64, batch int) int {
-	if p.path == Exact {
+	if p.path == PathExact {
 		return 0
 	}
 	m := invmmd.FourierTermsFor(span, sigma, p.tol)
 	// Per row: the expansion evaluates 2(M+1) sines and cosines and their products with
 	// the P columns; the exact path n kernel values and n·P products.
-	if p.path == Auto && float64(2*(m+1))*(2*float64(p.columns)+10) > float64(batch)*(float64(p.columns)+10) {
+	if p.path == PathAuto && float64(2*(m+1))*(2*float64(p.columns)+10) > float64(batch)*(float64(p.columns)+10) {
 		return 0
 	}
 	return m

@@ -61,7 +61,7 @@ func (c Config) Validate(n int) error {
 		return fmt.Errorf("train: selection after %d epochs of %d, want 0 ≤ SelectAfter < Epochs", c.SelectAfter, c.Epochs)
 	case !(c.LearningRate > 0) || math.IsInf(c.LearningRate, 0):
 		return fmt.Errorf("train: learning rate %v, want a finite value > 0", c.LearningRate)
-	case c.Penalty < Auto || c.Penalty > Fourier:
+	case c.Penalty < PathAuto || c.Penalty > PathFourier:
 		return fmt.Errorf("train: unknown penalty path %d", int(c.Penalty))
 	case c.FourierTol < 0:
 		return fmt.Errorf("train: Fourier tolerance %v, want ≥ 0", c.FourierTol)
@@ -103,7 +103,7 @@ func Fit(sp dataset.Splits, aux *Aux, net models.Net, cfg Config) (*Model, *Hist
 	if m.Penalised() {
 		tol := cfg.FourierTol
 		if tol == 0 {
-			tol = DefaultFourierTol
+			tol = TrainingFourierTol
 		}
 		spec.penalty = &penaltySpec{method: m, lambda: lambda, rows: trainRows, opts: cfg.Estimator, path: cfg.Penalty, tol: tol, clip: cfg.Clip}
 		// A design's column count depends only on the method and the options.
@@ -128,7 +128,7 @@ func Fit(sp dataset.Splits, aux *Aux, net models.Net, cfg Config) (*Model, *Hist
 		}
 		obj := meanNLL(h, sp.Val.Y, nil)
 		if valDesign != nil {
-			res, err := valDesign.Evaluate(h, invmmd.Auto{})
+			res, err := valDesign.Evaluate(h, invmmd.AutoSums{})
 			if err != nil {
 				return 0, err
 			}

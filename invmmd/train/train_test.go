@@ -97,12 +97,12 @@ func TestTrainingLearns(t *testing.T) {
 func TestPenaltyPathsAgree(t *testing.T) {
 	sp := smallSim(t, 3)
 	var res []Metrics
-	for _, p := range []PenaltyPath{Exact, Fourier} {
+	for _, p := range []PenaltyPath{PathExact, PathFourier} {
 		m, h, err := Fit(sp, nil, mlp(4), Config{Method: invmmd.Full, Lambda: 2, BatchSize: 400, Epochs: 4, LearningRate: 3e-3, Seed: 4, Penalty: p})
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := map[PenaltyPath]string{Exact: "exact", Fourier: "fourier"}[p]
+		want := map[PenaltyPath]string{PathExact: "exact", PathFourier: "fourier"}[p]
 		if !strings.HasPrefix(h.PenaltyPath, want) {
 			t.Errorf("penalty path %q, want %s", h.PenaltyPath, want)
 		}
