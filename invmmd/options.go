@@ -5,6 +5,30 @@ import (
 	"math"
 )
 
+// Estimand names what a penalty estimates within each Y stratum (or over all rows).
+type Estimand int
+
+const (
+	// ConditionalMMD is the paper's estimand for a binary Z: MMD²(p(h | Z = 1), p(h | Z = 0))
+	// (eq. 5), a ratio of kernel expectations to normalisers N(b, b') = P(Z = b)P(Z = b').
+	ConditionalMMD Estimand = iota
+	// JointMMD is the MMD² between the joint p(h, Z) and the product p(h)p(Z) with the
+	// product kernel k_h·k_z (the paper's last appendix, H; also known as HSIC), for a Z of
+	// any kind (FeatureMap). It has no normalisers; for a binary Z it equals
+	// 2·p₀²p₁²·ConditionalMMD, p_b = P(Z = b | Y).
+	JointMMD
+)
+
+var estimandNames = [...]string{"conditional", "joint"}
+
+// String names the estimand: "conditional" or "joint".
+func (e Estimand) String() string {
+	if e < 0 || int(e) >= len(estimandNames) {
+		return fmt.Sprintf("Estimand(%d)", int(e))
+	}
+	return estimandNames[e]
+}
+
 // Options are the choices the paper leaves open. The zero value gives the project's
 // defaults, listed with each field.
 type Options struct {
@@ -43,6 +67,13 @@ type Options struct {
 	// them, as the paper does (its experiments are reproduced that way); training then only
 	// counts them (train.History.Warning). invmmd fit turns it on.
 	DropUnreliable bool
+
+	// Estimand selects the paper's MMD between the two groups of a binary Z (the zero
+	// value, ConditionalMMD) or the joint-vs-product MMD (JointMMD), which a categorical,
+	// continuous or vector Z needs (Rows.Psi). The joint estimand has no normalisers, so
+	// MainFraction, NormFloor and the normalisers' guards do not apply to it: every row
+	// serves its three terms.
+	Estimand Estimand `json:",omitempty"`
 
 	// Unconditional selects the MMD between p(h|Z=1) and p(h|Z=0) over all rows
 	// (eq. invariancemmd) instead of the paper's penalty Σ_y MMD_y within each Y stratum
@@ -88,6 +119,8 @@ func (o Options) Resolved() (Options, error) {
 		return o, fmt.Errorf("invmmd: Options.NormFloor = %v, want a value in (0, 1)", o.NormFloor)
 	case !(o.MinESS > 0) || math.IsInf(o.MinESS, 0):
 		return o, fmt.Errorf("invmmd: Options.MinESS = %v, want a finite value > 0", o.MinESS)
+	case o.Estimand != ConditionalMMD && o.Estimand != JointMMD:
+		return o, fmt.Errorf("invmmd: Options.Estimand = %d, want ConditionalMMD or JointMMD", int(o.Estimand))
 	}
 	return o, nil
 }
