@@ -166,4 +166,3 @@ func normReasons(mean [2]float64, raw [2][2]float64, floor float64) []string {
 	}
 	return out
 }
-
