@@ -6,64 +6,14 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+
+	"github.com/invmmd/invmmd/invmmd/dataset"
 )
 
 // Nuisances of any kind (the paper's last appendix, "kernel MMD between joint and product of
 // marginals"): a kernel on Z written as an inner product of features, k_z(z, z') = ψ(z)ᵀψ(z'),
 // turns every term of the joint-vs-product MMD into sums of per-row factor columns, the same
 // machinery as the binary estimators (see JointMMD). This file holds the feature maps ψ.
-
-// ZKind is the kind of a nuisance variable Z.
-type ZKind int
-
-// The kinds of nuisance.
-const (
-	// BinaryZ: Z ∈ {0, 1}, the paper's case.
-	BinaryZ ZKind = iota
-	// CategoricalZ: Z is one of K ≥ 2 levels, coded 0, …, K−1; delta kernel
-	// k_z(z, z') = 1[z = z'], whose features are the one-hot indicators (exact).
-	CategoricalZ
-	// ContinuousZ: Z is a real number; Gaussian kernel on Z, expanded in a deterministic
-	// Fourier series on the observed range (GaussianMap), exact to a tolerance there.
-	ContinuousZ
-	// VectorZ: Z ∈ ℝ^q; Gaussian kernel on the standardised Z, approximated by random
-	// Fourier features (RandomFeatureMap) whose count and seed are recorded.
-	VectorZ
-)
-
-var zKindNames = [...]string{"binary", "categorical", "continuous", "vector"}
-
-// String names the kind as the command line spells it.
-func (k ZKind) String() string {
-	if k < 0 || int(k) >= len(zKindNames) {
-		return fmt.Sprintf("ZKind(%d)", int(k))
-	}
-	return zKindNames[k]
-}
-
-// ParseZKind returns the kind named s ("binary", "categorical", "continuous", "vector").
-func ParseZKind(s string) (ZKind, error) {
-	t := strings.ToLower(strings.TrimSpace(s))
-	for i, n := range zKindNames {
-		if t == n {
-			return ZKind(i), nil
-		}
-	}
-	return 0, fmt.Errorf("unknown nuisance kind %q: want one of %s", s, strings.Join(zKindNames[:], ", "))
-}
-
-// MarshalText implements encoding.TextMarshaler, so that configurations name the kind.
-func (k ZKind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
-
-// UnmarshalText implements encoding.TextUnmarshaler.
-func (k *ZKind) UnmarshalText(b []byte) error {
-	v, err := ParseZKind(string(b))
-	if err != nil {
-		return err
-	}
-	*k = v
-	return nil
-}
 
 // Features is an n×Dim matrix of per-row features, row-major: the features ψ(Z_i) of each
 // row's nuisance, or their conditional means m(W_i) = E[ψ(Z) | X_i, Y_i]. A row of a
@@ -134,12 +84,15 @@ func (f *Features) LevelName(d int) string {
 	return fmt.Sprintf("Z=%d", d)
 }
 
+// The kinds of nuisance (dataset.ZKind) map to these feature maps: binary and categorical
+// to CategoricalMap, continuous to GaussianMap, vector to RandomFeatureMap.
+
 // FeatureMap maps a nuisance value z (ZDim numbers) to its features ψ(z) (Dim numbers), so
 // that the kernel on Z is k_z(z, z') = ψ(z)ᵀψ(z'). A map is fixed before any estimate
 // (its bandwidth and range come from the training rows), so that every batch, split and
 // estimator targets the same estimand.
 type FeatureMap interface {
-	Kind() ZKind
+	Kind() dataset.ZKind
 	ZDim() int // numbers per value of Z: 1, or q for a vector
 	Dim() int  // features D
 	// Map writes ψ(z) into psi (len Dim). z must be valid for the map (see Check).
@@ -208,11 +161,11 @@ type CategoricalMap struct {
 }
 
 // Kind implements FeatureMap.
-func (c CategoricalMap) Kind() ZKind {
+func (c CategoricalMap) Kind() dataset.ZKind {
 	if c.K == 2 {
-		return BinaryZ
+		return dataset.BinaryZ
 	}
-	return CategoricalZ
+	return dataset.CategoricalZ
 }
 
 // ZDim implements FeatureMap.
@@ -313,7 +266,7 @@ func NewGaussianMap(z []float64, sigma, tol float64) (GaussianMap, error) {
 }
 
 // Kind implements FeatureMap.
-func (g GaussianMap) Kind() ZKind { return ContinuousZ }
+func (g GaussianMap) Kind() dataset.ZKind { return dataset.ContinuousZ }
 
 // ZDim implements FeatureMap.
 func (g GaussianMap) ZDim() int { return 1 }
@@ -458,7 +411,7 @@ func NewRandomFeatureMap(z []float64, q int, sigma float64, j int, seed uint64) 
 }
 
 // Kind implements FeatureMap.
-func (r RandomFeatureMap) Kind() ZKind { return VectorZ }
+func (r RandomFeatureMap) Kind() dataset.ZKind { return dataset.VectorZ }
 
 // ZDim implements FeatureMap.
 func (r RandomFeatureMap) ZDim() int { return len(r.Scale) }

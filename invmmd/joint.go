@@ -53,6 +53,7 @@ type jointStratum struct {
 	signs []float64 // term t's sign
 	one   int       // the column of the ones (the include indicator) on the stratum's rows
 	sq    int       // the column of r_i = ‖f_i‖²
+	scale float64   // Options.JointScale
 }
 
 // The slots of a joint coefficient (coef.b) and their weight in the estimate.
@@ -66,7 +67,7 @@ var slotWeight = [3]float64{1, 1, -2}
 // normalisation 1/(n)_r folded in.
 func (j *jointStratum) coefs(s int) []coef {
 	n := j.n
-	s2 := 1 / (n * (n - 1))
+	s2 := j.scale / (n * (n - 1))
 	s3 := s2 / (n - 2)
 	s4 := s3 / (n - 3)
 	var out []coef
@@ -147,7 +148,7 @@ func (d *Design) addJoint(rows Rows, w weights, column func(key string, b, s int
 	js := make([]*jointStratum, len(d.blocks))
 	empty := make([]bool, len(d.blocks))
 	for s, blk := range d.blocks {
-		j := &jointStratum{one: column(incKey, 0, s, w.include), sq: column(sqKey, 0, s, sq)}
+		j := &jointStratum{one: column(incKey, 0, s, w.include), sq: column(sqKey, 0, s, sq), scale: o.JointScale}
 		for _, t := range w.terms {
 			ids := make([]int, dim)
 			for b := range ids {
@@ -196,4 +197,48 @@ func (d *Design) addJoint(rows Rows, w weights, column func(key string, b, s int
 	d.empty = append(d.empty, empty)
 	d.joint = append(d.joint, js)
 	d.reports = append(d.reports, rep)
+}
+
+// JointScaleFor returns the constant 2/v² that puts the joint MMD² on the paper's scale
+// (Options.JointScale): v is the mean over the Y strata of tr Cov(ψ(Z) | Y = y), the total
+// variance of the features, over the rows with Z observed (Δ = 1; psi may hold NaN rows
+// where Z is missing). For a binary Z with the delta kernel, tr Cov(ψ | y) = 2p(1 − p)
+// (p = P(Z = 1 | Y = y)) and the joint MMD² is 2p²(1 − p)² times the paper's MMD², so the
+// scaled joint MMD² equals the paper's MMD² when p(1 − p) is the same in both strata. It is
+// computed once, before training, from a training split (it must not change from batch to
+// batch: a scale estimated on each batch would make the estimators ratios again).
+func JointScaleFor(psi *Features, y, delta []float64) (float64, error) {
+	if psi == nil || psi.Len() != len(y) || len(delta) != len(y) {
+		return 0, fmt.Errorf("invmmd: JointScaleFor: %d feature rows, %d labels and %d indicators", psi.Len(), len(y), len(delta))
+	}
+	var vs []float64
+	for lab := 0.0; lab <= 1; lab++ {
+		mean := make([]float64, psi.Dim)
+		var n, ss float64
+		for i := range y {
+			if y[i] != lab || delta[i] != 1 {
+				continue
+			}
+			n++
+			for d, v := range psi.Row(i) { // Welford, feature by feature
+				dv := v - mean[d]
+				mean[d] += dv / n
+				ss += dv * (v - mean[d])
+			}
+		}
+		if n >= 2 {
+			vs = append(vs, ss/(n-1))
+		}
+	}
+	if len(vs) == 0 {
+		return 0, fmt.Errorf("invmmd: JointScaleFor: no stratum of Y has two rows with Z observed")
+	}
+	v := 0.0
+	for _, x := range vs {
+		v += x / float64(len(vs))
+	}
+	if !(v > 0) {
+		return 0, fmt.Errorf("invmmd: JointScaleFor: the features of the observed Z do not vary within a stratum of Y")
+	}
+	return 2 / (v * v), nil
 }

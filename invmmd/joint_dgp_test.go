@@ -3,6 +3,8 @@ package invmmd
 import (
 	"math"
 	"math/rand/v2"
+
+	"github.com/invmmd/invmmd/invmmd/dataset"
 )
 
 // jointDGP is a data-generating process with a categorical (3 levels) or continuous
@@ -18,14 +20,14 @@ import (
 // Proposition 2; with a continuous Z the selection has to be sharper for the observed rows'
 // dependence to differ measurably).
 type jointDGP struct {
-	kind ZKind
+	kind dataset.ZKind
 	fm   FeatureMap
 }
 
 var jointPZ = [2][3]float64{{0.5, 0.3, 0.2}, {0.2, 0.3, 0.5}}
 
-func newJointDGP(kind ZKind) jointDGP {
-	if kind == CategoricalZ {
+func newJointDGP(kind dataset.ZKind) jointDGP {
+	if kind == dataset.CategoricalZ {
 		return jointDGP{kind: kind, fm: CategoricalMap{K: 3, Names: []string{"a", "b", "c"}}}
 	}
 	rng := rand.New(rand.NewPCG(3, 4))
@@ -42,7 +44,7 @@ func newJointDGP(kind ZKind) jointDGP {
 
 func (d jointDGP) g(x, y float64) float64 {
 	s := 3.0
-	if d.kind == ContinuousZ {
+	if d.kind == dataset.ContinuousZ {
 		s = 8
 	}
 	return 0.15 + 0.8/(1+math.Exp(-(s*(x-0.7)+y)))
@@ -51,7 +53,7 @@ func (d jointDGP) g(x, y float64) float64 {
 // m writes the true E[ψ(Z) | X = x, Y = y] into out; wrong writes a wrong one that ignores
 // X (the mean within Y).
 func (d jointDGP) m(x, y float64, wrong bool, out []float64) {
-	if d.kind == CategoricalZ {
+	if d.kind == dataset.CategoricalZ {
 		p := jointPZ[int(y)]
 		tot := 0.0
 		for b := range out {
@@ -82,7 +84,7 @@ func (d jointDGP) draw(rng *rand.Rand, n int) ([]float64, Rows, []float64) {
 	for i := 0; i < n; i++ {
 		y := float64(rng.IntN(2))
 		var zi float64
-		if d.kind == CategoricalZ {
+		if d.kind == dataset.CategoricalZ {
 			u, p := rng.Float64(), jointPZ[int(y)]
 			switch {
 			case u < p[0]:

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/invmmd/invmmd/invmmd/dataset"
+
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 )
 
@@ -126,10 +128,10 @@ func naiveJoint(m Method, h []float64, r Rows, sigma float64, gFloor float64) []
 // U-statistics, for the exact and the Fourier kernel sums.
 func TestJointMatchesNaive(t *testing.T) {
 	rng := rand.New(rand.NewPCG(61, 62))
-	for _, kind := range []ZKind{CategoricalZ, ContinuousZ, VectorZ} {
+	for _, kind := range []dataset.ZKind{dataset.CategoricalZ, dataset.ContinuousZ, dataset.VectorZ} {
 		var h []float64
 		var rows Rows
-		if kind == VectorZ {
+		if kind == dataset.VectorZ {
 			h, rows = vectorRows(rng, 22)
 		} else {
 			h, rows, _ = newJointDGP(kind).draw(rng, 22)
@@ -230,6 +232,26 @@ func TestJointBinaryMatchesConditional(t *testing.T) {
 		}
 	}
 
+	// Scaled by JointScaleFor (p(1 − p) = 0.21 in both strata here), the joint estimate is
+	// on the paper's scale.
+	all := make([]float64, len(rows.Y))
+	for i := range all {
+		all[i] = 1
+	}
+	jr := asJoint(rows)
+	scale, err := JointScaleFor(jr.Psi, rows.Y, all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scaled, err := Estimate(h, jr, Options{Estimand: JointMMD, JointScale: scale}, Full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := scaled[0].Value / cond[0].Value; math.Abs(r-1) > 0.05 {
+		t.Errorf("scaled joint %.5f vs conditional %.5f: ratio %.4f, want within 5%% of 1", scaled[0].Value, cond[0].Value, r)
+	}
+	t.Logf("JointScaleFor = %.3f (2/(2·0.21)² = %.3f); scaled joint %.5f, conditional %.5f", scale, 2/(0.42*0.42), scaled[0].Value, cond[0].Value)
+
 	const draws, n = 300, 800
 	var diffs []float64
 	for r := 0; r < draws; r++ {
@@ -281,7 +303,7 @@ var jointCases = []mcCase{
 // unbiased, not ratios); obs, ip with a wrong G and reg with a wrong m must miss it by more
 // than 6 (obs because the observed rows are a biased sample, as in the paper's Proposition 2).
 func TestJointMonteCarlo(t *testing.T) {
-	for _, kind := range []ZKind{CategoricalZ, ContinuousZ} {
+	for _, kind := range []dataset.ZKind{dataset.CategoricalZ, dataset.ContinuousZ} {
 		t.Run(kind.String(), func(t *testing.T) {
 			const draws, n = 300, 600
 			rng := rand.New(rand.NewPCG(81, uint64(kind)))
@@ -326,10 +348,10 @@ func checkJointCases(t *testing.T, diffs [][]float64) {
 // exact and the Fourier graph), gradients against central differences of the reference.
 func TestJointGraphMatchesReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(91, 92))
-	for _, kind := range []ZKind{CategoricalZ, ContinuousZ, VectorZ} {
+	for _, kind := range []dataset.ZKind{dataset.CategoricalZ, dataset.ContinuousZ, dataset.VectorZ} {
 		var h []float64
 		var rows Rows
-		if kind == VectorZ {
+		if kind == dataset.VectorZ {
 			h, rows = vectorRows(rng, 160)
 		} else {
 			h, rows, _ = newJointDGP(kind).draw(rng, 160)
@@ -387,7 +409,7 @@ func TestJointJackknifeSE(t *testing.T) {
 		t.Skip("Monte Carlo study")
 	}
 	const draws, n = 200, 400
-	for _, kind := range []ZKind{CategoricalZ, ContinuousZ} {
+	for _, kind := range []dataset.ZKind{dataset.CategoricalZ, dataset.ContinuousZ} {
 		dgp := newJointDGP(kind)
 		for _, leak := range []bool{true, false} {
 			rng := rand.New(rand.NewPCG(101, uint64(kind)))
@@ -433,7 +455,7 @@ func TestJointJackknifeSE(t *testing.T) {
 // joint one.
 func TestJointReportsLevels(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 5))
-	h, rows, z := newJointDGP(CategoricalZ).draw(rng, 400)
+	h, rows, z := newJointDGP(dataset.CategoricalZ).draw(rng, 400)
 	// Hide level c in stratum Y = 0 but for one row.
 	kept := false
 	for i := range z {

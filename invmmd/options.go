@@ -75,6 +75,14 @@ type Options struct {
 	// serves its three terms.
 	Estimand Estimand `json:",omitempty"`
 
+	// JointScale multiplies the joint estimand (0 means 1), a constant fixed before
+	// training, so that every estimator stays unbiased for the scaled estimand and λ keeps
+	// the meaning it has for the paper's MMD: JointScaleFor gives 2/v², v the within-stratum
+	// variance of the features ψ(Z), with which a binary Z's joint MMD² equals the paper's
+	// MMD² between the two groups (when P(Z = 1 | Y) is p in one stratum and 1 − p or p in
+	// the other).
+	JointScale float64 `json:",omitempty"`
+
 	// Unconditional selects the MMD between p(h|Z=1) and p(h|Z=0) over all rows
 	// (eq. invariancemmd) instead of the paper's penalty Σ_y MMD_y within each Y stratum
 	// (eq. objective).
@@ -108,6 +116,9 @@ func (o Options) Resolved() (Options, error) {
 	if o.MinESS == 0 {
 		o.MinESS = DefaultMinESS
 	}
+	if o.JointScale == 0 && o.Estimand == JointMMD {
+		o.JointScale = 1
+	}
 	switch {
 	case !(o.Bandwidth > 0) || math.IsInf(o.Bandwidth, 0):
 		return o, fmt.Errorf("invmmd: Options.Bandwidth = %v, want a finite value > 0", o.Bandwidth)
@@ -119,6 +130,8 @@ func (o Options) Resolved() (Options, error) {
 		return o, fmt.Errorf("invmmd: Options.NormFloor = %v, want a value in (0, 1)", o.NormFloor)
 	case !(o.MinESS > 0) || math.IsInf(o.MinESS, 0):
 		return o, fmt.Errorf("invmmd: Options.MinESS = %v, want a finite value > 0", o.MinESS)
+	case o.JointScale < 0 || math.IsNaN(o.JointScale) || math.IsInf(o.JointScale, 0):
+		return o, fmt.Errorf("invmmd: Options.JointScale = %v, want a finite value > 0 (or 0 for 1)", o.JointScale)
 	case o.Estimand != ConditionalMMD && o.Estimand != JointMMD:
 		return o, fmt.Errorf("invmmd: Options.Estimand = %d, want ConditionalMMD or JointMMD", int(o.Estimand))
 	}
