@@ -465,3 +465,34 @@ func fmtFloats(v []float64) string {
 	}
 	return "[" + strings.Join(parts, " ") + "]"
 }
+
+// MapSpec chooses the feature map of a continuous or vector nuisance (NewMap); the zero
+// value gives the defaults.
+type MapSpec struct {
+	Bandwidth float64 // σ of the Gaussian kernel on Z; 0: the median heuristic on the observed Z
+	Tol       float64 // continuous: per-pair kernel error of the Fourier expansion; 0: DefaultZFourierTol
+	Features  int     // vector: random frequencies J (2J features); 0: DefaultRandomFeatures
+	Seed      uint64  // vector: draws the frequencies
+}
+
+// NewMap returns the feature map of a nuisance described by n, fixed from its values z
+// (n.Width() numbers per row, NaN where missing) — the training split's, so that every
+// split and batch shares one estimand: the one-hot map of a binary or categorical Z, the
+// Gaussian map of a continuous one (bandwidth and range from the observed z), random features
+// for a vector.
+func NewMap(n dataset.Nuisance, z []float64, spec MapSpec) (FeatureMap, error) {
+	switch n.Kind {
+	case dataset.BinaryZ:
+		return CategoricalMap{K: 2, Names: n.Levels}, nil
+	case dataset.CategoricalZ:
+		if len(n.Levels) < 2 {
+			return nil, fmt.Errorf("invmmd: a categorical Z needs at least 2 levels, has %d", len(n.Levels))
+		}
+		return CategoricalMap{K: len(n.Levels), Names: n.Levels}, nil
+	case dataset.ContinuousZ:
+		return NewGaussianMap(z, spec.Bandwidth, spec.Tol)
+	case dataset.VectorZ:
+		return NewRandomFeatureMap(z, n.Width(), spec.Bandwidth, spec.Features, spec.Seed)
+	}
+	return nil, fmt.Errorf("invmmd: unknown nuisance kind %v", n.Kind)
+}
