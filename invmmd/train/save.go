@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"sort"
+	"strconv"
 
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 
@@ -82,7 +83,14 @@ func ReadWeights(path string) ([]Weight, error) {
 	if err != nil {
 		return nil, fmt.Errorf("train: loading the model: %w", err)
 	}
-	var vars []savedVariable
+	// Values are read as decimal text and parsed as float32 here, so that a value beyond
+	// float32's range is reported with its variable.
+	var vars []struct {
+		Scope string        `json:"scope"`
+		Name  string        `json:"name"`
+		Dims  []int         `json:"dims"`
+		Data  []json.Number `json:"data"`
+	}
 	if err := json.Unmarshal(b, &vars); err != nil {
 		return nil, fmt.Errorf("train: loading the model from %s: %w", path, err)
 	}
@@ -113,12 +121,15 @@ func ReadWeights(path string) ([]Weight, error) {
 		if size != len(v.Data) {
 			return nil, fmt.Errorf("train: %s: variable %s has %d values for dimensions %v", path, name, len(v.Data), v.Dims)
 		}
+		values := make([]float32, len(v.Data))
 		for k, x := range v.Data {
-			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-				return nil, fmt.Errorf("train: %s: variable %s: value %d is %v, want a finite number", path, name, k, x)
+			f, err := strconv.ParseFloat(string(x), 32)
+			if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+				return nil, fmt.Errorf("train: %s: variable %s: value %d is %s, want a finite float32", path, name, k, x)
 			}
+			values[k] = float32(f)
 		}
-		out = append(out, Weight{VarShape: VarShape{Name: name, Dims: v.Dims}, Values: v.Data})
+		out = append(out, Weight{VarShape: VarShape{Name: name, Dims: v.Dims}, Values: values})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil

@@ -26,7 +26,8 @@ func TestReadWeightsRefuses(t *testing.T) {
 		{"no dimensions", `[{"scope":"/model/a","name":"w","dims":[],"data":[1]}]`, "has no dimensions"},
 		{"twice", `[{"scope":"/model/a","name":"w","dims":[1],"data":[1]},{"scope":"/model/a","name":"w","dims":[1],"data":[2]}]`, "variable /model/a/w appears twice"},
 		{"relative scope", `[{"scope":"model/a","name":"w","dims":[1],"data":[1]}]`, `scope "model/a"`},
-		{"out of float32 range", `[{"scope":"/model/a","name":"w","dims":[1],"data":[1e39]}]`, "cannot unmarshal number 1e39"},
+		{"beyond float32", `[{"scope":"/model/a","name":"w","dims":[2],"data":[1,-1e39]}]`, "variable /model/a/w: value 1 is -1e39, want a finite float32"},
+		{"a string value", `[{"scope":"/model/a","name":"w","dims":[1],"data":["x"]}]`, "invalid number literal"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "weights.json")
