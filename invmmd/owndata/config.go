@@ -14,10 +14,6 @@ import (
 	"github.com/invmmd/invmmd/invmmd/tabular"
 )
 
-// Errors about a setting name it by the flag of invmmd fit or estimate that sets it (each
-// field's comment gives the flag), so that the command line and the library report the
-// same problem in the same words.
-
 // Columns says which columns of a CSV file are what (the flags -data, -y, -z,
 // -y-positive, -z-positive and -x of fit and estimate).
 type Columns struct {
@@ -74,16 +70,20 @@ func (n Nets) Validate() error {
 
 // Config is one run of Fit: the table, the split, the methods, the networks and where the
 // results go. DefaultConfig gives the defaults of invmmd fit; set at least Data, Y and Z.
+//
+// An error about a setting names it by the flag of invmmd fit (or estimate) that sets it,
+// which each field's comment gives, so that the command line and the library report the
+// same problem in the same words.
 type Config struct {
 	Columns
 	Nets
 	// Split names a column whose values (train, val, test) give each row's split (-split);
 	// empty: a random split with ValFrac and TestFrac, seeded by the first of Seeds.
 	Split             string
-	ValFrac, TestFrac float64 // shares of rows for validation and test without Split (-val-frac, -test-frac)
-	Methods           []invmmd.Method
-	Lambda            float64  // penalty weight λ (-lambda)
-	Seeds             []uint64 // seeds of h, one model per seed and method (-seeds)
+	ValFrac, TestFrac float64         // shares of rows for validation and test without Split (-val-frac, -test-frac)
+	Methods           []invmmd.Method // the methods h is trained with, each once (-methods)
+	Lambda            float64         // penalty weight λ (-lambda)
+	Seeds             []uint64        // seeds of h, one model per seed and method (-seeds)
 	// KeepUnreliable keeps strata flagged unreliable in the training penalty, as the
 	// paper's experiments do; by default they are dropped from that step's penalty, with a
 	// warning (-keep-unreliable).
