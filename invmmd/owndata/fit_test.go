@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/invmmd/invmmd/invmmd"
+	"github.com/invmmd/invmmd/invmmd/backend"
 )
 
 // tinyConfig is a quick run on testdata/tiny.csv: small networks, few epochs.
@@ -26,6 +27,11 @@ func tinyConfig() Config {
 func TestFitWritesAndReports(t *testing.T) {
 	cfg := tinyConfig()
 	cfg.Out = t.TempDir()
+	shared, err := backend.Shared()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Backend = shared // the same as nil
 	var log, warn bytes.Buffer
 	cfg.Log, cfg.Warn = &log, &warn
 	res, err := Fit(cfg)
@@ -75,11 +81,17 @@ func TestConfigRefuses(t *testing.T) {
 		_, err := Estimate(c)
 		return err
 	}
+	other, err := backend.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Finalize()
 	for _, tc := range []struct {
 		name string
 		err  error
 		want string
 	}{
+		{"another backend", fit(func(c *Config) { c.Backend = other }), "is not the shared backend (backend.Shared, chosen by GOMLX_BACKEND), the one package train trains on"},
 		{"no data", fit(func(c *Config) { c.Data = "" }), "-data: required"},
 		{"a method twice", fit(func(c *Config) { c.Methods = []invmmd.Method{invmmd.DR, invmmd.DR} }), "-methods: dr listed twice"},
 		{"true G", fit(func(c *Config) { c.Methods = []invmmd.Method{invmmd.IPPlus} }), "method ip+ needs the true P(Δ = 1 | X, Y)"},
