@@ -92,7 +92,7 @@ func (a Architecture) validate() error {
 // ModelInfo is the description of a saved model (model.json): what it was trained on,
 // how its inputs are encoded, its architecture and the shape of every variable.
 type ModelInfo struct {
-	Format    int     `json:"format"` // ModelFormat
+	Format    int     `json:"format"` // ModelFormat; 0 for a folder read as version 0
 	Data      string  `json:"data"`   // the CSV file it was trained on, as named to fit
 	Y         string  `json:"y"`
 	YPositive string  `json:"y_positive,omitempty"`
@@ -101,7 +101,7 @@ type ModelInfo struct {
 	Method    string  `json:"method"` // the method h was trained with
 	Lambda    float64 `json:"lambda"`
 	Seed      uint64  `json:"seed"`
-	// Architecture, Inputs and Variables are set by SaveModel.
+	// SaveModel sets Format, Architecture, Inputs and Variables.
 	Architecture Architecture     `json:"architecture"`
 	Encoder      *tabular.Encoder `json:"encoder"`
 	Inputs       []string         `json:"inputs"` // the encoded input columns (Encoder.Names)
