@@ -100,7 +100,7 @@ func (n *netFlags) widths() ([]int, error) {
 
 // fitAux fits G (target Δ) and m (target Z where observed) on (X, Y) and prints their reports.
 func fitAux(sp dataset.Splits, hidden []int, nf netFlags, stdout, stderr io.Writer) (*train.Aux, error) {
-	aux, err := train.FitAux(sp, func(seed uint64) models.Net { return models.MLP{Hidden: hidden, Seed: seed} },
+	aux, err := train.FitAux(sp, func(_ train.Role, seed uint64) models.Net { return models.MLP{Hidden: hidden, Seed: seed} },
 		train.AuxConfig{BatchSize: min(nf.batch, sp.Train.Len()), Epochs: nf.aux, LearningRate: nf.lr, Seed: nf.seedAux})
 	if err != nil {
 		return nil, fmt.Errorf("fitting G and m: %w", err)

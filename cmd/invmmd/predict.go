@@ -57,7 +57,7 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	warnAll(stderr, warn)
-	model, err := train.LoadModel(models.MLP{Hidden: mf.Hidden, Seed: mf.Seed}, filepath.Join(*dir, "weights.json"), min(1024, tab.Len()))
+	model, err := train.LoadModel(nil, models.MLP{Hidden: mf.Hidden, Seed: mf.Seed}, filepath.Join(*dir, "weights.json"), min(1024, tab.Len()))
 	if err != nil {
 		return err
 	}

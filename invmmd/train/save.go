@@ -6,9 +6,9 @@ import (
 	"os"
 	"sort"
 
+	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 
-	"github.com/invmmd/invmmd/invmmd/backend"
 	"github.com/invmmd/invmmd/invmmd/models"
 )
 
@@ -44,20 +44,20 @@ func (m *Model) Save(path string) error {
 }
 
 // LoadModel reads weights written by Model.Save for network net (the same architecture),
-// predicting batch rows per call.
-func LoadModel(net models.Net, path string, batch int) (*Model, error) {
-	b, err := os.ReadFile(path)
+// predicting batch rows per call on backend b (nil: backend.Shared()).
+func LoadModel(b backends.Backend, net models.Net, path string, batch int) (*Model, error) {
+	raw, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("train: loading the model: %w", err)
 	}
 	var vars []savedVariable
-	if err := json.Unmarshal(b, &vars); err != nil {
+	if err := json.Unmarshal(raw, &vars); err != nil {
 		return nil, fmt.Errorf("train: loading the model from %s: %w", path, err)
 	}
 	if len(vars) == 0 {
 		return nil, fmt.Errorf("train: %s holds no weights", path)
 	}
-	be, err := backend.Shared()
+	be, err := backendOr(b)
 	if err != nil {
 		return nil, err
 	}

@@ -23,9 +23,12 @@ func smallSim(t *testing.T, seed uint64) dataset.Splits {
 
 func mlp(seed uint64) models.Net { return models.MLP{Hidden: []int{16}, Seed: seed} }
 
+// auxMLP builds the same network for G and m.
+func auxMLP(_ Role, seed uint64) models.Net { return mlp(seed) }
+
 func quickAux(t *testing.T, sp dataset.Splits) *Aux {
 	t.Helper()
-	aux, err := FitAux(sp, mlp, AuxConfig{BatchSize: 100, Epochs: 15, LearningRate: 1e-2, Seed: 5})
+	aux, err := FitAux(sp, auxMLP, AuxConfig{BatchSize: 100, Epochs: 15, LearningRate: 1e-2, Seed: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +216,7 @@ func TestAuxModelsSeeTheLabel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	aux, err := FitAux(sp, func(s uint64) models.Net { return models.MLP{Hidden: []int{32}, Seed: s} },
+	aux, err := FitAux(sp, func(_ Role, s uint64) models.Net { return models.MLP{Hidden: []int{32}, Seed: s} },
 		AuxConfig{BatchSize: 200, Epochs: 25, LearningRate: 1e-2, Seed: 9})
 	if err != nil {
 		t.Fatal(err)
@@ -307,7 +310,7 @@ func TestEarlyStoppingRecorded(t *testing.T) {
 // fitted m does not beat its Bayes NLL by more than sampling noise.
 func TestAuxBayesNLL(t *testing.T) {
 	sp := smallSim(t, 7)
-	aux, err := FitAux(sp, mlp, AuxConfig{BatchSize: 100, Epochs: 200, Patience: 5, LearningRate: 1e-2, Seed: 5,
+	aux, err := FitAux(sp, auxMLP, AuxConfig{BatchSize: 100, Epochs: 200, Patience: 5, LearningRate: 1e-2, Seed: 5,
 		BayesM: func(s *dataset.Set) []float64 { return sim.TrueMOf(s, sim.DefaultSigmaX) }})
 	if err != nil {
 		t.Fatal(err)
