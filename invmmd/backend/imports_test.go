@@ -25,6 +25,7 @@ import (
 	_ "github.com/invmmd/invmmd/invmmd/figures"
 	_ "github.com/invmmd/invmmd/invmmd/matmul"
 	_ "github.com/invmmd/invmmd/invmmd/mimic"
+	_ "github.com/invmmd/invmmd/invmmd/mimic/mimictest"
 	_ "github.com/invmmd/invmmd/invmmd/models"
 	_ "github.com/invmmd/invmmd/invmmd/progress"
 	_ "github.com/invmmd/invmmd/invmmd/prop1"
