@@ -124,7 +124,7 @@ func fit(b backends.Backend, net models.Net, s fitSpec) (*Model, *History, error
 	bar := progress.New(s.progress, s.epochs, s.name)
 	defer bar.Finish()
 	start := time.Now()
-	sel := newSelection(s.stop, r.model)
+	sel := newSelection(s.stop, r.model.snapshot())
 	r.hist.StopReason, r.hist.MaxEpochs, r.hist.Patience, r.hist.SelectAfter = StopMaxEpochs, s.epochs, s.stop.patience, s.stop.selectAfter
 	for epoch := 1; epoch <= s.epochs; epoch++ {
 		ep, err := r.epoch(epoch)
@@ -132,7 +132,7 @@ func fit(b backends.Backend, net models.Net, s fitSpec) (*Model, *History, error
 			return nil, nil, err
 		}
 		r.hist.Epochs = append(r.hist.Epochs, ep)
-		stop := sel.observe(epoch, ep.ValObjective, r.model)
+		stop := sel.observe(epoch, ep.ValObjective, r.model.snapshot)
 		bar.Add(1, fmt.Sprintf("loss %.4f val %.4f best %.4f@%d", ep.TrainLoss, ep.ValObjective, sel.best, sel.bestEpoch))
 		if stop {
 			r.hist.StopReason = StopPatience

@@ -46,19 +46,18 @@ type selection struct {
 	weights   map[string]*tensors.Tensor
 }
 
-// newSelection starts a selection whose weights, until an epoch is kept, are m's current
-// ones.
-func newSelection(rule stopRule, m *Model) *selection {
-	return &selection{rule: rule, best: math.Inf(1), weights: m.snapshot()}
+// newSelection starts a selection whose weights, until an epoch is kept, are initial.
+func newSelection(rule stopRule, initial map[string]*tensors.Tensor) *selection {
+	return &selection{rule: rule, best: math.Inf(1), weights: initial}
 }
 
-// observe records an epoch's validation objective val, keeping m's weights when the epoch
-// is eligible and better than the best so far, and reports whether training stops after
-// it.
-func (s *selection) observe(epoch int, val float64, m *Model) bool {
+// observe records an epoch's validation objective val, keeping the weights that snapshot
+// returns when the epoch is eligible and better than the best so far, and reports whether
+// training stops after it.
+func (s *selection) observe(epoch int, val float64, snapshot func() map[string]*tensors.Tensor) bool {
 	if s.rule.eligible(epoch) && val < s.best {
 		s.best, s.bestEpoch = val, epoch
-		s.weights = m.snapshot()
+		s.weights = snapshot()
 	}
 	return s.rule.done(epoch, s.bestEpoch)
 }

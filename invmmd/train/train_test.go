@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/dataset"
 	"github.com/invmmd/invmmd/invmmd/models"
@@ -241,8 +242,9 @@ func TestAuxModelsSeeTheLabel(t *testing.T) {
 	}
 }
 
-// TestStopRule checks the stopping rule on its own: no epoch before selectAfter is kept,
-// training stops exactly patience epochs after the best kept one, and patience 0 never stops.
+// TestStopRule checks the selection and stopping rule on their own: no epoch before
+// selectAfter is kept, the kept weights are the best kept epoch's, training stops exactly
+// patience epochs after it, and patience 0 never stops.
 func TestStopRule(t *testing.T) {
 	for _, tc := range []struct {
 		name       string
@@ -257,18 +259,22 @@ func TestStopRule(t *testing.T) {
 		{"selection start", stopRule{patience: 2, selectAfter: 2}, []float64{0.1, 0.2, 0.5, 0.4, 0.45, 0.46, 0.3}, 4, 6},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			best, bestVal, stop := 0, math.Inf(1), len(tc.val)
+			weightsOf := func(e int) map[string]*tensors.Tensor {
+				return map[string]*tensors.Tensor{"epoch": tensors.FromScalar(int32(e))}
+			}
+			sel := newSelection(tc.rule, weightsOf(0))
+			stop := len(tc.val)
 			for e := 1; e <= len(tc.val); e++ {
-				if tc.rule.eligible(e) && tc.val[e-1] < bestVal {
-					best, bestVal = e, tc.val[e-1]
-				}
-				if tc.rule.done(e, best) {
+				if sel.observe(e, tc.val[e-1], func() map[string]*tensors.Tensor { return weightsOf(e) }) {
 					stop = e
 					break
 				}
 			}
-			if best != tc.best || stop != tc.stop {
-				t.Errorf("best epoch %d, stopped after %d; want %d and %d", best, stop, tc.best, tc.stop)
+			if sel.bestEpoch != tc.best || stop != tc.stop {
+				t.Errorf("best epoch %d, stopped after %d; want %d and %d", sel.bestEpoch, stop, tc.best, tc.stop)
+			}
+			if kept := tensors.ToScalar[int32](sel.weights["epoch"]); int(kept) != tc.best || sel.best != tc.val[tc.best-1] {
+				t.Errorf("kept the weights of epoch %d with objective %v, want epoch %d's (%v)", kept, sel.best, tc.best, tc.val[tc.best-1])
 			}
 		})
 	}
