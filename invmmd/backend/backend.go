@@ -117,10 +117,11 @@ func Shared() (backends.Backend, error) {
 // GoDotBlockLog2Dim is the side, as a power of 2, of the blocks in which the pure-Go
 // backend multiplies float32 matrices: 16 instead of its default 32 (simplego sizes the
 // blocks to fill 16 KiB), so that the narrow products of small networks (9 taps of a 3×3
-// kernel, 16 channels, the 64 units of the simulation's MLP) are padded less. Measured on
-// 2 shared cores (CPU time of the test binary, three alternating runs each), it cut the
-// CPU time of DefaultCNN training steps (with their im2col variant, batch 256) by 15% and
-// of PooledCNN's by 25%, and left the MLP's within noise (BenchmarkCNNTrainStep,
+// kernel, 16 channels) are padded less. Measured on 2 shared cores (CPU time of the
+// models test binary, compilation included, three alternating runs each with and without
+// it), it cut the CPU time of 4 DefaultCNN training steps (and 4 of its im2col variant,
+// batch 256) by 18% and of 10 PooledCNN steps (likewise) by 26%; 20 steps of the
+// simulation's MLP took 7% less, within the noise (BenchmarkCNNTrainStep and
 // BenchmarkMLPTrainStep in package models). Every committed result was made with it.
 const GoDotBlockLog2Dim = 4
 
