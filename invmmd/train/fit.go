@@ -93,6 +93,8 @@ type fitSpec struct {
 	progress io.Writer
 }
 
+// penaltySpec is the MMD penalty of h's fit: the method, its weight λ, the estimator's
+// inputs and how the training graph sums the kernel.
 type penaltySpec struct {
 	method invmmd.Method
 	lambda float64
