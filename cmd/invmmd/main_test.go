@@ -9,7 +9,7 @@ import (
 
 	"github.com/invmmd/invmmd/invmmd/clinical"
 	"github.com/invmmd/invmmd/invmmd/experiments"
-	"github.com/invmmd/invmmd/invmmd/mimic"
+	"github.com/invmmd/invmmd/invmmd/mimic/mimictest"
 	"github.com/invmmd/invmmd/invmmd/tmnist"
 )
 
@@ -336,7 +336,7 @@ func TestClinicalDataFlagAndMIMICFixture(t *testing.T) {
 		t.Errorf("age 1e308: error %q, want the CSV line and column", msg)
 	}
 	fix := filepath.Join(dir, "mimic")
-	if err := mimic.WriteFixture(fix, 1, mimic.FixtureOptions{}); err != nil {
+	if err := mimictest.WriteFixture(fix, 1, mimictest.FixtureOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if msg, _, stderr := run(t, "clinical", "-quick", "-mimic", fix, "-seeds", "1", "-methods", "none,dr", "-out", out); msg != "" {

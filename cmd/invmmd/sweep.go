@@ -34,7 +34,7 @@ type sweepFlags struct {
 func (s *sweepFlags) register(fs *flag.FlagSet, e experiments.Entry) {
 	paper, quick := e.DefaultSweep(false), e.DefaultSweep(true)
 	fs.BoolVar(&s.quick, "quick", false, "small data and few epochs (minutes), for tests and notebooks; writes to "+quickOut()+" unless -out is given")
-	fs.StringVar(&s.methods, "methods", "", "comma-separated methods: none,obs,full,dr,dr+,reg,ip,ip+ and the extensions dr-po,dr-po+; all: the experiment's own list (above); default: all, or "+methodNames(quick.Methods)+" with -quick")
+	fs.StringVar(&s.methods, "methods", "", "comma-separated methods: "+methodNames(invmmd.Methods)+" and the extensions "+methodNames(invmmd.Extensions)+"; all: the experiment's own list (above); default: all, or "+methodNames(quick.Methods)+" with -quick")
 	fs.StringVar(&s.lambdas, "lambdas", "", "comma-separated penalty weights λ (finite, ≥ 0); default: the experiment's (above), or "+lambdaNames(quick.Lambdas)+" with -quick")
 	fs.StringVar(&s.seeds, "seeds", "", "comma-separated seeds; default: "+seedNames(paper.Seeds)+", or "+seedNames(quick.Seeds)+" with -quick")
 	fs.StringVar(&s.out, "out", "", "output folder: per-fit results go to OUT/fits, tables to OUT/tables, figures to OUT (default figures/, or "+quickOut()+" with -quick)")

@@ -302,7 +302,7 @@ func runSeed(exp Experiment, cfg RunConfig, st *store.Store, seed uint64, keys [
 		ac.Seed = seed * 1000
 		ac.Progress = cfg.Verbose
 		fit := func() (*train.Aux, error) {
-			return train.FitAux(sp, func(s uint64) models.Net { return exp.Net(roleOf(s, ac.Seed), s) }, ac)
+			return train.FitAux(sp, func(r train.Role, s uint64) models.Net { return exp.Net(r.String(), s) }, ac)
 		}
 		if cfg.FitAux != nil {
 			aux, err = cfg.FitAux(seed, sp, fit)
@@ -379,14 +379,6 @@ func rowsOf(sw store.Sweep, recs []store.Record) (map[float64][]results.Row, err
 		}
 	}
 	return rows, nil
-}
-
-// roleOf tells G's seed from m's: FitAux seeds G with Seed and m with Seed+1.
-func roleOf(seed, base uint64) string {
-	if seed == base {
-		return "G"
-	}
-	return "m"
 }
 
 // CurveOf returns what the training-curves figure (figures.Curves) draws of a fit's

@@ -280,7 +280,7 @@ func varianceSizes(cfg VarianceConfig, st *store.Store, todo map[int]bool, out *
 	}
 	ac := exp.Aux
 	ac.Seed = cfg.Seed * 1000
-	aux, err := train.FitAux(sp, func(s uint64) models.Net { return exp.Net("aux", s) }, ac)
+	aux, err := train.FitAux(sp, func(_ train.Role, s uint64) models.Net { return exp.Net("aux", s) }, ac)
 	if err != nil {
 		return err
 	}

@@ -10,7 +10,6 @@ import (
 	"github.com/gomlx/gomlx/backends"
 
 	"github.com/invmmd/invmmd/invmmd"
-	"github.com/invmmd/invmmd/invmmd/backend"
 	"github.com/invmmd/invmmd/invmmd/tabular"
 )
 
@@ -94,9 +93,8 @@ type Config struct {
 	// Args is the command line recorded in config.json (invmmd fit sets it; nil for a call
 	// from Go).
 	Args []string
-	// Backend runs the networks; nil means the shared default (backend.Shared, which
-	// GOMLX_BACKEND selects). Package train trains on the shared backend, so any other
-	// backend is refused.
+	// Backend runs the networks (G, m and h, their training and evaluation); nil means
+	// the shared default (backend.Shared, which GOMLX_BACKEND selects).
 	Backend backends.Backend `json:"-"`
 	// Log receives the progress reports (the table read, the splits, the auxiliary models)
 	// as the run goes; nil discards them.
@@ -190,21 +188,4 @@ func MethodList(ms []invmmd.Method) string {
 		names[i] = m.String()
 	}
 	return strings.Join(names, ",")
-}
-
-// useBackend checks that b can run the workflow: nil (the shared default) or the shared
-// backend itself, the one package train trains on.
-func useBackend(b backends.Backend) error {
-	if b == nil {
-		return nil
-	}
-	shared, err := backend.Shared()
-	if err != nil {
-		return err
-	}
-	if b != shared {
-		return fmt.Errorf("owndata: Backend %q is not the shared backend (backend.Shared, chosen by %s), the one package train trains on; leave Backend nil or set %s",
-			b.Name(), backend.EnvVar, backend.EnvVar)
-	}
-	return nil
 }

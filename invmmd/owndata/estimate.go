@@ -125,9 +125,6 @@ func Estimate(cfg EstimateConfig) (*Estimates, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if err := useBackend(cfg.Backend); err != nil {
-		return nil, err
-	}
 	log := cfg.Log
 	if log == nil {
 		log = io.Discard
@@ -199,7 +196,7 @@ func fitAuxColumns(cfg EstimateConfig, tab *tabular.Table, rows *invmmd.Rows, ou
 	}
 	warn.add(d.Warnings...)
 	fmt.Fprintf(log, "fitting G and m: MLP %v on the %d encoded inputs of -x and Y, on a random 70%% of the rows (20%% for early stopping)\n", cfg.Hidden, d.Encoder.Dim())
-	aux, rep, err := FitAux(cfg.Nets, d.Splits)
+	aux, rep, err := FitAux(cfg.Backend, cfg.Nets, d.Splits)
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gomlx/gomlx/backends"
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/dataset"
 	"github.com/invmmd/invmmd/invmmd/models"
@@ -127,11 +128,12 @@ func (r AuxReport) Warning() string {
 }
 
 // FitAux fits G (target Δ) and m (target Z where observed) on (X, Y) of the training
-// split, MLPs of n.Hidden keeping their best epoch by validation NLL.
-func FitAux(n Nets, sp dataset.Splits) (*train.Aux, AuxReport, error) {
+// split, MLPs of n.Hidden keeping their best epoch by validation NLL, on backend b (nil:
+// backend.Shared()).
+func FitAux(b backends.Backend, n Nets, sp dataset.Splits) (*train.Aux, AuxReport, error) {
 	hidden := n.Hidden
-	aux, err := train.FitAux(sp, func(seed uint64) models.Net { return models.MLP{Hidden: hidden, Seed: seed} },
-		train.AuxConfig{BatchSize: min(n.Batch, sp.Train.Len()), Epochs: n.AuxEpochs, LearningRate: n.LearningRate, Seed: n.AuxSeed})
+	aux, err := train.FitAux(sp, func(_ train.Role, seed uint64) models.Net { return models.MLP{Hidden: hidden, Seed: seed} },
+		train.AuxConfig{BatchSize: min(n.Batch, sp.Train.Len()), Epochs: n.AuxEpochs, LearningRate: n.LearningRate, Seed: n.AuxSeed, Backend: b})
 	if err != nil {
 		return nil, AuxReport{}, fmt.Errorf("fitting G and m: %w", err)
 	}
@@ -171,11 +173,8 @@ func ObservedCells(s *dataset.Set) [2][2]int {
 // warnings say when strata were dropped in training and when the test accuracy is below
 // the majority baseline.
 func TrainMethod(cfg Config, sp dataset.Splits, aux *train.Aux, m invmmd.Method, seed uint64) (*Trained, error) {
-	if err := useBackend(cfg.Backend); err != nil {
-		return nil, err
-	}
 	tc := train.Config{Method: m, Lambda: cfg.Lambda, BatchSize: min(cfg.Batch, sp.Train.Len()), Epochs: cfg.Epochs,
-		LearningRate: cfg.LearningRate, Seed: seed, Estimator: invmmd.Options{MinESS: cfg.MinESS, DropUnreliable: !cfg.KeepUnreliable}}
+		LearningRate: cfg.LearningRate, Seed: seed, Backend: cfg.Backend, Estimator: invmmd.Options{MinESS: cfg.MinESS, DropUnreliable: !cfg.KeepUnreliable}}
 	model, hist, err := train.Fit(sp, aux, models.MLP{Hidden: cfg.Hidden, Seed: seed}, tc)
 	if err != nil {
 		return nil, fmt.Errorf("training h with %v (seed %d): %w", m, seed, err)
@@ -230,9 +229,6 @@ func Fit(cfg Config) (*Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if err := useBackend(cfg.Backend); err != nil {
-		return nil, err
-	}
 	log := cfg.Log
 	if log == nil {
 		log = io.Discard
@@ -254,7 +250,7 @@ func Fit(cfg Config) (*Result, error) {
 		c := ObservedCells(s)
 		fmt.Fprintf(log, "  %s; observed (Y,Z) cells Y0Z0=%d Y0Z1=%d Y1Z0=%d Y1Z1=%d\n", s.Summarize(), c[0][0], c[0][1], c[1][0], c[1][1])
 	}
-	aux, rep, err := FitAux(cfg.Nets, sp)
+	aux, rep, err := FitAux(cfg.Backend, cfg.Nets, sp)
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gomlx/gomlx/backends"
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/dataset"
 	"github.com/invmmd/invmmd/invmmd/models"
@@ -169,9 +170,11 @@ func SaveModel(dir string, h *train.Model, info ModelInfo) error {
 type Model struct {
 	Dir  string
 	Info ModelInfo
-	net  models.MLP
-	ws   []train.Weight
-	h    *train.Model // built for hBatch rows per call, the batch size of the last prediction
+	// Backend runs Predict; nil means backend.Shared().
+	Backend backends.Backend
+	net     models.MLP
+	ws      []train.Weight
+	h       *train.Model // built for hBatch rows per call, the batch size of the last prediction
 	// hBatch is h's batch size.
 	hBatch int
 }
@@ -415,7 +418,7 @@ func (m *Model) Predict(t *tabular.Table) ([]float64, []string, error) {
 		return nil, nil, err
 	}
 	if batch := min(predictBatch, t.Len()); m.h == nil || m.hBatch != batch {
-		if m.h, err = train.ModelFromWeights(m.net, m.ws, batch); err != nil {
+		if m.h, err = train.ModelFromWeights(m.Backend, m.net, m.ws, batch); err != nil {
 			return nil, nil, err
 		}
 		m.hBatch = batch

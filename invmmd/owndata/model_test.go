@@ -51,7 +51,7 @@ func v1Dir(t testing.TB) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := train.ModelFromWeights(m.net, m.ws, 16)
+	h, err := train.ModelFromWeights(nil, m.net, m.ws, 16)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +259,7 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	aux, _, err := FitAux(cfg.Nets, d.Splits)
+	aux, _, err := FitAux(nil, cfg.Nets, d.Splits)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,11 +303,11 @@ func TestSaveModelRefuses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := train.ModelFromWeights(m.net, m.ws, 8)
+	h, err := train.ModelFromWeights(nil, m.net, m.ws, 8)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cnn, err := train.ModelFromWeights(models.DefaultCNN(1), m.ws, 8)
+	cnn, err := train.ModelFromWeights(nil, models.DefaultCNN(1), m.ws, 8)
 	if err != nil {
 		t.Fatal(err)
 	}

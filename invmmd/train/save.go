@@ -8,9 +8,9 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 
-	"github.com/invmmd/invmmd/invmmd/backend"
 	"github.com/invmmd/invmmd/invmmd/models"
 )
 
@@ -136,26 +136,27 @@ func ReadWeights(path string) ([]Weight, error) {
 }
 
 // LoadModel reads weights written by Model.Save for network net (the same architecture),
-// predicting batch rows per call. It checks the file as ReadWeights does, not that the
+// predicting batch rows per call on backend b (nil: backend.Shared()). It checks the file as ReadWeights does, not that the
 // weights fit net: a variable net does not use is ignored, one it needs and the file lacks
 // is drawn at random, and a shape net does not expect makes prediction fail. Compare
 // ReadWeights' shapes with the network's first (owndata.LoadModel does), then use
 // ModelFromWeights.
-func LoadModel(net models.Net, path string, batch int) (*Model, error) {
+func LoadModel(b backends.Backend, net models.Net, path string, batch int) (*Model, error) {
 	ws, err := ReadWeights(path)
 	if err != nil {
 		return nil, err
 	}
-	return ModelFromWeights(net, ws, batch)
+	return ModelFromWeights(b, net, ws, batch)
 }
 
 // ModelFromWeights returns network net with the variables ws (as ReadWeights returns them),
-// predicting batch rows per call. Like LoadModel it does not check ws against net.
-func ModelFromWeights(net models.Net, ws []Weight, batch int) (*Model, error) {
+// predicting batch rows per call on backend b (nil: backend.Shared()). Like LoadModel it
+// does not check ws against net.
+func ModelFromWeights(b backends.Backend, net models.Net, ws []Weight, batch int) (*Model, error) {
 	if batch < 1 {
 		return nil, fmt.Errorf("train: prediction batch %d, want at least 1", batch)
 	}
-	be, err := backend.Shared()
+	be, err := backendOr(b)
 	if err != nil {
 		return nil, err
 	}

@@ -66,7 +66,7 @@ func TestVarShapesMatchFile(t *testing.T) {
 	if want := model.VarShapes(); !reflect.DeepEqual(got, want) || len(want) == 0 {
 		t.Errorf("the file holds %v, VarShapes says %v", got, want)
 	}
-	back, err := ModelFromWeights(mlp(98), ws, 64)
+	back, err := ModelFromWeights(nil, mlp(98), ws, 64)
 	if err != nil {
 		t.Fatal(err)
 	}
