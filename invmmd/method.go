@@ -33,23 +33,104 @@ const (
 	DRPOPlus // DRPO with the true G
 )
 
+// methodInfo is one row of the method table: everything the package and its users know
+// about a method apart from its estimator's formulas.
+type methodInfo struct {
+	method       Method
+	name         string // as the paper's tables spell it, and as -methods takes it
+	paper        bool   // in the paper's tables (false: this project's extension)
+	needsG       bool   // reads the learned missingness model Ĝ
+	needsTrueG   bool   // reads the true missingness probability G
+	needsM       bool   // reads the learned nuisance regression m̂
+	usesMissingZ bool   // reads Z where it is missing (Full only: the simulated ground truth)
+	about        string // one line for help texts
+}
+
+// methodTable lists every method, in Method order: the paper's in its tables' order, then
+// the extensions. String, ParseMethod, the Needs predicates, Methods, Extensions,
+// AllMethods and MethodHelp all read it.
+var methodTable = [...]methodInfo{
+	{None, "none", true, false, false, false, false, "no penalty (λ = 0): maximum likelihood only"},
+	{Obs, "obs", true, false, false, false, false, "observed-only MMD: the rows with Z observed, no reweighting"},
+	{Full, "full", true, false, false, false, true, "full-data MMD with the true Z of every row (the ground truth; needs Z everywhere)"},
+	{DR, "dr", true, true, false, true, false, "doubly robust, with learned G and m"},
+	{DRPlus, "dr+", true, false, true, true, false, "doubly robust, with the true G and learned m"},
+	{Reg, "reg", true, false, false, true, false, "regression: Z replaced by learned m"},
+	{IP, "ip", true, true, false, false, false, "inverse probability weighting by learned G"},
+	{IPPlus, "ip+", true, false, true, false, false, "inverse probability weighting by the true G"},
+	{DRPO, "dr-po", false, true, false, true, false, "doubly robust from the pseudo-outcome, with learned G and m"},
+	{DRPOPlus, "dr-po+", false, false, true, true, false, "dr-po with the true G and learned m"},
+}
+
+// info returns m's row of the method table; m must be Valid.
+func (m Method) info() methodInfo { return methodTable[m] }
+
+// methodsWhere lists the methods whose row satisfies keep, in table order.
+func methodsWhere(keep func(methodInfo) bool) []Method {
+	var out []Method
+	for _, r := range methodTable {
+		if keep(r) {
+			out = append(out, r.method)
+		}
+	}
+	return out
+}
+
 // Methods lists the paper's methods in its tables' order.
-var Methods = []Method{None, Obs, Full, DR, DRPlus, Reg, IP, IPPlus}
+var Methods = methodsWhere(func(r methodInfo) bool { return r.paper })
 
 // Extensions lists the methods this project adds to the paper's.
-var Extensions = []Method{DRPO, DRPOPlus}
+var Extensions = methodsWhere(func(r methodInfo) bool { return !r.paper })
 
 // AllMethods lists the paper's methods, then the extensions.
-var AllMethods = append(append([]Method(nil), Methods...), Extensions...)
+var AllMethods = methodsWhere(func(methodInfo) bool { return true })
 
-var methodNames = [...]string{"none", "obs", "full", "dr", "dr+", "reg", "ip", "ip+", "dr-po", "dr-po+"}
+// methodNames returns every method's name in table order.
+func methodNames() []string {
+	out := make([]string, len(methodTable))
+	for i, r := range methodTable {
+		out[i] = r.name
+	}
+	return out
+}
 
 // String returns the method's name as the paper's tables spell it ("dr+", "ip", ...).
 func (m Method) String() string {
-	if m < 0 || int(m) >= len(methodNames) {
+	if !m.Valid() {
 		return fmt.Sprintf("Method(%d)", int(m))
 	}
-	return methodNames[m]
+	return m.info().name
+}
+
+// Describe returns one line saying what the method estimates and from what, for help
+// texts; "" for an invalid method.
+func (m Method) Describe() string {
+	if !m.Valid() {
+		return ""
+	}
+	return m.info().about
+}
+
+// InPaper reports whether the method is one of the paper's (not one of the Extensions).
+func (m Method) InPaper() bool { return m.Valid() && m.info().paper }
+
+// MethodHelp returns a help text listing every method, one per line: its name and its
+// description, an extension marked as such. Command-line help can read it, so that the
+// list never drifts from the table.
+func MethodHelp() string {
+	var b strings.Builder
+	width := 0
+	for _, r := range methodTable {
+		width = max(width, len(r.name))
+	}
+	for _, r := range methodTable {
+		ext := ""
+		if !r.paper {
+			ext = " (this project's extension)"
+		}
+		fmt.Fprintf(&b, "  %-*s  %s%s\n", width, r.name, r.about, ext)
+	}
+	return b.String()
 }
 
 // ParseMethod returns the method named s (case-insensitive; "drplus" and "ipplus" are
@@ -57,12 +138,12 @@ func (m Method) String() string {
 func ParseMethod(s string) (Method, error) {
 	t := strings.ToLower(strings.TrimSpace(s))
 	t = strings.ReplaceAll(t, "plus", "+")
-	for i, n := range methodNames {
-		if t == n {
-			return Method(i), nil
+	for _, r := range methodTable {
+		if t == r.name {
+			return r.method, nil
 		}
 	}
-	return 0, fmt.Errorf("unknown method %q: want one of %s", s, strings.Join(methodNames[:], ", "))
+	return 0, fmt.Errorf("unknown method %q: want one of %s", s, strings.Join(methodNames(), ", "))
 }
 
 // ParseMethods parses a comma-separated list of method names; "all" means Methods (the
@@ -92,22 +173,20 @@ func ParseMethods(s string) ([]Method, error) {
 }
 
 // Valid reports whether m is one of the defined methods.
-func (m Method) Valid() bool { return m >= None && int(m) < len(methodNames) }
+func (m Method) Valid() bool { return m >= None && int(m) < len(methodTable) }
 
 // Penalised reports whether the method adds an MMD penalty (every method but None).
 func (m Method) Penalised() bool { return m != None }
 
 // NeedsG reports whether the method reads the learned missingness model G.
-func (m Method) NeedsG() bool { return m == IP || m == DR || m == DRPO }
+func (m Method) NeedsG() bool { return m.Valid() && m.info().needsG }
 
 // NeedsTrueG reports whether the method reads the true missingness probability.
-func (m Method) NeedsTrueG() bool { return m == IPPlus || m == DRPlus || m == DRPOPlus }
+func (m Method) NeedsTrueG() bool { return m.Valid() && m.info().needsTrueG }
 
 // NeedsM reports whether the method reads the nuisance regression m.
-func (m Method) NeedsM() bool {
-	return m == Reg || m == DR || m == DRPlus || m == DRPO || m == DRPOPlus
-}
+func (m Method) NeedsM() bool { return m.Valid() && m.info().needsM }
 
 // UsesMissingZ reports whether the method reads Z on rows where it is missing (only Full,
 // which is the ground truth and exists because the missingness is simulated).
-func (m Method) UsesMissingZ() bool { return m == Full }
+func (m Method) UsesMissingZ() bool { return m.Valid() && m.info().usesMissingZ }

@@ -4,36 +4,21 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/invmmd/invmmd/invmmd/backend"
+	"github.com/invmmd/invmmd/invmmd/experiments"
 	"github.com/invmmd/invmmd/invmmd/experiments/store"
 	"github.com/invmmd/invmmd/invmmd/prop1"
 )
-
-// allRun is one step of the main job: the command line of an experiment and the name its
-// results are stored under.
-type allRun struct {
-	args []string
-	name string
-}
-
-// allRuns are the steps of "invmmd all", in order; quick runs leave out the companion
-// table, a paper-size comparison (quick runs teach with the default).
-func allRuns(quick bool) []allRun {
-	runs := []allRun{{[]string{"sim"}, "sim"}, {[]string{"sim", "-paper-split"}, "sim_mf075"},
-		{[]string{"tmnist"}, "tmnist"}, {[]string{"clinical"}, "clinical"}, {[]string{"variance"}, "variance"}}
-	if quick {
-		runs = append(runs[:1], runs[2:]...)
-	}
-	return runs
-}
 
 // defaultJobs is the number of shards "invmmd all" runs at once unless -jobs says
 // otherwise: one per CPU up to 8 on the pure-Go backend, which leaves cores idle between
@@ -46,10 +31,29 @@ func defaultJobs() int {
 	return min(runtime.NumCPU(), 8)
 }
 
-// runAll runs every experiment and the variance study into one folder.
+// mainJobText says what the main job runs, in order, from the registry: each step's
+// command line, those left out with -quick marked.
+func mainJobText() string {
+	quick := map[string]bool{}
+	for _, st := range experiments.MainJob(true) {
+		quick[st.Name] = true
+	}
+	var parts []string
+	for _, st := range experiments.MainJob(false) {
+		p := strings.Join(st.Args, " ")
+		if !quick[st.Name] {
+			p += " (not with -quick)"
+		}
+		parts = append(parts, p)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// runAll runs the main job, every experiment of the registry that is part of it and the
+// variance study, into one folder.
 func runAll(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("all", "[-quick] [-out DIR] [-resume] [-jobs N]", stderr, func() string {
-		return "Runs sim, sim -paper-split (not with -quick), tmnist, clinical and variance with their default methods, λ and seeds.\n" +
+	fs := newFlags("all", "[-quick] [-out DIR] [-resume] [-jobs N] [-experiments NAME,...]", stderr, func() string {
+		return "Runs " + mainJobText() + ",\nin this order, with their default methods, λ and seeds.\n" +
 			"With -jobs N > 1 each experiment runs as N shards (invmmd EXPERIMENT -shard i/N) in parallel processes,\n" +
 			"whose output goes to OUT/logs/, and then invmmd merge assembles its tables; the results are the same."
 	})
@@ -57,11 +61,16 @@ func runAll(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "", "output folder (default figures/, or "+quickOut()+" with -quick)")
 	resume := fs.Bool("resume", false, "skip fits (and variance batch sizes) whose result file exists under OUT/fits")
 	jobs := fs.Int("jobs", defaultJobs(), "shards of each experiment run at once, each in its own process (1: one process; default: one per CPU up to 8, 1 on XLA)")
+	only := fs.String("experiments", "", "comma-separated steps of the main job to run, by the names their results are stored under (e.g. sim_mf075,variance); default: every step")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if *jobs < 1 {
 		return fmt.Errorf("all: -jobs %d: want at least 1", *jobs)
+	}
+	steps, err := chooseSteps(experiments.MainJob(*quick), *only)
+	if err != nil {
+		return err
 	}
 	dir := outDir(*out, *quick)
 	if err := prepareOut(dir); err != nil {
@@ -74,15 +83,15 @@ func runAll(args []string, stdout, stderr io.Writer) error {
 	if *resume {
 		q = append(q, "-resume")
 	}
-	for _, r := range allRuns(*quick) {
-		c := strings.Join(r.args, " ")
-		a := append(append([]string{}, r.args...), q...)
+	for _, st := range steps {
+		c := strings.Join(st.Args, " ")
+		a := append(append([]string{}, st.Args...), q...)
 		t0 := time.Now()
 		var err error
 		if *jobs == 1 {
 			err = dispatch(a, stdout, stderr)
 		} else {
-			err = runShards(r.name, a, *jobs, dir, stdout, stderr)
+			err = runShards(st.Name, a, *jobs, dir, stdout, stderr)
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", c, err)
@@ -90,6 +99,32 @@ func runAll(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "invmmd all: %s done in %s\n", c, time.Since(t0).Round(time.Second))
 	}
 	return nil
+}
+
+// chooseSteps returns the steps named in only (comma-separated), in the main job's order,
+// or every step when only is empty; a name that is not a step is an error listing them.
+func chooseSteps(steps []experiments.Step, only string) ([]experiments.Step, error) {
+	if strings.TrimSpace(only) == "" {
+		return steps, nil
+	}
+	want := map[string]bool{}
+	for _, n := range strings.Split(only, ",") {
+		want[strings.TrimSpace(n)] = true
+	}
+	var names []string
+	var chosen []experiments.Step
+	for _, st := range steps {
+		names = append(names, st.Name)
+		if want[st.Name] {
+			chosen = append(chosen, st)
+			delete(want, st.Name)
+		}
+	}
+	if len(want) > 0 {
+		unknown := slices.Sorted(maps.Keys(want))
+		return nil, fmt.Errorf("all: -experiments: %q: not a step of this main job (its steps: %s)", strings.Join(unknown, ","), strings.Join(names, ", "))
+	}
+	return chosen, nil
 }
 
 // childEnv marks a process started by runShards: the test binary, which stands in for

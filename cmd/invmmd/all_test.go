@@ -6,12 +6,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/invmmd/invmmd/invmmd/experiments"
+	"github.com/invmmd/invmmd/invmmd/results"
 )
 
 // TestMain lets the test binary stand in for the command: runShards starts this program
 // (os.Executable) for each shard, which in tests is the test binary, with childEnv set.
+//
+// It registers the toy experiment first (registerToy), in this process and in every shard
+// process it stands in for, so that the shards of "all" know it too.
 func TestMain(m *testing.M) {
+	registerToy()
 	if os.Getenv(childEnv) == "1" {
 		main()
 		os.Exit(0)
@@ -28,7 +32,7 @@ func TestRunShards(t *testing.T) {
 	if err := runShards("clinical", args, 2, dir, &stdout, &stderr); err != nil {
 		t.Fatalf("runShards: %v\nstderr:\n%s", err, stderr.String())
 	}
-	rows, err := experiments.ReadCSVFile(experiments.TablePath(filepath.Join(dir, "tables"), "clinical", 1))
+	rows, err := results.ReadCSVFile(results.TablePath(filepath.Join(dir, "tables"), "clinical", 1))
 	if err != nil {
 		t.Fatal(err)
 	}

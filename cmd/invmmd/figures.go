@@ -10,11 +10,14 @@ import (
 	"strings"
 
 	"github.com/invmmd/invmmd/invmmd/experiments"
+	"github.com/invmmd/invmmd/invmmd/results"
 )
 
 // runFigures redraws the results figures from the tables under OUT/tables, without
-// training anything. A table whose λ its experiment's configuration does not list (left by
-// an earlier sweep) is an error, as is a table without rows.
+// training anything: each table's experiment is the registry's of its name
+// (experiments.Describe), which gives its title, the paper's numbers and figure hints. A
+// table whose λ its experiment's configuration does not list (left by an earlier sweep) is
+// an error, as is a table without rows.
 func runFigures(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("figures", "[-out DIR]", stderr, nil)
 	out := fs.String("out", "figures", "folder holding tables/ (read) and the figures (written)")
@@ -28,7 +31,7 @@ func runFigures(args []string, stdout, stderr io.Writer) error {
 	var files []string
 	for _, p := range paths {
 		name, lam, _ := strings.Cut(strings.TrimSuffix(filepath.Base(p), ".csv"), "_lambda")
-		exp, ok := described(name)
+		exp, ok := experiments.Describe(name)
 		if !ok {
 			fmt.Fprintf(stderr, "invmmd figures: skipping %s (unknown experiment %q)\n", p, name)
 			continue
@@ -40,7 +43,7 @@ func runFigures(args []string, stdout, stderr io.Writer) error {
 		if err := listed(filepath.Join(*out, "tables", name+"_config.json"), l); err != nil {
 			return fmt.Errorf("%s: %w", p, err)
 		}
-		rows, err := experiments.ReadCSVFile(p)
+		rows, err := results.ReadCSVFile(p)
 		if err != nil {
 			return err
 		}
@@ -55,7 +58,7 @@ func runFigures(args []string, stdout, stderr io.Writer) error {
 	}
 	vp := filepath.Join(*out, "tables", "variance.csv")
 	if _, err := os.Stat(vp); err == nil {
-		pts, err := experiments.ReadVarianceCSV(vp)
+		pts, err := results.ReadVarianceCSV(vp)
 		if err != nil {
 			return err
 		}

@@ -5,7 +5,8 @@
 //
 //	invmmd <command> [flags]
 //
-// Commands:
+// Commands (the first three are the experiments of the registry, experiments.All; an
+// experiment registered there gets its command):
 //
 //	sim       Experiment 1: the simulation, every method × seeds × λ
 //	tmnist    Experiment 2: textured MNIST, every method × seeds × λ
@@ -34,6 +35,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/invmmd/invmmd/invmmd/experiments"
 )
 
 // command is one subcommand.
@@ -42,11 +45,14 @@ type command struct {
 	run           func(args []string, stdout, stderr io.Writer) error
 }
 
+// commands are the experiments of the registry (experiments.All), one command each, then
+// the commands that work on their results and the others.
 func commands() []command {
-	return []command{
-		{"sim", "Experiment 1: the simulation, every method × seeds × λ", simSweep().run},
-		{"tmnist", "Experiment 2: textured MNIST, every method × seeds × λ", tmnistSweep().run},
-		{"clinical", "Experiment 3: the NMES1988 stand-in, or MIMIC-III with -mimic DIR", clinicalSweep().run},
+	var cs []command
+	for _, e := range experiments.All() {
+		cs = append(cs, sweepCommand(e))
+	}
+	return append(cs, []command{
 		{"merge", "assemble tables and figures from the per-fit result files of (sharded) runs", runMerge},
 		{"figures", "redraw the results figures from the tables under figures/tables (no training)", runFigures},
 		{"prop1", "Proposition 1 (appendix D): full-data vs observed-only MMD of h* in both constructions", runProp1},
@@ -55,7 +61,7 @@ func commands() []command {
 		{"estimate", "your own CSV: each estimator's MMD² of a column of model outputs, with diagnostics", runEstimate},
 		{"fit", "your own CSV with missing Z: fit G and m, train h with each method, report accuracy and held-out MMD", runFit},
 		{"predict", "score a CSV with a model saved by fit", runPredict},
-	}
+	}...)
 }
 
 func main() {

@@ -8,7 +8,9 @@ import (
 	"testing"
 
 	"github.com/invmmd/invmmd/invmmd/clinical"
-	"github.com/invmmd/invmmd/invmmd/mimic"
+	"github.com/invmmd/invmmd/invmmd/experiments"
+	"github.com/invmmd/invmmd/invmmd/mimic/mimictest"
+	"github.com/invmmd/invmmd/invmmd/tmnist"
 )
 
 // run runs the command line args and returns its error message ("" when none), stdout
@@ -82,9 +84,9 @@ func TestBadCommandLinesAreClearErrors(t *testing.T) {
 	if _, err := os.Stat(fresh); err == nil {
 		t.Errorf("a refused command line created its output folder %s", fresh)
 	}
-	t.Setenv(dataDirEnv, dir)
+	t.Setenv(tmnist.DataDirEnv, dir)
 	if msg, _, _ := run(t, "clinical", "-quick", "-out", fresh); !strings.Contains(msg, filepath.Join(dir, "nmes1988", "nmes1988.csv")) {
-		t.Errorf("clinical with %s=%s: error %q, want it to name the CSV under that folder", dataDirEnv, dir, msg)
+		t.Errorf("clinical with %s=%s: error %q, want it to name the CSV under that folder", tmnist.DataDirEnv, dir, msg)
 	}
 }
 
@@ -111,6 +113,21 @@ func TestHelpSaysWhatEachCommandDoes(t *testing.T) {
 	}
 }
 
+// TestCommandNamesAreUnique: no registered experiment takes another command's name (the
+// first of two would shadow the second).
+func TestCommandNamesAreUnique(t *testing.T) {
+	seen := map[string]bool{}
+	for _, c := range commands() {
+		if seen[c.name] {
+			t.Errorf("two commands named %q", c.name)
+		}
+		seen[c.name] = true
+	}
+	if !seen["sim"] || !seen["merge"] || len(seen) < 11 {
+		t.Errorf("commands %v: want the experiments' and the others", seen)
+	}
+}
+
 // TestTMNISTVariantCommand checks that an ablation run of textured MNIST is stored under
 // its own name, and that merge and figures know that name again.
 func TestTMNISTVariantCommand(t *testing.T) {
@@ -119,15 +136,10 @@ func TestTMNISTVariantCommand(t *testing.T) {
 	if want := "tmnist_fused_brick_gravel: 5 fits in all"; msg != "" || !strings.HasPrefix(stdout, want) {
 		t.Fatalf("check: %q, stdout %q, want it to start with %q", msg, stdout, want)
 	}
-	for _, name := range []string{"tmnist_fused_brick_gravel", "tmnist_toned", "tmnist_brick_gravel", "tmnist_fused", "tmnist_digits", "tmnist_net-wide", "tmnist_net-pooled"} {
-		if e, ok := described(name); !ok || e.Name != name {
-			t.Errorf("described(%q) = %q, %v", name, e.Name, ok)
-		}
-	}
-	for _, name := range []string{"tmnist_x", "tmnist_brick", "tmnist_mnistplus", "tmnist_brick_grass", "tmnist_net-strided", "tmnist_net-huge"} {
-		if e, ok := described(name); ok {
-			t.Errorf("described(%q) = %q, want unknown", name, e.Name)
-		}
+	// merge and figures find the experiment by that name (the registry's tests cover every
+	// variant's name).
+	if e, ok := experiments.Describe("tmnist_fused_brick_gravel"); !ok || e.Name != "tmnist_fused_brick_gravel" {
+		t.Errorf("experiments.Describe(tmnist_fused_brick_gravel) = %q, %v", e.Name, ok)
 	}
 }
 
@@ -308,9 +320,9 @@ func TestClinicalDataFlagAndMIMICFixture(t *testing.T) {
 	ddir := filepath.Join(dir, "data")
 	os.MkdirAll(filepath.Join(ddir, "nmes1988"), 0o755)
 	os.WriteFile(filepath.Join(ddir, "nmes1988", "nmes1988.csv"), b, 0o644)
-	t.Setenv(dataDirEnv, ddir)
+	t.Setenv(tmnist.DataDirEnv, ddir)
 	if msg, _, stderr := run(t, "clinical", "-quick", "-seeds", "1", "-methods", "none", "-out", filepath.Join(dir, "out-env")); msg != "" {
-		t.Fatalf("clinical with %s: %s\n%s", dataDirEnv, msg, stderr)
+		t.Fatalf("clinical with %s: %s\n%s", tmnist.DataDirEnv, msg, stderr)
 	}
 	// A value too large to standardise is reported by CSV line and column name.
 	lines := strings.SplitN(string(b), "\n", 4)
@@ -324,7 +336,7 @@ func TestClinicalDataFlagAndMIMICFixture(t *testing.T) {
 		t.Errorf("age 1e308: error %q, want the CSV line and column", msg)
 	}
 	fix := filepath.Join(dir, "mimic")
-	if err := mimic.WriteFixture(fix, 1, mimic.FixtureOptions{}); err != nil {
+	if err := mimictest.WriteFixture(fix, 1, mimictest.FixtureOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if msg, _, stderr := run(t, "clinical", "-quick", "-mimic", fix, "-seeds", "1", "-methods", "none,dr", "-out", out); msg != "" {

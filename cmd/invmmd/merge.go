@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/invmmd/invmmd/invmmd/experiments"
-
 	"github.com/invmmd/invmmd/invmmd/experiments/store"
 )
 
@@ -61,7 +60,7 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stdout, "variance: wrote %s, %s.png, %s.svg\n", strings.Join(res.Files, ", "), base, base)
 			continue
 		}
-		exp, ok := described(n)
+		exp, ok := experiments.Describe(n)
 		if !ok {
 			return fmt.Errorf("merge: %s: unknown experiment %q", store.Dir(*out, n), n)
 		}

@@ -2,18 +2,15 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 
-	"github.com/invmmd/invmmd/invmmd/dataset"
-	"github.com/invmmd/invmmd/invmmd/models"
-	"github.com/invmmd/invmmd/invmmd/tabular"
-	"github.com/invmmd/invmmd/invmmd/train"
+	"github.com/invmmd/invmmd/invmmd/owndata"
 )
 
 // runPredict writes P(Y = 1 | X) of each row of a CSV under a model saved by fit.
@@ -28,43 +25,25 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 	if *dir == "" || *data == "" {
 		return fmt.Errorf("flags -model and -data are required")
 	}
-	b, err := os.ReadFile(filepath.Join(*dir, "model.json"))
-	if err != nil {
-		return fmt.Errorf("reading the model: %w", err)
+	if *out != "" {
+		if err := refuseSameFile(*out, *data); err != nil {
+			return err
+		}
 	}
-	var mf modelFile
-	if err := json.Unmarshal(b, &mf); err != nil || mf.Encoder == nil || len(mf.Hidden) == 0 {
-		return fmt.Errorf("%s/model.json: not a model written by invmmd fit (%v)", *dir, err)
-	}
-	var cols []string
-	for _, f := range mf.Encoder.Features {
-		cols = append(cols, f.Column)
-	}
-	tab, err := readTable(*data, cols, nil)
-	var ce *tabular.ColumnError
-	if errors.As(err, &ce) {
-		ce.Flag = "a feature the model was trained on"
-	}
+	model, err := owndata.LoadModel(*dir)
 	if err != nil {
 		return err
 	}
-	rows := make([]int, tab.Len())
-	for i := range rows {
-		rows[i] = i
-	}
-	x, warn, err := mf.Encoder.Encode(tab, rows)
+	tab, err := model.ReadTable(*data)
 	if err != nil {
 		return err
 	}
-	warnAll(stderr, warn)
-	model, err := train.LoadModel(models.MLP{Hidden: mf.Hidden, Seed: mf.Seed}, filepath.Join(*dir, "weights.json"), min(1024, tab.Len()))
+	p, warn, err := model.Predict(tab)
 	if err != nil {
 		return err
 	}
-	set := &dataset.Set{Name: filepath.Base(*data), X: x, Shape: []int{mf.Encoder.Dim()}, Y: make([]float64, tab.Len())}
-	p, err := model.Probabilities(set)
-	if err != nil {
-		return err
+	for _, w := range warn {
+		fmt.Fprintln(stderr, "warning:", w)
 	}
 	w := stdout
 	var f *os.File
@@ -80,20 +59,39 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(bw, "%d,%d,%s\n", i+1, tab.Lines[i], strconv.FormatFloat(v, 'g', 7, 64))
 	}
 	if err := bw.Flush(); err != nil {
+		if f != nil {
+			f.Close()
+		}
 		return err
 	}
 	if f != nil {
 		if err := f.Close(); err != nil {
 			return err
 		}
-		fmt.Fprintf(stderr, "wrote %d probabilities of %s = %s to %s (model %s, trained with %s)\n", len(p), mf.Y, positiveName(mf), *out, *dir, mf.Method)
+		fmt.Fprintf(stderr, "wrote %d probabilities of %s = %s to %s (model %s, trained with %s)\n", len(p), model.Info.Y, model.Info.Positive(), *out, *dir, model.Info.Method)
 	}
 	return nil
 }
 
-func positiveName(mf modelFile) string {
-	if mf.YPositive != "" {
-		return mf.YPositive
+// refuseSameFile refuses an output path that names the input file: the same path once
+// cleaned and made absolute, or, when the output exists, the same file (a link to it, or
+// the same inode under another name). Writing there would truncate the input before it is
+// read.
+func refuseSameFile(out, in string) error {
+	ao, err1 := filepath.Abs(out)
+	ai, err2 := filepath.Abs(in)
+	if err1 == nil && err2 == nil && ao == ai {
+		return fmt.Errorf("-out %s is the -data file: it would be overwritten; write the probabilities elsewhere", out)
 	}
-	return "1"
+	so, err := os.Stat(out)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("-out %s: %w", out, err)
+	}
+	if si, err := os.Stat(in); err == nil && os.SameFile(so, si) {
+		return fmt.Errorf("-out %s is the same file as -data %s: it would be overwritten; write the probabilities elsewhere", out, in)
+	}
+	return nil
 }

@@ -10,12 +10,10 @@ import (
 	"strings"
 
 	"github.com/invmmd/invmmd/invmmd"
-	"github.com/invmmd/invmmd/invmmd/clinical"
-	"github.com/invmmd/invmmd/invmmd/dataset"
 	"github.com/invmmd/invmmd/invmmd/experiments"
 	"github.com/invmmd/invmmd/invmmd/experiments/store"
 	"github.com/invmmd/invmmd/invmmd/figures"
-	"github.com/invmmd/invmmd/invmmd/tmnist"
+	"github.com/invmmd/invmmd/invmmd/results"
 )
 
 // sweepFlags are the flags every experiment command shares.
@@ -32,15 +30,17 @@ type sweepFlags struct {
 	check   bool
 }
 
-func (s *sweepFlags) register(fs *flag.FlagSet, batch bool) {
+// register adds the shared flags to fs; their defaults are said from the entry's sweeps.
+func (s *sweepFlags) register(fs *flag.FlagSet, e experiments.Entry) {
+	paper, quick := e.DefaultSweep(false), e.DefaultSweep(true)
 	fs.BoolVar(&s.quick, "quick", false, "small data and few epochs (minutes), for tests and notebooks; writes to "+quickOut()+" unless -out is given")
-	fs.StringVar(&s.methods, "methods", "", "comma-separated methods: none,obs,full,dr,dr+,reg,ip,ip+ and the extensions dr-po,dr-po+; all: the experiment's own list (above); default: all, or "+methodNames(experiments.QuickMethods)+" with -quick")
-	fs.StringVar(&s.lambdas, "lambdas", "", "comma-separated penalty weights λ (finite, ≥ 0); default: the experiment's (above), or 1 with -quick")
-	fs.StringVar(&s.seeds, "seeds", "", "comma-separated seeds; default: "+seedNames(experiments.PaperSeeds)+", or 1 with -quick")
+	fs.StringVar(&s.methods, "methods", "", "comma-separated methods: "+methodNames(invmmd.Methods)+" and the extensions "+methodNames(invmmd.Extensions)+"; all: the experiment's own list (above); default: all, or "+methodNames(quick.Methods)+" with -quick")
+	fs.StringVar(&s.lambdas, "lambdas", "", "comma-separated penalty weights λ (finite, ≥ 0); default: the experiment's (above), or "+lambdaNames(quick.Lambdas)+" with -quick")
+	fs.StringVar(&s.seeds, "seeds", "", "comma-separated seeds; default: "+seedNames(paper.Seeds)+", or "+seedNames(quick.Seeds)+" with -quick")
 	fs.StringVar(&s.out, "out", "", "output folder: per-fit results go to OUT/fits, tables to OUT/tables, figures to OUT (default figures/, or "+quickOut()+" with -quick)")
 	fs.StringVar(&s.shard, "shard", "", "i/n: run only the i-th of n slices of the fit grid (1 ≤ i ≤ n) and write their result files; then invmmd merge -out OUT")
 	fs.BoolVar(&s.resume, "resume", false, "skip fits whose result file exists under OUT/fits (made with the same configuration)")
-	if batch {
+	if e.Batch {
 		fs.IntVar(&s.batch, "batch", 0, "rows per training step of h (clinical: of G and m too); 0 keeps the experiment's own")
 	}
 	fs.BoolVar(&s.verbose, "v", false, "show every fit's progress and the auxiliary models' reports")
@@ -76,26 +76,19 @@ func (s *sweepFlags) config(stderr io.Writer) (experiments.RunConfig, error) {
 	return rc, nil
 }
 
-// defaults fills the grid flags left empty with the experiment's default sweep
-// (experiments.PaperSweep, or experiments.QuickSweep with -quick), and "-methods all"
-// with all, the experiment's own list.
-func (s *sweepFlags) defaults(name, all string) {
-	def := experiments.PaperSweep(name)
-	if s.quick {
-		def = experiments.QuickSweep(name)
-	}
+// defaults fills the grid flags left empty with the entry's default sweep (its paper-size
+// one, or its quick one with -quick), and "-methods all" with the paper-size sweep's
+// methods, the experiment's own list.
+func (s *sweepFlags) defaults(e experiments.Entry) {
+	def := e.DefaultSweep(s.quick)
 	switch s.methods {
 	case "":
 		s.methods = methodNames(def.Methods)
 	case "all":
-		s.methods = all
+		s.methods = methodNames(e.DefaultSweep(false).Methods)
 	}
 	if s.lambdas == "" {
-		var parts []string
-		for _, l := range def.Lambdas {
-			parts = append(parts, experiments.LambdaName(l))
-		}
-		s.lambdas = strings.Join(parts, ",")
+		s.lambdas = lambdaNames(def.Lambdas)
 	}
 	if s.seeds == "" {
 		s.seeds = seedNames(def.Seeds)
@@ -111,6 +104,15 @@ func methodNames(ms []invmmd.Method) string {
 	return strings.Join(names, ",")
 }
 
+// lambdaNames joins the λ with commas, as -lambdas takes them.
+func lambdaNames(ls []float64) string {
+	parts := make([]string, len(ls))
+	for i, l := range ls {
+		parts[i] = results.LambdaName(l)
+	}
+	return strings.Join(parts, ",")
+}
+
 // seedNames joins the seeds with commas, as -seeds takes them.
 func seedNames(seeds []uint64) string {
 	parts := make([]string, len(seeds))
@@ -120,44 +122,35 @@ func seedNames(seeds []uint64) string {
 	return strings.Join(parts, ",")
 }
 
-// sweep is an experiment command: the shared flags, the experiment it builds, and what it
-// draws besides the results figures.
-type sweep struct {
-	name    string
-	methods string // what -methods all runs; "" means the paper's methods
-	batch   bool   // whether the experiment has a batch size (-batch)
-	// flags registers the command's own flags.
-	flags func(fs *flag.FlagSet)
-	// experiment builds the experiment for the quick or the paper-size run, with h's, G's
-	// and m's batch size batch (0: the experiment's own).
-	experiment func(quick bool, batch int) (experiments.Experiment, error)
+// sweepCommand is the command of a registered experiment, invmmd NAME: the shared flags,
+// the entry's own, and a run of its sweep.
+func sweepCommand(e experiments.Entry) command {
+	return command{name: e.Name, summary: e.Summary, run: func(args []string, stdout, stderr io.Writer) error {
+		return runSweep(e, args, stdout, stderr)
+	}}
 }
 
-// allMethods is what "-methods all" runs for the sweep.
-func (sw sweep) allMethods() string {
-	if sw.methods != "" {
-		return sw.methods
-	}
-	return methodNames(invmmd.Methods)
-}
-
-func (sw sweep) run(args []string, stdout, stderr io.Writer) error {
+// runSweep runs entry e's command line args: it builds the experiment the flags choose,
+// runs its grid (or a shard of it) and, for a whole run, writes its tables and figures.
+func runSweep(e experiments.Entry, args []string, stdout, stderr io.Writer) error {
 	var sf sweepFlags
-	fs := newFlags(sw.name, "[flags]", stderr, func() string {
-		return "methods (-methods all): " + sw.allMethods() + "\n\nEach fit's result is written to OUT/fits/" + sw.name + "/ when it is done, and the tables are\nassembled from those files; -resume skips fits already done, -shard i/n runs a slice of the grid."
+	all := methodNames(e.DefaultSweep(false).Methods)
+	fs := newFlags(e.Name, "[flags]", stderr, func() string {
+		return "methods (-methods all): " + all + "\n\nEach fit's result is written to OUT/fits/" + e.Name + "/ when it is done, and the tables are\nassembled from those files; -resume skips fits already done, -shard i/n runs a slice of the grid."
 	})
-	sf.register(fs, sw.batch)
-	if sw.flags != nil {
-		sw.flags(fs)
+	sf.register(fs, e)
+	build := e.New
+	if e.Flags != nil {
+		build = e.Flags(fs)
 	}
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	exp, err := sw.experiment(sf.quick, sf.batch)
+	exp, err := build(sf.quick, sf.batch)
 	if err != nil {
 		return err
 	}
-	sf.defaults(exp.Name, sw.allMethods())
+	sf.defaults(e)
 	rc, err := sf.config(stderr)
 	if err != nil {
 		return err
@@ -170,7 +163,7 @@ func (sw sweep) run(args []string, stdout, stderr io.Writer) error {
 	if sf.check {
 		return check(exp, rc, out, sf.verbose, stdout)
 	}
-	fmt.Fprintf(stderr, "invmmd %s: results under %s\n", sw.name, out)
+	fmt.Fprintf(stderr, "invmmd %s: results under %s\n", e.Name, out)
 	res, err := experiments.Run(exp, rc)
 	if err != nil {
 		return err
@@ -230,8 +223,8 @@ func publish(exp experiments.Experiment, out string, stdout io.Writer) error {
 		os.Remove(base + ".svg")
 		fmt.Fprintf(stdout, "%s: removed the tables and figures of λ = %s, which this sweep no longer lists\n", exp.Name, lam)
 	}
-	if extra := extras[exp.Name]; extra != nil {
-		f, err := extra(m.Sweep.Seeds[0], out)
+	if exp.Examples != nil {
+		f, err := drawExamples(exp, m.Sweep.Seeds[0], out)
 		if err != nil {
 			return err
 		}
@@ -242,245 +235,38 @@ func publish(exp experiments.Experiment, out string, stdout io.Writer) error {
 }
 
 // drawResults writes the table of rows at λ to stdout, next to the paper's numbers, and
-// its results figure to dir.
-func drawResults(rows []experiments.Row, exp experiments.Experiment, l float64, dir string, stdout io.Writer) ([]string, error) {
-	sums := experiments.Summarize(experiments.AsWritten(rows))
-	title := fmt.Sprintf("%s, λ = %s", exp.Title, experiments.LambdaName(l))
-	if err := experiments.WriteMarkdown(stdout, title, sums, exp.Paper[l]); err != nil {
+// its results figure, with the experiment's figure hints, to dir.
+func drawResults(rows []results.Row, exp experiments.Experiment, l float64, dir string, stdout io.Writer) ([]string, error) {
+	sums := results.Summarize(results.AsWritten(rows))
+	title := fmt.Sprintf("%s, λ = %s", exp.Title, results.LambdaName(l))
+	if err := results.WriteMarkdown(stdout, title, sums, exp.Paper[l]); err != nil {
 		return nil, err
 	}
 	fmt.Fprintln(stdout)
-	plots, err := figures.Results(title, sums, exp.Paper[l], resultOptions(exp.Name)...)
+	plots, err := figures.Results(title, sums, exp.Paper[l], figures.Hints(exp.Figure))
 	if err != nil {
-		return nil, fmt.Errorf("%s, λ = %s: %w", exp.Name, experiments.LambdaName(l), err)
+		return nil, fmt.Errorf("%s, λ = %s: %w", exp.Name, results.LambdaName(l), err)
 	}
-	base := filepath.Join(dir, exp.Name+"_lambda"+experiments.LambdaName(l))
+	base := filepath.Join(dir, exp.Name+"_lambda"+results.LambdaName(l))
 	if err := figures.SaveGrid(plots, base, 2*figures.Width, figures.Height); err != nil {
 		return nil, err
 	}
 	return []string{base + ".png", base + ".svg"}, nil
 }
 
-// extras draw further figures of an experiment into dir, from its first seed.
-var extras = map[string]func(seed uint64, dir string) ([]string, error){
-	// The examples figure: a grid of images per (Y, Z) cell, train and test.
-	"tmnist": func(seed uint64, dir string) ([]string, error) {
-		cfg := tmnist.DefaultConfig()
-		cfg.Seed = seed
-		sp, _, err := tmnist.Build(cfg)
-		if err != nil {
-			return nil, err
-		}
-		p, w, h, err := figures.TMNISTGrid([]*dataset.Set{sp.Train, sp.Test}, 8, [2]string{"brick", "grass"})
-		if err != nil {
-			return nil, err
-		}
-		base := filepath.Join(dir, "tmnist_examples")
-		return []string{base + ".png", base + ".svg"}, figures.Save(p, base, w, h)
-	},
-}
+// examplesPerCell is how many images of each (Y, Z) cell the examples figure shows.
+const examplesPerCell = 8
 
-// described returns the experiment named name (as its result files name it) for its title,
-// the paper's numbers and notes: what merge and figures need, without data.
-func described(name string) (experiments.Experiment, bool) {
-	switch name {
-	case "sim":
-		return experiments.Simulation(experiments.SimulationQuick), true
-	case "sim_mf075":
-		return experiments.SimulationPaperSplit(experiments.SimulationQuick), true
-	case "tmnist":
-		return experiments.TMNIST(experiments.TMNISTQuick), true
-	case "tmnist_digits":
-		return experiments.TMNISTDigits(experiments.TMNISTQuick), true
-	case "clinical":
-		return experiments.ClinicalNMES(experiments.ClinicalQuick), true
-	case "mimic":
-		e := experiments.ClinicalMIMIC("", experiments.ClinicalQuick)
-		e.Name = "mimic"
-		return e, true
-	}
-	if net, ok := strings.CutPrefix(name, "tmnist_net-"); ok {
-		if e, err := experiments.TMNISTWithNet(experiments.TMNISTQuick, net); err == nil && e.Name == name {
-			return e, true
-		}
-		return experiments.Experiment{}, false
-	}
-	if rest, ok := strings.CutPrefix(name, "tmnist_"); ok {
-		// A variant of textured MNIST: tmnist_[RENDERING][_A_B], as TMNISTVariant names it.
-		parts := strings.Split(rest, "_")
-		r := tmnist.MNISTPlus
-		if p, err := tmnist.ParseRendering(parts[0]); err == nil {
-			r, parts = p, parts[1:]
-		}
-		var tex [2]string
-		switch len(parts) {
-		case 0:
-		case 2:
-			tex = [2]string{parts[0] + ".png", parts[1] + ".png"}
-		default:
-			return experiments.Experiment{}, false
-		}
-		if e := experiments.TMNISTVariant(experiments.TMNISTQuick, r, tex); e.Name == name {
-			return e, true
-		}
-	}
-	return experiments.Experiment{}, false
-}
-
-func simSweep() sweep {
-	var paperSplit bool
-	return sweep{name: "sim", methods: methodNames(invmmd.AllMethods), batch: true,
-		flags: func(fs *flag.FlagSet) {
-			fs.BoolVar(&paperSplit, "paper-split", false, "the companion run: the paper's 1/4 : 3/4 normaliser split of each batch (MainFraction 0.75), written as the sim_mf075 tables")
-		},
-		experiment: func(quick bool, batch int) (experiments.Experiment, error) {
-			size := experiments.SimulationPaper
-			if quick {
-				size = experiments.SimulationQuick
-			}
-			if batch > 0 {
-				size.Batch = batch
-			}
-			exp := experiments.Simulation(size)
-			if paperSplit {
-				exp = experiments.SimulationPaperSplit(size)
-			}
-			exp.Size = size
-			return exp, nil
-		}}
-}
-
-func tmnistSweep() sweep {
-	var rendering, textures string
-	var digits bool
-	var net string
-	return sweep{name: "tmnist", batch: true,
-		flags: func(fs *flag.FlagSet) {
-			fs.StringVar(&net, "net", "strided", "the network trained as h (G and m stay strided): strided (the experiment's), wide (twice the channels: the capacity check) or pooled (the previous version's); results of another than strided go to tables named tmnist_net-NAME")
-			fs.BoolVar(&digits, "digits", false, "a measurement: labels = digits and texture independent of the label, so that none's test accuracy a says how well the network reads the digit (an h that reads only the digit reaches 0.25 + 0.5·a in the experiment); use with -methods none; tables named tmnist_digits")
-			fs.StringVar(&rendering, "rendering", tmnist.MNISTPlus.String(), "how images are made (the ablation of data/README.md): mnistplus (make_mnistplus.py), fused (without the emboss) or toned (the earlier rendering); results of another than mnistplus go to tables named tmnist_RENDERING")
-			fs.StringVar(&textures, "textures", "", "the texture files for Z = 0 and Z = 1 under data/textures, e.g. brick,gravel (default brick,grass; toned: grass,brick); results of another pair go to tables named tmnist_..._A_B")
-		},
-		experiment: func(quick bool, batch int) (experiments.Experiment, error) {
-			r, err := tmnist.ParseRendering(rendering)
-			if err != nil {
-				return experiments.Experiment{}, fmt.Errorf("-rendering: %w", err)
-			}
-			var tex [2]string
-			if textures != "" {
-				parts := strings.Split(textures, ",")
-				if len(parts) != 2 || strings.TrimSpace(parts[0]) == "" || strings.TrimSpace(parts[1]) == "" {
-					return experiments.Experiment{}, fmt.Errorf("-textures %q: want two texture names, Z = 0's and Z = 1's, e.g. brick,gravel", textures)
-				}
-				for i, p := range parts {
-					tex[i] = strings.TrimSuffix(strings.TrimSpace(p), ".png") + ".png"
-				}
-				if tex[0] == tex[1] {
-					return experiments.Experiment{}, fmt.Errorf("-textures %q: the two textures must differ (Z is the texture)", textures)
-				}
-			}
-			size := experiments.TMNISTPaper
-			if quick {
-				size = experiments.TMNISTQuick
-			}
-			exp := experiments.TMNISTVariant(size, r, tex)
-			if digits {
-				if exp.Name != "tmnist" || net != "strided" {
-					return experiments.Experiment{}, fmt.Errorf("-digits measures the experiment's own images and network: drop -rendering, -textures and -net")
-				}
-				exp = experiments.TMNISTDigits(size)
-			}
-			if net != "strided" {
-				if exp.Name != "tmnist" {
-					return experiments.Experiment{}, fmt.Errorf("-net %s trains another h on the experiment's own images: drop -rendering and -textures", net)
-				}
-				if exp, err = experiments.TMNISTWithNet(size, net); err != nil {
-					return experiments.Experiment{}, fmt.Errorf("-net: %w", err)
-				}
-			}
-			cfg := tmnist.DefaultConfig()
-			if tex != [2]string{} {
-				cfg.Textures = tex
-			}
-			if err := tmnist.Available(cfg); err != nil {
-				return experiments.Experiment{}, err
-			}
-			if batch > 0 {
-				exp.H.BatchSize = batch
-			}
-			exp.Size = size
-			return exp, nil
-		}}
-}
-
-func clinicalSweep() sweep {
-	var mimicDir, dataFile string
-	return sweep{name: "clinical", methods: methodNames(experiments.ClinicalMethods), batch: true,
-		flags: func(fs *flag.FlagSet) {
-			fs.StringVar(&mimicDir, "mimic", "", "folder of the MIMIC-III v1.4 CSV files (ICUSTAYS, ADMISSIONS, PATIENTS, LABEVENTS, CHARTEVENTS; .csv or .csv.gz); empty runs the NMES1988 stand-in")
-			fs.StringVar(&dataFile, "data", "", "the NMES1988 CSV (default: $"+dataDirEnv+"/nmes1988/nmes1988.csv when "+dataDirEnv+" is set, else "+clinical.NMESRelPath+" found from the working directory up)")
-		},
-		experiment: func(quick bool, batch int) (experiments.Experiment, error) {
-			size := experiments.ClinicalPaper
-			if quick {
-				size = experiments.ClinicalQuick
-			}
-			if mimicDir != "" && dataFile != "" {
-				return experiments.Experiment{}, fmt.Errorf("-mimic and -data: give one (MIMIC-III, or the NMES1988 stand-in's CSV)")
-			}
-			var exp experiments.Experiment
-			if mimicDir != "" {
-				if st, err := os.Stat(mimicDir); err != nil || !st.IsDir() {
-					return exp, fmt.Errorf("-mimic %s: not a folder", mimicDir)
-				}
-				exp = experiments.ClinicalMIMIC(mimicDir, size)
-				exp.Name = "mimic"
-				if quick {
-					// The paper's batch of 4000 is larger than small extracts (and the
-					// test fixture): quick runs train on the full batch.
-					exp.H.BatchSize, exp.Aux.BatchSize = 0, 0
-				}
-			} else {
-				path, err := nmesPath(dataFile)
-				if err != nil {
-					return exp, err
-				}
-				exp = experiments.ClinicalNMES(size)
-				exp.Data = func(seed uint64) (dataset.Splits, error) {
-					sp, _, err := clinical.LoadNMES(clinical.NMESConfig{Path: path, Seed: seed})
-					return sp, err
-				}
-			}
-			if batch > 0 {
-				exp.H.BatchSize, exp.Aux.BatchSize = batch, batch
-			}
-			exp.Size = size
-			return exp, nil
-		}}
-}
-
-// dataDirEnv names the environment variable that overrides the project's data folder.
-const dataDirEnv = tmnist.DataDirEnv
-
-// nmesPath resolves the NMES1988 CSV: -data, else $INVMMD_DATA_DIR/nmes1988/nmes1988.csv,
-// else clinical.FindNMES. It checks that the file exists before any work.
-func nmesPath(flagValue string) (string, error) {
-	p := flagValue
-	what := "-data " + p
-	if p == "" {
-		if d := os.Getenv(dataDirEnv); d != "" {
-			p = filepath.Join(d, "nmes1988", "nmes1988.csv")
-			what = "$" + dataDirEnv + " = " + d + ": " + p
-		} else {
-			return clinical.FindNMES()
-		}
-	}
-	st, err := os.Stat(p)
+// drawExamples draws exp's example images of seed's data into dir as NAME_examples.
+func drawExamples(exp experiments.Experiment, seed uint64, dir string) ([]string, error) {
+	ex, err := exp.Examples(seed)
 	if err != nil {
-		return "", fmt.Errorf("%s: %w (regenerate it with %s)", what, err, clinical.NMESScript)
+		return nil, fmt.Errorf("%s: example images: %w", exp.Name, err)
 	}
-	if st.IsDir() {
-		return "", fmt.Errorf("%s is a folder, want the NMES1988 CSV file", what)
+	p, w, h, err := figures.TMNISTGrid(ex.Sets, examplesPerCell, ex.ZNames)
+	if err != nil {
+		return nil, fmt.Errorf("%s: example images: %w", exp.Name, err)
 	}
-	return p, nil
+	base := filepath.Join(dir, exp.Name+"_examples")
+	return []string{base + ".png", base + ".svg"}, figures.Save(p, base, w, h)
 }

@@ -9,12 +9,13 @@ import (
 	"github.com/invmmd/invmmd/invmmd/experiments"
 	"github.com/invmmd/invmmd/invmmd/experiments/store"
 	"github.com/invmmd/invmmd/invmmd/figures"
+	"github.com/invmmd/invmmd/invmmd/results"
 )
 
 // drawVariance draws the variance figure into dir, from the points as the table holds them
 // (so that invmmd figures redraws it to the byte), and returns its base path.
-func drawVariance(pts []experiments.VariancePoint, dir string) (string, error) {
-	plots, err := figures.Variance(experiments.VarianceAsWritten(pts))
+func drawVariance(pts []results.VariancePoint, dir string) (string, error) {
+	plots, err := figures.Variance(results.VarianceAsWritten(pts))
 	if err != nil {
 		return "", err
 	}

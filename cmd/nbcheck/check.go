@@ -197,8 +197,10 @@ func checkText(text, what string, add func(int, string, ...any), cell int) {
 // Conventions every notebook source in notebooks/ follows (see notebooks/README.md).
 const (
 	// ModuleEdit is the start of the first code cell: it points the notebook's Go module at
-	// the repository (GONB_DIR is the notebook's folder when Jupyter runs it).
-	ModuleEdit = `!*go mod edit -require=github.com/invmmd/invmmd@v0.0.0-00010101000000-000000000000 -replace=github.com/invmmd/invmmd="${GONB_DIR}/.."`
+	// the repository (GONB_DIR is the notebook's folder when Jupyter runs it) and requires
+	// the GoNB version that GoMLX requires, so that GoNB's go get finds gonbui in the build
+	// list instead of asking the module proxy (TestModuleEditGoNBVersion keeps them equal).
+	ModuleEdit = `!*go mod edit -require=github.com/invmmd/invmmd@v0.0.0-00010101000000-000000000000 -require=github.com/janpfeifer/gonb@v0.11.1 -replace=github.com/invmmd/invmmd="${GONB_DIR}/.."`
 	// GoLexer is the Pygments lexer of the notebooks' code: GoNB reports none, and nbconvert
 	// then highlights Go as IPython (// comments unrecognised, backticks as errors).
 	GoLexer = "go"

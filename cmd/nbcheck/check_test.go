@@ -8,6 +8,7 @@ import (
 	"image"
 	"image/png"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -334,5 +335,19 @@ func TestRepositoryNotebooksAndPages(t *testing.T) {
 		if want := nb.Metadata.Invmmd.Figures; sum.Images < want {
 			t.Errorf("%s embeds %d images, but %s promises %d figures (re-render it with scripts/notebooks.sh %s)", page, sum.Images, f, want, f)
 		}
+	}
+}
+
+// TestModuleEditGoNBVersion checks that the module cell requires the GoNB version that the
+// project's module graph selects (through GoMLX): a different one would make GoNB's go get
+// change the notebooks' dependencies or ask the module proxy.
+func TestModuleEditGoNBVersion(t *testing.T) {
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Version}}", "github.com/janpfeifer/gonb").Output()
+	if err != nil {
+		t.Fatalf("go list -m github.com/janpfeifer/gonb: %v", err)
+	}
+	want := "-require=github.com/janpfeifer/gonb@" + strings.TrimSpace(string(out)) + " "
+	if !strings.Contains(ModuleEdit, want) {
+		t.Errorf("ModuleEdit = %s\nwant it to contain %q (the version go list -m selects)", ModuleEdit, want)
 	}
 }

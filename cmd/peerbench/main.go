@@ -295,7 +295,7 @@ func mlpFits(method invmmd.Method, reps int) (timings, string, error) {
 	var aux *train.Aux
 	if method.NeedsG() || method.NeedsM() {
 		// Quick auxiliary models: their quality does not change the cost of a step.
-		mlp := func(seed uint64) models.Net { return models.MLP{Hidden: []int{64, 64}, Seed: seed} }
+		mlp := func(_ train.Role, seed uint64) models.Net { return models.MLP{Hidden: []int{64, 64}, Seed: seed} }
 		if aux, err = train.FitAux(sp, mlp, train.AuxConfig{BatchSize: 500, Epochs: 2, LearningRate: 1e-3, Seed: 2}); err != nil {
 			return timings{}, "", err
 		}

@@ -1,11 +1,18 @@
 package experiments
 
 import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/clinical"
 	"github.com/invmmd/invmmd/invmmd/dataset"
 	"github.com/invmmd/invmmd/invmmd/mimic"
 	"github.com/invmmd/invmmd/invmmd/models"
+	"github.com/invmmd/invmmd/invmmd/results"
+	"github.com/invmmd/invmmd/invmmd/tmnist"
 	"github.com/invmmd/invmmd/invmmd/train"
 )
 
@@ -49,8 +56,9 @@ func ClinicalNMES(size ClinicalSize) Experiment {
 		Net: clinicalNet,
 		H: train.Config{BatchSize: 0, Epochs: size.Epochs, Patience: size.Patience, SelectAfter: size.SelectAfter,
 			LearningRate: 1e-3, Estimator: invmmd.Options{MainFraction: 1}},
-		Aux:   train.AuxConfig{BatchSize: 0, Epochs: size.AuxEpochs, Patience: size.AuxPatience, LearningRate: 1e-3},
-		Paper: Paper["clinical"],
+		Aux:    train.AuxConfig{BatchSize: 0, Epochs: size.AuxEpochs, Patience: size.AuxPatience, LearningRate: 1e-3},
+		Paper:  Paper["clinical"],
+		Figure: results.FigureHints{PaperDataset: "MIMIC-III"},
 		Notes: []string{
 			"NMES1988 (R package AER via Debian r-cran-aer) stands in for MIMIC-III, which needs credentialed access: Y = more than 4 physician office visits (the median), Z = African American, Z missing for non-male patients with probability 0.8, the paper's shifted split. Its population, features and size differ from the paper's, so the numbers are not comparable; the pattern between methods is what the table shows.",
 			"Full-batch training on the ≈386 training rows (the paper's MIMIC batch was 4000); each fit stops after 100 steps without a better validation objective (cap 3000; h's first 20 never kept), G and m likewise.",
@@ -60,10 +68,12 @@ func ClinicalNMES(size ClinicalSize) Experiment {
 }
 
 // ClinicalMIMIC is Experiment 3 on MIMIC-III, built from the official CSV files in dir
-// (package mimic), with the paper's batch of 4000 rows.
+// (package mimic), with the paper's batch of 4000 rows. Its results are stored under the
+// name mimic, apart from the stand-in's.
 func ClinicalMIMIC(dir string, size ClinicalSize) Experiment {
 	e := ClinicalNMES(size)
-	e.Title = "MIMIC-III"
+	e.Name, e.Title = "mimic", "MIMIC-III"
+	e.Figure = results.FigureHints{} // the paper's numbers are on this dataset
 	e.Data = func(seed uint64) (dataset.Splits, error) {
 		sp, _, err := mimic.Build(mimic.Config{Dir: dir, Seed: seed})
 		return sp, err
@@ -76,4 +86,97 @@ func ClinicalMIMIC(dir string, size ClinicalSize) Experiment {
 	e.H.SelectAfter = min(max(size.SelectAfter/10, 1), e.H.Epochs-1)
 	e.Notes = []string{"MIMIC-III v1.4 cohort of package mimic (first adult ICU stay of at least one day, first-day vitals and labs), batch 4000 as in the paper."}
 	return e
+}
+
+// clinicalEntry is the registry's entry of the clinical experiment: the NMES1988 stand-in
+// (command clinical, in the main job; its CSV from -data, $INVMMD_DATA_DIR or the
+// repository) and MIMIC-III with -mimic DIR, stored as mimic. -batch sets the batch of h,
+// G and m.
+func clinicalEntry() Entry {
+	build := func(quick bool, batch int, mimicDir, dataFile string) (Experiment, error) {
+		size := ClinicalPaper
+		if quick {
+			size = ClinicalQuick
+		}
+		if mimicDir != "" && dataFile != "" {
+			return Experiment{}, fmt.Errorf("-mimic and -data: give one (MIMIC-III, or the NMES1988 stand-in's CSV)")
+		}
+		var exp Experiment
+		if mimicDir != "" {
+			if st, err := os.Stat(mimicDir); err != nil || !st.IsDir() {
+				return exp, fmt.Errorf("-mimic %s: not a folder", mimicDir)
+			}
+			exp = ClinicalMIMIC(mimicDir, size)
+			if quick {
+				// The paper's batch of 4000 is larger than small extracts (and the
+				// test fixture): quick runs train on the full batch.
+				exp.H.BatchSize, exp.Aux.BatchSize = 0, 0
+			}
+		} else {
+			path, err := nmesPath(dataFile)
+			if err != nil {
+				return exp, err
+			}
+			exp = ClinicalNMES(size)
+			exp.Data = func(seed uint64) (dataset.Splits, error) {
+				sp, _, err := clinical.LoadNMES(clinical.NMESConfig{Path: path, Seed: seed})
+				return sp, err
+			}
+		}
+		if batch > 0 {
+			exp.H.BatchSize, exp.Aux.BatchSize = batch, batch
+		}
+		exp.Size = size
+		return exp, nil
+	}
+	return Entry{
+		Name:    "clinical",
+		Summary: "Experiment 3: the NMES1988 stand-in, or MIMIC-III with -mimic DIR",
+		Order:   30,
+		New: func(quick bool, batch int) (Experiment, error) {
+			return build(quick, batch, "", "")
+		},
+		Flags: func(fs *flag.FlagSet) Builder {
+			mimicDir := fs.String("mimic", "", "folder of the MIMIC-III v1.4 CSV files (ICUSTAYS, ADMISSIONS, PATIENTS, LABEVENTS, CHARTEVENTS; .csv or .csv.gz); empty runs the NMES1988 stand-in")
+			dataFile := fs.String("data", "", "the NMES1988 CSV (default: $"+tmnist.DataDirEnv+"/nmes1988/nmes1988.csv when "+tmnist.DataDirEnv+" is set, else "+clinical.NMESRelPath+" found from the working directory up)")
+			return func(quick bool, batch int) (Experiment, error) {
+				return build(quick, batch, *mimicDir, *dataFile)
+			}
+		},
+		Batch: true,
+		Named: func(name string) (Experiment, bool) {
+			for _, e := range []Experiment{ClinicalNMES(ClinicalQuick), ClinicalMIMIC("", ClinicalQuick)} {
+				if e.Name == name {
+					return e, true
+				}
+			}
+			return Experiment{}, false
+		},
+		Sweep: RunConfig{Methods: ClinicalMethods, Lambdas: []float64{1}, Seeds: PaperSeeds},
+		Main:  []MainRun{{Name: "clinical"}},
+	}
+}
+
+// nmesPath resolves the NMES1988 CSV: flagValue (-data), else
+// $INVMMD_DATA_DIR/nmes1988/nmes1988.csv, else clinical.FindNMES. It checks that the file
+// exists before any work.
+func nmesPath(flagValue string) (string, error) {
+	p := flagValue
+	what := "-data " + p
+	if p == "" {
+		if d := os.Getenv(tmnist.DataDirEnv); d != "" {
+			p = filepath.Join(d, "nmes1988", "nmes1988.csv")
+			what = "$" + tmnist.DataDirEnv + " = " + d + ": " + p
+		} else {
+			return clinical.FindNMES()
+		}
+	}
+	st, err := os.Stat(p)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w (regenerate it with %s)", what, err, clinical.NMESScript)
+	}
+	if st.IsDir() {
+		return "", fmt.Errorf("%s is a folder, want the NMES1988 CSV file", what)
+	}
+	return p, nil
 }

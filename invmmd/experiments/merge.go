@@ -7,18 +7,20 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strings"
 
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/experiments/store"
+	"github.com/invmmd/invmmd/invmmd/results"
 )
 
 // Merged is what Merge assembled.
 type Merged struct {
 	Sweep   store.Sweep
-	Rows    map[float64][]Row // by λ
-	Files   []string          // the tables written
-	Removed []string          // stale tables of λ the sweep no longer lists, removed
+	Rows    map[float64][]results.Row // by λ
+	Files   []string                  // the tables written
+	Removed []string                  // stale tables of λ the sweep no longer lists, removed
 }
 
 // Merge assembles exp's tables under tableDir from the per-fit files under
@@ -118,14 +120,14 @@ func Merge(exp Experiment, storeDir, tableDir string) (*Merged, error) {
 	res.Files = append(res.Files, cfgPath, timePath)
 	backendName, _ := rec["Backend"].(string)
 	for _, l := range sortedLambdas(rows) {
-		p := TablePath(tableDir, exp.Name, l)
-		if err := store.WriteFile(p, func(w io.Writer) error { return WriteCSV(w, rows[l]) }); err != nil {
+		p := results.TablePath(tableDir, exp.Name, l)
+		if err := store.WriteFile(p, func(w io.Writer) error { return results.WriteCSV(w, rows[l]) }); err != nil {
 			return nil, err
 		}
 		md := strings.TrimSuffix(p, ".csv") + ".md"
 		err := store.WriteFile(md, func(w io.Writer) error {
-			title := fmt.Sprintf("%s, λ = %s", exp.Title, LambdaName(l))
-			if err := WriteMarkdown(w, title, Summarize(rows[l]), exp.Paper[l]); err != nil {
+			title := fmt.Sprintf("%s, λ = %s", exp.Title, results.LambdaName(l))
+			if err := results.WriteMarkdown(w, title, results.Summarize(rows[l]), exp.Paper[l]); err != nil {
 				return err
 			}
 			fmt.Fprintf(w, "\nConfiguration: %s (backend %s; timings in %s). Seeds %v.\n", filepath.Base(cfgPath), backendName, filepath.Base(timePath), sw.Seeds)
@@ -188,7 +190,7 @@ func collectSeconds(v any, path string, into map[string]any) {
 func removeStale(dir, name string, lambdas []float64) ([]string, error) {
 	keep := map[string]bool{}
 	for _, l := range lambdas {
-		keep[LambdaName(l)] = true
+		keep[results.LambdaName(l)] = true
 	}
 	paths, err := filepath.Glob(filepath.Join(dir, name+"_lambda*.csv"))
 	if err != nil {
@@ -208,4 +210,14 @@ func removeStale(dir, name string, lambdas []float64) ([]string, error) {
 		removed = append(removed, lam)
 	}
 	return removed, nil
+}
+
+// sortedLambdas returns the keys of m in increasing order.
+func sortedLambdas[T any](m map[float64]T) []float64 {
+	var ls []float64
+	for l := range m {
+		ls = append(ls, l)
+	}
+	sort.Float64s(ls)
+	return ls
 }

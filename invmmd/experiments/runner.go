@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"time"
 
@@ -15,12 +14,13 @@ import (
 	"github.com/invmmd/invmmd/invmmd/experiments/store"
 	"github.com/invmmd/invmmd/invmmd/models"
 	"github.com/invmmd/invmmd/invmmd/progress"
+	"github.com/invmmd/invmmd/invmmd/results"
 	"github.com/invmmd/invmmd/invmmd/train"
 )
 
 // Experiment describes one experiment to Run.
 type Experiment struct {
-	Name  string // file prefix and key into Paper: "sim", "tmnist", "clinical"
+	Name  string // file prefix and key into Paper: "sim", "tmnist", "clinical", or a variant's
 	Title string
 	// Data builds the splits for one seed; the seed drives the data's randomness (draws,
 	// label flips, missingness) as well as the networks'.
@@ -38,9 +38,15 @@ type Experiment struct {
 	// textured MNIST), what differs from its default construction; nil for the default.
 	Construction any
 	// Paper holds the paper's numbers to print next to ours, by λ (nil: none).
-	Paper map[float64]map[string]PaperRow
+	Paper map[float64]map[string]results.PaperRow
 	// Notes are printed under the tables: what differs from the paper and why.
 	Notes []string
+	// Figure is what the results figures draw besides the tables: the accuracy ceiling of
+	// an invariant model, the paper's dataset when it is not ours.
+	Figure results.FigureHints
+	// Examples, when set, returns example images of the data of a seed, drawn as
+	// NAME_examples next to the results figures.
+	Examples func(seed uint64) (ExampleImages, error)
 }
 
 // RunConfig chooses what Run sweeps and where its results go.
@@ -67,8 +73,9 @@ type RunConfig struct {
 	FitAux func(seed uint64, sp dataset.Splits, fit func() (*train.Aux, error)) (*train.Aux, error)
 }
 
-// Fit is the record of one trained h.
-type Fit struct {
+// FitRecord is the record of one trained h: its key in the sweep, what its history says
+// of the training and its metrics. (train.Fit is the function that trains it.)
+type FitRecord struct {
 	Method      string
 	Lambda      float64
 	Seed        uint64
@@ -86,9 +93,9 @@ type Fit struct {
 // Outcome is what Run produced.
 type Outcome struct {
 	Experiment string
-	Rows       map[float64][]Row    // by λ; empty for a shard
-	Fits       []Fit                // the fits of this run (or shard), done now or resumed
-	Aux        map[string]train.Aux // by seed, reports only (predictions dropped)
+	Rows       map[float64][]results.Row // by λ; empty for a shard
+	Fits       []FitRecord               // the fits of this run (or shard), done now or resumed
+	Aux        map[string]train.Aux      // by seed, reports only (predictions dropped)
 	Data       map[string][3]dataset.Summary
 	Seconds    float64
 	Skipped    int // fits resumed from their files
@@ -204,7 +211,7 @@ func Run(exp Experiment, cfg RunConfig) (*Outcome, error) {
 	lo, hi := shard.Range(len(keys))
 	mine := keys[lo:hi]
 
-	out := &Outcome{Experiment: exp.Name, Rows: map[float64][]Row{}, Aux: map[string]train.Aux{}, Data: map[string][3]dataset.Summary{}}
+	out := &Outcome{Experiment: exp.Name, Rows: map[float64][]results.Row{}, Aux: map[string]train.Aux{}, Data: map[string][3]dataset.Summary{}}
 	var todo []store.Key
 	for _, k := range mine {
 		if cfg.Resume {
@@ -272,7 +279,7 @@ func Run(exp Experiment, cfg RunConfig) (*Outcome, error) {
 
 // runSeed builds seed's data, fits G and m when a method of keys needs them, then fits h
 // for each key, writing each result file as soon as the fit is done.
-func runSeed(exp Experiment, cfg RunConfig, st *store.Store, seed uint64, keys []store.Key, bar *progress.Bar) ([]Fit, error) {
+func runSeed(exp Experiment, cfg RunConfig, st *store.Store, seed uint64, keys []store.Key, bar *progress.Bar) ([]FitRecord, error) {
 	sp, err := exp.Data(seed)
 	if err != nil {
 		return nil, fmt.Errorf("experiments: %s, seed %d: %w", exp.Name, seed, err)
@@ -295,7 +302,7 @@ func runSeed(exp Experiment, cfg RunConfig, st *store.Store, seed uint64, keys [
 		ac.Seed = seed * 1000
 		ac.Progress = cfg.Verbose
 		fit := func() (*train.Aux, error) {
-			return train.FitAux(sp, func(s uint64) models.Net { return exp.Net(roleOf(s, ac.Seed), s) }, ac)
+			return train.FitAux(sp, func(r train.Role, s uint64) models.Net { return exp.Net(r.String(), s) }, ac)
 		}
 		if cfg.FitAux != nil {
 			aux, err = cfg.FitAux(seed, sp, fit)
@@ -312,7 +319,7 @@ func runSeed(exp Experiment, cfg RunConfig, st *store.Store, seed uint64, keys [
 			fmt.Fprintf(cfg.Verbose, "seed %d: %s\nseed %d: %s\n", seed, aux.G, seed, aux.M)
 		}
 	}
-	var fits []Fit
+	var fits []FitRecord
 	for i, k := range keys {
 		hc := exp.H
 		hc.Method, hc.Lambda, hc.Seed, hc.Progress = methods[i], k.Lambda, seed, cfg.Verbose
@@ -333,24 +340,24 @@ func runSeed(exp Experiment, cfg RunConfig, st *store.Store, seed uint64, keys [
 	return fits, nil
 }
 
-func fitFrom(k store.Key, met train.Metrics, hist *train.History) Fit {
-	return Fit{Method: k.Method, Lambda: k.Lambda, Seed: k.Seed, BestEpoch: hist.BestEpoch, Epochs: len(hist.Epochs),
+func fitFrom(k store.Key, met train.Metrics, hist *train.History) FitRecord {
+	return FitRecord{Method: k.Method, Lambda: k.Lambda, Seed: k.Seed, BestEpoch: hist.BestEpoch, Epochs: len(hist.Epochs),
 		Seconds: hist.Seconds, PenaltyPath: hist.PenaltyPath, Recompiles: hist.Recompiles, FlooredG: hist.FlooredG,
 		EmptyStrata: hist.EmptyStrata, FlooredNorm: hist.FlooredNorms, Metrics: met}
 }
 
-func fitOf(rec store.Record) (Fit, error) {
+func fitOf(rec store.Record) (FitRecord, error) {
 	var r fitResult
 	if err := json.Unmarshal(rec.Result, &r); err != nil {
-		return Fit{}, fmt.Errorf("experiments: result of %v: %w", rec.Key, err)
+		return FitRecord{}, fmt.Errorf("experiments: result of %v: %w", rec.Key, err)
 	}
 	return fitFrom(rec.Key, r.Metrics, &r.History), nil
 }
 
 // rowsOf builds the table rows by λ from the records of the grid's keys (in Grid order):
 // for each seed, the methods in the sweep's order, "none" repeated under every λ.
-func rowsOf(sw store.Sweep, recs []store.Record) (map[float64][]Row, error) {
-	by := map[store.Key]Fit{}
+func rowsOf(sw store.Sweep, recs []store.Record) (map[float64][]results.Row, error) {
+	by := map[store.Key]FitRecord{}
 	for _, rec := range recs {
 		f, err := fitOf(rec)
 		if err != nil {
@@ -358,7 +365,7 @@ func rowsOf(sw store.Sweep, recs []store.Record) (map[float64][]Row, error) {
 		}
 		by[rec.Key] = f
 	}
-	rows := map[float64][]Row{}
+	rows := map[float64][]results.Row{}
 	for _, l := range sw.Lambdas {
 		for _, s := range sw.Seeds {
 			for _, m := range sw.Methods {
@@ -367,25 +374,20 @@ func rowsOf(sw store.Sweep, recs []store.Record) (map[float64][]Row, error) {
 					k.Lambda = 0
 				}
 				f := by[k]
-				rows[l] = append(rows[l], Row{Method: m, Seed: s, TrMMD: f.Metrics.TrainMMD, TrAcc: f.Metrics.TrainAcc, TeAcc: f.Metrics.TestAcc})
+				rows[l] = append(rows[l], results.Row{Method: m, Seed: s, TrMMD: f.Metrics.TrainMMD, TrAcc: f.Metrics.TrainAcc, TeAcc: f.Metrics.TestAcc})
 			}
 		}
 	}
 	return rows, nil
 }
 
-// roleOf tells G's seed from m's: FitAux seeds G with Seed and m with Seed+1.
-func roleOf(seed, base uint64) string {
-	if seed == base {
-		return "G"
+// CurveOf returns what the training-curves figure (figures.Curves) draws of a fit's
+// history: its name, the epoch kept and each epoch's training loss and validation
+// objective.
+func CurveOf(h *train.History) results.Curve {
+	c := results.Curve{Name: h.Name, BestEpoch: h.BestEpoch, Epochs: make([]results.CurvePoint, len(h.Epochs))}
+	for i, e := range h.Epochs {
+		c.Epochs[i] = results.CurvePoint{Epoch: e.Epoch, TrainLoss: e.TrainLoss, ValObjective: e.ValObjective}
 	}
-	return "m"
-}
-
-// LambdaName formats λ for file names: 1 → "1", 0.5 → "0.5".
-func LambdaName(l float64) string { return store.FormatLambda(l) }
-
-// TablePath returns the path of the result CSV for experiment name at λ under dir.
-func TablePath(dir, name string, lambda float64) string {
-	return filepath.Join(dir, name+"_lambda"+LambdaName(lambda)+".csv")
+	return c
 }

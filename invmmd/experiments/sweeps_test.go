@@ -16,19 +16,23 @@ import (
 // TestSweeps checks the claims of the sweep defaults: five seeds and the paper's λ for every
 // paper-size table, and quick runs that use the paper-size data with fewer fits.
 func TestSweeps(t *testing.T) {
-	for _, name := range []string{"sim", "sim_mf075", "tmnist", "clinical"} {
-		rc := PaperSweep(name)
+	for _, name := range []string{"sim", "sim_mf075", "tmnist", "clinical", "mimic", "tmnist_fused"} {
+		e, ok := ByName(name)
+		if !ok {
+			t.Fatalf("ByName(%q): no entry", name)
+		}
+		rc := e.DefaultSweep(false)
 		if !slices.Equal(rc.Seeds, []uint64{1, 2, 3, 4, 5}) {
 			t.Errorf("%s: seeds %v, want 1–5", name, rc.Seeds)
 		}
 		wantL := []float64{1, 5}
-		if name == "clinical" {
+		if e.Name == "clinical" {
 			wantL = []float64{1}
 		}
 		if !slices.Equal(rc.Lambdas, wantL) {
 			t.Errorf("%s: λ %v, want %v", name, rc.Lambdas, wantL)
 		}
-		q := QuickSweep(name)
+		q := e.DefaultSweep(true)
 		if len(q.Seeds) != 1 || !slices.Equal(q.Lambdas, []float64{1}) || !slices.Equal(q.Methods, QuickMethods) {
 			t.Errorf("%s quick: %+v", name, q)
 		}
@@ -39,7 +43,7 @@ func TestSweeps(t *testing.T) {
 	if TMNISTQuick.MaxTrain != TMNISTPaper.MaxTrain || TMNISTQuick.MaxTest != TMNISTPaper.MaxTest {
 		t.Errorf("quick textured MNIST caps %+v, want the paper-size data", TMNISTQuick)
 	}
-	if !slices.Contains(PaperSweep("sim").Methods, invmmd.DRPO) {
+	if e, _ := ByName("sim"); !slices.Contains(e.DefaultSweep(false).Methods, invmmd.DRPO) {
 		t.Error("the simulation sweep lacks the dr-po extension")
 	}
 }

@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"flag"
 	"fmt"
 	"slices"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/dataset"
 	"github.com/invmmd/invmmd/invmmd/models"
+	"github.com/invmmd/invmmd/invmmd/results"
 	"github.com/invmmd/invmmd/invmmd/tmnist"
 	"github.com/invmmd/invmmd/invmmd/train"
 )
@@ -34,7 +36,19 @@ var (
 // 0.9 in training and 0.1 in test; small CNNs for h, G and m; batches of 1500 for h as in
 // the paper.
 func TMNIST(size TMNISTSize) Experiment {
-	return tmnistOn(size, tmnist.DefaultConfig())
+	exp := tmnistOn(size, tmnist.DefaultConfig())
+	// The digit predicts the label only as well as the labels are not flipped.
+	exp.Figure = results.FigureHints{Ceiling: 1 - tmnist.DefaultConfig().FlipProb, CeilingWhat: "label noise"}
+	exp.Examples = func(seed uint64) (ExampleImages, error) {
+		cfg := tmnist.DefaultConfig()
+		cfg.Seed = seed
+		sp, _, err := tmnist.Build(cfg)
+		if err != nil {
+			return ExampleImages{}, err
+		}
+		return ExampleImages{Sets: []*dataset.Set{sp.Train, sp.Test}, ZNames: [2]string{"brick", "grass"}}, nil
+	}
+	return exp
 }
 
 // TMNISTVariant is TMNIST on another construction of the images, for the ablation of
@@ -62,7 +76,7 @@ func TMNISTVariant(size TMNISTSize, r tmnist.Rendering, textures [2]string) Expe
 		name += "_" + strings.TrimSuffix(textures[0], ".png") + "_" + strings.TrimSuffix(textures[1], ".png")
 	}
 	if name == "tmnist" {
-		return exp
+		return TMNIST(size)
 	}
 	exp.Name = name
 	exp.Title = fmt.Sprintf("Textured MNIST (%s rendering; Z = 0 %s, Z = 1 %s)", r, strings.TrimSuffix(cfg.Textures[0], ".png"), strings.TrimSuffix(cfg.Textures[1], ".png"))
@@ -124,7 +138,8 @@ func TMNISTWithNet(size TMNISTSize, net string) (Experiment, error) {
 		return exp, nil
 	}
 	exp.Name = "tmnist_net-" + net
-	aux := exp.Net // G and m as in the experiment
+	exp.Figure, exp.Examples = results.FigureHints{}, nil // drawn with the experiment's own results
+	aux := exp.Net                                        // G and m as in the experiment
 	exp.Net = func(role string, seed uint64) models.Net {
 		if role == "h" {
 			return mk(seed)
@@ -158,5 +173,120 @@ func tmnistOn(size TMNISTSize, data tmnist.Config) Experiment {
 			"CNN (models.StridedCNN, for h, G and m): 3×3 conv 8 at stride 2 (28 → 14), ReLU, 3×3 conv 16 at stride 2 (14 → 7), ReLU, linear; it reads the full-resolution image (the previous network, models.PooledCNN, averaged 2×2 blocks first) at the same cost, 0.25–0.33 s per training step of 1500 images on 2 cores with the pure-Go backend. The paper's CNNs are not described.",
 			"Learning rate 3·10⁻³; training stops when the validation objective has not improved for 8 epochs (cap 60), the first 2 epochs never kept; the best epoch by the method's validation objective is kept. Each fit's config record says why and when it stopped.",
 		},
+	}
+}
+
+// tmnistNamed returns the textured-MNIST experiment or variant whose results are stored
+// under name, at quick size: tmnist, tmnist_digits (TMNISTDigits), tmnist_net-NET
+// (TMNISTWithNet) or tmnist_[RENDERING][_A_B] (TMNISTVariant, the inverse of how it names
+// a construction: the rendering when not mnistplus, then the textures when not the
+// rendering's own). A name that no constructor gives back is not one.
+func tmnistNamed(name string) (Experiment, bool) {
+	if name == "tmnist" {
+		return TMNIST(TMNISTQuick), true
+	}
+	if e := TMNISTDigits(TMNISTQuick); e.Name == name {
+		return e, true
+	}
+	if net, ok := strings.CutPrefix(name, "tmnist_net-"); ok {
+		e, err := TMNISTWithNet(TMNISTQuick, net)
+		return e, err == nil && e.Name == name
+	}
+	rest, ok := strings.CutPrefix(name, "tmnist_")
+	if !ok {
+		return Experiment{}, false
+	}
+	parts := strings.Split(rest, "_")
+	r := tmnist.MNISTPlus
+	if p, err := tmnist.ParseRendering(parts[0]); err == nil {
+		r, parts = p, parts[1:]
+	}
+	var tex [2]string
+	switch len(parts) {
+	case 0:
+	case 2:
+		tex = [2]string{parts[0] + ".png", parts[1] + ".png"}
+	default:
+		return Experiment{}, false
+	}
+	e := TMNISTVariant(TMNISTQuick, r, tex)
+	return e, e.Name == name
+}
+
+// tmnistEntry is the registry's entry of textured MNIST: the experiment (command tmnist,
+// in the main job) and its checks and ablations, chosen by the command's -net, -digits,
+// -rendering and -textures and stored under their own names (tmnistNamed). -batch sets
+// h's batch.
+func tmnistEntry() Entry {
+	build := func(quick bool, batch int, rendering, textures string, digits bool, net string) (Experiment, error) {
+		r, err := tmnist.ParseRendering(rendering)
+		if err != nil {
+			return Experiment{}, fmt.Errorf("-rendering: %w", err)
+		}
+		var tex [2]string
+		if textures != "" {
+			parts := strings.Split(textures, ",")
+			if len(parts) != 2 || strings.TrimSpace(parts[0]) == "" || strings.TrimSpace(parts[1]) == "" {
+				return Experiment{}, fmt.Errorf("-textures %q: want two texture names, Z = 0's and Z = 1's, e.g. brick,gravel", textures)
+			}
+			for i, p := range parts {
+				tex[i] = strings.TrimSuffix(strings.TrimSpace(p), ".png") + ".png"
+			}
+			if tex[0] == tex[1] {
+				return Experiment{}, fmt.Errorf("-textures %q: the two textures must differ (Z is the texture)", textures)
+			}
+		}
+		size := TMNISTPaper
+		if quick {
+			size = TMNISTQuick
+		}
+		exp := TMNISTVariant(size, r, tex)
+		if digits {
+			if exp.Name != "tmnist" || net != "strided" {
+				return Experiment{}, fmt.Errorf("-digits measures the experiment's own images and network: drop -rendering, -textures and -net")
+			}
+			exp = TMNISTDigits(size)
+		}
+		if net != "strided" {
+			if exp.Name != "tmnist" {
+				return Experiment{}, fmt.Errorf("-net %s trains another h on the experiment's own images: drop -rendering and -textures", net)
+			}
+			if exp, err = TMNISTWithNet(size, net); err != nil {
+				return Experiment{}, fmt.Errorf("-net: %w", err)
+			}
+		}
+		cfg := tmnist.DefaultConfig()
+		if tex != [2]string{} {
+			cfg.Textures = tex
+		}
+		if err := tmnist.Available(cfg); err != nil {
+			return Experiment{}, err
+		}
+		if batch > 0 {
+			exp.H.BatchSize = batch
+		}
+		exp.Size = size
+		return exp, nil
+	}
+	return Entry{
+		Name:    "tmnist",
+		Summary: "Experiment 2: textured MNIST, every method × seeds × λ",
+		Order:   20,
+		New: func(quick bool, batch int) (Experiment, error) {
+			return build(quick, batch, tmnist.MNISTPlus.String(), "", false, "strided")
+		},
+		Flags: func(fs *flag.FlagSet) Builder {
+			net := fs.String("net", "strided", "the network trained as h (G and m stay strided): strided (the experiment's), wide (twice the channels: the capacity check) or pooled (the previous version's); results of another than strided go to tables named tmnist_net-NAME")
+			digits := fs.Bool("digits", false, "a measurement: labels = digits and texture independent of the label, so that none's test accuracy a says how well the network reads the digit (an h that reads only the digit reaches 0.25 + 0.5·a in the experiment); use with -methods none; tables named tmnist_digits")
+			rendering := fs.String("rendering", tmnist.MNISTPlus.String(), "how images are made (the ablation of data/README.md): mnistplus (make_mnistplus.py), fused (without the emboss) or toned (the earlier rendering); results of another than mnistplus go to tables named tmnist_RENDERING")
+			textures := fs.String("textures", "", "the texture files for Z = 0 and Z = 1 under data/textures, e.g. brick,gravel (default brick,grass; toned: grass,brick); results of another pair go to tables named tmnist_..._A_B")
+			return func(quick bool, batch int) (Experiment, error) {
+				return build(quick, batch, *rendering, *textures, *digits, *net)
+			}
+		},
+		Batch: true,
+		Named: tmnistNamed,
+		Sweep: RunConfig{Methods: invmmd.Methods, Lambdas: []float64{1, 5}, Seeds: PaperSeeds},
+		Main:  []MainRun{{Name: "tmnist"}},
 	}
 }

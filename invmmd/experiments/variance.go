@@ -1,12 +1,10 @@
 package experiments
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -23,6 +21,7 @@ import (
 	"github.com/invmmd/invmmd/invmmd/experiments/store"
 	"github.com/invmmd/invmmd/invmmd/models"
 	"github.com/invmmd/invmmd/invmmd/progress"
+	"github.com/invmmd/invmmd/invmmd/results"
 	"github.com/invmmd/invmmd/invmmd/sim"
 	"github.com/invmmd/invmmd/invmmd/train"
 )
@@ -100,20 +99,9 @@ func (c VarianceConfig) Validate() error {
 	return nil
 }
 
-// VariancePoint is one estimator at one batch size.
-type VariancePoint struct {
-	Estimator string
-	BatchSize int
-	Mean, Std float64
-	N         int // batches
-	// Empty counts strata that contributed 0 over the batches (no row of some Z value);
-	// Floored counts normaliser estimates raised to the floor.
-	Empty, Floored int
-}
-
 // VarianceOutcome is the study's result.
 type VarianceOutcome struct {
-	Points  []VariancePoint
+	Points  []results.VariancePoint
 	Seconds float64 // whole study
 	// EstimateSeconds is the time spent in the estimators alone: designs and kernel sums
 	// for every batch and method.
@@ -244,7 +232,7 @@ func varianceSweep(cfg VarianceConfig) (store.Sweep, error) {
 type varianceSize struct {
 	Config          json.RawMessage
 	BatchSize       int
-	Points          []VariancePoint
+	Points          []results.VariancePoint
 	EstimateSeconds float64
 }
 
@@ -292,7 +280,7 @@ func varianceSizes(cfg VarianceConfig, st *store.Store, todo map[int]bool, out *
 	}
 	ac := exp.Aux
 	ac.Seed = cfg.Seed * 1000
-	aux, err := train.FitAux(sp, func(s uint64) models.Net { return exp.Net("aux", s) }, ac)
+	aux, err := train.FitAux(sp, func(_ train.Role, s uint64) models.Net { return exp.Net("aux", s) }, ac)
 	if err != nil {
 		return err
 	}
@@ -335,7 +323,7 @@ func varianceSizes(cfg VarianceConfig, st *store.Store, todo map[int]bool, out *
 			continue
 		}
 		vals := make([][]float64, len(cfg.Methods))
-		pts := make([]VariancePoint, len(cfg.Methods))
+		pts := make([]results.VariancePoint, len(cfg.Methods))
 		estimate := 0.0
 		for b := 0; b < cfg.Batches; b++ {
 			idx := perm[b*n : (b+1)*n]
@@ -425,21 +413,12 @@ func MergeVariance(storeDir, tableDir string) (*VarianceOutcome, error) {
 	return out, out.write(rec, pool.Train, tableDir)
 }
 
-// VarianceCSVHeader is the header of variance.csv.
-var VarianceCSVHeader = "estimator,batch_size,mean,std,n"
-
 func (o *VarianceOutcome) write(r varianceRecord, trainSet dataset.Summary, tableDir string) error {
 	if err := os.MkdirAll(tableDir, 0o755); err != nil {
 		return err
 	}
 	p := filepath.Join(tableDir, "variance.csv")
-	err := store.WriteFile(p, func(w io.Writer) error {
-		fmt.Fprintln(w, VarianceCSVHeader)
-		for _, pt := range o.Points {
-			fmt.Fprintf(w, "%s,%d,%.6f,%.6f,%d\n", pt.Estimator, pt.BatchSize, pt.Mean, pt.Std, pt.N)
-		}
-		return nil
-	})
+	err := store.WriteFile(p, func(w io.Writer) error { return results.WriteVarianceCSV(w, o.Points) })
 	if err != nil {
 		return err
 	}
@@ -462,64 +441,4 @@ func (o *VarianceOutcome) write(r varianceRecord, trainSet dataset.Summary, tabl
 	}
 	o.Files = append(o.Files, p, cp, tp)
 	return nil
-}
-
-// VarianceAsWritten returns a copy of pts with Mean and Std rounded as variance.csv writes
-// them, so that the figure drawn from a run's points is the one redrawn from its table.
-func VarianceAsWritten(pts []VariancePoint) []VariancePoint {
-	out := make([]VariancePoint, len(pts))
-	for i, p := range pts {
-		p.Mean, p.Std = asWritten(p.Mean), asWritten(p.Std)
-		out[i] = p
-	}
-	return out
-}
-
-// ReadVarianceCSV reads a variance.csv written by Variance; errors name the file, line and
-// column.
-func ReadVarianceCSV(path string) ([]VariancePoint, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	cr := csv.NewReader(f)
-	cr.FieldsPerRecord = 5
-	head, err := cr.Read()
-	if err != nil {
-		return nil, fmt.Errorf("%s: reading the header: %w", path, err)
-	}
-	if strings.Join(head, ",") != VarianceCSVHeader {
-		return nil, fmt.Errorf("%s: line 1: header %q, want %q", path, strings.Join(head, ","), VarianceCSVHeader)
-	}
-	var pts []VariancePoint
-	for {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			return pts, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		line, _ := cr.FieldPos(0)
-		p := VariancePoint{Estimator: rec[0]}
-		if _, err := invmmd.ParseMethod(rec[0]); err != nil {
-			return nil, fmt.Errorf("%s: line %d, column estimator: %w", path, line, err)
-		}
-		var perr error
-		if p.BatchSize, perr = strconv.Atoi(rec[1]); perr != nil || p.BatchSize < 2 {
-			return nil, fmt.Errorf("%s: line %d, column batch_size: %q is not a batch size", path, line, rec[1])
-		}
-		if p.N, perr = strconv.Atoi(rec[4]); perr != nil || p.N < 1 {
-			return nil, fmt.Errorf("%s: line %d, column n: %q is not a count", path, line, rec[4])
-		}
-		for k, dst := range []*float64{&p.Mean, &p.Std} {
-			v, err := strconv.ParseFloat(rec[2+k], 64)
-			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("%s: line %d, column %s: %q is not a finite number", path, line, []string{"mean", "std"}[k], rec[2+k])
-			}
-			*dst = v
-		}
-		pts = append(pts, p)
-	}
 }

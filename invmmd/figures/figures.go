@@ -1,6 +1,7 @@
 // Package figures draws the project's plots with gonum/plot and writes them as PNG and SVG
 // files or PNG bytes (for notebooks). It is the last step of the data flow: it reads
-// datasets and experiment results and writes nothing else.
+// datasets (package dataset) and experiment results (package results), plain data that
+// imports none of the training code, and writes nothing else.
 //
 // Every plot is drawn the same way (drawGrid): a white background, the panels of a grid with
 // aligned axes, and each panel's legend in a column to the right of its data area, so that

@@ -11,7 +11,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/invmmd/invmmd/invmmd/dataset"
-	"github.com/invmmd/invmmd/invmmd/train"
+	"github.com/invmmd/invmmd/invmmd/results"
 )
 
 // Plots of the experiment notebooks (01–03): the balance of each split, the features of a
@@ -140,20 +140,20 @@ func Features2D(title string, s *dataset.Set, maxRows int) (*plot.Plot, error) {
 // Curves returns the two panels of the training curves of one or more fits of h: the
 // training loss (mean over the epoch's steps of NLL + λ·penalty) and the validation
 // objective (the method's own estimator), per epoch, one line per fit, with a ring on the
-// epoch whose weights were kept. It is an error to give no history or one with no epoch,
-// or a non-finite value.
-func Curves(hists []*train.History) ([][]*plot.Plot, error) {
-	if len(hists) == 0 {
-		return nil, fmt.Errorf("figures: Curves: no histories")
+// epoch whose weights were kept. It is an error to give no curve or one with no epoch,
+// or a non-finite value. (experiments.CurveOf makes a curve of a train.History.)
+func Curves(curves []results.Curve) ([][]*plot.Plot, error) {
+	if len(curves) == 0 {
+		return nil, fmt.Errorf("figures: Curves: no curves")
 	}
 	loss, val := plot.New(), plot.New()
 	loss.Title.Text = "Training loss: NLL + λ·penalty"
 	val.Title.Text = "Validation objective (ring: the epoch kept)"
 	loss.Y.Label.Text = "mean over the epoch's steps"
 	val.Y.Label.Text = "method's own estimate"
-	for k, h := range hists {
-		if h == nil || len(h.Epochs) == 0 {
-			return nil, fmt.Errorf("figures: Curves: history %d has no epochs", k)
+	for k, h := range curves {
+		if len(h.Epochs) == 0 {
+			return nil, fmt.Errorf("figures: Curves: curve %d (%q) has no epochs", k, h.Name)
 		}
 		var lp, vp plotter.XYs
 		for _, e := range h.Epochs {

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/invmmd/invmmd/invmmd/dataset"
-	"github.com/invmmd/invmmd/invmmd/train"
+	"github.com/invmmd/invmmd/invmmd/results"
 )
 
 // smallSet is a two-feature set with every (Y, Z) cell, some rows observed.
@@ -85,18 +85,18 @@ func TestFeatures2D(t *testing.T) {
 }
 
 func TestCurves(t *testing.T) {
-	hist := func(name string, vals ...float64) *train.History {
-		h := &train.History{Name: name}
+	hist := func(name string, vals ...float64) results.Curve {
+		h := results.Curve{Name: name}
 		best := math.Inf(1)
 		for i, v := range vals {
-			h.Epochs = append(h.Epochs, train.Epoch{Epoch: i + 1, TrainLoss: v + 0.1, ValObjective: v})
+			h.Epochs = append(h.Epochs, results.CurvePoint{Epoch: i + 1, TrainLoss: v + 0.1, ValObjective: v})
 			if v < best {
 				best, h.BestEpoch = v, i+1
 			}
 		}
 		return h
 	}
-	grid, err := Curves([]*train.History{hist("h (none)", 0.7, 0.5, 0.45, 0.46), hist("h (dr)", 0.9, 0.6, 0.7)})
+	grid, err := Curves([]results.Curve{hist("h (none)", 0.7, 0.5, 0.45, 0.46), hist("h (dr)", 0.9, 0.6, 0.7)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,13 +114,13 @@ func TestCurves(t *testing.T) {
 		renders(t, p)
 	}
 
-	if _, err := Curves(nil); err == nil || !strings.Contains(err.Error(), "no histories") {
-		t.Errorf("no histories: err %v", err)
+	if _, err := Curves(nil); err == nil || !strings.Contains(err.Error(), "no curves") {
+		t.Errorf("no curves: err %v", err)
 	}
-	if _, err := Curves([]*train.History{{Name: "h (obs)"}}); err == nil || !strings.Contains(err.Error(), "no epochs") {
+	if _, err := Curves([]results.Curve{{Name: "h (obs)"}}); err == nil || !strings.Contains(err.Error(), "no epochs") {
 		t.Errorf("no epochs: err %v", err)
 	}
-	if _, err := Curves([]*train.History{hist("h (ip)", 0.5, math.NaN())}); err == nil || !strings.Contains(err.Error(), "h (ip), epoch 2") {
+	if _, err := Curves([]results.Curve{hist("h (ip)", 0.5, math.NaN())}); err == nil || !strings.Contains(err.Error(), "h (ip), epoch 2") {
 		t.Errorf("NaN: err %v", err)
 	}
 }

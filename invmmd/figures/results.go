@@ -10,7 +10,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/invmmd/invmmd/invmmd/experiments"
+	"github.com/invmmd/invmmd/invmmd/results"
 )
 
 // Palette of the project's figures (colour-blind safe, Okabe & Ito 2008).
@@ -62,6 +62,19 @@ func PaperDataset(name string) ResultOption {
 	return func(o *resultOptions) { o.paperDataset = name }
 }
 
+// Hints draws what an experiment's FigureHints say (an experiment's Figure): its ceiling
+// when it has one (Ceiling) and the paper's dataset when it is not ours (PaperDataset).
+func Hints(h results.FigureHints) ResultOption {
+	return func(o *resultOptions) {
+		if h.Ceiling > 0 {
+			Ceiling(h.Ceiling, h.CeilingWhat)(o)
+		}
+		if h.PaperDataset != "" {
+			PaperDataset(h.PaperDataset)(o)
+		}
+	}
+}
+
 // Results returns the two panels of an experiment's summary figure, one point per method:
 //   - test accuracy on an axis from chance up, with lines at chance, at none's accuracy and
 //     at the invariant ceiling when given (Ceiling);
@@ -73,7 +86,7 @@ func PaperDataset(name string) ResultOption {
 // beyond the axis is a triangle on the edge with its value printed. One legend, right of the
 // train-MMD panel (so right of the figure), says what the markers of both panels, the
 // accuracy panel's lines and the train-MMD axis are; the accuracy panel has none.
-func Results(title string, sums []experiments.Summary, paper map[string]experiments.PaperRow, opts ...ResultOption) ([][]*plot.Plot, error) {
+func Results(title string, sums []results.Summary, paper map[string]results.PaperRow, opts ...ResultOption) ([][]*plot.Plot, error) {
 	if len(sums) == 0 {
 		return nil, fmt.Errorf("figures: Results %q: no methods", title)
 	}
@@ -82,13 +95,13 @@ func Results(title string, sums []experiments.Summary, paper map[string]experime
 		f(&o)
 	}
 	acc := methodPanel(title+": test accuracy", "test accuracy", false, sums, paper, o,
-		func(s experiments.Summary) experiments.Cell { return s.TeAcc },
-		func(p experiments.PaperRow) experiments.Cell { return p.TeAcc })
+		func(s results.Summary) results.Cell { return s.TeAcc },
+		func(p results.PaperRow) results.Cell { return p.TeAcc })
 	// The markers mean the same in both panels: one legend, right of the figure (the
 	// train-MMD panel's), says what they and the accuracy panel's lines are.
 	mmd := methodPanel(title+": train MMD² (full-data estimator)", "train MMD²", true, sums, paper, o,
-		func(s experiments.Summary) experiments.Cell { return s.TrMMD },
-		func(p experiments.PaperRow) experiments.Cell { return p.TrMMD })
+		func(s results.Summary) results.Cell { return s.TrMMD },
+		func(p results.PaperRow) results.Cell { return p.TrMMD })
 	if err := mmdAxis(mmd, sums, paper); err != nil {
 		return nil, fmt.Errorf("figures: Results %q: %w", title, err)
 	}
@@ -101,8 +114,8 @@ func Results(title string, sums []experiments.Summary, paper map[string]experime
 
 // methodPanel draws ours and the paper's value of one cell per method; with legend, its
 // legend says what the markers are.
-func methodPanel(title, ylabel string, legend bool, sums []experiments.Summary, paper map[string]experiments.PaperRow, o resultOptions,
-	ours func(experiments.Summary) experiments.Cell, theirs func(experiments.PaperRow) experiments.Cell) *plot.Plot {
+func methodPanel(title, ylabel string, legend bool, sums []results.Summary, paper map[string]results.PaperRow, o resultOptions,
+	ours func(results.Summary) results.Cell, theirs func(results.PaperRow) results.Cell) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = title
 	p.Y.Label.Text = ylabel
@@ -156,7 +169,7 @@ func methodPanel(title, ylabel string, legend bool, sums []experiments.Summary, 
 
 // accuracyAxis starts the accuracy axis just below chance, ends it just above the highest
 // value, and adds the reference lines, named in legend under "left panel (test accuracy):".
-func accuracyAxis(p *plot.Plot, legend *plot.Legend, sums []experiments.Summary, paper map[string]experiments.PaperRow, o resultOptions) {
+func accuracyAxis(p *plot.Plot, legend *plot.Legend, sums []results.Summary, paper map[string]results.PaperRow, o resultOptions) {
 	hi := o.chance
 	if !math.IsNaN(o.ceiling) {
 		hi = math.Max(hi, o.ceiling)
@@ -193,7 +206,7 @@ func accuracyAxis(p *plot.Plot, legend *plot.Legend, sums []experiments.Summary,
 
 // mmdAxis puts the train-MMD panel on a SymLog axis covering every value and whisker, with
 // 5% of room on each side.
-func mmdAxis(p *plot.Plot, sums []experiments.Summary, paper map[string]experiments.PaperRow) error {
+func mmdAxis(p *plot.Plot, sums []results.Summary, paper map[string]results.PaperRow) error {
 	lo, hi := 0.0, 0.0
 	for _, s := range sums {
 		c := s.TrMMD

@@ -16,14 +16,14 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 
-	"github.com/invmmd/invmmd/invmmd/experiments"
+	"github.com/invmmd/invmmd/invmmd/results"
 )
 
-type C = experiments.Cell
+type C = results.Cell
 
 // simSums is the shape of the simulation's table: none low, the rest 0.77–0.82.
-func simSums(n int) []experiments.Summary {
-	return []experiments.Summary{
+func simSums(n int) []results.Summary {
+	return []results.Summary{
 		{Method: "none", N: n, TrMMD: C{Mean: 0.24, Std: 0.04}, TeAcc: C{Mean: 0.683, Std: 0.005}},
 		{Method: "obs", N: n, TrMMD: C{Mean: 0.062, Std: 0.011}, TeAcc: C{Mean: 0.773, Std: 0.019}},
 		{Method: "full", N: n, TrMMD: C{Mean: -0.002, Std: 0.003}, TeAcc: C{Mean: 0.809, Std: 0.005}},
@@ -31,7 +31,7 @@ func simSums(n int) []experiments.Summary {
 	}
 }
 
-var simPaper = map[string]experiments.PaperRow{
+var simPaper = map[string]results.PaperRow{
 	"none": {TrMMD: C{Mean: 0.21, Std: 0.04}, TeAcc: C{Mean: 0.67, Std: 0.02}},
 	"obs":  {TrMMD: C{Mean: 0.05, Std: 0.04}, TeAcc: C{Mean: 0.77, Std: 0.02}},
 	"full": {TrMMD: C{Mean: 0, Std: 0.01}, TeAcc: C{Mean: 0.80, Std: 0.01}},
@@ -50,7 +50,7 @@ func svgText(t *testing.T, g [][]*plot.Plot) string {
 func TestResultsAccuracyAxisAndReferences(t *testing.T) {
 	for _, c := range []struct {
 		name string
-		sums []experiments.Summary
+		sums []results.Summary
 		opts []ResultOption
 		// want: texts the figure must show; maxTop: the axis must end below this.
 		want   []string
@@ -306,5 +306,38 @@ func TestResultsChance(t *testing.T) {
 	}
 	if svg := svgText(t, g); !strings.Contains(svg, "chance (0.1)") {
 		t.Error("no chance line at 0.1")
+	}
+}
+
+// TestResultsHints: an experiment's FigureHints draw what the options they stand for draw,
+// to the byte, and the zero hints draw neither.
+func TestResultsHints(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		hints results.FigureHints
+		opts  []ResultOption
+	}{
+		{"none", results.FigureHints{}, nil},
+		{"ceiling", results.FigureHints{Ceiling: 0.8438, CeilingWhat: "invariant h*"}, []ResultOption{Ceiling(0.8438, "invariant h*")}},
+		{"paper dataset", results.FigureHints{PaperDataset: "MIMIC-III"}, []ResultOption{PaperDataset("MIMIC-III")}},
+		{"both", results.FigureHints{Ceiling: 0.75, CeilingWhat: "label noise", PaperDataset: "X"}, []ResultOption{Ceiling(0.75, "label noise"), PaperDataset("X")}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			a, err := Results("Sim", simSums(3), simPaper, Hints(c.hints))
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := Results("Sim", simSums(3), simPaper, c.opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sa, sb := svgText(t, a), svgText(t, b)
+			if sa != sb {
+				t.Errorf("Hints(%+v) draws another figure than %d options", c.hints, len(c.opts))
+			}
+			if got := strings.Contains(sa, "ceiling,"); got != (c.hints.Ceiling > 0) {
+				t.Errorf("ceiling line drawn: %v, want %v", got, c.hints.Ceiling > 0)
+			}
+		})
 	}
 }

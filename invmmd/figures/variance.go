@@ -12,7 +12,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/invmmd/invmmd/invmmd/experiments"
+	"github.com/invmmd/invmmd/invmmd/results"
 )
 
 // MeanClip is the half-width of the variance study's mean axis around the reference (full's
@@ -60,12 +60,12 @@ func styleOf(name string, k int) varianceStyle {
 // mean at the largest batch size and is clipped symmetrically around it (MeanClip); the
 // paper's estimators are drawn thick, the project's extensions thin and dashed. One legend,
 // to the right of the second panel, serves both.
-func Variance(points []experiments.VariancePoint) ([][]*plot.Plot, error) {
+func Variance(points []results.VariancePoint) ([][]*plot.Plot, error) {
 	if len(points) == 0 {
 		return nil, fmt.Errorf("figures: Variance: no points")
 	}
 	var order []string
-	by := map[string][]experiments.VariancePoint{}
+	by := map[string][]results.VariancePoint{}
 	var sizes []float64
 	for _, p := range points {
 		if _, ok := by[p.Estimator]; !ok {
@@ -121,7 +121,7 @@ func Variance(points []experiments.VariancePoint) ([][]*plot.Plot, error) {
 		}
 		st := styleOf(name, k)
 		pts := by[name]
-		slices.SortFunc(pts, func(a, b experiments.VariancePoint) int { return a.BatchSize - b.BatchSize })
+		slices.SortFunc(pts, func(a, b results.VariancePoint) int { return a.BatchSize - b.BatchSize })
 		var mXY, sXY plotter.XYs
 		mb := &band{fill: withAlpha(st.color, 50)}
 		sb := &band{fill: withAlpha(st.color, 50)}

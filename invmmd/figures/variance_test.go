@@ -10,19 +10,19 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 
-	"github.com/invmmd/invmmd/invmmd/experiments"
+	"github.com/invmmd/invmmd/invmmd/results"
 )
 
 // variancePoints is a study with full converging to 0.2, dr far off at small batches (one
 // size above the axis, one below), and an extension.
-func variancePoints() []experiments.VariancePoint {
-	var pts []experiments.VariancePoint
+func variancePoints() []results.VariancePoint {
+	var pts []results.VariancePoint
 	for _, n := range []int{1000, 2000, 3000, 4000} {
 		f := 1000 / float64(n)
 		pts = append(pts,
-			experiments.VariancePoint{Estimator: "full", BatchSize: n, Mean: 0.2 + 0.1*f, Std: 0.5 * f, N: 100},
-			experiments.VariancePoint{Estimator: "dr-po", BatchSize: n, Mean: 0.25, Std: 2 * f, N: 100},
-			experiments.VariancePoint{Estimator: "dr", BatchSize: n, Mean: 0.25, Std: 5 * f, N: 100})
+			results.VariancePoint{Estimator: "full", BatchSize: n, Mean: 0.2 + 0.1*f, Std: 0.5 * f, N: 100},
+			results.VariancePoint{Estimator: "dr-po", BatchSize: n, Mean: 0.25, Std: 2 * f, N: 100},
+			results.VariancePoint{Estimator: "dr", BatchSize: n, Mean: 0.25, Std: 5 * f, N: 100})
 	}
 	pts[2].Mean = 4   // dr at 1000: above
 	pts[5].Mean = -10 // dr at 2000: below
@@ -116,12 +116,12 @@ func TestVarianceErrors(t *testing.T) {
 	pts := variancePoints()
 	for _, c := range []struct {
 		name string
-		pts  []experiments.VariancePoint
+		pts  []results.VariancePoint
 		want string
 	}{
 		{"none", nil, "no points"},
 		{"no full", pts[1:2], "no full"},
-		{"one batch", []experiments.VariancePoint{{Estimator: "full", BatchSize: 1000, Mean: 1, Std: 1, N: 1}}, "want ≥ 2"},
+		{"one batch", []results.VariancePoint{{Estimator: "full", BatchSize: 1000, Mean: 1, Std: 1, N: 1}}, "want ≥ 2"},
 	} {
 		if _, err := Variance(c.pts); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want %q", c.name, err, c.want)

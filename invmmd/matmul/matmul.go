@@ -5,14 +5,15 @@
 // the size of the three dimensions' product: for a dense layer [batch, in, out], for the
 // kernel matrix of the MMD penalty [n, P, n]. MatMul computes the same product and sets the
 // gradients to dx = dy·wᵀ and dw = xᵀ·dy, the textbook form, which trained an MLP 5–6×
-// faster there (see the project's STACK notes).
+// faster there.
+//
+// The pure-Go backend's block size for these products is tuned where the backend is
+// started (backend.GoDotBlockLog2Dim), not here: importing this package changes nothing.
 package matmul
 
 import (
 	"fmt"
 
-	"github.com/gomlx/gomlx/backends/simplego"
-	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	"github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/shapes"
 )
@@ -114,16 +115,6 @@ func Stacked(w, x *graph.Node) *graph.Node {
 
 // MatMulPlain is GoMLX's own matrix product, for operands that need no gradient.
 func MatMulPlain(x, w *graph.Node) *graph.Node { return graph.Dot(x, w) }
-
-// blockLog2Dim is the side, as a power of 2, of the blocks in which the pure-Go backend
-// multiplies float32 matrices: 16 instead of its default 32, so that the narrow products
-// of small networks (9 taps of a 3×3 kernel, 16 channels) are padded less. Measured on 2
-// cores, it cut the CPU time of a DefaultCNN training step by a sixth.
-const blockLog2Dim = 4
-
-func init() {
-	simplego.DotGeneralTargetBlockLog2Dim[dtypes.Float32] = blockLog2Dim
-}
 
 // Affine returns x·w + b for x of shape [m, k], w of shape [k, n] and b of shape [n]: a
 // dense layer. Its gradients are dx = dy·wᵀ and, in one product, [dw; db] = [x, 1]ᵀ·dy:

@@ -1,4 +1,4 @@
-package mimic
+package mimic_test
 
 import (
 	"compress/gzip"
@@ -11,27 +11,30 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/invmmd/invmmd/invmmd/mimic"
+	"github.com/invmmd/invmmd/invmmd/mimic/mimictest"
 )
 
 // fixture writes a fixture folder in a fresh temporary directory.
-func fixture(t *testing.T, seed uint64, o FixtureOptions) string {
+func fixture(t *testing.T, seed uint64, o mimictest.FixtureOptions) string {
 	t.Helper()
 	dir := t.TempDir()
-	if err := WriteFixture(dir, seed, o); err != nil {
+	if err := mimictest.WriteFixture(dir, seed, o); err != nil {
 		t.Fatal(err)
 	}
 	return dir
 }
 
-func quiet(dir string) Config { return Config{Dir: dir, Progress: io.Discard} }
+func quiet(dir string) mimic.Config { return mimic.Config{Dir: dir, Progress: io.Discard} }
 
 func years(from, to time.Time) float64 { return to.Sub(from).Hours() / 24 / 365.2425 }
 
 // TestExtractScripted checks the cohort built from the scripted patients alone against
-// values worked out by hand from the rows WriteFixture writes (see scripted in fixture.go).
+// values worked out by hand from the rows WriteFixture writes (see scripted in mimictest/fixture.go).
 func TestExtractScripted(t *testing.T) {
-	dir := fixture(t, 1, FixtureOptions{Patients: -1})
-	c, rep, err := Extract(quiet(dir))
+	dir := fixture(t, 1, mimictest.FixtureOptions{Patients: -1})
+	c, rep, err := mimic.Extract(quiet(dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +46,7 @@ func TestExtractScripted(t *testing.T) {
 	if rep.ICUStays != 13 {
 		t.Errorf("ICUStays = %d, want 13", rep.ICUStays)
 	}
-	wantEx := []Exclusion{{"no PATIENTS row", 2}, {"no ADMISSIONS row", 1},
+	wantEx := []mimic.Exclusion{{"no PATIENTS row", 2}, {"no ADMISSIONS row", 1},
 		{"admission without chart data (HAS_CHARTEVENTS_DATA = 0)", 1}, {"no INTIME/OUTTIME", 1},
 		{"younger than MinAge", 1}, {"not the patient's first ICU stay", 1}, {"shorter than MinLOSDays", 1}}
 	if !slices.Equal(rep.Exclusions, wantEx) {
@@ -129,7 +132,7 @@ func TestExtractScripted(t *testing.T) {
 			"glucose_missing": 1, "lactate_missing": 1,
 		}},
 		{2002, 0, 0, map[string]float64{
-			"age": DefaultAgeCap, "male": 0, "admission_elective": 1, "careunit_csru": 1, "insurance_private": 1,
+			"age": mimic.DefaultAgeCap, "male": 0, "admission_elective": 1, "careunit_csru": 1, "insurance_private": 1,
 			"heart_rate_min": 70, "creatinine_min": 0.9, "sys_bp_missing": 1,
 		}},
 		{2004, 1, 0, map[string]float64{ // ETHNICITY unknown: not recorded as white
@@ -174,7 +177,7 @@ func featureEquals(got, want float64) bool {
 // TestRangesAndWindows pins, on stay 2002 (INTIME 2151-01-10 12:00:00), the rows the
 // fixture writes at and beyond each window edge and range bound.
 func TestRangesAndWindows(t *testing.T) {
-	c, _, err := Extract(quiet(fixture(t, 1, FixtureOptions{Patients: -1})))
+	c, _, err := mimic.Extract(quiet(fixture(t, 1, mimictest.FixtureOptions{Patients: -1})))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +229,7 @@ func TestRangesAndWindows(t *testing.T) {
 // labs_first_day.sql), with LabsBySubject on SUBJECT_ID and the window only, which admits
 // stay 2001's emergency-department rows without HADM_ID and another admission's row.
 func TestLabJoin(t *testing.T) {
-	dir := fixture(t, 1, FixtureOptions{Patients: -1})
+	dir := fixture(t, 1, mimictest.FixtureOptions{Patients: -1})
 	nan := math.NaN()
 	for _, tc := range []struct {
 		name      string
@@ -242,7 +245,7 @@ func TestLabJoin(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := quiet(dir)
 			cfg.LabsBySubject = tc.bySubject
-			c, rep, err := Extract(cfg)
+			c, rep, err := mimic.Extract(cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -259,22 +262,22 @@ func TestLabJoin(t *testing.T) {
 }
 
 func TestExtractOptions(t *testing.T) {
-	dir := fixture(t, 1, FixtureOptions{Patients: -1})
+	dir := fixture(t, 1, mimictest.FixtureOptions{Patients: -1})
 	for _, tc := range []struct {
 		name string
-		edit func(c *Config)
+		edit func(c *mimic.Config)
 		want []int
 	}{
-		{"defaults", func(c *Config) {}, []int{2001, 2002, 2004, 2010, 2011}},
-		{"all stays", func(c *Config) { c.AllStays = true }, []int{2001, 2002, 2004, 2010, 2011, 2014}},
-		{"drop unknown ethnicity", func(c *Config) { c.DropUnknownEthnicity = true }, []int{2001, 2002, 2010, 2011}},
-		{"stays of 1.1 days or more", func(c *Config) { c.MinLOSDays = 1.1 }, []int{2001, 2002, 2004, 2010}},
-		{"aged 60.25 or more", func(c *Config) { c.MinAge = 60.25 }, []int{2002, 2010}}, // 2004 is 60.17, 2010 60.34
+		{"defaults", func(c *mimic.Config) {}, []int{2001, 2002, 2004, 2010, 2011}},
+		{"all stays", func(c *mimic.Config) { c.AllStays = true }, []int{2001, 2002, 2004, 2010, 2011, 2014}},
+		{"drop unknown ethnicity", func(c *mimic.Config) { c.DropUnknownEthnicity = true }, []int{2001, 2002, 2010, 2011}},
+		{"stays of 1.1 days or more", func(c *mimic.Config) { c.MinLOSDays = 1.1 }, []int{2001, 2002, 2004, 2010}},
+		{"aged 60.25 or more", func(c *mimic.Config) { c.MinAge = 60.25 }, []int{2002, 2010}}, // 2004 is 60.17, 2010 60.34
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := quiet(dir)
 			tc.edit(&cfg)
-			c, _, err := Extract(cfg)
+			c, _, err := mimic.Extract(cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -290,7 +293,7 @@ func TestExtractOptions(t *testing.T) {
 	// With every stay kept, 2014's heart rate (an hour after its INTIME) is used.
 	cfg := quiet(dir)
 	cfg.AllStays = true
-	c, _, err := Extract(cfg)
+	c, _, err := mimic.Extract(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,15 +305,15 @@ func TestExtractOptions(t *testing.T) {
 // TestCompressionForms builds the same fixture written plain, gzipped and mixed: the
 // cohorts must be identical.
 func TestCompressionForms(t *testing.T) {
-	var ref *Cohort
+	var ref *mimic.Cohort
 	var refIssues []string
 	for _, form := range []string{"none", "gzip", "mixed"} {
-		dir := fixture(t, 5, FixtureOptions{Patients: 150, Compression: form})
+		dir := fixture(t, 5, mimictest.FixtureOptions{Patients: 150, Compression: form})
 		names, _ := filepath.Glob(filepath.Join(dir, "*.gz"))
 		if want := map[string]int{"none": 0, "gzip": 5, "mixed": 3}[form]; len(names) != want {
 			t.Fatalf("%s: %d gzipped files, want %d", form, len(names), want)
 		}
-		c, rep, err := Extract(quiet(dir))
+		c, rep, err := mimic.Extract(quiet(dir))
 		if err != nil {
 			t.Fatalf("%s: %v", form, err)
 		}
@@ -339,8 +342,8 @@ func TestCompressionForms(t *testing.T) {
 }
 
 func TestBuild(t *testing.T) {
-	dir := fixture(t, 2, FixtureOptions{Patients: 1500})
-	sp, rep, err := Build(Config{Dir: dir, Seed: 7, Progress: io.Discard})
+	dir := fixture(t, 2, mimictest.FixtureOptions{Patients: 1500})
+	sp, rep, err := mimic.Build(mimic.Config{Dir: dir, Seed: 7, Progress: io.Discard})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -348,8 +351,8 @@ func TestBuild(t *testing.T) {
 	if err := sp.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	if d := sp.Train.Dim(); d != len(FeatureNames()) {
-		t.Errorf("feature dim %d, want %d", d, len(FeatureNames()))
+	if d := sp.Train.Dim(); d != len(mimic.FeatureNames()) {
+		t.Errorf("feature dim %d, want %d", d, len(mimic.FeatureNames()))
 	}
 	tr, te := sp.Train.Summarize(), sp.Test.Summarize()
 	if tr.PAgreeYZ > 0.2 || te.PAgreeYZ < 0.8 {
@@ -358,7 +361,7 @@ func TestBuild(t *testing.T) {
 	if n := sp.Train.Len() + sp.Val.Len() + sp.Test.Len(); n > rep.Cohort {
 		t.Errorf("%d split rows from a cohort of %d", n, rep.Cohort)
 	}
-	male := slices.Index(FeatureNames(), "male")
+	male := slices.Index(mimic.FeatureNames(), "male")
 	d := sp.Train.Dim()
 	for i := 0; i < sp.Train.Len(); i++ {
 		if isMale := sp.Train.X[i*d+male] > 0; isMale != (sp.Train.GTrue[i] == 1) || (isMale && sp.Train.Delta[i] != 1) {
@@ -366,14 +369,14 @@ func TestBuild(t *testing.T) {
 		}
 	}
 	// Reproducible: the same seed gives the same splits; another seed other splits.
-	sp2, _, err := Build(Config{Dir: dir, Seed: 7, Progress: io.Discard})
+	sp2, _, err := mimic.Build(mimic.Config{Dir: dir, Seed: 7, Progress: io.Discard})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !slices.Equal(sp.Train.X, sp2.Train.X) || !slices.Equal(sp.Test.Delta, sp2.Test.Delta) {
 		t.Error("same seed, different splits")
 	}
-	sp3, _, err := Build(Config{Dir: dir, Seed: 8, Progress: io.Discard})
+	sp3, _, err := mimic.Build(mimic.Config{Dir: dir, Seed: 8, Progress: io.Discard})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -383,21 +386,21 @@ func TestBuild(t *testing.T) {
 }
 
 func TestMalformedPolicy(t *testing.T) {
-	dir := fixture(t, 1, FixtureOptions{Patients: -1})
-	clean := fixture(t, 1, FixtureOptions{Patients: -1, Clean: true})
+	dir := fixture(t, 1, mimictest.FixtureOptions{Patients: -1})
+	clean := fixture(t, 1, mimictest.FixtureOptions{Patients: -1, Clean: true})
 	for _, tc := range []struct {
 		name string
-		cfg  Config
+		cfg  mimic.Config
 		want string // "" for success
 	}{
-		{"strict fails on the first", Config{Dir: dir, Strict: true}, "PATIENTS.csv: 1 malformed rows, more than the 0 tolerated"},
-		{"limit 2 fails on LABEVENTS", Config{Dir: dir, MaxMalformed: 2}, "the last: LABEVENTS.csv.gz:11:"},
-		{"limit 3 passes", Config{Dir: dir, MaxMalformed: 3}, ""},
-		{"clean strict passes", Config{Dir: clean, Strict: true}, ""},
+		{"strict fails on the first", mimic.Config{Dir: dir, Strict: true}, "PATIENTS.csv: 1 malformed rows, more than the 0 tolerated"},
+		{"limit 2 fails on LABEVENTS", mimic.Config{Dir: dir, MaxMalformed: 2}, "the last: LABEVENTS.csv.gz:11:"},
+		{"limit 3 passes", mimic.Config{Dir: dir, MaxMalformed: 3}, ""},
+		{"clean strict passes", mimic.Config{Dir: clean, Strict: true}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.cfg.Progress = io.Discard
-			c, _, err := Extract(tc.cfg)
+			c, _, err := mimic.Extract(tc.cfg)
 			if tc.want == "" {
 				if err != nil {
 					t.Fatal(err)
@@ -427,7 +430,7 @@ func TestMalformedFiles(t *testing.T) {
 		name  string
 		file  string // replaced (or removed when body is nil)
 		body  []byte
-		edit  func(c *Config)
+		edit  func(c *mimic.Config)
 		want  string
 		other string // a second piece the error must contain
 	}{
@@ -440,25 +443,25 @@ func TestMalformedFiles(t *testing.T) {
 		{"lower-case header and extra column", "PATIENTS.csv",
 			[]byte("row_id,subject_id,gender,dob,extra\n1,101,M,2100-01-01 00:00:00,x\n2,102,F,1850-03-15 00:00:00,y\n4,104,M,2080-01-01 00:00:00,\n10,110,F,2110-01-01 00:00:00,\n11,111,M,2120-06-15 00:00:00,\n"),
 			nil, "", ""},
-		{"bad gender", "PATIENTS.csv", []byte("ROW_ID,SUBJECT_ID,GENDER,DOB\n1,101,X,2100-01-01 00:00:00\n"), func(c *Config) { c.Strict = true },
+		{"bad gender", "PATIENTS.csv", []byte("ROW_ID,SUBJECT_ID,GENDER,DOB\n1,101,X,2100-01-01 00:00:00\n"), func(c *mimic.Config) { c.Strict = true },
 			`PATIENTS.csv:2: column GENDER: "X", want M or F`, ""},
-		{"bad ITEMID", "CHARTEVENTS.csv.gz", gz("ICUSTAY_ID,ITEMID,CHARTTIME,VALUE,VALUENUM\n2001,2200x45,2150-06-01 08:30:00,80,80\n"), func(c *Config) { c.Strict = true },
+		{"bad ITEMID", "CHARTEVENTS.csv.gz", gz("ICUSTAY_ID,ITEMID,CHARTTIME,VALUE,VALUENUM\n2001,2200x45,2150-06-01 08:30:00,80,80\n"), func(c *mimic.Config) { c.Strict = true },
 			`CHARTEVENTS.csv.gz:2: column ITEMID: "2200x45" is not an integer`, ""},
-		{"unparsable timestamp in a used row", "CHARTEVENTS.csv.gz", gz("ICUSTAY_ID,ITEMID,CHARTTIME,VALUE,VALUENUM\n2001,220045,01/06/2150,80,80\n"), func(c *Config) { c.Strict = true },
+		{"unparsable timestamp in a used row", "CHARTEVENTS.csv.gz", gz("ICUSTAY_ID,ITEMID,CHARTTIME,VALUE,VALUENUM\n2001,220045,01/06/2150,80,80\n"), func(c *mimic.Config) { c.Strict = true },
 			`CHARTEVENTS.csv.gz:2: column CHARTTIME: timestamp "01/06/2150"`, ""},
 		{"no HAS_CHARTEVENTS_DATA column", "ADMISSIONS.csv.gz", gz("SUBJECT_ID,HADM_ID,ADMISSION_TYPE,INSURANCE,ETHNICITY\n101,1001,EMERGENCY,Medicare,WHITE\n"), nil,
 			"header has no column HAS_CHARTEVENTS_DATA", "ADMISSIONS.csv.gz"},
 		{"bad HAS_CHARTEVENTS_DATA", "ADMISSIONS.csv.gz", gz("SUBJECT_ID,HADM_ID,ADMISSION_TYPE,INSURANCE,ETHNICITY,HAS_CHARTEVENTS_DATA\n101,1001,EMERGENCY,Medicare,WHITE,yes\n"),
-			func(c *Config) { c.Strict = true }, `ADMISSIONS.csv.gz:2: column HAS_CHARTEVENTS_DATA: "yes", want 0 or 1`, ""},
+			func(c *mimic.Config) { c.Strict = true }, `ADMISSIONS.csv.gz:2: column HAS_CHARTEVENTS_DATA: "yes", want 0 or 1`, ""},
 		{"bad lab HADM_ID", "LABEVENTS.csv.gz", gz("SUBJECT_ID,HADM_ID,ITEMID,CHARTTIME,VALUENUM\n101,10o1,50912,2150-06-01 05:00:00,1.2\n"),
-			func(c *Config) { c.Strict = true }, `LABEVENTS.csv.gz:2: column HADM_ID: "10o1" is not an integer`, ""},
+			func(c *mimic.Config) { c.Strict = true }, `LABEVENTS.csv.gz:2: column HADM_ID: "10o1" is not an integer`, ""},
 		{"no VALUE column", "CHARTEVENTS.csv.gz", gz("ICUSTAY_ID,ITEMID,CHARTTIME,VALUENUM\n2001,220045,2150-06-01 08:30:00,80\n"), nil,
 			"header has no column VALUE", "CHARTEVENTS.csv.gz"},
-		{"config: no dir", "", nil, func(c *Config) { c.Dir = "" }, "Config.Dir is empty", ""},
-		{"config: window longer than the shortest stay", "", nil, func(c *Config) { c.FirstDayHours = 36 }, "FirstDayHours 36 exceeds", ""},
+		{"config: no dir", "", nil, func(c *mimic.Config) { c.Dir = "" }, "Config.Dir is empty", ""},
+		{"config: window longer than the shortest stay", "", nil, func(c *mimic.Config) { c.FirstDayHours = 36 }, "FirstDayHours 36 exceeds", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := fixture(t, 1, FixtureOptions{Patients: -1, Clean: true})
+			dir := fixture(t, 1, mimictest.FixtureOptions{Patients: -1, Clean: true})
 			if tc.file != "" {
 				p := filepath.Join(dir, tc.file)
 				if err := os.Remove(p); err != nil {
@@ -474,7 +477,7 @@ func TestMalformedFiles(t *testing.T) {
 			if tc.edit != nil {
 				tc.edit(&cfg)
 			}
-			_, _, err := Extract(cfg)
+			_, _, err := mimic.Extract(cfg)
 			if tc.want == "" {
 				if err != nil {
 					t.Fatal(err)
@@ -485,33 +488,5 @@ func TestMalformedFiles(t *testing.T) {
 				t.Fatalf("error %v, want one containing %q and %q", err, tc.want, tc.other)
 			}
 		})
-	}
-}
-
-func TestWriteFixtureIdempotent(t *testing.T) {
-	dir := t.TempDir()
-	if err := WriteFixture(dir, 9, FixtureOptions{Patients: 20, Compression: "gzip"}); err != nil {
-		t.Fatal(err)
-	}
-	// Rewriting in another form replaces the files instead of leaving both forms behind.
-	if err := WriteFixture(dir, 9, FixtureOptions{Patients: 20, Compression: "none"}); err != nil {
-		t.Fatal(err)
-	}
-	if names, _ := filepath.Glob(filepath.Join(dir, "*.gz")); len(names) != 0 {
-		t.Errorf("stale gzipped tables left: %v", names)
-	}
-	a, err := os.ReadFile(filepath.Join(dir, "CHARTEVENTS.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := WriteFixture(dir, 9, FixtureOptions{Patients: 20, Compression: "none"}); err != nil {
-		t.Fatal(err)
-	}
-	b, _ := os.ReadFile(filepath.Join(dir, "CHARTEVENTS.csv"))
-	if string(a) != string(b) {
-		t.Error("the same seed wrote different files")
-	}
-	if err := WriteFixture(dir, 9, FixtureOptions{Compression: "zip"}); err == nil || !strings.Contains(err.Error(), `"zip"`) {
-		t.Errorf("bad compression: error %v", err)
 	}
 }

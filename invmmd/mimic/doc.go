@@ -1,6 +1,6 @@
 // Package mimic builds the clinical experiment of the paper (experiment 3) from the
-// official MIMIC-III v1.4 CSV files, for users with credentialed PhysioNet access, and
-// writes a synthetic fixture in the same schema for the tests.
+// official MIMIC-III v1.4 CSV files, for users with credentialed PhysioNet access. Package
+// mimictest writes a synthetic folder in the same schema for the tests.
 //
 // The cohort and the first-day features follow MIT-LCP's mimic-code, the field's shared
 // definitions: mimic-iii/concepts/demographics/icustay_detail.sql for the stays and

@@ -45,35 +45,6 @@ func parseTimestamp(s string) (int64, error) {
 	return daysFromCivil(year, month, day)*86400 + int64(hour*3600+minute*60+sec), nil
 }
 
-// formatTimestamp appends the "YYYY-MM-DD HH:MM:SS" form of Unix seconds u to b.
-func formatTimestamp(b []byte, u int64) []byte {
-	days, secs := u/86400, u%86400
-	if secs < 0 {
-		days--
-		secs += 86400
-	}
-	y, m, d := civilFromDays(days)
-	pad := func(b []byte, v, n int) []byte {
-		var buf [4]byte
-		for k := n - 1; k >= 0; k-- {
-			buf[k] = byte('0' + v%10)
-			v /= 10
-		}
-		return append(b, buf[:n]...)
-	}
-	b = pad(b, y, 4)
-	b = append(b, '-')
-	b = pad(b, m, 2)
-	b = append(b, '-')
-	b = pad(b, d, 2)
-	b = append(b, ' ')
-	b = pad(b, int(secs/3600), 2)
-	b = append(b, ':')
-	b = pad(b, int(secs/60%60), 2)
-	b = append(b, ':')
-	return pad(b, int(secs%60), 2)
-}
-
 // toTime converts Unix seconds to a time.Time in UTC.
 func toTime(u int64) time.Time { return time.Unix(u, 0).UTC() }
 
@@ -107,27 +78,4 @@ func daysFromCivil(y, m, d int) int64 {
 	doy := (153*mp+2)/5 + d - 1
 	doe := yoe*365 + yoe/4 - yoe/100 + doy
 	return int64(era)*146097 + int64(doe) - 719468
-}
-
-// civilFromDays is the inverse of daysFromCivil.
-func civilFromDays(z int64) (y, m, d int) {
-	z += 719468
-	era := z / 146097
-	if z < 0 && z%146097 != 0 {
-		era--
-	}
-	doe := z - era*146097
-	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365
-	doy := doe - (365*yoe + yoe/4 - yoe/100)
-	mp := (5*doy + 2) / 153
-	d = int(doy - (153*mp+2)/5 + 1)
-	m = int(mp + 3)
-	if m > 12 {
-		m -= 12
-	}
-	y = int(yoe + era*400)
-	if m <= 2 {
-		y++
-	}
-	return y, m, d
 }

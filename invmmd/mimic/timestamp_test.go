@@ -42,17 +42,14 @@ func TestParseTimestamp(t *testing.T) {
 	}
 }
 
-// TestTimestampRoundTrip checks format and parse against the time package on random
-// instants from 1700 to 2300 (MIMIC's shifted dates of birth reach back to the 1800s).
+// TestTimestampRoundTrip parses the time package's rendering of random instants from 1700
+// to 2300 (MIMIC's shifted dates of birth reach back to the 1800s) back to the instant.
 func TestTimestampRoundTrip(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	lo, hi := time.Date(1700, 1, 1, 0, 0, 0, 0, time.UTC).Unix(), time.Date(2300, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
 	for i := 0; i < 20000; i++ {
 		u := lo + rng.Int64N(hi-lo)
-		s := string(formatTimestamp(nil, u))
-		if want := time.Unix(u, 0).UTC().Format("2006-01-02 15:04:05"); s != want {
-			t.Fatalf("formatTimestamp(%d) = %q, want %q", u, s, want)
-		}
+		s := time.Unix(u, 0).UTC().Format("2006-01-02 15:04:05")
 		back, err := parseTimestamp(s)
 		if err != nil || back != u {
 			t.Fatalf("parseTimestamp(%q) = %d, %v; want %d", s, back, err, u)

@@ -6,11 +6,39 @@ import (
 	"math"
 	"strings"
 
+	"github.com/gomlx/gomlx/backends"
+
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/backend"
 	"github.com/invmmd/invmmd/invmmd/dataset"
 	"github.com/invmmd/invmmd/invmmd/models"
 )
+
+// Role is what a network is fit for: the model h, or one of the auxiliary models G and m.
+// FitAux passes it, with the seed, to the function that builds each auxiliary network, so
+// that the caller can give G and m their own architectures without telling them apart by
+// their seeds.
+type Role int
+
+// The roles of the networks of an experiment.
+const (
+	RoleH Role = iota // h, the model trained with the penalty (Fit)
+	RoleG             // G = P(Δ = 1 | X, Y), the missingness model (FitAux)
+	RoleM             // m = P(Z = 1 | X, Y), the nuisance regression (FitAux)
+)
+
+// String returns the role's name as reports and configurations spell it: "h", "G", "m".
+func (r Role) String() string {
+	switch r {
+	case RoleH:
+		return "h"
+	case RoleG:
+		return "G"
+	case RoleM:
+		return "m"
+	}
+	return fmt.Sprintf("Role(%d)", int(r))
+}
 
 // AuxConfig is how the auxiliary models G and m are fit.
 type AuxConfig struct {
@@ -20,13 +48,16 @@ type AuxConfig struct {
 	// (FitReport.StopReason says which rule ended it). 0 trains for Epochs.
 	Patience     int
 	LearningRate float64
-	Seed         uint64 // G uses Seed, m uses Seed+1
+	Seed         uint64 // G uses Seed, m uses Seed+1 (the network's seed and the batch order)
 	// BayesM, when set, returns the true P(Z = 1 | X, Y) of each row of a set (its features
 	// without the label column, as the data built them); the report then shows the Bayes
 	// NLL of m next to m̂'s (the simulation knows it: sim.TrueM).
 	BayesM   func(s *dataset.Set) []float64 `json:"-"`
 	GFloor   float64                        // for the count of floored rows in the report; 0 means invmmd.DefaultGFloor
 	Progress io.Writer                      // nil is quiet
+	// Backend runs the fits; nil means backend.Shared(). It is not part of the stored
+	// configuration (an experiment records backend.Config() instead).
+	Backend backends.Backend `json:"-"`
 }
 
 // Pred holds the auxiliary predictions for the rows of one set.
@@ -96,7 +127,7 @@ func WithLabel(s *dataset.Set) *dataset.Set {
 
 // FitReport says how well an auxiliary model fits its validation rows.
 type FitReport struct {
-	Model     string  // "G" or "m"
+	Model     string  // "G" or "m" (Role.String)
 	Net       string  // architecture
 	Target    string  // what it predicts
 	TrainRows int     // rows it was fit on
@@ -144,8 +175,9 @@ func (r FitReport) String() string {
 // FitAux fits G on every training row (target Δ) and m on the training rows where Z is
 // observed (target Z), both on the features and the label (WithLabel), each keeping its
 // best epoch by validation NLL, and returns their predictions on all three splits. newNet
-// builds a fresh network from a seed.
-func FitAux(sp dataset.Splits, newNet func(seed uint64) models.Net, cfg AuxConfig) (*Aux, error) {
+// builds a fresh network for a role (RoleG or RoleM) from a seed: G's is cfg.Seed, m's
+// cfg.Seed+1.
+func FitAux(sp dataset.Splits, newNet func(role Role, seed uint64) models.Net, cfg AuxConfig) (*Aux, error) {
 	if err := sp.Validate(); err != nil {
 		return nil, err
 	}
@@ -164,24 +196,14 @@ func FitAux(sp dataset.Splits, newNet func(seed uint64) models.Net, cfg AuxConfi
 	if cfg.BatchSize == 0 {
 		cfg.BatchSize = sp.Train.Len()
 	}
-	b, err := backend.Shared()
+	b, err := backendOr(cfg.Backend)
 	if err != nil {
 		return nil, err
 	}
-	floor := cfg.GFloor
-	if floor == 0 {
-		floor = invmmd.DefaultGFloor
+	if cfg.GFloor == 0 {
+		cfg.GFloor = invmmd.DefaultGFloor
 	}
-	observed := func(s *dataset.Set) []int {
-		var r []int
-		for i, d := range s.Delta {
-			if d == 1 {
-				r = append(r, i)
-			}
-		}
-		return r
-	}
-	trainObs, valObs := observed(sp.Train), observed(sp.Val)
+	trainObs, valObs := observedRows(sp.Train), observedRows(sp.Val)
 	if len(trainObs) < 2 {
 		return nil, fmt.Errorf("train: m is fit on the rows with Z observed, and the training set has %d of them", len(trainObs))
 	}
@@ -189,71 +211,103 @@ func FitAux(sp dataset.Splits, newNet func(seed uint64) models.Net, cfg AuxConfi
 		return nil, fmt.Errorf("train: the validation set has no row with Z observed: m cannot be validated")
 	}
 	aux := &Aux{}
-	for _, which := range []string{"G", "m"} {
-		target, rows, valRows, seed := "Delta", allRows(sp.Train.Len()), allRows(sp.Val.Len()), cfg.Seed
-		tr, va := sp.Train.Delta, sp.Val.Delta
-		if which == "m" {
-			target, rows, valRows, seed = "Z where observed", trainObs, valObs, cfg.Seed+1
-			tr, va = sp.Train.Z, sp.Val.Z
-		}
-		var valW []float64
-		if which == "m" {
-			valW = sp.Val.Delta
-		}
-		net := newNet(seed)
-		// m sees only the observed rows: a batch never exceeds them.
-		batch := min(cfg.BatchSize, len(rows))
-		spec := fitSpec{name: which, set: sp.Train, rows: rows, target: tr, batch: batch,
-			epochs: cfg.Epochs, stop: stopRule{patience: cfg.Patience}, lr: cfg.LearningRate, seed: seed, progress: cfg.Progress,
-			validate: func(m *Model) (float64, error) {
-				h, err := m.Logits(sp.Val)
-				if err != nil {
-					return 0, err
-				}
-				return meanNLL(h, va, valW), nil
-			}}
-		model, hist, err := fit(b, net, spec)
+	tasks := []auxTask{
+		{role: RoleG, target: "Delta", rows: allRows(sp.Train.Len()), valRows: allRows(sp.Val.Len()), seed: cfg.Seed,
+			train: sp.Train.Delta, val: sp.Val.Delta, truth: sp.Val.GTrue},
+		{role: RoleM, target: "Z where observed", rows: trainObs, valRows: valObs, seed: cfg.Seed + 1,
+			train: sp.Train.Z, val: sp.Val.Z, valW: sp.Val.Delta, truth: bayesM},
+	}
+	for _, task := range tasks {
+		model, preds, rep, err := task.fit(b, sp, newNet(task.role, task.seed), cfg)
 		if err != nil {
 			return nil, err
 		}
-		var preds [3][]float64
-		for k, s := range []*dataset.Set{sp.Train, sp.Val, sp.Test} {
-			if preds[k], err = model.Probabilities(s); err != nil {
-				return nil, err
-			}
-		}
-		rep := FitReport{Model: which, Net: net.Describe(), Target: target, TrainRows: len(rows), ValRows: len(valRows),
-			BestEpoch: hist.BestEpoch, StopReason: hist.StopReason, StopEpoch: hist.StopEpoch, MaxEpochs: hist.MaxEpochs, Seconds: hist.Seconds}
-		rep.ValNLL, rep.ValAcc, rep.ValECE = classification(preds[1], va, valW)
-		truth := bayesM
-		if which == "G" {
-			truth = sp.Val.GTrue
-		}
-		if truth != nil {
-			rep.BayesNLL, _, _ = classification(truth, va, valW)
-			rep.HasBayes = true
-		}
-		if which == "G" {
-			aux.Train.G, aux.Val.G, aux.Test.G, aux.gModel = preds[0], preds[1], preds[2], model
-			if sp.Val.GTrue != nil {
-				rep.HasTrueG = true
-				for i, g := range preds[1] {
-					rep.MAETrueG += math.Abs(g - sp.Val.GTrue[i])
-				}
-				rep.MAETrueG /= float64(len(preds[1]))
-			}
-			for i, g := range preds[0] {
-				if g < floor && sp.Train.Delta[i] == 1 {
-					rep.Floored++
-				}
-			}
-			aux.G = rep
+		if task.role == RoleG {
+			aux.Train.G, aux.Val.G, aux.Test.G, aux.gModel, aux.G = preds[0], preds[1], preds[2], model, rep
 		} else {
-			aux.Train.M, aux.Val.M, aux.Test.M, aux.mModel = preds[0], preds[1], preds[2], model
-			aux.M = rep
+			aux.Train.M, aux.Val.M, aux.Test.M, aux.mModel, aux.M = preds[0], preds[1], preds[2], model, rep
 		}
 	}
 	return aux, nil
+}
+
+// backendOr returns b, or the process's shared backend when b is nil.
+func backendOr(b backends.Backend) (backends.Backend, error) {
+	if b != nil {
+		return b, nil
+	}
+	return backend.Shared()
+}
+
+// observedRows returns the rows of s where Z is observed (Δ = 1).
+func observedRows(s *dataset.Set) []int {
+	var r []int
+	for i, d := range s.Delta {
+		if d == 1 {
+			r = append(r, i)
+		}
+	}
+	return r
+}
+
+// auxTask is the fit of one auxiliary model: its role, target and rows.
+type auxTask struct {
+	role          Role
+	target        string // what it predicts, for the report
+	rows, valRows []int  // training and validation rows it is fit and validated on
+	seed          uint64
+	train, val    []float64 // targets per row of the training and validation sets
+	valW          []float64 // validation rows counted (nil: all)
+	truth         []float64 // the true probabilities on the validation rows, when known
+}
+
+// fit trains the task's network net on sp (whose features carry the label) and returns the
+// model at its best epoch by validation NLL, its probabilities on the three splits and its
+// report.
+func (t auxTask) fit(b backends.Backend, sp dataset.Splits, net models.Net, cfg AuxConfig) (*Model, [3][]float64, FitReport, error) {
+	var preds [3][]float64
+	// m sees only the observed rows: a batch never exceeds them.
+	batch := min(cfg.BatchSize, len(t.rows))
+	spec := fitSpec{name: t.role.String(), set: sp.Train, rows: t.rows, target: t.train, batch: batch,
+		epochs: cfg.Epochs, stop: stopRule{patience: cfg.Patience}, lr: cfg.LearningRate, seed: t.seed, progress: cfg.Progress,
+		validate: func(m *Model) (float64, error) {
+			h, err := m.Logits(sp.Val)
+			if err != nil {
+				return 0, err
+			}
+			return meanNLL(h, t.val, t.valW), nil
+		}}
+	model, hist, err := fit(b, net, spec)
+	if err != nil {
+		return nil, preds, FitReport{}, err
+	}
+	for k, s := range []*dataset.Set{sp.Train, sp.Val, sp.Test} {
+		if preds[k], err = model.Probabilities(s); err != nil {
+			return nil, preds, FitReport{}, err
+		}
+	}
+	rep := FitReport{Model: t.role.String(), Net: net.Describe(), Target: t.target, TrainRows: len(t.rows), ValRows: len(t.valRows),
+		BestEpoch: hist.BestEpoch, StopReason: hist.StopReason, StopEpoch: hist.StopEpoch, MaxEpochs: hist.MaxEpochs, Seconds: hist.Seconds}
+	rep.ValNLL, rep.ValAcc, rep.ValECE = classification(preds[1], t.val, t.valW)
+	if t.truth != nil {
+		rep.BayesNLL, _, _ = classification(t.truth, t.val, t.valW)
+		rep.HasBayes = true
+	}
+	if t.role == RoleG {
+		if sp.Val.GTrue != nil {
+			rep.HasTrueG = true
+			for i, g := range preds[1] {
+				rep.MAETrueG += math.Abs(g - sp.Val.GTrue[i])
+			}
+			rep.MAETrueG /= float64(len(preds[1]))
+		}
+		for i, g := range preds[0] {
+			if g < cfg.GFloor && sp.Train.Delta[i] == 1 {
+				rep.Floored++
+			}
+		}
+	}
+	return model, preds, rep, nil
 }
 
 // classification returns the NLL, accuracy and expected calibration error (10 equal-width

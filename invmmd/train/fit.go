@@ -8,10 +8,7 @@ import (
 	"time"
 
 	"github.com/gomlx/gomlx/backends"
-	"github.com/gomlx/gomlx/pkg/core/dtypes"
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:revive // GoMLX graph code reads best with the dot import.
 	"github.com/gomlx/gomlx/pkg/core/tensors"
-	"github.com/gomlx/gomlx/pkg/ml/context"
 	"github.com/gomlx/gomlx/pkg/ml/train/optimizers"
 
 	"github.com/invmmd/invmmd/invmmd"
@@ -96,6 +93,8 @@ type fitSpec struct {
 	progress io.Writer
 }
 
+// penaltySpec is the MMD penalty of h's fit: the method, its weight λ, the estimator's
+// inputs and how the training graph sums the kernel.
 type penaltySpec struct {
 	method invmmd.Method
 	lambda float64
@@ -109,184 +108,160 @@ type penaltySpec struct {
 	columns int
 }
 
-// stepExec is a compiled training step for one penalty path.
-type stepExec struct {
-	exec    *context.Exec
-	fourier bool
-	terms   int
-}
-
+// fit trains net on s.rows of s.set and returns the model at its best epoch with the
+// fit's record: the loop shared by G, m and h. Each epoch shuffles the rows, runs one
+// training step per full batch (fitRun.epoch) and validates; the selection rule keeps the
+// best eligible epoch and says when to stop (selection).
 func fit(b backends.Backend, net models.Net, s fitSpec) (*Model, *History, error) {
-	if len(s.rows) < s.batch {
-		return nil, nil, fmt.Errorf("train %s: batch size %d is larger than the %d training rows", s.name, s.batch, len(s.rows))
+	r, err := newFitRun(b, net, s)
+	if err != nil {
+		return nil, nil, err
 	}
-	model := newModel(b, net, s.batch)
-	hist := &History{Name: s.name}
-	opt := optimizers.Adam().LearningRate(s.lr).Done()
-	rng := rand.New(rand.NewPCG(s.seed, 0x5eed))
-
-	var sigma float64
-	if s.penalty != nil {
-		o, err := s.penalty.opts.Resolved()
-		if err != nil {
-			return nil, nil, err
-		}
-		sigma = o.Bandwidth
-	}
-	execs := map[int]*stepExec{} // by number of Fourier terms; 0 = exact or no penalty
-	getExec := func(terms int) (*stepExec, error) {
-		if e, ok := execs[terms]; ok {
-			return e, nil
-		}
-		se := &stepExec{fourier: terms > 0, terms: terms}
-		e, err := context.NewExec(b, model.ctx, func(ctx *context.Context, in []*Node) []*Node {
-			g := in[0].Graph()
-			logits := net.Logit(ctx.In(modelScope), in[0])
-			nll := models.BernoulliNLL(logits, in[1])
-			loss, pen := nll, ScalarZero(g, nll.DType())
-			bound, span := ScalarZero(g, nll.DType()), ScalarZero(g, nll.DType())
-			if s.penalty != nil {
-				v, c, sg, lambda := in[2], in[3], in[4], in[5]
-				var strata *Node
-				if se.fourier {
-					strata, bound = invmmd.FourierPenaltyGraph(logits, v, c, sg, terms, s.penalty.tol)
-				} else {
-					strata = invmmd.PenaltyGraph(logits, v, c, sg)
-				}
-				if s.penalty.clip {
-					strata = Max(strata, ZerosLike(strata))
-				}
-				pen = ReduceAllSum(strata)
-				hs := StopGradient(logits)
-				span = Sub(ReduceAllMax(hs), ReduceAllMin(hs))
-				loss = Add(nll, Mul(lambda, pen))
-			}
-			opt.UpdateGraph(ctx, g, loss)
-			return []*Node{loss, nll, pen, bound, span}
-		})
-		if err != nil {
-			return nil, fmt.Errorf("train %s: building the training step: %w", s.name, err)
-		}
-		se.exec = e
-		execs[terms] = se
-		return se, nil
-	}
-
-	// Choose the penalty path and, for the expansion, its terms from the initial outputs.
-	terms := 0
 	if s.penalty != nil && s.penalty.path != PathExact {
-		h0, err := model.Logits(s.set.Subset("first batch", s.rows[:s.batch]))
-		if err != nil {
+		// Choose the penalty path and, for the expansion, its terms from the initial outputs.
+		if err := r.chooseInitialTerms(); err != nil {
 			return nil, nil, err
 		}
-		terms = s.penalty.chooseTerms(spanOf(h0), sigma, s.batch)
 	}
-
 	bar := progress.New(s.progress, s.epochs, s.name)
 	defer bar.Finish()
 	start := time.Now()
-	best, bestEpoch := math.Inf(1), 0
-	var bestWeights = model.snapshot()
-	hist.StopReason, hist.MaxEpochs, hist.Patience, hist.SelectAfter = StopMaxEpochs, s.epochs, s.stop.patience, s.stop.selectAfter
-	perm := append([]int(nil), s.rows...)
-	nBatches := len(perm) / s.batch
+	sel := newSelection(s.stop, r.model.snapshot())
+	r.hist.StopReason, r.hist.MaxEpochs, r.hist.Patience, r.hist.SelectAfter = StopMaxEpochs, s.epochs, s.stop.patience, s.stop.selectAfter
 	for epoch := 1; epoch <= s.epochs; epoch++ {
-		t0 := time.Now()
-		rng.Shuffle(len(perm), func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
-		var sumLoss, sumPen float64
-		for k := 0; k < nBatches; k++ {
-			idx := perm[k*s.batch : (k+1)*s.batch]
-			args := []any{featureTensor(s.set, idx), vectorTensor(s.target, idx)}
-			if s.penalty != nil {
-				v, c, rep, err := s.penalty.batchDesign(idx)
-				if err != nil {
-					return nil, nil, fmt.Errorf("train %s: epoch %d, step %d: %w", s.name, epoch, k+1, err)
-				}
-				hist.FlooredG += rep.FlooredG
-				hist.EmptyStrata += len(rep.EmptyStrata)
-				hist.FlooredNorms += rep.FlooredNorms
-				hist.noteDropped(rep)
-				args = append(args, v, c, tensors.FromScalar(float32(sigma)), tensors.FromScalar(float32(s.penalty.lambda)))
-			}
-			se, err := getExec(terms)
-			if err != nil {
-				return nil, nil, err
-			}
-			out, err := se.exec.Exec(args...)
-			if err != nil {
-				return nil, nil, fmt.Errorf("train %s: epoch %d, step %d: %w", s.name, epoch, k+1, err)
-			}
-			loss := scalar(out[0])
-			if math.IsNaN(loss) || math.IsInf(loss, 0) {
-				return nil, nil, fmt.Errorf("train %s: epoch %d, step %d: loss is %v (NLL %v, penalty %v)",
-					s.name, epoch, k+1, loss, scalar(out[1]), scalar(out[2]))
-			}
-			sumLoss += loss
-			sumPen += scalar(out[2])
-			hist.Steps++
-			if se.fourier && scalar(out[3]) > s.penalty.tol {
-				// The outputs spread beyond what the expansion covers: more terms from now on.
-				terms = s.penalty.chooseTerms(1.25*scalar(out[4]), sigma, s.batch)
-				hist.Recompiles++
-			}
-		}
-		val, err := s.validate(model)
+		ep, err := r.epoch(epoch)
 		if err != nil {
-			return nil, nil, fmt.Errorf("train %s: validating epoch %d: %w", s.name, epoch, err)
+			return nil, nil, err
 		}
-		ep := Epoch{Epoch: epoch, TrainLoss: sumLoss / float64(nBatches), TrainPenalty: sumPen / float64(nBatches),
-			ValObjective: val, Seconds: time.Since(t0).Seconds()}
-		hist.Epochs = append(hist.Epochs, ep)
-		if s.stop.eligible(epoch) && val < best {
-			best, bestEpoch = val, epoch
-			bestWeights = model.snapshot()
-		}
-		bar.Add(1, fmt.Sprintf("loss %.4f val %.4f best %.4f@%d", ep.TrainLoss, val, best, bestEpoch))
-		if s.stop.done(epoch, bestEpoch) {
-			hist.StopReason = StopPatience
+		r.hist.Epochs = append(r.hist.Epochs, ep)
+		stop := sel.observe(epoch, ep.ValObjective, r.model.snapshot)
+		bar.Add(1, fmt.Sprintf("loss %.4f val %.4f best %.4f@%d", ep.TrainLoss, ep.ValObjective, sel.best, sel.bestEpoch))
+		if stop {
+			r.hist.StopReason = StopPatience
 			break
 		}
 	}
-	hist.StopEpoch = len(hist.Epochs)
-	if err := model.restore(bestWeights); err != nil {
+	if err := r.model.restore(sel.weights); err != nil {
 		return nil, nil, err
 	}
-	hist.BestEpoch, hist.BestVal = bestEpoch, best
-	hist.Seconds = time.Since(start).Seconds()
-	hist.PenaltyPath = "none"
+	r.finish(sel, start)
+	return r.model, r.hist, nil
+}
+
+// fitRun is the state of one fit: the network being trained, its compiled training steps
+// and the record so far.
+type fitRun struct {
+	s     fitSpec
+	b     backends.Backend
+	net   models.Net
+	model *Model
+	hist  *History
+	opt   optimizers.Interface
+	rng   *rand.Rand // batch order
+	sigma float64    // the penalty's kernel bandwidth (0 without a penalty)
+	// terms is the number of Fourier terms of the step in use, 0 for the exact sum or no
+	// penalty; steps holds the compiled step for each number of terms used so far.
+	terms int
+	steps map[int]*stepExec
+	perm  []int // the training rows in this epoch's order
+}
+
+// newFitRun checks the batch size against the rows and prepares a fit: a fresh model, Adam
+// and the seeded batch order.
+func newFitRun(b backends.Backend, net models.Net, s fitSpec) (*fitRun, error) {
+	if len(s.rows) < s.batch {
+		return nil, fmt.Errorf("train %s: batch size %d is larger than the %d training rows", s.name, s.batch, len(s.rows))
+	}
+	r := &fitRun{s: s, b: b, net: net, model: newModel(b, net, s.batch), hist: &History{Name: s.name},
+		opt: optimizers.Adam().LearningRate(s.lr).Done(), rng: rand.New(rand.NewPCG(s.seed, 0x5eed)),
+		steps: map[int]*stepExec{}}
 	if s.penalty != nil {
-		hist.PenaltyPath = "exact"
-		if terms > 0 {
-			hist.PenaltyPath = fmt.Sprintf("fourier M=%d", terms)
+		o, err := s.penalty.opts.Resolved()
+		if err != nil {
+			return nil, err
+		}
+		r.sigma = o.Bandwidth
+	}
+	r.perm = append([]int(nil), s.rows...)
+	return r, nil
+}
+
+// epoch trains one epoch: the rows shuffled, one step per full batch (the incomplete last
+// batch dropped), then the validation objective.
+func (r *fitRun) epoch(epoch int) (Epoch, error) {
+	s := r.s
+	t0 := time.Now()
+	perm := r.perm
+	r.rng.Shuffle(len(perm), func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
+	nBatches := len(perm) / s.batch
+	var sumLoss, sumPen float64
+	for k := 0; k < nBatches; k++ {
+		loss, pen, err := r.step(perm[k*s.batch : (k+1)*s.batch])
+		if err != nil {
+			return Epoch{}, fmt.Errorf("train %s: epoch %d, step %d: %w", s.name, epoch, k+1, err)
+		}
+		sumLoss += loss
+		sumPen += pen
+	}
+	val, err := s.validate(r.model)
+	if err != nil {
+		return Epoch{}, fmt.Errorf("train %s: validating epoch %d: %w", s.name, epoch, err)
+	}
+	return Epoch{Epoch: epoch, TrainLoss: sumLoss / float64(nBatches), TrainPenalty: sumPen / float64(nBatches),
+		ValObjective: val, Seconds: time.Since(t0).Seconds()}, nil
+}
+
+// step runs one training step on the rows idx and returns its loss and penalty. It adds
+// the penalty's guard counts to the record, and when the outputs have spread beyond what
+// the Fourier expansion covers it switches the following steps to more terms.
+func (r *fitRun) step(idx []int) (loss, pen float64, err error) {
+	s := r.s
+	args := []any{featureTensor(s.set, idx), vectorTensor(s.target, idx)}
+	if s.penalty != nil {
+		v, c, rep, err := s.penalty.batchDesign(idx)
+		if err != nil {
+			return 0, 0, err
+		}
+		r.hist.FlooredG += rep.FlooredG
+		r.hist.EmptyStrata += len(rep.EmptyStrata)
+		r.hist.FlooredNorms += rep.FlooredNorms
+		r.hist.noteDropped(rep)
+		args = append(args, v, c, tensors.FromScalar(float32(r.sigma)), tensors.FromScalar(float32(s.penalty.lambda)))
+	}
+	se, err := r.compiled(r.terms)
+	if err != nil {
+		return 0, 0, err
+	}
+	out, err := se.exec.Exec(args...)
+	if err != nil {
+		return 0, 0, err
+	}
+	loss, pen = scalar(out[0]), scalar(out[2])
+	if math.IsNaN(loss) || math.IsInf(loss, 0) {
+		return 0, 0, fmt.Errorf("loss is %v (NLL %v, penalty %v)", loss, scalar(out[1]), pen)
+	}
+	r.hist.Steps++
+	if se.fourier && scalar(out[3]) > s.penalty.tol {
+		// The outputs spread beyond what the expansion covers: more terms from now on.
+		r.terms = s.penalty.chooseTerms(1.25*scalar(out[4]), r.sigma, s.batch)
+		r.hist.Recompiles++
+	}
+	return loss, pen, nil
+}
+
+// finish records the kept epoch, the time and the penalty path last used.
+func (r *fitRun) finish(sel *selection, start time.Time) {
+	h := r.hist
+	h.StopEpoch = len(h.Epochs)
+	h.BestEpoch, h.BestVal = sel.bestEpoch, sel.best
+	h.Seconds = time.Since(start).Seconds()
+	h.PenaltyPath = "none"
+	if r.s.penalty != nil {
+		h.PenaltyPath = "exact"
+		if r.terms > 0 {
+			h.PenaltyPath = fmt.Sprintf("fourier M=%d", r.terms)
 		}
 	}
-	return model, hist, nil
-}
-
-// chooseTerms returns the Fourier terms for outputs spanning span, or 0 (the exact path)
-// when the exact sum is cheaper for this batch size or the path is Exact.
-func (p *penaltySpec) chooseTerms(span, sigma float64, batch int) int {
-	if p.path == PathExact {
-		return 0
-	}
-	m := invmmd.FourierTermsFor(span, sigma, p.tol)
-	// Per row: the expansion evaluates 2(M+1) sines and cosines and their products with
-	// the P columns; the exact path n kernel values and n·P products.
-	if p.path == PathAuto && float64(2*(m+1))*(2*float64(p.columns)+10) > float64(batch)*(float64(p.columns)+10) {
-		return 0
-	}
-	return m
-}
-
-// batchDesign builds the penalty's V and C for the batch's rows.
-func (p *penaltySpec) batchDesign(idx []int) (v, c *tensors.Tensor, rep invmmd.Report, err error) {
-	d, err := invmmd.NewDesign(p.rows.Subset(idx), p.opts, p.method)
-	if err != nil {
-		return nil, nil, rep, err
-	}
-	d.TrainingGuard() // with Options.DropUnreliable, unreliable strata leave the penalty
-	v, c, err = d.Tensors(dtypes.Float32)
-	return v, c, d.Reports()[0], err
 }
 
 func spanOf(h []float64) float64 {
@@ -299,35 +274,4 @@ func spanOf(h []float64) float64 {
 
 func scalar(t *tensors.Tensor) float64 {
 	return float64(tensors.MustCopyFlatData[float32](t)[0])
-}
-
-// StopReason says what ended a fit's training.
-type StopReason string
-
-// The reasons a fit stops.
-const (
-	// StopPatience: the validation objective did not improve for Patience epochs.
-	StopPatience StopReason = "patience"
-	// StopMaxEpochs: the epoch cap was reached first (the fit may not have converged).
-	StopMaxEpochs StopReason = "max-epochs"
-)
-
-// stopRule is early stopping on the validation objective: epochs 1..selectAfter are trained
-// but never kept (an early, nearly flat model has a penalty near 0 and could win the
-// selection at large λ), and training ends once patience epochs have passed since the
-// best kept epoch. patience 0 trains to the cap.
-type stopRule struct {
-	patience    int
-	selectAfter int
-}
-
-// eligible reports whether epoch may be kept as the best one.
-func (r stopRule) eligible(epoch int) bool { return epoch > r.selectAfter }
-
-// done reports whether training stops after epoch, the best kept epoch being best (0: none yet).
-func (r stopRule) done(epoch, best int) bool {
-	if r.patience <= 0 || best == 0 {
-		return false
-	}
-	return epoch-best >= r.patience
 }

@@ -3,12 +3,14 @@ package train
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"sort"
+	"strconv"
 
+	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 
-	"github.com/invmmd/invmmd/invmmd/backend"
 	"github.com/invmmd/invmmd/invmmd/models"
 )
 
@@ -18,6 +20,23 @@ type savedVariable struct {
 	Name  string    `json:"name"`
 	Dims  []int     `json:"dims"`
 	Data  []float32 `json:"data"`
+}
+
+// VarShape names one network variable by its scope and name ("/model/hidden0/weights")
+// and gives its dimensions: what a saved model's description lists, so that weights can be
+// checked against an architecture before they are used.
+type VarShape struct {
+	Name string `json:"name"`
+	Dims []int  `json:"dims"`
+}
+
+// String renders the variable as "NAME [d1 d2]".
+func (v VarShape) String() string { return fmt.Sprintf("%s %v", v.Name, v.Dims) }
+
+// Weight is one network variable with its values (row-major), as a weights file holds it.
+type Weight struct {
+	VarShape
+	Values []float32
 }
 
 // Save writes the network's variables to path as JSON (scope, name, dimensions, float32
@@ -43,34 +62,108 @@ func (m *Model) Save(path string) error {
 	return nil
 }
 
-// LoadModel reads weights written by Model.Save for network net (the same architecture),
-// predicting batch rows per call.
-func LoadModel(net models.Net, path string, batch int) (*Model, error) {
+// VarShapes returns the name and dimensions of each of the model's variables, sorted by
+// name: the list Save writes, without the values.
+func (m *Model) VarShapes() []VarShape {
+	var out []VarShape
+	for name, t := range m.snapshot() {
+		out = append(out, VarShape{Name: name, Dims: append([]int(nil), t.Shape().Dimensions...)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// ReadWeights reads a weights file written by Model.Save and checks what can be checked
+// without the architecture: every variable is named once, its dimensions are positive and
+// its values fill them exactly, and every value is finite. The variables come back sorted
+// by name. Whether they fit a network is the caller's check (compare them with the
+// VarShapes the network needs); LoadModel does not make it.
+func ReadWeights(path string) ([]Weight, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("train: loading the model: %w", err)
 	}
-	var vars []savedVariable
+	// Values are read as decimal text and parsed as float32 here, so that a value beyond
+	// float32's range is reported with its variable.
+	var vars []struct {
+		Scope string        `json:"scope"`
+		Name  string        `json:"name"`
+		Dims  []int         `json:"dims"`
+		Data  []json.Number `json:"data"`
+	}
 	if err := json.Unmarshal(b, &vars); err != nil {
 		return nil, fmt.Errorf("train: loading the model from %s: %w", path, err)
 	}
 	if len(vars) == 0 {
 		return nil, fmt.Errorf("train: %s holds no weights", path)
 	}
-	be, err := backend.Shared()
+	out := make([]Weight, 0, len(vars))
+	seen := map[string]bool{}
+	for _, v := range vars {
+		name := v.Scope + "/" + v.Name
+		if v.Scope == "" || v.Scope[0] != '/' || v.Name == "" {
+			return nil, fmt.Errorf("train: %s: variable with scope %q and name %q: want an absolute scope and a name", path, v.Scope, v.Name)
+		}
+		if seen[name] {
+			return nil, fmt.Errorf("train: %s: variable %s appears twice", path, name)
+		}
+		seen[name] = true
+		if len(v.Dims) == 0 {
+			return nil, fmt.Errorf("train: %s: variable %s has no dimensions", path, name)
+		}
+		size := 1
+		for _, d := range v.Dims {
+			if d < 1 || size > len(v.Data)/d {
+				return nil, fmt.Errorf("train: %s: variable %s has %d values for dimensions %v", path, name, len(v.Data), v.Dims)
+			}
+			size *= d
+		}
+		if size != len(v.Data) {
+			return nil, fmt.Errorf("train: %s: variable %s has %d values for dimensions %v", path, name, len(v.Data), v.Dims)
+		}
+		values := make([]float32, len(v.Data))
+		for k, x := range v.Data {
+			f, err := strconv.ParseFloat(string(x), 32)
+			if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+				return nil, fmt.Errorf("train: %s: variable %s: value %d is %s, want a finite float32", path, name, k, x)
+			}
+			values[k] = float32(f)
+		}
+		out = append(out, Weight{VarShape: VarShape{Name: name, Dims: v.Dims}, Values: values})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// LoadModel reads weights written by Model.Save for network net (the same architecture),
+// predicting batch rows per call on backend b (nil: backend.Shared()). It checks the file as ReadWeights does, not that the
+// weights fit net: a variable net does not use is ignored, one it needs and the file lacks
+// is drawn at random, and a shape net does not expect makes prediction fail. Compare
+// ReadWeights' shapes with the network's first (owndata.LoadModel does), then use
+// ModelFromWeights.
+func LoadModel(b backends.Backend, net models.Net, path string, batch int) (*Model, error) {
+	ws, err := ReadWeights(path)
+	if err != nil {
+		return nil, err
+	}
+	return ModelFromWeights(b, net, ws, batch)
+}
+
+// ModelFromWeights returns network net with the variables ws (as ReadWeights returns them),
+// predicting batch rows per call on backend b (nil: backend.Shared()). Like LoadModel it
+// does not check ws against net.
+func ModelFromWeights(b backends.Backend, net models.Net, ws []Weight, batch int) (*Model, error) {
+	if batch < 1 {
+		return nil, fmt.Errorf("train: prediction batch %d, want at least 1", batch)
+	}
+	be, err := backendOr(b)
 	if err != nil {
 		return nil, err
 	}
 	m := newModel(be, net, batch)
-	for _, v := range vars {
-		size := 1
-		for _, d := range v.Dims {
-			size *= d
-		}
-		if size != len(v.Data) {
-			return nil, fmt.Errorf("train: %s: variable %s/%s has %d values for dimensions %v", path, v.Scope, v.Name, len(v.Data), v.Dims)
-		}
-		m.ctx.InAbsPath(v.Scope).VariableWithValue(v.Name, tensors.FromFlatDataAndDimensions(v.Data, v.Dims...))
+	for _, w := range ws {
+		scope, short := splitScope(w.Name)
+		m.ctx.InAbsPath(scope).VariableWithValue(short, tensors.FromFlatDataAndDimensions(append([]float32(nil), w.Values...), w.Dims...))
 	}
 	return m, nil
 }

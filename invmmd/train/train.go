@@ -5,8 +5,9 @@ import (
 	"io"
 	"math"
 
+	"github.com/gomlx/gomlx/backends"
+
 	"github.com/invmmd/invmmd/invmmd"
-	"github.com/invmmd/invmmd/invmmd/backend"
 	"github.com/invmmd/invmmd/invmmd/dataset"
 	"github.com/invmmd/invmmd/invmmd/models"
 )
@@ -23,8 +24,8 @@ type Config struct {
 	Patience int
 	// SelectAfter is the number of epochs trained before selection starts: the first
 	// SelectAfter epochs are never kept. At λ = 5 an early, nearly flat h has a validation
-	// penalty near 0 that can outweigh its worse likelihood (issue 10: seed 2 of the
-	// simulation kept epoch 7 of 60 with train accuracy 0.68).
+	// penalty near 0 that can outweigh its worse likelihood (without it, seed 2 of the
+	// simulation kept epoch 7 of 60, with train accuracy 0.68).
 	SelectAfter  int
 	LearningRate float64 // Adam's step size
 	Seed         uint64  // initial weights and batch order
@@ -38,8 +39,11 @@ type Config struct {
 	// below 0 by fitting h to the weights; clipping removes that incentive, at the price of
 	// no gradient while an estimate is negative (see README, "Training choices").
 	Clip       bool
-	FourierTol float64   // per-pair kernel error of the Fourier path; 0 means DefaultFourierTol
+	FourierTol float64   // per-pair kernel error of the Fourier path; 0 means TrainingFourierTol
 	Progress   io.Writer // where the progress bar goes; nil is quiet
+	// Backend runs the fit; nil means backend.Shared(). It is not part of the stored
+	// configuration (an experiment records backend.Config() instead).
+	Backend backends.Backend `json:"-"`
 }
 
 // Validate checks the configuration against a training set of n rows.
@@ -90,45 +94,64 @@ func Fit(sp dataset.Splits, aux *Aux, net models.Net, cfg Config) (*Model, *Hist
 	if m.NeedsTrueG() && (sp.Train.GTrue == nil || sp.Val.GTrue == nil) {
 		return nil, nil, fmt.Errorf("train: method %v needs the true G, which data set %q does not have (its missingness is not from a known rule)", m, sp.Train.Name)
 	}
-	b, err := backend.Shared()
+	b, err := backendOr(cfg.Backend)
 	if err != nil {
 		return nil, nil, err
 	}
-	trainRows, valRows := estimatorRows(sp.Train, aux, true), estimatorRows(sp.Val, aux, false)
-	lambda := cfg.Lambda
+	trainRows := estimatorRows(sp.Train, aux, true)
 	spec := fitSpec{
 		name: "h (" + m.String() + ")", set: sp.Train, rows: allRows(sp.Train.Len()), target: sp.Train.Y,
 		batch: cfg.BatchSize, epochs: cfg.Epochs, stop: stopRule{patience: cfg.Patience, selectAfter: cfg.SelectAfter}, lr: cfg.LearningRate, seed: cfg.Seed, progress: cfg.Progress,
 	}
 	if m.Penalised() {
-		tol := cfg.FourierTol
-		if tol == 0 {
-			tol = TrainingFourierTol
+		if spec.penalty, err = newPenaltySpec(cfg, trainRows, spec.rows[:cfg.BatchSize]); err != nil {
+			return nil, nil, err
 		}
-		spec.penalty = &penaltySpec{method: m, lambda: lambda, rows: trainRows, opts: cfg.Estimator, path: cfg.Penalty, tol: tol, clip: cfg.Clip}
-		// A design's column count depends only on the method and the options.
-		d0, err := invmmd.NewDesign(trainRows.Subset(spec.rows[:cfg.BatchSize]), cfg.Estimator, m)
-		if err != nil {
-			return nil, nil, fmt.Errorf("train: training rows: %w", err)
-		}
-		spec.penalty.columns = d0.NumColumns()
 	}
+	if spec.validate, err = validationObjective(sp.Val, estimatorRows(sp.Val, aux, false), cfg); err != nil {
+		return nil, nil, err
+	}
+	return fit(b, net, spec)
+}
+
+// newPenaltySpec returns the training penalty of cfg's method on the estimator rows of
+// the training set, its number of design columns read from a design of the rows first.
+func newPenaltySpec(cfg Config, rows invmmd.Rows, first []int) (*penaltySpec, error) {
+	tol := cfg.FourierTol
+	if tol == 0 {
+		tol = TrainingFourierTol
+	}
+	p := &penaltySpec{method: cfg.Method, lambda: cfg.Lambda, rows: rows, opts: cfg.Estimator, path: cfg.Penalty, tol: tol, clip: cfg.Clip}
+	// A design's column count depends only on the method and the options.
+	d0, err := invmmd.NewDesign(rows.Subset(first), cfg.Estimator, cfg.Method)
+	if err != nil {
+		return nil, fmt.Errorf("train: training rows: %w", err)
+	}
+	p.columns = d0.NumColumns()
+	return p, nil
+}
+
+// validationObjective returns h's validation objective on the set val with estimator rows
+// rows: the mean NLL, plus λ times the sum of the method's stratum estimates (each clipped
+// at 0 with cfg.Clip) when the method is penalised and λ > 0.
+func validationObjective(val *dataset.Set, rows invmmd.Rows, cfg Config) (func(*Model) (float64, error), error) {
 	// The validation design does not depend on h: build it once.
-	var valDesign *invmmd.Design
-	if m.Penalised() && lambda > 0 {
-		if valDesign, err = invmmd.NewDesign(valRows, cfg.Estimator, m); err != nil {
-			return nil, nil, fmt.Errorf("train: validation rows: %w", err)
+	var design *invmmd.Design
+	if cfg.Method.Penalised() && cfg.Lambda > 0 {
+		var err error
+		if design, err = invmmd.NewDesign(rows, cfg.Estimator, cfg.Method); err != nil {
+			return nil, fmt.Errorf("train: validation rows: %w", err)
 		}
-		valDesign.TrainingGuard() // as in training
+		design.TrainingGuard() // as in training
 	}
-	spec.validate = func(model *Model) (float64, error) {
-		h, err := model.Logits(sp.Val)
+	return func(model *Model) (float64, error) {
+		h, err := model.Logits(val)
 		if err != nil {
 			return 0, err
 		}
-		obj := meanNLL(h, sp.Val.Y, nil)
-		if valDesign != nil {
-			res, err := valDesign.Evaluate(h, invmmd.AutoSums{})
+		obj := meanNLL(h, val.Y, nil)
+		if design != nil {
+			res, err := design.Evaluate(h, invmmd.AutoSums{})
 			if err != nil {
 				return 0, err
 			}
@@ -136,12 +159,11 @@ func Fit(sp dataset.Splits, aux *Aux, net models.Net, cfg Config) (*Model, *Hist
 				if cfg.Clip {
 					v = math.Max(v, 0)
 				}
-				obj += lambda * v
+				obj += cfg.Lambda * v
 			}
 		}
 		return obj, nil
-	}
-	return fit(b, net, spec)
+	}, nil
 }
 
 // estimatorRows returns the estimator's inputs for set s: labels, nuisance, indicator, the

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/dataset"
 	"github.com/invmmd/invmmd/invmmd/models"
@@ -23,9 +24,12 @@ func smallSim(t *testing.T, seed uint64) dataset.Splits {
 
 func mlp(seed uint64) models.Net { return models.MLP{Hidden: []int{16}, Seed: seed} }
 
+// auxMLP builds the same network for G and m.
+func auxMLP(_ Role, seed uint64) models.Net { return mlp(seed) }
+
 func quickAux(t *testing.T, sp dataset.Splits) *Aux {
 	t.Helper()
-	aux, err := FitAux(sp, mlp, AuxConfig{BatchSize: 100, Epochs: 15, LearningRate: 1e-2, Seed: 5})
+	aux, err := FitAux(sp, auxMLP, AuxConfig{BatchSize: 100, Epochs: 15, LearningRate: 1e-2, Seed: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +217,7 @@ func TestAuxModelsSeeTheLabel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	aux, err := FitAux(sp, func(s uint64) models.Net { return models.MLP{Hidden: []int{32}, Seed: s} },
+	aux, err := FitAux(sp, func(_ Role, s uint64) models.Net { return models.MLP{Hidden: []int{32}, Seed: s} },
 		AuxConfig{BatchSize: 200, Epochs: 25, LearningRate: 1e-2, Seed: 9})
 	if err != nil {
 		t.Fatal(err)
@@ -238,8 +242,9 @@ func TestAuxModelsSeeTheLabel(t *testing.T) {
 	}
 }
 
-// TestStopRule checks the stopping rule on its own: no epoch before selectAfter is kept,
-// training stops exactly patience epochs after the best kept one, and patience 0 never stops.
+// TestStopRule checks the selection and stopping rule on their own: no epoch before
+// selectAfter is kept, the kept weights are the best kept epoch's, training stops exactly
+// patience epochs after it, and patience 0 never stops.
 func TestStopRule(t *testing.T) {
 	for _, tc := range []struct {
 		name       string
@@ -254,18 +259,22 @@ func TestStopRule(t *testing.T) {
 		{"selection start", stopRule{patience: 2, selectAfter: 2}, []float64{0.1, 0.2, 0.5, 0.4, 0.45, 0.46, 0.3}, 4, 6},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			best, bestVal, stop := 0, math.Inf(1), len(tc.val)
+			weightsOf := func(e int) map[string]*tensors.Tensor {
+				return map[string]*tensors.Tensor{"epoch": tensors.FromScalar(int32(e))}
+			}
+			sel := newSelection(tc.rule, weightsOf(0))
+			stop := len(tc.val)
 			for e := 1; e <= len(tc.val); e++ {
-				if tc.rule.eligible(e) && tc.val[e-1] < bestVal {
-					best, bestVal = e, tc.val[e-1]
-				}
-				if tc.rule.done(e, best) {
+				if sel.observe(e, tc.val[e-1], func() map[string]*tensors.Tensor { return weightsOf(e) }) {
 					stop = e
 					break
 				}
 			}
-			if best != tc.best || stop != tc.stop {
-				t.Errorf("best epoch %d, stopped after %d; want %d and %d", best, stop, tc.best, tc.stop)
+			if sel.bestEpoch != tc.best || stop != tc.stop {
+				t.Errorf("best epoch %d, stopped after %d; want %d and %d", sel.bestEpoch, stop, tc.best, tc.stop)
+			}
+			if kept := tensors.ToScalar[int32](sel.weights["epoch"]); int(kept) != tc.best || sel.best != tc.val[tc.best-1] {
+				t.Errorf("kept the weights of epoch %d with objective %v, want epoch %d's (%v)", kept, sel.best, tc.best, tc.val[tc.best-1])
 			}
 		})
 	}
@@ -307,7 +316,7 @@ func TestEarlyStoppingRecorded(t *testing.T) {
 // fitted m does not beat its Bayes NLL by more than sampling noise.
 func TestAuxBayesNLL(t *testing.T) {
 	sp := smallSim(t, 7)
-	aux, err := FitAux(sp, mlp, AuxConfig{BatchSize: 100, Epochs: 200, Patience: 5, LearningRate: 1e-2, Seed: 5,
+	aux, err := FitAux(sp, auxMLP, AuxConfig{BatchSize: 100, Epochs: 200, Patience: 5, LearningRate: 1e-2, Seed: 5,
 		BayesM: func(s *dataset.Set) []float64 { return sim.TrueMOf(s, sim.DefaultSigmaX) }})
 	if err != nil {
 		t.Fatal(err)

@@ -7,7 +7,8 @@
 #
 # usage: scripts/slurm/sweep.sh EXPERIMENT [-n SHARDS] [-out DIR] [sbatch options...] [-- invmmd flags...]
 #
-#   EXPERIMENT   sim, tmnist, clinical or variance (whose shards split the batch sizes)
+#   EXPERIMENT   an experiment's command (sim, tmnist, clinical: those of invmmd's registry, which
+#                invmmd -h lists) or variance (whose shards split the batch sizes)
 #   -n SHARDS    number of array tasks (default 4); sbatch's own -n is spelled --ntasks here
 #   -out DIR     results folder on a file system every node sees (default slurm-out/EXPERIMENT)
 #   sbatch options go to the array job (e.g. --partition=gpu --time=2:00:00
@@ -24,10 +25,7 @@ die() { echo "sweep.sh: $*" >&2; exit 2; }
 [ $# -ge 1 ] || die "usage: scripts/slurm/sweep.sh EXPERIMENT [-n SHARDS] [-out DIR] [sbatch options...] [-- invmmd flags...]"
 exp=$1
 shift
-case "$exp" in
-sim | tmnist | clinical | variance) ;;
-*) die "experiment \"$exp\": want sim, tmnist, clinical or variance" ;;
-esac
+[[ $exp =~ ^[a-z][a-z0-9_-]*$ ]] || die "experiment \"$exp\": want an experiment's command, e.g. sim, tmnist, clinical or variance"
 
 n=4
 out=""
@@ -91,9 +89,13 @@ fi
 [ -x "$bin" ] || die "INVMMD_BIN=$bin is not an executable"
 bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
 
-# Check the flags, the folder and its stored configuration before submitting anything.
-"$bin" "$exp" -out "$out" -shard "1/$n" -resume -check "${invmmd_opts[@]}" >/dev/null ||
+# Check the flags, the folder and its stored configuration before submitting anything (an
+# unknown experiment is refused here too). The check's report starts with the name the
+# results are stored under, which merge needs: e.g. sim_mf075 for sim -- -paper-split.
+checked=$("$bin" "$exp" -out "$out" -shard "1/$n" -resume -check "${invmmd_opts[@]}") ||
 	die "invmmd rejected the command line above; nothing submitted"
+name=${checked%%:*}
+[[ -n $name && $name != *" "* ]] || die "cannot read the results' name from invmmd's check: $checked"
 
 q() { printf '%q ' "$@"; }
 task="exec $(q "$bin" "$exp" -out "$out" -resume "${invmmd_opts[@]}")-shard \"\$SLURM_ARRAY_TASK_ID/$n\""
@@ -101,12 +103,12 @@ array=$(sbatch --parsable --job-name="invmmd-$exp" --array="1-$n" \
 	--output="$out/slurm/%x-%A_%a.out" "${array_opts[@]}" --wrap="$task")
 array=${array%%;*}
 merge=$(sbatch --parsable --job-name="invmmd-$exp-merge" --dependency="afterok:$array" --kill-on-invalid-dep=yes \
-	--output="$out/slurm/%x-%j.out" "${merge_opts[@]}" --wrap="exec $(q "$bin" merge -out "$out" -experiments "$exp")")
+	--output="$out/slurm/%x-%j.out" "${merge_opts[@]}" --wrap="exec $(q "$bin" merge -out "$out" -experiments "$name")")
 merge=${merge%%;*}
 
 echo "array job $array: $n shards of invmmd $exp ${invmmd_opts[*]}"
 echo "merge job $merge: runs when every shard has succeeded (afterok:$array)"
-echo "per-fit results: $out/fits/$exp/"
+echo "per-fit results: $out/fits/$name/"
 echo "tables:          $out/tables/ (figures in $out/)"
 echo "logs:            $out/slurm/"
 echo "$array $merge" >"$out/slurm/last-jobs"

@@ -1,10 +1,14 @@
-// Package experiments runs the paper's experiments end to end — data, auxiliary models,
-// training of h with every method, evaluation — and writes their tables: one CSV per λ with
-// the header `method,seed,tr_mmd,tr_acc,te_acc`, a Markdown table of mean ± std next to the
-// paper's numbers, a JSON record of the configuration that produced them and a separate
-// JSON file of timings. Each fit's result is first written to its own file (package store),
-// which makes runs resumable and shardable; Merge assembles the tables from those files.
-package experiments
+// Package results holds the plain data an experiment's tables and figures are made of —
+// the rows of a result CSV, their summaries over seeds, the paper's numbers, the points of
+// the variance study and the training curves of a fit — with their CSV and Markdown forms.
+// It imports nothing but the standard library, so that drawing (package figures) and
+// reading tables need none of the training code: a program or notebook cell that only
+// reads and draws results compiles in seconds.
+//
+// A result CSV has the header `method,seed,tr_mmd,tr_acc,te_acc`, one row per trained
+// model; variance.csv has `estimator,batch_size,mean,std,n`, one row per estimator and
+// batch size.
+package results
 
 import (
 	"encoding/csv"
@@ -12,12 +16,37 @@ import (
 	"io"
 	"math"
 	"os"
-	"sort"
+	"path/filepath"
 	"strconv"
 	"strings"
-
-	"github.com/invmmd/invmmd/invmmd"
 )
+
+// Methods are the names of the penalty methods in the order of the paper's tables (the
+// paper's methods, then this project's extensions): the order Summarize lists them in,
+// and the names a result CSV may hold. They are package invmmd's AllMethods, spelt as
+// its Method.String does (a test checks that the two lists agree); they are repeated
+// here so that reading and drawing results does not import the estimators.
+var Methods = []string{"none", "obs", "full", "dr", "dr+", "reg", "ip", "ip+", "dr-po", "dr-po+"}
+
+// CheckMethod returns nil when s names one of Methods as a result file may spell it
+// (case-insensitive, surrounding spaces ignored, "plus" for "+", as invmmd.ParseMethod
+// reads it), else an error that lists the names.
+func CheckMethod(s string) error {
+	t := strings.ReplaceAll(strings.ToLower(strings.TrimSpace(s)), "plus", "+")
+	for _, m := range Methods {
+		if t == m {
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown method %q: want one of %s", s, strings.Join(Methods, ", "))
+}
+
+// Cell is a reported mean ± standard deviation.
+type Cell struct{ Mean, Std float64 }
+
+// PaperRow is one method's column of a table of the paper: train MMD, train accuracy and
+// test accuracy, each mean ± std over three seeds.
+type PaperRow struct{ TrMMD, TrAcc, TeAcc Cell }
 
 // Row is one trained model's numbers: a row of the result CSV.
 type Row struct {
@@ -28,10 +57,40 @@ type Row struct {
 	TeAcc  float64
 }
 
+// Summary is a method's mean ± sample standard deviation over seeds.
+type Summary struct {
+	Method              string
+	N                   int
+	TrMMD, TrAcc, TeAcc Cell
+}
+
+// FigureHints are what an experiment's results figure draws besides its table, things
+// the table cannot say: the accuracy ceiling of an invariant model where the data's
+// construction fixes it, and where the paper's numbers come from when it is not our
+// dataset. The zero value draws neither.
+type FigureHints struct {
+	// Ceiling is the best test accuracy an invariant model can reach (0: no ceiling line),
+	// CeilingWhat what fixes it, e.g. "invariant h*" or "label noise".
+	Ceiling     float64
+	CeilingWhat string
+	// PaperDataset names the dataset of the paper's numbers when it differs from ours
+	// (e.g. "MIMIC-III" next to the NMES1988 stand-in); "" when it is the same.
+	PaperDataset string
+}
+
 // CSVHeader is the header of every result CSV.
 var CSVHeader = []string{"method", "seed", "tr_mmd", "tr_acc", "te_acc"}
 
-// WriteCSV writes rows with CSVHeader.
+// LambdaName formats λ for file names: 1 → "1", 0.5 → "0.5".
+func LambdaName(l float64) string { return strconv.FormatFloat(l, 'f', -1, 64) }
+
+// TablePath returns the path of the result CSV for experiment name at λ under dir:
+// dir/NAME_lambdaΛ.csv.
+func TablePath(dir, name string, lambda float64) string {
+	return filepath.Join(dir, name+"_lambda"+LambdaName(lambda)+".csv")
+}
+
+// WriteCSV writes rows with CSVHeader, numbers with 6 decimals.
 func WriteCSV(w io.Writer, rows []Row) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(CSVHeader); err != nil {
@@ -92,7 +151,7 @@ func ReadCSV(r io.Reader, name string) ([]Row, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		if _, err := invmmd.ParseMethod(rec[0]); err != nil {
+		if err := CheckMethod(rec[0]); err != nil {
 			return nil, fmt.Errorf("%s: line %d, column method: %w", name, line, err)
 		}
 		r := Row{Method: rec[0]}
@@ -120,26 +179,20 @@ func ReadCSVFile(path string) ([]Row, error) {
 	return ReadCSV(f, path)
 }
 
-// Summary is a method's mean ± sample standard deviation over seeds.
-type Summary struct {
-	Method              string
-	N                   int
-	TrMMD, TrAcc, TeAcc Cell
-}
-
-// Summarize groups rows by method, in the paper's table order (extensions last).
+// Summarize groups rows by method, in the order of Methods (the paper's table order,
+// extensions last).
 func Summarize(rows []Row) []Summary {
 	by := map[string][]Row{}
 	for _, r := range rows {
 		by[r.Method] = append(by[r.Method], r)
 	}
 	var out []Summary
-	for _, m := range invmmd.AllMethods {
-		rs, ok := by[m.String()]
+	for _, m := range Methods {
+		rs, ok := by[m]
 		if !ok {
 			continue
 		}
-		s := Summary{Method: m.String(), N: len(rs)}
+		s := Summary{Method: m, N: len(rs)}
 		s.TrMMD = cellOf(rs, func(r Row) float64 { return r.TrMMD })
 		s.TrAcc = cellOf(rs, func(r Row) float64 { return r.TrAcc })
 		s.TeAcc = cellOf(rs, func(r Row) float64 { return r.TeAcc })
@@ -164,10 +217,10 @@ func cellOf(rs []Row, f func(Row) float64) Cell {
 	return Cell{m, math.Sqrt(v)}
 }
 
-// WriteMarkdown writes a table of sums next to the paper's numbers for experiment name at
-// λ (when the paper reports them), in the paper's layout: a column per method, rows train
-// MMD, train accuracy and test accuracy. Our cells are mean ± standard deviation over
-// seeds; a method with one seed shows its value alone.
+// WriteMarkdown writes a table of sums next to the paper's numbers (when paper is not nil),
+// in the paper's layout: a column per method, rows train MMD, train accuracy and test
+// accuracy. Our cells are mean ± standard deviation over seeds; a method with one seed
+// shows its value alone.
 func WriteMarkdown(w io.Writer, title string, sums []Summary, paper map[string]PaperRow) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### %s\n\n", title)
@@ -217,14 +270,4 @@ func WriteMarkdown(w io.Writer, title string, sums []Summary, paper map[string]P
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-// sortedLambdas returns the keys of m in increasing order.
-func sortedLambdas[T any](m map[float64]T) []float64 {
-	var ls []float64
-	for l := range m {
-		ls = append(ls, l)
-	}
-	sort.Float64s(ls)
-	return ls
 }

@@ -1,4 +1,8 @@
-package mimic
+// Package mimictest writes synthetic MIMIC-III folders for tests and trials of package
+// mimic: the five tables its builder reads, in the v1.4 schema, with scripted patients
+// whose cohort values can be worked out by hand and random ones after them. Nothing in
+// them is real patient data.
+package mimictest
 
 import (
 	"bufio"
@@ -10,6 +14,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/invmmd/invmmd/invmmd/mimic"
 )
 
 // FixtureOptions sets the size and form of a synthetic MIMIC-III folder. A zero field takes
@@ -57,7 +64,7 @@ func createTable(dir, table string, gz bool) (*tableWriter, error) {
 	}
 	f, err := os.Create(filepath.Join(dir, name))
 	if err != nil {
-		return nil, fmt.Errorf("mimic: writing fixture: %w", err)
+		return nil, fmt.Errorf("mimictest: writing fixture: %w", err)
 	}
 	t := &tableWriter{f: f}
 	if gz {
@@ -94,7 +101,7 @@ func (t *tableWriter) close() error {
 		err = e
 	}
 	if err != nil {
-		return fmt.Errorf("mimic: writing fixture %s: %w", t.f.Name(), err)
+		return fmt.Errorf("mimictest: writing fixture %s: %w", t.f.Name(), err)
 	}
 	return nil
 }
@@ -135,16 +142,16 @@ func WriteFixture(dir string, seed uint64, opts FixtureOptions) error {
 		}
 	case "none":
 	default:
-		return fmt.Errorf("mimic: FixtureOptions.Compression %q, want mixed, none or gzip", opts.Compression)
+		return fmt.Errorf("mimictest: FixtureOptions.Compression %q, want mixed, none or gzip", opts.Compression)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("mimic: writing fixture: %w", err)
+		return fmt.Errorf("mimictest: writing fixture: %w", err)
 	}
 	w := map[string]*tableWriter{}
 	for _, t := range fixtureTables {
 		for _, ext := range []string{".csv", ".csv.gz"} { // a stale file of the other form would win or confuse
 			if err := os.Remove(filepath.Join(dir, t+ext)); err != nil && !os.IsNotExist(err) {
-				return fmt.Errorf("mimic: writing fixture: %w", err)
+				return fmt.Errorf("mimictest: writing fixture: %w", err)
 			}
 		}
 		tw, err := createTable(dir, t, gzTables[t])
@@ -153,7 +160,7 @@ func WriteFixture(dir string, seed uint64, opts FixtureOptions) error {
 		}
 		w[t] = tw
 	}
-	g := &fixtureGen{w: w, rng: rand.New(rand.NewPCG(seed, 0xf1c7)), opts: opts, row: map[string]int{}}
+	g := &fixtureGen{vars: mimic.Variables(), gcs: mimic.GCSItems(), w: w, rng: rand.New(rand.NewPCG(seed, 0xf1c7)), opts: opts, row: map[string]int{}}
 	g.scripted()
 	for j := 0; j < opts.Patients; j++ {
 		g.randomPatient(1000 + j)
@@ -167,7 +174,10 @@ func WriteFixture(dir string, seed uint64, opts FixtureOptions) error {
 	return firstErr
 }
 
+// fixtureGen writes the rows of a fixture.
 type fixtureGen struct {
+	vars    []mimic.Variable // the builder's labs and vitals
+	gcs     []mimic.GCSItem  // the builder's GCS items
 	w       map[string]*tableWriter
 	rng     *rand.Rand
 	opts    FixtureOptions
@@ -439,7 +449,7 @@ func (g *fixtureGen) randomPatient(sub int) {
 	if male {
 		gender = "M"
 	}
-	in := daysFromCivil(2100, 1, 1)*86400 + rng.Int64N(95*365*86400)
+	in := time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC).Unix() + rng.Int64N(95*365*86400)
 	age := 20 + 68*rng.Float64()
 	if rng.Float64() < 0.05 {
 		age = 300 + 2*rng.Float64() // MIMIC's shift for patients older than 89
@@ -451,11 +461,11 @@ func (g *fixtureGen) randomPatient(sub int) {
 	eth := pick(rng, []string{"WHITE", "WHITE - OTHER EUROPEAN", "BLACK/AFRICAN AMERICAN", "HISPANIC OR LATINO", "ASIAN", "UNKNOWN/NOT SPECIFIED", "OTHER"},
 		[]float64{0.62, 0.06, 0.1, 0.05, 0.04, 0.08, 0.05})
 	insW := []float64{0.55, 0.3, 0.07, 0.04, 0.04}
-	if !IsWhite(eth) {
+	if !mimic.IsWhite(eth) {
 		insW = []float64{0.4, 0.25, 0.25, 0.05, 0.05}
 	}
-	ins := pick(rng, Insurances, insW)
-	typ := pick(rng, AdmissionTypes, []float64{0.75, 0.15, 0.1})
+	ins := pick(rng, mimic.Insurances, insW)
+	typ := pick(rng, mimic.AdmissionTypes, []float64{0.75, 0.15, 0.1})
 	sev := rng.NormFloat64()
 	if typ == "EMERGENCY" {
 		sev += 0.3
@@ -471,7 +481,7 @@ func (g *fixtureGen) randomPatient(sub int) {
 		los := math.Exp(math.Log(2.2) + 0.5*sev + 0.5*rng.NormFloat64())
 		out := in + int64(los*86400)
 		g.admission(sub, hadm, string(formatTimestamp(nil, in-3*3600)), typ, ins, eth, "RANDOM")
-		unit := CareUnits[rng.IntN(len(CareUnits))]
+		unit := mimic.CareUnits[rng.IntN(len(mimic.CareUnits))]
 		g.icustay(sub, hadm, icu, unit, string(formatTimestamp(nil, in)), string(formatTimestamp(nil, out)), strconv.FormatFloat(los, 'f', 4, 64))
 		g.events(sub, hadm, icu, in, out, sev)
 		in = out + int64(20+rng.IntN(400))*86400
@@ -482,9 +492,9 @@ func (g *fixtureGen) randomPatient(sub int) {
 // out-of-range and error counts of a fixture come from the scripted rows alone.
 func (g *fixtureGen) events(sub, hadm, icu int, in, out int64, sev float64) {
 	rng := g.rng
-	var chart, lab []Variable
-	for _, v := range variables {
-		if v.Source == Chart {
+	var chart, lab []mimic.Variable
+	for _, v := range g.vars {
+		if v.Source == mimic.Chart {
 			chart = append(chart, v)
 		} else {
 			lab = append(lab, v)
@@ -494,15 +504,15 @@ func (g *fixtureGen) events(sub, hadm, icu int, in, out int64, sev float64) {
 		name string
 		max  float64
 	}{{"motor", 6}, {"verbal", 5}, {"eyes", 4}} { // GCS components, drawn like the vitals
-		v := Variable{Name: "gcs_" + comp.name, Source: Chart}
-		for _, it := range gcsItems {
+		v := mimic.Variable{Name: "gcs_" + comp.name, Source: mimic.Chart}
+		for _, it := range g.gcs {
 			if it.Component == comp.name {
-				v.Items = append(v.Items, Item{ID: it.ID, Max: comp.max, MaxIncluded: true})
+				v.Items = append(v.Items, mimic.Item{ID: it.ID, Max: comp.max, MaxIncluded: true})
 			}
 		}
 		chart = append(chart, v)
 	}
-	draw := func(v Variable) (Item, float64) {
+	draw := func(v mimic.Variable) (mimic.Item, float64) {
 		it := v.Items[rng.IntN(len(v.Items))]
 		p := fixtureVitals[v.Name]
 		x := p.mean + p.sev*sev + p.sd*rng.NormFloat64()
@@ -524,7 +534,7 @@ func (g *fixtureGen) events(sub, hadm, icu int, in, out int64, sev float64) {
 		return it, math.Max(lo, math.Min(x, hi))
 	}
 	intubated := map[int]string{}
-	for _, it := range gcsItems {
+	for _, it := range g.gcs {
 		if it.Intubated != "" {
 			intubated[it.ID] = it.Intubated
 		}

@@ -2,8 +2,8 @@
 // official CSV files and prints its report, or writes the synthetic fixture folder the tests
 // use.
 //
-//	go run ./invmmd/mimic/cmd/mimic build -dir /path/to/mimic-iii-clinical-database-1.4 [-seed 1] [-json report.json]
-//	go run ./invmmd/mimic/cmd/mimic fixture -dir /tmp/mimic-fixture [-seed 1] [-patients 400] [-chart-rows 40]
+//	go run ./cmd/mimic build -dir /path/to/mimic-iii-clinical-database-1.4 [-seed 1] [-json report.json]
+//	go run ./cmd/mimic fixture -dir /tmp/mimic-fixture [-seed 1] [-patients 400] [-chart-rows 40]
 package main
 
 import (
@@ -13,6 +13,7 @@ import (
 	"os"
 
 	"github.com/invmmd/invmmd/invmmd/mimic"
+	"github.com/invmmd/invmmd/invmmd/mimic/mimictest"
 )
 
 func main() {
@@ -74,7 +75,7 @@ func fixture(args []string) error {
 	fs := flag.NewFlagSet("fixture", flag.ExitOnError)
 	dir := fs.String("dir", "", "folder to write the fixture tables to")
 	seed := fs.Uint64("seed", 1, "fixture seed")
-	var o mimic.FixtureOptions
+	var o mimictest.FixtureOptions
 	fs.IntVar(&o.Patients, "patients", 0, "random patients (0: 400)")
 	fs.IntVar(&o.ChartRowsPerStay, "chart-rows", 0, "CHARTEVENTS rows per random stay (0: 40)")
 	fs.IntVar(&o.LabRowsPerStay, "lab-rows", 0, "LABEVENTS rows per random stay (0: 30)")
@@ -84,7 +85,7 @@ func fixture(args []string) error {
 	if *dir == "" {
 		return fmt.Errorf("mimic fixture: -dir is required")
 	}
-	if err := mimic.WriteFixture(*dir, *seed, o); err != nil {
+	if err := mimictest.WriteFixture(*dir, *seed, o); err != nil {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "mimic fixture: wrote %s\n", *dir)

@@ -1,0 +1,191 @@
+package owndata
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/gomlx/gomlx/backends"
+
+	"github.com/invmmd/invmmd/invmmd"
+	"github.com/invmmd/invmmd/invmmd/tabular"
+)
+
+// Columns says which columns of a CSV file are what (the flags -data, -y, -z,
+// -y-positive, -z-positive and -x of fit and estimate).
+type Columns struct {
+	Data      string   // the CSV file, with a header line (-data)
+	Y         string   // the label column, binary (-y)
+	Z         string   // the nuisance column, binary; empty, NA or NaN cells are missing Z (-z)
+	YPositive string   // the label's value read as Y = 1 when the column is not 0/1 (-y-positive)
+	ZPositive string   // the nuisance's value read as Z = 1 when the column is not 0/1 (-z-positive)
+	X         []string // feature columns; nil means every other column (-x)
+}
+
+// Nets holds the network and training settings that fit and estimate share.
+type Nets struct {
+	Hidden       []int   // hidden layer widths of every MLP: h, G and m (-hidden)
+	Epochs       int     // the cap on training epochs of h; the best epoch by validation objective is kept (-epochs)
+	AuxEpochs    int     // the cap on training epochs of G and m (-aux-epochs)
+	Batch        int     // rows per step, capped at the training rows (-batch)
+	LearningRate float64 // Adam's step size (-lr)
+	// MinESS is the Kish effective sample size under which a stratum is flagged unreliable
+	// (and, in Fit, dropped from the training penalty unless KeepUnreliable) (-min-ess).
+	MinESS  float64
+	AuxSeed uint64 // seed of G and m (-aux-seed)
+}
+
+// DefaultNets returns the network settings of invmmd fit and estimate: MLPs [32, 32], 100
+// epochs for h and 60 for G and m, batches of 2,048 rows, Adam at 5·10⁻³, the estimators'
+// default minimum ESS, seed 1 for G and m.
+func DefaultNets() Nets {
+	return Nets{Hidden: []int{32, 32}, Epochs: 100, AuxEpochs: 60, Batch: 2048, LearningRate: 5e-3, MinESS: invmmd.DefaultMinESS, AuxSeed: 1}
+}
+
+// Validate checks the settings.
+func (n Nets) Validate() error {
+	if len(n.Hidden) == 0 {
+		return fmt.Errorf("-hidden: want at least one hidden layer width")
+	}
+	for _, w := range n.Hidden {
+		if w < 1 {
+			return fmt.Errorf("-hidden %v: want positive widths", n.Hidden)
+		}
+	}
+	switch {
+	case n.Epochs < 1 || n.AuxEpochs < 1:
+		return fmt.Errorf("-epochs %d, -aux-epochs %d: want at least 1", n.Epochs, n.AuxEpochs)
+	case n.Batch < 2:
+		return fmt.Errorf("-batch %d: want at least 2", n.Batch)
+	case !(n.LearningRate > 0) || math.IsInf(n.LearningRate, 0):
+		return fmt.Errorf("-lr %v: want a finite value > 0", n.LearningRate)
+	case !(n.MinESS > 0) || math.IsInf(n.MinESS, 0):
+		return fmt.Errorf("-min-ess %v: want a finite value > 0", n.MinESS)
+	}
+	return nil
+}
+
+// Config is one run of Fit: the table, the split, the methods, the networks and where the
+// results go. DefaultConfig gives the defaults of invmmd fit; set at least Data, Y and Z.
+//
+// An error about a setting names it by the flag of invmmd fit (or estimate) that sets it,
+// which each field's comment gives, so that the command line and the library report the
+// same problem in the same words.
+type Config struct {
+	Columns
+	Nets
+	// Split names a column whose values (train, val, test) give each row's split (-split);
+	// empty: a random split with ValFrac and TestFrac, seeded by the first of Seeds.
+	Split             string
+	ValFrac, TestFrac float64         // shares of rows for validation and test without Split (-val-frac, -test-frac)
+	Methods           []invmmd.Method // the methods h is trained with, each once (-methods)
+	Lambda            float64         // penalty weight λ (-lambda)
+	Seeds             []uint64        // seeds of h, one model per seed and method (-seeds)
+	// KeepUnreliable keeps strata flagged unreliable in the training penalty, as the
+	// paper's experiments do; by default they are dropped from that step's penalty, with a
+	// warning (-keep-unreliable).
+	KeepUnreliable bool
+	// Out is the folder that receives results.csv, results.md, heldout.txt, config.json and
+	// models/METHOD-seedS/ (-out); empty writes nothing.
+	Out string
+	// Args is the command line recorded in config.json (invmmd fit sets it; nil for a call
+	// from Go).
+	Args []string
+	// Backend runs the networks (G, m and h, their training and evaluation); nil means
+	// the shared default (backend.Shared, which GOMLX_BACKEND selects).
+	Backend backends.Backend `json:"-"`
+	// Log receives the progress reports (the table read, the splits, the auxiliary models)
+	// as the run goes; nil discards them.
+	Log io.Writer `json:"-"`
+	// Warn receives each warning as a line "warning: ..." when it arises; nil discards
+	// them. The result holds them all either way.
+	Warn io.Writer `json:"-"`
+}
+
+// DefaultConfig returns the defaults of invmmd fit: a random 60/20/20 split, the methods
+// none, obs, ip, reg, dr and dr-po, λ = 1, seed 1, DefaultNets, unreliable strata dropped
+// from the training penalty, results written to invmmd-fit/.
+func DefaultConfig() Config {
+	return Config{
+		Nets:    DefaultNets(),
+		ValFrac: 0.2, TestFrac: 0.2,
+		Methods: []invmmd.Method{invmmd.None, invmmd.Obs, invmmd.IP, invmmd.Reg, invmmd.DR, invmmd.DRPO},
+		Lambda:  1,
+		Seeds:   []uint64{1},
+		Out:     "invmmd-fit",
+	}
+}
+
+// Spec returns how the table is read and split (the random split is seeded by the first
+// seed).
+func (c Config) Spec() tabular.Spec {
+	var seed uint64
+	if len(c.Seeds) > 0 {
+		seed = c.Seeds[0]
+	}
+	return tabular.Spec{Y: c.Y, Z: c.Z, YPositive: c.YPositive, ZPositive: c.ZPositive, X: c.X, Split: c.Split,
+		ValFrac: c.ValFrac, TestFrac: c.TestFrac, Seed: seed}
+}
+
+// Validate checks the settings that can be checked before the table is read.
+func (c Config) Validate() error {
+	if err := c.Columns.validate(); err != nil {
+		return err
+	}
+	if err := checkMethods(c.Methods); err != nil {
+		return err
+	}
+	for _, m := range c.Methods {
+		if m.NeedsTrueG() {
+			return fmt.Errorf("method %v needs the true P(Δ = 1 | X, Y), which only a simulation knows; use %v", m, strings.TrimSuffix(m.String(), "+"))
+		}
+	}
+	if c.Lambda < 0 || math.IsNaN(c.Lambda) || math.IsInf(c.Lambda, 0) {
+		return fmt.Errorf("-lambda %v: want a finite value ≥ 0", c.Lambda)
+	}
+	if len(c.Seeds) == 0 {
+		return fmt.Errorf("-seeds: want at least one seed")
+	}
+	for i, s := range c.Seeds {
+		if slices.Contains(c.Seeds[:i], s) {
+			return fmt.Errorf("-seeds: seed %d listed twice", s)
+		}
+	}
+	return c.Nets.Validate()
+}
+
+func (c Columns) validate() error {
+	for _, f := range [][2]string{{"data", c.Data}, {"y", c.Y}, {"z", c.Z}} {
+		if f[1] == "" {
+			return fmt.Errorf("-%s: required", f[0])
+		}
+	}
+	return nil
+}
+
+// checkMethods refuses an empty list, an unknown method and a method listed twice.
+func checkMethods(ms []invmmd.Method) error {
+	if len(ms) == 0 {
+		return fmt.Errorf("-methods: no method named")
+	}
+	for i, m := range ms {
+		if !m.Valid() {
+			return fmt.Errorf("-methods: unknown method %d", int(m))
+		}
+		if slices.Contains(ms[:i], m) {
+			return fmt.Errorf("-methods: %v listed twice", m)
+		}
+	}
+	return nil
+}
+
+// MethodList returns ms as a comma-separated list of names, as -methods takes them.
+func MethodList(ms []invmmd.Method) string {
+	names := make([]string, len(ms))
+	for i, m := range ms {
+		names[i] = m.String()
+	}
+	return strings.Join(names, ",")
+}

@@ -1,0 +1,19 @@
+// Package owndata is the workflow for a researcher's own table, as a library: the steps
+// that the commands invmmd fit, invmmd predict and invmmd estimate run, which those
+// commands only parse flags for and print.
+//
+// A CSV with a binary label Y, a binary nuisance Z left empty where it was not recorded,
+// and feature columns is read and encoded (package tabular), split, and used to fit the
+// auxiliary models G = P(Δ = 1 | X, Y) and m = P(Z = 1 | X, Y); h is then trained with
+// each method that works without the true Z or the true G, and evaluated on the test
+// split: accuracy, AUC, and the held-out MMD² of h by dr and ip with their jackknife
+// standard errors and unreliable strata (Fit). Estimate gives each estimator's MMD² of a
+// column of model outputs. Every default lives in DefaultConfig and DefaultEstimateConfig,
+// and the commands' flag defaults are read from them.
+//
+// Each trained h is saved in a folder (SaveModel) that LoadModel reads back and checks
+// before any prediction: the format version, the architecture, the encoder of the
+// features, and the name and shape of every network variable, so that weights which do
+// not belong to the described network are refused with an error instead of a panic or
+// silently wrong probabilities.
+package owndata

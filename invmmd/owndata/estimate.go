@@ -1,0 +1,261 @@
+package owndata
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/gomlx/gomlx/backends"
+
+	"github.com/invmmd/invmmd/invmmd"
+	"github.com/invmmd/invmmd/invmmd/dataset"
+	"github.com/invmmd/invmmd/invmmd/tabular"
+)
+
+// EstimateConfig is one run of Estimate: which column holds the model outputs h, the
+// estimators, and where G and m come from. DefaultEstimateConfig gives the defaults of
+// invmmd estimate; set at least Data, Y, Z and H.
+type EstimateConfig struct {
+	Columns
+	// Nets are the settings of the MLPs fitted for G and m on X when G or M is not given
+	// (only Hidden, AuxEpochs, Batch, LearningRate and AuxSeed matter) and MinESS.
+	Nets
+	H string // the column of model outputs h, logits or scores (-h)
+	G string // a column of fitted P(Δ = 1 | X, Y) (-g); empty: fit an MLP on X
+	M string // a column of fitted P(Z = 1 | X, Y) (-m); empty: fit an MLP on X
+	// Methods are the estimators (full only when no Z is missing; none is refused).
+	Methods []invmmd.Method
+	// Unconditional estimates the MMD² between p(h | Z = 1) and p(h | Z = 0) over all rows
+	// instead of Σ_y MMD²_y within Y strata (-unconditional).
+	Unconditional bool
+	Bandwidth     float64 // σ of the Gaussian kernel (-bandwidth σ)
+	Median        bool    // take σ by the median heuristic on h instead of Bandwidth (-bandwidth median)
+	// Backend, Log and Warn are as in Config.
+	Backend backends.Backend `json:"-"`
+	Log     io.Writer        `json:"-"`
+	Warn    io.Writer        `json:"-"`
+}
+
+// DefaultEstimateConfig returns the defaults of invmmd estimate: the estimators obs, ip,
+// reg, dr and dr-po, σ = 1, Σ_y MMD²_y, and DefaultNets for G and m when they are fitted.
+func DefaultEstimateConfig() EstimateConfig {
+	return EstimateConfig{
+		Nets:      DefaultNets(),
+		Methods:   []invmmd.Method{invmmd.Obs, invmmd.IP, invmmd.Reg, invmmd.DR, invmmd.DRPO},
+		Bandwidth: 1,
+	}
+}
+
+// The split on which Estimate fits G and m when they are not given: a random 70% of the
+// rows to fit, 20% for early stopping (and 10% unused), seeded by Nets.AuxSeed.
+const (
+	estimateAuxValFrac  = 0.2
+	estimateAuxTestFrac = 0.1
+)
+
+// Validate checks the settings that can be checked before the table is read.
+func (c EstimateConfig) Validate() error {
+	if err := c.Columns.validate(); err != nil {
+		return err
+	}
+	if c.H == "" {
+		return fmt.Errorf("-h: required")
+	}
+	if err := checkMethods(c.Methods); err != nil {
+		return err
+	}
+	for _, m := range c.Methods {
+		if m == invmmd.None {
+			return fmt.Errorf("method none has no estimate; name estimators such as obs, ip, reg, dr")
+		}
+		if m.NeedsTrueG() {
+			return fmt.Errorf("method %v needs the true P(Δ = 1 | X, Y), which only a simulation knows; use %v with -g", m, strings.TrimSuffix(m.String(), "+"))
+		}
+	}
+	if err := c.Nets.Validate(); err != nil {
+		return err
+	}
+	if !c.Median && (!(c.Bandwidth > 0) || math.IsInf(c.Bandwidth, 0)) {
+		return fmt.Errorf("-bandwidth %v: want a number > 0 or median", c.Bandwidth)
+	}
+	need := c.fitG() || c.fitM()
+	if need && len(c.X) == 0 {
+		which := "G = P(Δ = 1 | X, Y) (-g)"
+		if !c.fitG() {
+			which = "m = P(Z = 1 | X, Y) (-m)"
+		}
+		return fmt.Errorf("methods %s need %s: give a column of fitted probabilities, or -x COLS to fit an MLP on (X, Y)", MethodList(c.Methods), which)
+	}
+	return nil
+}
+
+// fitG and fitM say whether G and m must be fitted: an estimator needs them and no column
+// gives them.
+func (c EstimateConfig) fitG() bool { return c.G == "" && c.needs(invmmd.Method.NeedsG) }
+func (c EstimateConfig) fitM() bool { return c.M == "" && c.needs(invmmd.Method.NeedsM) }
+
+func (c EstimateConfig) needs(f func(invmmd.Method) bool) bool {
+	for _, m := range c.Methods {
+		if f(m) {
+			return true
+		}
+	}
+	return false
+}
+
+// Estimates are each estimator's MMD² of a column of model outputs, with what they rest on.
+type Estimates struct {
+	File           string
+	Rows, MissingZ int     // rows of the table, and those with Z missing
+	Sigma          float64 // the kernel bandwidth used
+	Unconditional  bool
+	FittedG        bool // Ĝ came from an MLP fitted on X, not from a column
+	FittedM        bool // m̂ likewise
+	Results        []invmmd.Result
+	Warnings       []string
+}
+
+// Estimate runs invmmd estimate: it reads the columns of cfg, fits G and m on X where an
+// estimator needs them and no column gives them, and estimates the MMD² of h between
+// Z = 1 and Z = 0 (within each Y stratum, or over all rows) by each estimator, every row
+// in both the main terms and the normalisers, with per-stratum terms, diagnostics and
+// jackknife standard errors.
+func Estimate(cfg EstimateConfig) (*Estimates, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	log := cfg.Log
+	if log == nil {
+		log = io.Discard
+	}
+	warn := &warner{w: cfg.Warn}
+	cols := []string{cfg.H, cfg.Y, cfg.Z}
+	for _, c := range []string{cfg.G, cfg.M} {
+		if c != "" {
+			cols = append(cols, c)
+		}
+	}
+	tab, err := readTable(cfg.Data, append(cols, cfg.X...), map[string]string{cfg.H: "-h", cfg.Y: "-y", cfg.Z: "-z", cfg.G: "-g", cfg.M: "-m"})
+	if err != nil {
+		return nil, err
+	}
+	y, z, delta, err := tab.LabelsAndNuisance(cfg.Y, cfg.YPositive, cfg.Z, cfg.ZPositive)
+	if err != nil {
+		return nil, err
+	}
+	rows := invmmd.Rows{Y: y, Z: z, Delta: delta}
+	h, err := tab.Numbers(cfg.H, "-h")
+	if err != nil {
+		return nil, err
+	}
+	if cfg.G != "" {
+		if rows.G, err = tab.Probabilities(cfg.G, "-g"); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.M != "" {
+		if rows.M, err = tab.Probabilities(cfg.M, "-m"); err != nil {
+			return nil, err
+		}
+	}
+	out := &Estimates{File: cfg.Data, Rows: tab.Len(), MissingZ: rows.MissingZ(), Unconditional: cfg.Unconditional, FittedG: cfg.fitG(), FittedM: cfg.fitM()}
+	fmt.Fprintf(log, "%s: %d rows, %d with Z missing\n", cfg.Data, out.Rows, out.MissingZ)
+	if out.FittedG || out.FittedM {
+		if err := fitAuxColumns(cfg, tab, &rows, out, log, warn); err != nil {
+			return nil, err
+		}
+	}
+	out.Sigma = cfg.Bandwidth
+	if cfg.Median {
+		if out.Sigma, err = invmmd.MedianBandwidth(h); err != nil {
+			return nil, err
+		}
+	}
+	opts := invmmd.Options{Bandwidth: out.Sigma, MainFraction: 1, Unconditional: cfg.Unconditional, MinESS: cfg.MinESS}
+	if out.Results, err = invmmd.Estimate(h, rows, opts, cfg.Methods...); err != nil {
+		return nil, err
+	}
+	for _, r := range out.Results {
+		if len(r.Report.Unreliable()) > 0 {
+			warn.add(fmt.Sprintf("%v: strata Y=%v are unreliable (see the diagnostics); their terms rest on too few effective rows or a floored normaliser", r.Method, r.Report.Unreliable()))
+		}
+	}
+	out.Warnings = warn.all
+	return out, nil
+}
+
+// fitAuxColumns fits G and m on X and Y of a random split of the table and sets rows.G and
+// rows.M, where no column gave them, to their predictions for every row.
+func fitAuxColumns(cfg EstimateConfig, tab *tabular.Table, rows *invmmd.Rows, out *Estimates, log io.Writer, warn *warner) error {
+	spec := tabular.Spec{Y: cfg.Y, Z: cfg.Z, YPositive: cfg.YPositive, ZPositive: cfg.ZPositive, X: cfg.X,
+		ValFrac: estimateAuxValFrac, TestFrac: estimateAuxTestFrac, Seed: cfg.AuxSeed}
+	d, err := tabular.Build(tab, spec)
+	if err != nil {
+		return err
+	}
+	warn.add(d.Warnings...)
+	fmt.Fprintf(log, "fitting G and m: MLP %v on the %d encoded inputs of -x and Y, on a random 70%% of the rows (20%% for early stopping)\n", cfg.Hidden, d.Encoder.Dim())
+	aux, rep, err := FitAux(cfg.Backend, cfg.Nets, d.Splits)
+	if err != nil {
+		return err
+	}
+	fmt.Fprint(log, rep)
+	if w := rep.Warning(); w != "" {
+		warn.add(w)
+	}
+	all := make([]int, tab.Len())
+	for i := range all {
+		all[i] = i
+	}
+	xs, _, err := d.Encoder.Encode(tab, all)
+	if err != nil {
+		return err
+	}
+	pred, err := aux.Predict(&dataset.Set{Name: "all", X: xs, Shape: []int{d.Encoder.Dim()}, Y: rows.Y, Z: rows.Z, Delta: rows.Delta})
+	if err != nil {
+		return err
+	}
+	if out.FittedG {
+		rows.G = pred.G
+	}
+	if out.FittedM {
+		rows.M = pred.M
+	}
+	return nil
+}
+
+// Markdown renders the estimates as invmmd estimate prints them: what was estimated, a
+// table of each estimator's MMD² with its jackknife standard error, per-stratum values and
+// unreliable strata, then each estimator's terms and diagnostics.
+func (e *Estimates) Markdown() string {
+	var b strings.Builder
+	what := "Σ_y MMD²_y of h between Z = 1 and Z = 0 within each Y stratum"
+	if e.Unconditional {
+		what = "MMD² of h between Z = 1 and Z = 0 over all rows"
+	}
+	fmt.Fprintf(&b, "\n%s, Gaussian kernel σ = %.4g, every row in both the main terms and the normalisers\n\n", what, e.Sigma)
+	fmt.Fprintln(&b, "| estimator | MMD² ± jackknife SE | per stratum | unreliable strata |")
+	fmt.Fprintln(&b, "|---|---|---|---|")
+	for _, r := range e.Results {
+		var per []string
+		for s, v := range r.Strata {
+			per = append(per, fmt.Sprintf("%s: %.5g ± %.2g", r.Report.Strata[s].Name(), v, r.SE[s]))
+		}
+		u := "none"
+		if l := r.Report.Unreliable(); len(l) > 0 {
+			u = fmt.Sprintf("Y=%v", l)
+		}
+		fmt.Fprintf(&b, "| %v | %.5g ± %.2g | %s | %s |\n", r.Method, r.Value, r.ValueSE, strings.Join(per, ", "), u)
+	}
+	fmt.Fprintln(&b, "\nterms (MMD² = T11/N11 + T00/N00 − 2·T10/N10) and diagnostics:")
+	for _, r := range e.Results {
+		fmt.Fprintf(&b, "%s\n", r)
+		for s, t := range r.Terms {
+			if !t.Empty {
+				fmt.Fprintf(&b, "    %s: T11 %.5g  T00 %.5g  T10 %.5g  |  N11 %.5g  N00 %.5g  N10 %.5g\n", r.Report.Strata[s].Name(), t.T[1][1], t.T[0][0], t.T[1][0], t.N[1][1], t.N[0][0], t.N[1][0])
+			}
+		}
+	}
+	return b.String()
+}

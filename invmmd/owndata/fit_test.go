@@ -1,0 +1,172 @@
+package owndata
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/invmmd/invmmd/invmmd"
+	"github.com/invmmd/invmmd/invmmd/backend"
+)
+
+// tinyConfig is a quick run on testdata/tiny.csv: small networks, few epochs.
+func tinyConfig() Config {
+	cfg := DefaultConfig()
+	cfg.Data, cfg.Y, cfg.Z = tinyCSV, "y", "z"
+	cfg.Hidden, cfg.Epochs, cfg.AuxEpochs = []int{4}, 2, 2
+	cfg.Methods = []invmmd.Method{invmmd.None, invmmd.DR}
+	cfg.Out = ""
+	return cfg
+}
+
+// TestFitWritesAndReports runs Fit on the tiny table: one row per method, the held-out dr
+// and ip estimates, the warnings both in the result and on Warn, the result files, and
+// each model folder loadable.
+func TestFitWritesAndReports(t *testing.T) {
+	cfg := tinyConfig()
+	cfg.Out = t.TempDir()
+	shared, err := backend.Shared()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Backend = shared // the same as nil
+	var log, warn bytes.Buffer
+	cfg.Log, cfg.Warn = &log, &warn
+	res, err := Fit(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Rows) != 2 || res.Rows[0].Method != "none" || res.Rows[1].Method != "dr" {
+		t.Fatalf("rows %+v, want none and dr", res.Rows)
+	}
+	if !strings.Contains(res.HeldOut, "h trained with dr (seed 1), held-out test estimates:\n  dr: MMD² = ") {
+		t.Errorf("held-out text:\n%s", res.HeldOut)
+	}
+	if !strings.Contains(log.String(), "testdata/tiny.csv: 160 rows read in") || !strings.Contains(log.String(), "min Ĝ on training rows") {
+		t.Errorf("log:\n%s", log.String())
+	}
+	if len(res.Warnings) == 0 || strings.Count(warn.String(), "warning: ") != len(res.Warnings) {
+		t.Errorf("%d warnings in the result, Warn got:\n%s", len(res.Warnings), warn.String())
+	}
+	for _, f := range []string{"results.csv", "results.md", "heldout.txt", "config.json"} {
+		if _, err := os.Stat(filepath.Join(cfg.Out, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	md, _ := os.ReadFile(filepath.Join(cfg.Out, "results.md"))
+	if string(md) != Markdown(res.Rows) {
+		t.Errorf("results.md is not the result's table:\n%s", md)
+	}
+	for _, m := range cfg.Methods {
+		if _, err := LoadModel(ModelDir(cfg.Out, m, 1)); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// TestFitOnAnotherBackend checks that the Backend passed in runs the whole workflow: a
+// second pure-Go backend gives the same numbers as the shared one.
+func TestFitOnAnotherBackend(t *testing.T) {
+	other, err := backend.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Finalize()
+	a, err := Fit(tinyConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := tinyConfig()
+	cfg.Backend = other
+	b, err := Fit(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Rows) == 0 || len(a.Rows) != len(b.Rows) {
+		t.Fatalf("%d rows on the shared backend, %d on another", len(a.Rows), len(b.Rows))
+	}
+	for i := range a.Rows {
+		if a.Rows[i] != b.Rows[i] {
+			t.Errorf("row %d: shared backend %+v, another backend %+v", i, a.Rows[i], b.Rows[i])
+		}
+	}
+}
+
+// TestConfigRefuses checks the settings Fit and Estimate refuse before reading the table.
+func TestConfigRefuses(t *testing.T) {
+	fit := func(f func(c *Config)) error {
+		c := tinyConfig()
+		f(&c)
+		_, err := Fit(c)
+		return err
+	}
+	est := func(f func(c *EstimateConfig)) error {
+		c := DefaultEstimateConfig()
+		c.Data, c.Y, c.Z, c.H = tinyCSV, "y", "z", "x2"
+		f(&c)
+		_, err := Estimate(c)
+		return err
+	}
+	for _, tc := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"no data", fit(func(c *Config) { c.Data = "" }), "-data: required"},
+		{"a method twice", fit(func(c *Config) { c.Methods = []invmmd.Method{invmmd.DR, invmmd.DR} }), "-methods: dr listed twice"},
+		{"true G", fit(func(c *Config) { c.Methods = []invmmd.Method{invmmd.IPPlus} }), "method ip+ needs the true P(Δ = 1 | X, Y)"},
+		{"full with missing Z", fit(func(c *Config) { c.Methods = []invmmd.Method{invmmd.Full} }), "method full needs Z on every row"},
+		{"negative λ", fit(func(c *Config) { c.Lambda = -1 }), "-lambda -1: want a finite value ≥ 0"},
+		{"no seed", fit(func(c *Config) { c.Seeds = nil }), "-seeds: want at least one seed"},
+		{"a seed twice", fit(func(c *Config) { c.Seeds = []uint64{2, 2} }), "-seeds: seed 2 listed twice"},
+		{"zero width", fit(func(c *Config) { c.Hidden = []int{4, 0} }), "-hidden [4 0]: want positive widths"},
+		{"no epochs", fit(func(c *Config) { c.Epochs = 0 }), "-epochs 0, -aux-epochs 2: want at least 1"},
+		{"batch of one", fit(func(c *Config) { c.Batch = 1 }), "-batch 1: want at least 2"},
+		{"a column the file lacks", fit(func(c *Config) { c.X = []string{"x1", "age"} }), `no column named "age" (-x)`},
+		{"estimate none", est(func(c *EstimateConfig) { c.Methods = []invmmd.Method{invmmd.None} }), "method none has no estimate"},
+		{"estimate without h", est(func(c *EstimateConfig) { c.H = "" }), "-h: required"},
+		{"estimate σ = 0", est(func(c *EstimateConfig) { c.Bandwidth = 0 }), "-bandwidth 0: want a number > 0 or median"},
+		{"estimate needs G", est(func(c *EstimateConfig) { c.Methods = []invmmd.Method{invmmd.IP} }), "methods ip need G = P(Δ = 1 | X, Y) (-g)"},
+	} {
+		if tc.err == nil || !strings.Contains(tc.err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one containing %q", tc.name, tc.err, tc.want)
+		}
+	}
+}
+
+// TestEstimateFitsAuxWhenNeeded estimates the MMD² of x2 on the tiny table with G and m
+// fitted on x1 and grp: both are fitted, each estimator gives a finite value, and obs
+// (which needs neither) gives the same value as with no features at all.
+func TestEstimateFitsAuxWhenNeeded(t *testing.T) {
+	cfg := DefaultEstimateConfig()
+	cfg.Data, cfg.Y, cfg.Z, cfg.H = tinyCSV, "y", "z", "x2"
+	cfg.X, cfg.Hidden, cfg.AuxEpochs = []string{"x1", "grp"}, []int{4}, 2
+	cfg.Methods = []invmmd.Method{invmmd.Obs, invmmd.DR}
+	var log bytes.Buffer
+	cfg.Log = &log
+	res, err := Estimate(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.FittedG || !res.FittedM || !strings.Contains(log.String(), "fitting G and m: MLP [4]") {
+		t.Errorf("G and m not fitted (%v, %v):\n%s", res.FittedG, res.FittedM, log.String())
+	}
+	if res.Rows != 160 || res.Sigma != 1 || len(res.Results) != 2 {
+		t.Fatalf("%d rows, σ %v, %d results", res.Rows, res.Sigma, len(res.Results))
+	}
+	obsOnly := DefaultEstimateConfig()
+	obsOnly.Data, obsOnly.Y, obsOnly.Z, obsOnly.H = tinyCSV, "y", "z", "x2"
+	obsOnly.Methods = []invmmd.Method{invmmd.Obs}
+	plain, err := Estimate(obsOnly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain.FittedG || plain.Results[0].Value != res.Results[0].Value {
+		t.Errorf("obs: %v with fitted models, %v without (fitted G: %v)", res.Results[0].Value, plain.Results[0].Value, plain.FittedG)
+	}
+	if md := res.Markdown(); !strings.Contains(md, "| obs | ") || !strings.Contains(md, "| dr | ") || !strings.Contains(md, "T11") {
+		t.Errorf("Markdown:\n%s", md)
+	}
+}

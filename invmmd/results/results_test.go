@@ -1,0 +1,146 @@
+package results
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/invmmd/invmmd/invmmd"
+	"github.com/invmmd/invmmd/invmmd/experiments/store"
+)
+
+// paperSim is two methods of the paper's simulation table at λ = 1.
+var paperSim = map[string]PaperRow{
+	"none": {Cell{0.21, 0.04}, Cell{0.89, 0.00}, Cell{0.67, 0.02}},
+	"full": {Cell{0.00, 0.01}, Cell{0.86, 0.01}, Cell{0.80, 0.01}},
+}
+
+// TestMethodsAreTheEstimators checks that the method names this package repeats
+// are package invmmd's, in its table order, and read as invmmd.ParseMethod reads them.
+func TestMethodsAreTheEstimators(t *testing.T) {
+	var want []string
+	for _, m := range invmmd.AllMethods {
+		want = append(want, m.String())
+	}
+	if !slices.Equal(Methods, want) {
+		t.Fatalf("results.Methods %v, want invmmd.AllMethods %v", Methods, want)
+	}
+	for _, s := range []string{"none", "DR", " dr+ ", "drplus", "ipPlus", "dr-po+", "dr-poplus", "foo", "", "dr++", "ip ip"} {
+		_, perr := invmmd.ParseMethod(s)
+		cerr := CheckMethod(s)
+		if (perr == nil) != (cerr == nil) || (perr != nil && perr.Error() != cerr.Error()) {
+			t.Errorf("%q: CheckMethod %v, invmmd.ParseMethod %v", s, cerr, perr)
+		}
+	}
+}
+
+// TestLambdaNameIsTheStoresName: tables and per-fit files spell λ alike.
+func TestLambdaNameIsTheStoresName(t *testing.T) {
+	for _, l := range []float64{0, 1, 5, 0.5, 0.125, 10, 1e-7} {
+		if a, b := LambdaName(l), store.FormatLambda(l); a != b {
+			t.Errorf("λ %v: LambdaName %q, store.FormatLambda %q", l, a, b)
+		}
+	}
+	if got, want := TablePath("d", "sim", 0.5), filepath.Join("d", "sim_lambda0.5.csv"); got != want {
+		t.Errorf("TablePath = %q, want %q", got, want)
+	}
+}
+
+func TestCSVRoundTrip(t *testing.T) {
+	rows := []Row{{"none", 1, 0.21, 0.89, 0.67}, {"dr+", 2, -0.001, 0.84, 0.812345}}
+	var buf bytes.Buffer
+	if err := WriteCSV(&buf, rows); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(buf.String(), "method,seed,tr_mmd,tr_acc,te_acc\n") {
+		t.Fatalf("header: %q", buf.String())
+	}
+	got, err := ReadCSV(&buf, "x.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[1] != rows[1] {
+		t.Fatalf("round trip: %+v", got)
+	}
+}
+
+func TestMalformedCSV(t *testing.T) {
+	for _, tc := range []struct{ name, in, want string }{
+		{"bad header", "method,seed,mmd,tr_acc,te_acc\n", "line 1: header"},
+		{"unknown method", "method,seed,tr_mmd,tr_acc,te_acc\nfoo,1,0,0,0\n", "line 2, column method"},
+		{"bad seed", "method,seed,tr_mmd,tr_acc,te_acc\nobs,x,0,0,0\n", "line 2, column seed"},
+		{"NaN value", "method,seed,tr_mmd,tr_acc,te_acc\nobs,1,NaN,0,0\n", "line 2, column tr_mmd"},
+		{"short row", "method,seed,tr_mmd,tr_acc,te_acc\nobs,1,0,0\n", "wrong number of fields"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ReadCSV(strings.NewReader(tc.in), "r.csv")
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "r.csv") {
+				t.Fatalf("error %v, want one naming r.csv and %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestSummarizeAndMarkdown(t *testing.T) {
+	rows := []Row{{"full", 1, 0, 0.8, 0.7}, {"full", 2, 0.02, 0.9, 0.9}, {"none", 1, 0.2, 0.9, 0.6}}
+	sums := Summarize(rows)
+	if len(sums) != 2 || sums[0].Method != "none" || sums[1].N != 2 {
+		t.Fatalf("summaries %+v: want none then full (table order)", sums)
+	}
+	if c := sums[1].TeAcc; c.Mean != 0.8 || c.Std < 0.1414 || c.Std > 0.1415 {
+		t.Errorf("full te acc %+v, want 0.8 ± 0.1414", c)
+	}
+	var b strings.Builder
+	if err := WriteMarkdown(&b, "Sim", sums, paperSim); err != nil {
+		t.Fatal(err)
+	}
+	// none has one seed: its value alone, no "± 0.000".
+	for _, want := range []string{"| te acc (ours) | 0.600 | 0.800 ± 0.141 |", "| te acc (paper) | 0.670 ± 0.020 | 0.800 ± 0.010 |", "over 2 seeds"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("markdown lacks %q:\n%s", want, b.String())
+		}
+	}
+	b.Reset()
+	if err := WriteMarkdown(&b, "Sim", Summarize(rows[2:]), nil); err != nil {
+		t.Fatal(err)
+	}
+	if s := b.String(); strings.Contains(s, "±") || !strings.Contains(s, "One seed") {
+		t.Errorf("a one-seed table shows a spread or does not say it has one seed:\n%s", s)
+	}
+}
+
+func TestVarianceCSV(t *testing.T) {
+	var buf bytes.Buffer
+	pts := []VariancePoint{{Estimator: "full", BatchSize: 1000, Mean: 0.25, Std: 0.0312345678, N: 100, Empty: 3}}
+	if err := WriteVarianceCSV(&buf, pts); err != nil {
+		t.Fatal(err)
+	}
+	if want := VarianceCSVHeader + "\nfull,1000,0.250000,0.031235,100\n"; buf.String() != want {
+		t.Errorf("WriteVarianceCSV wrote %q, want %q", buf.String(), want)
+	}
+	if got := VarianceAsWritten(pts); got[0].Std != 0.031235 || pts[0].Std != 0.0312345678 {
+		t.Errorf("VarianceAsWritten: %+v (input now %+v), want Std 0.031235 and the input unchanged", got[0], pts[0])
+	}
+	dir := t.TempDir()
+	good := filepath.Join(dir, "v.csv")
+	os.WriteFile(good, []byte(VarianceCSVHeader+"\nfull,1000,0.25,0.03,100\ndr+,2000,0.3,0.1,100\n"), 0o644)
+	pts, err := ReadVarianceCSV(good)
+	if err != nil || len(pts) != 2 || pts[1].Estimator != "dr+" || pts[1].BatchSize != 2000 || pts[0].Std != 0.03 {
+		t.Fatalf("ReadVarianceCSV = %+v, %v", pts, err)
+	}
+	for _, tc := range []struct{ body, want string }{
+		{"estimator,size,mean,std,n\n", "line 1: header"},
+		{VarianceCSVHeader + "\nfull,x,0.2,0.1,100\n", "line 2, column batch_size"},
+		{VarianceCSVHeader + "\nfull,1000,Inf,0.1,100\n", "line 2, column mean"},
+		{VarianceCSVHeader + "\nfoo,1000,0.2,0.1,100\n", "line 2, column estimator"},
+	} {
+		p := filepath.Join(dir, "bad.csv")
+		os.WriteFile(p, []byte(tc.body), 0o644)
+		if _, err := ReadVarianceCSV(p); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: error %v, want %q", tc.body, err, tc.want)
+		}
+	}
+}

@@ -1,0 +1,108 @@
+package train
+
+import (
+	"fmt"
+
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
+	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:revive // GoMLX graph code reads best with the dot import.
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+	"github.com/gomlx/gomlx/pkg/ml/context"
+
+	"github.com/invmmd/invmmd/invmmd"
+	"github.com/invmmd/invmmd/invmmd/models"
+)
+
+// stepExec is a compiled training step for one penalty path.
+type stepExec struct {
+	exec    *context.Exec
+	fourier bool
+	terms   int
+}
+
+// compiled returns the training step for a number of Fourier terms (0: the exact sum, or
+// no penalty), compiling it on first use.
+func (r *fitRun) compiled(terms int) (*stepExec, error) {
+	if se, ok := r.steps[terms]; ok {
+		return se, nil
+	}
+	se := &stepExec{fourier: terms > 0, terms: terms}
+	e, err := context.NewExec(r.b, r.model.ctx, r.stepGraph(terms))
+	if err != nil {
+		return nil, fmt.Errorf("building the training step: %w", err)
+	}
+	se.exec = e
+	r.steps[terms] = se
+	return se, nil
+}
+
+// stepGraph returns the graph of one training step with the penalty's kernel sums exact
+// (terms = 0) or by the Fourier expansion with terms terms. Its inputs are the batch's
+// features and targets, then, with a penalty, the design's V and C, σ and λ; it applies
+// one Adam update of loss = NLL + λ·penalty and returns the loss, the NLL, the penalty,
+// the expansion's error bound and the span of the outputs (the last two 0 when unused).
+func (r *fitRun) stepGraph(terms int) func(ctx *context.Context, in []*Node) []*Node {
+	p := r.s.penalty
+	return func(ctx *context.Context, in []*Node) []*Node {
+		g := in[0].Graph()
+		logits := r.net.Logit(ctx.In(modelScope), in[0])
+		nll := models.BernoulliNLL(logits, in[1])
+		loss, pen := nll, ScalarZero(g, nll.DType())
+		bound, span := ScalarZero(g, nll.DType()), ScalarZero(g, nll.DType())
+		if p != nil {
+			v, c, sg, lambda := in[2], in[3], in[4], in[5]
+			var strata *Node
+			if terms > 0 {
+				strata, bound = invmmd.FourierPenaltyGraph(logits, v, c, sg, terms, p.tol)
+			} else {
+				strata = invmmd.PenaltyGraph(logits, v, c, sg)
+			}
+			if p.clip {
+				strata = Max(strata, ZerosLike(strata))
+			}
+			pen = ReduceAllSum(strata)
+			hs := StopGradient(logits)
+			span = Sub(ReduceAllMax(hs), ReduceAllMin(hs))
+			loss = Add(nll, Mul(lambda, pen))
+		}
+		r.opt.UpdateGraph(ctx, g, loss)
+		return []*Node{loss, nll, pen, bound, span}
+	}
+}
+
+// chooseInitialTerms sets the Fourier terms of the first steps from the span of the
+// untrained network's outputs on the first batch (0: the exact path is cheaper).
+func (r *fitRun) chooseInitialTerms() error {
+	s := r.s
+	h0, err := r.model.Logits(s.set.Subset("first batch", s.rows[:s.batch]))
+	if err != nil {
+		return err
+	}
+	r.terms = s.penalty.chooseTerms(spanOf(h0), r.sigma, s.batch)
+	return nil
+}
+
+// chooseTerms returns the Fourier terms for outputs spanning span, or 0 (the exact path)
+// when the exact sum is cheaper for this batch size or the path is Exact.
+func (p *penaltySpec) chooseTerms(span, sigma float64, batch int) int {
+	if p.path == PathExact {
+		return 0
+	}
+	m := invmmd.FourierTermsFor(span, sigma, p.tol)
+	// Per row: the expansion evaluates 2(M+1) sines and cosines and their products with
+	// the P columns; the exact path n kernel values and n·P products.
+	if p.path == PathAuto && float64(2*(m+1))*(2*float64(p.columns)+10) > float64(batch)*(float64(p.columns)+10) {
+		return 0
+	}
+	return m
+}
+
+// batchDesign builds the penalty's V and C for the batch's rows.
+func (p *penaltySpec) batchDesign(idx []int) (v, c *tensors.Tensor, rep invmmd.Report, err error) {
+	d, err := invmmd.NewDesign(p.rows.Subset(idx), p.opts, p.method)
+	if err != nil {
+		return nil, nil, rep, err
+	}
+	d.TrainingGuard() // with Options.DropUnreliable, unreliable strata leave the penalty
+	v, c, err = d.Tensors(dtypes.Float32)
+	return v, c, d.Reports()[0], err
+}
