@@ -10,7 +10,8 @@ import (
 
 // Metrics are the numbers of the paper's tables for one trained model.
 type Metrics struct {
-	// TrainMMD estimates the Y-conditional penalty Σ_y MMD²_y on the whole training set,
+	// TrainMMD estimates the Y-conditional penalty Σ_y MMD²_y (the joint MMD² for a
+	// nuisance that is not binary, with the options' JointScale) on the whole training set,
 	// whatever the method optimised, with every row serving both the main terms and the
 	// normalisers. It is the full estimator (true Z, no missingness; eq. fullmmd) when every
 	// training Z is known; when some Z is really missing (NaN) it is the first estimator
@@ -56,16 +57,27 @@ func EvaluateWith(m *Model, sp dataset.Splits, aux *Aux, opts invmmd.Options, me
 	}
 	out.TrainAcc, out.ValAcc, out.TestAcc = accuracy(h[0], sp.Train.Y), accuracy(h[1], sp.Val.Y), accuracy(h[2], sp.Test.Y)
 	out.TestAUC = AUC(h[2], sp.Test.Y)
-	eo := invmmd.Options{Bandwidth: o.Bandwidth, MainFraction: 1, GFloor: o.GFloor, NormFloor: o.NormFloor, MinESS: o.MinESS}
+	eo := estimandFor(sp.Train, invmmd.Options{Bandwidth: o.Bandwidth, MainFraction: 1, GFloor: o.GFloor, NormFloor: o.NormFloor, MinESS: o.MinESS,
+		Estimand: o.Estimand, JointScale: opts.JointScale})
+	var zmap invmmd.FeatureMap
+	var trainPred, testPred *Pred
+	if aux != nil {
+		zmap, trainPred, testPred = aux.ZMap, &aux.Train, &aux.Test
+	}
 	out.TrainMMDBy = invmmd.Full
-	rows := invmmd.Rows{Y: sp.Train.Y, Z: sp.Train.Z, Delta: sp.Train.Delta}
+	rows, err := RowsFor(sp.Train, nil, zmap)
+	if err != nil {
+		return out, nil, err
+	}
 	if !sp.Train.ZKnown() {
 		if aux == nil {
 			return out, nil, fmt.Errorf("train: %d training rows have Z missing, so the full estimator cannot give the training MMD; "+
 				"evaluate with the fitted auxiliary models (EvaluateWith) to report %v instead", invmmd.Rows{Z: sp.Train.Z}.MissingZ(), methods)
 		}
 		out.TrainMMDBy = methods[0]
-		rows.G, rows.M = aux.Train.G, aux.Train.M
+		if rows, err = RowsFor(sp.Train, trainPred, zmap); err != nil {
+			return out, nil, err
+		}
 	}
 	d, err := invmmd.NewDesign(rows, eo, out.TrainMMDBy)
 	if err != nil {
@@ -77,7 +89,11 @@ func EvaluateWith(m *Model, sp dataset.Splits, aux *Aux, opts invmmd.Options, me
 	}
 	out.TrainMMD = res[0].Value
 	if aux != nil {
-		test := invmmd.Rows{Y: sp.Test.Y, Z: sp.Test.Z, Delta: sp.Test.Delta, G: aux.Test.G, M: aux.Test.M}
+		test, err := RowsFor(sp.Test, testPred, zmap)
+		if err != nil {
+			return out, nil, err
+		}
+		test.GTrue = nil // as before: the held-out estimates use the fitted models only
 		if heldOut, err = invmmd.Estimate(h[2], test, eo, methods...); err != nil {
 			return out, nil, fmt.Errorf("train: held-out MMD on the test split: %w", err)
 		}
