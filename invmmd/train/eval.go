@@ -32,7 +32,14 @@ var DefaultHeldOut = []invmmd.Method{invmmd.DR, invmmd.IP}
 // every training Z to be known (the full estimator); for real data with missing Z use
 // EvaluateWith.
 func Evaluate(m *Model, sp dataset.Splits, opts invmmd.Options) (Metrics, error) {
-	met, _, err := EvaluateWith(m, sp, nil, opts)
+	return EvaluateMap(m, sp, nil, opts)
+}
+
+// EvaluateMap is Evaluate for a nuisance that is not binary: zmap is its feature map
+// (the one h was trained with), and TrainMMD the full estimator's joint MMD² (with opts'
+// JointScale). For a binary Z zmap is ignored.
+func EvaluateMap(m *Model, sp dataset.Splits, zmap invmmd.FeatureMap, opts invmmd.Options) (Metrics, error) {
+	met, _, err := evaluate(m, sp, nil, zmap, opts, nil)
 	return met, err
 }
 
@@ -42,6 +49,15 @@ func Evaluate(m *Model, sp dataset.Splits, opts invmmd.Options) (Metrics, error)
 // missing, gives TrainMMD by the first of methods instead of the full estimator, which
 // cannot run without Z. Without aux heldOut is nil.
 func EvaluateWith(m *Model, sp dataset.Splits, aux *Aux, opts invmmd.Options, methods ...invmmd.Method) (out Metrics, heldOut []invmmd.Result, err error) {
+	var zmap invmmd.FeatureMap
+	if aux != nil {
+		zmap = aux.ZMap
+	}
+	return evaluate(m, sp, aux, zmap, opts, methods)
+}
+
+// evaluate is EvaluateWith with the nuisance's feature map given.
+func evaluate(m *Model, sp dataset.Splits, aux *Aux, zmap invmmd.FeatureMap, opts invmmd.Options, methods []invmmd.Method) (out Metrics, heldOut []invmmd.Result, err error) {
 	o, err := opts.Resolved()
 	if err != nil {
 		return out, nil, err
@@ -59,10 +75,9 @@ func EvaluateWith(m *Model, sp dataset.Splits, aux *Aux, opts invmmd.Options, me
 	out.TestAUC = AUC(h[2], sp.Test.Y)
 	eo := estimandFor(sp.Train, invmmd.Options{Bandwidth: o.Bandwidth, MainFraction: 1, GFloor: o.GFloor, NormFloor: o.NormFloor, MinESS: o.MinESS,
 		Estimand: o.Estimand, JointScale: opts.JointScale})
-	var zmap invmmd.FeatureMap
 	var trainPred, testPred *Pred
 	if aux != nil {
-		zmap, trainPred, testPred = aux.ZMap, &aux.Train, &aux.Test
+		trainPred, testPred = &aux.Train, &aux.Test
 	}
 	out.TrainMMDBy = invmmd.Full
 	rows, err := RowsFor(sp.Train, nil, zmap)
