@@ -3,184 +3,21 @@ package invmmd
 import (
 	"fmt"
 	"math"
-	"strings"
 )
 
-// Report counts what the guards did while one method's penalty was estimated on a batch,
-// and says, stratum by stratum, whether the estimate can be trusted.
-type Report struct {
-	// FlooredG counts Δ = 1 rows whose G was below Options.GFloor and was raised to it.
-	FlooredG int
-	// FlooredNorms counts normaliser estimates N(b, b') below Options.NormFloor² that
-	// were raised to it.
-	FlooredNorms int
-	// EmptyStrata lists the Y values (0 for the unconditional penalty) of strata that
-	// contributed 0 because, for some Z value b, no row of the stratum's main or normaliser
-	// part carried weight for b, or the main part had fewer than two rows.
-	EmptyStrata []float64
-	// Strata holds the diagnostics of each stratum, in the order of Result.Strata.
-	Strata []StratumReport
-}
-
-// StratumReport is what one stratum's estimate rests on, computed from the same factor
-// columns as the estimate (factorsFor), and whether it is reliable.
-type StratumReport struct {
-	Y        float64 // the stratum's Y value (0 when unconditional)
-	All      bool    // the unconditional penalty's one stratum: every row, whatever Y
-	Rows     int     // rows of the stratum in the batch
-	Observed [2]int  // rows of the stratum with Z observed (Δ = 1) and Z = b, b = 0, 1
-	// Columns holds, for each factor column of the method, its Kish effective sample
-	// size (Σw)²/Σw² over the stratum's main rows, for Z = b.
-	Columns []ColumnESS
-	// Mean is the normaliser rows' mean of the per-row estimate of Z_b: the method's
-	// estimate of P(Z = b | Y = y) before any floor.
-	Mean [2]float64
-	// RawN holds N(b, b') before the floor Options.NormFloor² (the floored value is in
-	// Terms.N); N[0][1] is left 0.
-	RawN [2][2]float64
-	// Empty: the stratum contributed 0 (see Report.EmptyStrata).
-	Empty bool
-	// Unreliable: the stratum is empty, or a normaliser was not clearly positive (it was
-	// floored), or a factor column's ESS for some Z value is below Options.MinESS.
-	Unreliable bool
-	// Reasons says why the stratum is unreliable, one phrase per cause.
-	Reasons []string
-	// Dropped: Design.DropUnreliable removed the stratum from the penalty.
-	Dropped bool
-}
-
-// ColumnESS is the Kish effective sample size of one factor column, for Z = 0 and Z = 1.
-type ColumnESS struct {
-	Factor string // the column's name, e.g. "ΔZ/G", "m", "f"
-	ESS    [2]float64
-}
-
-// Unreliable returns the Y values of the strata flagged unreliable.
-func (r Report) Unreliable() []float64 {
-	var out []float64
-	for _, s := range r.Strata {
-		if s.Unreliable {
-			out = append(out, s.Y)
-		}
-	}
-	return out
-}
-
-// String renders the report in a few lines: guard counts, then one line per stratum.
-func (r Report) String() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d row(s) with G raised to the floor, %d normaliser(s) raised to the floor", r.FlooredG, r.FlooredNorms)
-	for _, s := range r.Strata {
-		b.WriteString("\n  ")
-		b.WriteString(s.String())
-	}
-	return b.String()
-}
-
-// Name names the stratum: "Y=0", "Y=1", or "all rows" for the unconditional penalty.
-func (s StratumReport) Name() string {
-	if s.All {
-		return "all rows"
-	}
-	return fmt.Sprintf("Y=%v", s.Y)
-}
-
-// String renders the stratum's diagnostics on one line.
-func (s StratumReport) String() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %d rows, observed Z=0: %d, Z=1: %d", s.Name(), s.Rows, s.Observed[0], s.Observed[1])
-	for _, c := range s.Columns {
-		fmt.Fprintf(&b, "; ESS %s (Z=0, Z=1) = (%.1f, %.1f)", c.Factor, c.ESS[0], c.ESS[1])
-	}
-	if !s.Empty {
-		fmt.Fprintf(&b, "; P(Z=1|Y) est. %.3f; N11 %.4g, N00 %.4g, N10 %.4g", s.Mean[1], s.RawN[1][1], s.RawN[0][0], s.RawN[1][0])
-	}
-	switch {
-	case s.Dropped:
-		fmt.Fprintf(&b, "; UNRELIABLE, dropped from the penalty: %s", strings.Join(s.Reasons, "; "))
-	case s.Unreliable:
-		fmt.Fprintf(&b, "; UNRELIABLE: %s", strings.Join(s.Reasons, "; "))
-	default:
-		b.WriteString("; reliable")
-	}
-	return b.String()
-}
-
-// Result is one method's estimate on one batch.
-type Result struct {
-	Method Method
-	// Value is the penalty: Σ_y MMD²_y (eq. objective), or the unconditional MMD².
-	Value float64
-	// Strata holds MMD²_y per stratum, indexed by the Y value (one entry when unconditional).
-	Strata []float64
-	// SE holds each stratum's jackknife standard error (Estimate only; nil from
-	// Design.Evaluate), and ValueSE that of Value (the strata are disjoint rows).
-	SE      []float64
-	ValueSE float64
-	// Terms holds the pieces of each stratum's MMD², in the order of Strata.
-	Terms  []Terms
-	Report Report
-}
-
-// String renders the estimate: the value, each stratum's MMD² and the Report.
-func (r Result) String() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%v: MMD² = %.6g", r.Method, r.Value)
-	if r.SE != nil {
-		fmt.Fprintf(&b, " ± %.2g", r.ValueSE)
-	}
-	for s, v := range r.Strata {
-		name := fmt.Sprintf("Y=%v", r.Terms[s].Y)
-		if s < len(r.Report.Strata) {
-			name = r.Report.Strata[s].Name()
-		}
-		fmt.Fprintf(&b, "  [%s: %.6g", name, v)
-		if r.SE != nil {
-			fmt.Fprintf(&b, " ± %.2g", r.SE[s])
-		}
-		b.WriteString("]")
-	}
-	if u := r.Report.Unreliable(); len(u) > 0 {
-		fmt.Fprintf(&b, "  UNRELIABLE in Y=%v", u)
-	}
-	b.WriteString("\n  ")
-	b.WriteString(r.Report.String())
-	return b.String()
-}
-
-// Terms are the pieces of one stratum's estimate: MMD² = T₁₁/N₁₁ + T₀₀/N₀₀ − 2T₁₀/N₁₀
-// (eqs. invariancemmd and fullmmd). T_bb' estimates E[k(h, h') Z_b Z'_b'] and N_bb'
-// estimates N(b, b') = P(Z = b) P(Z' = b') within the stratum, both as U-statistics over
-// pairs i ≠ j: N_bb' = Σ_{i≠j} f_b,i f_b',j / (n(n−1)) with f the method's per-row
-// estimate of Z_b (appendix E). Each is unbiased when its auxiliary models are right;
-// their ratio is consistent (section 3.3), and for Full it is exactly the usual unbiased
-// MMD² between the two groups. (The product of two sample means as N_bb' would keep the
-// i = j terms that T leaves out, biasing each within-group term by about −k̄/n_b.)
-type Terms struct {
-	Y     float64       // the stratum's Y value (0 when unconditional)
-	T     [2][2]float64 // T[b][b']; T[0][1] is left 0 (the MMD uses T[1][0])
-	N     [2][2]float64 // N[b][b'] after the floor Options.NormFloor²; N[0][1] is left 0
-	Empty bool          // the stratum contributed 0 (see Report.EmptyStrata)
-}
-
-// MMD returns the stratum's MMD² from its terms (0 when Empty).
-func (t Terms) MMD() float64 {
-	if t.Empty {
-		return 0
-	}
-	return t.T[1][1]/t.N[1][1] + t.T[0][0]/t.N[0][0] - 2*t.T[1][0]/t.N[1][0]
-}
-
 // Design holds what one kernel pass over a batch needs to evaluate a set of methods: the
-// factor columns V (one per factor, Z value and stratum, restricted to the stratum's main
-// rows) and, per method, coefficients C such that the method's penalty is
+// factor columns V (one per factor, feature of ψ(Z) — the Z value b for a binary Z — and
+// stratum, restricted to the stratum's main rows) and, per method, coefficients C such that
+// the method's penalty is
 //
 //	Σ_pq C_pq Q_pq,   Q_pq = Σ_{i≠j} V_ip V_jq k(h_i, h_j).
 //
-// Methods that share a factor (ip and dr share ΔZ̃/G; reg, dr and dr+ share m) share its
+// Methods that share a factor (ip and dr share Δψ/G; reg, dr and dr+ share m) share its
 // column. The columns do not depend on h, so a Design is built once per batch of rows and
-// serves any model output; the number of columns depends only on the methods and
-// Options.Unconditional, so a training graph keeps one shape.
+// serves any model output; the number of columns depends only on the methods, the features
+// of Z and Options.Unconditional, so a training graph keeps one shape. The coefficients
+// come from the estimand: the paper's conditional MMD (conditional.go) or the joint-vs-product
+// MMD (joint.go).
 type Design struct {
 	n        int
 	opts     Options
@@ -188,11 +25,13 @@ type Design struct {
 	colBlock []int
 	blocks   []block
 	methods  []Method
-	coefs    [][]coef          // per method: T_bb' = Σ c·Q_pq over its entries for (stratum, b, b')
+	coefs    [][]coef          // per method: its terms as Σ c·Q_pq over its entries (see coef)
 	includes [][]float64       // per method: 1 for the rows its U-statistics run over (weights.include)
-	rowF     [][2][]float64    // per method: each row's estimate f_b of Z_b (the normalisers' per-row terms)
-	normRows [][]int           // per stratum: the rows that estimate its normalisers
-	norms    [][][2][2]float64 // per method and stratum: N_bb'; zero when the stratum is empty
+	rowF     [][][]float64     // per method: each row's estimate f_b of ψ_b(Z) (joint: and ‖f‖² last)
+	normRows [][]int           // per stratum: the rows that estimate its normalisers (conditional)
+	norms    [][][2][2]float64 // per method and stratum: N_bb' (conditional); zero when empty
+	empty    [][]bool          // per method and stratum: the stratum contributes 0 (empty or dropped)
+	joint    [][]*jointStratum // per method and stratum (joint estimand; nil for conditional)
 	reports  []Report
 }
 
@@ -201,7 +40,8 @@ type block struct {
 	rows  []int   // main rows of the stratum: the only rows where its columns may be nonzero
 }
 
-// coef adds c·Q_pq to T_bb' of stratum s.
+// coef adds c·Q_pq to a term of stratum s: T_bb' for the conditional estimand; for the
+// joint estimand (bb = −1) the term of slot b (slotPair, slotQuad, slotTriple).
 type coef struct {
 	p, q     int
 	s, b, bb int
@@ -209,7 +49,9 @@ type coef struct {
 }
 
 // NewDesign builds the design of the given methods on rows (see Design). It validates rows
-// for the methods and opts, and applies the guards recorded in each method's Report.
+// for the methods and opts, and applies the guards recorded in each method's Report. The
+// conditional estimand (the default) needs a binary Z; a nuisance given as features
+// (Rows.Psi) of any other kind needs Options.Estimand = JointMMD.
 func NewDesign(rows Rows, opts Options, methods ...Method) (*Design, error) {
 	o, err := opts.Resolved()
 	if err != nil {
@@ -222,13 +64,24 @@ func NewDesign(rows Rows, opts Options, methods ...Method) (*Design, error) {
 		return nil, err
 	}
 	rows = rows.withDelta()
+	joint := o.Estimand == JointMMD
+	if ind, levels := rows.indicator(); !joint && !(ind && levels == 2) {
+		return nil, fmt.Errorf("invmmd: the paper's MMD between the two groups of Z (Options.Estimand %v) needs a binary Z, "+
+			"and Z comes as %d features%s; use Options.Estimand = JointMMD, the MMD between p(h, Z) and p(h)p(Z)",
+			o.Estimand, rows.Psi.Dim, map[bool]string{true: " of one-hot levels", false: ""}[ind])
+	}
 	n := rows.Len()
 	d := &Design{n: n, opts: o, methods: methods}
 
-	// Rows [0, nNorm) estimate the normalisers, [nNorm, n) the main terms (appendix B.1).
-	nNorm := n - int(math.Round(o.MainFraction*float64(n)))
-	isMain := func(i int) bool { return o.MainFraction == 1 || i >= nNorm }
-	isNorm := func(i int) bool { return o.MainFraction == 1 || i < nNorm }
+	// Rows [0, nNorm) estimate the normalisers, [nNorm, n) the main terms (appendix B.1);
+	// the joint estimand has no normalisers: every row is a main row.
+	mainFraction := o.MainFraction
+	if joint {
+		mainFraction = 1
+	}
+	nNorm := n - int(math.Round(mainFraction*float64(n)))
+	isMain := func(i int) bool { return mainFraction == 1 || i >= nNorm }
+	isNorm := func(i int) bool { return !joint && (mainFraction == 1 || i < nNorm) }
 
 	labels := []float64{0, 1}
 	if o.Unconditional {
@@ -279,202 +132,13 @@ func NewDesign(rows Rows, opts Options, methods ...Method) (*Design, error) {
 		if err != nil {
 			return nil, err
 		}
-		rep := Report{FlooredG: w.flooredG}
-		var cs []coef
-		norms := make([][2][2]float64, len(d.blocks))
-		for s := range d.blocks {
-			// Columns exist whether or not the stratum turns out empty, so that the design's
-			// shape does not depend on the batch's content.
-			ids := make([][2]int, len(w.terms))
-			for k, t := range w.terms {
-				ids[k] = [2]int{column(t.key, 0, s, t.col[0]), column(t.key, 1, s, t.col[1])}
-			}
-			nMain, nNorm := 0.0, 0.0
-			for _, i := range d.blocks[s].rows {
-				nMain += w.include[i]
-			}
-			// Normaliser pieces: Σ_i f_b,i and Σ_i f_b,i f_b',i over the normaliser rows.
-			var sum, mainMass, normMass [2]float64
-			var diag [2][2]float64
-			for _, i := range normRows[s] {
-				nNorm += w.include[i]
-				f := [2]float64{w.rowMean(0, i), w.rowMean(1, i)}
-				for b := 0; b < 2; b++ {
-					sum[b] += f[b]
-					for bb := 0; bb < 2; bb++ {
-						diag[b][bb] += f[b] * f[bb]
-					}
-					for _, t := range w.terms {
-						normMass[b] += math.Abs(t.col[b][i])
-					}
-				}
-			}
-			for _, i := range d.blocks[s].rows {
-				for b := 0; b < 2; b++ {
-					for _, t := range w.terms {
-						mainMass[b] += math.Abs(t.col[b][i])
-					}
-				}
-			}
-			sr := diagnose(rows, w, d.blocks[s], normRows[s])
-			sr.All = o.Unconditional
-			if nMain < 2 || nNorm < 2 || mainMass[0] == 0 || mainMass[1] == 0 || normMass[0] == 0 || normMass[1] == 0 {
-				rep.EmptyStrata = append(rep.EmptyStrata, d.blocks[s].label)
-				sr.Empty = true
-				sr.flag(o, emptyReason(nMain, nNorm, mainMass, normMass))
-				rep.Strata = append(rep.Strata, sr)
-				continue // norms[s] stays zero: the stratum is empty
-			}
-			var raw [2][2]float64
-			sr.Mean = [2]float64{sum[0] / nNorm, sum[1] / nNorm}
-			norms[s], raw = normalisers(sum, diag, nNorm, o.NormFloor, &rep)
-			sr.RawN = raw
-			sr.flag(o, normReasons(sr.Mean, raw, o.NormFloor)...)
-			rep.Strata = append(rep.Strata, sr)
-			// T_bb' = Σ_k sign_k Q[k_b, k_b'] / (n(n−1)), over the main rows.
-			u := 1 / (nMain * (nMain - 1))
-			for k, t := range w.terms {
-				p0, p1 := ids[k][0], ids[k][1]
-				a := t.sign * u
-				cs = append(cs, coef{p1, p1, s, 1, 1, a}, coef{p0, p0, s, 0, 0, a}, coef{p1, p0, s, 1, 0, a})
-			}
+		if joint {
+			d.addJoint(rows, w, column)
+		} else {
+			d.addConditional(rows, w, column)
 		}
-		d.coefs = append(d.coefs, cs)
-		d.includes = append(d.includes, w.include)
-		var f [2][]float64
-		for b := 0; b < 2; b++ {
-			f[b] = make([]float64, n)
-			for i := 0; i < n; i++ {
-				f[b][i] = w.rowMean(b, i)
-			}
-		}
-		d.rowF = append(d.rowF, f)
-		d.norms = append(d.norms, norms)
-		d.reports = append(d.reports, rep)
 	}
 	return d, nil
-}
-
-// normalisers returns N(b, b') for b, b' ∈ {(1,1), (0,0), (1,0)} from the per-row
-// estimates f of Z_b on n rows, given their sums and the sums of their products: the
-// U-statistic Σ_{i≠j} f_b,i f_b',j / (n(n−1)), floored at floor². When a mean estimate of
-// P(Z = b) is itself below floor (DR and IP estimates can be negative), the product of
-// the floored means is used instead, since the U-statistic of two negative means would be
-// positive. Each floor is counted in rep. raw holds the U-statistics before any floor.
-func normalisers(sum [2]float64, diag [2][2]float64, n, floor float64, rep *Report) (norm, raw [2][2]float64) {
-	pairs := [][2]int{{1, 1}, {0, 0}, {1, 0}}
-	mean := [2]float64{sum[0] / n, sum[1] / n}
-	for _, bb := range pairs {
-		b, c := bb[0], bb[1]
-		raw[b][c] = (sum[b]*sum[c] - diag[b][c]) / (n * (n - 1))
-	}
-	if mean[0] < floor || mean[1] < floor {
-		for b := range mean {
-			if mean[b] < floor {
-				mean[b] = floor
-				rep.FlooredNorms++
-			}
-		}
-		for _, bb := range pairs {
-			norm[bb[0]][bb[1]] = mean[bb[0]] * mean[bb[1]]
-		}
-		return norm, raw
-	}
-	for _, bb := range pairs {
-		b, c := bb[0], bb[1]
-		v := raw[b][c]
-		if v < floor*floor {
-			v = floor * floor
-			rep.FlooredNorms++
-		}
-		norm[b][c] = v
-	}
-	return norm, raw
-}
-
-// diagnose returns the diagnostics of one stratum that do not depend on its normalisers:
-// its rows, its observed rows per Z value and each factor column's Kish ESS over its main
-// rows. They come from w, the same factor columns that make the estimate.
-func diagnose(rows Rows, w weights, blk block, normRows []int) StratumReport {
-	sr := StratumReport{Y: blk.label}
-	seen := make([]bool, rows.Len())
-	for _, set := range [][]int{blk.rows, normRows} {
-		for _, i := range set {
-			if seen[i] {
-				continue
-			}
-			seen[i] = true
-			sr.Rows++
-			if rows.Delta[i] == 1 {
-				sr.Observed[int(rows.Z[i])]++
-			}
-		}
-	}
-	for _, t := range w.terms {
-		c := ColumnESS{Factor: t.key}
-		for b := 0; b < 2; b++ {
-			var s, s2 float64
-			for _, i := range blk.rows {
-				x := t.col[b][i]
-				s += x
-				s2 += x * x
-			}
-			if s2 > 0 {
-				c.ESS[b] = s * s / s2
-			}
-		}
-		sr.Columns = append(sr.Columns, c)
-	}
-	return sr
-}
-
-// flag marks the stratum unreliable for each reason given, and for each factor column
-// whose ESS is below o.MinESS.
-func (sr *StratumReport) flag(o Options, reasons ...string) {
-	for _, c := range sr.Columns {
-		for b := 0; b < 2; b++ {
-			if c.ESS[b] < o.MinESS {
-				reasons = append(reasons, fmt.Sprintf("ESS of %s for Z=%d is %.1f < %g", c.Factor, b, c.ESS[b], o.MinESS))
-			}
-		}
-	}
-	if len(reasons) > 0 {
-		sr.Unreliable = true
-		sr.Reasons = append(sr.Reasons, reasons...)
-	}
-}
-
-// emptyReason says why a stratum is empty.
-func emptyReason(nMain, nNorm float64, mainMass, normMass [2]float64) string {
-	if nMain < 2 || nNorm < 2 {
-		return fmt.Sprintf("empty: %v main and %v normaliser rows, want at least 2 of each", nMain, nNorm)
-	}
-	for b := 0; b < 2; b++ {
-		if mainMass[b] == 0 || normMass[b] == 0 {
-			return fmt.Sprintf("empty: no row carries weight for Z=%d", b)
-		}
-	}
-	return "empty"
-}
-
-// normReasons says which normalisers were not clearly positive: a mean estimate of
-// P(Z = b) below the floor, or an N(b, b') below floor², each of which was floored.
-func normReasons(mean [2]float64, raw [2][2]float64, floor float64) []string {
-	var out []string
-	for b := 0; b < 2; b++ {
-		if mean[b] < floor {
-			out = append(out, fmt.Sprintf("estimate of P(Z=%d|Y) is %.4g < %g (normalisers floored)", b, mean[b], floor))
-		}
-	}
-	if len(out) > 0 {
-		return out
-	}
-	for _, bb := range [][2]int{{1, 1}, {0, 0}, {1, 0}} {
-		if v := raw[bb[0]][bb[1]]; v < floor*floor {
-			out = append(out, fmt.Sprintf("normaliser N%d%d = %.4g is not clearly positive (floored to %g)", bb[0], bb[1], v, floor*floor))
-		}
-	}
-	return out
 }
 
 // TrainingGuard applies what Options.DropUnreliable asks for: DropUnreliable when it is
@@ -503,6 +167,7 @@ func (d *Design) DropUnreliable() int {
 				sr.Dropped = true
 				off[s] = true
 				d.norms[k][s] = [2][2]float64{}
+				d.empty[k][s] = true
 				dropped++
 			}
 		}
@@ -544,6 +209,10 @@ func (d *Design) Matrices() (v, c []float64, p, strata int) {
 	c = make([]float64, strata*p*p)
 	for k, cs := range d.coefs {
 		for _, e := range cs {
+			if e.bb < 0 { // joint estimand: the term's weight in MMD² = Pair + Quad − 2·Triple
+				c[(e.s*p+e.p)*p+e.q] += slotWeight[e.b] * e.c
+				continue
+			}
 			n := d.norms[k][e.s]
 			w := 1.0 // MMD² = T₁₁/N₁₁ + T₀₀/N₀₀ − 2T₁₀/N₁₀
 			if e.b != e.bb {
@@ -603,10 +272,20 @@ func (d *Design) assemble(q [][]float64) ([]Result, error) {
 	for k, m := range d.methods {
 		r := Result{Method: m, Strata: make([]float64, len(d.blocks)), Terms: make([]Terms, len(d.blocks)), Report: d.reports[k]}
 		for s, blk := range d.blocks {
-			r.Terms[s] = Terms{Y: blk.label, N: d.norms[k][s], Empty: d.norms[k][s][0][0] == 0}
+			r.Terms[s] = Terms{Y: blk.label, N: d.norms[k][s], Empty: d.empty[k][s], Joint: d.opts.Estimand == JointMMD}
 		}
 		for _, e := range d.coefs[k] {
-			r.Terms[e.s].T[e.b][e.bb] += e.c * q[e.p][e.q]
+			t := &r.Terms[e.s]
+			switch {
+			case e.bb >= 0:
+				t.T[e.b][e.bb] += e.c * q[e.p][e.q]
+			case e.b == slotPair:
+				t.Pair += e.c * q[e.p][e.q]
+			case e.b == slotQuad:
+				t.Quad += e.c * q[e.p][e.q]
+			default:
+				t.Triple += e.c * q[e.p][e.q]
+			}
 		}
 		for s, t := range r.Terms {
 			v := t.MMD()

@@ -37,7 +37,11 @@ func (d *Design) StandardErrors(h []float64) [][]float64 {
 			pos[p] = x
 		}
 		for k := range d.methods {
-			if d.norms[k][s][0][0] == 0 { // empty or dropped
+			if d.empty[k][s] { // empty or dropped
+				continue
+			}
+			if d.joint[k] != nil {
+				out[k][s] = d.jackknifeJoint(k, s, kv, pos)
 				continue
 			}
 			out[k][s] = d.jackknife(k, s, kv, pos)
@@ -157,6 +161,72 @@ func (d *Design) jackknife(k, s int, kv [][]float64, pos map[int]int) float64 {
 			N, _ := normalisers(si, di, ni, d.opts.NormFloor, &Report{})
 			loo = append(loo, value(Ti, N))
 		}
+	}
+	n := float64(len(loo))
+	mean := 0.0
+	for _, v := range loo {
+		mean += v
+	}
+	mean /= n
+	ss := 0.0
+	for _, v := range loo {
+		ss += (v - mean) * (v - mean)
+	}
+	return math.Sqrt((n - 1) / n * ss)
+}
+
+// jackknifeJoint returns the jackknife standard error of method k's joint estimate in
+// stratum s: for each row i the estimate is recomputed without it, from the kernel sums
+// less row i's pairs, Q₋ᵢ(p, q) = Q(p, q) − V_ip (KV)_iq − V_iq (KV)_ip, and the
+// coefficients rebuilt from S − f_i, R − ‖f_i‖² and n − 1 (the U-statistics' normalisation
+// included), so the variance of the row sums S that the triple and quadruple terms carry is
+// in the standard error too.
+func (d *Design) jackknifeJoint(k, s int, kv [][]float64, pos map[int]int) float64 {
+	blk := d.blocks[s]
+	inc := d.includes[k]
+	js := d.joint[k][s]
+	if js.n < 5 {
+		return 0
+	}
+	// Q over the pairs of columns the coefficients use.
+	type pq struct{ p, q int }
+	Q := map[pq]float64{}
+	for _, e := range d.coefs[k] {
+		if e.s != s {
+			continue
+		}
+		key := pq{e.p, e.q}
+		if _, ok := Q[key]; ok {
+			continue
+		}
+		v := 0.0
+		for a, i := range blk.rows {
+			v += d.cols[e.p][i] * kv[a][pos[e.q]]
+		}
+		Q[key] = v
+	}
+	f := d.rowF[k]
+	dim := len(f) - 1
+	value := func(j *jointStratum, q func(p, q int) float64) float64 {
+		v := 0.0
+		for _, e := range j.coefs(s) {
+			v += slotWeight[e.b] * e.c * q(e.p, e.q)
+		}
+		return v
+	}
+	var loo []float64
+	fi := make([]float64, dim)
+	for a, i := range blk.rows {
+		if inc[i] == 0 {
+			continue
+		}
+		for b := range fi {
+			fi[b] = f[b][i]
+		}
+		ji := js.without(fi, f[dim][i])
+		loo = append(loo, value(ji, func(p, q int) float64 {
+			return Q[pq{p, q}] - d.cols[p][i]*kv[a][pos[q]] - d.cols[q][i]*kv[a][pos[p]]
+		}))
 	}
 	n := float64(len(loo))
 	mean := 0.0

@@ -5,6 +5,30 @@ import (
 	"math"
 )
 
+// Estimand names what a penalty estimates within each Y stratum (or over all rows).
+type Estimand int
+
+const (
+	// ConditionalMMD is the paper's estimand for a binary Z: MMD²(p(h | Z = 1), p(h | Z = 0))
+	// (eq. 5), a ratio of kernel expectations to normalisers N(b, b') = P(Z = b)P(Z = b').
+	ConditionalMMD Estimand = iota
+	// JointMMD is the MMD² between the joint p(h, Z) and the product p(h)p(Z) with the
+	// product kernel k_h·k_z (the paper's last appendix, H; also known as HSIC), for a Z of
+	// any kind (FeatureMap). It has no normalisers; for a binary Z it equals
+	// 2·p₀²p₁²·ConditionalMMD, p_b = P(Z = b | Y).
+	JointMMD
+)
+
+var estimandNames = [...]string{"conditional", "joint"}
+
+// String names the estimand: "conditional" or "joint".
+func (e Estimand) String() string {
+	if e < 0 || int(e) >= len(estimandNames) {
+		return fmt.Sprintf("Estimand(%d)", int(e))
+	}
+	return estimandNames[e]
+}
+
 // Options are the choices the paper leaves open. The zero value gives the project's
 // defaults, listed with each field.
 type Options struct {
@@ -44,6 +68,21 @@ type Options struct {
 	// counts them (train.History.Warning). invmmd fit turns it on.
 	DropUnreliable bool
 
+	// Estimand selects the paper's MMD between the two groups of a binary Z (the zero
+	// value, ConditionalMMD) or the joint-vs-product MMD (JointMMD), which a categorical,
+	// continuous or vector Z needs (Rows.Psi). The joint estimand has no normalisers, so
+	// MainFraction, NormFloor and the normalisers' guards do not apply to it: every row
+	// serves its three terms.
+	Estimand Estimand `json:",omitempty"`
+
+	// JointScale multiplies the joint estimand (0 means 1), a constant fixed before
+	// training, so that every estimator stays unbiased for the scaled estimand and λ keeps
+	// the meaning it has for the paper's MMD: JointScaleFor gives 2/v², v the within-stratum
+	// variance of the features ψ(Z), with which a binary Z's joint MMD² equals the paper's
+	// MMD² between the two groups (when P(Z = 1 | Y) is p in one stratum and 1 − p or p in
+	// the other).
+	JointScale float64 `json:",omitempty"`
+
 	// Unconditional selects the MMD between p(h|Z=1) and p(h|Z=0) over all rows
 	// (eq. invariancemmd) instead of the paper's penalty Σ_y MMD_y within each Y stratum
 	// (eq. objective).
@@ -77,6 +116,9 @@ func (o Options) Resolved() (Options, error) {
 	if o.MinESS == 0 {
 		o.MinESS = DefaultMinESS
 	}
+	if o.JointScale == 0 && o.Estimand == JointMMD {
+		o.JointScale = 1
+	}
 	switch {
 	case !(o.Bandwidth > 0) || math.IsInf(o.Bandwidth, 0):
 		return o, fmt.Errorf("invmmd: Options.Bandwidth = %v, want a finite value > 0", o.Bandwidth)
@@ -88,6 +130,10 @@ func (o Options) Resolved() (Options, error) {
 		return o, fmt.Errorf("invmmd: Options.NormFloor = %v, want a value in (0, 1)", o.NormFloor)
 	case !(o.MinESS > 0) || math.IsInf(o.MinESS, 0):
 		return o, fmt.Errorf("invmmd: Options.MinESS = %v, want a finite value > 0", o.MinESS)
+	case o.JointScale < 0 || math.IsNaN(o.JointScale) || math.IsInf(o.JointScale, 0):
+		return o, fmt.Errorf("invmmd: Options.JointScale = %v, want a finite value > 0 (or 0 for 1)", o.JointScale)
+	case o.Estimand != ConditionalMMD && o.Estimand != JointMMD:
+		return o, fmt.Errorf("invmmd: Options.Estimand = %d, want ConditionalMMD or JointMMD", int(o.Estimand))
 	}
 	return o, nil
 }

@@ -15,13 +15,22 @@ import (
 // is simulated and the hidden Z is known); it refuses rows with a missing (NaN) Z. Every
 // other method reads Z̃ = ΔZ. G, GTrue and M may be nil when no requested method needs them
 // (see Method.NeedsG and friends).
+//
+// A nuisance of any kind (categorical, continuous, vector; see ZKind) comes as features
+// instead: Psi holds ψ(Z_i) (FeatureMap and Apply; a NaN row where Z is missing) and MPsi
+// the fitted m(W_i) = E[ψ(Z) | X_i, Y_i]. Then Z and M are not read, Delta (when nil) is
+// derived from Psi's NaN rows, and only the joint estimand (Options.Estimand = JointMMD)
+// applies unless Psi is the one-hot of a binary Z.
 type Rows struct {
 	Y     []float64 // label, 0 or 1
 	Z     []float64 // nuisance, 0 or 1; NaN (or anything, when Delta is given) where missing
-	Delta []float64 // 1 when Z is observed, else 0; nil: derived from Z's NaNs
+	Delta []float64 // 1 when Z is observed, else 0; nil: derived from Z's (or Psi's) NaNs
 	G     []float64 // learned P(Δ = 1 | X, Y), in [0, 1]
 	GTrue []float64 // true P(Δ = 1 | X, Y), in [0, 1]; for ip+ and dr+
 	M     []float64 // learned P(Z = 1 | X, Y), in [0, 1]
+
+	Psi  *Features // ψ(Z_i) of a nuisance given as features; nil: the one-hot (1 − Z, Z) of the binary Z
+	MPsi *Features // m(W_i) = E[ψ(Z) | X_i, Y_i]; nil: (1 − M, M) from the binary M
 }
 
 // Len returns the number of rows.
@@ -39,7 +48,8 @@ func (r Rows) Subset(idx []int) Rows {
 		}
 		return out
 	}
-	return Rows{Y: pick(r.Y), Z: pick(r.Z), Delta: pick(r.Delta), G: pick(r.G), GTrue: pick(r.GTrue), M: pick(r.M)}
+	return Rows{Y: pick(r.Y), Z: pick(r.Z), Delta: pick(r.Delta), G: pick(r.G), GTrue: pick(r.GTrue), M: pick(r.M),
+		Psi: r.Psi.Subset(idx), MPsi: r.MPsi.Subset(idx)}
 }
 
 // DeltaFromZ returns the missingness indicator of z: 0 where z is NaN, else 1.
@@ -53,12 +63,72 @@ func DeltaFromZ(z []float64) []float64 {
 	return d
 }
 
-// withDelta returns r with Delta derived from Z's NaNs when it is nil.
+// withDelta returns r with Delta derived from Z's (or Psi's) NaNs when it is nil.
 func (r Rows) withDelta() Rows {
-	if r.Delta == nil && r.Z != nil {
+	switch {
+	case r.Delta != nil:
+	case r.Psi != nil:
+		r.Delta = make([]float64, r.Psi.Len())
+		for i := range r.Delta {
+			if !r.Psi.missingRow(i) {
+				r.Delta[i] = 1
+			}
+		}
+	case r.Z != nil:
 		r.Delta = DeltaFromZ(r.Z)
 	}
 	return r
+}
+
+// psi returns the features ψ(Z) as columns (D of them): Psi's, or the one-hot (1 − Z, Z) of
+// the binary Z. Rows with Δ = 0 hold whatever Z or Psi holds there (NaN when really
+// missing); only Full reads them.
+func (r Rows) psi() [][]float64 {
+	if r.Psi != nil {
+		cols := make([][]float64, r.Psi.Dim)
+		for d := range cols {
+			cols[d] = r.Psi.Column(d)
+		}
+		return cols
+	}
+	c := [][]float64{make([]float64, len(r.Z)), make([]float64, len(r.Z))}
+	for i, z := range r.Z {
+		c[0][i], c[1][i] = 1-z, z
+	}
+	return c
+}
+
+// mPsi returns m(W) = E[ψ(Z) | X, Y] as columns: MPsi's, or (1 − M, M) from the binary M.
+func (r Rows) mPsi() [][]float64 {
+	if r.MPsi != nil {
+		cols := make([][]float64, r.MPsi.Dim)
+		for d := range cols {
+			cols[d] = r.MPsi.Column(d)
+		}
+		return cols
+	}
+	c := [][]float64{make([]float64, len(r.M)), make([]float64, len(r.M))}
+	for i, m := range r.M {
+		c[0][i], c[1][i] = 1-m, m
+	}
+	return c
+}
+
+// indicator reports whether ψ is a one-hot vector of levels (a binary Z, or Psi.Indicator),
+// and the number of levels.
+func (r Rows) indicator() (bool, int) {
+	if r.Psi == nil {
+		return true, 2
+	}
+	return r.Psi.Indicator, r.Psi.Dim
+}
+
+// levelName names level b of an indicator ψ for reports.
+func (r Rows) levelName(b int) string {
+	if r.Psi == nil {
+		return fmt.Sprintf("Z=%d", b)
+	}
+	return r.Psi.LevelName(b)
 }
 
 // MissingZ returns the number of rows whose Z is missing (Δ = 0, or NaN when Delta is nil).
@@ -82,6 +152,9 @@ func (r Rows) Validate(methods ...Method) error {
 	n := len(r.Y)
 	if n == 0 {
 		return fmt.Errorf("invmmd: no rows")
+	}
+	if r.Psi != nil {
+		return r.validateFeatures(methods)
 	}
 	type col struct {
 		name   string
@@ -173,6 +246,86 @@ func checkFinite(name string, v []float64) error {
 	for i, x := range v {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			return fmt.Errorf("invmmd: row %d: %s = %v, want a finite value", i, name, x)
+		}
+	}
+	return nil
+}
+
+// validateFeatures is Validate for a nuisance given as features (Psi): Y and Δ are 0 or 1,
+// ψ is finite where observed (everywhere for Full), m's features have ψ's dimension and are
+// finite, and G lies in [0, 1].
+func (r Rows) validateFeatures(methods []Method) error {
+	n := len(r.Y)
+	var needG, needGT, needM bool
+	var full Method = -1
+	for _, m := range methods {
+		needG = needG || m.NeedsG()
+		needGT = needGT || m.NeedsTrueG()
+		needM = needM || m.NeedsM()
+		if m.UsesMissingZ() {
+			full = m
+		}
+	}
+	if r.Psi.Dim < 1 {
+		return fmt.Errorf("invmmd: Psi has %d features, want at least 1", r.Psi.Dim)
+	}
+	if r.Psi.Len() != n || len(r.Psi.Data) != n*r.Psi.Dim {
+		return fmt.Errorf("invmmd: Psi has %d values for %d rows of %d features", len(r.Psi.Data), n, r.Psi.Dim)
+	}
+	if len(r.Delta) != n {
+		return fmt.Errorf("invmmd: column Delta has %d rows, Y has %d", len(r.Delta), n)
+	}
+	for i := 0; i < n; i++ {
+		if y := r.Y[i]; y != 0 && y != 1 {
+			return fmt.Errorf("invmmd: row %d: Y = %v, want 0 or 1", i, y)
+		}
+		if d := r.Delta[i]; d != 0 && d != 1 {
+			return fmt.Errorf("invmmd: row %d: Delta = %v, want 0 or 1", i, d)
+		}
+		if r.Delta[i] == 0 && full < 0 {
+			continue
+		}
+		for d, v := range r.Psi.Row(i) {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				if r.Delta[i] == 0 {
+					return fmt.Errorf("invmmd: row %d: Z is missing but method %v needs Z on every row "+
+						"(%d of %d rows have Z missing); use a missing-data estimator such as dr or ip", i, full, r.MissingZ(), n)
+				}
+				return fmt.Errorf("invmmd: row %d: Psi feature %d = %v, want a finite value where Z is observed", i, d, v)
+			}
+		}
+	}
+	if needM {
+		if r.MPsi == nil {
+			return fmt.Errorf("invmmd: MPsi is nil but %s needs m(W) = E[ψ(Z) | X, Y]", whoNeeds("M", methods))
+		}
+		if r.MPsi.Dim != r.Psi.Dim || len(r.MPsi.Data) != n*r.Psi.Dim {
+			return fmt.Errorf("invmmd: MPsi has %d values of %d features, want %d rows of %d (Psi's)", len(r.MPsi.Data), r.MPsi.Dim, n, r.Psi.Dim)
+		}
+		for k, v := range r.MPsi.Data {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("invmmd: row %d: MPsi feature %d = %v, want a finite value", k/r.Psi.Dim, k%r.Psi.Dim, v)
+			}
+		}
+	}
+	for _, c := range []struct {
+		name string
+		v    []float64
+		need bool
+	}{{"G", r.G, needG}, {"GTrue", r.GTrue, needGT}} {
+		if c.v == nil {
+			if c.need {
+				return fmt.Errorf("invmmd: column %s is nil but %s needs it", c.name, whoNeeds(c.name, methods))
+			}
+			continue
+		}
+		if len(c.v) != n {
+			return fmt.Errorf("invmmd: column %s has %d rows, Y has %d", c.name, len(c.v), n)
+		}
+		for i, x := range c.v {
+			if !(x >= 0 && x <= 1) {
+				return fmt.Errorf("invmmd: row %d: %s = %v, want a probability in [0, 1]", i, c.name, x)
+			}
 		}
 	}
 	return nil

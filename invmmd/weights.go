@@ -2,13 +2,19 @@ package invmmd
 
 import "fmt"
 
-// factor is one product term of a pair weight: it adds sign·col[b][i]·col[b'][j] to
-// w_ij^{bb'}. Its per-row sum over terms, Σ_k sign_k col_k[b][i], is the same family's
-// per-row estimate of Z_b, so the normalisers come from the same factors.
+// factor is one product term of a pair weight: for each feature d of ψ it adds
+// sign·col[d][i]·col[d][j] to the pair weight of feature d (w_ij^{bb'} with b = b' = d for the
+// binary MMD, whose cross terms pair col[1] with col[0]). Its per-row sum over terms,
+// Σ_k sign_k col_k[d][i], is the same family's per-row estimate of ψ_d(Z_i) (of Z_b for a
+// binary Z), so the normalisers and the one-row terms come from the same factors.
 type factor struct {
-	key  string       // names the column so that methods sharing it share one kernel sum
-	sign float64      // +1 or −1
-	col  [2][]float64 // per-row values for b = 0 and b = 1
+	key  string      // names the column so that methods sharing it share one kernel sum
+	sign float64     // +1 or −1
+	col  [][]float64 // per feature d (b = 0, 1 for a binary Z): per-row values
+	// weight is the per-row weight whose Kish effective sample size the reports give when
+	// ψ is not a one-hot vector of levels (for one-hot ψ each level's column is its own
+	// weight): 1 for full, reg and the m term, Δ for obs, Δ/G for the inverse-weighted terms.
+	weight []float64
 }
 
 // weights is one method's factorisation of its pair weights on a batch.
@@ -20,30 +26,40 @@ type weights struct {
 }
 
 // factorsFor returns the per-row factors of method m: the single place where the weights of
-// every estimator are defined (SPEC table; paper eqs. fullmmd, reweightingmmd,
-// regressionmmd, drmmd and, for the per-row sums, ipestimator and drestimator):
+// every estimator are defined (paper eqs. 6–9 and, for the per-row sums, the estimators of
+// E[Z] of eq. 3 and appendix E), for the features ψ of Z — the one-hot (Z₀, Z₁) = (1 − Z, Z)
+// of a binary Z, or any ψ of a FeatureMap — with m_d = E[ψ_d(Z) | X, Y]:
 //
-//	Full:  w = Z_b,i Z_b',j
-//	Obs:   w = Δ_i Z_b,i Δ_j Z_b',j          over the Δ = 1 rows
-//	IP:    w = u_b,i u_b',j                  u_b = Δ Z̃_b / G
-//	Reg:   w = m_b,i m_b',j
-//	DR:    w = u_b,i u_b',j − v_b,i v_b',j + m_b,i m_b',j,   v_b = Δ m_b / G
-//	DRPO:  w = f_b,i f_b',j,   f_b = u_b − v_b + m_b   (this project's extension)
+//	Full:  w = ψ_d,i ψ_d',j
+//	Obs:   w = Δ_i ψ_d,i Δ_j ψ_d',j           over the Δ = 1 rows
+//	IP:    w = u_d,i u_d',j                   u_d = Δ ψ_d / G
+//	Reg:   w = m_d,i m_d',j
+//	DR:    w = u_d,i u_d',j − v_d,i v_d',j + m_d,i m_d',j,   v_d = Δ m_d / G
+//	DRPO:  w = f_d,i f_d',j,   f_d = u_d − v_d + m_d   (this project's extension)
 //
-// The DR line is eq. drmmd expanded: Δ_iΔ_j Z̃_b Z̃_b'/(G_iG_j) − (Δ_iΔ_j − G_iG_j)/(G_iG_j)
-// m_b m_b' = u u' − v v' + m m'. Its per-row sum u − v + m = ΔZ̃_b/G − (Δ − G)/G m_b is the
-// DR estimator of E[Z_b] (eq. drestimator). Z̃_0 = Δ(1 − Z): a missing row never reads Z.
-// Rows must have been validated for m.
+// The DR line is the paper's DR pair weight (its eq. 9) expanded: Δ_iΔ_j ψ ψ'/(G_iG_j) −
+// (Δ_iΔ_j − G_iG_j)/(G_iG_j) m m' = u u' − v v' + m m'. Its per-row sum u − v + m =
+// Δψ/G − (Δ − G)/G m is the DR estimator of E[ψ(Z)] (eq. 3). A missing row never reads ψ
+// (ΔZ̃: Δ = 0 gives 0 whatever Z holds). Rows must have been validated for m.
 func factorsFor(m Method, r Rows, gFloor float64) (weights, error) {
 	n := r.Len()
 	w := weights{method: m, include: make([]float64, n)}
 	for i := range w.include {
 		w.include[i] = 1
 	}
-	pair := func(f func(i int) (z0, z1 float64)) [2][]float64 {
-		c := [2][]float64{make([]float64, n), make([]float64, n)}
-		for i := 0; i < n; i++ {
-			c[0][i], c[1][i] = f(i)
+	var psi [][]float64
+	if m != None {
+		psi = r.psi()
+	}
+	d := len(psi)
+	ones := w.include
+	cols := func(f func(d, i int) float64) [][]float64 {
+		c := make([][]float64, d)
+		for k := range c {
+			c[k] = make([]float64, n)
+			for i := 0; i < n; i++ {
+				c[k][i] = f(k, i)
+			}
 		}
 		return c
 	}
@@ -63,57 +79,55 @@ func factorsFor(m Method, r Rows, gFloor float64) (weights, error) {
 		}
 		return out
 	}
-	zObs := func() [2][]float64 { // Δ Z̃_b
-		return pair(func(i int) (float64, float64) {
+	zObs := func() [][]float64 { // Δ ψ_d
+		return cols(func(k, i int) float64 {
 			if r.Delta[i] == 0 { // Z̃ = ΔZ never reads a missing Z (it may be NaN)
-				return 0, 0
+				return 0
 			}
-			return 1 - r.Z[i], r.Z[i]
+			return psi[k][i]
 		})
 	}
-	scaled := func(c [2][]float64, s []float64) [2][]float64 {
-		return pair(func(i int) (float64, float64) { return c[0][i] * s[i], c[1][i] * s[i] })
-	}
-	mCols := func() [2][]float64 {
-		return pair(func(i int) (float64, float64) { return 1 - r.M[i], r.M[i] })
+	scaled := func(c [][]float64, s []float64) [][]float64 {
+		return cols(func(k, i int) float64 { return c[k][i] * s[i] })
 	}
 	switch m {
 	case None:
 	case Full:
-		w.terms = []factor{{"Z", 1, pair(func(i int) (float64, float64) { return 1 - r.Z[i], r.Z[i] })}}
+		w.terms = []factor{{"Z", 1, psi, ones}}
 	case Obs:
 		copy(w.include, r.Delta)
-		w.terms = []factor{{"ΔZ", 1, zObs()}}
+		w.terms = []factor{{"ΔZ", 1, zObs(), r.Delta}}
 	case IP, IPPlus:
 		g, key := r.G, "ΔZ/G"
 		if m == IPPlus {
 			g, key = r.GTrue, "ΔZ/G+"
 		}
-		w.terms = []factor{{key, 1, scaled(zObs(), invG(g))}}
+		ig := invG(g)
+		w.terms = []factor{{key, 1, scaled(zObs(), ig), ig}}
 	case Reg:
-		w.terms = []factor{{"m", 1, mCols()}}
+		w.terms = []factor{{"m", 1, r.mPsi(), ones}}
 	case DR, DRPlus, DRPO, DRPOPlus:
 		g, suffix := r.G, ""
 		if m == DRPlus || m == DRPOPlus {
 			g, suffix = r.GTrue, "+"
 		}
 		ig := invG(g)
-		mc := mCols()
+		mc := r.mPsi()
 		u, v := scaled(zObs(), ig), scaled(mc, ig) // ig is 0 where Δ = 0
 		if m == DRPO || m == DRPOPlus {
-			// The pseudo-outcome f = u − v + m of eq. drestimator, one rank-one term.
-			f := pair(func(i int) (float64, float64) { return u[0][i] - v[0][i] + mc[0][i], u[1][i] - v[1][i] + mc[1][i] })
-			w.terms = []factor{{"f" + suffix, 1, f}}
+			// The pseudo-outcome f = u − v + m of eq. 3, one rank-one term.
+			f := cols(func(k, i int) float64 { return u[k][i] - v[k][i] + mc[k][i] })
+			w.terms = []factor{{"f" + suffix, 1, f, ig}}
 			break
 		}
-		w.terms = []factor{{"ΔZ/G" + suffix, 1, u}, {"Δm/G" + suffix, -1, v}, {"m", 1, mc}}
+		w.terms = []factor{{"ΔZ/G" + suffix, 1, u, ig}, {"Δm/G" + suffix, -1, v, ig}, {"m", 1, mc, ones}}
 	default:
 		return w, fmt.Errorf("invmmd: unknown method %v", m)
 	}
 	return w, nil
 }
 
-// rowMean returns the per-row estimate of Z_b summed over terms, for row i.
+// rowMean returns the per-row estimate of ψ_b(Z_i) (Z_b for a binary Z) summed over terms.
 func (w *weights) rowMean(b, i int) float64 {
 	s := 0.0
 	for _, t := range w.terms {

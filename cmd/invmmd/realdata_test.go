@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -80,5 +81,64 @@ func TestEstimateOnHMDA(t *testing.T) {
 		if _, err := fmt.Sscanf(out[i:], "| "+m+" | %g ± %g | Y=0: %g ± %g,", &total, &se, &y0, &y0se); err != nil || !(y0 > 0) || !(y0se > 0) {
 			t.Errorf("%s: Y=0 term %v ± %v (%v), want > 0 with a standard error", m, y0, y0se, err)
 		}
+	}
+}
+
+// collegeCSV is AER's CollegeDistance with ethnicity blanked at random (data/college).
+const collegeCSV = "../../data/college/college.csv"
+
+// TestEstimateNuisanceKinds estimates the dependence of a test score on a nuisance of each
+// kind that is not binary, in data/college: ethnicity (three text levels, 1,508 blanked at
+// random), distance to college (continuous) and local unemployment and wage (a vector).
+// The kind is inferred and printed, the estimand is the joint MMD² with its kernel on Z
+// named, every estimator gives a finite value with a standard error, a categorical Z's
+// diagnostics name its levels, and -m is refused for a nuisance that is not binary.
+func TestEstimateNuisanceKinds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits auxiliary models")
+	}
+	base := []string{"estimate", "-data", collegeCSV, "-h", "score", "-y", "income", "-y-positive", "high", "-bandwidth", "median", "-aux-epochs", "15"}
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		methods []string
+		want    []string
+	}{
+		{"categorical", []string{"-z", "ethnicity", "-x", "gender,fcollege,mcollege,home,urban,unemp,wage,distance,tuition,region", "-methods", "obs,ip,dr"},
+			[]string{"obs", "ip", "dr"},
+			[]string{"4739 rows, 1508 with Z missing; Z (ethnicity) is categorical (3 levels: other, afam, hispanic), inferred from 3 text levels",
+				"joint MMD² between p(h, Z | Y = y)", "observed Z=other: ", "Z=afam: ", "Z=hispanic: "}},
+		{"continuous", []string{"-z", "distance", "-x", "gender,fcollege,urban", "-methods", "full,dr"},
+			[]string{"full", "dr"},
+			[]string{"Z (distance) is continuous, inferred from numbers with 61 distinct values", "kernel on Z: continuous, Gaussian kernel σ=1.2, Fourier expansion"}},
+		{"vector", []string{"-z", "unemp,wage", "-x", "gender,fcollege,urban", "-methods", "full,dr"},
+			[]string{"full", "dr"},
+			[]string{"Z (unemp,wage) is vector of 2, inferred from 2 columns", "32 random Fourier features (J=16, seed 0)"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, stderr, err := runCmd(t, append(append([]string(nil), base...), tc.args...)...)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %q:\n%s", w, out)
+				}
+			}
+			for _, m := range tc.methods {
+				i := strings.Index(out, "| "+m+" | ")
+				if i < 0 {
+					t.Fatalf("no row for %s:\n%s", m, out)
+				}
+				var v, se float64
+				if _, err := fmt.Sscanf(out[i:], "| "+m+" | %g ± %g |", &v, &se); err != nil || math.IsNaN(v) || !(se > 0) {
+					t.Errorf("%s: %v ± %v (%v), want a finite value with a standard error", m, v, se, err)
+				}
+			}
+		})
+	}
+	_, stderr, err := runCmd(t, append(append([]string(nil), base...), "-z", "ethnicity", "-m", "score", "-g", "score", "-methods", "dr")...)
+	if err == nil || !strings.Contains(err.Error()+stderr, "-m score: a column gives P(Z = 1 | X, Y) of a binary Z; for a categorical nuisance") {
+		t.Errorf("-m with a categorical Z: %v\n%s", err, stderr)
 	}
 }

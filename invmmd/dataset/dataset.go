@@ -15,9 +15,13 @@ type Set struct {
 	X     []float32 // features, row-major: row i is X[i*Dim() : (i+1)*Dim()]
 	Shape []int     // shape of one row's features: [d] for tables, [28, 28, 1] for images
 	Y     []float64 // label, 0 or 1
-	Z     []float64 // nuisance, 0 or 1 where observed; NaN where missing (or, when the missingness is simulated, the hidden truth, kept for the full method)
+	Z     []float64 // nuisance, 0 or 1 where observed (see Nuisance for other kinds); NaN where missing (or, when the missingness is simulated, the hidden truth, kept for the full method)
 	Delta []float64 // 1 where Z is observed, 0 where missing
 	GTrue []float64 // true P(Δ = 1 | X, Y); nil when unknown
+	// Nuisance says what Z holds: the zero value is a binary Z; a categorical Z holds level
+	// indices, a continuous one real numbers, a vector one Nuisance.Dim numbers per row
+	// (row-major, a row of NaN where missing).
+	Nuisance Nuisance
 }
 
 // Len returns the number of rows.
@@ -36,9 +40,9 @@ func (s *Set) Dim() int {
 func (s *Set) Row(i int) []float32 { d := s.Dim(); return s.X[i*d : (i+1)*d] }
 
 // Validate checks that the columns agree in length and that labels and indicators are 0
-// or 1, Z is 0 or 1 where observed (Δ = 1; where Δ = 0 it may be NaN, or the hidden truth
-// when the missingness is simulated, and then 0 or 1), features finite and G in [0, 1].
-// The error names the set, row, column and value.
+// or 1, Z is a value of its kind where observed (0 or 1 for a binary Z; Δ = 1; where Δ = 0 it
+// may be NaN, or the hidden truth when the missingness is simulated, and then a value of its
+// kind), features finite and G in [0, 1]. The error names the set, row, column and value.
 func (s *Set) Validate() error {
 	n := s.Len()
 	if n == 0 {
@@ -50,13 +54,18 @@ func (s *Set) Validate() error {
 	if len(s.X) != n*s.Dim() {
 		return fmt.Errorf("dataset %s: %d feature values for %d rows of shape %v (want %d)", s.Name, len(s.X), n, s.Shape, n*s.Dim())
 	}
-	for _, c := range []struct {
-		name string
-		v    []float64
-	}{{"Z", s.Z}, {"Delta", s.Delta}} {
-		if len(c.v) != n {
-			return fmt.Errorf("dataset %s: column %s has %d rows, Y has %d", s.Name, c.name, len(c.v), n)
+	if len(s.Delta) != n {
+		return fmt.Errorf("dataset %s: column Delta has %d rows, Y has %d", s.Name, len(s.Delta), n)
+	}
+	q := s.Nuisance.Width()
+	if len(s.Z) != n*q {
+		if q == 1 {
+			return fmt.Errorf("dataset %s: column Z has %d rows, Y has %d", s.Name, len(s.Z), n)
 		}
+		return fmt.Errorf("dataset %s: column Z has %d values, want %d rows of %d", s.Name, len(s.Z), n, q)
+	}
+	if s.Nuisance.Kind == CategoricalZ && len(s.Nuisance.Levels) < 2 {
+		return fmt.Errorf("dataset %s: a categorical Z needs at least 2 levels, has %d", s.Name, len(s.Nuisance.Levels))
 	}
 	if s.GTrue != nil && len(s.GTrue) != n {
 		return fmt.Errorf("dataset %s: column GTrue has %d rows, Y has %d", s.Name, len(s.GTrue), n)
@@ -65,12 +74,23 @@ func (s *Set) Validate() error {
 		for _, c := range []struct {
 			name string
 			v    float64
-		}{{"Y", s.Y[i]}, {"Z", s.Z[i]}, {"Delta", s.Delta[i]}} {
-			if c.name == "Z" && s.Delta[i] == 0 && math.IsNaN(c.v) {
-				continue // really missing
-			}
+		}{{"Y", s.Y[i]}, {"Delta", s.Delta[i]}} {
 			if c.v != 0 && c.v != 1 {
 				return fmt.Errorf("dataset %s: row %d: %s = %v, want 0 or 1", s.Name, i, c.name, c.v)
+			}
+		}
+		for k, z := range s.Z[i*q : (i+1)*q] {
+			if math.IsNaN(z) {
+				if s.Delta[i] == 0 {
+					continue // really missing
+				}
+				return fmt.Errorf("dataset %s: row %d: Z = NaN where Delta = 1, want a value of a %v Z", s.Name, i, s.Nuisance.Kind)
+			}
+			if err := s.Nuisance.check(z); err != nil {
+				if q > 1 {
+					return fmt.Errorf("dataset %s: row %d: component %d: %w", s.Name, i, k, err)
+				}
+				return fmt.Errorf("dataset %s: row %d: %w", s.Name, i, err)
 			}
 		}
 		if s.GTrue != nil && !(s.GTrue[i] >= 0 && s.GTrue[i] <= 1) {
@@ -114,7 +134,13 @@ func (s *Set) Subset(name string, idx []int) *Set {
 	for _, i := range idx {
 		out.X = append(out.X, s.Row(i)...)
 	}
-	out.Y, out.Z, out.Delta, out.GTrue = pick(s.Y), pick(s.Z), pick(s.Delta), pick(s.GTrue)
+	out.Y, out.Delta, out.GTrue = pick(s.Y), pick(s.Delta), pick(s.GTrue)
+	out.Nuisance = s.Nuisance
+	q := s.Nuisance.Width()
+	out.Z = make([]float64, 0, len(idx)*q)
+	for _, i := range idx {
+		out.Z = append(out.Z, s.Z[i*q:(i+1)*q]...)
+	}
 	return out
 }
 
@@ -136,8 +162,12 @@ type Summary struct {
 	ObservedCount int
 }
 
-// Summarize computes the set's Summary.
+// Summarize computes the set's Summary. The (Y, Z) statistics are those of a binary Z; for
+// another kind they are left zero (the counts of Y, Δ and G still hold).
 func (s *Set) Summarize() Summary {
+	if s.Nuisance.Kind != BinaryZ {
+		return s.summarizeOther()
+	}
 	sum := Summary{Name: s.Name, N: s.Len(), ZKnown: s.ZKnown()}
 	var obsYZ [2][2]int
 	ny1 := 0.0
@@ -223,4 +253,26 @@ func (sp Splits) Validate() error {
 		}
 	}
 	return nil
+}
+
+// summarizeOther is Summarize for a nuisance that is not binary: label balance, observed
+// share and the true G.
+func (s *Set) summarizeOther() Summary {
+	sum := Summary{Name: s.Name, N: s.Len(), ZKnown: s.ZKnown()}
+	n := float64(sum.N)
+	for i := 0; i < s.Len(); i++ {
+		sum.PY1 += s.Y[i] / n
+		if s.Delta[i] == 1 {
+			sum.ObservedCount++
+		}
+	}
+	sum.PObserved = float64(sum.ObservedCount) / n
+	if s.GTrue != nil {
+		sum.HasGTrue, sum.MinGTrue = true, 1
+		for _, g := range s.GTrue {
+			sum.MeanGTrue += g / n
+			sum.MinGTrue = math.Min(sum.MinGTrue, g)
+		}
+	}
+	return sum
 }

@@ -3,6 +3,7 @@ package experiments
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -259,5 +260,33 @@ func TestRunFitAuxHook(t *testing.T) {
 		if a, b := first.Fits[i].Metrics, second.Fits[i].Metrics; a != b {
 			t.Errorf("fit %d: %+v with fitted G and m, %+v with kept ones", i, a, b)
 		}
+	}
+}
+
+// TestSimulationContinuousRuns runs the continuous-nuisance simulation, tiny, with a method
+// that needs no auxiliary model and one that needs both: each trains on the joint MMD²
+// with its per-seed scale and reports a finite training joint MMD² (two epochs: its value,
+// not its accuracy, is what can be checked).
+func TestSimulationContinuousRuns(t *testing.T) {
+	exp := SimulationContinuous(SimulationSize{NTrain: 1000, NVal: 500, NTest: 500, Batch: 500, Epochs: 2, AuxEpochs: 2})
+	out, err := Run(exp, RunConfig{Methods: []invmmd.Method{invmmd.Obs, invmmd.DR}, Lambdas: []float64{1}, Seeds: []uint64{1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Fits) != 2 {
+		t.Fatalf("%d fits, want 2", len(out.Fits))
+	}
+	for _, f := range out.Fits {
+		if !(f.Metrics.TrainMMD > 0) || math.IsInf(f.Metrics.TrainMMD, 0) || f.Metrics.TrainMMDBy != invmmd.Full {
+			t.Errorf("%s: train joint MMD² %v by %v, want a finite value > 0 by full", f.Method, f.Metrics.TrainMMD, f.Metrics.TrainMMDBy)
+		}
+	}
+	sp, err := exp.Data(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zmap, scale, err := exp.nuisanceMap(sp)
+	if err != nil || zmap == nil || !(scale > 0) {
+		t.Errorf("the seed's kernel on Z %v, scale %v (%v): want a map and a positive scale", zmap, scale, err)
 	}
 }

@@ -85,7 +85,7 @@ type ExampleImages struct {
 
 // builtins are the project's experiments: the paper's three.
 func builtins() []Entry {
-	return []Entry{simulationEntry(), tmnistEntry(), clinicalEntry()}
+	return []Entry{simulationEntry(), tmnistEntry(), clinicalEntry(), simulationContinuousEntry()}
 }
 
 // registry holds the entries added by Register, in order.

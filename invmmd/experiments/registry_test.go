@@ -93,10 +93,10 @@ func TestMainJob(t *testing.T) {
 		}
 		return strings.Join(s, ", ")
 	}
-	if got, want := show(MainJob(false)), "sim=sim, sim_mf075=sim -paper-split, tmnist=tmnist, clinical=clinical, variance=variance"; got != want {
+	if got, want := show(MainJob(false)), "sim=sim, sim_mf075=sim -paper-split, tmnist=tmnist, clinical=clinical, variance=variance, simcont=simcont"; got != want {
 		t.Errorf("MainJob(false) = %s, want %s", got, want)
 	}
-	if got, want := show(MainJob(true)), "sim=sim, tmnist=tmnist, clinical=clinical, variance=variance"; got != want {
+	if got, want := show(MainJob(true)), "sim=sim, tmnist=tmnist, clinical=clinical, variance=variance, simcont=simcont"; got != want {
 		t.Errorf("MainJob(true) = %s, want %s", got, want)
 	}
 	// Each step's flags are its entry's, and build the experiment its name says.
@@ -105,11 +105,14 @@ func TestMainJob(t *testing.T) {
 			continue
 		}
 		e, ok := ByName(st.Args[0])
-		if !ok || e.Flags == nil {
-			t.Fatalf("%s: no entry %q with flags", st.Name, st.Args[0])
+		if !ok {
+			t.Fatalf("%s: no entry %q", st.Name, st.Args[0])
 		}
 		fs := flag.NewFlagSet(e.Name, flag.ContinueOnError)
-		build := e.Flags(fs)
+		build := e.New
+		if e.Flags != nil {
+			build = e.Flags(fs)
+		}
 		if err := fs.Parse(st.Args[1:]); err != nil {
 			t.Fatalf("%s: %v", st.Name, err)
 		}
@@ -216,14 +219,14 @@ func TestRegister(t *testing.T) {
 	for _, e := range All() {
 		names = append(names, e.Name)
 	}
-	if want := []string{"early", "sim", "tmnist", "clinical", "toy"}; !slices.Equal(names, want) {
+	if want := []string{"early", "sim", "tmnist", "clinical", "toy", "simcont"}; !slices.Equal(names, want) {
 		t.Errorf("All() = %v, want %v", names, want)
 	}
 	var steps []string
 	for _, st := range MainJob(true) {
 		steps = append(steps, st.Name)
 	}
-	if want := []string{"early", "sim", "tmnist", "clinical", "toy", "variance"}; !slices.Equal(steps, want) {
+	if want := []string{"early", "sim", "tmnist", "clinical", "toy", "variance", "simcont"}; !slices.Equal(steps, want) {
 		t.Errorf("MainJob(true) = %v, want %v", steps, want)
 	}
 	if e, ok := ByName("toy"); !ok || e.Summary != "a toy" {

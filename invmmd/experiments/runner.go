@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"time"
@@ -47,6 +48,42 @@ type Experiment struct {
 	// Examples, when set, returns example images of the data of a seed, drawn as
 	// NAME_examples next to the results figures.
 	Examples func(seed uint64) (ExampleImages, error)
+	// ZMap chooses the kernel on a nuisance that is not binary: its feature map is fixed
+	// for each seed from the observed Z of the training split (invmmd.NewMap). Ignored for
+	// a binary Z.
+	ZMap invmmd.MapSpec
+	// PaperScale, for a nuisance that is not binary, multiplies the joint MMD² by
+	// invmmd.JointScaleFor of each seed's training split, so that λ weighs it as the
+	// paper's λ weighs its MMD² (for a binary Z the two then agree).
+	PaperScale bool
+}
+
+// nuisanceMap returns the feature map of sp's nuisance and the joint MMD²'s scale (0: 1)
+// when it is not binary; nil and 0 for a binary Z.
+func (exp Experiment) nuisanceMap(sp dataset.Splits) (invmmd.FeatureMap, float64, error) {
+	tr := sp.Train
+	if tr.Nuisance.Kind == dataset.BinaryZ {
+		return nil, 0, nil
+	}
+	q := tr.Nuisance.Width()
+	z := append([]float64(nil), tr.Z...)
+	for i, d := range tr.Delta {
+		if d == 0 {
+			for j := 0; j < q; j++ {
+				z[i*q+j] = math.NaN()
+			}
+		}
+	}
+	zmap, err := invmmd.NewMap(tr.Nuisance, z, exp.ZMap)
+	if err != nil || !exp.PaperScale {
+		return zmap, 0, err
+	}
+	psi, err := invmmd.Apply(zmap, z)
+	if err != nil {
+		return nil, 0, err
+	}
+	scale, err := invmmd.JointScaleFor(psi, tr.Y, tr.Delta)
+	return zmap, scale, err
 }
 
 // RunConfig chooses what Run sweeps and where its results go.
@@ -296,10 +333,15 @@ func runSeed(exp Experiment, cfg RunConfig, st *store.Store, seed uint64, keys [
 		}
 		needAux = needAux || methods[i].NeedsG() || methods[i].NeedsM()
 	}
+	zmap, scale, err := exp.nuisanceMap(sp)
+	if err != nil {
+		return nil, fmt.Errorf("experiments: %s, seed %d: the kernel on Z: %w", exp.Name, seed, err)
+	}
 	var aux *train.Aux
 	if needAux {
 		ac := exp.Aux
 		ac.Seed = seed * 1000
+		ac.ZMap = zmap
 		ac.Progress = cfg.Verbose
 		fit := func() (*train.Aux, error) {
 			return train.FitAux(sp, func(r train.Role, s uint64) models.Net { return exp.Net(r.String(), s) }, ac)
@@ -322,12 +364,15 @@ func runSeed(exp Experiment, cfg RunConfig, st *store.Store, seed uint64, keys [
 	var fits []FitRecord
 	for i, k := range keys {
 		hc := exp.H
-		hc.Method, hc.Lambda, hc.Seed, hc.Progress = methods[i], k.Lambda, seed, cfg.Verbose
+		hc.Method, hc.Lambda, hc.Seed, hc.Progress, hc.ZMap = methods[i], k.Lambda, seed, cfg.Verbose, zmap
+		if scale > 0 {
+			hc.Estimator.JointScale = scale
+		}
 		model, hist, err := train.Fit(sp, aux, exp.Net("h", seed), hc)
 		if err != nil {
 			return nil, fmt.Errorf("experiments: %s, %v: %w", exp.Name, k, err)
 		}
-		met, err := train.Evaluate(model, sp, hc.Estimator)
+		met, err := train.EvaluateMap(model, sp, zmap, hc.Estimator)
 		if err != nil {
 			return nil, fmt.Errorf("experiments: %s, %v: %w", exp.Name, k, err)
 		}

@@ -177,6 +177,27 @@ func inTowers(x *Node, towers int, f func(x *Node) *Node) *Node {
 // Describe implements Net.
 func (m MLP) Describe() string { return fmt.Sprintf("MLP %v ReLU, linear output", m.Hidden) }
 
+// Heads builds the MLP's hidden layers for x and k linear outputs instead of one logit,
+// shape [batch, k]: the auxiliary model of a nuisance that is not binary (k class logits of
+// a categorical Z; the mean and log-variance of a normal for a continuous one). Its output
+// layer's variables live in the scope "heads", so a network's Logit and Heads never share
+// an output layer.
+func (m MLP) Heads(ctx *context.Context, x *Node, k int) *Node {
+	batch := x.Shape().Dimensions[0]
+	return inTowers(Reshape(x, batch, -1), m.Towers, func(x *Node) *Node {
+		for j, w := range m.Hidden {
+			x = relu(Dense(ctx, m.Seed, fmt.Sprintf("hidden%d", j), x, w, HeUniform))
+		}
+		return Dense(ctx, m.Seed, "heads", x, k, GlorotUniform)
+	})
+}
+
+// MultiNet is a network with k outputs per row (MLP.Heads).
+type MultiNet interface {
+	Heads(ctx *context.Context, x *Node, k int) *Node
+	Describe() string
+}
+
 // BernoulliNLL returns the mean negative log-likelihood of labels y (0 or 1, shape [batch])
 // under Bernoulli(sigmoid(logit)), computed stably as softplus(logit) − y·logit.
 func BernoulliNLL(logit, y *Node) *Node {
@@ -188,4 +209,48 @@ func BernoulliNLL(logit, y *Node) *Node {
 func WeightedBernoulliNLL(logit, y, w *Node) *Node {
 	nll := Sub(Softplus(logit), Mul(y, logit))
 	return Div(ReduceAllSum(Mul(w, nll)), Max(ReduceAllSum(w), OnesLike(ReduceAllSum(w))))
+}
+
+// WeightedSoftmaxNLL returns the mean negative log-likelihood of one-hot targets onehot
+// ([batch, K]) under softmax(logits) ([batch, K]), over the rows with weight w ([batch]; the
+// rows where a categorical Z is observed), normalised by Σw: the loss of a categorical
+// nuisance's model m. It is computed stably as logsumexp(logits) − Σ_k onehot_k·logits_k.
+func WeightedSoftmaxNLL(logits, onehot, w *Node) *Node {
+	mx := StopGradient(ReduceAndKeep(logits, ReduceMax, 1))
+	lse := Add(Log(ReduceSum(Exp(Sub(logits, mx)), 1)), Reshape(mx, -1))
+	nll := Sub(lse, ReduceSum(Mul(onehot, logits), 1))
+	return Div(ReduceAllSum(Mul(w, nll)), Max(ReduceAllSum(w), OnesLike(ReduceAllSum(w))))
+}
+
+// WeightedNormalNLL returns the mean negative log-likelihood of targets z ([batch, q]) under
+// independent normals whose means and log-variances are out's first and last q columns
+// (out [batch, 2q]), over the rows with weight w ([batch]), normalised by Σw:
+// Σ_k ½(log 2π + log s_k² + (z_k − μ_k)²/s_k²). It is the loss of a continuous or vector
+// nuisance's model, whose normal predictive gives m(W) = E[ψ(Z) | X, Y] in closed form. The
+// two halves are taken by products with constant selection matrices (a slice's gradient
+// needs an operation the pure-Go backend lacks).
+func WeightedNormalNLL(out, z, w *Node) *Node {
+	mean, logVar := SplitNormal(out)
+	d := Sub(z, mean)
+	per := MulScalar(Add(AddScalar(logVar, math.Log(2*math.Pi)), Mul(Square(d), Exp(Neg(logVar)))), 0.5)
+	nll := ReduceSum(per, 1)
+	return Div(ReduceAllSum(Mul(w, nll)), Max(ReduceAllSum(w), OnesLike(ReduceAllSum(w))))
+}
+
+// SplitNormal returns the means (first q columns) and log-variances (last q columns) of a
+// normal head's output [batch, 2q], each [batch, q], through products with constant 0/1
+// selection matrices.
+func SplitNormal(out *Node) (mean, logVar *Node) {
+	g := out.Graph()
+	k := out.Shape().Dimensions[1]
+	q := k / 2
+	sel := func(offset int) *Node {
+		m := make([]float32, k*q)
+		for j := 0; j < q; j++ {
+			m[(offset+j)*q+j] = 1
+		}
+		t := tensors.FromFlatDataAndDimensions(m, k, q)
+		return ConvertDType(Const(g, t), out.DType())
+	}
+	return matmul.MatMul(out, sel(0)), matmul.MatMul(out, sel(q))
 }

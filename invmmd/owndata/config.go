@@ -10,18 +10,30 @@ import (
 	"github.com/gomlx/gomlx/backends"
 
 	"github.com/invmmd/invmmd/invmmd"
+	"github.com/invmmd/invmmd/invmmd/dataset"
 	"github.com/invmmd/invmmd/invmmd/tabular"
 )
 
 // Columns says which columns of a CSV file are what (the flags -data, -y, -z,
 // -y-positive, -z-positive and -x of fit and estimate).
 type Columns struct {
-	Data      string   // the CSV file, with a header line (-data)
-	Y         string   // the label column, binary (-y)
-	Z         string   // the nuisance column, binary; empty, NA or NaN cells are missing Z (-z)
+	Data string // the CSV file, with a header line (-data)
+	Y    string // the label column, binary (-y)
+	// Z is the nuisance column, or several comma-separated for a vector nuisance; empty,
+	// NA or NaN cells are missing Z (-z).
+	Z         string
 	YPositive string   // the label's value read as Y = 1 when the column is not 0/1 (-y-positive)
 	ZPositive string   // the nuisance's value read as Z = 1 when the column is not 0/1 (-z-positive)
 	X         []string // feature columns; nil means every other column (-x)
+	// ZKind is the nuisance's kind, "binary", "categorical", "continuous" or "vector";
+	// empty infers it from the column(s) as tabular.Table.InferZKind says (-z-kind). A
+	// nuisance that is not binary is estimated and penalised by the joint MMD² between
+	// p(h, Z) and p(h)p(Z) within each Y stratum (invmmd.JointMMD).
+	ZKind string
+	// ZMap chooses the kernel on a continuous or vector Z: its bandwidth (0: the median
+	// heuristic on the observed Z; -z-bandwidth), the Fourier tolerance, and a vector's
+	// random features and their seed (-z-features).
+	ZMap invmmd.MapSpec
 }
 
 // Nets holds the network and training settings that fit and estimate share.
@@ -162,7 +174,37 @@ func (c Columns) validate() error {
 			return fmt.Errorf("-%s: required", f[0])
 		}
 	}
+	if c.ZKind != "" {
+		if _, err := dataset.ParseZKind(c.ZKind); err != nil {
+			return fmt.Errorf("-z-kind: %w", err)
+		}
+	}
+	if c.ZMap.Bandwidth < 0 || c.ZMap.Features < 0 || c.ZMap.Tol < 0 {
+		return fmt.Errorf("-z-bandwidth %v, -z-features %d: want values ≥ 0 (0: the default)", c.ZMap.Bandwidth, c.ZMap.Features)
+	}
 	return nil
+}
+
+// nuisanceKind returns the kind of the nuisance of c in tab and how it was decided: named
+// by ZKind, or inferred from the column(s).
+func (c Columns) nuisanceKind(tab *tabular.Table) (dataset.ZKind, string, error) {
+	if c.ZKind != "" {
+		k, err := dataset.ParseZKind(c.ZKind)
+		return k, "named by -z-kind", err
+	}
+	k, why, err := tab.InferZKind(tabular.ZColumns(c.Z), c.ZPositive)
+	if err != nil {
+		return k, "", err
+	}
+	return k, "inferred from " + why + "; name -z-kind to decide otherwise", nil
+}
+
+// zFlags maps each nuisance column to the flag -z, for messages about missing columns.
+func (c Columns) zFlags(m map[string]string) map[string]string {
+	for _, z := range tabular.ZColumns(c.Z) {
+		m[z] = "-z"
+	}
+	return m
 }
 
 // checkMethods refuses an empty list, an unknown method and a method listed twice.

@@ -23,7 +23,7 @@ type EstimateConfig struct {
 	Nets
 	H string // the column of model outputs h, logits or scores (-h)
 	G string // a column of fitted P(Δ = 1 | X, Y) (-g); empty: fit an MLP on X
-	M string // a column of fitted P(Z = 1 | X, Y) (-m); empty: fit an MLP on X
+	M string // a column of fitted P(Z = 1 | X, Y) of a binary Z (-m); empty: fit an MLP on X
 	// Methods are the estimators (full only when no Z is missing; none is refused).
 	Methods []invmmd.Method
 	// Unconditional estimates the MMD² between p(h | Z = 1) and p(h | Z = 0) over all rows
@@ -110,10 +110,16 @@ type Estimates struct {
 	Rows, MissingZ int     // rows of the table, and those with Z missing
 	Sigma          float64 // the kernel bandwidth used
 	Unconditional  bool
-	FittedG        bool // Ĝ came from an MLP fitted on X, not from a column
-	FittedM        bool // m̂ likewise
-	Results        []invmmd.Result
-	Warnings       []string
+	// Nuisance is Z's kind (and levels), KindWhy how the kind was decided, and ZMap the
+	// kernel on a nuisance that is not binary (nil for a binary Z), whose estimand is the
+	// joint MMD² between p(h, Z) and p(h)p(Z).
+	Nuisance dataset.Nuisance
+	KindWhy  string
+	ZMap     invmmd.FeatureMap
+	FittedG  bool // Ĝ came from an MLP fitted on X, not from a column
+	FittedM  bool // m̂ likewise
+	Results  []invmmd.Result
+	Warnings []string
 }
 
 // Estimate runs invmmd estimate: it reads the columns of cfg, fits G and m on X where an
@@ -130,21 +136,39 @@ func Estimate(cfg EstimateConfig) (*Estimates, error) {
 		log = io.Discard
 	}
 	warn := &warner{w: cfg.Warn}
-	cols := []string{cfg.H, cfg.Y, cfg.Z}
+	cols := append([]string{cfg.H, cfg.Y}, tabular.ZColumns(cfg.Z)...)
 	for _, c := range []string{cfg.G, cfg.M} {
 		if c != "" {
 			cols = append(cols, c)
 		}
 	}
-	tab, err := readTable(cfg.Data, append(cols, cfg.X...), map[string]string{cfg.H: "-h", cfg.Y: "-y", cfg.Z: "-z", cfg.G: "-g", cfg.M: "-m"})
+	tab, err := readTable(cfg.Data, append(cols, cfg.X...), cfg.zFlags(map[string]string{cfg.H: "-h", cfg.Y: "-y", cfg.G: "-g", cfg.M: "-m"}))
 	if err != nil {
 		return nil, err
 	}
-	y, z, delta, err := tab.LabelsAndNuisance(cfg.Y, cfg.YPositive, cfg.Z, cfg.ZPositive)
+	kind, why, err := cfg.nuisanceKind(tab)
+	if err != nil {
+		return nil, err
+	}
+	if kind != dataset.BinaryZ && cfg.M != "" {
+		return nil, fmt.Errorf("-m %s: a column gives P(Z = 1 | X, Y) of a binary Z; for a %v nuisance m = E[ψ(Z) | X, Y] is fitted on -x (drop -m)", cfg.M, kind)
+	}
+	y, z, delta, nu, err := tab.LabelsAndZ(cfg.Y, cfg.YPositive, tabular.ZColumns(cfg.Z), kind, cfg.ZPositive)
 	if err != nil {
 		return nil, err
 	}
 	rows := invmmd.Rows{Y: y, Z: z, Delta: delta}
+	out := &Estimates{File: cfg.Data, Rows: tab.Len(), Unconditional: cfg.Unconditional, FittedG: cfg.fitG(), FittedM: cfg.fitM(), Nuisance: nu, KindWhy: why}
+	if kind != dataset.BinaryZ {
+		if out.ZMap, err = invmmd.NewMap(nu, z, cfg.ZMap); err != nil {
+			return nil, fmt.Errorf("%s: the kernel on Z: %w", cfg.Data, err)
+		}
+		if rows.Psi, err = invmmd.Apply(out.ZMap, z); err != nil {
+			return nil, fmt.Errorf("%s: %w", cfg.Data, err)
+		}
+		rows.Z = nil
+	}
+	out.MissingZ = rows.MissingZ()
 	h, err := tab.Numbers(cfg.H, "-h")
 	if err != nil {
 		return nil, err
@@ -159,10 +183,9 @@ func Estimate(cfg EstimateConfig) (*Estimates, error) {
 			return nil, err
 		}
 	}
-	out := &Estimates{File: cfg.Data, Rows: tab.Len(), MissingZ: rows.MissingZ(), Unconditional: cfg.Unconditional, FittedG: cfg.fitG(), FittedM: cfg.fitM()}
-	fmt.Fprintf(log, "%s: %d rows, %d with Z missing\n", cfg.Data, out.Rows, out.MissingZ)
+	fmt.Fprintf(log, "%s: %d rows, %d with Z missing; Z (%s) is %v, %s\n", cfg.Data, out.Rows, out.MissingZ, cfg.Z, nu, why)
 	if out.FittedG || out.FittedM {
-		if err := fitAuxColumns(cfg, tab, &rows, out, log, warn); err != nil {
+		if err := fitAuxColumns(cfg, tab, kind, &rows, out, log, warn); err != nil {
 			return nil, err
 		}
 	}
@@ -173,6 +196,9 @@ func Estimate(cfg EstimateConfig) (*Estimates, error) {
 		}
 	}
 	opts := invmmd.Options{Bandwidth: out.Sigma, MainFraction: 1, Unconditional: cfg.Unconditional, MinESS: cfg.MinESS}
+	if out.ZMap != nil {
+		opts.Estimand = invmmd.JointMMD
+	}
 	if out.Results, err = invmmd.Estimate(h, rows, opts, cfg.Methods...); err != nil {
 		return nil, err
 	}
@@ -187,8 +213,8 @@ func Estimate(cfg EstimateConfig) (*Estimates, error) {
 
 // fitAuxColumns fits G and m on X and Y of a random split of the table and sets rows.G and
 // rows.M, where no column gave them, to their predictions for every row.
-func fitAuxColumns(cfg EstimateConfig, tab *tabular.Table, rows *invmmd.Rows, out *Estimates, log io.Writer, warn *warner) error {
-	spec := tabular.Spec{Y: cfg.Y, Z: cfg.Z, YPositive: cfg.YPositive, ZPositive: cfg.ZPositive, X: cfg.X,
+func fitAuxColumns(cfg EstimateConfig, tab *tabular.Table, kind dataset.ZKind, rows *invmmd.Rows, out *Estimates, log io.Writer, warn *warner) error {
+	spec := tabular.Spec{Y: cfg.Y, Z: cfg.Z, ZKind: kind, YPositive: cfg.YPositive, ZPositive: cfg.ZPositive, X: cfg.X,
 		ValFrac: estimateAuxValFrac, TestFrac: estimateAuxTestFrac, Seed: cfg.AuxSeed}
 	d, err := tabular.Build(tab, spec)
 	if err != nil {
@@ -196,7 +222,7 @@ func fitAuxColumns(cfg EstimateConfig, tab *tabular.Table, rows *invmmd.Rows, ou
 	}
 	warn.add(d.Warnings...)
 	fmt.Fprintf(log, "fitting G and m: MLP %v on the %d encoded inputs of -x and Y, on a random 70%% of the rows (20%% for early stopping)\n", cfg.Hidden, d.Encoder.Dim())
-	aux, rep, err := FitAux(cfg.Backend, cfg.Nets, d.Splits)
+	aux, rep, err := FitAux(cfg.Backend, cfg.Nets, d.Splits, out.ZMap)
 	if err != nil {
 		return err
 	}
@@ -212,7 +238,7 @@ func fitAuxColumns(cfg EstimateConfig, tab *tabular.Table, rows *invmmd.Rows, ou
 	if err != nil {
 		return err
 	}
-	pred, err := aux.Predict(&dataset.Set{Name: "all", X: xs, Shape: []int{d.Encoder.Dim()}, Y: rows.Y, Z: rows.Z, Delta: rows.Delta})
+	pred, err := aux.Predict(&dataset.Set{Name: "all", X: xs, Shape: []int{d.Encoder.Dim()}, Y: rows.Y, Delta: rows.Delta, Nuisance: out.Nuisance})
 	if err != nil {
 		return err
 	}
@@ -220,7 +246,7 @@ func fitAuxColumns(cfg EstimateConfig, tab *tabular.Table, rows *invmmd.Rows, ou
 		rows.G = pred.G
 	}
 	if out.FittedM {
-		rows.M = pred.M
+		rows.M, rows.MPsi = pred.M, pred.MPsi
 	}
 	return nil
 }
@@ -234,7 +260,13 @@ func (e *Estimates) Markdown() string {
 	if e.Unconditional {
 		what = "MMD² of h between Z = 1 and Z = 0 over all rows"
 	}
-	fmt.Fprintf(&b, "\n%s, Gaussian kernel σ = %.4g, every row in both the main terms and the normalisers\n\n", what, e.Sigma)
+	if e.ZMap != nil {
+		what = fmt.Sprintf("Σ_y of the joint MMD² between p(h, Z | Y = y) and p(h | Y = y)·p(Z | Y = y) within each Y stratum; kernel on Z: %s", e.ZMap.Describe())
+		if e.Unconditional {
+			what = fmt.Sprintf("joint MMD² between p(h, Z) and p(h)·p(Z) over all rows; kernel on Z: %s", e.ZMap.Describe())
+		}
+	}
+	fmt.Fprintf(&b, "\n%s; Gaussian kernel on h σ = %.4g, every row in both the main terms and the normalisers\n\n", what, e.Sigma)
 	fmt.Fprintln(&b, "| estimator | MMD² ± jackknife SE | per stratum | unreliable strata |")
 	fmt.Fprintln(&b, "|---|---|---|---|")
 	for _, r := range e.Results {
@@ -248,10 +280,18 @@ func (e *Estimates) Markdown() string {
 		}
 		fmt.Fprintf(&b, "| %v | %.5g ± %.2g | %s | %s |\n", r.Method, r.Value, r.ValueSE, strings.Join(per, ", "), u)
 	}
-	fmt.Fprintln(&b, "\nterms (MMD² = T11/N11 + T00/N00 − 2·T10/N10) and diagnostics:")
+	if e.ZMap != nil {
+		fmt.Fprintln(&b, "\nterms (MMD² = pair + quad − 2·triple: E[k_h k_z] over pairs, E[k_h]·E[k_z], E[k_h(h₁,h₂) k_z(Z₁,Z₃)]) and diagnostics:")
+	} else {
+		fmt.Fprintln(&b, "\nterms (MMD² = T11/N11 + T00/N00 − 2·T10/N10) and diagnostics:")
+	}
 	for _, r := range e.Results {
 		fmt.Fprintf(&b, "%s\n", r)
 		for s, t := range r.Terms {
+			if !t.Empty && t.Joint {
+				fmt.Fprintf(&b, "    %s: pair %.5g  quad %.5g  triple %.5g\n", r.Report.Strata[s].Name(), t.Pair, t.Quad, t.Triple)
+				continue
+			}
 			if !t.Empty {
 				fmt.Fprintf(&b, "    %s: T11 %.5g  T00 %.5g  T10 %.5g  |  N11 %.5g  N00 %.5g  N10 %.5g\n", r.Report.Strata[s].Name(), t.T[1][1], t.T[0][0], t.T[1][0], t.N[1][1], t.N[0][0], t.N[1][0])
 			}

@@ -60,6 +60,11 @@ type Data struct {
 	*tabular.Data
 	Table   *tabular.Table
 	Seconds float64 // time spent reading the file
+	// ZKindWhy says how the nuisance's kind (Splits.Train.Nuisance) was decided.
+	ZKindWhy string
+	// ZMap is the feature map of a nuisance that is not binary, fixed from the observed Z
+	// of the training split (nil for a binary Z).
+	ZMap invmmd.FeatureMap
 }
 
 // Result is what Fit returns: the data, the auxiliary models and every trained model's
@@ -79,15 +84,26 @@ type Result struct {
 func Read(cfg Config) (*Data, error) {
 	spec := cfg.Spec()
 	t0 := time.Now()
-	tab, err := readTable(cfg.Data, spec.Columns(), map[string]string{cfg.Y: "-y", cfg.Z: "-z", cfg.Split: "-split"})
+	tab, err := readTable(cfg.Data, spec.Columns(), cfg.zFlags(map[string]string{cfg.Y: "-y", cfg.Split: "-split"}))
 	if err != nil {
 		return nil, err
 	}
+	kind, why, err := cfg.nuisanceKind(tab)
+	if err != nil {
+		return nil, err
+	}
+	spec.ZKind = kind
 	d, err := tabular.Build(tab, spec)
 	if err != nil {
 		return nil, err
 	}
-	return &Data{Data: d, Table: tab, Seconds: time.Since(t0).Seconds()}, nil
+	out := &Data{Data: d, Table: tab, Seconds: time.Since(t0).Seconds(), ZKindWhy: why}
+	if tr := d.Splits.Train; tr.Nuisance.Kind != dataset.BinaryZ {
+		if out.ZMap, err = invmmd.NewMap(tr.Nuisance, observedZ(tr), cfg.ZMap); err != nil {
+			return nil, fmt.Errorf("%s: the kernel on Z: %w", cfg.Data, err)
+		}
+	}
+	return out, nil
 }
 
 // readTable reads the named columns of a CSV file; a column the file lacks is reported
@@ -118,22 +134,30 @@ func (r AuxReport) String() string {
 		r.G, r.M, r.MinG, invmmd.DefaultGFloor)
 }
 
-// Warning says that positivity fails when some Ĝ is below the floor; empty otherwise.
+// Warning says that positivity fails when some Ĝ is below the floor, and that m learned
+// nothing when its validation NLL is not below the marginal model's (a nuisance that is
+// not binary); empty otherwise.
 func (r AuxReport) Warning() string {
-	if r.BelowMin == 0 {
-		return ""
+	var w []string
+	if r.BelowMin > 0 {
+		w = append(w, fmt.Sprintf("Ĝ < %.2f on %d of %d training rows: Z is (almost) never observed for rows like these, so no estimator "+
+			"can recover their Z (positivity fails); ip and dr then speak for the rows where Z can be observed", invmmd.DefaultGFloor, r.BelowMin, r.Rows))
 	}
-	return fmt.Sprintf("Ĝ < %.2f on %d of %d training rows: Z is (almost) never observed for rows like these, so no estimator "+
-		"can recover their Z (positivity fails); ip and dr then speak for the rows where Z can be observed", invmmd.DefaultGFloor, r.BelowMin, r.Rows)
+	if r.M.HasBaseline && r.M.ValNLL >= r.M.BaselineNLL {
+		w = append(w, fmt.Sprintf("m's validation NLL %.4f is not below the %.4f of the marginal model that ignores X and Y: m learned nothing about Z "+
+			"(more -aux-epochs, or -x columns that predict Z); reg rests on it, dr's correction then rests on Ĝ alone", r.M.ValNLL, r.M.BaselineNLL))
+	}
+	return strings.Join(w, " | ")
 }
 
 // FitAux fits G (target Δ) and m (target Z where observed) on (X, Y) of the training
 // split, MLPs of n.Hidden keeping their best epoch by validation NLL, on backend b (nil:
-// backend.Shared()).
-func FitAux(b backends.Backend, n Nets, sp dataset.Splits) (*train.Aux, AuxReport, error) {
+// backend.Shared()). zmap is the feature map of a nuisance that is not binary (Data.ZMap;
+// m then predicts Ê[ψ(Z) | X, Y]), nil for a binary one.
+func FitAux(b backends.Backend, n Nets, sp dataset.Splits, zmap invmmd.FeatureMap) (*train.Aux, AuxReport, error) {
 	hidden := n.Hidden
 	aux, err := train.FitAux(sp, func(_ train.Role, seed uint64) models.Net { return models.MLP{Hidden: hidden, Seed: seed} },
-		train.AuxConfig{BatchSize: min(n.Batch, sp.Train.Len()), Epochs: n.AuxEpochs, LearningRate: n.LearningRate, Seed: n.AuxSeed, Backend: b})
+		train.AuxConfig{BatchSize: min(n.Batch, sp.Train.Len()), Epochs: n.AuxEpochs, LearningRate: n.LearningRate, Seed: n.AuxSeed, Backend: b, ZMap: zmap})
 	if err != nil {
 		return nil, AuxReport{}, fmt.Errorf("fitting G and m: %w", err)
 	}
@@ -156,7 +180,22 @@ func Majority(s *dataset.Set) float64 {
 	return math.Max(p, float64(s.Len())-p) / float64(s.Len())
 }
 
-// ObservedCells counts the rows of s with Z observed in each (Y, Z) cell, indexed [y][z].
+// observedZ returns s's Z with NaN where Δ = 0: the values a feature map is fixed from.
+func observedZ(s *dataset.Set) []float64 {
+	q := s.Nuisance.Width()
+	z := append([]float64(nil), s.Z...)
+	for i, d := range s.Delta {
+		if d == 0 {
+			for j := 0; j < q; j++ {
+				z[i*q+j] = math.NaN()
+			}
+		}
+	}
+	return z
+}
+
+// ObservedCells counts the rows of s with Z observed in each (Y, Z) cell of a binary Z,
+// indexed [y][z].
 func ObservedCells(s *dataset.Set) [2][2]int {
 	var c [2][2]int
 	for i := range s.Y {
@@ -246,11 +285,19 @@ func Fit(cfg Config) (*Result, error) {
 		}
 	}
 	fmt.Fprintf(log, "%s: %d rows read in %.1fs; %d inputs from %d feature columns\n", cfg.Data, d.Table.Len(), d.Seconds, d.Encoder.Dim(), len(d.Encoder.Features))
+	fmt.Fprintf(log, "nuisance Z (%s): %v, %s\n", cfg.Z, sp.Train.Nuisance, d.ZKindWhy)
+	if d.ZMap != nil {
+		fmt.Fprintf(log, "  penalty and estimates: the joint MMD² between p(h, Z) and p(h)p(Z) within each Y stratum, kernel on Z: %s\n", d.ZMap.Describe())
+	}
 	for _, s := range []*dataset.Set{sp.Train, sp.Val, sp.Test} {
+		if s.Nuisance.Kind != dataset.BinaryZ {
+			fmt.Fprintf(log, "  %s\n", s.Summarize())
+			continue
+		}
 		c := ObservedCells(s)
 		fmt.Fprintf(log, "  %s; observed (Y,Z) cells Y0Z0=%d Y0Z1=%d Y1Z0=%d Y1Z1=%d\n", s.Summarize(), c[0][0], c[0][1], c[1][0], c[1][1])
 	}
-	aux, rep, err := FitAux(cfg.Backend, cfg.Nets, sp)
+	aux, rep, err := FitAux(cfg.Backend, cfg.Nets, sp, d.ZMap)
 	if err != nil {
 		return nil, err
 	}

@@ -259,7 +259,7 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	aux, _, err := FitAux(nil, cfg.Nets, d.Splits)
+	aux, _, err := FitAux(nil, cfg.Nets, d.Splits, d.ZMap)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,10 @@ import (
 
 // Spec says which columns of a table are what, and how to split its rows.
 type Spec struct {
-	Y, Z      string   // label and nuisance columns
+	Y, Z string // label and nuisance columns (Z: several, comma-separated, for a vector)
+	// ZKind is the nuisance's kind (the zero value: binary, the paper's case); see
+	// Table.InferZKind for a kind read off the columns.
+	ZKind     dataset.ZKind
 	YPositive string   // the label's positive value when it is not 0/1 ("" for 0/1)
 	ZPositive string   // the nuisance's value read as Z = 1 when it is not 0/1
 	X         []string // feature columns; empty: every column but Y, Z and Split
@@ -37,7 +40,7 @@ func (s Spec) Columns() []string {
 	if len(s.X) == 0 {
 		return nil
 	}
-	out := []string{s.Y, s.Z}
+	out := append([]string{s.Y}, ZColumns(s.Z)...)
 	if s.Split != "" {
 		out = append(out, s.Split)
 	}
@@ -51,7 +54,7 @@ func (s Spec) Features(t *Table) []string {
 	}
 	var out []string
 	for _, h := range t.Header {
-		if h != s.Y && h != s.Z && h != s.Split {
+		if h != s.Y && !slices.Contains(ZColumns(s.Z), h) && h != s.Split {
 			out = append(out, h)
 		}
 	}
@@ -62,7 +65,7 @@ func (s Spec) Features(t *Table) []string {
 // encoder on the training split and returns the three data sets. Z is NaN and Δ 0 where
 // the table's Z is missing.
 func Build(t *Table, spec Spec) (*Data, error) {
-	y, z, delta, err := t.LabelsAndNuisance(spec.Y, spec.YPositive, spec.Z, spec.ZPositive)
+	y, z, delta, nu, err := t.LabelsAndZ(spec.Y, spec.YPositive, ZColumns(spec.Z), spec.ZKind, spec.ZPositive)
 	if err != nil {
 		return nil, err
 	}
@@ -71,7 +74,7 @@ func Build(t *Table, spec Spec) (*Data, error) {
 		return nil, fmt.Errorf("%s: no feature column (the file has only %s)", t.File, strings.Join(t.Header, ", "))
 	}
 	for _, f := range feats {
-		if f == spec.Y || f == spec.Z {
+		if f == spec.Y || slices.Contains(ZColumns(spec.Z), f) {
 			return nil, fmt.Errorf("%s: column %q is both a feature (-x) and the %s", t.File, f, map[bool]string{true: "label (-y)", false: "nuisance (-z)"}[f == spec.Y])
 		}
 	}
@@ -97,14 +100,14 @@ func Build(t *Table, spec Spec) (*Data, error) {
 			return nil, err
 		}
 		d.Warnings = append(d.Warnings, warn...)
-		pick := func(v []float64) []float64 {
-			o := make([]float64, len(rows))
+		pick := func(v []float64, w int) []float64 {
+			o := make([]float64, len(rows)*w)
 			for j, i := range rows {
-				o[j] = v[i]
+				copy(o[j*w:(j+1)*w], v[i*w:(i+1)*w])
 			}
 			return o
 		}
-		sets[k] = &dataset.Set{Name: names[k], X: x, Shape: []int{d.Encoder.Dim()}, Y: pick(y), Z: pick(z), Delta: pick(delta)}
+		sets[k] = &dataset.Set{Name: names[k], X: x, Shape: []int{d.Encoder.Dim()}, Y: pick(y, 1), Z: pick(z, nu.Width()), Delta: pick(delta, 1), Nuisance: nu}
 	}
 	d.Splits = dataset.Splits{Train: sets[0], Val: sets[1], Test: sets[2]}
 	if err := d.Splits.Validate(); err != nil {

@@ -58,20 +58,31 @@ type AuxConfig struct {
 	// Backend runs the fits; nil means backend.Shared(). It is not part of the stored
 	// configuration (an experiment records backend.Config() instead).
 	Backend backends.Backend `json:"-"`
+	// ZMap is the feature map ψ of a nuisance that is not binary (invmmd.NewMap of the
+	// training Z), required then: m is fitted as a multi-output network and m̂ = Ê[ψ(Z) | X,
+	// Y] comes as Pred.MPsi. Ignored for a binary Z.
+	ZMap invmmd.FeatureMap `json:"-"`
 }
 
 // Pred holds the auxiliary predictions for the rows of one set.
 type Pred struct {
 	G []float64 // Ĝ = P̂(Δ = 1 | X, Y)
-	M []float64 // m̂ = P̂(Z = 1 | X, Y)
+	M []float64 // m̂ = P̂(Z = 1 | X, Y) of a binary Z
+	// MPsi is m̂ = Ê[ψ(Z) | X, Y] of a nuisance that is not binary (M is then nil).
+	MPsi *invmmd.Features
 }
 
 // Aux holds the frozen auxiliary predictions for each split and how well each model fits.
 type Aux struct {
 	Train, Val, Test Pred
 	G, M             FitReport
-	// gModel and mModel are the fitted networks; Predict runs them on new rows.
+	// ZMap is the feature map of a nuisance that is not binary (AuxConfig.ZMap); nil for a
+	// binary Z.
+	ZMap invmmd.FeatureMap
+	// gModel and mModel are the fitted networks; Predict runs them on new rows (through mNu
+	// for a nuisance that is not binary).
 	gModel, mModel *Model
+	mNu            *nuisanceM
 }
 
 // Predict returns Ĝ and m̂ for the rows of s (e.g. fresh batches in the variance study).
@@ -83,6 +94,13 @@ func (a *Aux) Predict(s *dataset.Set) (Pred, error) {
 	g, err := a.gModel.Probabilities(xy)
 	if err != nil {
 		return Pred{}, err
+	}
+	if a.mNu != nil {
+		out, err := a.mModel.Outputs(xy)
+		if err != nil {
+			return Pred{}, err
+		}
+		return Pred{G: g, MPsi: a.mNu.features(out)}, nil
 	}
 	m, err := a.mModel.Probabilities(xy)
 	if err != nil {
@@ -149,6 +167,14 @@ type FitReport struct {
 	// (HasTrueG), else 0.
 	MAETrueG float64
 	HasTrueG bool
+	// For the m of a nuisance that is not binary (Kind): ValNLL is the NLL of the
+	// observed Z (categorical: of its level; continuous: of its standardised value under
+	// the normal predictive), ValAcc the accuracy of the most probable level (categorical),
+	// and BaselineNLL the same NLL of the marginal model that ignores (X, Y) (HasBaseline):
+	// an m not below it has learned nothing.
+	Kind        dataset.ZKind
+	BaselineNLL float64
+	HasBaseline bool
 	// Floored counts training rows with Ĝ below the floor that the estimators apply.
 	Floored int
 	Seconds float64
@@ -161,8 +187,16 @@ func (r FitReport) String() string {
 	if r.HasBayes {
 		fmt.Fprintf(&b, " (Bayes %.4f)", r.BayesNLL)
 	}
-	fmt.Fprintf(&b, ", acc %.3f, ECE %.3f, best epoch %d, stopped at %d of %d by %s, %.1fs",
-		r.ValAcc, r.ValECE, r.BestEpoch, r.StopEpoch, r.MaxEpochs, r.StopReason, r.Seconds)
+	switch {
+	case r.HasBaseline && r.Kind == dataset.CategoricalZ:
+		fmt.Fprintf(&b, " (marginal %.4f), acc %.3f", r.BaselineNLL, r.ValAcc)
+	case r.HasBaseline:
+		fmt.Fprintf(&b, " (marginal %.4f)", r.BaselineNLL)
+	default:
+		fmt.Fprintf(&b, ", acc %.3f, ECE %.3f", r.ValAcc, r.ValECE)
+	}
+	fmt.Fprintf(&b, ", best epoch %d, stopped at %d of %d by %s, %.1fs",
+		r.BestEpoch, r.StopEpoch, r.MaxEpochs, r.StopReason, r.Seconds)
 	if r.HasTrueG {
 		fmt.Fprintf(&b, ", mean |Ĝ−G| %.3f", r.MAETrueG)
 	}
@@ -210,12 +244,27 @@ func FitAux(sp dataset.Splits, newNet func(role Role, seed uint64) models.Net, c
 	if len(valObs) == 0 {
 		return nil, fmt.Errorf("train: the validation set has no row with Z observed: m cannot be validated")
 	}
+	nonBinary := sp.Train.Nuisance.Kind != dataset.BinaryZ
+	if nonBinary && cfg.ZMap == nil {
+		return nil, fmt.Errorf("train: the nuisance of %s is %v: AuxConfig.ZMap must give its feature map (invmmd.NewMap)", sp.Train.Name, sp.Train.Nuisance)
+	}
 	aux := &Aux{}
+	if nonBinary {
+		aux.ZMap = cfg.ZMap
+		model, nm, preds, rep, err := fitNuisanceM(b, sp, trainObs, valObs, newNet(RoleM, cfg.Seed+1), cfg.Seed+1, cfg)
+		if err != nil {
+			return nil, err
+		}
+		aux.Train.MPsi, aux.Val.MPsi, aux.Test.MPsi, aux.mModel, aux.mNu, aux.M = preds[0], preds[1], preds[2], model, nm, rep
+	}
 	tasks := []auxTask{
 		{role: RoleG, target: "Delta", rows: allRows(sp.Train.Len()), valRows: allRows(sp.Val.Len()), seed: cfg.Seed,
 			train: sp.Train.Delta, val: sp.Val.Delta, truth: sp.Val.GTrue},
 		{role: RoleM, target: "Z where observed", rows: trainObs, valRows: valObs, seed: cfg.Seed + 1,
 			train: sp.Train.Z, val: sp.Val.Z, valW: sp.Val.Delta, truth: bayesM},
+	}
+	if nonBinary {
+		tasks = tasks[:1] // m is fitted above
 	}
 	for _, task := range tasks {
 		model, preds, rep, err := task.fit(b, sp, newNet(task.role, task.seed), cfg)

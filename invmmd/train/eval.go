@@ -10,7 +10,8 @@ import (
 
 // Metrics are the numbers of the paper's tables for one trained model.
 type Metrics struct {
-	// TrainMMD estimates the Y-conditional penalty Σ_y MMD²_y on the whole training set,
+	// TrainMMD estimates the Y-conditional penalty Σ_y MMD²_y (the joint MMD² for a
+	// nuisance that is not binary, with the options' JointScale) on the whole training set,
 	// whatever the method optimised, with every row serving both the main terms and the
 	// normalisers. It is the full estimator (true Z, no missingness; eq. fullmmd) when every
 	// training Z is known; when some Z is really missing (NaN) it is the first estimator
@@ -31,7 +32,14 @@ var DefaultHeldOut = []invmmd.Method{invmmd.DR, invmmd.IP}
 // every training Z to be known (the full estimator); for real data with missing Z use
 // EvaluateWith.
 func Evaluate(m *Model, sp dataset.Splits, opts invmmd.Options) (Metrics, error) {
-	met, _, err := EvaluateWith(m, sp, nil, opts)
+	return EvaluateMap(m, sp, nil, opts)
+}
+
+// EvaluateMap is Evaluate for a nuisance that is not binary: zmap is its feature map
+// (the one h was trained with), and TrainMMD the full estimator's joint MMD² (with opts'
+// JointScale). For a binary Z zmap is ignored.
+func EvaluateMap(m *Model, sp dataset.Splits, zmap invmmd.FeatureMap, opts invmmd.Options) (Metrics, error) {
+	met, _, err := evaluate(m, sp, nil, zmap, opts, nil)
 	return met, err
 }
 
@@ -41,6 +49,15 @@ func Evaluate(m *Model, sp dataset.Splits, opts invmmd.Options) (Metrics, error)
 // missing, gives TrainMMD by the first of methods instead of the full estimator, which
 // cannot run without Z. Without aux heldOut is nil.
 func EvaluateWith(m *Model, sp dataset.Splits, aux *Aux, opts invmmd.Options, methods ...invmmd.Method) (out Metrics, heldOut []invmmd.Result, err error) {
+	var zmap invmmd.FeatureMap
+	if aux != nil {
+		zmap = aux.ZMap
+	}
+	return evaluate(m, sp, aux, zmap, opts, methods)
+}
+
+// evaluate is EvaluateWith with the nuisance's feature map given.
+func evaluate(m *Model, sp dataset.Splits, aux *Aux, zmap invmmd.FeatureMap, opts invmmd.Options, methods []invmmd.Method) (out Metrics, heldOut []invmmd.Result, err error) {
 	o, err := opts.Resolved()
 	if err != nil {
 		return out, nil, err
@@ -56,16 +73,26 @@ func EvaluateWith(m *Model, sp dataset.Splits, aux *Aux, opts invmmd.Options, me
 	}
 	out.TrainAcc, out.ValAcc, out.TestAcc = accuracy(h[0], sp.Train.Y), accuracy(h[1], sp.Val.Y), accuracy(h[2], sp.Test.Y)
 	out.TestAUC = AUC(h[2], sp.Test.Y)
-	eo := invmmd.Options{Bandwidth: o.Bandwidth, MainFraction: 1, GFloor: o.GFloor, NormFloor: o.NormFloor, MinESS: o.MinESS}
+	eo := estimandFor(sp.Train, invmmd.Options{Bandwidth: o.Bandwidth, MainFraction: 1, GFloor: o.GFloor, NormFloor: o.NormFloor, MinESS: o.MinESS,
+		Estimand: o.Estimand, JointScale: opts.JointScale})
+	var trainPred, testPred *Pred
+	if aux != nil {
+		trainPred, testPred = &aux.Train, &aux.Test
+	}
 	out.TrainMMDBy = invmmd.Full
-	rows := invmmd.Rows{Y: sp.Train.Y, Z: sp.Train.Z, Delta: sp.Train.Delta}
+	rows, err := RowsFor(sp.Train, nil, zmap)
+	if err != nil {
+		return out, nil, err
+	}
 	if !sp.Train.ZKnown() {
 		if aux == nil {
 			return out, nil, fmt.Errorf("train: %d training rows have Z missing, so the full estimator cannot give the training MMD; "+
 				"evaluate with the fitted auxiliary models (EvaluateWith) to report %v instead", invmmd.Rows{Z: sp.Train.Z}.MissingZ(), methods)
 		}
 		out.TrainMMDBy = methods[0]
-		rows.G, rows.M = aux.Train.G, aux.Train.M
+		if rows, err = RowsFor(sp.Train, trainPred, zmap); err != nil {
+			return out, nil, err
+		}
 	}
 	d, err := invmmd.NewDesign(rows, eo, out.TrainMMDBy)
 	if err != nil {
@@ -77,7 +104,11 @@ func EvaluateWith(m *Model, sp dataset.Splits, aux *Aux, opts invmmd.Options, me
 	}
 	out.TrainMMD = res[0].Value
 	if aux != nil {
-		test := invmmd.Rows{Y: sp.Test.Y, Z: sp.Test.Z, Delta: sp.Test.Delta, G: aux.Test.G, M: aux.Test.M}
+		test, err := RowsFor(sp.Test, testPred, zmap)
+		if err != nil {
+			return out, nil, err
+		}
+		test.GTrue = nil // as before: the held-out estimates use the fitted models only
 		if heldOut, err = invmmd.Estimate(h[2], test, eo, methods...); err != nil {
 			return out, nil, fmt.Errorf("train: held-out MMD on the test split: %w", err)
 		}

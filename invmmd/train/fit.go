@@ -79,16 +79,19 @@ type History struct {
 
 // fitSpec is one network fit: the loop shared by G, m and h.
 type fitSpec struct {
-	name     string
-	set      *dataset.Set
-	rows     []int     // rows of set to train on
-	target   []float64 // per row of set
-	batch    int
-	epochs   int // the cap
-	stop     stopRule
-	lr       float64
-	seed     uint64
-	penalty  *penaltySpec
+	name    string
+	set     *dataset.Set
+	rows    []int     // rows of set to train on
+	target  []float64 // per row of set
+	batch   int
+	epochs  int // the cap
+	stop    stopRule
+	lr      float64
+	seed    uint64
+	penalty *penaltySpec
+	// heads, when set, trains a multi-output network instead (the m of a nuisance that is
+	// not binary); target is then unused.
+	heads    *headsSpec
 	validate func(m *Model) (float64, error) // validation objective, lower is better
 	progress io.Writer
 }
@@ -182,6 +185,12 @@ func newFitRun(b backends.Backend, net models.Net, s fitSpec) (*fitRun, error) {
 		}
 		r.sigma = o.Bandwidth
 	}
+	if s.heads != nil {
+		if _, ok := net.(models.MultiNet); !ok {
+			return nil, fmt.Errorf("train %s: %s has one output per row; this fit needs %d (a models.MultiNet such as models.MLP)", s.name, net.Describe(), s.heads.k)
+		}
+		r.model.Heads = s.heads.k
+	}
 	r.perm = append([]int(nil), s.rows...)
 	return r, nil
 }
@@ -216,7 +225,12 @@ func (r *fitRun) epoch(epoch int) (Epoch, error) {
 // the Fourier expansion covers it switches the following steps to more terms.
 func (r *fitRun) step(idx []int) (loss, pen float64, err error) {
 	s := r.s
-	args := []any{featureTensor(s.set, idx), vectorTensor(s.target, idx)}
+	args := []any{featureTensor(s.set, idx), nil}
+	if s.heads != nil {
+		args[1] = matrixTensor(s.heads.target, s.heads.cols, idx)
+	} else {
+		args[1] = vectorTensor(s.target, idx)
+	}
 	if s.penalty != nil {
 		v, c, rep, err := s.penalty.batchDesign(idx)
 		if err != nil {

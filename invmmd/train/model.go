@@ -28,7 +28,10 @@ const modelScope = "model"
 
 // Model is a trained network with its variables.
 type Model struct {
-	Net     models.Net
+	Net models.Net
+	// Heads is the number of outputs per row of a multi-output network (models.MultiNet,
+	// read by Outputs); 0 for a network with one logit per row (Logits).
+	Heads   int
 	ctx     *context.Context
 	backend backends.Backend
 	predict *context.Exec
@@ -43,8 +46,29 @@ func newModel(b backends.Backend, net models.Net, batch int) *Model {
 // Logits returns the network's output for every row of s, in order. Rows are fed in
 // batches of a fixed size (the last one padded), so one compiled graph serves any set.
 func (m *Model) Logits(s *dataset.Set) ([]float64, error) {
+	if m.Heads > 0 {
+		return nil, fmt.Errorf("train: this model has %d outputs per row: use Outputs", m.Heads)
+	}
+	return m.outputs(s, 1)
+}
+
+// Outputs returns the network's Heads outputs for every row of s, row-major (len(s) × Heads
+// values): the class logits of a categorical nuisance's m, the normal means and
+// log-variances of a continuous one's (models.MultiNet).
+func (m *Model) Outputs(s *dataset.Set) ([]float64, error) {
+	if m.Heads == 0 {
+		return nil, fmt.Errorf("train: this model has one output per row: use Logits")
+	}
+	return m.outputs(s, m.Heads)
+}
+
+// outputs runs the prediction graph of k outputs per row (k = 1: Net.Logit) over s.
+func (m *Model) outputs(s *dataset.Set, k int) ([]float64, error) {
 	if m.predict == nil {
 		e, err := context.NewExec(m.backend, m.ctx.In(modelScope), func(ctx *context.Context, x *Node) *Node {
+			if m.Heads > 0 {
+				return m.Net.(models.MultiNet).Heads(ctx, x, m.Heads)
+			}
 			return m.Net.Logit(ctx, x)
 		})
 		if err != nil {
@@ -53,23 +77,25 @@ func (m *Model) Logits(s *dataset.Set) ([]float64, error) {
 		m.predict = e
 	}
 	n := s.Len()
-	out := make([]float64, 0, n)
+	out := make([]float64, 0, n*k)
 	for start := 0; start < n; start += m.batch {
 		idx := make([]int, m.batch)
-		for k := range idx {
-			idx[k] = min(start+k, n-1) // pad with the last row
+		for j := range idx {
+			idx[j] = min(start+j, n-1) // pad with the last row
 		}
 		res, err := m.predict.Exec(featureTensor(s, idx))
 		if err != nil {
 			return nil, fmt.Errorf("train: predicting rows %d..%d of %s: %w", start, min(start+m.batch, n)-1, s.Name, err)
 		}
-		logits := tensors.MustCopyFlatData[float32](res[0])
-		for k := 0; k < m.batch && start+k < n; k++ {
-			v := float64(logits[k])
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("train: model output for row %d of %s is %v", start+k, s.Name, v)
+		vals := tensors.MustCopyFlatData[float32](res[0])
+		for j := 0; j < m.batch && start+j < n; j++ {
+			for c := 0; c < k; c++ {
+				v := float64(vals[j*k+c])
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return nil, fmt.Errorf("train: model output for row %d of %s is %v", start+j, s.Name, v)
+				}
+				out = append(out, v)
 			}
-			out = append(out, v)
 		}
 	}
 	return out, nil
@@ -137,4 +163,16 @@ func vectorTensor(v []float64, idx []int) *tensors.Tensor {
 		buf[k] = float32(v[i])
 	}
 	return tensors.FromFlatDataAndDimensions(buf, len(idx))
+}
+
+// matrixTensor gathers rows idx of the row-major matrix v (cols values per row) as a
+// float32 [len(idx), cols] tensor.
+func matrixTensor(v []float64, cols int, idx []int) *tensors.Tensor {
+	buf := make([]float32, len(idx)*cols)
+	for k, i := range idx {
+		for c := 0; c < cols; c++ {
+			buf[k*cols+c] = float32(v[i*cols+c])
+		}
+	}
+	return tensors.FromFlatDataAndDimensions(buf, len(idx), cols)
 }

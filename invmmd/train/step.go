@@ -44,6 +44,12 @@ func (r *fitRun) stepGraph(terms int) func(ctx *context.Context, in []*Node) []*
 	p := r.s.penalty
 	return func(ctx *context.Context, in []*Node) []*Node {
 		g := in[0].Graph()
+		if hs := r.s.heads; hs != nil {
+			loss := hs.loss(r.net.(models.MultiNet).Heads(ctx.In(modelScope), in[0], hs.k), in[1])
+			zero := ScalarZero(g, loss.DType())
+			r.opt.UpdateGraph(ctx, g, loss)
+			return []*Node{loss, loss, zero, zero, zero}
+		}
 		logits := r.net.Logit(ctx.In(modelScope), in[0])
 		nll := models.BernoulliNLL(logits, in[1])
 		loss, pen := nll, ScalarZero(g, nll.DType())

@@ -44,6 +44,10 @@ type Config struct {
 	// Backend runs the fit; nil means backend.Shared(). It is not part of the stored
 	// configuration (an experiment records backend.Config() instead).
 	Backend backends.Backend `json:"-"`
+	// ZMap is the feature map ψ of a nuisance that is not binary; nil takes the auxiliary
+	// models' (Aux.ZMap). With such a nuisance the penalty is the joint MMD² between
+	// p(h, Z) and p(h)p(Z) (Estimator.Estimand is set to invmmd.JointMMD).
+	ZMap invmmd.FeatureMap `json:"-"`
 }
 
 // Validate checks the configuration against a training set of n rows.
@@ -98,7 +102,18 @@ func Fit(sp dataset.Splits, aux *Aux, net models.Net, cfg Config) (*Model, *Hist
 	if err != nil {
 		return nil, nil, err
 	}
-	trainRows := estimatorRows(sp.Train, aux, true)
+	if cfg.ZMap == nil && aux != nil {
+		cfg.ZMap = aux.ZMap
+	}
+	cfg.Estimator = estimandFor(sp.Train, cfg.Estimator)
+	trainRows, err := estimatorRows(sp.Train, aux, true, cfg.ZMap)
+	if err != nil {
+		return nil, nil, err
+	}
+	valRows, err := estimatorRows(sp.Val, aux, false, cfg.ZMap)
+	if err != nil {
+		return nil, nil, err
+	}
 	spec := fitSpec{
 		name: "h (" + m.String() + ")", set: sp.Train, rows: allRows(sp.Train.Len()), target: sp.Train.Y,
 		batch: cfg.BatchSize, epochs: cfg.Epochs, stop: stopRule{patience: cfg.Patience, selectAfter: cfg.SelectAfter}, lr: cfg.LearningRate, seed: cfg.Seed, progress: cfg.Progress,
@@ -108,7 +123,7 @@ func Fit(sp dataset.Splits, aux *Aux, net models.Net, cfg Config) (*Model, *Hist
 			return nil, nil, err
 		}
 	}
-	if spec.validate, err = validationObjective(sp.Val, estimatorRows(sp.Val, aux, false), cfg); err != nil {
+	if spec.validate, err = validationObjective(sp.Val, valRows, cfg); err != nil {
 		return nil, nil, err
 	}
 	return fit(b, net, spec)
@@ -167,17 +182,48 @@ func validationObjective(val *dataset.Set, rows invmmd.Rows, cfg Config) (func(*
 }
 
 // estimatorRows returns the estimator's inputs for set s: labels, nuisance, indicator, the
-// true G when known and the auxiliary predictions when fitted.
-func estimatorRows(s *dataset.Set, aux *Aux, train bool) invmmd.Rows {
-	r := invmmd.Rows{Y: s.Y, Z: s.Z, Delta: s.Delta, GTrue: s.GTrue}
+// true G when known and aux's predictions for the training or validation split when fitted.
+func estimatorRows(s *dataset.Set, aux *Aux, train bool, zmap invmmd.FeatureMap) (invmmd.Rows, error) {
+	var p *Pred
 	if aux != nil {
-		p := aux.Val
+		p = &aux.Val
 		if train {
-			p = aux.Train
+			p = &aux.Train
 		}
-		r.G, r.M = p.G, p.M
 	}
-	return r
+	return RowsFor(s, p, zmap)
+}
+
+// RowsFor returns the estimators' inputs for the rows of s: labels, nuisance, indicator,
+// the true G when known and the auxiliary predictions p when given (nil: none). A nuisance
+// that is not binary comes as its features ψ(Z) under zmap (required then), with m̂ from
+// p.MPsi; estimate it with the options estimandFor sets (the joint MMD²).
+func RowsFor(s *dataset.Set, p *Pred, zmap invmmd.FeatureMap) (invmmd.Rows, error) {
+	r := invmmd.Rows{Y: s.Y, Z: s.Z, Delta: s.Delta, GTrue: s.GTrue}
+	if p != nil {
+		r.G, r.M, r.MPsi = p.G, p.M, p.MPsi
+	}
+	if s.Nuisance.Kind == dataset.BinaryZ {
+		return r, nil
+	}
+	if zmap == nil {
+		return r, fmt.Errorf("train: the nuisance of %s is %v and no feature map was given (Config.ZMap or the auxiliary models')", s.Name, s.Nuisance)
+	}
+	psi, err := invmmd.Apply(zmap, s.Z)
+	if err != nil {
+		return r, fmt.Errorf("train: %s: %w", s.Name, err)
+	}
+	r.Z, r.M, r.Psi = nil, nil, psi
+	return r, nil
+}
+
+// estimandFor returns opts with the joint estimand when s's nuisance is not binary: the
+// MMD² between the groups of Z exists only for a binary Z.
+func estimandFor(s *dataset.Set, opts invmmd.Options) invmmd.Options {
+	if s.Nuisance.Kind != dataset.BinaryZ {
+		opts.Estimand = invmmd.JointMMD
+	}
+	return opts
 }
 
 func allRows(n int) []int {

@@ -1,0 +1,230 @@
+package tabular
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/invmmd/invmmd/invmmd/dataset"
+)
+
+// MaxIntegerLevels is the most distinct values an integer-coded numeric nuisance column may
+// have and still be inferred categorical (site 1, 2, 3, …); with more it is continuous.
+// Name the kind (Spec.ZKind, -z-kind) to decide otherwise.
+const MaxIntegerLevels = 10
+
+// ZColumns splits a nuisance specification "a" or "a,b,c" into its column names: several
+// columns make a vector nuisance.
+func ZColumns(z string) []string {
+	var out []string
+	for _, c := range strings.Split(z, ",") {
+		if c = strings.TrimSpace(c); c != "" {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// InferZKind returns the kind of the nuisance in columns cols of t, and why, when the user
+// named none: several columns are a vector; a named positive value, or a numeric column
+// holding only 0 and 1, a binary Z; a non-numeric column with more than two levels a
+// categorical one (with two, a binary Z whose positive value must be named); a numeric
+// column of at most MaxIntegerLevels integer values a categorical one; any other numeric
+// column a continuous one.
+func (t *Table) InferZKind(cols []string, positive string) (dataset.ZKind, string, error) {
+	if len(cols) == 0 {
+		return 0, "", fmt.Errorf("%s: no nuisance column (-z)", t.File)
+	}
+	if len(cols) > 1 {
+		return dataset.VectorZ, fmt.Sprintf("%d columns", len(cols)), nil
+	}
+	c := t.Column(cols[0])
+	if c == nil {
+		return 0, "", &ColumnError{File: t.File, Name: cols[0], Flag: "-z", Header: t.Header}
+	}
+	if positive != "" {
+		return dataset.BinaryZ, "-z-positive names the value read as Z = 1", nil
+	}
+	if !c.Numeric {
+		if len(c.Levels) > 2 {
+			return dataset.CategoricalZ, fmt.Sprintf("%d text levels", len(c.Levels)), nil
+		}
+		return dataset.BinaryZ, fmt.Sprintf("%d text levels", len(c.Levels)), nil
+	}
+	values := map[float64]bool{}
+	integers := true
+	for i := 0; i < t.Len(); i++ {
+		if v := c.Num[i]; !math.IsNaN(v) {
+			values[v] = true
+			integers = integers && v == math.Trunc(v)
+		}
+	}
+	if len(values) <= 2 {
+		only01 := true
+		for v := range values {
+			only01 = only01 && (v == 0 || v == 1)
+		}
+		if only01 {
+			return dataset.BinaryZ, "numbers 0 and 1", nil
+		}
+	}
+	if integers && len(values) <= MaxIntegerLevels {
+		return dataset.CategoricalZ, fmt.Sprintf("%d integer values", len(values)), nil
+	}
+	return dataset.ContinuousZ, fmt.Sprintf("numbers with %d distinct values", len(values)), nil
+}
+
+// Nuisance reads the nuisance in columns cols of t as kind: a binary Z as Binary does
+// (positive names the value read as 1); a categorical Z as the index of its level, the
+// levels being the column's text values in order of first appearance, or its numbers in
+// increasing order; a continuous Z as its numbers; a vector as its columns' numbers,
+// row-major. A missing cell makes the row's Z NaN (for a vector, a row with any cell
+// missing). It returns Z and the nuisance's description; every error names the file, line,
+// column and value.
+func (t *Table) Nuisance(cols []string, kind dataset.ZKind, positive string) ([]float64, dataset.Nuisance, error) {
+	nu := dataset.Nuisance{Kind: kind}
+	if len(cols) == 0 {
+		return nil, nu, fmt.Errorf("%s: no nuisance column (-z)", t.File)
+	}
+	if kind != dataset.VectorZ && len(cols) > 1 {
+		return nil, nu, fmt.Errorf("%s: -z names %d columns (%s) but a %v nuisance has one; use -z-kind vector for several", t.File, len(cols), strings.Join(cols, ","), kind)
+	}
+	if kind != dataset.BinaryZ && positive != "" {
+		return nil, nu, fmt.Errorf("%s: -z-positive %q is for a binary nuisance, and -z %s is %v", t.File, positive, strings.Join(cols, ","), kind)
+	}
+	var columns []*Column
+	for _, name := range cols {
+		c := t.Column(name)
+		if c == nil {
+			return nil, nu, &ColumnError{File: t.File, Name: name, Flag: "-z", Header: t.Header}
+		}
+		columns = append(columns, c)
+	}
+	n := t.Len()
+	switch kind {
+	case dataset.BinaryZ:
+		z, err := t.Binary(cols[0], positive, "-z")
+		return z, nu, err
+	case dataset.CategoricalZ:
+		c := columns[0]
+		z := make([]float64, n)
+		if !c.Numeric {
+			nu.Levels = append([]string(nil), c.Levels...)
+			for i := range z {
+				z[i] = float64(c.Codes[i])
+				if c.Codes[i] < 0 {
+					z[i] = math.NaN()
+				}
+			}
+		} else {
+			var vals []float64
+			seen := map[float64]bool{}
+			for _, v := range c.Num {
+				if !math.IsNaN(v) && !seen[v] {
+					seen[v] = true
+					vals = append(vals, v)
+				}
+			}
+			sort.Float64s(vals)
+			index := map[float64]int{}
+			for k, v := range vals {
+				index[v] = k
+				nu.Levels = append(nu.Levels, strconv.FormatFloat(v, 'g', -1, 64))
+			}
+			for i, v := range c.Num {
+				z[i] = math.NaN()
+				if !math.IsNaN(v) {
+					z[i] = float64(index[v])
+				}
+			}
+		}
+		if len(nu.Levels) < 2 {
+			return nil, nu, fmt.Errorf("%s: column %q (-z) has %d level(s) %s: a categorical nuisance needs at least 2", t.File, c.Name, len(nu.Levels), strings.Join(nu.Levels, ", "))
+		}
+		return z, nu, nil
+	case dataset.ContinuousZ, dataset.VectorZ:
+		q := len(columns)
+		if kind == dataset.VectorZ {
+			nu.Dim = q
+		}
+		z := make([]float64, n*q)
+		for j, c := range columns {
+			if !c.Numeric {
+				for i := 0; i < n; i++ {
+					if !c.IsMissing(i) {
+						return nil, nu, fmt.Errorf("%s:%d: column %q (-z): value %q, want a number (a %v nuisance); name -z-kind categorical for a nuisance of levels",
+							t.File, t.Lines[i], c.Name, c.Value(i), kind)
+					}
+				}
+			}
+			for i := 0; i < n; i++ {
+				z[i*q+j] = math.NaN()
+				if c.Numeric {
+					z[i*q+j] = c.Num[i]
+				}
+			}
+		}
+		for i := 0; i < n; i++ { // a vector with one cell missing is missing
+			for j := 0; j < q; j++ {
+				if math.IsNaN(z[i*q+j]) {
+					for k := 0; k < q; k++ {
+						z[i*q+k] = math.NaN()
+					}
+					break
+				}
+			}
+		}
+		return z, nu, nil
+	}
+	return nil, nu, fmt.Errorf("%s: unknown nuisance kind %v", t.File, kind)
+}
+
+// LabelsAndZ reads Y (no missing value allowed) and the nuisance of any kind, and checks
+// what every estimator needs: both classes of Y, some observed Z, and for a binary Z an
+// observed row in each (Y, Z) cell (LabelsAndNuisance), for another kind at least two
+// observed rows in each Y stratum. It returns Y, Z (NaN where missing, row-major for a
+// vector), Δ and the nuisance's description.
+func (t *Table) LabelsAndZ(yCol, yPos string, zCols []string, kind dataset.ZKind, zPos string) (y, z, delta []float64, nu dataset.Nuisance, err error) {
+	if kind == dataset.BinaryZ {
+		if len(zCols) != 1 {
+			return nil, nil, nil, nu, fmt.Errorf("%s: a binary nuisance is one column, -z names %d", t.File, len(zCols))
+		}
+		y, z, delta, err = t.LabelsAndNuisance(yCol, yPos, zCols[0], zPos)
+		return y, z, delta, dataset.Nuisance{}, err
+	}
+	if y, err = t.Binary(yCol, yPos, "-y"); err != nil {
+		return nil, nil, nil, nu, err
+	}
+	var count [2]int
+	for i, v := range y {
+		if math.IsNaN(v) {
+			return nil, nil, nil, nu, fmt.Errorf("%s:%d: column %q (-y): the label is missing; every row needs one (drop the row)", t.File, t.Lines[i], yCol)
+		}
+		count[int(v)]++
+	}
+	for c := 0; c < 2; c++ {
+		if count[c] == 0 {
+			return nil, nil, nil, nu, fmt.Errorf("%s: column %q (-y) has only the value %v in all %d rows: one class, nothing to learn or stratify", t.File, yCol, 1-c, len(y))
+		}
+	}
+	if z, nu, err = t.Nuisance(zCols, kind, zPos); err != nil {
+		return nil, nil, nil, nu, err
+	}
+	q := nu.Width()
+	delta = make([]float64, len(y))
+	var obs [2]int
+	for i := range delta {
+		if !math.IsNaN(z[i*q]) {
+			delta[i] = 1
+			obs[int(y[i])]++
+		}
+	}
+	for c := 0; c < 2; c++ {
+		if obs[c] < 2 {
+			return nil, nil, nil, nu, fmt.Errorf("%s: %d row(s) with %s = %d have Z (%s) observed: the MMD within that stratum needs at least 2", t.File, obs[c], yCol, c, strings.Join(zCols, ","))
+		}
+	}
+	return y, z, delta, nu, nil
+}
