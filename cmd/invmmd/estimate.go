@@ -25,6 +25,7 @@ func runEstimate(args []string, stdout, stderr io.Writer) error {
 	methods := fs.String("methods", owndata.MethodList(cfg.Methods), "comma-separated estimators (full only when no Z is missing)")
 	fs.BoolVar(&cfg.Unconditional, "unconditional", cfg.Unconditional, "MMD² between p(h|Z=1) and p(h|Z=0) over all rows instead of Σ_y within Y strata")
 	bw := fs.String("bandwidth", strconv.FormatFloat(cfg.Bandwidth, 'g', -1, 64), "Gaussian kernel bandwidth σ, or median (the median heuristic on h)")
+	csvOut := fs.String("csv", "", "also write one row per estimator to this CSV file: method,value,se,unreliable (refused if it exists, or is the -data file)")
 	if len(args) == 1 && (args[0] == "-h" || args[0] == "--h") {
 		// -h names the model-output column here; alone it still asks for help, as for
 		// every command.
@@ -49,11 +50,22 @@ func runEstimate(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("-bandwidth %q: want a number > 0 or median", *bw)
 		}
 	}
+	if *csvOut != "" { // checked before any work, and never over a file already there
+		if err := owndata.CheckNewFile(*csvOut, cfg.Data); err != nil {
+			return fmt.Errorf("-csv: %w", err)
+		}
+	}
 	cfg.Log, cfg.Warn = stdout, stderr
 	res, err := owndata.Estimate(cfg)
 	if err != nil {
 		return err
 	}
 	fmt.Fprint(stdout, res.Markdown())
+	if *csvOut != "" {
+		if err := res.WriteCSVFile(*csvOut); err != nil {
+			return fmt.Errorf("-csv: %w", err)
+		}
+		fmt.Fprintf(stdout, "\nwrote %s\n", *csvOut)
+	}
 	return nil
 }

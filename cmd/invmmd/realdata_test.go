@@ -116,9 +116,28 @@ func TestEstimateNuisanceKinds(t *testing.T) {
 			[]string{"Z (unemp,wage) is vector of 2, inferred from 2 columns", "32 random Fourier features (J=16, seed 0)"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			out, stderr, err := runCmd(t, append(append([]string(nil), base...), tc.args...)...)
+			csvPath := filepath.Join(t.TempDir(), "estimates.csv")
+			out, stderr, err := runCmd(t, append(append(append([]string(nil), base...), tc.args...), "-csv", csvPath)...)
 			if err != nil {
 				t.Fatalf("%v\n%s", err, stderr)
+			}
+			// -csv: a header and one row per estimator, each with its value and SE.
+			b, err := os.ReadFile(csvPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+			if len(lines) != 1+len(tc.methods) || lines[0] != "method,value,se,unreliable" {
+				t.Errorf("-csv wrote:\n%s", b)
+			}
+			for i, m := range tc.methods {
+				if i+1 < len(lines) && !strings.HasPrefix(lines[i+1], m+",") {
+					t.Errorf("-csv line %d = %q, want method %s", i+2, lines[i+1], m)
+				}
+			}
+			// A second run never replaces it.
+			if _, _, err := runCmd(t, append(append(append([]string(nil), base...), tc.args...), "-csv", csvPath)...); err == nil || !strings.Contains(err.Error(), "exists; remove it or name another file") {
+				t.Errorf("-csv over an existing file: %v", err)
 			}
 			for _, w := range tc.want {
 				if !strings.Contains(out, w) {

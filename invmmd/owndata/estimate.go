@@ -1,9 +1,14 @@
 package owndata
 
 import (
+	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/gomlx/gomlx/backends"
@@ -298,4 +303,55 @@ func (e *Estimates) Markdown() string {
 		}
 	}
 	return b.String()
+}
+
+// CSV writes one row per estimator, with a header: method, the estimate (Σ over strata),
+// its jackknife standard error, and the unreliable strata separated by ";" ("Y=0;Y=1",
+// empty when none). Values are written with strconv's shortest round-trip form; a NaN as
+// "NaN".
+func (e *Estimates) CSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write([]string{"method", "value", "se", "unreliable"}); err != nil {
+		return err
+	}
+	for _, r := range e.Results {
+		var u []string
+		for _, y := range r.Report.Unreliable() {
+			u = append(u, fmt.Sprintf("Y=%v", y))
+		}
+		if err := cw.Write([]string{r.Method.String(), strconv.FormatFloat(r.Value, 'g', -1, 64), strconv.FormatFloat(r.ValueSE, 'g', -1, 64), strings.Join(u, ";")}); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// WriteCSVFile writes CSV to a new file at path, refusing one that exists.
+func (e *Estimates) WriteCSVFile(path string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if err := e.CSV(f); err != nil {
+		f.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return f.Close()
+}
+
+// CheckNewFile refuses an output path that exists (results on disk are never replaced
+// unasked) or that is the input data file.
+func CheckNewFile(path, data string) error {
+	if a, errA := filepath.Abs(path); errA == nil {
+		if b, errB := filepath.Abs(data); errB == nil && a == b {
+			return fmt.Errorf("%s is the -data file", path)
+		}
+	}
+	if _, err := os.Stat(path); err == nil {
+		return fmt.Errorf("%s exists; remove it or name another file", path)
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return nil
 }

@@ -152,12 +152,8 @@ func (t *Table) Nuisance(cols []string, kind dataset.ZKind, positive string) ([]
 		z := make([]float64, n*q)
 		for j, c := range columns {
 			if !c.Numeric {
-				for i := 0; i < n; i++ {
-					if !c.IsMissing(i) {
-						return nil, nu, fmt.Errorf("%s:%d: column %q (-z): value %q, want a number (a %v nuisance); name -z-kind categorical for a nuisance of levels",
-							t.File, t.Lines[i], c.Name, c.Value(i), kind)
-					}
-				}
+				return nil, nu, fmt.Errorf("%s:%d: column %q (-z): value %q, want a number (a %v nuisance); name -z-kind categorical for a nuisance of levels",
+					t.File, c.firstNonNumeric.line, c.Name, c.firstNonNumeric.value, kind)
 			}
 			for i := 0; i < n; i++ {
 				z[i*q+j] = math.NaN()
@@ -224,6 +220,37 @@ func (t *Table) LabelsAndZ(yCol, yPos string, zCols []string, kind dataset.ZKind
 	for c := 0; c < 2; c++ {
 		if obs[c] < 2 {
 			return nil, nil, nil, nu, fmt.Errorf("%s: %d row(s) with %s = %d have Z (%s) observed: the MMD within that stratum needs at least 2", t.File, obs[c], yCol, c, strings.Join(zCols, ","))
+		}
+	}
+	switch kind {
+	case dataset.CategoricalZ:
+		// Every level must be seen at least twice in each stratum: its terms are averages
+		// over pairs of observed rows.
+		count := make([][2]int, len(nu.Levels))
+		for i, d := range delta {
+			if d == 1 {
+				count[int(z[i])][int(y[i])]++
+			}
+		}
+		for l, c := range count {
+			for yy := 0; yy < 2; yy++ {
+				if c[yy] < 2 {
+					return nil, nil, nil, nu, fmt.Errorf("%s: level %q of column %q (-z) is observed in %d row(s) with %s = %d; the joint MMD² within that stratum needs each level at least twice (merge rare levels, or drop their rows)",
+						t.File, nu.Levels[l], zCols[0], c[yy], yCol, yy)
+				}
+			}
+		}
+	case dataset.ContinuousZ, dataset.VectorZ:
+		for j, name := range zCols {
+			lo, hi := math.Inf(1), math.Inf(-1)
+			for i, d := range delta {
+				if d == 1 {
+					lo, hi = math.Min(lo, z[i*q+j]), math.Max(hi, z[i*q+j])
+				}
+			}
+			if !(hi > lo) {
+				return nil, nil, nil, nu, fmt.Errorf("%s: column %q (-z) has the one value %v on every row where it is observed: a %v nuisance needs some spread", t.File, name, lo, kind)
+			}
 		}
 	}
 	return y, z, delta, nu, nil
