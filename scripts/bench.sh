@@ -4,8 +4,11 @@
 #            against the same network in PyTorch CPU with the same threads, in one run
 #            (cmd/peerbench and scripts/bench/peer.py);
 #   penalty  the penalty and kernel-sum benchmarks (one go test -bench run), with ratios
-#            against the plain Go loop measured in the same run.
-# Usage: scripts/bench.sh [peer|penalty|all] [benchtime]   (default: all, 2s)
+#            against the plain Go loop measured in the same run;
+#   nuisance one training step of h with the DR penalty for each kind of nuisance (binary,
+#            categorical K = 2, 3, 5, continuous with D Fourier features), with ratios to the
+#            binary step of the same run (BenchmarkNuisanceStep in invmmd/train).
+# Usage: scripts/bench.sh [peer|penalty|nuisance|all] [benchtime]   (default: all, 2s)
 # Environment: PEER_REPS (default 5) repetitions per row and side; PEER_FLAGS, extra flags
 # of cmd/peerbench (e.g. "-only default,mlp").
 # The PyTorch peer needs Debian's python3-torch and python3-numpy; this script installs
@@ -17,8 +20,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
 benchtime=${2:-2s}
-case "$what" in peer | penalty | all) ;; *)
-  echo "usage: scripts/bench.sh [peer|penalty|all] [benchtime]" >&2
+case "$what" in peer | penalty | nuisance | all) ;; *)
+  echo "usage: scripts/bench.sh [peer|penalty|nuisance|all] [benchtime]" >&2
   exit 2
   ;;
 esac
@@ -31,7 +34,7 @@ section() {
   sed -n "/^<!-- $1 -->\$/,/^<!-- \/$1 -->\$/p" BENCHMARKS.md | sed '1d;$d'
 }
 
-if [ "$what" != penalty ]; then
+if [ "$what" = all ] || [ "$what" = peer ]; then
   echo "== peer benchmark: Go and PyTorch training steps, repetitions alternating; load: $(cut -d' ' -f1-3 /proc/loadavg)"
   go build -o "$tmp/peerbench" ./cmd/peerbench
   # A higher priority where allowed (root), for steadier timings on a shared machine.
@@ -48,7 +51,35 @@ else
   section peer > "$tmp/peer"
 fi
 
-if [ "$what" != peer ]; then
+if [ "$what" = all ] || [ "$what" = nuisance ]; then
+  echo "== nuisance benchmark: one training step per kind of Z; load: $(cut -d' ' -f1-3 /proc/loadavg)"
+  go test -run XXX -bench 'BenchmarkNuisanceStep' -benchtime 10x -count 3 -timeout 60m ./invmmd/train/ | tee "$tmp/nuisance.out"
+  {
+    echo "## One training step by kind of nuisance"
+    echo
+    echo "Measured by \`scripts/bench.sh nuisance\` on $(date -u +%Y-%m-%d), $(go version | cut -d' ' -f3), $(nproc) CPUs,"
+    echo "backend \`${GOMLX_BACKEND:-go:parallelism=-1}\`, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')."
+    echo "One step of h (MLP [64, 64]) with the DR penalty at batch 2000; the median of 3 runs of 10 steps each; ratios to the"
+    echo "binary Z's step (the paper's conditional MMD²) of the same run. Columns: the design's factor columns; M: Fourier terms of the kernel on h."
+    echo
+    echo "| nuisance | ms per step | ratio to binary | factor columns | M |"
+    echo "|---|---|---|---|---|"
+    awk '/^BenchmarkNuisanceStep\// {
+        name = $1; sub(/^BenchmarkNuisanceStep\//, "", name); sub(/-[0-9]+$/, "", name)
+        t[name] = t[name] " " $3; cols[name] = $5; terms[name] = $7
+        if (!(name in seen)) { order[++n] = name; seen[name] = 1 }
+      }
+      function median(s,   a, k, i, j, x) { k = split(s, a, " "); for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (a[j] < a[i]) { x = a[i]; a[i] = a[j]; a[j] = x }; return a[int((k + 1) / 2)] }
+      END {
+        base = median(t["binary"])
+        for (i = 1; i <= n; i++) { m = median(t[order[i]]); printf "| %s | %.0f | %.2f | %d | %d |\n", order[i], m / 1e6, m / base, cols[order[i]], terms[order[i]] }
+      }' "$tmp/nuisance.out"
+  } > "$tmp/nuisance"
+else
+  section nuisance > "$tmp/nuisance"
+fi
+
+if [ "$what" = all ] || [ "$what" = penalty ]; then
   echo "== go test -bench (benchtime $benchtime); this takes a few minutes"
   go test -run XXX -bench 'Benchmark(Penalty|KernelSum)$' -benchtime "$benchtime" -timeout 60m ./invmmd/ | tee "$tmp/bench.out"
   {
@@ -72,6 +103,10 @@ fi
   echo "<!-- peer -->"
   cat "$tmp/peer"
   echo "<!-- /peer -->"
+  echo
+  echo "<!-- nuisance -->"
+  cat "$tmp/nuisance"
+  echo "<!-- /nuisance -->"
   echo
   if [ -f BENCHMARKS.md ] && grep -q '^<!-- analysis -->' BENCHMARKS.md; then
     sed -n '/^<!-- analysis -->/,$p' BENCHMARKS.md
