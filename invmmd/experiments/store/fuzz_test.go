@@ -33,12 +33,18 @@ func FuzzGet(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
+	// One store for every input (each fuzzing process has its own): opening one per input
+	// made the target a hundred times slower.
+	out := f.TempDir()
+	st, err := Open(out, Sweep{Experiment: "sim", Config: json.RawMessage(cfg), Methods: []string{"dr"}, Lambdas: []float64{1}, Seeds: []uint64{2}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	dir := Dir(out, "other")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		f.Fatal(err)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		out := t.TempDir()
-		st, err := Open(out, Sweep{Experiment: "sim", Config: json.RawMessage(cfg), Methods: []string{"dr"}, Lambdas: []float64{1}, Seeds: []uint64{2}})
-		if err != nil {
-			t.Fatal(err)
-		}
 		if err := os.WriteFile(filepath.Join(st.Dir(), k.FileName()), data, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -63,10 +69,6 @@ func FuzzGet(f *testing.F) {
 		}
 
 		// The same bytes as the sweep.json of another experiment's folder.
-		dir := Dir(out, "other")
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
 		if err := os.WriteFile(filepath.Join(dir, "sweep.json"), data, 0o644); err != nil {
 			t.Fatal(err)
 		}
