@@ -9,7 +9,7 @@ import (
 // the Monte Carlo tests. Y ~ B(0.5), Z | Y ~ B(pZ[Y]), X | Y, Z ~ N(Z + 0.5·Y, 1), the
 // model output is h = X (it leaks Z), and Z is observed with probability
 // G(x, y) = gLo + (gHi − gLo)·σ(3(x − 0.7) + y), which depends on X, so that the observed
-// rows are a biased sample (the situation of Proposition 1).
+// rows are a biased sample (the situation of Proposition 2).
 type testDGP struct {
 	pZ       [2]float64
 	gLo, gHi float64

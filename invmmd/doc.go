@@ -11,8 +11,8 @@
 //
 // # Estimators
 //
-// The penalty is, per stratum of Y (eq. objective), the MMD between p(h | Z = 1) and
-// p(h | Z = 0) (eq. invariancemmd):
+// The penalty is, per stratum of Y (eq. (4)), the MMD between p(h | Z = 1) and
+// p(h | Z = 0) (eq. (5)):
 //
 //	MMD² = T₁₁/N(1,1) + T₀₀/N(0,0) − 2 T₁₀/N(1,0),
 //	T_bb' = 1/(n(n−1)) Σ_{i≠j} w_ij^{bb'} k(h_i, h_j)   (a U-statistic, diagonal left out).
@@ -20,11 +20,11 @@
 // The methods differ only in the pair weight w and in the estimator of E[Z] used for the
 // normalisers N(b,b'):
 //
-//	Full   Z_b,i Z_b',j                                    mean of Z            (eq. fullmmd)
+//	Full   Z_b,i Z_b',j                                    mean of Z            (eq. (6))
 //	Obs    the same on the Δ = 1 rows only                  observed mean of Z
-//	IP     Δ_iΔ_j Z̃_b,i Z̃_b',j / (G_i G_j)                 mean of ΔZ̃/G         (eq. reweightingmmd, ipestimator)
-//	Reg    m_b,i m_b',j                                    mean of m            (eq. regressionmmd)
-//	DR     IP − (Δ_iΔ_j − G_iG_j)/(G_iG_j) m_b,i m_b',j    mean of ΔZ̃/G − (Δ−G)/G m   (eq. drmmd, drestimator)
+//	IP     Δ_iΔ_j Z̃_b,i Z̃_b',j / (G_i G_j)                 mean of ΔZ̃/G         (eq. (7); appendix E)
+//	Reg    m_b,i m_b',j                                    mean of m            (eq. (8))
+//	DR     IP − (Δ_iΔ_j − G_iG_j)/(G_iG_j) m_b,i m_b',j    mean of ΔZ̃/G − (Δ−G)/G m   (eqs. (9), (3))
 //
 // IPPlus and DRPlus are IP and DR given the true G. Every pair weight is a short signed sum
 // of products a_i c_j of per-row factors (the function factorsFor holds them all), so one

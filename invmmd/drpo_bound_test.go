@@ -43,7 +43,7 @@ func drpoDiagonal(t *testing.T, r Rows, o Options, res Result) []float64 {
 	return out
 }
 
-// TestDRPOCounterexample is the case of issue 10: with the diagonal left out, the dr-po
+// TestDRPOCounterexample is the counterexample that motivated the bound: with the diagonal left out, the dr-po
 // estimate is negative (−1.00), so it is not a positive semi-definite form; it stays above
 // −D (here −2), the h-independent bound that the doc comment of DRPO states.
 func TestDRPOCounterexample(t *testing.T) {
@@ -61,7 +61,7 @@ func TestDRPOCounterexample(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got := res[0].Value; math.Abs(got-(-1)) > 1e-5 {
-		t.Fatalf("dr-po estimate %.6f, want −1.00 (the counterexample of issue 10)", got)
+		t.Fatalf("dr-po estimate %.6f, want −1.00 (the four-row counterexample)", got)
 	}
 	d := drpoDiagonal(t, r, o, res[0])
 	if math.Abs(d[0]-2) > 1e-12 {

@@ -17,7 +17,7 @@ import (
 //
 //	pen[s] = Σ_pq C[s]_pq Σ_{i≠j} V_ip V_jq k(h_i, h_j),   k(a, b) = exp(−(a−b)²/(2σ²)),
 //
-// shape [S]: MMD²_y for each stratum y (sum them for eq. objective). h has shape [n] or
+// shape [S]: MMD²_y for each stratum y (sum them for eq. (4)). h has shape [n] or
 // [n, 1]; v is [n, P] and c is [S, P, P] (Design.Tensors); sigma is a scalar. All share h's
 // dtype. With A_s = V C[s] the sum is Σ_iq A_s,iq (K V)_iq − Σ_iq A_s,iq V_iq (the second
 // term removes the diagonal, k_ii = 1): one n×n kernel matrix and one n×n by n×P product

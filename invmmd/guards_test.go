@@ -280,7 +280,7 @@ func TestMissingZIsNaN(t *testing.T) {
 	}
 }
 
-// TestUnreliableStrata checks the cases: a stratum with one observed Z = 1 row, a
+// TestUnreliableStrata checks the cases that motivated the flag: a stratum with one observed Z = 1 row, a
 // negative normaliser and heavy weights are flagged, with the reason, and a healthy batch
 // is not.
 func TestUnreliableStrata(t *testing.T) {
@@ -355,7 +355,7 @@ func TestUnreliableStrata(t *testing.T) {
 }
 
 // oneObservedZ1 draws 400 rows of the test DGP and hides Z in every (Y = 1, Z = 1) row
-// but one: the stratum with a single observed Z = 1 row.
+// but one: the stratum with a single observed Z = 1 row.
 func oneObservedZ1(seed uint64) ([]float64, Rows) {
 	h, rows := defaultTestDGP().draw(rand.New(rand.NewPCG(seed, seed+1)), 400)
 	kept := false
@@ -414,7 +414,7 @@ func TestUnconditionalReportNamesAllRows(t *testing.T) {
 	}
 }
 
-// TestTrainingGuardDropsFlooredNormaliser checks the training guard on the second
+// TestTrainingGuardDropsFlooredNormaliser checks the training guard on the second motivating
 // case: strata whose dr normaliser was floored (a negative estimate of P(Z = 1 | Y)) leave
 // the training matrices when Options.DropUnreliable is set, and stay without it.
 func TestTrainingGuardDropsFlooredNormaliser(t *testing.T) {

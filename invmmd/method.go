@@ -13,14 +13,14 @@ const (
 	None   Method = iota // no penalty (λ = 0): maximum likelihood only
 	Obs                  // observed-only MMD: the Δ = 1 rows, no reweighting
 	Full                 // full-data MMD with the true Z of every row (ground truth)
-	DR                   // doubly robust (eq. drmmd) with learned G and m
+	DR                   // doubly robust (eq. (9)) with learned G and m
 	DRPlus               // doubly robust with the true G and learned m
-	Reg                  // regression (eq. regressionmmd) with learned m
-	IP                   // inverse probability (eq. reweightingmmd) with learned G
+	Reg                  // regression (eq. (8)) with learned m
+	IP                   // inverse probability (eq. (7)) with learned G
 	IPPlus               // inverse probability with the true G
 
 	// DRPO is this project's extension: a doubly robust estimator built from the
-	// pseudo-outcome f = ΔZ̃/G − (Δ − G)/G·m of eq. drestimator, with pair weight
+	// pseudo-outcome f = ΔZ̃/G − (Δ − G)/G·m of eq. (3), with pair weight
 	// f_b,i f_b',j. It is unbiased for the numerators when G or m is right, like DR.
 	// Its estimate is not ≥ 0 (the U-statistic leaves out the diagonal i = j), but it is
 	// bounded below by an h-independent −O(1/n) term, where DR's can fall by O(1): since

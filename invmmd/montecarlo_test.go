@@ -67,7 +67,7 @@ func plugIn(r Result) float64 {
 // G and m and checks, for each case, the mean over draws of (estimate − full estimate on the
 // same draw); pairing cancels most of the sampling noise. With the normalisers at their true
 // values the penalty is a linear combination of the U-statistics T_bb', which are unbiased
-// when G or m is right (Propositions 2–4): ip+, reg with the true m, dr+, and dr with one
+// when G or m is right (Propositions 3–5): ip+, reg with the true m, dr+, and dr with one
 // wrong model must match full within 3 standard errors, while obs, ip with a wrong G and
 // reg with a wrong m must miss it by more than 6.
 func TestMonteCarloUnbiasedAndDoublyRobust(t *testing.T) {

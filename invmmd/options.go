@@ -84,8 +84,8 @@ type Options struct {
 	JointScale float64 `json:",omitempty"`
 
 	// Unconditional selects the MMD between p(h|Z=1) and p(h|Z=0) over all rows
-	// (eq. invariancemmd) instead of the paper's penalty Σ_y MMD_y within each Y stratum
-	// (eq. objective).
+	// (eq. (5)) instead of the paper's penalty Σ_y MMD_y within each Y stratum
+	// (eq. (4)).
 	Unconditional bool
 }
 

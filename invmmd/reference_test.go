@@ -7,7 +7,7 @@ import (
 )
 
 // naiveMMD computes a method's penalty pair by pair from the weights as the paper writes
-// them (eqs. fullmmd, reweightingmmd, regressionmmd, drmmd; normalisers by the matching
+// them (eqs. (6)–(9); normalisers by the matching
 // estimator of E[Z], appendix E), without the factorisation that Design uses. It is the
 // independent check of that factorisation.
 func naiveMMD(m Method, h []float64, r Rows, opts Options) float64 {

@@ -27,7 +27,7 @@ type weights struct {
 
 // factorsFor returns the per-row factors of method m: the single place where the weights of
 // every estimator are defined (paper eqs. 6–9 and, for the per-row sums, the estimators of
-// E[Z] of eq. 3 and appendix E), for the features ψ of Z — the one-hot (Z₀, Z₁) = (1 − Z, Z)
+// E[Z] of eq. (3) and appendices E and F), for the features ψ of Z — the one-hot (Z₀, Z₁) = (1 − Z, Z)
 // of a binary Z, or any ψ of a FeatureMap — with m_d = E[ψ_d(Z) | X, Y]:
 //
 //	Full:  w = ψ_d,i ψ_d',j
@@ -136,10 +136,10 @@ func (w *weights) rowMean(b, i int) float64 {
 	return s
 }
 
-// MeanZ estimates E[Z] from rows with the estimator family of method m (appendix E):
+// MeanZ estimates E[Z] from rows with the estimator family of method m (appendices E and F):
 // Full the mean of Z, Obs the mean over observed rows, IP/IPPlus the mean of ΔZ̃/G
-// (eq. ipestimator), Reg the mean of m, DR and DRPO (and their "+" forms) the mean of
-// ΔZ̃/G − (Δ − G)/G·m (eq. drestimator). G is floored at opts.GFloor. It uses the same per-row factors as the
+// (appendix E), Reg the mean of m, DR and DRPO (and their "+" forms) the mean of
+// ΔZ̃/G − (Δ − G)/G·m (eq. (3), appendix F). G is floored at opts.GFloor. It uses the same per-row factors as the
 // MMD estimators, so the normalisers of a penalty are this function on the normaliser rows.
 func MeanZ(m Method, rows Rows, opts Options) (float64, error) {
 	if m == None {

@@ -43,7 +43,7 @@ if [ "$what" = all ] || [ "$what" = peer ]; then
   # shellcheck disable=SC2086 # PEER_FLAGS holds several flags
   "${prio[@]}" "$tmp/peerbench" -reps "${PEER_REPS:-5}" -md "$tmp/peer.md" ${PEER_FLAGS:-}
   {
-    echo "## One training step against PyTorch CPU (issue 11)"
+    echo "## One training step against PyTorch CPU"
     echo
     cat "$tmp/peer.md"
   } > "$tmp/peer"

@@ -26,6 +26,7 @@ func TestMain(m *testing.M) {
 // TestRunShards runs a small clinical grid as two shard processes and checks the merged
 // table holds every fit, the logs exist, and a failing shard's error quotes its log.
 func TestRunShards(t *testing.T) {
+	skipLong(t, "two shard processes of the clinical experiment")
 	dir := t.TempDir()
 	args := []string{"clinical", "-quick", "-seeds", "1,2", "-methods", "none,obs", "-lambdas", "1", "-out", dir}
 	var stdout, stderr strings.Builder

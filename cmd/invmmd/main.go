@@ -13,7 +13,7 @@
 //	clinical  Experiment 3: the NMES1988 stand-in, or MIMIC-III with -mimic DIR
 //	merge     assemble tables and figures from the per-fit result files of (sharded) runs
 //	figures   redraw the figures from the tables under figures/tables, without training
-//	prop1     Proposition 1 (appendix D): full-data vs observed-only MMD of h*
+//	prop1     Proposition 2 (appendix D): full-data vs observed-only MMD of h*
 //	variance  the variance study of appendix B.3
 //	all       every experiment, regenerating figures/ (the README's main job)
 //	estimate  your own CSV: each estimator's MMD² of a column of model outputs, with diagnostics
@@ -55,7 +55,7 @@ func commands() []command {
 	return append(cs, []command{
 		{"merge", "assemble tables and figures from the per-fit result files of (sharded) runs", runMerge},
 		{"figures", "redraw the results figures from the tables under figures/tables (no training)", runFigures},
-		{"prop1", "Proposition 1 (appendix D): full-data vs observed-only MMD of h* in both constructions", runProp1},
+		{"prop1", "Proposition 2 (appendix D): full-data vs observed-only MMD of h* in both constructions", runProp1},
 		{"variance", "the variance study of appendix B.3 (mean and sd of each estimator against batch size)", runVariance},
 		{"all", "every experiment, regenerating figures/", runAll},
 		{"estimate", "your own CSV: each estimator's MMD² of a column of model outputs, with diagnostics", runEstimate},

@@ -53,7 +53,8 @@ import (
 // and cache oneDNN's kernels; each repetition runs in a fresh graph or process.
 const warmUp = 3
 
-// cnnBatch is the batch of h in the textured-MNIST experiment (and of the timings).
+// cnnBatch is the batch of h in the textured-MNIST experiment (and of the timings in
+// BENCHMARKS.md).
 const cnnBatch = 1500
 
 // row is one benchmarked network.

@@ -181,10 +181,12 @@ func readNMES(r io.Reader, path string, visitsThreshold int) (*Table, error) {
 		if err == io.EOF {
 			break
 		}
-		line, _ := cr.FieldPos(0)
 		if err != nil {
+			// Only now ask for the line: after a parse error the record has no fields,
+			// and FieldPos would panic.
 			return nil, fmt.Errorf("clinical: %s: %w", path, err)
 		}
+		line, _ := cr.FieldPos(0)
 		num := map[string]float64{}
 		for _, name := range nmesNumeric {
 			s := rec[col[name]]

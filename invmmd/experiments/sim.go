@@ -56,7 +56,7 @@ func Simulation(size SimulationSize) Experiment {
 			"Sizes 10,000 / 5,000 / 10,000 rows (train / validation / test) and batch 2000 for h (not printed in the paper): at batch 1000 the penalty's noise (its estimate of a Y stratum holds ≈ 100 rows with the rare Z value) left the train MMD higher and DR less stable.",
 			"Normalisers are estimated on the batch's own rows (MainFraction 1) rather than on a separate quarter (appendix B.1): with the 1/4 : 3/4 split the DR penalty diverged in training (see README, Training choices). The sim_mf075 tables run the paper's split.",
 			"Training to convergence: h stops after 20 epochs without a better validation objective (cap 400), its first 10 epochs never kept, so that at λ = 5 an early, nearly flat model with a validation penalty near 0 cannot win the selection; G and m (Adam, learning rate 10⁻², batches of 500) stop after 20 epochs without a better validation NLL (cap 400). The config record gives each fit's stop reason and epoch, and the auxiliary reports give m̂'s validation NLL next to the Bayes NLL of sim.TrueM.",
-			"dr-po and dr-po+ are this project's extension (not in the paper): DR with pair weights f_i f_j from the pseudo-outcome f of eq. drestimator, not ≥ 0 (the U-statistic drops the diagonal; −1.00 on a four-row example) but bounded below by an h-independent −O(1/n) term, where DR's can fall by O(1).",
+			"dr-po and dr-po+ are this project's extension (not in the paper): DR with pair weights f_i f_j from the pseudo-outcome f of eq. (3), not ≥ 0 (the U-statistic drops the diagonal; −1.00 on a four-row example) but bounded below by an h-independent −O(1/n) term, where DR's can fall by O(1).",
 		},
 	}
 }

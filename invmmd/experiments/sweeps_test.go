@@ -104,6 +104,9 @@ func TestTMNISTDigits(t *testing.T) {
 	if want := `"Construction":{"FlipProb":0,"PTrainAgree":0.5,"PTestAgree":0.5}`; exp.Name != "tmnist_digits" || !strings.Contains(string(js), want) || exp.Paper != nil {
 		t.Errorf("name %q, paper %v, config %s; want tmnist_digits, no paper numbers and %s", exp.Name, exp.Paper != nil, js, want)
 	}
+	if testing.Short() {
+		t.Skip("-short runs no test that reads MNIST")
+	}
 	if err := tmnist.Available(tmnist.DefaultConfig()); err != nil {
 		if os.Getenv(tmnist.RequireDataEnv) == "1" {
 			t.Fatalf("%s=1 and the data is missing: %v", tmnist.RequireDataEnv, err)

@@ -1,4 +1,4 @@
-// Package prop1 simulates the two constructions of Proposition 1 of the paper (appendix D),
+// Package prop1 simulates the two constructions of Proposition 2 of the paper (appendix D),
 // which show that independence on the observed rows and independence on the full
 // population do not imply each other:
 //
@@ -21,6 +21,10 @@
 // where the proof's rule says missing. Positivity then holds and the estimators that
 // reweight with the true G recover the full-data value, while obs still does not in
 // direction 1.
+//
+// The name prop1 is historical: this project first called the result Proposition 1, but
+// the printed paper numbers it 2 (its Proposition 1 is "MMD = 0 iff independence"). The
+// name stays so that imports and the invmmd prop1 command do not change.
 package prop1
 
 import (

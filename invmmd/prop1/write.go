@@ -17,7 +17,7 @@ func (r Result) Write(w io.Writer) error {
 	c := r.Config
 	vs := r.Verdicts()
 	var b strings.Builder
-	fmt.Fprintf(&b, "Proposition 1 (appendix D): MMD² of h* between Z = 1 and Z = 0 within slices Y = y\n")
+	fmt.Fprintf(&b, "Proposition 2 (appendix D): MMD² of h* between Z = 1 and Z = 0 within slices Y = y\n")
 	fmt.Fprintf(&b, "seed %d; %d repetitions of %d rows per slice; Gaussian kernel σ = %g; σ_X = %g, σ_Z = %g; soft rate %g; main fraction %g\n",
 		c.Seed, c.Reps, c.N, c.Bandwidth, c.SigmaX, c.SigmaZ, c.SoftRate, c.MainFraction)
 	fmt.Fprintf(&b, "estimate: mean ± standard error over repetitions; limit: large-sample value by quadrature\n")

@@ -147,10 +147,12 @@ func ReadCSV(r io.Reader, name string) ([]Row, error) {
 		if err == io.EOF {
 			return rows, nil
 		}
-		line, _ := cr.FieldPos(0)
 		if err != nil {
+			// Only now ask for the line: after a parse error the record has no fields,
+			// and FieldPos would panic.
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
+		line, _ := cr.FieldPos(0)
 		if err := CheckMethod(rec[0]); err != nil {
 			return nil, fmt.Errorf("%s: line %d, column method: %w", name, line, err)
 		}

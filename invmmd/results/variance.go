@@ -58,7 +58,12 @@ func ReadVarianceCSV(path string) ([]VariancePoint, error) {
 		return nil, err
 	}
 	defer f.Close()
-	cr := csv.NewReader(f)
+	return readVarianceCSV(f, path)
+}
+
+// readVarianceCSV is ReadVarianceCSV on the content of r; path names it in errors.
+func readVarianceCSV(r io.Reader, path string) ([]VariancePoint, error) {
+	cr := csv.NewReader(r)
 	cr.FieldsPerRecord = 5
 	head, err := cr.Read()
 	if err != nil {

@@ -1,4 +1,4 @@
-// Package sim generates the simulation of Experiment 1 of the paper (eq. dgp1): a label Y,
+// Package sim generates the simulation of Experiment 1 of the paper (eq. (10)): a label Y,
 // a nuisance Z that agrees with Y in training and disagrees in test, two features that mix
 // them, and a missingness of Z that depends on the features.
 //
@@ -8,7 +8,7 @@
 //
 // The true G = Q + 0.2(1 − Q) is kept for ip+ and dr+. σ_X is not printed in the paper:
 // σ_X = 0.7 is calibrated so that the Bayes classifier of the training distribution scores
-// 0.891 on train and 0.680 on test, the paper's "none" row (see the project's SPEC).
+// 0.891 on train and 0.680 on test, the paper's "none" row (TestCalibration checks it).
 package sim
 
 import (

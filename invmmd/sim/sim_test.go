@@ -51,7 +51,7 @@ func TestGenerateIsReproducible(t *testing.T) {
 	}
 }
 
-// TestCalibration checks the calibration of σ_X = 0.7 that SPEC reports: the Bayes
+// TestCalibration checks the calibration of σ_X = 0.7 that the package comment states: the Bayes
 // classifier of the training distribution scores ≈ 0.891 on train and ≈ 0.680 on test, and
 // the invariant h* = (X₁+X₂)/2 thresholded at 1/2 scores ≈ 0.843 on both.
 func TestCalibration(t *testing.T) {

@@ -12,9 +12,13 @@ import (
 )
 
 // requireData skips the test when the data Build reads is missing, unless
-// INVMMD_REQUIRE_DATA=1, in which case the test fails (CI sets it after fetching).
+// INVMMD_REQUIRE_DATA=1, in which case the test fails (CI sets it after fetching). Under
+// -short it always skips: make test-short runs no test that needs fetched data.
 func requireData(t *testing.T, cfg Config) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short runs no test that reads MNIST")
+	}
 	if err := Available(cfg); err != nil {
 		if os.Getenv(RequireDataEnv) == "1" {
 			t.Fatalf("%s=1 and the data is missing: %v", RequireDataEnv, err)

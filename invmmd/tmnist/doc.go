@@ -15,7 +15,7 @@
 //
 // MNIST's training images of 0 and 1 (12,665) are split at random into train and
 // validation (Config.ValFraction, 1/6 by default), its test images of 0 and 1 (2,115) make
-// the test split. For each image, following the paper and SPEC.md:
+// the test split. For each image, following the paper's description of the experiment:
 //
 //	Y  = the digit, flipped with probability 0.25
 //	Z  ~ B(0.9·Y + 0.1·(1−Y)) in train and validation, B(0.1·Y + 0.9·(1−Y)) in test
@@ -56,7 +56,7 @@
 // brick toned light ([0.4, 0.7]) for Z = 1, textures averaged over 4×4 blocks and stretched,
 // the digit blended as white strokes x = d + (1 − d)·b. There μ_X < 0.3 never happens on
 // brick and the observed share of 0s in a (Y, Z) cell barely depends on Z, so obs is nearly
-// harmless: the option shows the case Proposition 1 allows, where ignoring the missingness
+// harmless: the option shows the case Proposition 2 allows, where ignoring the missingness
 // does no damage.
 //
 // The same Config, seed included, gives the same splits bit for bit. Build also returns a

@@ -13,7 +13,7 @@ type Metrics struct {
 	// TrainMMD estimates the Y-conditional penalty Σ_y MMD²_y (the joint MMD² for a
 	// nuisance that is not binary, with the options' JointScale) on the whole training set,
 	// whatever the method optimised, with every row serving both the main terms and the
-	// normalisers. It is the full estimator (true Z, no missingness; eq. fullmmd) when every
+	// normalisers. It is the full estimator (true Z, no missingness; eq. (6)) when every
 	// training Z is known; when some Z is really missing (NaN) it is the first estimator
 	// given to EvaluateWith (dr by default), and TrainMMDBy says which.
 	TrainMMD   float64

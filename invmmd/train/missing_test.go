@@ -10,7 +10,7 @@ import (
 	"github.com/invmmd/invmmd/invmmd/dataset"
 )
 
-// tinyCell draws a table like the issue's: P(Y = 1) ≈ 0.1, a (Y = 0, Z = 0) cell of about
+// tinyCell draws a table with a tiny cell, the case the training guard is for: P(Y = 1) ≈ 0.1, a (Y = 0, Z = 0) cell of about
 // 0.5% of the rows, and Z really missing (NaN) for about 40% of the rows, at random given X.
 func tinyCell(rng *rand.Rand, name string, n int) *dataset.Set {
 	s := &dataset.Set{Name: name, Shape: []int{2}}

@@ -1,7 +1,7 @@
 // Package train fits the networks of an experiment: the auxiliary models G (missingness)
 // and m (nuisance regression), fit first and then frozen, and the model h, trained with the
 // negative log-likelihood plus λ times the MMD penalty of one method of the paper
-// (eq. objective), with Adam. Every fit keeps the epoch with the best validation objective,
+// (eq. (4)), with Adam. Every fit keeps the epoch with the best validation objective,
 // each method judged by its own estimator, as the paper does, and trains to convergence:
 // it stops once Patience epochs have brought no better validation objective (the epoch cap
 // only bounds a fit that never settles), and History and FitReport record which rule ended

@@ -15,7 +15,7 @@ import (
 // Config is how h is trained.
 type Config struct {
 	Method    invmmd.Method
-	Lambda    float64 // weight λ of the penalty (eq. objective); ignored by None
+	Lambda    float64 // weight λ of the penalty (eq. (4)); ignored by None
 	BatchSize int     // rows per step, each epoch dropping its incomplete last batch; 0 means every training row (full batch)
 	Epochs    int     // the cap on epochs; early stopping (Patience) usually ends training first
 	// Patience stops training once this many epochs have brought no better validation
@@ -34,8 +34,8 @@ type Config struct {
 	Estimator invmmd.Options
 	Penalty   PenaltyPath // how the graph sums the kernel; Auto by default
 	// Clip trains and validates on max(MMD²_y, 0) per stratum instead of the raw
-	// estimate (the paper uses the raw estimate). MMD² is never negative, but the DR estimate of eq.
-	// drmmd can be (its pair weights are indefinite) and the optimiser can drive it far
+	// estimate (the paper uses the raw estimate). MMD² is never negative, but the DR
+	// estimate of eq. (9) can be (its pair weights are indefinite) and the optimiser can drive it far
 	// below 0 by fitting h to the weights; clipping removes that incentive, at the price of
 	// no gradient while an estimate is negative (see README, "Training choices").
 	Clip       bool

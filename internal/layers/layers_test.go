@@ -1,0 +1,255 @@
+package layers
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// module is the project's module path.
+const module = "github.com/invmmd/invmmd"
+
+// layerNames are the layers from the bottom up; a package may import packages of its own
+// layer and of the layers before it.
+var layerNames = []string{"base", "data", "models", "estimators", "training", "experiments", "figures", "cmd"}
+
+// layerOf places every package of the module (path relative to the module root) in its
+// layer. CONTRIBUTING.md's table says the same (TestTableMatchesContributing).
+var layerOf = map[string]string{
+	"internal/layers":          "base",
+	"invmmd/backend":           "base",
+	"invmmd/progress":          "base",
+	"invmmd/results":           "base",
+	"invmmd/dataset":           "data",
+	"invmmd/sim":               "data",
+	"invmmd/simcont":           "data",
+	"invmmd/tmnist":            "data",
+	"invmmd/clinical":          "data",
+	"invmmd/mimic":             "data",
+	"invmmd/mimic/mimictest":   "data",
+	"invmmd/tabular":           "data",
+	"invmmd/matmul":            "models",
+	"invmmd/models":            "models",
+	"invmmd":                   "estimators",
+	"invmmd/train":             "training",
+	"invmmd/experiments":       "experiments",
+	"invmmd/experiments/store": "experiments",
+	"invmmd/prop1":             "experiments",
+	"invmmd/owndata":           "experiments",
+	"invmmd/figures":           "figures",
+	"cmd/invmmd":               "cmd",
+	"cmd/mimic":                "cmd",
+	"cmd/nbcheck":              "cmd",
+	"cmd/peerbench":            "cmd",
+}
+
+// oversizeExempt lists library files allowed over MaxLines for now, each with why.
+var oversizeExempt = map[string]string{}
+
+// rank returns the layer's place from the bottom, or -1 for an unknown layer.
+func rank(layer string) int { return slices.Index(layerNames, layer) }
+
+// goPackage is what `go list -json` says of a package, as far as these tests read it.
+type goPackage struct {
+	ImportPath string
+	Dir        string
+	GoFiles    []string
+	Imports    []string
+}
+
+// listPackages runs `go list -json ./...` at the module root and returns its packages.
+func listPackages(t *testing.T) []goPackage {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-json", "./...")
+	cmd.Dir = moduleRoot(t)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list -json ./...: %v\n%s", err, stderr.String())
+	}
+	var pkgs []goPackage
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for dec.More() {
+		var p goPackage
+		if err := dec.Decode(&p); err != nil {
+			t.Fatalf("decoding go list's output: %v", err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	if len(pkgs) < len(layerOf)/2 {
+		t.Fatalf("go list found only %d packages", len(pkgs))
+	}
+	return pkgs
+}
+
+// moduleRoot returns the folder holding the module's go.mod (two levels up from here).
+func moduleRoot(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
+		t.Fatalf("no go.mod at %s: %v", root, err)
+	}
+	return root
+}
+
+// rel returns an import path of the module relative to the module root ("" is the root).
+func rel(path string) (string, bool) {
+	if path == module {
+		return "", true
+	}
+	r, ok := strings.CutPrefix(path, module+"/")
+	return r, ok
+}
+
+// TestNothingImportsUpward checks every package's non-test imports of the module's own
+// packages against the layers: an import of a higher layer fails, naming both packages
+// and their layers. Every package of the module must have a layer, and every package the
+// table names must exist.
+func TestNothingImportsUpward(t *testing.T) {
+	seen := map[string]bool{}
+	for _, p := range listPackages(t) {
+		from, ok := rel(p.ImportPath)
+		if !ok {
+			continue
+		}
+		seen[from] = true
+		fl, ok := layerOf[from]
+		if !ok {
+			t.Errorf("package %s has no layer: add it to the table in CONTRIBUTING.md and to layerOf here", from)
+			continue
+		}
+		for _, imp := range p.Imports {
+			to, ok := rel(imp)
+			if !ok {
+				continue
+			}
+			tl, ok := layerOf[to]
+			if !ok {
+				continue // reported as a package without a layer
+			}
+			if rank(tl) > rank(fl) {
+				t.Errorf("%s (layer %s) imports %s (layer %s): nothing imports upward", from, fl, to, tl)
+			}
+		}
+	}
+	for _, p := range slices.Sorted(maps.Keys(layerOf)) {
+		if !seen[p] {
+			t.Errorf("the layer table names %s, which go list does not find", p)
+		}
+	}
+}
+
+// TestUpwardImportIsCaught runs the check's rule on an import it must refuse, so that a
+// table in which every layer were the same could not pass unnoticed.
+func TestUpwardImportIsCaught(t *testing.T) {
+	for _, tc := range []struct{ from, to string }{
+		{"invmmd", "invmmd/train"},
+		{"invmmd/dataset", "invmmd"},
+		{"invmmd/experiments", "invmmd/figures"},
+		{"invmmd/results", "invmmd/dataset"},
+	} {
+		if rank(layerOf[tc.to]) <= rank(layerOf[tc.from]) {
+			t.Errorf("%s importing %s would pass the check", tc.from, tc.to)
+		}
+	}
+	for p, l := range layerOf {
+		if rank(l) < 0 {
+			t.Errorf("%s: unknown layer %q", p, l)
+		}
+	}
+}
+
+// tableRow matches a row of CONTRIBUTING.md's layer table: | N layer | `package` | job |.
+var tableRow = regexp.MustCompile("^\\|\\s*(\\d+)\\s+(\\w+)\\s*\\|\\s*`([^`]+)`\\s*\\|")
+
+// TestTableMatchesContributing parses the layer table of CONTRIBUTING.md and checks that
+// it places the same packages in the same layers, numbered from 0 in layerNames' order.
+func TestTableMatchesContributing(t *testing.T) {
+	f, err := os.Open(filepath.Join(moduleRoot(t), "CONTRIBUTING.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	doc := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for line := 1; sc.Scan(); line++ {
+		m := tableRow.FindStringSubmatch(sc.Text())
+		if m == nil {
+			continue
+		}
+		n, layer, pkg := m[1], m[2], strings.TrimSuffix(m[3], "/")
+		if want := fmt.Sprint(rank(layer)); n != want {
+			t.Errorf("CONTRIBUTING.md:%d: layer %s numbered %s, want %s", line, layer, n, want)
+		}
+		if pkg == "." {
+			pkg = "invmmd"
+		}
+		if _, dup := doc[pkg]; dup {
+			t.Errorf("CONTRIBUTING.md:%d: %s listed twice", line, pkg)
+		}
+		doc[pkg] = layer
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range slices.Sorted(maps.Keys(layerOf)) {
+		if d, ok := doc[p]; !ok {
+			t.Errorf("CONTRIBUTING.md's layer table lacks %s (layer %s)", p, layerOf[p])
+		} else if d != layerOf[p] {
+			t.Errorf("CONTRIBUTING.md puts %s in layer %s, this test in %s", p, d, layerOf[p])
+		}
+	}
+	for _, p := range slices.Sorted(maps.Keys(doc)) {
+		if _, ok := layerOf[p]; !ok {
+			t.Errorf("CONTRIBUTING.md's layer table names %s, which this test does not know", p)
+		}
+	}
+}
+
+// TestLibraryFilesAreShort fails for a non-test .go file of a library package under
+// invmmd/ longer than MaxLines, except the files of oversizeExempt, and for an exemption
+// whose file is no longer over the limit (the exemption is then stale).
+func TestLibraryFilesAreShort(t *testing.T) {
+	root := moduleRoot(t)
+	checked := 0
+	for _, p := range listPackages(t) {
+		r, ok := rel(p.ImportPath)
+		if !ok || !(r == "invmmd" || strings.HasPrefix(r, "invmmd/")) {
+			continue
+		}
+		for _, name := range p.GoFiles {
+			path := filepath.Join(p.Dir, name)
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := bytes.Count(b, []byte("\n"))
+			file, _ := filepath.Rel(root, path)
+			file = filepath.ToSlash(file)
+			checked++
+			why, exempt := oversizeExempt[file]
+			switch {
+			case lines > MaxLines && !exempt:
+				t.Errorf("%s has %d lines, more than %d: split it by job", file, lines, MaxLines)
+			case lines <= MaxLines && exempt:
+				t.Errorf("%s has %d lines, within %d: remove its exemption (%s)", file, lines, MaxLines, why)
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no library file checked")
+	}
+}

@@ -1,0 +1,111 @@
+package results
+
+import (
+	"bytes"
+	"math"
+	"strings"
+	"testing"
+)
+
+// TestReadCSVStrayQuote is the regression test of a crash FuzzReadCSV found: a data line
+// with a stray quote made ReadCSV ask the CSV reader for the line of a record it had not
+// returned, which panics. It must be an error naming the file and the line.
+func TestReadCSVStrayQuote(t *testing.T) {
+	in := strings.Join(CSVHeader, ",") + "\nobs,1,0,0,0\n\"obs\"x,2,0,0,0\n"
+	_, err := ReadCSV(strings.NewReader(in), "r.csv")
+	if err == nil || !strings.Contains(err.Error(), "r.csv") || !strings.Contains(err.Error(), "line 3") {
+		t.Fatalf("error %v, want one naming r.csv and line 3", err)
+	}
+}
+
+// FuzzReadCSV feeds arbitrary bytes to ReadCSV. It must never panic, and what it accepts
+// must be rows of known methods with finite numbers that WriteCSV writes back into a file
+// ReadCSV reads as the same rows rounded as written (AsWritten).
+func FuzzReadCSV(f *testing.F) {
+	head := strings.Join(CSVHeader, ",") + "\n"
+	for _, s := range []string{
+		head + "none,1,0.210000,0.890000,0.670000\nfull,2,0.000000,0.860000,0.800000\n",
+		head + "DRplus,3,1e-3,1,0\n",
+		head,
+		"",
+		"method,seed,mmd,tr_acc,te_acc\n",
+		head + "foo,1,0,0,0\n",
+		head + "obs,-1,0,0,0\n",
+		head + "obs,1,NaN,0,0\n",
+		head + "obs,1,0,0\n",
+		head + "\"obs\"x,1,0,0,0\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		rows, err := ReadCSV(bytes.NewReader(data), "fuzz.csv")
+		if err != nil {
+			if !strings.Contains(err.Error(), "fuzz.csv") {
+				t.Errorf("error does not name the file: %v", err)
+			}
+			return
+		}
+		for _, r := range rows {
+			if err := CheckMethod(r.Method); err != nil {
+				t.Fatalf("accepted %+v: %v", r, err)
+			}
+			for _, v := range []float64{r.TrMMD, r.TrAcc, r.TeAcc} {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					t.Fatalf("accepted %+v", r)
+				}
+			}
+		}
+		var buf bytes.Buffer
+		if err := WriteCSV(&buf, rows); err != nil {
+			t.Fatal(err)
+		}
+		back, err := ReadCSV(&buf, "rewritten.csv")
+		if err != nil {
+			t.Fatalf("rows read from the input do not read back once written: %v", err)
+		}
+		want := AsWritten(rows)
+		if len(back) != len(want) {
+			t.Fatalf("%d rows read back, %d written", len(back), len(want))
+		}
+		for i := range back {
+			if back[i] != want[i] {
+				t.Fatalf("row %d read back as %+v, written as %+v", i, back[i], want[i])
+			}
+		}
+	})
+}
+
+// FuzzReadVarianceCSV feeds arbitrary bytes to the reader of variance.csv. It must never
+// panic, and what it accepts must be points of known estimators with a batch size of at
+// least 2, at least one batch and finite numbers.
+func FuzzReadVarianceCSV(f *testing.F) {
+	head := VarianceCSVHeader + "\n"
+	for _, s := range []string{
+		head + "full,1000,0.250000,0.031235,100\ndr+,2000,0.3,0.1,100\n",
+		head,
+		"",
+		"estimator,size,mean,std,n\n",
+		head + "full,x,0.2,0.1,100\n",
+		head + "full,1000,Inf,0.1,100\n",
+		head + "foo,1000,0.2,0.1,100\n",
+		head + "full,1000,0.2,0.1\n",
+		head + "\"full\"x,1000,0.2,0.1,100\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		pts, err := readVarianceCSV(bytes.NewReader(data), "fuzz.csv")
+		if err != nil {
+			if !strings.Contains(err.Error(), "fuzz.csv") {
+				t.Errorf("error does not name the file: %v", err)
+			}
+			return
+		}
+		for _, p := range pts {
+			if CheckMethod(p.Estimator) != nil || p.BatchSize < 2 || p.N < 1 ||
+				math.IsNaN(p.Mean) || math.IsInf(p.Mean, 0) || math.IsNaN(p.Std) || math.IsInf(p.Std, 0) {
+				t.Fatalf("accepted %+v", p)
+			}
+		}
+	})
+}
