@@ -12,8 +12,9 @@
 #      this machine's CA bundle, so that HTTPS inside the build verifies wherever the host's
 #      does. The Go version of that tree must match the FROM line's (1.26 accepts any 1.26.x).
 #      The image is labelled invmmd.local-base=1; later runs reuse it.
-#   3. Builds docker/Dockerfile into $INVMMD_DOCKER_IMAGE (default invmmd) and times it; the
-#      image it replaces is removed (by id), so that re-runs do not pile up untagged images.
+#   3. Builds docker/Dockerfile into $INVMMD_DOCKER_IMAGE (default invmmd) and times it (podman
+#      and buildah with --isolation chroot); the image it replaces is removed (by id), so that
+#      re-runs do not pile up untagged images.
 #   4. Inside the image: `go test ./invmmd/`, notebook 00 executed headless by
 #      scripts/notebooks.sh (nbconvert, then cmd/nbcheck on its outputs), and
 #      `invmmd sim -quick -out /tmp/q` (its tables checked to exist and be non-empty).
@@ -326,13 +327,15 @@ buildah)
 esac
 
 # ---------------------------------------------------------------------------------------------
-# Build the committed Dockerfile as it is.
+# Build the committed Dockerfile as it is. podman and buildah build with chroot isolation: the
+# RUN steps then need no OCI runtime and no container network (where podman run works, its
+# network may still lack a backend), and they reach apt and the Go proxy through the host's network.
 old_id=$(image_id "$engine" "$image" || true)
 say "building $dockerfile into $image"
 t0=$SECONDS
 case "$engine" in
 docker) docker build -f "$dockerfile" -t "$image" . ;;
-podman) podman build -f "$dockerfile" -t "$image" . ;;
+podman) podman build --isolation chroot -f "$dockerfile" -t "$image" . ;;
 buildah) buildah bud --isolation chroot -f "$dockerfile" -t "$image" . ;;
 esac || fail "building $dockerfile with $engine failed (output above)"
 build_s=$((SECONDS - t0))
