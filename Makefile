@@ -5,7 +5,7 @@
 
 SHELL := /bin/bash
 
-.PHONY: setup figures quick test test-short test-go test-notebooks test-slurm pages bench
+.PHONY: setup figures quick test test-short test-go test-notebooks test-slurm test-docker pages bench
 
 # Install Jupyter, GoNB and goimports, register the kernel, fetch the data.
 setup:
@@ -54,6 +54,13 @@ test-notebooks:
 # as a job array of 4 plus the merge, compared with an unsharded run (scripts/slurm/test.sh).
 test-slurm:
 	./scripts/slurm/test.sh
+
+# The container image for real: builds docker/Dockerfile unchanged with docker, podman or buildah
+# (where no registry is reachable, its golang base is built here from Debian's packages), then
+# inside the image runs go test ./invmmd/, notebook 00 and a quick simulation, and serves the
+# notebooks where a container can run (scripts/docker/test.sh; docker/README.md).
+test-docker:
+	./scripts/docker/test.sh
 
 # Regenerate the committed notebook outputs: every notebook executed in quick mode (about five
 # minutes on 2 cores), checked, and written back with its outputs to notebooks/ (so that a
