@@ -32,6 +32,7 @@ import (
 	_ "github.com/invmmd/invmmd/invmmd/prop1"
 	_ "github.com/invmmd/invmmd/invmmd/results"
 	_ "github.com/invmmd/invmmd/invmmd/sim"
+	_ "github.com/invmmd/invmmd/invmmd/simcont"
 	_ "github.com/invmmd/invmmd/invmmd/tabular"
 	_ "github.com/invmmd/invmmd/invmmd/tmnist"
 	_ "github.com/invmmd/invmmd/invmmd/train"
