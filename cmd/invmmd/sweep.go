@@ -239,7 +239,7 @@ func publish(exp experiments.Experiment, out string, stdout io.Writer) error {
 func drawResults(rows []results.Row, exp experiments.Experiment, l float64, dir string, stdout io.Writer) ([]string, error) {
 	sums := results.Summarize(results.AsWritten(rows))
 	title := fmt.Sprintf("%s, λ = %s", exp.Title, results.LambdaName(l))
-	if err := results.WriteMarkdown(stdout, title, sums, exp.Paper[l]); err != nil {
+	if err := results.WriteMarkdownNote(stdout, title, sums, exp.Paper[l], exp.TrMMDNote()); err != nil {
 		return nil, err
 	}
 	fmt.Fprintln(stdout)

@@ -146,7 +146,10 @@ func (s *Set) Subset(name string, idx []int) *Set {
 
 // Summary describes a set's balance: what a reader checks before trusting a table.
 type Summary struct {
-	Name          string
+	Name string
+	// Kind is the nuisance's kind; for a nuisance that is not binary the (Y, Z) statistics
+	// below are zero and String leaves them out.
+	Kind          ZKind `json:",omitempty"`
 	N             int
 	ZKnown        bool          // every Z is known; when false, the Z counts cover observed rows only
 	PY1           float64       // P(Y = 1)
@@ -226,6 +229,13 @@ func ratio(a, b int) float64 {
 // String renders the summary on one line.
 func (s Summary) String() string {
 	var b strings.Builder
+	if s.Kind != BinaryZ {
+		fmt.Fprintf(&b, "%-5s n=%d  P(Y=1)=%.3f  Z %v  observed=%.3f", s.Name, s.N, s.PY1, s.Kind, s.PObserved)
+		if s.HasGTrue {
+			fmt.Fprintf(&b, "  mean G=%.3f", s.MeanGTrue)
+		}
+		return b.String()
+	}
 	fmt.Fprintf(&b, "%-5s n=%d  P(Y=1)=%.3f  P(Z=1)=%.3f  P(Z=1|Y=0)=%.3f  P(Z=1|Y=1)=%.3f  P(Y=Z)=%.3f  observed=%.3f",
 		s.Name, s.N, s.PY1, s.PZ1, s.PZ1GivenY[0], s.PZ1GivenY[1], s.PAgreeYZ, s.PObserved)
 	if s.HasGTrue {
@@ -258,7 +268,7 @@ func (sp Splits) Validate() error {
 // summarizeOther is Summarize for a nuisance that is not binary: label balance, observed
 // share and the true G.
 func (s *Set) summarizeOther() Summary {
-	sum := Summary{Name: s.Name, N: s.Len(), ZKnown: s.ZKnown()}
+	sum := Summary{Name: s.Name, Kind: s.Nuisance.Kind, N: s.Len(), ZKnown: s.ZKnown()}
 	n := float64(sum.N)
 	for i := 0; i < s.Len(); i++ {
 		sum.PY1 += s.Y[i] / n

@@ -127,7 +127,7 @@ func Merge(exp Experiment, storeDir, tableDir string) (*Merged, error) {
 		md := strings.TrimSuffix(p, ".csv") + ".md"
 		err := store.WriteFile(md, func(w io.Writer) error {
 			title := fmt.Sprintf("%s, λ = %s", exp.Title, results.LambdaName(l))
-			if err := results.WriteMarkdown(w, title, results.Summarize(rows[l]), exp.Paper[l]); err != nil {
+			if err := results.WriteMarkdownNote(w, title, results.Summarize(rows[l]), exp.Paper[l], exp.TrMMDNote()); err != nil {
 				return err
 			}
 			fmt.Fprintf(w, "\nConfiguration: %s (backend %s; timings in %s). Seeds %v.\n", filepath.Base(cfgPath), backendName, filepath.Base(timePath), sw.Seeds)

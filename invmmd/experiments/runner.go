@@ -48,6 +48,9 @@ type Experiment struct {
 	// Examples, when set, returns example images of the data of a seed, drawn as
 	// NAME_examples next to the results figures.
 	Examples func(seed uint64) (ExampleImages, error)
+	// MMDNote says under the tables what their tr mmd row is; empty means
+	// results.DefaultMMDNote (the full estimator of the paper's Σ_y MMD²_y).
+	MMDNote string
 	// ZMap chooses the kernel on a nuisance that is not binary: its feature map is fixed
 	// for each seed from the observed Z of the training split (invmmd.NewMap). Ignored for
 	// a binary Z.
@@ -435,4 +438,13 @@ func CurveOf(h *train.History) results.Curve {
 		c.Epochs[i] = results.CurvePoint{Epoch: e.Epoch, TrainLoss: e.TrainLoss, ValObjective: e.ValObjective}
 	}
 	return c
+}
+
+// TrMMDNote is the tables' footnote on what their tr mmd row is (MMDNote, or
+// results.DefaultMMDNote).
+func (exp Experiment) TrMMDNote() string {
+	if exp.MMDNote != "" {
+		return exp.MMDNote
+	}
+	return results.DefaultMMDNote
 }

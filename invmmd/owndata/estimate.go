@@ -271,7 +271,11 @@ func (e *Estimates) Markdown() string {
 			what = fmt.Sprintf("joint MMD² between p(h, Z) and p(h)·p(Z) over all rows; kernel on Z: %s", e.ZMap.Describe())
 		}
 	}
-	fmt.Fprintf(&b, "\n%s; Gaussian kernel on h σ = %.4g, every row in both the main terms and the normalisers\n\n", what, e.Sigma)
+	rows := "every row in both the main terms and the normalisers"
+	if e.ZMap != nil {
+		rows = "every row in the U-statistics (the joint estimand has no normalisers)"
+	}
+	fmt.Fprintf(&b, "\n%s; Gaussian kernel on h σ = %.4g, %s\n\n", what, e.Sigma, rows)
 	fmt.Fprintln(&b, "| estimator | MMD² ± jackknife SE | per stratum | unreliable strata |")
 	fmt.Fprintln(&b, "|---|---|---|---|")
 	for _, r := range e.Results {

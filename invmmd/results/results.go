@@ -219,11 +219,21 @@ func cellOf(rs []Row, f func(Row) float64) Cell {
 	return Cell{m, math.Sqrt(v)}
 }
 
+// DefaultMMDNote says what the tr mmd row of the paper's experiments is.
+const DefaultMMDNote = "tr mmd is the full estimator of Σ_y MMD²_y on the training set."
+
 // WriteMarkdown writes a table of sums next to the paper's numbers (when paper is not nil),
 // in the paper's layout: a column per method, rows train MMD, train accuracy and test
 // accuracy. Our cells are mean ± standard deviation over seeds; a method with one seed
-// shows its value alone.
+// shows its value alone. The footnote says what tr mmd is with DefaultMMDNote.
 func WriteMarkdown(w io.Writer, title string, sums []Summary, paper map[string]PaperRow) error {
+	return WriteMarkdownNote(w, title, sums, paper, DefaultMMDNote)
+}
+
+// WriteMarkdownNote is WriteMarkdown with the footnote's sentence on what tr mmd is given
+// (an experiment whose penalty is not the paper's MMD², e.g. the joint MMD² of a continuous
+// nuisance, says so).
+func WriteMarkdownNote(w io.Writer, title string, sums []Summary, paper map[string]PaperRow, mmdNote string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### %s\n\n", title)
 	b.WriteString("| | ")
@@ -265,10 +275,13 @@ func WriteMarkdown(w io.Writer, title string, sums []Summary, paper map[string]P
 	for _, s := range sums {
 		n = max(n, s.N)
 	}
-	if n == 1 {
-		b.WriteString("\nOne seed: our numbers have no standard deviation (the paper's are over three seeds). tr mmd is the full estimator of Σ_y MMD²_y on the training set.\n")
-	} else {
-		fmt.Fprintf(&b, "\nMean ± standard deviation over %d seeds. tr mmd is the full estimator of Σ_y MMD²_y on the training set.\n", n)
+	switch {
+	case n == 1 && paper != nil:
+		fmt.Fprintf(&b, "\nOne seed: our numbers have no standard deviation (the paper's are over three seeds). %s\n", mmdNote)
+	case n == 1:
+		fmt.Fprintf(&b, "\nOne seed: our numbers have no standard deviation. %s\n", mmdNote)
+	default:
+		fmt.Fprintf(&b, "\nMean ± standard deviation over %d seeds. %s\n", n, mmdNote)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
