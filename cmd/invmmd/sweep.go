@@ -248,7 +248,7 @@ func drawResults(rows []results.Row, exp experiments.Experiment, l float64, dir 
 		return nil, fmt.Errorf("%s, λ = %s: %w", exp.Name, results.LambdaName(l), err)
 	}
 	base := filepath.Join(dir, exp.Name+"_lambda"+results.LambdaName(l))
-	if err := figures.SaveGrid(plots, base, 2*figures.Width, figures.Height); err != nil {
+	if err := figures.SaveGrid(plots, base, figures.ResultsWidth, figures.ResultsHeight); err != nil {
 		return nil, err
 	}
 	return []string{base + ".png", base + ".svg"}, nil

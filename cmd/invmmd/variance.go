@@ -20,7 +20,7 @@ func drawVariance(pts []results.VariancePoint, dir string) (string, error) {
 		return "", err
 	}
 	base := filepath.Join(dir, "variance")
-	return base, figures.SaveGrid(plots, base, 2*figures.Width, figures.Height)
+	return base, figures.SaveGrid(plots, base, figures.VarianceWidth, figures.VarianceHeight)
 }
 
 func runVariance(args []string, stdout, stderr io.Writer) error {

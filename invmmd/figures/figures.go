@@ -5,7 +5,8 @@
 //
 // Every plot is drawn the same way (drawGrid): a white background, the panels of a grid with
 // aligned axes, and each panel's legend in a column to the right of its data area, so that
-// no legend hides data.
+// no legend hides data. The colours are the palette's (palette.go): one per method in every
+// figure.
 package figures
 
 import (
@@ -149,26 +150,37 @@ func withFontFallback(svg string) string {
 // legendGap separates a panel's data area from its legend column.
 const legendGap = 4 * vg.Millimeter
 
-// panelLayout splits a panel's canvas into the canvas the plot is drawn in and the column to
-// its right that holds the legend (empty when the legend has no entries).
-func panelLayout(p *plot.Plot, c draw.Canvas) (plotC, legendC draw.Canvas) {
+// legendWidth is the width of the column right of p's data area that holds its legend: the
+// legend, the gap before it and room after for the text's overhang; 0 without a legend.
+func legendWidth(p *plot.Plot, c draw.Canvas) vg.Length {
 	lw := p.Legend.Rectangle(c).Size().X
+	if lw == 0 {
+		return 0
+	}
+	return lw + 1.5*legendGap // the gap before, and room after for the text's overhang
+}
+
+// panelLayout splits a panel's canvas into the canvas the plot is drawn in and the column to
+// its right, lw wide, that holds the legend (empty when lw is 0).
+func panelLayout(p *plot.Plot, c draw.Canvas, lw vg.Length) (plotC, legendC draw.Canvas) {
 	if lw == 0 {
 		return c, draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{Min: c.Max, Max: c.Max}}
 	}
-	lw += 1.5 * legendGap // the gap before, and room after for the text's overhang
 	plotC = draw.Crop(c, 0, -lw, 0, 0)
-	data := p.DataCanvas(plotC)
-	legendC = draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{
-		Min: vg.Point{X: c.Max.X - lw + legendGap, Y: data.Min.Y},
-		Max: vg.Point{X: c.Max.X, Y: data.Max.Y},
-	}}
-	return plotC, legendC
+	return plotC, legendBeside(p, plotC, lw)
 }
 
-// drawPanel draws p with its legend outside the data area, to the right.
-func drawPanel(p *plot.Plot, c draw.Canvas) {
-	plotC, legendC := panelLayout(p, c)
+// legendBeside is the legend column lw wide right of plotC, as high as p's data area.
+func legendBeside(p *plot.Plot, plotC draw.Canvas, lw vg.Length) draw.Canvas {
+	data := p.DataCanvas(plotC)
+	return draw.Canvas{Canvas: plotC.Canvas, Rectangle: vg.Rectangle{
+		Min: vg.Point{X: plotC.Max.X + legendGap, Y: data.Min.Y},
+		Max: vg.Point{X: plotC.Max.X + lw, Y: data.Max.Y},
+	}}
+}
+
+// drawPanel draws p in plotC and its legend in legendC, outside the data area.
+func drawPanel(p *plot.Plot, plotC, legendC draw.Canvas) {
 	legend := p.Legend
 	p.Legend = plot.NewLegend() // drawn below, outside the data area
 	p.Draw(plotC)
@@ -182,28 +194,65 @@ func drawGrid(plots [][]*plot.Plot, dc draw.Canvas) {
 	// White background: PNG canvases start transparent.
 	dc.SetColor(color.White)
 	dc.Fill(dc.Rectangle.Path())
-	canvases := alignGrid(plots, dc)
+	plotCs, legendCs := layoutGrid(plots, dc)
 	for i, r := range plots {
 		for j, p := range r {
 			if p != nil {
-				drawPanel(p, canvases[i][j])
+				drawPanel(p, plotCs[i][j], legendCs[i][j])
 			}
 		}
 	}
 }
 
-// alignGrid returns the canvas of each panel of the grid, their data areas aligned. A single
-// plot gets the whole canvas, as gonum/plot draws it: figures sized to their content (the
-// textured-MNIST image grid) must not lose a margin.
-func alignGrid(plots [][]*plot.Plot, dc draw.Canvas) [][]draw.Canvas {
+// layoutGrid returns the canvas each panel of the grid is drawn in and the one its legend is
+// drawn in. The data areas are aligned and, column by column, as wide as each other: every
+// column gets the room its widest legend needs, right of its panels, and the rest is shared
+// equally. A single plot gets the whole canvas, as gonum/plot draws it: figures sized to
+// their content (the textured-MNIST image grid) must not lose a margin.
+func layoutGrid(plots [][]*plot.Plot, dc draw.Canvas) (plotCs, legendCs [][]draw.Canvas) {
 	if len(plots) == 1 && len(plots[0]) == 1 {
-		return [][]draw.Canvas{{dc}}
+		p := plots[0][0]
+		plotC, legendC := panelLayout(p, dc, legendWidth(p, dc))
+		return [][]draw.Canvas{{plotC}}, [][]draw.Canvas{{legendC}}
 	}
 	rows, cols := len(plots), 0
 	for _, r := range plots {
 		cols = max(cols, len(r))
 	}
+	lw := make([]vg.Length, cols)
+	var total vg.Length
+	for _, r := range plots {
+		for j, p := range r {
+			if p != nil {
+				lw[j] = max(lw[j], legendWidth(p, dc))
+			}
+		}
+	}
+	for _, w := range lw {
+		total += w
+	}
+	// Align the panels on a canvas narrower by the legends' width, then move each column
+	// right by the legends of the columns left of it.
+	narrow := dc
+	narrow.Max.X -= total
 	t := draw.Tiles{Rows: rows, Cols: cols, PadX: 8 * vg.Millimeter, PadY: 6 * vg.Millimeter,
 		PadTop: 2 * vg.Millimeter, PadBottom: 2 * vg.Millimeter, PadLeft: 2 * vg.Millimeter, PadRight: 2 * vg.Millimeter}
-	return plot.Align(plots, t, dc)
+	aligned := plot.Align(plots, t, narrow)
+	plotCs, legendCs = make([][]draw.Canvas, rows), make([][]draw.Canvas, rows)
+	for i := range aligned {
+		plotCs[i], legendCs[i] = make([]draw.Canvas, len(aligned[i])), make([]draw.Canvas, len(aligned[i]))
+		var shift vg.Length
+		for j, c := range aligned[i] {
+			c.Min.X += shift
+			c.Max.X += shift
+			plotCs[i][j] = c
+			if j < len(plots[i]) && plots[i][j] != nil && lw[j] > 0 {
+				legendCs[i][j] = legendBeside(plots[i][j], c, lw[j])
+			} else {
+				legendCs[i][j] = draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{Min: c.Max, Max: c.Max}}
+			}
+			shift += lw[j]
+		}
+	}
+	return plotCs, legendCs
 }

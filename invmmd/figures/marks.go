@@ -3,11 +3,14 @@ package figures
 import (
 	"image/color"
 	"math"
+	"slices"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/invmmd/invmmd/invmmd/results"
 )
 
 // Marks shared by the results and variance figures: dots with whiskers that stay inside the
@@ -242,11 +245,14 @@ func (b *band) Thumbnail(c *draw.Canvas) {
 }
 
 // clippedLine is a polyline clipped to the y axis range, with the points beyond the range
-// drawn as triangles on the edge they crossed.
+// drawn as triangles on the edge they crossed. With every > 1 the glyph marks only every
+// every-th point from offset (the triangles mark every point beyond the range); a glyph of
+// radius 0 is not drawn.
 type clippedLine struct {
-	xys   plotter.XYs
-	line  draw.LineStyle
-	glyph draw.GlyphStyle
+	xys           plotter.XYs
+	line          draw.LineStyle
+	glyph         draw.GlyphStyle
+	every, offset int
 }
 
 // Plot implements plot.Plotter.
@@ -263,11 +269,15 @@ func (l *clippedLine) Plot(c draw.Canvas, p *plot.Plot) {
 		g := l.glyph
 		switch {
 		case xy.Y > ymax:
-			g.Shape, g.Radius = draw.TriangleGlyph{}, g.Radius*1.8
+			g.Shape, g.Radius = draw.TriangleGlyph{}, vg.Points(3.5)
 			pts[i].Y -= g.Radius
 		case xy.Y < ymin:
-			g.Shape, g.Radius = triangleDown{}, g.Radius*1.8
+			g.Shape, g.Radius = triangleDown{}, vg.Points(3.5)
 			pts[i].Y += g.Radius
+		default:
+			if g.Radius == 0 || g.Shape == nil || (l.every > 1 && (i-l.offset)%l.every != 0) {
+				continue
+			}
 		}
 		c.DrawGlyph(g, pts[i])
 	}
@@ -277,7 +287,9 @@ func (l *clippedLine) Plot(c draw.Canvas, p *plot.Plot) {
 func (l *clippedLine) Thumbnail(c *draw.Canvas) {
 	y := c.Center().Y
 	c.StrokeLine2(l.line, c.Min.X, y, c.Max.X, y)
-	c.DrawGlyph(l.glyph, c.Center())
+	if l.glyph.Radius > 0 && l.glyph.Shape != nil {
+		c.DrawGlyph(l.glyph, c.Center())
+	}
 }
 
 // clipped counts the points of the line beyond the y range [lo, hi].
@@ -297,4 +309,192 @@ func trim3(v float64) string {
 		return plotFormat(v, 1)
 	}
 	return plotFormat(v, 3)
+}
+
+// Sizes of seedMarks, in points.
+const (
+	seedRadius = 2.6
+	meanHalf   = 9   // half-width of the mean's bar
+	meanWidth  = 2.5 // thickness of the mean's bar
+)
+
+// seedMarks draws, per method, each seed's value as a small dot in the method's colour
+// (spread sideways around x, in the rows' order, so that equal values stay apart), the mean
+// as a horizontal bar and the standard deviation as a whisker clipped to the seeds' range.
+// Marks beyond the y axis range are drawn on the edge: a seed as a small triangle, the mean
+// as a triangle with its value printed left of it, a cut whisker as an open triangle.
+type seedMarks struct{ entries []seedEntry }
+
+type seedEntry struct {
+	x            float64
+	mean, lo, hi float64 // the whisker: mean ± sd, clipped to the seeds' range
+	seeds        []float64
+	color        color.Color
+}
+
+// add appends a method's marks at x: c's mean ± sd and the seeds' values (none: the mean ±
+// sd alone).
+func (m *seedMarks) add(x float64, c results.Cell, seeds []float64, col color.Color) {
+	e := seedEntry{x: x, mean: c.Mean, lo: c.Mean - c.Std, hi: c.Mean + c.Std, seeds: seeds, color: col}
+	if len(seeds) > 0 {
+		e.lo, e.hi = math.Max(e.lo, slices.Min(seeds)), math.Min(e.hi, slices.Max(seeds))
+	}
+	m.entries = append(m.entries, e)
+}
+
+// hasSeeds says whether any method has per-seed values.
+func (m *seedMarks) hasSeeds() bool {
+	for _, e := range m.entries {
+		if len(e.seeds) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// seedX returns the x of the k-th of n seeds of a method drawn at x.
+func seedX(x float64, k, n int) float64 {
+	if n < 2 {
+		return x
+	}
+	return x - seedHalf + 2*seedHalf*float64(k)/float64(n-1)
+}
+
+// Plot implements plot.Plotter.
+func (m *seedMarks) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	ymin, ymax := p.Y.Min, p.Y.Max
+	label := plot.New().Y.Tick.Label
+	label.Font.Size = vg.Points(tickSize - 1)
+	label.XAlign = draw.XRight
+	for _, e := range m.entries {
+		x := trX(e.x)
+		whisker := draw.LineStyle{Color: e.color, Width: vg.Points(1.4)}
+		if e.hi > e.lo && e.hi >= ymin && e.lo <= ymax {
+			lo, hi := math.Max(e.lo, ymin), math.Min(e.hi, ymax)
+			c.StrokeLine2(whisker, x, trY(lo), x, trY(hi))
+			for _, v := range []float64{e.lo, e.hi} {
+				if v >= ymin && v <= ymax {
+					c.StrokeLine2(whisker, x-vg.Points(4), trY(v), x+vg.Points(4), trY(v))
+				}
+			}
+			open := draw.GlyphStyle{Color: e.color, Radius: vg.Points(3.5)}
+			if e.hi > ymax {
+				open.Shape = draw.PyramidGlyph{}
+				c.DrawGlyph(open, vg.Point{X: x, Y: trY(ymax) - open.Radius})
+			}
+			if e.lo < ymin {
+				open.Shape = triangleDownRing{}
+				c.DrawGlyph(open, vg.Point{X: x, Y: trY(ymin) + open.Radius})
+			}
+		}
+		switch {
+		case e.mean > ymax || e.mean < ymin:
+			g := draw.GlyphStyle{Color: e.color, Radius: vg.Points(4), Shape: draw.TriangleGlyph{}}
+			edge, at, sty := trY(ymax)-g.Radius, trY(ymax)-vg.Points(1), label
+			sty.YAlign = draw.YTop
+			if e.mean < ymin {
+				g.Shape = triangleDown{}
+				edge, at = trY(ymin)+g.Radius, trY(ymin)+vg.Points(1)
+				sty.YAlign = draw.YBottom
+			}
+			c.DrawGlyph(g, vg.Point{X: x, Y: edge})
+			sty.Color = e.color
+			c.FillText(sty, vg.Point{X: x - g.Radius - vg.Points(1), Y: at}, trim3(e.mean))
+		default:
+			bar := draw.LineStyle{Color: e.color, Width: vg.Points(meanWidth)}
+			c.StrokeLine2(bar, x-vg.Points(meanHalf), trY(e.mean), x+vg.Points(meanHalf), trY(e.mean))
+		}
+		dot := draw.GlyphStyle{Color: withAlpha(e.color, 215), Radius: vg.Points(seedRadius), Shape: ringedCircle{}}
+		for k, v := range e.seeds {
+			pt := vg.Point{X: trX(seedX(e.x, k, len(e.seeds)))}
+			g := dot
+			switch {
+			case v > ymax:
+				g.Shape, g.Color = draw.TriangleGlyph{}, e.color
+				pt.Y = trY(ymax) - g.Radius
+			case v < ymin:
+				g.Shape, g.Color = triangleDown{}, e.color
+				pt.Y = trY(ymin) + g.Radius
+			default:
+				pt.Y = trY(v)
+			}
+			c.DrawGlyph(g, pt)
+		}
+	}
+}
+
+// GlyphBoxes implements plot.GlyphBoxer: one box per seed drawn inside the axis range, so
+// that a dot on the edge of the data area is not cut.
+func (m *seedMarks) GlyphBoxes(p *plot.Plot) []plot.GlyphBox {
+	var boxes []plot.GlyphBox
+	r := vg.Points(seedRadius)
+	for _, e := range m.entries {
+		for k, v := range e.seeds {
+			if v < p.Y.Min || v > p.Y.Max {
+				continue
+			}
+			boxes = append(boxes, plot.GlyphBox{
+				X: p.X.Norm(seedX(e.x, k, len(e.seeds))), Y: p.Y.Norm(v),
+				Rectangle: vg.Rectangle{Min: vg.Point{X: -r, Y: -r}, Max: vg.Point{X: r, Y: r}},
+			})
+		}
+	}
+	return boxes
+}
+
+// ringedCircle is a filled circle with a thin white ring, so that overlapping dots stay
+// apart.
+type ringedCircle struct{}
+
+func (ringedCircle) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
+	draw.CircleGlyph{}.DrawGlyph(c, sty, pt)
+	ring := sty
+	ring.Color = color.White
+	c.SetLineStyle(draw.LineStyle{Color: color.White, Width: vg.Points(0.5)})
+	var p vg.Path
+	p.Move(vg.Point{X: pt.X + sty.Radius, Y: pt.Y})
+	p.Arc(pt, sty.Radius, 0, 2*math.Pi)
+	p.Close()
+	c.Stroke(p)
+}
+
+// triangleDownRing is the outline of triangleDown: a whisker cut by the bottom of the axis.
+type triangleDownRing struct{}
+
+func (triangleDownRing) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
+	r := sty.Radius
+	var p vg.Path
+	p.Move(vg.Point{X: pt.X, Y: pt.Y - r})
+	p.Line(vg.Point{X: pt.X + r, Y: pt.Y + r*0.7})
+	p.Line(vg.Point{X: pt.X - r, Y: pt.Y + r*0.7})
+	p.Close()
+	c.SetLineStyle(draw.LineStyle{Color: sty.Color, Width: vg.Points(1)})
+	c.Stroke(p)
+}
+
+// Kinds of legendKey.
+const (
+	keyMean = iota // our mean ± sd: a bar on a whisker
+	keySeed        // our seeds: dots in three methods' colours
+)
+
+// legendKey is the legend thumbnail of a mark drawn in each method's colour.
+type legendKey struct{ kind int }
+
+// Thumbnail implements plot.Thumbnailer.
+func (k legendKey) Thumbnail(c *draw.Canvas) {
+	mid := c.Center()
+	switch k.kind {
+	case keyMean:
+		w := draw.LineStyle{Color: KeyColor, Width: vg.Points(1.4)}
+		c.StrokeLine2(w, mid.X, c.Min.Y, mid.X, c.Max.Y)
+		bar := draw.LineStyle{Color: KeyColor, Width: vg.Points(meanWidth)}
+		c.StrokeLine2(bar, mid.X-vg.Points(meanHalf), mid.Y, mid.X+vg.Points(meanHalf), mid.Y)
+	case keySeed:
+		for i, col := range []color.Color{Blue, Vermillion, BluishGreen} {
+			g := draw.GlyphStyle{Color: col, Radius: vg.Points(seedRadius), Shape: ringedCircle{}}
+			c.DrawGlyph(g, vg.Point{X: mid.X + vg.Points(6)*vg.Length(i-1), Y: mid.Y})
+		}
+	}
 }

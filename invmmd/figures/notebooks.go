@@ -20,9 +20,8 @@ import (
 // cellNames label the four (Y, Z) cells in the order Balance and Features2D draw them.
 var cellNames = [4]string{"Y=0, Z=0", "Y=0, Z=1", "Y=1, Z=0", "Y=1, Z=1"}
 
-// cellColors are the (Y, Z) cells' colours: blue and sky for Y = 0, red and orange for
-// Y = 1, the darker one for Z = Y.
-var cellColors = [4]color.Color{Blue, Sky, Orange, Red}
+// cellColor is the colour of cell c of cellNames (CellColors).
+func cellColor(c int) color.Color { return CellColors[c/2][c%2] }
 
 // Balance returns the two panels of a data set's balance, one group of four bars per split
 // (e.g. the Summarize of train, validation and test): the share of rows in each (Y, Z)
@@ -65,7 +64,7 @@ func Balance(sums []dataset.Summary) ([][]*plot.Plot, error) {
 			if err != nil {
 				return nil, fmt.Errorf("figures: Balance: %w", err)
 			}
-			b.Color = cellColors[c]
+			b.Color = cellColor(c)
 			b.LineStyle.Width = 0
 			b.Offset = vg.Points(barWidth * (float64(c) - 1.5))
 			pair.p.Add(b)
@@ -118,7 +117,7 @@ func Features2D(title string, s *dataset.Set, maxRows int) (*plot.Plot, error) {
 			if err != nil {
 				return nil, fmt.Errorf("figures: Features2D %q: %w", title, err)
 			}
-			sc.GlyphStyle.Color = cellColors[c]
+			sc.GlyphStyle.Color = cellColor(c)
 			sc.GlyphStyle.Radius = vg.Points(1.8)
 			sc.GlyphStyle.Shape = draw.CircleGlyph{}
 			if o == 0 {
@@ -139,7 +138,8 @@ func Features2D(title string, s *dataset.Set, maxRows int) (*plot.Plot, error) {
 
 // Curves returns the two panels of the training curves of one or more fits of h: the
 // training loss (mean over the epoch's steps of NLL + λ·penalty) and the validation
-// objective (the method's own estimator), per epoch, one line per fit, with a ring on the
+// objective (the method's own estimator), per epoch, one line per fit in its method's
+// colour (MethodColor, when the curve's name names one, e.g. "h (dr)"), with a ring on the
 // epoch whose weights were kept. It is an error to give no curve or one with no epoch,
 // or a non-finite value. (experiments.CurveOf makes a curve of a train.History.)
 func Curves(curves []results.Curve) ([][]*plot.Plot, error) {
@@ -163,7 +163,7 @@ func Curves(curves []results.Curve) ([][]*plot.Plot, error) {
 			lp = append(lp, plotter.XY{X: float64(e.Epoch), Y: e.TrainLoss})
 			vp = append(vp, plotter.XY{X: float64(e.Epoch), Y: e.ValObjective})
 		}
-		c := Series[k%len(Series)]
+		c := seriesColor(h.Name, k)
 		for _, pair := range []struct {
 			p   *plot.Plot
 			xys plotter.XYs

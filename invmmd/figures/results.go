@@ -4,27 +4,16 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/invmmd/invmmd/invmmd/results"
-)
-
-// Palette of the project's figures (colour-blind safe, Okabe & Ito 2008).
-var (
-	Blue   = color.RGBA{0, 114, 178, 255}
-	Orange = color.RGBA{230, 159, 0, 255}
-	Green  = color.RGBA{0, 158, 115, 255}
-	Red    = color.RGBA{213, 94, 0, 255}
-	Purple = color.RGBA{204, 121, 167, 255}
-	Sky    = color.RGBA{86, 180, 233, 255}
-	Yellow = color.RGBA{240, 228, 66, 255}
-	Black  = color.RGBA{0, 0, 0, 255}
-	Grey   = color.RGBA{120, 120, 120, 255}
-	Series = []color.Color{Blue, Orange, Green, Red, Purple, Sky, Black, Yellow}
 )
 
 // DefaultChance is the accuracy of guessing a balanced binary label, the bottom of the
@@ -75,17 +64,40 @@ func Hints(h results.FigureHints) ResultOption {
 	}
 }
 
-// Results returns the two panels of an experiment's summary figure, one point per method:
-//   - test accuracy on an axis from chance up, with lines at chance, at none's accuracy and
-//     at the invariant ceiling when given (Ceiling);
-//   - train MMD² (the full-data estimator) on a symmetric log axis (SymLog, linear within
-//     ±MMDLinear), so that none's large value and the others' small ones are all readable.
+// Size of a results figure (Results): two panels stacked, each as wide as the figure, so
+// that ten methods with their seeds get room, and text that stays legible when a README
+// shows the figure 900 pixels wide (11-point ticks are then 15 pixels high).
+const (
+	ResultsWidth  = 9 * vg.Inch
+	ResultsHeight = 7.5 * vg.Inch
+)
+
+// SplitGap is the gap in test accuracy between two groups of a method's seeds above which
+// the results figure says in words that the seeds split (e.g. "dr: 2 of 5 seeds below
+// 0.5"): a mean ± sd over seeds that went two ways describes neither.
+const SplitGap = 0.15
+
+// MMDLinearMax is the largest train MMD² (over seeds and the paper's means ± sd) that the
+// results figures draw on a linear axis; above it (textured MNIST's none, 1.9, next to
+// others of 0.01) the axis is a SymLog.
+const MMDLinearMax = 0.6
+
+// Results returns the two panels of an experiment's summary figure, one column per method,
+// stacked:
+//   - test accuracy on an axis from chance (or the lowest seed below it, down to as far below
+//     chance as the best value is above it, and a bit) up, with lines at chance, at none's
+//     accuracy and at the invariant ceiling when given (Ceiling);
+//   - train MMD² (the full-data estimator) on a linear axis, or a SymLog one (linear within
+//     ±MMDLinear) when a value exceeds MMDLinearMax.
 //
-// Ours is a filled dot with a ± standard deviation whisker over seeds; the paper's mean and
-// standard deviation, where it reports the method, is an open diamond beside it. A value
-// beyond the axis is a triangle on the edge with its value printed. One legend, right of the
-// train-MMD panel (so right of the figure), says what the markers of both panels, the
-// accuracy panel's lines and the train-MMD axis are; the accuracy panel has none.
+// Ours, in the method's colour (MethodColor): each seed a small dot (Summary.Rows; spread
+// sideways so that equal values stay apart), the mean a horizontal bar and ± one standard
+// deviation a whisker, clipped to the seeds' range. The paper's mean ± sd, where it reports
+// the method, is an open diamond beside it in PaperColor. A value beyond the axis is a
+// triangle on the edge (the mean's with its value printed), and a whisker cut by the axis
+// ends in an open triangle. Each panel has its own legend, right of it. When a method's
+// seeds split by more than SplitGap in test accuracy, the accuracy panel says so below its
+// axis.
 func Results(title string, sums []results.Summary, paper map[string]results.PaperRow, opts ...ResultOption) ([][]*plot.Plot, error) {
 	if len(sums) == 0 {
 		return nil, fmt.Errorf("figures: Results %q: no methods", title)
@@ -94,129 +106,291 @@ func Results(title string, sums []results.Summary, paper map[string]results.Pape
 	for _, f := range opts {
 		f(&o)
 	}
-	acc := methodPanel(title+": test accuracy", "test accuracy", false, sums, paper, o,
-		func(s results.Summary) results.Cell { return s.TeAcc },
-		func(p results.PaperRow) results.Cell { return p.TeAcc })
-	// The markers mean the same in both panels: one legend, right of the figure (the
-	// train-MMD panel's), says what they and the accuracy panel's lines are.
-	mmd := methodPanel(title+": train MMD² (full-data estimator)", "train MMD²", true, sums, paper, o,
-		func(s results.Summary) results.Cell { return s.TrMMD },
-		func(p results.PaperRow) results.Cell { return p.TrMMD })
-	if err := mmdAxis(mmd, sums, paper); err != nil {
-		return nil, fmt.Errorf("figures: Results %q: %w", title, err)
+	for _, s := range sums {
+		for _, v := range append(seedValues(s, func(r results.Row) float64 { return r.TrMMD }), s.TrMMD.Mean) {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("figures: Results %q: method %s: train MMD %v", title, s.Method, v)
+			}
+		}
 	}
-	accuracyAxis(acc, &mmd.Legend, sums, paper, o)
-	mmd.Legend.Add(" ")
-	mmd.Legend.Add("right panel: log axis,")
-	mmd.Legend.Add(fmt.Sprintf("linear within ±%g", MMDLinear))
-	return [][]*plot.Plot{{acc, mmd}}, nil
+	acc := methodPanel(title+": test accuracy", "test accuracy", sums, paper, o,
+		func(s results.Summary) results.Cell { return s.TeAcc },
+		func(r results.Row) float64 { return r.TeAcc },
+		func(p results.PaperRow) results.Cell { return p.TeAcc })
+	mmd := methodPanel(title+": train MMD² (full-data estimator)", "train MMD²", sums, paper, o,
+		func(s results.Summary) results.Cell { return s.TrMMD },
+		func(r results.Row) float64 { return r.TrMMD },
+		func(p results.PaperRow) results.Cell { return p.TrMMD })
+	accuracyAxis(acc, sums, paper, o)
+	mmdAxis(mmd, sums, paper)
+	if c := splitCaption(sums, o.chance); c != "" {
+		acc.X.Label.Text = wrap(c, 95)
+	}
+	return [][]*plot.Plot{{acc}, {mmd}}, nil
 }
 
-// methodPanel draws ours and the paper's value of one cell per method; with legend, its
-// legend says what the markers are.
-func methodPanel(title, ylabel string, legend bool, sums []results.Summary, paper map[string]results.PaperRow, o resultOptions,
-	ours func(results.Summary) results.Cell, theirs func(results.PaperRow) results.Cell) *plot.Plot {
+// seedValues returns f of each of s's rows (nil when the summary has none).
+func seedValues(s results.Summary, f func(results.Row) float64) []float64 {
+	var vs []float64
+	for _, r := range s.Rows {
+		vs = append(vs, f(r))
+	}
+	return vs
+}
+
+// splitCaption is the accuracy panel's caption: for each method whose seeds split in two
+// (seedSplit), how many fell below where, methods that split alike named together (e.g.
+// "dr, dr+: 2 of 5 seeds below 0.5"); "" when none split.
+func splitCaption(sums []results.Summary, chance float64) string {
+	var order []string
+	by := map[string][]string{}
+	for _, s := range sums {
+		c, ok := seedSplit(s.Method, seedValues(s, func(r results.Row) float64 { return r.TeAcc }), chance)
+		if !ok {
+			continue
+		}
+		_, what, _ := strings.Cut(c, ": ")
+		if _, ok := by[what]; !ok {
+			order = append(order, what)
+		}
+		by[what] = append(by[what], s.Method)
+	}
+	if len(order) == 0 {
+		return ""
+	}
+	parts := make([]string, len(order))
+	for i, what := range order {
+		parts[i] = strings.Join(by[what], ", ") + ": " + what
+	}
+	return fmt.Sprintf("Seeds split by more than %g in test accuracy: %s.", SplitGap, strings.Join(parts, "; "))
+}
+
+// seedSplit says, for a method's per-seed values, whether they fall in two groups apart by
+// more than SplitGap, and if so a caption such as "dr: 2 of 5 seeds below 0.5": the number
+// of seeds below the widest gap, and the gap's threshold (chance when it lies in the gap,
+// else the gap's midpoint to two decimals).
+func seedSplit(method string, vals []float64, chance float64) (string, bool) {
+	if len(vals) < 2 {
+		return "", false
+	}
+	v := slices.Clone(vals)
+	slices.Sort(v)
+	k := 0 // the gap is between v[k] and v[k+1]
+	for i := 1; i < len(v)-1; i++ {
+		if v[i+1]-v[i] > v[k+1]-v[k] {
+			k = i
+		}
+	}
+	lo, hi := v[k], v[k+1]
+	if hi-lo <= SplitGap {
+		return "", false
+	}
+	at := plotFormat(math.Round((lo+hi)*50)/100, 2)
+	if chance > lo && chance < hi {
+		at = strconv.FormatFloat(chance, 'g', -1, 64)
+	}
+	return fmt.Sprintf("%s: %d of %d seeds below %s", method, k+1, len(v), at), true
+}
+
+// wrap breaks s into lines of at most width runes, at spaces.
+func wrap(s string, width int) string {
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(s) {
+		if line != "" && utf8.RuneCountInString(line)+1+utf8.RuneCountInString(w) > width {
+			lines = append(lines, line)
+			line = ""
+		}
+		if line != "" {
+			line += " "
+		}
+		line += w
+	}
+	return strings.Join(append(lines, line), "\n")
+}
+
+// Font sizes of the results and variance figures, in points: chosen for the figures shown
+// 900 pixels wide (ResultsWidth, VarianceWidth).
+const (
+	titleSize  = 13
+	labelSize  = 12
+	tickSize   = 11
+	legendSize = 11
+)
+
+// legible sets p's fonts to the sizes above.
+func legible(p *plot.Plot) {
+	p.Title.TextStyle.Font.Size = vg.Points(titleSize)
+	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		a.Label.TextStyle.Font.Size = vg.Points(labelSize)
+		a.Tick.Label.Font.Size = vg.Points(tickSize)
+	}
+	p.Legend.TextStyle.Font.Size = vg.Points(legendSize)
+	p.Legend.ThumbnailWidth = vg.Points(22)
+	p.Title.Padding = vg.Points(6)
+}
+
+// Offsets, in method slots, of our marks and the paper's within a method's column, and the
+// half-width of the spread of our seeds.
+const (
+	oursAt   = -0.13
+	paperAt  = 0.22
+	seedHalf = 0.1
+)
+
+// methodPanel draws one cell of each method: our seeds, mean and sd in the method's colour
+// and the paper's value; its legend says what the marks are.
+func methodPanel(title, ylabel string, sums []results.Summary, paper map[string]results.PaperRow, o resultOptions,
+	ours func(results.Summary) results.Cell, seed func(results.Row) float64, theirs func(results.PaperRow) results.Cell) *plot.Plot {
 	p := plot.New()
+	legible(p)
 	p.Title.Text = title
 	p.Y.Label.Text = ylabel
 	grid := plotter.NewGrid()
 	grid.Vertical.Width = 0
+	grid.Horizontal.Color = color.Gray{Y: 225}
 	p.Add(grid)
-	we, them := newDotWhiskers(Blue, draw.CircleGlyph{}, true), newDotWhiskers(Red, diamond{}, false)
-	we.labelLeft = true // ours sits left of the paper's
+	them := newDotWhiskers(PaperColor, diamond{}, false)
+	them.whisker.Width = vg.Points(1)
+	we := &seedMarks{}
 	names := make([]string, len(sums))
 	minN, maxN := sums[0].N, sums[0].N
 	for i, s := range sums {
 		names[i] = s.Method
 		minN, maxN = min(minN, s.N), max(maxN, s.N)
 		x := float64(i)
-		pr, ok := paper[s.Method]
-		if ok {
-			x -= 0.15
+		if pr, ok := paper[s.Method]; ok {
 			c := theirs(pr)
-			them.add(float64(i)+0.15, c.Mean, c.Std)
+			them.add(x+paperAt, c.Mean, c.Std)
+			x += oursAt
 		}
 		c := ours(s)
-		we.add(x, c.Mean, c.Std)
+		col, ok := MethodColor(s.Method)
+		if !ok {
+			col = Series[i%len(Series)]
+		}
+		we.add(x, c, seedValues(s, seed), col)
 	}
 	p.Add(we)
-	seeds := fmt.Sprintf("%d seeds", maxN)
-	if minN != maxN {
-		seeds = fmt.Sprintf("%d–%d seeds", minN, maxN)
-	}
 	if len(them.x) > 0 {
 		p.Add(them)
 	}
-	if legend {
-		p.Legend.Add("both panels:")
-		if maxN <= 1 {
-			p.Legend.Add("ours (1 seed: no spread)", we)
-		} else {
-			p.Legend.Add("ours: mean ± sd over "+seeds, we)
+	seeds := fmt.Sprintf("%d seeds", maxN)
+	if minN != maxN {
+		seeds = fmt.Sprintf("%d–%d seeds", minN, maxN)
+	} else if maxN == 1 {
+		seeds = "1 seed"
+	}
+	if maxN > 1 {
+		p.Legend.Add("ours, "+seeds+": mean ± sd", legendKey{kind: keyMean})
+		if we.hasSeeds() {
+			p.Legend.Add("  (the bar ends at the seeds' range)")
 		}
-		if len(them.x) > 0 {
-			label := "paper: mean ± sd, where reported"
-			if o.paperDataset != "" {
-				label = fmt.Sprintf("paper (%s): mean ± sd, where reported", o.paperDataset)
-			}
-			p.Legend.Add(label, them)
+	} else {
+		p.Legend.Add("ours, 1 seed (no spread)", legendKey{kind: keyMean})
+	}
+	if we.hasSeeds() {
+		p.Legend.Add("ours: each seed", legendKey{kind: keySeed})
+	}
+	if len(them.x) > 0 {
+		label := fmt.Sprintf("paper, %d seeds: mean ± sd", results.PaperSeeds)
+		if o.paperDataset != "" {
+			label = fmt.Sprintf("paper (%s), %d seeds: mean ± sd", o.paperDataset, results.PaperSeeds)
 		}
+		p.Legend.Add(label, them)
 	}
 	p.NominalX(names...)
 	p.X.Min, p.X.Max = -0.6, float64(len(sums))-0.4
 	return p
 }
 
-// accuracyAxis starts the accuracy axis just below chance, ends it just above the highest
-// value, and adds the reference lines, named in legend under "left panel (test accuracy):".
-func accuracyAxis(p *plot.Plot, legend *plot.Legend, sums []results.Summary, paper map[string]results.PaperRow, o resultOptions) {
+// accuracyAxis fits the accuracy axis to the values (see Results) and adds the reference
+// lines, named in the panel's legend.
+func accuracyAxis(p *plot.Plot, sums []results.Summary, paper map[string]results.PaperRow, o resultOptions) {
 	hi := o.chance
 	if !math.IsNaN(o.ceiling) {
 		hi = math.Max(hi, o.ceiling)
 	}
+	var vals []float64
 	for _, s := range sums {
-		hi = math.Max(hi, s.TeAcc.Mean+s.TeAcc.Std)
+		vals = append(vals, s.TeAcc.Mean)
+		seeds := seedValues(s, func(r results.Row) float64 { return r.TeAcc })
+		vals = append(vals, seeds...)
+		top := s.TeAcc.Mean + s.TeAcc.Std
+		if len(seeds) > 0 {
+			top = math.Min(top, slices.Max(seeds))
+		}
+		hi = math.Max(hi, top)
 		if pr, ok := paper[s.Method]; ok {
 			hi = math.Max(hi, pr.TeAcc.Mean+pr.TeAcc.Std)
+			vals = append(vals, pr.TeAcc.Mean)
 		}
 	}
-	span := hi - o.chance
-	p.Y.Min = o.chance - 0.04*span
+	// Below chance: down to the lowest value, unless it lies further below chance than 1.2
+	// times the top lies above it (textured MNIST's none, at 0.13 next to others at 0.7,
+	// would squash the rest): those are drawn on the edge.
+	lo := o.chance
+	floor := o.chance - 1.2*(hi-o.chance)
+	for _, v := range vals {
+		if v >= floor {
+			lo = math.Min(lo, v)
+		}
+	}
+	span := hi - lo
+	p.Y.Min = math.Max(0, lo-0.04*span)
 	p.Y.Max = math.Min(1, hi+0.06*span)
 	p.Y.Tick.Marker = roundTicks{}
-	chance := newHLine(o.chance, Grey, vg.Points(6), vg.Points(3))
+	chance := newHLine(o.chance, ReferenceColor, vg.Points(6), vg.Points(3))
 	p.Add(chance)
-	legend.Add(" ")
-	legend.Add("left panel (test accuracy):")
-	legend.Add(fmt.Sprintf("chance (%g)", o.chance), chance)
+	p.Legend.Add(fmt.Sprintf("chance (%g)", o.chance), chance)
 	for _, s := range sums {
 		if s.Method == "none" && s.TeAcc.Mean >= p.Y.Min {
-			none := newHLine(s.TeAcc.Mean, Blue, vg.Points(2), vg.Points(2))
+			c, _ := MethodColor("none")
+			none := newHLine(s.TeAcc.Mean, c, vg.Points(2), vg.Points(2))
 			none.style.Width = vg.Points(0.8)
 			p.Add(none)
-			legend.Add(fmt.Sprintf("none, no penalty (%.3f)", s.TeAcc.Mean), none)
+			p.Legend.Add(fmt.Sprintf("none's mean (%.3f)", s.TeAcc.Mean), none)
 		}
 	}
 	if !math.IsNaN(o.ceiling) {
-		ceil := newHLine(o.ceiling, Green, vg.Points(6), vg.Points(2), vg.Points(1), vg.Points(2))
+		ceil := newHLine(o.ceiling, CeilingColor, vg.Points(6), vg.Points(2), vg.Points(1), vg.Points(2))
+		ceil.style.Width = vg.Points(0.8)
 		p.Add(ceil)
-		legend.Add(fmt.Sprintf("ceiling, %s (%.3f)", o.ceilingWhat, o.ceiling), ceil)
+		p.Legend.Add(fmt.Sprintf("ceiling, %s (%.3f)", o.ceilingWhat, o.ceiling), ceil)
 	}
 }
 
-// mmdAxis puts the train-MMD panel on a SymLog axis covering every value and whisker, with
-// 5% of room on each side.
-func mmdAxis(p *plot.Plot, sums []results.Summary, paper map[string]results.PaperRow) error {
+// mmdAxis fits the train-MMD panel's axis to every seed, mean and whisker with 5% of room
+// on each side: linear up to MMDLinearMax, a SymLog beyond.
+func mmdAxis(p *plot.Plot, sums []results.Summary, paper map[string]results.PaperRow) {
 	lo, hi := 0.0, 0.0
+	extend := func(vs ...float64) {
+		for _, v := range vs {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+	}
 	for _, s := range sums {
 		c := s.TrMMD
-		if math.IsNaN(c.Mean) || math.IsInf(c.Mean, 0) {
-			return fmt.Errorf("method %s: train MMD %v", s.Method, c.Mean)
+		seeds := seedValues(s, func(r results.Row) float64 { return r.TrMMD })
+		extend(seeds...)
+		if len(seeds) > 0 { // the whisker ends at the seeds' range
+			extend(c.Mean)
+		} else {
+			extend(c.Mean-c.Std, c.Mean+c.Std)
 		}
-		lo, hi = math.Min(lo, c.Mean-c.Std), math.Max(hi, c.Mean+c.Std)
 		if pr, ok := paper[s.Method]; ok {
-			lo, hi = math.Min(lo, pr.TrMMD.Mean-pr.TrMMD.Std), math.Max(hi, pr.TrMMD.Mean+pr.TrMMD.Std)
+			extend(pr.TrMMD.Mean-pr.TrMMD.Std, pr.TrMMD.Mean+pr.TrMMD.Std)
 		}
+	}
+	zero := newHLine(0, ReferenceColor)
+	zero.style.Width = vg.Points(0.8)
+	p.Add(zero)
+	if math.Max(-lo, hi) <= MMDLinearMax {
+		pad := 0.05 * (hi - lo)
+		p.Y.Min, p.Y.Max = lo-pad, hi+pad
+		p.Y.Tick.Marker = roundTicks{}
+		p.Legend.Add("zero", zero)
+		return
 	}
 	s := SymLog{Linear: MMDLinear}
 	flo, fhi := s.forward(lo), s.forward(math.Max(hi, MMDLinear))
@@ -224,8 +398,11 @@ func mmdAxis(p *plot.Plot, sums []results.Summary, paper map[string]results.Pape
 	p.Y.Min, p.Y.Max = s.inverse(flo-pad), s.inverse(fhi+pad)
 	p.Y.Scale = s
 	p.Y.Tick.Marker = SymLogTicks{Linear: MMDLinear}
-	zero := newHLine(0, Grey)
-	zero.style.Width = vg.Points(0.6)
-	p.Add(zero)
-	return nil
+	// No y label on the log axis: gonum/plot then reserves room above the data area as if
+	// the label stood there. The title names the axis.
+	p.Y.Label.Text = ""
+	p.Title.Text += ", log axis"
+	p.Legend.Add("zero", zero)
+	p.Legend.Add(fmt.Sprintf("axis: linear within ±%g,", MMDLinear))
+	p.Legend.Add("logarithmic beyond")
 }

@@ -41,7 +41,7 @@ var simPaper = map[string]results.PaperRow{
 func svgText(t *testing.T, g [][]*plot.Plot) string {
 	t.Helper()
 	var b bytes.Buffer
-	if err := writeSVG(&b, g, 2*Width, Height); err != nil {
+	if err := writeSVG(&b, g, ResultsWidth, ResultsHeight); err != nil {
 		t.Fatal(err)
 	}
 	return html.UnescapeString(b.String())
@@ -58,11 +58,11 @@ func TestResultsAccuracyAxisAndReferences(t *testing.T) {
 		maxTop float64
 	}{
 		{"simulation with ceiling", simSums(3), []ResultOption{Ceiling(0.8438, "invariant h*")},
-			[]string{"chance (0.5)", "none, no penalty (0.683)", "ceiling, invariant h* (0.844)", "ours: mean ± sd over 3 seeds", "paper: mean ± sd, where reported"},
-			[]string{"1 seed"}, 0.9},
+			[]string{"chance (0.5)", "none's mean (0.683)", "ceiling, invariant h* (0.844)", "ours, 3 seeds: mean ± sd", "paper, 3 seeds: mean ± sd"},
+			[]string{"1 seed", "each seed", "Seeds split"}, 0.9},
 		{"one seed, paper on another dataset", simSums(1), []ResultOption{PaperDataset("MIMIC-III")},
-			[]string{"ours (1 seed: no spread)", "paper (MIMIC-III): mean ± sd, where reported"},
-			[]string{"ceiling", "over 1 seeds"}, 0.9},
+			[]string{"ours, 1 seed (no spread)", "paper (MIMIC-III), 3 seeds: mean ± sd"},
+			[]string{"ceiling", "1 seeds"}, 0.9},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			g, err := Results("Sim", c.sums, simPaper, c.opts...)
@@ -108,7 +108,7 @@ func TestResultsOffScale(t *testing.T) {
 	if !strings.Contains(svg, ">0.096<") {
 		t.Error("the off-scale value 0.096 is not printed")
 	}
-	if strings.Contains(svg, "none, no penalty") {
+	if strings.Contains(svg, "none's mean") {
 		t.Error("a reference line below the axis is in the legend")
 	}
 }
@@ -123,7 +123,7 @@ func TestResultsMMDAxis(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mmd := g[0][1]
+	mmd := g[1][0]
 	if _, ok := mmd.Y.Scale.(SymLog); !ok {
 		t.Fatalf("train MMD scale %T, want SymLog", mmd.Y.Scale)
 	}
@@ -139,7 +139,7 @@ func TestResultsMMDAxis(t *testing.T) {
 	for _, tk := range mmd.Y.Tick.Marker.Ticks(mmd.Y.Min, mmd.Y.Max) {
 		labels[tk.Label] = true
 	}
-	for _, w := range []string{"0", "0.01", "0.1", "1", "-0.01"} {
+	for _, w := range []string{"0", "0.005", "0.01", "0.02", "0.05", "0.1", "0.2", "0.5", "1", "2", "-0.01"} {
 		if !labels[w] {
 			t.Errorf("train MMD axis lacks the label %q (has %v)", w, labels)
 		}
@@ -180,6 +180,7 @@ func TestRoundTicks(t *testing.T) {
 		{0.49, 0.86, "0.50 0.55 0.60 0.65 0.70 0.75 0.80 0.85"},
 		{0.497, 0.684, "0.50 0.52 0.54 0.56 0.58 0.60 0.62 0.64 0.66 0.68"},
 		{0, 1000, "0 200 400 600 800 1000"},
+		{-0.1, 3.6, "0.0 0.5 1.0 1.5 2.0 2.5 3.0 3.5"}, // no "-0.0"
 	} {
 		var got []string
 		for _, tk := range (roundTicks{}).Ticks(c.lo, c.hi) {
@@ -193,8 +194,9 @@ func TestRoundTicks(t *testing.T) {
 	}
 }
 
-// TestLegendOutsideData: every panel's legend lies right of its data area, and a results
-// figure has one legend.
+// TestLegendOutsideData: every panel's legend lies right of its data area, inside the
+// figure, and the data areas of a column are as wide as each other; the results figure has
+// a legend per panel.
 func TestLegendOutsideData(t *testing.T) {
 	g, err := Results("x", simSums(3), simPaper, Ceiling(0.84, "h*"))
 	if err != nil {
@@ -204,38 +206,47 @@ func TestLegendOutsideData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, grid := range [][][]*plot.Plot{g, v} {
-		dc := draw.New(vgimg.New(2*Width, Height))
-		cs := alignGrid(grid, dc)
+	for _, c := range []struct {
+		grid [][]*plot.Plot
+		w, h vg.Length
+		want int // legends
+	}{{g, ResultsWidth, ResultsHeight, 2}, {v, VarianceWidth, VarianceHeight, 2}} {
+		dc := draw.New(vgimg.New(c.w, c.h))
+		plotCs, legendCs := layoutGrid(c.grid, dc)
 		legends := 0
-		for j, p := range grid[0] {
-			plotC, legendC := panelLayout(p, cs[0][j])
-			data := p.DataCanvas(plotC)
-			if legendC.Size().X == 0 {
-				continue
-			}
-			legends++
-			if legendC.Min.X < data.Max.X {
-				t.Errorf("%q: legend starts at x = %v, inside the data area (ends at %v)", p.Title.Text, legendC.Min.X, data.Max.X)
-			}
-			if legendC.Max.X > cs[0][j].Max.X {
-				t.Errorf("%q: legend ends at x = %v, past its panel (%v)", p.Title.Text, legendC.Max.X, cs[0][j].Max.X)
+		for i, r := range c.grid {
+			for j, p := range r {
+				data := p.DataCanvas(plotCs[i][j])
+				if i > 0 {
+					above := c.grid[0][j].DataCanvas(plotCs[0][j])
+					if math.Abs(float64(data.Min.X-above.Min.X)) > 1e-6 || math.Abs(float64(data.Max.X-above.Max.X)) > 1e-6 {
+						t.Errorf("%q: data area x %v–%v, the panel above %v–%v", p.Title.Text, data.Min.X, data.Max.X, above.Min.X, above.Max.X)
+					}
+				}
+				lc := legendCs[i][j]
+				if lc.Size().X == 0 {
+					continue
+				}
+				legends++
+				if lc.Min.X < data.Max.X {
+					t.Errorf("%q: legend starts at x = %v, inside the data area (ends at %v)", p.Title.Text, lc.Min.X, data.Max.X)
+				}
+				if lc.Max.X > dc.Max.X {
+					t.Errorf("%q: legend ends at x = %v, past the figure (%v)", p.Title.Text, lc.Max.X, dc.Max.X)
+				}
+				if j+1 < len(r) && lc.Max.X > plotCs[i][j+1].Min.X {
+					t.Errorf("%q: legend overlaps the next panel", p.Title.Text)
+				}
 			}
 		}
-		if legends == 0 {
-			t.Error("no legend drawn")
+		if legends != c.want {
+			t.Errorf("%d legends drawn, want %d", legends, c.want)
 		}
-	}
-	// The results figure has one legend, right of the figure: the accuracy panel keeps its
-	// whole tile for data.
-	cs := alignGrid(g, draw.New(vgimg.New(2*Width, Height)))
-	if _, legendC := panelLayout(g[0][0], cs[0][0]); legendC.Size().X != 0 {
-		t.Errorf("the accuracy panel has a legend column %v wide; the figure's one legend belongs right of the train-MMD panel", legendC.Size().X)
 	}
 	svg := svgText(t, g)
-	for _, w := range []string{"both panels:", "left panel (test accuracy):", "right panel: log axis,", "linear within ±0.01", "ours: mean ± sd over 3 seeds"} {
-		if strings.Count(svg, w) != 1 {
-			t.Errorf("the figure shows %q %d times, want once", w, strings.Count(svg, w))
+	for _, w := range []string{"ours, 3 seeds: mean ± sd", "paper, 3 seeds: mean ± sd", "chance (0.5)"} {
+		if n := strings.Count(svg, w); n != map[bool]int{true: 1, false: 2}[w == "chance (0.5)"] {
+			t.Errorf("the figure shows %q %d times", w, n)
 		}
 	}
 }
@@ -248,7 +259,7 @@ func TestFilesResolutionAndFonts(t *testing.T) {
 		t.Fatal(err)
 	}
 	base := filepath.Join(t.TempDir(), "r")
-	if err := SaveGrid(g, base, 2*Width, Height); err != nil {
+	if err := SaveGrid(g, base, ResultsWidth, ResultsHeight); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(base + ".png")
@@ -259,16 +270,16 @@ func TestFilesResolutionAndFonts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantW, wantH := int(math.Round(float64(2*Width/vg.Inch)*FileDPI)), int(math.Round(float64(Height/vg.Inch)*FileDPI))
+	wantW, wantH := int(math.Round(float64(ResultsWidth/vg.Inch)*FileDPI)), int(math.Round(float64(ResultsHeight/vg.Inch)*FileDPI))
 	if cfg.Width != wantW || cfg.Height != wantH {
 		t.Errorf("PNG %d×%d px, want %d×%d (%d dpi)", cfg.Width, cfg.Height, wantW, wantH, FileDPI)
 	}
-	nb, err := GridPNG(g, 2*Width, Height)
+	nb, err := GridPNG(g, ResultsWidth, ResultsHeight)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg, err := png.DecodeConfig(bytes.NewReader(nb)); err != nil || cfg.Width != int(float64(2*Width/vg.Inch)*ScreenDPI) {
-		t.Errorf("notebook PNG: width %d, err %v; want %d px", cfg.Width, err, int(float64(2*Width/vg.Inch)*ScreenDPI))
+	if cfg, err := png.DecodeConfig(bytes.NewReader(nb)); err != nil || cfg.Width != int(float64(ResultsWidth/vg.Inch)*ScreenDPI) {
+		t.Errorf("notebook PNG: width %d, err %v; want %d px", cfg.Width, err, int(float64(ResultsWidth/vg.Inch)*ScreenDPI))
 	}
 	svg, err := os.ReadFile(base + ".svg")
 	if err != nil {
@@ -339,5 +350,107 @@ func TestResultsHints(t *testing.T) {
 				t.Errorf("ceiling line drawn: %v, want %v", got, c.hints.Ceiling > 0)
 			}
 		})
+	}
+}
+
+// seedRows returns rows of method m with the given test accuracies (seeds 1, 2, …) and a
+// train MMD of 0.01 each.
+func seedRows(m string, acc ...float64) []results.Row {
+	var rows []results.Row
+	for i, a := range acc {
+		rows = append(rows, results.Row{Method: m, Seed: uint64(i + 1), TrMMD: 0.01, TrAcc: a, TeAcc: a})
+	}
+	return rows
+}
+
+// TestResultsSeeds: each seed is drawn as a point (counted through the glyph boxes the
+// panels report), and a method whose seeds split in two gets a caption while one whose
+// seeds agree does not.
+func TestResultsSeeds(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		rows   []results.Row
+		points int // seeds inside each panel's axis
+		want   []string
+		absent []string
+	}{
+		{"unimodal", append(seedRows("full", 0.80, 0.81, 0.82, 0.79, 0.80), seedRows("dr", 0.78, 0.80, 0.81, 0.79, 0.70)...),
+			10, []string{"ours: each seed", "ours, 5 seeds: mean ± sd"}, []string{"Seeds split", "below"}},
+		{"bimodal", append(seedRows("full", 0.80, 0.81, 0.82, 0.79, 0.80), seedRows("dr", 0.21, 0.17, 0.81, 0.80, 0.82)...),
+			10, []string{"Seeds split by more than 0.15", "dr: 2 of 5 seeds below 0.5"}, []string{"full: "}},
+		{"split above chance, two alike", append(seedRows("dr", 0.60, 0.62, 0.84, 0.86), seedRows("dr+", 0.61, 0.62, 0.84, 0.87)...),
+			8, []string{"dr, dr+: 2 of 4 seeds below 0.73"}, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			g, err := Results("x", results.Summarize(c.rows), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range g {
+				p := r[0]
+				if n := len(p.GlyphBoxes(p)); n != c.points {
+					t.Errorf("%q: %d seed points, want %d", p.Title.Text, n, c.points)
+				}
+			}
+			svg := svgText(t, g)
+			for _, w := range c.want {
+				if !strings.Contains(svg, w) {
+					t.Errorf("figure lacks %q", w)
+				}
+			}
+			for _, w := range c.absent {
+				if strings.Contains(svg, w) {
+					t.Errorf("figure shows %q", w)
+				}
+			}
+		})
+	}
+	// Without rows (a summary built by hand) no seed is drawn.
+	g, err := Results("x", simSums(3), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(g[0][0].GlyphBoxes(g[0][0])); n != 0 {
+		t.Errorf("%d seed points drawn from summaries without rows", n)
+	}
+}
+
+// TestResultsBarsWithinSeeds: a whisker of mean ± sd ends at the seeds' range, and an
+// accuracy axis covers seeds well below chance (an inverted fit) rather than clipping them.
+func TestResultsBarsWithinSeeds(t *testing.T) {
+	sums := results.Summarize(append(seedRows("full", 0.80, 0.81, 0.82), seedRows("dr", 0.15, 0.81, 0.82)...))
+	var m seedMarks
+	m.add(0, sums[1].TeAcc, seedValues(sums[1], func(r results.Row) float64 { return r.TeAcc }), Black)
+	if e := m.entries[0]; e.hi != 0.82 || e.lo != sums[1].TeAcc.Mean-sums[1].TeAcc.Std {
+		t.Errorf("dr whisker %v–%v, want mean − sd to the top seed 0.82", e.lo, e.hi)
+	}
+	g, err := Results("x", sums, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if acc := g[0][0]; acc.Y.Min > 0.15 || acc.Y.Min < 0.1 {
+		t.Errorf("accuracy axis starts at %.3f, want just below the lowest seed 0.15", acc.Y.Min)
+	}
+}
+
+// TestResultsLinearMMD: train MMDs all below MMDLinearMax get a linear axis with round
+// labels across the values.
+func TestResultsLinearMMD(t *testing.T) {
+	g, err := Results("x", simSums(3), simPaper)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mmd := g[1][0]
+	if _, ok := mmd.Y.Scale.(SymLog); ok {
+		t.Fatal("a SymLog axis for values up to 0.28")
+	}
+	var labels []string
+	for _, tk := range mmd.Y.Tick.Marker.Ticks(mmd.Y.Min, mmd.Y.Max) {
+		if tk.Label != "" {
+			labels = append(labels, tk.Label)
+		}
+	}
+	if len(labels) < 4 || mmd.Y.Min > -0.01 || mmd.Y.Max < 0.28 {
+		t.Errorf("train MMD axis [%g, %g] labelled %v", mmd.Y.Min, mmd.Y.Max, labels)
 	}
 }

@@ -28,8 +28,9 @@ func (s SymLog) Normalize(min, max, x float64) float64 {
 	return (s.forward(x) - lo) / (hi - lo)
 }
 
-// SymLogTicks labels a SymLog axis at 0, ±Linear and each decade beyond, with minor ticks at
-// 2–9 times each decade.
+// SymLogTicks labels a SymLog axis at 0, ±Linear/2, ±Linear and 1, 2 and 5 times each
+// decade beyond, with unlabelled ticks at the other multiples (3–9) of each decade, so that
+// a value between two labels can be read.
 type SymLogTicks struct{ Linear float64 }
 
 // Ticks implements plot.Ticker.
@@ -49,12 +50,14 @@ func (t SymLogTicks) Ticks(lo, hi float64) []plot.Tick {
 		ticks = append(ticks, tk)
 	}
 	add(0, true)
+	for _, sign := range []float64{-1, 1} {
+		add(sign*t.Linear/2, true)
+	}
 	top := math.Max(math.Abs(lo), math.Abs(hi))
 	for d := t.Linear; d <= top*10; d *= 10 {
 		for _, sign := range []float64{-1, 1} {
-			add(sign*d, true)
-			for k := 2.0; k <= 9; k++ {
-				add(sign*k*d, false)
+			for k := 1.0; k <= 9; k++ {
+				add(sign*k*d, k == 1 || k == 2 || k == 5)
 			}
 		}
 	}
@@ -91,6 +94,9 @@ func (roundTicks) Ticks(lo, hi float64) []plot.Tick {
 	var ticks []plot.Tick
 	for k := math.Ceil(lo / step * 2); k/2*step <= hi+1e-12; k++ {
 		v := k / 2 * step
+		if math.Abs(v) < step*1e-9 {
+			v = 0 // not "-0.0"
+		}
 		t := plot.Tick{Value: v}
 		if math.Mod(k, 2) == 0 {
 			t.Label = plotFormat(v, prec)

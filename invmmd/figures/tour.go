@@ -7,7 +7,6 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -29,7 +28,8 @@ type Reference struct {
 }
 
 // Spread draws one box plot per group (median, quartiles, whiskers to 1.5 IQR, outliers as
-// points), the group's mean as a cross, and the reference as a dashed horizontal line, so
+// points; filled in the group's method colour when its name names a method, see
+// MethodColor), the group's mean as a cross, and the reference as a dashed horizontal line, so
 // that bias (mean off the line) and variance (box height) read off one picture. A group
 // with undefined values gets "(k undefined)" appended to its name; a group with no finite
 // value is an error, as are no groups and an infinite value.
@@ -66,7 +66,7 @@ func Spread(title, ylabel string, groups []Group, ref Reference) (*plot.Plot, er
 		if err != nil {
 			return nil, fmt.Errorf("figures: Spread %q: group %q: %w", title, g.Name, err)
 		}
-		box.FillColor = withAlpha(plotutil.Color(i), 90)
+		box.FillColor = withAlpha(seriesColor(g.Name, i), 90)
 		p.Add(box)
 		sum := 0.0
 		for _, v := range vals {
@@ -78,7 +78,7 @@ func Spread(title, ylabel string, groups []Group, ref Reference) (*plot.Plot, er
 	if err != nil {
 		return nil, fmt.Errorf("figures: Spread %q: %w", title, err)
 	}
-	sc.GlyphStyle = draw.GlyphStyle{Shape: draw.CrossGlyph{}, Radius: vg.Points(4), Color: color.Black}
+	sc.GlyphStyle = draw.GlyphStyle{Shape: draw.CrossGlyph{}, Radius: vg.Points(4), Color: Black}
 	p.Add(sc)
 	p.Legend.Add("mean", sc)
 	if !math.IsNaN(ref.Value) {
@@ -89,7 +89,7 @@ func Spread(title, ylabel string, groups []Group, ref Reference) (*plot.Plot, er
 		if err != nil {
 			return nil, fmt.Errorf("figures: Spread %q: %w", title, err)
 		}
-		line.Color = color.RGBA{200, 0, 0, 255}
+		line.Color = Black
 		line.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
 		line.Width = vg.Points(1.5)
 		p.Add(line)
@@ -112,7 +112,9 @@ type Distribution struct {
 }
 
 // Histograms draws the series as overlaid density histograms (step outlines on common
-// bins spanning all values), so that distributions of different sizes compare. It is an
+// bins spanning all values), so that distributions of different sizes compare. A series
+// named after a method takes its colour (MethodColor), one named "Z = 0" or "Z = 1" (or
+// "Z < 0", "Z ≥ 0") its Z value's (ZColors), the others the colours of Series in order. It is an
 // error to give no series, bins < 1, a series with no values or a non-finite value.
 func Histograms(title, xlabel string, series []Distribution, bins int) (*plot.Plot, error) {
 	if len(series) == 0 {
@@ -159,7 +161,7 @@ func Histograms(title, xlabel string, series []Distribution, bins int) (*plot.Pl
 		if err != nil {
 			return nil, fmt.Errorf("figures: Histograms %q: series %q: %w", title, s.Name, err)
 		}
-		line.Color = plotutil.Color(i)
+		line.Color = seriesColor(s.Name, i)
 		line.Width = vg.Points(1.5)
 		if s.Dashed {
 			line.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}

@@ -1,7 +1,6 @@
 package figures
 
 import (
-	"math"
 	"strings"
 	"testing"
 
@@ -34,11 +33,14 @@ func TestVariance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mean, sd := g[0][0], g[0][1]
-	ref := 0.2 + 0.1*0.25 // full at the largest size
-	// Symmetric clipping around full's mean: neither 4 nor -10 squashes the rest.
-	if math.Abs((mean.Y.Min+mean.Y.Max)/2-ref) > 1e-12 || math.Abs(mean.Y.Max-mean.Y.Min-2*MeanClip) > 1e-12 {
-		t.Errorf("mean axis [%g, %g], want full's mean %g ± %g", mean.Y.Min, mean.Y.Max, ref, MeanClip)
+	if len(g) != 2 || len(g[0]) != 2 || len(g[1]) != 2 {
+		t.Fatalf("grid %d rows, want 2 of 2 panels (full and the others; the DR family)", len(g))
+	}
+	mean, sd := g[1][0], g[1][1]
+	// The DR row's mean axis spans its means but the extreme 5% at each end: neither dr's 4
+	// nor its -10 squashes the rest; both are counted as beyond the axis.
+	if mean.Y.Max > 4 || mean.Y.Min < -10 || mean.Y.Min > 0.2 || mean.Y.Max < 0.3 {
+		t.Errorf("DR mean axis [%g, %g], want one inside [-10, 4] holding 0.2–0.3", mean.Y.Min, mean.Y.Max)
 	}
 	if !strings.Contains(mean.Title.Text, "2 points beyond") {
 		t.Errorf("mean title %q does not count the 2 clipped points", mean.Title.Text)
@@ -46,15 +48,22 @@ func TestVariance(t *testing.T) {
 	if _, ok := sd.Y.Scale.(plot.LogScale); !ok {
 		t.Errorf("sd scale %T, want log", sd.Y.Scale)
 	}
+	// The first row's axis fits full alone, which never leaves it.
+	if m := g[0][0]; strings.Contains(m.Title.Text, "beyond") || m.Y.Max > 0.5 {
+		t.Errorf("first row: title %q, axis [%g, %g]", m.Title.Text, m.Y.Min, m.Y.Max)
+	}
 	svg := svgText(t, g)
-	for _, w := range []string{"the paper's estimators:", "extensions (not in the paper):", "± 1 standard error", "full's mean at n = 4,000 (0.225)"} {
+	for _, w := range []string{"the paper's, in its figure 3:", "this project's, not in the paper:", "for reference:", "± 1 standard error", "full's mean at n = 4,000 (0.225)"} {
 		if !strings.Contains(svg, w) {
 			t.Errorf("figure lacks %q", w)
 		}
 	}
-	// The paper's estimators come first in the legend, the extensions after their heading.
-	if i, j, k := strings.Index(svg, ">  dr<"), strings.Index(svg, "extensions (not"), strings.Index(svg, ">  dr-po<"); !(i >= 0 && i < j && j < k) {
-		t.Errorf("legend order: dr at %d, extensions heading at %d, dr-po at %d", i, j, k)
+	if strings.Contains(svg, "extensions") {
+		t.Error("the legend calls estimators extensions")
+	}
+	// The paper's estimators come first in the DR row's legend, this project's after.
+	if i, j, k := strings.Index(svg, ">  dr<"), strings.Index(svg, "this project's"), strings.Index(svg, ">  dr-po<"); !(i >= 0 && i < j && j < k) {
+		t.Errorf("legend order: dr at %d, this project's heading at %d, dr-po at %d", i, j, k)
 	}
 	// Legible x ticks: a label per round step, at most 6.
 	var labels []string
@@ -75,40 +84,45 @@ func TestVariance(t *testing.T) {
 	if strings.Join(paper, " ") != "2,000 4,000 6,000 8,000 10,000" {
 		t.Errorf("x labels over 1,000–10,000: %v", paper)
 	}
-	// Both panels' data areas span the same heights, and their titles sit level.
-	cs := alignGrid(g, draw.New(vgimg.New(2*Width, Height)))
-	var boxes [2]vg.Rectangle
-	for j, p := range g[0] {
-		plotC, _ := panelLayout(p, cs[0][j])
-		boxes[j] = p.DataCanvas(plotC).Rectangle
-		if cs[0][j].Max.Y != cs[0][0].Max.Y {
-			t.Errorf("panel %d top %v, panel 0 top %v: titles not level", j, cs[0][j].Max.Y, cs[0][0].Max.Y)
+	// The panels of a row: data areas of the same height, titles level.
+	plotCs, _ := layoutGrid(g, draw.New(vgimg.New(VarianceWidth, VarianceHeight)))
+	for i, r := range g {
+		var boxes [2]vg.Rectangle
+		for j, p := range r {
+			boxes[j] = p.DataCanvas(plotCs[i][j]).Rectangle
+			if plotCs[i][j].Max.Y != plotCs[i][0].Max.Y {
+				t.Errorf("row %d: panel %d top %v, panel 0 top %v: titles not level", i, j, plotCs[i][j].Max.Y, plotCs[i][0].Max.Y)
+			}
 		}
-	}
-	if boxes[0].Min.Y != boxes[1].Min.Y || boxes[0].Max.Y != boxes[1].Max.Y {
-		t.Errorf("data areas differ in height: %v and %v", boxes[0], boxes[1])
+		if boxes[0].Min.Y != boxes[1].Min.Y || boxes[0].Max.Y != boxes[1].Max.Y {
+			t.Errorf("row %d: data areas differ in height: %v and %v", i, boxes[0], boxes[1])
+		}
 	}
 }
 
+// TestVarianceStyles: the estimators of a panel differ in colour and marker shape, the
+// true-G (+) forms are dashed, and full as a reference is thin and unmarked.
 func TestVarianceStyles(t *testing.T) {
-	for _, p := range PaperVarianceEstimators {
-		for _, e := range []string{"ip", "ip+", "dr-po", "dr-po+"} {
-			sp, se := styleOf(p, 0), styleOf(e, 0)
-			if sp.width <= se.width || len(sp.dashes) != 0 || len(se.dashes) == 0 {
-				t.Errorf("%s (paper) %+v is not set apart from %s (extension) %+v", p, sp, e, se)
+	drs := []string{"full", "dr", "dr+", "dr-po", "dr-po+"}
+	colors, shapes := map[any]string{}, map[any]string{}
+	for k, name := range drs {
+		s := styleOf(name, k, k == 0)
+		if q, ok := colors[s.color]; ok {
+			t.Errorf("%s and %s share a colour", name, q)
+		}
+		colors[s.color] = name
+		if k > 0 {
+			if q, ok := shapes[s.shape]; ok {
+				t.Errorf("%s and %s share a marker", name, q)
 			}
+			shapes[s.shape] = name
+		}
+		if dashed := len(s.dashes) > 0; dashed != strings.HasSuffix(name, "+") {
+			t.Errorf("%s: dashed %v", name, dashed)
 		}
 	}
-	seen := map[any]string{}
-	for _, p := range PaperVarianceEstimators {
-		c := styleOf(p, 0).color
-		if q, ok := seen[c]; ok {
-			t.Errorf("%s and %s share a colour", p, q)
-		}
-		seen[c] = p
-	}
-	if a, b := styleOf("dr-po", 0), styleOf("dr-po+", 0); a.dashes[0] == b.dashes[0] {
-		t.Error("dr-po and dr-po+ have the same dashes")
+	if ref, own := styleOf("full", 0, true), styleOf("full", 0, false); ref.width >= own.width || ref.shape != nil {
+		t.Errorf("full as a reference %+v, as an estimator %+v", ref, own)
 	}
 }
 

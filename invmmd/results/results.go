@@ -45,8 +45,12 @@ func CheckMethod(s string) error {
 type Cell struct{ Mean, Std float64 }
 
 // PaperRow is one method's column of a table of the paper: train MMD, train accuracy and
-// test accuracy, each mean ± std over three seeds.
+// test accuracy, each mean ± std over PaperSeeds seeds.
 type PaperRow struct{ TrMMD, TrAcc, TeAcc Cell }
+
+// PaperSeeds is the number of seeds behind each of the paper's means and standard
+// deviations (its tables report three runs), which the results figures print next to ours.
+const PaperSeeds = 3
 
 // Row is one trained model's numbers: a row of the result CSV.
 type Row struct {
@@ -57,11 +61,16 @@ type Row struct {
 	TeAcc  float64
 }
 
-// Summary is a method's mean ± sample standard deviation over seeds.
+// Summary is a method's mean ± sample standard deviation over seeds, with the rows it
+// summarises: a figure draws each seed, so that a split result (some seeds fail, others
+// do not) is not read as one wide spread.
 type Summary struct {
 	Method              string
 	N                   int
 	TrMMD, TrAcc, TeAcc Cell
+	// Rows are the method's rows in the order given to Summarize (nil in a summary built
+	// by hand: a figure then draws the mean ± sd alone).
+	Rows []Row
 }
 
 // FigureHints are what an experiment's results figure draws besides its table, things
@@ -182,7 +191,7 @@ func ReadCSVFile(path string) ([]Row, error) {
 }
 
 // Summarize groups rows by method, in the order of Methods (the paper's table order,
-// extensions last).
+// extensions last), keeping each method's rows in its Summary.
 func Summarize(rows []Row) []Summary {
 	by := map[string][]Row{}
 	for _, r := range rows {
@@ -194,7 +203,7 @@ func Summarize(rows []Row) []Summary {
 		if !ok {
 			continue
 		}
-		s := Summary{Method: m, N: len(rs)}
+		s := Summary{Method: m, N: len(rs), Rows: rs}
 		s.TrMMD = cellOf(rs, func(r Row) float64 { return r.TrMMD })
 		s.TrAcc = cellOf(rs, func(r Row) float64 { return r.TrAcc })
 		s.TeAcc = cellOf(rs, func(r Row) float64 { return r.TeAcc })

@@ -93,6 +93,10 @@ func TestSummarizeAndMarkdown(t *testing.T) {
 	if c := sums[1].TeAcc; c.Mean != 0.8 || c.Std < 0.1414 || c.Std > 0.1415 {
 		t.Errorf("full te acc %+v, want 0.8 ± 0.1414", c)
 	}
+	// Each summary keeps its method's rows, in the input order, for the per-seed points.
+	if r := sums[1].Rows; len(r) != 2 || r[0] != rows[0] || r[1] != rows[1] || len(sums[0].Rows) != 1 || sums[0].Rows[0] != rows[2] {
+		t.Errorf("rows kept: none %+v, full %+v", sums[0].Rows, sums[1].Rows)
+	}
 	var b strings.Builder
 	if err := WriteMarkdown(&b, "Sim", sums, paperSim); err != nil {
 		t.Fatal(err)
