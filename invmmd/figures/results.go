@@ -117,7 +117,7 @@ func Results(title string, sums []results.Summary, paper map[string]results.Pape
 		func(s results.Summary) results.Cell { return s.TeAcc },
 		func(r results.Row) float64 { return r.TeAcc },
 		func(p results.PaperRow) results.Cell { return p.TeAcc })
-	mmd := methodPanel(title+": train MMD² (full-data estimator)", "train MMD²", sums, paper, o,
+	mmd := methodPanel("train MMD² (full-data estimator), "+lambdaOf(title), "train MMD²", sums, paper, o,
 		func(s results.Summary) results.Cell { return s.TrMMD },
 		func(r results.Row) float64 { return r.TrMMD },
 		func(p results.PaperRow) results.Cell { return p.TrMMD })
@@ -405,4 +405,14 @@ func mmdAxis(p *plot.Plot, sums []results.Summary, paper map[string]results.Pape
 	p.Legend.Add("zero", zero)
 	p.Legend.Add(fmt.Sprintf("axis: linear within ±%g,", MMDLinear))
 	p.Legend.Add("logarithmic beyond")
+}
+
+// lambdaOf returns the "λ = …" part of a results title ("Simulation, λ = 5" → "λ = 5"), or
+// the title itself when it names no λ: the lower panel's title, which the upper one's full
+// title already introduces.
+func lambdaOf(title string) string {
+	if i := strings.LastIndex(title, "λ = "); i >= 0 {
+		return title[i:]
+	}
+	return title
 }
