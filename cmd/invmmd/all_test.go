@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,7 +30,7 @@ func TestRunShards(t *testing.T) {
 	dir := t.TempDir()
 	args := []string{"clinical", "-quick", "-seeds", "1,2", "-methods", "none,obs", "-lambdas", "1", "-out", dir}
 	var stdout, stderr strings.Builder
-	if err := runShards("clinical", args, 2, dir, &stdout, &stderr); err != nil {
+	if err := runShards(context.Background(), "clinical", args, 2, dir, &stdout, &stderr); err != nil {
 		t.Fatalf("runShards: %v\nstderr:\n%s", err, stderr.String())
 	}
 	rows, err := results.ReadCSVFile(results.TablePath(filepath.Join(dir, "tables"), "clinical", 1))
@@ -44,7 +45,7 @@ func TestRunShards(t *testing.T) {
 			t.Errorf("shard log: %v", err)
 		}
 	}
-	err = runShards("clinical", []string{"clinical", "-quick", "-nosuchflag", "-out", dir}, 2, dir, &stdout, &stderr)
+	err = runShards(context.Background(), "clinical", []string{"clinical", "-quick", "-nosuchflag", "-out", dir}, 2, dir, &stdout, &stderr)
 	if err == nil || !strings.Contains(err.Error(), "shard 1/2 failed") || !strings.Contains(err.Error(), "flag provided but not defined: -nosuchflag") {
 		t.Fatalf("a failing shard: %v, want its failure and the end of its log", err)
 	}
