@@ -81,6 +81,9 @@ func runAll(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	dir := outDir(*out, *quick)
+	if err := checkOut(dir); err != nil {
+		return err
+	}
 	if err := refuseQuickInFigures(dir, *quick, *force); err != nil {
 		return err
 	}

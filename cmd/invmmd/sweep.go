@@ -166,6 +166,9 @@ func runSweep(ctx context.Context, e experiments.Entry, args []string, stdout, s
 		return err
 	}
 	out := outDir(sf.out, sf.quick)
+	if err := checkOut(out); err != nil {
+		return err
+	}
 	if err := refuseQuickInFigures(out, sf.quick, sf.force); err != nil {
 		return err
 	}
@@ -177,9 +180,6 @@ func runSweep(ctx context.Context, e experiments.Entry, args []string, stdout, s
 		return err
 	}
 	if sf.check {
-		if err := checkOut(out); err != nil {
-			return err
-		}
 		return check(exp, rc, sw, out, sf.verbose, stdout)
 	}
 	if err := prepareOut(out); err != nil {

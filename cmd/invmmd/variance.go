@@ -69,6 +69,9 @@ func runVariance(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	dir := outDir(*out, *quick)
+	if err := checkOut(dir); err != nil {
+		return err
+	}
 	if err := refuseQuickInFigures(dir, *quick, *force); err != nil {
 		return err
 	}
@@ -77,9 +80,6 @@ func runVariance(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	if *checkOnly {
-		if err := checkOut(dir); err != nil {
-			return err
-		}
 		if err := checkVarianceStore(cfg, dir); err != nil {
 			return err
 		}
