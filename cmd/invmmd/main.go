@@ -37,6 +37,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -92,9 +93,38 @@ func main() {
 		fmt.Fprintln(os.Stderr, "invmmd:", err)
 		os.Exit(exitInterrupted)
 	default:
-		fmt.Fprintln(os.Stderr, "invmmd:", strings.TrimPrefix(err.Error(), "invmmd: "))
+		fmt.Fprintln(os.Stderr, "invmmd:", message(err))
 		os.Exit(2)
 	}
+}
+
+// doubled matches a prefix repeated by two layers of wrapping, e.g. "tmnist: tmnist: ".
+var doubled = regexp.MustCompile(`\b([A-Za-z][A-Za-z0-9_]*): `)
+
+// message returns err's text as the command line prints it after "invmmd: ": without a
+// leading "invmmd: " and with a prefix that two layers of wrapping doubled ("tmnist:
+// tmnist: ...") said once.
+func message(err error) string {
+	s := strings.TrimPrefix(err.Error(), "invmmd: ")
+	for {
+		t := dedupe(s)
+		if t == s {
+			return s
+		}
+		s = t
+	}
+}
+
+// dedupe removes the first "X: X: " repetition in s.
+func dedupe(s string) string {
+	for _, loc := range doubled.FindAllStringSubmatchIndex(s, -1) {
+		word := s[loc[2]:loc[3]]
+		rep := word + ": " + word + ": "
+		if strings.HasPrefix(s[loc[0]:], rep) {
+			return s[:loc[0]] + word + ": " + s[loc[0]+len(rep):]
+		}
+	}
+	return s
 }
 
 // dispatch runs the command line args with no signal handling (tests).

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -510,6 +511,21 @@ func TestResumeLine(t *testing.T) {
 	} {
 		if got := resumeLine(tc.name, tc.args); got != tc.want {
 			t.Errorf("resumeLine(%s, %q) = %q, want %q", tc.name, tc.args, got, tc.want)
+		}
+	}
+}
+
+// TestMessageSaysEachPrefixOnce: the printed error drops a leading "invmmd: " (main adds
+// its own) and says a prefix doubled by two layers of wrapping once.
+func TestMessageSaysEachPrefixOnce(t *testing.T) {
+	for in, want := range map[string]string{
+		"invmmd: tmnist: tmnist: MNIST file x not found": "tmnist: MNIST file x not found",
+		"experiments: sim: sim: bad":                     "experiments: sim: bad",
+		"-out x: not writable":                           "-out x: not writable",
+		"a: b: a: c":                                     "a: b: a: c",
+	} {
+		if got := message(errors.New(in)); got != want {
+			t.Errorf("message(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

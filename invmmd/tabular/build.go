@@ -155,6 +155,8 @@ func splitRows(t *Table, spec Spec) ([3][]int, error) {
 				out[1] = append(out[1], i)
 			case "test":
 				out[2] = append(out[2], i)
+			case "":
+				return out, fmt.Errorf("%s:%d: column %q (-split): the cell is empty or missing (NA, NaN...), want train, val or test", t.File, t.Lines[i], spec.Split)
 			default:
 				return out, fmt.Errorf("%s:%d: column %q (-split): value %q, want train, val or test", t.File, t.Lines[i], spec.Split, c.Value(i))
 			}
