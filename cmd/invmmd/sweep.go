@@ -202,7 +202,7 @@ func runSweep(ctx context.Context, e experiments.Entry, args []string, stdout, s
 			exp.Name, rc.Shard, len(res.Fits), res.Skipped, res.Seconds, store.Dir(out, exp.Name), out)
 		return nil
 	}
-	return publish(exp, out, false, stdout)
+	return publish(exp, out, sf.force, stdout)
 }
 
 // check checks exp's result store under out (refusing another configuration) without
