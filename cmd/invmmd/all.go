@@ -273,6 +273,12 @@ func runProp1(args []string, stdout, stderr io.Writer) error {
 	if *n < 0 || *reps < 0 {
 		return fmt.Errorf("prop1: -n %d, -reps %d: want ≥ 0 (0: the default)", *n, *reps)
 	}
+	if *n > 0 && *n < 4 {
+		return fmt.Errorf("prop1: -n %d: want at least 4 rows per slice (0: 2000)", *n)
+	}
+	if *reps == 1 {
+		return fmt.Errorf("prop1: -reps 1: want at least 2 (standard errors need two; 0: 40)")
+	}
 	res, err := prop1.Run(prop1.Config{Seed: *seed, N: *n, Reps: *reps, Progress: stderr})
 	if err != nil {
 		return err

@@ -73,6 +73,7 @@ func TestBadCommandLinesAreClearErrors(t *testing.T) {
 		{[]string{"merge", "-out", dir, "-experiments", "sim"}, `no results of "sim"`},
 		{[]string{"figures", "-out", dir, "stray"}, `unexpected argument "stray"`},
 		{[]string{"prop1", "-n", "-1"}, "want ≥ 0"},
+		{[]string{"prop1", "-n", "2"}, "-n 2: want at least 4 rows per slice"},
 	} {
 		msg, _, stderr := run(t, tc.args...)
 		if msg == "" || !strings.Contains(msg+stderr, tc.want) {
