@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -50,10 +52,15 @@ func mainJobText() string {
 }
 
 // runAll runs the main job, every experiment of the registry that is part of it and the
-// variance study, into one folder.
-func runAll(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("all", "[-quick] [-out DIR] [-resume] [-jobs N] [-experiments NAME,...]", stderr, func() string {
+// variance study, into one folder. Before the first fit it checks every step (its flags,
+// its inputs such as MNIST, the textures and the NMES CSV, and the tables it would
+// replace), so that a missing input is reported at once rather than after hours of
+// earlier steps. Once ctx is done it stops (forwarding the signal to its shard processes
+// and waiting for them), keeping every finished fit, and says how to go on.
+func runAll(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("all", "[-quick] [-out DIR] [-resume] [-jobs N] [-experiments NAME,...]", stdout, stderr, func() string {
 		return "Runs " + mainJobText() + ",\nin this order, with their default methods, λ and seeds.\n" +
+			"Every step is checked (flags, input data, output folder) before the first fit.\n" +
 			"With -jobs N > 1 each experiment runs as N shards (invmmd EXPERIMENT -shard i/N) in parallel processes,\n" +
 			"whose output goes to OUT/logs/, and then invmmd merge assembles its tables; the results are the same."
 	})
@@ -62,6 +69,7 @@ func runAll(args []string, stdout, stderr io.Writer) error {
 	resume := fs.Bool("resume", false, "skip fits (and variance batch sizes) whose result file exists under OUT/fits")
 	jobs := fs.Int("jobs", defaultJobs(), "shards of each experiment run at once, each in its own process (1: one process; default: one per CPU up to 8, 1 on XLA)")
 	only := fs.String("experiments", "", "comma-separated steps of the main job to run, by the names their results are stored under (e.g. sim_mf075,variance); default: every step")
+	force := fs.Bool("force", false, "passed to every step: replace tables of another configuration or with fits the step leaves out")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -73,7 +81,10 @@ func runAll(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	dir := outDir(*out, *quick)
-	if err := prepareOut(dir); err != nil {
+	if err := checkOut(dir); err != nil {
+		return err
+	}
+	if err := refuseQuickInFigures(dir, *quick, *force); err != nil {
 		return err
 	}
 	q := []string{"-out", dir}
@@ -83,15 +94,32 @@ func runAll(args []string, stdout, stderr io.Writer) error {
 	if *resume {
 		q = append(q, "-resume")
 	}
+	if *force {
+		q = append(q, "-force")
+	}
+	for _, st := range steps {
+		a := append(append(append([]string{}, st.Args...), q...), "-check")
+		var msgs bytes.Buffer
+		if err := dispatchContext(ctx, a, io.Discard, &msgs); err != nil {
+			return fmt.Errorf("all: step %s, checked before any fit: %w", strings.Join(st.Args, " "), err)
+		}
+	}
+	if err := prepareOut(dir); err != nil {
+		return err
+	}
 	for _, st := range steps {
 		c := strings.Join(st.Args, " ")
 		a := append(append([]string{}, st.Args...), q...)
 		t0 := time.Now()
 		var err error
 		if *jobs == 1 {
-			err = dispatch(a, stdout, stderr)
+			err = dispatchContext(ctx, a, stdout, stderr)
 		} else {
-			err = runShards(st.Name, a, *jobs, dir, stdout, stderr)
+			err = runShards(ctx, st.Name, a, *jobs, dir, stdout, stderr)
+		}
+		var ie *interrupted
+		if errors.As(err, &ie) {
+			return &interrupted{kept: "every finished fit is kept under " + filepath.Join(dir, "fits") + " (stopped in step " + c + ")", resume: resumeLine("all", args)}
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", c, err)
@@ -134,7 +162,10 @@ const childEnv = "INVMMD_CLI_CHILD"
 // runShards runs the command line args (an experiment with its flags) as jobs processes
 // of this program, shard i/jobs each, with their output in dir/logs/NAME.shardI.log and
 // the count of finished fits reported on stderr; then it merges experiment name's tables.
-func runShards(name string, args []string, jobs int, dir string, stdout, stderr io.Writer) error {
+//
+// Once ctx is done it forwards SIGINT to every shard process, waits for them all (each
+// keeps its finished fits and exits), and returns an *interrupted error.
+func runShards(ctx context.Context, name string, args []string, jobs int, dir string, stdout, stderr io.Writer) error {
 	exe, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("cannot find this program to start its shards: %w (use -jobs 1)", err)
@@ -145,6 +176,7 @@ func runShards(name string, args []string, jobs int, dir string, stdout, stderr 
 	}
 	fmt.Fprintf(stderr, "invmmd all: %s in %d shards, logs in %s\n", name, jobs, logs)
 	errs := make([]error, jobs)
+	var procs []*os.Process
 	var wg sync.WaitGroup
 	for i := range jobs {
 		shard := fmt.Sprintf("%d/%d", i+1, jobs)
@@ -159,6 +191,7 @@ func runShards(name string, args []string, jobs int, dir string, stdout, stderr 
 			f.Close()
 			return fmt.Errorf("shard %s: %w", shard, err)
 		}
+		procs = append(procs, cmd.Process)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -170,7 +203,20 @@ func runShards(name string, args []string, jobs int, dir string, stdout, stderr 
 	}
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
+	go func() {
+		select {
+		case <-ctx.Done():
+			for _, p := range procs {
+				_ = p.Signal(os.Interrupt)
+			}
+		case <-done:
+		}
+	}()
 	reportFits(name, dir, done, stderr)
+	if ctx.Err() != nil {
+		return &interrupted{kept: fmt.Sprintf("the %d shards of %s stopped, and every finished fit is kept under %s", jobs, name, store.Dir(dir, name)),
+			resume: resumeLine(args[0], args[1:])}
+	}
 	for _, err := range errs {
 		if err != nil {
 			return err
@@ -215,8 +261,9 @@ func tail(path string, n int) string {
 	return strings.Join(keep[max(0, len(keep)-n):], "\n")
 }
 
+// runProp1 checks Proposition 1 numerically and prints the result.
 func runProp1(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("prop1", "[flags]", stderr, nil)
+	fs := newFlags("prop1", "[flags]", stdout, stderr, nil)
 	seed := fs.Uint64("seed", 1, "seed of every draw")
 	n := fs.Int("n", 0, "rows per slice and repetition (0: 2000)")
 	reps := fs.Int("reps", 0, "repetitions per slice (0: 40)")
@@ -225,6 +272,12 @@ func runProp1(args []string, stdout, stderr io.Writer) error {
 	}
 	if *n < 0 || *reps < 0 {
 		return fmt.Errorf("prop1: -n %d, -reps %d: want ≥ 0 (0: the default)", *n, *reps)
+	}
+	if *n > 0 && *n < 4 {
+		return fmt.Errorf("prop1: -n %d: want at least 4 rows per slice (0: 2000)", *n)
+	}
+	if *reps == 1 {
+		return fmt.Errorf("prop1: -reps 1: want at least 2 (standard errors need two; 0: 40)")
 	}
 	res, err := prop1.Run(prop1.Config{Seed: *seed, N: *n, Reps: *reps, Progress: stderr})
 	if err != nil {

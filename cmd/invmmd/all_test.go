@@ -1,10 +1,18 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/invmmd/invmmd/invmmd/tmnist"
 
 	"github.com/invmmd/invmmd/invmmd/results"
 )
@@ -30,7 +38,7 @@ func TestRunShards(t *testing.T) {
 	dir := t.TempDir()
 	args := []string{"clinical", "-quick", "-seeds", "1,2", "-methods", "none,obs", "-lambdas", "1", "-out", dir}
 	var stdout, stderr strings.Builder
-	if err := runShards("clinical", args, 2, dir, &stdout, &stderr); err != nil {
+	if err := runShards(context.Background(), "clinical", args, 2, dir, &stdout, &stderr); err != nil {
 		t.Fatalf("runShards: %v\nstderr:\n%s", err, stderr.String())
 	}
 	rows, err := results.ReadCSVFile(results.TablePath(filepath.Join(dir, "tables"), "clinical", 1))
@@ -45,7 +53,7 @@ func TestRunShards(t *testing.T) {
 			t.Errorf("shard log: %v", err)
 		}
 	}
-	err = runShards("clinical", []string{"clinical", "-quick", "-nosuchflag", "-out", dir}, 2, dir, &stdout, &stderr)
+	err = runShards(context.Background(), "clinical", []string{"clinical", "-quick", "-nosuchflag", "-out", dir}, 2, dir, &stdout, &stderr)
 	if err == nil || !strings.Contains(err.Error(), "shard 1/2 failed") || !strings.Contains(err.Error(), "flag provided but not defined: -nosuchflag") {
 		t.Fatalf("a failing shard: %v, want its failure and the end of its log", err)
 	}
@@ -59,5 +67,78 @@ func TestAllJobsFlag(t *testing.T) {
 	}
 	if _, err := os.Stat(fresh); err == nil {
 		t.Errorf("all -jobs 0 created %s", fresh)
+	}
+}
+
+// TestAllChecksEveryInputFirst: a missing MNIST is reported before the simulation steps
+// run (at paper size, 43 minutes of work before the error), and nothing is trained.
+func TestAllChecksEveryInputFirst(t *testing.T) {
+	t.Setenv(tmnist.DataDirEnv, t.TempDir())
+	dir := t.TempDir()
+	msg, _, _ := run(t, "all", "-quick", "-jobs", "1", "-out", dir)
+	if !strings.Contains(msg, "step tmnist, checked before any fit") || !strings.Contains(msg, "MNIST") {
+		t.Fatalf("all without MNIST: %q, want the tmnist step's missing input", msg)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "fits")); err == nil {
+		t.Error("all trained before reporting the missing input")
+	}
+}
+
+// TestAllForwardsSIGINTToItsShards runs "invmmd all -jobs 2" as its own process, sends
+// SIGINT to it alone once its two shard processes run, and checks that it forwards the
+// signal and waits: both shards log their interruption, and the parent exits with status
+// 130 and the resume line.
+func TestAllForwardsSIGINTToItsShards(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts three processes")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(exe, "all", "-quick", "-jobs", "2", "-experiments", "sim", "-out", dir)
+	var stderr bytes.Buffer
+	cmd.Stderr, cmd.Stdout, cmd.Env = &stderr, io.Discard, append(os.Environ(), childEnv+"=1")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	logs := []string{filepath.Join(dir, "logs", "sim.shard1.log"), filepath.Join(dir, "logs", "sim.shard2.log")}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		_, e1 := os.Stat(logs[0])
+		_, e2 := os.Stat(logs[1])
+		if e1 == nil && e2 == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("no shard logs after 60 s; stderr:\n%s", stderr.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	time.Sleep(2 * time.Second) // the shards install their signal handlers
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err = <-done:
+	case <-time.After(120 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("all did not stop within 120 s of SIGINT; stderr:\n%s", stderr.String())
+	}
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted {
+		t.Errorf("exit: %v, want status %d", err, exitInterrupted)
+	}
+	if !strings.Contains(stderr.String(), "interrupted;") || !strings.Contains(stderr.String(), "invmmd all -quick -jobs 2 -experiments sim -out "+dir+" -resume") {
+		t.Errorf("stderr lacks the interruption and the resume line:\n%s", stderr.String())
+	}
+	for _, l := range logs {
+		if b, _ := os.ReadFile(l); !bytes.Contains(b, []byte("interrupted;")) {
+			t.Errorf("%s: the shard was not interrupted through its handler:\n%s", l, b)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -12,13 +13,13 @@ import (
 // runEstimate estimates, for a column of model outputs h in a CSV, the MMD² between
 // p(h | Z = 1, Y = y) and p(h | Z = 0, Y = y) summed over y, by each requested estimator,
 // with per-stratum terms and diagnostics (owndata.Estimate).
-func runEstimate(args []string, stdout, stderr io.Writer) error {
+func runEstimate(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg := owndata.DefaultEstimateConfig()
-	fs := newFlags("estimate", "-data FILE.csv -h COL -y COL -z COL [-g COL] [-m COL] [-x COLS] [-methods ...] [-unconditional] [-bandwidth σ|median]", stderr, nil)
+	fs := newFlags("estimate", "-data FILE.csv -h COL -y COL -z COL [-g COL] [-m COL] [-x COLS] [-methods ...] [-unconditional] [-bandwidth σ|median]", stdout, stderr, nil)
 	var tf tableFlags
 	var nf netFlags
-	tf.register(fs, &cfg.Columns)
-	nf.register(fs, &cfg.Nets)
+	tf.register(fs, &cfg.Columns, "comma-separated feature columns on which G and m are fitted when -g or -m is not given (default: none)")
+	nf.register(fs, &cfg.Nets, false)
 	fs.StringVar(&cfg.H, "h", cfg.H, "column of model outputs h (logits or scores) (required; -h alone, or -help, shows this help)")
 	fs.StringVar(&cfg.G, "g", cfg.G, "column of fitted P(Δ = 1 | X, Y) (default: fit an MLP on -x)")
 	fs.StringVar(&cfg.M, "m", cfg.M, "column of fitted P(Z = 1 | X, Y) (default: fit an MLP on -x)")
@@ -29,6 +30,7 @@ func runEstimate(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 1 && (args[0] == "-h" || args[0] == "--h") {
 		// -h names the model-output column here; alone it still asks for help, as for
 		// every command.
+		fs.SetOutput(stdout)
 		fs.Usage()
 		return flag.ErrHelp
 	}

@@ -19,7 +19,7 @@ import (
 // table whose λ its experiment's configuration does not list (left by an earlier sweep) is
 // an error, as is a table without rows.
 func runFigures(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("figures", "[-out DIR]", stderr, nil)
+	fs := newFlags("figures", "[-out DIR]", stdout, stderr, nil)
 	out := fs.String("out", "figures", "folder holding tables/ (read) and the figures (written)")
 	if err := parse(fs, args); err != nil {
 		return err

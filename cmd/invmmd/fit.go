@@ -1,12 +1,15 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 
+	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/owndata"
 )
 
@@ -17,7 +20,9 @@ type tableFlags struct {
 	x string
 }
 
-func (t *tableFlags) register(fs *flag.FlagSet, c *owndata.Columns) {
+// register adds -data, -y, -z, -y-positive, -z-positive and -x to fs; xHelp says what
+// -x is for and its default in this command.
+func (t *tableFlags) register(fs *flag.FlagSet, c *owndata.Columns, xHelp string) {
 	t.c = c
 	fs.StringVar(&c.Data, "data", c.Data, "CSV file with a header line (required)")
 	fs.StringVar(&c.Y, "y", c.Y, "label column, binary (required)")
@@ -28,7 +33,7 @@ func (t *tableFlags) register(fs *flag.FlagSet, c *owndata.Columns) {
 	fs.IntVar(&c.ZMap.Features, "z-features", c.ZMap.Features, "random Fourier frequencies of the kernel on a vector Z (0: 16; 2 features each)")
 	fs.StringVar(&c.YPositive, "y-positive", c.YPositive, "the label's value read as Y = 1, when the column is not 0/1")
 	fs.StringVar(&c.ZPositive, "z-positive", c.ZPositive, "the nuisance's value read as Z = 1, when the column is not 0/1")
-	fs.StringVar(&t.x, "x", strings.Join(c.X, ","), "comma-separated feature columns (default: every other column)")
+	fs.StringVar(&t.x, "x", strings.Join(c.X, ","), xHelp)
 }
 
 // check refuses a command line without the required flags, before any work, and sets the
@@ -55,14 +60,20 @@ type netFlags struct {
 	hidden string
 }
 
-func (f *netFlags) register(fs *flag.FlagSet, n *owndata.Nets) {
+// register adds the network flags to fs; withH adds those of h (-epochs), which only fit
+// trains.
+func (f *netFlags) register(fs *flag.FlagSet, n *owndata.Nets, withH bool) {
 	f.n = n
 	widths := make([]string, len(n.Hidden))
 	for i, w := range n.Hidden {
 		widths[i] = strconv.Itoa(w)
 	}
-	fs.StringVar(&f.hidden, "hidden", strings.Join(widths, ","), "hidden layer widths of every MLP (h, G and m)")
-	fs.IntVar(&n.Epochs, "epochs", n.Epochs, "training epochs of h (the best epoch by validation objective is kept)")
+	if !withH {
+		fs.StringVar(&f.hidden, "hidden", strings.Join(widths, ","), "hidden layer widths of the MLPs fitted for G and m")
+	} else {
+		fs.StringVar(&f.hidden, "hidden", strings.Join(widths, ","), "hidden layer widths of every MLP (h, G and m)")
+		fs.IntVar(&n.Epochs, "epochs", n.Epochs, "training epochs of h (the best epoch by validation objective is kept)")
+	}
 	fs.IntVar(&n.AuxEpochs, "aux-epochs", n.AuxEpochs, "training epochs of G and m")
 	fs.IntVar(&n.Batch, "batch", n.Batch, "rows per step (capped at the training rows); smaller batches leave fewer effective rows per stratum")
 	fs.Float64Var(&n.LearningRate, "lr", n.LearningRate, "Adam learning rate")
@@ -83,27 +94,52 @@ func (f *netFlags) parse() error {
 	return f.n.Validate()
 }
 
-// runFit runs the own-data workflow (owndata.Fit) and prints its report and table.
-func runFit(args []string, stdout, stderr io.Writer) error {
+// fitMore is the text of fit -h between the usage line and the flags: the methods and
+// the files written.
+func fitMore() string {
+	return "methods: " + methodNames(invmmd.Methods) + " (full only when no Z is missing; ip+, dr+ and dr-po+ need the true G, which only a simulation knows)\n\n" +
+		"Writes to -out: config.json (the settings, written first), runs/METHOD-seedS.json and models/METHOD-seedS/\n" +
+		"(one per method and seed, as each finishes), and results.csv, results.md (the table with what it was fitted on)\n" +
+		"and heldout.txt (each model's held-out dr and ip estimates with their terms and diagnostics), rewritten as each\n" +
+		"method finishes. A folder holding results of other settings is refused (-force replaces them); -resume keeps\n" +
+		"the finished methods. Score new rows with: invmmd predict -model OUT/models/METHOD-seedS -data FILE.csv"
+}
+
+// runFit runs the own-data workflow (owndata.Fit) and prints its report and table. Once
+// ctx is done it stops, keeping every finished method's files, and says how to go on.
+func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg := owndata.DefaultConfig()
-	fs := newFlags("fit", "-data FILE.csv -y COL -z COL [-x COLS] [-split COL | -val-frac F -test-frac F] [-methods ...] [-lambda L] [-seeds ...] [-out DIR]", stderr, nil)
+	fs := newFlags("fit", "-data FILE.csv -y COL -z COL [-x COLS] [-split COL | -val-frac F -test-frac F] [-methods ...] [-lambda L] [-seeds ...] [-out DIR]", stdout, stderr, fitMore)
 	var tf tableFlags
 	var nf netFlags
-	tf.register(fs, &cfg.Columns)
-	nf.register(fs, &cfg.Nets)
-	fs.StringVar(&cfg.Split, "split", cfg.Split, "column whose values (train, val, test) give each row's split (default: a random split)")
+	tf.register(fs, &cfg.Columns, "comma-separated feature columns (default: every column but -y, -z and -split; a text column with about one value per row is refused unless named here)")
+	nf.register(fs, &cfg.Nets, true)
+	fs.StringVar(&cfg.Split, "split", cfg.Split, "column whose values (train, val, test) give each row's split (default: a random split by -val-frac and -test-frac)")
 	fs.Float64Var(&cfg.ValFrac, "val-frac", cfg.ValFrac, "share of rows for validation, without -split")
 	fs.Float64Var(&cfg.TestFrac, "test-frac", cfg.TestFrac, "share of rows for test, without -split")
-	methods := fs.String("methods", owndata.MethodList(cfg.Methods), "comma-separated methods to train h with")
+	methods := fs.String("methods", owndata.MethodList(cfg.Methods), "comma-separated methods to train h with (see above)")
 	fs.Float64Var(&cfg.Lambda, "lambda", cfg.Lambda, "penalty weight λ")
 	seeds := fs.String("seeds", seedList(cfg.Seeds), "comma-separated seeds of h (and of the random split: the first)")
-	fs.StringVar(&cfg.Out, "out", cfg.Out, "output folder: results.csv, results.md, config.json, models/")
+	fs.StringVar(&cfg.Out, "out", cfg.Out, "output folder (see above), checked before anything is fitted")
 	fs.BoolVar(&cfg.KeepUnreliable, "keep-unreliable", cfg.KeepUnreliable, "keep strata flagged unreliable in the training penalty (the paper's behaviour); by default they are dropped, with a warning")
+	fs.BoolVar(&cfg.Force, "force", false, "write into an -out folder holding results of other settings, or of methods and seeds this run does not list, after removing those results")
+	fs.BoolVar(&cfg.Resume, "resume", false, "keep the methods whose files under -out were made with the same settings instead of training them again")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if err := tf.check(); err != nil {
 		return err
+	}
+	if cfg.Split != "" {
+		var set []string
+		fs.Visit(func(f *flag.Flag) {
+			if f.Name == "val-frac" || f.Name == "test-frac" {
+				set = append(set, "-"+f.Name)
+			}
+		})
+		if len(set) > 0 {
+			return fmt.Errorf("-split %s and %s: the split column says each row's split, so there are no shares to set; give one or the other", cfg.Split, strings.Join(set, ", "))
+		}
 	}
 	var err error
 	if cfg.Methods, err = parseMethods(*methods); err != nil {
@@ -115,15 +151,24 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if err := nf.parse(); err != nil {
 		return err
 	}
-	cfg.Args, cfg.Log, cfg.Warn = args, stdout, stderr
-	res, err := owndata.Fit(cfg)
+	cfg.Args, cfg.Log, cfg.Warn, cfg.Context = args, stdout, stderr, ctx
+	kept := "every finished method is kept under " + cfg.Out + " (runs/, models/, results.csv)"
+	var res *owndata.Result
+	err = runUntilDone(ctx, "fit", args, kept, func() error {
+		var err error
+		res, err = owndata.Fit(cfg)
+		return err
+	})
+	if errors.Is(err, context.Canceled) {
+		return &interrupted{kept: kept, resume: resumeLine("fit", args)}
+	}
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "\nmajority baseline on test: %.3f\n\n", res.Majority)
 	fmt.Fprint(stdout, owndata.Markdown(res.Rows))
 	fmt.Fprintf(stdout, "\n%s", res.HeldOut)
-	fmt.Fprintf(stdout, "\nWrote %s/results.csv, results.md, heldout.txt, config.json and models/\n", cfg.Out)
+	fmt.Fprintf(stdout, "\nWrote %s/results.csv, results.md, heldout.txt, config.json, runs/ and models/\n", cfg.Out)
 	return nil
 }
 

@@ -183,6 +183,7 @@ func TestOwnDataBadCommandLines(t *testing.T) {
 		{[]string{"fit", "-data", data, "-y", "outcome", "-y-positive", "yes", "-z", "z", "-val-frac", "0.7", "-test-frac", "0.5"}, "sum < 1"},
 		{[]string{"fit", "-data", filepath.Join(t.TempDir(), "none.csv"), "-y", "a", "-z", "b"}, "no such file"},
 		{[]string{"estimate", "-data", data, "-y", "outcome", "-y-positive", "yes", "-z", "z", "-h", "h", "-methods", "dr"}, "give a column of fitted probabilities, or -x COLS"},
+		{[]string{"estimate", "-data", data, "-y", "outcome", "-y-positive", "yes", "-z", "z", "-h", "h", "-methods", "full"}, "own.csv:"},
 		{[]string{"estimate", "-data", data, "-y", "outcome", "-y-positive", "yes", "-z", "z", "-h", "h", "-methods", "full"}, "Z is missing (NaN) but method full needs Z on every row"},
 		{[]string{"estimate", "-data", data, "-y", "outcome", "-y-positive", "yes", "-z", "z", "-h", "group", "-methods", "obs"}, `column "group" (-h): value "grp a", want a number`},
 		{[]string{"estimate", "-data", data, "-y", "outcome", "-y-positive", "yes", "-z", "z", "-h", "h", "-g", "x2", "-methods", "ip"}, `(-g): value`},

@@ -13,8 +13,16 @@ import (
 	"github.com/invmmd/invmmd/invmmd"
 )
 
-// parseMethods parses -methods, refusing duplicates.
+// parseMethods parses -methods, refusing an empty name (a doubled or trailing comma, e.g.
+// "dr,,obs", is a typo that would otherwise drop a method silently) and duplicates.
 func parseMethods(s string) ([]invmmd.Method, error) {
+	if parts := strings.Split(s, ","); len(parts) > 1 {
+		for i, p := range parts {
+			if strings.TrimSpace(p) == "" {
+				return nil, fmt.Errorf("-methods %q: method %d of %d is empty (a doubled or trailing comma?)", s, i+1, len(parts))
+			}
+		}
+	}
 	ms, err := invmmd.ParseMethods(s)
 	if err != nil {
 		return nil, fmt.Errorf("-methods: %w", err)
@@ -91,6 +99,42 @@ func outDir(out string, quick bool) string {
 		return quickOut()
 	}
 	return "figures"
+}
+
+// checkOut checks, without creating or writing anything, that dir is a folder in which
+// files can be written, or can be created where the nearest existing folder above it is.
+func checkOut(dir string) error {
+	st, err := os.Stat(dir)
+	switch {
+	case err == nil && !st.IsDir():
+		return fmt.Errorf("-out %s is a file, want a folder", dir)
+	case err == nil:
+		return writable(dir, dir)
+	case !errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("-out %s: %w", dir, err)
+	}
+	for p := filepath.Dir(dir); ; p = filepath.Dir(p) {
+		if st, err := os.Stat(p); err == nil {
+			if !st.IsDir() {
+				return fmt.Errorf("-out %s: %s is a file, not a folder", dir, p)
+			}
+			return writable(dir, p)
+		}
+		if p == filepath.Dir(p) {
+			return fmt.Errorf("-out %s: no existing folder above it", dir)
+		}
+	}
+}
+
+// writable checks that files can be created in the folder p (on behalf of -out dir),
+// leaving nothing behind.
+func writable(dir, p string) error {
+	f, err := os.CreateTemp(p, ".invmmd-write-test*")
+	if err != nil {
+		return fmt.Errorf("-out %s: not writable: %w", dir, err)
+	}
+	f.Close()
+	return os.Remove(f.Name())
 }
 
 // prepareOut checks, before any work, that dir is a folder (creating it and its tables/

@@ -30,19 +30,26 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
 
 	"github.com/invmmd/invmmd/invmmd/experiments"
 )
 
-// command is one subcommand.
+// command is one subcommand. Its run stops cleanly once ctx is done (SIGINT or SIGTERM):
+// it returns an *interrupted error saying what was kept and how to go on.
 type command struct {
 	name, summary string
-	run           func(args []string, stdout, stderr io.Writer) error
+	run           func(ctx context.Context, args []string, stdout, stderr io.Writer) error
 }
 
 // commands are the experiments of the registry (experiments.All), one command each, then
@@ -52,42 +59,157 @@ func commands() []command {
 	for _, e := range experiments.All() {
 		cs = append(cs, sweepCommand(e))
 	}
+	plain := func(run func(args []string, stdout, stderr io.Writer) error) func(context.Context, []string, io.Writer, io.Writer) error {
+		return func(_ context.Context, args []string, stdout, stderr io.Writer) error {
+			return run(args, stdout, stderr)
+		}
+	}
 	return append(cs, []command{
-		{"merge", "assemble tables and figures from the per-fit result files of (sharded) runs", runMerge},
-		{"figures", "redraw the results figures from the tables under figures/tables (no training)", runFigures},
-		{"prop1", "Proposition 2 (appendix D): full-data vs observed-only MMD of h* in both constructions", runProp1},
+		{"merge", "assemble tables and figures from the per-fit result files of (sharded) runs", plain(runMerge)},
+		{"figures", "redraw the results figures from the tables under figures/tables (no training)", plain(runFigures)},
+		{"prop1", "Proposition 2 (appendix D): full-data vs observed-only MMD of h* in both constructions", plain(runProp1)},
 		{"variance", "the variance study of appendix B.3 (mean and sd of each estimator against batch size)", runVariance},
 		{"all", "every experiment, regenerating figures/", runAll},
 		{"estimate", "your own CSV: each estimator's MMD² of a column of model outputs, with diagnostics", runEstimate},
 		{"fit", "your own CSV with missing Z: fit G and m, train h with each method, report accuracy and held-out MMD", runFit},
-		{"predict", "score a CSV with a model saved by fit", runPredict},
+		{"predict", "score a CSV with a model saved by fit", plain(runPredict)},
 	}...)
 }
 
+// exitInterrupted is the exit status after SIGINT or SIGTERM (128 + SIGINT, as shells do).
+const exitInterrupted = 130
+
 func main() {
-	if err := dispatch(os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "invmmd:", err)
-			os.Exit(2)
-		}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop() // a second signal ends the program at once
+	}()
+	err := dispatchContext(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	var ie *interrupted
+	switch {
+	case err == nil || errors.Is(err, flag.ErrHelp):
+	case errors.As(err, &ie):
+		fmt.Fprintln(os.Stderr, "invmmd:", err)
+		os.Exit(exitInterrupted)
+	default:
+		fmt.Fprintln(os.Stderr, "invmmd:", message(err))
+		os.Exit(2)
 	}
 }
 
-func dispatch(args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "help" || args[0] == "--help" {
-		usage(stderr)
-		if len(args) == 0 {
-			return fmt.Errorf("no command given")
+// doubled matches a prefix repeated by two layers of wrapping, e.g. "tmnist: tmnist: ".
+var doubled = regexp.MustCompile(`\b([A-Za-z][A-Za-z0-9_]*): `)
+
+// message returns err's text as the command line prints it after "invmmd: ": without a
+// leading "invmmd: " and with a prefix that two layers of wrapping doubled ("tmnist:
+// tmnist: ...") said once.
+func message(err error) string {
+	s := strings.TrimPrefix(err.Error(), "invmmd: ")
+	for {
+		t := dedupe(s)
+		if t == s {
+			return s
 		}
+		s = t
+	}
+}
+
+// dedupe removes the first "X: X: " repetition in s.
+func dedupe(s string) string {
+	for _, loc := range doubled.FindAllStringSubmatchIndex(s, -1) {
+		word := s[loc[2]:loc[3]]
+		rep := word + ": " + word + ": "
+		if strings.HasPrefix(s[loc[0]:], rep) {
+			return s[:loc[0]] + word + ": " + s[loc[0]+len(rep):]
+		}
+	}
+	return s
+}
+
+// dispatch runs the command line args with no signal handling (tests).
+func dispatch(args []string, stdout, stderr io.Writer) error {
+	return dispatchContext(context.Background(), args, stdout, stderr)
+}
+
+// dispatchContext runs the command line args: a command and its flags, or help. "invmmd
+// help" and "invmmd -h" print the command list, "invmmd help CMD" CMD's flags (as
+// "invmmd CMD -h"), all to stdout.
+func dispatchContext(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		usage(stderr)
+		return fmt.Errorf("no command given")
+	}
+	if args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help" {
+		if len(args) > 1 && args[0] == "help" {
+			for _, c := range commands() {
+				if c.name == args[1] {
+					return c.run(ctx, []string{"-h"}, stdout, stdout)
+				}
+			}
+			usage(stdout)
+			return fmt.Errorf("help: unknown command %q", args[1])
+		}
+		usage(stdout)
 		return nil
 	}
 	for _, c := range commands() {
 		if c.name == args[0] {
-			return c.run(args[1:], stdout, stderr)
+			return c.run(ctx, args[1:], stdout, stderr)
 		}
 	}
 	usage(stderr)
 	return fmt.Errorf("unknown command %q", args[0])
+}
+
+// interrupted is a command's error when SIGINT or SIGTERM stopped it: what was kept, and
+// the command line that goes on from there.
+type interrupted struct {
+	kept   string // e.g. "the finished fits are under OUT/fits/sim"
+	resume string // the command line to go on, with -resume
+}
+
+func (e *interrupted) Error() string {
+	return fmt.Sprintf("interrupted; %s. To go on where it stopped, run:\n  %s", e.kept, e.resume)
+}
+
+// resumeLine returns the command line "invmmd NAME ARGS -resume" (-resume added when args
+// lack it), each argument quoted for a POSIX shell where it needs to be.
+func resumeLine(name string, args []string) string {
+	parts := []string{"invmmd", name}
+	has := false
+	for _, a := range args {
+		has = has || a == "-resume" || a == "--resume" || a == "-resume=true"
+		parts = append(parts, shellQuote(a))
+	}
+	if !has {
+		parts = append(parts, "-resume")
+	}
+	return strings.Join(parts, " ")
+}
+
+// shellQuote quotes s for a POSIX shell when it holds anything but safe characters.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=+.,/:@%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// runUntilDone runs work in its own goroutine and returns its error, or, once ctx is done
+// first, an *interrupted error with kept and the resume line of name's args. The work is
+// then abandoned, and the program exits: every result file is written atomically (a
+// temporary file renamed into place), so what is on disk is whole, and the fit in
+// progress is all that is lost.
+func runUntilDone(ctx context.Context, name string, args []string, kept string, work func() error) error {
+	done := make(chan error, 1)
+	go func() { done <- work() }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return &interrupted{kept: kept, resume: resumeLine(name, args)}
+	}
 }
 
 func usage(w io.Writer) {
@@ -95,6 +217,7 @@ func usage(w io.Writer) {
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
 	}
+	fmt.Fprintln(w, "\nRun \"invmmd help <command>\" (or \"invmmd <command> -h\") for a command's flags and defaults.")
 }
 
 // summaryOf returns the one-line description of the command name.
@@ -108,25 +231,50 @@ func summaryOf(name string) string {
 }
 
 // newFlags returns a flag set for the command name whose -h starts with the command's
-// one-line description and any further text (e.g. the methods "-methods all" runs).
-func newFlags(name, usageLine string, stderr io.Writer, more func() string) *flag.FlagSet {
+// one-line description and any further text (e.g. the methods "-methods all" runs), then
+// the flags with their defaults. Help asked for (-h, -help) goes to stdout; the usage
+// shown after a flag error goes to stderr.
+func newFlags(name, usageLine string, stdout, stderr io.Writer, more func() string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "invmmd %s: %s\n\nusage: invmmd %s %s\n", name, summaryOf(name), name, usageLine)
+		w := fs.Output()
+		fmt.Fprintf(w, "invmmd %s: %s\n\nusage: invmmd %s %s\n", name, summaryOf(name), name, usageLine)
 		if more != nil {
-			fmt.Fprintf(stderr, "\n%s\n", more())
+			fmt.Fprintf(w, "\n%s\n", more())
 		}
-		fmt.Fprintln(stderr, "\nflags:")
+		fmt.Fprintln(w, "\nflags:")
 		fs.PrintDefaults()
 	}
+	helpOut.Store(fs, stdout)
 	return fs
+}
+
+// helpOut maps each flag set of newFlags to the writer its help goes to when asked for.
+var helpOut sync.Map
+
+// asksHelp reports whether args ask for help: -h or -help (with one or two dashes) among
+// the flags, where the command has no flag of that name (estimate's -h names a column).
+func asksHelp(fs *flag.FlagSet, args []string) bool {
+	for _, a := range args {
+		if !strings.HasPrefix(a, "-") {
+			return false
+		}
+		switch n := strings.TrimLeft(a, "-"); n {
+		case "h", "help":
+			return fs.Lookup(n) == nil
+		}
+	}
+	return false
 }
 
 // parse parses args and refuses words left over after the flags: Go's flag package stops
 // at the first word that is not a flag, so "invmmd sim extra -quick" would otherwise drop
 // -quick silently.
 func parse(fs *flag.FlagSet, args []string) error {
+	if w, ok := helpOut.Load(fs); ok && asksHelp(fs, args) {
+		fs.SetOutput(w.(io.Writer))
+	}
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,6 +74,7 @@ func TestBadCommandLinesAreClearErrors(t *testing.T) {
 		{[]string{"merge", "-out", dir, "-experiments", "sim"}, `no results of "sim"`},
 		{[]string{"figures", "-out", dir, "stray"}, `unexpected argument "stray"`},
 		{[]string{"prop1", "-n", "-1"}, "want ≥ 0"},
+		{[]string{"prop1", "-n", "2"}, "-n 2: want at least 4 rows per slice"},
 	} {
 		if tc.want == "nosuch.png" && noMNIST != "" { // the textures are checked after MNIST
 			t.Logf("skipping invmmd %s: %s", strings.Join(tc.args, " "), noMNIST)
@@ -105,9 +107,12 @@ func TestHelpSaysWhatEachCommandDoes(t *testing.T) {
 		"variance": "full,dr,dr+,reg,ip,ip+,dr-po,dr-po+",
 	}
 	for _, c := range commands() {
-		msg, _, stderr := run(t, c.name, "-h")
+		msg, stderr, errOut := run(t, c.name, "-h") // help goes to stdout
 		if msg != "" && msg != "flag: help requested" {
 			t.Errorf("%s -h: error %q", c.name, msg)
+		}
+		if errOut != "" {
+			t.Errorf("%s -h wrote to stderr: %q", c.name, errOut)
 		}
 		if !strings.HasPrefix(stderr, "invmmd "+c.name+": "+c.summary+"\n") {
 			t.Errorf("%s -h does not start with its description:\n%s", c.name, stderr)
@@ -115,6 +120,25 @@ func TestHelpSaysWhatEachCommandDoes(t *testing.T) {
 		if m, ok := methods[c.name]; ok && !strings.Contains(stderr, ": "+m+"\n") {
 			t.Errorf("%s -h does not list its methods %s:\n%s", c.name, m, stderr)
 		}
+		if _, viaHelp, _ := run(t, "help", c.name); viaHelp != stderr {
+			t.Errorf("invmmd help %s differs from invmmd %s -h:\n%s", c.name, c.name, viaHelp)
+		}
+	}
+	if _, stdout, _ := run(t, "help"); !strings.Contains(stdout, "commands:") {
+		t.Errorf("invmmd help: stdout %q, want the command list", stdout)
+	}
+	_, est, _ := run(t, "estimate", "-h")
+	if strings.Contains(est, "\n  -epochs") || !strings.Contains(est, "(default: none)") {
+		t.Errorf("estimate -h lists -epochs, which it ignores, or a wrong -x default:\n%s", est)
+	}
+	_, fit, _ := run(t, "fit", "-h")
+	for _, w := range []string{"heldout.txt", "methods: none,obs,full", "-resume", "-force"} {
+		if !strings.Contains(fit, w) {
+			t.Errorf("fit -h lacks %q", w)
+		}
+	}
+	if _, sim, _ := run(t, "sim", "-h"); !strings.Contains(sim, "default grid: λ 1,5, seeds 1,2,3,4,5") {
+		t.Errorf("sim -h does not print the default grid:\n%s", sim)
 	}
 }
 
@@ -158,8 +182,8 @@ func TestCheckListsAShardWithoutTraining(t *testing.T) {
 	if msg != "" || stdout != want {
 		t.Fatalf("check: %q, stdout %q, want %q", msg, stdout, want)
 	}
-	if ents, _ := os.ReadDir(filepath.Join(dir, "fits", "sim")); len(ents) != 1 {
-		t.Errorf("check wrote %d files under fits/sim, want only sweep.json", len(ents))
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("check wrote %d entries into %s, want none", len(ents), dir)
 	}
 }
 
@@ -261,7 +285,16 @@ func TestSimQuickShardsMergeAndReruns(t *testing.T) {
 			}
 		}
 	}
-	if msg, _, _ := run(t, "sim", "-out", whole, "-quick", "-seeds", "1,2", "-methods", "none,obs,dr", "-lambdas", "1", "-resume"); msg != "" {
+	// Fewer λ than the tables hold: refused, naming λ 5, unless -force.
+	if msg, _, _ := run(t, "sim", "-out", whole, "-quick", "-seeds", "1,2", "-methods", "none,obs,dr", "-lambdas", "1", "-resume"); !strings.Contains(msg, "hold λ 5, which this run leaves out") {
+		t.Fatalf("fewer λ without -force: %q", msg)
+	}
+	for _, f := range []string{"tables/sim_lambda5.csv", "sim_lambda5.png"} {
+		if _, err := os.Stat(filepath.Join(whole, f)); err != nil {
+			t.Errorf("a refused run removed %s", f)
+		}
+	}
+	if msg, _, _ := run(t, "sim", "-out", whole, "-quick", "-seeds", "1,2", "-methods", "none,obs,dr", "-lambdas", "1", "-resume", "-force"); msg != "" {
 		t.Fatal(msg)
 	}
 	for _, f := range []string{"tables/sim_lambda5.csv", "tables/sim_lambda5.md", "sim_lambda5.png"} {
@@ -270,7 +303,7 @@ func TestSimQuickShardsMergeAndReruns(t *testing.T) {
 		}
 	}
 	// Another configuration into the same folder: refused before any work, saying what differs.
-	msg, _, _ = run(t, "sim", "-out", whole, "-quick", "-batch", "500", "-seeds", "1", "-methods", "none")
+	msg, _, _ = run(t, "sim", "-out", whole, "-quick", "-batch", "500", "-seeds", "1,2", "-methods", "none,obs,dr", "-lambdas", "1")
 	if !strings.Contains(msg, "H.BatchSize: 2000 → 500") || !strings.Contains(msg, "Size.Batch: 2000 → 500") {
 		t.Errorf("another configuration: %q", msg)
 	}
@@ -412,6 +445,104 @@ func checkRedrawn(t *testing.T, dir string, files ...string) {
 	for f, b := range drawn {
 		if again, _ := os.ReadFile(filepath.Join(dir, f)); len(b) == 0 || !bytes.Equal(again, b) {
 			t.Errorf("%s: invmmd figures redrew it differently from the run (%d → %d bytes)", f, len(b), len(again))
+		}
+	}
+}
+
+// TestCommittedResultsAreNotReplaced reruns the probes against a copy of the repository's
+// figures/ layout: a quick run into the repository's figures/ is refused, and a paper-size
+// run with fewer methods and seeds than the committed tables is refused before any work,
+// naming what it leaves out; nothing there changes.
+func TestCommittedResultsAreNotReplaced(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "go.mod"), []byte("module "+modulePath+"\n\ngo 1.26\n"), 0o644)
+	figs := filepath.Join(root, "figures")
+	os.MkdirAll(filepath.Join(figs, "tables"), 0o755)
+	for _, f := range []string{"clinical_config.json", "clinical_lambda1.csv", "sim_config.json", "sim_lambda1.csv", "sim_lambda5.csv"} {
+		b, err := os.ReadFile(filepath.Join("..", "..", "figures", "tables", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(figs, "tables", f), b, 0o644)
+	}
+	before := readTables(t, figs)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"sim", "-quick", "-methods", "none", "-out", figs}, "that is the repository's figures/ folder"},
+		{[]string{"variance", "-quick", "-out", figs}, "that is the repository's figures/ folder"},
+		{[]string{"all", "-quick", "-out", figs}, "that is the repository's figures/ folder"},
+		{[]string{"clinical", "-methods", "none", "-seeds", "1", "-out", figs}, "hold methods obs,full,dr,reg,ip; seeds 2,3,4,5, which this run leaves out"},
+		{[]string{"sim", "-lambdas", "1", "-out", figs}, "hold λ 5, which this run leaves out"},
+		{[]string{"sim", "-batch", "100", "-out", figs}, "another configuration (H.BatchSize: 2000 → 100"},
+	} {
+		msg, _, _ := run(t, tc.args...)
+		if !strings.Contains(msg, tc.want) {
+			t.Errorf("invmmd %s: %q, want %q", strings.Join(tc.args, " "), msg, tc.want)
+		}
+	}
+	if after := readTables(t, figs); len(after) != len(before) {
+		t.Errorf("tables changed: %d files before, %d after", len(before), len(after))
+	}
+	if _, err := os.Stat(filepath.Join(figs, "fits")); err == nil {
+		t.Error("a refused run wrote fits")
+	}
+	// The paper-size default grid matches the committed tables: -check passes and writes nothing.
+	if msg, _, _ := run(t, "clinical", "-check", "-out", figs); msg != "" {
+		t.Errorf("clinical -check on its own tables: %q", msg)
+	}
+}
+
+// TestFlagCombinationsRefused: combinations that used to be accepted silently.
+func TestFlagCombinationsRefused(t *testing.T) {
+	data := ownCSV(t, 300, false)
+	base := []string{"fit", "-data", data, "-y", "outcome", "-y-positive", "yes", "-z", "z", "-out", filepath.Join(t.TempDir(), "o")}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{append(base, "-methods", "dr,,obs"), `-methods "dr,,obs": method 2 of 3 is empty`},
+		{[]string{"sim", "-methods", "dr,"}, "is empty"},
+		{append(base, "-x", "x1,x1"), `column "x1" is listed twice in -x`},
+		{append(base, "-x", "x1,z"), `column "z" is both a feature (-x) and the nuisance (-z)`},
+		{append(base, "-split", "group", "-val-frac", "0.3"), "-split group and -val-frac"},
+	} {
+		msg, _, _ := run(t, tc.args...)
+		if !strings.Contains(msg, tc.want) {
+			t.Errorf("invmmd %s: %q, want %q", strings.Join(tc.args[1:], " "), msg, tc.want)
+		}
+	}
+}
+
+// TestResumeLine: the line printed after an interruption reruns the same command with
+// -resume, quoting what a shell would split.
+func TestResumeLine(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"sim", []string{"-quick", "-out", "my dir"}, "invmmd sim -quick -out 'my dir' -resume"},
+		{"all", []string{"-jobs", "2", "-resume"}, "invmmd all -jobs 2 -resume"},
+	} {
+		if got := resumeLine(tc.name, tc.args); got != tc.want {
+			t.Errorf("resumeLine(%s, %q) = %q, want %q", tc.name, tc.args, got, tc.want)
+		}
+	}
+}
+
+// TestMessageSaysEachPrefixOnce: the printed error drops a leading "invmmd: " (main adds
+// its own) and says a prefix doubled by two layers of wrapping once.
+func TestMessageSaysEachPrefixOnce(t *testing.T) {
+	for in, want := range map[string]string{
+		"invmmd: tmnist: tmnist: MNIST file x not found": "tmnist: MNIST file x not found",
+		"experiments: sim: sim: bad":                     "experiments: sim: bad",
+		"-out x: not writable":                           "-out x: not writable",
+		"a: b: a: c":                                     "a: b: a: c",
+	} {
+		if got := message(errors.New(in)); got != want {
+			t.Errorf("message(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -15,11 +15,12 @@ import (
 // job array. It refuses, listing them, when fits are missing or were made with another
 // configuration.
 func runMerge(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("merge", "-out DIR [-experiments sim,tmnist,...]", stderr, func() string {
+	fs := newFlags("merge", "-out DIR [-experiments sim,tmnist,...]", stdout, stderr, func() string {
 		return "Reads OUT/fits/EXPERIMENT/*.json (written by invmmd EXPERIMENT -out OUT, whole or with -shard i/n)\nand writes OUT/tables and the figures in OUT, as a whole run does."
 	})
 	out := fs.String("out", "", "the results folder of the runs (required)")
 	only := fs.String("experiments", "", "comma-separated experiments to merge (default: every one with results under OUT/fits)")
+	force := fs.Bool("force", false, "replace tables under OUT/tables even when they were made with another configuration or hold fits the stored sweep leaves out")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -64,7 +65,7 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 		if !ok {
 			return fmt.Errorf("merge: %s: unknown experiment %q", store.Dir(*out, n), n)
 		}
-		if err := publish(exp, *out, stdout); err != nil {
+		if err := publish(exp, *out, *force, stdout); err != nil {
 			return fmt.Errorf("merge: %w", err)
 		}
 	}

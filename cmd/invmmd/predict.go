@@ -15,7 +15,7 @@ import (
 
 // runPredict writes P(Y = 1 | X) of each row of a CSV under a model saved by fit.
 func runPredict(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("predict", "-model DIR -data FILE.csv [-out FILE]", stderr, nil)
+	fs := newFlags("predict", "-model DIR -data FILE.csv [-out FILE]", stdout, stderr, nil)
 	dir := fs.String("model", "", "a model folder written by fit (OUT/models/METHOD-seedS) (required)")
 	data := fs.String("data", "", "CSV file with the model's feature columns (required)")
 	out := fs.String("out", "", "output CSV (default: standard output): row, line, probability")

@@ -147,4 +147,11 @@ func TestPredictRefusesOutputOverInput(t *testing.T) {
 	if _, stderr, err := runCmdSafe(t, "predict", "-model", model, "-data", data, "-out", other); err != nil {
 		t.Errorf("predict to another file: %v\n%s", err, stderr)
 	}
+	// A cell that is not a number in a numeric feature is named by its own line and value
+	// (it used to be reported at line 2 with that line's valid value).
+	typo := filepath.Join(dir, "typo.csv")
+	os.WriteFile(typo, []byte("x1,x2\n0.1,0.2\n0.3,0.4\n0.5,0.6\nabc,0.8\n0.9,1.0\n1.1,1.2\n1.3,1.4\n1.5,1.6\n1.7,1.8\n1.9,2.0\n2.1,2.2\n"), 0o644)
+	if _, _, err := runCmdSafe(t, "predict", "-model", model, "-data", typo); err == nil || !strings.Contains(err.Error(), `typo.csv:5: column "x1": value "abc" is not a number`) {
+		t.Errorf("predict on a typo at line 5: %v", err)
+	}
 }

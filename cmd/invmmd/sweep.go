@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -28,6 +29,7 @@ type sweepFlags struct {
 	batch   int
 	verbose bool
 	check   bool
+	force   bool
 }
 
 // register adds the shared flags to fs; their defaults are said from the entry's sweeps.
@@ -44,7 +46,8 @@ func (s *sweepFlags) register(fs *flag.FlagSet, e experiments.Entry) {
 		fs.IntVar(&s.batch, "batch", 0, "rows per training step of h (clinical: of G and m too); 0 keeps the experiment's own")
 	}
 	fs.BoolVar(&s.verbose, "v", false, "show every fit's progress and the auxiliary models' reports")
-	fs.BoolVar(&s.check, "check", false, "check the flags, the output folder and the configuration stored there, then exit without training (scripts/slurm/sweep.sh does, before submitting); with -v, list the shard's result files")
+	fs.BoolVar(&s.check, "check", false, "check the flags, the inputs, the output folder and the configuration stored there, then exit without training or writing anything (scripts/slurm/sweep.sh does, before submitting); with -v, list the shard's result files")
+	fs.BoolVar(&s.force, "force", false, "replace the tables under OUT/tables even when they were made with another configuration or hold fits this run leaves out (methods, λ, seeds), and let -quick write into the repository's figures/")
 }
 
 // config parses the grid flags into a RunConfig; every error comes before any work.
@@ -125,18 +128,25 @@ func seedNames(seeds []uint64) string {
 // sweepCommand is the command of a registered experiment, invmmd NAME: the shared flags,
 // the entry's own, and a run of its sweep.
 func sweepCommand(e experiments.Entry) command {
-	return command{name: e.Name, summary: e.Summary, run: func(args []string, stdout, stderr io.Writer) error {
-		return runSweep(e, args, stdout, stderr)
+	return command{name: e.Name, summary: e.Summary, run: func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+		return runSweep(ctx, e, args, stdout, stderr)
 	}}
 }
 
 // runSweep runs entry e's command line args: it builds the experiment the flags choose,
 // runs its grid (or a shard of it) and, for a whole run, writes its tables and figures.
-func runSweep(e experiments.Entry, args []string, stdout, stderr io.Writer) error {
+// Before any work it refuses tables it would replace (guardTables) and a quick run into
+// the repository's figures/. Once ctx is done it stops, keeping every finished fit's
+// file, and says how to go on.
+func runSweep(ctx context.Context, e experiments.Entry, args []string, stdout, stderr io.Writer) error {
 	var sf sweepFlags
 	all := methodNames(e.DefaultSweep(false).Methods)
-	fs := newFlags(e.Name, "[flags]", stderr, func() string {
-		return "methods (-methods all): " + all + "\n\nEach fit's result is written to OUT/fits/" + e.Name + "/ when it is done, and the tables are\nassembled from those files; -resume skips fits already done, -shard i/n runs a slice of the grid."
+	paper, quick := e.DefaultSweep(false), e.DefaultSweep(true)
+	fs := newFlags(e.Name, "[flags]", stdout, stderr, func() string {
+		return "methods (-methods all): " + all + "\n" +
+			"default grid: λ " + lambdaNames(paper.Lambdas) + ", seeds " + seedNames(paper.Seeds) + "; with -quick: methods " + methodNames(quick.Methods) + ", λ " + lambdaNames(quick.Lambdas) + ", seeds " + seedNames(quick.Seeds) + "\n\n" +
+			"Each fit's result is written to OUT/fits/" + e.Name + "/ when it is done, and the tables are\nassembled from those files; -resume skips fits already done, -shard i/n runs a slice of the grid.\n" +
+			"Tables already under OUT/tables are replaced only by a run of the same configuration holding all their fits (or with -force)."
 	})
 	sf.register(fs, e)
 	build := e.New
@@ -156,15 +166,34 @@ func runSweep(e experiments.Entry, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	out := outDir(sf.out, sf.quick)
+	if err := checkOut(out); err != nil {
+		return err
+	}
+	if err := refuseQuickInFigures(out, sf.quick, sf.force); err != nil {
+		return err
+	}
+	sw, err := experiments.SweepOf(exp, rc)
+	if err != nil {
+		return err
+	}
+	if err := guardTables(out, sw, sf.force); err != nil {
+		return err
+	}
+	if sf.check {
+		return check(exp, rc, sw, out, sf.verbose, stdout)
+	}
 	if err := prepareOut(out); err != nil {
 		return err
 	}
 	rc.StoreDir = out
-	if sf.check {
-		return check(exp, rc, out, sf.verbose, stdout)
-	}
 	fmt.Fprintf(stderr, "invmmd %s: results under %s\n", e.Name, out)
-	res, err := experiments.Run(exp, rc)
+	var res *experiments.Outcome
+	kept := "every finished fit is kept under " + store.Dir(out, exp.Name)
+	err = runUntilDone(ctx, e.Name, args, kept, func() error {
+		var err error
+		res, err = experiments.Run(exp, rc)
+		return err
+	})
 	if err != nil {
 		return err
 	}
@@ -173,17 +202,14 @@ func runSweep(e experiments.Entry, args []string, stdout, stderr io.Writer) erro
 			exp.Name, rc.Shard, len(res.Fits), res.Skipped, res.Seconds, store.Dir(out, exp.Name), out)
 		return nil
 	}
-	return publish(exp, out, stdout)
+	return publish(exp, out, sf.force, stdout)
 }
 
-// check opens exp's result store under out (refusing another configuration) and reports
-// how many fits the run or shard holds; with list, it also lists their result files.
-func check(exp experiments.Experiment, rc experiments.RunConfig, out string, list bool, stdout io.Writer) error {
-	sw, err := experiments.SweepOf(exp, rc)
-	if err != nil {
-		return err
-	}
-	if _, err := store.Open(out, sw); err != nil {
+// check checks exp's result store under out (refusing another configuration) without
+// writing anything, and reports how many fits the run or shard holds; with list, it also
+// lists their result files.
+func check(exp experiments.Experiment, rc experiments.RunConfig, sw store.Sweep, out string, list bool, stdout io.Writer) error {
+	if err := store.Check(out, sw); err != nil {
 		return err
 	}
 	shard := rc.Shard
@@ -204,7 +230,17 @@ func check(exp experiments.Experiment, rc experiments.RunConfig, out string, lis
 // publish assembles exp's tables from the result files under out, prints them next to
 // the paper's numbers and draws the figures: the last step of a whole run and what merge
 // does for each experiment.
-func publish(exp experiments.Experiment, out string, stdout io.Writer) error {
+//
+// Unless force, it first refuses to replace tables of another configuration or holding
+// fits that the stored sweep leaves out (guardTables).
+func publish(exp experiments.Experiment, out string, force bool, stdout io.Writer) error {
+	st, err := store.Load(out, exp.Name)
+	if err != nil {
+		return err
+	}
+	if err := guardTables(out, st.Sweep(), force); err != nil {
+		return err
+	}
 	m, err := experiments.Merge(exp, out, filepath.Join(out, "tables"))
 	if err != nil {
 		return err

@@ -58,11 +58,11 @@ func registerToy() {
 // there (in shard processes, then merged), and merge and figures know it: they rebuild
 // its tables and figures to the byte.
 func TestRegisteredExperimentRunsEverywhere(t *testing.T) {
-	_, _, usage := run(t, "help")
+	_, usage, _ := run(t, "help")
 	if !strings.Contains(usage, "  toy       a toy experiment that only the tests register\n") {
 		t.Errorf("the command list lacks the toy:\n%s", usage)
 	}
-	if _, _, help := run(t, "all", "-h"); !strings.Contains(help, "Runs sim, sim -paper-split (not with -quick), tmnist, clinical, toy, variance, simcont,\n") {
+	if _, help, _ := run(t, "all", "-h"); !strings.Contains(help, "Runs sim, sim -paper-split (not with -quick), tmnist, clinical, toy, variance, simcont,\n") {
 		t.Errorf("all -h does not list the toy between clinical and variance:\n%s", help)
 	}
 	if msg, stdout, _ := run(t, "toy", "-quick", "-check", "-out", t.TempDir()); msg != "" || !strings.HasPrefix(stdout, "toy: 1 fits in all;") {

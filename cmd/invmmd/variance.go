@@ -1,11 +1,14 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/invmmd/invmmd/invmmd/backend"
 	"github.com/invmmd/invmmd/invmmd/experiments"
 	"github.com/invmmd/invmmd/invmmd/experiments/store"
 	"github.com/invmmd/invmmd/invmmd/figures"
@@ -23,8 +26,12 @@ func drawVariance(pts []results.VariancePoint, dir string) (string, error) {
 	return base, figures.SaveGrid(plots, base, figures.VarianceWidth, figures.VarianceHeight)
 }
 
-func runVariance(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("variance", "[flags]", stderr, func() string {
+// runVariance runs the variance study (or a shard of it). Before any work it refuses a
+// quick run into the repository's figures/ and a table of other settings it would
+// replace (guardVariance); once ctx is done it stops, keeping the finished batch sizes'
+// files, and says how to go on.
+func runVariance(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("variance", "[flags]", stdout, stderr, func() string {
 		var ms []string
 		for _, m := range experiments.VariancePaper().Methods {
 			ms = append(ms, m.String())
@@ -37,7 +44,8 @@ func runVariance(args []string, stdout, stderr io.Writer) error {
 	seed := fs.Uint64("seed", 1, "seed of the training run and of the batches")
 	shardFlag := fs.String("shard", "", "i/n: estimate only the i-th of n slices of the batch sizes and write their result files under OUT/fits/variance; then invmmd merge -out OUT")
 	resume := fs.Bool("resume", false, "skip batch sizes whose result file exists under OUT/fits/variance (same configuration)")
-	checkOnly := fs.Bool("check", false, "check the flags, the output folder and the configuration stored there, then exit")
+	checkOnly := fs.Bool("check", false, "check the flags, the output folder and the configuration stored there, then exit without computing or writing anything")
+	force := fs.Bool("force", false, "replace OUT/tables/variance.csv even when it was made with other settings, and let -quick write into the repository's figures/")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -61,22 +69,37 @@ func runVariance(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	dir := outDir(*out, *quick)
-	if err := prepareOut(dir); err != nil {
+	if err := checkOut(dir); err != nil {
+		return err
+	}
+	if err := refuseQuickInFigures(dir, *quick, *force); err != nil {
 		return err
 	}
 	cfg.Seed, cfg.Resume = *seed, *resume
-	cfg.StoreDir, cfg.TableDir = dir, filepath.Join(dir, "tables")
-	cfg.Progress = stderr
+	if err := guardVariance(dir, varianceSettings(cfg), *force || cfg.Shard.N > 1); err != nil {
+		return err
+	}
 	if *checkOnly {
-		if err := experiments.CheckVariance(cfg); err != nil {
+		if err := checkVarianceStore(cfg, dir); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "variance: %d batch sizes; results under %s\n", len(cfg.Sizes), dir)
 		return nil
 	}
+	if err := prepareOut(dir); err != nil {
+		return err
+	}
+	cfg.StoreDir, cfg.TableDir = dir, filepath.Join(dir, "tables")
+	cfg.Progress = stderr
+	kept := "every finished batch size is kept under " + store.Dir(dir, "variance")
 	if cfg.Shard.N > 1 {
 		cfg.TableDir = ""
-		res, err := experiments.Variance(cfg)
+		var res *experiments.VarianceOutcome
+		err := runUntilDone(ctx, "variance", args, kept, func() error {
+			var err error
+			res, err = experiments.Variance(cfg)
+			return err
+		})
 		if err != nil {
 			return err
 		}
@@ -84,7 +107,12 @@ func runVariance(args []string, stdout, stderr io.Writer) error {
 			cfg.Shard, res.Seconds, store.Dir(dir, "variance"), dir)
 		return nil
 	}
-	res, err := experiments.Variance(cfg)
+	var res *experiments.VarianceOutcome
+	err := runUntilDone(ctx, "variance", args, kept, func() error {
+		var err error
+		res, err = experiments.Variance(cfg)
+		return err
+	})
 	if err != nil {
 		return err
 	}
@@ -102,4 +130,32 @@ func runVariance(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "Wrote %s, %s.png, %s.svg\n", strings.Join(res.Files, ", "), base, base)
 	return nil
+}
+
+// varianceSettings returns the settings of the study that its table's record
+// (tables/variance_config.json) holds, by the record's field names, for guardVariance.
+func varianceSettings(cfg experiments.VarianceConfig) map[string]any {
+	var methods []string
+	for _, m := range cfg.Methods {
+		methods = append(methods, m.String())
+	}
+	return map[string]any{"Sizes": cfg.Sizes, "Batches": cfg.Batches, "Seed": cfg.Seed, "Data": cfg.Data, "Methods": methods, "Backend": backend.Config()}
+}
+
+// checkVarianceStore checks the study's result store under dir as experiments.CheckVariance
+// does, leaving the folder as it found it: CheckVariance opens the store, which records
+// the sweep, so what that created is removed again.
+func checkVarianceStore(cfg experiments.VarianceConfig, dir string) error {
+	var created []string
+	for _, p := range []string{dir, filepath.Join(dir, "fits"), store.Dir(dir, "variance"), filepath.Join(store.Dir(dir, "variance"), "sweep.json")} {
+		if _, err := os.Stat(p); err != nil {
+			created = append(created, p)
+		}
+	}
+	cfg.StoreDir, cfg.TableDir = dir, ""
+	err := experiments.CheckVariance(cfg)
+	for i := len(created) - 1; i >= 0; i-- {
+		os.Remove(created[i])
+	}
+	return err
 }

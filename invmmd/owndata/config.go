@@ -1,6 +1,7 @@
 package owndata
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -99,12 +100,22 @@ type Config struct {
 	// paper's experiments do; by default they are dropped from that step's penalty, with a
 	// warning (-keep-unreliable).
 	KeepUnreliable bool
-	// Out is the folder that receives results.csv, results.md, heldout.txt, config.json and
-	// models/METHOD-seedS/ (-out); empty writes nothing.
+	// Out is the folder that receives results.csv, results.md, heldout.txt, config.json,
+	// runs/METHOD-seedS.json and models/METHOD-seedS/ (-out); empty writes nothing. Fit
+	// checks it before reading the data (see Fit).
 	Out string
+	// Force lets Fit write into an Out that holds results of other settings, or of methods
+	// and seeds this run does not list, after removing those earlier results (-force).
+	Force bool
+	// Resume keeps the methods whose run file and model under Out were made with the same
+	// settings instead of training them again (-resume).
+	Resume bool
 	// Args is the command line recorded in config.json (invmmd fit sets it; nil for a call
 	// from Go).
 	Args []string
+	// Context, when set, is checked before each method is trained: once it is done (e.g.
+	// on SIGINT), Fit stops, keeping every finished method's files. nil never stops.
+	Context context.Context `json:"-"`
 	// Backend runs the networks (G, m and h, their training and evaluation); nil means
 	// the shared default (backend.Shared, which GOMLX_BACKEND selects).
 	Backend backends.Backend `json:"-"`

@@ -174,6 +174,16 @@ func Estimate(cfg EstimateConfig) (*Estimates, error) {
 		rows.Z = nil
 	}
 	out.MissingZ = rows.MissingZ()
+	for _, m := range cfg.Methods {
+		if m != invmmd.Full {
+			continue
+		}
+		for i, d := range delta {
+			if d == 0 {
+				return nil, fmt.Errorf("%s:%d: column %q (-z): Z is missing (NaN) but method full needs Z on every row (%d rows lack it); use dr, ip or reg", cfg.Data, tab.Lines[i], cfg.Z, out.MissingZ)
+			}
+		}
+	}
 	h, err := tab.Numbers(cfg.H, "-h")
 	if err != nil {
 		return nil, err

@@ -1,8 +1,8 @@
 package owndata
 
 import (
+	"context"
 	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -32,6 +32,8 @@ type Row struct {
 	Unreliable       string  // held-out strata flagged unreliable, "METHOD: Y=[...]; ..."; empty when none
 	Dropped          int     // stratum penalties dropped as unreliable during training
 	Warning          string  // the model's warnings joined by " | "
+	// AllUnreliable: every held-out stratum of dr and ip is flagged unreliable.
+	AllUnreliable bool `json:",omitempty"`
 }
 
 // Trained is h trained with one method and seed, evaluated on the splits.
@@ -76,6 +78,7 @@ type Result struct {
 	Rows     []Row
 	HeldOut  string // the held-out estimates of every model, as heldout.txt holds them
 	Warnings []string
+	Resumed  int // models kept from an earlier run's files (Config.Resume)
 }
 
 // Read reads the columns of cfg from its CSV file, splits the rows and encodes the
@@ -228,11 +231,27 @@ func TrainMethod(cfg Config, sp dataset.Splits, aux *train.Aux, m invmmd.Method,
 	if w := hist.Warning(); w != "" {
 		t.Warnings = append(t.Warnings, w)
 	}
+	t.Row.AllUnreliable = allUnreliable(held)
 	if majority := Majority(sp.Test); met.TestAcc < majority-0.005 {
-		t.Warnings = append(t.Warnings, fmt.Sprintf("h (%v): test accuracy %.3f is below the majority baseline %.3f; the penalty may be steering h (see the held-out diagnostics; try a smaller -lambda)", m, met.TestAcc, majority))
+		why := "the penalty may be steering h (see the held-out diagnostics; try a smaller -lambda)"
+		if m == invmmd.None {
+			why = "h is trained without a penalty, so the features may say little of the label here, or training stopped early (try more -epochs, or other -hidden widths)"
+		}
+		t.Warnings = append(t.Warnings, fmt.Sprintf("h (%v): test accuracy %.3f is below the majority baseline %.3f; %s", m, met.TestAcc, majority, why))
 	}
 	t.Row.Warning = strings.Join(t.Warnings, " | ")
 	return t, nil
+}
+
+// allUnreliable reports whether every stratum of every held-out estimate is flagged
+// unreliable.
+func allUnreliable(res []invmmd.Result) bool {
+	for _, r := range res {
+		if len(r.Report.Strata) == 0 || len(r.Report.Unreliable()) < len(r.Report.Strata) {
+			return false
+		}
+	}
+	return len(res) > 0
 }
 
 func unreliableList(res []invmmd.Result) string {
@@ -260,19 +279,41 @@ func (k *warner) add(ws ...string) {
 	}
 }
 
-// Fit runs the whole workflow of invmmd fit: it reads and encodes the table, splits it,
-// fits G and m, trains h with each method and seed, evaluates each on the test split,
-// and, when cfg.Out is set, saves each model under Out/models/METHOD-seedS/ as it is
-// trained and writes the result files at the end.
+// Fit runs the whole workflow of invmmd fit: it checks the output folder, reads and
+// encodes the table, splits it, checks each split's observed (Y, Z) cells, fits G and m,
+// trains h with each method and seed, and evaluates each on the test split.
+//
+// When cfg.Out is set, Out is checked before anything is read or fitted (prepareOut:
+// a folder holding results of other settings, or of methods and seeds this run does not
+// list, is refused unless cfg.Force), config.json is written before the first method, and
+// as each method finishes its model (models/METHOD-seedS/) and its run file
+// (runs/METHOD-seedS.json) are written and results.csv, results.md and heldout.txt are
+// rewritten with every method finished so far, so that an interruption loses only the
+// method in progress. With cfg.Resume, methods whose run file and model hold the same
+// settings are not trained again.
+//
+// cfg.Context is checked before each method: once it is done, Fit returns the result so
+// far with an error wrapping the context's.
 func Fit(cfg Config) (*Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
+	}
+	ctx := cfg.Context
+	if ctx == nil {
+		ctx = context.Background()
 	}
 	log := cfg.Log
 	if log == nil {
 		log = io.Discard
 	}
 	warn := &warner{w: cfg.Warn}
+	var done map[string]RunFile
+	if cfg.Out != "" {
+		var err error
+		if done, err = prepareOut(cfg); err != nil {
+			return nil, err
+		}
+	}
 	d, err := Read(cfg)
 	if err != nil {
 		return nil, err
@@ -297,48 +338,154 @@ func Fit(cfg Config) (*Result, error) {
 		c := ObservedCells(s)
 		fmt.Fprintf(log, "  %s; observed (Y,Z) cells Y0Z0=%d Y0Z1=%d Y1Z0=%d Y1Z1=%d\n", s.Summarize(), c[0][0], c[0][1], c[1][0], c[1][1])
 	}
-	aux, rep, err := FitAux(cfg.Backend, cfg.Nets, sp, d.ZMap)
+	w, err := checkSplitCells(cfg, sp)
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprint(log, rep)
-	if w := rep.Warning(); w != "" {
-		warn.add(w)
+	warn.add(w...)
+	res := &Result{Data: d, Majority: Majority(sp.Test)}
+	todo := 0
+	for _, name := range orderedRuns(cfg) {
+		if _, ok := done[name]; !ok {
+			todo++
+		}
 	}
-	res := &Result{Data: d, Aux: aux, Majority: Majority(sp.Test)}
-	if cfg.Out != "" {
-		if err := os.MkdirAll(filepath.Join(cfg.Out, "models"), 0o755); err != nil {
+	if todo > 0 {
+		aux, rep, err := FitAux(cfg.Backend, cfg.Nets, sp, d.ZMap)
+		if err != nil {
 			return nil, err
+		}
+		fmt.Fprint(log, rep)
+		if w := rep.Warning(); w != "" {
+			warn.add(w)
+		}
+		res.Aux = aux
+	}
+	if cfg.Out != "" {
+		if err := res.writeConfig(cfg); err != nil {
+			return nil, err
+		}
+		for _, dir := range []string{ModelsDir, RunsDir} {
+			if err := os.MkdirAll(filepath.Join(cfg.Out, dir), 0o755); err != nil {
+				return nil, err
+			}
 		}
 	}
 	var held strings.Builder
+	finish := func(rf RunFile) error {
+		res.Rows = append(res.Rows, rf.Row)
+		held.WriteString(rf.HeldOut)
+		res.HeldOut = held.String()
+		if cfg.Out == "" {
+			return nil
+		}
+		return res.write(cfg)
+	}
 	for _, seed := range cfg.Seeds {
 		for _, m := range cfg.Methods {
-			t, err := TrainMethod(cfg, sp, aux, m, seed)
+			name := runName(m, seed)
+			if rf, ok := done[name]; ok {
+				fmt.Fprintf(log, "%s: kept from %s (-resume)\n", name, RunPath(cfg.Out, m, seed))
+				res.Resumed++
+				if err := finish(rf); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			if err := ctx.Err(); err != nil {
+				res.Warnings = warn.all
+				return res, fmt.Errorf("stopped before training h with %v (seed %d): %w", m, seed, err)
+			}
+			t, err := TrainMethod(cfg, sp, res.Aux, m, seed)
 			if err != nil {
 				return nil, err
 			}
 			warn.add(t.Warnings...)
-			res.Rows = append(res.Rows, t.Row)
-			held.WriteString(t.HeldOutText())
-			if cfg.Out == "" {
-				continue
+			rf := RunFile{Settings: settingsOf(cfg), Row: t.Row, HeldOut: t.HeldOutText(), Warnings: t.Warnings}
+			if cfg.Out != "" {
+				info := ModelInfo{Data: cfg.Data, Y: cfg.Y, YPositive: cfg.YPositive, Z: cfg.Z, ZPositive: cfg.ZPositive,
+					Method: m.String(), Lambda: cfg.Lambda, Seed: seed, Encoder: d.Encoder}
+				if err := SaveModel(ModelDir(cfg.Out, m, seed), t.Model, info); err != nil {
+					return nil, err
+				}
+				if err := writeJSON(RunPath(cfg.Out, m, seed), rf); err != nil {
+					return nil, err
+				}
 			}
-			info := ModelInfo{Data: cfg.Data, Y: cfg.Y, YPositive: cfg.YPositive, Z: cfg.Z, ZPositive: cfg.ZPositive,
-				Method: m.String(), Lambda: cfg.Lambda, Seed: seed, Encoder: d.Encoder}
-			if err := SaveModel(ModelDir(cfg.Out, m, seed), t.Model, info); err != nil {
+			if err := finish(rf); err != nil {
 				return nil, err
 			}
 		}
 	}
-	res.HeldOut = held.String()
+	if len(res.Rows) > 0 && allHeldOutUnreliable(res.Rows) {
+		warn.add("every held-out stratum of every model is unreliable (see heldout.txt): the held-out MMD² estimates rest on too few effective test rows to say much; " +
+			"use more test rows (-test-frac, or -split) or a smaller -min-ess only if you accept noisier estimates")
+	}
 	res.Warnings = warn.all
-	if cfg.Out != "" {
-		if err := res.write(cfg); err != nil {
-			return nil, err
+	return res, nil
+}
+
+// checkSplitCells checks that each split has an observed row in each (Y, Z) cell: the
+// training split must (the penalty within Y = y compares Z = 0 with Z = 1 there, and G and
+// m learn from them), and a validation or test split without one gets a warning (the
+// validation objective or the held-out estimate within that Y has nothing to compare).
+// The whole file's cells are checked when it is read; a split can still miss one.
+func checkSplitCells(cfg Config, sp dataset.Splits) ([]string, error) {
+	var warn []string
+	for k, s := range []*dataset.Set{sp.Train, sp.Val, sp.Test} {
+		if s.Nuisance.Kind != dataset.BinaryZ {
+			// A nuisance of another kind has no (Y, Z) cells; each Y stratum needs two rows
+			// with Z observed for its U-statistics.
+			var obs [2]int
+			for i, d := range s.Delta {
+				if d == 1 {
+					obs[int(s.Y[i])]++
+				}
+			}
+			for y, c := range obs {
+				if c >= 2 {
+					continue
+				}
+				what := fmt.Sprintf("the %s split (%d rows) has %d row(s) with %s = %d and Z observed", []string{"training", "validation", "test"}[k], s.Len(), c, cfg.Y, y)
+				if k == 0 {
+					return nil, fmt.Errorf("%s: %s: the penalty within that stratum needs at least 2", cfg.Data, what)
+				}
+				warn = append(warn, what+": its estimates within that stratum are empty")
+			}
+			continue
+		}
+		c := ObservedCells(s)
+		for y := 0; y < 2; y++ {
+			for z := 0; z < 2; z++ {
+				if c[y][z] > 0 {
+					continue
+				}
+				what := fmt.Sprintf("the %s split (%d rows) has no row with %s = %d and %s = %d observed (cells Y0Z0=%d Y0Z1=%d Y1Z0=%d Y1Z1=%d)",
+					[]string{"training", "validation", "test"}[k], s.Len(), cfg.Y, y, cfg.Z, z, c[0][0], c[0][1], c[1][0], c[1][1])
+				fix := "place such rows there with -split, or change the random split (-seeds: the first seed; -val-frac, -test-frac)"
+				switch k {
+				case 0:
+					return nil, fmt.Errorf("%s: %s: the penalty within Y = %d has no Z = %d row to compare, and m learns nothing of it; %s", cfg.Data, what, y, z, fix)
+				case 1:
+					warn = append(warn, fmt.Sprintf("%s: the validation objective's penalty within Y = %d has nothing to compare; %s", what, y, fix))
+				default:
+					warn = append(warn, fmt.Sprintf("%s: the held-out MMD² within Y = %d has nothing to compare; %s", what, y, fix))
+				}
+			}
 		}
 	}
-	return res, nil
+	return warn, nil
+}
+
+// allHeldOutUnreliable reports whether every model's held-out estimates flag every
+// stratum unreliable.
+func allHeldOutUnreliable(rows []Row) bool {
+	for _, r := range rows {
+		if !r.AllUnreliable {
+			return false
+		}
+	}
+	return true
 }
 
 // ModelDir returns the folder where Fit saves h trained with method m and seed under out:
@@ -362,40 +509,68 @@ func Markdown(rows []Row) string {
 	return b.String()
 }
 
-// write writes results.md, config.json, heldout.txt and results.csv under cfg.Out.
-func (r *Result) write(cfg Config) error {
-	md := Markdown(r.Rows)
-	cfgJSON, err := json.MarshalIndent(map[string]any{"args": cfg.Args, "spec": cfg.Spec(), "methods": MethodList(cfg.Methods), "lambda": cfg.Lambda,
-		"seeds": cfg.Seeds, "hidden": cfg.Hidden, "epochs": cfg.Epochs, "aux_epochs": cfg.AuxEpochs, "batch": cfg.Batch, "lr": cfg.LearningRate,
-		"min_ess": cfg.MinESS, "drop_unreliable": !cfg.KeepUnreliable, "aux_seed": cfg.AuxSeed, "majority_baseline": r.Majority,
-		"aux": map[string]any{"G": r.Aux.G.String(), "m": r.Aux.M.String()}, "inputs": r.Data.Encoder.Names()}, "", "  ")
-	if err != nil {
-		return fmt.Errorf("writing %s/config.json: %w", cfg.Out, err)
+// writeConfig writes config.json: the settings, the methods, seeds and command line, the
+// split sizes, the majority baseline, the encoded inputs and G and m's reports.
+func (r *Result) writeConfig(cfg Config) error {
+	sp := r.Data.Splits
+	data := map[string]any{"rows": r.Data.Table.Len(), "train": sp.Train.Len(), "val": sp.Val.Len(), "test": sp.Test.Len(),
+		"majority_baseline": r.Majority, "inputs": r.Data.Encoder.Names()}
+	if r.Aux != nil {
+		data["aux"] = map[string]any{"G": r.Aux.G.String(), "m": r.Aux.M.String()}
 	}
-	for name, body := range map[string]string{"results.md": md, "config.json": string(cfgJSON) + "\n", "heldout.txt": r.HeldOut} {
-		if err := os.WriteFile(filepath.Join(cfg.Out, name), []byte(body), 0o644); err != nil {
+	rec := configRecord{Format: outputFormat, Settings: settingsOf(cfg), Methods: MethodList(cfg.Methods), Seeds: cfg.Seeds, Args: cfg.Args, Data: data}
+	return writeJSON(filepath.Join(cfg.Out, ConfigFile), rec)
+}
+
+// Describe says in a few lines what the results table was fitted on: the data file, the
+// columns, λ, the split sizes and the majority baseline; results.md starts with it.
+func (r *Result) Describe(cfg Config) string {
+	var b strings.Builder
+	sp := r.Data.Splits
+	pos := func(col, p string) string {
+		if p == "" {
+			return col
+		}
+		return fmt.Sprintf("%s (%s = 1)", col, p)
+	}
+	split := fmt.Sprintf("a random split seeded by %d", cfg.Seeds[0])
+	if cfg.Split != "" {
+		split = "column " + cfg.Split
+	}
+	fmt.Fprintf(&b, "# invmmd fit: %s\n\n", cfg.Data)
+	fmt.Fprintf(&b, "- label %s, nuisance %s, %d inputs from %d feature columns\n", pos(cfg.Y, cfg.YPositive), pos(cfg.Z, cfg.ZPositive), r.Data.Encoder.Dim(), len(r.Data.Encoder.Features))
+	fmt.Fprintf(&b, "- rows: %d training, %d validation, %d test (%s)\n", sp.Train.Len(), sp.Val.Len(), sp.Test.Len(), split)
+	fmt.Fprintf(&b, "- λ = %g; methods %s; seeds %v; MLP %v, %d epochs (G and m: %d)\n", cfg.Lambda, MethodList(cfg.Methods), cfg.Seeds, cfg.Hidden, cfg.Epochs, cfg.AuxEpochs)
+	fmt.Fprintf(&b, "- majority baseline on test: %.3f (always predicting the more common label)\n", r.Majority)
+	fmt.Fprintf(&b, "- held-out MMD² on the test split; terms and diagnostics in %s\n", HeldOutFile)
+	return b.String()
+}
+
+// write rewrites results.md, heldout.txt and results.csv under cfg.Out with the rows so
+// far, each atomically.
+func (r *Result) write(cfg Config) error {
+	md := r.Describe(cfg) + "\n" + Markdown(r.Rows)
+	for name, body := range map[string]string{ResultsMD: md, HeldOutFile: r.HeldOut} {
+		if err := writeAtomic(filepath.Join(cfg.Out, name), func(w io.Writer) error {
+			_, err := io.WriteString(w, body)
+			return err
+		}); err != nil {
 			return err
 		}
 	}
-	return writeCSV(filepath.Join(cfg.Out, "results.csv"), r.Rows)
+	return writeCSV(filepath.Join(cfg.Out, ResultsCSV), r.Rows)
 }
 
 // writeCSV writes the results table as CSV (results.csv), numbers with 8 significant digits.
 func writeCSV(path string, rows []Row) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	w := csv.NewWriter(f)
-	_ = w.Write([]string{"method", "seed", "test_acc", "test_auc", "val_acc", "heldout_mmd_dr", "heldout_mmd_dr_se", "heldout_mmd_ip", "heldout_mmd_ip_se", "unreliable", "dropped_strata", "warning"})
-	g := func(v float64) string { return strconv.FormatFloat(v, 'g', 8, 64) }
-	for _, r := range rows {
-		_ = w.Write([]string{r.Method, strconv.FormatUint(r.Seed, 10), g(r.TestAcc), g(r.TestAUC), g(r.ValAcc), g(r.DR), g(r.DRSE), g(r.IP), g(r.IPSE), r.Unreliable, strconv.Itoa(r.Dropped), r.Warning})
-	}
-	w.Flush()
-	if err := w.Error(); err != nil {
-		f.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return f.Close()
+	return writeAtomic(path, func(f io.Writer) error {
+		w := csv.NewWriter(f)
+		_ = w.Write([]string{"method", "seed", "test_acc", "test_auc", "val_acc", "heldout_mmd_dr", "heldout_mmd_dr_se", "heldout_mmd_ip", "heldout_mmd_ip_se", "unreliable", "dropped_strata", "warning"})
+		g := func(v float64) string { return strconv.FormatFloat(v, 'g', 8, 64) }
+		for _, r := range rows {
+			_ = w.Write([]string{r.Method, strconv.FormatUint(r.Seed, 10), g(r.TestAcc), g(r.TestAUC), g(r.ValAcc), g(r.DR), g(r.DRSE), g(r.IP), g(r.IPSE), r.Unreliable, strconv.Itoa(r.Dropped), r.Warning})
+		}
+		w.Flush()
+		return w.Error()
+	})
 }

@@ -2,6 +2,9 @@ package owndata
 
 import (
 	"bytes"
+	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,8 +59,10 @@ func TestFitWritesAndReports(t *testing.T) {
 		}
 	}
 	md, _ := os.ReadFile(filepath.Join(cfg.Out, "results.md"))
-	if string(md) != Markdown(res.Rows) {
-		t.Errorf("results.md is not the result's table:\n%s", md)
+	for _, want := range []string{"# invmmd fit: " + tinyCSV, "λ = 1", "rows: 96 training, 32 validation, 32 test", "majority baseline on test: ", Markdown(res.Rows)} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("results.md lacks %q:\n%s", want, md)
+		}
 	}
 	for _, m := range cfg.Methods {
 		if _, err := LoadModel(ModelDir(cfg.Out, m, 1)); err != nil {
@@ -168,5 +173,100 @@ func TestEstimateFitsAuxWhenNeeded(t *testing.T) {
 	}
 	if md := res.Markdown(); !strings.Contains(md, "| obs | ") || !strings.Contains(md, "| dr | ") || !strings.Contains(md, "T11") {
 		t.Errorf("Markdown:\n%s", md)
+	}
+}
+
+// TestFitOutputFolder: Fit checks -out before reading anything; refuses a folder holding
+// results of other settings, or of methods this run does not list, unless Force (which
+// removes them); writes each method's run file as it finishes; and with Resume keeps the
+// finished methods instead of training them again.
+func TestFitOutputFolder(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "afile")
+	os.WriteFile(file, []byte("x"), 0o644)
+	bad := tinyConfig()
+	bad.Data, bad.Out = filepath.Join(dir, "none.csv"), file
+	if _, err := Fit(bad); err == nil || !strings.Contains(err.Error(), "-out "+file+" is a file") {
+		t.Errorf("-out a file with a missing -data: %v, want -out named first", err)
+	}
+
+	cfg := tinyConfig()
+	cfg.Out = filepath.Join(dir, "out")
+	first, err := Fit(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range cfg.Methods {
+		if _, err := os.Stat(RunPath(cfg.Out, m, 1)); err != nil {
+			t.Errorf("run file: %v", err)
+		}
+	}
+	other := cfg
+	other.Lambda = 5
+	if _, err := Fit(other); err == nil || !strings.Contains(err.Error(), "lambda: 1 → 5") || !strings.Contains(err.Error(), "-force") {
+		t.Errorf("other λ into the same folder: %v", err)
+	}
+	fewer := cfg
+	fewer.Methods = []invmmd.Method{invmmd.None}
+	if _, err := Fit(fewer); err == nil || !strings.Contains(err.Error(), filepath.Join("models", "dr-seed1")) {
+		t.Errorf("fewer methods into the same folder: %v, want the stale dr model named", err)
+	}
+	resumed := cfg
+	resumed.Resume = true
+	var log bytes.Buffer
+	resumed.Log = &log
+	again, err := Fit(resumed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Resumed != 2 || strings.Contains(log.String(), "auxiliary models") || len(again.Rows) != 2 || again.Rows[1] != first.Rows[1] {
+		t.Errorf("resume: %d kept, rows %+v, want both kept with the first run's numbers; log:\n%s", again.Resumed, again.Rows, log.String())
+	}
+	fewer.Force = true
+	if _, err := Fit(fewer); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(ModelDir(cfg.Out, invmmd.DR, 1)); err == nil {
+		t.Errorf("-force kept the stale dr model")
+	}
+}
+
+// TestFitStopsOnContext: a done context stops Fit before the next method, keeping the
+// finished methods' files.
+func TestFitStopsOnContext(t *testing.T) {
+	cfg := tinyConfig()
+	cfg.Out = t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	cfg.Context = ctx
+	res, err := Fit(cfg)
+	if !errors.Is(err, context.Canceled) || res == nil || len(res.Rows) != 0 {
+		t.Fatalf("Fit with a cancelled context: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(cfg.Out, ConfigFile)); err != nil {
+		t.Errorf("no config.json: %v", err)
+	}
+}
+
+// TestFitChecksEachSplitsCells: a training split with no observed (Y = 1, Z = 0) row is an
+// error naming the split and its cells, though the file as a whole has such rows.
+func TestFitChecksEachSplitsCells(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("x,y,z,part\n")
+	for i := 0; i < 120; i++ {
+		y, z := i%2, (i/2)%2
+		part := [...]string{"train", "train", "train", "val", "test"}[i%5]
+		if y == 1 && z == 0 && part == "train" {
+			part = "test"
+		}
+		fmt.Fprintf(&b, "%d,%d,%d,%s\n", i%7, y, z, part)
+	}
+	path := filepath.Join(t.TempDir(), "cells.csv")
+	os.WriteFile(path, []byte(b.String()), 0o644)
+	cfg := tinyConfig()
+	cfg.Data, cfg.Split = path, "part"
+	_, err := Fit(cfg)
+	if err == nil || !strings.Contains(err.Error(), "the training split") || !strings.Contains(err.Error(), "no row with y = 1 and z = 0 observed") {
+		t.Errorf("error %v, want the training split's missing cell", err)
 	}
 }

@@ -65,18 +65,16 @@ func (s Spec) Features(t *Table) []string {
 // encoder on the training split and returns the three data sets. Z is NaN and Δ 0 where
 // the table's Z is missing.
 func Build(t *Table, spec Spec) (*Data, error) {
-	y, z, delta, nu, err := t.LabelsAndZ(spec.Y, spec.YPositive, ZColumns(spec.Z), spec.ZKind, spec.ZPositive)
-	if err != nil {
-		return nil, err
-	}
 	feats := spec.Features(t)
 	if len(feats) == 0 {
 		return nil, fmt.Errorf("%s: no feature column (the file has only %s)", t.File, strings.Join(t.Header, ", "))
 	}
-	for _, f := range feats {
-		if f == spec.Y || slices.Contains(ZColumns(spec.Z), f) {
-			return nil, fmt.Errorf("%s: column %q is both a feature (-x) and the %s", t.File, f, map[bool]string{true: "label (-y)", false: "nuisance (-z)"}[f == spec.Y])
-		}
+	if err := checkFeatures(t, spec, feats); err != nil {
+		return nil, err
+	}
+	y, z, delta, nu, err := t.LabelsAndZ(spec.Y, spec.YPositive, ZColumns(spec.Z), spec.ZKind, spec.ZPositive)
+	if err != nil {
+		return nil, err
 	}
 	d := &Data{}
 	if d.Rows, err = splitRows(t, spec); err != nil {
@@ -116,6 +114,33 @@ func Build(t *Table, spec Spec) (*Data, error) {
 	return d, nil
 }
 
+// checkFeatures refuses a feature list that names a column twice, or names the label, the
+// nuisance or the split column, and, when the features are the default ones (spec.X
+// empty), a categorical column with about one level per row (Column.Identifier): one-hot
+// encoding a record number gives as many inputs as rows and nothing to learn from. Named
+// in -x, such a column is encoded as asked.
+func checkFeatures(t *Table, spec Spec, feats []string) error {
+	seen := map[string]bool{}
+	for _, f := range feats {
+		switch {
+		case seen[f]:
+			return fmt.Errorf("%s: column %q is listed twice in -x", t.File, f)
+		case f == spec.Y:
+			return fmt.Errorf("%s: column %q is both a feature (-x) and the label (-y)", t.File, f)
+		case slices.Contains(ZColumns(spec.Z), f):
+			return fmt.Errorf("%s: column %q is both a feature (-x) and the nuisance (-z)", t.File, f)
+		case spec.Split != "" && f == spec.Split:
+			return fmt.Errorf("%s: column %q is both a feature (-x) and the split column (-split): it says which split a row is in, not something to learn from", t.File, f)
+		}
+		seen[f] = true
+		if c := t.Column(f); len(spec.X) == 0 && c != nil && c.Identifier() {
+			return fmt.Errorf("%s: column %q has %d distinct values in %d rows, about one per row: an identifier or free text, not a feature; "+
+				"name the feature columns with -x (leaving it out), or name it in -x to one-hot encode it all the same", t.File, f, len(c.Levels), c.Len()-c.Missing)
+		}
+	}
+	return nil
+}
+
 // splitRows assigns each row to train, val or test: by the split column, or at random
 // (seeded) with the fractions of spec.
 func splitRows(t *Table, spec Spec) ([3][]int, error) {
@@ -133,6 +158,8 @@ func splitRows(t *Table, spec Spec) ([3][]int, error) {
 				out[1] = append(out[1], i)
 			case "test":
 				out[2] = append(out[2], i)
+			case "":
+				return out, fmt.Errorf("%s:%d: column %q (-split): the cell is empty or missing (NA, NaN...), want train, val or test", t.File, t.Lines[i], spec.Split)
 			default:
 				return out, fmt.Errorf("%s:%d: column %q (-split): value %q, want train, val or test", t.File, t.Lines[i], spec.Split, c.Value(i))
 			}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 )
 
 // Feature is how one table column becomes model inputs: a numeric column one standardised
@@ -39,19 +40,11 @@ func FitEncoder(t *Table, cols []string, train []int) (*Encoder, []string, error
 		}
 		f := Feature{Column: name, Numeric: c.Numeric, Indicator: c.Missing > 0}
 		if c.Numeric {
-			var n, s, s2 float64
-			for _, i := range train {
-				if x := c.Num[i]; !math.IsNaN(x) {
-					n++
-					s += x
-					s2 += x * x
-				}
-			}
+			var n int
+			f.Mean, f.Std, n = meanStd(c.Num, train)
 			if n == 0 {
 				return nil, nil, fmt.Errorf("%s: column %q (-x) has no value in the training rows", t.File, name)
 			}
-			f.Mean = s / n
-			f.Std = math.Sqrt(math.Max(s2/n-f.Mean*f.Mean, 0))
 			if !(f.Std > 1e-12*math.Max(1, math.Abs(f.Mean))) {
 				warn = append(warn, fmt.Sprintf("column %q is constant (%v) in the training rows: it carries no information", name, f.Mean))
 				f.Std = 1
@@ -81,6 +74,41 @@ func FitEncoder(t *Table, cols []string, train []int) (*Encoder, []string, error
 		e.Features = append(e.Features, f)
 	}
 	return e, warn, nil
+}
+
+// meanStd returns the mean and the (population) standard deviation of the present values
+// of xs at rows, and how many there are. It takes three passes, each safe whatever the
+// values' scale: the largest magnitude M; the mean of x/M (no sum can overflow); then the
+// mean square of (x − mean)/M. Unlike the mean of squares minus the squared mean, which
+// loses every digit of a spread small against the mean (x = 10¹¹ + 1000·N(0,1) came out
+// constant), this keeps the spread's digits, and values up to the largest float64 give
+// finite statistics.
+func meanStd(xs []float64, rows []int) (mean, std float64, n int) {
+	var m float64
+	for _, i := range rows {
+		if x := xs[i]; !math.IsNaN(x) {
+			n++
+			m = math.Max(m, math.Abs(x))
+		}
+	}
+	if n == 0 || m == 0 {
+		return 0, 0, n
+	}
+	var s float64
+	for _, i := range rows {
+		if x := xs[i]; !math.IsNaN(x) {
+			s += x / m
+		}
+	}
+	mean = m * (s / float64(n))
+	var v float64
+	for _, i := range rows {
+		if x := xs[i]; !math.IsNaN(x) {
+			d := x/m - mean/m
+			v += d * d
+		}
+	}
+	return mean, m * math.Sqrt(v/float64(n)), n
 }
 
 // Names returns the names of the encoded input columns, in order.
@@ -126,11 +154,17 @@ func (e *Encoder) Encode(t *Table, rows []int) ([]float32, []string, error) {
 			}
 			switch {
 			case f.Numeric && !c.Numeric:
-				return nil, nil, fmt.Errorf("%s:%d: column %q: value %q, want a number (the model was trained on a numeric column)", t.File, t.Lines[i], f.Column, c.Value(i))
+				j := firstText(c, rows)
+				return nil, nil, fmt.Errorf("%s:%d: column %q: value %q, want a number (the model was trained on a numeric column)", t.File, t.Lines[j], f.Column, c.Value(j))
 			case f.Numeric && miss:
 				out = append(out, 0) // the training mean, standardised
 			case f.Numeric:
-				out = append(out, float32((c.Num[i]-f.Mean)/f.Std))
+				v := float32((c.Num[i] - f.Mean) / f.Std)
+				if math.IsInf(float64(v), 0) || math.IsNaN(float64(v)) {
+					return nil, nil, fmt.Errorf("%s:%d: column %q: value %q is too far from the training values (mean %g, standard deviation %g) to encode as a finite input",
+						t.File, t.Lines[i], f.Column, c.Value(i), f.Mean, f.Std)
+				}
+				out = append(out, v)
 			default:
 				v, hit := c.Value(i), false
 				for _, l := range f.Levels {
@@ -158,6 +192,19 @@ func (e *Encoder) Encode(t *Table, rows []int) ([]float32, []string, error) {
 		}
 	}
 	return out, warn, nil
+}
+
+// firstText returns the first of rows whose value in the categorical column c is present
+// and does not parse as a number (rows[0] when there is none), for messages.
+func firstText(c *Column, rows []int) int {
+	for _, i := range rows {
+		if !c.IsMissing(i) {
+			if _, err := strconv.ParseFloat(c.Value(i), 64); err != nil {
+				return i
+			}
+		}
+	}
+	return rows[0]
 }
 
 func boolTo01(b bool) float64 {

@@ -153,7 +153,7 @@ func (t *Table) Nuisance(cols []string, kind dataset.ZKind, positive string) ([]
 		for j, c := range columns {
 			if !c.Numeric {
 				return nil, nu, fmt.Errorf("%s:%d: column %q (-z): value %q, want a number (a %v nuisance); name -z-kind categorical for a nuisance of levels",
-					t.File, c.firstNonNumeric.line, c.Name, c.firstNonNumeric.value, kind)
+					t.File, c.firstText.line, c.Name, c.firstText.value, kind)
 			}
 			for i := 0; i < n; i++ {
 				z[i*q+j] = math.NaN()

@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -247,7 +249,7 @@ func TestManyDistinctValues(t *testing.T) {
 		}
 	}
 	_, err = Read(strings.NewReader(b.String()), "many.csv", []string{"id"})
-	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("many.csv:%d: column \"id\"", MaxLevels+2)) || !strings.Contains(err.Error(), "more than 1000 distinct") {
+	if err == nil || !strings.Contains(err.Error(), `many.csv:2: column "id": value "id0"`) || !strings.Contains(err.Error(), "more than 1000 distinct") {
 		t.Errorf("text column with %d distinct values: error %v", n, err)
 	}
 }
@@ -266,5 +268,145 @@ func TestNaNFeatureIsMissing(t *testing.T) {
 	_, warn, err := FitEncoder(tab, []string{"a"}, []int{0, 1, 2, 3})
 	if err != nil || len(warn) != 1 || !strings.Contains(warn[0], `column "a": 2 missing value(s) replaced by the training mean`) {
 		t.Errorf("warnings %q, error %v", warn, err)
+	}
+}
+
+// TestColumnTypingIsDecidedFromTheWholeFile: a numeric column with one typo is an error
+// naming the file, line, column and value, in a small file and a large one alike (the
+// rule does not depend on the file's size); a column of mostly text is categorical.
+func TestColumnTypingIsDecidedFromTheWholeFile(t *testing.T) {
+	for _, n := range []int{300, 5000} {
+		var b strings.Builder
+		b.WriteString("x,y\n")
+		for i := 0; i < n; i++ {
+			v := fmt.Sprintf("%.3f", float64(i)*0.37)
+			if i == 3 {
+				v = "abc"
+			}
+			fmt.Fprintf(&b, "%s,%d\n", v, i%2)
+		}
+		_, err := Read(strings.NewReader(b.String()), "typo.csv", nil)
+		if err == nil || !strings.Contains(err.Error(), `typo.csv:5: column "x": value "abc" is not a number`) {
+			t.Errorf("%d rows, one typo at line 5: error %v", n, err)
+		}
+	}
+	tab, err := Read(strings.NewReader("c,y\n1,0\nred,1\nblue,0\n2,1\n"), "cat.csv", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := tab.Column("c"); c.Numeric || strings.Join(c.Levels, " ") != "1 red blue 2" {
+		t.Errorf("mostly-text column: numeric %v, levels %q; want categorical in order of appearance", c.Numeric, c.Levels)
+	}
+	if _, err := Read(strings.NewReader("c,y\n1,0\nInf,1\n"), "inf.csv", nil); err == nil || !strings.Contains(err.Error(), `inf.csv:3: column "c": value "Inf" is infinite`) {
+		t.Errorf("Inf in a numeric column: %v", err)
+	}
+}
+
+// TestIdentifierColumnRefusedByDefault: a string column with one level per row is refused
+// as a default feature, naming it, and encoded when named in -x.
+func TestIdentifierColumnRefusedByDefault(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("id,x,y,z\n")
+	for i := 0; i < 300; i++ {
+		fmt.Fprintf(&b, "patient-%d,%d,%d,%d\n", i, i%7, i%2, (i/2)%2)
+	}
+	tab, err := Read(strings.NewReader(b.String()), "ids.csv", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := Spec{Y: "y", Z: "z", ValFrac: 0.2, TestFrac: 0.2, Seed: 1}
+	if _, err := Build(tab, spec); err == nil || !strings.Contains(err.Error(), `column "id" has 300 distinct values in 300 rows`) || !strings.Contains(err.Error(), "-x") {
+		t.Errorf("identifier under the default -x: %v", err)
+	}
+	spec.X = []string{"id", "x"}
+	if d, err := Build(tab, spec); err != nil || d.Encoder.Dim() < 100 {
+		t.Errorf("identifier named in -x: %v", err)
+	}
+}
+
+// TestFeatureListRefusals: -x naming a column twice, or the split column, is an error.
+func TestFeatureListRefusals(t *testing.T) {
+	tab, err := Read(strings.NewReader("x,y,z,part\n1,0,1,train\n2,1,0,val\n3,0,0,test\n"), "f.csv", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		spec Spec
+		want string
+	}{
+		{Spec{Y: "y", Z: "z", X: []string{"x", "x"}, Split: "part"}, `column "x" is listed twice in -x`},
+		{Spec{Y: "y", Z: "z", X: []string{"x", "part"}, Split: "part"}, `column "part" is both a feature (-x) and the split column (-split)`},
+		{Spec{Y: "y", Z: "z", X: []string{"x", "y"}, Split: "part"}, `column "y" is both a feature (-x) and the label (-y)`},
+	} {
+		if _, err := Build(tab, tc.spec); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: error %v, want %q", tc.spec, err, tc.want)
+		}
+	}
+}
+
+// TestStandardisationIsNumericallySafe: the spread of a column is right whatever its
+// mean's size (a large offset used to cancel every digit of the spread), and values up to
+// 1e200 encode to finite inputs.
+func TestStandardisationIsNumericallySafe(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, tc := range []struct {
+		name      string
+		x         func() float64
+		mean, std float64
+	}{
+		{"1e11 + 1000·N(0,1)", func() float64 { return 1e11 + 1000*rng.NormFloat64() }, 1e11, 1000},
+		{"1e9 + N(0,1)", func() float64 { return 1e9 + rng.NormFloat64() }, 1e9, 1},
+		{"1e200·N(0,1)", func() float64 { return 1e200 * rng.NormFloat64() }, 0, 1e200},
+	} {
+		var b strings.Builder
+		b.WriteString("x,y,z\n")
+		for i := 0; i < 2000; i++ {
+			fmt.Fprintf(&b, "%s,%d,%d\n", strconv.FormatFloat(tc.x(), 'g', -1, 64), i%2, (i/2)%2)
+		}
+		tab, err := Read(strings.NewReader(b.String()), "big.csv", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows := make([]int, tab.Len())
+		for i := range rows {
+			rows[i] = i
+		}
+		enc, warn, err := FitEncoder(tab, []string{"x"}, rows)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		f := enc.Features[0]
+		if len(warn) > 0 || math.Abs(f.Std/tc.std-1) > 0.1 || math.Abs(f.Mean-tc.mean) > 0.2*tc.std {
+			t.Errorf("%s: mean %g, sd %g (warnings %q); want mean ≈ %g, sd ≈ %g", tc.name, f.Mean, f.Std, warn, tc.mean, tc.std)
+		}
+		x, _, err := enc.Encode(tab, rows)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		for i, v := range x {
+			if math.IsNaN(float64(v)) || math.Abs(float64(v)) > 6 {
+				t.Fatalf("%s: row %d encoded as %v, want a standardised value", tc.name, i, v)
+			}
+		}
+	}
+	// A value too far from the training values to encode names its line and column.
+	tab, _ := Read(strings.NewReader("x,y,z\n1,0,1\n2,1,0\n1e300,1,1\n"), "far.csv", nil)
+	enc, _, _ := FitEncoder(tab, []string{"x"}, []int{0, 1})
+	if _, _, err := enc.Encode(tab, []int{0, 1, 2}); err == nil || !strings.Contains(err.Error(), `far.csv:4: column "x": value "1e+300" is too far`) {
+		t.Errorf("1e300 against a training sd of 0.5: %v", err)
+	}
+}
+
+// TestEncodeNamesTheCellThatIsNotANumber: a column the model read as numeric that is
+// text in new data is reported at the first cell that does not parse, not at row 1.
+func TestEncodeNamesTheCellThatIsNotANumber(t *testing.T) {
+	train, _ := Read(strings.NewReader("x,y,z\n1,0,1\n2,1,0\n"), "t.csv", nil)
+	enc, _, _ := FitEncoder(train, []string{"x"}, []int{0, 1})
+	tab, err := Read(strings.NewReader("x\n1.5\n2.5\nabc\ndef\n"), "new.csv", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := enc.Encode(tab, []int{0, 1, 2, 3}); err == nil || !strings.Contains(err.Error(), `new.csv:4: column "x": value "abc", want a number`) {
+		t.Errorf("error %v, want line 4 and abc", err)
 	}
 }

@@ -104,6 +104,27 @@ func Open(out string, sw Sweep) (*Store, error) {
 	return s, nil
 }
 
+// Check checks what Open checks — the grid, and that the folder of sw.Experiment under out
+// holds no results of another configuration — without creating or writing anything, so
+// that a dry run (-check) leaves the folder as it found it.
+func Check(out string, sw Sweep) error {
+	if err := checkGrid(sw); err != nil {
+		return err
+	}
+	dir := Dir(out, sw.Experiment)
+	old, err := readSweep(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return err
+	}
+	if diffs := Diff(old.Config, sw.Config); len(diffs) > 0 {
+		return &MismatchError{Dir: dir, Diffs: diffs}
+	}
+	return nil
+}
+
 // Load opens the existing store of experiment under out without changing it, for
 // assembling tables.
 func Load(out, experiment string) (*Store, error) {

@@ -169,3 +169,29 @@ func TestCount(t *testing.T) {
 		t.Fatalf("Count = %d, want 3 (3 fits, 2 seed records, sweep.json)", n)
 	}
 }
+
+// TestCheckWritesNothing: Check refuses what Open refuses and creates no file or folder.
+func TestCheckWritesNothing(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	sw := Sweep{Experiment: "x", Config: json.RawMessage(`{"a":1}`), Methods: []string{"dr"}, Lambdas: []float64{1}, Seeds: []uint64{1}}
+	if err := Check(out, sw); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Fatalf("Check created %s", out)
+	}
+	if _, err := Open(out, sw); err != nil {
+		t.Fatal(err)
+	}
+	other := sw
+	other.Config = json.RawMessage(`{"a":2}`)
+	var me *MismatchError
+	if err := Check(out, other); !errors.As(err, &me) || !strings.Contains(err.Error(), "a: 1 → 2") {
+		t.Errorf("another configuration: %v", err)
+	}
+	bad := sw
+	bad.Seeds = nil
+	if err := Check(out, bad); err == nil {
+		t.Error("an empty grid passed")
+	}
+}

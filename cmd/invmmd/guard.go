@@ -1,0 +1,204 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/invmmd/invmmd/invmmd/experiments/store"
+	"github.com/invmmd/invmmd/invmmd/results"
+)
+
+// The guards below keep results already on disk from being replaced by a run of another
+// configuration or a smaller grid: the committed tables under figures/ took hours, and a
+// quick run or a run with one method must not rewrite or delete them. -force lets such a
+// run replace them.
+
+// modulePath is the module whose figures/ folder holds the committed paper-size results.
+const modulePath = "github.com/invmmd/invmmd"
+
+// isRepoFigures reports whether dir is the repository's figures/ folder: a folder named
+// figures beside the go.mod of this module.
+func isRepoFigures(dir string) bool {
+	abs, err := filepath.Abs(dir)
+	if err != nil || filepath.Base(abs) != "figures" {
+		return false
+	}
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(abs), "go.mod"))
+	if err != nil {
+		return false
+	}
+	first, _, _ := strings.Cut(string(b), "\n")
+	return strings.TrimSpace(first) == "module "+modulePath
+}
+
+// refuseQuickInFigures refuses a quick run (-quick) whose -out is the repository's
+// figures/ folder, which holds the paper-size results, unless force.
+func refuseQuickInFigures(out string, quick, force bool) error {
+	if quick && !force && isRepoFigures(out) {
+		return fmt.Errorf("-quick -out %s: that is the repository's figures/ folder, which holds the paper-size results; "+
+			"quick runs write to a scratch folder (leave out -out to use %s, or name another folder; -force writes there all the same)", out, quickOut())
+	}
+	return nil
+}
+
+// tableRecord is what a guard reads of OUT/tables/NAME_config.json: the grid it holds
+// and the rest of the record, whose configuration part is compared.
+type tableRecord struct {
+	path    string
+	methods []string
+	lambdas []float64
+	seeds   []uint64
+	config  map[string]any // the record without the grid and the fields Merge adds
+}
+
+// readTableRecord reads the configuration record of experiment name's tables under out;
+// nil when there is none.
+func readTableRecord(out, name string) (*tableRecord, error) {
+	p := filepath.Join(out, "tables", name+"_config.json")
+	b, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var rec map[string]any
+	if err := json.Unmarshal(b, &rec); err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	var grid struct {
+		Methods []string
+		Lambdas []float64
+		Seeds   []uint64
+	}
+	_ = json.Unmarshal(b, &grid)
+	for _, k := range []string{"Methods", "Lambdas", "Seeds", "Title", "Data", "AuxReports", "Fits", "Notes"} {
+		delete(rec, k)
+	}
+	return &tableRecord{path: p, methods: grid.Methods, lambdas: grid.Lambdas, seeds: grid.Seeds, config: rec}, nil
+}
+
+// guardTables refuses a run of sweep sw whose tables would replace, under out, tables made
+// with another configuration or holding fits the run leaves out (methods, λ or seeds),
+// naming what differs, unless force. A run whose grid holds every fit of the tables
+// there, with the same configuration, may replace them.
+func guardTables(out string, sw store.Sweep, force bool) error {
+	if force {
+		return nil
+	}
+	old, err := readTableRecord(out, sw.Experiment)
+	if err != nil || old == nil {
+		return err
+	}
+	var cfg map[string]any
+	if err := json.Unmarshal(sw.Config, &cfg); err != nil {
+		return err
+	}
+	// Merge records the configuration without its "Seconds" fields; compare it so.
+	newJSON, _ := json.Marshal(stripSeconds(cfg))
+	oldJSON, _ := json.Marshal(old.config)
+	if d := store.Diff(oldJSON, newJSON); len(d) > 0 {
+		return fmt.Errorf("%s holds the %s tables of another configuration (%s); this run would replace them: use another -out, or -force to replace them",
+			old.path, sw.Experiment, strings.Join(d, "; "))
+	}
+	var lack []string
+	if m := missing(old.methods, sw.Methods); len(m) > 0 {
+		lack = append(lack, "methods "+strings.Join(m, ","))
+	}
+	var ls []string
+	for _, l := range old.lambdas {
+		if !slices.Contains(sw.Lambdas, l) {
+			ls = append(ls, results.LambdaName(l))
+		}
+	}
+	if len(ls) > 0 {
+		lack = append(lack, "λ "+strings.Join(ls, ","))
+	}
+	var ss []string
+	for _, s := range old.seeds {
+		if !slices.Contains(sw.Seeds, s) {
+			ss = append(ss, strconv.FormatUint(s, 10))
+		}
+	}
+	if len(ss) > 0 {
+		lack = append(lack, "seeds "+strings.Join(ss, ","))
+	}
+	if len(lack) > 0 {
+		return fmt.Errorf("%s: the %s tables there hold %s, which this run leaves out (it runs methods %s, λ %s, seeds %s): "+
+			"it would replace them with fewer fits; add them to -methods, -lambdas and -seeds, use another -out, or -force to replace them",
+			out, sw.Experiment, strings.Join(lack, "; "), strings.Join(sw.Methods, ","), lambdaNames(sw.Lambdas), seedNames(sw.Seeds))
+	}
+	return nil
+}
+
+// missing returns the elements of old that new lacks.
+func missing(old, new []string) []string {
+	var out []string
+	for _, o := range old {
+		if !slices.Contains(new, o) {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// stripSeconds returns v without any "Seconds" field, at any depth, as Merge writes the
+// configuration record.
+func stripSeconds(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		out := map[string]any{}
+		for k, x := range t {
+			if k != "Seconds" {
+				out[k] = stripSeconds(x)
+			}
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, x := range t {
+			out[i] = stripSeconds(x)
+		}
+		return out
+	}
+	return v
+}
+
+// guardVariance refuses a variance study whose table would replace, under out, one made
+// with other settings (the fields of rec that the table's record holds), unless force.
+func guardVariance(out string, rec map[string]any, force bool) error {
+	if force {
+		return nil
+	}
+	p := filepath.Join(out, "tables", "variance_config.json")
+	b, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var old map[string]any
+	if err := json.Unmarshal(b, &old); err != nil {
+		return fmt.Errorf("%s: %w", p, err)
+	}
+	sub := map[string]any{}
+	for k := range rec {
+		sub[k] = old[k]
+	}
+	a, _ := json.Marshal(sub)
+	c, _ := json.Marshal(rec)
+	diffs := store.Diff(a, c)
+	if len(diffs) > 0 {
+		return fmt.Errorf("%s holds the variance table of other settings (%s); this run would replace it: use another -out, or -force to replace it",
+			p, strings.Join(diffs, "; "))
+	}
+	return nil
+}
