@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -98,4 +99,20 @@ func (n Nuisance) check(v float64) error {
 		}
 	}
 	return nil
+}
+
+// ObservedZ returns a copy of s's Z with NaN wherever Z is not observed (Δ = 0; a whole row
+// of a vector): the values a nuisance's feature map may be fixed from, since the hidden Z
+// that a simulation keeps on those rows is not data.
+func (s *Set) ObservedZ() []float64 {
+	q := s.Nuisance.Width()
+	z := append([]float64(nil), s.Z...)
+	for i, d := range s.Delta {
+		if d == 0 {
+			for j := 0; j < q; j++ {
+				z[i*q+j] = math.NaN()
+			}
+		}
+	}
+	return z
 }

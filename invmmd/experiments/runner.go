@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"strconv"
 	"time"
@@ -68,15 +67,7 @@ func (exp Experiment) nuisanceMap(sp dataset.Splits) (invmmd.FeatureMap, float64
 	if tr.Nuisance.Kind == dataset.BinaryZ {
 		return nil, 0, nil
 	}
-	q := tr.Nuisance.Width()
-	z := append([]float64(nil), tr.Z...)
-	for i, d := range tr.Delta {
-		if d == 0 {
-			for j := 0; j < q; j++ {
-				z[i*q+j] = math.NaN()
-			}
-		}
-	}
+	z := tr.ObservedZ()
 	zmap, err := invmmd.NewMap(tr.Nuisance, z, exp.ZMap)
 	if err != nil || !exp.PaperScale {
 		return zmap, 0, err

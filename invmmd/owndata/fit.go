@@ -102,7 +102,7 @@ func Read(cfg Config) (*Data, error) {
 	}
 	out := &Data{Data: d, Table: tab, Seconds: time.Since(t0).Seconds(), ZKindWhy: why}
 	if tr := d.Splits.Train; tr.Nuisance.Kind != dataset.BinaryZ {
-		if out.ZMap, err = invmmd.NewMap(tr.Nuisance, observedZ(tr), cfg.ZMap); err != nil {
+		if out.ZMap, err = invmmd.NewMap(tr.Nuisance, tr.ObservedZ(), cfg.ZMap); err != nil {
 			return nil, fmt.Errorf("%s: the kernel on Z: %w", cfg.Data, err)
 		}
 	}
@@ -181,20 +181,6 @@ func Majority(s *dataset.Set) float64 {
 		p += y
 	}
 	return math.Max(p, float64(s.Len())-p) / float64(s.Len())
-}
-
-// observedZ returns s's Z with NaN where Δ = 0: the values a feature map is fixed from.
-func observedZ(s *dataset.Set) []float64 {
-	q := s.Nuisance.Width()
-	z := append([]float64(nil), s.Z...)
-	for i, d := range s.Delta {
-		if d == 0 {
-			for j := 0; j < q; j++ {
-				z[i*q+j] = math.NaN()
-			}
-		}
-	}
-	return z
 }
 
 // ObservedCells counts the rows of s with Z observed in each (Y, Z) cell of a binary Z,

@@ -12,20 +12,6 @@ import (
 	"github.com/invmmd/invmmd/invmmd/simcont"
 )
 
-// observedZ returns s's Z with NaN where Δ = 0: what a feature map may be fixed from.
-func observedZ(s *dataset.Set) []float64 {
-	q := s.Nuisance.Width()
-	z := append([]float64(nil), s.Z...)
-	for i, d := range s.Delta {
-		if d == 0 {
-			for j := 0; j < q; j++ {
-				z[i*q+j] = math.NaN()
-			}
-		}
-	}
-	return z
-}
-
 func auxConfigFor(zmap invmmd.FeatureMap) AuxConfig {
 	return AuxConfig{BatchSize: 256, Epochs: 60, Patience: 8, LearningRate: 5e-3, Seed: 1, ZMap: zmap}
 }
@@ -54,7 +40,7 @@ func TestFitAuxContinuous(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	zmap, err := invmmd.NewMap(sp.Train.Nuisance, observedZ(sp.Train), invmmd.MapSpec{})
+	zmap, err := invmmd.NewMap(sp.Train.Nuisance, sp.Train.ObservedZ(), invmmd.MapSpec{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +78,7 @@ func TestFitAuxContinuous(t *testing.T) {
 		t.Errorf("m's validation NLL %.4f: want it near the true posterior's %.4f and well below the marginal's %.4f", rep.ValNLL, bayes, rep.BaselineNLL)
 	}
 	// m̂ against the truth, and the marginal mean of ψ against the truth.
-	psi, err := invmmd.Apply(zmap, observedZ(sp.Train))
+	psi, err := invmmd.Apply(zmap, sp.Train.ObservedZ())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +156,7 @@ func TestFitAuxCategorical(t *testing.T) {
 	val, truth := catSample(rng, "val", 2000)
 	test, _ := catSample(rng, "test", 500)
 	sp := dataset.Splits{Train: train, Val: val, Test: test}
-	zmap, err := invmmd.NewMap(train.Nuisance, observedZ(train), invmmd.MapSpec{})
+	zmap, err := invmmd.NewMap(train.Nuisance, train.ObservedZ(), invmmd.MapSpec{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +220,7 @@ func TestJointPenaltyTrains(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	zmap, err := invmmd.NewMap(sp.Train.Nuisance, observedZ(sp.Train), invmmd.MapSpec{})
+	zmap, err := invmmd.NewMap(sp.Train.Nuisance, sp.Train.ObservedZ(), invmmd.MapSpec{})
 	if err != nil {
 		t.Fatal(err)
 	}
