@@ -78,8 +78,8 @@ if [ "$what" = all ] || [ "$what" = nuisance ]; then
       }' "$tmp/nuisance.out"
     echo
     echo "A continuous Z's D is 2M Fourier features of its Gaussian kernel, M set by the per-pair error allowed on the"
-    echo "observed range (invmmd.DefaultZFourierTol = 10⁻³, D = 12 on the continuous-nuisance simulation, whose Z spans about"
-    echo "[−1.2, 2.2] with σ ≈ 0.45): the step grows with the factor columns, about 6D + 4 for DR, and a tolerance of 10⁻³"
+    echo "observed range (invmmd.DefaultZFourierTol = 10⁻³; D = 14 on the continuous-nuisance simulation, whose observed training Z"
+    echo "spans about [−1.4, 2.3] with σ ≈ 0.46): the step grows with the factor columns, about 6D + 4 for DR, and a tolerance of 10⁻³"
     echo "per pair is far below the penalty's sampling noise at batch 2000."
   } > "$tmp/nuisance"
 else
