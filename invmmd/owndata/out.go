@@ -9,11 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/backend"
+	"github.com/invmmd/invmmd/invmmd/experiments/store"
 )
 
 // The files Fit writes under Config.Out.
@@ -66,44 +66,14 @@ func settingsOf(cfg Config) Settings {
 }
 
 // diffSettings lists each setting that differs between a (stored) and b (requested) as
-// "name: a → b"; nil when they are the same.
+// "path: stored → requested" (store.Diff of their JSON forms).
 func diffSettings(a, b Settings) []string {
-	var ma, mb map[string]any
-	ja, _ := json.Marshal(a)
-	jb, _ := json.Marshal(b)
-	_ = json.Unmarshal(ja, &ma)
-	_ = json.Unmarshal(jb, &mb)
-	var out []string
-	flat("", ma, mb, &out)
-	sort.Strings(out)
-	return out
-}
-
-func flat(path string, a, b any, out *[]string) {
-	ma, aok := a.(map[string]any)
-	mb, bok := b.(map[string]any)
-	if aok && bok {
-		keys := map[string]bool{}
-		for k := range ma {
-			keys[k] = true
-		}
-		for k := range mb {
-			keys[k] = true
-		}
-		for k := range keys {
-			p := k
-			if path != "" {
-				p = path + "." + k
-			}
-			flat(p, ma[k], mb[k], out)
-		}
-		return
+	ja, errA := json.Marshal(a)
+	jb, errB := json.Marshal(b)
+	if errA != nil || errB != nil {
+		return []string{fmt.Sprintf("settings not comparable: %v %v", errA, errB)}
 	}
-	ja, _ := json.Marshal(a)
-	jb, _ := json.Marshal(b)
-	if string(ja) != string(jb) {
-		*out = append(*out, fmt.Sprintf("%s: %s → %s", path, ja, jb))
-	}
+	return store.Diff(ja, jb)
 }
 
 // configRecord is config.json: the settings, the methods and seeds asked for, and the
