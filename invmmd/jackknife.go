@@ -162,17 +162,7 @@ func (d *Design) jackknife(k, s int, kv [][]float64, pos map[int]int) float64 {
 			loo = append(loo, value(Ti, N))
 		}
 	}
-	n := float64(len(loo))
-	mean := 0.0
-	for _, v := range loo {
-		mean += v
-	}
-	mean /= n
-	ss := 0.0
-	for _, v := range loo {
-		ss += (v - mean) * (v - mean)
-	}
-	return math.Sqrt((n - 1) / n * ss)
+	return jackknifeSE(loo)
 }
 
 // jackknifeJoint returns the jackknife standard error of method k's joint estimate in
@@ -228,6 +218,12 @@ func (d *Design) jackknifeJoint(k, s int, kv [][]float64, pos map[int]int) float
 			return Q[pq{p, q}] - d.cols[p][i]*kv[a][pos[q]] - d.cols[q][i]*kv[a][pos[p]]
 		}))
 	}
+	return jackknifeSE(loo)
+}
+
+// jackknifeSE is the jackknife standard error √((n − 1)/n · Σ(θ₋ᵢ − θ̄)²) of the n
+// leave-one-out estimates loo (Efron & Tibshirani 1993, eq. 11.5).
+func jackknifeSE(loo []float64) float64 {
 	n := float64(len(loo))
 	mean := 0.0
 	for _, v := range loo {

@@ -83,33 +83,24 @@ func (r Rows) withDelta() Rows {
 // psi returns the features ψ(Z) as columns (D of them): Psi's, or the one-hot (1 − Z, Z) of
 // the binary Z. Rows with Δ = 0 hold whatever Z or Psi holds there (NaN when really
 // missing); only Full reads them.
-func (r Rows) psi() [][]float64 {
-	if r.Psi != nil {
-		cols := make([][]float64, r.Psi.Dim)
-		for d := range cols {
-			cols[d] = r.Psi.Column(d)
-		}
-		return cols
-	}
-	c := [][]float64{make([]float64, len(r.Z)), make([]float64, len(r.Z))}
-	for i, z := range r.Z {
-		c[0][i], c[1][i] = 1-z, z
-	}
-	return c
-}
+func (r Rows) psi() [][]float64 { return featureColumns(r.Psi, r.Z) }
 
 // mPsi returns m(W) = E[ψ(Z) | X, Y] as columns: MPsi's, or (1 − M, M) from the binary M.
-func (r Rows) mPsi() [][]float64 {
-	if r.MPsi != nil {
-		cols := make([][]float64, r.MPsi.Dim)
+func (r Rows) mPsi() [][]float64 { return featureColumns(r.MPsi, r.M) }
+
+// featureColumns returns f's columns, or, when f is nil, the pair (1 − p, p) of a binary
+// variable's values (or probabilities) p.
+func featureColumns(f *Features, p []float64) [][]float64 {
+	if f != nil {
+		cols := make([][]float64, f.Dim)
 		for d := range cols {
-			cols[d] = r.MPsi.Column(d)
+			cols[d] = f.Column(d)
 		}
 		return cols
 	}
-	c := [][]float64{make([]float64, len(r.M)), make([]float64, len(r.M))}
-	for i, m := range r.M {
-		c[0][i], c[1][i] = 1-m, m
+	c := [][]float64{make([]float64, len(p)), make([]float64, len(p))}
+	for i, v := range p {
+		c[0][i], c[1][i] = 1-v, v
 	}
 	return c
 }
