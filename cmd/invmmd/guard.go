@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/invmmd/invmmd/invmmd/experiments"
 	"github.com/invmmd/invmmd/invmmd/experiments/store"
 	"github.com/invmmd/invmmd/invmmd/results"
 )
@@ -102,7 +103,7 @@ func guardTables(out string, sw store.Sweep, force bool) error {
 		return err
 	}
 	// Merge records the configuration without its "Seconds" fields; compare it so.
-	newJSON, _ := json.Marshal(stripSeconds(cfg))
+	newJSON, _ := json.Marshal(experiments.StripSeconds(cfg))
 	oldJSON, _ := json.Marshal(old.config)
 	if d := store.Diff(oldJSON, newJSON); len(d) > 0 {
 		return fmt.Errorf("%s holds the %s tables of another configuration (%s); this run would replace them: use another -out, or -force to replace them",
@@ -147,28 +148,6 @@ func missing(old, new []string) []string {
 		}
 	}
 	return out
-}
-
-// stripSeconds returns v without any "Seconds" field, at any depth, as Merge writes the
-// configuration record.
-func stripSeconds(v any) any {
-	switch t := v.(type) {
-	case map[string]any:
-		out := map[string]any{}
-		for k, x := range t {
-			if k != "Seconds" {
-				out[k] = stripSeconds(x)
-			}
-		}
-		return out
-	case []any:
-		out := make([]any, len(t))
-		for i, x := range t {
-			out[i] = stripSeconds(x)
-		}
-		return out
-	}
-	return v
 }
 
 // guardVariance refuses a variance study whose table would replace, under out, one made

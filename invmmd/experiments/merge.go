@@ -104,7 +104,7 @@ func Merge(exp Experiment, storeDir, tableDir string) (*Merged, error) {
 	rec["Title"], rec["Methods"], rec["Lambdas"], rec["Seeds"] = exp.Title, sw.Methods, sw.Lambdas, sw.Seeds
 	rec["Data"], rec["AuxReports"], rec["Fits"], rec["Notes"] = data, auxReports, fits, exp.Notes
 	timing["Fits"], timing["FitSeconds"] = fitTimes, total
-	rec = stripSeconds(rec).(map[string]any)
+	rec = StripSeconds(rec).(map[string]any)
 	seconds := map[string]any{}
 	collectSeconds(auxReports, "AuxReports", seconds)
 	timing["AuxSeconds"] = seconds
@@ -146,21 +146,22 @@ func Merge(exp Experiment, storeDir, tableDir string) (*Merged, error) {
 	return res, err
 }
 
-// stripSeconds returns v without any "Seconds" field, at any depth.
-func stripSeconds(v any) any {
+// StripSeconds returns v (decoded JSON) without any "Seconds" field, at any depth: the
+// configuration record as Merge writes it, which timings would otherwise make differ.
+func StripSeconds(v any) any {
 	switch t := v.(type) {
 	case map[string]any:
 		out := map[string]any{}
 		for k, x := range t {
 			if k != "Seconds" {
-				out[k] = stripSeconds(x)
+				out[k] = StripSeconds(x)
 			}
 		}
 		return out
 	case []any:
 		out := make([]any, len(t))
 		for i, x := range t {
-			out[i] = stripSeconds(x)
+			out[i] = StripSeconds(x)
 		}
 		return out
 	}
