@@ -150,13 +150,14 @@ func missing(old, new []string) []string {
 	return out
 }
 
-// guardVariance refuses a variance study whose table would replace, under out, one made
-// with other settings (the fields of rec that the table's record holds), unless force.
-func guardVariance(out string, rec map[string]any, force bool) error {
+// guardStudy refuses a study (variance, calibration) whose tables would replace, under out,
+// ones made with other settings (the fields of rec that the tables' record
+// OUT/tables/STUDY_config.json holds), unless force.
+func guardStudy(out, study string, rec map[string]any, force bool) error {
 	if force {
 		return nil
 	}
-	p := filepath.Join(out, "tables", "variance_config.json")
+	p := filepath.Join(out, "tables", study+"_config.json")
 	b, err := os.ReadFile(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -176,8 +177,8 @@ func guardVariance(out string, rec map[string]any, force bool) error {
 	c, _ := json.Marshal(rec)
 	diffs := store.Diff(a, c)
 	if len(diffs) > 0 {
-		return fmt.Errorf("%s holds the variance table of other settings (%s); this run would replace it: use another -out, or -force to replace it",
-			p, strings.Join(diffs, "; "))
+		return fmt.Errorf("%s holds the %s table of other settings (%s); this run would replace it: use another -out, or -force to replace it",
+			p, study, strings.Join(diffs, "; "))
 	}
 	return nil
 }

@@ -15,6 +15,7 @@
 //	figures   redraw the figures from the tables under figures/tables, without training
 //	prop1     Proposition 2 (appendix D): full-data vs observed-only MMD of h*
 //	variance  the variance study of appendix B.3
+//	calibration  the invariance test's calibration study (size and power)
 //	all       every experiment, regenerating figures/ (the README's main job)
 //	estimate  your own CSV: each estimator's MMD² of a column of model outputs, with diagnostics
 //	fit       your own CSV with missing Z: fit G and m, train h with each method, held-out MMD
@@ -69,6 +70,7 @@ func commands() []command {
 		{"figures", "redraw the results figures from the tables under figures/tables (no training)", plain(runFigures)},
 		{"prop1", "Proposition 2 (appendix D): full-data vs observed-only MMD of h* in both constructions", plain(runProp1)},
 		{"variance", "the variance study of appendix B.3 (mean and sd of each estimator against batch size)", runVariance},
+		{"calibration", "the invariance test's calibration study: size under a null where obs is biased, and power", runCalibration},
 		{"all", "every experiment, regenerating figures/", runAll},
 		{"estimate", "your own CSV: each estimator's MMD² of a column of model outputs, with diagnostics", runEstimate},
 		{"fit", "your own CSV with missing Z: fit G and m, train h with each method, report accuracy and held-out MMD", runFit},

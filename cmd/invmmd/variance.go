@@ -28,7 +28,7 @@ func drawVariance(pts []results.VariancePoint, dir string) (string, error) {
 
 // runVariance runs the variance study (or a shard of it). Before any work it refuses a
 // quick run into the repository's figures/ and a table of other settings it would
-// replace (guardVariance); once ctx is done it stops, keeping the finished batch sizes'
+// replace (guardStudy); once ctx is done it stops, keeping the finished batch sizes'
 // files, and says how to go on.
 func runVariance(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("variance", "[flags]", stdout, stderr, func() string {
@@ -76,7 +76,7 @@ func runVariance(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	cfg.Seed, cfg.Resume = *seed, *resume
-	if err := guardVariance(dir, varianceSettings(cfg), *force || cfg.Shard.N > 1); err != nil {
+	if err := guardStudy(dir, "variance", varianceSettings(cfg), *force || cfg.Shard.N > 1); err != nil {
 		return err
 	}
 	if *checkOnly {
@@ -133,7 +133,7 @@ func runVariance(ctx context.Context, args []string, stdout, stderr io.Writer) e
 }
 
 // varianceSettings returns the settings of the study that its table's record
-// (tables/variance_config.json) holds, by the record's field names, for guardVariance.
+// (tables/variance_config.json) holds, by the record's field names, for guardStudy.
 func varianceSettings(cfg experiments.VarianceConfig) map[string]any {
 	var methods []string
 	for _, m := range cfg.Methods {

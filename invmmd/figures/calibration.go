@@ -1,0 +1,284 @@
+package figures
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"slices"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/invmmd/invmmd/invmmd/results"
+)
+
+// Size of the calibration figure (Calibration): two rows of two panels, legible when a
+// README shows it 900 pixels wide.
+const (
+	CalibrationWidth  = 10 * vg.Inch
+	CalibrationHeight = 7.5 * vg.Inch
+)
+
+// SizeBand is the range of null rejection rates at α = 0.05 that the calibration study
+// accepts at its larger sample size ([0.03, 0.07]), drawn as a band in the size panel.
+var SizeBand = [2]float64{0.03, 0.07}
+
+// routeDashes draws a test's route: the cross route solid, the wild bootstrap dashed, the
+// permutation test dotted; the method gives the colour (MethodColor).
+func routeDashes(route string) []vg.Length {
+	switch route {
+	case "wild":
+		return []vg.Length{vg.Points(6), vg.Points(3)}
+	case "permutation":
+		return []vg.Length{vg.Points(1.5), vg.Points(2.5)}
+	}
+	return nil
+}
+
+// testStyle returns the line and glyph of a test "method/route".
+func testStyle(method, route string) (draw.LineStyle, draw.GlyphStyle) {
+	c, ok := MethodColor(method)
+	if !ok {
+		c = Grey
+	}
+	shape := draw.GlyphDrawer(draw.CircleGlyph{})
+	switch route {
+	case "wild":
+		shape = draw.SquareGlyph{}
+	case "permutation":
+		shape = draw.TriangleGlyph{}
+	}
+	return draw.LineStyle{Color: c, Width: vg.Points(1.8), Dashes: routeDashes(route)},
+		draw.GlyphStyle{Color: c, Radius: vg.Points(3), Shape: shape}
+}
+
+// Calibration returns the panels of the invariance test's calibration study: (top left) each
+// test's rejection rate under the null at every sample size, with a 95 % binomial interval,
+// α and the accepted band; (top right and bottom left) the power curves against the
+// dependence strength δ at the largest and the smallest sample size; (bottom right) the QQ
+// plot of the null p-values at the largest size against the uniform. Each test has its
+// method's colour and its route's line style and marker.
+func Calibration(rows []results.CalibrationRow, null []results.CalibrationP, alpha float64) ([][]*plot.Plot, error) {
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("figures: Calibration: no rows")
+	}
+	var tests []string
+	var sizes []int
+	for _, r := range rows {
+		if !slices.Contains(tests, r.Test()) {
+			tests = append(tests, r.Test())
+		}
+		if !slices.Contains(sizes, r.N) {
+			sizes = append(sizes, r.N)
+		}
+	}
+	slices.Sort(sizes)
+	big, small := sizes[len(sizes)-1], sizes[0]
+	size, err := sizePanel(rows, tests, sizes, alpha)
+	if err != nil {
+		return nil, err
+	}
+	powBig := powerPanel(rows, tests, big, alpha, true)
+	powSmall := powerPanel(rows, tests, small, alpha, false)
+	qq := qqPanel(null, tests, big)
+	return [][]*plot.Plot{{size, powBig}, {powSmall, qq}}, nil
+}
+
+func splitTest(t string) (method, route string) {
+	m, r, _ := strings.Cut(t, "/")
+	return m, r
+}
+
+// sizePanel draws each test's null rejection rate per sample size with its 95 % interval,
+// one test per row (the first at the top), the rate along the x axis.
+func sizePanel(rows []results.CalibrationRow, tests []string, sizes []int, alpha float64) (*plot.Plot, error) {
+	p := plot.New()
+	legible(p)
+	p.Title.Text = fmt.Sprintf("Size: rejections of a true H₀ at α = %g", alpha)
+	p.X.Label.Text = "rejection rate under H₀ (δ = 0)"
+	yOf := func(k int) float64 { return float64(len(tests) - 1 - k) }
+	band := &vband{lo: SizeBand[0], hi: SizeBand[1], fill: withAlpha(LightGrey, 90)}
+	p.Add(band)
+	aLine := &vline{x: alpha, style: draw.LineStyle{Color: Grey, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}}
+	p.Add(aLine)
+	var ticks plot.ConstantTicks
+	hi := 0.0
+	for k, t := range tests {
+		m, r := splitTest(t)
+		ticks = append(ticks, plot.Tick{Value: yOf(k), Label: m + " " + r})
+		for j, n := range sizes {
+			for _, row := range rows {
+				if row.N != n || row.Test() != t || row.Delta != 0 {
+					continue
+				}
+				ls, gs := testStyle(m, r)
+				y := yOf(k) + (float64(len(sizes)-1)/2-float64(j))*0.3
+				rate, e := row.Rate(), 1.96*row.SE()
+				hi = math.Max(hi, rate+e)
+				ls.Dashes = nil
+				ls.Width = vg.Points(1.3)
+				whisker, _ := plotter.NewLine(plotter.XYs{{X: math.Max(0, rate-e), Y: y}, {X: rate + e, Y: y}})
+				whisker.LineStyle = ls
+				if j < len(sizes)-1 {
+					gs.Shape = hollow{gs.Shape}
+				}
+				dot, _ := plotter.NewScatter(plotter.XYs{{X: rate, Y: y}})
+				dot.GlyphStyle = gs
+				p.Add(whisker, dot)
+			}
+		}
+	}
+	p.Y.Tick.Marker = ticks
+	p.Y.Min, p.Y.Max = -0.6, float64(len(tests))-0.4
+	p.X.Min, p.X.Max = 0, math.Max(0.12, hi*1.05)
+	p.Legend.Add(fmt.Sprintf("α = %g", alpha), aLine)
+	p.Legend.Add(fmt.Sprintf("accepted: %g–%g", SizeBand[0], SizeBand[1]), band)
+	for j, n := range sizes {
+		var g draw.GlyphDrawer = draw.CircleGlyph{}
+		if j < len(sizes)-1 {
+			g = hollow{g}
+		}
+		key, _ := plotter.NewScatter(plotter.XYs{{}})
+		key.GlyphStyle = draw.GlyphStyle{Color: KeyColor, Radius: vg.Points(3), Shape: g}
+		p.Legend.Add(fmt.Sprintf("n = %s", thousands(n)), key)
+	}
+	p.Legend.Add("lines: 95 % interval")
+	p.Legend.Add("marker: route (● cross,")
+	p.Legend.Add("  ■ wild, ▲ permutation)")
+	return p, nil
+}
+
+// vband shades the x range [lo, hi] over the whole height of a panel.
+type vband struct {
+	lo, hi float64
+	fill   color.Color
+}
+
+// Plot implements plot.Plotter.
+func (b *vband) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, _ := p.Transforms(&c)
+	r := vg.Rectangle{Min: vg.Point{X: trX(b.lo), Y: c.Min.Y}, Max: vg.Point{X: trX(b.hi), Y: c.Max.Y}}
+	c.SetColor(b.fill)
+	c.Fill(r.Path())
+}
+
+// Thumbnail implements plot.Thumbnailer.
+func (b *vband) Thumbnail(c *draw.Canvas) { (&band{fill: b.fill}).Thumbnail(c) }
+
+// vline is a vertical line at x over the whole height of a panel.
+type vline struct {
+	x     float64
+	style draw.LineStyle
+}
+
+// Plot implements plot.Plotter.
+func (l *vline) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, _ := p.Transforms(&c)
+	c.StrokeLine2(l.style, trX(l.x), c.Min.Y, trX(l.x), c.Max.Y)
+}
+
+// Thumbnail implements plot.Thumbnailer.
+func (l *vline) Thumbnail(c *draw.Canvas) {
+	y := (c.Min.Y + c.Max.Y) / 2
+	c.StrokeLine2(l.style, c.Min.X, y, c.Max.X, y)
+}
+
+// powerPanel draws each test's rejection rate against δ at sample size n.
+// With legend false the legend only says that the styles are those of the panel above.
+func powerPanel(rows []results.CalibrationRow, tests []string, n int, alpha float64, legend bool) *plot.Plot {
+	p := plot.New()
+	legible(p)
+	p.Title.Text = fmt.Sprintf("Power at n = %s", thousands(n))
+	p.X.Label.Text = "dependence strength δ (h = X₁ + δ·X₂)"
+	p.Y.Label.Text = "rejection rate"
+	p.Y.Min, p.Y.Max = 0, 1
+	p.Add(newHLine(alpha, Grey, vg.Points(5), vg.Points(3)))
+	p.Add(newHLine(0.8, LightGrey, vg.Points(2), vg.Points(2)))
+	g := plotter.NewGrid()
+	g.Vertical.Width = 0
+	g.Horizontal.Color = color.Gray{Y: 225}
+	p.Add(g)
+	for _, t := range tests {
+		var xys plotter.XYs
+		for _, r := range rows {
+			if r.N == n && r.Test() == t {
+				xys = append(xys, plotter.XY{X: r.Delta, Y: r.Rate()})
+			}
+		}
+		slices.SortFunc(xys, func(a, b plotter.XY) int { return cmpF(a.X, b.X) })
+		if len(xys) == 0 {
+			continue
+		}
+		m, r := splitTest(t)
+		ls, gs := testStyle(m, r)
+		l, sc, err := plotter.NewLinePoints(xys)
+		if err != nil {
+			continue
+		}
+		l.LineStyle, sc.GlyphStyle = ls, gs
+		p.Add(l, sc)
+		if legend {
+			p.Legend.Add(m+" "+r, l, sc)
+		}
+	}
+	if !legend {
+		p.Legend.Add("tests as in")
+		p.Legend.Add("the panel above")
+	}
+	p.Legend.Add("")
+	p.Legend.Add("grey: α, power 0.8")
+	return p
+}
+
+func cmpF(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// qqPanel draws the sorted null p-values of each test at size n against uniform quantiles.
+func qqPanel(null []results.CalibrationP, tests []string, n int) *plot.Plot {
+	p := plot.New()
+	legible(p)
+	p.Title.Text = fmt.Sprintf("Null p-values at n = %s against the uniform", thousands(n))
+	p.X.Label.Text = "uniform quantile"
+	p.Y.Label.Text = "p-value (sorted)"
+	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, 0, 1
+	diag, _ := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 1}})
+	diag.LineStyle = draw.LineStyle{Color: LightGrey, Width: vg.Points(1)}
+	p.Add(diag)
+	for _, t := range tests {
+		m, r := splitTest(t)
+		var ps []float64
+		for _, v := range null {
+			if v.N == n && v.Method == m && v.Route == r {
+				ps = append(ps, v.P)
+			}
+		}
+		if len(ps) == 0 {
+			continue
+		}
+		slices.Sort(ps)
+		xys := make(plotter.XYs, len(ps))
+		for i, v := range ps {
+			xys[i] = plotter.XY{X: (float64(i) + 0.5) / float64(len(ps)), Y: v}
+		}
+		ls, _ := testStyle(m, r)
+		l, err := plotter.NewLine(xys)
+		if err != nil {
+			continue
+		}
+		l.LineStyle = ls
+		p.Add(l)
+	}
+	p.Legend.Add("tests as in")
+	p.Legend.Add("the power panels")
+	return p
+}
