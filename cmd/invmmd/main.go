@@ -17,6 +17,7 @@
 //	variance  the variance study of appendix B.3
 //	all       every experiment, regenerating figures/ (the README's main job)
 //	estimate  your own CSV: each estimator's MMD² of a column of model outputs, with diagnostics
+//	test      your own CSV: is a column of model outputs independent of Z given Y? p-values with Z missing at random
 //	fit       your own CSV with missing Z: fit G and m, train h with each method, held-out MMD
 //	predict   score a CSV with a model saved by fit
 //
@@ -71,6 +72,7 @@ func commands() []command {
 		{"variance", "the variance study of appendix B.3 (mean and sd of each estimator against batch size)", runVariance},
 		{"all", "every experiment, regenerating figures/", runAll},
 		{"estimate", "your own CSV: each estimator's MMD² of a column of model outputs, with diagnostics", runEstimate},
+		{"test", "your own CSV: is a column of model outputs independent of Z given Y? p-values with Z missing at random", runTest},
 		{"fit", "your own CSV with missing Z: fit G and m, train h with each method, report accuracy and held-out MMD", runFit},
 		{"predict", "score a CSV with a model saved by fit", plain(runPredict)},
 	}...)

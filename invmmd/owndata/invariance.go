@@ -81,13 +81,6 @@ func (c TestConfig) estimateConfig() EstimateConfig {
 // EstimateConfig.Validate, the route, the resamples, and that the permutation route is
 // asked only of full and obs.
 func (c TestConfig) Validate() error {
-	ec := c.estimateConfig()
-	if ec.Methods == nil {
-		ec.Methods = []invmmd.Method{invmmd.Obs} // the defaults are chosen once the table is read
-	}
-	if err := ec.Validate(); err != nil {
-		return err
-	}
 	if c.Route < invmmd.CrossRoute || c.Route > invmmd.PermutationRoute {
 		return fmt.Errorf("-route %v: want cross, wild or permutation", c.Route)
 	}
@@ -101,7 +94,11 @@ func (c TestConfig) Validate() error {
 			}
 		}
 	}
-	return nil
+	ec := c.estimateConfig()
+	if ec.Methods == nil {
+		ec.Methods = []invmmd.Method{invmmd.Obs} // the defaults are chosen once the table is read
+	}
+	return ec.Validate()
 }
 
 // Tests are the invariance tests of a column of model outputs, with what they rest on.
