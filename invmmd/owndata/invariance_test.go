@@ -2,11 +2,13 @@ package owndata
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -57,7 +59,7 @@ func TestTestWithTrueNuisances(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := MethodList(methodsOf(res.Results)); got != "dr,ip,reg" {
+			if got := MethodList(testMethods(res.Results)); got != "dr,ip,reg" {
 				t.Fatalf("methods %s, want the defaults dr,ip,reg", got)
 			}
 			if res.FittedG || res.FittedM || res.Tested != 2000 || res.MissingZ == 0 {
@@ -79,7 +81,7 @@ func TestTestWithTrueNuisances(t *testing.T) {
 	}
 }
 
-func methodsOf(rs []invmmd.TestResult) []invmmd.Method {
+func testMethods(rs []invmmd.TestResult) []invmmd.Method {
 	var ms []invmmd.Method
 	for _, r := range rs {
 		ms = append(ms, r.Method)
@@ -252,5 +254,62 @@ func TestTestsCSV(t *testing.T) {
 	}
 	if err := res.WriteCSVFile(path); err == nil {
 		t.Error("WriteCSVFile wrote over a file that exists")
+	}
+}
+
+// TestFitHeldOutPValues runs Fit on the calibration simulation and checks the held-out
+// p-values: in each row (dr's and ip's), in results.csv's last two columns, in results.md
+// and in heldout.txt; and that a run file written before the p-values existed reads back
+// with none, rendered n/a and empty.
+func TestFitHeldOutPValues(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Data, cfg.Y, cfg.Z, cfg.X = calibCSV(t, 1500, 0.5, 9), "y", "z", []string{"x1", "x2"}
+	cfg.Hidden, cfg.Epochs, cfg.AuxEpochs = []int{8}, 3, 10
+	cfg.Methods = []invmmd.Method{invmmd.None}
+	cfg.Out = t.TempDir()
+	res, err := Fit(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res.Rows[0]
+	for name, p := range map[string]PValue{"dr": r.PDR, "ip": r.PIP} {
+		if !p.OK || !(p.P > 0 && p.P <= 1) {
+			t.Errorf("%s: held-out p-value %+v, want one in (0, 1] (warnings %v)", name, p, res.Warnings)
+		}
+	}
+	csvText, err := os.ReadFile(filepath.Join(cfg.Out, ResultsCSV))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(csvText)), "\n")
+	want := "," + strconv.FormatFloat(r.PDR.P, 'g', 8, 64) + "," + strconv.FormatFloat(r.PIP.P, 'g', 8, 64)
+	if !strings.HasSuffix(lines[0], ",warning,heldout_p_dr,heldout_p_ip") || !strings.HasSuffix(lines[1], want) {
+		t.Errorf("results.csv:\n%s", csvText)
+	}
+	md, _ := os.ReadFile(filepath.Join(cfg.Out, ResultsMD))
+	if !strings.Contains(string(md), "| p dr |") || !strings.Contains(string(md), " | "+r.PDR.String()+" | ") {
+		t.Errorf("results.md:\n%s", md)
+	}
+	if !strings.Contains(res.HeldOut, "test of H₀: h ⊥ Z | Y on the test split, cross route") || !strings.Contains(res.HeldOut, "    dr: T = ") {
+		t.Errorf("heldout.txt:\n%s", res.HeldOut)
+	}
+
+	var old RunFile
+	if err := json.Unmarshal([]byte(`{"row": {"Method": "dr", "Seed": 1, "DR": 0.01, "IP": 0.02}}`), &old); err != nil {
+		t.Fatal(err)
+	}
+	if old.Row.PDR.OK || old.Row.PIP.OK || !strings.Contains(Markdown([]Row{old.Row}), "| 0.0100 ± 0.0000 | n/a | 0.0200 ± 0.0000 | n/a |") {
+		t.Errorf("an old run file's row: %+v\n%s", old.Row, Markdown([]Row{old.Row}))
+	}
+	path := filepath.Join(t.TempDir(), "old.csv")
+	if err := writeCSV(path, []Row{old.Row}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(path); !strings.HasSuffix(strings.TrimSpace(string(b)), ",0,,,") {
+		t.Errorf("an old row's CSV line ends without empty p-values:\n%s", b)
+	}
+	b, _ := json.Marshal(old.Row)
+	if strings.Contains(string(b), "PDR") {
+		t.Errorf("a row without p-values writes them: %s", b)
 	}
 }
