@@ -100,7 +100,9 @@ func fitMore() string {
 	return "methods: " + methodNames(invmmd.Methods) + " (full only when no Z is missing; ip+, dr+ and dr-po+ need the true G, which only a simulation knows)\n\n" +
 		"Writes to -out: config.json (the settings, written first), runs/METHOD-seedS.json and models/METHOD-seedS/\n" +
 		"(one per method and seed, as each finishes), and results.csv, results.md (the table with what it was fitted on)\n" +
-		"and heldout.txt (each model's held-out dr and ip estimates with their terms and diagnostics), rewritten as each\n" +
+		"and heldout.txt (each model's held-out dr and ip estimates with their terms and diagnostics, and the p-values of\n" +
+		"the tests of h ⊥ Z | Y on the test split by their pseudo-outcomes, cross route: G and m were fitted on the\n" +
+		"training split, so the test rows are out of sample; the p dr and p ip columns), rewritten as each\n" +
 		"method finishes. A folder holding results of other settings is refused (-force replaces them); -resume keeps\n" +
 		"the finished methods. Score new rows with: invmmd predict -model OUT/models/METHOD-seedS -data FILE.csv"
 }

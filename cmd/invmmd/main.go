@@ -18,6 +18,7 @@
 //	calibration  the invariance test's calibration study (size and power)
 //	all       every experiment, regenerating figures/ (the README's main job)
 //	estimate  your own CSV: each estimator's MMD² of a column of model outputs, with diagnostics
+//	test      your own CSV: is a column of model outputs independent of Z given Y? p-values with Z missing at random
 //	fit       your own CSV with missing Z: fit G and m, train h with each method, held-out MMD
 //	predict   score a CSV with a model saved by fit
 //
@@ -73,6 +74,7 @@ func commands() []command {
 		{"calibration", "the invariance test's calibration study: size under a null where obs is biased, and power", runCalibration},
 		{"all", "every experiment, regenerating figures/", runAll},
 		{"estimate", "your own CSV: each estimator's MMD² of a column of model outputs, with diagnostics", runEstimate},
+		{"test", "your own CSV: is a column of model outputs independent of Z given Y? p-values with Z missing at random", runTest},
 		{"fit", "your own CSV with missing Z: fit G and m, train h with each method, report accuracy and held-out MMD", runFit},
 		{"predict", "score a CSV with a model saved by fit", plain(runPredict)},
 	}...)

@@ -141,66 +141,15 @@ func Estimate(cfg EstimateConfig) (*Estimates, error) {
 		log = io.Discard
 	}
 	warn := &warner{w: cfg.Warn}
-	cols := append([]string{cfg.H, cfg.Y}, tabular.ZColumns(cfg.Z)...)
-	for _, c := range []string{cfg.G, cfg.M} {
-		if c != "" {
-			cols = append(cols, c)
-		}
-	}
-	tab, err := readTable(cfg.Data, append(cols, cfg.X...), cfg.zFlags(map[string]string{cfg.H: "-h", cfg.Y: "-y", cfg.G: "-g", cfg.M: "-m"}))
+	l, err := cfg.load(log)
 	if err != nil {
 		return nil, err
 	}
-	kind, why, err := cfg.nuisanceKind(tab)
-	if err != nil {
-		return nil, err
-	}
-	if kind != dataset.BinaryZ && cfg.M != "" {
-		return nil, fmt.Errorf("-m %s: a column gives P(Z = 1 | X, Y) of a binary Z; for a %v nuisance m = E[ψ(Z) | X, Y] is fitted on -x (drop -m)", cfg.M, kind)
-	}
-	y, z, delta, nu, err := tab.LabelsAndZ(cfg.Y, cfg.YPositive, tabular.ZColumns(cfg.Z), kind, cfg.ZPositive)
-	if err != nil {
-		return nil, err
-	}
-	rows := invmmd.Rows{Y: y, Z: z, Delta: delta}
-	out := &Estimates{File: cfg.Data, Rows: tab.Len(), Unconditional: cfg.Unconditional, FittedG: cfg.fitG(), FittedM: cfg.fitM(), Nuisance: nu, KindWhy: why}
-	if kind != dataset.BinaryZ {
-		if out.ZMap, err = invmmd.NewMap(nu, z, cfg.ZMap); err != nil {
-			return nil, fmt.Errorf("%s: the kernel on Z: %w", cfg.Data, err)
-		}
-		if rows.Psi, err = invmmd.Apply(out.ZMap, z); err != nil {
-			return nil, fmt.Errorf("%s: %w", cfg.Data, err)
-		}
-		rows.Z = nil
-	}
-	out.MissingZ = rows.MissingZ()
-	for _, m := range cfg.Methods {
-		if m != invmmd.Full {
-			continue
-		}
-		for i, d := range delta {
-			if d == 0 {
-				return nil, fmt.Errorf("%s:%d: column %q (-z): Z is missing (NaN) but method full needs Z on every row (%d rows lack it); use dr, ip or reg", cfg.Data, tab.Lines[i], cfg.Z, out.MissingZ)
-			}
-		}
-	}
-	h, err := tab.Numbers(cfg.H, "-h")
-	if err != nil {
-		return nil, err
-	}
-	if cfg.G != "" {
-		if rows.G, err = tab.Probabilities(cfg.G, "-g"); err != nil {
-			return nil, err
-		}
-	}
-	if cfg.M != "" {
-		if rows.M, err = tab.Probabilities(cfg.M, "-m"); err != nil {
-			return nil, err
-		}
-	}
-	fmt.Fprintf(log, "%s: %d rows, %d with Z missing; Z (%s) is %v, %s\n", cfg.Data, out.Rows, out.MissingZ, cfg.Z, nu, why)
+	rows, h := l.rows, l.h
+	out := &Estimates{File: cfg.Data, Rows: l.tab.Len(), Unconditional: cfg.Unconditional, FittedG: cfg.fitG(), FittedM: cfg.fitM(),
+		Nuisance: l.nu, KindWhy: l.why, ZMap: l.zmap, MissingZ: rows.MissingZ()}
 	if out.FittedG || out.FittedM {
-		if err := fitAuxColumns(cfg, tab, kind, &rows, out, log, warn); err != nil {
+		if err := l.fitAux(cfg, &rows, out.FittedG, out.FittedM, nil, log, warn); err != nil {
 			return nil, err
 		}
 	}
@@ -226,18 +175,105 @@ func Estimate(cfg EstimateConfig) (*Estimates, error) {
 	return out, nil
 }
 
-// fitAuxColumns fits G and m on X and Y of a random split of the table and sets rows.G and
-// rows.M, where no column gave them, to their predictions for every row.
-func fitAuxColumns(cfg EstimateConfig, tab *tabular.Table, kind dataset.ZKind, rows *invmmd.Rows, out *Estimates, log io.Writer, warn *warner) error {
-	spec := tabular.Spec{Y: cfg.Y, Z: cfg.Z, ZKind: kind, YPositive: cfg.YPositive, ZPositive: cfg.ZPositive, X: cfg.X,
-		ValFrac: estimateAuxValFrac, TestFrac: estimateAuxTestFrac, Seed: cfg.AuxSeed}
-	d, err := tabular.Build(tab, spec)
+// loaded is a table read for Estimate or Test: its rows as the estimators take them, the
+// model outputs h, and how the nuisance was read.
+type loaded struct {
+	tab  *tabular.Table
+	kind dataset.ZKind
+	why  string // how kind was decided
+	nu   dataset.Nuisance
+	zmap invmmd.FeatureMap // the kernel on a nuisance that is not binary; nil for a binary one
+	rows invmmd.Rows       // Y, Z (or Psi), Δ, and G and M where columns give them
+	h    []float64
+}
+
+// load reads the columns of c, checks that method full (if listed) has Z on every row, and
+// reports the table to log.
+func (c EstimateConfig) load(log io.Writer) (*loaded, error) {
+	cols := append([]string{c.H, c.Y}, tabular.ZColumns(c.Z)...)
+	for _, col := range []string{c.G, c.M} {
+		if col != "" {
+			cols = append(cols, col)
+		}
+	}
+	tab, err := readTable(c.Data, append(cols, c.X...), c.zFlags(map[string]string{c.H: "-h", c.Y: "-y", c.G: "-g", c.M: "-m"}))
+	if err != nil {
+		return nil, err
+	}
+	l := &loaded{tab: tab}
+	if l.kind, l.why, err = c.nuisanceKind(tab); err != nil {
+		return nil, err
+	}
+	if l.kind != dataset.BinaryZ && c.M != "" {
+		return nil, fmt.Errorf("-m %s: a column gives P(Z = 1 | X, Y) of a binary Z; for a %v nuisance m = E[ψ(Z) | X, Y] is fitted on -x (drop -m)", c.M, l.kind)
+	}
+	y, z, delta, nu, err := tab.LabelsAndZ(c.Y, c.YPositive, tabular.ZColumns(c.Z), l.kind, c.ZPositive)
+	if err != nil {
+		return nil, err
+	}
+	l.nu = nu
+	l.rows = invmmd.Rows{Y: y, Z: z, Delta: delta}
+	if l.kind != dataset.BinaryZ {
+		if l.zmap, err = invmmd.NewMap(nu, z, c.ZMap); err != nil {
+			return nil, fmt.Errorf("%s: the kernel on Z: %w", c.Data, err)
+		}
+		if l.rows.Psi, err = invmmd.Apply(l.zmap, z); err != nil {
+			return nil, fmt.Errorf("%s: %w", c.Data, err)
+		}
+		l.rows.Z = nil
+	}
+	missing := l.rows.MissingZ()
+	for _, m := range c.Methods {
+		if m != invmmd.Full {
+			continue
+		}
+		for i, d := range delta {
+			if d == 0 {
+				return nil, fmt.Errorf("%s:%d: column %q (-z): Z is missing (NaN) but method full needs Z on every row (%d rows lack it); use dr, ip or reg", c.Data, tab.Lines[i], c.Z, missing)
+			}
+		}
+	}
+	if l.h, err = tab.Numbers(c.H, "-h"); err != nil {
+		return nil, err
+	}
+	if c.G != "" {
+		if l.rows.G, err = tab.Probabilities(c.G, "-g"); err != nil {
+			return nil, err
+		}
+	}
+	if c.M != "" {
+		if l.rows.M, err = tab.Probabilities(c.M, "-m"); err != nil {
+			return nil, err
+		}
+	}
+	fmt.Fprintf(log, "%s: %d rows, %d with Z missing; Z (%s) is %v, %s\n", c.Data, tab.Len(), missing, c.Z, nu, l.why)
+	return l, nil
+}
+
+// fitAux fits G and m on X and Y of some of the table's rows and sets rows.G (with fitG)
+// and rows.M (with fitM) to their predictions for every row. split gives the rows to fit
+// on, to stop early on, and the rest (table row indices); nil draws Estimate's random
+// 70/20/10 split, seeded by c.AuxSeed.
+func (l *loaded) fitAux(c EstimateConfig, rows *invmmd.Rows, fitG, fitM bool, split *[3][]int, log io.Writer, warn *warner) error {
+	spec := tabular.Spec{Y: c.Y, Z: c.Z, ZKind: l.kind, YPositive: c.YPositive, ZPositive: c.ZPositive, X: c.X,
+		ValFrac: estimateAuxValFrac, TestFrac: estimateAuxTestFrac, Seed: c.AuxSeed}
+	var d *tabular.Data
+	var err error
+	if split == nil {
+		d, err = tabular.Build(l.tab, spec)
+	} else {
+		d, err = tabular.BuildRows(l.tab, spec, *split)
+	}
 	if err != nil {
 		return err
 	}
 	warn.add(d.Warnings...)
-	fmt.Fprintf(log, "fitting G and m: MLP %v on the %d encoded inputs of -x and Y, on a random 70%% of the rows (20%% for early stopping)\n", cfg.Hidden, d.Encoder.Dim())
-	aux, rep, err := FitAux(cfg.Backend, cfg.Nets, d.Splits, out.ZMap)
+	if split == nil {
+		fmt.Fprintf(log, "fitting G and m: MLP %v on the %d encoded inputs of -x and Y, on a random 70%% of the rows (20%% for early stopping)\n", c.Hidden, d.Encoder.Dim())
+	} else {
+		fmt.Fprintf(log, "fitting G and m: MLP %v on the %d encoded inputs of -x and Y, on %d rows (%d more for early stopping)\n", c.Hidden, d.Encoder.Dim(), len(split[0]), len(split[1]))
+	}
+	aux, rep, err := FitAux(c.Backend, c.Nets, d.Splits, l.zmap)
 	if err != nil {
 		return err
 	}
@@ -245,22 +281,22 @@ func fitAuxColumns(cfg EstimateConfig, tab *tabular.Table, kind dataset.ZKind, r
 	if w := rep.Warning(); w != "" {
 		warn.add(w)
 	}
-	all := make([]int, tab.Len())
+	all := make([]int, l.tab.Len())
 	for i := range all {
 		all[i] = i
 	}
-	xs, _, err := d.Encoder.Encode(tab, all)
+	xs, _, err := d.Encoder.Encode(l.tab, all)
 	if err != nil {
 		return err
 	}
-	pred, err := aux.Predict(&dataset.Set{Name: "all", X: xs, Shape: []int{d.Encoder.Dim()}, Y: rows.Y, Delta: rows.Delta, Nuisance: out.Nuisance})
+	pred, err := aux.Predict(&dataset.Set{Name: "all", X: xs, Shape: []int{d.Encoder.Dim()}, Y: rows.Y, Delta: rows.Delta, Nuisance: l.nu})
 	if err != nil {
 		return err
 	}
-	if out.FittedG {
+	if fitG {
 		rows.G = pred.G
 	}
-	if out.FittedM {
+	if fitM {
 		rows.M, rows.MPsi = pred.M, pred.MPsi
 	}
 	return nil

@@ -4,10 +4,13 @@ import (
 	"fmt"
 	"log"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/invmmd/invmmd/invmmd"
+	"github.com/invmmd/invmmd/invmmd/calibsim"
 	"github.com/invmmd/invmmd/invmmd/owndata"
 )
 
@@ -53,4 +56,45 @@ func ExampleLoadModel() {
 	// Output:
 	// trained dr, seed 1
 	// mlp [8] with 6 inputs, format 1: 160 probabilities of y = 1, all in (0, 1): true
+}
+
+// ExampleTest tests whether a column of model outputs h depends on the nuisance Z given
+// the label Y, with Z missing at random given the features and the true G and m given as
+// columns: a table of the calibration simulation (invmmd/calibsim) where h depends on Z
+// given Y with strength 0.5.
+func ExampleTest() {
+	dir, err := os.MkdirTemp("", "owndata-test-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	s := calibsim.Draw(2000, 0.5, rand.New(rand.NewPCG(1, 2)))
+	var b strings.Builder
+	b.WriteString("h,y,z,g,m\n")
+	for i := range s.Len() {
+		z := "" // missing
+		if !math.IsNaN(s.Z[i]) {
+			z = fmt.Sprint(s.Z[i])
+		}
+		fmt.Fprintf(&b, "%g,%g,%s,%g,%g\n", s.H[i], s.Y[i], z, s.GTrue[i], s.MTrue[i])
+	}
+	path := filepath.Join(dir, "scored.csv")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		log.Fatal(err)
+	}
+
+	cfg := owndata.DefaultTestConfig() // the cross route, σ by the median heuristic
+	cfg.Data, cfg.H, cfg.Y, cfg.Z = path, "h", "y", "z"
+	cfg.G, cfg.M = "g", "m" // fitted on other rows (here: the truth)
+	res, err := owndata.Test(cfg)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, r := range res.Results {
+		fmt.Printf("%v: p < 0.01: %v (assumes %s)\n", r.Method, r.PValue < 0.01, owndata.TestAssumes(r.Method))
+	}
+	// Output:
+	// dr: p < 0.01: true (assumes Ĝ or m̂ right)
+	// ip: p < 0.01: true (assumes Ĝ right)
+	// reg: p < 0.01: true (assumes m̂ right)
 }

@@ -34,15 +34,37 @@ type Row struct {
 	Warning          string  // the model's warnings joined by " | "
 	// AllUnreliable: every held-out stratum of dr and ip is flagged unreliable.
 	AllUnreliable bool `json:",omitempty"`
+	// PDR and PIP are the p-values of the tests of H₀: h ⊥ Z | Y on the test split by dr's
+	// and ip's pseudo-outcomes, by the cross route (HeldOutTests); absent (OK false) when
+	// the test failed (a warning says why) or the row comes from a run file written before
+	// the tests were added.
+	PDR, PIP PValue `json:",omitzero"`
+}
+
+// PValue is a p-value that may be absent.
+type PValue struct {
+	P  float64
+	OK bool // false: no p-value
+}
+
+// String renders the p-value with 3 significant digits, or "n/a" when absent.
+func (p PValue) String() string {
+	if !p.OK {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.3g", p.P)
 }
 
 // Trained is h trained with one method and seed, evaluated on the splits.
 type Trained struct {
-	Row      Row
-	Model    *train.Model
-	History  *train.History
-	Metrics  train.Metrics
-	HeldOut  []invmmd.Result // dr and ip on the test split, with their diagnostics
+	Row     Row
+	Model   *train.Model
+	History *train.History
+	Metrics train.Metrics
+	HeldOut []invmmd.Result // dr and ip on the test split, with their diagnostics
+	// Tests are the cross-route tests of H₀: h ⊥ Z | Y on the test split by the
+	// pseudo-outcomes of HeldOut's estimators (HeldOutTests); a failed one is left out.
+	Tests    []invmmd.TestResult
 	Warnings []string
 }
 
@@ -53,6 +75,16 @@ func (t *Trained) HeldOutText() string {
 	fmt.Fprintf(&b, "h trained with %s (seed %d), held-out test estimates:\n", t.Row.Method, t.Row.Seed)
 	for _, res := range t.HeldOut {
 		fmt.Fprintf(&b, "  %s\n", strings.ReplaceAll(res.String(), "\n", "\n  "))
+	}
+	if len(t.Tests) > 0 {
+		fmt.Fprintf(&b, "  test of H₀: h ⊥ Z | Y on the test split, cross route (halves: a random half of each (Y, Δ) cell; Ĝ and m̂ fitted on the training split, so out of sample), σ = %.4g:\n", t.Tests[0].Sigma)
+	}
+	for _, r := range t.Tests {
+		u := ""
+		if len(r.Unreliable) > 0 {
+			u = "; unreliable: " + strings.Join(r.Unreliable, "; ")
+		}
+		fmt.Fprintf(&b, "    %v: T = %.4g, p = %.4g (%s)%s\n", r.Method, r.Statistic, r.PValue, strataText(r), u)
 	}
 	return b.String()
 }
@@ -214,6 +246,20 @@ func TrainMethod(cfg Config, sp dataset.Splits, aux *train.Aux, m invmmd.Method,
 	t := &Trained{Model: model, History: hist, Metrics: met, HeldOut: held}
 	t.Row = Row{Method: m.String(), Seed: seed, TestAcc: met.TestAcc, TestAUC: met.TestAUC, ValAcc: met.ValAcc,
 		DR: held[0].Value, IP: held[1].Value, DRSE: held[0].ValueSE, IPSE: held[1].ValueSE, Unreliable: unreliableList(held), Dropped: hist.DroppedStrata}
+	var testWarn []string
+	t.Tests, testWarn, err = HeldOutTests(model, sp, aux, cfg.MinESS, seed, methodsOf(held)...)
+	if err != nil {
+		return nil, err
+	}
+	t.Warnings = append(t.Warnings, testWarn...)
+	for _, r := range t.Tests {
+		switch r.Method {
+		case invmmd.DR:
+			t.Row.PDR = PValue{r.PValue, true}
+		case invmmd.IP:
+			t.Row.PIP = PValue{r.PValue, true}
+		}
+	}
 	if w := hist.Warning(); w != "" {
 		t.Warnings = append(t.Warnings, w)
 	}
@@ -227,6 +273,50 @@ func TrainMethod(cfg Config, sp dataset.Splits, aux *train.Aux, m invmmd.Method,
 	}
 	t.Row.Warning = strings.Join(t.Warnings, " | ")
 	return t, nil
+}
+
+// HeldOutTests tests H₀: h ⊥ Z | Y on the test split of sp by the pseudo-outcome of each
+// of methods (with Ĝ and m̂ of aux), by the cross route with a random half of each (Y, Δ)
+// cell of the test rows seeded by seed, and σ the held-out estimates' (the default
+// bandwidth). Ĝ and m̂ were fitted on the training split, so they are out of sample for
+// every test row and the cross route's p-values are valid (given that G or m is right, as
+// the method needs). A method whose test fails (e.g. a stratum of the test split with
+// fewer than 2 observed Z in a half) is left out, with a warning saying why; err is for
+// h or the rows that cannot be had at all.
+func HeldOutTests(model *train.Model, sp dataset.Splits, aux *train.Aux, minESS float64, seed uint64, methods ...invmmd.Method) ([]invmmd.TestResult, []string, error) {
+	h, err := model.Logits(sp.Test)
+	if err != nil {
+		return nil, nil, err
+	}
+	rows, err := train.RowsFor(sp.Test, &aux.Test, aux.ZMap)
+	if err != nil {
+		return nil, nil, err
+	}
+	rows.GTrue = nil // the fitted models only, as the held-out estimates
+	o, err := invmmd.Options{MinESS: minESS}.Resolved()
+	if err != nil {
+		return nil, nil, err
+	}
+	var out []invmmd.TestResult
+	var warn []string
+	for _, m := range methods {
+		res, err := invmmd.InvarianceTest(h, rows, invmmd.TestOptions{Bandwidth: o.Bandwidth, Seed: seed}, m)
+		if err != nil {
+			warn = append(warn, fmt.Sprintf("the held-out test by %v has no p-value: %v", m, err))
+			continue
+		}
+		out = append(out, res...)
+	}
+	return out, warn, nil
+}
+
+// methodsOf returns the methods of the results, in order.
+func methodsOf(rs []invmmd.Result) []invmmd.Method {
+	ms := make([]invmmd.Method, len(rs))
+	for i, r := range rs {
+		ms[i] = r.Method
+	}
+	return ms
 }
 
 // allUnreliable reports whether every stratum of every held-out estimate is flagged
@@ -483,14 +573,15 @@ func ModelDir(out string, m invmmd.Method, seed uint64) string {
 // Markdown renders the results table (results.md).
 func Markdown(rows []Row) string {
 	var b strings.Builder
-	b.WriteString("| method | seed | test acc | test AUC | val acc | held-out MMD² dr ± SE | held-out MMD² ip ± SE | unreliable strata (held-out) | strata dropped in training |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| method | seed | test acc | test AUC | val acc | held-out MMD² dr ± SE | p dr | held-out MMD² ip ± SE | p ip | unreliable strata (held-out) | strata dropped in training |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range rows {
 		u := r.Unreliable
 		if u == "" {
 			u = "none"
 		}
-		fmt.Fprintf(&b, "| %s | %d | %.3f | %.3f | %.3f | %.4f ± %.4f | %.4f ± %.4f | %s | %d |\n", r.Method, r.Seed, r.TestAcc, r.TestAUC, r.ValAcc, r.DR, r.DRSE, r.IP, r.IPSE, u, r.Dropped)
+		fmt.Fprintf(&b, "| %s | %d | %.3f | %.3f | %.3f | %.4f ± %.4f | %s | %.4f ± %.4f | %s | %s | %d |\n", r.Method, r.Seed, r.TestAcc, r.TestAUC, r.ValAcc,
+			r.DR, r.DRSE, r.PDR, r.IP, r.IPSE, r.PIP, u, r.Dropped)
 	}
 	return b.String()
 }
@@ -548,13 +639,23 @@ func (r *Result) write(cfg Config) error {
 }
 
 // writeCSV writes the results table as CSV (results.csv), numbers with 8 significant digits.
+// The held-out p-values are the last two columns, so that a reader of the columns before
+// them reads a file with or without them alike.
 func writeCSV(path string, rows []Row) error {
 	return writeAtomic(path, func(f io.Writer) error {
 		w := csv.NewWriter(f)
-		_ = w.Write([]string{"method", "seed", "test_acc", "test_auc", "val_acc", "heldout_mmd_dr", "heldout_mmd_dr_se", "heldout_mmd_ip", "heldout_mmd_ip_se", "unreliable", "dropped_strata", "warning"})
+		_ = w.Write([]string{"method", "seed", "test_acc", "test_auc", "val_acc", "heldout_mmd_dr", "heldout_mmd_dr_se", "heldout_mmd_ip", "heldout_mmd_ip_se", "unreliable", "dropped_strata", "warning",
+			"heldout_p_dr", "heldout_p_ip"})
 		g := func(v float64) string { return strconv.FormatFloat(v, 'g', 8, 64) }
+		p := func(v PValue) string { // empty when the test failed, or the row predates the tests
+			if v.OK {
+				return g(v.P)
+			}
+			return ""
+		}
 		for _, r := range rows {
-			_ = w.Write([]string{r.Method, strconv.FormatUint(r.Seed, 10), g(r.TestAcc), g(r.TestAUC), g(r.ValAcc), g(r.DR), g(r.DRSE), g(r.IP), g(r.IPSE), r.Unreliable, strconv.Itoa(r.Dropped), r.Warning})
+			_ = w.Write([]string{r.Method, strconv.FormatUint(r.Seed, 10), g(r.TestAcc), g(r.TestAUC), g(r.ValAcc), g(r.DR), g(r.DRSE), g(r.IP), g(r.IPSE), r.Unreliable, strconv.Itoa(r.Dropped), r.Warning,
+				p(r.PDR), p(r.PIP)})
 		}
 		w.Flush()
 		return w.Error()

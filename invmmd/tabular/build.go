@@ -72,12 +72,40 @@ func Build(t *Table, spec Spec) (*Data, error) {
 	if err := checkFeatures(t, spec, feats); err != nil {
 		return nil, err
 	}
+	return build(t, spec, feats, func() ([3][]int, error) { return splitRows(t, spec) })
+}
+
+// BuildRows is Build with the rows of train, val and test given (table row indices, each
+// split at least 2 rows) instead of spec's split column or random split: for fitting on a
+// part of the table chosen by the caller, such as one half of a test's rows.
+func BuildRows(t *Table, spec Spec, rows [3][]int) (*Data, error) {
+	feats := spec.Features(t)
+	if len(feats) == 0 {
+		return nil, fmt.Errorf("%s: no feature column (the file has only %s)", t.File, strings.Join(t.Header, ", "))
+	}
+	if err := checkFeatures(t, spec, feats); err != nil {
+		return nil, err
+	}
+	for k, r := range rows {
+		for _, i := range r {
+			if i < 0 || i >= t.Len() {
+				return nil, fmt.Errorf("%s: split %d names row %d, the table has %d", t.File, k, i, t.Len())
+			}
+		}
+	}
+	return build(t, spec, feats, func() ([3][]int, error) { return rows, nil })
+}
+
+// build splits the rows (split, after the labels are read, so that their errors come
+// first), encodes the features of the rows of each split, with the encoder fitted on the
+// training rows, and returns the three data sets.
+func build(t *Table, spec Spec, feats []string, split func() ([3][]int, error)) (*Data, error) {
 	y, z, delta, nu, err := t.LabelsAndZ(spec.Y, spec.YPositive, ZColumns(spec.Z), spec.ZKind, spec.ZPositive)
 	if err != nil {
 		return nil, err
 	}
 	d := &Data{}
-	if d.Rows, err = splitRows(t, spec); err != nil {
+	if d.Rows, err = split(); err != nil {
 		return nil, err
 	}
 	names := [3]string{"train", "val", "test"}

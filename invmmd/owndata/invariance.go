@@ -1,0 +1,410 @@
+package owndata
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/gomlx/gomlx/backends"
+
+	"github.com/invmmd/invmmd/invmmd"
+	"github.com/invmmd/invmmd/invmmd/dataset"
+)
+
+// TestConfig is one run of Test: which column holds the model outputs h, where G and m
+// come from, the methods whose pseudo-outcomes are tested, and the test's route.
+// DefaultTestConfig gives the defaults of invmmd test; set at least Data, Y, Z and H.
+type TestConfig struct {
+	Columns
+	// Nets are the settings of the MLPs fitted for G and m on X when G or M is not given
+	// (only Hidden, AuxEpochs, Batch, LearningRate and AuxSeed matter).
+	Nets
+	H string // the column of model outputs h, logits or scores (-h)
+	G string // a column of P(Δ = 1 | X, Y) fitted on other rows (-g); empty: fit an MLP on X
+	M string // a column of P(Z = 1 | X, Y) of a binary Z fitted on other rows (-m); empty: fit an MLP on X
+	// Methods are the estimators whose pseudo-outcome of Z is tested; nil chooses them once
+	// the table is read (DefaultTestMethods).
+	Methods []invmmd.Method
+	// Unconditional tests h ⊥ Z over all rows instead of h ⊥ Z | Y (-unconditional).
+	Unconditional bool
+	Bandwidth     float64 // σ of the Gaussian kernel on h (-bandwidth σ)
+	// Median takes σ by the median heuristic on h instead of Bandwidth (-bandwidth median):
+	// on the rows of half B for the cross route, on the rows tested otherwise.
+	Median bool
+	Route  invmmd.TestRoute // how the null distribution is obtained (-route)
+	// Resamples are the draws of the wild bootstrap or the permutation test (-B); the
+	// cross route draws none. 0 means invmmd.DefaultResamples; fewer than
+	// invmmd.MinResamples are refused, whatever the route.
+	Resamples int
+	Seed      uint64 // seeds the halves and the draws (-seed)
+	// Backend, Log and Warn are as in Config.
+	Backend backends.Backend `json:"-"`
+	Log     io.Writer        `json:"-"`
+	Warn    io.Writer        `json:"-"`
+}
+
+// DefaultTestConfig returns the defaults of invmmd test: the cross route, the median
+// heuristic bandwidth, h ⊥ Z | Y, invmmd.DefaultResamples draws (for the other routes),
+// seed 1, the methods chosen by DefaultTestMethods, and DefaultNets for G and m.
+func DefaultTestConfig() TestConfig {
+	return TestConfig{Nets: DefaultNets(), Median: true, Route: invmmd.CrossRoute, Resamples: invmmd.DefaultResamples, Seed: 1}
+}
+
+// DefaultTestMethods returns the methods Test uses when none are named: full when no Z is
+// missing (the test on the complete data); otherwise dr, ip and reg — dr's p-value needs G
+// or m to be right, ip's G, reg's m, so agreement between them is a check on the fitted
+// nuisances — except on the permutation route, valid only for full and obs, where obs.
+func DefaultTestMethods(zComplete bool, route invmmd.TestRoute) []invmmd.Method {
+	switch {
+	case zComplete:
+		return []invmmd.Method{invmmd.Full}
+	case route == invmmd.PermutationRoute:
+		return []invmmd.Method{invmmd.Obs}
+	}
+	return []invmmd.Method{invmmd.DR, invmmd.IP, invmmd.Reg}
+}
+
+// estimateConfig returns the settings Test shares with Estimate, for reading the table and
+// fitting G and m.
+func (c TestConfig) estimateConfig() EstimateConfig {
+	return EstimateConfig{Columns: c.Columns, Nets: c.Nets, H: c.H, G: c.G, M: c.M, Methods: c.Methods, Unconditional: c.Unconditional,
+		Bandwidth: c.Bandwidth, Median: c.Median, Backend: c.Backend, Log: c.Log, Warn: c.Warn}
+}
+
+// Validate checks the settings that can be checked before the table is read: those of
+// EstimateConfig.Validate, the route, the resamples, and that the permutation route is
+// asked only of full and obs.
+func (c TestConfig) Validate() error {
+	if c.Route < invmmd.CrossRoute || c.Route > invmmd.PermutationRoute {
+		return fmt.Errorf("-route %v: want cross, wild or permutation", c.Route)
+	}
+	if c.Resamples != 0 && c.Resamples < invmmd.MinResamples {
+		return fmt.Errorf("-B %d: want at least %d resamples (fewer give p-values too coarse to compare with α = 0.05)", c.Resamples, invmmd.MinResamples)
+	}
+	if c.Route == invmmd.PermutationRoute {
+		for _, m := range c.Methods {
+			if m != invmmd.Full && m != invmmd.Obs {
+				return fmt.Errorf("-route permutation -methods %s: the permutation route is valid only for full and obs (permuting the pseudo-outcome of %v breaks its link to G and m); use -route cross or wild", MethodList(c.Methods), m)
+			}
+		}
+	}
+	ec := c.estimateConfig()
+	if ec.Methods == nil {
+		ec.Methods = []invmmd.Method{invmmd.Obs} // the defaults are chosen once the table is read
+	}
+	return ec.Validate()
+}
+
+// Tests are the invariance tests of a column of model outputs, with what they rest on.
+type Tests struct {
+	File           string
+	Rows, MissingZ int // rows of the table, and those with Z missing
+	// Tested are the rows the tests ran on: every row, or half A when G or m was fitted
+	// on half B and the route is wild or permutation.
+	Tested        int
+	Route         invmmd.TestRoute
+	Unconditional bool
+	// Nuisance is Z's kind (and levels), KindWhy how the kind was decided, and ZMap the
+	// kernel on a nuisance that is not binary (nil for a binary Z).
+	Nuisance dataset.Nuisance
+	KindWhy  string
+	ZMap     invmmd.FeatureMap
+	FittedG  bool // Ĝ came from an MLP fitted on X of half B, not from a column
+	FittedM  bool // m̂ likewise
+	// HalfA and HalfB are the rows of the halves when G or m was fitted (on B); 0 otherwise.
+	HalfA, HalfB int
+	Results      []invmmd.TestResult
+	Warnings     []string
+}
+
+// Test runs invmmd test: it reads the columns of cfg and tests H₀: h ⊥ Z | Y (or h ⊥ Z
+// with Unconditional) by each method's pseudo-outcome of Z (invmmd.InvarianceTest).
+//
+// The p-values are valid only if G and m were not fitted on the rows tested. Columns -g
+// and -m are taken to have been fitted on other rows. When G or m must be fitted here, the
+// rows are first split into halves A and B (a random half of each (Y, Δ) cell, seeded by
+// Seed); G and m are fitted on B alone (80% of B to fit, 20% to stop early) and predicted
+// for every row; the cross route then uses exactly these halves (its witness is built on
+// B, its statistic summed over A), and the wild and permutation routes test the rows of A
+// only.
+func Test(cfg TestConfig) (*Tests, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	log := cfg.Log
+	if log == nil {
+		log = io.Discard
+	}
+	warn := &warner{w: cfg.Warn}
+	ec := cfg.estimateConfig()
+	l, err := ec.load(log)
+	if err != nil {
+		return nil, err
+	}
+	rows, h := l.rows, l.h
+	if ec.Methods == nil {
+		ec.Methods = DefaultTestMethods(rows.MissingZ() == 0, cfg.Route)
+		if err := ec.Validate(); err != nil {
+			return nil, fmt.Errorf("the default methods (%s): %w", MethodList(ec.Methods), err)
+		}
+	}
+	out := &Tests{File: cfg.Data, Rows: l.tab.Len(), MissingZ: rows.MissingZ(), Tested: l.tab.Len(), Route: cfg.Route, Unconditional: cfg.Unconditional,
+		Nuisance: l.nu, KindWhy: l.why, ZMap: l.zmap, FittedG: ec.fitG(), FittedM: ec.fitM()}
+	opts := invmmd.TestOptions{Unconditional: cfg.Unconditional, Route: cfg.Route, Resamples: cfg.Resamples, Seed: cfg.Seed}
+	if !cfg.Median {
+		opts.Bandwidth = cfg.Bandwidth
+	}
+	if out.FittedG || out.FittedM {
+		inA := TestHalves(rows.Y, rows.Delta, cfg.Seed)
+		var a, b []int
+		for i, in := range inA {
+			if in {
+				a = append(a, i)
+			} else {
+				b = append(b, i)
+			}
+		}
+		out.HalfA, out.HalfB = len(a), len(b)
+		fitRows, stopRows := splitFit(b, cfg.AuxSeed)
+		fmt.Fprintf(log, "halves: A %d rows (tested), B %d rows (G and m fitted on them only)\n", len(a), len(b))
+		if err := l.fitAux(ec, &rows, out.FittedG, out.FittedM, &[3][]int{fitRows, stopRows, a}, log, warn); err != nil {
+			return nil, fmt.Errorf("fitting G and m on half B: %w", err)
+		}
+		if cfg.Route == invmmd.CrossRoute {
+			opts.InA = inA
+		} else {
+			rows = rows.Subset(a)
+			ha := make([]float64, len(a))
+			for k, i := range a {
+				ha[k] = h[i]
+			}
+			h = ha
+			out.Tested = len(a)
+		}
+	}
+	if out.Results, err = invmmd.InvarianceTest(h, rows, opts, ec.Methods...); err != nil {
+		return nil, err
+	}
+	for _, r := range out.Results {
+		if len(r.Unreliable) > 0 {
+			warn.add(fmt.Sprintf("%v: the p-value may not be trusted: %s", r.Method, strings.Join(r.Unreliable, "; ")))
+		}
+		if r.Method == invmmd.Obs && out.MissingZ > 0 {
+			warn.add("obs: its p-value is valid only when whether Z is missing does not depend on X given Y; where it does, the observed rows carry a dependence between h and Z that the full data lacks, and the test rejects a true H₀ too often (use dr)")
+		}
+	}
+	out.Warnings = warn.all
+	return out, nil
+}
+
+// TestHalves returns a random half A (true) of the rows of each (Y, Δ) cell, seeded by
+// seed, as Test splits the rows before fitting G and m on half B: the halves then share
+// the share of each label and of missing Z.
+func TestHalves(y, delta []float64, seed uint64) []bool {
+	cells := map[[2]float64][]int{}
+	var keys [][2]float64
+	for i := range y {
+		k := [2]float64{y[i], delta[i]}
+		if _, ok := cells[k]; !ok {
+			keys = append(keys, k)
+		}
+		cells[k] = append(cells[k], i)
+	}
+	slices.SortFunc(keys, func(a, b [2]float64) int {
+		if c := cmpF(a[0], b[0]); c != 0 {
+			return c
+		}
+		return cmpF(a[1], b[1])
+	})
+	rng := rand.New(rand.NewPCG(seed, 0x4a1f5))
+	inA := make([]bool, len(y))
+	for _, k := range keys {
+		cell := cells[k]
+		rng.Shuffle(len(cell), func(a, b int) { cell[a], cell[b] = cell[b], cell[a] })
+		for _, i := range cell[:len(cell)/2] {
+			inA[i] = true
+		}
+	}
+	return inA
+}
+
+func cmpF(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// splitFit splits the rows of half B into 80% on which G and m are fitted and 20% on
+// which their training stops early, at random (seeded by seed), each part sorted.
+func splitFit(b []int, seed uint64) (fit, stop []int) {
+	perm := slices.Clone(b)
+	rand.New(rand.NewPCG(seed, 0xb1a5)).Shuffle(len(perm), func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
+	n := int(math.Round(testAuxValFrac * float64(len(perm))))
+	stop, fit = slices.Sorted(slices.Values(perm[:n])), slices.Sorted(slices.Values(perm[n:]))
+	return fit, stop
+}
+
+// testAuxValFrac is the share of half B on which Test stops the training of G and m early.
+const testAuxValFrac = 0.2
+
+// TestAssumes says what a method's p-value assumes beyond what every method's does (Z
+// missing at random given X and Y, G > 0, G and m fitted on rows other than those tested).
+func TestAssumes(m invmmd.Method) string {
+	switch m {
+	case invmmd.Full:
+		return "Z observed on every row"
+	case invmmd.Obs:
+		return "missingness independent of X given Y (not valid when it depends on X)"
+	case invmmd.IP:
+		return "Ĝ right"
+	case invmmd.Reg:
+		return "m̂ right"
+	case invmmd.DR, invmmd.DRPO:
+		return "Ĝ or m̂ right"
+	}
+	return m.Describe()
+}
+
+// Meaning says in a few lines what the p-values are and what they assume.
+func (t *Tests) Meaning() string {
+	h0 := "h ⊥ Z | Y (within each Y stratum)"
+	if t.Unconditional {
+		h0 = "h ⊥ Z (over all rows)"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "p-value: the probability under H₀: %s of a statistic at least this large; small values are evidence that h depends on Z.\n", h0)
+	fmt.Fprintln(&b, "It assumes Z is missing at random given (X, Y) and positivity (G = P(Δ = 1 | X, Y) > 0), with h a function of X;")
+	fmt.Fprintln(&b, "ip's needs Ĝ right, reg's m̂ right, dr's either; obs's is valid only when missingness does not depend on X given Y.")
+	switch {
+	case t.FittedG || t.FittedM:
+		what := "G and m were"
+		if !t.FittedG {
+			what = "m was"
+		} else if !t.FittedM {
+			what = "G was"
+		}
+		fmt.Fprintf(&b, "%s fitted on half B (%d rows) only", what, t.HalfB)
+		if t.Route == invmmd.CrossRoute {
+			fmt.Fprintf(&b, "; the cross statistic sums over half A (%d rows) with the witness built on B.\n", t.HalfA)
+		} else {
+			fmt.Fprintf(&b, "; the %v test ran on half A only (%d rows): the rows of B only fit the nuisances.\n", t.Route, t.HalfA)
+		}
+		if t.FittedG != t.FittedM {
+			fmt.Fprintln(&b, "The column given (-g or -m) is assumed to have been fitted on rows other than these.")
+		}
+	case t.needsColumns():
+		fmt.Fprintln(&b, "The -g and -m columns are assumed to have been fitted on rows other than these: fitted on the same rows, the p-values are not valid.")
+	}
+	return b.String()
+}
+
+// needsColumns reports whether some method read Ĝ or m̂.
+func (t *Tests) needsColumns() bool {
+	for _, r := range t.Results {
+		if r.Method.NeedsG() || r.Method.NeedsM() {
+			return true
+		}
+	}
+	return false
+}
+
+// strataText renders a result's rows per stratum: "Y=0: 480/470" (halves A/B, cross) or
+// "Y=0: 950".
+func strataText(r invmmd.TestResult) string {
+	var parts []string
+	for _, s := range r.Strata {
+		name := "all rows"
+		if !math.IsNaN(s.Y) {
+			name = fmt.Sprintf("Y=%v", s.Y)
+		}
+		if r.Route == invmmd.CrossRoute {
+			parts = append(parts, fmt.Sprintf("%s: %d/%d", name, s.Rows[0], s.Rows[1]))
+		} else {
+			parts = append(parts, fmt.Sprintf("%s: %d", name, s.Rows[0]))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Markdown renders the tests as invmmd test prints them: what was tested, a table of each
+// method's statistic and p-value with the rows it rests on, why it may be unreliable and
+// what it assumes, then what the p-values mean.
+func (t *Tests) Markdown() string {
+	var b strings.Builder
+	h0 := "H₀: h ⊥ Z | Y"
+	if t.Unconditional {
+		h0 = "H₀: h ⊥ Z over all rows"
+	}
+	kernel := "Gaussian kernel on h"
+	if len(t.Results) > 0 {
+		kernel = fmt.Sprintf("Gaussian kernel on h σ = %.4g", t.Results[0].Sigma)
+	}
+	if t.ZMap != nil {
+		kernel += "; kernel on Z: " + t.ZMap.Describe()
+	}
+	route := "cross route: studentised cross statistic T between halves A and B, standard normal under H₀, p = 1 − Φ(T)"
+	rowsHead := "rows with a pseudo-outcome, A/B"
+	switch t.Route {
+	case invmmd.WildRoute:
+		route = "wild route: doubly centred V-statistic W against its wild bootstrap"
+		rowsHead = "rows with a pseudo-outcome"
+	case invmmd.PermutationRoute:
+		route = "permutation route: doubly centred V-statistic W against permutations of Z within strata"
+		rowsHead = "rows with a pseudo-outcome"
+	}
+	if len(t.Results) > 0 && t.Results[0].Resamples > 0 {
+		route += fmt.Sprintf(", %d draws", t.Results[0].Resamples)
+	}
+	fmt.Fprintf(&b, "\n%s, %d of %d rows tested (%d with Z missing in the table); %s; %s\n\n", h0, t.Tested, t.Rows, t.MissingZ, route, kernel)
+	fmt.Fprintf(&b, "| method | statistic | p-value | %s | unreliable | p-value assumes |\n", rowsHead)
+	fmt.Fprintln(&b, "|---|---|---|---|---|---|")
+	for _, r := range t.Results {
+		u := "none"
+		if len(r.Unreliable) > 0 {
+			u = strings.Join(r.Unreliable, "; ")
+		}
+		fmt.Fprintf(&b, "| %v | %.4g | %.4g | %s | %s | %s |\n", r.Method, r.Statistic, r.PValue, strataText(r), u, TestAssumes(r.Method))
+	}
+	fmt.Fprintf(&b, "\n%s", t.Meaning())
+	return b.String()
+}
+
+// CSV writes one row per method, with the header method,statistic,p_value,unreliable: the
+// statistic, the p-value, and the reasons the p-value may not be trusted separated by
+// "; " (empty when none). Values are written with strconv's shortest round-trip form.
+func (t *Tests) CSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write([]string{"method", "statistic", "p_value", "unreliable"}); err != nil {
+		return err
+	}
+	for _, r := range t.Results {
+		if err := cw.Write([]string{r.Method.String(), strconv.FormatFloat(r.Statistic, 'g', -1, 64), strconv.FormatFloat(r.PValue, 'g', -1, 64), strings.Join(r.Unreliable, "; ")}); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// WriteCSVFile writes CSV to a new file at path, refusing one that exists.
+func (t *Tests) WriteCSVFile(path string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if err := t.CSV(f); err != nil {
+		f.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return f.Close()
+}
