@@ -86,15 +86,7 @@ func runCalibration(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err := res.Write(dir); err != nil {
 		return err
 	}
-	rows, err := results.ReadCalibrationCSV(filepath.Join(dir, "tables", "calibration.csv"))
-	if err != nil {
-		return err
-	}
-	null, err := results.ReadCalibrationNullCSV(filepath.Join(dir, "tables", "calibration_null.csv"))
-	if err != nil {
-		return err
-	}
-	base, err := drawCalibration(rows, null, cfg.Alpha, dir)
+	base, err := redrawCalibration(dir) // from the tables as written, as invmmd figures draws it
 	if err != nil {
 		return err
 	}

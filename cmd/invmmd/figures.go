@@ -71,6 +71,14 @@ func runFigures(args []string, stdout, stderr io.Writer) error {
 		}
 		files = append(files, base+".png", base+".svg")
 	}
+	cp := filepath.Join(*out, "tables", "calibration.csv")
+	if _, err := os.Stat(cp); err == nil {
+		base, err := redrawCalibration(*out)
+		if err != nil {
+			return err
+		}
+		files = append(files, base+".png", base+".svg")
+	}
 	if len(files) == 0 {
 		return fmt.Errorf("no result tables under %s: run an experiment first (e.g. invmmd sim)", filepath.Join(*out, "tables"))
 	}
@@ -97,4 +105,28 @@ func listed(cfgPath string, l float64) error {
 		}
 	}
 	return fmt.Errorf("stale table: %s lists λ %v, not %v; delete the table or rerun the experiment with that λ", cfgPath, rec.Lambdas, l)
+}
+
+// redrawCalibration redraws the calibration figure from OUT/tables/calibration.csv,
+// calibration_null.csv and the level α of calibration_config.json.
+func redrawCalibration(out string) (string, error) {
+	t := filepath.Join(out, "tables")
+	rows, err := results.ReadCalibrationCSV(filepath.Join(t, "calibration.csv"))
+	if err != nil {
+		return "", err
+	}
+	null, err := results.ReadCalibrationNullCSV(filepath.Join(t, "calibration_null.csv"))
+	if err != nil {
+		return "", err
+	}
+	cp := filepath.Join(t, "calibration_config.json")
+	b, err := os.ReadFile(cp)
+	if err != nil {
+		return "", err
+	}
+	var rec struct{ Alpha float64 }
+	if err := json.Unmarshal(b, &rec); err != nil || !(rec.Alpha > 0 && rec.Alpha < 1) {
+		return "", fmt.Errorf("%s: want a level Alpha in (0, 1) (%v)", cp, err)
+	}
+	return drawCalibration(rows, null, rec.Alpha, out)
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -159,5 +160,39 @@ func TestEstimateNuisanceKinds(t *testing.T) {
 	_, stderr, err := runCmd(t, append(append([]string(nil), base...), "-z", "ethnicity", "-m", "score", "-g", "score", "-methods", "dr")...)
 	if err == nil || !strings.Contains(err.Error()+stderr, "-m score: a column gives P(Z = 1 | X, Y) of a binary Z; for a categorical nuisance") {
 		t.Errorf("-m with a categorical Z: %v\n%s", err, stderr)
+	}
+}
+
+// TestTestCollege runs the README's invmmd test example on data/college: the score depends
+// on ethnicity given income, and every default method's p-value says so (the README quotes
+// dr's T = 13.4 and p ≈ 2·10⁻⁴¹).
+func TestTestCollege(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits auxiliary models")
+	}
+	csvPath := filepath.Join(t.TempDir(), "tests.csv")
+	_, stderr, err := runCmd(t, "test", "-data", collegeCSV, "-h", "score", "-y", "income", "-y-positive", "high", "-z", "ethnicity",
+		"-x", "gender,score,fcollege,mcollege,home,urban,unemp,wage,distance,tuition,region", "-csv", csvPath)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	b, err := os.ReadFile(csvPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][2]float64{}
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n")[1:] {
+		f := strings.Split(line, ",")
+		stat, _ := strconv.ParseFloat(f[1], 64)
+		p, _ := strconv.ParseFloat(f[2], 64)
+		got[f[0]] = [2]float64{stat, p}
+	}
+	for _, m := range []string{"dr", "ip", "reg"} {
+		if v, ok := got[m]; !ok || !(v[1] < 1e-10) {
+			t.Errorf("%s: statistic and p-value %v (present %v), want p < 1e-10", m, v, ok)
+		}
+	}
+	if dr := got["dr"]; math.Abs(dr[0]-13.4) > 0.05 || dr[1] < 1e-42 || dr[1] > 1e-40 {
+		t.Errorf("dr: T = %v, p = %v; the README quotes T = 13.4, p ≈ 2·10⁻⁴¹", dr[0], dr[1])
 	}
 }

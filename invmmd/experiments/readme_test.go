@@ -1,0 +1,77 @@
+package experiments
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/invmmd/invmmd/invmmd/results"
+)
+
+// TestREADMEVarianceNumbers recomputes from the committed variance.csv the numbers the
+// README quotes about the variance study, and checks that the README quotes them so: a
+// rerun that moves them makes this test fail until the text follows.
+func TestREADMEVarianceNumbers(t *testing.T) {
+	pts, err := results.ReadVarianceCSV(filepath.Join(committedTables, "variance.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := map[string]map[int]results.VariancePoint{}
+	var sizes []int
+	for _, p := range pts {
+		if at[p.Estimator] == nil {
+			at[p.Estimator] = map[int]results.VariancePoint{}
+		}
+		at[p.Estimator][p.BatchSize] = p
+		if p.Estimator == "full" {
+			sizes = append(sizes, p.BatchSize)
+		}
+	}
+	regCloser, regLeastSD, drBelowDRPlus := 0, 0, 0
+	for _, n := range sizes {
+		full := at["full"][n].Mean
+		if math.Abs(at["reg"][n].Mean-full) < math.Abs(at["dr"][n].Mean-full) {
+			regCloser++
+		}
+		least := true
+		for e, byN := range at {
+			if e != "reg" && byN[n].Std <= at["reg"][n].Std {
+				least = false
+			}
+		}
+		if least {
+			regLeastSD++
+		}
+		if at["dr"][n].Std < at["dr+"][n].Std {
+			drBelowDRPlus++
+		}
+	}
+	f3 := func(e string, n int, sd bool) string {
+		p := at[e][n]
+		if sd {
+			return fmt.Sprintf("%.3f", p.Std)
+		}
+		return fmt.Sprintf("%.3f", p.Mean)
+	}
+	want := []string{
+		fmt.Sprintf("Over\nthe %d batch sizes, reg's mean is closer to full's than dr's at %d and reg has the smallest sd at\n%d", len(sizes), regCloser, regLeastSD),
+		fmt.Sprintf("holds at only %d of the %d here", drBelowDRPlus, len(sizes)),
+		fmt.Sprintf("At 10,000 rows full's mean is %s", f3("full", 10000, false)),
+		fmt.Sprintf("(sd %s against full's %s and\ndr's %s)", f3("reg", 10000, true), f3("full", 10000, true), f3("dr", 10000, true)),
+		fmt.Sprintf("`reg`'s mean is %s, against\ndr's %s and full's %s", f3("reg", 10000, false), f3("dr", 10000, false), f3("full", 10000, false)),
+		fmt.Sprintf("at batch 3,000 its sd over 100 batches is %s for full and %s for dr+ (against means of %s and %s;",
+			f3("full", 3000, true), f3("dr+", 3000, true), f3("full", 3000, false), f3("dr+", 3000, false)),
+	}
+	for _, w := range want {
+		if !strings.Contains(string(readme), w) {
+			t.Errorf("README.md does not say, as variance.csv gives:\n%s", w)
+		}
+	}
+}
