@@ -99,3 +99,21 @@ func ExamplePenaltyGraph() {
 	// Output:
 	// graph 6.0541, reference 6.0541
 }
+
+// ExampleInvarianceTest tests H₀: h ⊥ Z | Y on the example rows, whose h depends on Z: dr's
+// pseudo-outcome by the cross route (analytic p-value, halves drawn by the seed) and by
+// the wild bootstrap (1000 sign draws).
+func ExampleInvarianceTest() {
+	h, rows := exampleRows(600)
+	for _, route := range []invmmd.TestRoute{invmmd.CrossRoute, invmmd.WildRoute} {
+		res, err := invmmd.InvarianceTest(h, rows, invmmd.TestOptions{Route: route, Seed: 1}, invmmd.DR)
+		if err != nil {
+			log.Fatal(err)
+		}
+		r := res[0]
+		fmt.Printf("%v, %v route: p < 0.01: %v\n", r.Method, r.Route, r.PValue < 0.01)
+	}
+	// Output:
+	// dr, cross route: p < 0.01: true
+	// dr, wild route: p < 0.01: true
+}

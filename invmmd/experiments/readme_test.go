@@ -75,3 +75,47 @@ func TestREADMEVarianceNumbers(t *testing.T) {
 		}
 	}
 }
+
+// TestREADMETexturedMNISTNumbers recomputes from the committed textured-MNIST tables the
+// ranges the README quotes for full, dr and reg against the paper.
+func TestREADMETexturedMNISTNumbers(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	exp, ok := Describe("tmnist")
+	if !ok {
+		t.Fatal("no tmnist experiment")
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)       // our test accuracy minus the paper's
+	teLo, teHi := math.Inf(1), math.Inf(-1)   // our test accuracy
+	ppLo, ppHi := math.Inf(1), math.Inf(-1)   // the paper's
+	accLo, accHi := math.Inf(1), math.Inf(-1) // train accuracy at λ = 1
+	mmdLo, mmdHi := math.Inf(1), math.Inf(-1) // train MMD at λ = 1
+	for _, lambda := range []float64{1, 5} {
+		rows, err := results.ReadCSVFile(results.TablePath(committedTables, "tmnist", lambda))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range results.Summarize(rows) {
+			if s.Method != "full" && s.Method != "dr" && s.Method != "reg" {
+				continue
+			}
+			paper := exp.Paper[lambda][s.Method].TeAcc.Mean
+			our := math.Round(s.TeAcc.Mean*1000) / 1000
+			d := our - paper
+			lo, hi = math.Min(lo, d), math.Max(hi, d)
+			teLo, teHi = math.Min(teLo, our), math.Max(teHi, our)
+			ppLo, ppHi = math.Min(ppLo, paper), math.Max(ppHi, paper)
+			if lambda == 1 {
+				accLo, accHi = math.Min(accLo, s.TrAcc.Mean), math.Max(accHi, s.TrAcc.Mean)
+				mmdLo, mmdHi = math.Min(mmdLo, s.TrMMD.Mean), math.Max(mmdHi, s.TrMMD.Mean)
+			}
+		}
+	}
+	want := fmt.Sprintf("**full, dr and reg sit %.3f–%.3f below the paper** (%.3f–%.3f against %.2f–%.2f), with\n  train accuracy %.3f–%.3f and train MMD %.3f–%.3f at λ = 1",
+		-hi, -lo, teLo, teHi, ppLo, ppHi, accLo, accHi, mmdLo, mmdHi)
+	if !strings.Contains(string(readme), want) {
+		t.Errorf("README.md does not say, as the tmnist tables give:\n%s", want)
+	}
+}
