@@ -119,3 +119,59 @@ func TestREADMEShowsCalibrationTable(t *testing.T) {
 		}
 	}
 }
+
+// TestREADMECalibrationClaims checks the README's sentences about the calibration study
+// against calibration.csv: the percentages it quotes and the band dr's sizes lie in.
+func TestREADMECalibrationClaims(t *testing.T) {
+	rows, err := results.ReadCalibrationCSV(filepath.Join(committedTables, "calibration.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rate := func(n int, test string, delta float64) float64 {
+		for _, r := range rows {
+			if r.N == n && r.Test() == test && r.Delta == delta {
+				return r.Rate()
+			}
+		}
+		t.Fatalf("no row %d %s %v", n, test, delta)
+		return 0
+	}
+	pct := func(v float64) string { return fmt.Sprintf("%.1f %%", 100*v) }
+	for _, w := range []string{
+		"At δ = 0.3 and n = 2,000 the cross route rejects " + pct(rate(2000, "dr/cross", 0.3)),
+		"obs by permutation rejects a true H₀ " + pct(rate(500, "obs/permutation", 0)) + " of\n  the time at n = 500 and " + pct(rate(2000, "obs/permutation", 0)) + " at n = 2,000",
+		fmt.Sprintf("(%.0f %% at both sizes)", 100*rate(2000, "reg/cross", 0)),
+		fmt.Sprintf("shows less (%.0f %%)", 100*rate(2000, "ip/cross", 0)),
+	} {
+		if !strings.Contains(string(readme), w) {
+			t.Errorf("README.md does not say, as calibration.csv gives:\n%s", w)
+		}
+	}
+	if a, b := rate(500, "reg/cross", 0), rate(2000, "reg/cross", 0); math.Abs(a-b) > 0.01 {
+		t.Errorf("reg's size %v at n = 500 and %v at n = 2000: the README says the same at both sizes", a, b)
+	}
+	if a, b := rate(500, "ip/cross", 0), rate(2000, "ip/cross", 0); math.Round(100*a) != math.Round(100*b) {
+		t.Errorf("ip's size %v and %v: the README quotes one percentage", a, b)
+	}
+	for _, test := range []string{"dr/cross", "dr/wild"} {
+		if r := rate(2000, test, 0); r < 0.03 || r > 0.07 {
+			t.Errorf("%s size %v at n = 2000, outside 0.03–0.07 as the README says", test, r)
+		}
+		if r := rate(500, test, 0); r < 0.02 || r > 0.09 {
+			t.Errorf("%s size %v at n = 500, outside 0.02–0.09 as the README says", test, r)
+		}
+		if rate(2000, test, 0.3) < 0.8 {
+			t.Errorf("%s power at δ = 0.3, n = 2000 below 0.8", test)
+		}
+	}
+	// The wild route is the more powerful at every δ > 0 of the larger size, as the README says.
+	for _, d := range []float64{0.1, 0.2, 0.3, 0.4} {
+		if rate(2000, "dr/wild", d) < rate(2000, "dr/cross", d) {
+			t.Errorf("δ = %v: dr/wild %v below dr/cross %v", d, rate(2000, "dr/wild", d), rate(2000, "dr/cross", d))
+		}
+	}
+}

@@ -47,12 +47,12 @@ func testStyle(method, route string) (draw.LineStyle, draw.GlyphStyle) {
 	shape := draw.GlyphDrawer(draw.CircleGlyph{})
 	switch route {
 	case "wild":
-		shape = draw.SquareGlyph{}
+		shape = draw.BoxGlyph{} // filled (gonum's SquareGlyph is an outline)
 	case "permutation":
-		shape = draw.TriangleGlyph{}
+		shape = draw.PyramidGlyph{} // filled (gonum's TriangleGlyph is an outline)
 	}
 	return draw.LineStyle{Color: c, Width: vg.Points(1.8), Dashes: routeDashes(route)},
-		draw.GlyphStyle{Color: c, Radius: vg.Points(3), Shape: shape}
+		draw.GlyphStyle{Color: c, Radius: vg.Points(3.5), Shape: shape}
 }
 
 // Calibration returns the panels of the invariance test's calibration study: (top left) each
@@ -115,7 +115,7 @@ func sizePanel(rows []results.CalibrationRow, tests []string, sizes []int, alpha
 					continue
 				}
 				ls, gs := testStyle(m, r)
-				y := yOf(k) + (float64(len(sizes)-1)/2-float64(j))*0.3
+				y := yOf(k) + (float64(len(sizes)-1)/2-float64(j))*0.32
 				rate, e := row.Rate(), 1.96*row.SE()
 				hi = math.Max(hi, rate+e)
 				ls.Dashes = nil
@@ -123,7 +123,7 @@ func sizePanel(rows []results.CalibrationRow, tests []string, sizes []int, alpha
 				whisker, _ := plotter.NewLine(plotter.XYs{{X: math.Max(0, rate-e), Y: y}, {X: rate + e, Y: y}})
 				whisker.LineStyle = ls
 				if j < len(sizes)-1 {
-					gs.Shape = hollow{gs.Shape}
+					gs.Shape = holed{gs.Shape}
 				}
 				dot, _ := plotter.NewScatter(plotter.XYs{{X: rate, Y: y}})
 				dot.GlyphStyle = gs
@@ -135,20 +135,35 @@ func sizePanel(rows []results.CalibrationRow, tests []string, sizes []int, alpha
 	p.Y.Min, p.Y.Max = -0.6, float64(len(tests))-0.4
 	p.X.Min, p.X.Max = 0, math.Max(0.12, hi*1.05)
 	p.Legend.Add(fmt.Sprintf("α = %g", alpha), aLine)
-	p.Legend.Add(fmt.Sprintf("accepted: %g–%g", SizeBand[0], SizeBand[1]), band)
+	p.Legend.Add(fmt.Sprintf("accepted (largest n): %g–%g", SizeBand[0], SizeBand[1]), band)
 	for j, n := range sizes {
 		var g draw.GlyphDrawer = draw.CircleGlyph{}
 		if j < len(sizes)-1 {
-			g = hollow{g}
+			g = holed{g}
 		}
 		key, _ := plotter.NewScatter(plotter.XYs{{}})
-		key.GlyphStyle = draw.GlyphStyle{Color: KeyColor, Radius: vg.Points(3), Shape: g}
+		key.GlyphStyle = draw.GlyphStyle{Color: KeyColor, Radius: vg.Points(3.5), Shape: g}
 		p.Legend.Add(fmt.Sprintf("n = %s", thousands(n)), key)
 	}
 	p.Legend.Add("lines: 95 % interval")
 	p.Legend.Add("marker: route (● cross,")
 	p.Legend.Add("  ■ wild, ▲ permutation)")
 	return p, nil
+}
+
+// holed draws a filled shape with a white centre: an open marker whose outline is as
+// thick as the shape's colour needs to be read at a glance, for any shape.
+type holed struct{ draw.GlyphDrawer }
+
+// DrawGlyph implements draw.GlyphDrawer.
+func (h holed) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
+	// gonum's filled glyphs fill with the canvas's current colour: set it for each.
+	c.SetColor(sty.Color)
+	h.GlyphDrawer.DrawGlyph(c, sty, pt)
+	white := sty
+	white.Color, white.Radius = color.White, sty.Radius*0.5
+	c.SetColor(color.White)
+	h.GlyphDrawer.DrawGlyph(c, white, pt)
 }
 
 // vband shades the x range [lo, hi] over the whole height of a panel.
