@@ -57,9 +57,9 @@ func testStyle(method, route string) (draw.LineStyle, draw.GlyphStyle) {
 
 // Calibration returns the panels of the invariance test's calibration study: (top left) each
 // test's rejection rate under the null at every sample size, with a 95 % binomial interval,
-// α and the accepted band; (top right and bottom left) the power curves against the
-// dependence strength δ at the largest and the smallest sample size; (bottom right) the QQ
-// plot of the null p-values at the largest size against the uniform. Each test has its
+// α and the accepted band; (top right) the QQ plot of the null p-values at the largest size
+// against the uniform; (bottom) the power curves against the dependence strength δ at the
+// smallest and the largest sample size. Each test has its
 // method's colour and its route's line style and marker.
 func Calibration(rows []results.CalibrationRow, null []results.CalibrationP, alpha float64) ([][]*plot.Plot, error) {
 	if len(rows) == 0 {
@@ -81,10 +81,12 @@ func Calibration(rows []results.CalibrationRow, null []results.CalibrationP, alp
 	if err != nil {
 		return nil, err
 	}
-	powBig := powerPanel(rows, tests, big, alpha, true)
-	powSmall := powerPanel(rows, tests, small, alpha, false)
+	powSmall := powerPanel(rows, tests, small, alpha, true)
+	powBig := powerPanel(rows, tests, big, alpha, false)
 	qq := qqPanel(null, tests, big)
-	return [][]*plot.Plot{{size, powBig}, {powSmall, qq}}, nil
+	// The legends that name the tests are in the left column, so that the right column's
+	// panels keep their width.
+	return [][]*plot.Plot{{size, qq}, {powSmall, powBig}}, nil
 }
 
 func splitTest(t string) (method, route string) {
@@ -108,7 +110,7 @@ func sizePanel(rows []results.CalibrationRow, tests []string, sizes []int, alpha
 	hi := 0.0
 	for k, t := range tests {
 		m, r := splitTest(t)
-		ticks = append(ticks, plot.Tick{Value: yOf(k), Label: m + " " + r})
+		ticks = append(ticks, plot.Tick{Value: yOf(k), Label: m + " " + strings.Replace(r, "permutation", "perm.", 1)})
 		for j, n := range sizes {
 			for _, row := range rows {
 				if row.N != n || row.Test() != t || row.Delta != 0 {
@@ -202,7 +204,8 @@ func (l *vline) Thumbnail(c *draw.Canvas) {
 }
 
 // powerPanel draws each test's rejection rate against δ at sample size n.
-// With legend false the legend only says that the styles are those of the panel above.
+// With legend false it has no legend: its title says that the tests are drawn as in the
+// panel left of it.
 func powerPanel(rows []results.CalibrationRow, tests []string, n int, alpha float64, legend bool) *plot.Plot {
 	p := plot.New()
 	legible(p)
@@ -240,8 +243,8 @@ func powerPanel(rows []results.CalibrationRow, tests []string, n int, alpha floa
 		}
 	}
 	if !legend {
-		p.Legend.Add("tests as in")
-		p.Legend.Add("the panel above")
+		p.Title.Text += " (tests as left)"
+		return p
 	}
 	p.Legend.Add("")
 	p.Legend.Add("grey: α, power 0.8")
@@ -262,7 +265,7 @@ func cmpF(a, b float64) int {
 func qqPanel(null []results.CalibrationP, tests []string, n int) *plot.Plot {
 	p := plot.New()
 	legible(p)
-	p.Title.Text = fmt.Sprintf("Null p-values at n = %s against the uniform", thousands(n))
+	p.Title.Text = fmt.Sprintf("Null p-values at n = %s (tests as below)", thousands(n))
 	p.X.Label.Text = "uniform quantile"
 	p.Y.Label.Text = "p-value (sorted)"
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, 0, 1
@@ -293,7 +296,5 @@ func qqPanel(null []results.CalibrationP, tests []string, n int) *plot.Plot {
 		l.LineStyle = ls
 		p.Add(l)
 	}
-	p.Legend.Add("tests as in")
-	p.Legend.Add("the power panels")
 	return p
 }
