@@ -1,6 +1,7 @@
 package invmmd
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -264,21 +265,11 @@ func testStrata(r Rows, unconditional bool) []testStratum {
 	for y, idx := range by {
 		out = append(out, testStratum{y, idx})
 	}
-	slices.SortFunc(out, func(a, b testStratum) int { return cmpFloat(a.y, b.y) })
+	slices.SortFunc(out, func(a, b testStratum) int { return cmp.Compare(a.y, b.y) })
 	return out
 }
 
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-// halves returns opts.InA, checked, or a random half of every (stratum, Δ) cell.
+// halves returns opts.InA, checked, or Halves of the rows.
 func halves(r Rows, strata []testStratum, opts TestOptions) ([]bool, error) {
 	if opts.InA != nil {
 		if len(opts.InA) != r.Len() {
@@ -286,7 +277,21 @@ func halves(r Rows, strata []testStratum, opts TestOptions) ([]bool, error) {
 		}
 		return opts.InA, nil
 	}
-	rng := rand.New(rand.NewPCG(opts.Seed, 0xc4a1f))
+	return randomHalves(r, strata, opts.Seed), nil
+}
+
+// Halves returns the random half A (true) that InvarianceTest draws when TestOptions.InA
+// is nil: half of the rows of each (Y, Δ) cell (of each Δ value with unconditional),
+// shuffled by a generator seeded by seed, so that the halves share the share of each label
+// and of missing Z. Rows needs Y, and Delta or the Z (or Psi) it is derived from. A caller
+// that fits G and m on half B before testing (owndata.Test) draws the halves with it.
+func Halves(rows Rows, unconditional bool, seed uint64) []bool {
+	rows = rows.withDelta()
+	return randomHalves(rows, testStrata(rows, unconditional), seed)
+}
+
+func randomHalves(r Rows, strata []testStratum, seed uint64) []bool {
+	rng := rand.New(rand.NewPCG(seed, 0xc4a1f))
 	inA := make([]bool, r.Len())
 	for _, s := range strata {
 		for _, obs := range []float64{0, 1} {
@@ -302,7 +307,7 @@ func halves(r Rows, strata []testStratum, opts TestOptions) ([]bool, error) {
 			}
 		}
 	}
-	return inA, nil
+	return inA
 }
 
 // stratumName names a stratum in errors and reports.

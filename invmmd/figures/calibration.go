@@ -1,6 +1,7 @@
 package figures
 
 import (
+	"cmp"
 	"fmt"
 	"image/color"
 	"math"
@@ -226,7 +227,7 @@ func powerPanel(rows []results.CalibrationRow, tests []string, n int, alpha floa
 				xys = append(xys, plotter.XY{X: r.Delta, Y: r.Rate()})
 			}
 		}
-		slices.SortFunc(xys, func(a, b plotter.XY) int { return cmpF(a.X, b.X) })
+		slices.SortFunc(xys, func(a, b plotter.XY) int { return cmp.Compare(a.X, b.X) })
 		if len(xys) == 0 {
 			continue
 		}
@@ -249,16 +250,6 @@ func powerPanel(rows []results.CalibrationRow, tests []string, n int, alpha floa
 	p.Legend.Add("")
 	p.Legend.Add("grey: α, power 0.8")
 	return p
-}
-
-func cmpF(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // qqPanel draws the sorted null p-values of each test at size n against uniform quantiles.

@@ -161,7 +161,7 @@ func Test(cfg TestConfig) (*Tests, error) {
 		opts.Bandwidth = cfg.Bandwidth
 	}
 	if out.FittedG || out.FittedM {
-		inA := TestHalves(rows.Y, rows.Delta, cfg.Seed)
+		inA := invmmd.Halves(invmmd.Rows{Y: rows.Y, Delta: rows.Delta}, false, cfg.Seed)
 		var a, b []int
 		for i, in := range inA {
 			if in {
@@ -201,47 +201,6 @@ func Test(cfg TestConfig) (*Tests, error) {
 	}
 	out.Warnings = warn.all
 	return out, nil
-}
-
-// TestHalves returns a random half A (true) of the rows of each (Y, Δ) cell, seeded by
-// seed, as Test splits the rows before fitting G and m on half B: the halves then share
-// the share of each label and of missing Z.
-func TestHalves(y, delta []float64, seed uint64) []bool {
-	cells := map[[2]float64][]int{}
-	var keys [][2]float64
-	for i := range y {
-		k := [2]float64{y[i], delta[i]}
-		if _, ok := cells[k]; !ok {
-			keys = append(keys, k)
-		}
-		cells[k] = append(cells[k], i)
-	}
-	slices.SortFunc(keys, func(a, b [2]float64) int {
-		if c := cmpF(a[0], b[0]); c != 0 {
-			return c
-		}
-		return cmpF(a[1], b[1])
-	})
-	rng := rand.New(rand.NewPCG(seed, 0x4a1f5))
-	inA := make([]bool, len(y))
-	for _, k := range keys {
-		cell := cells[k]
-		rng.Shuffle(len(cell), func(a, b int) { cell[a], cell[b] = cell[b], cell[a] })
-		for _, i := range cell[:len(cell)/2] {
-			inA[i] = true
-		}
-	}
-	return inA
-}
-
-func cmpF(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // splitFit splits the rows of half B into 80% on which G and m are fitted and 20% on

@@ -141,41 +141,6 @@ func TestTestFitsNuisancesOnHalfB(t *testing.T) {
 	}
 }
 
-// TestTestHalves checks that the halves split each (Y, Δ) cell in two (A the smaller half
-// of an odd cell), and that the seed decides them.
-func TestTestHalves(t *testing.T) {
-	y := []float64{0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1}
-	d := []float64{1, 1, 1, 0, 0, 1, 1, 0, 0, 0, 0, 0}
-	a := TestHalves(y, d, 1)
-	count := map[[2]float64][2]int{}
-	for i := range y {
-		k := [2]float64{y[i], d[i]}
-		c := count[k]
-		if a[i] {
-			c[0]++
-		} else {
-			c[1]++
-		}
-		count[k] = c
-	}
-	want := map[[2]float64][2]int{{0, 1}: {1, 2}, {0, 0}: {1, 1}, {1, 1}: {1, 1}, {1, 0}: {2, 3}}
-	for k, w := range want {
-		if count[k] != w {
-			t.Errorf("cell Y=%v Δ=%v: A/B %v, want %v", k[0], k[1], count[k], w)
-		}
-	}
-	differ := false
-	for s := uint64(2); s < 10 && !differ; s++ {
-		b := TestHalves(y, d, s)
-		for i := range a {
-			differ = differ || a[i] != b[i]
-		}
-	}
-	if !differ {
-		t.Error("the seed does not change the halves")
-	}
-}
-
 // TestTestRefusals checks the named errors before any fitting: resamples under the
 // minimum, a method the permutation route cannot test, a missing column, a stratum with no
 // observed Z, a constant h, and the default methods without G, m or -x.
