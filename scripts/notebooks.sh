@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Executes the project's notebooks headless, checks them and renders them to HTML pages.
 #
-# For each notebook (default: every notebooks/*.ipynb, in name order):
+# First nbcheck -duplicates checks that no two of notebooks/*.ipynb declare the same helper
+# (shared helpers live once in package invmmd/nb). Then, for each notebook (default: every
+# notebooks/*.ipynb, in name order):
 #   0. nbcheck -source checks the notebook as committed (GoNB kernel, Go highlighting, the
 #      module cell, the INVMMD_PAPER_SIZE switch in the first cells, its figure count);
 #   1. jupyter nbconvert --execute --allow-errors runs it with the GoNB kernel into the
@@ -100,6 +102,13 @@ cdn=(
 
 failed=()
 passed=()
+shopt -s nullglob
+all_notebooks=("$root"/notebooks/*.ipynb)
+shopt -u nullglob
+if [[ ${#all_notebooks[@]} -gt 1 ]] && ! "$out/nbcheck" -duplicates "${all_notebooks[@]}"; then
+  echo "notebooks: FAIL: two notebooks declare the same helper (above): move it to invmmd/nb" >&2
+  failed+=("notebooks/*.ipynb (duplicate helpers)")
+fi
 for nb in "${notebooks[@]}"; do
   [[ -f "$nb" ]] || { echo "notebooks: FAIL $nb: no such file" >&2; failed+=("$nb"); continue; }
   name="$(basename "$nb" .ipynb)"

@@ -1,0 +1,149 @@
+package nb
+
+import (
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/invmmd/invmmd/invmmd/experiments"
+	"github.com/invmmd/invmmd/invmmd/results"
+	"github.com/invmmd/invmmd/invmmd/train"
+)
+
+func TestRelTo(t *testing.T) {
+	for _, c := range []struct{ dir, p, want string }{
+		{"/repo/notebooks", "/repo/data/cache/nb01-quick", filepath.Join("..", "data", "cache", "nb01-quick")},
+		{"/repo/notebooks", "/repo/notebooks/x.csv", "x.csv"},
+		{"/repo/notebooks", "relative/x.csv", "x.csv"}, // Rel fails on mixed forms: the base name
+		{"", "/machine/path/table.csv", "table.csv"},
+		{"", "data/table.csv", "data/table.csv"},
+	} {
+		if got := relTo(c.dir, c.p); got != c.want {
+			t.Errorf("relTo(%q, %q) = %q, want %q", c.dir, c.p, got, c.want)
+		}
+	}
+}
+
+func TestRunPathsAndKeys(t *testing.T) {
+	quick := &Run{Name: "nb01", dir: "/repo/notebooks"}
+	paper := &Run{Name: "nb01", Paper: true, dir: "/repo/notebooks"}
+	for _, c := range []struct{ got, want string }{
+		{quick.Root(), "/repo"},
+		{quick.CacheDir(), "/repo/data/cache/nb01-quick"},
+		{paper.CacheDir(), "/repo/data/cache/nb01-paper"},
+		{quick.CacheDir("split"), "/repo/data/cache/nb01-quick/split"},
+		{quick.Key("aux", "sim", "seed1"), "aux-quick-sim-seed1"},
+		{paper.Key("aux", "sim", "seed1"), "aux-paper-sim-seed1"},
+		{quick.Key("aux", 3, "a/b"), "aux-quick-3-a_b"},
+		{quick.Rel("/repo/data/cache/nb01-quick/sim_lambda1.csv"), "../data/cache/nb01-quick/sim_lambda1.csv"},
+		{quick.Size(), "quick"},
+		{paper.Size(), "paper"},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+	if !strings.Contains(quick.Which(), "set INVMMD_PAPER_SIZE=1") || !strings.Contains(paper.Which(), "paper-size run") {
+		t.Errorf("Which: quick %q, paper %q", quick.Which(), paper.Which())
+	}
+}
+
+func TestSweep(t *testing.T) {
+	r := &Run{Name: "nb01", dir: "/repo/notebooks"}
+	rc := r.Sweep("sim")
+	entry, _ := experiments.ByName("sim")
+	want := entry.DefaultSweep(true)
+	if len(rc.Methods) != len(want.Methods) || rc.TableDir != "/repo/data/cache/nb01-quick" {
+		t.Errorf("Sweep(sim) = %+v, want the quick sweep %v into the run's cache folder", rc, want.Methods)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("Sweep of an unknown experiment did not panic")
+		}
+	}()
+	r.Sweep("no-such-experiment")
+}
+
+func TestNotesMarkdown(t *testing.T) {
+	got := NotesMarkdown("Where the set-up differs", []string{"one", "two"})
+	want := "**Where the set-up differs**\n\n- one\n- two\n"
+	if got != want {
+		t.Errorf("NotesMarkdown = %q, want %q", got, want)
+	}
+}
+
+func TestTableMarkdown(t *testing.T) {
+	sums := results.Summarize([]results.Row{{Method: "none", Seed: 1, TrMMD: 0.2, TrAcc: 0.9, TeAcc: 0.6}})
+	exp := experiments.Experiment{Title: "Sim", Paper: map[float64]map[string]results.PaperRow{1: {"none": {TeAcc: results.Cell{Mean: 0.67}}}}, MMDNote: "tr mmd is X."}
+	got := TableMarkdown("Sim, λ = 1", exp, 1, sums)
+	for _, want := range []string{"### Sim, λ = 1", "| te acc (ours) | 0.600 |", "| te acc (paper) | 0.670 ± 0.000 |", "tr mmd is X."} {
+		if !strings.Contains(got, want) {
+			t.Errorf("TableMarkdown lacks %q:\n%s", want, got)
+		}
+	}
+	if got := TableMarkdown("t", experiments.Experiment{}, 1, sums); !strings.Contains(got, results.DefaultMMDNote) || strings.Contains(got, "(paper)") {
+		t.Errorf("TableMarkdown without paper numbers or note:\n%s", got)
+	}
+}
+
+func TestReport(t *testing.T) {
+	for _, c := range []struct {
+		r         train.FitReport
+		want, not []string
+	}{
+		{train.FitReport{Model: "G", Target: "Δ", TrainRows: 10, ValNLL: 0.5, HasBayes: true, BayesNLL: 0.4, HasTrueG: true, MAETrueG: 0.1, Floored: 3, StopReason: train.StopPatience},
+			[]string{"G (target Δ): 10 train rows, validation NLL 0.5000 (Bayes 0.4000)", "accuracy", "mean |Ĝ − G| 0.100", "3 train rows below the floor"}, []string{"marginal"}},
+		{train.FitReport{Model: "m", Target: "Z", HasBaseline: true, BaselineNLL: 1.2},
+			[]string{"(marginal model 1.2000)"}, []string{"accuracy", "below the floor", "Bayes", "Ĝ"}},
+	} {
+		got := Report(c.r)
+		for _, w := range c.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("Report = %q, lacks %q", got, w)
+			}
+		}
+		for _, w := range c.not {
+			if strings.Contains(got, w) {
+				t.Errorf("Report = %q, has %q", got, w)
+			}
+		}
+	}
+}
+
+func TestMeanSD(t *testing.T) {
+	m, sd := MeanSD([]float64{1, 2, 3, 4})
+	if m != 2.5 || math.Abs(sd-math.Sqrt(5.0/3)) > 1e-12 {
+		t.Errorf("MeanSD = %g, %g; want 2.5, %g", m, sd, math.Sqrt(5.0/3))
+	}
+	if _, sd := MeanSD([]float64{7}); !math.IsNaN(sd) {
+		t.Errorf("MeanSD of one value: sd %g, want NaN", sd)
+	}
+}
+
+func TestSweepSummary(t *testing.T) {
+	out := &experiments.Outcome{Fits: []experiments.FitRecord{
+		{BestEpoch: 5, Epochs: 10, EmptyStrata: 1},
+		{BestEpoch: 12, Epochs: 20, FlooredNorm: 2},
+	}}
+	rc := experiments.RunConfig{Lambdas: []float64{1}, Seeds: []uint64{1}}
+	got := SweepSummary(out, rc, 20)
+	for _, want := range []string{"2 models trained", "best epochs 5 to 12; 1 of 2 fits stopped by patience, 1 ran to the cap of 20 epochs",
+		"empty stratum in some batch: 1; with a floored normaliser: 1", "tables: \n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("SweepSummary lacks %q:\n%s", want, got)
+		}
+	}
+}
+
+func TestLastLine(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"fit 1/4\rfit 2/4\x1b[K\r", "fit 2/4"},
+		{"a\nb\n\n", "b"},
+		{"\r\n  \n", ""},
+	} {
+		if got := lastLine(c.in); got != c.want {
+			t.Errorf("lastLine(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
