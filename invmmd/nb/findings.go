@@ -111,12 +111,12 @@ func Ordered(what string, tiers ...[]V) Finding {
 func Less(what string, a, b V) Finding { return Ordered(what, []V{a}, []V{b}) }
 
 // Within checks that v is within tol of target: the claim reads "NAME within TOL of
-// TARGET (WHAT)" with the target's label.
+// TARGET", the target by its name (e.g. "the truth" or "0.9").
 func Within(v V, target V, tol float64) Finding {
 	f := Finding{Claim: fmt.Sprintf("%s within %s of %s", v.Name, Num(tol), target.Name), Checked: true}
 	d := math.Abs(v.Value - target.Value)
 	f.Holds = d <= tol
-	f.Evidence = fmt.Sprintf("%s %s, %s %s: %s apart", v.Name, Num(v.Value), target.Name, Num(target.Value), Num(d))
+	f.Evidence = fmt.Sprintf("%s, %s from %s", Num(v.Value), Num(d), Num(target.Value))
 	return f
 }
 
@@ -129,6 +129,28 @@ func Closer(a, b, target V) Finding {
 		Holds:    da < db,
 		Evidence: fmt.Sprintf("|%s − %s| = %s, |%s − %s| = %s", a.Name, target.Name, Num(da), b.Name, target.Name, Num(db)),
 	}
+}
+
+// Span checks that the values lie within width of each other (largest − smallest ≤
+// width): "close to each other" in numbers.
+func Span(what string, vs []V, width float64) Finding {
+	f := Finding{Claim: fmt.Sprintf("%s of %s within %s of each other", what, tierNames(vs), Num(width))}
+	if len(vs) < 2 {
+		f.Evidence = "fewer than two values in this run"
+		return f
+	}
+	lo, hi := vs[0], vs[0]
+	for _, v := range vs {
+		if v.Value < lo.Value {
+			lo = v
+		}
+		if v.Value > hi.Value {
+			hi = v
+		}
+	}
+	f.Checked, f.Holds = true, hi.Value-lo.Value <= width
+	f.Evidence = fmt.Sprintf("from %s %s to %s %s: %s apart", lo.Name, Num(lo.Value), hi.Name, Num(hi.Value), Num(hi.Value-lo.Value))
+	return f
 }
 
 // Missing is the finding of a claim this run cannot check, saying why.
@@ -179,9 +201,13 @@ func Of(sums []results.Summary, m Metric, methods ...string) []V {
 	return out
 }
 
-// Num formats a number for a finding: three decimals for the accuracies and MMDs the tables
-// print, three significant digits for numbers too small or too large for that.
+// Num formats a number for a finding: a whole number as such (a count), three decimals for
+// the accuracies and MMDs the tables print, three significant digits for numbers too small
+// or too large for that.
 func Num(x float64) string {
+	if x == math.Trunc(x) && math.Abs(x) >= 1 && math.Abs(x) < 1e6 {
+		return fmt.Sprintf("%.0f", x)
+	}
 	if a := math.Abs(x); a != 0 && (a < 0.01 || a >= 1000) {
 		return fmt.Sprintf("%.3g", x)
 	}

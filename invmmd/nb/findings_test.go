@@ -21,9 +21,12 @@ func TestFindings(t *testing.T) {
 			"none < obs < {full, dr} in test accuracy: does not hold: obs 0.815 ≥ full 0.810"},
 		{"ties do not hold", Less("", V{"a", 0.5}, V{"b", 0.5}), "a < b: does not hold: a 0.500 ≥ b 0.500"},
 		{"empty tier", Ordered("x", []V{none}, nil), "none < {} in x: not checked (tier 2 has no value in this run)"},
-		{"within", Within(V{"obs", 0.893}, V{"truth", 0.9}, 0.02), "obs within 0.020 of truth: holds (obs 0.893, truth 0.900: 0.007 apart)"},
-		{"not within", Within(V{"obs", 0.85}, V{"truth", 0.9}, 0.02), "obs within 0.020 of truth: does not hold: obs 0.850, truth 0.900: 0.050 apart"},
+		{"within", Within(V{"obs", 0.893}, V{"truth", 0.9}, 0.02), "obs within 0.020 of truth: holds (0.893, 0.007 from 0.900)"},
+		{"not within", Within(V{"obs", 0.85}, V{"truth", 0.9}, 0.02), "obs within 0.020 of truth: does not hold: 0.850, 0.050 from 0.900"},
 		{"closer", Closer(V{"reg", 0.22}, V{"dr", 0.3}, V{"full", 0.2}), "reg closer to full than dr: holds (|reg − full| = 0.020, |dr − full| = 0.100)"},
+		{"span", Span("test accuracy", []V{none, obs, full}, 0.2), "test accuracy of {none, obs, full} within 0.200 of each other: holds (from none 0.660 to full 0.810: 0.150 apart)"},
+		{"span too wide", Span("test accuracy", []V{none, obs, full}, 0.1), "test accuracy of {none, obs, full} within 0.100 of each other: does not hold: from none 0.660 to full 0.810: 0.150 apart"},
+		{"span of one", Span("x", []V{none}, 0.1), "x of none within 0.100 of each other: not checked (fewer than two values in this run)"},
 		{"missing", Missing("dr-po ≥ 0", "no dr-po in the quick sweep"), "dr-po ≥ 0: not checked (no dr-po in the quick sweep)"},
 	} {
 		if got := c.f.String(); got != c.want {
@@ -34,7 +37,7 @@ func TestFindings(t *testing.T) {
 
 func TestCheckText(t *testing.T) {
 	got := CheckText("The paper's findings, on this run", Less("x", V{"a", 1}, V{"b", 2}))
-	want := "The paper's findings, on this run:\n  - a < b in x: holds (1.000 < 2.000)\n"
+	want := "The paper's findings, on this run:\n  - a < b in x: holds (1 < 2)\n"
 	if got != want {
 		t.Errorf("CheckText = %q, want %q", got, want)
 	}
@@ -65,7 +68,7 @@ func TestNum(t *testing.T) {
 	for _, c := range []struct {
 		x    float64
 		want string
-	}{{0.8123, "0.812"}, {0, "0.000"}, {0.00123, "0.00123"}, {-0.0004, "-0.0004"}, {12345, "1.23e+04"}, {2.5, "2.500"}} {
+	}{{0.8123, "0.812"}, {0, "0.000"}, {0.00123, "0.00123"}, {-0.0004, "-0.0004"}, {12345.5, "1.23e+04"}, {16, "16"}, {-3, "-3"}, {2.5, "2.500"}} {
 		if got := Num(c.x); got != c.want {
 			t.Errorf("Num(%g) = %q, want %q", c.x, got, c.want)
 		}

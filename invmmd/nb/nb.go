@@ -59,6 +59,17 @@ func (r *Run) Which() string {
 	return "quick run (set " + PaperSizeEnv + "=1 for the paper-size run)"
 }
 
+// Sized returns quick in the quick run and paper in the paper-size one: a notebook's
+// sizes, epoch caps or sweeps at the run's size, e.g.
+//
+//	var size = nb.Sized(run, experiments.SimulationQuick, experiments.SimulationPaper)
+func Sized[T any](r *Run, quick, paper T) T {
+	if r.Paper {
+		return paper
+	}
+	return quick
+}
+
 // Root is the repository: the notebook folder's parent.
 func (r *Run) Root() string { return filepath.Join(r.dir, "..") }
 
@@ -121,6 +132,14 @@ func (r *Run) Sweep(name string) experiments.RunConfig {
 	rc := entry.DefaultSweep(!r.Paper)
 	rc.TableDir = r.CacheDir()
 	return rc
+}
+
+// Cached returns the value kept in r's Store under r.Key(what), computing it with fn and
+// keeping it the first time: a value that is expensive to compute (a fit's predictions and
+// reports; what encoding/gob can write, not a GoMLX network), computed once per run and
+// read back by the later cells.
+func Cached[T any](r *Run, what string, fn func() T) T {
+	return cache.CacheWith(r.Store(), r.Key(what), fn)
 }
 
 // FitAux fits G and m for one seed of exp as experiments.Run does (AuxConfig seed

@@ -2,11 +2,13 @@ package nb
 
 import (
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/invmmd/invmmd/invmmd/experiments"
+	"github.com/invmmd/invmmd/invmmd/figures"
 	"github.com/invmmd/invmmd/invmmd/results"
 	"github.com/invmmd/invmmd/invmmd/train"
 )
@@ -43,6 +45,9 @@ func TestRunPathsAndKeys(t *testing.T) {
 		if c.got != c.want {
 			t.Errorf("got %q, want %q", c.got, c.want)
 		}
+	}
+	if Sized(quick, 1, 2) != 1 || Sized(paper, 1, 2) != 2 {
+		t.Errorf("Sized: quick %d, paper %d; want 1, 2", Sized(quick, 1, 2), Sized(paper, 1, 2))
 	}
 	if !strings.Contains(quick.Which(), "set INVMMD_PAPER_SIZE=1") || !strings.Contains(paper.Which(), "paper-size run") {
 		t.Errorf("Which: quick %q, paper %q", quick.Which(), paper.Which())
@@ -145,5 +150,61 @@ func TestLastLine(t *testing.T) {
 		if got := lastLine(c.in); got != c.want {
 			t.Errorf("lastLine(%q) = %q, want %q", c.in, got, c.want)
 		}
+	}
+}
+
+func TestCommitted(t *testing.T) {
+	dir := t.TempDir()
+	tables := filepath.Join(dir, "figures", "tables")
+	if err := os.MkdirAll(tables, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := results.WriteCSV(&b, []results.Row{{Method: "none", Seed: 1, TeAcc: 0.6}, {Method: "none", Seed: 2, TeAcc: 0.8}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(results.TablePath(tables, "sim", 1), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := &Run{Name: "nb01", dir: filepath.Join(dir, "notebooks")}
+	sums, ok := r.Committed("sim", 1)
+	if !ok || len(sums) != 1 || sums[0].N != 2 || math.Abs(sums[0].TeAcc.Mean-0.7) > 1e-12 {
+		t.Errorf("Committed(sim, 1) = %+v, %v; want none over 2 seeds, mean test accuracy 0.7", sums, ok)
+	}
+	if _, ok := r.Committed("sim", 5); ok {
+		t.Error("Committed(sim, 5) found a table that was never written")
+	}
+}
+
+func TestVLine(t *testing.T) {
+	p := Must(figures.Histograms("μ_X", "μ_X", []figures.Distribution{{Name: "a", Values: []float64{0.1, 0.2, 0.2, 0.4}}}, 4))
+	lo, hi := p.Y.Min, p.Y.Max
+	VLine(p, 0.3, "Q needs μ_X < 0.3")
+	if p.Y.Min != lo || p.Y.Max != hi {
+		t.Errorf("VLine changed the vertical range: [%g, %g] → [%g, %g]", lo, hi, p.Y.Min, p.Y.Max)
+	}
+	VLine(p, 5, "") // a line outside the data widens the horizontal range to reach it
+	if p.X.Max < 5 {
+		t.Errorf("VLine at 5: horizontal range ends at %g, so no line was added", p.X.Max)
+	}
+	if _, err := figures.PNG(p, figures.Width, figures.Height); err != nil {
+		t.Errorf("drawing a plot with VLine: %v", err)
+	}
+}
+
+func TestCached(t *testing.T) {
+	r := &Run{Name: "nbtest", dir: filepath.Join(t.TempDir(), "notebooks")}
+	calls := 0
+	fn := func() []float64 { calls++; return []float64{1, 2} }
+	for range 2 {
+		if got := Cached(r, "v", fn); len(got) != 2 || got[1] != 2 {
+			t.Fatalf("Cached = %v, want [1 2]", got)
+		}
+	}
+	if calls != 1 {
+		t.Errorf("Cached computed the value %d times, want once", calls)
+	}
+	if _, err := os.Stat(filepath.Join(r.Root(), "data", "cache", "gonb", "nbtest", "v-quick.bin")); err != nil {
+		t.Errorf("Cached kept no file under data/cache/gonb/NAME/KEY: %v", err)
 	}
 }

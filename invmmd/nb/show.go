@@ -2,10 +2,12 @@ package nb
 
 import (
 	"html"
+	"image/color"
 	"strings"
 
 	"github.com/janpfeifer/gonb/gonbui"
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
 	"github.com/invmmd/invmmd/invmmd/figures"
@@ -88,4 +90,17 @@ func lastLine(s string) string {
 		}
 	}
 	return ""
+}
+
+// VLine draws a dashed black vertical line at x across p's vertical range, with a legend
+// entry when label is set: a threshold on a histogram, e.g. the 0.3 of a missingness rule.
+// Call it after the data are on p, so that the line spans them.
+func VLine(p *plot.Plot, x float64, label string) {
+	l := Must(plotter.NewLine(plotter.XYs{{X: x, Y: p.Y.Min}, {X: x, Y: p.Y.Max}}))
+	l.Color, l.Width = color.Black, vg.Points(1.2)
+	l.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+	p.Add(l)
+	if label != "" {
+		p.Legend.Add(label, l)
+	}
 }

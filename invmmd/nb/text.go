@@ -133,20 +133,26 @@ func TableMarkdown(title string, exp experiments.Experiment, lambda float64, sum
 	return b.String()
 }
 
+// Table is a results table of one λ, summarised over seeds.
+type Table struct {
+	Lambda float64
+	Sums   []results.Summary
+}
+
 // ShowCommitted shows the committed paper-size tables of exp (figures/tables/, written by
 // go run ./cmd/invmmd all) for each λ, next to the paper's numbers but without the notes
-// (the run's own table cell shows those once), and returns the summaries it found by λ; a
-// table not generated yet is said so and left out.
-func (r *Run) ShowCommitted(exp experiments.Experiment, lambdas ...float64) map[float64][]results.Summary {
-	found := map[float64][]results.Summary{}
+// (the run's own table cell shows those once), and returns the tables it found, in the order
+// of lambdas; a table not generated yet is said so and left out.
+func (r *Run) ShowCommitted(exp experiments.Experiment, lambdas ...float64) []Table {
+	var found []Table
 	for _, l := range lambdas {
 		sums, ok := r.Committed(exp.Name, l)
 		file := exp.Name + "_lambda" + results.LambdaName(l) + ".csv"
 		if !ok {
-			fmt.Printf("figures/tables/%s: not generated yet (go run ./cmd/invmmd all writes it)\n", file)
+			fmt.Printf("figures/tables/%s: not generated yet (go run ./cmd/invmmd %s writes it)\n", file, exp.Name)
 			continue
 		}
-		found[l] = sums
+		found = append(found, Table{Lambda: l, Sums: sums})
 		ShowMarkdown(TableMarkdown(fmt.Sprintf("%s, λ = %s (paper size, committed: figures/tables/%s)", exp.Title, results.LambdaName(l), file), exp, l, sums))
 	}
 	return found
