@@ -9,7 +9,7 @@
 # each <img>'s decode state (complete and naturalWidth > 0). It writes that record as JSON
 # into the page. `chromium --headless --dump-dom` loads the copy, runs its scripts and prints
 # the resulting DOM, from which this script reads the record; a second run with --screenshot
-# writes a picture of the page's top (OUT/NAME.png) to look at.
+# writes a picture of the page (its first 16,000 pixels, OUT/NAME.png) to look at.
 #
 # What is not an error: the pages load require.js, jQuery and MathJax from a CDN
 # (cdnjs.cloudflare.com). Offline, or on a machine that cannot reach it, those scripts fail
@@ -82,9 +82,10 @@ window.addEventListener("load",function(){setTimeout(function(){
  var p=document.createElement("pre");p.id="pagecheck-record";p.textContent=JSON.stringify(rec);document.body.appendChild(p);},300);});
 })();</script>'
 
-# check_page PAGE: 0 when the page passes, 1 when it fails (what is wrong on stderr).
+# check_page PAGE [SHOTS]: 0 when the page passes, 1 when it fails (what is wrong on
+# stderr); its screenshot goes to SHOTS (default OUT).
 check_page() {
-  local page="$1" name copy dom
+  local page="$1" shots="${2:-$out}" name copy dom
   name="$(basename "$page" .html)"
   copy="$scratch/$name.html"
   PROBE="$probe" python3 - "$page" "$copy" <<'EOF' || return 1
@@ -107,7 +108,7 @@ EOF
     return 1
   fi
   timeout 120 "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars \
-    --virtual-time-budget=15000 --window-size=1280,2400 --screenshot="$out/$name.png" "file://$copy" \
+    --virtual-time-budget=15000 --window-size=1280,16000 --screenshot="$shots/$name.png" "file://$copy" \
     >/dev/null 2>>"$scratch/$name.stderr" || echo "pagecheck: note: $page: no screenshot (chromium failed)" >&2
   python3 - "$page" "$dom" <<'EOF'
 import html, json, re, sys
@@ -150,13 +151,13 @@ if [[ $selftest -eq 1 ]]; then
   printf '<!DOCTYPE html><html><head><title>good</title></head><body><img src="data:image/png;base64,%s"></body></html>\n' "$good" >"$st/good.html"
   printf '<!DOCTYPE html><html><head><title>broken</title></head><body><img src="data:image/png;base64,%s"><img src="data:image/png;base64,%s"></body></html>\n' "$good" "$bad" >"$st/broken.html"
   printf '<!DOCTYPE html><html><head><title>throws</title></head><body><img src="data:image/png;base64,%s"><script>undefinedFunction()</script></body></html>\n' "$good" >"$st/throws.html"
-  if ! check_page "$st/good.html" >/dev/null 2>"$st/good.err"; then
+  if ! check_page "$st/good.html" "$st" >/dev/null 2>"$st/good.err"; then
     echo "pagecheck: self-test FAILED: a good page did not pass:" >&2
     cat "$st/good.err" >&2
     status=1
   fi
   for p in broken throws; do
-    if check_page "$st/$p.html" >/dev/null 2>"$st/$p.err"; then
+    if check_page "$st/$p.html" "$st" >/dev/null 2>"$st/$p.err"; then
       echo "pagecheck: self-test FAILED: the $p page passed" >&2
       status=1
     fi

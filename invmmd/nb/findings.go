@@ -3,6 +3,7 @@ package nb
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/invmmd/invmmd/invmmd/results"
@@ -91,7 +92,7 @@ func Ordered(what string, tiers ...[]V) Finding {
 			}
 		}
 		if !(hi.Value < lo.Value) {
-			f.Evidence = fmt.Sprintf("%s %s ≥ %s %s", hi.Name, Num(hi.Value), lo.Name, Num(lo.Value))
+			f.Evidence = fmt.Sprintf("%s ≥ %s", withValue(hi), withValue(lo))
 			return f
 		}
 	}
@@ -113,7 +114,7 @@ func Less(what string, a, b V) Finding { return Ordered(what, []V{a}, []V{b}) }
 // Within checks that v is within tol of target: the claim reads "NAME within TOL of
 // TARGET", the target by its name (e.g. "the truth" or "0.9").
 func Within(v V, target V, tol float64) Finding {
-	f := Finding{Claim: fmt.Sprintf("%s within %s of %s", v.Name, Num(tol), target.Name), Checked: true}
+	f := Finding{Claim: fmt.Sprintf("%s within %s of %s", label(v), Num(tol), label(target)), Checked: true}
 	d := math.Abs(v.Value - target.Value)
 	f.Holds = d <= tol
 	f.Evidence = fmt.Sprintf("%s, %s from %s", Num(v.Value), Num(d), Num(target.Value))
@@ -214,14 +215,31 @@ func Num(x float64) string {
 	return fmt.Sprintf("%.3f", x)
 }
 
-// tierNames names a tier: its one value's name, or "{a, b}".
+// tierNames names a tier: its one value's label, or "{a, b}".
 func tierNames(t []V) string {
 	if len(t) == 1 {
-		return t[0].Name
+		return label(t[0])
 	}
 	names := make([]string, len(t))
 	for i, v := range t {
-		names[i] = v.Name
+		names[i] = label(v)
 	}
 	return "{" + strings.Join(names, ", ") + "}"
+}
+
+// label is v's name, or its number when it has none (a bound such as 0.05).
+func label(v V) string {
+	if v.Name == "" {
+		return Num(v.Value)
+	}
+	return v.Name
+}
+
+// withValue is v's name and number ("obs 0.800"), or the number alone when v is a bare
+// bound (no name, or a name that is the number itself).
+func withValue(v V) string {
+	if x, err := strconv.ParseFloat(v.Name, 64); v.Name == "" || err == nil && x == v.Value {
+		return Num(v.Value)
+	}
+	return v.Name + " " + Num(v.Value)
 }

@@ -27,6 +27,8 @@ func TestFindings(t *testing.T) {
 		{"span", Span("test accuracy", []V{none, obs, full}, 0.2), "test accuracy of {none, obs, full} within 0.200 of each other: holds (from none 0.660 to full 0.810: 0.150 apart)"},
 		{"span too wide", Span("test accuracy", []V{none, obs, full}, 0.1), "test accuracy of {none, obs, full} within 0.100 of each other: does not hold: from none 0.660 to full 0.810: 0.150 apart"},
 		{"span of one", Span("x", []V{none}, 0.1), "x of none within 0.100 of each other: not checked (fewer than two values in this run)"},
+		{"bare bounds", Ordered("|train MMD|", []V{{"none", 0.147}}, []V{{"", 0.05}}), "none < 0.050 in |train MMD|: does not hold: none 0.147 ≥ 0.050"},
+		{"numeric names", Less("", V{"P(Q = 1)", 0.2}, V{"0.1", 0.1}), "P(Q = 1) < 0.1: does not hold: P(Q = 1) 0.200 ≥ 0.100"},
 		{"missing", Missing("dr-po ≥ 0", "no dr-po in the quick sweep"), "dr-po ≥ 0: not checked (no dr-po in the quick sweep)"},
 	} {
 		if got := c.f.String(); got != c.want {
