@@ -47,8 +47,11 @@ test-go:
 	go vet ./...
 	INVMMD_REQUIRE_DATA=1 go test -timeout 30m ./...
 
+# The notebooks (executed, checked, rendered and loaded in headless Chromium), then the
+# committed pages under docs/notebooks/ in the same browser check.
 test-notebooks:
 	./scripts/notebooks.sh
+	./scripts/pagecheck.sh
 
 # Cluster sweeps for real (root): a one-node Slurm on loopback runs the quick simulation
 # as a job array of 4 plus the merge, compared with an unsharded run (scripts/slurm/test.sh).

@@ -4,6 +4,7 @@ go 1.26
 
 require (
 	github.com/gomlx/gomlx v0.26.0
+	github.com/janpfeifer/gonb v0.11.1
 	gonum.org/v1/gonum v0.16.0
 	gonum.org/v1/plot v0.15.2
 )
@@ -17,6 +18,7 @@ require (
 	github.com/campoy/embedmd v1.0.0 // indirect
 	github.com/dustin/go-humanize v1.0.1 // indirect
 	github.com/go-logr/logr v1.4.3 // indirect
+	github.com/gofrs/uuid v4.4.0+incompatible // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
 	github.com/gomlx/go-xla v0.1.4 // indirect
 	github.com/pkg/errors v0.9.1 // indirect

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Executes the project's notebooks headless, checks them and renders them to HTML pages.
 #
-# For each notebook (default: every notebooks/*.ipynb, in name order):
+# First nbcheck -duplicates checks that no two of notebooks/*.ipynb declare the same helper
+# (shared helpers live once in package invmmd/nb). Then, for each notebook (default: every
+# notebooks/*.ipynb, in name order):
 #   0. nbcheck -source checks the notebook as committed (GoNB kernel, Go highlighting, the
 #      module cell, the INVMMD_PAPER_SIZE switch in the first cells, its figure count);
 #   1. jupyter nbconvert --execute --allow-errors runs it with the GoNB kernel into the
@@ -13,7 +15,11 @@
 #      machine-absolute path or terminal control codes in an output: GoNB does not make
 #      nbconvert fail on those by itself;
 #   3. if it passed, nbconvert renders it to OUT/html/NAME.html (figures embedded, MathJax
-#      from a CDN), and nbcheck -html checks the page's images and Go highlighting.
+#      from a CDN), nbcheck -html checks the page's images and Go highlighting, and
+#      scripts/pagecheck.sh loads it in headless Chromium: every image must decode and the
+#      console show no error (a CDN script that cannot load offline is not one); its
+#      screenshot goes to OUT/pagecheck/NAME.png. pagecheck's self-test (a page with a
+#      broken image must fail) runs once first.
 # The script goes on after a failing notebook, prints what failed (notebook, cell and the
 # offending output), and exits 1 if any notebook failed. Without --pages it writes nothing
 # outside OUT (make test runs it so, and the work tree stays clean).
@@ -100,6 +106,17 @@ cdn=(
 
 failed=()
 passed=()
+if [[ $html -eq 1 ]] && ! "$root/scripts/pagecheck.sh" --self-test --out "$out/pagecheck"; then
+  echo "notebooks: FAIL: scripts/pagecheck.sh --self-test (above): the browser check cannot be trusted" >&2
+  failed+=("scripts/pagecheck.sh --self-test")
+fi
+shopt -s nullglob
+all_notebooks=("$root"/notebooks/*.ipynb)
+shopt -u nullglob
+if [[ ${#all_notebooks[@]} -gt 1 ]] && ! "$out/nbcheck" -duplicates "${all_notebooks[@]}"; then
+  echo "notebooks: FAIL: two notebooks declare the same helper (above): move it to invmmd/nb" >&2
+  failed+=("notebooks/*.ipynb (duplicate helpers)")
+fi
 for nb in "${notebooks[@]}"; do
   [[ -f "$nb" ]] || { echo "notebooks: FAIL $nb: no such file" >&2; failed+=("$nb"); continue; }
   name="$(basename "$nb" .ipynb)"
@@ -142,6 +159,11 @@ for nb in "${notebooks[@]}"; do
     fi
     if ! "$out/nbcheck" -html "$htmldir/$name.html"; then
       echo "notebooks: FAIL $nb: the rendered page $htmldir/$name.html is not fit to publish (above)" >&2
+      failed+=("$nb")
+      continue
+    fi
+    if ! "$root/scripts/pagecheck.sh" --out "$out/pagecheck" "$htmldir/$name.html"; then
+      echo "notebooks: FAIL $nb: the rendered page $htmldir/$name.html is broken in a browser (above)" >&2
       failed+=("$nb")
       continue
     fi

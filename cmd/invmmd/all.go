@@ -261,7 +261,8 @@ func tail(path string, n int) string {
 	return strings.Join(keep[max(0, len(keep)-n):], "\n")
 }
 
-// runProp1 checks Proposition 1 numerically and prints the result.
+// runProp1 checks the paper's Proposition 2 (package prop1; appendix D) numerically and
+// prints the result.
 func runProp1(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("prop1", "[flags]", stdout, stderr, nil)
 	seed := fs.Uint64("seed", 1, "seed of every draw")

@@ -351,3 +351,78 @@ func TestModuleEditGoNBVersion(t *testing.T) {
 		t.Errorf("ModuleEdit = %s\nwant it to contain %q (the version go list -m selects)", ModuleEdit, want)
 	}
 }
+
+// Two notebooks that declare the same helper fail the duplicates check, one problem per
+// helper naming both notebooks; helpers of different names, and code after %%, do not.
+func TestDuplicateHelpers(t *testing.T) {
+	const meta = `{}`
+	a := source(meta,
+		cell("code", "import \"fmt\"\n\n// must stops the cell.\nfunc must[T any](v T, err error) T { return v }\n\ntype liveProgress struct{}\n\nfunc (p *liveProgress) Write(b []byte) (int, error) { return 0, nil }\n\n%%\nfmt.Println(1)"),
+		cell("markdown", "func notCode() {}"))
+	b := source(meta,
+		cell("code", "func must[T any](v T, err error) T { return v }\nfunc onlyHere() {}\ntype liveProgress struct{ id string }\n\n%%\nf := func() {}\nf()"),
+		cell("code", "func (q liveProgress) Write(b []byte) (int, error) { return 1, nil }"))
+	c := source(meta, cell("code", "func other() {}\n%%\nfunc() {}()"))
+	probs, err := DuplicateHelpers([]string{"a.ipynb", "b.ipynb", "c.ipynb"}, [][]byte{[]byte(a), []byte(b), []byte(c)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range probs {
+		got = append(got, p.String())
+	}
+	want := []string{
+		"a.ipynb: liveProgress is declared by 2 notebooks: a.ipynb (cell 1), b.ipynb (cell 1)",
+		"a.ipynb: liveProgress.Write is declared by 2 notebooks: a.ipynb (cell 1), b.ipynb (cell 2)",
+		"a.ipynb: must is declared by 2 notebooks: a.ipynb (cell 1), b.ipynb (cell 1)",
+	}
+	if len(got) != len(want) {
+		t.Fatalf("DuplicateHelpers found %d problems, want %d:\n%s", len(got), len(want), strings.Join(got, "\n"))
+	}
+	for i := range want {
+		if !strings.HasPrefix(got[i], want[i]) {
+			t.Errorf("problem %d:\n got %s\nwant %s…", i, got[i], want[i])
+		}
+	}
+	if probs, err := DuplicateHelpers([]string{"a.ipynb", "c.ipynb"}, [][]byte{[]byte(a), []byte(c)}); err != nil || len(probs) != 0 {
+		t.Errorf("notebooks with distinct helpers: %v, %v; want no problem", probs, err)
+	}
+	if _, err := DuplicateHelpers([]string{"bad.ipynb"}, [][]byte{[]byte("{")}); err == nil || !strings.Contains(err.Error(), "bad.ipynb: not a notebook") {
+		t.Errorf("malformed notebook: error %v, want one naming the file", err)
+	}
+	var stdout, stderr bytes.Buffer
+	dir := t.TempDir()
+	for name, body := range map[string]string{"a.ipynb": a, "b.ipynb": b} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if code := run([]string{"-duplicates", filepath.Join(dir, "a.ipynb"), filepath.Join(dir, "b.ipynb")}, &stdout, &stderr); code != 1 || !strings.Contains(stderr.String(), "must is declared by 2 notebooks") {
+		t.Errorf("nbcheck -duplicates a b: exit %d, stderr %q; want 1 and the duplicate named", code, stderr.String())
+	}
+}
+
+// The repository's notebooks share their helpers through invmmd/nb: none declares a
+// helper that another declares too.
+func TestRepositoryNotebooksShareHelpers(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "..", "notebooks", "*.ipynb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) < 2 {
+		t.Skip("fewer than two notebooks/*.ipynb in this checkout")
+	}
+	data := make([][]byte, len(files))
+	for k, f := range files {
+		if data[k], err = os.ReadFile(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	probs, err := DuplicateHelpers(files, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range probs {
+		t.Errorf("%v", p)
+	}
+}

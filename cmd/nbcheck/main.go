@@ -8,6 +8,7 @@
 //	nbcheck [-min-images N] executed.ipynb ...
 //	nbcheck -html page.html ...
 //	nbcheck -source notebook.ipynb ...
+//	nbcheck -duplicates notebook.ipynb ...
 //
 // Notebook mode fails on: an output of type "error"; a stderr stream containing "panic:"
 // or "exit status"; a code cell without an execution count (the kernel died or timed
@@ -33,6 +34,10 @@
 // module at the repository, the INVMMD_PAPER_SIZE switch named in the first cells, and
 // metadata "invmmd": {"figures": N}. Committed notebooks hold the outputs of their quick run.
 //
+// Duplicates mode reads several notebook sources together and fails when two of them
+// declare the same helper (a top-level function, method or type): shared helpers live once
+// in package invmmd/nb.
+//
 // Each problem is printed as FILE: cell N: WHAT, with an excerpt of the offending output;
 // each good file as "ok FILE (...)". The exit status is 0 when every file passes, 1 when
 // some file has a problem and 2 for bad usage or a file that cannot be read or parsed.
@@ -55,9 +60,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	html := fs.Bool("html", false, "check rendered HTML pages instead of executed notebooks")
 	source := fs.Bool("source", false, "check notebook sources (as committed) instead of executed notebooks")
+	duplicates := fs.Bool("duplicates", false, "check that no two of the notebooks declare the same helper")
 	minImages := fs.Int("min-images", 1, "figures each notebook must show")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: nbcheck [-min-images N] executed.ipynb ...\n       nbcheck -html page.html ...\n       nbcheck -source notebook.ipynb ...")
+		fmt.Fprintln(stderr, "usage: nbcheck [-min-images N] executed.ipynb ...\n       nbcheck -html page.html ...\n       nbcheck -source notebook.ipynb ...\n       nbcheck -duplicates notebook.ipynb ...")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -67,9 +73,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
-	if *html && *source {
-		fmt.Fprintln(stderr, "nbcheck: -html and -source exclude each other")
+	if *html && *source || *duplicates && (*html || *source) {
+		fmt.Fprintln(stderr, "nbcheck: -html, -source and -duplicates exclude each other")
 		return 2
+	}
+	if *duplicates {
+		return runDuplicates(fs.Args(), stdout, stderr)
 	}
 	if *minImages < 0 {
 		fmt.Fprintf(stderr, "nbcheck: -min-images %d, want 0 or more\n", *minImages)
@@ -116,4 +125,30 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return status
+}
+
+// runDuplicates is run's -duplicates mode: DuplicateHelpers over every file at once.
+func runDuplicates(files []string, stdout, stderr io.Writer) int {
+	data := make([][]byte, len(files))
+	for k, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			fmt.Fprintf(stderr, "nbcheck: %v\n", err)
+			return 2
+		}
+		data[k] = b
+	}
+	probs, err := DuplicateHelpers(files, data)
+	if err != nil {
+		fmt.Fprintf(stderr, "nbcheck: %v\n", err)
+		return 2
+	}
+	for _, p := range probs {
+		fmt.Fprintf(stderr, "nbcheck: FAIL %v\n", p)
+	}
+	if len(probs) > 0 {
+		return 1
+	}
+	fmt.Fprintf(stdout, "nbcheck: ok: no helper declared by two of the %d notebooks\n", len(files))
+	return 0
 }

@@ -46,11 +46,16 @@ var layerOf = map[string]string{
 	"invmmd/prop1":             "experiments",
 	"invmmd/owndata":           "experiments",
 	"invmmd/figures":           "figures",
+	"invmmd/nb":                "cmd",
 	"cmd/invmmd":               "cmd",
 	"cmd/mimic":                "cmd",
 	"cmd/nbcheck":              "cmd",
 	"cmd/peerbench":            "cmd",
 }
+
+// leaves are packages that no package of the module may import: the notebooks' display
+// and caching glue (invmmd/nb) is for GoNB notebooks only.
+var leaves = map[string]bool{"invmmd/nb": true}
 
 // oversizeExempt lists library files allowed over MaxLines for now, each with why.
 var oversizeExempt = map[string]string{}
@@ -142,6 +147,9 @@ func TestNothingImportsUpward(t *testing.T) {
 			}
 			if rank(tl) > rank(fl) {
 				t.Errorf("%s (layer %s) imports %s (layer %s): nothing imports upward", from, fl, to, tl)
+			}
+			if leaves[to] {
+				t.Errorf("%s imports %s, which is for notebooks only: nothing in the module imports it", from, to)
 			}
 		}
 	}
