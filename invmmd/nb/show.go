@@ -43,6 +43,12 @@ func ShowVariance(g [][]*plot.Plot) {
 	ShowPNG(Must(figures.GridPNG(g, figures.VarianceWidth, figures.VarianceHeight)))
 }
 
+// ShowCalibration displays the invariance test's calibration figure (figures.Calibration)
+// at the size it is drawn for.
+func ShowCalibration(g [][]*plot.Plot) {
+	ShowPNG(Must(figures.GridPNG(g, figures.CalibrationWidth, figures.CalibrationHeight)))
+}
+
 // ShowMarkdown displays Markdown: a table, a list of notes.
 func ShowMarkdown(s string) {
 	gonbui.DisplayMarkdown(s)
