@@ -7,8 +7,11 @@
 #            against the plain Go loop measured in the same run;
 #   nuisance one training step of h with the DR penalty for each kind of nuisance (binary,
 #            categorical K = 2, 3, 5, continuous with D Fourier features), with ratios to the
-#            binary step of the same run (BenchmarkNuisanceStep in invmmd/train).
-# Usage: scripts/bench.sh [peer|penalty|nuisance|all] [benchtime]   (default: all, 2s)
+#            binary step of the same run (BenchmarkNuisanceStep in invmmd/train);
+#   test     one invariance test of dr (invmmd.InvarianceTest) by the cross route and the wild
+#            bootstrap, with the plain-loop wild bootstrap on the exact kernel for comparison,
+#            at n = 500 and 2000 (BenchmarkInvarianceTest in invmmd).
+# Usage: scripts/bench.sh [peer|penalty|nuisance|test|all] [benchtime]   (default: all, 2s)
 # Environment: PEER_REPS (default 5) repetitions per row and side; PEER_FLAGS, extra flags
 # of cmd/peerbench (e.g. "-only default,mlp").
 # The PyTorch peer needs Debian's python3-torch and python3-numpy; this script installs
@@ -20,8 +23,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
 benchtime=${2:-2s}
-case "$what" in peer | penalty | nuisance | all) ;; *)
-  echo "usage: scripts/bench.sh [peer|penalty|nuisance|all] [benchtime]" >&2
+case "$what" in peer | penalty | nuisance | test | all) ;; *)
+  echo "usage: scripts/bench.sh [peer|penalty|nuisance|test|all] [benchtime]" >&2
   exit 2
   ;;
 esac
@@ -86,6 +89,40 @@ else
   section nuisance > "$tmp/nuisance"
 fi
 
+if [ "$what" = all ] || [ "$what" = test ]; then
+  echo "== invariance test benchmark: routes and the plain loop; load: $(cut -d' ' -f1-3 /proc/loadavg)"
+  load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+  go test -run XXX -bench 'BenchmarkInvarianceTest' -benchtime 3x -count 3 -timeout 60m ./invmmd/ | tee "$tmp/test.out"
+  {
+    echo "## The invariance test by route"
+    echo
+    echo "Measured by \`scripts/bench.sh test\` on $(date -u +%Y-%m-%d), $(go version | cut -d' ' -f3), $(nproc) CPUs,"
+    echo "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'). Pure Go, float64, no GoMLX."
+    echo "One test of dr's pseudo-outcome (invmmd.InvarianceTest) on n rows of the calibration simulation (δ = 0.2, true G and m,"
+    echo "σ = 1); the median of 3 runs of 3 tests each. wild: 1000 sign draws through the Fourier features of the kernel on h;"
+    echo "plain loop: the same bootstrap written as a user would, the n×n matrix of each stratum built once with the exact kernel,"
+    echo "then εᵀMε per draw. Ratios to the cross route of the same n. Load average before: $load_before; after: $(cut -d' ' -f1-3 /proc/loadavg)."
+    echo
+    echo "| n | route | ms per test | ratio to cross |"
+    echo "|---|---|---|---|"
+    awk '/^BenchmarkInvarianceTest\// {
+        name = $1; sub(/^BenchmarkInvarianceTest\//, "", name); sub(/-[0-9]+$/, "", name)
+        t[name] = t[name] " " $3
+        if (!(name in seen)) { order[++k] = name; seen[name] = 1 }
+      }
+      function median(s,   a, c, i, j, x) { c = split(s, a, " "); for (i = 1; i <= c; i++) for (j = i + 1; j <= c; j++) if (a[j] < a[i]) { x = a[i]; a[i] = a[j]; a[j] = x }; return a[int((c + 1) / 2)] }
+      END {
+        for (i = 1; i <= k; i++) {
+          split(order[i], p, "/"); n = p[1]; sub(/^n=/, "", n)
+          m = median(t[order[i]]); base = median(t["n=" n "/cross"])
+          printf "| %s | %s | %.1f | %.1f |\n", n, p[2], m / 1e6, m / base
+        }
+      }' "$tmp/test.out"
+  } > "$tmp/test"
+else
+  section test > "$tmp/test"
+fi
+
 if [ "$what" = all ] || [ "$what" = penalty ]; then
   echo "== go test -bench (benchtime $benchtime); this takes a few minutes"
   go test -run XXX -bench 'Benchmark(Penalty|KernelSum)$' -benchtime "$benchtime" -timeout 60m ./invmmd/ | tee "$tmp/bench.out"
@@ -114,6 +151,10 @@ fi
   echo "<!-- nuisance -->"
   cat "$tmp/nuisance"
   echo "<!-- /nuisance -->"
+  echo
+  echo "<!-- test -->"
+  cat "$tmp/test"
+  echo "<!-- /test -->"
   echo
   if [ -f BENCHMARKS.md ] && grep -q '^<!-- analysis -->' BENCHMARKS.md; then
     sed -n '/^<!-- analysis -->/,$p' BENCHMARKS.md

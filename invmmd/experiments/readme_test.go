@@ -119,3 +119,28 @@ func TestREADMETexturedMNISTNumbers(t *testing.T) {
 		t.Errorf("README.md does not say, as the tmnist tables give:\n%s", want)
 	}
 }
+
+// TestREADMEInvarianceBenchmark checks the README's cost ratios of the invariance test's
+// routes against the table of BENCHMARKS.md that scripts/bench.sh test wrote.
+func TestREADMEInvarianceBenchmark(t *testing.T) {
+	bench, err := os.ReadFile(filepath.Join("..", "..", "BENCHMARKS.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ratio := map[string]string{}
+	for _, line := range strings.Split(string(bench), "\n") {
+		f := strings.Split(line, "|")
+		if len(f) == 6 && (strings.TrimSpace(f[1]) == "500" || strings.TrimSpace(f[1]) == "2000") {
+			ratio[strings.TrimSpace(f[1])+"/"+strings.TrimSpace(f[2])] = strings.TrimSpace(f[4])
+		}
+	}
+	want := fmt.Sprintf("a wild test takes\n  %s and %s times the cross route's time at n = 500 and 2,000, and the same bootstrap written as a\n  plain loop over the exact kernel %s and %s times",
+		ratio["500/wild"], ratio["2000/wild"], ratio["500/wild-plain-loop"], ratio["2000/wild-plain-loop"])
+	if len(ratio) != 6 || !strings.Contains(string(readme), want) {
+		t.Errorf("README.md does not quote BENCHMARKS.md's ratios (%v):\n%s", ratio, want)
+	}
+}
