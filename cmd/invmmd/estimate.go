@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
 	"io"
 	"strconv"
 
@@ -47,27 +46,9 @@ func runEstimate(_ context.Context, args []string, stdout, stderr io.Writer) err
 	if err := nf.parse(); err != nil {
 		return err
 	}
-	if cfg.Median = *bw == "median"; !cfg.Median {
-		if cfg.Bandwidth, err = strconv.ParseFloat(*bw, 64); err != nil || !(cfg.Bandwidth > 0) {
-			return fmt.Errorf("-bandwidth %q: want a number > 0 or median", *bw)
-		}
-	}
-	if *csvOut != "" { // checked before any work, and never over a file already there
-		if err := owndata.CheckNewFile(*csvOut, cfg.Data); err != nil {
-			return fmt.Errorf("-csv: %w", err)
-		}
-	}
-	cfg.Log, cfg.Warn = stdout, stderr
-	res, err := owndata.Estimate(cfg)
-	if err != nil {
+	if cfg.Bandwidth, cfg.Median, err = parseBandwidth(*bw); err != nil {
 		return err
 	}
-	fmt.Fprint(stdout, res.Markdown())
-	if *csvOut != "" {
-		if err := res.WriteCSVFile(*csvOut); err != nil {
-			return fmt.Errorf("-csv: %w", err)
-		}
-		fmt.Fprintf(stdout, "\nwrote %s\n", *csvOut)
-	}
-	return nil
+	cfg.Log, cfg.Warn = stdout, stderr
+	return printTable(*csvOut, cfg.Data, stdout, func() (*owndata.Estimates, error) { return owndata.Estimate(cfg) })
 }

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strconv"
 
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/owndata"
@@ -71,30 +70,12 @@ func runTest(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := nf.parse(); err != nil {
 		return err
 	}
-	if cfg.Median = *bw == "median"; !cfg.Median {
-		if cfg.Bandwidth, err = strconv.ParseFloat(*bw, 64); err != nil || !(cfg.Bandwidth > 0) {
-			return fmt.Errorf("-bandwidth %q: want a number > 0 or median", *bw)
-		}
+	if cfg.Bandwidth, cfg.Median, err = parseBandwidth(*bw); err != nil {
+		return err
 	}
 	if err := cfg.Validate(); err != nil { // -B, -route with -methods: before the table is read
 		return err
 	}
-	if *csvOut != "" { // checked before any work, and never over a file already there
-		if err := owndata.CheckNewFile(*csvOut, cfg.Data); err != nil {
-			return fmt.Errorf("-csv: %w", err)
-		}
-	}
 	cfg.Log, cfg.Warn = stdout, stderr
-	res, err := owndata.Test(cfg)
-	if err != nil {
-		return err
-	}
-	fmt.Fprint(stdout, res.Markdown())
-	if *csvOut != "" {
-		if err := res.WriteCSVFile(*csvOut); err != nil {
-			return fmt.Errorf("-csv: %w", err)
-		}
-		fmt.Fprintf(stdout, "\nwrote %s\n", *csvOut)
-	}
-	return nil
+	return printTable(*csvOut, cfg.Data, stdout, func() (*owndata.Tests, error) { return owndata.Test(cfg) })
 }
