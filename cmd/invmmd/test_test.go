@@ -41,7 +41,7 @@ func TestTestCommand(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
-	for _, want := range []string{"H₀: h ⊥ Z | Y, 1500 of 1500 rows tested", "| method | statistic | p-value |", "| dr | ", "| ip | ", "| reg | ",
+	for _, want := range []string{"H₀: h ⊥ Z | Y, 1500 of 1500 rows used", "| method | statistic | p-value |", "| dr | ", "| ip | ", "| reg | ",
 		"assumed to have been fitted on rows other than these", "wrote " + csvPath} {
 		if !strings.Contains(out, want) {
 			t.Errorf("test output lacks %q:\n%s", want, out)

@@ -144,3 +144,27 @@ func TestREADMEInvarianceBenchmark(t *testing.T) {
 		t.Errorf("README.md does not quote BENCHMARKS.md's ratios (%v):\n%s", ratio, want)
 	}
 }
+
+// TestREADMECollapsedFits checks the README's count and train-accuracy range of the fits of
+// the paper's normaliser split at λ = 5 that fall under 0.3 test accuracy.
+func TestREADMECollapsedFits(t *testing.T) {
+	rows, err := results.ReadCSVFile(results.TablePath(committedTables, "sim_mf075", 5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, lo, hi := 0, math.Inf(1), math.Inf(-1)
+	for _, r := range rows {
+		if r.TeAcc < 0.3 {
+			n++
+			lo, hi = math.Min(lo, r.TrAcc), math.Max(hi, r.TrAcc)
+		}
+	}
+	want := fmt.Sprintf("the %d fits under 0.3 test accuracy have\ntrain accuracy %.2f–%.2f as well", n, lo, hi)
+	if !strings.Contains(string(readme), want) {
+		t.Errorf("README.md does not say, as sim_mf075_lambda5.csv gives:\n%s", want)
+	}
+}

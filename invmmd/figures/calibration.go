@@ -82,12 +82,14 @@ func Calibration(rows []results.CalibrationRow, null []results.CalibrationP, alp
 	if err != nil {
 		return nil, err
 	}
-	powSmall := powerPanel(rows, tests, small, alpha, true)
-	powBig := powerPanel(rows, tests, big, alpha, false)
 	qq := qqPanel(null, tests, big)
+	powSmall := powerPanel(rows, tests, small, alpha, true)
+	if small == big { // one sample size: one power panel
+		return [][]*plot.Plot{{size, qq}, {powSmall, nil}}, nil
+	}
 	// The legends that name the tests are in the left column, so that the right column's
 	// panels keep their width.
-	return [][]*plot.Plot{{size, qq}, {powSmall, powBig}}, nil
+	return [][]*plot.Plot{{size, qq}, {powSmall, powerPanel(rows, tests, big, alpha, false)}}, nil
 }
 
 func splitTest(t string) (method, route string) {
@@ -100,7 +102,7 @@ func splitTest(t string) (method, route string) {
 func sizePanel(rows []results.CalibrationRow, tests []string, sizes []int, alpha float64) (*plot.Plot, error) {
 	p := plot.New()
 	legible(p)
-	p.Title.Text = fmt.Sprintf("Size: rejections of a true H₀ at α = %g", alpha)
+	p.Title.Text = fmt.Sprintf("Size at α = %g (H₀ true)", alpha)
 	p.X.Label.Text = "rejection rate under H₀ (δ = 0)"
 	yOf := func(k int) float64 { return float64(len(tests) - 1 - k) }
 	band := &vband{lo: SizeBand[0], hi: SizeBand[1], fill: withAlpha(LightGrey, 90)}
@@ -138,7 +140,7 @@ func sizePanel(rows []results.CalibrationRow, tests []string, sizes []int, alpha
 	p.Y.Min, p.Y.Max = -0.6, float64(len(tests))-0.4
 	p.X.Min, p.X.Max = 0, math.Max(0.12, hi*1.05)
 	p.Legend.Add(fmt.Sprintf("α = %g", alpha), aLine)
-	p.Legend.Add(fmt.Sprintf("accepted (largest n): %g–%g", SizeBand[0], SizeBand[1]), band)
+	p.Legend.Add(fmt.Sprintf("accepted at largest n: %g–%g", SizeBand[0], SizeBand[1]), band)
 	for j, n := range sizes {
 		var g draw.GlyphDrawer = draw.CircleGlyph{}
 		if j < len(sizes)-1 {
@@ -204,7 +206,20 @@ func (l *vline) Thumbnail(c *draw.Canvas) {
 	c.StrokeLine2(l.style, c.Min.X, y, c.Max.X, y)
 }
 
-// powerPanel draws each test's rejection rate against δ at sample size n.
+// inflated reports whether test's null rejection rate at size n lies above SizeBand by more
+// than two binomial standard errors (more than its replicates' noise): its power is then not
+// comparable with the others' (it rejects without dependence too).
+func inflated(rows []results.CalibrationRow, test string, n int) bool {
+	for _, r := range rows {
+		if r.N == n && r.Test() == test && r.Delta == 0 {
+			return r.Rate()-2*r.SE() > SizeBand[1]
+		}
+	}
+	return false
+}
+
+// powerPanel draws each test's rejection rate against δ at sample size n; a test whose size
+// at n is inflated (inflated) is drawn thin and faded, and its legend entry says so.
 // With legend false it has no legend: its title says that the tests are drawn as in the
 // panel left of it.
 func powerPanel(rows []results.CalibrationRow, tests []string, n int, alpha float64, legend bool) *plot.Plot {
@@ -233,6 +248,12 @@ func powerPanel(rows []results.CalibrationRow, tests []string, n int, alpha floa
 		}
 		m, r := splitTest(t)
 		ls, gs := testStyle(m, r)
+		label := m + " " + r
+		if inflated(rows, t, n) {
+			ls.Color, gs.Color = withAlpha(ls.Color, 110), withAlpha(gs.Color, 110)
+			ls.Width, gs.Radius = vg.Points(1), vg.Points(2.2)
+			label += " *"
+		}
 		l, sc, err := plotter.NewLinePoints(xys)
 		if err != nil {
 			continue
@@ -240,7 +261,7 @@ func powerPanel(rows []results.CalibrationRow, tests []string, n int, alpha floa
 		l.LineStyle, sc.GlyphStyle = ls, gs
 		p.Add(l, sc)
 		if legend {
-			p.Legend.Add(m+" "+r, l, sc)
+			p.Legend.Add(label, l, sc)
 		}
 	}
 	if !legend {
@@ -248,6 +269,9 @@ func powerPanel(rows []results.CalibrationRow, tests []string, n int, alpha floa
 		return p
 	}
 	p.Legend.Add("")
+	p.Legend.Add(fmt.Sprintf("* faded: size > %g by", SizeBand[1]))
+	p.Legend.Add("  2 SE at this n: power")
+	p.Legend.Add("  not comparable")
 	p.Legend.Add("grey: α, power 0.8")
 	return p
 }
@@ -256,13 +280,12 @@ func powerPanel(rows []results.CalibrationRow, tests []string, n int, alpha floa
 func qqPanel(null []results.CalibrationP, tests []string, n int) *plot.Plot {
 	p := plot.New()
 	legible(p)
-	p.Title.Text = fmt.Sprintf("Null p-values at n = %s (tests as below)", thousands(n))
+	p.Title.Text = fmt.Sprintf("Null p-values at n = %s; dashed: uniform", thousands(n))
 	p.X.Label.Text = "uniform quantile"
 	p.Y.Label.Text = "p-value (sorted)"
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, 0, 1
 	diag, _ := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 1}})
-	diag.LineStyle = draw.LineStyle{Color: LightGrey, Width: vg.Points(1)}
-	p.Add(diag)
+	diag.LineStyle = draw.LineStyle{Color: Grey, Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}
 	for _, t := range tests {
 		m, r := splitTest(t)
 		var ps []float64
@@ -287,5 +310,6 @@ func qqPanel(null []results.CalibrationP, tests []string, n int) *plot.Plot {
 		l.LineStyle = ls
 		p.Add(l)
 	}
+	p.Add(diag) // on top: the reference every valid test's line should follow
 	return p
 }

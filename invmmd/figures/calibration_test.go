@@ -41,6 +41,16 @@ func TestCalibrationPanels(t *testing.T) {
 			t.Errorf("%s/%s: dashes %v, want dashed %v", c.method, c.route, ls.Dashes, c.dashed)
 		}
 	}
+	one, err := Calibration(rows[:4], null[:10], 0.05) // one sample size: one power panel
+	if err != nil {
+		t.Fatal(err)
+	}
+	if one[1][0] == nil || one[1][1] != nil {
+		t.Errorf("one sample size: power panels %v, want one", one[1])
+	}
+	if !inflated(rows, "obs/permutation", 500) || inflated(rows, "dr/cross", 500) {
+		t.Error("obs/permutation (size 0.20) should be inflated and dr/cross (0.05) not")
+	}
 	if _, err := Calibration(nil, nil, 0.05); err == nil {
 		t.Error("no rows: no error")
 	}

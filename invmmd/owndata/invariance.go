@@ -105,7 +105,7 @@ func (c TestConfig) Validate() error {
 type Tests struct {
 	File           string
 	Rows, MissingZ int // rows of the table, and those with Z missing
-	// Tested are the rows the tests ran on: every row, or half A when G or m was fitted
+	// Tested are the rows the tests used: every row, or half A when G or m was fitted
 	// on half B and the route is wild or permutation.
 	Tested        int
 	Route         invmmd.TestRoute
@@ -324,7 +324,7 @@ func (t *Tests) Markdown() string {
 	if len(t.Results) > 0 && t.Results[0].Resamples > 0 {
 		route += fmt.Sprintf(", %d draws", t.Results[0].Resamples)
 	}
-	fmt.Fprintf(&b, "\n%s, %d of %d rows tested (%d with Z missing in the table); %s; %s\n\n", h0, t.Tested, t.Rows, t.MissingZ, route, kernel)
+	fmt.Fprintf(&b, "\n%s, %d of %d rows used (%d with Z missing in the table); %s; %s\n\n", h0, t.Tested, t.Rows, t.MissingZ, route, kernel)
 	fmt.Fprintf(&b, "| method | statistic | p-value | %s | unreliable | p-value assumes |\n", rowsHead)
 	fmt.Fprintln(&b, "|---|---|---|---|---|---|")
 	for _, r := range t.Results {
