@@ -32,6 +32,7 @@ var layerOf = map[string]string{
 	"invmmd/dataset":           "data",
 	"invmmd/sim":               "data",
 	"invmmd/simcont":           "data",
+	"invmmd/calibsim":          "data",
 	"invmmd/tmnist":            "data",
 	"invmmd/clinical":          "data",
 	"invmmd/mimic":             "data",

@@ -18,6 +18,7 @@ import (
 	// read (TestImportsListEveryLibraryPackage keeps the list complete).
 	_ "github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/backend"
+	_ "github.com/invmmd/invmmd/invmmd/calibsim"
 	_ "github.com/invmmd/invmmd/invmmd/clinical"
 	_ "github.com/invmmd/invmmd/invmmd/dataset"
 	_ "github.com/invmmd/invmmd/invmmd/experiments"
@@ -27,6 +28,7 @@ import (
 	_ "github.com/invmmd/invmmd/invmmd/mimic"
 	_ "github.com/invmmd/invmmd/invmmd/mimic/mimictest"
 	_ "github.com/invmmd/invmmd/invmmd/models"
+	_ "github.com/invmmd/invmmd/invmmd/nb"
 	_ "github.com/invmmd/invmmd/invmmd/owndata"
 	_ "github.com/invmmd/invmmd/invmmd/progress"
 	_ "github.com/invmmd/invmmd/invmmd/prop1"

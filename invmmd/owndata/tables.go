@@ -1,0 +1,113 @@
+package owndata
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/invmmd/invmmd/invmmd"
+)
+
+// The files invmmd fit writes: where the models go, the results table (results.md,
+// results.csv), the description of what it was fitted on and the configuration record.
+
+// ModelDir returns the folder where Fit saves h trained with method m and seed under out:
+// out/models/METHOD-seedS.
+func ModelDir(out string, m invmmd.Method, seed uint64) string {
+	return filepath.Join(out, "models", fmt.Sprintf("%s-seed%d", m, seed))
+}
+
+// Markdown renders the results table (results.md).
+func Markdown(rows []Row) string {
+	var b strings.Builder
+	b.WriteString("| method | seed | test acc | test AUC | val acc | held-out MMD² dr ± SE | p dr | held-out MMD² ip ± SE | p ip | unreliable strata (held-out) | strata dropped in training |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, r := range rows {
+		u := r.Unreliable
+		if u == "" {
+			u = "none"
+		}
+		fmt.Fprintf(&b, "| %s | %d | %.3f | %.3f | %.3f | %.4f ± %.4f | %s | %.4f ± %.4f | %s | %s | %d |\n", r.Method, r.Seed, r.TestAcc, r.TestAUC, r.ValAcc,
+			r.DR, r.DRSE, r.PDR, r.IP, r.IPSE, r.PIP, u, r.Dropped)
+	}
+	return b.String()
+}
+
+// writeConfig writes config.json: the settings, the methods, seeds and command line, the
+// split sizes, the majority baseline, the encoded inputs and G and m's reports.
+func (r *Result) writeConfig(cfg Config) error {
+	sp := r.Data.Splits
+	data := map[string]any{"rows": r.Data.Table.Len(), "train": sp.Train.Len(), "val": sp.Val.Len(), "test": sp.Test.Len(),
+		"majority_baseline": r.Majority, "inputs": r.Data.Encoder.Names()}
+	if r.Aux != nil {
+		data["aux"] = map[string]any{"G": r.Aux.G.String(), "m": r.Aux.M.String()}
+	}
+	rec := configRecord{Format: outputFormat, Settings: settingsOf(cfg), Methods: MethodList(cfg.Methods), Seeds: cfg.Seeds, Args: cfg.Args, Data: data}
+	return writeJSON(filepath.Join(cfg.Out, ConfigFile), rec)
+}
+
+// Describe says in a few lines what the results table was fitted on: the data file, the
+// columns, λ, the split sizes and the majority baseline; results.md starts with it.
+func (r *Result) Describe(cfg Config) string {
+	var b strings.Builder
+	sp := r.Data.Splits
+	pos := func(col, p string) string {
+		if p == "" {
+			return col
+		}
+		return fmt.Sprintf("%s (%s = 1)", col, p)
+	}
+	split := fmt.Sprintf("a random split seeded by %d", cfg.Seeds[0])
+	if cfg.Split != "" {
+		split = "column " + cfg.Split
+	}
+	fmt.Fprintf(&b, "# invmmd fit: %s\n\n", cfg.Data)
+	fmt.Fprintf(&b, "- label %s, nuisance %s, %d inputs from %d feature columns\n", pos(cfg.Y, cfg.YPositive), pos(cfg.Z, cfg.ZPositive), r.Data.Encoder.Dim(), len(r.Data.Encoder.Features))
+	fmt.Fprintf(&b, "- rows: %d training, %d validation, %d test (%s)\n", sp.Train.Len(), sp.Val.Len(), sp.Test.Len(), split)
+	fmt.Fprintf(&b, "- λ = %g; methods %s; seeds %v; MLP %v, %d epochs (G and m: %d)\n", cfg.Lambda, MethodList(cfg.Methods), cfg.Seeds, cfg.Hidden, cfg.Epochs, cfg.AuxEpochs)
+	fmt.Fprintf(&b, "- majority baseline on test: %.3f (always predicting the more common label)\n", r.Majority)
+	fmt.Fprintf(&b, "- held-out MMD² on the test split; terms and diagnostics in %s\n", HeldOutFile)
+	return b.String()
+}
+
+// write rewrites results.md, heldout.txt and results.csv under cfg.Out with the rows so
+// far, each atomically.
+func (r *Result) write(cfg Config) error {
+	md := r.Describe(cfg) + "\n" + Markdown(r.Rows)
+	for name, body := range map[string]string{ResultsMD: md, HeldOutFile: r.HeldOut} {
+		if err := writeAtomic(filepath.Join(cfg.Out, name), func(w io.Writer) error {
+			_, err := io.WriteString(w, body)
+			return err
+		}); err != nil {
+			return err
+		}
+	}
+	return writeCSV(filepath.Join(cfg.Out, ResultsCSV), r.Rows)
+}
+
+// writeCSV writes the results table as CSV (results.csv), numbers with 8 significant digits.
+// The held-out p-values are the last two columns, so that a reader of the columns before
+// them reads a file with or without them alike.
+func writeCSV(path string, rows []Row) error {
+	return writeAtomic(path, func(f io.Writer) error {
+		w := csv.NewWriter(f)
+		_ = w.Write([]string{"method", "seed", "test_acc", "test_auc", "val_acc", "heldout_mmd_dr", "heldout_mmd_dr_se", "heldout_mmd_ip", "heldout_mmd_ip_se", "unreliable", "dropped_strata", "warning",
+			"heldout_p_dr", "heldout_p_ip"})
+		g := func(v float64) string { return strconv.FormatFloat(v, 'g', 8, 64) }
+		p := func(v PValue) string { // empty when the test failed, or the row predates the tests
+			if v.OK {
+				return g(v.P)
+			}
+			return ""
+		}
+		for _, r := range rows {
+			_ = w.Write([]string{r.Method, strconv.FormatUint(r.Seed, 10), g(r.TestAcc), g(r.TestAUC), g(r.ValAcc), g(r.DR), g(r.DRSE), g(r.IP), g(r.IPSE), r.Unreliable, strconv.Itoa(r.Dropped), r.Warning,
+				p(r.PDR), p(r.PIP)})
+		}
+		w.Flush()
+		return w.Error()
+	})
+}
