@@ -66,6 +66,7 @@ func TestREADMEVarianceNumbers(t *testing.T) {
 		fmt.Sprintf("At 10,000 rows full's mean is %s", f3("full", 10000, false)),
 		fmt.Sprintf("(sd %s against full's %s and\ndr's %s)", f3("reg", 10000, true), f3("full", 10000, true), f3("dr", 10000, true)),
 		fmt.Sprintf("`reg`'s mean is %s, against\ndr's %s and full's %s", f3("reg", 10000, false), f3("dr", 10000, false), f3("full", 10000, false)),
+		fmt.Sprintf("ip and ip+ stay above full even at 10,000 rows\n(means %s and %s), and their means at 1,000 rows (%.2f and %.2f)", f3("ip", 10000, false), f3("ip+", 10000, false), at["ip"][1000].Mean, at["ip+"][1000].Mean),
 		fmt.Sprintf("at batch 3,000 its sd over 100 batches is %s for full and %s for dr+ (against means of %s and %s;",
 			f3("full", 3000, true), f3("dr+", 3000, true), f3("full", 3000, false), f3("dr+", 3000, false)),
 	}

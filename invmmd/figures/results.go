@@ -284,7 +284,7 @@ func methodPanel(title, ylabel string, sums []results.Summary, paper map[string]
 	if maxN > 1 {
 		p.Legend.Add("ours, "+seeds+": mean ± sd", legendKey{kind: keyMean})
 		if we.hasSeeds() {
-			p.Legend.Add("  (the bar ends at the seeds' range)")
+			p.Legend.Add("  (whisker cut at the lowest and highest seed)")
 		}
 	} else {
 		p.Legend.Add("ours, 1 seed (no spread)", legendKey{kind: keyMean})
@@ -342,9 +342,17 @@ func accuracyAxis(p *plot.Plot, sums []results.Summary, paper map[string]results
 	p.Y.Tick.Marker = roundTicks{}
 	chance := newHLine(o.chance, ReferenceColor, vg.Points(6), vg.Points(3))
 	p.Add(chance)
-	p.Legend.Add(fmt.Sprintf("chance (%g)", o.chance), chance)
+	chanceLabel := fmt.Sprintf("chance (%g)", o.chance)
 	for _, s := range sums {
-		if s.Method == "none" && s.TeAcc.Mean >= p.Y.Min {
+		// none's mean within 0.01 of chance would be a second line on top of it: the legend
+		// gives both on one line instead.
+		if s.Method == "none" && math.Abs(s.TeAcc.Mean-o.chance) < 0.01 {
+			chanceLabel += fmt.Sprintf(" ≈ none's mean (%.3f)", s.TeAcc.Mean)
+		}
+	}
+	p.Legend.Add(chanceLabel, chance)
+	for _, s := range sums {
+		if s.Method == "none" && s.TeAcc.Mean >= p.Y.Min && math.Abs(s.TeAcc.Mean-o.chance) >= 0.01 {
 			c, _ := MethodColor("none")
 			none := newHLine(s.TeAcc.Mean, c, vg.Points(2), vg.Points(2))
 			none.style.Width = vg.Points(0.8)

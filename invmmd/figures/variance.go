@@ -26,7 +26,8 @@ const (
 // MeanQuantile is the share of the variance study's means left out at each end when the
 // mean axis is fitted to them: small batches give some estimators means far from the rest
 // (5.9 for ip at 1,000 rows, −9.7 for dr+ in a quick run), which would squash the others.
-// Values beyond the axis are drawn as triangles on the edge, and the title counts them.
+// Values beyond the axis are drawn as triangles on the edge, and the title counts them and
+// gives the farthest.
 const MeanQuantile = 0.05
 
 // PaperVarianceEstimators are the estimators of the paper's variance figure (figure 3,
@@ -195,6 +196,7 @@ func varianceRow(names []string, refFull bool, by map[string][]results.VarianceP
 	mean.Add(refLine)
 	var lines, sdLines []*clippedLine
 	clipped := 0
+	farthest := ref
 	sdLo, sdHi := math.Inf(1), 0.0
 	heading := ""
 	for k, name := range names {
@@ -226,6 +228,11 @@ func varianceRow(names []string, refFull bool, by map[string][]results.VarianceP
 			ml.glyph.Radius, sl.glyph.Radius = 0, 0
 		}
 		clipped += ml.clipped(mean.Y.Min, mean.Y.Max)
+		for _, xy := range mXY { // the farthest mean beyond the axis, for the title
+			if (xy.Y < mean.Y.Min || xy.Y > mean.Y.Max) && math.Abs(xy.Y-ref) > math.Abs(farthest-ref) {
+				farthest = xy.Y
+			}
+		}
 		lines, sdLines = append(lines, ml), append(sdLines, sl)
 		if !isRef {
 			mean.Add(mb)
@@ -236,11 +243,11 @@ func varianceRow(names []string, refFull bool, by map[string][]results.VarianceP
 		case isRef:
 			h = "for reference:"
 		case slices.Contains(PaperVarianceEstimators, name):
-			h = "the paper's, in its figure 3:"
+			h = "in the paper's figure 3:"
 		case slices.Contains(ProjectEstimators, name):
 			h = "this project's, not in the paper:"
 		case slices.Contains(results.Methods, name):
-			h = "the paper's, in its tables only:"
+			h = "in the paper's tables only:"
 		default:
 			h = "others:"
 		}
@@ -270,7 +277,7 @@ func varianceRow(names []string, refFull bool, by map[string][]results.VarianceP
 	sd.Legend.Add(fmt.Sprintf("full's mean at n = %s (%.3f)", thousands(refN), ref), refLine)
 	mean.Title.Text = "Mean, ± 1 SE"
 	if clipped > 0 {
-		mean.Title.Text = fmt.Sprintf("Mean, ± 1 SE (%d %s beyond the axis)", clipped, map[bool]string{true: "point", false: "points"}[clipped == 1])
+		mean.Title.Text = fmt.Sprintf("Mean, ± 1 SE (%d %s beyond the axis, to %.2f)", clipped, map[bool]string{true: "point", false: "points"}[clipped == 1], farthest)
 	}
 	sd.Title.Text = "Standard deviation, ± 1 SE (log axis)"
 	return mean, sd, nil

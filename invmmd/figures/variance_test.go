@@ -53,7 +53,7 @@ func TestVariance(t *testing.T) {
 		t.Errorf("first row: title %q, axis [%g, %g]", m.Title.Text, m.Y.Min, m.Y.Max)
 	}
 	svg := svgText(t, g)
-	for _, w := range []string{"the paper's, in its figure 3:", "this project's, not in the paper:", "for reference:", "± 1 standard error", "full's mean at n = 4,000 (0.225)"} {
+	for _, w := range []string{"in the paper's figure 3:", "this project's, not in the paper:", "for reference:", "± 1 standard error", "full's mean at n = 4,000 (0.225)"} {
 		if !strings.Contains(svg, w) {
 			t.Errorf("figure lacks %q", w)
 		}
