@@ -50,17 +50,7 @@ func plainWild(h []float64, phi [][]float64, include, y []float64, sigma float64
 			}
 		}
 		n := len(idx)
-		k := make([][]float64, n)
-		row := make([]float64, n)
-		all := 0.0
-		for p, i := range idx {
-			k[p] = make([]float64, n)
-			for q, j := range idx {
-				k[p][q] = GaussianKernel(h[i], h[j], sigma)
-				row[p] += k[p][q] / float64(n)
-			}
-			all += row[p] / float64(n)
-		}
+		kc := centredGram(h, idx, sigma)
 		ph := centred(phi, idx)
 		D := len(phi)
 		m := make([][]float64, n)
@@ -74,7 +64,7 @@ func plainWild(h []float64, phi [][]float64, include, y []float64, sigma float64
 				for d := 0; d < D; d++ {
 					dot += ph[p*D+d] * ph[q*D+d]
 				}
-				m[p][q] = dot * (k[p][q] - row[p] - row[q] + all)
+				m[p][q] = dot * kc[p][q]
 			}
 		}
 		off := 0

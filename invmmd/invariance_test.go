@@ -82,17 +82,7 @@ func dcW(h []float64, phi [][]float64, strata [][]int, sigma float64, a []float6
 	for _, idx := range strata {
 		m := len(idx)
 		n += m
-		k := make([][]float64, m)
-		rowMean := make([]float64, m)
-		all := 0.0
-		for p, i := range idx {
-			k[p] = make([]float64, m)
-			for q, j := range idx {
-				k[p][q] = GaussianKernel(h[i], h[j], sigma)
-				rowMean[p] += k[p][q] / float64(m)
-			}
-			all += rowMean[p] / float64(m)
-		}
+		kc := centredGram(h, idx, sigma)
 		D := len(phi)
 		ph := make([][]float64, m)
 		for p := range ph {
@@ -112,16 +102,38 @@ func dcW(h []float64, phi [][]float64, strata [][]int, sigma float64, a []float6
 				if p == q {
 					continue
 				}
-				kc := k[p][q] - rowMean[p] - rowMean[q] + all
 				dot := 0.0
 				for d := 0; d < D; d++ {
 					dot += ph[p][d] * ph[q][d]
 				}
-				w += a[idx[p]] * a[idx[q]] * dot * kc
+				w += a[idx[p]] * a[idx[q]] * dot * kc[p][q]
 			}
 		}
 	}
 	return w / float64(n)
+}
+
+// centredGram returns the exact Gaussian Gram matrix of h at the rows idx, doubly centred
+// (H K H): k_pq − mean_q k_pq − mean_p k_pq + mean k.
+func centredGram(h []float64, idx []int, sigma float64) [][]float64 {
+	m := len(idx)
+	k := make([][]float64, m)
+	rowMean := make([]float64, m)
+	all := 0.0
+	for p, i := range idx {
+		k[p] = make([]float64, m)
+		for q, j := range idx {
+			k[p][q] = GaussianKernel(h[i], h[j], sigma)
+			rowMean[p] += k[p][q] / float64(m)
+		}
+		all += rowMean[p] / float64(m)
+	}
+	for p := range k {
+		for q := range k[p] {
+			k[p][q] = k[p][q] - rowMean[p] - rowMean[q] + all
+		}
+	}
+	return k
 }
 
 // pseudo returns method m's per-row pseudo-outcomes and included rows, as InvarianceTest

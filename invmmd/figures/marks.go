@@ -143,14 +143,18 @@ func outline(g draw.GlyphDrawer) draw.GlyphDrawer {
 type triangleDown struct{}
 
 func (triangleDown) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
-	r := sty.Radius
+	c.SetColor(sty.Color)
+	c.Fill(triangleDownPath(pt, sty.Radius))
+}
+
+// triangleDownPath is the outline of a triangle of radius r pointing down at pt.
+func triangleDownPath(pt vg.Point, r vg.Length) vg.Path {
 	var p vg.Path
 	p.Move(vg.Point{X: pt.X, Y: pt.Y - r})
 	p.Line(vg.Point{X: pt.X + r, Y: pt.Y + r*0.7})
 	p.Line(vg.Point{X: pt.X - r, Y: pt.Y + r*0.7})
 	p.Close()
-	c.SetColor(sty.Color)
-	c.Fill(p)
+	return p
 }
 
 // diamond is a filled diamond (the paper's values); diamondRing its outline.
@@ -463,14 +467,8 @@ func (ringedCircle) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) 
 type triangleDownRing struct{}
 
 func (triangleDownRing) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
-	r := sty.Radius
-	var p vg.Path
-	p.Move(vg.Point{X: pt.X, Y: pt.Y - r})
-	p.Line(vg.Point{X: pt.X + r, Y: pt.Y + r*0.7})
-	p.Line(vg.Point{X: pt.X - r, Y: pt.Y + r*0.7})
-	p.Close()
 	c.SetLineStyle(draw.LineStyle{Color: sty.Color, Width: vg.Points(1)})
-	c.Stroke(p)
+	c.Stroke(triangleDownPath(pt, sty.Radius))
 }
 
 // Kinds of legendKey.
