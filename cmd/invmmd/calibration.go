@@ -32,7 +32,7 @@ func runCalibration(ctx context.Context, args []string, stdout, stderr io.Writer
 	fs := newFlags("calibration", "[-quick] [-out DIR] [-workers N] [-force] [-check]", stdout, stderr, func() string {
 		return "The invariance test's calibration study: under H₀: h ⊥ Z | Y, with Z missing at random in a way that\n" +
 			"biases the observed rows, how often each test rejects at α = 0.05 (its size), and its power\n" +
-			"against the dependence strength δ. About 15 minutes on 2 cores at the committed size."
+			"against the dependence strength δ. It writes each test's mean time to OUT/tables/calibration_timing.json."
 	})
 	quick := fs.Bool("quick", false, "one size of 400 rows, 60 null replicates; writes to "+quickOut()+" unless -out is given")
 	out := fs.String("out", "", "output folder: tables to OUT/tables, the figure to OUT (default figures/, or "+quickOut()+" with -quick)")
