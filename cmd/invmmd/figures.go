@@ -30,6 +30,9 @@ func runFigures(args []string, stdout, stderr io.Writer) error {
 	}
 	var files []string
 	for _, p := range paths {
+		if strings.HasPrefix(filepath.Base(p), "diagnosis_") {
+			continue // a diagnosis (redrawn below), not a results table
+		}
 		name, lam, _ := strings.Cut(strings.TrimSuffix(filepath.Base(p), ".csv"), "_lambda")
 		exp, ok := experiments.Describe(name)
 		if !ok {
@@ -74,6 +77,17 @@ func runFigures(args []string, stdout, stderr io.Writer) error {
 	cp := filepath.Join(*out, "tables", "calibration.csv")
 	if _, err := os.Stat(cp); err == nil {
 		base, err := redrawCalibration(*out)
+		if err != nil {
+			return err
+		}
+		files = append(files, base+".png", base+".svg")
+	}
+	diags, err := filepath.Glob(filepath.Join(*out, "tables", "diagnosis_*_config.json"))
+	if err != nil {
+		return err
+	}
+	for _, c := range diags {
+		base, err := redrawDiagnosis(*out, strings.TrimSuffix(filepath.Base(c), "_config.json"))
 		if err != nil {
 			return err
 		}

@@ -72,6 +72,7 @@ func commands() []command {
 		{"prop1", "Proposition 2 (appendix D): full-data vs observed-only MMD of h* in both constructions", plain(runProp1)},
 		{"variance", "the variance study of appendix B.3 (mean and sd of each estimator against batch size)", runVariance},
 		{"calibration", "the invariance test's calibration study: size under a null where obs is biased, and power", runCalibration},
+		{"diagnose", "one fit of an experiment step by step, per objective: what the penalty's estimates did", runDiagnose},
 		{"all", "every experiment, regenerating figures/", runAll},
 		{"estimate", "your own CSV: each estimator's MMD² of a column of model outputs, with diagnostics", runEstimate},
 		{"test", "your own CSV: is a column of model outputs independent of Z given Y? p-values with Z missing at random", runTest},

@@ -15,6 +15,7 @@ import (
 	"github.com/invmmd/invmmd/invmmd/experiments/store"
 	"github.com/invmmd/invmmd/invmmd/figures"
 	"github.com/invmmd/invmmd/invmmd/results"
+	"github.com/invmmd/invmmd/invmmd/train"
 )
 
 // sweepFlags are the flags every experiment command shares.
@@ -30,6 +31,8 @@ type sweepFlags struct {
 	verbose bool
 	check   bool
 	force   bool
+	// objective is the name of the training objective (train.Objectives).
+	objective string
 }
 
 // register adds the shared flags to fs; their defaults are said from the entry's sweeps.
@@ -45,6 +48,7 @@ func (s *sweepFlags) register(fs *flag.FlagSet, e experiments.Entry) {
 	if e.Batch {
 		fs.IntVar(&s.batch, "batch", 0, "rows per training step of h (clinical: of G and m too); 0 keeps the experiment's own")
 	}
+	fs.StringVar(&s.objective, "objective", "paper", "what training minimises and selection compares, one of "+train.ObjectiveNames()+"; another than paper stores results under NAME_SUFFIX (README, Training choices)")
 	fs.BoolVar(&s.verbose, "v", false, "show every fit's progress and the auxiliary models' reports")
 	fs.BoolVar(&s.check, "check", false, "check the flags, the inputs, the output folder and the configuration stored there, then exit without training or writing anything (scripts/slurm/sweep.sh does, before submitting); with -v, list the shard's result files")
 	fs.BoolVar(&s.force, "force", false, "replace the tables under OUT/tables even when they were made with another configuration or hold fits this run leaves out (methods, λ, seeds), and let -quick write into the repository's figures/")
@@ -160,6 +164,11 @@ func runSweep(ctx context.Context, e experiments.Entry, args []string, stdout, s
 	if err != nil {
 		return err
 	}
+	obj, err := train.ObjectiveByName(sf.objective)
+	if err != nil {
+		return fmt.Errorf("-objective: %w", err)
+	}
+	exp = experiments.WithObjective(exp, obj)
 	sf.defaults(e)
 	rc, err := sf.config(stderr)
 	if err != nil {

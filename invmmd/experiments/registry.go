@@ -180,7 +180,26 @@ func Describe(name string) (Experiment, bool) {
 
 // Experiment returns the entry's experiment, or variant, whose results are stored under
 // name (see Named), or false when name is none of the entry's.
+//
+// A name with an objective's suffix (e.g. sim_mf075_ntrain) is the experiment of the name
+// without it, trained with that objective (WithObjective).
 func (e Entry) Experiment(name string) (Experiment, bool) {
+	if exp, ok := e.named(name); ok {
+		return exp, true
+	}
+	base, o := withoutObjective(name)
+	if o.Suffix == "" {
+		return Experiment{}, false
+	}
+	exp, ok := e.named(base)
+	if !ok {
+		return Experiment{}, false
+	}
+	return WithObjective(exp, o), true
+}
+
+// named is Experiment without objectives.
+func (e Entry) named(name string) (Experiment, bool) {
 	if e.Named != nil {
 		return e.Named(name)
 	}

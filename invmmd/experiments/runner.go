@@ -333,20 +333,8 @@ func runSeed(exp Experiment, cfg RunConfig, st *store.Store, seed uint64, keys [
 	}
 	var aux *train.Aux
 	if needAux {
-		ac := exp.Aux
-		ac.Seed = seed * 1000
-		ac.ZMap = zmap
-		ac.Progress = cfg.Verbose
-		fit := func() (*train.Aux, error) {
-			return train.FitAux(sp, func(r train.Role, s uint64) models.Net { return exp.Net(r.String(), s) }, ac)
-		}
-		if cfg.FitAux != nil {
-			aux, err = cfg.FitAux(seed, sp, fit)
-		} else {
-			aux, err = fit()
-		}
-		if err != nil {
-			return nil, fmt.Errorf("experiments: %s, seed %d: %w", exp.Name, seed, err)
+		if aux, err = exp.fitAux(sp, seed, zmap, cfg); err != nil {
+			return nil, err
 		}
 		if err := st.PutSeed("aux", seed, auxRecord{G: aux.G, M: aux.M}); err != nil {
 			return nil, fmt.Errorf("experiments: %s: %w", exp.Name, err)
@@ -357,18 +345,9 @@ func runSeed(exp Experiment, cfg RunConfig, st *store.Store, seed uint64, keys [
 	}
 	var fits []FitRecord
 	for i, k := range keys {
-		hc := exp.H
-		hc.Method, hc.Lambda, hc.Seed, hc.Progress, hc.ZMap = methods[i], k.Lambda, seed, cfg.Verbose, zmap
-		if scale > 0 {
-			hc.Estimator.JointScale = scale
-		}
-		model, hist, err := train.Fit(sp, aux, exp.Net("h", seed), hc)
+		met, hist, err := exp.fitH(sp, aux, k, methods[i], zmap, scale, cfg.Verbose, nil)
 		if err != nil {
-			return nil, fmt.Errorf("experiments: %s, %v: %w", exp.Name, k, err)
-		}
-		met, err := train.EvaluateMap(model, sp, zmap, hc.Estimator)
-		if err != nil {
-			return nil, fmt.Errorf("experiments: %s, %v: %w", exp.Name, k, err)
+			return nil, err
 		}
 		if err := st.Put(k, fitResult{Metrics: met, History: *hist}, hist.Seconds); err != nil {
 			return nil, fmt.Errorf("experiments: %s: %w", exp.Name, err)
@@ -377,6 +356,49 @@ func runSeed(exp Experiment, cfg RunConfig, st *store.Store, seed uint64, keys [
 		bar.Add(1, fmt.Sprintf("seed %d λ=%g %-4s te acc %.3f tr mmd %.3f", seed, k.Lambda, k.Method, met.TestAcc, met.TrainMMD))
 	}
 	return fits, nil
+}
+
+// fitAux fits G and m for seed's splits sp as the experiment does (through cfg.FitAux
+// when set), with zmap the nuisance's feature map (nil for a binary Z).
+func (exp Experiment) fitAux(sp dataset.Splits, seed uint64, zmap invmmd.FeatureMap, cfg RunConfig) (*train.Aux, error) {
+	ac := exp.Aux
+	ac.Seed = seed * 1000
+	ac.ZMap = zmap
+	ac.Progress = cfg.Verbose
+	fit := func() (*train.Aux, error) {
+		return train.FitAux(sp, func(r train.Role, s uint64) models.Net { return exp.Net(r.String(), s) }, ac)
+	}
+	var aux *train.Aux
+	var err error
+	if cfg.FitAux != nil {
+		aux, err = cfg.FitAux(seed, sp, fit)
+	} else {
+		aux, err = fit()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("experiments: %s, seed %d: %w", exp.Name, seed, err)
+	}
+	return aux, nil
+}
+
+// fitH trains h for the fit k (method m) on sp as the experiment does and evaluates it;
+// trace, when set, receives every training step (train.Config.Trace).
+func (exp Experiment) fitH(sp dataset.Splits, aux *train.Aux, k store.Key, m invmmd.Method, zmap invmmd.FeatureMap, scale float64,
+	progress io.Writer, trace func(train.StepTrace)) (train.Metrics, *train.History, error) {
+	hc := exp.H
+	hc.Method, hc.Lambda, hc.Seed, hc.Progress, hc.ZMap, hc.Trace = m, k.Lambda, k.Seed, progress, zmap, trace
+	if scale > 0 {
+		hc.Estimator.JointScale = scale
+	}
+	model, hist, err := train.Fit(sp, aux, exp.Net("h", k.Seed), hc)
+	if err != nil {
+		return train.Metrics{}, nil, fmt.Errorf("experiments: %s, %v: %w", exp.Name, k, err)
+	}
+	met, err := train.EvaluateMap(model, sp, zmap, hc.Estimator)
+	if err != nil {
+		return train.Metrics{}, nil, fmt.Errorf("experiments: %s, %v: %w", exp.Name, k, err)
+	}
+	return met, hist, nil
 }
 
 func fitFrom(k store.Key, met train.Metrics, hist *train.History) FitRecord {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -56,7 +57,7 @@ func TestSimulationPaperSplit(t *testing.T) {
 		t.Fatalf("companion %q with MainFraction %v (sim: %v)", b.Name, b.H.Estimator.MainFraction, a.H.Estimator.MainFraction)
 	}
 	b.H.Estimator.MainFraction = a.H.Estimator.MainFraction
-	if a.H != b.H || a.Aux.Epochs != b.Aux.Epochs || a.Aux.LearningRate != b.Aux.LearningRate || a.Aux.Patience != b.Aux.Patience {
+	if !reflect.DeepEqual(a.H, b.H) || a.Aux.Epochs != b.Aux.Epochs || a.Aux.LearningRate != b.Aux.LearningRate || a.Aux.Patience != b.Aux.Patience {
 		t.Errorf("companion trains differently: %+v / %+v", b.H, b.Aux)
 	}
 }

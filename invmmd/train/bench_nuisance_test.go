@@ -89,12 +89,12 @@ func BenchmarkNuisanceStep(b *testing.B) {
 			if err := r.chooseInitialTerms(); err != nil {
 				b.Fatal(err)
 			}
-			if _, _, err := r.step(idx); err != nil { // compile outside the timing
+			if _, _, err := r.step(1, 1, idx); err != nil { // compile outside the timing
 				b.Fatal(err)
 			}
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				if _, _, err := r.step(idx); err != nil {
+				if _, _, err := r.step(1, 1, idx); err != nil {
 					b.Fatal(err)
 				}
 			}

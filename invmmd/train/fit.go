@@ -45,7 +45,12 @@ type Epoch struct {
 	TrainLoss    float64 // mean over the epoch's steps
 	TrainPenalty float64 // mean penalty over the steps (0 for none)
 	ValObjective float64 // the method's validation objective (lower is better)
-	Seconds      float64
+	// ValNLL and ValStrata are h's validation NLL and the method's raw estimate of each
+	// stratum's MMD² on the validation split (nil without a penalty): the parts of
+	// ValObjective. Zero for G and m.
+	ValNLL    float64
+	ValStrata []float64
+	Seconds   float64
 }
 
 // History is the record of one fit.
@@ -93,6 +98,8 @@ type fitSpec struct {
 	// not binary); target is then unused.
 	heads    *headsSpec
 	validate func(m *Model) (float64, error) // validation objective, lower is better
+	valLast  *valRecord                      // h's: the parts of the last validation objective
+	trace    func(StepTrace)                 // h's: called after every step (Config.Trace)
 	progress io.Writer
 }
 
@@ -107,6 +114,8 @@ type penaltySpec struct {
 	tol    float64
 	// clip trains on max(estimate, 0) per stratum instead of the raw estimates.
 	clip bool
+	// norms, when set, replace each batch's normalisers (Config.Normalisers).
+	norms *invmmd.Normalisers
 	// columns is the number of factor columns of the method's design (for the cost model).
 	columns int
 }
@@ -205,7 +214,7 @@ func (r *fitRun) epoch(epoch int) (Epoch, error) {
 	nBatches := len(perm) / s.batch
 	var sumLoss, sumPen float64
 	for k := 0; k < nBatches; k++ {
-		loss, pen, err := r.step(perm[k*s.batch : (k+1)*s.batch])
+		loss, pen, err := r.step(epoch, k+1, perm[k*s.batch:(k+1)*s.batch])
 		if err != nil {
 			return Epoch{}, fmt.Errorf("train %s: epoch %d, step %d: %w", s.name, epoch, k+1, err)
 		}
@@ -216,14 +225,19 @@ func (r *fitRun) epoch(epoch int) (Epoch, error) {
 	if err != nil {
 		return Epoch{}, fmt.Errorf("train %s: validating epoch %d: %w", s.name, epoch, err)
 	}
-	return Epoch{Epoch: epoch, TrainLoss: sumLoss / float64(nBatches), TrainPenalty: sumPen / float64(nBatches),
-		ValObjective: val, Seconds: time.Since(t0).Seconds()}, nil
+	ep := Epoch{Epoch: epoch, TrainLoss: sumLoss / float64(nBatches), TrainPenalty: sumPen / float64(nBatches),
+		ValObjective: val, Seconds: time.Since(t0).Seconds()}
+	if s.valLast != nil {
+		ep.ValNLL, ep.ValStrata = s.valLast.nll, s.valLast.strata
+	}
+	return ep, nil
 }
 
-// step runs one training step on the rows idx and returns its loss and penalty. It adds
-// the penalty's guard counts to the record, and when the outputs have spread beyond what
-// the Fourier expansion covers it switches the following steps to more terms.
-func (r *fitRun) step(idx []int) (loss, pen float64, err error) {
+// step runs step k of epoch on the rows idx and returns its loss and penalty. It adds the
+// penalty's guard counts to the record, calls the trace when set, and when the outputs
+// have spread beyond what the Fourier expansion covers it switches the following steps to
+// more terms.
+func (r *fitRun) step(epoch, k int, idx []int) (loss, pen float64, err error) {
 	s := r.s
 	args := []any{featureTensor(s.set, idx), nil}
 	if s.heads != nil {
@@ -231,8 +245,10 @@ func (r *fitRun) step(idx []int) (loss, pen float64, err error) {
 	} else {
 		args[1] = vectorTensor(s.target, idx)
 	}
+	var rep invmmd.Report
 	if s.penalty != nil {
-		v, c, rep, err := s.penalty.batchDesign(idx)
+		var v, c *tensors.Tensor
+		v, c, rep, err = s.penalty.batchDesign(idx)
 		if err != nil {
 			return 0, 0, err
 		}
@@ -255,6 +271,15 @@ func (r *fitRun) step(idx []int) (loss, pen float64, err error) {
 		return 0, 0, fmt.Errorf("loss is %v (NLL %v, penalty %v)", loss, scalar(out[1]), pen)
 	}
 	r.hist.Steps++
+	if s.trace != nil {
+		t := StepTrace{Epoch: epoch, Step: k, NLL: scalar(out[1]), Penalty: pen, Report: rep}
+		if s.penalty != nil {
+			for _, v := range tensors.MustCopyFlatData[float32](out[5]) {
+				t.Strata = append(t.Strata, float64(v))
+			}
+		}
+		s.trace(t)
+	}
 	if se.fourier && scalar(out[3]) > s.penalty.tol {
 		// The outputs spread beyond what the expansion covers: more terms from now on.
 		r.terms = s.penalty.chooseTerms(1.25*scalar(out[4]), r.sigma, s.batch)

@@ -39,7 +39,8 @@ func (r *fitRun) compiled(terms int) (*stepExec, error) {
 // (terms = 0) or by the Fourier expansion with terms terms. Its inputs are the batch's
 // features and targets, then, with a penalty, the design's V and C, σ and λ; it applies
 // one Adam update of loss = NLL + λ·penalty and returns the loss, the NLL, the penalty,
-// the expansion's error bound and the span of the outputs (the last two 0 when unused).
+// the expansion's error bound and the span of the outputs (these two 0 when unused), and
+// the penalty's per-stratum estimates before any clipping (one 0 without a penalty).
 func (r *fitRun) stepGraph(terms int) func(ctx *context.Context, in []*Node) []*Node {
 	p := r.s.penalty
 	return func(ctx *context.Context, in []*Node) []*Node {
@@ -48,12 +49,13 @@ func (r *fitRun) stepGraph(terms int) func(ctx *context.Context, in []*Node) []*
 			loss := hs.loss(r.net.(models.MultiNet).Heads(ctx.In(modelScope), in[0], hs.k), in[1])
 			zero := ScalarZero(g, loss.DType())
 			r.opt.UpdateGraph(ctx, g, loss)
-			return []*Node{loss, loss, zero, zero, zero}
+			return []*Node{loss, loss, zero, zero, zero, Reshape(zero, 1)}
 		}
 		logits := r.net.Logit(ctx.In(modelScope), in[0])
 		nll := models.BernoulliNLL(logits, in[1])
 		loss, pen := nll, ScalarZero(g, nll.DType())
 		bound, span := ScalarZero(g, nll.DType()), ScalarZero(g, nll.DType())
+		raw := Reshape(ScalarZero(g, nll.DType()), 1)
 		if p != nil {
 			v, c, sg, lambda := in[2], in[3], in[4], in[5]
 			var strata *Node
@@ -62,6 +64,7 @@ func (r *fitRun) stepGraph(terms int) func(ctx *context.Context, in []*Node) []*
 			} else {
 				strata = invmmd.PenaltyGraph(logits, v, c, sg)
 			}
+			raw = StopGradient(strata)
 			if p.clip {
 				strata = Max(strata, ZerosLike(strata))
 			}
@@ -71,7 +74,7 @@ func (r *fitRun) stepGraph(terms int) func(ctx *context.Context, in []*Node) []*
 			loss = Add(nll, Mul(lambda, pen))
 		}
 		r.opt.UpdateGraph(ctx, g, loss)
-		return []*Node{loss, nll, pen, bound, span}
+		return []*Node{loss, nll, pen, bound, span, raw}
 	}
 }
 
@@ -107,6 +110,11 @@ func (p *penaltySpec) batchDesign(idx []int) (v, c *tensors.Tensor, rep invmmd.R
 	d, err := invmmd.NewDesign(p.rows.Subset(idx), p.opts, p.method)
 	if err != nil {
 		return nil, nil, rep, err
+	}
+	if p.norms != nil {
+		if err := d.UseNormalisers(*p.norms); err != nil {
+			return nil, nil, rep, err
+		}
 	}
 	d.TrainingGuard() // with Options.DropUnreliable, unreliable strata leave the penalty
 	v, c, err = d.Tensors(dtypes.Float32)

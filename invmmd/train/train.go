@@ -38,9 +38,23 @@ type Config struct {
 	// estimate of eq. (9) can be (its pair weights are indefinite) and the optimiser can drive it far
 	// below 0 by fitting h to the weights; clipping removes that incentive, at the price of
 	// no gradient while an estimate is negative (see README, "Training choices").
-	Clip       bool
-	FourierTol float64   // per-pair kernel error of the Fourier path; 0 means TrainingFourierTol
-	Progress   io.Writer // where the progress bar goes; nil is quiet
+	Clip bool
+	// SelectClipped selects the epoch by the validation objective with max(MMD²_y, 0) per
+	// stratum while training on the raw estimate: an epoch whose validation estimate is
+	// far below 0 then cannot win the selection. Clip implies it.
+	SelectClipped bool `json:",omitempty"`
+	// Normalisers says where the penalty's normalisers N(b, b') come from, in training and
+	// in validation: each batch's first (1 − MainFraction) rows, the paper's (the zero
+	// value), or the whole training set, once (NormalisersTraining).
+	Normalisers NormaliserSource `json:",omitempty"`
+	FourierTol  float64          // per-pair kernel error of the Fourier path; 0 means TrainingFourierTol
+	Progress    io.Writer        // where the progress bar goes; nil is quiet
+	// Trace, when set, is called after every training step of h with the step's record
+	// (StepTrace): the per-stratum estimates and what they rested on. It does not change
+	// the fit.
+	Trace func(StepTrace) `json:"-"`
+	// fixedNorms are the normalisers from the training set (Normalisers), set by Fit.
+	fixedNorms *invmmd.Normalisers
 	// Backend runs the fit; nil means backend.Shared(). It is not part of the stored
 	// configuration (an experiment records backend.Config() instead).
 	Backend backends.Backend `json:"-"`
@@ -48,6 +62,40 @@ type Config struct {
 	// models' (Aux.ZMap). With such a nuisance the penalty is the joint MMD² between
 	// p(h, Z) and p(h)p(Z) (Estimator.Estimand is set to invmmd.JointMMD).
 	ZMap invmmd.FeatureMap `json:"-"`
+}
+
+// NormaliserSource says where a penalty's normalisers N(b, b') = P(Z = b | y)P(Z = b' | y)
+// come from (Config.Normalisers).
+type NormaliserSource string
+
+const (
+	// NormalisersBatch estimates them on each batch's first (1 − MainFraction) rows
+	// (appendix B.1 of the paper; every row when MainFraction is 1).
+	NormalisersBatch NormaliserSource = ""
+	// NormalisersTraining estimates them once on every training row by the method's own
+	// estimator (invmmd.NormalisersOf) and uses them for every batch and for validation;
+	// each batch's rows then serve the main terms only (its first 1 − MainFraction rows are
+	// unused). See invmmd.Normalisers for why.
+	NormalisersTraining NormaliserSource = "training"
+)
+
+// String names the source: "batch" or "training".
+func (s NormaliserSource) String() string {
+	if s == NormalisersBatch {
+		return "batch"
+	}
+	return string(s)
+}
+
+// ParseNormaliserSource reads "batch" or "training" (the names String gives).
+func ParseNormaliserSource(name string) (NormaliserSource, error) {
+	switch name {
+	case "batch", "":
+		return NormalisersBatch, nil
+	case "training":
+		return NormalisersTraining, nil
+	}
+	return "", fmt.Errorf("train: normaliser source %q, want batch or training", name)
 }
 
 // Validate checks the configuration against a training set of n rows.
@@ -71,6 +119,8 @@ func (c Config) Validate(n int) error {
 		return fmt.Errorf("train: learning rate %v, want a finite value > 0", c.LearningRate)
 	case c.Penalty < PathAuto || c.Penalty > PathFourier:
 		return fmt.Errorf("train: unknown penalty path %d", int(c.Penalty))
+	case c.Normalisers != NormalisersBatch && c.Normalisers != NormalisersTraining:
+		return fmt.Errorf("train: normaliser source %q, want batch or training", string(c.Normalisers))
 	case c.FourierTol < 0:
 		return fmt.Errorf("train: Fourier tolerance %v, want ≥ 0", c.FourierTol)
 	}
@@ -114,16 +164,24 @@ func Fit(sp dataset.Splits, aux *Aux, net models.Net, cfg Config) (*Model, *Hist
 	if err != nil {
 		return nil, nil, err
 	}
+	if cfg.Normalisers == NormalisersTraining && m.Penalised() && cfg.Lambda > 0 && cfg.Estimator.Estimand == invmmd.ConditionalMMD {
+		n, err := invmmd.NormalisersOf(trainRows, cfg.Estimator, m)
+		if err != nil {
+			return nil, nil, fmt.Errorf("train: normalisers from the training set: %w", err)
+		}
+		cfg.fixedNorms = &n
+	}
 	spec := fitSpec{
 		name: "h (" + m.String() + ")", set: sp.Train, rows: allRows(sp.Train.Len()), target: sp.Train.Y,
 		batch: cfg.BatchSize, epochs: cfg.Epochs, stop: stopRule{patience: cfg.Patience, selectAfter: cfg.SelectAfter}, lr: cfg.LearningRate, seed: cfg.Seed, progress: cfg.Progress,
+		trace: cfg.Trace,
 	}
 	if m.Penalised() {
 		if spec.penalty, err = newPenaltySpec(cfg, trainRows, spec.rows[:cfg.BatchSize]); err != nil {
 			return nil, nil, err
 		}
 	}
-	if spec.validate, err = validationObjective(sp.Val, valRows, cfg); err != nil {
+	if spec.validate, spec.valLast, err = validationObjective(sp.Val, valRows, cfg); err != nil {
 		return nil, nil, err
 	}
 	return fit(b, net, spec)
@@ -136,7 +194,8 @@ func newPenaltySpec(cfg Config, rows invmmd.Rows, first []int) (*penaltySpec, er
 	if tol == 0 {
 		tol = TrainingFourierTol
 	}
-	p := &penaltySpec{method: cfg.Method, lambda: cfg.Lambda, rows: rows, opts: cfg.Estimator, path: cfg.Penalty, tol: tol, clip: cfg.Clip}
+	p := &penaltySpec{method: cfg.Method, lambda: cfg.Lambda, rows: rows, opts: cfg.Estimator, path: cfg.Penalty, tol: tol, clip: cfg.Clip,
+		norms: cfg.fixedNorms}
 	// A design's column count depends only on the method and the options.
 	d0, err := invmmd.NewDesign(rows.Subset(first), cfg.Estimator, cfg.Method)
 	if err != nil {
@@ -149,36 +208,51 @@ func newPenaltySpec(cfg Config, rows invmmd.Rows, first []int) (*penaltySpec, er
 // validationObjective returns h's validation objective on the set val with estimator rows
 // rows: the mean NLL, plus λ times the sum of the method's stratum estimates (each clipped
 // at 0 with cfg.Clip) when the method is penalised and λ > 0.
-func validationObjective(val *dataset.Set, rows invmmd.Rows, cfg Config) (func(*Model) (float64, error), error) {
+// The last evaluation's NLL and raw per-stratum estimates are left in last.
+func validationObjective(val *dataset.Set, rows invmmd.Rows, cfg Config) (objective func(*Model) (float64, error), last *valRecord, err error) {
 	// The validation design does not depend on h: build it once.
 	var design *invmmd.Design
 	if cfg.Method.Penalised() && cfg.Lambda > 0 {
-		var err error
 		if design, err = invmmd.NewDesign(rows, cfg.Estimator, cfg.Method); err != nil {
-			return nil, fmt.Errorf("train: validation rows: %w", err)
+			return nil, nil, fmt.Errorf("train: validation rows: %w", err)
+		}
+		if cfg.fixedNorms != nil {
+			if err := design.UseNormalisers(*cfg.fixedNorms); err != nil {
+				return nil, nil, fmt.Errorf("train: validation rows: %w", err)
+			}
 		}
 		design.TrainingGuard() // as in training
 	}
+	last = &valRecord{}
 	return func(model *Model) (float64, error) {
 		h, err := model.Logits(val)
 		if err != nil {
 			return 0, err
 		}
 		obj := meanNLL(h, val.Y, nil)
+		last.nll, last.strata = obj, nil
 		if design != nil {
 			res, err := design.Evaluate(h, invmmd.AutoSums{})
 			if err != nil {
 				return 0, err
 			}
+			last.strata = append([]float64(nil), res[0].Strata...)
 			for _, v := range res[0].Strata {
-				if cfg.Clip {
+				if cfg.Clip || cfg.SelectClipped {
 					v = math.Max(v, 0)
 				}
 				obj += cfg.Lambda * v
 			}
 		}
 		return obj, nil
-	}, nil
+	}, last, nil
+}
+
+// valRecord is what the last evaluation of h's validation objective found: the NLL and the
+// method's raw per-stratum estimates (nil without a penalty).
+type valRecord struct {
+	nll    float64
+	strata []float64
 }
 
 // estimatorRows returns the estimator's inputs for set s: labels, nuisance, indicator, the

@@ -1,0 +1,108 @@
+package experiments
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/invmmd/invmmd/invmmd"
+	"github.com/invmmd/invmmd/invmmd/train"
+)
+
+// TestObjectives checks the table of objectives: the paper's first and without a suffix,
+// each other one named apart, stored under its suffix and found again by Describe with its
+// training choices, and the paper's configuration record unchanged by the new fields.
+func TestObjectives(t *testing.T) {
+	if train.Objectives[0].Name != "paper" || train.Objectives[0].Suffix != "" {
+		t.Fatalf("the first objective is %+v, want the paper's without a suffix", train.Objectives[0])
+	}
+	seen := map[string]bool{}
+	for _, o := range train.Objectives {
+		if seen[o.Name] || seen[o.Suffix] {
+			t.Errorf("objective %q: name or suffix %q used twice", o.Name, o.Suffix)
+		}
+		seen[o.Name], seen[o.Suffix] = true, true
+		if got, err := train.ObjectiveByName(o.Name); err != nil || got.Name != o.Name {
+			t.Errorf("train.ObjectiveByName(%q) = %v, %v", o.Name, got.Name, err)
+		}
+	}
+	if _, err := train.ObjectiveByName("cheat"); err == nil || !strings.Contains(err.Error(), "paper") {
+		t.Errorf("an unknown objective: %v", err)
+	}
+	want := map[string]func(train.Config) bool{
+		"sim_mf075_clip": func(c train.Config) bool {
+			return c.Clip && !c.SelectClipped && c.Normalisers == train.NormalisersBatch
+		},
+		"sim_mf075_selclip": func(c train.Config) bool { return !c.Clip && c.SelectClipped },
+		"sim_mf075_ntrain":  func(c train.Config) bool { return c.Normalisers == train.NormalisersTraining && !c.SelectClipped },
+		"sim_robust":        func(c train.Config) bool { return c.Normalisers == train.NormalisersTraining && c.SelectClipped },
+		"clinical_ntrain":   func(c train.Config) bool { return c.Normalisers == train.NormalisersTraining },
+	}
+	for name, ok := range want {
+		exp, found := Describe(name)
+		if !found || exp.Name != name || !ok(exp.H) {
+			t.Errorf("Describe(%q) = %q (found %v) with %+v", name, exp.Name, found, exp.H)
+		}
+		if !strings.HasPrefix(exp.Notes[0], "Objective ") {
+			t.Errorf("%s: the first note does not say its objective: %q", name, exp.Notes[0])
+		}
+	}
+	for _, name := range []string{"sim_ntrain_ntrain", "nothing_ntrain", "_ntrain"} {
+		if _, found := Describe(name); found {
+			t.Errorf("Describe(%q) found an experiment", name)
+		}
+	}
+	paper, _ := Describe("sim")
+	cfg, err := ConfigOf(paper)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(cfg)
+	for _, field := range []string{"SelectClipped", "Normalisers"} {
+		if strings.Contains(string(b), field) {
+			t.Errorf("the paper objective's configuration record holds %s: the committed records would change", field)
+		}
+	}
+	if WithObjective(paper, train.Objectives[0]).Name != "sim" {
+		t.Error("the paper's objective renamed the experiment")
+	}
+}
+
+// TestDiagnoseRecordsTheFit diagnoses a quick simulation fit under two objectives and
+// checks the rows and summaries against the traced steps.
+func TestDiagnoseRecordsTheFit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains G, m and two fits of h")
+	}
+	size := SimulationQuick
+	size.NTrain, size.NVal, size.NTest, size.Batch, size.Epochs, size.AuxEpochs, size.SelectAfter = 2000, 1000, 1000, 500, 3, 3, 0
+	exp := SimulationPaperSplit(size)
+	ds, err := Diagnose(exp, invmmd.DR, 5, 1, []train.Objective{train.Objectives[0], train.Objectives[3]}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ds) != 2 || ds[0].Objective != "paper" || ds[1].Objective != "train-norms" || ds[1].Experiment != "sim_mf075_ntrain" {
+		t.Fatalf("diagnoses %v", ds)
+	}
+	for _, d := range ds {
+		rows, err := d.Rows()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rows) != 3*4 || len(rows) != d.History.Steps {
+			t.Fatalf("%s: %d rows for %d steps", d.Objective, len(rows), d.History.Steps)
+		}
+		for i, r := range rows {
+			if r.Step != i+1 || r.Objective != d.Objective || r.MMD2[0] != d.Steps[i].Strata[0] || r.PZ1[1] != d.Steps[i].Report.Strata[1].Mean[1] {
+				t.Fatalf("%s: row %d is %+v", d.Objective, i, r)
+			}
+		}
+		s := d.Summary()
+		if s.Steps != len(rows) || s.StepsAbove1 > s.Steps || s.TrainAcc != d.Metrics.TrainAcc {
+			t.Errorf("%s: summary %+v", d.Objective, s)
+		}
+	}
+	if _, err := Diagnose(exp, invmmd.None, 5, 1, nil, nil); err == nil {
+		t.Error("a diagnosis of none, which has no penalty, ran")
+	}
+}

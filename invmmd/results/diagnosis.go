@@ -1,0 +1,83 @@
+package results
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// DiagnosisStep is one training step of a diagnosed fit (experiments.Diagnose, invmmd
+// diagnose): the penalty's raw estimate of each Y stratum's MMD² on that batch and what it
+// rested on, for a binary Z (two strata).
+type DiagnosisStep struct {
+	Objective string // the training objective (experiments.Objectives): paper, train-norms, …
+	Step      int    // 1-based over the whole fit
+	Epoch     int
+	NLL       float64    // the batch's mean negative log-likelihood before the step
+	MMD2      [2]float64 // the estimate of MMD²_y for y = 0, 1, before any clipping
+	// PZ1 is the batch's normaliser rows' estimate of P(Z = 1 | y), y = 0, 1: what the
+	// paper's normalisers rest on (with normalisers from the training set, unused).
+	PZ1     [2]float64
+	Floored int // normalisers raised to the floor on this batch
+}
+
+// DiagnosisCSVHeader is the header of diagnosis CSV files.
+const DiagnosisCSVHeader = "objective,step,epoch,nll,mmd2_y0,mmd2_y1,pz1_y0,pz1_y1,floored"
+
+// WriteDiagnosisCSV writes steps under DiagnosisCSVHeader, numbers to 6 significant digits.
+func WriteDiagnosisCSV(w io.Writer, steps []DiagnosisStep) error {
+	if _, err := fmt.Fprintln(w, DiagnosisCSVHeader); err != nil {
+		return err
+	}
+	for _, s := range steps {
+		if _, err := fmt.Fprintf(w, "%s,%d,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%d\n", s.Objective, s.Step, s.Epoch, s.NLL,
+			s.MMD2[0], s.MMD2[1], s.PZ1[0], s.PZ1[1], s.Floored); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ReadDiagnosisCSV reads a diagnosis CSV file; errors name the file, line, column and value.
+func ReadDiagnosisCSV(path string) ([]DiagnosisStep, error) {
+	recs, err := readCSV(path, DiagnosisCSVHeader)
+	if err != nil {
+		return nil, err
+	}
+	cols := strings.Split(DiagnosisCSVHeader, ",")
+	out := make([]DiagnosisStep, 0, len(recs))
+	for k, rec := range recs {
+		bad := func(col int, want string) error {
+			return fmt.Errorf("%s: line %d, column %d (%s): %q, want %s", path, k+2, col+1, cols[col], rec[col], want)
+		}
+		s := DiagnosisStep{Objective: rec[0]}
+		if s.Objective == "" {
+			return nil, bad(0, "an objective's name")
+		}
+		ints := []*int{&s.Step, &s.Epoch}
+		for j, dst := range ints {
+			v, err := strconv.Atoi(rec[1+j])
+			if err != nil || v < 1 {
+				return nil, bad(1+j, "a count ≥ 1")
+			}
+			*dst = v
+		}
+		floats := []*float64{&s.NLL, &s.MMD2[0], &s.MMD2[1], &s.PZ1[0], &s.PZ1[1]}
+		for j, dst := range floats {
+			v, err := strconv.ParseFloat(rec[3+j], 64)
+			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, bad(3+j, "a finite number")
+			}
+			*dst = v
+		}
+		v, err := strconv.Atoi(rec[8])
+		if err != nil || v < 0 {
+			return nil, bad(8, "a count")
+		}
+		s.Floored = v
+		out = append(out, s)
+	}
+	return out, nil
+}
