@@ -2,6 +2,8 @@ package experiments
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -104,5 +106,28 @@ func TestDiagnoseRecordsTheFit(t *testing.T) {
 	}
 	if _, err := Diagnose(exp, invmmd.None, 5, 1, nil, nil); err == nil {
 		t.Error("a diagnosis of none, which has no penalty, ran")
+	}
+}
+
+// TestCommittedCheckNotes checks that the notes committed with the textured-MNIST checks
+// are the ones their experiments give now: a check's record must describe the network it
+// trained (the -net wide record once described the standard CNN).
+func TestCommittedCheckNotes(t *testing.T) {
+	for _, name := range []string{"tmnist_net-wide", "tmnist_digits"} {
+		b, err := os.ReadFile(filepath.Join(committedTables, "checks", name+"_config.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rec struct{ Notes []string }
+		if err := json.Unmarshal(b, &rec); err != nil {
+			t.Fatal(err)
+		}
+		exp, ok := Describe(name)
+		if !ok {
+			t.Fatalf("Describe(%q) found nothing", name)
+		}
+		if strings.Join(rec.Notes, "\n") != strings.Join(exp.Notes, "\n") {
+			t.Errorf("%s: committed notes\n%s\nthe experiment's\n%s", name, strings.Join(rec.Notes, "\n"), strings.Join(exp.Notes, "\n"))
+		}
 	}
 }

@@ -147,6 +147,11 @@ func TMNISTWithNet(size TMNISTSize, net string) (Experiment, error) {
 		return aux(role, seed)
 	}
 	exp.Title = fmt.Sprintf("Textured MNIST, h = %s", mk(0).Describe())
+	for i, n := range exp.Notes {
+		if strings.HasPrefix(n, "CNN (models.StridedCNN") { // the experiment's network note describes another h
+			exp.Notes[i] = fmt.Sprintf("h is %s (this check's network, -net %s); G and m are the experiment's models.StridedCNN: 3×3 conv 8 at stride 2 (28 → 14), ReLU, 3×3 conv 16 at stride 2 (14 → 7), ReLU, linear.", mk(0).Describe(), net)
+		}
+	}
 	return exp, nil
 }
 
