@@ -164,7 +164,7 @@ func (r DiagnosisRecord) Fit() string {
 func (r DiagnosisRecord) Labels() map[string]string {
 	out := map[string]string{}
 	for _, f := range r.Fits {
-		out[f.Objective] = fmt.Sprintf("%s (train acc %.2f)", f.Objective, f.TrainAcc)
+		out[f.Objective] = fmt.Sprintf("%s: train acc %.2f", f.Objective, f.TrainAcc)
 	}
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -80,7 +81,7 @@ func Diagnosis(steps []results.DiagnosisStep, fit string, labels map[string]stri
 	stratum := func(y int) *plot.Plot {
 		p := plot.New()
 		legible(p)
-		p.Title.Text = fmt.Sprintf("Y = %d stratum: MMD² per step (log axis)", y)
+		p.Title.Text = fmt.Sprintf("Y = %d: MMD² estimate per step", y)
 		p.X.Label.Text = "training step"
 		p.X.Tick.Marker = roundTicks{}
 		mmdAxis(p)
@@ -97,8 +98,12 @@ func Diagnosis(steps []results.DiagnosisStep, fit string, labels map[string]stri
 			l.LineStyle = draw.LineStyle{Color: Series[k], Width: vg.Points(1)}
 			p.Add(l)
 			if y == 1 {
-				if k == 0 && fit != "" {
-					p.Legend.Add(fit + ", objective:")
+				if k == 0 {
+					for _, line := range legendLines(fit) {
+						p.Legend.Add(line)
+					}
+					p.Legend.Add("MMD² on log axes;")
+					p.Legend.Add("objective:")
 				}
 				p.Legend.Add(label(o), l)
 			}
@@ -148,4 +153,22 @@ func Diagnosis(steps []results.DiagnosisStep, fit string, labels map[string]stri
 		sc.Legend.Add(label(o), pts)
 	}
 	return [][]*plot.Plot{{stratum(0), stratum(1)}, {nll, sc}}, nil
+}
+
+// legendLines splits a fit's description at its commas into lines of at most about 20
+// characters, so that the legend column stays narrow.
+func legendLines(fit string) []string {
+	var lines []string
+	cur := ""
+	for _, part := range strings.SplitAfter(fit, ", ") {
+		if cur != "" && len([]rune(cur+part)) > 22 {
+			lines = append(lines, strings.TrimSpace(cur))
+			cur = ""
+		}
+		cur += part
+	}
+	if strings.TrimSpace(cur) != "" {
+		lines = append(lines, strings.TrimSpace(cur))
+	}
+	return lines
 }
