@@ -3,6 +3,8 @@ package results
 import (
 	"bytes"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -105,6 +107,43 @@ func FuzzReadVarianceCSV(f *testing.F) {
 			if CheckMethod(p.Estimator) != nil || p.BatchSize < 2 || p.N < 1 ||
 				math.IsNaN(p.Mean) || math.IsInf(p.Mean, 0) || math.IsNaN(p.Std) || math.IsInf(p.Std, 0) {
 				t.Fatalf("accepted %+v", p)
+			}
+		}
+	})
+}
+
+// FuzzReadDiagnosisCSV feeds arbitrary bytes to ReadDiagnosisCSV (through a file). It must
+// never panic, and what it accepts must be steps of named objectives with counts ≥ 1 and
+// finite numbers.
+func FuzzReadDiagnosisCSV(f *testing.F) {
+	head := DiagnosisCSVHeader + "\n"
+	for _, s := range []string{
+		head + "paper,1,1,0.91,0.16,-0.01,0.14,0.89,0\n",
+		head + ",1,1,0,0,0,0,0,0\n",
+		head + "paper,0,1,0,0,0,0,0,0\n",
+		head + "paper,1,1,Inf,0,0,0,0,0\n",
+		head + "paper,1,1,0,0,0,0,0\n",
+		"",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := filepath.Join(t.TempDir(), "d.csv")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		steps, err := ReadDiagnosisCSV(p)
+		if err != nil {
+			return
+		}
+		for _, s := range steps {
+			if s.Objective == "" || s.Step < 1 || s.Epoch < 1 || s.Floored < 0 {
+				t.Fatalf("accepted %+v", s)
+			}
+			for _, v := range []float64{s.NLL, s.MMD2[0], s.MMD2[1], s.PZ1[0], s.PZ1[1]} {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					t.Fatalf("accepted a non-finite number: %+v", s)
+				}
 			}
 		}
 	})

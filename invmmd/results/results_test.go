@@ -148,3 +148,28 @@ func TestVarianceCSV(t *testing.T) {
 		}
 	}
 }
+
+// TestDiagnosisCSVRoundTrip writes diagnosis rows and reads them back, and checks that a
+// bad value is named by line, column and value.
+func TestDiagnosisCSVRoundTrip(t *testing.T) {
+	rows := []DiagnosisStep{{Objective: "paper", Step: 1, Epoch: 1, NLL: 0.91, MMD2: [2]float64{0.161049, -0.0128}, PZ1: [2]float64{0.1389, 0.8926}, Floored: 2}}
+	var b strings.Builder
+	if err := WriteDiagnosisCSV(&b, rows); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "d.csv")
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadDiagnosisCSV(p)
+	if err != nil || len(got) != 1 || got[0] != rows[0] {
+		t.Fatalf("read back %+v, %v; wrote %+v", got, err, rows[0])
+	}
+	bad := strings.Replace(b.String(), "-0.0128", "NaN", 1)
+	if err := os.WriteFile(p, []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadDiagnosisCSV(p); err == nil || !strings.Contains(err.Error(), "line 2, column 6 (mmd2_y1): \"NaN\"") {
+		t.Errorf("a NaN estimate: %v", err)
+	}
+}
