@@ -223,3 +223,26 @@ func TestQuartiles(t *testing.T) {
 		t.Errorf("Quartiles(nil) = %g, %g, %g, want NaN", a, b, c)
 	}
 }
+
+// TestSignTestP checks the sign test's one-sided p-value against binomial tails worked
+// out by hand (and, for 37 flips, by exact integer sums).
+func TestSignTestP(t *testing.T) {
+	for _, tc := range []struct {
+		k, n int
+		want float64
+	}{
+		{0, 5, 1},
+		{-1, 5, 1},
+		{6, 5, 0},
+		{1, 1, 0.5},
+		{4, 4, 1.0 / 16},
+		{3, 4, 5.0 / 16},
+		{2, 4, 11.0 / 16},
+		{21, 37, 0.2556878907926148},
+		{24, 37, 0.04943587479647249},
+	} {
+		if got := SignTestP(tc.k, tc.n); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("SignTestP(%d, %d) = %.15g, want %.15g", tc.k, tc.n, got, tc.want)
+		}
+	}
+}

@@ -199,3 +199,24 @@ func parseVariancePoint(rec []string) (VariancePoint, error) {
 	}
 	return p, nil
 }
+
+// SignTestP returns the one-sided p-value of the sign test: the probability that k or more
+// of n fair coin flips come up heads, P(X ≥ k) for X ~ Binomial(n, 1/2). The variance study
+// uses it to say whether one estimator is below another at more batch sizes than chance
+// would give (a small p-value) or not. It is 1 for k ≤ 0 and 0 for k > n.
+func SignTestP(k, n int) float64 {
+	if k <= 0 {
+		return 1
+	}
+	if k > n {
+		return 0
+	}
+	lgN, _ := math.Lgamma(float64(n + 1))
+	p := 0.0
+	for i := k; i <= n; i++ {
+		a, _ := math.Lgamma(float64(i + 1))
+		b, _ := math.Lgamma(float64(n - i + 1))
+		p += math.Exp(lgN - a - b - float64(n)*math.Ln2)
+	}
+	return math.Min(p, 1)
+}
