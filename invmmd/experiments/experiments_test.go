@@ -243,6 +243,30 @@ func TestVarianceShardsMergeToTheWholeStudy(t *testing.T) {
 			t.Errorf("%s: sharded and merged differs from the whole study:\n%s\n---\n%s", f, a, b)
 		}
 	}
+	// A folder of the earlier version, whose record names no Summaries (its files lack the
+	// median, quartiles and smallest G), is another configuration: refused, naming it.
+	old := t.TempDir()
+	oc := cfg
+	oc.StoreDir = old
+	if _, err := Variance(oc); err != nil {
+		t.Fatal(err)
+	}
+	sweepFile := filepath.Join(store.Dir(old, "variance"), "sweep.json")
+	b, err := os.ReadFile(sweepFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sw map[string]any
+	if err := json.Unmarshal(b, &sw); err != nil {
+		t.Fatal(err)
+	}
+	delete(sw["Config"].(map[string]any), "Summaries")
+	b, _ = json.Marshal(sw)
+	os.WriteFile(sweepFile, b, 0o644)
+	oc.Resume = true
+	if _, err := Variance(oc); err == nil || !strings.Contains(err.Error(), "Summaries") {
+		t.Errorf("resuming a folder of the earlier version: %v, want an error naming Summaries", err)
+	}
 	// With -resume and every size done, nothing is recomputed: the files stay as they are.
 	sizeFile := filepath.Join(store.Dir(sharded, "variance"), "size300.json")
 	before, _ := os.Stat(sizeFile)

@@ -202,7 +202,15 @@ type varianceRecord struct {
 	Data      SimulationSize
 	Estimator invmmd.Options
 	Methods   []string
+	// Summaries names what each batch size's file records (varianceSummaries): a result
+	// folder of an earlier version, whose files lack the median, quartiles and smallest G,
+	// is then another configuration, refused rather than resumed or merged with zeros.
+	Summaries string
 }
+
+// varianceSummaries is the varianceRecord.Summaries of this version: the columns of
+// variance.csv after the estimator and batch size.
+const varianceSummaries = "mean,std,n,median,q25,q75,empty,floored,min_g"
 
 func varianceRecordOf(cfg VarianceConfig) (varianceRecord, error) {
 	est, err := cfg.Estimator.Resolved()
@@ -210,7 +218,7 @@ func varianceRecordOf(cfg VarianceConfig) (varianceRecord, error) {
 		return varianceRecord{}, fmt.Errorf("experiments: variance study: %w", err)
 	}
 	r := varianceRecord{Study: "variance (appendix B.3)", Backend: backend.Config(), Sizes: cfg.Sizes, Batches: cfg.Batches,
-		Seed: cfg.Seed, Data: cfg.Data, Estimator: est}
+		Seed: cfg.Seed, Data: cfg.Data, Estimator: est, Summaries: varianceSummaries}
 	for _, m := range cfg.Methods {
 		r.Methods = append(r.Methods, m.String())
 	}
