@@ -149,8 +149,8 @@ func TestREADMEVarianceNumbers(t *testing.T) {
 		fmt.Sprintf("`reg`'s mean is %s, against dr's %s and full's %s", f3("reg", 10000, false), f3("dr", 10000, false), f3("full", 10000, false)),
 		fmt.Sprintf("ip and ip+ stay above full even at 10,000 rows (means %s and %s), and their means at 1,000 rows (%.2f and %.2f, against medians of %.3f and %.3f)",
 			f3("ip", 10000, false), f3("ip+", 10000, false), at["ip"][1000].Mean, at["ip+"][1000].Mean, at["ip"][1000].Median, at["ip+"][1000].Median),
-		fmt.Sprintf("at batch 3,000 its sd over 100 batches is %s for full and %s for dr+ (against means of %s and %s;",
-			f3("full", 3000, true), f3("dr+", 3000, true), f3("full", 3000, false), f3("dr+", 3000, false)),
+		fmt.Sprintf("at batch 3,000 its sd over 100 batches is %s for full and %s for dr+ (against means of %s and %s and medians of %.3f and %.3f: %d of dr+'s normalisers over the 100 batches was floored;",
+			f3("full", 3000, true), f3("dr+", 3000, true), f3("full", 3000, false), f3("dr+", 3000, false), full[3000].Median, drPlus[3000].Median, drPlus[3000].Floored),
 	}
 	for _, w := range want {
 		if !strings.Contains(readme, w) {
