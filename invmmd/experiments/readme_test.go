@@ -111,6 +111,13 @@ func TestREADMEVarianceNumbers(t *testing.T) {
 	}
 	std := func(p results.VariancePoint) float64 { return p.Std }
 	minG := func(p results.VariancePoint) float64 { return p.MinG }
+	// The largest factor by which dr's sd and IQR change from one size to the next.
+	sdJump, iqrJump := 1.0, 1.0
+	for i := 1; i < len(sizes); i++ {
+		a, b := dr[sizes[i-1]], dr[sizes[i]]
+		sdJump = math.Max(sdJump, math.Max(a.Std/b.Std, b.Std/a.Std))
+		iqrJump = math.Max(iqrJump, math.Max(a.IQR()/b.IQR(), b.IQR()/a.IQR()))
+	}
 	sdFlLo, sdFlHi := rangeOf(floored, std, "dr")
 	sdClLo, sdClHi := rangeOf(clean, std, "dr")
 	gLo, gHi := rangeOf(sizes, minG, "dr")
@@ -131,7 +138,8 @@ func TestREADMEVarianceNumbers(t *testing.T) {
 		// The description and the small-batch outliers.
 		fmt.Sprintf("At %s rows dr's mean is %.2f and its sd %.2f, while its median is %.3f and its quartiles %.3f–%.3f (IQR %.3f); %d of its normaliser estimates were floored there, and the smallest Ĝ it divided by was %.3f.",
 			thousands(small), d1.Mean, d1.Std, d1.Median, d1.Q25, d1.Q75, d1.IQR(), d1.Floored, d1.MinG),
-		fmt.Sprintf("dr's sd is %.2f–%.2f at the %d with a floored normaliser and %.3f–%.3f at the %d without", sdFlLo, sdFlHi, len(floored), sdClLo, sdClHi, len(clean)),
+		fmt.Sprintf("dr's sd is %.2f–%.2f at the %d with a floored normaliser and %.3f–%.3f at the %d without; from one size to the next it changes by up to %.1f times, its IQR by at most %.1f times.",
+			sdFlLo, sdFlHi, len(floored), sdClLo, sdClHi, len(clean), sdJump, iqrJump),
 		// Finding 1.
 		fmt.Sprintf("dr's IQR falls from %.3f at %s rows to %.3f at %s, its sd from %.2f to %.3f.", d1.IQR(), thousands(small), dr[large].IQR(), thousands(large), d1.Std, dr[large].Std),
 		fmt.Sprintf("(from %s rows on, its mean is within %.3f of full's)", thousands(from), meanGap),
