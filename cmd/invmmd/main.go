@@ -70,7 +70,7 @@ func commands() []command {
 		{"merge", "assemble tables and figures from the per-fit result files of (sharded) runs", plain(runMerge)},
 		{"figures", "redraw the results figures from the tables under figures/tables (no training)", plain(runFigures)},
 		{"prop1", "Proposition 2 (appendix D): full-data vs observed-only MMD of h* in both constructions", plain(runProp1)},
-		{"variance", "the variance study of appendix B.3 (mean and sd of each estimator against batch size)", runVariance},
+		{"variance", "the variance study of appendix B.3 (mean, sd, median and quartiles of each estimator against batch size)", runVariance},
 		{"calibration", "the invariance test's calibration study: size under a null where obs is biased, and power", runCalibration},
 		{"diagnose", "one fit of an experiment step by step, per objective: what the penalty's estimates did", runDiagnose},
 		{"all", "every experiment, regenerating figures/", runAll},

@@ -125,7 +125,8 @@ func runVariance(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	last := cfg.Sizes[len(cfg.Sizes)-1]
 	for _, p := range res.Points {
 		if p.BatchSize == last || p.BatchSize == cfg.Sizes[0] {
-			fmt.Fprintf(stdout, "  %-4s n=%-5d mean %.4f  sd %.4f  (empty strata %d, floored normalisers %d)\n", p.Estimator, p.BatchSize, p.Mean, p.Std, p.Empty, p.Floored)
+			fmt.Fprintf(stdout, "  %-6s n=%-5d mean %.4f  sd %.4f  median %.4f  IQR %.4f  (empty strata %d, floored normalisers %d)\n",
+				p.Estimator, p.BatchSize, p.Mean, p.Std, p.Median, p.IQR(), p.Empty, p.Floored)
 		}
 	}
 	fmt.Fprintf(stdout, "Wrote %s, %s.png, %s.svg\n", strings.Join(res.Files, ", "), base, base)

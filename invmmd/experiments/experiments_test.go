@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -179,7 +180,7 @@ func TestShardedMergeEqualsWholeRun(t *testing.T) {
 // shards and checks that the merged variance.csv and variance_config.json are
 // byte-identical, and that merge names the sizes of a missing shard.
 func TestVarianceShardsMergeToTheWholeStudy(t *testing.T) {
-	cfg := VarianceConfig{Sizes: []int{200, 300, 400}, Batches: 3, Seed: 1, Methods: []invmmd.Method{invmmd.Full, invmmd.DR},
+	cfg := VarianceConfig{Sizes: []int{200, 300, 400}, Batches: 3, Seed: 1, Methods: []invmmd.Method{invmmd.Full, invmmd.DR, invmmd.DRPlus},
 		Data: SimulationSize{NTrain: 1000, NVal: 500, NTest: 500, Batch: 500, Epochs: 2, AuxEpochs: 2}}
 	whole := t.TempDir()
 	c := cfg
@@ -189,8 +190,33 @@ func TestVarianceShardsMergeToTheWholeStudy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Points) != 6 {
-		t.Fatalf("%d points, want 6", len(res.Points))
+	if len(res.Points) != 9 {
+		t.Fatalf("%d points, want 9", len(res.Points))
+	}
+	// The robust summaries: quartiles in order, the smallest G only for the estimators that
+	// divide by one, and the true G of dr+ one of the simulation's (sim.GTrue: 0.2 or more).
+	for _, p := range res.Points {
+		if !(p.Q25 <= p.Median && p.Median <= p.Q75) || p.Q75-p.Q25 > 2*p.Std*math.Sqrt(float64(p.N)) {
+			t.Errorf("%s at %d: quartiles %g, %g, %g against sd %g", p.Estimator, p.BatchSize, p.Q25, p.Median, p.Q75, p.Std)
+		}
+		switch p.Estimator {
+		case "full":
+			if p.MinG != 0 {
+				t.Errorf("full at %d: MinG %g, want 0 (it reads no G)", p.BatchSize, p.MinG)
+			}
+		case "dr", "dr+":
+			if p.MinG <= 0 || p.MinG > 1 {
+				t.Errorf("%s at %d: MinG %g, want a probability", p.Estimator, p.BatchSize, p.MinG)
+			}
+		}
+	}
+	// The table reads back as the points, rounded as written.
+	back, err := results.ReadVarianceCSV(filepath.Join(whole, "tables", "variance.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back, results.VarianceAsWritten(res.Points)) {
+		t.Errorf("variance.csv reads back as\n%+v\nwant\n%+v", back, results.VarianceAsWritten(res.Points))
 	}
 	sharded := t.TempDir()
 	c = cfg
@@ -217,6 +243,30 @@ func TestVarianceShardsMergeToTheWholeStudy(t *testing.T) {
 			t.Errorf("%s: sharded and merged differs from the whole study:\n%s\n---\n%s", f, a, b)
 		}
 	}
+	// A folder of the earlier version, whose record names no Summaries (its files lack the
+	// median, quartiles and smallest G), is another configuration: refused, naming it.
+	old := t.TempDir()
+	oc := cfg
+	oc.StoreDir = old
+	if _, err := Variance(oc); err != nil {
+		t.Fatal(err)
+	}
+	sweepFile := filepath.Join(store.Dir(old, "variance"), "sweep.json")
+	b, err := os.ReadFile(sweepFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sw map[string]any
+	if err := json.Unmarshal(b, &sw); err != nil {
+		t.Fatal(err)
+	}
+	delete(sw["Config"].(map[string]any), "Summaries")
+	b, _ = json.Marshal(sw)
+	os.WriteFile(sweepFile, b, 0o644)
+	oc.Resume = true
+	if _, err := Variance(oc); err == nil || !strings.Contains(err.Error(), "Summaries") {
+		t.Errorf("resuming a folder of the earlier version: %v, want an error naming Summaries", err)
+	}
 	// With -resume and every size done, nothing is recomputed: the files stay as they are.
 	sizeFile := filepath.Join(store.Dir(sharded, "variance"), "size300.json")
 	before, _ := os.Stat(sizeFile)
@@ -226,6 +276,40 @@ func TestVarianceShardsMergeToTheWholeStudy(t *testing.T) {
 	}
 	if after, err := os.Stat(sizeFile); err != nil || !after.ModTime().Equal(before.ModTime()) {
 		t.Errorf("resume rewrote %s (%v)", sizeFile, err)
+	}
+}
+
+// TestSmallestG checks the smallest G of a batch's observed rows, and which of the learned
+// and the true one each estimator's VariancePoint.MinG reports.
+func TestSmallestG(t *testing.T) {
+	rows := invmmd.Rows{
+		Delta: []float64{1, 0, 1, 1, 0},
+		G:     []float64{0.30, 0.01, 0.12, 0.50, 0.02}, // 0.01 and 0.02 are unobserved rows
+		GTrue: []float64{0.20, 0.05, 0.25, 0.08, 0.01},
+	}
+	for _, tc := range []struct {
+		name     string
+		idx      []int
+		g, gTrue float64
+		byMethod map[invmmd.Method]float64
+	}{
+		{"every row", []int{0, 1, 2, 3, 4}, 0.12, 0.08,
+			map[invmmd.Method]float64{invmmd.Full: 0, invmmd.Reg: 0, invmmd.DR: 0.12, invmmd.IP: 0.12, invmmd.DRPO: 0.12,
+				invmmd.DRPlus: 0.08, invmmd.IPPlus: 0.08, invmmd.DRPOPlus: 0.08}},
+		{"one observed row", []int{0, 1}, 0.30, 0.20, map[invmmd.Method]float64{invmmd.DR: 0.30, invmmd.DRPlus: 0.20}},
+		{"no observed row", []int{1, 4}, math.Inf(1), math.Inf(1), map[invmmd.Method]float64{invmmd.DR: 0, invmmd.DRPlus: 0}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g, gt := smallestG(rows, tc.idx)
+			if g != tc.g || gt != tc.gTrue {
+				t.Errorf("smallestG = %g, %g, want %g, %g", g, gt, tc.g, tc.gTrue)
+			}
+			for m, want := range tc.byMethod {
+				if got := minGOf(m, g, gt); got != want {
+					t.Errorf("minGOf(%v) = %g, want %g", m, got, want)
+				}
+			}
+		})
 	}
 }
 

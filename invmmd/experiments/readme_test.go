@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -13,16 +14,18 @@ import (
 
 // TestREADMEVarianceNumbers recomputes from the committed variance.csv the numbers the
 // README quotes about the variance study, and checks that the README quotes them so: a
-// rerun that moves them makes this test fail until the text follows.
+// rerun that moves them fails here until the text follows. Line breaks and runs of spaces
+// in the README count as one space.
 func TestREADMEVarianceNumbers(t *testing.T) {
 	pts, err := results.ReadVarianceCSV(filepath.Join(committedTables, "variance.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	raw, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	readme := strings.Join(strings.Fields(string(raw)), " ")
 	at := map[string]map[int]results.VariancePoint{}
 	var sizes []int
 	for _, p := range pts {
@@ -34,24 +37,93 @@ func TestREADMEVarianceNumbers(t *testing.T) {
 			sizes = append(sizes, p.BatchSize)
 		}
 	}
-	regCloser, regLeastSD, drBelowDRPlus := 0, 0, 0
+	small, large := sizes[0], sizes[len(sizes)-1]
+	full, dr, drPlus, reg := at["full"], at["dr"], at["dr+"], at["reg"]
+	// The paper's reg findings, by mean and sd, and by IQR.
+	regCloser, regLeastSD, regLeastIQR, regAboveFull := 0, 0, 0, 0
+	// Finding 2: dr less variable than dr+.
+	drBelowDRPlus, drIQRBelow := 0, 0
+	// Finding 1: dr's centre against full's.
+	drAboveFull, drInFullsMiddle := 0, 0
+	var floored, clean []int // sizes with and without a floored normaliser of dr
 	for _, n := range sizes {
-		full := at["full"][n].Mean
-		if math.Abs(at["reg"][n].Mean-full) < math.Abs(at["dr"][n].Mean-full) {
+		f := full[n]
+		if math.Abs(reg[n].Mean-f.Mean) < math.Abs(dr[n].Mean-f.Mean) {
 			regCloser++
 		}
-		least := true
+		leastSD, leastIQR := true, true
 		for e, byN := range at {
-			if e != "reg" && byN[n].Std <= at["reg"][n].Std {
-				least = false
+			if e != "reg" && byN[n].Std <= reg[n].Std {
+				leastSD = false
+			}
+			if e != "reg" && byN[n].IQR() <= reg[n].IQR() {
+				leastIQR = false
 			}
 		}
-		if least {
+		if leastSD {
 			regLeastSD++
 		}
-		if at["dr"][n].Std < at["dr+"][n].Std {
+		if leastIQR {
+			regLeastIQR++
+		}
+		if reg[n].Median > f.Median {
+			regAboveFull++
+		}
+		if dr[n].Std < drPlus[n].Std {
 			drBelowDRPlus++
 		}
+		if dr[n].IQR() < drPlus[n].IQR() {
+			drIQRBelow++
+		}
+		if dr[n].Median > f.Median {
+			drAboveFull++
+		}
+		if f.Q25 <= dr[n].Median && dr[n].Median <= f.Q75 {
+			drInFullsMiddle++
+		}
+		if dr[n].Floored > 0 {
+			floored = append(floored, n)
+		} else {
+			clean = append(clean, n)
+		}
+	}
+	// From the first size on which no larger size floors a normaliser of dr: dr's mean
+	// against full's, and its median's offset above full's.
+	from := large
+	for i := len(sizes) - 1; i >= 0 && dr[sizes[i]].Floored == 0; i-- {
+		from = sizes[i]
+	}
+	meanGap, offLo, offHi := 0.0, math.Inf(1), math.Inf(-1)
+	for _, n := range sizes {
+		if n < from {
+			continue
+		}
+		meanGap = math.Max(meanGap, math.Abs(dr[n].Mean-full[n].Mean))
+		off := dr[n].Median - full[n].Median
+		offLo, offHi = math.Min(offLo, off), math.Max(offHi, off)
+	}
+	rangeOf := func(ns []int, v func(results.VariancePoint) float64, e string) (lo, hi float64) {
+		lo, hi = math.Inf(1), math.Inf(-1)
+		for _, n := range ns {
+			lo, hi = math.Min(lo, v(at[e][n])), math.Max(hi, v(at[e][n]))
+		}
+		return lo, hi
+	}
+	std := func(p results.VariancePoint) float64 { return p.Std }
+	minG := func(p results.VariancePoint) float64 { return p.MinG }
+	// The largest factor by which dr's sd and IQR change from one size to the next.
+	sdJump, iqrJump := 1.0, 1.0
+	for i := 1; i < len(sizes); i++ {
+		a, b := dr[sizes[i-1]], dr[sizes[i]]
+		sdJump = math.Max(sdJump, math.Max(a.Std/b.Std, b.Std/a.Std))
+		iqrJump = math.Max(iqrJump, math.Max(a.IQR()/b.IQR(), b.IQR()/a.IQR()))
+	}
+	sdFlLo, sdFlHi := rangeOf(floored, std, "dr")
+	sdClLo, sdClHi := rangeOf(clean, std, "dr")
+	gLo, gHi := rangeOf(sizes, minG, "dr")
+	gtLo, gtHi := rangeOf(sizes, minG, "dr+")
+	if gtLo != gtHi {
+		t.Errorf("the true G's minimum varies over the sizes (%g–%g): the README says it is one value", gtLo, gtHi)
 	}
 	f3 := func(e string, n int, sd bool) string {
 		p := at[e][n]
@@ -60,21 +132,56 @@ func TestREADMEVarianceNumbers(t *testing.T) {
 		}
 		return fmt.Sprintf("%.3f", p.Mean)
 	}
+	k := len(sizes)
+	d1 := dr[small]
 	want := []string{
-		fmt.Sprintf("Over\nthe %d batch sizes, reg's mean is closer to full's than dr's at %d and reg has the smallest sd at\n%d", len(sizes), regCloser, regLeastSD),
-		fmt.Sprintf("holds at only %d of the %d here", drBelowDRPlus, len(sizes)),
+		// The description and the small-batch outliers.
+		fmt.Sprintf("At %s rows dr's mean is %.2f and its sd %.2f, while its median is %.3f and its quartiles %.3f–%.3f (IQR %.3f); %d of its normaliser estimates were floored there, and the smallest Ĝ it divided by was %.3f.",
+			thousands(small), d1.Mean, d1.Std, d1.Median, d1.Q25, d1.Q75, d1.IQR(), d1.Floored, d1.MinG),
+		fmt.Sprintf("dr's sd is %.2f–%.2f at the %d with a floored normaliser and %.3f–%.3f at the %d without; from one size to the next it changes by up to %.1f times, its IQR by at most %.1f times.",
+			sdFlLo, sdFlHi, len(floored), sdClLo, sdClHi, len(clean), sdJump, iqrJump),
+		// Finding 1.
+		fmt.Sprintf("dr's IQR falls from %.3f at %s rows to %.3f at %s, its sd from %.2f to %.3f.", d1.IQR(), thousands(small), dr[large].IQR(), thousands(large), d1.Std, dr[large].Std),
+		fmt.Sprintf("(from %s rows on, its mean is within %.3f of full's)", thousands(from), meanGap),
+		fmt.Sprintf("its median exceeds full's at %s %d sizes (by %.3f–%.3f from %s rows on; %.3f against %.3f at %s) and lies within the middle half of full's estimates at only %d of the %d.",
+			map[bool]string{true: "all", false: fmt.Sprintf("%d of the", drAboveFull)}[drAboveFull == k], k, offLo, offHi, thousands(from), dr[large].Median, full[large].Median, thousands(large), drInFullsMiddle, k),
+		fmt.Sprintf("reg's median is above full's too, at %d of the %d", regAboveFull, k),
+		// Finding 2.
+		fmt.Sprintf("dr's sd is below dr+'s at %d of the %d sizes and its IQR at %d, as often as chance gives (one-sided sign test: P = %.2f and %.2f); at %s rows the IQRs are %.3f and %.3f.",
+			drBelowDRPlus, k, drIQRBelow, results.SignTestP(drBelowDRPlus, k), results.SignTestP(drIQRBelow, k), thousands(large), dr[large].IQR(), drPlus[large].IQR()),
+		fmt.Sprintf("the smallest Ĝ among a size's observed rows is %.3f–%.3f, the smallest true G %.3f at every size", gLo, gHi, gtLo),
+		// The paper's reg findings and the IP family.
+		fmt.Sprintf("Over the %d batch sizes, reg's mean is closer to full's than dr's at %d and reg has the smallest sd at %d and the smallest IQR at %d", k, regCloser, regLeastSD, regLeastIQR),
 		fmt.Sprintf("At 10,000 rows full's mean is %s", f3("full", 10000, false)),
-		fmt.Sprintf("(sd %s against full's %s and\ndr's %s)", f3("reg", 10000, true), f3("full", 10000, true), f3("dr", 10000, true)),
-		fmt.Sprintf("`reg`'s mean is %s, against\ndr's %s and full's %s", f3("reg", 10000, false), f3("dr", 10000, false), f3("full", 10000, false)),
-		fmt.Sprintf("ip and ip+ stay above full even at 10,000 rows\n(means %s and %s), and their means at 1,000 rows (%.2f and %.2f)", f3("ip", 10000, false), f3("ip+", 10000, false), at["ip"][1000].Mean, at["ip+"][1000].Mean),
-		fmt.Sprintf("at batch 3,000 its sd over 100 batches is %s for full and %s for dr+ (against means of %s and %s;",
-			f3("full", 3000, true), f3("dr+", 3000, true), f3("full", 3000, false), f3("dr+", 3000, false)),
+		fmt.Sprintf("(sd %s against full's %s and dr's %s)", f3("reg", 10000, true), f3("full", 10000, true), f3("dr", 10000, true)),
+		fmt.Sprintf("`reg`'s mean is %s, against dr's %s and full's %s", f3("reg", 10000, false), f3("dr", 10000, false), f3("full", 10000, false)),
+		fmt.Sprintf("ip and ip+ stay above full even at 10,000 rows (means %s and %s), and their means at 1,000 rows (%.2f and %.2f, against medians of %.3f and %.3f)",
+			f3("ip", 10000, false), f3("ip+", 10000, false), at["ip"][1000].Mean, at["ip+"][1000].Mean, at["ip"][1000].Median, at["ip+"][1000].Median),
+		fmt.Sprintf("at batch 3,000 its sd over 100 batches is %s for full and %s for dr+ (against means of %s and %s and medians of %.3f and %.3f: %d of dr+'s normalisers over the 100 batches was floored;",
+			f3("full", 3000, true), f3("dr+", 3000, true), f3("full", 3000, false), f3("dr+", 3000, false), full[3000].Median, drPlus[3000].Median, drPlus[3000].Floored),
 	}
 	for _, w := range want {
-		if !strings.Contains(string(readme), w) {
+		if !strings.Contains(readme, w) {
 			t.Errorf("README.md does not say, as variance.csv gives:\n%s", w)
 		}
 	}
+	// The verdicts the README gives follow from the counts: finding 2 does not hold when
+	// neither count is more than chance gives.
+	if results.SignTestP(drBelowDRPlus, k) < 0.05 || results.SignTestP(drIQRBelow, k) < 0.05 {
+		t.Errorf("dr below dr+ at %d (sd) and %d (IQR) of %d sizes: more than chance, but the README says finding 2 does not hold", drBelowDRPlus, drIQRBelow, k)
+	}
+	if !(dr[large].IQR() < d1.IQR() && dr[large].Std < d1.Std) {
+		t.Errorf("dr's spread does not shrink from %d to %d rows, but the README says it does", small, large)
+	}
+}
+
+// thousands formats n with a comma between thousands (10,000), as the README prints sizes.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // TestREADMETexturedMNISTNumbers recomputes from the committed textured-MNIST tables the

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -201,7 +202,15 @@ type varianceRecord struct {
 	Data      SimulationSize
 	Estimator invmmd.Options
 	Methods   []string
+	// Summaries names what each batch size's file records (varianceSummaries): a result
+	// folder of an earlier version, whose files lack the median, quartiles and smallest G,
+	// is then another configuration, refused rather than resumed or merged with zeros.
+	Summaries string
 }
+
+// varianceSummaries is the varianceRecord.Summaries of this version: the columns of
+// variance.csv after the estimator and batch size.
+const varianceSummaries = "mean,std,n,median,q25,q75,empty,floored,min_g"
 
 func varianceRecordOf(cfg VarianceConfig) (varianceRecord, error) {
 	est, err := cfg.Estimator.Resolved()
@@ -209,7 +218,7 @@ func varianceRecordOf(cfg VarianceConfig) (varianceRecord, error) {
 		return varianceRecord{}, fmt.Errorf("experiments: variance study: %w", err)
 	}
 	r := varianceRecord{Study: "variance (appendix B.3)", Backend: backend.Config(), Sizes: cfg.Sizes, Batches: cfg.Batches,
-		Seed: cfg.Seed, Data: cfg.Data, Estimator: est}
+		Seed: cfg.Seed, Data: cfg.Data, Estimator: est, Summaries: varianceSummaries}
 	for _, m := range cfg.Methods {
 		r.Methods = append(r.Methods, m.String())
 	}
@@ -325,8 +334,11 @@ func varianceSizes(cfg VarianceConfig, st *store.Store, todo map[int]bool, out *
 		vals := make([][]float64, len(cfg.Methods))
 		pts := make([]results.VariancePoint, len(cfg.Methods))
 		estimate := 0.0
+		minG, minGTrue := math.Inf(1), math.Inf(1) // over the observed rows of the size's batches
 		for b := 0; b < cfg.Batches; b++ {
 			idx := perm[b*n : (b+1)*n]
+			g, gt := smallestG(rows, idx)
+			minG, minGTrue = math.Min(minG, g), math.Min(minGTrue, gt)
 			hb := make([]float64, n)
 			for k, i := range idx {
 				hb[k] = hv[i]
@@ -350,6 +362,8 @@ func varianceSizes(cfg VarianceConfig, st *store.Store, todo map[int]bool, out *
 		for k, meth := range cfg.Methods {
 			mean, std := stat.MeanStdDev(vals[k], nil)
 			pts[k].Estimator, pts[k].BatchSize, pts[k].Mean, pts[k].Std, pts[k].N = meth.String(), n, mean, std, len(vals[k])
+			pts[k].Q25, pts[k].Median, pts[k].Q75 = results.Quartiles(vals[k])
+			pts[k].MinG = minGOf(meth, minG, minGTrue)
 		}
 		out.EstimateSeconds += estimate
 		if st != nil {
@@ -363,6 +377,43 @@ func varianceSizes(cfg VarianceConfig, st *store.Store, todo map[int]bool, out *
 		bar.Add(1, fmt.Sprintf("n=%d full %.3f±%.3f", n, pts[0].Mean, pts[0].Std))
 	}
 	return nil
+}
+
+// smallestG returns the smallest learned Ĝ and the smallest true G among the observed rows
+// (Δ = 1) of rows at idx: the probabilities that ip, dr and dr-po, and their + forms,
+// divide by. Each is +Inf when no row is observed or the column is absent.
+func smallestG(rows invmmd.Rows, idx []int) (g, gTrue float64) {
+	g, gTrue = math.Inf(1), math.Inf(1)
+	for _, i := range idx {
+		if rows.Delta[i] != 1 {
+			continue
+		}
+		if rows.G != nil {
+			g = math.Min(g, rows.G[i])
+		}
+		if rows.GTrue != nil {
+			gTrue = math.Min(gTrue, rows.GTrue[i])
+		}
+	}
+	return g, gTrue
+}
+
+// minGOf is the VariancePoint.MinG of method m, given the smallest learned and true G of a
+// batch size's observed rows: the true one for a method that reads the true G, the learned
+// one for a method that reads Ĝ, and 0 for one that reads neither (or when no row was
+// observed).
+func minGOf(m invmmd.Method, g, gTrue float64) float64 {
+	v := 0.0
+	switch {
+	case m.NeedsTrueG():
+		v = gTrue
+	case m.NeedsG():
+		v = g
+	}
+	if math.IsInf(v, 0) {
+		return 0
+	}
+	return v
 }
 
 // MergeVariance assembles variance.csv, variance_config.json and variance_timing.json
@@ -426,7 +477,7 @@ func (o *VarianceOutcome) write(r varianceRecord, trainSet dataset.Summary, tabl
 		"Study": r.Study, "Backend": r.Backend, "Methods": r.Methods,
 		"Sizes": r.Sizes, "Batches": r.Batches, "Seed": r.Seed, "Data": r.Data, "Estimator": r.Estimator,
 		"PoolRows": o.PoolRows, "Points": o.Points, "Train": trainSet,
-		"Note": "h trained with none; batches of one size are disjoint draws from one pool of fresh training-distribution rows; Empty counts strata that contributed 0, Floored normalisers raised to the floor, over all batches of a size.",
+		"Note": "h trained with none; batches of one size are disjoint draws from one pool of fresh training-distribution rows; Empty counts strata that contributed 0, Floored normalisers raised to the floor, over all batches of a size; Median, Q25 and Q75 are the median and quartiles of the batches' estimates; MinG is the smallest G among the observed rows of the size's batches that the estimator divides by (learned, or true for a + form; before the floor GFloor), absent for full and reg.",
 	}
 	// Timings go to their own file, so that a rerun leaves variance_config.json unchanged.
 	timing := map[string]any{"Study": "variance", "GoVersion": runtime.Version(), "CPUs": runtime.NumCPU(),

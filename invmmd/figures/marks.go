@@ -248,6 +248,35 @@ func (b *band) Thumbnail(c *draw.Canvas) {
 	c.Fill(r.Path())
 }
 
+// columnShade fills the whole height of the data area over [x−half, x+half] at each x
+// (clipped to the x axis range): a mark of the values at those x, such as the batch sizes
+// of the variance study whose estimates rest on a floored normaliser.
+type columnShade struct {
+	x    []float64
+	half float64
+	fill color.Color
+}
+
+// Plot implements plot.Plotter.
+func (s *columnShade) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, _ := p.Transforms(&c)
+	c.SetColor(s.fill)
+	for _, x := range s.x {
+		lo, hi := math.Max(x-s.half, p.X.Min), math.Min(x+s.half, p.X.Max)
+		if lo >= hi {
+			continue
+		}
+		r := vg.Rectangle{Min: vg.Point{X: trX(lo), Y: c.Min.Y}, Max: vg.Point{X: trX(hi), Y: c.Max.Y}}
+		c.Fill(r.Path())
+	}
+}
+
+// Thumbnail implements plot.Thumbnailer: a block of the shade.
+func (s *columnShade) Thumbnail(c *draw.Canvas) {
+	c.SetColor(s.fill)
+	c.Fill(c.Rectangle.Path())
+}
+
 // clippedLine is a polyline clipped to the y axis range, with the points beyond the range
 // drawn as triangles on the edge they crossed. With every > 1 the glyph marks only every
 // every-th point from offset (the triangles mark every point beyond the range); a glyph of

@@ -63,6 +63,10 @@ var (
 	ReferenceColor color.Color = LightGrey
 	// CeilingColor draws the best accuracy an invariant model can reach.
 	CeilingColor color.Color = Black
+	// CaveatColor shades the parts of a figure whose values rest on a guard of the
+	// estimators (the batch sizes of the variance study with a floored normaliser): light
+	// enough for every mark to stay legible over it.
+	CaveatColor color.Color = color.RGBA{228, 228, 228, 255}
 	// ZColors are the colours of the nuisance's two values, Z = 0 and Z = 1.
 	ZColors = [2]color.Color{Blue, Vermillion}
 	// CellColors are the colours of the four (Y, Z) cells, indexed [Y][Z]: blue for Y = 0,

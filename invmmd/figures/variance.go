@@ -23,11 +23,11 @@ const (
 	VarianceHeight = 7.5 * vg.Inch
 )
 
-// MeanQuantile is the share of the variance study's means left out at each end when the
-// mean axis is fitted to them: small batches give some estimators means far from the rest
-// (5.9 for ip at 1,000 rows, −9.7 for dr+ in a quick run), which would squash the others.
-// Values beyond the axis are drawn as triangles on the edge, and the title counts them and
-// gives the farthest.
+// MeanQuantile is the share of the variance study's medians and quartiles, or its means,
+// left out at each end when a panel's axis is fitted to them: small batches give some
+// estimators means far from the rest (5.9 for ip at 1,000 rows, −9.7 for dr+ in a quick
+// run), which would squash the others. Values beyond the axis are drawn as triangles on the
+// edge, and the title counts them and gives the farthest.
 const MeanQuantile = 0.05
 
 // PaperVarianceEstimators are the estimators of the paper's variance figure (figure 3,
@@ -70,17 +70,22 @@ func styleOf(name string, k int, ref bool) varianceStyle {
 // drawn in a row of its own: their lines nearly coincide.
 func isDR(name string) bool { return strings.HasPrefix(name, "dr") }
 
-// Variance returns the panels of the variance study (appendix B.3, the paper's figure 3):
-// the mean and the standard deviation of each estimator against batch size, each with a
-// band of ± one standard error (of the mean: sd/√n; of the standard deviation:
-// sd/√(2(n−1))), so that a one-batch spike reads as noise. The doubly robust family (dr,
-// dr+, dr-po, dr-po+), whose lines nearly coincide, has a row of its own below the others,
-// with full as a thin reference; within a row each estimator has its method's colour and a
-// marker shape of its own, and the true-G (+) forms are dashed. Each row's legend, right of
-// it, says which estimators are in the paper's figure, which only in its tables, and which
-// are this project's. The mean axis of a row spans the row's means but the MeanQuantile
-// at each end (and the means just beyond), and always full's mean at the largest batch
-// size, drawn as a line.
+// Variance returns the panels of the variance study (appendix B.3, the paper's figure 3),
+// two per row against batch size. Left, the median of each estimator's estimates (thick)
+// with the middle half of the batches, first to third quartile, shaded, and the mean, the
+// paper's summary (thin); right, on a log axis, the interquartile range (thick) and the
+// standard deviation (thin). A few extreme batches move the mean and sd of the estimators
+// that divide by G by orders of magnitude at small batch sizes, and the median and
+// quartiles not: the thick and thin lines side by side show which is which. Batch sizes
+// where an estimator of the row had a normaliser raised to its floor (Floored) are shaded in
+// both panels of the row: their extreme batches are the floor's. The doubly robust family
+// (dr, dr+, dr-po, dr-po+), whose lines nearly coincide, has a row of its own below the
+// others, with full as a thin reference; within a row each estimator has its method's
+// colour and a marker shape of its own, and the true-G (+) forms are dashed. Each row's
+// legend, right of it, says which estimators are in the paper's figure, which only in its
+// tables, and which are this project's. The left axis spans the row's medians and quartiles
+// but the MeanQuantile at each end (and the values just beyond), and always full's mean at
+// the largest batch size, drawn as a line; means beyond it are triangles on its edge.
 func Variance(points []results.VariancePoint) ([][]*plot.Plot, error) {
 	if len(points) == 0 {
 		return nil, fmt.Errorf("figures: Variance: no points")
@@ -94,6 +99,9 @@ func Variance(points []results.VariancePoint) ([][]*plot.Plot, error) {
 		}
 		if p.N < 2 {
 			return nil, fmt.Errorf("figures: Variance: %s at batch size %d: %d batches, want ≥ 2 for a standard error", p.Estimator, p.BatchSize, p.N)
+		}
+		if !(p.Q25 <= p.Median && p.Median <= p.Q75) {
+			return nil, fmt.Errorf("figures: Variance: %s at batch size %d: median %g not between the quartiles %g and %g", p.Estimator, p.BatchSize, p.Median, p.Q25, p.Q75)
 		}
 		by[p.Estimator] = append(by[p.Estimator], p)
 		sizes = append(sizes, float64(p.BatchSize))
@@ -135,109 +143,126 @@ func Variance(points []results.VariancePoint) ([][]*plot.Plot, error) {
 	if len(drs) > 0 {
 		rows = append(rows, append([]string{"full"}, drs...))
 	}
-	ticks := batchTicks(slices.Min(sizes), slices.Max(sizes))
+	slices.Sort(sizes)
+	sizes = slices.Compact(sizes)
+	ax := varianceAxes{ticks: batchTicks(sizes[0], sizes[len(sizes)-1]), xmin: sizes[0], xmax: sizes[len(sizes)-1], half: halfStep(sizes)}
 	var grid [][]*plot.Plot
 	for i, names := range rows {
-		mean, sd, err := varianceRow(names, i > 0, by, ref, refN, ticks, slices.Min(sizes), slices.Max(sizes))
+		r, err := varianceRow(names, i > 0, by, ref, refN, ax)
 		if err != nil {
 			return nil, err
 		}
-		grid = append(grid, []*plot.Plot{mean, sd})
+		grid = append(grid, r)
 	}
 	return grid, nil
 }
 
-// varianceRow draws the mean and standard-deviation panels of one row of Variance; with
-// refFull, names[0] is full drawn thin as a reference.
-func varianceRow(names []string, refFull bool, by map[string][]results.VariancePoint, ref float64, refN int, ticks plot.ConstantTicks, xmin, xmax float64) (mean, sd *plot.Plot, err error) {
-	mean, sd = plot.New(), plot.New()
-	for _, p := range []*plot.Plot{mean, sd} {
+// varianceAxes is the batch-size axis every panel of Variance shares: its ticks and range,
+// and half the step between neighbouring batch sizes (the half-width of a shaded size).
+type varianceAxes struct {
+	ticks            plot.ConstantTicks
+	xmin, xmax, half float64
+}
+
+// halfStep is half the smallest gap between neighbouring values of sorted, distinct sizes
+// (a twentieth of the range when there is one size).
+func halfStep(sizes []float64) float64 {
+	h := math.Inf(1)
+	for i := 1; i < len(sizes); i++ {
+		h = math.Min(h, (sizes[i]-sizes[i-1])/2)
+	}
+	if math.IsInf(h, 1) {
+		return math.Max(sizes[0]/20, 0.5)
+	}
+	return h
+}
+
+// varianceRow draws the centre (median and mean) and spread (IQR and sd) panels of one
+// row of Variance; with refFull, names[0] is full drawn thin as a reference.
+func varianceRow(names []string, refFull bool, by map[string][]results.VariancePoint, ref float64, refN int, ax varianceAxes) ([]*plot.Plot, error) {
+	centre, spread := plot.New(), plot.New()
+	// Batch sizes with a floored normaliser, shaded under everything else.
+	floored := flooredSizes(names, by)
+	shade := &columnShade{x: floored, half: ax.half, fill: CaveatColor}
+	for _, p := range []*plot.Plot{centre, spread} {
 		legible(p)
 		p.X.Label.Text = "batch size"
-		p.X.Tick.Marker = ticks
+		p.X.Tick.Marker = ax.ticks
+		p.X.Min, p.X.Max = ax.xmin, ax.xmax
+		p.Add(shade)
 		g := plotter.NewGrid()
 		g.Vertical.Width = 0
 		g.Horizontal.Color = color.Gray{Y: 225}
 		p.Add(g)
-		p.X.Min, p.X.Max = xmin, xmax
 	}
-	mean.Y.Label.Text = "mean of the MMD² estimates"
-	mean.Y.Tick.Marker = roundTicks{}
+	centre.Y.Label.Text = "MMD² estimate"
+	centre.Y.Tick.Marker = roundTicks{}
 	// No y label on the log axis: gonum/plot then reserves room above the data area as if
 	// the label stood there, which misaligns the titles. The title names the axis.
-	sd.Y.Scale = plot.LogScale{}
-	sd.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	spread.Y.Scale = plot.LogScale{}
+	spread.Y.Tick.Marker = plot.LogTicks{Prec: -1}
 
-	var means []float64
+	// The centre axis fits the medians and quartiles (the means may leave it).
+	var vals []float64
 	for _, name := range names {
 		for _, p := range by[name] {
-			means = append(means, p.Mean)
+			vals = append(vals, p.Median, p.Q25, p.Q75)
 		}
 	}
-	slices.Sort(means)
-	lo, hi := quantile(means, MeanQuantile), quantile(means, 1-MeanQuantile)
-	lo, hi = math.Min(lo, ref), math.Max(hi, ref)
-	// Then out to the means within a quarter of that range beyond it: a few points just
-	// past a quantile are not outliers.
-	reach := 0.25 * (hi - lo)
-	for _, m := range means {
-		if m >= lo-reach && m <= hi+reach {
-			lo, hi = math.Min(lo, m), math.Max(hi, m)
-		}
-	}
-	pad := 0.08 * (hi - lo)
-	if pad == 0 {
-		pad = 0.1 * math.Max(math.Abs(ref), 1)
-	}
-	mean.Y.Min, mean.Y.Max = lo-pad, hi+pad
+	centre.Y.Min, centre.Y.Max = fitAxis(vals, ref)
 
 	refLine := newHLine(ref, Grey, vg.Points(6), vg.Points(3))
 	refLine.style.Width = vg.Points(1)
-	mean.Add(refLine)
-	var lines, sdLines []*clippedLine
-	clipped := 0
-	farthest := ref
-	sdLo, sdHi := math.Inf(1), 0.0
+	centre.Add(refLine)
+	var thick, thin [2][]plot.Plotter
+	clipped, farthest := 0, ref
+	spreadLo, spreadHi := math.Inf(1), 0.0
 	heading := ""
 	for k, name := range names {
 		isRef := refFull && k == 0
 		st := styleOf(name, k, isRef)
-		var mXY, sXY plotter.XYs
-		mb := &band{fill: withAlpha(st.color, 40)}
-		sb := &band{fill: withAlpha(st.color, 40)}
+		var medXY, meanXY, iqrXY, sdXY plotter.XYs
+		qb := &band{fill: withAlpha(st.color, 35)}
 		for _, p := range by[name] {
 			x := float64(p.BatchSize)
-			n := float64(p.N)
-			se := p.Std / math.Sqrt(n)
-			seSD := p.Std / math.Sqrt(2*(n-1))
-			mXY = append(mXY, plotter.XY{X: x, Y: p.Mean})
-			sXY = append(sXY, plotter.XY{X: x, Y: p.Std})
-			mb.x, mb.lo, mb.hi = append(mb.x, x), append(mb.lo, p.Mean-se), append(mb.hi, p.Mean+se)
-			sb.x, sb.lo, sb.hi = append(sb.x, x), append(sb.lo, math.Max(p.Std-seSD, p.Std/10)), append(sb.hi, p.Std+seSD)
-			if p.Std > 0 {
-				sdLo, sdHi = math.Min(sdLo, sb.lo[len(sb.lo)-1]), math.Max(sdHi, p.Std+seSD)
+			medXY = append(medXY, plotter.XY{X: x, Y: p.Median})
+			meanXY = append(meanXY, plotter.XY{X: x, Y: p.Mean})
+			iqrXY = append(iqrXY, plotter.XY{X: x, Y: p.IQR()})
+			sdXY = append(sdXY, plotter.XY{X: x, Y: p.Std})
+			qb.x, qb.lo, qb.hi = append(qb.x, x), append(qb.lo, p.Q25), append(qb.hi, p.Q75)
+			for _, v := range []float64{p.IQR(), p.Std} {
+				if v > 0 {
+					spreadLo, spreadHi = math.Min(spreadLo, v), math.Max(spreadHi, v)
+				}
 			}
 		}
 		line := draw.LineStyle{Color: st.color, Width: st.width, Dashes: st.dashes}
 		glyph := draw.GlyphStyle{Color: st.color, Radius: vg.Points(2.6), Shape: st.shape}
+		if st.shape == nil {
+			glyph.Radius = 0
+		}
 		// A marker on every fourth point, shifted per estimator, so that lines that meet
 		// keep their markers apart.
-		ml := &clippedLine{xys: mXY, line: line, glyph: glyph, every: 4, offset: k % 4}
-		sl := &clippedLine{xys: sXY, line: line, glyph: glyph, every: 4, offset: k % 4}
-		if st.shape == nil {
-			ml.glyph.Radius, sl.glyph.Radius = 0, 0
-		}
-		clipped += ml.clipped(mean.Y.Min, mean.Y.Max)
-		for _, xy := range mXY { // the farthest mean beyond the axis, for the title
-			if (xy.Y < mean.Y.Min || xy.Y > mean.Y.Max) && math.Abs(xy.Y-ref) > math.Abs(farthest-ref) {
-				farthest = xy.Y
+		ml := &clippedLine{xys: medXY, line: line, glyph: glyph, every: 4, offset: k % 4}
+		il := &clippedLine{xys: iqrXY, line: line, glyph: glyph, every: 4, offset: k % 4}
+		// The mean and sd: thin, faded and unmarked, so that the robust summaries read
+		// first; a mean beyond the axis is a faded triangle on its edge.
+		faded := withAlpha(st.color, 150)
+		thinLine := draw.LineStyle{Color: faded, Width: vg.Points(0.9), Dashes: st.dashes}
+		al := &clippedLine{xys: meanXY, line: thinLine, glyph: draw.GlyphStyle{Color: faded}}
+		sl := &clippedLine{xys: sdXY, line: thinLine}
+		if !isRef { // full's mean as a reference is the dashed line
+			clipped += al.clipped(centre.Y.Min, centre.Y.Max)
+			for _, xy := range meanXY { // the farthest mean beyond the axis, for the title
+				if (xy.Y < centre.Y.Min || xy.Y > centre.Y.Max) && math.Abs(xy.Y-ref) > math.Abs(farthest-ref) {
+					farthest = xy.Y
+				}
 			}
+			thin[0] = append(thin[0], al)
+			centre.Add(qb)
 		}
-		lines, sdLines = append(lines, ml), append(sdLines, sl)
-		if !isRef {
-			mean.Add(mb)
-			sd.Add(sb)
-		}
+		thin[1] = append(thin[1], sl)
+		thick[0], thick[1] = append(thick[0], ml), append(thick[1], il)
 		var h string
 		switch {
 		case isRef:
@@ -253,47 +278,78 @@ func varianceRow(names []string, refFull bool, by map[string][]results.VarianceP
 		}
 		if h != heading {
 			if heading != "" {
-				sd.Legend.Add("")
+				spread.Legend.Add("")
 			}
-			sd.Legend.Add(h)
+			spread.Legend.Add(h)
 			heading = h
 		}
 		if isRef {
-			sd.Legend.Add("  "+name, sl)
+			spread.Legend.Add("  "+name, il)
 		} else {
-			sd.Legend.Add("  "+name, sb, sl)
+			spread.Legend.Add("  "+name, qb, il)
 		}
 	}
-	for i := range lines { // lines over every band, the reference first
-		mean.Add(lines[i])
-		sd.Add(sdLines[i])
+	// The thin lines under the thick ones, every line over the bands.
+	for i, p := range []*plot.Plot{centre, spread} {
+		p.Add(thin[i]...)
+		p.Add(thick[i]...)
 	}
-	if sdHi == 0 {
-		return nil, nil, fmt.Errorf("figures: Variance: every standard deviation is 0")
+	if spreadHi == 0 {
+		return nil, fmt.Errorf("figures: Variance: every interquartile range and standard deviation is 0")
 	}
-	sd.Y.Min, sd.Y.Max = sdLo/1.3, sdHi*1.3
-	sd.Legend.Add("")
-	sd.Legend.Add("bands: ± 1 standard error", &band{fill: withAlpha(Grey, 60)})
-	sd.Legend.Add(fmt.Sprintf("full's mean at n = %s (%.3f)", thousands(refN), ref), refLine)
-	mean.Title.Text = "Mean, ± 1 SE"
+	spread.Y.Min, spread.Y.Max = spreadLo/1.3, spreadHi*1.3
+	spread.Legend.Add("")
+	spread.Legend.Add("thick: median (left), IQR (right)", &clippedLine{line: draw.LineStyle{Color: KeyColor, Width: vg.Points(1.6)}})
+	spread.Legend.Add("thin: mean (left), sd (right)", &clippedLine{line: draw.LineStyle{Color: withAlpha(KeyColor, 150), Width: vg.Points(0.9)}})
+	spread.Legend.Add("band: quartiles (middle half)", &band{fill: withAlpha(Grey, 60)})
+	if len(floored) > 0 {
+		spread.Legend.Add("shaded: a floored normaliser", &columnShade{fill: CaveatColor})
+	}
+	spread.Legend.Add(fmt.Sprintf("full's mean at n = %s (%.3f)", thousands(refN), ref), refLine)
+	centre.Title.Text = "Median, quartiles; mean"
 	if clipped > 0 {
-		mean.Title.Text = fmt.Sprintf("Mean, ± 1 SE (%d %s beyond the axis, to %.2f)", clipped, map[bool]string{true: "point", false: "points"}[clipped == 1], farthest)
+		centre.Title.Text = fmt.Sprintf("Median, quartiles; mean (%d off the axis, to %.2f)", clipped, farthest)
 	}
-	sd.Title.Text = "Standard deviation, ± 1 SE (log axis)"
-	return mean, sd, nil
+	spread.Title.Text = "IQR; sd (log axis)"
+	return []*plot.Plot{centre, spread}, nil
 }
 
-// quantile returns the q-quantile of sorted values (linear interpolation).
-func quantile(sorted []float64, q float64) float64 {
-	if len(sorted) == 0 {
-		return math.NaN()
+// flooredSizes returns, in ascending order, the batch sizes at which one of the named
+// estimators had a normaliser raised to its floor in some batch (VariancePoint.Floored > 0).
+func flooredSizes(names []string, by map[string][]results.VariancePoint) []float64 {
+	var floored []float64
+	for _, name := range names {
+		for _, p := range by[name] {
+			if p.Floored > 0 && !slices.Contains(floored, float64(p.BatchSize)) {
+				floored = append(floored, float64(p.BatchSize))
+			}
+		}
 	}
-	f := q * float64(len(sorted)-1)
-	i := int(math.Floor(f))
-	if i >= len(sorted)-1 {
-		return sorted[len(sorted)-1]
+	slices.Sort(floored)
+	return floored
+}
+
+// fitAxis returns the y range of a median or mean panel of Variance: values but the
+// MeanQuantile at each end, widened to ref and to the values within a quarter of that range
+// beyond it, plus a margin.
+func fitAxis(values []float64, ref float64) (lo, hi float64) {
+	s := slices.Clone(values)
+	slices.Sort(s)
+	lo, hi = results.Quantile(s, MeanQuantile), results.Quantile(s, 1-MeanQuantile)
+	lo, hi = math.Min(lo, ref), math.Max(hi, ref)
+	// Then out to the values within a quarter of that range beyond it: a few points just
+	// past a quantile are not outliers.
+	reach := 0.25 * (hi - lo)
+	for _, m := range s {
+		if m >= lo-reach && m <= hi+reach {
+			lo, hi = math.Min(lo, m), math.Max(hi, m)
+		}
 	}
-	return sorted[i] + (f-float64(i))*(sorted[i+1]-sorted[i])
+	pad := 0.08 * (hi - lo)
+	if pad == 0 {
+		pad = 0.1 * math.Max(math.Abs(ref), 1)
+	}
+	return lo - pad, hi + pad
 }
 
 // batchTicks labels the batch-size axis at a round step giving at most 6 labels (every 2,000

@@ -1,6 +1,7 @@
 package figures
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,18 +14,22 @@ import (
 )
 
 // variancePoints is a study with full converging to 0.2, dr far off at small batches (one
-// size above the axis, one below), and an extension.
+// mean above the axis, one below, both from a floored normaliser) while its median stays
+// near 0.25, and an extension.
 func variancePoints() []results.VariancePoint {
 	var pts []results.VariancePoint
 	for _, n := range []int{1000, 2000, 3000, 4000} {
 		f := 1000 / float64(n)
 		pts = append(pts,
-			results.VariancePoint{Estimator: "full", BatchSize: n, Mean: 0.2 + 0.1*f, Std: 0.5 * f, N: 100},
-			results.VariancePoint{Estimator: "dr-po", BatchSize: n, Mean: 0.25, Std: 2 * f, N: 100},
-			results.VariancePoint{Estimator: "dr", BatchSize: n, Mean: 0.25, Std: 5 * f, N: 100})
+			results.VariancePoint{Estimator: "full", BatchSize: n, Mean: 0.2 + 0.1*f, Std: 0.5 * f, N: 100,
+				Median: 0.2 + 0.1*f, Q25: 0.2, Q75: 0.2 + 0.2*f},
+			results.VariancePoint{Estimator: "dr-po", BatchSize: n, Mean: 0.25, Std: 2 * f, N: 100,
+				Median: 0.25, Q25: 0.25 - 0.1*f, Q75: 0.25 + 0.1*f},
+			results.VariancePoint{Estimator: "dr", BatchSize: n, Mean: 0.25, Std: 5 * f, N: 100,
+				Median: 0.26, Q25: 0.26 - 0.2*f, Q75: 0.26 + 0.2*f})
 	}
-	pts[2].Mean = 4   // dr at 1000: above
-	pts[5].Mean = -10 // dr at 2000: below
+	pts[2].Mean, pts[2].Floored = 4, 3   // dr at 1000: above
+	pts[5].Mean, pts[5].Floored = -10, 1 // dr at 2000: below
 	return pts
 }
 
@@ -36,24 +41,49 @@ func TestVariance(t *testing.T) {
 	if len(g) != 2 || len(g[0]) != 2 || len(g[1]) != 2 {
 		t.Fatalf("grid %d rows, want 2 of 2 panels (full and the others; the DR family)", len(g))
 	}
-	mean, sd := g[1][0], g[1][1]
-	// The DR row's mean axis spans its means but the extreme 5% at each end: neither dr's 4
-	// nor its -10 squashes the rest; both are counted as beyond the axis.
-	if mean.Y.Max > 4 || mean.Y.Min < -10 || mean.Y.Min > 0.2 || mean.Y.Max < 0.3 {
-		t.Errorf("DR mean axis [%g, %g], want one inside [-10, 4] holding 0.2–0.3", mean.Y.Min, mean.Y.Max)
+	centre, spread := g[1][0], g[1][1]
+	// The DR row's centre axis fits the medians and quartiles but their extreme 5% at each
+	// end, and full's mean at the largest size: it holds every median (0.2–0.3), while dr's
+	// means of 4 and -10 leave it, and the title counts them.
+	if centre.Y.Min > 0.2 || centre.Y.Max < 0.3 || centre.Y.Max > 1 || centre.Y.Min < -0.5 {
+		t.Errorf("DR centre axis [%g, %g], want a tight one holding 0.2–0.3", centre.Y.Min, centre.Y.Max)
 	}
-	if !strings.Contains(mean.Title.Text, "2 points beyond") {
-		t.Errorf("mean title %q does not count the 2 clipped points", mean.Title.Text)
+	if !strings.Contains(centre.Title.Text, "2 off the axis, to -10.00") {
+		t.Errorf("centre title %q does not count the 2 means off the axis", centre.Title.Text)
 	}
-	if _, ok := sd.Y.Scale.(plot.LogScale); !ok {
-		t.Errorf("sd scale %T, want log", sd.Y.Scale)
+	if _, ok := spread.Y.Scale.(plot.LogScale); !ok {
+		t.Errorf("spread scale %T, want log", spread.Y.Scale)
+	}
+	// The spread axis holds every IQR and sd: dr's sd of 5 at 1,000 and full's IQR of 0.05
+	// at 4,000.
+	if spread.Y.Min > 0.05 || spread.Y.Max < 5 {
+		t.Errorf("spread axis [%g, %g], want one holding 0.05–5", spread.Y.Min, spread.Y.Max)
+	}
+	// The floored sizes of the DR row (dr at 1,000 and 2,000) are shaded and named in its
+	// legend; the first row, whose estimators floored nothing, has neither.
+	by := map[string][]results.VariancePoint{}
+	for _, p := range variancePoints() {
+		by[p.Estimator] = append(by[p.Estimator], p)
+	}
+	if got := flooredSizes([]string{"full", "dr", "dr-po"}, by); !slices.Equal(got, []float64{1000, 2000}) {
+		t.Errorf("DR row: floored sizes %v, want [1000 2000]", got)
+	}
+	if got := flooredSizes([]string{"full"}, by); len(got) != 0 {
+		t.Errorf("full: floored sizes %v, want none", got)
+	}
+	if row := svgText(t, g[1:]); !strings.Contains(row, "shaded: a floored normaliser") {
+		t.Error("the DR row's legend does not name the shaded batch sizes")
+	}
+	if row := svgText(t, g[:1]); strings.Contains(row, "floored") {
+		t.Error("the first row's legend names floored batch sizes it does not have")
 	}
 	// The first row's axis fits full alone, which never leaves it.
-	if m := g[0][0]; strings.Contains(m.Title.Text, "beyond") || m.Y.Max > 0.5 {
+	if m := g[0][0]; strings.Contains(m.Title.Text, "off the axis") || m.Y.Max > 0.5 {
 		t.Errorf("first row: title %q, axis [%g, %g]", m.Title.Text, m.Y.Min, m.Y.Max)
 	}
 	svg := svgText(t, g)
-	for _, w := range []string{"in the paper's figure 3:", "this project's, not in the paper:", "for reference:", "± 1 standard error", "full's mean at n = 4,000 (0.225)"} {
+	for _, w := range []string{"in the paper's figure 3:", "this project's, not in the paper:", "for reference:", "thick: median (left), IQR (right)",
+		"thin: mean (left), sd (right)", "band: quartiles (middle half)", "shaded: a floored normaliser", "full's mean at n = 4,000 (0.225)", "Median, quartiles; mean", "IQR; sd (log axis)"} {
 		if !strings.Contains(svg, w) {
 			t.Errorf("figure lacks %q", w)
 		}
@@ -67,7 +97,7 @@ func TestVariance(t *testing.T) {
 	}
 	// Legible x ticks: a label per round step, at most 6.
 	var labels []string
-	for _, tk := range mean.X.Tick.Marker.Ticks(mean.X.Min, mean.X.Max) {
+	for _, tk := range centre.X.Tick.Marker.Ticks(centre.X.Min, centre.X.Max) {
 		if tk.Label != "" {
 			labels = append(labels, tk.Label)
 		}
@@ -94,8 +124,10 @@ func TestVariance(t *testing.T) {
 				t.Errorf("row %d: panel %d top %v, panel 0 top %v: titles not level", i, j, plotCs[i][j].Max.Y, plotCs[i][0].Max.Y)
 			}
 		}
-		if boxes[0].Min.Y != boxes[1].Min.Y || boxes[0].Max.Y != boxes[1].Max.Y {
-			t.Errorf("row %d: data areas differ in height: %v and %v", i, boxes[0], boxes[1])
+		for j := 1; j < len(boxes); j++ {
+			if boxes[0].Min.Y != boxes[j].Min.Y || boxes[0].Max.Y != boxes[j].Max.Y {
+				t.Errorf("row %d: data areas of panels 0 and %d differ in height: %v and %v", i, j, boxes[0], boxes[j])
+			}
 		}
 	}
 }
@@ -136,6 +168,7 @@ func TestVarianceErrors(t *testing.T) {
 		{"none", nil, "no points"},
 		{"no full", pts[1:2], "no full"},
 		{"one batch", []results.VariancePoint{{Estimator: "full", BatchSize: 1000, Mean: 1, Std: 1, N: 1}}, "want ≥ 2"},
+		{"median outside its quartiles", []results.VariancePoint{{Estimator: "full", BatchSize: 1000, Mean: 1, Std: 1, N: 5, Median: 2, Q25: 0, Q75: 1}}, "not between the quartiles"},
 	} {
 		if _, err := Variance(c.pts); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want %q", c.name, err, c.want)

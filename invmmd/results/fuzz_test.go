@@ -79,19 +79,23 @@ func FuzzReadCSV(f *testing.F) {
 
 // FuzzReadVarianceCSV feeds arbitrary bytes to the reader of variance.csv. It must never
 // panic, and what it accepts must be points of known estimators with a batch size of at
-// least 2, at least one batch and finite numbers.
+// least 2, at least one batch, finite numbers, a median between its quartiles, counts ≥ 0
+// and a smallest G in [0, 1].
 func FuzzReadVarianceCSV(f *testing.F) {
 	head := VarianceCSVHeader + "\n"
 	for _, s := range []string{
-		head + "full,1000,0.250000,0.031235,100\ndr+,2000,0.3,0.1,100\n",
+		head + "full,1000,0.250000,0.031235,100,0.24,0.2,0.3,0,0,\ndr+,2000,0.3,0.1,100,0.3,0.2,0.4,1,2,0.05\n",
 		head,
 		"",
 		"estimator,size,mean,std,n\n",
-		head + "full,x,0.2,0.1,100\n",
-		head + "full,1000,Inf,0.1,100\n",
-		head + "foo,1000,0.2,0.1,100\n",
-		head + "full,1000,0.2,0.1\n",
-		head + "\"full\"x,1000,0.2,0.1,100\n",
+		"estimator,batch_size,mean,std,n\nfull,1000,0.2,0.1,100\n",
+		head + "full,x,0.2,0.1,100,0.2,0.1,0.3,0,0,\n",
+		head + "full,1000,Inf,0.1,100,0.2,0.1,0.3,0,0,\n",
+		head + "foo,1000,0.2,0.1,100,0.2,0.1,0.3,0,0,\n",
+		head + "full,1000,0.2,0.1,100,0.2,0.1,0.3,0,0\n",
+		head + "full,1000,0.2,0.1,100,0.4,0.1,0.3,0,0,\n",
+		head + "full,1000,0.2,0.1,100,0.2,0.1,0.3,0,0,2\n",
+		head + "\"full\"x,1000,0.2,0.1,100,0.2,0.1,0.3,0,0,\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -105,7 +109,9 @@ func FuzzReadVarianceCSV(f *testing.F) {
 		}
 		for _, p := range pts {
 			if CheckMethod(p.Estimator) != nil || p.BatchSize < 2 || p.N < 1 ||
-				math.IsNaN(p.Mean) || math.IsInf(p.Mean, 0) || math.IsNaN(p.Std) || math.IsInf(p.Std, 0) {
+				math.IsNaN(p.Mean) || math.IsInf(p.Mean, 0) || math.IsNaN(p.Std) || math.IsInf(p.Std, 0) || p.Std < 0 ||
+				!(p.Q25 <= p.Median && p.Median <= p.Q75) || math.IsInf(p.Q25, 0) || math.IsInf(p.Q75, 0) ||
+				p.Empty < 0 || p.Floored < 0 || !(p.MinG >= 0 && p.MinG <= 1) {
 				t.Fatalf("accepted %+v", p)
 			}
 		}

@@ -6,8 +6,8 @@
 // reads and draws results compiles in seconds.
 //
 // A result CSV has the header `method,seed,tr_mmd,tr_acc,te_acc`, one row per trained
-// model; variance.csv has `estimator,batch_size,mean,std,n`, one row per estimator and
-// batch size.
+// model; variance.csv has `estimator,batch_size,mean,std,n,median,q25,q75,empty,floored,min_g`
+// (VarianceCSVHeader), one row per estimator and batch size.
 package results
 
 import (

@@ -2,8 +2,10 @@ package results
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -118,28 +120,51 @@ func TestSummarizeAndMarkdown(t *testing.T) {
 
 func TestVarianceCSV(t *testing.T) {
 	var buf bytes.Buffer
-	pts := []VariancePoint{{Estimator: "full", BatchSize: 1000, Mean: 0.25, Std: 0.0312345678, N: 100, Empty: 3}}
+	pts := []VariancePoint{
+		{Estimator: "full", BatchSize: 1000, Mean: 0.25, Std: 0.0312345678, N: 100, Empty: 3, Median: 0.24, Q25: 0.2, Q75: 0.3},
+		{Estimator: "dr", BatchSize: 1000, Mean: 3.3, Std: 10.4, N: 100, Floored: 9, Median: 0.31, Q25: 0.12, Q75: 0.55, MinG: 0.0412345678},
+	}
 	if err := WriteVarianceCSV(&buf, pts); err != nil {
 		t.Fatal(err)
 	}
-	if want := VarianceCSVHeader + "\nfull,1000,0.250000,0.031235,100\n"; buf.String() != want {
+	want := VarianceCSVHeader + "\nfull,1000,0.250000,0.031235,100,0.240000,0.200000,0.300000,3,0,\n" +
+		"dr,1000,3.300000,10.400000,100,0.310000,0.120000,0.550000,0,9,0.041235\n"
+	if buf.String() != want {
 		t.Errorf("WriteVarianceCSV wrote %q, want %q", buf.String(), want)
 	}
-	if got := VarianceAsWritten(pts); got[0].Std != 0.031235 || pts[0].Std != 0.0312345678 {
-		t.Errorf("VarianceAsWritten: %+v (input now %+v), want Std 0.031235 and the input unchanged", got[0], pts[0])
+	// The old five columns stay first, in their order.
+	if !strings.HasPrefix(VarianceCSVHeader, "estimator,batch_size,mean,std,n,") {
+		t.Errorf("header %q does not start with the old columns", VarianceCSVHeader)
 	}
+	written := VarianceAsWritten(pts)
+	if got := written[0]; got.Std != 0.031235 || pts[0].Std != 0.0312345678 || written[1].MinG != 0.041235 || got.MinG != 0 {
+		t.Errorf("VarianceAsWritten: %+v (input now %+v), want Std 0.031235, MinG 0.041235 and 0, and the input unchanged", written, pts[0])
+	}
+	// The round trip: what is read back is what VarianceAsWritten gives.
 	dir := t.TempDir()
-	good := filepath.Join(dir, "v.csv")
-	os.WriteFile(good, []byte(VarianceCSVHeader+"\nfull,1000,0.25,0.03,100\ndr+,2000,0.3,0.1,100\n"), 0o644)
-	pts, err := ReadVarianceCSV(good)
-	if err != nil || len(pts) != 2 || pts[1].Estimator != "dr+" || pts[1].BatchSize != 2000 || pts[0].Std != 0.03 {
-		t.Fatalf("ReadVarianceCSV = %+v, %v", pts, err)
+	rt := filepath.Join(dir, "rt.csv")
+	if err := os.WriteFile(rt, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadVarianceCSV(rt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back, written) {
+		t.Errorf("read back %+v, want %+v", back, written)
 	}
 	for _, tc := range []struct{ body, want string }{
 		{"estimator,size,mean,std,n\n", "line 1: header"},
-		{VarianceCSVHeader + "\nfull,x,0.2,0.1,100\n", "line 2, column batch_size"},
-		{VarianceCSVHeader + "\nfull,1000,Inf,0.1,100\n", "line 2, column mean"},
-		{VarianceCSVHeader + "\nfoo,1000,0.2,0.1,100\n", "line 2, column estimator"},
+		{"estimator,batch_size,mean,std,n\nfull,1000,0.25,0.03,100\n", "before the median"},
+		{VarianceCSVHeader + "\nfull,x,0.2,0.1,100,0.2,0.1,0.3,0,0,\n", "line 2, column batch_size"},
+		{VarianceCSVHeader + "\nfull,1000,Inf,0.1,100,0.2,0.1,0.3,0,0,\n", "line 2, column mean"},
+		{VarianceCSVHeader + "\nfoo,1000,0.2,0.1,100,0.2,0.1,0.3,0,0,\n", "line 2, column estimator"},
+		{VarianceCSVHeader + "\nfull,1000,0.2,0.1,100,0.2,0.1,0.3,0,0\n", "line 2: 10 fields, want 11"},
+		{VarianceCSVHeader + "\nfull,1000,0.2,0.1,100,0.5,0.1,0.3,0,0,\n", "line 2, column median"},
+		{VarianceCSVHeader + "\nfull,1000,0.2,0.1,100,0.2,0.1,0.3,-1,0,\n", "line 2, column empty"},
+		{VarianceCSVHeader + "\nfull,1000,0.2,0.1,100,0.2,0.1,0.3,0,x,\n", "line 2, column floored"},
+		{VarianceCSVHeader + "\nfull,1000,0.2,0.1,100,0.2,0.1,0.3,0,0,1.5\n", "line 2, column min_g"},
+		{VarianceCSVHeader + "\nfull,1000,0.2,0.1,100,0.2,0.1,0.3,0,0,0.1\nfull,2000,0.2,-0.1,100,0.2,0.1,0.3,0,0,\n", "line 3, column std"},
 	} {
 		p := filepath.Join(dir, "bad.csv")
 		os.WriteFile(p, []byte(tc.body), 0o644)
@@ -171,5 +196,76 @@ func TestDiagnosisCSVRoundTrip(t *testing.T) {
 	}
 	if _, err := ReadDiagnosisCSV(p); err == nil || !strings.Contains(err.Error(), "line 2, column 6 (mmd2_y1): \"NaN\"") {
 		t.Errorf("a NaN estimate: %v", err)
+
+// TestQuartiles checks Quantile and Quartiles on small samples whose quartiles are known
+// by hand (linear interpolation between order statistics, as R's and NumPy's default).
+func TestQuartiles(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		values        []float64
+		q25, med, q75 float64
+	}{
+		{"one value", []float64{2}, 2, 2, 2},
+		{"two values", []float64{1, 3}, 1.5, 2, 2.5},
+		{"odd count, unsorted", []float64{5, 1, 4, 2, 3}, 2, 3, 4},
+		{"even count", []float64{1, 2, 3, 4}, 1.75, 2.5, 3.25},
+		{"an outlier moves the mean, not the quartiles", []float64{0.3, 0.1, 0.2, 0.4, 100}, 0.2, 0.3, 0.4},
+		{"ties and negatives", []float64{-1, -1, 0, 2, 2, 2}, -0.75, 1, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := slices.Clone(tc.values)
+			q25, med, q75 := Quartiles(in)
+			if math.Abs(q25-tc.q25) > 1e-12 || math.Abs(med-tc.med) > 1e-12 || math.Abs(q75-tc.q75) > 1e-12 {
+				t.Errorf("Quartiles(%v) = %g, %g, %g, want %g, %g, %g", tc.values, q25, med, q75, tc.q25, tc.med, tc.q75)
+			}
+			if !slices.Equal(in, tc.values) {
+				t.Errorf("Quartiles changed its input to %v", in)
+			}
+		})
+	}
+	for _, tc := range []struct {
+		sorted []float64
+		q      float64
+		want   float64
+	}{
+		{[]float64{0, 10}, 0, 0},
+		{[]float64{0, 10}, 1, 10},
+		{[]float64{0, 10}, 0.1, 1},
+		{[]float64{0, 10, 20}, 0.9, 18},
+	} {
+		if got := Quantile(tc.sorted, tc.q); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("Quantile(%v, %g) = %g, want %g", tc.sorted, tc.q, got, tc.want)
+		}
+	}
+	for _, q := range []float64{-0.1, 1.1, math.NaN()} {
+		if got := Quantile([]float64{1, 2}, q); !math.IsNaN(got) {
+			t.Errorf("Quantile(q = %g) = %g, want NaN", q, got)
+		}
+	}
+	if a, b, c := Quartiles(nil); !math.IsNaN(a) || !math.IsNaN(b) || !math.IsNaN(c) {
+		t.Errorf("Quartiles(nil) = %g, %g, %g, want NaN", a, b, c)
+	}
+}
+
+// TestSignTestP checks the sign test's one-sided p-value against binomial tails worked
+// out by hand (and, for 37 flips, by exact integer sums).
+func TestSignTestP(t *testing.T) {
+	for _, tc := range []struct {
+		k, n int
+		want float64
+	}{
+		{0, 5, 1},
+		{-1, 5, 1},
+		{6, 5, 0},
+		{1, 1, 0.5},
+		{4, 4, 1.0 / 16},
+		{3, 4, 5.0 / 16},
+		{2, 4, 11.0 / 16},
+		{21, 37, 0.2556878907926148},
+		{24, 37, 0.04943587479647249},
+	} {
+		if got := SignTestP(tc.k, tc.n); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("SignTestP(%d, %d) = %.15g, want %.15g", tc.k, tc.n, got, tc.want)
+		}
 	}
 }

@@ -6,12 +6,14 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 )
 
 // VariancePoint is one estimator at one batch size of the variance study: the mean and
-// standard deviation of its estimates over N batches.
+// standard deviation of its estimates over N batches, and, because a few extreme batches
+// dominate those at small batch sizes, the robust summaries: the median and the quartiles.
 type VariancePoint struct {
 	Estimator string
 	BatchSize int
@@ -20,31 +22,80 @@ type VariancePoint struct {
 	// Empty counts strata that contributed 0 over the batches (no row of some Z value);
 	// Floored counts normaliser estimates raised to the floor.
 	Empty, Floored int
+	// Median, Q25 and Q75 are the median and the first and third quartiles of the N
+	// estimates (Quantile's definition); Q75 − Q25 is the interquartile range.
+	Median, Q25, Q75 float64
+	// MinG is the smallest missingness probability among the observed rows (Δ = 1) of the N
+	// batches that the estimator divides by: the learned Ĝ for ip, dr and dr-po, the true G
+	// for their + forms, before the estimator's floor (Options.GFloor) raises it. It is 0
+	// for an estimator that reads no G (full, reg).
+	MinG float64 `json:",omitempty"`
 }
 
-// VarianceCSVHeader is the header of variance.csv.
-var VarianceCSVHeader = "estimator,batch_size,mean,std,n"
+// IQR returns the interquartile range of the point's estimates, Q75 − Q25.
+func (p VariancePoint) IQR() float64 { return p.Q75 - p.Q25 }
+
+// VarianceCSVHeader is the header of variance.csv. Its first five columns are those of the
+// earlier tables (mean and sd only), so that a reader of those finds them where it did.
+var VarianceCSVHeader = "estimator,batch_size,mean,std,n,median,q25,q75,empty,floored,min_g"
+
+// varianceColumns is the number of columns of VarianceCSVHeader.
+var varianceColumns = len(strings.Split(VarianceCSVHeader, ","))
+
+// Quantile returns the q-quantile (0 ≤ q ≤ 1) of sorted, an ascending slice, by linear
+// interpolation between order statistics: with h = q·(n−1), the value at ⌊h⌋ plus the
+// fraction h − ⌊h⌋ of the step to the next (the default of R and NumPy). It is NaN for an
+// empty slice or a q outside [0, 1].
+func Quantile(sorted []float64, q float64) float64 {
+	if len(sorted) == 0 || !(q >= 0 && q <= 1) {
+		return math.NaN()
+	}
+	h := q * float64(len(sorted)-1)
+	i := int(math.Floor(h))
+	if i >= len(sorted)-1 {
+		return sorted[len(sorted)-1]
+	}
+	return sorted[i] + (h-float64(i))*(sorted[i+1]-sorted[i])
+}
+
+// Quartiles returns the first quartile, the median and the third quartile of values (by
+// Quantile, on a sorted copy: values is not changed); NaN for no values.
+func Quartiles(values []float64) (q25, median, q75 float64) {
+	s := slices.Clone(values)
+	slices.Sort(s)
+	return Quantile(s, 0.25), Quantile(s, 0.5), Quantile(s, 0.75)
+}
 
 // WriteVarianceCSV writes pts as variance.csv: VarianceCSVHeader, then one line per point
-// with Mean and Std to 6 decimals (Empty and Floored go to the configuration record).
+// with the estimates' summaries (mean, sd, median, quartiles) and MinG to 6 decimals;
+// min_g is left empty for an estimator that reads no G (MinG 0).
 func WriteVarianceCSV(w io.Writer, pts []VariancePoint) error {
 	if _, err := fmt.Fprintln(w, VarianceCSVHeader); err != nil {
 		return err
 	}
 	for _, pt := range pts {
-		if _, err := fmt.Fprintf(w, "%s,%d,%.6f,%.6f,%d\n", pt.Estimator, pt.BatchSize, pt.Mean, pt.Std, pt.N); err != nil {
+		minG := ""
+		if pt.MinG != 0 {
+			minG = fmtF(pt.MinG)
+		}
+		if _, err := fmt.Fprintf(w, "%s,%d,%.6f,%.6f,%d,%.6f,%.6f,%.6f,%d,%d,%s\n", pt.Estimator, pt.BatchSize, pt.Mean, pt.Std, pt.N,
+			pt.Median, pt.Q25, pt.Q75, pt.Empty, pt.Floored, minG); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// VarianceAsWritten returns a copy of pts with Mean and Std rounded as variance.csv writes
+// VarianceAsWritten returns a copy of pts with their numbers rounded as variance.csv writes
 // them, so that the figure drawn from a run's points is the one redrawn from its table.
 func VarianceAsWritten(pts []VariancePoint) []VariancePoint {
 	out := make([]VariancePoint, len(pts))
 	for i, p := range pts {
 		p.Mean, p.Std = asWritten(p.Mean), asWritten(p.Std)
+		p.Median, p.Q25, p.Q75 = asWritten(p.Median), asWritten(p.Q25), asWritten(p.Q75)
+		if p.MinG != 0 {
+			p.MinG = asWritten(p.MinG)
+		}
 		out[i] = p
 	}
 	return out
@@ -61,16 +112,23 @@ func ReadVarianceCSV(path string) ([]VariancePoint, error) {
 	return readVarianceCSV(f, path)
 }
 
+// oldVarianceHeader is the header of the tables written before the robust summaries.
+const oldVarianceHeader = "estimator,batch_size,mean,std,n"
+
 // readVarianceCSV is ReadVarianceCSV on the content of r; path names it in errors.
 func readVarianceCSV(r io.Reader, path string) ([]VariancePoint, error) {
 	cr := csv.NewReader(r)
-	cr.FieldsPerRecord = 5
+	cr.FieldsPerRecord = -1 // checked below, so that an old table's header gets its own message
 	head, err := cr.Read()
 	if err != nil {
 		return nil, fmt.Errorf("%s: reading the header: %w", path, err)
 	}
-	if strings.Join(head, ",") != VarianceCSVHeader {
-		return nil, fmt.Errorf("%s: line 1: header %q, want %q", path, strings.Join(head, ","), VarianceCSVHeader)
+	switch h := strings.Join(head, ","); h {
+	case VarianceCSVHeader:
+	case oldVarianceHeader:
+		return nil, fmt.Errorf("%s: line 1: header %q is that of a table written before the median, quartiles and floor counts were recorded: rerun invmmd variance", path, h)
+	default:
+		return nil, fmt.Errorf("%s: line 1: header %q, want %q", path, h, VarianceCSVHeader)
 	}
 	var pts []VariancePoint
 	for {
@@ -82,24 +140,83 @@ func readVarianceCSV(r io.Reader, path string) ([]VariancePoint, error) {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 		line, _ := cr.FieldPos(0)
-		p := VariancePoint{Estimator: rec[0]}
-		if err := CheckMethod(rec[0]); err != nil {
-			return nil, fmt.Errorf("%s: line %d, column estimator: %w", path, line, err)
+		if len(rec) != varianceColumns {
+			return nil, fmt.Errorf("%s: line %d: %d fields, want %d (%s)", path, line, len(rec), varianceColumns, VarianceCSVHeader)
 		}
-		var perr error
-		if p.BatchSize, perr = strconv.Atoi(rec[1]); perr != nil || p.BatchSize < 2 {
-			return nil, fmt.Errorf("%s: line %d, column batch_size: %q is not a batch size", path, line, rec[1])
-		}
-		if p.N, perr = strconv.Atoi(rec[4]); perr != nil || p.N < 1 {
-			return nil, fmt.Errorf("%s: line %d, column n: %q is not a count", path, line, rec[4])
-		}
-		for k, dst := range []*float64{&p.Mean, &p.Std} {
-			v, err := strconv.ParseFloat(rec[2+k], 64)
-			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("%s: line %d, column %s: %q is not a finite number", path, line, []string{"mean", "std"}[k], rec[2+k])
-			}
-			*dst = v
+		p, err := parseVariancePoint(rec)
+		if err != nil {
+			return nil, fmt.Errorf("%s: line %d, %w", path, line, err)
 		}
 		pts = append(pts, p)
 	}
+}
+
+// parseVariancePoint parses one record of variance.csv; an error names the column and the
+// value.
+func parseVariancePoint(rec []string) (VariancePoint, error) {
+	p := VariancePoint{Estimator: rec[0]}
+	if err := CheckMethod(rec[0]); err != nil {
+		return p, fmt.Errorf("column estimator: %w", err)
+	}
+	var err error
+	if p.BatchSize, err = strconv.Atoi(rec[1]); err != nil || p.BatchSize < 2 {
+		return p, fmt.Errorf("column batch_size: %q is not a batch size", rec[1])
+	}
+	for _, c := range []struct {
+		col  int
+		name string
+		dst  *int
+		min  int
+	}{{4, "n", &p.N, 1}, {8, "empty", &p.Empty, 0}, {9, "floored", &p.Floored, 0}} {
+		v, err := strconv.Atoi(rec[c.col])
+		if err != nil || v < c.min {
+			return p, fmt.Errorf("column %s: %q is not a count", c.name, rec[c.col])
+		}
+		*c.dst = v
+	}
+	for _, c := range []struct {
+		col  int
+		name string
+		dst  *float64
+	}{{2, "mean", &p.Mean}, {3, "std", &p.Std}, {5, "median", &p.Median}, {6, "q25", &p.Q25}, {7, "q75", &p.Q75}, {10, "min_g", &p.MinG}} {
+		if c.name == "min_g" && rec[c.col] == "" {
+			continue // an estimator that reads no G
+		}
+		v, err := strconv.ParseFloat(rec[c.col], 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			return p, fmt.Errorf("column %s: %q is not a finite number", c.name, rec[c.col])
+		}
+		*c.dst = v
+	}
+	if p.Std < 0 {
+		return p, fmt.Errorf("column std: %q is negative", rec[3])
+	}
+	if !(p.Q25 <= p.Median && p.Median <= p.Q75) {
+		return p, fmt.Errorf("column median: %q is not between q25 %q and q75 %q", rec[5], rec[6], rec[7])
+	}
+	if p.MinG < 0 || p.MinG > 1 {
+		return p, fmt.Errorf("column min_g: %q is not a probability", rec[10])
+	}
+	return p, nil
+}
+
+// SignTestP returns the one-sided p-value of the sign test: the probability that k or more
+// of n fair coin flips come up heads, P(X ≥ k) for X ~ Binomial(n, 1/2). The variance study
+// uses it to say whether one estimator is below another at more batch sizes than chance
+// would give (a small p-value) or not. It is 1 for k ≤ 0 and 0 for k > n.
+func SignTestP(k, n int) float64 {
+	if k <= 0 {
+		return 1
+	}
+	if k > n {
+		return 0
+	}
+	lgN, _ := math.Lgamma(float64(n + 1))
+	p := 0.0
+	for i := k; i <= n; i++ {
+		a, _ := math.Lgamma(float64(i + 1))
+		b, _ := math.Lgamma(float64(n - i + 1))
+		p += math.Exp(lgN - a - b - float64(n)*math.Ln2)
+	}
+	return math.Min(p, 1)
 }
