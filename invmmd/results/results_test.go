@@ -196,6 +196,8 @@ func TestDiagnosisCSVRoundTrip(t *testing.T) {
 	}
 	if _, err := ReadDiagnosisCSV(p); err == nil || !strings.Contains(err.Error(), "line 2, column 6 (mmd2_y1): \"NaN\"") {
 		t.Errorf("a NaN estimate: %v", err)
+	}
+}
 
 // TestQuartiles checks Quantile and Quartiles on small samples whose quartiles are known
 // by hand (linear interpolation between order statistics, as R's and NumPy's default).
