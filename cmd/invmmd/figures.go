@@ -82,6 +82,25 @@ func runFigures(args []string, stdout, stderr io.Writer) error {
 		}
 		files = append(files, base+".png", base+".svg")
 	}
+	compared := map[string]bool{}
+	for _, p := range paths {
+		name, lam, _ := strings.Cut(strings.TrimSuffix(filepath.Base(p), ".csv"), "_lambda")
+		base, o := experiments.SplitObjective(name)
+		l, err := strconv.ParseFloat(lam, 64)
+		if o.Suffix == "" || err != nil || compared[base+"_lambda"+lam] {
+			continue
+		}
+		compared[base+"_lambda"+lam] = true
+		md, err := experiments.ObjectiveComparison(filepath.Join(*out, "tables"), base, l)
+		if err != nil {
+			return err
+		}
+		f := filepath.Join(*out, "tables", "objectives_"+base+"_lambda"+lam+".md")
+		if err := os.WriteFile(f, []byte(md), 0o644); err != nil {
+			return err
+		}
+		files = append(files, f)
+	}
 	diags, err := filepath.Glob(filepath.Join(*out, "tables", "diagnosis_*_config.json"))
 	if err != nil {
 		return err

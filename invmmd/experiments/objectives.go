@@ -20,9 +20,10 @@ func WithObjective(exp Experiment, o train.Objective) Experiment {
 	return exp
 }
 
-// withoutObjective splits a stored name into the name of the experiment it was made from
-// and the objective whose suffix it carries (the paper's when none).
-func withoutObjective(name string) (string, train.Objective) {
+// SplitObjective splits a stored name into the name of the experiment it was made from
+// and the objective whose suffix it carries (the paper's when none): sim_mf075_ntrain gives
+// sim_mf075 and train-norms.
+func SplitObjective(name string) (string, train.Objective) {
 	for _, o := range train.Objectives[1:] {
 		if base, ok := strings.CutSuffix(name, o.Suffix); ok && base != "" {
 			return base, o

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/invmmd/invmmd/invmmd"
+	"github.com/invmmd/invmmd/invmmd/results"
 	"github.com/invmmd/invmmd/invmmd/train"
 )
 
@@ -129,5 +130,43 @@ func TestCommittedCheckNotes(t *testing.T) {
 		if strings.Join(rec.Notes, "\n") != strings.Join(exp.Notes, "\n") {
 			t.Errorf("%s: committed notes\n%s\nthe experiment's\n%s", name, strings.Join(rec.Notes, "\n"), strings.Join(exp.Notes, "\n"))
 		}
+	}
+}
+
+// TestObjectiveComparison builds the comparison of two objectives from small tables and
+// checks its cells: mean ± sd of the test accuracy and the count of inverted fits.
+func TestObjectiveComparison(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, rows []results.Row) {
+		f, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if err := results.WriteCSV(f, rows); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("x_lambda5.csv", []results.Row{{Method: "none", Seed: 1, TeAcc: 0.6, TrAcc: 0.9}, {Method: "dr", Seed: 1, TeAcc: 0.2, TrAcc: 0.3},
+		{Method: "dr", Seed: 2, TeAcc: 0.8, TrAcc: 0.8}, {Method: "obs", Seed: 1, TeAcc: 0.7, TrAcc: 0.75}})
+	write("x_ntrain_lambda5.csv", []results.Row{{Method: "dr", Seed: 1, TeAcc: 0.8, TrAcc: 0.82}, {Method: "dr", Seed: 2, TeAcc: 0.82, TrAcc: 0.83}})
+	md, err := ObjectiveComparison(dir, "x", 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| objective (x, λ = 5) | obs | dr |",
+		"| paper | 0.700 ± 0.000 [0/1] | 0.500 ± 0.424 [1/2] |",
+		"| train-norms | – | 0.810 ± 0.014 [0/2] |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("comparison lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "clip") {
+		t.Errorf("an objective without a table is listed:\n%s", md)
+	}
+	if _, err := ObjectiveComparison(dir, "y", 5); err == nil {
+		t.Error("a comparison without tables was made")
 	}
 }

@@ -187,7 +187,7 @@ func (e Entry) Experiment(name string) (Experiment, bool) {
 	if exp, ok := e.named(name); ok {
 		return exp, true
 	}
-	base, o := withoutObjective(name)
+	base, o := SplitObjective(name)
 	if o.Suffix == "" {
 		return Experiment{}, false
 	}

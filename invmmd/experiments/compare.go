@@ -1,0 +1,79 @@
+package experiments
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/invmmd/invmmd/invmmd/results"
+	"github.com/invmmd/invmmd/invmmd/train"
+)
+
+// ObjectiveComparison returns, as a Markdown table, what each objective (train.Objectives)
+// gave the experiment stored under name at λ, from its tables under dir
+// (NAME[SUFFIX]_lambdaΛ.csv; objectives without a table are left out): per method, the
+// test accuracy's mean ± sd over the seeds and, in brackets, how many fits ended with train
+// accuracy below 0.5 — fits that learned the inverted label — out of how many. The README
+// quotes it; `invmmd figures` writes it next to the tables as
+// objectives_NAME_lambdaΛ.md.
+func ObjectiveComparison(dir, name string, lambda float64) (string, error) {
+	type table struct {
+		objective string
+		rows      []results.Row
+	}
+	var tables []table
+	var methods []string
+	for _, o := range train.Objectives {
+		p := filepath.Join(dir, name+o.Suffix+"_lambda"+results.LambdaName(lambda)+".csv")
+		rows, err := results.ReadCSVFile(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		tables = append(tables, table{o.Name, rows})
+		for _, r := range rows {
+			if r.Method != "none" && !slices.Contains(methods, r.Method) {
+				methods = append(methods, r.Method)
+			}
+		}
+	}
+	if len(tables) == 0 {
+		return "", fmt.Errorf("experiments: no table of %s at λ = %s under %s", name, results.LambdaName(lambda), dir)
+	}
+	slices.SortStableFunc(methods, func(a, b string) int { return slices.Index(results.Methods, a) - slices.Index(results.Methods, b) })
+	var b strings.Builder
+	fmt.Fprintf(&b, "| objective (%s, λ = %s) |", name, results.LambdaName(lambda))
+	for _, m := range methods {
+		fmt.Fprintf(&b, " %s |", m)
+	}
+	b.WriteString("\n|---|" + strings.Repeat("---|", len(methods)) + "\n")
+	for _, t := range tables {
+		fmt.Fprintf(&b, "| %s |", t.objective)
+		sums := map[string]results.Summary{}
+		for _, s := range results.Summarize(t.rows) {
+			sums[s.Method] = s
+		}
+		for _, m := range methods {
+			s, ok := sums[m]
+			if !ok {
+				b.WriteString(" – |")
+				continue
+			}
+			inverted := 0
+			for _, r := range s.Rows {
+				if r.TrAcc < 0.5 {
+					inverted++
+				}
+			}
+			fmt.Fprintf(&b, " %.3f ± %.3f [%d/%d] |", s.TeAcc.Mean, s.TeAcc.Std, inverted, s.N)
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\nTest accuracy, mean ± sd over the seeds; [k/n]: k of the n fits ended with train accuracy below 0.5 (the inverted label).\n")
+	return b.String(), nil
+}
