@@ -19,7 +19,8 @@ var (
 
 // TestFitOnPublicTables runs fit end to end on both public tables with their missing Z
 // (HMDA: race hidden by the documented rule; PBC: hepatomegaly not recorded for the 106
-// patients outside the trial) and checks the table, the diagnostics and the warnings.
+// patients outside the trial) and checks the table, the diagnostics, how G and m stopped
+// and the warnings.
 func TestFitOnPublicTables(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -28,7 +29,9 @@ func TestFitOnPublicTables(t *testing.T) {
 		warn []string
 	}{
 		{"hmda", []string{"-data", hmdaCSV, "-y", "deny", "-y-positive", "yes", "-z", "afam", "-z-positive", "yes"},
-			[]string{"2380 rows read", "18 inputs from 12 feature columns", "| dr | 1 |", "| ip | 1 |", "Y=1: "},
+			[]string{"2380 rows read", "18 inputs from 12 feature columns", "| dr | 1 |", "| ip | 1 |", "Y=1: ",
+				// G and m stop by patience (their best epochs, 12 and 7, are those the 60-epoch runs without it kept).
+				"best epoch 12, stopped at 32 of 60 by patience", "best epoch 7, stopped at 27 of 60 by patience"},
 			nil},
 		{"pbc", []string{"-data", pbcCSV, "-y", "died", "-z", "hepato", "-x", "age,sex,ascites,edema,bili,albumin,protime,platelet,stage"},
 			[]string{"418 rows read", "| dr | 1 |", "ESS ΔZ/G"},
