@@ -101,7 +101,9 @@ func (f *netFlags) parse() error {
 func fitMore() string {
 	return "methods: " + methodNames(invmmd.Methods) + " (full only when no Z is missing; ip+, dr+ and dr-po+ need the true G, which only a simulation knows)\n\n" +
 		"Writes to -out: config.json (the settings, written first), runs/METHOD-seedS.json and models/METHOD-seedS/\n" +
-		"(one per method and seed, as each finishes), and results.csv, results.md (the table with what it was fitted on)\n" +
+		"(one per method and seed, as each finishes), and results.csv, results.md (the table with what it was fitted on\n" +
+		"and where each network stopped: every one stops after -patience / -aux-patience epochs without a better\n" +
+		"validation objective, or at -epochs / -aux-epochs)\n" +
 		"and heldout.txt (each model's held-out dr and ip estimates with their terms and diagnostics, and the p-values of\n" +
 		"the tests of h ⊥ Z | Y on the test split by their pseudo-outcomes, cross route: G and m were fitted on the\n" +
 		"training split, so the test rows are out of sample; the p dr and p ip columns), rewritten as each\n" +
