@@ -17,7 +17,8 @@ func runEstimate(_ context.Context, args []string, stdout, stderr io.Writer) err
 	fs := newFlags("estimate", "-data FILE.csv -h COL -y COL -z COL [-g COL] [-m COL] [-x COLS] [-methods ...] [-unconditional] [-bandwidth σ|median]", stdout, stderr, nil)
 	var tf tableFlags
 	var nf netFlags
-	tf.register(fs, &cfg.Columns, "comma-separated feature columns on which G and m are fitted when -g or -m is not given (default: none)")
+	tf.register(fs, &cfg.Columns, "comma-separated feature columns on which G and m are fitted when -g or -m is not given, on a random 70% of the rows "+
+		"with another 20% held out to stop their training (-aux-patience, -aux-epochs) (default: none)")
 	nf.register(fs, &cfg.Nets, false)
 	fs.StringVar(&cfg.H, "h", cfg.H, "column of model outputs h (logits or scores) (required; -h alone, or -help, shows this help)")
 	fs.StringVar(&cfg.G, "g", cfg.G, "column of fitted P(Δ = 1 | X, Y) (default: fit an MLP on -x)")

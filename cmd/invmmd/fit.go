@@ -60,8 +60,8 @@ type netFlags struct {
 	hidden string
 }
 
-// register adds the network flags to fs; withH adds those of h (-epochs), which only fit
-// trains.
+// register adds the network flags to fs; withH adds those of h (-epochs, -patience),
+// which only fit trains.
 func (f *netFlags) register(fs *flag.FlagSet, n *owndata.Nets, withH bool) {
 	f.n = n
 	widths := make([]string, len(n.Hidden))
@@ -72,9 +72,11 @@ func (f *netFlags) register(fs *flag.FlagSet, n *owndata.Nets, withH bool) {
 		fs.StringVar(&f.hidden, "hidden", strings.Join(widths, ","), "hidden layer widths of the MLPs fitted for G and m")
 	} else {
 		fs.StringVar(&f.hidden, "hidden", strings.Join(widths, ","), "hidden layer widths of every MLP (h, G and m)")
-		fs.IntVar(&n.Epochs, "epochs", n.Epochs, "training epochs of h (the best epoch by validation objective is kept)")
+		fs.IntVar(&n.Epochs, "epochs", n.Epochs, "the cap on training epochs of h (the best epoch by validation objective is kept)")
+		fs.IntVar(&n.Patience, "patience", n.Patience, "stop h's training after this many epochs without a better validation objective (0: train to -epochs)")
 	}
-	fs.IntVar(&n.AuxEpochs, "aux-epochs", n.AuxEpochs, "training epochs of G and m")
+	fs.IntVar(&n.AuxEpochs, "aux-epochs", n.AuxEpochs, "the cap on training epochs of G and m (the best epoch by validation NLL is kept)")
+	fs.IntVar(&n.AuxPatience, "aux-patience", n.AuxPatience, "stop the training of G and m after this many epochs without a better validation NLL (0: train to -aux-epochs)")
 	fs.IntVar(&n.Batch, "batch", n.Batch, "rows per step (capped at the training rows); smaller batches leave fewer effective rows per stratum")
 	fs.Float64Var(&n.LearningRate, "lr", n.LearningRate, "Adam learning rate")
 	fs.Float64Var(&n.MinESS, "min-ess", n.MinESS, "Kish effective sample size under which a stratum is flagged unreliable (and dropped from the training penalty)")
@@ -99,7 +101,9 @@ func (f *netFlags) parse() error {
 func fitMore() string {
 	return "methods: " + methodNames(invmmd.Methods) + " (full only when no Z is missing; ip+, dr+ and dr-po+ need the true G, which only a simulation knows)\n\n" +
 		"Writes to -out: config.json (the settings, written first), runs/METHOD-seedS.json and models/METHOD-seedS/\n" +
-		"(one per method and seed, as each finishes), and results.csv, results.md (the table with what it was fitted on)\n" +
+		"(one per method and seed, as each finishes), and results.csv, results.md (the table with what it was fitted on\n" +
+		"and where each network stopped: every one stops after -patience / -aux-patience epochs without a better\n" +
+		"validation objective, or at -epochs / -aux-epochs)\n" +
 		"and heldout.txt (each model's held-out dr and ip estimates with their terms and diagnostics, and the p-values of\n" +
 		"the tests of h ⊥ Z | Y on the test split by their pseudo-outcomes, cross route: G and m were fitted on the\n" +
 		"training split, so the test rows are out of sample; the p dr and p ip columns), rewritten as each\n" +

@@ -191,6 +191,12 @@ func TestOwnDataBadCommandLines(t *testing.T) {
 		{[]string{"predict", "-model", t.TempDir(), "-data", data}, "reading the model"},
 		{[]string{"fit", "-data", data, "-y", "outcome", "-z", "z", "extra"}, `unexpected argument "extra"`},
 		{[]string{"fit", "-data", data, "-y", "outcome", "-z", "z", "-seeds", "1,1"}, "-seeds: seed 1 listed twice"},
+		{[]string{"fit", "-data", data, "-y", "outcome", "-z", "z", "-aux-patience", "-1"}, "-aux-patience -1: want a number of epochs ≥ 0 (0: no early stopping, train to -aux-epochs)"},
+		{[]string{"fit", "-data", data, "-y", "outcome", "-z", "z", "-patience", "-2"}, "-patience -2: want a number of epochs ≥ 0 (0: no early stopping, train to -epochs)"},
+		{[]string{"fit", "-data", data, "-y", "outcome", "-z", "z", "-aux-patience", "many"}, `invalid value "many" for flag -aux-patience`},
+		{[]string{"estimate", "-data", data, "-y", "outcome", "-z", "z", "-h", "h", "-aux-patience", "-1"}, "-aux-patience -1: want a number of epochs ≥ 0"},
+		{[]string{"test", "-data", data, "-y", "outcome", "-z", "z", "-h", "h", "-aux-patience", "-1"}, "-aux-patience -1: want a number of epochs ≥ 0"},
+		{[]string{"estimate", "-data", data, "-y", "outcome", "-z", "z", "-h", "h", "-patience", "5"}, "flag provided but not defined: -patience"},
 	} {
 		_, stderr, err := runCmd(t, tc.args...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -19,7 +19,8 @@ var (
 
 // TestFitOnPublicTables runs fit end to end on both public tables with their missing Z
 // (HMDA: race hidden by the documented rule; PBC: hepatomegaly not recorded for the 106
-// patients outside the trial) and checks the table, the diagnostics and the warnings.
+// patients outside the trial) and checks the table, the diagnostics, how G and m stopped
+// and the warnings.
 func TestFitOnPublicTables(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -28,7 +29,9 @@ func TestFitOnPublicTables(t *testing.T) {
 		warn []string
 	}{
 		{"hmda", []string{"-data", hmdaCSV, "-y", "deny", "-y-positive", "yes", "-z", "afam", "-z-positive", "yes"},
-			[]string{"2380 rows read", "18 inputs from 12 feature columns", "| dr | 1 |", "| ip | 1 |", "Y=1: "},
+			[]string{"2380 rows read", "18 inputs from 12 feature columns", "| dr | 1 |", "| ip | 1 |", "Y=1: ",
+				// G and m stop by patience (their best epochs, 12 and 7, are those the 60-epoch runs without it kept).
+				"best epoch 12, stopped at 32 of 60 by patience", "best epoch 7, stopped at 27 of 60 by patience"},
 			nil},
 		{"pbc", []string{"-data", pbcCSV, "-y", "died", "-z", "hepato", "-x", "age,sex,ascites,edema,bili,albumin,protime,platelet,stage"},
 			[]string{"418 rows read", "| dr | 1 |", "ESS ΔZ/G"},
@@ -60,15 +63,17 @@ func TestFitOnPublicTables(t *testing.T) {
 // TestEstimateOnHMDA estimates the MMD² of a simple score (the payments-to-income ratio)
 // between African American and other applicants within each decision, with G and m fitted
 // on the other columns: every estimator gives a positive Y = 0 term (2,095 approved
-// applications) with its jackknife standard error, and the rare (deny, afam) cell, 33
-// observed rows, is reported with its counts.
+// applications) with its jackknife standard error, the rare (deny, afam) cell, 33
+// observed rows, is reported with its counts, and G and m stop by patience.
 func TestEstimateOnHMDA(t *testing.T) {
 	out, stderr, err := runCmd(t, "estimate", "-data", hmdaCSV, "-h", "pirat", "-y", "deny", "-y-positive", "yes", "-z", "afam", "-z-positive", "yes",
-		"-x", "hirat,lvrat,chist,mhist,phist,unemp,selfemp,insurance,condomin,single,hschool", "-methods", "obs,ip,reg,dr", "-bandwidth", "median", "-aux-epochs", "40")
+		"-x", "hirat,lvrat,chist,mhist,phist,unemp,selfemp,insurance,condomin,single,hschool", "-methods", "obs,ip,reg,dr", "-bandwidth", "median")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
-	for _, w := range []string{"2380 rows, 941 with Z missing", "Y=1: 285 rows, observed Z=0: 78, Z=1: 33"} {
+	for _, w := range []string{"2380 rows, 941 with Z missing", "Y=1: 285 rows, observed Z=0: 78, Z=1: 33",
+		// G and m, with the defaults, stop by patience on the 20% of rows held out for it.
+		"validation NLL on 476 held-out rows", "best epoch 46, stopped at 66 of 400 by patience", "best epoch 8, stopped at 28 of 400 by patience"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("output lacks %q:\n%s", w, out)
 		}

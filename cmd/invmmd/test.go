@@ -18,8 +18,9 @@ func testMore() string {
 		"It assumes: Z is missing at random given (X, Y); positivity, G = P(Δ = 1 | X, Y) > 0; G right for ip, m right\n" +
 		"for reg, either for dr (obs: missingness independent of X given Y; full: Z on every row); and G and m fitted\n" +
 		"on rows other than those tested. Columns -g and -m are taken to have been fitted on other rows. Without them,\n" +
-		"G and m are fitted on -x of a random half B of the rows (half of each (Y, Δ) cell, by -seed); the cross route\n" +
-		"then sums its statistic over the other half A, and the wild and permutation routes test half A only.\n\n" +
+		"G and m are fitted on -x of a random half B of the rows (half of each (Y, Δ) cell, by -seed; 80% of B to fit,\n" +
+		"the other 20% held out to stop their training, -aux-patience); the cross route then sums its statistic over\n" +
+		"the other half A, and the wild and permutation routes test half A only.\n\n" +
 		"routes: cross (default: a studentised statistic between two halves, standard normal under H₀, no resampling),\n" +
 		"wild (wild bootstrap of a V-statistic, -B draws), permutation (Z permuted within Y strata, -B draws; valid for\n" +
 		"full, and for obs only when missingness does not depend on X).\n" +

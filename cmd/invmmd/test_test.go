@@ -21,6 +21,7 @@ func TestTestHelpSaysWhatThePValueMeans(t *testing.T) {
 		"Z is missing at random given (X, Y); positivity, G = P(Δ = 1 | X, Y) > 0; G right for ip, m right\nfor reg, either for dr",
 		"G and m fitted\non rows other than those tested",
 		"the wild and permutation routes test half A only",
+		"80% of B to fit,\nthe other 20% held out to stop their training, -aux-patience",
 		"default: dr,ip,reg; full when no Z is missing",
 		"\n  -B int\n", "at least 100", "\n  -route string\n", "(default \"cross\")",
 	} {

@@ -38,10 +38,22 @@ type Columns struct {
 }
 
 // Nets holds the network and training settings that fit and estimate share.
+//
+// Every network keeps its best epoch by its validation objective and stops early: once
+// Patience (h) or AuxPatience (G and m) epochs have brought no better validation
+// objective, or at the cap Epochs (AuxEpochs), whichever comes first; each model's report
+// says which rule ended it (train.History.StopReason, train.FitReport.StopReason). The
+// rule is the experiments' (train.Config.Patience, train.AuxConfig.Patience).
 type Nets struct {
-	Hidden       []int   // hidden layer widths of every MLP: h, G and m (-hidden)
-	Epochs       int     // the cap on training epochs of h; the best epoch by validation objective is kept (-epochs)
-	AuxEpochs    int     // the cap on training epochs of G and m (-aux-epochs)
+	Hidden []int // hidden layer widths of every MLP: h, G and m (-hidden)
+	Epochs int   // the cap on training epochs of h; the best epoch by validation objective is kept (-epochs)
+	// Patience stops h's training once this many epochs have brought no better validation
+	// objective; 0 trains every model to Epochs (-patience).
+	Patience  int
+	AuxEpochs int // the cap on training epochs of G and m (-aux-epochs)
+	// AuxPatience stops the training of G and m once this many epochs have brought no
+	// better validation NLL; 0 trains them to AuxEpochs (-aux-patience).
+	AuxPatience  int
 	Batch        int     // rows per step, capped at the training rows (-batch)
 	LearningRate float64 // Adam's step size (-lr)
 	// MinESS is the Kish effective sample size under which a stratum is flagged unreliable
@@ -50,11 +62,13 @@ type Nets struct {
 	AuxSeed uint64 // seed of G and m (-aux-seed)
 }
 
-// DefaultNets returns the network settings of invmmd fit and estimate: MLPs [32, 32], 100
-// epochs for h and 60 for G and m, batches of 2,048 rows, Adam at 5·10⁻³, the estimators'
+// DefaultNets returns the network settings of invmmd fit and estimate: MLPs [32, 32]; h, G
+// and m each stopped after 20 epochs without a better validation objective, at most 400
+// epochs (the experiments' rule); batches of 2,048 rows, Adam at 5·10⁻³, the estimators'
 // default minimum ESS, seed 1 for G and m.
 func DefaultNets() Nets {
-	return Nets{Hidden: []int{32, 32}, Epochs: 100, AuxEpochs: 60, Batch: 2048, LearningRate: 5e-3, MinESS: invmmd.DefaultMinESS, AuxSeed: 1}
+	return Nets{Hidden: []int{32, 32}, Epochs: 400, Patience: 20, AuxEpochs: 400, AuxPatience: 20, Batch: 2048, LearningRate: 5e-3,
+		MinESS: invmmd.DefaultMinESS, AuxSeed: 1}
 }
 
 // Validate checks the settings.
@@ -70,6 +84,10 @@ func (n Nets) Validate() error {
 	switch {
 	case n.Epochs < 1 || n.AuxEpochs < 1:
 		return fmt.Errorf("-epochs %d, -aux-epochs %d: want at least 1", n.Epochs, n.AuxEpochs)
+	case n.Patience < 0:
+		return fmt.Errorf("-patience %d: want a number of epochs ≥ 0 (0: no early stopping, train to -epochs)", n.Patience)
+	case n.AuxPatience < 0:
+		return fmt.Errorf("-aux-patience %d: want a number of epochs ≥ 0 (0: no early stopping, train to -aux-epochs)", n.AuxPatience)
 	case n.Batch < 2:
 		return fmt.Errorf("-batch %d: want at least 2", n.Batch)
 	case !(n.LearningRate > 0) || math.IsInf(n.LearningRate, 0):

@@ -24,7 +24,8 @@ import (
 type EstimateConfig struct {
 	Columns
 	// Nets are the settings of the MLPs fitted for G and m on X when G or M is not given
-	// (only Hidden, AuxEpochs, Batch, LearningRate and AuxSeed matter) and MinESS.
+	// (only Hidden, AuxEpochs, AuxPatience, Batch, LearningRate and AuxSeed matter) and
+	// MinESS.
 	Nets
 	H string // the column of model outputs h, logits or scores (-h)
 	G string // a column of fitted P(Δ = 1 | X, Y) (-g); empty: fit an MLP on X
@@ -53,7 +54,9 @@ func DefaultEstimateConfig() EstimateConfig {
 }
 
 // The split on which Estimate fits G and m when they are not given: a random 70% of the
-// rows to fit, 20% for early stopping (and 10% unused), seeded by Nets.AuxSeed.
+// rows to fit, 20% held out for the stopping rule (the validation NLL that picks the best
+// epoch and stops after Nets.AuxPatience epochs without a better one), and 10% unused,
+// seeded by Nets.AuxSeed.
 const (
 	estimateAuxValFrac  = 0.2
 	estimateAuxTestFrac = 0.1
@@ -123,6 +126,9 @@ type Estimates struct {
 	ZMap     invmmd.FeatureMap
 	FittedG  bool // Ĝ came from an MLP fitted on X, not from a column
 	FittedM  bool // m̂ likewise
+	// AuxFit is how the fitted G and m fit and how their training ended (zero when
+	// neither was fitted).
+	AuxFit   AuxReport
 	Results  []invmmd.Result
 	Warnings []string
 }
@@ -149,7 +155,7 @@ func Estimate(cfg EstimateConfig) (*Estimates, error) {
 	out := &Estimates{File: cfg.Data, Rows: l.tab.Len(), Unconditional: cfg.Unconditional, FittedG: cfg.fitG(), FittedM: cfg.fitM(),
 		Nuisance: l.nu, KindWhy: l.why, ZMap: l.zmap, MissingZ: rows.MissingZ()}
 	if out.FittedG || out.FittedM {
-		if err := l.fitAux(cfg, &rows, out.FittedG, out.FittedM, nil, log, warn); err != nil {
+		if out.AuxFit, err = l.fitAux(cfg, &rows, out.FittedG, out.FittedM, nil, log, warn); err != nil {
 			return nil, err
 		}
 	}
@@ -250,11 +256,12 @@ func (c EstimateConfig) load(log io.Writer) (*loaded, error) {
 	return l, nil
 }
 
-// fitAux fits G and m on X and Y of some of the table's rows and sets rows.G (with fitG)
-// and rows.M (with fitM) to their predictions for every row. split gives the rows to fit
-// on, to stop early on, and the rest (table row indices); nil draws Estimate's random
-// 70/20/10 split, seeded by c.AuxSeed.
-func (l *loaded) fitAux(c EstimateConfig, rows *invmmd.Rows, fitG, fitM bool, split *[3][]int, log io.Writer, warn *warner) error {
+// fitAux fits G and m on X and Y of some of the table's rows, sets rows.G (with fitG) and
+// rows.M (with fitM) to their predictions for every row and returns their report. split
+// gives the rows to fit on, the held-out rows whose validation NLL picks the best epoch and
+// stops training (c.AuxPatience), and the rest (table row indices); nil draws Estimate's
+// random 70/20/10 split, seeded by c.AuxSeed.
+func (l *loaded) fitAux(c EstimateConfig, rows *invmmd.Rows, fitG, fitM bool, split *[3][]int, log io.Writer, warn *warner) (AuxReport, error) {
 	spec := tabular.Spec{Y: c.Y, Z: c.Z, ZKind: l.kind, YPositive: c.YPositive, ZPositive: c.ZPositive, X: c.X,
 		ValFrac: estimateAuxValFrac, TestFrac: estimateAuxTestFrac, Seed: c.AuxSeed}
 	var d *tabular.Data
@@ -265,18 +272,19 @@ func (l *loaded) fitAux(c EstimateConfig, rows *invmmd.Rows, fitG, fitM bool, sp
 		d, err = tabular.BuildRows(l.tab, spec, *split)
 	}
 	if err != nil {
-		return err
+		return AuxReport{}, err
 	}
 	warn.add(d.Warnings...)
 	if split == nil {
-		fmt.Fprintf(log, "fitting G and m: MLP %v on the %d encoded inputs of -x and Y, on a random 70%% of the rows (20%% for early stopping)\n", c.Hidden, d.Encoder.Dim())
+		fmt.Fprintf(log, "fitting G and m: MLP %v on the %d encoded inputs of -x and Y, on a random 70%% of the rows (20%% held out for early stopping)\n", c.Hidden, d.Encoder.Dim())
 	} else {
-		fmt.Fprintf(log, "fitting G and m: MLP %v on the %d encoded inputs of -x and Y, on %d rows (%d more for early stopping)\n", c.Hidden, d.Encoder.Dim(), len(split[0]), len(split[1]))
+		fmt.Fprintf(log, "fitting G and m: MLP %v on the %d encoded inputs of -x and Y, on %d rows (%d more held out for early stopping)\n", c.Hidden, d.Encoder.Dim(), len(split[0]), len(split[1]))
 	}
 	aux, rep, err := FitAux(c.Backend, c.Nets, d.Splits, l.zmap)
 	if err != nil {
-		return err
+		return AuxReport{}, err
 	}
+	rep.On = fmt.Sprintf("%d rows (validation NLL on %d held-out rows)", d.Splits.Train.Len(), d.Splits.Val.Len())
 	fmt.Fprint(log, rep)
 	if w := rep.Warning(); w != "" {
 		warn.add(w)
@@ -287,11 +295,11 @@ func (l *loaded) fitAux(c EstimateConfig, rows *invmmd.Rows, fitG, fitM bool, sp
 	}
 	xs, _, err := d.Encoder.Encode(l.tab, all)
 	if err != nil {
-		return err
+		return AuxReport{}, err
 	}
 	pred, err := aux.Predict(&dataset.Set{Name: "all", X: xs, Shape: []int{d.Encoder.Dim()}, Y: rows.Y, Delta: rows.Delta, Nuisance: l.nu})
 	if err != nil {
-		return err
+		return AuxReport{}, err
 	}
 	if fitG {
 		rows.G = pred.G
@@ -299,7 +307,7 @@ func (l *loaded) fitAux(c EstimateConfig, rows *invmmd.Rows, fitG, fitM bool, sp
 	if fitM {
 		rows.M, rows.MPsi = pred.M, pred.MPsi
 	}
-	return nil
+	return rep, nil
 }
 
 // Markdown renders the estimates as invmmd estimate prints them: what was estimated, a

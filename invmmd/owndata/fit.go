@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gomlx/gomlx/backends"
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/dataset"
 	"github.com/invmmd/invmmd/invmmd/models"
@@ -32,6 +31,9 @@ type Row struct {
 	Warning          string  // the model's warnings joined by " | "
 	// AllUnreliable: every held-out stratum of dr and ip is flagged unreliable.
 	AllUnreliable bool `json:",omitempty"`
+	// HStop is how h's training ended (best epoch, last epoch, cap, rule); zero in a run
+	// file written before it was recorded.
+	HStop Stop `json:",omitzero"`
 	// PDR and PIP are the p-values of the tests of H₀: h ⊥ Z | Y on the test split by dr's
 	// and ip's pseudo-outcomes, by the cross route (HeldOutTests); absent (OK false) when
 	// the test failed (a warning says why) or the row comes from a run file written before
@@ -70,7 +72,11 @@ type Trained struct {
 // heldout.txt).
 func (t *Trained) HeldOutText() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "h trained with %s (seed %d), held-out test estimates:\n", t.Row.Method, t.Row.Seed)
+	if st := t.Row.HStop.String(); st != "" {
+		fmt.Fprintf(&b, "h trained with %s (seed %d; %s), held-out test estimates:\n", t.Row.Method, t.Row.Seed, st)
+	} else {
+		fmt.Fprintf(&b, "h trained with %s (seed %d), held-out test estimates:\n", t.Row.Method, t.Row.Seed)
+	}
 	for _, res := range t.HeldOut {
 		fmt.Fprintf(&b, "  %s\n", strings.ReplaceAll(res.String(), "\n", "\n  "))
 	}
@@ -102,8 +108,11 @@ type Data struct {
 // Result is what Fit returns: the data, the auxiliary models and every trained model's
 // row, with the held-out diagnostics and the warnings.
 type Result struct {
-	Data     *Data
-	Aux      *train.Aux
+	Data *Data
+	Aux  *train.Aux
+	// AuxFit is how G and m fitted and how their training ended (zero when every method
+	// was resumed and they were not fitted).
+	AuxFit   AuxReport
 	Majority float64 // test accuracy of always predicting the more common label
 	Rows     []Row
 	HeldOut  string // the held-out estimates of every model, as heldout.txt holds them
@@ -153,57 +162,6 @@ func readTable(path string, cols []string, flags map[string]string) (*tabular.Ta
 	return tab, err
 }
 
-// AuxReport says how G and m fit and how small Ĝ gets on the training rows.
-type AuxReport struct {
-	G, M     train.FitReport
-	MinG     float64 // the smallest Ĝ on a training row
-	BelowMin int     // training rows with Ĝ below invmmd.DefaultGFloor
-	Rows     int     // training rows
-}
-
-// String renders the report as invmmd fit prints it.
-func (r AuxReport) String() string {
-	return fmt.Sprintf("auxiliary models, fitted on (X, Y) of the training split, best epoch by validation NLL:\n  %v\n  %v\n  min Ĝ on training rows %.4f (floor %.2f)\n",
-		r.G, r.M, r.MinG, invmmd.DefaultGFloor)
-}
-
-// Warning says that positivity fails when some Ĝ is below the floor, and that m learned
-// nothing when its validation NLL is not below the marginal model's (a nuisance that is
-// not binary); empty otherwise.
-func (r AuxReport) Warning() string {
-	var w []string
-	if r.BelowMin > 0 {
-		w = append(w, fmt.Sprintf("Ĝ < %.2f on %d of %d training rows: Z is (almost) never observed for rows like these, so no estimator "+
-			"can recover their Z (positivity fails); ip and dr then speak for the rows where Z can be observed", invmmd.DefaultGFloor, r.BelowMin, r.Rows))
-	}
-	if r.M.HasBaseline && r.M.ValNLL >= r.M.BaselineNLL {
-		w = append(w, fmt.Sprintf("m's validation NLL %.4f is not below the %.4f of the marginal model that ignores X and Y: m learned nothing about Z "+
-			"(more -aux-epochs, or -x columns that predict Z); reg rests on it, dr's correction then rests on Ĝ alone", r.M.ValNLL, r.M.BaselineNLL))
-	}
-	return strings.Join(w, " | ")
-}
-
-// FitAux fits G (target Δ) and m (target Z where observed) on (X, Y) of the training
-// split, MLPs of n.Hidden keeping their best epoch by validation NLL, on backend b (nil:
-// backend.Shared()). zmap is the feature map of a nuisance that is not binary (Data.ZMap;
-// m then predicts Ê[ψ(Z) | X, Y]), nil for a binary one.
-func FitAux(b backends.Backend, n Nets, sp dataset.Splits, zmap invmmd.FeatureMap) (*train.Aux, AuxReport, error) {
-	hidden := n.Hidden
-	aux, err := train.FitAux(sp, func(_ train.Role, seed uint64) models.Net { return models.MLP{Hidden: hidden, Seed: seed} },
-		train.AuxConfig{BatchSize: min(n.Batch, sp.Train.Len()), Epochs: n.AuxEpochs, LearningRate: n.LearningRate, Seed: n.AuxSeed, Backend: b, ZMap: zmap})
-	if err != nil {
-		return nil, AuxReport{}, fmt.Errorf("fitting G and m: %w", err)
-	}
-	r := AuxReport{G: aux.G, M: aux.M, MinG: math.Inf(1), Rows: len(aux.Train.G)}
-	for _, g := range aux.Train.G {
-		r.MinG = math.Min(r.MinG, g)
-		if g < invmmd.DefaultGFloor {
-			r.BelowMin++
-		}
-	}
-	return aux, r, nil
-}
-
 // Majority returns the accuracy of always predicting the more common label of s.
 func Majority(s *dataset.Set) float64 {
 	p := 0.0
@@ -231,7 +189,7 @@ func ObservedCells(s *dataset.Set) [2][2]int {
 // warnings say when strata were dropped in training and when the test accuracy is below
 // the majority baseline.
 func TrainMethod(cfg Config, sp dataset.Splits, aux *train.Aux, m invmmd.Method, seed uint64) (*Trained, error) {
-	tc := train.Config{Method: m, Lambda: cfg.Lambda, BatchSize: min(cfg.Batch, sp.Train.Len()), Epochs: cfg.Epochs,
+	tc := train.Config{Method: m, Lambda: cfg.Lambda, BatchSize: min(cfg.Batch, sp.Train.Len()), Epochs: cfg.Epochs, Patience: cfg.Patience,
 		LearningRate: cfg.LearningRate, Seed: seed, Backend: cfg.Backend, Estimator: invmmd.Options{MinESS: cfg.MinESS, DropUnreliable: !cfg.KeepUnreliable}}
 	model, hist, err := train.Fit(sp, aux, models.MLP{Hidden: cfg.Hidden, Seed: seed}, tc)
 	if err != nil {
@@ -243,7 +201,8 @@ func TrainMethod(cfg Config, sp dataset.Splits, aux *train.Aux, m invmmd.Method,
 	}
 	t := &Trained{Model: model, History: hist, Metrics: met, HeldOut: held}
 	t.Row = Row{Method: m.String(), Seed: seed, TestAcc: met.TestAcc, TestAUC: met.TestAUC, ValAcc: met.ValAcc,
-		DR: held[0].Value, IP: held[1].Value, DRSE: held[0].ValueSE, IPSE: held[1].ValueSE, Unreliable: unreliableList(held), Dropped: hist.DroppedStrata}
+		DR: held[0].Value, IP: held[1].Value, DRSE: held[0].ValueSE, IPSE: held[1].ValueSE, Unreliable: unreliableList(held), Dropped: hist.DroppedStrata,
+		HStop: StopOf(hist)}
 	var testWarn []string
 	t.Tests, testWarn, err = HeldOutTests(model, sp, aux, cfg.MinESS, seed, methodsOf(held)...)
 	if err != nil {
@@ -261,11 +220,14 @@ func TrainMethod(cfg Config, sp dataset.Splits, aux *train.Aux, m invmmd.Method,
 	if w := hist.Warning(); w != "" {
 		t.Warnings = append(t.Warnings, w)
 	}
+	if w := stopWarning(fmt.Sprintf("h (%v, seed %d)", m, seed), t.Row.HStop, "-epochs"); w != "" {
+		t.Warnings = append(t.Warnings, w)
+	}
 	t.Row.AllUnreliable = allUnreliable(held)
 	if majority := Majority(sp.Test); met.TestAcc < majority-0.005 {
 		why := "the penalty may be steering h (see the held-out diagnostics; try a smaller -lambda)"
 		if m == invmmd.None {
-			why = "h is trained without a penalty, so the features may say little of the label here, or training stopped early (try more -epochs, or other -hidden widths)"
+			why = "h is trained without a penalty, so the features may say little of the label here, or training ended too soon (try a larger -epochs or -patience, or other -hidden widths)"
 		}
 		t.Warnings = append(t.Warnings, fmt.Sprintf("h (%v): test accuracy %.3f is below the majority baseline %.3f; %s", m, met.TestAcc, majority, why))
 	}
@@ -433,7 +395,7 @@ func Fit(cfg Config) (*Result, error) {
 		if w := rep.Warning(); w != "" {
 			warn.add(w)
 		}
-		res.Aux = aux
+		res.Aux, res.AuxFit = aux, rep
 	}
 	if cfg.Out != "" {
 		if err := res.writeConfig(cfg); err != nil {

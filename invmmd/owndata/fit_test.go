@@ -44,7 +44,7 @@ func TestFitWritesAndReports(t *testing.T) {
 	if len(res.Rows) != 2 || res.Rows[0].Method != "none" || res.Rows[1].Method != "dr" {
 		t.Fatalf("rows %+v, want none and dr", res.Rows)
 	}
-	if !strings.Contains(res.HeldOut, "h trained with dr (seed 1), held-out test estimates:\n  dr: MMD² = ") {
+	if !strings.Contains(res.HeldOut, "h trained with dr (seed 1; best epoch 2, stopped at 2 of 2 by max-epochs), held-out test estimates:\n  dr: MMD² = ") {
 		t.Errorf("held-out text:\n%s", res.HeldOut)
 	}
 	if !strings.Contains(log.String(), "testdata/tiny.csv: 160 rows read in") || !strings.Contains(log.String(), "min Ĝ on training rows") {
@@ -59,7 +59,8 @@ func TestFitWritesAndReports(t *testing.T) {
 		}
 	}
 	md, _ := os.ReadFile(filepath.Join(cfg.Out, "results.md"))
-	for _, want := range []string{"# invmmd fit: " + tinyCSV, "λ = 1", "rows: 96 training, 32 validation, 32 test", "majority baseline on test: ", Markdown(res.Rows)} {
+	for _, want := range []string{"# invmmd fit: " + tinyCSV, "λ = 1", "rows: 96 training, 32 validation, 32 test", "majority baseline on test: ", Markdown(res.Rows),
+		"at most 2 epochs with patience 20 (G and m: at most 2, patience 20", "- G: " + res.AuxFit.GStop.String() + "; m: " + res.AuxFit.MStop.String()} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("results.md lacks %q:\n%s", want, md)
 		}
@@ -128,6 +129,9 @@ func TestConfigRefuses(t *testing.T) {
 		{"a seed twice", fit(func(c *Config) { c.Seeds = []uint64{2, 2} }), "-seeds: seed 2 listed twice"},
 		{"zero width", fit(func(c *Config) { c.Hidden = []int{4, 0} }), "-hidden [4 0]: want positive widths"},
 		{"no epochs", fit(func(c *Config) { c.Epochs = 0 }), "-epochs 0, -aux-epochs 2: want at least 1"},
+		{"negative patience", fit(func(c *Config) { c.Patience = -1 }), "-patience -1: want a number of epochs ≥ 0 (0: no early stopping, train to -epochs)"},
+		{"negative aux patience", fit(func(c *Config) { c.AuxPatience = -3 }), "-aux-patience -3: want a number of epochs ≥ 0 (0: no early stopping, train to -aux-epochs)"},
+		{"estimate negative aux patience", est(func(c *EstimateConfig) { c.AuxPatience = -1 }), "-aux-patience -1: want a number of epochs ≥ 0"},
 		{"batch of one", fit(func(c *Config) { c.Batch = 1 }), "-batch 1: want at least 2"},
 		{"a column the file lacks", fit(func(c *Config) { c.X = []string{"x1", "age"} }), `no column named "age" (-x)`},
 		{"estimate none", est(func(c *EstimateConfig) { c.Methods = []invmmd.Method{invmmd.None} }), "method none has no estimate"},

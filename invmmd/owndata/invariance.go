@@ -23,7 +23,7 @@ import (
 type TestConfig struct {
 	Columns
 	// Nets are the settings of the MLPs fitted for G and m on X when G or M is not given
-	// (only Hidden, AuxEpochs, Batch, LearningRate and AuxSeed matter).
+	// (only Hidden, AuxEpochs, AuxPatience, Batch, LearningRate and AuxSeed matter).
 	Nets
 	H string // the column of model outputs h, logits or scores (-h)
 	G string // a column of P(Δ = 1 | X, Y) fitted on other rows (-g); empty: fit an MLP on X
@@ -117,6 +117,9 @@ type Tests struct {
 	ZMap     invmmd.FeatureMap
 	FittedG  bool // Ĝ came from an MLP fitted on X of half B, not from a column
 	FittedM  bool // m̂ likewise
+	// AuxFit is how the fitted G and m fit and how their training ended (zero when
+	// neither was fitted).
+	AuxFit AuxReport
 	// HalfA and HalfB are the rows of the halves when G or m was fitted (on B); 0 otherwise.
 	HalfA, HalfB int
 	Results      []invmmd.TestResult
@@ -129,10 +132,11 @@ type Tests struct {
 // The p-values are valid only if G and m were not fitted on the rows tested. Columns -g
 // and -m are taken to have been fitted on other rows. When G or m must be fitted here, the
 // rows are first split into halves A and B (a random half of each (Y, Δ) cell, seeded by
-// Seed); G and m are fitted on B alone (80% of B to fit, 20% to stop early) and predicted
-// for every row; the cross route then uses exactly these halves (its witness is built on
-// B, its statistic summed over A), and the wild and permutation routes test the rows of A
-// only.
+// Seed); G and m are fitted on B alone (80% of B to fit, 20% held out for the stopping
+// rule: the best epoch by its NLL, stopping after AuxPatience epochs without a better
+// one) and predicted for every row; the cross route then uses exactly these halves (its
+// witness is built on B, its statistic summed over A), and the wild and permutation
+// routes test the rows of A only.
 func Test(cfg TestConfig) (*Tests, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -173,7 +177,7 @@ func Test(cfg TestConfig) (*Tests, error) {
 		out.HalfA, out.HalfB = len(a), len(b)
 		fitRows, stopRows := splitFit(b, cfg.AuxSeed)
 		fmt.Fprintf(log, "halves: A %d rows (tested), B %d rows (G and m fitted on them only)\n", len(a), len(b))
-		if err := l.fitAux(ec, &rows, out.FittedG, out.FittedM, &[3][]int{fitRows, stopRows, a}, log, warn); err != nil {
+		if out.AuxFit, err = l.fitAux(ec, &rows, out.FittedG, out.FittedM, &[3][]int{fitRows, stopRows, a}, log, warn); err != nil {
 			return nil, fmt.Errorf("fitting G and m on half B: %w", err)
 		}
 		if cfg.Route == invmmd.CrossRoute {

@@ -223,9 +223,9 @@ func TestTestsCSV(t *testing.T) {
 }
 
 // TestFitHeldOutPValues runs Fit on the calibration simulation and checks the held-out
-// p-values: in each row (dr's and ip's), in results.csv's last two columns, in results.md
-// and in heldout.txt; and that a run file written before the p-values existed reads back
-// with none, rendered n/a and empty.
+// p-values: in each row (dr's and ip's), in results.csv's columns heldout_p_dr and
+// heldout_p_ip, in results.md and in heldout.txt; and that a run file written before the
+// p-values and h's stop existed reads back with none, rendered n/a and empty.
 func TestFitHeldOutPValues(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Data, cfg.Y, cfg.Z, cfg.X = calibCSV(t, 1500, 0.5, 9), "y", "z", []string{"x1", "x2"}
@@ -247,8 +247,8 @@ func TestFitHeldOutPValues(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(string(csvText)), "\n")
-	want := "," + strconv.FormatFloat(r.PDR.P, 'g', 8, 64) + "," + strconv.FormatFloat(r.PIP.P, 'g', 8, 64)
-	if !strings.HasSuffix(lines[0], ",warning,heldout_p_dr,heldout_p_ip") || !strings.HasSuffix(lines[1], want) {
+	want := "," + strconv.FormatFloat(r.PDR.P, 'g', 8, 64) + "," + strconv.FormatFloat(r.PIP.P, 'g', 8, 64) + ","
+	if !strings.Contains(lines[0], ",warning,heldout_p_dr,heldout_p_ip,") || !strings.Contains(lines[1], want) {
 		t.Errorf("results.csv:\n%s", csvText)
 	}
 	md, _ := os.ReadFile(filepath.Join(cfg.Out, ResultsMD))
@@ -270,11 +270,12 @@ func TestFitHeldOutPValues(t *testing.T) {
 	if err := writeCSV(path, []Row{old.Row}); err != nil {
 		t.Fatal(err)
 	}
-	if b, _ := os.ReadFile(path); !strings.HasSuffix(strings.TrimSpace(string(b)), ",0,,,") {
-		t.Errorf("an old row's CSV line ends without empty p-values:\n%s", b)
+	// Its p-values and h's stop (the last six columns) are empty.
+	if b, _ := os.ReadFile(path); !strings.HasSuffix(strings.TrimSpace(string(b)), ",0,,,,,,,") {
+		t.Errorf("an old row's CSV line ends without empty p-values and stop:\n%s", b)
 	}
 	b, _ := json.Marshal(old.Row)
-	if strings.Contains(string(b), "PDR") {
-		t.Errorf("a row without p-values writes them: %s", b)
+	if strings.Contains(string(b), "PDR") || strings.Contains(string(b), "HStop") {
+		t.Errorf("a row without p-values and stop writes them: %s", b)
 	}
 }

@@ -23,15 +23,19 @@ func ModelDir(out string, m invmmd.Method, seed uint64) string {
 // Markdown renders the results table (results.md).
 func Markdown(rows []Row) string {
 	var b strings.Builder
-	b.WriteString("| method | seed | test acc | test AUC | val acc | held-out MMD² dr ± SE | p dr | held-out MMD² ip ± SE | p ip | unreliable strata (held-out) | strata dropped in training |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| method | seed | test acc | test AUC | val acc | held-out MMD² dr ± SE | p dr | held-out MMD² ip ± SE | p ip | unreliable strata (held-out) | strata dropped in training | h's training |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range rows {
 		u := r.Unreliable
 		if u == "" {
 			u = "none"
 		}
-		fmt.Fprintf(&b, "| %s | %d | %.3f | %.3f | %.3f | %.4f ± %.4f | %s | %.4f ± %.4f | %s | %s | %d |\n", r.Method, r.Seed, r.TestAcc, r.TestAUC, r.ValAcc,
-			r.DR, r.DRSE, r.PDR, r.IP, r.IPSE, r.PIP, u, r.Dropped)
+		st := r.HStop.String()
+		if st == "" {
+			st = "not recorded"
+		}
+		fmt.Fprintf(&b, "| %s | %d | %.3f | %.3f | %.3f | %.4f ± %.4f | %s | %.4f ± %.4f | %s | %s | %d | %s |\n", r.Method, r.Seed, r.TestAcc, r.TestAUC, r.ValAcc,
+			r.DR, r.DRSE, r.PDR, r.IP, r.IPSE, r.PIP, u, r.Dropped, st)
 	}
 	return b.String()
 }
@@ -44,6 +48,7 @@ func (r *Result) writeConfig(cfg Config) error {
 		"majority_baseline": r.Majority, "inputs": r.Data.Encoder.Names()}
 	if r.Aux != nil {
 		data["aux"] = map[string]any{"G": r.Aux.G.String(), "m": r.Aux.M.String()}
+		data["aux_stop"] = map[string]Stop{"G": r.AuxFit.GStop, "m": r.AuxFit.MStop}
 	}
 	rec := configRecord{Format: outputFormat, Settings: settingsOf(cfg), Methods: MethodList(cfg.Methods), Seeds: cfg.Seeds, Args: cfg.Args, Data: data}
 	return writeJSON(filepath.Join(cfg.Out, ConfigFile), rec)
@@ -67,7 +72,11 @@ func (r *Result) Describe(cfg Config) string {
 	fmt.Fprintf(&b, "# invmmd fit: %s\n\n", cfg.Data)
 	fmt.Fprintf(&b, "- label %s, nuisance %s, %d inputs from %d feature columns\n", pos(cfg.Y, cfg.YPositive), pos(cfg.Z, cfg.ZPositive), r.Data.Encoder.Dim(), len(r.Data.Encoder.Features))
 	fmt.Fprintf(&b, "- rows: %d training, %d validation, %d test (%s)\n", sp.Train.Len(), sp.Val.Len(), sp.Test.Len(), split)
-	fmt.Fprintf(&b, "- λ = %g; methods %s; seeds %v; MLP %v, %d epochs (G and m: %d)\n", cfg.Lambda, MethodList(cfg.Methods), cfg.Seeds, cfg.Hidden, cfg.Epochs, cfg.AuxEpochs)
+	fmt.Fprintf(&b, "- λ = %g; methods %s; seeds %v; MLP %v, at most %d epochs with patience %d (G and m: at most %d, patience %d; 0: no early stopping)\n",
+		cfg.Lambda, MethodList(cfg.Methods), cfg.Seeds, cfg.Hidden, cfg.Epochs, cfg.Patience, cfg.AuxEpochs, cfg.AuxPatience)
+	if r.Aux != nil {
+		fmt.Fprintf(&b, "- G: %s; m: %s\n", r.AuxFit.GStop, r.AuxFit.MStop)
+	}
 	fmt.Fprintf(&b, "- majority baseline on test: %.3f (always predicting the more common label)\n", r.Majority)
 	fmt.Fprintf(&b, "- held-out MMD² on the test split; terms and diagnostics in %s\n", HeldOutFile)
 	return b.String()
@@ -89,13 +98,15 @@ func (r *Result) write(cfg Config) error {
 }
 
 // writeCSV writes the results table as CSV (results.csv), numbers with 8 significant digits.
-// The held-out p-values are the last two columns, so that a reader of the columns before
-// them reads a file with or without them alike.
+// The held-out p-values come after the first twelve columns, and how h's training ended
+// (h_best_epoch, h_stop_epoch, h_max_epochs, h_stop_reason: "patience" or "max-epochs")
+// after them, so that a reader of the earlier columns reads a file with or without the
+// later ones alike.
 func writeCSV(path string, rows []Row) error {
 	return writeAtomic(path, func(f io.Writer) error {
 		w := csv.NewWriter(f)
 		_ = w.Write([]string{"method", "seed", "test_acc", "test_auc", "val_acc", "heldout_mmd_dr", "heldout_mmd_dr_se", "heldout_mmd_ip", "heldout_mmd_ip_se", "unreliable", "dropped_strata", "warning",
-			"heldout_p_dr", "heldout_p_ip"})
+			"heldout_p_dr", "heldout_p_ip", "h_best_epoch", "h_stop_epoch", "h_max_epochs", "h_stop_reason"})
 		g := func(v float64) string { return strconv.FormatFloat(v, 'g', 8, 64) }
 		p := func(v PValue) string { // empty when the test failed, or the row predates the tests
 			if v.OK {
@@ -103,9 +114,16 @@ func writeCSV(path string, rows []Row) error {
 			}
 			return ""
 		}
+		epoch := func(n int, s Stop) string { // empty when the row predates the record
+			if s.Reason == "" {
+				return ""
+			}
+			return strconv.Itoa(n)
+		}
 		for _, r := range rows {
+			s := r.HStop
 			_ = w.Write([]string{r.Method, strconv.FormatUint(r.Seed, 10), g(r.TestAcc), g(r.TestAUC), g(r.ValAcc), g(r.DR), g(r.DRSE), g(r.IP), g(r.IPSE), r.Unreliable, strconv.Itoa(r.Dropped), r.Warning,
-				p(r.PDR), p(r.PIP)})
+				p(r.PDR), p(r.PIP), epoch(s.BestEpoch, s), epoch(s.StopEpoch, s), epoch(s.MaxEpochs, s), string(s.Reason)})
 		}
 		w.Flush()
 		return w.Error()

@@ -1,0 +1,89 @@
+package owndata
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/gomlx/gomlx/backends"
+
+	"github.com/invmmd/invmmd/invmmd"
+	"github.com/invmmd/invmmd/invmmd/dataset"
+	"github.com/invmmd/invmmd/invmmd/models"
+	"github.com/invmmd/invmmd/invmmd/train"
+)
+
+// The auxiliary models G and m of fit, estimate and test: their fit and its report.
+
+// AuxReport says how G and m fit, how their training ended and how small Ĝ gets on the
+// training rows.
+type AuxReport struct {
+	G, M         train.FitReport
+	GStop, MStop Stop    // how the training of G and m ended
+	MinG         float64 // the smallest Ĝ on a training row
+	BelowMin     int     // training rows with Ĝ below invmmd.DefaultGFloor
+	Rows         int     // training rows
+	// On says which rows G and m were fitted on and which held-out rows their stopping
+	// rule read; FitAux sets the training and validation splits', and estimate and test
+	// their own.
+	On string
+}
+
+// String renders the report as invmmd fit, estimate and test print it.
+func (r AuxReport) String() string {
+	rule := "stopped at the cap"
+	if r.GStop.Patience > 0 {
+		rule = fmt.Sprintf("stopped after %d epochs without a better one", r.GStop.Patience)
+	}
+	return fmt.Sprintf("auxiliary models, fitted on (X, Y) of %s, best epoch by validation NLL, %s:\n  %v\n  %v\n  min Ĝ on training rows %.4f (floor %.2f)\n",
+		r.On, rule, r.G, r.M, r.MinG, invmmd.DefaultGFloor)
+}
+
+// Warning says that positivity fails when some Ĝ is below the floor, and that m learned
+// nothing when its validation NLL is not below the marginal model's (a nuisance that is
+// not binary); empty otherwise.
+func (r AuxReport) Warning() string {
+	var w []string
+	for _, m := range []struct {
+		name string
+		s    Stop
+	}{{"G", r.GStop}, {"m", r.MStop}} {
+		if s := stopWarning(m.name, m.s, "-aux-epochs"); s != "" {
+			w = append(w, s)
+		}
+	}
+	if r.BelowMin > 0 {
+		w = append(w, fmt.Sprintf("Ĝ < %.2f on %d of %d training rows: Z is (almost) never observed for rows like these, so no estimator "+
+			"can recover their Z (positivity fails); ip and dr then speak for the rows where Z can be observed", invmmd.DefaultGFloor, r.BelowMin, r.Rows))
+	}
+	if r.M.HasBaseline && r.M.ValNLL >= r.M.BaselineNLL {
+		w = append(w, fmt.Sprintf("m's validation NLL %.4f is not below the %.4f of the marginal model that ignores X and Y: m learned nothing about Z "+
+			"(more -aux-epochs, or -x columns that predict Z); reg rests on it, dr's correction then rests on Ĝ alone", r.M.ValNLL, r.M.BaselineNLL))
+	}
+	return strings.Join(w, " | ")
+}
+
+// FitAux fits G (target Δ) and m (target Z where observed) on (X, Y) of the training
+// split, MLPs of n.Hidden keeping their best epoch by validation NLL on the validation
+// split and stopping after n.AuxPatience epochs without a better one (at most
+// n.AuxEpochs), on backend b (nil: backend.Shared()). zmap is the feature map of a
+// nuisance that is not binary (Data.ZMap; m then predicts Ê[ψ(Z) | X, Y]), nil for a
+// binary one.
+func FitAux(b backends.Backend, n Nets, sp dataset.Splits, zmap invmmd.FeatureMap) (*train.Aux, AuxReport, error) {
+	hidden := n.Hidden
+	aux, err := train.FitAux(sp, func(_ train.Role, seed uint64) models.Net { return models.MLP{Hidden: hidden, Seed: seed} },
+		train.AuxConfig{BatchSize: min(n.Batch, sp.Train.Len()), Epochs: n.AuxEpochs, Patience: n.AuxPatience, LearningRate: n.LearningRate,
+			Seed: n.AuxSeed, Backend: b, ZMap: zmap})
+	if err != nil {
+		return nil, AuxReport{}, fmt.Errorf("fitting G and m: %w", err)
+	}
+	r := AuxReport{G: aux.G, M: aux.M, GStop: AuxStopOf(aux.G, n.AuxPatience), MStop: AuxStopOf(aux.M, n.AuxPatience),
+		MinG: math.Inf(1), Rows: len(aux.Train.G), On: "the training split (validation NLL on the validation split)"}
+	for _, g := range aux.Train.G {
+		r.MinG = math.Min(r.MinG, g)
+		if g < invmmd.DefaultGFloor {
+			r.BelowMin++
+		}
+	}
+	return aux, r, nil
+}
