@@ -14,7 +14,8 @@ import (
 
 // ObjectiveComparison returns, as a Markdown table, what each objective (train.Objectives)
 // gave the experiment stored under name at λ, from its tables under dir
-// (NAME[SUFFIX]_lambdaΛ.csv; objectives without a table are left out): per method, the
+// (NAME[SUFFIX]_lambdaΛ.csv; objectives without a table are left out): per method that an
+// objective other than the paper's was run with (every method with the paper's alone), the
 // test accuracy's mean ± sd over the seeds and, in brackets, how many fits ended with train
 // accuracy below 0.5 — fits that learned the inverted label — out of how many. The README
 // quotes it; `invmmd figures` writes it next to the tables as
@@ -36,7 +37,14 @@ func ObjectiveComparison(dir, name string, lambda float64) (string, error) {
 			return "", err
 		}
 		tables = append(tables, table{o.Name, rows})
-		for _, r := range rows {
+	}
+	// The columns: the methods that a remedy was run with (every method of the tables when
+	// there is only the paper's).
+	for k, t := range tables {
+		if k == 0 && len(tables) > 1 && t.objective == train.Objectives[0].Name {
+			continue
+		}
+		for _, r := range t.rows {
 			if r.Method != "none" && !slices.Contains(methods, r.Method) {
 				methods = append(methods, r.Method)
 			}

@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -275,4 +276,95 @@ func TestREADMECollapsedFits(t *testing.T) {
 	if !strings.Contains(string(readme), want) {
 		t.Errorf("README.md does not say, as sim_mf075_lambda5.csv gives:\n%s", want)
 	}
+}
+
+// TestREADMEDiagnosisNumbers recomputes from the committed diagnosis of the collapsed fit
+// (sim_mf075, dr, λ = 5, seed 1) the numbers the README quotes about it, and checks that the
+// README quotes the objectives' comparison table as ObjectiveComparison makes it from the
+// committed tables.
+func TestREADMEDiagnosisNumbers(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(readme)
+	steps, err := results.ReadDiagnosisCSV(filepath.Join(committedTables, "diagnosis_sim_mf075_dr_lambda5_seed1.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(committedTables, "diagnosis_sim_mf075_dr_lambda5_seed1_config.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec DiagnosisRecord
+	if err := json.Unmarshal(b, &rec); err != nil {
+		t.Fatal(err)
+	}
+	acc := map[string]float64{}
+	for _, f := range rec.Fits {
+		acc[f.Objective] = f.TrainAcc
+	}
+	var n, below, above int
+	lo, hi, nllMax := math.Inf(1), math.Inf(-1), math.Inf(-1)
+	pzLo, pzHi := math.Inf(1), math.Inf(-1)
+	var nll0, nllEnd float64
+	for _, s := range steps {
+		if s.Objective == "train-norms" {
+			nllEnd = s.NLL
+			continue
+		}
+		if s.Objective != "paper" {
+			continue
+		}
+		if n == 0 {
+			nll0 = s.NLL
+		}
+		n++
+		if s.MMD2[0] < 0 || s.MMD2[1] < 0 {
+			below++
+		}
+		if s.MMD2[0] > 1 || s.MMD2[1] > 1 {
+			above++
+		}
+		if s.MMD2[0] > 1 {
+			pzLo, pzHi = math.Min(pzLo, s.PZ1[0]), math.Max(pzHi, s.PZ1[0])
+		}
+		lo, hi = math.Min(lo, math.Min(s.MMD2[0], s.MMD2[1])), math.Max(hi, math.Max(s.MMD2[0], s.MMD2[1]))
+		nllMax = math.Max(nllMax, s.NLL)
+	}
+	minus := func(x float64, prec int) string { return strings.Replace(fmt.Sprintf("%.*f", prec, x), "-", "−", 1) }
+	want := []string{
+		fmt.Sprintf("%d of\n  %d steps had a stratum's estimate below 0 (the lowest %s) and %d had one above 1 (the\n  highest %.2f)", below, n, minus(lo, 2), above, hi),
+		fmt.Sprintf("P(Z = 1 | Y = 0) at %.3f–%.3f", pzLo, pzHi),
+		fmt.Sprintf("The initial network's NLL is %.2f", nll0),
+		fmt.Sprintf("it climbs to %.2f and the fit ends at\n  train accuracy %.2f", nllMax, acc["paper"]),
+		fmt.Sprintf("descends to\n  %.2f and train accuracy %.2f", nllEnd, acc["train-norms"]),
+	}
+	for _, w := range want {
+		if !strings.Contains(text, w) {
+			t.Errorf("README.md does not say, as the diagnosis gives:\n%s", w)
+		}
+	}
+	md, err := ObjectiveComparison(committedTables, "sim_mf075", 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := md[:strings.Index(md, "\n\n")+1]
+	if !strings.Contains(text, indent(table, "  ")) {
+		t.Errorf("README.md does not quote the objectives' table as the committed tables give it:\n%s", indent(table, "  "))
+	}
+	if committed, err := os.ReadFile(filepath.Join(committedTables, "objectives_sim_mf075_lambda5.md")); err != nil || string(committed) != md {
+		t.Errorf("figures/tables/objectives_sim_mf075_lambda5.md is not what invmmd figures writes from the tables (%v)", err)
+	}
+}
+
+// indent prefixes every line of s with pre.
+func indent(s, pre string) string {
+	lines := strings.SplitAfter(s, "\n")
+	for i, l := range lines {
+		if l != "" {
+			lines[i] = pre + l
+		}
+	}
+	return strings.Join(lines, "")
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/dataset"
 	"github.com/invmmd/invmmd/invmmd/tabular"
+	"github.com/invmmd/invmmd/invmmd/train"
 )
 
 // Columns says which columns of a CSV file are what (the flags -data, -y, -z,
@@ -118,6 +119,13 @@ type Config struct {
 	// paper's experiments do; by default they are dropped from that step's penalty, with a
 	// warning (-keep-unreliable).
 	KeepUnreliable bool
+	// Objective names what training minimises and selection compares (train.Objectives,
+	// -objective): by default "robust" — the normalisers estimated once on the training
+	// split and the epoch selected with each stratum's estimate clipped at 0 — because with
+	// normalisers from a quarter of each batch and the raw estimate in selection, fits
+	// collapse or keep a nearly untrained h (README, Training choices); "paper" is the
+	// paper's objective.
+	Objective string
 	// Out is the folder that receives results.csv, results.md, heldout.txt, config.json,
 	// runs/METHOD-seedS.json and models/METHOD-seedS/ (-out); empty writes nothing. Fit
 	// checks it before reading the data (see Fit).
@@ -147,15 +155,16 @@ type Config struct {
 
 // DefaultConfig returns the defaults of invmmd fit: a random 60/20/20 split, the methods
 // none, obs, ip, reg, dr and dr-po, λ = 1, seed 1, DefaultNets, unreliable strata dropped
-// from the training penalty, results written to invmmd-fit/.
+// from the training penalty, the robust objective, results written to invmmd-fit/.
 func DefaultConfig() Config {
 	return Config{
 		Nets:    DefaultNets(),
 		ValFrac: 0.2, TestFrac: 0.2,
-		Methods: []invmmd.Method{invmmd.None, invmmd.Obs, invmmd.IP, invmmd.Reg, invmmd.DR, invmmd.DRPO},
-		Lambda:  1,
-		Seeds:   []uint64{1},
-		Out:     "invmmd-fit",
+		Methods:   []invmmd.Method{invmmd.None, invmmd.Obs, invmmd.IP, invmmd.Reg, invmmd.DR, invmmd.DRPO},
+		Lambda:    1,
+		Seeds:     []uint64{1},
+		Objective: "robust",
+		Out:       "invmmd-fit",
 	}
 }
 
@@ -185,6 +194,9 @@ func (c Config) Validate() error {
 	}
 	if c.Lambda < 0 || math.IsNaN(c.Lambda) || math.IsInf(c.Lambda, 0) {
 		return fmt.Errorf("-lambda %v: want a finite value ≥ 0", c.Lambda)
+	}
+	if _, err := c.objective(); err != nil {
+		return err
 	}
 	if len(c.Seeds) == 0 {
 		return fmt.Errorf("-seeds: want at least one seed")
@@ -259,4 +271,16 @@ func MethodList(ms []invmmd.Method) string {
 		names[i] = m.String()
 	}
 	return strings.Join(names, ",")
+}
+
+// objective returns the training objective Objective names (the paper's when empty).
+func (c Config) objective() (train.Objective, error) {
+	if c.Objective == "" {
+		return train.Objectives[0], nil
+	}
+	o, err := train.ObjectiveByName(c.Objective)
+	if err != nil {
+		return o, fmt.Errorf("-objective: %w", err)
+	}
+	return o, nil
 }

@@ -191,6 +191,11 @@ func ObservedCells(s *dataset.Set) [2][2]int {
 func TrainMethod(cfg Config, sp dataset.Splits, aux *train.Aux, m invmmd.Method, seed uint64) (*Trained, error) {
 	tc := train.Config{Method: m, Lambda: cfg.Lambda, BatchSize: min(cfg.Batch, sp.Train.Len()), Epochs: cfg.Epochs, Patience: cfg.Patience,
 		LearningRate: cfg.LearningRate, Seed: seed, Backend: cfg.Backend, Estimator: invmmd.Options{MinESS: cfg.MinESS, DropUnreliable: !cfg.KeepUnreliable}}
+	obj, err := cfg.objective()
+	if err != nil {
+		return nil, err
+	}
+	obj.Apply(&tc)
 	model, hist, err := train.Fit(sp, aux, models.MLP{Hidden: cfg.Hidden, Seed: seed}, tc)
 	if err != nil {
 		return nil, fmt.Errorf("training h with %v (seed %d): %w", m, seed, err)

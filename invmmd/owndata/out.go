@@ -43,12 +43,16 @@ type Settings struct {
 	Lambda         float64 `json:"lambda"`
 	Nets           Nets    `json:"nets"`
 	DropUnreliable bool    `json:"drop_unreliable"`
-	Backend        string  `json:"backend"` // backend.Config() for the shared backend, else the backend's name
+	Objective      string  `json:"objective"` // the training objective (train.Objectives)
+	Backend        string  `json:"backend"`   // backend.Config() for the shared backend, else the backend's name
 }
 
 // settingsOf returns cfg's Settings (the data file's size read from disk).
 func settingsOf(cfg Config) Settings {
-	s := Settings{Data: cfg.Data, Columns: cfg.Columns, Split: cfg.Split, Lambda: cfg.Lambda, Nets: cfg.Nets, DropUnreliable: !cfg.KeepUnreliable}
+	s := Settings{Data: cfg.Data, Columns: cfg.Columns, Split: cfg.Split, Lambda: cfg.Lambda, Nets: cfg.Nets, DropUnreliable: !cfg.KeepUnreliable, Objective: cfg.Objective}
+	if s.Objective == "" {
+		s.Objective = "paper"
+	}
 	if st, err := os.Stat(cfg.Data); err == nil {
 		s.DataBytes = st.Size()
 	}
