@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -367,4 +368,113 @@ func indent(s, pre string) string {
 		}
 	}
 	return strings.Join(lines, "")
+}
+
+// hmdaQuotes returns what the README says about the committed HMDA fits
+// (figures/tables/checks/hmda_fit_{robust,paper}.csv, results.csv of invmmd fit), keyed by
+// what it describes.
+func hmdaQuotes(t *testing.T) map[string]string {
+	t.Helper()
+	read := func(name string) map[string][]map[string]string {
+		f, err := os.Open(filepath.Join(committedTables, "checks", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		recs, err := csv.NewReader(f).ReadAll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		by := map[string][]map[string]string{}
+		for _, r := range recs[1:] {
+			row := map[string]string{}
+			for j, h := range recs[0] {
+				row[h] = r[j]
+			}
+			by[row["method"]] = append(by[row["method"]], row)
+		}
+		return by
+	}
+	num := func(s string) float64 {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	col := func(rows []map[string]string, c string) []float64 {
+		var out []float64
+		for _, r := range rows {
+			out = append(out, num(r[c]))
+		}
+		return out
+	}
+	meanSD := func(xs []float64) (float64, float64) {
+		c := results.Summarize(func() []results.Row {
+			var rs []results.Row
+			for _, x := range xs {
+				rs = append(rs, results.Row{Method: "dr", TeAcc: x})
+			}
+			return rs
+		}())[0].TeAcc
+		return c.Mean, c.Std
+	}
+	robust, paper := read("hmda_fit_robust.csv"), read("hmda_fit_paper.csv")
+	order := []string{"none", "obs", "ip", "reg", "dr", "dr-po"}
+	var accs []string
+	for _, m := range order {
+		mean, sd := meanSD(col(robust[m], "test_acc"))
+		accs = append(accs, fmt.Sprintf("%s %.3f ± %.3f", m, mean, sd))
+	}
+	span := func(by map[string][]map[string]string, c string, methods []string, f func([]float64) float64, format string) string {
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, m := range methods {
+			v := f(col(by[m], c))
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+		return fmt.Sprintf(format, lo) + "–" + fmt.Sprintf(format, hi)
+	}
+	early := func(by map[string][]map[string]string, methods []string) string {
+		k, n := 0, 0
+		for _, m := range methods {
+			for _, v := range col(by[m], "h_best_epoch") {
+				n++
+				if v <= 9 {
+					k++
+				}
+			}
+		}
+		return fmt.Sprintf("%d of %d", k, n)
+	}
+	mean := func(xs []float64) float64 { m, _ := meanSD(xs); return m }
+	pen := []string{"obs", "ip", "dr", "dr-po"}
+	neg := func(s string) string { return strings.ReplaceAll(s, "-", "−") }
+	return map[string]string{
+		"accuracy":       strings.Join(accs[:len(accs)-1], ", ") + " and " + accs[len(accs)-1],
+		"paper epochs":   early(paper, pen),
+		"paper auc":      span(paper, "test_auc", pen, mean, "%.2f"),
+		"robust epochs":  early(robust, pen),
+		"robust auc":     span(robust, "test_auc", pen, mean, "%.2f"),
+		"held-out range": neg(strings.Replace(span(robust, "heldout_mmd_dr", order, mean, "%.2f"), "–", " to ", 1)),
+	}
+}
+
+// TestREADMEHMDANumbers checks the README's HMDA paragraph against the committed fits.
+func TestREADMEHMDANumbers(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(strings.Fields(string(readme)), " ")
+	q := hmdaQuotes(t)
+	for _, w := range []string{
+		"test accuracy was " + q["accuracy"] + ":",
+		"dr-po kept an epoch ≤ 9 in " + q["paper epochs"] + " runs — a nearly untrained h, mean test AUC " + q["paper auc"],
+		"they did so in " + q["robust epochs"] + ", mean test AUC " + q["robust auc"],
+		"for every method (" + q["held-out range"] + ")",
+	} {
+		if !strings.Contains(text, w) {
+			t.Errorf("README.md does not say, as the committed HMDA fits give:\n%s", w)
+		}
+	}
 }
