@@ -182,8 +182,8 @@ func TestExactSummersAgree(t *testing.T) {
 			cols[k][i] = rng.NormFloat64()
 		}
 	}
-	a, _ := ExactSums{Workers: 1}.PairSums(h, rows, cols, 0.7)
-	b, _ := ExactSums{Workers: 3}.PairSums(h, rows, cols, 0.7)
+	a, _ := ExactSums{Workers: 1}.PairSums(ScalarRep(h), rows, cols, 0.7)
+	b, _ := ExactSums{Workers: 3}.PairSums(ScalarRep(h), rows, cols, 0.7)
 	for x := range a {
 		for y := range a[x] {
 			// A direct double loop for one entry, as a third opinion.
