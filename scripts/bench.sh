@@ -129,14 +129,14 @@ fi
 if [ "$what" = all ] || [ "$what" = wide ]; then
   echo "== wide benchmark: a representation's penalty, exact against random features; load: $(cut -d' ' -f1-3 /proc/loadavg)"
   load_before=$(cut -d' ' -f1-3 /proc/loadavg)
-  go test -run XXX -bench 'BenchmarkWide' -benchtime 2x -count 3 -timeout 60m ./invmmd/ | tee "$tmp/wide.out"
+  go test -run XXX -bench 'BenchmarkWide' -benchtime 1x -count 3 -timeout 60m ./invmmd/ | tee "$tmp/wide.out"
   {
     echo "## The penalty of a representation: exact kernel against random Fourier features"
     echo
     echo "Measured by \`scripts/bench.sh wide\` on $(date -u +%Y-%m-%d), $(go version | cut -d' ' -f3), $(nproc) CPUs,"
     echo "backend \`${GOMLX_BACKEND:-go:parallelism=-1}\`, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')."
     echo "The DR penalty (12 factor columns, two strata) of a batch of N rows whose output h has d columns, σ by the median"
-    echo "heuristic; the median of 3 runs of 2 calls each, ms per call. sums: the float64 estimate (Design.EvaluateRep), exact on"
+    echo "heuristic; the median of 3 runs of one call each (after one untimed call that compiles the graph), ms per call. sums: the float64 estimate (Design.EvaluateRep), exact on"
     echo "every CPU (ExactSums) or through invmmd.RFFSums with D = 1024 frequencies (2048 features); graph: the penalty and its"
     echo "gradient in float32 on the GoMLX backend, as a training step computes them, exact (PenaltyGraph: the n×n kernel from the"
     echo "Gram matrix) or RFFPenaltyGraph with the same D. Ratio: random features' time over exact's, from the same run (below 1"
