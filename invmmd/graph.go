@@ -51,31 +51,34 @@ func stratumForms(x, c, y *Node) *Node {
 // KernelMatrixGraph returns the n×n Gaussian kernel matrix exp(−‖h_i − h_j‖²/(2σ²)) of h,
 // shape [n] (scalar outputs: the squared differences directly) or [n, d] (rows of a
 // representation). For d > 1 the squared distances come from the Gram matrix,
-// ‖h_i‖² + ‖h_j‖² − 2 h_iᵀh_j (one n×d by d×n product instead of an n×n×d tensor), clamped
-// at 0 against rounding, with the diagonal set to 0 exactly (so k_ii = 1, which PenaltyGraph
-// relies on, and no gradient flows through it). A shape [n, 1] takes the scalar path.
+// ‖h_i − h_j‖² = ‖h_i‖² + ‖h_j‖² − 2 h_iᵀh_j (one n×d by d×n product instead of an n×n×d
+// tensor), computed on h/σ so that the exponent −‖h̃_i − h̃_j‖²/2 takes three n×n passes,
+// clamped at 0 against rounding, with the diagonal set to 0 exactly (so k_ii = 1, which
+// PenaltyGraph relies on, and no gradient flows through it). A shape [n, 1] takes the
+// scalar path.
 func KernelMatrixGraph(h, sigma *Node) *Node {
 	n := h.Shape().Dimensions[0]
-	scale := Neg(Inverse(MulScalar(Square(sigma), 2))) // −1/(2σ²)
 	if h.Rank() == 2 && h.Shape().Dimensions[1] != 1 {
-		return Exp(Mul(squaredDistancesGraph(h), scale))
+		return Exp(gramExponentGraph(h, sigma))
 	}
+	scale := Neg(Inverse(MulScalar(Square(sigma), 2))) // −1/(2σ²)
 	d := Sub(Reshape(h, n, 1), Reshape(h, 1, n))
 	return Exp(Mul(Square(d), scale))
 }
 
-// squaredDistancesGraph returns ‖h_i − h_j‖² for the rows of h [n, d] by the Gram form,
-// clamped at 0, with a zero diagonal.
-func squaredDistancesGraph(h *Node) *Node {
+// gramExponentGraph returns −‖h_i − h_j‖²/(2σ²) for the rows of h [n, d] by the Gram form
+// on h̃ = h/σ: h̃_iᵀh̃_j − ‖h̃_i‖²/2 − ‖h̃_j‖²/2, at most 0, with a zero diagonal.
+func gramExponentGraph(h, sigma *Node) *Node {
 	g := h.Graph()
 	n := h.Shape().Dimensions[0]
-	sq := ReduceSum(Square(h), 1) // [n]
-	gram := matmul.MatMul(h, Transpose(h, 0, 1))
-	d2 := Sub(Add(Reshape(sq, n, 1), Reshape(sq, 1, n)), MulScalar(gram, 2))
-	zero := ZerosLike(d2)
-	d2 = Max(d2, zero)
-	eye := Equal(Iota(g, shapes.Make(dtypes.Int32, n, n), 0), Iota(g, shapes.Make(dtypes.Int32, n, n), 1))
-	return Where(eye, zero, d2)
+	hs := Div(h, sigma)
+	half := MulScalar(ReduceSum(Square(hs), 1), 0.5) // ‖h̃_i‖²/2, [n]
+	gram := matmul.MatMul(hs, Transpose(hs, 0, 1))
+	arg := Sub(Sub(gram, Reshape(half, n, 1)), Reshape(half, 1, n))
+	zero := ZerosLike(arg)
+	arg = Min(arg, zero)
+	eye := Equal(Iota(g, shapes.Make(dtypes.Int32, n, 1), 0), Iota(g, shapes.Make(dtypes.Int32, 1, n), 1))
+	return Where(eye, zero, arg)
 }
 
 // Tensors returns V ([n, P]) and C ([S, P, P]) of the design (see Matrices) as tensors of

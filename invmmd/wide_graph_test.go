@@ -242,3 +242,27 @@ func TestRFFApproachesExact(t *testing.T) {
 		t.Errorf("mean relative error %.4f at D = 64 and %.4f at D = 4096, want a 4-fold fall and < 5%%", lo, hi)
 	}
 }
+
+// TestKernelMatrixGraphWide checks the Gram form of the kernel matrix entry by entry against
+// refKernel, including rows far from the origin (where ‖h‖² ≫ ‖h − h'‖² and the Gram form
+// cancels digits) and repeated rows (distance 0, clamped), with the diagonal exactly 1.
+func TestKernelMatrixGraphWide(t *testing.T) {
+	rng := rand.New(rand.NewPCG(107, 108))
+	const n, dim, sigma = 30, 5, 1.3
+	data := make([]float64, n*dim)
+	for k := range data {
+		data[k] = rng.NormFloat64() + 50
+	}
+	copy(data[3*dim:4*dim], data[7*dim:8*dim]) // rows 3 and 7 tie
+	h := Rep{Dim: dim, Data: data}
+	out := execGraph(t, func(in []*Node) []*Node { return []*Node{KernelMatrixGraph(in[0], in[1])} },
+		floatTensor(dtypes.Float64, data, n, dim), floatTensor(dtypes.Float64, []float64{sigma}))
+	for i := range n {
+		for j := range n {
+			got, want := out[0][i*n+j], refKernel(h.Row(i), h.Row(j), sigma)
+			if i == j && got != 1 || math.Abs(got-want) > 1e-10 {
+				t.Fatalf("k[%d][%d] = %.15g, want %.15g", i, j, got, want)
+			}
+		}
+	}
+}
