@@ -20,7 +20,8 @@ func (d *Design) StandardErrors(h []float64) [][]float64 {
 }
 
 // StandardErrorsRep is StandardErrors for model outputs of any width, with the kernel
-// exp(−‖h − h'‖²/(2σ²)); it costs one exact O(n²·(d + P)) pass.
+// exp(−‖h − h'‖²/(2σ²)); it costs one exact O(n²·(d + P)) pass. Like StandardErrors it does
+// not check h: pass outputs that EvaluateRep accepts (one finite row per row of the design).
 func (d *Design) StandardErrorsRep(h Rep) [][]float64 {
 	out := make([][]float64, len(d.methods))
 	for k := range out {

@@ -50,6 +50,13 @@ func TestRep(t *testing.T) {
 			t.Errorf("NewRep(%v, %d): error %v, want one containing %q", tc.data, tc.dim, err, tc.want)
 		}
 	}
+	if a, b := GaussianKernelVec([]float64{0.3}, []float64{1.1}, 0.7), GaussianKernel(0.3, 1.1, 0.7); a != b {
+		t.Errorf("GaussianKernelVec on one-element rows %v, GaussianKernel %v", a, b)
+	}
+	a, b := []float64{0.3, -1, 2}, []float64{1.1, 0.5, 2}
+	if got, want := GaussianKernelVec(a, b, 0.7), math.Exp(-(0.64+2.25)/(2*0.49)); math.Abs(got-want) > 1e-15 {
+		t.Errorf("GaussianKernelVec(%v, %v, 0.7) = %v, want %v", a, b, got, want)
+	}
 	rng := rand.New(rand.NewPCG(1, 1))
 	h, rows := defaultTestDGP().draw(rng, 40)
 	w := widen(rng, h, 3)
