@@ -73,4 +73,4 @@ pages:
 
 # Benchmarks of the penalty and the kernel sums; rewrites BENCHMARKS.md.
 bench:
-	./scripts/bench.sh $(BENCH) # training steps against PyTorch too; BENCH=peer, penalty, nuisance or test for one
+	./scripts/bench.sh $(BENCH) # training steps against PyTorch too; BENCH=peer, penalty, nuisance, test or wide for one

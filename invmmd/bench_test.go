@@ -249,3 +249,82 @@ func BenchmarkKernelSum(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkWide times the DR penalty of one batch (12 factor columns over two strata) of
+// a representation of d columns, d = 8 and 64, at batch 1500 and 10,000 rows: the float64
+// kernel sums exact on every CPU (sums-exact) against the random Fourier features with
+// DefaultRFFFrequencies frequencies (sums-rff), and one training step's graph, the penalty
+// and its gradient in float32, exact (graph-exact: PenaltyGraph, the Gram form of the n×n
+// kernel) against random features (graph-rff: RFFPenaltyGraph). σ is the median heuristic.
+// scripts/bench.sh wide runs it and writes its section of BENCHMARKS.md.
+func BenchmarkWide(b *testing.B) {
+	be, err := backend.Shared()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, n := range []int{1500, 10000} {
+		for _, dim := range []int{8, 64} {
+			rng := rand.New(rand.NewPCG(uint64(n), uint64(dim)))
+			h1, rows := defaultTestDGP().draw(rng, n)
+			h := widen(rng, h1, dim)
+			sigma, err := MedianBandwidthRep(h)
+			if err != nil {
+				b.Fatal(err)
+			}
+			d, err := NewDesign(rows, Options{Bandwidth: sigma}, DR)
+			if err != nil {
+				b.Fatal(err)
+			}
+			prefix := fmt.Sprintf("N=%d/d=%d", n, dim)
+			for _, s := range []struct {
+				name string
+				sum  PairSummer
+			}{
+				{"sums-exact", ExactSums{Workers: runtime.GOMAXPROCS(0)}},
+				{"sums-rff", RFFSums{Seed: 1}},
+			} {
+				b.Run(prefix+"/"+s.name, func(b *testing.B) {
+					for b.Loop() {
+						if _, err := d.EvaluateRep(h, s.sum); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+			}
+			vt, ct, _ := d.Tensors(dtypes.Float32)
+			ht := floatTensor(dtypes.Float32, h.Data, n, dim)
+			sig := tensors.FromScalar(float32(sigma))
+			omega := RFFFrequencyTensor(dtypes.Float32, dim, DefaultRFFFrequencies, 1)
+			for _, path := range []string{"exact", "rff"} {
+				exec, err := NewExec(be, func(in []*Node) []*Node {
+					var strata *Node
+					if path == "exact" {
+						strata = PenaltyGraph(in[0], in[1], in[2], in[3])
+					} else {
+						strata = RFFPenaltyGraph(in[0], in[1], in[2], in[3], in[4])
+					}
+					pen := ReduceAllSum(strata)
+					return []*Node{pen, Gradient(pen, in[0])[0]}
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+				inputs := []any{ht, vt, ct, sig, omega}
+				if path == "exact" {
+					inputs = inputs[:4]
+				}
+				if _, err := exec.Exec(inputs...); err != nil { // compile outside the timing
+					b.Fatal(err)
+				}
+				b.Run(prefix+"/graph-"+path, func(b *testing.B) {
+					for b.Loop() {
+						if _, err := exec.Exec(inputs...); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+				exec.Finalize()
+			}
+		}
+	}
+}

@@ -224,13 +224,19 @@ func (d *Design) Matrices() (v, c []float64, p, strata int) {
 	return v, c, p, strata
 }
 
-// Evaluate returns each method's estimate for model outputs h, computing the kernel sums
-// with summer (nil means Exact with one goroutine per CPU).
+// Evaluate returns each method's estimate for scalar model outputs h, computing the kernel
+// sums with summer (nil means Exact with one goroutine per CPU). It is EvaluateRep of the
+// one-column Rep of h.
 func (d *Design) Evaluate(h []float64, summer PairSummer) ([]Result, error) {
-	if len(h) != d.n {
-		return nil, fmt.Errorf("invmmd: %d model outputs for %d rows", len(h), d.n)
-	}
-	if err := checkFinite("h", h); err != nil {
+	return d.EvaluateRep(ScalarRep(h), summer)
+}
+
+// EvaluateRep returns each method's estimate for model outputs h of any width d (one row
+// per row of the design), with the kernel exp(−‖h − h'‖²/(2σ²)), computing the kernel sums
+// with summer (nil means Exact with one goroutine per CPU). For d > 1 the summers are
+// ExactSums (AutoSums takes it too) and RFFSums; FourierSums returns an error.
+func (d *Design) EvaluateRep(h Rep, summer PairSummer) ([]Result, error) {
+	if err := h.check(d.n); err != nil {
 		return nil, err
 	}
 	if summer == nil {
@@ -304,20 +310,29 @@ func (d *Design) assemble(q [][]float64) ([]Result, error) {
 // The kernel sums are exact, in float64, over all pairs i ≠ j. Each result carries the
 // jackknife standard error of every stratum's estimate (Design.StandardErrors): an MMD²
 // cannot be negative, so an estimate below 0 by a few standard errors says the same as a
-// flag, that the estimate rests on too little.
+// flag, that the estimate rests on too little. It is EstimateRep of the one-column Rep of h.
 func Estimate(h []float64, rows Rows, opts Options, methods ...Method) ([]Result, error) {
-	if len(h) != rows.Len() {
-		return nil, fmt.Errorf("invmmd: %d model outputs for %d rows", len(h), rows.Len())
+	return EstimateRep(ScalarRep(h), rows, opts, methods...)
+}
+
+// EstimateRep is Estimate for model outputs of any width (a representation h ∈ ℝ^{n×d}),
+// with the kernel exp(−‖h − h'‖²/(2σ²)).
+func EstimateRep(h Rep, rows Rows, opts Options, methods ...Method) ([]Result, error) {
+	if h.Dim < 1 || len(h.Data)%h.Dim != 0 {
+		return nil, h.check(rows.Len())
+	}
+	if h.Len() != rows.Len() {
+		return nil, fmt.Errorf("invmmd: %d model outputs for %d rows", h.Len(), rows.Len())
 	}
 	d, err := NewDesign(rows, opts, methods...)
 	if err != nil {
 		return nil, err
 	}
-	res, err := d.Evaluate(h, nil)
+	res, err := d.EvaluateRep(h, nil)
 	if err != nil {
 		return nil, err
 	}
-	se := d.StandardErrors(h)
+	se := d.StandardErrorsRep(h)
 	for k := range res {
 		r := &res[k]
 		r.SE = se[k]

@@ -6,7 +6,8 @@
 //
 // X features, Y binary label, Z binary nuisance, Δ = 1 when Z is observed, Z̃ = ΔZ.
 // G = E[Δ | X, Y] is the missingness model and m = E[Z | X, Y] the nuisance regression.
-// h is the model's scalar output (a logit) and k a kernel on h values. Z_1 = Z, Z_0 = 1 − Z,
+// h is the model's output, a logit or a representation of any width d (Rep), and k the
+// Gaussian kernel k(h, h') = exp(−‖h − h'‖²/(2σ²)) on h values. Z_1 = Z, Z_0 = 1 − Z,
 // m_1 = m, m_0 = 1 − m, and N(b, b') = P(Z = b) P(Z' = b').
 //
 // # Estimators
@@ -38,4 +39,14 @@
 // The package offers the estimators three ways: Estimate and MeanZ in plain float64 Go (the
 // reference, for tests and evaluation), and PenaltyGraph, a differentiable GoMLX graph
 // function for training.
+//
+// # Representations
+//
+// Nothing in the estimators depends on h beyond the kernel, so every method, estimand and
+// nuisance kind applies to a representation h ∈ ℝ^{n×d} as to a logit: EstimateRep and
+// Design.EvaluateRep take a Rep, PenaltyGraph an [n, d] node, and MedianBandwidthRep gives
+// the median heuristic on Euclidean distances. The kernel sums cost O(n²·(d + P)) exactly;
+// the Fourier expansion of scalar outputs (FourierSums, FourierPenaltyGraph) has no regular
+// counterpart in d dimensions, and random Fourier features (RFFSums, RFFPenaltyGraph) take
+// its place, at O(n·D·(d + P)) with a random error of order 1/√D.
 package invmmd

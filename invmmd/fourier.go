@@ -83,19 +83,23 @@ func (p FourierPlan) KernelAt(d float64) float64 {
 
 // FourierSums is a PairSummer that evaluates kernel sums through the FourierSums expansion in
 // O(n·M·P): for spread-out outputs (range ≫ σ) M grows like range/σ, and Auto then prefers
-// the exact sum.
+// the exact sum. It serves one-column outputs only (a regular grid of frequencies in d
+// dimensions would need M^d terms); RFFSums is the expansion for outputs of any width.
 type FourierSums struct {
 	Tol     float64 // per-pair kernel error; 0 means DefaultFourierTol
 	Workers int     // goroutines; 0 means one per CPU
 }
 
-// PairSums implements PairSummer.
-func (f FourierSums) PairSums(h []float64, rows []int, cols [][]float64, sigma float64) ([][]float64, error) {
+// PairSums implements PairSummer. It returns an error for outputs of more than one column.
+func (f FourierSums) PairSums(h Rep, rows []int, cols [][]float64, sigma float64) ([][]float64, error) {
 	if !(sigma > 0) {
 		return nil, fmt.Errorf("invmmd: kernel bandwidth %v, want > 0", sigma)
 	}
-	lo, hi := rangeOf(h, rows)
-	return f.sums(h, rows, cols, PlanFourier(hi-lo, sigma, f.tol()), (lo+hi)/2), nil
+	if h.Dim != 1 {
+		return nil, fmt.Errorf("invmmd: the Fourier expansion serves one-column outputs, got %d columns; use RFFSums or ExactSums", h.Dim)
+	}
+	lo, hi := rangeOf(h.Data, rows)
+	return f.sums(h.Data, rows, cols, PlanFourier(hi-lo, sigma, f.tol()), (lo+hi)/2), nil
 }
 
 func (f FourierSums) tol() float64 {
@@ -202,29 +206,34 @@ func (f FourierSums) sums(h []float64, rows []int, cols [][]float64, plan Fourie
 }
 
 // AutoSums is the PairSummer that picks, per block, the Fourier expansion when its cost model
-// says it is cheaper than the exact pairwise sum, and the exact parallel sum otherwise.
+// says it is cheaper than the exact pairwise sum, and the exact parallel sum otherwise. For
+// outputs of more than one column it always takes the exact sum: the only expansion for
+// them, RFFSums, has a random error that a caller must choose to accept.
 type AutoSums struct {
 	Tol     float64 // per-pair kernel error of the expansion; 0 means DefaultFourierTol
 	Workers int     // 0 means one per CPU
 }
 
 // PairSums implements PairSummer.
-func (a AutoSums) PairSums(h []float64, rows []int, cols [][]float64, sigma float64) ([][]float64, error) {
+func (a AutoSums) PairSums(h Rep, rows []int, cols [][]float64, sigma float64) ([][]float64, error) {
 	f := FourierSums{Tol: a.Tol, Workers: a.Workers}
 	if !(sigma > 0) {
 		return nil, fmt.Errorf("invmmd: kernel bandwidth %v, want > 0", sigma)
 	}
-	lo, hi := rangeOf(h, rows)
+	w := a.Workers
+	if w <= 0 {
+		w = runtime.GOMAXPROCS(0)
+	}
+	if h.Dim != 1 {
+		return ExactSums{Workers: w}.PairSums(h, rows, cols, sigma)
+	}
+	lo, hi := rangeOf(h.Data, rows)
 	plan := PlanFourier(hi-lo, sigma, f.tol())
 	n, P := float64(len(rows)), float64(len(cols))
 	// Work per row: expansion (M+1)·(2P + 6) multiply-adds; exact n/2 pairs × (2P + 20),
 	// an exponential costing about 20.
 	if float64(plan.M+1)*(2*P+6) < n/2*(2*P+20) {
-		return f.sums(h, rows, cols, plan, (lo+hi)/2), nil
-	}
-	w := a.Workers
-	if w <= 0 {
-		w = runtime.GOMAXPROCS(0)
+		return f.sums(h.Data, rows, cols, plan, (lo+hi)/2), nil
 	}
 	return ExactSums{Workers: w}.PairSums(h, rows, cols, sigma)
 }

@@ -61,11 +61,11 @@ func TestFourierMatchesExact(t *testing.T) {
 			signed[0][i] = rng.NormFloat64()
 		}
 		for _, cols := range [][][]float64{pos, signed} {
-			want, _ := ExactSums{Workers: 2}.PairSums(h, rows, cols, 1)
+			want, _ := ExactSums{Workers: 2}.PairSums(ScalarRep(h), rows, cols, 1)
 			lo, hi := rangeOf(h, rows)
 			plan := PlanFourier(hi-lo, 1, ReferenceFourierTol)
 			for sname, s := range map[string]PairSummer{"fourier": FourierSums{}, "auto": AutoSums{}} {
-				got, err := s.PairSums(h, rows, cols, 1)
+				got, err := s.PairSums(ScalarRep(h), rows, cols, 1)
 				if err != nil {
 					t.Fatal(err)
 				}

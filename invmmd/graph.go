@@ -15,19 +15,25 @@ import (
 // PenaltyGraph returns the penalty of a Design per stratum as a differentiable graph of the
 // model outputs h:
 //
-//	pen[s] = Σ_pq C[s]_pq Σ_{i≠j} V_ip V_jq k(h_i, h_j),   k(a, b) = exp(−(a−b)²/(2σ²)),
+//	pen[s] = Σ_pq C[s]_pq Σ_{i≠j} V_ip V_jq k(h_i, h_j),   k(a, b) = exp(−‖a−b‖²/(2σ²)),
 //
-// shape [S]: MMD²_y for each stratum y (sum them for eq. (4)). h has shape [n] or
-// [n, 1]; v is [n, P] and c is [S, P, P] (Design.Tensors); sigma is a scalar. All share h's
-// dtype. With A_s = V C[s] the sum is Σ_iq A_s,iq (K V)_iq − Σ_iq A_s,iq V_iq (the second
-// term removes the diagonal, k_ii = 1): one n×n kernel matrix and one n×n by n×P product
-// per batch, whatever the method.
+// shape [S]: MMD²_y for each stratum y (sum them for eq. (4)). h has shape [n] or [n, 1]
+// (a logit) or [n, d] (a representation of d columns; see KernelMatrixGraph); v is [n, P]
+// and c is [S, P, P] (Design.Tensors); sigma is a scalar. All share h's dtype. With
+// A_s = V C[s] the sum is Σ_iq A_s,iq (K V)_iq − Σ_iq A_s,iq V_iq (the second term removes
+// the diagonal, k_ii = 1): one n×n kernel matrix and one n×n by n×P product per batch,
+// whatever the method.
 func PenaltyGraph(h, v, c, sigma *Node) *Node {
-	n := h.Shape().Dimensions[0]
-	if h.Rank() == 2 && h.Shape().Dimensions[1] != 1 || h.Rank() > 2 {
-		panic(fmt.Sprintf("invmmd.PenaltyGraph: h must be [n] or [n,1], got %s", h.Shape()))
+	if h.Rank() < 1 || h.Rank() > 2 {
+		panic(fmt.Sprintf("invmmd.PenaltyGraph: h must be [n], [n,1] or [n,d], got %s", h.Shape()))
 	}
-	k := KernelMatrixGraph(Reshape(h, n), sigma)
+	n := h.Shape().Dimensions[0]
+	var k *Node
+	if h.Rank() == 1 || h.Shape().Dimensions[1] == 1 {
+		k = KernelMatrixGraph(Reshape(h, n), sigma)
+	} else {
+		k = KernelMatrixGraph(h, sigma)
+	}
 	kv := matmul.MatMul(k, v)
 	return Sub(stratumForms(v, c, kv), stratumForms(v, c, v))
 }
@@ -42,13 +48,37 @@ func stratumForms(x, c, y *Node) *Node {
 	return ReduceSum(Mul(xc, Reshape(y, r, 1, p)), 0, 2)
 }
 
-// KernelMatrixGraph returns the n×n Gaussian kernel matrix exp(−(h_i − h_j)²/(2σ²)) of
-// h, shape [n].
+// KernelMatrixGraph returns the n×n Gaussian kernel matrix exp(−‖h_i − h_j‖²/(2σ²)) of h,
+// shape [n] (scalar outputs: the squared differences directly) or [n, d] (rows of a
+// representation). For d > 1 the squared distances come from the Gram matrix,
+// ‖h_i − h_j‖² = ‖h_i‖² + ‖h_j‖² − 2 h_iᵀh_j (one n×d by d×n product instead of an n×n×d
+// tensor), computed on h/σ so that the exponent −‖h̃_i − h̃_j‖²/2 takes three n×n passes,
+// clamped at 0 against rounding, with the diagonal set to 0 exactly (so k_ii = 1, which
+// PenaltyGraph relies on, and no gradient flows through it). A shape [n, 1] takes the
+// scalar path.
 func KernelMatrixGraph(h, sigma *Node) *Node {
 	n := h.Shape().Dimensions[0]
-	d := Sub(Reshape(h, n, 1), Reshape(h, 1, n))
+	if h.Rank() == 2 && h.Shape().Dimensions[1] != 1 {
+		return Exp(gramExponentGraph(h, sigma))
+	}
 	scale := Neg(Inverse(MulScalar(Square(sigma), 2))) // −1/(2σ²)
+	d := Sub(Reshape(h, n, 1), Reshape(h, 1, n))
 	return Exp(Mul(Square(d), scale))
+}
+
+// gramExponentGraph returns −‖h_i − h_j‖²/(2σ²) for the rows of h [n, d] by the Gram form
+// on h̃ = h/σ: h̃_iᵀh̃_j − ‖h̃_i‖²/2 − ‖h̃_j‖²/2, at most 0, with a zero diagonal.
+func gramExponentGraph(h, sigma *Node) *Node {
+	g := h.Graph()
+	n := h.Shape().Dimensions[0]
+	hs := Div(h, sigma)
+	half := MulScalar(ReduceSum(Square(hs), 1), 0.5) // ‖h̃_i‖²/2, [n]
+	gram := matmul.MatMul(hs, Transpose(hs, 0, 1))
+	arg := Sub(Sub(gram, Reshape(half, n, 1)), Reshape(half, 1, n))
+	zero := ZerosLike(arg)
+	arg = Min(arg, zero)
+	eye := Equal(Iota(g, shapes.Make(dtypes.Int32, n, 1), 0), Iota(g, shapes.Make(dtypes.Int32, 1, n), 1))
+	return Where(eye, zero, arg)
 }
 
 // Tensors returns V ([n, P]) and C ([S, P, P]) of the design (see Matrices) as tensors of
@@ -84,7 +114,13 @@ func floatTensor(dtype dtypes.DType, data []float64, dims ...int) *tensors.Tenso
 // periodisation margin plus the truncated tail, summed over the next 16 terms): when the
 // outputs spread out so that the bound exceeds tol, rebuild with a larger M
 // (FourierTermsFor) or use PenaltyGraph.
+//
+// The expansion serves scalar outputs only (h [n] or [n, 1]); RFFPenaltyGraph is the
+// expansion for representations of any width.
 func FourierPenaltyGraph(h, v, c, sigma *Node, M int, tol float64) (penalty, bound *Node) {
+	if h.Rank() == 2 && h.Shape().Dimensions[1] != 1 || h.Rank() > 2 {
+		panic(fmt.Sprintf("invmmd.FourierPenaltyGraph: h must be [n] or [n,1], got %s; use RFFPenaltyGraph or PenaltyGraph", h.Shape()))
+	}
 	g := h.Graph()
 	n := h.Shape().Dimensions[0]
 	dt := h.DType()

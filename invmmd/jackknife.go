@@ -16,6 +16,13 @@ import "math"
 // the large standard error it deserves. Empty or dropped strata, and strata with fewer
 // than 3 rows, get 0. It costs one exact O(n²·P) pass.
 func (d *Design) StandardErrors(h []float64) [][]float64 {
+	return d.StandardErrorsRep(ScalarRep(h))
+}
+
+// StandardErrorsRep is StandardErrors for model outputs of any width, with the kernel
+// exp(−‖h − h'‖²/(2σ²)); it costs one exact O(n²·(d + P)) pass. Like StandardErrors it does
+// not check h: pass outputs that EvaluateRep accepts (one finite row per row of the design).
+func (d *Design) StandardErrorsRep(h Rep) [][]float64 {
 	out := make([][]float64, len(d.methods))
 	for k := range out {
 		out[k] = make([]float64, len(d.blocks))
@@ -51,7 +58,7 @@ func (d *Design) StandardErrors(h []float64) [][]float64 {
 }
 
 // kernelColumns returns kv[a][x] = Σ_{b≠a} k(h_a, h_b)·cols[idx[x]][b] over rows.
-func kernelColumns(h []float64, rows []int, cols [][]float64, idx []int, gamma float64) [][]float64 {
+func kernelColumns(h Rep, rows []int, cols [][]float64, idx []int, gamma float64) [][]float64 {
 	kv := make([][]float64, len(rows))
 	for a, i := range rows {
 		kv[a] = make([]float64, len(idx))
@@ -59,8 +66,13 @@ func kernelColumns(h []float64, rows []int, cols [][]float64, idx []int, gamma f
 			if j == i {
 				continue
 			}
-			dh := h[i] - h[j]
-			kij := math.Exp(-gamma * dh * dh)
+			var kij float64
+			if h.Dim == 1 { // the scalar path, kept as it was to the last bit
+				dh := h.Data[i] - h.Data[j]
+				kij = math.Exp(-gamma * dh * dh)
+			} else {
+				kij = math.Exp(-gamma * sqDist(h.Row(i), h.Row(j)))
+			}
 			for x, p := range idx {
 				kv[a][x] += kij * cols[p][j]
 			}

@@ -16,8 +16,9 @@ import (
 // quadruple of distinct rows of each stratum, with the pair weights and per-row estimates
 // written as the paper writes them (full ψ·ψ'; ip ΔΔ'ψ·ψ'/(GG'); reg m·m'; dr
 // ΔΔ'/(GG')(ψ·ψ' − m·m') + m·m'; dr-po f·f'; f = Δψ/G − (Δ − G)/G·m), without the
-// inclusion–exclusion and factor columns that Design uses: the independent check of both.
-func naiveJoint(m Method, h []float64, r Rows, sigma float64, gFloor float64) []float64 {
+// inclusion–exclusion and factor columns that Design uses: the independent check of both,
+// for outputs h of any width (refKernel on rows).
+func naiveJoint(m Method, h Rep, r Rows, sigma float64, gFloor float64) []float64 {
 	D := r.Psi.Dim
 	dot := func(a, b []float64) float64 {
 		s := 0.0
@@ -91,7 +92,7 @@ func naiveJoint(m Method, h []float64, r Rows, sigma float64, gFloor float64) []
 		for a, i := range idx {
 			f[a] = row(i)
 		}
-		k := func(a, b int) float64 { return GaussianKernel(h[idx[a]], h[idx[b]], sigma) }
+		k := func(a, b int) float64 { return refKernel(h.Row(idx[a]), h.Row(idx[b]), sigma) }
 		var pair, triple, quad float64
 		var n2, n3, n4 float64
 		for a := 0; a < n; a++ {
@@ -141,7 +142,7 @@ func TestJointMatchesNaive(t *testing.T) {
 			rows.GTrue[i] = 0.1 + 0.9*rng.Float64()
 		}
 		for _, m := range AllMethods[1:] {
-			want := naiveJoint(m, h, rows, 0.7, DefaultGFloor)
+			want := naiveJoint(m, ScalarRep(h), rows, 0.7, DefaultGFloor)
 			d, err := NewDesign(rows, Options{Estimand: JointMMD, Bandwidth: 0.7}, m)
 			if err != nil {
 				t.Fatal(err)

@@ -32,8 +32,9 @@ func (e Estimand) String() string {
 // Options are the choices the paper leaves open. The zero value gives the project's
 // defaults, listed with each field.
 type Options struct {
-	// Bandwidth σ of the Gaussian kernel k(a, b) = exp(−(a−b)²/(2σ²)). 0 means 1.
-	// MedianBandwidth gives the median heuristic for a set of outputs.
+	// Bandwidth σ of the Gaussian kernel k(a, b) = exp(−‖a−b‖²/(2σ²)) on the outputs
+	// ((a−b)² for a logit). 0 means 1. MedianBandwidth (a logit) and MedianBandwidthRep (a
+	// representation of any width) give the median heuristic for a set of outputs.
 	Bandwidth float64
 
 	// MainFraction is the share of each batch's rows that estimates the main terms T_bb';

@@ -9,16 +9,19 @@ import (
 
 // PairSummer computes the kernel sums of one stratum of a Design:
 //
-//	Q[p][q] = Σ_{i≠j ∈ rows} cols[p][i] · cols[q][j] · exp(−(h_i − h_j)²/(2σ²)).
+//	Q[p][q] = Σ_{i≠j ∈ rows} cols[p][i] · cols[q][j] · exp(−‖h_i − h_j‖²/(2σ²)),
 //
-// Implementations trade exactness for speed; Exact is the reference.
+// h_i the rows of a Rep of any width (a scalar output is a one-column Rep, ScalarRep).
+// Implementations trade exactness for speed; ExactSums is the reference. FourierSums serves
+// one-column outputs only; RFFSums any width.
 type PairSummer interface {
-	PairSums(h []float64, rows []int, cols [][]float64, sigma float64) ([][]float64, error)
+	PairSums(h Rep, rows []int, cols [][]float64, sigma float64) ([][]float64, error)
 }
 
 // ExactSums sums over every pair in float64. With Workers ≤ 1 it visits all n² ordered pairs
 // in one goroutine (the plain loop that benchmarks compare against); otherwise it visits
-// each unordered pair once, spread over Workers goroutines.
+// each unordered pair once, spread over Workers goroutines. A pair costs O(d) for outputs of
+// d columns (the squared distance) plus one exponential, so a call is O(n²·(d + P)).
 type ExactSums struct {
 	Workers int
 }
@@ -27,15 +30,15 @@ type ExactSums struct {
 func DefaultSummer() PairSummer { return ExactSums{Workers: runtime.GOMAXPROCS(0)} }
 
 // PairSums implements PairSummer.
-func (e ExactSums) PairSums(h []float64, rows []int, cols [][]float64, sigma float64) ([][]float64, error) {
+func (e ExactSums) PairSums(h Rep, rows []int, cols [][]float64, sigma float64) ([][]float64, error) {
 	if !(sigma > 0) {
 		return nil, fmt.Errorf("invmmd: kernel bandwidth %v, want > 0", sigma)
 	}
-	n, p := len(rows), len(cols)
-	hs := make([]float64, n)
+	n, p, dim := len(rows), len(cols), h.Dim
+	hs := make([]float64, n*dim) // row-major copy of the block's outputs
 	vals := make([]float64, n*p) // row-major copy of the block: cache-friendly inner loops
 	for a, i := range rows {
-		hs[a] = h[i]
+		copy(hs[a*dim:(a+1)*dim], h.Row(i))
 		for k, c := range cols {
 			vals[a*p+k] = c[i]
 		}
@@ -50,8 +53,13 @@ func (e ExactSums) PairSums(h []float64, rows []int, cols [][]float64, sigma flo
 				if b == a {
 					continue
 				}
-				d := hs[a] - hs[b]
-				k := math.Exp(-gamma * d * d)
+				var k float64
+				if dim == 1 { // the scalar path, kept as it was to the last bit
+					d := hs[a] - hs[b]
+					k = math.Exp(-gamma * d * d)
+				} else {
+					k = math.Exp(-gamma * sqDist(hs[a*dim:(a+1)*dim], hs[b*dim:(b+1)*dim]))
+				}
 				vb := vals[b*p : (b+1)*p]
 				for x := range acc {
 					acc[x] += k * vb[x]
@@ -59,7 +67,7 @@ func (e ExactSums) PairSums(h []float64, rows []int, cols [][]float64, sigma flo
 			}
 		}
 	} else {
-		kv = symmetricKV(hs, vals, p, gamma, e.Workers)
+		kv = symmetricKV(hs, dim, vals, p, gamma, e.Workers)
 	}
 	q := make([][]float64, p)
 	for x := range q {
@@ -81,9 +89,9 @@ func (e ExactSums) PairSums(h []float64, rows []int, cols [][]float64, sigma flo
 
 // symmetricKV computes (K V)_a = Σ_{b≠a} k_ab V_b visiting each pair a < b once, with the
 // rows interleaved over workers (row a has n−a−1 partners, so interleaving balances them)
-// and per-worker accumulators summed at the end.
-func symmetricKV(hs, vals []float64, p int, gamma float64, workers int) []float64 {
-	n := len(hs)
+// and per-worker accumulators summed at the end; hs holds n rows of dim outputs.
+func symmetricKV(hs []float64, dim int, vals []float64, p int, gamma float64, workers int) []float64 {
+	n := len(hs) / dim
 	if workers > n {
 		workers = max(n, 1)
 	}
@@ -95,11 +103,17 @@ func symmetricKV(hs, vals []float64, p int, gamma float64, workers int) []float6
 			defer wg.Done()
 			kv := make([]float64, n*p)
 			for a := w; a < n; a += workers {
-				ha := hs[a]
+				ra := hs[a*dim : (a+1)*dim]
+				ha := ra[0]
 				va, acc := vals[a*p:(a+1)*p], kv[a*p:(a+1)*p]
 				for b := a + 1; b < n; b++ {
-					d := ha - hs[b]
-					k := math.Exp(-gamma * d * d)
+					var k float64
+					if dim == 1 { // the scalar path, kept as it was to the last bit
+						d := ha - hs[b]
+						k = math.Exp(-gamma * d * d)
+					} else {
+						k = math.Exp(-gamma * sqDist(ra, hs[b*dim:(b+1)*dim]))
+					}
 					vb, accb := vals[b*p:(b+1)*p], kv[b*p:(b+1)*p]
 					for x := 0; x < p; x++ {
 						acc[x] += k * vb[x]

@@ -9,13 +9,13 @@ import (
 // naiveMMD computes a method's penalty pair by pair from the weights as the paper writes
 // them (eqs. (6)–(9); normalisers by the matching
 // estimator of E[Z], appendix E), without the factorisation that Design uses. It is the
-// independent check of that factorisation.
-func naiveMMD(m Method, h []float64, r Rows, opts Options) float64 {
+// independent check of that factorisation, for outputs h of any width (refKernel on rows).
+func naiveMMD(m Method, h Rep, r Rows, opts Options) float64 {
 	o, err := opts.Resolved()
 	if err != nil {
 		panic(err)
 	}
-	n := len(h)
+	n := h.Len()
 	nNorm := n - int(math.Round(o.MainFraction*float64(n)))
 	zb := func(i, b int) float64 {
 		if b == 1 {
@@ -121,7 +121,7 @@ func naiveMMD(m Method, h []float64, r Rows, opts Options) float64 {
 			for _, i := range main {
 				for _, j := range main {
 					if i != j {
-						s += pairW(i, j, b, bb) * GaussianKernel(h[i], h[j], o.Bandwidth)
+						s += pairW(i, j, b, bb) * refKernel(h.Row(i), h.Row(j), o.Bandwidth)
 					}
 				}
 			}
@@ -130,6 +130,20 @@ func naiveMMD(m Method, h []float64, r Rows, opts Options) float64 {
 		total += t(1, 1)/nb(1, 1) + t(0, 0)/nb(0, 0) - 2*t(1, 0)/nb(1, 0)
 	}
 	return total
+}
+
+// refKernel is the Gaussian kernel exp(−‖a − b‖²/(2σ²)) of the references, written out
+// apart from the package's: GaussianKernel for one-element rows (the scalar reference), else
+// the squared distance summed component by component.
+func refKernel(a, b []float64, sigma float64) float64 {
+	if len(a) == 1 {
+		return GaussianKernel(a[0], b[0], sigma)
+	}
+	s := 0.0
+	for k := range a {
+		s += (a[k] - b[k]) * (a[k] - b[k])
+	}
+	return math.Exp(-s / (2 * sigma * sigma))
 }
 
 // TestEstimateMatchesPairByPairFormula checks the factorised design of every method against
@@ -155,7 +169,7 @@ func TestEstimateMatchesPairByPairFormula(t *testing.T) {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
 		for k, m := range methods {
-			want := naiveMMD(m, h, rows, tc.opts)
+			want := naiveMMD(m, ScalarRep(h), rows, tc.opts)
 			if diff := math.Abs(got[k].Value - want); diff > 1e-9*math.Max(1, math.Abs(want)) {
 				t.Errorf("%s: %v = %.12g, pair-by-pair formula gives %.12g", tc.name, m, got[k].Value, want)
 			}
@@ -182,8 +196,8 @@ func TestExactSummersAgree(t *testing.T) {
 			cols[k][i] = rng.NormFloat64()
 		}
 	}
-	a, _ := ExactSums{Workers: 1}.PairSums(h, rows, cols, 0.7)
-	b, _ := ExactSums{Workers: 3}.PairSums(h, rows, cols, 0.7)
+	a, _ := ExactSums{Workers: 1}.PairSums(ScalarRep(h), rows, cols, 0.7)
+	b, _ := ExactSums{Workers: 3}.PairSums(ScalarRep(h), rows, cols, 0.7)
 	for x := range a {
 		for y := range a[x] {
 			// A direct double loop for one entry, as a third opinion.

@@ -10,8 +10,11 @@
 #            binary step of the same run (BenchmarkNuisanceStep in invmmd/train);
 #   test     one invariance test of dr (invmmd.InvarianceTest) by the cross route and the wild
 #            bootstrap, with the plain-loop wild bootstrap on the exact kernel for comparison,
-#            at n = 500 and 2000 (BenchmarkInvarianceTest in invmmd).
-# Usage: scripts/bench.sh [peer|penalty|nuisance|test|all] [benchtime]   (default: all, 2s)
+#            at n = 500 and 2000 (BenchmarkInvarianceTest in invmmd);
+#   wide     the DR penalty of a representation of d = 8 and 64 columns at batch 1500 and
+#            10,000: exact kernel against random Fourier features, float64 sums and the
+#            float32 training graph with its gradient (BenchmarkWide in invmmd).
+# Usage: scripts/bench.sh [peer|penalty|nuisance|test|wide|all] [benchtime]   (default: all, 2s)
 # Environment: PEER_REPS (default 5) repetitions per row and side; PEER_FLAGS, extra flags
 # of cmd/peerbench (e.g. "-only default,mlp").
 # The PyTorch peer needs Debian's python3-torch and python3-numpy; this script installs
@@ -23,8 +26,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
 benchtime=${2:-2s}
-case "$what" in peer | penalty | nuisance | test | all) ;; *)
-  echo "usage: scripts/bench.sh [peer|penalty|nuisance|test|all] [benchtime]" >&2
+case "$what" in peer | penalty | nuisance | test | wide | all) ;; *)
+  echo "usage: scripts/bench.sh [peer|penalty|nuisance|test|wide|all] [benchtime]" >&2
   exit 2
   ;;
 esac
@@ -123,6 +126,44 @@ else
   section test > "$tmp/test"
 fi
 
+if [ "$what" = all ] || [ "$what" = wide ]; then
+  echo "== wide benchmark: a representation's penalty, exact against random features; load: $(cut -d' ' -f1-3 /proc/loadavg)"
+  load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+  go test -run XXX -bench 'BenchmarkWide' -benchtime 1x -count 3 -timeout 60m ./invmmd/ | tee "$tmp/wide.out"
+  {
+    echo "## The penalty of a representation: exact kernel against random Fourier features"
+    echo
+    echo "Measured by \`scripts/bench.sh wide\` on $(date -u +%Y-%m-%d), $(go version | cut -d' ' -f3), $(nproc) CPUs,"
+    echo "backend \`${GOMLX_BACKEND:-go:parallelism=-1}\`, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')."
+    echo "The DR penalty (12 factor columns, two strata) of a batch of N rows whose output h has d columns, σ by the median"
+    echo "heuristic; the median of 3 runs of one call each (after one untimed call that compiles the graph), ms per call. sums: the float64 estimate (Design.EvaluateRep), exact on"
+    echo "every CPU (ExactSums) or through invmmd.RFFSums with D = 1024 frequencies (2048 features); graph: the penalty and its"
+    echo "gradient in float32 on the GoMLX backend, as a training step computes them, exact (PenaltyGraph: the n×n kernel from the"
+    echo "Gram matrix) or RFFPenaltyGraph with the same D. Ratio: random features' time over exact's, from the same run (below 1"
+    echo "is faster). Their error against the exact kernel is in figures/tables/rff_error.md (1.5–3.3% at D = 1024)."
+    echo "Load average before: $load_before; after: $(cut -d' ' -f1-3 /proc/loadavg)."
+    echo
+    echo "| N | d | sums exact | sums rff | ratio | graph exact | graph rff | ratio |"
+    echo "|---|---|---|---|---|---|---|---|"
+    awk '/^BenchmarkWide\// {
+        split($1, p, "/"); n = p[2]; sub(/^N=/, "", n); d = p[3]; sub(/^d=/, "", d); v = p[4]; sub(/-[0-9]+$/, "", v)
+        key = n " " d; t[key, v] = t[key, v] " " $3
+        if (!(key in seen)) { order[++k] = key; seen[key] = 1 }
+      }
+      function median(s,   a, c, i, j, x) { c = split(s, a, " "); for (i = 1; i <= c; i++) for (j = i + 1; j <= c; j++) if (a[j] < a[i]) { x = a[i]; a[i] = a[j]; a[j] = x }; return a[int((c + 1) / 2)] }
+      END {
+        for (i = 1; i <= k; i++) {
+          split(order[i], nd, " ")
+          se = median(t[order[i], "sums-exact"]); sr = median(t[order[i], "sums-rff"])
+          ge = median(t[order[i], "graph-exact"]); gr = median(t[order[i], "graph-rff"])
+          printf "| %s | %s | %.1f | %.1f | %.2f | %.1f | %.1f | %.2f |\n", nd[1], nd[2], se / 1e6, sr / 1e6, sr / se, ge / 1e6, gr / 1e6, gr / ge
+        }
+      }' "$tmp/wide.out"
+  } > "$tmp/wide"
+else
+  section wide > "$tmp/wide"
+fi
+
 if [ "$what" = all ] || [ "$what" = penalty ]; then
   echo "== go test -bench (benchtime $benchtime); this takes a few minutes"
   go test -run XXX -bench 'Benchmark(Penalty|KernelSum)$' -benchtime "$benchtime" -timeout 60m ./invmmd/ | tee "$tmp/bench.out"
@@ -155,6 +196,10 @@ fi
   echo "<!-- test -->"
   cat "$tmp/test"
   echo "<!-- /test -->"
+  echo
+  echo "<!-- wide -->"
+  cat "$tmp/wide"
+  echo "<!-- /wide -->"
   echo
   if [ -f BENCHMARKS.md ] && grep -q '^<!-- analysis -->' BENCHMARKS.md; then
     sed -n '/^<!-- analysis -->/,$p' BENCHMARKS.md
