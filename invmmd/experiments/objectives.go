@@ -14,7 +14,7 @@ func WithObjective(exp Experiment, o train.Objective) Experiment {
 		return exp
 	}
 	exp.Name += o.Suffix
-	exp.Title += ", objective " + o.Name
+	exp.Title += ", " + o.Name
 	o.Apply(&exp.H)
 	exp.Notes = append([]string{"Objective " + o.Name + ": " + o.Doc + " (the paper's objective is in the tables without the " + o.Suffix + " suffix)."}, exp.Notes...)
 	return exp
