@@ -127,14 +127,13 @@ func (f FourierSums) sums(h []float64, rows []int, cols [][]float64, plan Fourie
 		workers = runtime.GOMAXPROCS(0)
 	}
 	workers = max(1, min(workers, len(rows)/256+1))
-	type moments struct{ re, im []float64 } // [(M+1)·P], index m*P+p
-	parts := make([]moments, workers)
+	parts := make([]moments, workers) // [(M+1)·P], index m*P+p
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
-			mo := moments{make([]float64, (M+1)*P), make([]float64, (M+1)*P)}
+			mo := newMoments(M+1, P)
 			v := make([]float64, P)
 			for k := w; k < len(rows); k += workers {
 				i := rows[k]
@@ -168,40 +167,14 @@ func (f FourierSums) sums(h []float64, rows []int, cols [][]float64, plan Fourie
 		}(w)
 	}
 	wg.Wait()
-	re, im := parts[0].re, parts[0].im
-	for _, mo := range parts[1:] {
-		for j := range re {
-			re[j] += mo.re[j]
-			im[j] += mo.im[j]
-		}
-	}
-	q := make([][]float64, P)
-	for a := range q {
-		q[a] = make([]float64, P)
-	}
-	for m := 0; m <= M; m++ {
-		wgt := plan.Kappa(m)
+	q := sumMoments(parts).pairs(M+1, P, func(m int) float64 {
+		w := plan.Kappa(m)
 		if m > 0 {
-			wgt *= 2
+			w *= 2
 		}
-		r, s := re[m*P:(m+1)*P], im[m*P:(m+1)*P]
-		for a := 0; a < P; a++ {
-			for b := 0; b < P; b++ {
-				q[a][b] += wgt * (r[a]*r[b] + s[a]*s[b])
-			}
-		}
-	}
-	k0 := plan.KernelAt(0)
-	for _, i := range rows {
-		for a := 0; a < P; a++ {
-			if cols[a][i] == 0 {
-				continue
-			}
-			for b := 0; b < P; b++ {
-				q[a][b] -= k0 * cols[a][i] * cols[b][i]
-			}
-		}
-	}
+		return w
+	})
+	removeDiagonal(q, plan.KernelAt(0), rows, cols)
 	return q
 }
 

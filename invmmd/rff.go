@@ -115,14 +115,13 @@ func (r RFFSums) PairSums(h Rep, rows []int, cols [][]float64, sigma float64) ([
 		workers = runtime.GOMAXPROCS(0)
 	}
 	workers = max(1, min(workers, len(rows)/64+1))
-	type moments struct{ re, im []float64 } // [D·P], index j·P + p
-	parts := make([]moments, workers)
+	parts := make([]moments, workers) // [D·P], index j·P + p
 	var wg sync.WaitGroup
 	for wk := 0; wk < workers; wk++ {
 		wg.Add(1)
 		go func(wk int) {
 			defer wg.Done()
-			mo := moments{make([]float64, D*P), make([]float64, D*P)}
+			mo := newMoments(D, P)
 			v := make([]float64, P)
 			hc := make([]float64, dim)
 			for a := wk; a < len(rows); a += workers {
@@ -155,40 +154,13 @@ func (r RFFSums) PairSums(h Rep, rows []int, cols [][]float64, sigma float64) ([
 		}(wk)
 	}
 	wg.Wait()
-	re, im := parts[0].re, parts[0].im
-	for _, mo := range parts[1:] {
-		for x := range re {
-			re[x] += mo.re[x]
-			im[x] += mo.im[x]
-		}
-	}
-	q := make([][]float64, P)
-	for a := range q {
-		q[a] = make([]float64, P)
-	}
-	for j := 0; j < D; j++ {
-		cr, si := re[j*P:(j+1)*P], im[j*P:(j+1)*P]
-		for a := 0; a < P; a++ {
-			for b := 0; b < P; b++ {
-				q[a][b] += cr[a]*cr[b] + si[a]*si[b]
-			}
-		}
-	}
+	q := sumMoments(parts).pairs(D, P, func(int) float64 { return 1 })
 	for a := range q {
 		for b := range q[a] {
 			q[a][b] /= float64(D)
 		}
 	}
-	for _, i := range rows { // the diagonal, k̂_ii = 1
-		for a := 0; a < P; a++ {
-			if cols[a][i] == 0 {
-				continue
-			}
-			for b := 0; b < P; b++ {
-				q[a][b] -= cols[a][i] * cols[b][i]
-			}
-		}
-	}
+	removeDiagonal(q, 1, rows, cols) // k̂_ii = 1
 	return q, nil
 }
 

@@ -80,11 +80,8 @@ func runAll(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	dir := outDir(*out, *quick)
-	if err := checkOut(dir); err != nil {
-		return err
-	}
-	if err := refuseQuickInFigures(dir, *quick, *force); err != nil {
+	dir, err := outFor(*out, *quick, *force)
+	if err != nil {
 		return err
 	}
 	q := []string{"-out", dir}

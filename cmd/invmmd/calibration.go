@@ -50,11 +50,8 @@ func runCalibration(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	dir := outDir(*out, *quick)
-	if err := checkOut(dir); err != nil {
-		return err
-	}
-	if err := refuseQuickInFigures(dir, *quick, *force); err != nil {
+	dir, err := outFor(*out, *quick, *force)
+	if err != nil {
 		return err
 	}
 	var rec map[string]any
@@ -75,7 +72,7 @@ func runCalibration(ctx context.Context, args []string, stdout, stderr io.Writer
 	cfg.Progress = stderr
 	t0 := time.Now()
 	var res *experiments.Calibration
-	err := runUntilDone(ctx, "calibration", args, "nothing (the study writes its tables at the end)", func() error {
+	err = runUntilDone(ctx, "calibration", args, "nothing (the study writes its tables at the end)", func() error {
 		var err error
 		res, err = experiments.RunCalibration(ctx, cfg)
 		return err

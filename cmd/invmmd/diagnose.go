@@ -78,11 +78,8 @@ func runDiagnose(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	dir := outDir(*out, *quick)
-	if err := checkOut(dir); err != nil {
-		return err
-	}
-	if err := refuseQuickInFigures(dir, *quick, *force); err != nil {
+	dir, err := outFor(*out, *quick, *force)
+	if err != nil {
 		return err
 	}
 	rec := map[string]any{"Experiment": exp.Name, "Method": m.String(), "Lambda": *lambda, "Seed": *seed}

@@ -39,6 +39,16 @@ func isRepoFigures(dir string) bool {
 	return strings.TrimSpace(first) == "module "+modulePath
 }
 
+// outFor returns the output folder of a command's -out and -quick (outDir) once it is
+// usable (checkOut) and not the repository's figures/ for a quick run (refuseQuickInFigures).
+func outFor(out string, quick, force bool) (string, error) {
+	dir := outDir(out, quick)
+	if err := checkOut(dir); err != nil {
+		return "", err
+	}
+	return dir, refuseQuickInFigures(dir, quick, force)
+}
+
 // refuseQuickInFigures refuses a quick run (-quick) whose -out is the repository's
 // figures/ folder, which holds the paper-size results, unless force.
 func refuseQuickInFigures(out string, quick, force bool) error {

@@ -174,11 +174,8 @@ func runSweep(ctx context.Context, e experiments.Entry, args []string, stdout, s
 	if err != nil {
 		return err
 	}
-	out := outDir(sf.out, sf.quick)
-	if err := checkOut(out); err != nil {
-		return err
-	}
-	if err := refuseQuickInFigures(out, sf.quick, sf.force); err != nil {
+	out, err := outFor(sf.out, sf.quick, sf.force)
+	if err != nil {
 		return err
 	}
 	sw, err := experiments.SweepOf(exp, rc)

@@ -68,11 +68,8 @@ func runVariance(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	dir := outDir(*out, *quick)
-	if err := checkOut(dir); err != nil {
-		return err
-	}
-	if err := refuseQuickInFigures(dir, *quick, *force); err != nil {
+	dir, err := outFor(*out, *quick, *force)
+	if err != nil {
 		return err
 	}
 	cfg.Seed, cfg.Resume = *seed, *resume
@@ -108,7 +105,7 @@ func runVariance(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return nil
 	}
 	var res *experiments.VarianceOutcome
-	err := runUntilDone(ctx, "variance", args, kept, func() error {
+	err = runUntilDone(ctx, "variance", args, kept, func() error {
 		var err error
 		res, err = experiments.Variance(cfg)
 		return err
