@@ -60,7 +60,7 @@ func NewDesign(rows Rows, opts Options, methods ...Method) (*Design, error) {
 	if len(methods) == 0 {
 		return nil, fmt.Errorf("invmmd: NewDesign needs at least one method")
 	}
-	if err := rows.Validate(methods...); err != nil {
+	if err := rows.ValidateClasses(o.NumClasses(), methods...); err != nil {
 		return nil, err
 	}
 	rows = rows.withDelta()
@@ -83,7 +83,10 @@ func NewDesign(rows Rows, opts Options, methods ...Method) (*Design, error) {
 	isMain := func(i int) bool { return mainFraction == 1 || i >= nNorm }
 	isNorm := func(i int) bool { return !joint && (mainFraction == 1 || i < nNorm) }
 
-	labels := []float64{0, 1}
+	labels := make([]float64, o.NumClasses()) // Y = 0, …, K−1
+	for k := range labels {
+		labels[k] = float64(k)
+	}
 	if o.Unconditional {
 		labels = []float64{0}
 	}

@@ -105,6 +105,9 @@ type TestOptions struct {
 	GFloor float64
 	// Unconditional tests h ⊥ Z over all rows instead of within each Y stratum.
 	Unconditional bool
+	// Classes is the number K of label classes (Y ∈ {0, …, K−1}), as Options.Classes;
+	// 0 means 2. The test runs within each class present.
+	Classes int
 	// Route chooses the null distribution; the zero value is CrossRoute.
 	Route TestRoute
 	// InA marks the rows of half A for the cross route (true) and B (false); nil draws a
@@ -179,7 +182,7 @@ func InvarianceTest(h []float64, rows Rows, opts TestOptions, methods ...Method)
 			return nil, fmt.Errorf("invmmd: invariance test: the permutation route is valid only for full and obs, not %v (permuting a pseudo-outcome breaks its link to G and m)", m)
 		}
 	}
-	if err := rows.Validate(methods...); err != nil {
+	if err := rows.ValidateClasses(Options{Classes: opts.Classes}.NumClasses(), methods...); err != nil {
 		return nil, err
 	}
 	rows = rows.withDelta()

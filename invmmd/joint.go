@@ -211,8 +211,14 @@ func JointScaleFor(psi *Features, y, delta []float64) (float64, error) {
 	if psi == nil || psi.Len() != len(y) || len(delta) != len(y) {
 		return 0, fmt.Errorf("invmmd: JointScaleFor: %d feature rows, %d labels and %d indicators", psi.Len(), len(y), len(delta))
 	}
+	top := 1.0 // the largest class: 1 for a binary label
+	for _, v := range y {
+		if v > top {
+			top = v
+		}
+	}
 	var vs []float64
-	for lab := 0.0; lab <= 1; lab++ {
+	for lab := 0.0; lab <= top; lab++ {
 		mean := make([]float64, psi.Dim)
 		var n, ss float64
 		for i := range y {

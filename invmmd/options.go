@@ -84,6 +84,12 @@ type Options struct {
 	// the other).
 	JointScale float64 `json:",omitempty"`
 
+	// Classes is the number K of label classes: Y takes the values 0, …, K−1 and the
+	// penalty sums MMD²_y over the K strata (eq. (4) with K terms). 0 means 2, the paper's
+	// binary label. It is fixed before training, not read from a batch, so that every
+	// batch's design has the same K strata (a class absent from a batch is an empty stratum).
+	Classes int `json:",omitempty"`
+
 	// Unconditional selects the MMD between p(h|Z=1) and p(h|Z=0) over all rows
 	// (eq. (5)) instead of the paper's penalty Σ_y MMD_y within each Y stratum
 	// (eq. (4)).
@@ -133,8 +139,18 @@ func (o Options) Resolved() (Options, error) {
 		return o, fmt.Errorf("invmmd: Options.MinESS = %v, want a finite value > 0", o.MinESS)
 	case o.JointScale < 0 || math.IsNaN(o.JointScale) || math.IsInf(o.JointScale, 0):
 		return o, fmt.Errorf("invmmd: Options.JointScale = %v, want a finite value > 0 (or 0 for 1)", o.JointScale)
+	case o.Classes < 0 || o.Classes == 1:
+		return o, fmt.Errorf("invmmd: Options.Classes = %d, want 0 (a binary label) or at least 2", o.Classes)
 	case o.Estimand != ConditionalMMD && o.Estimand != JointMMD:
 		return o, fmt.Errorf("invmmd: Options.Estimand = %d, want ConditionalMMD or JointMMD", int(o.Estimand))
 	}
 	return o, nil
+}
+
+// NumClasses returns the number K of label classes: Classes, or 2 when it is 0.
+func (o Options) NumClasses() int {
+	if o.Classes == 0 {
+		return 2
+	}
+	return o.Classes
 }

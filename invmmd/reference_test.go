@@ -72,7 +72,10 @@ func naiveMMD(m Method, h Rep, r Rows, opts Options) float64 {
 			return zt(i, b)*zt(j, bb)/gg - (dd-gg)/gg*mb(i, b)*mb(j, bb)
 		}
 	}
-	strata := []float64{0, 1}
+	var strata []float64 // the classes 0, …, K−1
+	for k := 0; k < o.NumClasses(); k++ {
+		strata = append(strata, float64(k))
+	}
 	if o.Unconditional {
 		strata = []float64{-1}
 	}

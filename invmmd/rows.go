@@ -22,7 +22,7 @@ import (
 // derived from Psi's NaN rows, and only the joint estimand (Options.Estimand = JointMMD)
 // applies unless Psi is the one-hot of a binary Z.
 type Rows struct {
-	Y     []float64 // label, 0 or 1
+	Y     []float64 // label: 0 or 1, or a class 0, …, K−1 (Options.Classes = K)
 	Z     []float64 // nuisance, 0 or 1; NaN (or anything, when Delta is given) where missing
 	Delta []float64 // 1 when Z is observed, else 0; nil: derived from Z's (or Psi's) NaNs
 	G     []float64 // learned P(Δ = 1 | X, Y), in [0, 1]
@@ -138,11 +138,18 @@ func (r Rows) MissingZ() int {
 // all lengths agree, indicators are 0 or 1 and probabilities lie in [0, 1]. Z must be 0 or
 // 1 where Δ = 1; where Δ = 0 it is not read, except by Full, which needs it on every row and
 // refuses a NaN there. The error names the column, the row and the value.
-func (r Rows) Validate(methods ...Method) error {
+func (r Rows) Validate(methods ...Method) error { return r.ValidateClasses(2, methods...) }
+
+// ValidateClasses is Validate for a label with k classes (Options.Classes): Y must be one
+// of 0, …, k−1.
+func (r Rows) ValidateClasses(k int, methods ...Method) error {
 	r = r.withDelta()
 	n := len(r.Y)
 	if n == 0 {
 		return fmt.Errorf("invmmd: no rows")
+	}
+	if err := checkLabels(r.Y, k); err != nil {
+		return err
 	}
 	if r.Psi != nil {
 		return r.validateFeatures(methods)
@@ -160,7 +167,6 @@ func (r Rows) Validate(methods ...Method) error {
 		needM = needM || m.NeedsM()
 	}
 	cols := []col{
-		{"Y", r.Y, true, true},
 		{"Z", r.Z, true, true},
 		{"Delta", r.Delta, true, true},
 		{"G", r.G, false, needG},
@@ -223,6 +229,21 @@ func (r Rows) validateZ(methods []Method) error {
 	return nil
 }
 
+// checkLabels checks that every label is a class 0, …, k−1, naming the first that is not.
+func checkLabels(y []float64, k int) error {
+	for i, v := range y {
+		switch {
+		case math.IsNaN(v) || math.IsInf(v, 0):
+			return fmt.Errorf("invmmd: row %d: Y = %v, want a finite value", i, v)
+		case k <= 2 && v != 0 && v != 1:
+			return fmt.Errorf("invmmd: row %d: Y = %v, want 0 or 1", i, v)
+		case k > 2 && (v != math.Trunc(v) || v < 0 || v >= float64(k)):
+			return fmt.Errorf("invmmd: row %d: Y = %v, want a class 0, …, %d (Options.Classes = %d)", i, v, k-1, k)
+		}
+	}
+	return nil
+}
+
 func whoNeeds(col string, methods []Method) string {
 	for _, m := range methods {
 		if (col == "G" && m.NeedsG()) || (col == "GTrue" && m.NeedsTrueG()) || (col == "M" && m.NeedsM()) {
@@ -267,9 +288,6 @@ func (r Rows) validateFeatures(methods []Method) error {
 		return fmt.Errorf("invmmd: column Delta has %d rows, Y has %d", len(r.Delta), n)
 	}
 	for i := 0; i < n; i++ {
-		if y := r.Y[i]; y != 0 && y != 1 {
-			return fmt.Errorf("invmmd: row %d: Y = %v, want 0 or 1", i, y)
-		}
 		if d := r.Delta[i]; d != 0 && d != 1 {
 			return fmt.Errorf("invmmd: row %d: Delta = %v, want 0 or 1", i, d)
 		}

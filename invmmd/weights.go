@@ -149,7 +149,7 @@ func MeanZ(m Method, rows Rows, opts Options) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	if err := rows.Validate(m); err != nil {
+	if err := rows.ValidateClasses(o.NumClasses(), m); err != nil {
 		return 0, err
 	}
 	rows = rows.withDelta()

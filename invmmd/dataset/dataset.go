@@ -14,7 +14,7 @@ type Set struct {
 	Name  string    // "train", "val", "test", ...
 	X     []float32 // features, row-major: row i is X[i*Dim() : (i+1)*Dim()]
 	Shape []int     // shape of one row's features: [d] for tables, [28, 28, 1] for images
-	Y     []float64 // label, 0 or 1
+	Y     []float64 // label, 0 or 1; a class 0, …, Classes−1 when Classes > 2
 	Z     []float64 // nuisance, 0 or 1 where observed (see Nuisance for other kinds); NaN where missing (or, when the missingness is simulated, the hidden truth, kept for the full method)
 	Delta []float64 // 1 where Z is observed, 0 where missing
 	GTrue []float64 // true P(Δ = 1 | X, Y); nil when unknown
@@ -22,6 +22,18 @@ type Set struct {
 	// indices, a continuous one real numbers, a vector one Nuisance.Dim numbers per row
 	// (row-major, a row of NaN where missing).
 	Nuisance Nuisance
+	// Classes is the number K of label classes when there are more than two (Y ∈ {0, …,
+	// K−1}); 0 or 2 is the binary label. The model h then has K outputs, the penalty K
+	// strata, and the auxiliary models read Y one-hot (train.WithLabel).
+	Classes int
+}
+
+// NumClasses returns the number K of label classes: Classes, or 2 when it is 0.
+func (s *Set) NumClasses() int {
+	if s.Classes == 0 {
+		return 2
+	}
+	return s.Classes
 }
 
 // Len returns the number of rows.
@@ -70,11 +82,21 @@ func (s *Set) Validate() error {
 	if s.GTrue != nil && len(s.GTrue) != n {
 		return fmt.Errorf("dataset %s: column GTrue has %d rows, Y has %d", s.Name, len(s.GTrue), n)
 	}
+	if s.Classes < 0 || s.Classes == 1 {
+		return fmt.Errorf("dataset %s: %d label classes, want 0 (binary) or at least 2", s.Name, s.Classes)
+	}
+	k := float64(s.NumClasses())
 	for i := 0; i < n; i++ {
+		if y := s.Y[i]; k > 2 && (y != math.Trunc(y) || y < 0 || y >= k) {
+			return fmt.Errorf("dataset %s: row %d: Y = %v, want a class 0, …, %v", s.Name, i, y, k-1)
+		}
 		for _, c := range []struct {
 			name string
 			v    float64
 		}{{"Y", s.Y[i]}, {"Delta", s.Delta[i]}} {
+			if c.name == "Y" && k > 2 {
+				continue
+			}
 			if c.v != 0 && c.v != 1 {
 				return fmt.Errorf("dataset %s: row %d: %s = %v, want 0 or 1", s.Name, i, c.name, c.v)
 			}
@@ -135,7 +157,7 @@ func (s *Set) Subset(name string, idx []int) *Set {
 		out.X = append(out.X, s.Row(i)...)
 	}
 	out.Y, out.Delta, out.GTrue = pick(s.Y), pick(s.Delta), pick(s.GTrue)
-	out.Nuisance = s.Nuisance
+	out.Nuisance, out.Classes = s.Nuisance, s.Classes
 	q := s.Nuisance.Width()
 	out.Z = make([]float64, 0, len(idx)*q)
 	for _, i := range idx {
@@ -168,7 +190,7 @@ type Summary struct {
 // Summarize computes the set's Summary. The (Y, Z) statistics are those of a binary Z; for
 // another kind they are left zero (the counts of Y, Δ and G still hold).
 func (s *Set) Summarize() Summary {
-	if s.Nuisance.Kind != BinaryZ {
+	if s.Nuisance.Kind != BinaryZ || s.NumClasses() > 2 {
 		return s.summarizeOther()
 	}
 	sum := Summary{Name: s.Name, N: s.Len(), ZKnown: s.ZKnown()}
@@ -261,17 +283,22 @@ func (sp Splits) Validate() error {
 		if fmt.Sprint(s.Shape) != fmt.Sprint(sp.Train.Shape) {
 			return fmt.Errorf("dataset %s: feature shape %v differs from train's %v", s.Name, s.Shape, sp.Train.Shape)
 		}
+		if s.NumClasses() != sp.Train.NumClasses() {
+			return fmt.Errorf("dataset %s: %d label classes, train has %d", s.Name, s.NumClasses(), sp.Train.NumClasses())
+		}
 	}
 	return nil
 }
 
-// summarizeOther is Summarize for a nuisance that is not binary: label balance, observed
-// share and the true G.
+// summarizeOther is Summarize for a nuisance that is not binary, or a label of more than
+// two classes: the share of Y = 1, the observed share and the true G.
 func (s *Set) summarizeOther() Summary {
 	sum := Summary{Name: s.Name, Kind: s.Nuisance.Kind, N: s.Len(), ZKnown: s.ZKnown()}
 	n := float64(sum.N)
 	for i := 0; i < s.Len(); i++ {
-		sum.PY1 += s.Y[i] / n
+		if s.Y[i] == 1 {
+			sum.PY1 += 1 / n
+		}
 		if s.Delta[i] == 1 {
 			sum.ObservedCount++
 		}

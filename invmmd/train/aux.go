@@ -111,34 +111,45 @@ func (a *Aux) Predict(s *dataset.Set) (Pred, error) {
 
 // WithLabel returns s with the label Y appended to every row's features, the input of
 // the auxiliary models: G_W = E[Δ | X, Y] and m_W = E[Z | X, Y] are functions of W = (X, Y).
-// A table's rows gain a column ([d] → [d+1]); an image gains a constant channel
-// ([H, W, C] → [H, W, C+1]).
+// A binary label is one value: a table's rows gain a column ([d] → [d+1]); an image gains a
+// constant channel ([H, W, C] → [H, W, C+1]). A label of K > 2 classes (Set.Classes) comes
+// one-hot, K values instead of one, so that G and m need not treat the classes as ordered.
 func WithLabel(s *dataset.Set) *dataset.Set {
 	d, n := s.Dim(), s.Len()
 	shape := append([]int(nil), s.Shape...)
-	plane := 1 // values of Y per row: one per pixel for images
+	width := 1 // values per label: the label, or its one-hot
+	if s.NumClasses() > 2 {
+		width = s.NumClasses()
+	}
+	plane := 1 // copies of the label per row: one per pixel for images
 	if len(shape) == 3 {
 		plane = shape[0] * shape[1]
-		shape[2]++
+		shape[2] += width
 	} else {
-		shape = []int{d + 1}
+		shape = []int{d + width}
 	}
 	out := *s
 	out.Shape = shape
-	out.X = make([]float32, 0, n*(d+plane))
+	out.X = make([]float32, 0, n*(d+plane*width))
+	y := make([]float32, width)
 	for i := 0; i < n; i++ {
 		row := s.Row(i)
-		y := float32(s.Y[i])
+		if width == 1 {
+			y[0] = float32(s.Y[i])
+		} else {
+			clear(y)
+			y[int(s.Y[i])] = 1
+		}
 		if len(s.Shape) == 3 {
 			c := s.Shape[2]
 			for p := 0; p < plane; p++ {
 				out.X = append(out.X, row[p*c:(p+1)*c]...)
-				out.X = append(out.X, y)
+				out.X = append(out.X, y...)
 			}
 			continue
 		}
 		out.X = append(out.X, row...)
-		out.X = append(out.X, y)
+		out.X = append(out.X, y...)
 	}
 	return &out
 }

@@ -18,10 +18,10 @@ type Metrics struct {
 	// given to EvaluateWith (dr by default), and TrainMMDBy says which.
 	TrainMMD   float64
 	TrainMMDBy invmmd.Method
-	TrainAcc   float64
+	TrainAcc   float64 // share of rows whose predicted class (the sign of the logit, or the largest of K) is the label
 	ValAcc     float64
 	TestAcc    float64
-	TestAUC    float64 // area under the ROC curve of the test logits (ties count ½)
+	TestAUC    float64 // area under the ROC curve of the test logits (ties count ½); for K > 2 classes the mean over the classes of each one-vs-rest AUC (macro-AUC)
 }
 
 // DefaultHeldOut are the estimators EvaluateWith reports when none are named: the two
@@ -65,14 +65,14 @@ func evaluate(m *Model, sp dataset.Splits, aux *Aux, zmap invmmd.FeatureMap, opt
 	if len(methods) == 0 {
 		methods = DefaultHeldOut
 	}
-	h := [3][]float64{}
+	h := [3]invmmd.Rep{}
 	for k, s := range []*dataset.Set{sp.Train, sp.Val, sp.Test} {
-		if h[k], err = m.Logits(s); err != nil {
+		if h[k], err = outputsRep(m, s); err != nil {
 			return out, nil, err
 		}
 	}
-	out.TrainAcc, out.ValAcc, out.TestAcc = accuracy(h[0], sp.Train.Y), accuracy(h[1], sp.Val.Y), accuracy(h[2], sp.Test.Y)
-	out.TestAUC = AUC(h[2], sp.Test.Y)
+	out.TrainAcc, out.ValAcc, out.TestAcc = labelAccuracy(h[0], sp.Train.Y), labelAccuracy(h[1], sp.Val.Y), labelAccuracy(h[2], sp.Test.Y)
+	out.TestAUC = labelAUC(h[2], sp.Test.Y)
 	eo := estimandFor(sp.Train, invmmd.Options{Bandwidth: o.Bandwidth, MainFraction: 1, GFloor: o.GFloor, NormFloor: o.NormFloor, MinESS: o.MinESS,
 		Estimand: o.Estimand, JointScale: opts.JointScale})
 	var trainPred, testPred *Pred
@@ -98,7 +98,7 @@ func evaluate(m *Model, sp dataset.Splits, aux *Aux, zmap invmmd.FeatureMap, opt
 	if err != nil {
 		return out, nil, fmt.Errorf("train: evaluating the training MMD by %v: %w", out.TrainMMDBy, err)
 	}
-	res, err := d.Evaluate(h[0], invmmd.AutoSums{}) // the training set can be large: Auto picks the kernel sums' path
+	res, err := d.EvaluateRep(h[0], invmmd.AutoSums{}) // the training set can be large: Auto picks the kernel sums' path
 	if err != nil {
 		return out, nil, fmt.Errorf("train: evaluating the training MMD by %v: %w", out.TrainMMDBy, err)
 	}
@@ -109,7 +109,7 @@ func evaluate(m *Model, sp dataset.Splits, aux *Aux, zmap invmmd.FeatureMap, opt
 			return out, nil, err
 		}
 		test.GTrue = nil // as before: the held-out estimates use the fitted models only
-		if heldOut, err = invmmd.Estimate(h[2], test, eo, methods...); err != nil {
+		if heldOut, err = invmmd.EstimateRep(h[2], test, eo, methods...); err != nil {
 			return out, nil, fmt.Errorf("train: held-out MMD on the test split: %w", err)
 		}
 	}

@@ -45,14 +45,14 @@ func (r *fitRun) stepGraph(terms int) func(ctx *context.Context, in []*Node) []*
 	p := r.s.penalty
 	return func(ctx *context.Context, in []*Node) []*Node {
 		g := in[0].Graph()
-		if hs := r.s.heads; hs != nil {
-			loss := hs.loss(r.net.(models.MultiNet).Heads(ctx.In(modelScope), in[0], hs.k), in[1])
-			zero := ScalarZero(g, loss.DType())
-			r.opt.UpdateGraph(ctx, g, loss)
-			return []*Node{loss, loss, zero, zero, zero, Reshape(zero, 1)}
+		var logits, nll *Node
+		if hs := r.s.heads; hs != nil { // k outputs per row: m of a nuisance that is not binary, or h of K classes
+			logits = r.net.(models.MultiNet).Heads(ctx.In(modelScope), in[0], hs.k)
+			nll = hs.loss(logits, in[1])
+		} else {
+			logits = r.net.Logit(ctx.In(modelScope), in[0])
+			nll = models.BernoulliNLL(logits, in[1])
 		}
-		logits := r.net.Logit(ctx.In(modelScope), in[0])
-		nll := models.BernoulliNLL(logits, in[1])
 		loss, pen := nll, ScalarZero(g, nll.DType())
 		bound, span := ScalarZero(g, nll.DType()), ScalarZero(g, nll.DType())
 		raw := Reshape(ScalarZero(g, nll.DType()), 1)

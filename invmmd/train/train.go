@@ -156,6 +156,16 @@ func Fit(sp dataset.Splits, aux *Aux, net models.Net, cfg Config) (*Model, *Hist
 		cfg.ZMap = aux.ZMap
 	}
 	cfg.Estimator = estimandFor(sp.Train, cfg.Estimator)
+	k := sp.Train.NumClasses()
+	if k > 2 {
+		if _, ok := net.(models.MultiNet); !ok {
+			return nil, nil, fmt.Errorf("train: a label of %d classes needs a network with %d outputs per row (a models.MultiNet such as models.MLP); %s has one", k, k, net.Describe())
+		}
+		if cfg.Penalty == PathFourier {
+			return nil, nil, fmt.Errorf("train: the Fourier penalty path sums the kernel of one logit; a label of %d classes penalises %d logits: use the exact or auto path", k, k)
+		}
+		cfg.Penalty = PathExact // the expansion is one-dimensional
+	}
 	trainRows, err := estimatorRows(sp.Train, aux, true, cfg.ZMap)
 	if err != nil {
 		return nil, nil, err
@@ -175,6 +185,9 @@ func Fit(sp dataset.Splits, aux *Aux, net models.Net, cfg Config) (*Model, *Hist
 		name: "h (" + m.String() + ")", set: sp.Train, rows: allRows(sp.Train.Len()), target: sp.Train.Y,
 		batch: cfg.BatchSize, epochs: cfg.Epochs, stop: stopRule{patience: cfg.Patience, selectAfter: cfg.SelectAfter}, lr: cfg.LearningRate, seed: cfg.Seed, progress: cfg.Progress,
 		trace: cfg.Trace,
+	}
+	if k > 2 { // K logits trained by the softmax NLL of the one-hot label
+		spec.heads = &headsSpec{k: k, cols: k, target: oneHot(sp.Train.Y, k)}
 	}
 	if m.Penalised() {
 		if spec.penalty, err = newPenaltySpec(cfg, trainRows, spec.rows[:cfg.BatchSize]); err != nil {
@@ -225,14 +238,14 @@ func validationObjective(val *dataset.Set, rows invmmd.Rows, cfg Config) (object
 	}
 	last = &valRecord{}
 	return func(model *Model) (float64, error) {
-		h, err := model.Logits(val)
+		h, err := outputsRep(model, val)
 		if err != nil {
 			return 0, err
 		}
-		obj := meanNLL(h, val.Y, nil)
+		obj := labelNLL(h, val.Y)
 		last.nll, last.strata = obj, nil
 		if design != nil {
-			res, err := design.Evaluate(h, invmmd.AutoSums{})
+			res, err := design.EvaluateRep(h, invmmd.AutoSums{})
 			if err != nil {
 				return 0, err
 			}
@@ -291,11 +304,15 @@ func RowsFor(s *dataset.Set, p *Pred, zmap invmmd.FeatureMap) (invmmd.Rows, erro
 	return r, nil
 }
 
-// estimandFor returns opts with the joint estimand when s's nuisance is not binary: the
-// MMD² between the groups of Z exists only for a binary Z.
+// estimandFor returns opts with the joint estimand when s's nuisance is not binary (the
+// MMD² between the groups of Z exists only for a binary Z) and with s's number of label
+// classes when it has more than two.
 func estimandFor(s *dataset.Set, opts invmmd.Options) invmmd.Options {
 	if s.Nuisance.Kind != dataset.BinaryZ {
 		opts.Estimand = invmmd.JointMMD
+	}
+	if k := s.NumClasses(); k > 2 {
+		opts.Classes = k // one stratum per class
 	}
 	return opts
 }
