@@ -51,7 +51,12 @@ func (r *fitRun) stepGraph(terms int) func(ctx *context.Context, in []*Node) []*
 			r.opt.UpdateGraph(ctx, g, loss)
 			return []*Node{loss, loss, zero, zero, zero, Reshape(zero, 1)}
 		}
-		logits := r.net.Logit(ctx.In(modelScope), in[0])
+		var logits, feats *Node
+		if p != nil && p.features {
+			feats, logits = r.net.(models.FeatureNet).Features(ctx.In(modelScope), in[0])
+		} else {
+			logits = r.net.Logit(ctx.In(modelScope), in[0])
+		}
 		nll := models.BernoulliNLL(logits, in[1])
 		loss, pen := nll, ScalarZero(g, nll.DType())
 		bound, span := ScalarZero(g, nll.DType()), ScalarZero(g, nll.DType())
@@ -59,7 +64,9 @@ func (r *fitRun) stepGraph(terms int) func(ctx *context.Context, in []*Node) []*
 		if p != nil {
 			v, c, sg, lambda := in[2], in[3], in[4], in[5]
 			var strata *Node
-			if terms > 0 {
+			if p.features {
+				strata = featuresPenaltyGraph(feats, v, c, sg, p.rff, p.seed)
+			} else if terms > 0 {
 				strata, bound = invmmd.FourierPenaltyGraph(logits, v, c, sg, terms, p.tol)
 			} else {
 				strata = invmmd.PenaltyGraph(logits, v, c, sg)
