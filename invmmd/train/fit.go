@@ -70,7 +70,8 @@ type History struct {
 	Seconds     float64
 	PenaltyPath string // "exact", "fourier M=…" (the last used), "rff D=…"
 	// Represent is the layer the penalty acted on, "features" (Config.Represent), and
-	// Bandwidth the kernel's σ on it; both empty for the logits.
+	// Bandwidth the kernel's σ on it; both empty for the logits, so that the records of the
+	// paper's fits do not change.
 	Represent  string  `json:",omitempty"`
 	Bandwidth  float64 `json:",omitempty"`
 	Recompiles int     // times the Fourier graph was rebuilt with more terms

@@ -299,6 +299,13 @@ func TestFeaturesEvaluation(t *testing.T) {
 	if met.TrainMMD != res[0].Value {
 		t.Errorf("TrainMMD %v, want the full estimator on the features %v", met.TrainMMD, res[0].Value)
 	}
+	lm, lh, err := Fit(sp, nil, featureMLP(2), Config{Method: invmmd.Full, Lambda: 1, BatchSize: 300, Epochs: 1, LearningRate: 1e-2, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if js, _ := json.Marshal(lh); strings.Contains(string(js), "Represent") || strings.Contains(string(js), "Bandwidth") || lm.Represent != RepresentLogits {
+		t.Errorf("a logits fit's record names its representation (the paper's records would change): %s", js)
+	}
 	model.Represent = RepresentLogits
 	logit, err := Evaluate(model, sp, invmmd.Options{})
 	if err != nil {

@@ -203,7 +203,7 @@ func Fit(sp dataset.Splits, aux *Aux, net models.Net, cfg Config) (*Model, *Hist
 		return nil, nil, err
 	}
 	model.Represent, model.Bandwidth = cfg.Represent, sigma
-	hist.Represent, hist.Bandwidth = cfg.Represent.String(), sigma
+	hist.Represent, hist.Bandwidth = string(cfg.Represent), sigma // both empty for the logits
 	return model, hist, nil
 }
 
