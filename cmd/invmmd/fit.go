@@ -129,6 +129,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	seeds := fs.String("seeds", seedList(cfg.Seeds), "comma-separated seeds of h (and of the random split: the first)")
 	fs.StringVar(&cfg.Out, "out", cfg.Out, "output folder (see above), checked before anything is fitted")
 	fs.StringVar(&cfg.Objective, "objective", cfg.Objective, "what training minimises and selection compares, one of "+train.ObjectiveNames()+": robust (default) estimates the normalisers once on the training split and selects the epoch with each stratum's estimate clipped at 0; paper is the paper's objective (README, Training choices)")
+	fs.StringVar(&cfg.Represent, "represent", "logits", "the layer of h the MMD penalty acts on: logits (the paper's) or features (h's last hidden layer, σ by the median heuristic on the initial network's training features; the held-out MMD² is then on the features)")
 	fs.BoolVar(&cfg.KeepUnreliable, "keep-unreliable", cfg.KeepUnreliable, "keep strata flagged unreliable in the training penalty (the paper's behaviour); by default they are dropped, with a warning")
 	fs.BoolVar(&cfg.Force, "force", false, "write into an -out folder holding results of other settings, or of methods and seeds this run does not list, after removing those results")
 	fs.BoolVar(&cfg.Resume, "resume", false, "keep the methods whose files under -out were made with the same settings instead of training them again")

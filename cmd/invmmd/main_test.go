@@ -56,6 +56,7 @@ func TestBadCommandLinesAreClearErrors(t *testing.T) {
 		{[]string{"sim", "-quick", "-shard", "5/4", "-out", fresh}, "1 ≤ i ≤ n"},
 		{[]string{"sim", "-quick", "-shard", "x", "-out", fresh}, "want i/n"},
 		{[]string{"sim", "-quick", "-batch", "1", "-out", fresh}, "-batch 1: want at least 2"},
+		{[]string{"sim", "-quick", "-represent", "penultimate", "-out", fresh}, `-represent: train: representation "penultimate", want logits or features`},
 		{[]string{"variance", "-batches", "-3", "-out", fresh}, "-batches -3: want at least 2"},
 		{[]string{"variance", "-batches", "1", "-out", fresh}, "-batches 1: want at least 2"},
 		{[]string{"variance", "-quick", "-out", file}, "is a file, want a folder"},
@@ -184,6 +185,17 @@ func TestCheckListsAShardWithoutTraining(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 		t.Errorf("check wrote %d entries into %s, want none", len(ents), dir)
+	}
+}
+
+// TestRepresentFeaturesStoresApart checks that -represent features names the results
+// NAME_feat (the fit files' folder) without training.
+func TestRepresentFeaturesStoresApart(t *testing.T) {
+	dir := t.TempDir()
+	msg, stdout, _ := run(t, "sim", "-quick", "-represent", "features", "-check", "-v", "-seeds", "1", "-methods", "dr", "-out", dir)
+	want := "sim_feat: 1 fits in all; shard 1/1 holds 1; results under " + dir + "\nfits/sim_feat/dr_lambda1_seed1.json\n"
+	if msg != "" || stdout != want {
+		t.Fatalf("check: %q, stdout %q, want %q", msg, stdout, want)
 	}
 }
 

@@ -33,6 +33,8 @@ type sweepFlags struct {
 	force   bool
 	// objective is the name of the training objective (train.Objectives).
 	objective string
+	// represent is the layer the penalty acts on: logits or features (train.Representation).
+	represent string
 }
 
 // register adds the shared flags to fs; their defaults are said from the entry's sweeps.
@@ -49,6 +51,7 @@ func (s *sweepFlags) register(fs *flag.FlagSet, e experiments.Entry) {
 		fs.IntVar(&s.batch, "batch", 0, "rows per training step of h (clinical: of G and m too); 0 keeps the experiment's own")
 	}
 	fs.StringVar(&s.objective, "objective", "paper", "what training minimises and selection compares, one of "+train.ObjectiveNames()+"; another than paper stores results under NAME_SUFFIX (README, Training choices)")
+	fs.StringVar(&s.represent, "represent", "logits", "the layer of h the MMD penalty acts on: logits (the paper's) or features (the penultimate layer, as DomainBed's MMD penalises the featurizer's output; σ by the median heuristic on the initial network's training features); features stores results under NAME"+experiments.FeaturesSuffix)
 	fs.BoolVar(&s.verbose, "v", false, "show every fit's progress and the auxiliary models' reports")
 	fs.BoolVar(&s.check, "check", false, "check the flags, the inputs, the output folder and the configuration stored there, then exit without training or writing anything (scripts/slurm/sweep.sh does, before submitting); with -v, list the shard's result files")
 	fs.BoolVar(&s.force, "force", false, "replace the tables under OUT/tables even when they were made with another configuration or hold fits this run leaves out (methods, λ, seeds), and let -quick write into the repository's figures/")
@@ -169,6 +172,11 @@ func runSweep(ctx context.Context, e experiments.Entry, args []string, stdout, s
 		return fmt.Errorf("-objective: %w", err)
 	}
 	exp = experiments.WithObjective(exp, obj)
+	rep, err := train.ParseRepresentation(sf.represent)
+	if err != nil {
+		return fmt.Errorf("-represent: %w", err)
+	}
+	exp = experiments.WithRepresentation(exp, rep)
 	sf.defaults(e)
 	rc, err := sf.config(stderr)
 	if err != nil {

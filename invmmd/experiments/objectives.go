@@ -31,3 +31,33 @@ func SplitObjective(name string) (string, train.Objective) {
 	}
 	return name, train.Objectives[0]
 }
+
+// FeaturesSuffix is appended to an experiment's name when its penalty acts on h's
+// penultimate features (train.RepresentFeatures) instead of the logit, so that its results
+// are stored apart: sim_feat, sim_ntrain_feat.
+const FeaturesSuffix = "_feat"
+
+// WithRepresentation returns exp with its penalty on representation r: for the features,
+// its name suffixed with FeaturesSuffix, its title and notes saying so and its h
+// configuration's Represent set. The logits, the paper's, return exp unchanged.
+func WithRepresentation(exp Experiment, r train.Representation) Experiment {
+	if r != train.RepresentFeatures {
+		return exp
+	}
+	exp.Name += FeaturesSuffix
+	exp.Title += ", penalty on the penultimate features"
+	exp.H.Represent = r
+	exp.MMDNote = strings.TrimSuffix(exp.TrMMDNote(), ".") + ", computed on h's penultimate features (the layer the penalty acted on) with the kernel's σ by the median heuristic on the initial network's training features."
+	exp.Notes = append([]string{"Representation: the MMD penalty, its validation objective and the tr mmd row act on h's penultimate layer (the last hidden layer's outputs) with the Gaussian kernel exp(−‖f − f'‖²/(2σ²)), σ by the median heuristic on the initial network's training features, as DomainBed's MMD penalises the featurizer's output; the paper penalises the logit (the tables without the " + FeaturesSuffix + " suffix)."}, exp.Notes...)
+	return exp
+}
+
+// SplitRepresentation splits a stored name into the name it was made from and the
+// representation its suffix says (the logits when none): sim_feat gives sim and
+// features.
+func SplitRepresentation(name string) (string, train.Representation) {
+	if base, ok := strings.CutSuffix(name, FeaturesSuffix); ok && base != "" {
+		return base, train.RepresentFeatures
+	}
+	return name, train.RepresentLogits
+}

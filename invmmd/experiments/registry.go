@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/invmmd/invmmd/invmmd/dataset"
+	"github.com/invmmd/invmmd/invmmd/train"
 )
 
 // Builder builds an experiment at quick or paper size, with batch rows per training step
@@ -182,8 +183,17 @@ func Describe(name string) (Experiment, bool) {
 // name (see Named), or false when name is none of the entry's.
 //
 // A name with an objective's suffix (e.g. sim_mf075_ntrain) is the experiment of the name
-// without it, trained with that objective (WithObjective).
+// without it, trained with that objective (WithObjective); a name ending in FeaturesSuffix
+// (sim_feat, sim_ntrain_feat) is the experiment of the name without it with the penalty on
+// h's penultimate features (WithRepresentation).
 func (e Entry) Experiment(name string) (Experiment, bool) {
+	if base, r := SplitRepresentation(name); r == train.RepresentFeatures {
+		exp, ok := e.Experiment(base)
+		if !ok || exp.H.Represent == train.RepresentFeatures {
+			return Experiment{}, false
+		}
+		return WithRepresentation(exp, r), true
+	}
 	if exp, ok := e.named(name); ok {
 		return exp, true
 	}

@@ -122,6 +122,16 @@ func (m CNN) stride(k int) int {
 // Logit implements Net: x of shape [batch, H, W, C], or [batch, H·W·C] with Input set,
 // to logits of shape [batch].
 func (m CNN) Logit(ctx *context.Context, x *Node) *Node {
+	x = m.checkInput(x)
+	if m.native(x) {
+		return m.output(ctx, m.features(ctx, x, true))
+	}
+	return inTowers(x, m.Towers, func(x *Node) *Node { return m.output(ctx, m.features(ctx, x, false)) })
+}
+
+// checkInput returns x as [batch, H, W, C] images (reshaped when Input is set), panicking
+// on a shape or configuration the network cannot take.
+func (m CNN) checkInput(x *Node) *Node {
 	batch := x.Shape().Dimensions[0]
 	if m.Input != nil {
 		if len(m.Input) != 3 || x.Shape().Size() != batch*m.Input[0]*m.Input[1]*m.Input[2] {
@@ -141,10 +151,32 @@ func (m CNN) Logit(ctx *context.Context, x *Node) *Node {
 			panic(fmt.Sprintf("models.CNN: InputPool %d does not divide the image %dx%d", p, d[1], d[2]))
 		}
 	}
-	if m.Conv == ConvNative || (m.Conv == ConvAuto && NativeConvGradients(x.Graph().Backend())) {
-		return m.output(ctx, m.features(ctx, x, true))
+	return x
+}
+
+// native says whether the network's convolutions use GoMLX's native operations for x's
+// backend (ConvImpl).
+func (m CNN) native(x *Node) bool {
+	return m.Conv == ConvNative || (m.Conv == ConvAuto && NativeConvGradients(x.Graph().Backend()))
+}
+
+// Features implements FeatureNet: the input to the linear output layer, [batch, d] (the
+// dense hidden layer's ReLU outputs when Hidden > 0, d = Hidden; otherwise the last
+// convolution's flattened outputs, d = H'·W'·C'), and the logits Logit computes from it,
+// in one pass with the same towers.
+func (m CNN) Features(ctx *context.Context, x *Node) (features, logit *Node) {
+	x = m.checkInput(x)
+	var out []*Node
+	if m.native(x) {
+		f := m.hidden(ctx, m.features(ctx, x, true))
+		out = []*Node{f, m.logitOf(ctx, f)}
+	} else {
+		out = inTowersN(x, m.Towers, func(x *Node) []*Node {
+			f := m.hidden(ctx, m.features(ctx, x, false))
+			return []*Node{f, m.logitOf(ctx, f)}
+		})
 	}
-	return inTowers(x, m.Towers, func(x *Node) *Node { return m.output(ctx, m.features(ctx, x, false)) })
+	return out[0], out[1]
 }
 
 // features runs the input pooling and the convolution layers on x [batch, H, W, C] and
@@ -213,10 +245,20 @@ func (m CNN) features(ctx *context.Context, x *Node, native bool) *Node {
 
 // output applies the optional hidden layer and the linear output to features x [batch, F].
 func (m CNN) output(ctx *context.Context, x *Node) *Node {
-	batch := x.Shape().Dimensions[0]
+	return m.logitOf(ctx, m.hidden(ctx, x))
+}
+
+// hidden applies the optional dense ReLU layer to the convolution features x [batch, F].
+func (m CNN) hidden(ctx *context.Context, x *Node) *Node {
 	if m.Hidden > 0 {
 		x = relu(Dense(ctx, m.Seed, "hidden", x, m.Hidden, HeUniform))
 	}
+	return x
+}
+
+// logitOf applies the linear output layer to the penultimate features x [batch, d].
+func (m CNN) logitOf(ctx *context.Context, x *Node) *Node {
+	batch := x.Shape().Dimensions[0]
 	return Reshape(Dense(ctx, m.Seed, "output", x, 1, GlorotUniform), batch)
 }
 

@@ -32,6 +32,19 @@ type Net interface {
 	Describe() string
 }
 
+// FeatureNet is a Net that also exposes its penultimate layer, the representation its
+// output layer reads: the layer that an invariance penalty on features acts on (DomainBed's
+// MMD penalises its featurizer's output; train.Config.Represent selects it). Its width d is
+// the second dimension of the features' shape (the last hidden width of an MLP, the
+// flattened convolution output or the dense hidden width of a CNN).
+type FeatureNet interface {
+	Net
+	// Features builds the network's graph for a batch x, as Logit does, and returns its
+	// penultimate layer, shape [batch, d], and the logits computed from it, shape [batch],
+	// equal to what Logit returns for the same variables.
+	Features(ctx *context.Context, x *Node) (features, logit *Node)
+}
+
 // Init draws the initial values of a variable with the given fan-in and fan-out.
 type Init func(rng *rand.Rand, fanIn, fanOut, size int) []float32
 
@@ -140,11 +153,28 @@ type MLP struct {
 func (m MLP) Logit(ctx *context.Context, x *Node) *Node {
 	batch := x.Shape().Dimensions[0]
 	return inTowers(Reshape(x, batch, -1), m.Towers, func(x *Node) *Node {
-		for k, w := range m.Hidden {
-			x = relu(Dense(ctx, m.Seed, fmt.Sprintf("hidden%d", k), x, w, HeUniform))
-		}
-		return DenseLogit(ctx, m.Seed, "output", x, GlorotUniform)
+		return DenseLogit(ctx, m.Seed, "output", m.hidden(ctx, x), GlorotUniform)
 	})
+}
+
+// hidden applies the MLP's hidden layers to x [batch, d].
+func (m MLP) hidden(ctx *context.Context, x *Node) *Node {
+	for k, w := range m.Hidden {
+		x = relu(Dense(ctx, m.Seed, fmt.Sprintf("hidden%d", k), x, w, HeUniform))
+	}
+	return x
+}
+
+// Features implements FeatureNet: the last hidden layer's ReLU outputs, [batch,
+// Hidden[len(Hidden)−1]] (the input itself, flattened, for an MLP without hidden layers),
+// and the logits that Logit computes from them, in one pass with the same towers.
+func (m MLP) Features(ctx *context.Context, x *Node) (features, logit *Node) {
+	batch := x.Shape().Dimensions[0]
+	out := inTowersN(Reshape(x, batch, -1), m.Towers, func(x *Node) []*Node {
+		f := m.hidden(ctx, x)
+		return []*Node{f, DenseLogit(ctx, m.Seed, "output", f, GlorotUniform)}
+	})
+	return out[0], out[1]
 }
 
 // inTowers returns f applied to x in towers: x's rows (axis 0) split into towers equal
@@ -172,6 +202,36 @@ func inTowers(x *Node, towers int, f func(x *Node) *Node) *Node {
 		out[t] = f(Slice(x, AxisRange(t*per, (t+1)*per)))
 	}
 	return Concatenate(out, 0)
+}
+
+// inTowersN is inTowers for an f with several outputs (each with the rows on axis 0): the
+// towers' k-th outputs are concatenated in order into the k-th result.
+func inTowersN(x *Node, towers int, f func(x *Node) []*Node) []*Node {
+	batch := x.Shape().Dimensions[0]
+	if towers <= 0 {
+		towers = DefaultTowers
+	}
+	for batch%towers != 0 {
+		towers--
+	}
+	if towers == 1 {
+		return f(x)
+	}
+	per := batch / towers
+	var parts [][]*Node
+	for t := 0; t < towers; t++ {
+		for k, o := range f(Slice(x, AxisRange(t*per, (t+1)*per))) {
+			if t == 0 {
+				parts = append(parts, nil)
+			}
+			parts[k] = append(parts[k], o)
+		}
+	}
+	out := make([]*Node, len(parts))
+	for k, p := range parts {
+		out[k] = Concatenate(p, 0)
+	}
+	return out
 }
 
 // Describe implements Net.

@@ -126,6 +126,12 @@ type Config struct {
 	// collapse or keep a nearly untrained h (README, Training choices); "paper" is the
 	// paper's objective.
 	Objective string
+	// Represent is the layer of h the penalty acts on (train.Config.Represent, -represent):
+	// "logits" (or empty), the paper's, or "features", h's last hidden layer, with the
+	// kernel's σ by the median heuristic on the initial network's training features. The
+	// held-out MMD² of h is then on the features too; the invariance tests stay on the
+	// logit, the model's prediction.
+	Represent string
 	// Out is the folder that receives results.csv, results.md, heldout.txt, config.json,
 	// runs/METHOD-seedS.json and models/METHOD-seedS/ (-out); empty writes nothing. Fit
 	// checks it before reading the data (see Fit).
@@ -197,6 +203,9 @@ func (c Config) Validate() error {
 	}
 	if _, err := c.objective(); err != nil {
 		return err
+	}
+	if _, err := train.ParseRepresentation(c.Represent); err != nil {
+		return fmt.Errorf("-represent: %w", err)
 	}
 	if len(c.Seeds) == 0 {
 		return fmt.Errorf("-seeds: want at least one seed")

@@ -196,6 +196,9 @@ func TrainMethod(cfg Config, sp dataset.Splits, aux *train.Aux, m invmmd.Method,
 		return nil, err
 	}
 	obj.Apply(&tc)
+	if tc.Represent, err = train.ParseRepresentation(cfg.Represent); err != nil {
+		return nil, fmt.Errorf("-represent: %w", err)
+	}
 	model, hist, err := train.Fit(sp, aux, models.MLP{Hidden: cfg.Hidden, Seed: seed}, tc)
 	if err != nil {
 		return nil, fmt.Errorf("training h with %v (seed %d): %w", m, seed, err)

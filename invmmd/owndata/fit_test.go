@@ -133,6 +133,7 @@ func TestConfigRefuses(t *testing.T) {
 		{"negative aux patience", fit(func(c *Config) { c.AuxPatience = -3 }), "-aux-patience -3: want a number of epochs ≥ 0 (0: no early stopping, train to -aux-epochs)"},
 		{"estimate negative aux patience", est(func(c *EstimateConfig) { c.AuxPatience = -1 }), "-aux-patience -1: want a number of epochs ≥ 0"},
 		{"batch of one", fit(func(c *Config) { c.Batch = 1 }), "-batch 1: want at least 2"},
+		{"unknown representation", fit(func(c *Config) { c.Represent = "hidden" }), `-represent: train: representation "hidden", want logits or features`},
 		{"a column the file lacks", fit(func(c *Config) { c.X = []string{"x1", "age"} }), `no column named "age" (-x)`},
 		{"estimate none", est(func(c *EstimateConfig) { c.Methods = []invmmd.Method{invmmd.None} }), "method none has no estimate"},
 		{"estimate without h", est(func(c *EstimateConfig) { c.H = "" }), "-h: required"},

@@ -14,6 +14,7 @@ import (
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/backend"
 	"github.com/invmmd/invmmd/invmmd/experiments/store"
+	"github.com/invmmd/invmmd/invmmd/train"
 )
 
 // The files Fit writes under Config.Out.
@@ -44,7 +45,9 @@ type Settings struct {
 	Nets           Nets    `json:"nets"`
 	DropUnreliable bool    `json:"drop_unreliable"`
 	Objective      string  `json:"objective"` // the training objective (train.Objectives)
-	Backend        string  `json:"backend"`   // backend.Config() for the shared backend, else the backend's name
+	// Represent is the layer the penalty acted on when it is not the logit ("features").
+	Represent string `json:"represent,omitempty"`
+	Backend   string `json:"backend"` // backend.Config() for the shared backend, else the backend's name
 }
 
 // settingsOf returns cfg's Settings (the data file's size read from disk).
@@ -52,6 +55,9 @@ func settingsOf(cfg Config) Settings {
 	s := Settings{Data: cfg.Data, Columns: cfg.Columns, Split: cfg.Split, Lambda: cfg.Lambda, Nets: cfg.Nets, DropUnreliable: !cfg.KeepUnreliable, Objective: cfg.Objective}
 	if s.Objective == "" {
 		s.Objective = "paper"
+	}
+	if r, err := train.ParseRepresentation(cfg.Represent); err == nil && r == train.RepresentFeatures {
+		s.Represent = r.String()
 	}
 	if st, err := os.Stat(cfg.Data); err == nil {
 		s.DataBytes = st.Size()

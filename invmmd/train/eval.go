@@ -30,7 +30,9 @@ var DefaultHeldOut = []invmmd.Method{invmmd.DR, invmmd.IP}
 
 // Evaluate computes the model's Metrics on sp with the kernel bandwidth of opts. It needs
 // every training Z to be known (the full estimator); for real data with missing Z use
-// EvaluateWith.
+// EvaluateWith. A model trained with Represent features (Model.Represent) has its MMDs
+// (TrainMMD, the held-out estimates) taken on its features (Model.Features), with its
+// Model.Bandwidth unless opts sets a bandwidth.
 func Evaluate(m *Model, sp dataset.Splits, opts invmmd.Options) (Metrics, error) {
 	return EvaluateMap(m, sp, nil, opts)
 }
@@ -73,6 +75,18 @@ func evaluate(m *Model, sp dataset.Splits, aux *Aux, zmap invmmd.FeatureMap, opt
 	}
 	out.TrainAcc, out.ValAcc, out.TestAcc = labelAccuracy(h[0], sp.Train.Y), labelAccuracy(h[1], sp.Val.Y), labelAccuracy(h[2], sp.Test.Y)
 	out.TestAUC = labelAUC(h[2], sp.Test.Y)
+	// The MMD of what the penalty acted on: the logits, or the features with their σ.
+	reps := [3]invmmd.Rep{h[0], {}, h[2]}
+	if m.Represent == RepresentFeatures {
+		for _, k := range []int{0, 2} {
+			if reps[k], err = m.Features([]*dataset.Set{sp.Train, sp.Val, sp.Test}[k]); err != nil {
+				return out, nil, err
+			}
+		}
+		if opts.Bandwidth == 0 && m.Bandwidth > 0 {
+			o.Bandwidth = m.Bandwidth
+		}
+	}
 	eo := estimandFor(sp.Train, invmmd.Options{Bandwidth: o.Bandwidth, MainFraction: 1, GFloor: o.GFloor, NormFloor: o.NormFloor, MinESS: o.MinESS,
 		Estimand: o.Estimand, JointScale: opts.JointScale})
 	var trainPred, testPred *Pred
@@ -98,7 +112,7 @@ func evaluate(m *Model, sp dataset.Splits, aux *Aux, zmap invmmd.FeatureMap, opt
 	if err != nil {
 		return out, nil, fmt.Errorf("train: evaluating the training MMD by %v: %w", out.TrainMMDBy, err)
 	}
-	res, err := d.EvaluateRep(h[0], invmmd.AutoSums{}) // the training set can be large: Auto picks the kernel sums' path
+	res, err := d.EvaluateRep(reps[0], invmmd.AutoSums{}) // the training set can be large: Auto picks the kernel sums' path
 	if err != nil {
 		return out, nil, fmt.Errorf("train: evaluating the training MMD by %v: %w", out.TrainMMDBy, err)
 	}
@@ -109,7 +123,7 @@ func evaluate(m *Model, sp dataset.Splits, aux *Aux, zmap invmmd.FeatureMap, opt
 			return out, nil, err
 		}
 		test.GTrue = nil // as before: the held-out estimates use the fitted models only
-		if heldOut, err = invmmd.EstimateRep(h[2], test, eo, methods...); err != nil {
+		if heldOut, err = invmmd.EstimateRep(reps[2], test, eo, methods...); err != nil {
 			return out, nil, fmt.Errorf("train: held-out MMD on the test split: %w", err)
 		}
 	}

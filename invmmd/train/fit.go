@@ -68,8 +68,13 @@ type History struct {
 	SelectAfter int // epochs trained before selection started (see Config.SelectAfter)
 	Steps       int
 	Seconds     float64
-	PenaltyPath string // "exact", "fourier M=…" (the last used)
-	Recompiles  int    // times the Fourier graph was rebuilt with more terms
+	PenaltyPath string // "exact", "fourier M=…" (the last used), "rff D=…"
+	// Represent is the layer the penalty acted on, "features" (Config.Represent), and
+	// Bandwidth the kernel's σ on it; both empty for the logits, so that the records of the
+	// paper's fits do not change.
+	Represent  string  `json:",omitempty"`
+	Bandwidth  float64 `json:",omitempty"`
+	Recompiles int     // times the Fourier graph was rebuilt with more terms
 	// Guard counts summed over every training step (see invmmd.Report).
 	FlooredG     int // Δ = 1 rows whose Ĝ was raised to the floor
 	EmptyStrata  int // strata that contributed 0
@@ -118,6 +123,11 @@ type penaltySpec struct {
 	norms *invmmd.Normalisers
 	// columns is the number of factor columns of the method's design (for the cost model).
 	columns int
+	// features puts the penalty on h's penultimate layer (Config.Represent), summed
+	// exactly or, when rff > 0, by rff random Fourier features drawn from seed.
+	features bool
+	rff      int
+	seed     uint64
 }
 
 // fit trains net on s.rows of s.set and returns the model at its best epoch with the
@@ -129,7 +139,7 @@ func fit(b backends.Backend, net models.Net, s fitSpec) (*Model, *History, error
 	if err != nil {
 		return nil, nil, err
 	}
-	if s.penalty != nil && s.penalty.path != PathExact {
+	if s.penalty != nil && s.penalty.path != PathExact && !s.penalty.features {
 		// Choose the penalty path and, for the expansion, its terms from the initial outputs.
 		if err := r.chooseInitialTerms(); err != nil {
 			return nil, nil, err
@@ -297,6 +307,9 @@ func (r *fitRun) finish(sel *selection, start time.Time) {
 	h.PenaltyPath = "none"
 	if r.s.penalty != nil {
 		h.PenaltyPath = "exact"
+		if r.s.penalty.rff > 0 {
+			h.PenaltyPath = fmt.Sprintf("rff D=%d", r.s.penalty.rff)
+		}
 		if r.terms > 0 {
 			h.PenaltyPath = fmt.Sprintf("fourier M=%d", r.terms)
 		}

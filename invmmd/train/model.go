@@ -31,11 +31,17 @@ type Model struct {
 	Net models.Net
 	// Heads is the number of outputs per row of a multi-output network (models.MultiNet,
 	// read by Outputs); 0 for a network with one logit per row (Logits).
-	Heads   int
-	ctx     *context.Context
-	backend backends.Backend
-	predict *context.Exec
-	batch   int // rows per prediction call (the graph's fixed batch size)
+	Heads int
+	// Represent is the layer h's penalty acted on (Config.Represent), and Bandwidth the σ of
+	// the kernel on it when that is the features (0 otherwise): what evaluation of the
+	// trained model's MMD uses by default. Fit sets both.
+	Represent Representation
+	Bandwidth float64
+	ctx       *context.Context
+	backend   backends.Backend
+	predict   *context.Exec
+	features  *context.Exec // the penultimate layer's graph (Features), built on first use
+	batch     int           // rows per prediction call (the graph's fixed batch size)
 }
 
 func newModel(b backends.Backend, net models.Net, batch int) *Model {

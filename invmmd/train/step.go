@@ -45,11 +45,15 @@ func (r *fitRun) stepGraph(terms int) func(ctx *context.Context, in []*Node) []*
 	p := r.s.penalty
 	return func(ctx *context.Context, in []*Node) []*Node {
 		g := in[0].Graph()
-		var logits, nll *Node
-		if hs := r.s.heads; hs != nil { // k outputs per row: m of a nuisance that is not binary, or h of K classes
+		var logits, nll, feats *Node
+		switch hs := r.s.heads; {
+		case hs != nil: // k outputs per row: m of a nuisance that is not binary, or h of K classes
 			logits = r.net.(models.MultiNet).Heads(ctx.In(modelScope), in[0], hs.k)
 			nll = hs.loss(logits, in[1])
-		} else {
+		case p != nil && p.features: // the penalty on the penultimate layer (Config.Represent)
+			feats, logits = r.net.(models.FeatureNet).Features(ctx.In(modelScope), in[0])
+			nll = models.BernoulliNLL(logits, in[1])
+		default:
 			logits = r.net.Logit(ctx.In(modelScope), in[0])
 			nll = models.BernoulliNLL(logits, in[1])
 		}
@@ -59,7 +63,9 @@ func (r *fitRun) stepGraph(terms int) func(ctx *context.Context, in []*Node) []*
 		if p != nil {
 			v, c, sg, lambda := in[2], in[3], in[4], in[5]
 			var strata *Node
-			if terms > 0 {
+			if p.features {
+				strata = featuresPenaltyGraph(feats, v, c, sg, p.rff, p.seed)
+			} else if terms > 0 {
 				strata, bound = invmmd.FourierPenaltyGraph(logits, v, c, sg, terms, p.tol)
 			} else {
 				strata = invmmd.PenaltyGraph(logits, v, c, sg)

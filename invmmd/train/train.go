@@ -33,6 +33,14 @@ type Config struct {
 	// penalty, in training and in validation.
 	Estimator invmmd.Options
 	Penalty   PenaltyPath // how the graph sums the kernel; Auto by default
+	// Represent is the layer of h that the penalty acts on, in training, validation and
+	// evaluation: the logit, the paper's (the zero value), or the penultimate features of a
+	// models.FeatureNet (RepresentFeatures). For features the kernel's bandwidth is
+	// Estimator.Bandwidth when set, otherwise the median heuristic on the initial
+	// network's training features (see Model.Bandwidth), and the training step sums the
+	// kernel exactly, or by random Fourier features on PathFourier or once a batch holds
+	// RFFBatchFactor times their number on PathAuto.
+	Represent Representation `json:",omitempty"`
 	// Clip trains and validates on max(MMD²_y, 0) per stratum instead of the raw
 	// estimate (the paper uses the raw estimate). MMD² is never negative, but the DR
 	// estimate of eq. (9) can be (its pair weights are indefinite) and the optimiser can drive it far
@@ -123,6 +131,8 @@ func (c Config) Validate(n int) error {
 		return fmt.Errorf("train: normaliser source %q, want batch or training", string(c.Normalisers))
 	case c.FourierTol < 0:
 		return fmt.Errorf("train: Fourier tolerance %v, want ≥ 0", c.FourierTol)
+	case !c.Represent.valid():
+		return fmt.Errorf("train: representation %q, want logits or features", string(c.Represent))
 	}
 	_, err := c.Estimator.Resolved()
 	return err
@@ -164,7 +174,14 @@ func Fit(sp dataset.Splits, aux *Aux, net models.Net, cfg Config) (*Model, *Hist
 		if cfg.Penalty == PathFourier {
 			return nil, nil, fmt.Errorf("train: the Fourier penalty path sums the kernel of one logit; a label of %d classes penalises %d logits: use the exact or auto path", k, k)
 		}
+		if cfg.Represent == RepresentFeatures {
+			return nil, nil, fmt.Errorf("train: a label of %d classes penalises its %d logits; the penultimate features (Represent %q) are for a binary label", k, k, cfg.Represent)
+		}
 		cfg.Penalty = PathExact // the expansion is one-dimensional
+	}
+	sigma, err := cfg.representation(b, net, sp.Train)
+	if err != nil {
+		return nil, nil, err
 	}
 	trainRows, err := estimatorRows(sp.Train, aux, true, cfg.ZMap)
 	if err != nil {
@@ -197,7 +214,31 @@ func Fit(sp dataset.Splits, aux *Aux, net models.Net, cfg Config) (*Model, *Hist
 	if spec.validate, spec.valLast, err = validationObjective(sp.Val, valRows, cfg); err != nil {
 		return nil, nil, err
 	}
-	return fit(b, net, spec)
+	model, hist, err := fit(b, net, spec)
+	if err != nil {
+		return nil, nil, err
+	}
+	model.Represent, model.Bandwidth = cfg.Represent, sigma
+	hist.Represent, hist.Bandwidth = string(cfg.Represent), sigma // both empty for the logits
+	return model, hist, nil
+}
+
+// representation prepares a features penalty (Represent): it checks that net exposes its
+// features and fixes the kernel's bandwidth in c.Estimator (featureBandwidth), returning
+// it; for the logits it returns 0 and changes nothing.
+func (c *Config) representation(b backends.Backend, net models.Net, train *dataset.Set) (float64, error) {
+	if c.Represent != RepresentFeatures {
+		return 0, nil
+	}
+	if _, err := featureNet(net); err != nil {
+		return 0, err
+	}
+	sigma, err := featureBandwidth(newModel(b, net, min(c.BatchSize, train.Len())), train, c.Estimator.Bandwidth)
+	if err != nil {
+		return 0, err
+	}
+	c.Estimator.Bandwidth = sigma
+	return sigma, nil
 }
 
 // newPenaltySpec returns the training penalty of cfg's method on the estimator rows of
@@ -208,7 +249,10 @@ func newPenaltySpec(cfg Config, rows invmmd.Rows, first []int) (*penaltySpec, er
 		tol = TrainingFourierTol
 	}
 	p := &penaltySpec{method: cfg.Method, lambda: cfg.Lambda, rows: rows, opts: cfg.Estimator, path: cfg.Penalty, tol: tol, clip: cfg.Clip,
-		norms: cfg.fixedNorms}
+		norms: cfg.fixedNorms, features: cfg.Represent == RepresentFeatures, seed: cfg.Seed}
+	if p.features {
+		p.rff = rffPenalty(cfg.Penalty, len(first))
+	}
 	// A design's column count depends only on the method and the options.
 	d0, err := invmmd.NewDesign(rows.Subset(first), cfg.Estimator, cfg.Method)
 	if err != nil {
@@ -245,7 +289,13 @@ func validationObjective(val *dataset.Set, rows invmmd.Rows, cfg Config) (object
 		obj := labelNLL(h, val.Y)
 		last.nll, last.strata = obj, nil
 		if design != nil {
-			res, err := design.EvaluateRep(h, invmmd.AutoSums{})
+			rep := h
+			if cfg.Represent == RepresentFeatures {
+				if rep, err = model.Features(val); err != nil {
+					return 0, err
+				}
+			}
+			res, err := design.EvaluateRep(rep, invmmd.AutoSums{})
 			if err != nil {
 				return 0, err
 			}
