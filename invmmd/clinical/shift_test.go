@@ -71,7 +71,7 @@ func TestShiftCountsFit(t *testing.T) {
 	}
 }
 
-// synthTable makes a table with n rows: Y, Z independent fair coins, male every other row,
+// synthTable makes a table with n rows: Y, Z independent fair coins, in the group every other row,
 // column "a" = row index, column "b" with NaN on every fifth row.
 func synthTable(n int) *Table {
 	t := &Table{Name: "synth", Names: []string{"a", "b", "const"}}
@@ -84,7 +84,7 @@ func synthTable(n int) *Table {
 		t.X = append(t.X, float64(i), b, 4)
 		t.Y = append(t.Y, float64(rng.IntN(2)))
 		t.Z = append(t.Z, float64(rng.IntN(2)))
-		t.Male = append(t.Male, i%2 == 0)
+		t.Group = append(t.Group, i%2 == 0)
 	}
 	return t
 }
@@ -172,7 +172,7 @@ func TestAssemble(t *testing.T) {
 			t.Errorf("%s: %d imputed values of b, report says %d", SplitNames[k], nan, rep.Imputed[k][1])
 		}
 	}
-	// Missingness: males always observed, others with probability 0.2; G recorded.
+	// Missingness: the group always observed, others with probability 0.2; G recorded.
 	for _, s := range []*struct {
 		name         string
 		y, z, dl, gt []float64
@@ -183,20 +183,20 @@ func TestAssemble(t *testing.T) {
 			if tab.Y[i] != s.y[r] || tab.Z[i] != s.z[r] {
 				t.Fatalf("%s row %d: Y, Z = %v, %v, table row %d has %v, %v", s.name, r, s.y[r], s.z[r], i, tab.Y[i], tab.Z[i])
 			}
-			if tab.Male[i] {
+			if tab.Group[i] {
 				if s.dl[r] != 1 || s.gt[r] != 1 {
-					t.Fatalf("%s row %d: male with Δ = %v, G = %v", s.name, r, s.dl[r], s.gt[r])
+					t.Fatalf("%s row %d: in the group with Δ = %v, G = %v", s.name, r, s.dl[r], s.gt[r])
 				}
 				continue
 			}
 			if s.gt[r] != 0.2 {
-				t.Fatalf("%s row %d: non-male with G = %v", s.name, r, s.gt[r])
+				t.Fatalf("%s row %d: outside the group with G = %v", s.name, r, s.gt[r])
 			}
 			other++
 			otherObs += s.dl[r]
 		}
 		if p := otherObs / other; math.Abs(p-0.2) > 4*math.Sqrt(0.16/other) {
-			t.Errorf("%s: non-male observed fraction %v, want 0.2 within 4 sd (n = %v)", s.name, p, other)
+			t.Errorf("%s: observed fraction outside the group %v, want 0.2 within 4 sd (n = %v)", s.name, p, other)
 		}
 	}
 	// Same seed, same splits; another seed, other splits.
@@ -241,7 +241,7 @@ func TestAssembleErrors(t *testing.T) {
 		}, Shift{}, Missingness{}, "column b has no measured value"},
 		{"infinite feature", func(tab *Table) { tab.X[7] = math.Inf(1) }, Shift{}, Missingness{}, "row 2: column b = +Inf"},
 		{"bad Z", func(tab *Table) { tab.Z[4] = 2 }, Shift{}, Missingness{}, "row 4: Z = 2"},
-		{"short Male", func(tab *Table) { tab.Male = tab.Male[:3] }, Shift{}, Missingness{}, "Male 3"},
+		{"short Group", func(tab *Table) { tab.Group = tab.Group[:3] }, Shift{}, Missingness{}, "Group 3"},
 		{"bad fraction", nil, Shift{TrainDisagree: 1.2}, Missingness{}, "Shift.TrainDisagree = 1.2"},
 		{"negative cap", nil, Shift{MaxRows: -1}, Missingness{}, "MaxRows = -1"},
 		{"bad probability", nil, Shift{}, Missingness{ProbOther: -0.5}, "Missingness.ProbOther = -0.5"},
