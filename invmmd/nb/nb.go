@@ -188,6 +188,12 @@ func (r *Run) Extras(exp experiments.Experiment) results.TableExtras {
 	return Must(exp.TableExtras(filepath.Join(r.CacheDir(), exp.Name+"_config.json")))
 }
 
+// CommittedExtras is Extras for the committed paper-size tables of exp (figures/tables/,
+// next to the CSVs that Committed reads).
+func (r *Run) CommittedExtras(exp experiments.Experiment) results.TableExtras {
+	return Must(exp.TableExtras(filepath.Join(r.Root(), "figures", "tables", exp.Name+"_config.json")))
+}
+
 // ResultOptions returns the results figure's options for exp's tables with extras ex: its
 // figure hints (figures.Hints) and, when ex has one, the majority baseline in place of the
 // chance line (figures.Majority).

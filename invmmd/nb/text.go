@@ -3,7 +3,6 @@ package nb
 import (
 	"fmt"
 	"math"
-	"path/filepath"
 	"strings"
 
 	"github.com/invmmd/invmmd/invmmd/experiments"
@@ -159,7 +158,7 @@ func (r *Run) ShowCommitted(exp experiments.Experiment, lambdas ...float64) []Ta
 			continue
 		}
 		found = append(found, Table{Lambda: l, Sums: sums})
-		ex := Must(exp.TableExtras(filepath.Join(r.Root(), "figures", "tables", exp.Name+"_config.json")))
+		ex := r.CommittedExtras(exp)
 		ShowMarkdown(TableMarkdownWith(fmt.Sprintf("%s, λ = %s (paper size, committed: figures/tables/%s)", exp.Title, results.LambdaName(l), file), exp, l, sums, ex))
 	}
 	return found
