@@ -9,7 +9,8 @@ import (
 )
 
 func TestShiftCounts(t *testing.T) {
-	nmes := [2][2]int{{2075, 320}, {1815, 196}}
+	rareZ := [2][2]int{{2075, 320}, {1815, 196}} // a rare Z (12%), as in NMES1988 with Z = African American
+	flchain := [2][2]int{{3185, 2520}, {1165, 1004}}
 	for _, tc := range []struct {
 		name       string
 		avail      [2][2]int
@@ -18,9 +19,13 @@ func TestShiftCounts(t *testing.T) {
 	}{
 		// Label 0: n = min(320/0.5, 2075/0.5) = 640, pool 320 = 272 (Z=1) + 48 (Z=0), test 320 = 272 (Z=0) + 48 (Z=1).
 		// Label 1: n = min(1815/0.5, 196/0.5) = 392, pool 196 = floor(166.6) (Z=0) + floor(29.4) (Z=1), test the mirror.
-		{"NMES cells, defaults", nmes, Shift{}, [2][2]int{{48, 272}, {166, 29}}, [2][2]int{{272, 48}, {29, 166}}},
+		{"rare Z, defaults", rareZ, Shift{}, [2][2]int{{48, 272}, {166, 29}}, [2][2]int{{272, 48}, {29, 166}}},
 		// Rates 0.9: label 0 pool 320 = 288 + 32; label 1 pool 196 = floor(176.4) + floor(19.6).
-		{"NMES cells, 0.9", nmes, Shift{TrainDisagree: 0.9, TestAgree: 0.9}, [2][2]int{{32, 288}, {176, 19}}, [2][2]int{{288, 32}, {19, 176}}},
+		{"rare Z, 0.9", rareZ, Shift{TrainDisagree: 0.9, TestAgree: 0.9}, [2][2]int{{32, 288}, {176, 19}}, [2][2]int{{288, 32}, {19, 176}}},
+		// flchain (R: table(death, sex == "M")): label 0 n = min(2520/0.5, 3185/0.5) = 5040, pool
+		// 2520 = 2142 (Z=1) + 378 (Z=0); label 1 n = min(1165/0.5, 1004/0.5) = 2008, pool 1004 =
+		// floor(853.4) (Z=0) + floor(150.6) (Z=1); test the mirror.
+		{"flchain cells, defaults", flchain, Shift{}, [2][2]int{{378, 2142}, {853, 150}}, [2][2]int{{2142, 378}, {150, 853}}},
 		// Balanced cells of 1000: a_dis = a_agr = 0.5, n = 2000 per label, pool 1000 = 850 + 150.
 		{"balanced", [2][2]int{{1000, 1000}, {1000, 1000}}, Shift{}, [2][2]int{{150, 850}, {850, 150}}, [2][2]int{{850, 150}, {150, 850}}},
 		// Cap 400 of 4000: each label n = 200, pool 100 = 85 + 15.

@@ -8,7 +8,7 @@ import (
 // Table is a cohort before it is split: one row per patient (or ICU stay) with raw,
 // unstandardised features. It is what a data source hands to Assemble.
 type Table struct {
-	Name  string    // source name for messages and reports, e.g. "nmes1988", "mimic3"
+	Name  string    // source name for messages and reports, e.g. "flchain", "mimic3"
 	Names []string  // feature names, one per column of X
 	X     []float64 // raw features, row-major; NaN marks a value that was not measured
 	Y     []float64 // label, 0 or 1

@@ -83,7 +83,7 @@ type FigureHints struct {
 	Ceiling     float64
 	CeilingWhat string
 	// PaperDataset names the dataset of the paper's numbers when it differs from ours
-	// (e.g. "MIMIC-III" next to the NMES1988 stand-in); "" when it is the same.
+	// (e.g. "MIMIC-III" next to a public stand-in); "" when it is the same.
 	PaperDataset string
 }
 
