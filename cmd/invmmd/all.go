@@ -53,7 +53,7 @@ func mainJobText() string {
 
 // runAll runs the main job, every experiment of the registry that is part of it and the
 // variance study, into one folder. Before the first fit it checks every step (its flags,
-// its inputs such as MNIST, the textures and the NMES CSV, and the tables it would
+// its inputs such as MNIST, the textures and the flchain CSV, and the tables it would
 // replace), so that a missing input is reported at once rather than after hours of
 // earlier steps. Once ctx is done it stops (forwarding the signal to its shard processes
 // and waiting for them), keeping every finished fit, and says how to go on.

@@ -10,7 +10,7 @@
 //
 //	sim       Experiment 1: the simulation, every method × seeds × λ
 //	tmnist    Experiment 2: textured MNIST, every method × seeds × λ
-//	clinical  Experiment 3: the NMES1988 stand-in, or MIMIC-III with -mimic DIR
+//	clinical  Experiment 3: the flchain stand-in, or MIMIC-III with -mimic DIR
 //	merge     assemble tables and figures from the per-fit result files of (sharded) runs
 //	figures   redraw the figures from the tables under figures/tables, without training
 //	prop1     Proposition 2 (appendix D): full-data vs observed-only MMD of h*

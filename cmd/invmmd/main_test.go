@@ -93,7 +93,7 @@ func TestBadCommandLinesAreClearErrors(t *testing.T) {
 		t.Errorf("a refused command line created its output folder %s", fresh)
 	}
 	t.Setenv(tmnist.DataDirEnv, dir)
-	if msg, _, _ := run(t, "clinical", "-quick", "-out", fresh); !strings.Contains(msg, filepath.Join(dir, "nmes1988", "nmes1988.csv")) {
+	if msg, _, _ := run(t, "clinical", "-quick", "-out", fresh); !strings.Contains(msg, filepath.Join(dir, "flchain", "flchain.csv")) {
 		t.Errorf("clinical with %s=%s: error %q, want it to name the CSV under that folder", tmnist.DataDirEnv, dir, msg)
 	}
 }
@@ -352,20 +352,34 @@ func TestFiguresRedrawsFromTables(t *testing.T) {
 	}
 }
 
-// TestClinicalDataFlagAndMIMICFixture runs the clinical experiment on a copy of the NMES
-// CSV with a byte-order mark given by -data, and on the MIMIC-III test fixture with -quick
-// (whose batch of 4000 would exceed the fixture's training rows).
+// flchainSample returns every fourth data row of the committed flchain CSV under its
+// header: a clinical table with the same columns that trains in a fraction of the time.
+func flchainSample(t *testing.T) []byte {
+	t.Helper()
+	src, err := clinical.FindFLChain()
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := strings.SplitAfter(string(full), "\n")
+	sub := all[:1]
+	for i := 1; i < len(all); i += 4 {
+		sub = append(sub, all[i])
+	}
+	return []byte(strings.Join(sub, ""))
+}
+
+// TestClinicalDataFlagAndMIMICFixture runs the clinical experiment on a subsample of the
+// flchain CSV (every fourth row, for speed) with a byte-order mark given by -data, and on
+// the MIMIC-III test fixture with -quick (whose batch of 4000 would exceed the fixture's
+// training rows).
 func TestClinicalDataFlagAndMIMICFixture(t *testing.T) {
-	src, err := clinical.FindNMES()
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := flchainSample(t)
 	dir := t.TempDir()
-	data := filepath.Join(dir, "nmes.csv")
+	data := filepath.Join(dir, "flchain.csv")
 	os.WriteFile(data, append([]byte("\ufeff"), b...), 0o644)
 	out := filepath.Join(dir, "out")
 	if msg, _, stderr := run(t, "clinical", "-quick", "-data", data, "-seeds", "1", "-methods", "none,dr", "-out", out); msg != "" {
@@ -373,21 +387,21 @@ func TestClinicalDataFlagAndMIMICFixture(t *testing.T) {
 	}
 	// The same CSV found through INVMMD_DATA_DIR, without -data.
 	ddir := filepath.Join(dir, "data")
-	os.MkdirAll(filepath.Join(ddir, "nmes1988"), 0o755)
-	os.WriteFile(filepath.Join(ddir, "nmes1988", "nmes1988.csv"), b, 0o644)
+	os.MkdirAll(filepath.Join(ddir, "flchain"), 0o755)
+	os.WriteFile(filepath.Join(ddir, "flchain", "flchain.csv"), b, 0o644)
 	t.Setenv(tmnist.DataDirEnv, ddir)
 	if msg, _, stderr := run(t, "clinical", "-quick", "-seeds", "1", "-methods", "none", "-out", filepath.Join(dir, "out-env")); msg != "" {
 		t.Fatalf("clinical with %s: %s\n%s", tmnist.DataDirEnv, msg, stderr)
 	}
-	// A value too large to standardise is reported by CSV line and column name.
+	// A value too large to standardise is reported by CSV line, column and column name.
 	lines := strings.SplitN(string(b), "\n", 4)
 	f := strings.Split(lines[2], ",")
-	f[10] = "1e308" // age
+	f[0] = "1e308" // age
 	lines[2] = strings.Join(f, ",")
 	huge := filepath.Join(dir, "huge.csv")
 	os.WriteFile(huge, []byte(strings.Join(lines, "\n")), 0o644)
 	msg, _, _ := run(t, "clinical", "-quick", "-data", huge, "-seeds", "1", "-methods", "none", "-out", filepath.Join(dir, "out-huge"))
-	if !strings.Contains(msg, "huge.csv:3: column \"age\": value \"1e308\"") {
+	if !strings.Contains(msg, "huge.csv:3:1: column \"age\": value \"1e308\" is out of range") {
 		t.Errorf("age 1e308: error %q, want the CSV line and column", msg)
 	}
 	fix := filepath.Join(dir, "mimic")

@@ -289,11 +289,19 @@ func publish(exp experiments.Experiment, out string, force bool, stdout io.Write
 func drawResults(rows []results.Row, exp experiments.Experiment, l float64, dir string, stdout io.Writer) ([]string, error) {
 	sums := results.Summarize(results.AsWritten(rows))
 	title := fmt.Sprintf("%s, λ = %s", exp.Title, results.LambdaName(l))
-	if err := results.WriteMarkdownNote(stdout, title, sums, exp.Paper[l], exp.TrMMDNote()); err != nil {
+	extras, err := exp.TableExtras(filepath.Join(dir, "tables", exp.Name+"_config.json"))
+	if err != nil {
+		return nil, err
+	}
+	if err := results.WriteMarkdownWith(stdout, title, sums, exp.Paper[l], exp.TrMMDNote(), extras); err != nil {
 		return nil, err
 	}
 	fmt.Fprintln(stdout)
-	plots, err := figures.Results(title, sums, exp.Paper[l], figures.Hints(exp.Figure))
+	opts := []figures.ResultOption{figures.Hints(exp.Figure)}
+	if extras.Majority != nil {
+		opts = append(opts, figures.Majority(*extras.Majority))
+	}
+	plots, err := figures.Results(title, sums, exp.Paper[l], opts...)
 	if err != nil {
 		return nil, fmt.Errorf("%s, λ = %s: %w", exp.Name, results.LambdaName(l), err)
 	}

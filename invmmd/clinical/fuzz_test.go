@@ -7,44 +7,39 @@ import (
 	"testing"
 )
 
-// nmesHead is the header of the NMES1988 CSV that scripts/data/nmes.sh writes.
-const nmesHead = `"visits","nvisits","ovisits","novisits","emergency","hospital","health","chronic","adl","region","age","afam","gender","married","school","income","employed","insurance","medicaid"` + "\n"
-
-// nmesRow is the first data line of that file.
-const nmesRow = `5,0,0,0,0,1,"average",2,"normal","other",6.9,"yes","male","yes",6,2.881,"yes","yes","no"` + "\n"
-
-// TestReadNMESStrayQuote is the regression test of a crash FuzzReadNMES found: a data line
-// with a stray quote made readNMES ask the CSV reader for the line of a record it had not
-// returned, which panics. It must be an error naming the file and the line.
-func TestReadNMESStrayQuote(t *testing.T) {
-	in := nmesHead + nmesRow + `5,0,0,0,0,1,"average"x,2,"normal","other",6.9,"yes","male","yes",6,2.881,"yes","yes","no"` + "\n"
-	_, err := readNMES(strings.NewReader(in), "n.csv", DefaultVisitsThreshold)
-	if err == nil || !strings.Contains(err.Error(), "n.csv") || !strings.Contains(err.Error(), "line 3") {
-		t.Fatalf("error %v, want one naming n.csv and line 3", err)
+// TestReadFLChainStrayQuote: a data line with a stray quote must be an error naming the file
+// and the line, not a panic (the CSV reader's record has no fields after a parse error, so
+// asking for a field's position there would panic).
+func TestReadFLChainStrayQuote(t *testing.T) {
+	in := flchainHead + flchainRow + `97,"F"x,1997,5.7,4.86,10,1.7,0,85,1,"Circulatory"` + "\n"
+	_, err := readFLChain(strings.NewReader(in), "f.csv", DefaultGroupMinAge)
+	if err == nil || !strings.Contains(err.Error(), "f.csv") || !strings.Contains(err.Error(), "line 3") {
+		t.Fatalf("error %v, want one naming f.csv and line 3", err)
 	}
 }
 
-// FuzzReadNMES feeds arbitrary bytes to the NMES1988 reader. It must never panic, and a
-// table it accepts must pass Table.Validate with finite features and, per row, Male equal
-// to the gender column (feature 10).
-func FuzzReadNMES(f *testing.F) {
+// FuzzReadFLChain feeds arbitrary bytes to the flchain reader. It must never panic; an
+// error must name the file; a table it accepts must pass Table.Validate with features
+// finite or NaN (creatinine only) and bounded, and Group equal to age ≥ 65 (feature 0).
+func FuzzReadFLChain(f *testing.F) {
 	for _, s := range []string{
-		nmesHead + nmesRow,
-		"\ufeff" + nmesHead + nmesRow + nmesRow,
-		nmesHead,
+		flchainHead + flchainRow,
+		"\ufeff" + flchainHead + flchainRow + flchainRowNoCr,
+		flchainHead,
 		"",
-		`"visits","age"` + "\n1,2\n",
-		nmesHead + strings.Replace(nmesRow, `"average"`, `"great"`, 1),
-		nmesHead + strings.Replace(nmesRow, "5,", "-1,", 1),
-		nmesHead + strings.Replace(nmesRow, "6.9", "1e200", 1),
-		nmesHead + strings.Replace(nmesRow, "6.9", "NaN", 1),
-		nmesHead + strings.Replace(nmesRow, `"no"`+"\n", "\n", 1),
-		nmesHead + strings.Replace(nmesRow, `"average"`, `"average"x`, 1),
+		`"age","sex"` + "\n1,F\n",
+		flchainHead + strings.Replace(flchainRow, `"F"`, `"X"`, 1),
+		flchainHead + strings.Replace(flchainRow, "97,", "-1,", 1),
+		flchainHead + strings.Replace(flchainRow, "5.7", "1e200", 1),
+		flchainHead + strings.Replace(flchainRow, "5.7", "NaN", 1),
+		flchainHead + strings.Replace(flchainRow, `,"Circulatory"`, "", 1),
+		flchainHead + strings.Replace(flchainRow, `"F"`, `"F"x`, 1),
 	} {
 		f.Add([]byte(s))
 	}
+	crCol := 5
 	f.Fuzz(func(t *testing.T, data []byte) {
-		tab, err := readNMES(bytes.NewReader(data), "fuzz.csv", DefaultVisitsThreshold)
+		tab, err := readFLChain(bytes.NewReader(data), "fuzz.csv", DefaultGroupMinAge)
 		if err != nil {
 			if !strings.Contains(err.Error(), "fuzz.csv") {
 				t.Errorf("error does not name the file: %v", err)
@@ -57,12 +52,12 @@ func FuzzReadNMES(f *testing.F) {
 		d := tab.Dim()
 		for i := range tab.Len() {
 			for j, v := range tab.X[i*d : (i+1)*d] {
-				if math.IsNaN(v) || math.Abs(v) > maxNumeric {
+				if (math.IsNaN(v) && j != crCol) || math.Abs(v) > maxNumeric {
 					t.Fatalf("row %d column %s = %v", i, tab.Names[j], v)
 				}
 			}
-			if tab.Male[i] != (tab.X[i*d+10] == 1) {
-				t.Fatalf("row %d: Male %v, gender feature %v", i, tab.Male[i], tab.X[i*d+10])
+			if tab.Group[i] != (tab.X[i*d] >= DefaultGroupMinAge) {
+				t.Fatalf("row %d: group %v, age %v", i, tab.Group[i], tab.X[i*d])
 			}
 		}
 	})

@@ -17,8 +17,8 @@ const (
 	DefaultTestAgree     = 0.85 // within each label, share of test rows with Z = Y
 	DefaultTestShare     = 0.5  // share of the used rows that go to test
 	DefaultValShare      = 0.25 // share of the train/validation pool that goes to validation
-	DefaultProbMale      = 1.0  // P(Z observed) for male patients (paper: always)
-	DefaultProbOther     = 0.2  // P(Z observed) for non-male patients (paper: 0.2)
+	DefaultProbGroup     = 1.0  // P(Z observed) in the table's Group (the paper's: male patients, always)
+	DefaultProbOther     = 0.2  // P(Z observed) outside it (the paper's: non-male patients, 0.2)
 )
 
 // Shift sets how a cohort is split into a training distribution where Y and Z mostly
@@ -40,12 +40,13 @@ type Shift struct {
 	MaxRows       int     // at most this many rows in all (0: as many as the cells allow)
 }
 
-// Missingness sets the simulated missingness of Z: the paper observes Z for every male
-// patient and for other patients with probability 0.2. A zero field takes its default.
-// Because the rule is known, the true observation probability G is recorded in GTrue.
+// Missingness sets the simulated missingness of Z by a group of rows (Table.Group): the
+// paper observes Z for every male patient and for other patients with probability 0.2; the
+// group is the table's (male in MIMIC-III). A zero field takes its default. Because the
+// rule is known, the true observation probability G is recorded in GTrue.
 type Missingness struct {
-	ProbMale  float64 // P(Δ = 1 | male), in (0, 1]; default 1
-	ProbOther float64 // P(Δ = 1 | not male), in (0, 1]; default 0.2
+	ProbGroup float64 // P(Δ = 1 | in the group), in (0, 1]; default 1
+	ProbOther float64 // P(Δ = 1 | not in it), in (0, 1]; default 0.2
 }
 
 // WithDefaults returns s with each zero field set to its default.
@@ -81,8 +82,8 @@ func (s Shift) Validate() error {
 
 // WithDefaults returns m with each zero field set to its default.
 func (m Missingness) WithDefaults() Missingness {
-	if m.ProbMale == 0 {
-		m.ProbMale = DefaultProbMale
+	if m.ProbGroup == 0 {
+		m.ProbGroup = DefaultProbGroup
 	}
 	if m.ProbOther == 0 {
 		m.ProbOther = DefaultProbOther
@@ -96,7 +97,7 @@ func (m Missingness) Validate() error {
 	for _, f := range []struct {
 		name string
 		v    float64
-	}{{"ProbMale", m.ProbMale}, {"ProbOther", m.ProbOther}} {
+	}{{"ProbGroup", m.ProbGroup}, {"ProbOther", m.ProbOther}} {
 		if !(f.v > 0 && f.v <= 1) {
 			return fmt.Errorf("clinical: Missingness.%s = %v, want a probability in (0, 1]", f.name, f.v)
 		}
@@ -104,10 +105,11 @@ func (m Missingness) Validate() error {
 	return nil
 }
 
-// G returns the true probability that Z is observed for a row.
-func (m Missingness) G(male bool) float64 {
-	if male {
-		return m.ProbMale
+// G returns the true probability that Z is observed for a row in the group (inGroup) or
+// not.
+func (m Missingness) G(inGroup bool) float64 {
+	if inGroup {
+		return m.ProbGroup
 	}
 	return m.ProbOther
 }
@@ -126,6 +128,7 @@ var SplitNames = [3]string{"train", "val", "test"}
 type SplitReport struct {
 	Source      string
 	Seed        uint64
+	GroupName   string      // the table's Group, whose Z is observed w.p. Missingness.ProbGroup
 	Shift       Shift       // with defaults filled in
 	Missingness Missingness // with defaults filled in
 	Available   [2][2]int   // table rows per (Y, Z)
@@ -144,8 +147,8 @@ type SplitReport struct {
 func (r SplitReport) String() string {
 	var b strings.Builder
 	sh := r.Shift
-	fmt.Fprintf(&b, "%s shifted split (seed %d): P(Z≠Y|Y) = %.2f in train/val, P(Z=Y|Y) = %.2f in test, test share %.2f, val share %.2f; Z observed w.p. %.2f (male) / %.2f (other)\n",
-		r.Source, r.Seed, sh.TrainDisagree, sh.TestAgree, sh.TestShare, sh.ValShare, r.Missingness.ProbMale, r.Missingness.ProbOther)
+	fmt.Fprintf(&b, "%s shifted split (seed %d): P(Z≠Y|Y) = %.2f in train/val, P(Z=Y|Y) = %.2f in test, test share %.2f, val share %.2f; Z observed w.p. %.2f (%s) / %.2f (other)\n",
+		r.Source, r.Seed, sh.TrainDisagree, sh.TestAgree, sh.TestShare, sh.ValShare, r.Missingness.ProbGroup, r.GroupName, r.Missingness.ProbOther)
 	fmt.Fprintf(&b, "available (Y,Z) cells: 00=%d 01=%d 10=%d 11=%d\n", r.Available[0][0], r.Available[0][1], r.Available[1][0], r.Available[1][1])
 	for k, s := range r.Summaries {
 		if s.N == 0 {
@@ -194,7 +197,7 @@ const (
 // table cannot fill one.
 func Assemble(t *Table, shift Shift, miss Missingness, seed uint64) (dataset.Splits, SplitReport, error) {
 	shift, miss = shift.WithDefaults(), miss.WithDefaults()
-	rep := SplitReport{Source: t.Name, Seed: seed, Shift: shift, Missingness: miss, Names: slices.Clone(t.Names)}
+	rep := SplitReport{Source: t.Name, Seed: seed, GroupName: t.GroupName, Shift: shift, Missingness: miss, Names: slices.Clone(t.Names)}
 	if err := shift.Validate(); err != nil {
 		return dataset.Splits{}, rep, err
 	}
@@ -357,7 +360,7 @@ func buildSet(t *Table, name string, idx []int, rep *SplitReport, k int, miss Mi
 			s.X[r*d+j] = float32((v - rep.Mean[j]) / rep.SD[j])
 		}
 		s.Y[r], s.Z[r] = t.Y[i], t.Z[i]
-		g := miss.G(t.Male[i])
+		g := miss.G(t.Group[i])
 		s.GTrue[r] = g
 		if rng.Float64() < g {
 			s.Delta[r] = 1

@@ -9,7 +9,8 @@ import (
 )
 
 func TestShiftCounts(t *testing.T) {
-	nmes := [2][2]int{{2075, 320}, {1815, 196}}
+	rareZ := [2][2]int{{2075, 320}, {1815, 196}} // a rare Z (12%), as in NMES1988 with Z = African American
+	flchain := [2][2]int{{3185, 2520}, {1165, 1004}}
 	for _, tc := range []struct {
 		name       string
 		avail      [2][2]int
@@ -18,9 +19,13 @@ func TestShiftCounts(t *testing.T) {
 	}{
 		// Label 0: n = min(320/0.5, 2075/0.5) = 640, pool 320 = 272 (Z=1) + 48 (Z=0), test 320 = 272 (Z=0) + 48 (Z=1).
 		// Label 1: n = min(1815/0.5, 196/0.5) = 392, pool 196 = floor(166.6) (Z=0) + floor(29.4) (Z=1), test the mirror.
-		{"NMES cells, defaults", nmes, Shift{}, [2][2]int{{48, 272}, {166, 29}}, [2][2]int{{272, 48}, {29, 166}}},
+		{"rare Z, defaults", rareZ, Shift{}, [2][2]int{{48, 272}, {166, 29}}, [2][2]int{{272, 48}, {29, 166}}},
 		// Rates 0.9: label 0 pool 320 = 288 + 32; label 1 pool 196 = floor(176.4) + floor(19.6).
-		{"NMES cells, 0.9", nmes, Shift{TrainDisagree: 0.9, TestAgree: 0.9}, [2][2]int{{32, 288}, {176, 19}}, [2][2]int{{288, 32}, {19, 176}}},
+		{"rare Z, 0.9", rareZ, Shift{TrainDisagree: 0.9, TestAgree: 0.9}, [2][2]int{{32, 288}, {176, 19}}, [2][2]int{{288, 32}, {19, 176}}},
+		// flchain (R: table(death, sex == "M")): label 0 n = min(2520/0.5, 3185/0.5) = 5040, pool
+		// 2520 = 2142 (Z=1) + 378 (Z=0); label 1 n = min(1165/0.5, 1004/0.5) = 2008, pool 1004 =
+		// floor(853.4) (Z=0) + floor(150.6) (Z=1); test the mirror.
+		{"flchain cells, defaults", flchain, Shift{}, [2][2]int{{378, 2142}, {853, 150}}, [2][2]int{{2142, 378}, {150, 853}}},
 		// Balanced cells of 1000: a_dis = a_agr = 0.5, n = 2000 per label, pool 1000 = 850 + 150.
 		{"balanced", [2][2]int{{1000, 1000}, {1000, 1000}}, Shift{}, [2][2]int{{150, 850}, {850, 150}}, [2][2]int{{850, 150}, {150, 850}}},
 		// Cap 400 of 4000: each label n = 200, pool 100 = 85 + 15.
@@ -71,7 +76,7 @@ func TestShiftCountsFit(t *testing.T) {
 	}
 }
 
-// synthTable makes a table with n rows: Y, Z independent fair coins, male every other row,
+// synthTable makes a table with n rows: Y, Z independent fair coins, in the group every other row,
 // column "a" = row index, column "b" with NaN on every fifth row.
 func synthTable(n int) *Table {
 	t := &Table{Name: "synth", Names: []string{"a", "b", "const"}}
@@ -84,7 +89,7 @@ func synthTable(n int) *Table {
 		t.X = append(t.X, float64(i), b, 4)
 		t.Y = append(t.Y, float64(rng.IntN(2)))
 		t.Z = append(t.Z, float64(rng.IntN(2)))
-		t.Male = append(t.Male, i%2 == 0)
+		t.Group = append(t.Group, i%2 == 0)
 	}
 	return t
 }
@@ -172,7 +177,7 @@ func TestAssemble(t *testing.T) {
 			t.Errorf("%s: %d imputed values of b, report says %d", SplitNames[k], nan, rep.Imputed[k][1])
 		}
 	}
-	// Missingness: males always observed, others with probability 0.2; G recorded.
+	// Missingness: the group always observed, others with probability 0.2; G recorded.
 	for _, s := range []*struct {
 		name         string
 		y, z, dl, gt []float64
@@ -183,20 +188,20 @@ func TestAssemble(t *testing.T) {
 			if tab.Y[i] != s.y[r] || tab.Z[i] != s.z[r] {
 				t.Fatalf("%s row %d: Y, Z = %v, %v, table row %d has %v, %v", s.name, r, s.y[r], s.z[r], i, tab.Y[i], tab.Z[i])
 			}
-			if tab.Male[i] {
+			if tab.Group[i] {
 				if s.dl[r] != 1 || s.gt[r] != 1 {
-					t.Fatalf("%s row %d: male with Δ = %v, G = %v", s.name, r, s.dl[r], s.gt[r])
+					t.Fatalf("%s row %d: in the group with Δ = %v, G = %v", s.name, r, s.dl[r], s.gt[r])
 				}
 				continue
 			}
 			if s.gt[r] != 0.2 {
-				t.Fatalf("%s row %d: non-male with G = %v", s.name, r, s.gt[r])
+				t.Fatalf("%s row %d: outside the group with G = %v", s.name, r, s.gt[r])
 			}
 			other++
 			otherObs += s.dl[r]
 		}
 		if p := otherObs / other; math.Abs(p-0.2) > 4*math.Sqrt(0.16/other) {
-			t.Errorf("%s: non-male observed fraction %v, want 0.2 within 4 sd (n = %v)", s.name, p, other)
+			t.Errorf("%s: observed fraction outside the group %v, want 0.2 within 4 sd (n = %v)", s.name, p, other)
 		}
 	}
 	// Same seed, same splits; another seed, other splits.
@@ -241,7 +246,7 @@ func TestAssembleErrors(t *testing.T) {
 		}, Shift{}, Missingness{}, "column b has no measured value"},
 		{"infinite feature", func(tab *Table) { tab.X[7] = math.Inf(1) }, Shift{}, Missingness{}, "row 2: column b = +Inf"},
 		{"bad Z", func(tab *Table) { tab.Z[4] = 2 }, Shift{}, Missingness{}, "row 4: Z = 2"},
-		{"short Male", func(tab *Table) { tab.Male = tab.Male[:3] }, Shift{}, Missingness{}, "Male 3"},
+		{"short Group", func(tab *Table) { tab.Group = tab.Group[:3] }, Shift{}, Missingness{}, "Group 3"},
 		{"bad fraction", nil, Shift{TrainDisagree: 1.2}, Missingness{}, "Shift.TrainDisagree = 1.2"},
 		{"negative cap", nil, Shift{MaxRows: -1}, Missingness{}, "MaxRows = -1"},
 		{"bad probability", nil, Shift{}, Missingness{ProbOther: -0.5}, "Missingness.ProbOther = -0.5"},

@@ -8,12 +8,18 @@ import (
 // Table is a cohort before it is split: one row per patient (or ICU stay) with raw,
 // unstandardised features. It is what a data source hands to Assemble.
 type Table struct {
-	Name  string    // source name for messages and reports, e.g. "nmes1988", "mimic3"
+	Name  string    // source name for messages and reports, e.g. "flchain", "mimic3"
 	Names []string  // feature names, one per column of X
 	X     []float64 // raw features, row-major; NaN marks a value that was not measured
 	Y     []float64 // label, 0 or 1
 	Z     []float64 // nuisance, 0 or 1 (the truth; Assemble hides some of it)
-	Male  []bool    // drives the simulated missingness of Z
+	// Group marks the rows of the group whose Z is observed with Missingness.ProbGroup
+	// (the others with ProbOther): it drives the simulated missingness of Z, as being male
+	// does in the paper. It must be a function of X, so that the true G is one too.
+	Group []bool
+	// GroupName says what Group is, for reports: "male" (MIMIC-III), "aged 65 or over"
+	// (flchain).
+	GroupName string
 }
 
 // Len returns the number of rows.
@@ -36,8 +42,8 @@ func (t *Table) Validate() error {
 	if len(t.X) != n*d {
 		return fmt.Errorf("clinical table %s: %d feature values for %d rows of %d columns (want %d)", t.Name, len(t.X), n, d, n*d)
 	}
-	if len(t.Z) != n || len(t.Male) != n {
-		return fmt.Errorf("clinical table %s: Y has %d rows, Z %d, Male %d", t.Name, n, len(t.Z), len(t.Male))
+	if len(t.Z) != n || len(t.Group) != n {
+		return fmt.Errorf("clinical table %s: Y has %d rows, Z %d, Group %d", t.Name, n, len(t.Z), len(t.Group))
 	}
 	for i := 0; i < n; i++ {
 		if t.Y[i] != 0 && t.Y[i] != 1 {

@@ -119,6 +119,10 @@ func Merge(exp Experiment, storeDir, tableDir string) (*Merged, error) {
 	}
 	res.Files = append(res.Files, cfgPath, timePath)
 	backendName, _ := rec["Backend"].(string)
+	extras, err := exp.tableExtras(data)
+	if err != nil {
+		return nil, fmt.Errorf("experiments: %s: %w", exp.Name, err)
+	}
 	for _, l := range sortedLambdas(rows) {
 		p := results.TablePath(tableDir, exp.Name, l)
 		if err := store.WriteFile(p, func(w io.Writer) error { return results.WriteCSV(w, rows[l]) }); err != nil {
@@ -127,7 +131,7 @@ func Merge(exp Experiment, storeDir, tableDir string) (*Merged, error) {
 		md := strings.TrimSuffix(p, ".csv") + ".md"
 		err := store.WriteFile(md, func(w io.Writer) error {
 			title := fmt.Sprintf("%s, λ = %s", exp.Title, results.LambdaName(l))
-			if err := results.WriteMarkdownNote(w, title, results.Summarize(rows[l]), exp.Paper[l], exp.TrMMDNote()); err != nil {
+			if err := results.WriteMarkdownWith(w, title, results.Summarize(rows[l]), exp.Paper[l], exp.TrMMDNote(), extras); err != nil {
 				return err
 			}
 			fmt.Fprintf(w, "\nConfiguration: %s (backend %s; timings in %s). Seeds %v.\n", filepath.Base(cfgPath), backendName, filepath.Base(timePath), sw.Seeds)
@@ -144,6 +148,86 @@ func Merge(exp Experiment, storeDir, tableDir string) (*Merged, error) {
 	}
 	res.Removed, err = removeStale(tableDir, exp.Name, sw.Lambdas)
 	return res, err
+}
+
+// tableExtras returns what exp's tables and figures show beyond the paper's layout: the
+// paper's dataset when it is not ours, and the majority baseline of the data records
+// (seed → the split summaries, as NAME_config.json's Data holds them) when exp.Majority.
+func (exp Experiment) tableExtras(data map[string]any) (results.TableExtras, error) {
+	ex := results.TableExtras{PaperDataset: exp.Figure.PaperDataset}
+	if !exp.Majority {
+		return ex, nil
+	}
+	m, err := MajorityOf(data)
+	if err != nil {
+		return ex, err
+	}
+	ex.Majority = &m
+	return ex, nil
+}
+
+// TableExtras returns what exp's tables and figures show beyond the paper's layout (the
+// paper's dataset when it is not ours; the majority baseline when exp.Majority), reading
+// the data records from the configuration record cfgPath (NAME_config.json) that Merge
+// wrote.
+func (exp Experiment) TableExtras(cfgPath string) (results.TableExtras, error) {
+	if !exp.Majority {
+		return exp.tableExtras(nil)
+	}
+	b, err := os.ReadFile(cfgPath)
+	if err != nil {
+		return results.TableExtras{}, fmt.Errorf("experiments: %s: the majority baseline needs the data records: %w", exp.Name, err)
+	}
+	var rec struct{ Data map[string]any }
+	if err := json.Unmarshal(b, &rec); err != nil {
+		return results.TableExtras{}, fmt.Errorf("experiments: %s: %w", cfgPath, err)
+	}
+	ex, err := exp.tableExtras(rec.Data)
+	if err != nil {
+		return ex, fmt.Errorf("experiments: %s: %w", cfgPath, err)
+	}
+	return ex, nil
+}
+
+// MajorityOf returns the majority baseline (results.MajorityOf) of a sweep's data records:
+// seed → the summaries of the splits (dataset.Summary as JSON, each with its Name and PY1),
+// as NAME_config.json's Data holds them. It fails, naming the seed, when a record has no
+// train or test summary.
+func MajorityOf(data map[string]any) (results.Majority, error) {
+	seeds := make([]string, 0, len(data))
+	for k := range data {
+		seeds = append(seeds, k)
+	}
+	sort.Slice(seeds, func(i, j int) bool {
+		if len(seeds[i]) != len(seeds[j]) {
+			return len(seeds[i]) < len(seeds[j])
+		}
+		return seeds[i] < seeds[j]
+	})
+	var tr, te []float64
+	for _, k := range seeds {
+		var py1 [2]float64
+		found := [2]bool{}
+		list, _ := data[k].([]any)
+		for _, x := range list {
+			m, _ := x.(map[string]any)
+			p, ok := m["PY1"].(float64)
+			if !ok {
+				continue
+			}
+			switch m["Name"] {
+			case "train":
+				py1[0], found[0] = p, true
+			case "test":
+				py1[1], found[1] = p, true
+			}
+		}
+		if !found[0] || !found[1] {
+			return results.Majority{}, fmt.Errorf("majority baseline: seed %s's data record has no train or test summary with P(Y=1)", k)
+		}
+		tr, te = append(tr, py1[0]), append(te, py1[1])
+	}
+	return results.MajorityOf(tr, te)
 }
 
 // StripSeconds returns v (decoded JSON) without any "Seconds" field, at any depth: the

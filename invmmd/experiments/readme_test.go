@@ -478,3 +478,120 @@ func TestREADMEHMDANumbers(t *testing.T) {
 		}
 	}
 }
+
+// TestREADMEClinicalNumbers recomputes from the committed clinical tables (CSV and
+// configuration record) every number the README quotes about the clinical stand-in: the
+// split sizes, the majority baseline, each method's test accuracy, its difference from none
+// (ours per seed, the paper's from its none), none's margin over the majority baseline and
+// how many fits of h stopped by patience.
+func TestREADMEClinicalNumbers(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := results.ReadCSVFile(results.TablePath(committedTables, "clinical", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	exp, ok := Describe("clinical")
+	if !ok {
+		t.Fatal("no clinical experiment")
+	}
+	cfgPath := filepath.Join(committedTables, "clinical_config.json")
+	ex, err := exp.TableExtras(cfgPath)
+	if err != nil || ex.Majority == nil {
+		t.Fatalf("extras %+v: %v", ex, err)
+	}
+	b, err := os.ReadFile(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec struct {
+		Data map[string][]struct {
+			Name string
+			N    int
+		}
+		Fits []struct {
+			Method  string
+			History struct{ StopReason string }
+		}
+	}
+	if err := json.Unmarshal(b, &rec); err != nil {
+		t.Fatal(err)
+	}
+	sizes := map[string]int{}
+	for seed, sums := range rec.Data {
+		for _, s := range sums {
+			if n, ok := sizes[s.Name]; ok && n != s.N {
+				t.Fatalf("seed %s: %s has %d rows, another seed %d", seed, s.Name, s.N, n)
+			}
+			sizes[s.Name] = s.N
+		}
+	}
+	patience := 0
+	for _, f := range rec.Fits {
+		if f.History.StopReason == "patience" {
+			patience++
+		}
+	}
+	sums := results.Summarize(rows)
+	diffs, ok := results.DiffsFromNone(sums)
+	if !ok {
+		t.Fatal("no none in the clinical table")
+	}
+	paper := exp.Paper[1]
+	var acc, diff, pdiff strings.Builder
+	fmt.Fprintf(&acc, "| te acc, ours (flchain, %d seeds) |", sums[0].N)
+	diff.WriteString("| te acc − none, ours (per seed) |")
+	pdiff.WriteString("| te acc − none, paper (MIMIC-III) |")
+	lo, hi := math.Inf(1), math.Inf(-1) // the penalised methods' differences from none
+	var noneAcc float64
+	for i, s := range sums {
+		fmt.Fprintf(&acc, " %.3f ± %.3f |", s.TeAcc.Mean, s.TeAcc.Std)
+		if s.Method == "none" {
+			noneAcc = s.TeAcc.Mean
+			diff.WriteString(" 0 |")
+		} else {
+			fmt.Fprintf(&diff, " %+.3f ± %.3f |", diffs[i].Mean, diffs[i].Std)
+			lo, hi = math.Min(lo, diffs[i].Mean), math.Max(hi, diffs[i].Mean)
+		}
+		switch p, ok := paper[s.Method]; {
+		case !ok:
+			pdiff.WriteString(" – |")
+		case s.Method == "none":
+			pdiff.WriteString(" 0 |")
+		default:
+			fmt.Fprintf(&pdiff, " %+.2f |", p.TeAcc.Mean-paper["none"].TeAcc.Mean)
+		}
+	}
+	thousands := func(n int) string {
+		if n < 1000 {
+			return fmt.Sprint(n)
+		}
+		return fmt.Sprintf("%d,%03d", n/1000, n%1000)
+	}
+	m := ex.Majority
+	// none's margin over the majority baseline, seed by seed (every seed's test split has
+	// the same size and balance, so the same baseline).
+	mlo, mhi := math.Inf(1), math.Inf(-1)
+	for _, r := range rows {
+		if r.Method == "none" {
+			mlo, mhi = math.Min(mlo, r.TeAcc-m.TeAcc.Mean), math.Max(mhi, r.TeAcc-m.TeAcc.Mean)
+		}
+	}
+	majRow := fmt.Sprintf("| te acc, %s |", m.Name()) + strings.Repeat(fmt.Sprintf(" %.3f |", m.TeAcc.Mean), len(sums))
+	want := []string{
+		acc.String() + "\n", diff.String() + "\n", pdiff.String() + "\n", majRow + "\n",
+		fmt.Sprintf("%+.3f to %+.3f on each seed", mlo, mhi),
+		fmt.Sprintf("%s training, %s validation and %s test rows", thousands(sizes["train"]), thousands(sizes["val"]), thousands(sizes["test"])),
+		fmt.Sprintf("always predicting Y = %d scores %.3f on test", m.Label, m.TeAcc.Mean),
+		fmt.Sprintf("`none` reaches %.3f, %+.3f above the majority baseline", noneAcc, noneAcc-m.TeAcc.Mean),
+		fmt.Sprintf("every penalised method gains %+.3f to %+.3f over `none`", lo, hi),
+		fmt.Sprintf("%d of the %d fits of h stopped by patience", patience, len(rec.Fits)),
+	}
+	for _, w := range want {
+		if !strings.Contains(string(readme), w) {
+			t.Errorf("README.md does not say, as the committed clinical tables give:\n%s", w)
+		}
+	}
+}

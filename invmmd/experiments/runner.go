@@ -44,6 +44,11 @@ type Experiment struct {
 	// Figure is what the results figures draw besides the tables: the accuracy ceiling of
 	// an invariant model, the paper's dataset when it is not ours.
 	Figure results.FigureHints
+	// Majority says that the tables and figures show the test split's majority baseline
+	// (always predicting its more common label), computed from the data records of the
+	// sweep's seeds (MajorityOf): set where P(Y = 1) in test is far from 1/2, so that 0.5
+	// is not the accuracy to beat.
+	Majority bool
 	// Examples, when set, returns example images of the data of a seed, drawn as
 	// NAME_examples next to the results figures.
 	Examples func(seed uint64) (ExampleImages, error)

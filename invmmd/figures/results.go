@@ -30,6 +30,7 @@ type ResultOption func(*resultOptions)
 
 type resultOptions struct {
 	chance       float64
+	chanceName   string  // the chance line's label; "" for "chance"
 	ceiling      float64 // NaN: none
 	ceilingWhat  string
 	paperDataset string
@@ -46,9 +47,20 @@ func Ceiling(acc float64, what string) ResultOption {
 }
 
 // PaperDataset says that the paper's numbers come from another dataset than ours (e.g.
-// "MIMIC-III" next to the NMES1988 stand-in); the legend says so.
+// "MIMIC-III" next to a public stand-in), whose levels are not ours: the accuracy panel
+// then draws the paper's test accuracy as its difference from the paper's none, placed at
+// our none's mean, the train-MMD panel draws none of the paper's numbers, and the legend
+// says so.
 func PaperDataset(name string) ResultOption {
 	return func(o *resultOptions) { o.paperDataset = name }
+}
+
+// Majority draws the test split's majority baseline (always predicting its more common
+// label) in place of the chance line: the accuracy axis starts there and the line is
+// labelled with m.Name(), e.g. "majority (always Y=0)". Where P(Y = 1) in test is far from
+// 1/2 it, not 0.5, is the accuracy to beat.
+func Majority(m results.Majority) ResultOption {
+	return func(o *resultOptions) { o.chance, o.chanceName = m.TeAcc.Mean, m.Name() }
 }
 
 // Hints draws what an experiment's FigureHints say (an experiment's Figure): its ceiling
@@ -84,9 +96,9 @@ const MMDLinearMax = 0.6
 
 // Results returns the two panels of an experiment's summary figure, one column per method,
 // stacked:
-//   - test accuracy on an axis from chance (or the lowest seed below it, down to as far below
-//     chance as the best value is above it, and a bit) up, with lines at chance, at none's
-//     accuracy and at the invariant ceiling when given (Ceiling);
+//   - test accuracy on an axis from chance (or the majority baseline, Majority; or the lowest
+//     seed below it, down to as far below it as the best value is above it, and a bit) up,
+//     with lines there, at none's accuracy and at the invariant ceiling when given (Ceiling);
 //   - train MMD² (the full-data estimator) on a linear axis, or a SymLog one (linear within
 //     ±MMDLinear) when a value exceeds MMDLinearMax.
 //
@@ -113,20 +125,45 @@ func Results(title string, sums []results.Summary, paper map[string]results.Pape
 			}
 		}
 	}
-	acc := methodPanel(title+": test accuracy", "test accuracy", sums, paper, o,
+	accPaper, mmdPaper := paper, paper
+	if o.paperDataset != "" {
+		accPaper, mmdPaper = paperFromNone(sums, paper), nil
+	}
+	acc := methodPanel(title+": test accuracy", "test accuracy", sums, accPaper, o,
 		func(s results.Summary) results.Cell { return s.TeAcc },
 		func(r results.Row) float64 { return r.TeAcc },
 		func(p results.PaperRow) results.Cell { return p.TeAcc })
-	mmd := methodPanel("train MMD² (full-data estimator), "+lambdaOf(title), "train MMD²", sums, paper, o,
+	mmd := methodPanel("train MMD² (full-data estimator), "+lambdaOf(title), "train MMD²", sums, mmdPaper, o,
 		func(s results.Summary) results.Cell { return s.TrMMD },
 		func(r results.Row) float64 { return r.TrMMD },
 		func(p results.PaperRow) results.Cell { return p.TrMMD })
-	accuracyAxis(acc, sums, paper, o)
-	mmdAxis(mmd, sums, paper)
+	accuracyAxis(acc, sums, accPaper, o)
+	mmdAxis(mmd, sums, mmdPaper)
 	if c := splitCaption(sums, o.chance); c != "" {
 		acc.X.Label.Text = wrap(c, 95)
 	}
 	return [][]*plot.Plot{{acc}, {mmd}}, nil
+}
+
+// paperFromNone returns the paper's rows with each test accuracy moved by our none's mean
+// minus the paper's none: the paper's difference from its none, drawn from our none (nil
+// when either none is missing). Only TeAcc is kept.
+func paperFromNone(sums []results.Summary, paper map[string]results.PaperRow) map[string]results.PaperRow {
+	pn, ok := paper["none"]
+	if !ok {
+		return nil
+	}
+	for _, s := range sums {
+		if s.Method != "none" {
+			continue
+		}
+		out := map[string]results.PaperRow{}
+		for m, p := range paper {
+			out[m] = results.PaperRow{TeAcc: results.Cell{Mean: s.TeAcc.Mean + p.TeAcc.Mean - pn.TeAcc.Mean, Std: p.TeAcc.Std}}
+		}
+		return out
+	}
+	return nil
 }
 
 // seedValues returns f of each of s's rows (nil when the summary has none).
@@ -187,7 +224,7 @@ func seedSplit(method string, vals []float64, chance float64) (string, bool) {
 	}
 	at := plotFormat(math.Round((lo+hi)*50)/100, 2)
 	if chance > lo && chance < hi {
-		at = strconv.FormatFloat(chance, 'g', -1, 64)
+		at = strconv.FormatFloat(math.Round(chance*1000)/1000, 'g', -1, 64)
 	}
 	return fmt.Sprintf("%s: %d of %d seeds below %s", method, k+1, len(v), at), true
 }
@@ -293,11 +330,13 @@ func methodPanel(title, ylabel string, sums []results.Summary, paper map[string]
 		p.Legend.Add("ours: each seed", legendKey{kind: keySeed})
 	}
 	if len(them.x) > 0 {
-		label := fmt.Sprintf("paper, %d seeds: mean ± sd", results.PaperSeeds)
 		if o.paperDataset != "" {
-			label = fmt.Sprintf("paper (%s), %d seeds: mean ± sd", o.paperDataset, results.PaperSeeds)
+			p.Legend.Add(fmt.Sprintf("paper (%s), %d seeds: its", o.paperDataset, results.PaperSeeds), them)
+			p.Legend.Add("  difference from its none ± sd,")
+			p.Legend.Add("  drawn from our none's mean")
+		} else {
+			p.Legend.Add(fmt.Sprintf("paper, %d seeds: mean ± sd", results.PaperSeeds), them)
 		}
-		p.Legend.Add(label, them)
 	}
 	p.NominalX(names...)
 	p.X.Min, p.X.Max = -0.6, float64(len(sums))-0.4
@@ -343,6 +382,9 @@ func accuracyAxis(p *plot.Plot, sums []results.Summary, paper map[string]results
 	chance := newHLine(o.chance, ReferenceColor, vg.Points(6), vg.Points(3))
 	p.Add(chance)
 	chanceLabel := fmt.Sprintf("chance (%g)", o.chance)
+	if o.chanceName != "" {
+		chanceLabel = fmt.Sprintf("%s: %.3f", o.chanceName, o.chance)
+	}
 	for _, s := range sums {
 		// none's mean within 0.01 of chance would be a second line on top of it: the legend
 		// gives both on one line instead.

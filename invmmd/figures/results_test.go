@@ -61,8 +61,8 @@ func TestResultsAccuracyAxisAndReferences(t *testing.T) {
 			[]string{"chance (0.5)", "none's mean (0.683)", "ceiling, invariant h* (0.844)", "ours, 3 seeds: mean ± sd", "paper, 3 seeds: mean ± sd"},
 			[]string{"1 seed", "each seed", "Seeds split"}, 0.9},
 		{"one seed, paper on another dataset", simSums(1), []ResultOption{PaperDataset("MIMIC-III")},
-			[]string{"ours, 1 seed (no spread)", "paper (MIMIC-III), 3 seeds: mean ± sd"},
-			[]string{"ceiling", "1 seeds"}, 0.9},
+			[]string{"ours, 1 seed (no spread)", "paper (MIMIC-III), 3 seeds: its", "difference from its none ± sd,", "drawn from our none's mean"},
+			[]string{"ceiling", "1 seeds", "paper (MIMIC-III), 3 seeds: mean ± sd"}, 0.9},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			g, err := Results("Sim", c.sums, simPaper, c.opts...)
@@ -317,6 +317,64 @@ func TestResultsChance(t *testing.T) {
 	}
 	if svg := svgText(t, g); !strings.Contains(svg, "chance (0.1)") {
 		t.Error("no chance line at 0.1")
+	}
+}
+
+// TestResultsMajority: the majority baseline replaces the chance line (the axis starts just
+// below it, no "chance (0.5)"), and a paper on another dataset is drawn as its differences
+// from its none, placed at our none's mean (paperFromNone), with none of its train MMDs.
+func TestResultsMajority(t *testing.T) {
+	maj := results.Majority{Label: 0, N: 3, TeAcc: C{Mean: 0.715}, TrAcc: C{Mean: 0.715}}
+	sums := []results.Summary{
+		{Method: "none", N: 3, TrMMD: C{Mean: 0.09, Std: 0.01}, TeAcc: C{Mean: 0.74, Std: 0.01}},
+		{Method: "obs", N: 3, TrMMD: C{Mean: 0.006, Std: 0.002}, TeAcc: C{Mean: 0.78, Std: 0.01}},
+		{Method: "full", N: 3, TrMMD: C{Mean: 0.003, Std: 0.002}, TeAcc: C{Mean: 0.776, Std: 0.01}},
+	}
+	for _, c := range []struct {
+		name   string
+		opts   []ResultOption
+		want   []string
+		absent []string
+		lo     float64 // the lowest value drawn: the axis starts just below it
+	}{
+		{"majority, paper on another dataset", []ResultOption{Majority(maj), PaperDataset("MIMIC-III")},
+			[]string{"majority (always Y=0): 0.715", "none's mean (0.740)", "drawn from our none's mean"}, []string{"chance"}, 0.715},
+		// The paper's none at its level (0.67) is the lowest value here.
+		{"majority, same dataset", []ResultOption{Majority(maj)},
+			[]string{"majority (always Y=0): 0.715", "paper, 3 seeds: mean ± sd"}, []string{"chance"}, 0.67},
+		{"no majority", nil, []string{"chance (0.5)"}, []string{"majority"}, DefaultChance},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			g, err := Results("Clinical", sums, simPaper, c.opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if acc := g[0][0]; acc.Y.Min > c.lo || acc.Y.Min < c.lo-0.03 {
+				t.Errorf("accuracy axis starts at %.3f, want just below %.3f", acc.Y.Min, c.lo)
+			}
+			svg := svgText(t, g)
+			for _, w := range c.want {
+				if !strings.Contains(svg, w) {
+					t.Errorf("figure lacks %q", w)
+				}
+			}
+			for _, w := range c.absent {
+				if strings.Contains(svg, w) {
+					t.Errorf("figure shows %q", w)
+				}
+			}
+		})
+	}
+	// The paper's test accuracies on another dataset: its differences from its none, from
+	// our none's mean (0.74), with its standard deviations; nothing without a none.
+	got := paperFromNone(sums, simPaper)
+	for m, want := range map[string]C{"none": {Mean: 0.74, Std: 0.02}, "obs": {Mean: 0.74 + 0.10, Std: 0.02}, "full": {Mean: 0.74 + 0.13, Std: 0.01}} {
+		if c := got[m].TeAcc; math.Abs(c.Mean-want.Mean) > 1e-12 || c.Std != want.Std || got[m].TrMMD != (C{}) {
+			t.Errorf("paperFromNone %s: %+v, want te acc %+v and no train MMD", m, got[m], want)
+		}
+	}
+	if paperFromNone(sums[1:], simPaper) != nil || paperFromNone(sums, map[string]results.PaperRow{"obs": simPaper["obs"]}) != nil {
+		t.Error("paperFromNone without our none or the paper's: want nil")
 	}
 }
 

@@ -141,7 +141,7 @@ func atoi(s string) (int, bool) {
 // cohort turns the stays and their aggregates into the Table.
 func (x *extraction) cohort() *Cohort {
 	names := FeatureNames()
-	t := &clinical.Table{Name: "mimic3", Names: names, X: make([]float64, 0, len(x.stays)*len(names))}
+	t := &clinical.Table{Name: "mimic3", GroupName: "male", Names: names, X: make([]float64, 0, len(x.stays)*len(names))}
 	nv := len(variables)
 	gcs := scoreGCS(x.gcsEvents, len(x.stays))
 	x.gcsEvents = nil
@@ -167,7 +167,7 @@ func (x *extraction) cohort() *Cohort {
 		t.Y = append(t.Y, b2f(s.LOSDays > x.cfg.LongStayDays))
 		z := IsWhite(s.Ethnicity)
 		t.Z = append(t.Z, b2f(z))
-		t.Male = append(t.Male, s.Male)
+		t.Group = append(t.Group, s.Male)
 		x.rep.PLong += t.Y[i]
 		x.rep.PWhite += t.Z[i]
 		x.rep.PMale += b2f(s.Male)

@@ -54,7 +54,7 @@ type Config struct {
 	Strict       bool // fail on the first malformed row (overrides MaxMalformed)
 
 	Shift       clinical.Shift       // the shifted split; clinical's defaults
-	Missingness clinical.Missingness // Z observed w.p. 1 (male) / 0.2 (other) by default
+	Missingness clinical.Missingness // Z observed w.p. 1 (male: the table's Group) / 0.2 (other) by default
 
 	Progress      io.Writer     `json:"-"` // periodic progress lines; default os.Stderr; io.Discard for none
 	ProgressEvery time.Duration // default 5 s

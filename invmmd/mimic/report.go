@@ -27,7 +27,7 @@ type Stay struct {
 // stay, ordered by ICUSTAY_ID.
 type Cohort struct {
 	Stays []Stay
-	Table *clinical.Table // raw features (NaN where a variable was not measured), Y, Z, Male
+	Table *clinical.Table // raw features (NaN where a variable was not measured), Y, Z, Group (male)
 }
 
 // Feature returns stay row's raw value of the named feature column.

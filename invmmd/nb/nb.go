@@ -11,6 +11,7 @@ import (
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/dataset"
 	"github.com/invmmd/invmmd/invmmd/experiments"
+	"github.com/invmmd/invmmd/invmmd/figures"
 	"github.com/invmmd/invmmd/invmmd/models"
 	"github.com/invmmd/invmmd/invmmd/results"
 	"github.com/invmmd/invmmd/invmmd/train"
@@ -178,6 +179,30 @@ func (r *Run) Reuse(exp experiments.Experiment, rc *experiments.RunConfig, zmap 
 // it over seeds (results.Summarize).
 func (r *Run) Tables(exp experiments.Experiment, lambda float64) []results.Summary {
 	return results.Summarize(Must(results.ReadCSVFile(results.TablePath(r.CacheDir(), exp.Name, lambda))))
+}
+
+// Extras returns what exp's tables of this run show beyond the paper's layout
+// (Experiment.TableExtras: the majority baseline, the paper's numbers as differences from
+// none), from the configuration record its sweep wrote next to them.
+func (r *Run) Extras(exp experiments.Experiment) results.TableExtras {
+	return Must(exp.TableExtras(filepath.Join(r.CacheDir(), exp.Name+"_config.json")))
+}
+
+// CommittedExtras is Extras for the committed paper-size tables of exp (figures/tables/,
+// next to the CSVs that Committed reads).
+func (r *Run) CommittedExtras(exp experiments.Experiment) results.TableExtras {
+	return Must(exp.TableExtras(filepath.Join(r.Root(), "figures", "tables", exp.Name+"_config.json")))
+}
+
+// ResultOptions returns the results figure's options for exp's tables with extras ex: its
+// figure hints (figures.Hints) and, when ex has one, the majority baseline in place of the
+// chance line (figures.Majority).
+func ResultOptions(exp experiments.Experiment, ex results.TableExtras) []figures.ResultOption {
+	opts := []figures.ResultOption{figures.Hints(exp.Figure)}
+	if ex.Majority != nil {
+		opts = append(opts, figures.Majority(*ex.Majority))
+	}
+	return opts
 }
 
 // Committed reads the committed paper-size table of the experiment stored under name at λ

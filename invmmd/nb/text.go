@@ -120,14 +120,19 @@ func NotesMarkdown(heading string, notes []string) string {
 }
 
 // TableMarkdown renders summaries as the paper's table (results.WriteMarkdownNote), with
-// the paper's numbers for λ when exp has them and exp's note on what tr mmd is.
+// the paper's numbers for λ when exp has them and exp's note on what tr mmd is. An
+// experiment whose tables show more (the majority baseline, the paper's numbers as
+// differences from none) takes TableMarkdownWith.
 func TableMarkdown(title string, exp experiments.Experiment, lambda float64, sums []results.Summary) string {
-	note := exp.MMDNote
-	if note == "" {
-		note = results.DefaultMMDNote
-	}
+	return TableMarkdownWith(title, exp, lambda, sums, results.TableExtras{})
+}
+
+// TableMarkdownWith is TableMarkdown with the extras of a run's tables (Run.Extras): the
+// test split's majority baseline and, for a paper on another dataset, the comparison as
+// differences from none.
+func TableMarkdownWith(title string, exp experiments.Experiment, lambda float64, sums []results.Summary, ex results.TableExtras) string {
 	var b strings.Builder
-	if err := results.WriteMarkdownNote(&b, title, sums, exp.Paper[lambda], note); err != nil {
+	if err := results.WriteMarkdownWith(&b, title, sums, exp.Paper[lambda], exp.TrMMDNote(), ex); err != nil {
 		panic(err)
 	}
 	return b.String()
@@ -153,7 +158,8 @@ func (r *Run) ShowCommitted(exp experiments.Experiment, lambdas ...float64) []Ta
 			continue
 		}
 		found = append(found, Table{Lambda: l, Sums: sums})
-		ShowMarkdown(TableMarkdown(fmt.Sprintf("%s, λ = %s (paper size, committed: figures/tables/%s)", exp.Title, results.LambdaName(l), file), exp, l, sums))
+		ex := r.CommittedExtras(exp)
+		ShowMarkdown(TableMarkdownWith(fmt.Sprintf("%s, λ = %s (paper size, committed: figures/tables/%s)", exp.Title, results.LambdaName(l), file), exp, l, sums, ex))
 	}
 	return found
 }

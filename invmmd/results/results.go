@@ -83,7 +83,7 @@ type FigureHints struct {
 	Ceiling     float64
 	CeilingWhat string
 	// PaperDataset names the dataset of the paper's numbers when it differs from ours
-	// (e.g. "MIMIC-III" next to the NMES1988 stand-in); "" when it is the same.
+	// (e.g. "MIMIC-III" next to a public stand-in); "" when it is the same.
 	PaperDataset string
 }
 
@@ -243,6 +243,25 @@ func WriteMarkdown(w io.Writer, title string, sums []Summary, paper map[string]P
 // (an experiment whose penalty is not the paper's MMD², e.g. the joint MMD² of a continuous
 // nuisance, says so).
 func WriteMarkdownNote(w io.Writer, title string, sums []Summary, paper map[string]PaperRow, mmdNote string) error {
+	return WriteMarkdownWith(w, title, sums, paper, mmdNote, TableExtras{})
+}
+
+// TableExtras is what a results table shows beyond the paper's layout; the zero value
+// adds nothing.
+type TableExtras struct {
+	// Majority, when set, adds a row with the test split's majority baseline under every
+	// method: the accuracy to beat when P(Y = 1) in test is far from 1/2.
+	Majority *Majority
+	// PaperDataset names the dataset of the paper's numbers when it is not ours (e.g.
+	// "MIMIC-III" beside a public stand-in): the levels are then not comparable, so the
+	// table gives the paper's test accuracy only as each method's difference from the
+	// paper's none, next to ours from our none, and leaves out the paper's levels.
+	PaperDataset string
+}
+
+// WriteMarkdownWith is WriteMarkdownNote with extras: the majority baseline and, for a
+// paper on another dataset, the comparison as differences from none (TableExtras).
+func WriteMarkdownWith(w io.Writer, title string, sums []Summary, paper map[string]PaperRow, mmdNote string, ex TableExtras) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### %s\n\n", title)
 	b.WriteString("| | ")
@@ -252,6 +271,10 @@ func WriteMarkdownNote(w io.Writer, title string, sums []Summary, paper map[stri
 	b.WriteString("\n|---|")
 	b.WriteString(strings.Repeat("---|", len(sums)))
 	b.WriteString("\n")
+	levels := paper // the paper's rows at their levels
+	if ex.PaperDataset != "" {
+		levels = nil
+	}
 	line := func(label string, ours func(Summary) Cell, theirs func(PaperRow) Cell, digits int) {
 		fmt.Fprintf(&b, "| %s (ours) | ", label)
 		for _, s := range sums {
@@ -263,12 +286,12 @@ func WriteMarkdownNote(w io.Writer, title string, sums []Summary, paper map[stri
 			fmt.Fprintf(&b, "%.*f ± %.*f | ", digits, c.Mean, digits, c.Std)
 		}
 		b.WriteString("\n")
-		if paper == nil {
+		if levels == nil {
 			return
 		}
 		fmt.Fprintf(&b, "| %s (paper) | ", label)
 		for _, s := range sums {
-			if p, ok := paper[s.Method]; ok {
+			if p, ok := levels[s.Method]; ok {
 				c := theirs(p)
 				fmt.Fprintf(&b, "%.*f ± %.*f | ", digits, c.Mean, digits, c.Std)
 			} else {
@@ -280,18 +303,172 @@ func WriteMarkdownNote(w io.Writer, title string, sums []Summary, paper map[stri
 	line("tr mmd", func(s Summary) Cell { return s.TrMMD }, func(p PaperRow) Cell { return p.TrMMD }, 3)
 	line("tr acc", func(s Summary) Cell { return s.TrAcc }, func(p PaperRow) Cell { return p.TrAcc }, 3)
 	line("te acc", func(s Summary) Cell { return s.TeAcc }, func(p PaperRow) Cell { return p.TeAcc }, 3)
+	diffs := false
+	if ex.PaperDataset != "" && paper != nil {
+		if d, ok := DiffsFromNone(sums); ok {
+			diffs = true
+			b.WriteString("| te acc − none (ours) | ")
+			for i, s := range sums {
+				switch {
+				case s.Method == "none":
+					b.WriteString("0 | ")
+				case d[i].Seeds < 2:
+					fmt.Fprintf(&b, "%+.3f | ", d[i].Mean)
+				default:
+					fmt.Fprintf(&b, "%+.3f ± %.3f | ", d[i].Mean, d[i].Std)
+				}
+			}
+			b.WriteString("\n")
+		}
+		if pn, ok := paper["none"]; ok {
+			diffs = true
+			fmt.Fprintf(&b, "| te acc − none (paper, %s) | ", ex.PaperDataset)
+			for _, s := range sums {
+				switch p, ok := paper[s.Method]; {
+				case !ok:
+					b.WriteString("– | ")
+				case s.Method == "none":
+					b.WriteString("0 | ")
+				default:
+					fmt.Fprintf(&b, "%+.2f | ", p.TeAcc.Mean-pn.TeAcc.Mean)
+				}
+			}
+			b.WriteString("\n")
+		}
+	}
+	if m := ex.Majority; m != nil {
+		fmt.Fprintf(&b, "| te acc, %s | ", m.Name())
+		for range sums {
+			if m.N > 1 && m.TeAcc.Std > 0 {
+				fmt.Fprintf(&b, "%.3f ± %.3f | ", m.TeAcc.Mean, m.TeAcc.Std)
+			} else {
+				fmt.Fprintf(&b, "%.3f | ", m.TeAcc.Mean)
+			}
+		}
+		b.WriteString("\n")
+	}
 	n := 0
 	for _, s := range sums {
 		n = max(n, s.N)
 	}
 	switch {
-	case n == 1 && paper != nil:
+	case n == 1 && levels != nil:
 		fmt.Fprintf(&b, "\nOne seed: our numbers have no standard deviation (the paper's are over three seeds). %s\n", mmdNote)
 	case n == 1:
 		fmt.Fprintf(&b, "\nOne seed: our numbers have no standard deviation. %s\n", mmdNote)
 	default:
 		fmt.Fprintf(&b, "\nMean ± standard deviation over %d seeds. %s\n", n, mmdNote)
 	}
+	if diffs {
+		fmt.Fprintf(&b, "The paper's numbers are on %s, whose levels are not ours: its test accuracies are compared as differences from its none. te acc − none (ours) is, per seed, a method's test accuracy minus none's on the same split.\n", ex.PaperDataset)
+	}
+	if m := ex.Majority; m != nil {
+		fmt.Fprintf(&b, "%s: always predicting Y = %d, the test split's more common label, which scores P(Y = %d) there; it, not 0.5, is the accuracy to beat.\n", m.Name(), m.Label, m.Label)
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// Diff is a method's test accuracy minus none's, mean ± sd over the Seeds seeds both
+// have (0 seeds: the difference of the two means, rows not known).
+type Diff struct {
+	Cell
+	Seeds int
+}
+
+// DiffsFromNone returns, for each summary, its test accuracy minus none's: per seed on the
+// seeds both have (Summary.Rows), mean ± sd, or the difference of the means when the rows
+// are not there. ok is false when sums has no none.
+func DiffsFromNone(sums []Summary) (d []Diff, ok bool) {
+	var none *Summary
+	for i := range sums {
+		if sums[i].Method == "none" {
+			none = &sums[i]
+		}
+	}
+	if none == nil {
+		return nil, false
+	}
+	bySeed := map[uint64]float64{}
+	for _, r := range none.Rows {
+		bySeed[r.Seed] = r.TeAcc
+	}
+	d = make([]Diff, len(sums))
+	for i, s := range sums {
+		var v []float64
+		for _, r := range s.Rows {
+			if base, ok := bySeed[r.Seed]; ok {
+				v = append(v, r.TeAcc-base)
+			}
+		}
+		if len(v) == 0 {
+			d[i] = Diff{Cell: Cell{Mean: s.TeAcc.Mean - none.TeAcc.Mean}}
+			continue
+		}
+		d[i] = Diff{Cell: cellOfValues(v), Seeds: len(v)}
+	}
+	return d, true
+}
+
+// cellOfValues is the mean ± sample standard deviation of v.
+func cellOfValues(v []float64) Cell {
+	var m float64
+	for _, x := range v {
+		m += x
+	}
+	m /= float64(len(v))
+	var ss float64
+	for _, x := range v {
+		ss += (x - m) * (x - m)
+	}
+	if len(v) > 1 {
+		ss /= float64(len(v) - 1)
+	}
+	return Cell{Mean: m, Std: math.Sqrt(ss)}
+}
+
+// Majority is the baseline of always predicting one label, the test split's more common
+// one, summarised over seeds: the accuracy a classifier must beat when P(Y = 1) in test is
+// far from 1/2 (on a shifted clinical split, 0.715 rather than 0.5).
+type Majority struct {
+	Label int  // the label always predicted: the test split's majority in every seed
+	N     int  // seeds
+	TeAcc Cell // its test accuracy, P(Y = Label) in test, mean ± sd over seeds
+	TrAcc Cell // its training accuracy, P(Y = Label) in training
+}
+
+// Name labels the baseline in tables and figures: "majority (always Y=k)".
+func (m Majority) Name() string { return fmt.Sprintf("majority (always Y=%d)", m.Label) }
+
+// MajorityOf computes the baseline from each seed's P(Y = 1) on the training and test
+// splits (one entry per seed, in the same order). It fails when the seeds' test splits
+// have different majority labels (no one constant prediction is the baseline of them
+// all), when the slices differ in length or are empty, or when a value is not a
+// probability.
+func MajorityOf(trainPY1, testPY1 []float64) (Majority, error) {
+	if len(testPY1) == 0 || len(trainPY1) != len(testPY1) {
+		return Majority{}, fmt.Errorf("majority baseline: %d training and %d test splits, want the same number, at least one", len(trainPY1), len(testPY1))
+	}
+	label := -1
+	var te, tr []float64
+	for i, p := range testPY1 {
+		q := trainPY1[i]
+		if !(p >= 0 && p <= 1) || !(q >= 0 && q <= 1) {
+			return Majority{}, fmt.Errorf("majority baseline: seed %d: P(Y=1) = %v in training, %v in test, want probabilities", i+1, q, p)
+		}
+		k := 0
+		if p > 0.5 {
+			k = 1
+		}
+		if label >= 0 && k != label {
+			return Majority{}, fmt.Errorf("majority baseline: the test splits' majority label differs between seeds (P(Y=1) = %v)", testPY1)
+		}
+		label = k
+		if k == 1 {
+			te, tr = append(te, p), append(tr, q)
+		} else {
+			te, tr = append(te, 1-p), append(tr, 1-q)
+		}
+	}
+	return Majority{Label: label, N: len(te), TeAcc: cellOfValues(te), TrAcc: cellOfValues(tr)}, nil
 }

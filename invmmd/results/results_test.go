@@ -2,6 +2,7 @@ package results
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -269,5 +270,128 @@ func TestSignTestP(t *testing.T) {
 		if got := SignTestP(tc.k, tc.n); math.Abs(got-tc.want) > 1e-12 {
 			t.Errorf("SignTestP(%d, %d) = %.15g, want %.15g", tc.k, tc.n, got, tc.want)
 		}
+	}
+}
+
+// TestMajorityOf: the baseline is P(Y = k) of the test split's more common label k, mean ±
+// sd over seeds, with its training accuracy; seeds whose test splits disagree on the label,
+// and malformed input, are errors.
+func TestMajorityOf(t *testing.T) {
+	for _, c := range []struct {
+		name        string
+		train, test []float64
+		want        Majority
+		err         string
+	}{
+		{"label 0", []float64{0.285, 0.285}, []float64{0.285, 0.285}, Majority{Label: 0, N: 2, TeAcc: Cell{0.715, 0}, TrAcc: Cell{0.715, 0}}, ""},
+		{"label 1", []float64{0.6}, []float64{0.7}, Majority{Label: 1, N: 1, TeAcc: Cell{0.7, 0}, TrAcc: Cell{0.6, 0}}, ""},
+		{"spread", []float64{0.3, 0.2}, []float64{0.2, 0.4}, Majority{Label: 0, N: 2, TeAcc: Cell{0.7, 0.14142135623730948}, TrAcc: Cell{0.75, 0.07071067811865474}}, ""},
+		{"labels differ", []float64{0.5, 0.5}, []float64{0.4, 0.6}, Majority{}, "differs between seeds"},
+		{"lengths", []float64{0.5}, []float64{0.4, 0.6}, Majority{}, "want the same number"},
+		{"empty", nil, nil, Majority{}, "at least one"},
+		{"not a probability", []float64{1.5}, []float64{0.4}, Majority{}, "want probabilities"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m, err := MajorityOf(c.train, c.test)
+			if c.err != "" {
+				if err == nil || !strings.Contains(err.Error(), c.err) {
+					t.Fatalf("error %v, want one containing %q", err, c.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			close := func(a, b Cell) bool { return math.Abs(a.Mean-b.Mean) < 1e-12 && math.Abs(a.Std-b.Std) < 1e-12 }
+			if m.Label != c.want.Label || m.N != c.want.N || !close(m.TeAcc, c.want.TeAcc) || !close(m.TrAcc, c.want.TrAcc) {
+				t.Fatalf("MajorityOf = %+v, want %+v", m, c.want)
+			}
+			if want := fmt.Sprintf("majority (always Y=%d)", c.want.Label); m.Name() != want {
+				t.Errorf("Name() = %q, want %q", m.Name(), want)
+			}
+		})
+	}
+}
+
+// TestDiffsFromNone: per seed, paired on the seed (a seed none lacks is left out), mean ±
+// sd; the difference of means when the rows are not known; not ok without none.
+func TestDiffsFromNone(t *testing.T) {
+	rows := []Row{
+		{"none", 1, 0, 0, 0.70}, {"none", 2, 0, 0, 0.74},
+		{"full", 1, 0, 0, 0.75}, {"full", 2, 0, 0, 0.77}, {"full", 3, 0, 0, 0.10},
+	}
+	sums := Summarize(rows)
+	d, ok := DiffsFromNone(sums)
+	if !ok || len(d) != 2 {
+		t.Fatalf("DiffsFromNone: %v, %v", d, ok)
+	}
+	// full − none: seed 1 +0.05, seed 2 +0.03 (seed 3 has no none): mean 0.04, sd √0.0002.
+	if d[0].Mean != 0 || d[0].Seeds != 2 || math.Abs(d[1].Mean-0.04) > 1e-12 || math.Abs(d[1].Std-math.Sqrt(0.0002)) > 1e-12 || d[1].Seeds != 2 {
+		t.Errorf("differences %+v, want none 0 and full 0.040 ± 0.014 over 2 seeds", d)
+	}
+	byHand := []Summary{{Method: "none", N: 3, TeAcc: Cell{0.64, 0}}, {Method: "reg", N: 3, TeAcc: Cell{0.66, 0.01}}}
+	if d, ok := DiffsFromNone(byHand); !ok || math.Abs(d[1].Mean-0.02) > 1e-12 || d[1].Seeds != 0 {
+		t.Errorf("summaries without rows: %+v, %v; want the difference of the means, 0 seeds", d, ok)
+	}
+	if _, ok := DiffsFromNone(sums[1:]); ok {
+		t.Error("no none: want ok false")
+	}
+}
+
+// TestWriteMarkdownWith: without extras the table is WriteMarkdownNote's, to the byte; with
+// a paper on another dataset its levels give way to differences from none, ours per seed;
+// the majority baseline is a row under every method, explained below the table.
+func TestWriteMarkdownWith(t *testing.T) {
+	rows := []Row{
+		{"none", 1, 0.09, 0.86, 0.737}, {"none", 2, 0.08, 0.85, 0.741},
+		{"full", 1, 0.003, 0.83, 0.776}, {"full", 2, 0.002, 0.83, 0.790},
+	}
+	sums := Summarize(rows)
+	var plain, zero bytes.Buffer
+	if err := WriteMarkdownNote(&plain, "T", sums, paperSim, DefaultMMDNote); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteMarkdownWith(&zero, "T", sums, paperSim, DefaultMMDNote, TableExtras{}); err != nil {
+		t.Fatal(err)
+	}
+	if plain.String() != zero.String() {
+		t.Fatalf("zero extras change the table:\n%s\nvs\n%s", zero.String(), plain.String())
+	}
+	maj := &Majority{Label: 0, N: 2, TeAcc: Cell{0.715, 0}, TrAcc: Cell{0.715, 0}}
+	for _, c := range []struct {
+		name        string
+		ex          TableExtras
+		want, avoid []string
+	}{
+		{"other dataset and majority", TableExtras{Majority: maj, PaperDataset: "MIMIC-III"},
+			[]string{
+				"| te acc (ours) | 0.739 ± 0.003 | 0.783 ± 0.010 | \n",
+				"| te acc − none (ours) | 0 | +0.044 ± 0.007 | \n",
+				"| te acc − none (paper, MIMIC-III) | 0 | +0.13 | \n",
+				"| te acc, majority (always Y=0) | 0.715 | 0.715 | \n",
+				"The paper's numbers are on MIMIC-III",
+				"majority (always Y=0): always predicting Y = 0",
+			},
+			[]string{"(paper) |"}},
+		{"majority only", TableExtras{Majority: maj},
+			[]string{"| te acc (paper) | 0.670 ± 0.020 | 0.800 ± 0.010 | \n", "| te acc, majority (always Y=0) | 0.715 | 0.715 | \n"},
+			[]string{"− none"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := WriteMarkdownWith(&b, "T", sums, paperSim, DefaultMMDNote, c.ex); err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(b.String(), w) {
+					t.Errorf("table lacks %q:\n%s", w, b.String())
+				}
+			}
+			for _, w := range c.avoid {
+				if strings.Contains(b.String(), w) {
+					t.Errorf("table shows %q:\n%s", w, b.String())
+				}
+			}
+		})
 	}
 }
