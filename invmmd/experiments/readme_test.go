@@ -357,6 +357,26 @@ func TestREADMEDiagnosisNumbers(t *testing.T) {
 	if committed, err := os.ReadFile(filepath.Join(committedTables, "objectives_sim_mf075_lambda5.md")); err != nil || string(committed) != md {
 		t.Errorf("figures/tables/objectives_sim_mf075_lambda5.md is not what invmmd figures writes from the tables (%v)", err)
 	}
+	sim, err := ObjectiveComparison(committedTables, "sim", 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text, indent(sim[:strings.Index(sim, "\n\n")+1], "  ")) {
+		t.Errorf("README.md does not quote the simulation's objectives table as the committed tables give it:\n%s", sim)
+	}
+	// "every method's mean moves by less than its seeds' sd"
+	paper, _ := results.ReadCSVFile(filepath.Join(committedTables, "sim_lambda5.csv"))
+	ntrain, _ := results.ReadCSVFile(filepath.Join(committedTables, "sim_ntrain_lambda5.csv"))
+	pm := map[string]results.Summary{}
+	for _, s := range results.Summarize(paper) {
+		pm[s.Method] = s
+	}
+	for _, s := range results.Summarize(ntrain) {
+		p := pm[s.Method]
+		if d := math.Abs(s.TeAcc.Mean - p.TeAcc.Mean); d >= math.Max(s.TeAcc.Std, p.TeAcc.Std) && d > 0 {
+			t.Errorf("sim, %s: train-norms moved the mean test accuracy by %.3f, more than the seeds' sd (%.3f, %.3f)", s.Method, d, p.TeAcc.Std, s.TeAcc.Std)
+		}
+	}
 }
 
 // indent prefixes every line of s with pre.
