@@ -87,6 +87,11 @@ type DiagnosisSummary struct {
 	TrainAcc, TestAcc        float64
 	FlooredNorms, Steps      int
 	StepsAbove1, StepsBelow0 int // steps with a stratum's estimate above 1 or below 0
+	// BestValNLL and BestValStrata are the parts of BestVal: the kept epoch's validation
+	// NLL and the method's raw estimate of each stratum's MMD² on the validation split
+	// (BestVal = BestValNLL + λ·Σ of the strata, each clipped at 0 by a clipping objective).
+	BestValNLL    float64
+	BestValStrata []float64
 }
 
 // Summary returns the diagnosis's summary.
@@ -94,6 +99,9 @@ func (d *Diagnosis) Summary() DiagnosisSummary {
 	s := DiagnosisSummary{Objective: d.Objective, BestEpoch: d.History.BestEpoch, StopEpoch: d.History.StopEpoch,
 		StopReason: d.History.StopReason, BestVal: d.History.BestVal, TrainAcc: d.Metrics.TrainAcc, TestAcc: d.Metrics.TestAcc,
 		FlooredNorms: d.History.FlooredNorms, Steps: len(d.Steps)}
+	if k := d.History.BestEpoch; k >= 1 && k <= len(d.History.Epochs) {
+		s.BestValNLL, s.BestValStrata = d.History.Epochs[k-1].ValNLL, d.History.Epochs[k-1].ValStrata
+	}
 	for _, t := range d.Steps {
 		above, below := false, false
 		for _, v := range t.Strata {

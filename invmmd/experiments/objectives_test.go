@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -103,6 +104,13 @@ func TestDiagnoseRecordsTheFit(t *testing.T) {
 		s := d.Summary()
 		if s.Steps != len(rows) || s.StepsAbove1 > s.Steps || s.TrainAcc != d.Metrics.TrainAcc {
 			t.Errorf("%s: summary %+v", d.Objective, s)
+		}
+		parts := s.BestValNLL
+		for _, v := range s.BestValStrata {
+			parts += 5 * v // the paper's and train-norms' objectives do not clip
+		}
+		if math.Abs(parts-s.BestVal) > 1e-9 || len(s.BestValStrata) != 2 {
+			t.Errorf("%s: kept objective %v, its parts NLL %v + 5·%v = %v", d.Objective, s.BestVal, s.BestValNLL, s.BestValStrata, parts)
 		}
 	}
 	if _, err := Diagnose(exp, invmmd.None, 5, 1, nil, nil); err == nil {

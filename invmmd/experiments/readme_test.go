@@ -615,3 +615,45 @@ func TestREADMEClinicalNumbers(t *testing.T) {
 		}
 	}
 }
+
+// TestREADMEClinicalSelection checks the README's account of the clinical dr fit's
+// selection against the committed diagnosis record.
+func TestREADMEClinicalSelection(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(committedTables, "diagnosis_clinical_dr_lambda1_seed1_config.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec DiagnosisRecord
+	if err := json.Unmarshal(b, &rec); err != nil {
+		t.Fatal(err)
+	}
+	fits := map[string]DiagnosisSummary{}
+	for _, f := range rec.Fits {
+		fits[f.Objective] = f
+	}
+	p, r := fits["paper"], fits["robust"]
+	if len(p.BestValStrata) != 2 || len(r.BestValStrata) != 2 {
+		t.Fatalf("record without the validation parts: %+v", rec.Fits)
+	}
+	if r.BestVal < r.BestValNLL {
+		t.Errorf("robust kept a validation objective %v below its NLL %v", r.BestVal, r.BestValNLL)
+	}
+	f := func(x float64) string { return strings.Replace(fmt.Sprintf("%.3f", x), "-", "−", 1) }
+	text := strings.Join(strings.Fields(string(readme)), " ")
+	want := fmt.Sprintf("paper's objective kept epoch %d with a validation objective of %s: NLL %s plus estimates of %s (Y = 0) and %s (Y = 1)",
+		p.BestEpoch, f(p.BestVal), f(p.BestValNLL), f(p.BestValStrata[0]), f(p.BestValStrata[1]))
+	want2 := fmt.Sprintf("on the training split's normalisers, are %s and %s and the objective %s, at least the NLL; here the same epoch was kept",
+		f(r.BestValStrata[0]), f(r.BestValStrata[1]), f(r.BestVal))
+	for _, w := range []string{want, want2} {
+		if !strings.Contains(text, w) {
+			t.Errorf("README.md does not say, as the clinical diagnosis gives:\n%s", w)
+		}
+	}
+	if p.BestEpoch != r.BestEpoch {
+		t.Errorf("the README says the same epoch was kept; the record says %d and %d", p.BestEpoch, r.BestEpoch)
+	}
+}
