@@ -357,6 +357,13 @@ func TestREADMEDiagnosisNumbers(t *testing.T) {
 	if committed, err := os.ReadFile(filepath.Join(committedTables, "objectives_sim_mf075_lambda5.md")); err != nil || string(committed) != md {
 		t.Errorf("figures/tables/objectives_sim_mf075_lambda5.md is not what invmmd figures writes from the tables (%v)", err)
 	}
+	mf1, err := ObjectiveComparison(committedTables, "sim_mf075", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text, indent(mf1[:strings.Index(mf1, "\n\n")+1], "  ")) {
+		t.Errorf("README.md does not quote the λ = 1 objectives table as the committed tables give it:\n%s", mf1)
+	}
 	sim, err := ObjectiveComparison(committedTables, "sim", 5)
 	if err != nil {
 		t.Fatal(err)
