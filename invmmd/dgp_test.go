@@ -6,16 +6,16 @@ import (
 )
 
 // testDGP is a data-generating process with known missingness G and regression m, used by
-// the Monte Carlo tests. Y ~ B(0.5), Z | Y ~ B(pZ[Y]), X | Y, Z ~ N(Z + 0.5·Y, 1), the
+// the Monte Carlo tests. Y uniform on the classes (B(0.5) for two), Z | Y ~ B(pZ[Y]), X | Y, Z ~ N(Z + 0.5·Y, 1), the
 // model output is h = X (it leaks Z), and Z is observed with probability
 // G(x, y) = gLo + (gHi − gLo)·σ(3(x − 0.7) + y), which depends on X, so that the observed
 // rows are a biased sample (the situation of Proposition 2).
 type testDGP struct {
-	pZ       [2]float64
+	pZ       []float64 // P(Z = 1 | Y = y) for each class y; Y is uniform on the classes
 	gLo, gHi float64
 }
 
-func defaultTestDGP() testDGP { return testDGP{pZ: [2]float64{0.3, 0.7}, gLo: 0.15, gHi: 0.95} }
+func defaultTestDGP() testDGP { return testDGP{pZ: []float64{0.3, 0.7}, gLo: 0.15, gHi: 0.95} }
 
 func (d testDGP) g(x, y float64) float64 {
 	return d.gLo + (d.gHi-d.gLo)/(1+math.Exp(-(3*(x-0.7)+y)))
@@ -37,7 +37,7 @@ func (d testDGP) draw(rng *rand.Rand, n int) ([]float64, Rows) {
 	r := Rows{Y: make([]float64, n), Z: make([]float64, n), Delta: make([]float64, n),
 		G: make([]float64, n), GTrue: make([]float64, n), M: make([]float64, n)}
 	for i := 0; i < n; i++ {
-		y := float64(rng.IntN(2))
+		y := float64(rng.IntN(len(d.pZ)))
 		z := 0.0
 		if rng.Float64() < d.pZ[int(y)] {
 			z = 1

@@ -8,47 +8,10 @@ import (
 	"testing"
 )
 
-// classDGP is testDGP with a label of K = len(pZ) classes: Y uniform on {0, …, K−1},
-// Z | Y ~ B(pZ[Y]), X | Y, Z ~ N(Z + 0.5·Y, 1), h = X, and Z observed with probability
-// G(x, y) = gLo + (gHi − gLo)·σ(3(x − 0.7) + y), so that the observed rows are a biased
-// sample within every class.
-type classDGP struct {
-	pZ       []float64
-	gLo, gHi float64
-}
-
-func threeClassDGP() classDGP { return classDGP{pZ: []float64{0.3, 0.7, 0.5}, gLo: 0.15, gHi: 0.95} }
-
-func (d classDGP) g(x, y float64) float64 { return d.gLo + (d.gHi-d.gLo)/(1+math.Exp(-(3*(x-0.7)+y))) }
-
-// m is P(Z = 1 | X = x, Y = y) by Bayes' rule.
-func (d classDGP) m(x, y float64) float64 {
-	p := d.pZ[int(y)]
-	l1 := p * math.Exp(-0.5*sq(x-1-0.5*y))
-	l0 := (1 - p) * math.Exp(-0.5*sq(x-0.5*y))
-	return l1 / (l1 + l0)
-}
-
-// draw returns n rows with h, the true G (in both G and GTrue) and the true m.
-func (d classDGP) draw(rng *rand.Rand, n int) ([]float64, Rows) {
-	h := make([]float64, n)
-	r := Rows{Y: make([]float64, n), Z: make([]float64, n), Delta: make([]float64, n),
-		G: make([]float64, n), GTrue: make([]float64, n), M: make([]float64, n)}
-	for i := 0; i < n; i++ {
-		y := float64(rng.IntN(len(d.pZ)))
-		z := 0.0
-		if rng.Float64() < d.pZ[int(y)] {
-			z = 1
-		}
-		x := z + 0.5*y + rng.NormFloat64()
-		g := d.g(x, y)
-		if rng.Float64() < g {
-			r.Delta[i] = 1
-		}
-		h[i], r.Y[i], r.Z[i], r.G[i], r.GTrue[i], r.M[i] = x, y, z, g, g, d.m(x, y)
-	}
-	return h, r
-}
+// threeClassDGP is testDGP with a label of three classes: Y uniform on {0, 1, 2},
+// Z | Y ~ B(pZ[Y]), X | Y, Z ~ N(Z + 0.5·Y, 1), h = X, and Z observed with a probability
+// that depends on X, so that the observed rows are a biased sample within every class.
+func threeClassDGP() testDGP { return testDGP{pZ: []float64{0.3, 0.7, 0.5}, gLo: 0.15, gHi: 0.95} }
 
 // TestThreeClassesMatchPairByPairFormula checks every method's penalty over K = 3 strata
 // against the pair-by-pair formula summed over the three classes (naiveMMD), and that the

@@ -67,7 +67,7 @@ func TestMonteCarloTrainingNormalisers(t *testing.T) {
 		t.Skip("Monte Carlo study")
 	}
 	const draws, n = 300, 800
-	dgp := testDGP{pZ: [2]float64{0.1, 0.9}, gLo: 0.15, gHi: 0.95}
+	dgp := testDGP{pZ: []float64{0.1, 0.9}, gLo: 0.15, gHi: 0.95}
 	rng := rand.New(rand.NewPCG(61, 62))
 	hBig, big := dgp.draw(rng, 400000)
 	opts := Options{MainFraction: 0.75}

@@ -186,22 +186,7 @@ func (m MLP) Features(ctx *context.Context, x *Node) (features, logit *Node) {
 // the function computed is the same, only the order of float32 sums in the weight
 // gradients changes.
 func inTowers(x *Node, towers int, f func(x *Node) *Node) *Node {
-	batch := x.Shape().Dimensions[0]
-	if towers <= 0 {
-		towers = DefaultTowers
-	}
-	for batch%towers != 0 {
-		towers--
-	}
-	if towers == 1 {
-		return f(x)
-	}
-	per := batch / towers
-	out := make([]*Node, towers)
-	for t := range out {
-		out[t] = f(Slice(x, AxisRange(t*per, (t+1)*per)))
-	}
-	return Concatenate(out, 0)
+	return inTowersN(x, towers, func(x *Node) []*Node { return []*Node{f(x)} })[0]
 }
 
 // inTowersN is inTowers for an f with several outputs (each with the rows on axis 0): the
