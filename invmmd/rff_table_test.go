@@ -215,3 +215,49 @@ func sameUpToLastDigit(got, want string) string {
 	}
 	return ""
 }
+
+// TestREADMERFFError checks the error range the README and BENCHMARKS.md quote for random
+// features at D = 1024 (dr's mean relative error over d = 2, 8 and 64) against the
+// committed figures/tables/rff_error.csv.
+func TestREADMERFFError(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(rffTableDir, "rff_error.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	header := strings.Split(lines[0], ",")
+	col := map[string]int{}
+	for i, h := range header {
+		col[h] = i
+	}
+	for _, name := range []string{"method", "frequencies", "mean_rel_error"} {
+		if _, ok := col[name]; !ok {
+			t.Fatalf("rff_error.csv: no column %q in %v", name, header)
+		}
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, line := range lines[1:] {
+		f := strings.Split(line, ",")
+		if f[col["method"]] != "dr" || f[col["frequencies"]] != "1024" {
+			continue
+		}
+		v, err := strconv.ParseFloat(f[col["mean_rel_error"]], 64)
+		if err != nil {
+			t.Fatalf("rff_error.csv: %q: %v", line, err)
+		}
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
+	}
+	want := fmt.Sprintf("%.1f–%.1f%%", 100*lo, 100*hi)
+	for file, phrase := range map[string]string{
+		"../README.md":     want + " of the penalty at D = 1024",
+		"../BENCHMARKS.md": "(" + want + " at D = 1024)",
+	} {
+		text, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(strings.Join(strings.Fields(string(text)), " "), phrase) {
+			t.Errorf("%s does not say %q, as rff_error.csv gives", file, phrase)
+		}
+	}
+}
