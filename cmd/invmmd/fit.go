@@ -26,13 +26,13 @@ type tableFlags struct {
 func (t *tableFlags) register(fs *flag.FlagSet, c *owndata.Columns, xHelp string) {
 	t.c = c
 	fs.StringVar(&c.Data, "data", c.Data, "CSV file with a header line (required)")
-	fs.StringVar(&c.Y, "y", c.Y, "label column, binary (required)")
+	fs.StringVar(&c.Y, "y", c.Y, "label column (required): binary (0/1, or two values with -y-positive), or K > 2 classes (text or integer codes; classes in byte or numeric order)")
 	fs.StringVar(&c.Z, "z", c.Z, "nuisance column (several, comma-separated, for a vector nuisance); empty, NA or NaN cells are missing Z (required)")
 	fs.StringVar(&c.ZKind, "z-kind", c.ZKind, "the nuisance's kind: binary, categorical, continuous or vector (default: inferred from the column and printed); "+
 		"a nuisance that is not binary is estimated and penalised by the joint MMD² between p(h, Z) and p(h)p(Z) within each Y stratum")
 	fs.Float64Var(&c.ZMap.Bandwidth, "z-bandwidth", c.ZMap.Bandwidth, "σ of the Gaussian kernel on a continuous or vector Z (0: the median of the distances between observed Z)")
 	fs.IntVar(&c.ZMap.Features, "z-features", c.ZMap.Features, "random Fourier frequencies of the kernel on a vector Z (0: 16; 2 features each)")
-	fs.StringVar(&c.YPositive, "y-positive", c.YPositive, "the label's value read as Y = 1, when the column is not 0/1")
+	fs.StringVar(&c.YPositive, "y-positive", c.YPositive, "the label's value read as Y = 1, when the column is binary and not 0/1 (refused for a label of more than two classes)")
 	fs.StringVar(&c.ZPositive, "z-positive", c.ZPositive, "the nuisance's value read as Z = 1, when the column is not 0/1")
 	fs.StringVar(&t.x, "x", strings.Join(c.X, ","), xHelp)
 }

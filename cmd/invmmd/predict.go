@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
@@ -9,16 +10,29 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/invmmd/invmmd/invmmd/owndata"
 )
 
-// runPredict writes P(Y = 1 | X) of each row of a CSV under a model saved by fit.
+// predictMore is the text of predict -h between the usage line and the flags: the
+// columns written.
+func predictMore() string {
+	return "Writes one line per row of -data: row (1, 2, ...), line (the file's line), then the probabilities.\n" +
+		"A binary label's model writes one column, probability: P(Y = 1 | X), Y = 1 being -y-positive's value at fit\n" +
+		"(as before, so scripts that read it keep working). A model of K > 2 classes writes one column per class,\n" +
+		"p_CLASS (p_ followed by the class's name, in the order of the model's classes), each row summing to 1;\n" +
+		"when -data has the label column, a row whose label is a class absent from training is refused (file, line,\n" +
+		"column and value named); an empty label is allowed."
+}
+
+// runPredict writes P(Y = 1 | X) of each row of a CSV under a model saved by fit, or
+// the probability of each class for a model of K > 2 classes.
 func runPredict(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("predict", "-model DIR -data FILE.csv [-out FILE]", stdout, stderr, nil)
+	fs := newFlags("predict", "-model DIR -data FILE.csv [-out FILE]", stdout, stderr, predictMore)
 	dir := fs.String("model", "", "a model folder written by fit (OUT/models/METHOD-seedS) (required)")
 	data := fs.String("data", "", "CSV file with the model's feature columns (required)")
-	out := fs.String("out", "", "output CSV (default: standard output): row, line, probability")
+	out := fs.String("out", "", "output CSV (default: standard output): row, line, probability (or p_CLASS per class; see above)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -34,11 +48,28 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := model.CheckLabels(*data); err != nil {
+		return err
+	}
 	tab, err := model.ReadTable(*data)
 	if err != nil {
 		return err
 	}
-	p, warn, err := model.Predict(tab)
+	classes := model.ClassNames()
+	k := 1 // columns written: P(Y = 1 | X) for a binary label
+	header := []string{"row", "line", "probability"}
+	var p []float64
+	var warn []string
+	if len(model.Info.Classes) > 0 {
+		k = len(classes)
+		header = header[:2]
+		for _, c := range classes {
+			header = append(header, "p_"+c)
+		}
+		p, warn, err = model.PredictClasses(tab)
+	} else {
+		p, warn, err = model.Predict(tab)
+	}
 	if err != nil {
 		return err
 	}
@@ -54,9 +85,18 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 		w = f
 	}
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "row,line,probability\n")
-	for i, v := range p {
-		fmt.Fprintf(bw, "%d,%d,%s\n", i+1, tab.Lines[i], strconv.FormatFloat(v, 'g', 7, 64))
+	cw := csv.NewWriter(bw)
+	_ = cw.Write(header)
+	cw.Flush() // the header quoted where a class name needs it; the numbers need no quoting
+	for i := 0; i < tab.Len(); i++ {
+		fmt.Fprintf(bw, "%d,%d", i+1, tab.Lines[i])
+		for _, v := range p[i*k : (i+1)*k] {
+			fmt.Fprintf(bw, ",%s", strconv.FormatFloat(v, 'g', 7, 64))
+		}
+		bw.WriteByte('\n')
+	}
+	if err := cw.Error(); err != nil {
+		return err
 	}
 	if err := bw.Flush(); err != nil {
 		if f != nil {
@@ -68,7 +108,11 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 		if err := f.Close(); err != nil {
 			return err
 		}
-		fmt.Fprintf(stderr, "wrote %d probabilities of %s = %s to %s (model %s, trained with %s)\n", len(p), model.Info.Y, model.Info.Positive(), *out, *dir, model.Info.Method)
+		if k > 1 {
+			fmt.Fprintf(stderr, "wrote the probabilities of %s's %d classes (%s) for %d rows to %s (model %s, trained with %s)\n", model.Info.Y, k, strings.Join(classes, ", "), tab.Len(), *out, *dir, model.Info.Method)
+		} else {
+			fmt.Fprintf(stderr, "wrote %d probabilities of %s = %s to %s (model %s, trained with %s)\n", len(p), model.Info.Y, model.Info.Positive(), *out, *dir, model.Info.Method)
+		}
 	}
 	return nil
 }

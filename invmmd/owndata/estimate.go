@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -27,7 +28,10 @@ type EstimateConfig struct {
 	// (only Hidden, AuxEpochs, AuxPatience, Batch, LearningRate and AuxSeed matter) and
 	// MinESS.
 	Nets
-	H string // the column of model outputs h, logits or scores (-h)
+	// H is the column of model outputs h, logits or scores, or several comma-separated
+	// columns of one representation h ∈ ℝ^d (-h COL1,COL2,...), with the Gaussian kernel
+	// on the Euclidean distance between rows.
+	H string
 	G string // a column of fitted P(Δ = 1 | X, Y) (-g); empty: fit an MLP on X
 	M string // a column of fitted P(Z = 1 | X, Y) of a binary Z (-m); empty: fit an MLP on X
 	// Methods are the estimators (full only when no Z is missing; none is refused).
@@ -69,6 +73,15 @@ func (c EstimateConfig) Validate() error {
 	}
 	if c.H == "" {
 		return fmt.Errorf("-h: required")
+	}
+	hc := HColumns(c.H)
+	if len(hc) == 0 {
+		return fmt.Errorf("-h %q: no column named", c.H)
+	}
+	for k, col := range hc {
+		if slices.Contains(hc[:k], col) {
+			return fmt.Errorf("-h %s: column %q listed twice", c.H, col)
+		}
 	}
 	if err := checkMethods(c.Methods); err != nil {
 		return err
@@ -112,9 +125,17 @@ func (c EstimateConfig) needs(f func(invmmd.Method) bool) bool {
 	return false
 }
 
+// HColumns splits -h's "a" or "a,b,c" into the columns of h (several make a
+// representation of that width).
+func HColumns(h string) []string { return tabular.ZColumns(h) }
+
 // Estimates are each estimator's MMD² of a column of model outputs, with what they rest on.
 type Estimates struct {
-	File           string
+	File     string
+	HColumns []string // the columns of h (-h)
+	// Classes names the label's K > 2 classes (Table.LabelClasses), each one stratum; nil
+	// for a binary label.
+	Classes        []string
 	Rows, MissingZ int     // rows of the table, and those with Z missing
 	Sigma          float64 // the kernel bandwidth used
 	Unconditional  bool
@@ -151,9 +172,9 @@ func Estimate(cfg EstimateConfig) (*Estimates, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows, h := l.rows, l.h
+	rows, h := l.rows, l.rep
 	out := &Estimates{File: cfg.Data, Rows: l.tab.Len(), Unconditional: cfg.Unconditional, FittedG: cfg.fitG(), FittedM: cfg.fitM(),
-		Nuisance: l.nu, KindWhy: l.why, ZMap: l.zmap, MissingZ: rows.MissingZ()}
+		Nuisance: l.nu, KindWhy: l.why, ZMap: l.zmap, MissingZ: rows.MissingZ(), HColumns: HColumns(cfg.H), Classes: l.classes}
 	if out.FittedG || out.FittedM {
 		if out.AuxFit, err = l.fitAux(cfg, &rows, out.FittedG, out.FittedM, nil, log, warn); err != nil {
 			return nil, err
@@ -161,15 +182,18 @@ func Estimate(cfg EstimateConfig) (*Estimates, error) {
 	}
 	out.Sigma = cfg.Bandwidth
 	if cfg.Median {
-		if out.Sigma, err = invmmd.MedianBandwidth(h); err != nil {
-			return nil, err
+		if out.Sigma, err = invmmd.MedianBandwidthRep(h); err != nil {
+			return nil, fmt.Errorf("-bandwidth median on -h %s: %w", cfg.H, err)
 		}
 	}
 	opts := invmmd.Options{Bandwidth: out.Sigma, MainFraction: 1, Unconditional: cfg.Unconditional, MinESS: cfg.MinESS}
 	if out.ZMap != nil {
 		opts.Estimand = invmmd.JointMMD
 	}
-	if out.Results, err = invmmd.Estimate(h, rows, opts, cfg.Methods...); err != nil {
+	if len(l.classes) > 2 {
+		opts.Classes = len(l.classes)
+	}
+	if out.Results, err = invmmd.EstimateRep(h, rows, opts, cfg.Methods...); err != nil {
 		return nil, err
 	}
 	for _, r := range out.Results {
@@ -190,19 +214,27 @@ type loaded struct {
 	nu   dataset.Nuisance
 	zmap invmmd.FeatureMap // the kernel on a nuisance that is not binary; nil for a binary one
 	rows invmmd.Rows       // Y, Z (or Psi), Δ, and G and M where columns give them
-	h    []float64
+	rep  invmmd.Rep        // the model outputs h, one or more columns (-h)
+	h    []float64         // h of one column (-h COL); nil for several
+	// classes names the label's K > 2 classes; nil for a binary label.
+	classes []string
 }
 
 // load reads the columns of c, checks that method full (if listed) has Z on every row, and
 // reports the table to log.
 func (c EstimateConfig) load(log io.Writer) (*loaded, error) {
-	cols := append([]string{c.H, c.Y}, tabular.ZColumns(c.Z)...)
+	hCols := HColumns(c.H)
+	cols := append(append(slices.Clone(hCols), c.Y), tabular.ZColumns(c.Z)...)
 	for _, col := range []string{c.G, c.M} {
 		if col != "" {
 			cols = append(cols, col)
 		}
 	}
-	tab, err := readTable(c.Data, append(cols, c.X...), c.zFlags(map[string]string{c.H: "-h", c.Y: "-y", c.G: "-g", c.M: "-m"}))
+	flags := c.zFlags(map[string]string{c.Y: "-y", c.G: "-g", c.M: "-m"})
+	for _, col := range hCols {
+		flags[col] = "-h"
+	}
+	tab, err := readTable(c.Data, append(cols, c.X...), flags)
 	if err != nil {
 		return nil, err
 	}
@@ -213,7 +245,16 @@ func (c EstimateConfig) load(log io.Writer) (*loaded, error) {
 	if l.kind != dataset.BinaryZ && c.M != "" {
 		return nil, fmt.Errorf("-m %s: a column gives P(Z = 1 | X, Y) of a binary Z; for a %v nuisance m = E[ψ(Z) | X, Y] is fitted on -x (drop -m)", c.M, l.kind)
 	}
-	y, z, delta, nu, err := tab.LabelsAndZ(c.Y, c.YPositive, tabular.ZColumns(c.Z), l.kind, c.ZPositive)
+	if l.classes, err = tab.LabelClasses(c.Y, c.YPositive, "-y"); err != nil {
+		return nil, err
+	}
+	var y, z, delta []float64
+	var nu dataset.Nuisance
+	if len(l.classes) > 2 {
+		y, z, delta, nu, err = tab.LabelsAndZClasses(c.Y, l.classes, tabular.ZColumns(c.Z), l.kind, c.ZPositive)
+	} else {
+		y, z, delta, nu, err = tab.LabelsAndZ(c.Y, c.YPositive, tabular.ZColumns(c.Z), l.kind, c.ZPositive)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -239,8 +280,11 @@ func (c EstimateConfig) load(log io.Writer) (*loaded, error) {
 			}
 		}
 	}
-	if l.h, err = tab.Numbers(c.H, "-h"); err != nil {
+	if l.rep, err = readH(tab, hCols); err != nil {
 		return nil, err
+	}
+	if len(hCols) == 1 {
+		l.h = l.rep.Data
 	}
 	if c.G != "" {
 		if l.rows.G, err = tab.Probabilities(c.G, "-g"); err != nil {
@@ -253,7 +297,43 @@ func (c EstimateConfig) load(log io.Writer) (*loaded, error) {
 		}
 	}
 	fmt.Fprintf(log, "%s: %d rows, %d with Z missing; Z (%s) is %v, %s\n", c.Data, tab.Len(), missing, c.Z, nu, l.why)
+	if len(hCols) > 1 {
+		fmt.Fprintf(log, "h: %d columns (%s), one representation; the kernel on the Euclidean distance between rows\n", len(hCols), strings.Join(hCols, ", "))
+	}
+	if len(l.classes) > 2 {
+		fmt.Fprintf(log, "label %s: %d classes %s, one stratum each\n", c.Y, len(l.classes), strings.Join(l.classes, ", "))
+	}
 	return l, nil
+}
+
+// readH reads the columns of h from tab as one representation, row-major: a single column
+// as tabular.Table.Numbers reads it; several columns each need a finite number on every
+// row, and a blank cell in one of them (the columns of different lengths) is an error
+// naming file, line, column and the columns of h. (Reading the file already refuses an
+// infinite value, naming its cell.)
+func readH(tab *tabular.Table, cols []string) (invmmd.Rep, error) {
+	if len(cols) == 1 {
+		h, err := tab.Numbers(cols[0], "-h")
+		return invmmd.ScalarRep(h), err
+	}
+	d := len(cols)
+	data := make([]float64, tab.Len()*d)
+	for j, name := range cols {
+		c := tab.Column(name)
+		for i := 0; i < tab.Len(); i++ {
+			switch {
+			case c.IsMissing(i):
+				return invmmd.Rep{}, fmt.Errorf("%s:%d: column %q (-h): the cell is empty or missing (NA, NaN...): h is the %d columns %s together, and every row needs a number in each (the columns have different lengths)",
+					tab.File, tab.Lines[i], name, d, strings.Join(cols, ","))
+			case !c.Numeric:
+				return invmmd.Rep{}, fmt.Errorf("%s:%d: column %q (-h): value %q, want a number", tab.File, tab.Lines[i], name, c.Value(i))
+			case math.IsInf(c.Num[i], 0):
+				return invmmd.Rep{}, fmt.Errorf("%s:%d: column %q (-h): value %q is not finite", tab.File, tab.Lines[i], name, c.Value(i))
+			}
+			data[i*d+j] = c.Num[i]
+		}
+	}
+	return invmmd.NewRep(data, d)
 }
 
 // fitAux fits G and m on X and Y of some of the table's rows, sets rows.G (with fitG) and
@@ -262,7 +342,7 @@ func (c EstimateConfig) load(log io.Writer) (*loaded, error) {
 // stops training (c.AuxPatience), and the rest (table row indices); nil draws Estimate's
 // random 70/20/10 split, seeded by c.AuxSeed.
 func (l *loaded) fitAux(c EstimateConfig, rows *invmmd.Rows, fitG, fitM bool, split *[3][]int, log io.Writer, warn *warner) (AuxReport, error) {
-	spec := tabular.Spec{Y: c.Y, Z: c.Z, ZKind: l.kind, YPositive: c.YPositive, ZPositive: c.ZPositive, X: c.X,
+	spec := tabular.Spec{Y: c.Y, Classes: l.classes, Z: c.Z, ZKind: l.kind, YPositive: c.YPositive, ZPositive: c.ZPositive, X: c.X,
 		ValFrac: estimateAuxValFrac, TestFrac: estimateAuxTestFrac, Seed: c.AuxSeed}
 	var d *tabular.Data
 	var err error
@@ -297,7 +377,7 @@ func (l *loaded) fitAux(c EstimateConfig, rows *invmmd.Rows, fitG, fitM bool, sp
 	if err != nil {
 		return AuxReport{}, err
 	}
-	pred, err := aux.Predict(&dataset.Set{Name: "all", X: xs, Shape: []int{d.Encoder.Dim()}, Y: rows.Y, Delta: rows.Delta, Nuisance: l.nu})
+	pred, err := aux.Predict(&dataset.Set{Name: "all", X: xs, Shape: []int{d.Encoder.Dim()}, Y: rows.Y, Delta: rows.Delta, Nuisance: l.nu, Classes: d.Splits.Train.Classes})
 	if err != nil {
 		return AuxReport{}, err
 	}

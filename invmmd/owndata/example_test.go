@@ -55,7 +55,7 @@ func ExampleLoadModel() {
 		model.Info.Architecture, model.Info.Format, len(p), model.Info.Y, model.Info.Positive(), inRange)
 	// Output:
 	// trained dr, seed 1
-	// mlp [8] with 6 inputs, format 1: 160 probabilities of y = 1, all in (0, 1): true
+	// mlp [8] with 6 inputs, format 2: 160 probabilities of y = 1, all in (0, 1): true
 }
 
 // ExampleTest tests whether a column of model outputs h depends on the nuisance Z given

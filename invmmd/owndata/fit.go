@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,15 +19,16 @@ import (
 
 // Row is one trained model's line of the results table.
 type Row struct {
-	Method           string
-	Seed             uint64
-	TestAcc, TestAUC float64
-	ValAcc           float64
-	DR, IP           float64 // held-out MMD² of h on the test split by dr and ip
-	DRSE, IPSE       float64 // their jackknife standard errors
-	Unreliable       string  // held-out strata flagged unreliable, "METHOD: Y=[...]; ..."; empty when none
-	Dropped          int     // stratum penalties dropped as unreliable during training
-	Warning          string  // the model's warnings joined by " | "
+	Method     string
+	Seed       uint64
+	TestAcc    float64
+	TestAUC    float64 // the test AUC; for a label of K > 2 classes the mean of the one-vs-rest AUCs (macro-AUC)
+	ValAcc     float64
+	DR, IP     float64 // held-out MMD² of h on the test split by dr and ip
+	DRSE, IPSE float64 // their jackknife standard errors
+	Unreliable string  // held-out strata flagged unreliable, "METHOD: Y=[...]; ..."; empty when none
+	Dropped    int     // stratum penalties dropped as unreliable during training
+	Warning    string  // the model's warnings joined by " | "
 	// AllUnreliable: every held-out stratum of dr and ip is flagged unreliable.
 	AllUnreliable bool `json:",omitempty"`
 	// HStop is how h's training ended (best epoch, last epoch, cap, rule); zero in a run
@@ -64,7 +64,10 @@ type Trained struct {
 	HeldOut []invmmd.Result // dr and ip on the test split, with their diagnostics
 	// Tests are the cross-route tests of H₀: h ⊥ Z | Y on the test split by the
 	// pseudo-outcomes of HeldOut's estimators (HeldOutTests); a failed one is left out.
-	Tests    []invmmd.TestResult
+	Tests []invmmd.TestResult
+	// NoTests says why no test was run (h of a label of K > 2 classes has K logits, and
+	// the test takes one output per row); empty otherwise.
+	NoTests  string
 	Warnings []string
 }
 
@@ -82,6 +85,9 @@ func (t *Trained) HeldOutText() string {
 	}
 	if len(t.Tests) > 0 {
 		fmt.Fprintf(&b, "  test of H₀: h ⊥ Z | Y on the test split, cross route (halves: a random half of each (Y, Δ) cell; Ĝ and m̂ fitted on the training split, so out of sample), σ = %.4g:\n", t.Tests[0].Sigma)
+	}
+	if t.NoTests != "" {
+		fmt.Fprintf(&b, "  no test of H₀: h ⊥ Z | Y: %s\n", t.NoTests)
 	}
 	for _, r := range t.Tests {
 		u := ""
@@ -103,6 +109,9 @@ type Data struct {
 	// ZMap is the feature map of a nuisance that is not binary, fixed from the observed Z
 	// of the training split (nil for a binary Z).
 	ZMap invmmd.FeatureMap
+	// Classes names the label's K > 2 classes, whose indices Y holds (Table.LabelClasses);
+	// nil for a binary label.
+	Classes []string
 }
 
 // Result is what Fit returns: the data, the auxiliary models and every trained model's
@@ -113,7 +122,7 @@ type Result struct {
 	// AuxFit is how G and m fitted and how their training ended (zero when every method
 	// was resumed and they were not fitted).
 	AuxFit   AuxReport
-	Majority float64 // test accuracy of always predicting the more common label
+	Majority float64 // test accuracy of always predicting the most common label
 	Rows     []Row
 	HeldOut  string // the held-out estimates of every model, as heldout.txt holds them
 	Warnings []string
@@ -135,11 +144,14 @@ func Read(cfg Config) (*Data, error) {
 		return nil, err
 	}
 	spec.ZKind = kind
+	if spec.Classes, err = tab.LabelClasses(cfg.Y, cfg.YPositive, "-y"); err != nil {
+		return nil, err
+	}
 	d, err := tabular.Build(tab, spec)
 	if err != nil {
 		return nil, err
 	}
-	out := &Data{Data: d, Table: tab, Seconds: time.Since(t0).Seconds(), ZKindWhy: why}
+	out := &Data{Data: d, Table: tab, Seconds: time.Since(t0).Seconds(), ZKindWhy: why, Classes: spec.Classes}
 	if tr := d.Splits.Train; tr.Nuisance.Kind != dataset.BinaryZ {
 		if out.ZMap, err = invmmd.NewMap(tr.Nuisance, tr.ObservedZ(), cfg.ZMap); err != nil {
 			return nil, fmt.Errorf("%s: the kernel on Z: %w", cfg.Data, err)
@@ -160,27 +172,6 @@ func readTable(path string, cols []string, flags map[string]string) (*tabular.Ta
 		}
 	}
 	return tab, err
-}
-
-// Majority returns the accuracy of always predicting the more common label of s.
-func Majority(s *dataset.Set) float64 {
-	p := 0.0
-	for _, y := range s.Y {
-		p += y
-	}
-	return math.Max(p, float64(s.Len())-p) / float64(s.Len())
-}
-
-// ObservedCells counts the rows of s with Z observed in each (Y, Z) cell of a binary Z,
-// indexed [y][z].
-func ObservedCells(s *dataset.Set) [2][2]int {
-	var c [2][2]int
-	for i := range s.Y {
-		if s.Delta[i] == 1 {
-			c[int(s.Y[i])][int(s.Z[i])]++
-		}
-	}
-	return c
 }
 
 // TrainMethod trains h with method m and seed on sp (with the frozen auxiliary models aux),
@@ -211,12 +202,16 @@ func TrainMethod(cfg Config, sp dataset.Splits, aux *train.Aux, m invmmd.Method,
 	t.Row = Row{Method: m.String(), Seed: seed, TestAcc: met.TestAcc, TestAUC: met.TestAUC, ValAcc: met.ValAcc,
 		DR: held[0].Value, IP: held[1].Value, DRSE: held[0].ValueSE, IPSE: held[1].ValueSE, Unreliable: unreliableList(held), Dropped: hist.DroppedStrata,
 		HStop: StopOf(hist)}
-	var testWarn []string
-	t.Tests, testWarn, err = HeldOutTests(model, sp, aux, cfg.MinESS, seed, methodsOf(held)...)
-	if err != nil {
-		return nil, err
+	if k := sp.Train.NumClasses(); k > 2 {
+		t.NoTests = fmt.Sprintf("h has %d class logits and the test takes one output per row (p dr and p ip are n/a)", k)
+	} else {
+		var testWarn []string
+		t.Tests, testWarn, err = HeldOutTests(model, sp, aux, cfg.MinESS, seed, methodsOf(held)...)
+		if err != nil {
+			return nil, err
+		}
+		t.Warnings = append(t.Warnings, testWarn...)
 	}
-	t.Warnings = append(t.Warnings, testWarn...)
 	for _, r := range t.Tests {
 		switch r.Method {
 		case invmmd.DR:
@@ -374,15 +369,26 @@ func Fit(cfg Config) (*Result, error) {
 	if d.ZMap != nil {
 		fmt.Fprintf(log, "  penalty and estimates: the joint MMD² between p(h, Z) and p(h)p(Z) within each Y stratum, kernel on Z: %s\n", d.ZMap.Describe())
 	}
+	if len(d.Classes) > 2 {
+		fmt.Fprintf(log, "label %s: %d classes %s\n", cfg.Y, len(d.Classes), strings.Join(d.Classes, ", "))
+	}
 	for _, s := range []*dataset.Set{sp.Train, sp.Val, sp.Test} {
 		if s.Nuisance.Kind != dataset.BinaryZ {
 			fmt.Fprintf(log, "  %s\n", s.Summarize())
 			continue
 		}
+		if len(d.Classes) > 2 {
+			var cells []string
+			for y, c := range ClassCells(s) {
+				cells = append(cells, fmt.Sprintf("%s: Z0=%d Z1=%d", d.Classes[y], c[0], c[1]))
+			}
+			fmt.Fprintf(log, "  %s: %d rows, %d with Z missing; observed Z by class %s\n", s.Name, s.Len(), invmmd.Rows{Z: s.Z}.MissingZ(), strings.Join(cells, "; "))
+			continue
+		}
 		c := ObservedCells(s)
 		fmt.Fprintf(log, "  %s; observed (Y,Z) cells Y0Z0=%d Y0Z1=%d Y1Z0=%d Y1Z1=%d\n", s.Summarize(), c[0][0], c[0][1], c[1][0], c[1][1])
 	}
-	w, err := checkSplitCells(cfg, sp)
+	w, err := checkSplitCells(cfg, sp, d.Classes)
 	if err != nil {
 		return nil, err
 	}
@@ -445,10 +451,10 @@ func Fit(cfg Config) (*Result, error) {
 				return nil, err
 			}
 			warn.add(t.Warnings...)
-			rf := RunFile{Settings: settingsOf(cfg), Row: t.Row, HeldOut: t.HeldOutText(), Warnings: t.Warnings}
+			rf := RunFile{Settings: settingsOf(cfg), Classes: d.Classes, Row: t.Row, HeldOut: t.HeldOutText(), Warnings: t.Warnings}
 			if cfg.Out != "" {
 				info := ModelInfo{Data: cfg.Data, Y: cfg.Y, YPositive: cfg.YPositive, Z: cfg.Z, ZPositive: cfg.ZPositive,
-					Method: m.String(), Lambda: cfg.Lambda, Seed: seed, Encoder: d.Encoder}
+					Method: m.String(), Lambda: cfg.Lambda, Seed: seed, Encoder: d.Encoder, Classes: d.Classes}
 				if err := SaveModel(ModelDir(cfg.Out, m, seed), t.Model, info); err != nil {
 					return nil, err
 				}
@@ -467,58 +473,6 @@ func Fit(cfg Config) (*Result, error) {
 	}
 	res.Warnings = warn.all
 	return res, nil
-}
-
-// checkSplitCells checks that each split has an observed row in each (Y, Z) cell: the
-// training split must (the penalty within Y = y compares Z = 0 with Z = 1 there, and G and
-// m learn from them), and a validation or test split without one gets a warning (the
-// validation objective or the held-out estimate within that Y has nothing to compare).
-// The whole file's cells are checked when it is read; a split can still miss one.
-func checkSplitCells(cfg Config, sp dataset.Splits) ([]string, error) {
-	var warn []string
-	for k, s := range []*dataset.Set{sp.Train, sp.Val, sp.Test} {
-		if s.Nuisance.Kind != dataset.BinaryZ {
-			// A nuisance of another kind has no (Y, Z) cells; each Y stratum needs two rows
-			// with Z observed for its U-statistics.
-			var obs [2]int
-			for i, d := range s.Delta {
-				if d == 1 {
-					obs[int(s.Y[i])]++
-				}
-			}
-			for y, c := range obs {
-				if c >= 2 {
-					continue
-				}
-				what := fmt.Sprintf("the %s split (%d rows) has %d row(s) with %s = %d and Z observed", []string{"training", "validation", "test"}[k], s.Len(), c, cfg.Y, y)
-				if k == 0 {
-					return nil, fmt.Errorf("%s: %s: the penalty within that stratum needs at least 2", cfg.Data, what)
-				}
-				warn = append(warn, what+": its estimates within that stratum are empty")
-			}
-			continue
-		}
-		c := ObservedCells(s)
-		for y := 0; y < 2; y++ {
-			for z := 0; z < 2; z++ {
-				if c[y][z] > 0 {
-					continue
-				}
-				what := fmt.Sprintf("the %s split (%d rows) has no row with %s = %d and %s = %d observed (cells Y0Z0=%d Y0Z1=%d Y1Z0=%d Y1Z1=%d)",
-					[]string{"training", "validation", "test"}[k], s.Len(), cfg.Y, y, cfg.Z, z, c[0][0], c[0][1], c[1][0], c[1][1])
-				fix := "place such rows there with -split, or change the random split (-seeds: the first seed; -val-frac, -test-frac)"
-				switch k {
-				case 0:
-					return nil, fmt.Errorf("%s: %s: the penalty within Y = %d has no Z = %d row to compare, and m learns nothing of it; %s", cfg.Data, what, y, z, fix)
-				case 1:
-					warn = append(warn, fmt.Sprintf("%s: the validation objective's penalty within Y = %d has nothing to compare; %s", what, y, fix))
-				default:
-					warn = append(warn, fmt.Sprintf("%s: the held-out MMD² within Y = %d has nothing to compare; %s", what, y, fix))
-				}
-			}
-		}
-	}
-	return warn, nil
 }
 
 // allHeldOutUnreliable reports whether every model's held-out estimates flag every

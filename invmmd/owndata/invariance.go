@@ -152,6 +152,9 @@ func Test(cfg TestConfig) (*Tests, error) {
 		return nil, err
 	}
 	rows, h := l.rows, l.h
+	if h == nil {
+		return nil, fmt.Errorf("-h %s: the test takes one column of model outputs; estimate takes several (a representation)", cfg.H)
+	}
 	if ec.Methods == nil {
 		ec.Methods = DefaultTestMethods(rows.MissingZ() == 0, cfg.Route)
 		if err := ec.Validate(); err != nil {
@@ -161,6 +164,9 @@ func Test(cfg TestConfig) (*Tests, error) {
 	out := &Tests{File: cfg.Data, Rows: l.tab.Len(), MissingZ: rows.MissingZ(), Tested: l.tab.Len(), Route: cfg.Route, Unconditional: cfg.Unconditional,
 		Nuisance: l.nu, KindWhy: l.why, ZMap: l.zmap, FittedG: ec.fitG(), FittedM: ec.fitM()}
 	opts := invmmd.TestOptions{Unconditional: cfg.Unconditional, Route: cfg.Route, Resamples: cfg.Resamples, Seed: cfg.Seed}
+	if len(l.classes) > 2 {
+		opts.Classes = len(l.classes)
+	}
 	if !cfg.Median {
 		opts.Bandwidth = cfg.Bandwidth
 	}

@@ -20,10 +20,17 @@ import (
 )
 
 // ModelFormat is the version of the saved-model folder that SaveModel writes (model.json's
-// "format"). LoadModel reads it and version 0, the folders invmmd fit wrote before the
-// format had a version (no "format" and no variable list; their weights are checked
-// against the architecture all the same), and refuses any other.
-const ModelFormat = 1
+// "format"). Version 2 added the label's classes (ModelInfo.Classes, Architecture.Classes:
+// a label of K > 2 classes, whose network has K outputs). LoadModel reads it, version 1
+// (a binary label; the same fields without the classes), and version 0, the folders
+// invmmd fit wrote before the format had a version (no "format" and no variable list;
+// their weights are checked against the architecture all the same), and refuses any
+// other with an error naming the file and the format (ErrModelFormat).
+const ModelFormat = 2
+
+// ErrModelFormat is wrapped by LoadModel's error for a model.json of a format this
+// version does not read (newer, or unknown).
+var ErrModelFormat = errors.New("saved-model format not read by this invmmd")
 
 // The files of a saved-model folder.
 const (
@@ -42,6 +49,9 @@ type Architecture struct {
 	Net    string `json:"net"`
 	Inputs int    `json:"inputs"` // encoded input columns
 	Hidden []int  `json:"hidden"` // hidden layer widths
+	// Classes is the number K of outputs of a label of K > 2 classes (the class logits,
+	// models.MLP.Heads); 0 for a binary label's one logit.
+	Classes int `json:"classes,omitempty"`
 }
 
 // archMLP is Architecture.Net for a models.MLP.
@@ -49,12 +59,16 @@ const archMLP = "mlp"
 
 // String names the architecture in one line.
 func (a Architecture) String() string {
+	if a.Classes > 2 {
+		return fmt.Sprintf("%s %v with %d inputs and %d class outputs", a.Net, a.Hidden, a.Inputs, a.Classes)
+	}
 	return fmt.Sprintf("%s %v with %d inputs", a.Net, a.Hidden, a.Inputs)
 }
 
 // Variables returns the name and shape of every variable the network needs, sorted by
 // name: for an MLP, the weights [in, out] and biases [out] of each hidden layer (scope
-// /model/hiddenK) and of the one-output layer (/model/output).
+// /model/hiddenK) and of the one-output layer (/model/output), or for K classes of the
+// K-output layer (/model/heads).
 func (a Architecture) Variables() []train.VarShape {
 	var out []train.VarShape
 	in := a.Inputs
@@ -66,7 +80,11 @@ func (a Architecture) Variables() []train.VarShape {
 	for k, w := range a.Hidden {
 		layer(fmt.Sprintf("hidden%d", k), w)
 	}
-	layer("output", 1)
+	if a.Classes > 2 {
+		layer("heads", a.Classes)
+	} else {
+		layer("output", 1)
+	}
 	slices.SortFunc(out, func(a, b train.VarShape) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
@@ -87,6 +105,9 @@ func (a Architecture) validate() error {
 			return fmt.Errorf("architecture: hidden widths %v, want each 1 to %d", a.Hidden, maxWidth)
 		}
 	}
+	if a.Classes != 0 && (a.Classes < 3 || a.Classes > tabular.MaxClasses) {
+		return fmt.Errorf("architecture: %d classes, want 0 (a binary label) or 3 to %d", a.Classes, tabular.MaxClasses)
+	}
 	return nil
 }
 
@@ -102,6 +123,9 @@ type ModelInfo struct {
 	Method    string  `json:"method"` // the method h was trained with
 	Lambda    float64 `json:"lambda"`
 	Seed      uint64  `json:"seed"`
+	// Classes names the label's K > 2 classes in the order of the network's outputs
+	// (Table.LabelClasses at fit time); empty for a binary label (format 2).
+	Classes []string `json:"classes,omitempty"`
 	// SaveModel sets Format, Architecture, Inputs and Variables.
 	Architecture Architecture     `json:"architecture"`
 	Encoder      *tabular.Encoder `json:"encoder"`
@@ -109,7 +133,8 @@ type ModelInfo struct {
 	Variables    []train.VarShape `json:"variables"`
 }
 
-// Positive names the label's value whose probability the model gives.
+// Positive names the label's value whose probability the model gives for a binary label
+// (the classes of a label of K > 2 classes are Classes).
 func (i ModelInfo) Positive() string {
 	if i.YPositive != "" {
 		return i.YPositive
@@ -148,6 +173,9 @@ func SaveModel(dir string, h *train.Model, info ModelInfo) error {
 	}
 	info.Format = ModelFormat
 	info.Architecture = Architecture{Net: archMLP, Inputs: info.Encoder.Dim(), Hidden: slices.Clone(mlp.Hidden)}
+	if len(info.Classes) > 2 {
+		info.Architecture.Classes = len(info.Classes)
+	}
 	info.Inputs = info.Encoder.Names()
 	info.Variables = h.VarShapes()
 	if err := compareVariables(info.Architecture, info.Variables); err != nil {
@@ -177,6 +205,7 @@ type Model struct {
 	h       *train.Model // built for hBatch rows per call, the batch size of the last prediction
 	// hBatch is h's batch size.
 	hBatch int
+	heads  int // the class outputs of a label of K > 2 classes; 0 for one logit
 }
 
 // LoadModel reads the saved-model folder dir (written by SaveModel, or by invmmd fit) and
@@ -202,7 +231,7 @@ func LoadModel(dir string) (*Model, error) {
 	if err := compareVariables(info.Architecture, shapes); err != nil {
 		return nil, fmt.Errorf("owndata: %s does not hold the weights of the model described in %s (%v):\n%w", wpath, ModelFile, info.Architecture, err)
 	}
-	return &Model{Dir: dir, Info: *info, net: models.MLP{Hidden: info.Architecture.Hidden, Seed: info.Seed}, ws: ws}, nil
+	return &Model{Dir: dir, Info: *info, net: models.MLP{Hidden: info.Architecture.Hidden, Seed: info.Seed}, ws: ws, heads: info.Architecture.Classes}, nil
 }
 
 // readInfo reads and checks model.json.
@@ -236,12 +265,15 @@ func readInfo(path string) (*ModelInfo, error) {
 		}
 		switch {
 		case f > ModelFormat:
-			return nil, fmt.Errorf("owndata: %s: format %d was written by a newer invmmd; this one reads formats 0 to %d: update invmmd", path, f, ModelFormat)
-		case f != ModelFormat:
-			return nil, fmt.Errorf("owndata: %s: unknown format %d; this invmmd reads formats 0 (no format field) to %d", path, f, ModelFormat)
+			return nil, fmt.Errorf("owndata: %s: format %d was written by a newer invmmd; this one reads formats 0 to %d: update invmmd: %w", path, f, ModelFormat, ErrModelFormat)
+		case f < 1:
+			return nil, fmt.Errorf("owndata: %s: unknown format %d; this invmmd reads formats 0 (no format field) to %d: %w", path, f, ModelFormat, ErrModelFormat)
 		}
 		if err := decodeStrict(path, b, &info); err != nil {
 			return nil, err
+		}
+		if f == 1 && (len(info.Classes) > 0 || info.Architecture.Classes != 0) {
+			return nil, fmt.Errorf("owndata: %s: format 1 has no classes (a binary label); classes are format %d's", path, ModelFormat)
 		}
 	}
 	if err := info.check(); err != nil {
@@ -300,6 +332,19 @@ func (i *ModelInfo) check() error {
 	}
 	if err := i.Architecture.validate(); err != nil {
 		return err
+	}
+	switch k := len(i.Classes); {
+	case k > 0 && k != i.Architecture.Classes:
+		return fmt.Errorf("classes %q: %d names, the architecture has %d class outputs", i.Classes, k, i.Architecture.Classes)
+	case k == 0 && i.Architecture.Classes != 0:
+		return fmt.Errorf("the architecture has %d class outputs and no class is named (classes)", i.Architecture.Classes)
+	case k > 0 && i.YPositive != "":
+		return fmt.Errorf("y_positive %q names the positive value of a binary label, and the label has %d classes", i.YPositive, k)
+	}
+	for k, c := range i.Classes {
+		if slices.Contains(i.Classes[:k], c) {
+			return fmt.Errorf("classes: %q listed twice", c)
+		}
 	}
 	if i.Encoder == nil {
 		return fmt.Errorf("no encoder")
@@ -400,12 +445,77 @@ func (m *Model) ReadTable(path string) (*tabular.Table, error) {
 	return tab, err
 }
 
+// CheckLabels reads the model's label column from the CSV file at path when the file has
+// one, and refuses a row whose label is a class the model was not trained on (an error
+// naming file, line, column and value; a missing label is allowed). A file without the
+// column passes: predict needs only the features. Only a model of K > 2 classes records
+// its classes; for a binary model the column is not read.
+func (m *Model) CheckLabels(path string) error {
+	if len(m.Info.Classes) == 0 {
+		return nil
+	}
+	tab, err := tabular.ReadFile(path, []string{m.Info.Y})
+	var ce *tabular.ColumnError
+	if errors.As(err, &ce) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	_, err = tab.ClassIndex(m.Info.Y, "the model's label", m.Info.Classes)
+	return err
+}
+
 // predictBatch is the most rows the prediction graph takes at once.
 const predictBatch = 1024
 
 // Predict returns P(Y = 1 | X) for every row of t, encoded as in training, with warnings
-// for values training never showed (see tabular.Encoder.Encode).
+// for values training never showed (see tabular.Encoder.Encode). A model of a label of
+// K > 2 classes has no single probability: use PredictClasses.
 func (m *Model) Predict(t *tabular.Table) ([]float64, []string, error) {
+	if m.heads > 0 {
+		return nil, nil, fmt.Errorf("owndata: %s predicts %d classes (%s): use PredictClasses", m.Dir, m.heads, strings.Join(m.Info.Classes, ", "))
+	}
+	set, warn, err := m.prepare(t)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := m.h.Probabilities(set)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, warn, nil
+}
+
+// ClassNames returns the names of the classes whose probabilities PredictClasses gives, in
+// order: the model's classes for K > 2, and for a binary label the value read as 0 ("0",
+// or "not " and the positive value) and the positive value.
+func (m *Model) ClassNames() []string {
+	if len(m.Info.Classes) > 0 {
+		return slices.Clone(m.Info.Classes)
+	}
+	if m.Info.YPositive == "" {
+		return []string{"0", "1"}
+	}
+	return []string{"not " + m.Info.YPositive, m.Info.YPositive}
+}
+
+// PredictClasses returns the probability of each class (ClassNames) for every row of t,
+// row-major (t.Len() × K; K = 2 for a binary label: 1 − p and p), with Predict's warnings.
+func (m *Model) PredictClasses(t *tabular.Table) ([]float64, []string, error) {
+	set, warn, err := m.prepare(t)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := m.h.ClassProbabilities(set)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, warn, nil
+}
+
+// prepare encodes the rows of t as in training and builds h for them.
+func (m *Model) prepare(t *tabular.Table) (*dataset.Set, []string, error) {
 	if t.Len() == 0 {
 		return nil, nil, fmt.Errorf("owndata: %s has no rows to predict", t.File)
 	}
@@ -421,12 +531,8 @@ func (m *Model) Predict(t *tabular.Table) ([]float64, []string, error) {
 		if m.h, err = train.ModelFromWeights(m.Backend, m.net, m.ws, batch); err != nil {
 			return nil, nil, err
 		}
+		m.h.Heads = m.heads
 		m.hBatch = batch
 	}
-	set := &dataset.Set{Name: filepath.Base(t.File), X: x, Shape: []int{m.Info.Encoder.Dim()}, Y: make([]float64, t.Len())}
-	p, err := m.h.Probabilities(set)
-	if err != nil {
-		return nil, nil, err
-	}
-	return p, warn, nil
+	return &dataset.Set{Name: filepath.Base(t.File), X: x, Shape: []int{m.Info.Encoder.Dim()}, Y: make([]float64, t.Len())}, warn, nil
 }

@@ -2,6 +2,7 @@ package owndata
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -140,7 +141,30 @@ func TestLoadModelRefuses(t *testing.T) {
 		raw  string // instead of edit: the file's new bytes
 		want []string
 	}{
-		{name: "newer format", from: v1, file: ModelFile, edit: set(2, "format"), want: []string{"model.json: format 2 was written by a newer invmmd; this one reads formats 0 to 1"}},
+		{name: "newer format", from: v1, file: ModelFile, edit: set(3, "format"), want: []string{"model.json: format 3 was written by a newer invmmd; this one reads formats 0 to 2"}},
+		{name: "classes in format 1", from: v1, file: ModelFile, edit: func(v any) any {
+			m := v.(map[string]any)
+			m["format"], m["classes"] = 1, []string{"a", "b", "c"}
+			return v
+		}, want: []string{"model.json: format 1 has no classes (a binary label); classes are format 2's"}},
+		{name: "classes without class outputs", from: v1, file: ModelFile, edit: set([]string{"a", "b", "c"}, "classes"),
+			want: []string{`model.json: classes ["a" "b" "c"]: 3 names, the architecture has 0 class outputs`}},
+		{name: "class outputs without names", from: v1, file: ModelFile, edit: set(3, "architecture", "classes"),
+			want: []string{"model.json: the architecture has 3 class outputs and no class is named"}},
+		{name: "two classes as class outputs", from: v1, file: ModelFile, edit: set(2, "architecture", "classes"),
+			want: []string{"model.json: architecture: 2 classes, want 0 (a binary label) or 3 to 50"}},
+		{name: "a class named twice", from: v1, file: ModelFile, edit: func(v any) any {
+			m := v.(map[string]any)
+			m["classes"] = []string{"a", "b", "a"}
+			m["architecture"].(map[string]any)["classes"] = 3
+			return v
+		}, want: []string{`model.json: classes: "a" listed twice`}},
+		{name: "class outputs, weights of one logit", from: v1, file: ModelFile, edit: func(v any) any {
+			m := v.(map[string]any)
+			m["classes"] = []string{"a", "b", "c"}
+			m["architecture"].(map[string]any)["classes"] = 3
+			return v
+		}, want: []string{"model.json: its variable list does not fit its architecture (mlp [4] with 6 inputs and 3 class outputs)", "variable /model/heads/weights [4 3], which the architecture needs, is missing"}},
 		{name: "negative format", from: v1, file: ModelFile, edit: set(-1, "format"), want: []string{"model.json: unknown format -1"}},
 		{name: "format not a number", from: v1, file: ModelFile, edit: set("one", "format"), want: []string{`model.json: format "one", want a whole number`}},
 		{name: "not JSON", from: v1, file: ModelFile, raw: "{\n  \"format\": 1,\n  \"data\": x\n}", want: []string{"model.json:3:11: invalid character 'x'"}},
@@ -210,6 +234,9 @@ func TestLoadModelRefuses(t *testing.T) {
 			if err == nil {
 				t.Fatalf("LoadModel accepted it: %+v", m.Info)
 			}
+			if strings.Contains(tc.name, "format") && !strings.Contains(tc.name, "not a number") && !strings.Contains(tc.name, "classes") && !errors.Is(err, ErrModelFormat) {
+				t.Errorf("error %v does not wrap ErrModelFormat", err)
+			}
 			for _, w := range tc.want {
 				if !strings.Contains(err.Error(), w) {
 					t.Errorf("error\n%v\nlacks %q", err, w)
@@ -222,8 +249,9 @@ func TestLoadModelRefuses(t *testing.T) {
 	}
 }
 
-// TestLoadModelVersions reads the unversioned folder invmmd fit wrote before (version 0)
-// and the same model saved by SaveModel (version 1): the descriptions agree and the
+// TestLoadModelVersions reads the unversioned folder invmmd fit wrote before (version 0),
+// the same model saved by SaveModel (the current version) and that folder marked version 1
+// (a binary label, before the classes were recorded): the descriptions agree and the
 // predictions are the same.
 func TestLoadModelVersions(t *testing.T) {
 	v1 := v1Dir(t)
@@ -235,8 +263,17 @@ func TestLoadModelVersions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.Info.Format != 0 || b.Info.Format != ModelFormat {
-		t.Errorf("formats %d and %d, want 0 and %d", a.Info.Format, b.Info.Format, ModelFormat)
+	if a.Info.Format != 0 || b.Info.Format != ModelFormat || ModelFormat != 2 {
+		t.Errorf("formats %d and %d, want 0 and %d (2)", a.Info.Format, b.Info.Format, ModelFormat)
+	}
+	old := copyDir(t, v1)
+	editJSON(t, filepath.Join(old, ModelFile), set(1, "format"))
+	c, err := LoadModel(old)
+	if err != nil {
+		t.Fatalf("format 1: %v", err)
+	}
+	if c.Info.Format != 1 || !reflect.DeepEqual(c.Info.Architecture, b.Info.Architecture) || !slices.Equal(predictTiny(t, old), predictTiny(t, v1)) {
+		t.Errorf("format 1 read as %+v, want the model of the current format", c.Info)
 	}
 	want := Architecture{Net: "mlp", Inputs: 6, Hidden: []int{4}}
 	if !reflect.DeepEqual(a.Info.Architecture, want) || !reflect.DeepEqual(b.Info.Architecture, want) {

@@ -102,6 +102,8 @@ type configRecord struct {
 // it was trained with.
 type RunFile struct {
 	Settings Settings `json:"settings"`
+	// Classes names the label's K > 2 classes (Data.Classes); absent for a binary label.
+	Classes  []string `json:"classes,omitempty"`
 	Row      Row      `json:"row"`
 	HeldOut  string   `json:"heldout"`
 	Warnings []string `json:"warnings,omitempty"`

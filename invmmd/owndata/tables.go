@@ -46,6 +46,9 @@ func (r *Result) writeConfig(cfg Config) error {
 	sp := r.Data.Splits
 	data := map[string]any{"rows": r.Data.Table.Len(), "train": sp.Train.Len(), "val": sp.Val.Len(), "test": sp.Test.Len(),
 		"majority_baseline": r.Majority, "inputs": r.Data.Encoder.Names()}
+	if c := r.Data.Classes; len(c) > 2 {
+		data["classes"], data["num_classes"] = c, len(c)
+	}
 	if r.Aux != nil {
 		data["aux"] = map[string]any{"G": r.Aux.G.String(), "m": r.Aux.M.String()}
 		data["aux_stop"] = map[string]Stop{"G": r.AuxFit.GStop, "m": r.AuxFit.MStop}
@@ -71,13 +74,20 @@ func (r *Result) Describe(cfg Config) string {
 	}
 	fmt.Fprintf(&b, "# invmmd fit: %s\n\n", cfg.Data)
 	fmt.Fprintf(&b, "- label %s, nuisance %s, %d inputs from %d feature columns\n", pos(cfg.Y, cfg.YPositive), pos(cfg.Z, cfg.ZPositive), r.Data.Encoder.Dim(), len(r.Data.Encoder.Features))
+	if c := r.Data.Classes; len(c) > 2 {
+		fmt.Fprintf(&b, "- label %s of %d classes: %s; accuracy is of the most probable class, AUC the macro-AUC (the mean over the classes of each one-vs-rest AUC)\n", cfg.Y, len(c), strings.Join(c, ", "))
+	}
 	fmt.Fprintf(&b, "- rows: %d training, %d validation, %d test (%s)\n", sp.Train.Len(), sp.Val.Len(), sp.Test.Len(), split)
 	fmt.Fprintf(&b, "- λ = %g; methods %s; seeds %v; MLP %v, at most %d epochs with patience %d (G and m: at most %d, patience %d; 0: no early stopping)\n",
 		cfg.Lambda, MethodList(cfg.Methods), cfg.Seeds, cfg.Hidden, cfg.Epochs, cfg.Patience, cfg.AuxEpochs, cfg.AuxPatience)
 	if r.Aux != nil {
 		fmt.Fprintf(&b, "- G: %s; m: %s\n", r.AuxFit.GStop, r.AuxFit.MStop)
 	}
-	fmt.Fprintf(&b, "- majority baseline on test: %.3f (always predicting the more common label)\n", r.Majority)
+	common := "the more common label"
+	if len(r.Data.Classes) > 2 {
+		common = "the most common class"
+	}
+	fmt.Fprintf(&b, "- majority baseline on test: %.3f (always predicting %s)\n", r.Majority, common)
 	fmt.Fprintf(&b, "- held-out MMD² on the test split; terms and diagnostics in %s\n", HeldOutFile)
 	return b.String()
 }

@@ -13,6 +13,9 @@ import (
 // Spec says which columns of a table are what, and how to split its rows.
 type Spec struct {
 	Y, Z string // label and nuisance columns (Z: several, comma-separated, for a vector)
+	// Classes names the K > 2 classes of the label (Table.LabelClasses), whose class
+	// indices Y holds; nil for a binary label, read with YPositive.
+	Classes []string
 	// ZKind is the nuisance's kind (the zero value: binary, the paper's case); see
 	// Table.InferZKind for a kind read off the columns.
 	ZKind     dataset.ZKind
@@ -100,7 +103,19 @@ func BuildRows(t *Table, spec Spec, rows [3][]int) (*Data, error) {
 // first), encodes the features of the rows of each split, with the encoder fitted on the
 // training rows, and returns the three data sets.
 func build(t *Table, spec Spec, feats []string, split func() ([3][]int, error)) (*Data, error) {
-	y, z, delta, nu, err := t.LabelsAndZ(spec.Y, spec.YPositive, ZColumns(spec.Z), spec.ZKind, spec.ZPositive)
+	var y, z, delta []float64
+	var nu dataset.Nuisance
+	var err error
+	classes := 0
+	if len(spec.Classes) > 2 {
+		classes = len(spec.Classes)
+		if spec.YPositive != "" {
+			return nil, fmt.Errorf("%s: -y-positive %q names the positive value of a binary label, and %q has %d classes", t.File, spec.YPositive, spec.Y, classes)
+		}
+		y, z, delta, nu, err = t.LabelsAndZClasses(spec.Y, spec.Classes, ZColumns(spec.Z), spec.ZKind, spec.ZPositive)
+	} else {
+		y, z, delta, nu, err = t.LabelsAndZ(spec.Y, spec.YPositive, ZColumns(spec.Z), spec.ZKind, spec.ZPositive)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -133,7 +148,7 @@ func build(t *Table, spec Spec, feats []string, split func() ([3][]int, error)) 
 			}
 			return o
 		}
-		sets[k] = &dataset.Set{Name: names[k], X: x, Shape: []int{d.Encoder.Dim()}, Y: pick(y, 1), Z: pick(z, nu.Width()), Delta: pick(delta, 1), Nuisance: nu}
+		sets[k] = &dataset.Set{Name: names[k], X: x, Shape: []int{d.Encoder.Dim()}, Y: pick(y, 1), Z: pick(z, nu.Width()), Delta: pick(delta, 1), Nuisance: nu, Classes: classes}
 	}
 	d.Splits = dataset.Splits{Train: sets[0], Val: sets[1], Test: sets[2]}
 	if err := d.Splits.Validate(); err != nil {

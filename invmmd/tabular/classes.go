@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/invmmd/invmmd/invmmd/dataset"
 )
 
 // MaxClasses is the most classes Classes reads from a label column: a column with more
@@ -102,4 +104,114 @@ func (t *Table) CheckClassesObserved(y, delta []float64, names []string, yCol st
 		}
 	}
 	return nil
+}
+
+// LabelClasses decides how column name of t is read as a label: nil for a binary label,
+// read as today by Binary (at most two distinct values, or positive named), or the names
+// of its K > 2 classes (Classes). positive (-y-positive) names the value read as Y = 1
+// and only a binary label has one: given for a column of more than two values it is an
+// error saying so. flag names the command-line flag that chose the column.
+func (t *Table) LabelClasses(name, positive, flag string) ([]string, error) {
+	c := t.Column(name)
+	if c == nil {
+		return nil, fmt.Errorf("%s: no column named %q (%s); the columns are %s", t.File, name, flag, strings.Join(t.Header, ", "))
+	}
+	seen := c.distinct(MaxClasses)
+	if len(seen) <= 2 {
+		return nil, nil
+	}
+	if positive != "" {
+		count, more := strconv.Itoa(len(seen)), ""
+		if len(seen) > MaxClasses {
+			count, seen, more = "more than "+strconv.Itoa(MaxClasses), seen[:MaxClasses], ", ..."
+		}
+		return nil, fmt.Errorf("%s: column %q (%s) has %s distinct values (%s%s) and %s-positive %q names the positive value of a binary label: "+
+			"drop %s-positive to fit the column's classes, or recode the column to two values", t.File, name, flag, count, strings.Join(seen, ", "), more, flag, positive, flag)
+	}
+	_, names, err := t.Classes(name, flag)
+	return names, err
+}
+
+// LabelsAndZClasses is LabelsAndZ for a label of K > 2 classes named names (LabelClasses
+// at fit time): Y is each row's class index (a value that is not one of names, or a
+// missing label, is an error naming file, line and value), and the checks are made
+// within each class: every class has at least one row, at least two rows with Z observed
+// (CheckClassesObserved), and for a binary Z an observed row with Z = 0 and one with
+// Z = 1, for a categorical Z each level observed twice, for a continuous or vector Z
+// some spread.
+func (t *Table) LabelsAndZClasses(yCol string, names []string, zCols []string, kind dataset.ZKind, zPos string) (y, z, delta []float64, nu dataset.Nuisance, err error) {
+	if y, err = t.ClassIndex(yCol, "-y", names); err != nil {
+		return nil, nil, nil, nu, err
+	}
+	count := make([]int, len(names))
+	for i, v := range y {
+		if math.IsNaN(v) {
+			return nil, nil, nil, nu, fmt.Errorf("%s:%d: column %q (-y): the label is missing; every row needs one (drop the row)", t.File, t.Lines[i], yCol)
+		}
+		count[int(v)]++
+	}
+	for k, n := range count {
+		if n == 0 {
+			return nil, nil, nil, nu, fmt.Errorf("%s: column %q (-y) has no row of class %s (classes %s): a class with no rows has nothing to learn or stratify", t.File, yCol, names[k], strings.Join(names, ", "))
+		}
+	}
+	if kind == dataset.BinaryZ && len(zCols) != 1 {
+		return nil, nil, nil, nu, fmt.Errorf("%s: a binary nuisance is one column, -z names %d", t.File, len(zCols))
+	}
+	if z, nu, err = t.Nuisance(zCols, kind, zPos); err != nil {
+		return nil, nil, nil, nu, err
+	}
+	q := nu.Width()
+	delta = make([]float64, len(y))
+	for i := range delta {
+		if !math.IsNaN(z[i*q]) {
+			delta[i] = 1
+		}
+	}
+	if err := t.CheckClassesObserved(y, delta, names, yCol, zCols); err != nil {
+		return nil, nil, nil, nu, err
+	}
+	switch kind {
+	case dataset.BinaryZ, dataset.CategoricalZ:
+		levels := nu.Levels
+		need := 2 // the joint MMD² averages over pairs of each level
+		if kind == dataset.BinaryZ {
+			levels, need = []string{"0", "1"}, 1
+		}
+		cell := make([][]int, len(names))
+		for k := range cell {
+			cell[k] = make([]int, len(levels))
+		}
+		for i, d := range delta {
+			if d == 1 {
+				cell[int(y[i])][int(z[i])]++
+			}
+		}
+		for k := range cell {
+			for l, n := range cell[k] {
+				if n >= need {
+					continue
+				}
+				if kind == dataset.BinaryZ {
+					return nil, nil, nil, nu, fmt.Errorf("%s: no row with %s = %s and %s = %d observed: the MMD within that class compares Z = 0 with Z = 1 and has no Z = %d row to compare",
+						t.File, yCol, names[k], zCols[0], l, l)
+				}
+				return nil, nil, nil, nu, fmt.Errorf("%s: level %q of column %q (-z) is observed in %d row(s) with %s = %s; the joint MMD² within that stratum needs each level at least twice (merge rare levels, or drop their rows)",
+					t.File, levels[l], zCols[0], n, yCol, names[k])
+			}
+		}
+	case dataset.ContinuousZ, dataset.VectorZ:
+		for j, name := range zCols {
+			lo, hi := math.Inf(1), math.Inf(-1)
+			for i, d := range delta {
+				if d == 1 {
+					lo, hi = math.Min(lo, z[i*q+j]), math.Max(hi, z[i*q+j])
+				}
+			}
+			if !(hi > lo) {
+				return nil, nil, nil, nu, fmt.Errorf("%s: column %q (-z) has the one value %v on every row where it is observed: a %v nuisance needs some spread", t.File, name, lo, kind)
+			}
+		}
+	}
+	return y, z, delta, nu, nil
 }

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/invmmd/invmmd/invmmd/dataset"
 )
 
 // TestClasses checks the reading of a label of several classes: text and integer codes,
@@ -89,6 +91,68 @@ func TestCheckClassesObserved(t *testing.T) {
 			t.Errorf("%s: %v", tc.name, err)
 		case tc.errAt != "" && (err == nil || !strings.Contains(err.Error(), tc.errAt) || !strings.Contains(err.Error(), "t.csv")):
 			t.Errorf("%s: error %v, want one naming t.csv and %q", tc.name, err, tc.errAt)
+		}
+	}
+}
+
+// TestLabelClasses checks how a label column is read: two values are binary (nil, read by
+// Binary as before), more are classes, and -y-positive with more than two values is a
+// named error.
+func TestLabelClasses(t *testing.T) {
+	for _, tc := range []struct {
+		name, csv, positive string
+		names               []string
+		errHas              string
+	}{
+		{"0/1 is binary", "y,x\n0,1\n1,2\n1,3\n", "", nil, ""},
+		{"two text values are binary", "y,x\nno,1\nyes,2\n", "yes", nil, ""},
+		{"three text classes", "y,x\nb,1\na,2\nc,3\n", "", []string{"a", "b", "c"}, ""},
+		{"integer codes", "y,x\n3,1\n1,2\n2,3\n", "", []string{"1", "2", "3"}, ""},
+		{"positive with three classes", "y,x\nb,1\na,2\nc,3\n", "b", nil, `t.csv: column "y" (-y) has 3 distinct values (a, b, c) and -y-positive "b" names the positive value of a binary label`},
+		{"missing label among classes", "y,x\nb,1\n,2\nc,3\na,4\n", "", nil, "t.csv:3"},
+	} {
+		names, err := readString(t, tc.csv).LabelClasses("y", tc.positive, "-y")
+		switch {
+		case tc.errHas != "":
+			if err == nil || !strings.Contains(err.Error(), tc.errHas) {
+				t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.errHas)
+			}
+		case err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		case fmt.Sprint(names) != fmt.Sprint(tc.names):
+			t.Errorf("%s: classes %v, want %v", tc.name, names, tc.names)
+		}
+	}
+}
+
+// TestLabelsAndZClasses checks the per-class checks of a label of K > 2 classes: the
+// indices and Δ of a good table, and an error naming the class for a class without two
+// observed Z, without an observed Z = 1, or a categorical level seen once in a class.
+func TestLabelsAndZClasses(t *testing.T) {
+	names := []string{"a", "b", "c"}
+	good := "y,z,x\na,0,1\na,1,2\nb,0,3\nb,1,4\nc,0,5\nc,1,6\nc,,7\n"
+	y, z, delta, _, err := readString(t, good).LabelsAndZClasses("y", names, []string{"z"}, dataset.BinaryZ, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(y) != "[0 0 1 1 2 2 2]" || fmt.Sprint(delta) != "[1 1 1 1 1 1 0]" || !math.IsNaN(z[6]) {
+		t.Errorf("y %v, z %v, delta %v", y, z, delta)
+	}
+	for _, tc := range []struct {
+		name, csv string
+		kind      dataset.ZKind
+		errHas    string
+	}{
+		{"one observed Z in a class", "y,z,x\na,0,1\na,1,2\nb,0,3\nb,,4\nc,0,5\nc,1,6\n", dataset.BinaryZ, "t.csv: 1 row(s) with y = b have Z (z) observed"},
+		{"no Z = 1 in a class", "y,z,x\na,0,1\na,1,2\nb,0,3\nb,0,4\nc,0,5\nc,1,6\n", dataset.BinaryZ, "t.csv: no row with y = b and z = 1 observed"},
+		{"a class absent", "y,z,x\na,0,1\na,1,2\nc,0,5\nc,1,6\n", dataset.BinaryZ, "has no row of class b"},
+		{"a class not in training", "y,z,x\na,0,1\nd,1,2\n", dataset.BinaryZ, `t.csv:3: column "y" (-y): class "d" was absent from training`},
+		{"a level once in a class", "y,z,x\na,0,1\na,1,2\na,0,1\na,1,2\nb,0,3\nb,0,4\nb,1,3\nb,1,4\nc,0,5\nc,2,6\nc,0,5\nc,1,6\nc,0,5\nc,2,6\na,2,1\na,2,1\nb,2,1\nb,2,1\n", dataset.CategoricalZ,
+			`level "1" of column "z" (-z) is observed in 1 row(s) with y = c`},
+	} {
+		_, _, _, _, err := readString(t, tc.csv).LabelsAndZClasses("y", names, []string{"z"}, tc.kind, "")
+		if err == nil || !strings.Contains(err.Error(), tc.errHas) {
+			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.errHas)
 		}
 	}
 }

@@ -1,7 +1,7 @@
 // Package tabular reads a researcher's own table from a CSV file and turns it into the
-// splits the estimators and the trainer consume: a binary label Y, a binary nuisance Z
-// that may be missing (an empty cell, NA, NaN...), and features X, with string columns
-// one-hot encoded and numeric ones standardised on the training split.
+// splits the estimators and the trainer consume: a label Y (binary, or of K > 2 classes),
+// a nuisance Z that may be missing (an empty cell, NA, NaN...), and features X, with string
+// columns one-hot encoded and numeric ones standardised on the training split.
 //
 // Reading streams the file record by record (encoding/csv with ReuseRecord) and keeps only
 // the columns asked for, as float64 or as small integer codes, so memory grows with the

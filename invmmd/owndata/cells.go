@@ -1,0 +1,130 @@
+package owndata
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+
+	"github.com/invmmd/invmmd/invmmd/dataset"
+)
+
+// The observed (Y, Z) cells of a split: the majority baseline, the counts Fit reports, and
+// the check that each split can serve the penalty and the estimates.
+
+// Majority returns the accuracy of always predicting the most common label of s.
+func Majority(s *dataset.Set) float64 {
+	if k := s.NumClasses(); k > 2 {
+		n := make([]int, k)
+		for _, y := range s.Y {
+			n[int(y)]++
+		}
+		return float64(slices.Max(n)) / float64(s.Len())
+	}
+	p := 0.0
+	for _, y := range s.Y {
+		p += y
+	}
+	return math.Max(p, float64(s.Len())-p) / float64(s.Len())
+}
+
+// ObservedCells counts the rows of s with Z observed in each (Y, Z) cell of a binary Z,
+// indexed [y][z].
+func ObservedCells(s *dataset.Set) [2][2]int {
+	var c [2][2]int
+	for i := range s.Y {
+		if s.Delta[i] == 1 {
+			c[int(s.Y[i])][int(s.Z[i])]++
+		}
+	}
+	return c
+}
+
+// ClassCells counts the rows of s with Z observed in each (Y, Z) cell of a binary Z, for
+// each of the label's K classes (ObservedCells for any K), indexed [y][z].
+func ClassCells(s *dataset.Set) [][2]int {
+	c := make([][2]int, s.NumClasses())
+	for i := range s.Y {
+		if s.Delta[i] == 1 {
+			c[int(s.Y[i])][int(s.Z[i])]++
+		}
+	}
+	return c
+}
+
+// checkSplitCells checks that each split has an observed row in each (Y, Z) cell: the
+// training split must (the penalty within Y = y compares Z = 0 with Z = 1 there, and G and
+// m learn from them), and a validation or test split without one gets a warning (the
+// validation objective or the held-out estimate within that Y has nothing to compare).
+// The whole file's cells are checked when it is read; a split can still miss one.
+//
+// names are the label's classes when it has K > 2 (nil for a binary label): the messages
+// then name each class, and every class needs its cells as each Y does.
+func checkSplitCells(cfg Config, sp dataset.Splits, names []string) ([]string, error) {
+	var warn []string
+	class := func(y int) string {
+		if len(names) > 2 {
+			return names[y]
+		}
+		return strconv.Itoa(y)
+	}
+	for k, s := range []*dataset.Set{sp.Train, sp.Val, sp.Test} {
+		if s.Nuisance.Kind != dataset.BinaryZ {
+			// A nuisance of another kind has no (Y, Z) cells; each Y stratum needs two rows
+			// with Z observed for its U-statistics.
+			obs := make([]int, s.NumClasses())
+			for i, d := range s.Delta {
+				if d == 1 {
+					obs[int(s.Y[i])]++
+				}
+			}
+			for y, c := range obs {
+				if c >= 2 {
+					continue
+				}
+				what := fmt.Sprintf("the %s split (%d rows) has %d row(s) with %s = %s and Z observed", []string{"training", "validation", "test"}[k], s.Len(), c, cfg.Y, class(y))
+				if k == 0 {
+					return nil, fmt.Errorf("%s: %s: the penalty within that stratum needs at least 2", cfg.Data, what)
+				}
+				warn = append(warn, what+": its estimates within that stratum are empty")
+			}
+			continue
+		}
+		if len(names) > 2 {
+			for y, c := range ClassCells(s) {
+				for z := 0; z < 2; z++ {
+					if c[z] > 0 {
+						continue
+					}
+					what := fmt.Sprintf("the %s split (%d rows) has no row with %s = %s and %s = %d observed", []string{"training", "validation", "test"}[k], s.Len(), cfg.Y, names[y], cfg.Z, z)
+					fix := "place such rows there with -split, or change the random split (-seeds: the first seed; -val-frac, -test-frac)"
+					if k == 0 {
+						return nil, fmt.Errorf("%s: %s: the penalty within %s = %s has no Z = %d row to compare, and m learns nothing of it; %s", cfg.Data, what, cfg.Y, names[y], z, fix)
+					}
+					warn = append(warn, fmt.Sprintf("%s: the %s within %s = %s has nothing to compare; %s", what, []string{"", "validation objective's penalty", "held-out MMD²"}[k], cfg.Y, names[y], fix))
+				}
+			}
+			continue
+		}
+		c := ObservedCells(s)
+		for y := 0; y < 2; y++ {
+			for z := 0; z < 2; z++ {
+				if c[y][z] > 0 {
+					continue
+				}
+				what := fmt.Sprintf("the %s split (%d rows) has no row with %s = %d and %s = %d observed (cells Y0Z0=%d Y0Z1=%d Y1Z0=%d Y1Z1=%d)",
+					[]string{"training", "validation", "test"}[k], s.Len(), cfg.Y, y, cfg.Z, z, c[0][0], c[0][1], c[1][0], c[1][1])
+				fix := "place such rows there with -split, or change the random split (-seeds: the first seed; -val-frac, -test-frac)"
+				switch k {
+				case 0:
+					return nil, fmt.Errorf("%s: %s: the penalty within Y = %d has no Z = %d row to compare, and m learns nothing of it; %s", cfg.Data, what, y, z, fix)
+				case 1:
+					warn = append(warn, fmt.Sprintf("%s: the validation objective's penalty within Y = %d has nothing to compare; %s", what, y, fix))
+				default:
+					warn = append(warn, fmt.Sprintf("%s: the held-out MMD² within Y = %d has nothing to compare; %s", what, y, fix))
+				}
+			}
+		}
+	}
+	return warn, nil
+}
