@@ -122,7 +122,7 @@ func TestDiagnoseRecordsTheFit(t *testing.T) {
 // are the ones their experiments give now: a check's record must describe the network it
 // trained (the -net wide record once described the standard CNN).
 func TestCommittedCheckNotes(t *testing.T) {
-	for _, name := range []string{"tmnist_net-wide", "tmnist_digits"} {
+	for _, name := range []string{"tmnist_net-wide", "tmnist_digits", "tmnist_fused", "tmnist_toned", "tmnist_brick_gravel"} {
 		b, err := os.ReadFile(filepath.Join(committedTables, "checks", name+"_config.json"))
 		if err != nil {
 			t.Fatal(err)

@@ -664,3 +664,75 @@ func TestREADMEClinicalSelection(t *testing.T) {
 		t.Errorf("the README says the same epoch was kept; the record says %d and %d", p.BestEpoch, r.BestEpoch)
 	}
 }
+
+// tmnistAblation is the textured-MNIST ablation of data/README.md: each construction's row
+// label there, and the committed result file its seeds 1–3 come from (the default's from the
+// paper-size table, the others from the checks folder, written by invmmd tmnist -rendering
+// or -textures with -methods obs,full -lambdas 1 -seeds 1,2,3).
+var tmnistAblation = []struct{ label, name, file string }{
+	{"make_mnistplus, brick / grass (the default)", "tmnist", filepath.Join(committedTables, "tmnist_lambda1.csv")},
+	{"make_mnistplus, brick / gravel", "tmnist_brick_gravel", filepath.Join(committedTables, "checks", "tmnist_brick_gravel_lambda1.csv")},
+	{"without the emboss step (`-rendering fused`)", "tmnist_fused", filepath.Join(committedTables, "checks", "tmnist_fused_lambda1.csv")},
+	{"the earlier toned rendering (`-rendering toned`)", "tmnist_toned", filepath.Join(committedTables, "checks", "tmnist_toned_lambda1.csv")},
+}
+
+// TestREADMETexturedMNISTAblation recomputes the ablation's rows (obs and full test accuracy
+// over seeds 1–3, mean ± sd, and full − obs) from the committed result files and checks
+// data/README.md's table, the README's sentence and the experiment's own note against them.
+func TestREADMETexturedMNISTAblation(t *testing.T) {
+	dataReadme, err := os.ReadFile(filepath.Join("..", "..", "data", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	oneLine := func(b []byte) string { return strings.Join(strings.Fields(string(b)), " ") }
+	gap := map[string]string{}
+	full := map[string]string{}
+	for _, a := range tmnistAblation {
+		rows, err := results.ReadCSVFile(a.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var kept []results.Row
+		for _, r := range rows {
+			if r.Seed >= 1 && r.Seed <= 3 && (r.Method == "obs" || r.Method == "full") {
+				kept = append(kept, r)
+			}
+		}
+		cells := map[string]results.Cell{}
+		for _, s := range results.Summarize(kept) {
+			if s.N != 3 {
+				t.Errorf("%s: %s has %d of seeds 1–3", a.file, s.Method, s.N)
+			}
+			cells[s.Method] = s.TeAcc
+		}
+		obs, fl := cells["obs"], cells["full"]
+		gap[a.name] = fmt.Sprintf("%.3f", fl.Mean-obs.Mean)
+		full[a.name] = fmt.Sprintf("%.3f", fl.Mean)
+		want := fmt.Sprintf("| %s | %.3f ± %.3f | %.3f ± %.3f | %s |", a.label, obs.Mean, obs.Std, fl.Mean, fl.Std, gap[a.name])
+		if !strings.Contains(string(dataReadme), want) {
+			t.Errorf("data/README.md lacks the ablation row the files give:\n%s", want)
+		}
+	}
+	for _, want := range []string{
+		fmt.Sprintf("gap (%s with it, %s without, %s with the earlier toned rendering), and no packaged texture pair opens it further (brick and gravel %s)",
+			gap["tmnist"], gap["tmnist_fused"], gap["tmnist_toned"], gap["tmnist_brick_gravel"]),
+		fmt.Sprintf("full reaches %s on the earlier toned rendering and %s without the emboss step", full["tmnist_toned"], full["tmnist_fused"]),
+	} {
+		if !strings.Contains(oneLine(readme), want) {
+			t.Errorf("README.md does not say, as the ablation's files give:\n%s", want)
+		}
+	}
+	exp, ok := Describe("tmnist")
+	if !ok {
+		t.Fatal("no tmnist experiment")
+	}
+	note := fmt.Sprintf("obs falls below full by %s test accuracy with this construction, %s with brick and gravel, %s without the emboss and %s with the earlier toned rendering",
+		gap["tmnist"], gap["tmnist_brick_gravel"], gap["tmnist_fused"], gap["tmnist_toned"])
+	if !strings.Contains(strings.Join(exp.Notes, "\n"), note) {
+		t.Errorf("the tmnist experiment's notes do not say, as the ablation's files give:\n%s", note)
+	}
+}

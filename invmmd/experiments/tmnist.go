@@ -84,7 +84,22 @@ func TMNISTVariant(size TMNISTSize, r tmnist.Rendering, textures [2]string) Expe
 		Rendering tmnist.Rendering
 		Textures  [2]string
 	}{r, cfg.Textures}
+	// The experiment's first two notes describe its own images (the emboss, the default
+	// textures and their statistics); this variant's images differ.
+	exp.Notes = append([]string{variantNote(r, cfg.Textures)}, exp.Notes[2:]...)
 	return exp
+}
+
+// variantNote describes the images of a TMNISTVariant: how they are rendered and from which
+// textures, and where the ablation it belongs to is reported.
+func variantNote(r tmnist.Rendering, textures [2]string) string {
+	how := map[tmnist.Rendering]string{
+		tmnist.MNISTPlus: "as pylearn2's make_mnistplus.py makes them (the digit in place of the texture wherever its ink exceeds 0.1, then the emboss step)",
+		tmnist.Fused:     "as make_mnistplus.py makes them without its emboss step (the digit in place of the texture wherever its ink exceeds 0.1; -rendering fused)",
+		tmnist.Toned:     "by the project's earlier rendering (textures averaged over 4×4 blocks, Z = 0's toned dark and Z = 1's light, the digit blended in as white strokes; -rendering toned)",
+	}[r]
+	return fmt.Sprintf("An ablation of the experiment's construction, not the paper's experiment: images at 28×28 %s, %s for Z = 0 and %s for Z = 1 (scikit-image, CC0). data/README.md compares obs and full on it with the default construction (three seeds, λ = 1).",
+		how, strings.TrimSuffix(textures[0], ".png"), strings.TrimSuffix(textures[1], ".png"))
 }
 
 // TMNISTDigits is TMNIST with the labels left as the digits (no flips) and the texture
