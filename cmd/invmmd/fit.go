@@ -100,7 +100,7 @@ func (f *netFlags) parse() error {
 // fitMore is the text of fit -h between the usage line and the flags: the methods and
 // the files written.
 func fitMore() string {
-	return "methods: " + methodNames(invmmd.Methods) + " (full only when no Z is missing; ip+, dr+ and dr-po+ need the true G, which only a simulation knows)\n\n" +
+	return "methods: " + methodNames(invmmd.Methods) + " and the extensions " + methodNames(invmmd.Extensions) + " (full only when no Z is missing; ip+, dr+ and dr-po+ need the true G, which only a simulation knows)\n\n" +
 		"Writes to -out: config.json (the settings, written first), runs/METHOD-seedS.json and models/METHOD-seedS/\n" +
 		"(one per method and seed, as each finishes), and results.csv, results.md (the table with what it was fitted on\n" +
 		"and where each network stopped: every one stops after -patience / -aux-patience epochs without a better\n" +
