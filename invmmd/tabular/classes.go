@@ -201,16 +201,8 @@ func (t *Table) LabelsAndZClasses(yCol string, names []string, zCols []string, k
 			}
 		}
 	case dataset.ContinuousZ, dataset.VectorZ:
-		for j, name := range zCols {
-			lo, hi := math.Inf(1), math.Inf(-1)
-			for i, d := range delta {
-				if d == 1 {
-					lo, hi = math.Min(lo, z[i*q+j]), math.Max(hi, z[i*q+j])
-				}
-			}
-			if !(hi > lo) {
-				return nil, nil, nil, nu, fmt.Errorf("%s: column %q (-z) has the one value %v on every row where it is observed: a %v nuisance needs some spread", t.File, name, lo, kind)
-			}
+		if err := t.checkZSpread(zCols, z, delta, kind); err != nil {
+			return nil, nil, nil, nu, err
 		}
 	}
 	return y, z, delta, nu, nil

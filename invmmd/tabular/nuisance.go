@@ -241,17 +241,28 @@ func (t *Table) LabelsAndZ(yCol, yPos string, zCols []string, kind dataset.ZKind
 			}
 		}
 	case dataset.ContinuousZ, dataset.VectorZ:
-		for j, name := range zCols {
-			lo, hi := math.Inf(1), math.Inf(-1)
-			for i, d := range delta {
-				if d == 1 {
-					lo, hi = math.Min(lo, z[i*q+j]), math.Max(hi, z[i*q+j])
-				}
-			}
-			if !(hi > lo) {
-				return nil, nil, nil, nu, fmt.Errorf("%s: column %q (-z) has the one value %v on every row where it is observed: a %v nuisance needs some spread", t.File, name, lo, kind)
-			}
+		if err := t.checkZSpread(zCols, z, delta, kind); err != nil {
+			return nil, nil, nil, nu, err
 		}
 	}
 	return y, z, delta, nu, nil
+}
+
+// checkZSpread checks that each column of a continuous or vector nuisance z (row-major, one
+// column per name of zCols) takes more than one value on the rows where it is observed:
+// a constant Z carries nothing to be independent of.
+func (t *Table) checkZSpread(zCols []string, z, delta []float64, kind dataset.ZKind) error {
+	q := len(zCols)
+	for j, name := range zCols {
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for i, d := range delta {
+			if d == 1 {
+				lo, hi = math.Min(lo, z[i*q+j]), math.Max(hi, z[i*q+j])
+			}
+		}
+		if !(hi > lo) {
+			return fmt.Errorf("%s: column %q (-z) has the one value %v on every row where it is observed: a %v nuisance needs some spread", t.File, name, lo, kind)
+		}
+	}
+	return nil
 }
