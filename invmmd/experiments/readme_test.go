@@ -384,6 +384,33 @@ func TestREADMEDiagnosisNumbers(t *testing.T) {
 			t.Errorf("sim, %s: train-norms moved the mean test accuracy by %.3f, more than the seeds' sd (%.3f, %.3f)", s.Method, d, p.TeAcc.Std, s.TeAcc.Std)
 		}
 	}
+	// Textured MNIST at λ = 1 under robust: the table quoted, and "every mean moves by less
+	// than its seeds' sd".
+	tm, err := ObjectiveComparison(committedTables, "tmnist", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text, indent(tm[:strings.Index(tm, "\n\n")+1], "  ")) {
+		t.Errorf("README.md does not quote textured MNIST's objectives table as the committed tables give it:\n%s", tm)
+	}
+	if committed, err := os.ReadFile(filepath.Join(committedTables, "objectives_tmnist_lambda1.md")); err != nil || string(committed) != tm {
+		t.Errorf("figures/tables/objectives_tmnist_lambda1.md is not what invmmd figures writes from the tables (%v)", err)
+	}
+	tmPaper, _ := results.ReadCSVFile(filepath.Join(committedTables, "tmnist_lambda1.csv"))
+	tmRobust, err := results.ReadCSVFile(filepath.Join(committedTables, "tmnist_robust_lambda1.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pm = map[string]results.Summary{}
+	for _, s := range results.Summarize(tmPaper) {
+		pm[s.Method] = s
+	}
+	for _, s := range results.Summarize(tmRobust) {
+		p := pm[s.Method]
+		if d := math.Abs(s.TeAcc.Mean - p.TeAcc.Mean); d >= math.Max(s.TeAcc.Std, p.TeAcc.Std) && d > 0 {
+			t.Errorf("tmnist, %s: robust moved the mean test accuracy by %.3f, more than the seeds' sd (%.3f, %.3f)", s.Method, d, p.TeAcc.Std, s.TeAcc.Std)
+		}
+	}
 }
 
 // indent prefixes every line of s with pre.
