@@ -48,5 +48,6 @@
 // the median heuristic on Euclidean distances. The kernel sums cost O(n²·(d + P)) exactly;
 // the Fourier expansion of scalar outputs (FourierSums, FourierPenaltyGraph) has no regular
 // counterpart in d dimensions, and random Fourier features (RFFSums, RFFPenaltyGraph) take
-// its place, at O(n·D·(d + P)) with a random error of order 1/√D.
+// its place, at O(n·D·(d + P)) with a random error of order 1/√D. InvarianceTestRep tests
+// H₀: h ⊥ Z | Y for a representation by the cross route.
 package invmmd

@@ -153,17 +153,36 @@ type TestStratum struct {
 // cross route, without one in either half), Resamples under MinResamples, or rows that
 // Rows.Validate refuses.
 func InvarianceTest(h []float64, rows Rows, opts TestOptions, methods ...Method) ([]TestResult, error) {
+	return InvarianceTestRep(ScalarRep(h), rows, opts, methods...)
+}
+
+// InvarianceTestRep is InvarianceTest for outputs h of any width d (a Rep: a logit, the K
+// logits of a K-class model, or a representation of d columns), with the Gaussian kernel
+// on rows, k(h, h') = exp(−‖h − h'‖²/(2σ²)), and σ by default the median heuristic on the
+// rows of half B (MedianBandwidthRep). Nothing in the cross route's argument (the comment
+// at the top of this file) uses d: conditional on B the witness g is a fixed function of a
+// row of h, so the same studentised covariance is standard normal under H₀. The wild and
+// permutation routes expand the kernel of one column (FourierPlan) and refuse d > 1 by
+// name. For d = 1 it is InvarianceTest, to the last bit.
+func InvarianceTestRep(h Rep, rows Rows, opts TestOptions, methods ...Method) ([]TestResult, error) {
 	if len(methods) == 0 {
 		return nil, fmt.Errorf("invmmd: invariance test: no method")
 	}
-	if len(h) != rows.Len() {
-		return nil, fmt.Errorf("invmmd: invariance test: h has %d rows, Y has %d", len(h), rows.Len())
+	if h.Dim >= 1 && h.Len() != rows.Len() {
+		return nil, fmt.Errorf("invmmd: invariance test: h has %d rows, Y has %d", h.Len(), rows.Len())
 	}
-	if err := checkFinite("h", h); err != nil {
+	if err := h.check(rows.Len()); err != nil {
 		return nil, err
 	}
-	if slices.Min(h) == slices.Max(h) {
-		return nil, fmt.Errorf("invmmd: invariance test: h is constant (every row is %v): it cannot depend on Z, and the test has no statistic", h[0])
+	if h.constant() {
+		var row any = h.Row(0)
+		if h.Dim == 1 {
+			row = h.Data[0]
+		}
+		return nil, fmt.Errorf("invmmd: invariance test: h is constant (every row is %v): it cannot depend on Z, and the test has no statistic", row)
+	}
+	if h.Dim > 1 && opts.Route != CrossRoute {
+		return nil, fmt.Errorf("invmmd: invariance test: the %v route expands the kernel of a one-column h; h has %d columns: use the cross route", opts.Route, h.Dim)
 	}
 	if opts.Resamples == 0 {
 		opts.Resamples = DefaultResamples
@@ -196,14 +215,14 @@ func InvarianceTest(h []float64, rows Rows, opts TestOptions, methods ...Method)
 	}
 	sigma := opts.Bandwidth
 	if sigma == 0 {
-		var hs []float64
-		for i, v := range h {
+		hs := Rep{Dim: h.Dim}
+		for i := range h.Len() {
 			if inA == nil || !inA[i] {
-				hs = append(hs, v)
+				hs.Data = append(hs.Data, h.Row(i)...)
 			}
 		}
 		var err error
-		if sigma, err = MedianBandwidth(hs); err != nil {
+		if sigma, err = MedianBandwidthRep(hs); err != nil {
 			return nil, fmt.Errorf("invmmd: invariance test: bandwidth: %w", err)
 		}
 	} else if !(sigma > 0) || math.IsInf(sigma, 0) {
@@ -233,7 +252,7 @@ func InvarianceTest(h []float64, rows Rows, opts TestOptions, methods ...Method)
 	case WildRoute, PermutationRoute:
 		for k, c := range ms {
 			seed := opts.Seed + 0x9e3779b97f4a7c15*uint64(k+1)
-			c.err = resampledTest(h, c.phi, c.include, strata, sigma, opts.Resamples, seed, &c.res)
+			c.err = resampledTest(h.Data, c.phi, c.include, strata, sigma, opts.Resamples, seed, &c.res)
 		}
 	default:
 		return nil, fmt.Errorf("invmmd: invariance test: unknown route %v", opts.Route)

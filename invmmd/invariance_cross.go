@@ -24,7 +24,7 @@ type crossMethod struct {
 // pair (i in A, j in B) of a stratum is evaluated once and serves every method that has a
 // pseudo-outcome on both rows; each method's sums run over its own rows in the same order
 // as a test of that method alone.
-func crossTests(h []float64, ms []*crossMethod, strata []testStratum, inA []bool, sigma float64) {
+func crossTests(h Rep, ms []*crossMethod, strata []testStratum, inA []bool, sigma float64) {
 	type part struct {
 		a, b   []int     // the method's rows in each half
 		pa, pb []float64 // its pseudo-outcomes centred within each half, rows × D
@@ -85,7 +85,7 @@ func crossTests(h []float64, ms []*crossMethod, strata []testStratum, inA []bool
 		parallelRows(len(aAll), func(r int) {
 			i := aAll[r]
 			for q, j := range bAll {
-				kv := GaussianKernel(h[i], h[j], sigma)
+				kv := GaussianKernelVec(h.Row(i), h.Row(j), sigma)
 				for k, pt := range parts {
 					if pt == nil || pt.posA[r] < 0 || pt.inB[q] < 0 {
 						continue

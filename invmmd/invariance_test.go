@@ -21,11 +21,19 @@ func calibRows(n int, delta float64, seed uint64) ([]float64, Rows) {
 // bruteCross computes the cross statistic T by its definition, with plain loops over
 // pairs: the witness of half B at each row of A, the per-stratum sample covariance and its
 // standard error.
-func bruteCross(h []float64, phi [][]float64, include []float64, y []float64, inA []bool, sigma float64) float64 {
+func bruteCross(h Rep, phi [][]float64, include []float64, y []float64, inA []bool, sigma float64) float64 {
+	kernel := func(i, j int) float64 {
+		d2 := 0.0
+		for c := 0; c < h.Dim; c++ {
+			d := h.Data[i*h.Dim+c] - h.Data[j*h.Dim+c]
+			d2 += d * d
+		}
+		return math.Exp(-d2 / (2 * sigma * sigma))
+	}
 	num, den := 0.0, 0.0
 	for _, yv := range []float64{0, 1} {
 		var a, b []int
-		for i := range h {
+		for i := range y {
 			if y[i] != yv || include[i] == 0 {
 				continue
 			}
@@ -49,7 +57,7 @@ func bruteCross(h []float64, phi [][]float64, include []float64, y []float64, in
 			for d := 0; d < D; d++ {
 				mb := mean(b, d)
 				for _, j := range b {
-					g[k][d] += (phi[d][j] - mb) * math.Exp(-(h[i]-h[j])*(h[i]-h[j])/(2*sigma*sigma)) / float64(len(b))
+					g[k][d] += (phi[d][j] - mb) * kernel(i, j) / float64(len(b))
 				}
 			}
 		}
@@ -166,7 +174,7 @@ func TestCrossStatisticMatchesDefinition(t *testing.T) {
 			t.Fatal(err)
 		}
 		phi, inc := pseudo(t, m, rows)
-		want := bruteCross(h, phi, inc, rows.Y, inA, 0.7)
+		want := bruteCross(ScalarRep(h), phi, inc, rows.Y, inA, 0.7)
 		if d := math.Abs(res[0].Statistic - want); d > 1e-10*math.Max(1, math.Abs(want)) {
 			t.Errorf("%v: T = %.15g, by definition %.15g", m, res[0].Statistic, want)
 		}

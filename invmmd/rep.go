@@ -68,6 +68,16 @@ func (r Rep) check(n int) error {
 	return nil
 }
 
+// constant reports whether every row of r equals the first (no row: true).
+func (r Rep) constant() bool {
+	for i := 1; i < r.Len(); i++ {
+		if !slices.Equal(r.Row(i), r.Row(0)) {
+			return false
+		}
+	}
+	return true
+}
+
 // sqDist returns ‖a − b‖² for rows of equal length.
 func sqDist(a, b []float64) float64 {
 	s := 0.0

@@ -73,7 +73,7 @@ func b2f(v bool) float64 {
 // trains K class logits and records the classes (results.md, config.json, the model
 // folder); predict writes one probability column per class, p_CLASS, each row summing to
 // 1; estimate takes the label's three strata and a two-column h, with σ by the median
-// heuristic on its rows.
+// heuristic on its rows; test takes that h by the cross route.
 func TestKClassFitPredictEstimate(t *testing.T) {
 	data := classCSV(t, 900, nil)
 	dir := t.TempDir()
@@ -135,6 +135,16 @@ func TestKClassFitPredictEstimate(t *testing.T) {
 			t.Errorf("estimate -h %s: says two columns: %v\n%s", h, two, out)
 		}
 	}
+	// The invariance test of the two-column h, by the cross route over the three classes.
+	out, stderr, err = runCmd(t, "test", "-data", data, "-h", "h1,h2", "-y", "label", "-z", "z", "-x", "x1,x2,group", "-aux-epochs", "6")
+	if err != nil {
+		t.Fatalf("test -h h1,h2: %v\n%s", err, stderr)
+	}
+	for _, want := range []string{"h: 2 columns (h1, h2), one representation", "cross route", "| dr | ", "Y=2: "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("test -h h1,h2 output lacks %q:\n%s", want, out)
+		}
+	}
 }
 
 // TestKClassCommandErrors checks the named errors of a label of K > 2 classes and of a
@@ -194,7 +204,8 @@ func TestKClassCommandErrors(t *testing.T) {
 		{"a class with no observed Z, fit", []string{"fit", "-data", noZ, "-y", "label", "-z", "z", "-out", t.TempDir()},
 			`0 row(s) with label = gamma have Z (z) observed`},
 		{"a class with no Z = 1", est(oneZ, "h1"), `classes.csv: no row with label = beta and z = 1 observed`},
-		{"test takes one column", []string{"test", "-data", good, "-y", "label", "-z", "z", "-h", "h1,h2", "-x", "x1,x2"}, "-h h1,h2: the test takes one column of model outputs"},
+		{"test of a representation by the wild bootstrap", []string{"test", "-data", good, "-y", "label", "-z", "z", "-h", "h1,h2", "-x", "x1,x2", "-route", "wild"},
+			"-h h1,h2 -route wild: a representation of 2 columns takes the cross route"},
 	} {
 		_, stderr, err := runCmdSafe(t, tc.args...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -27,16 +27,17 @@ func testMore() string {
 		"methods: full, obs, ip, reg, dr, dr-po (default: dr,ip,reg; full when no Z is missing; obs for -route permutation)"
 }
 
-// runTest tests whether a column of model outputs h in a CSV is independent of the
+// runTest tests whether the model outputs h in a CSV (a column, or several: a
+// representation) are independent of the
 // nuisance Z given the label (owndata.Test), and prints each method's p-value.
 func runTest(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg := owndata.DefaultTestConfig()
-	fs := newFlags("test", "-data FILE.csv -h COL -y COL -z COL [-g COL] [-m COL] [-x COLS] [-methods ...] [-route cross|wild|permutation] [-B N] [-seed S] [-bandwidth σ|median] [-unconditional] [-csv FILE]", stdout, stderr, testMore)
+	fs := newFlags("test", "-data FILE.csv -h COL[,COL...] -y COL -z COL [-g COL] [-m COL] [-x COLS] [-methods ...] [-route cross|wild|permutation] [-B N] [-seed S] [-bandwidth σ|median] [-unconditional] [-csv FILE]", stdout, stderr, testMore)
 	var tf tableFlags
 	var nf netFlags
 	tf.register(fs, &cfg.Columns, "comma-separated feature columns on which G and m are fitted (on half B) when -g or -m is not given (default: none)")
 	nf.register(fs, &cfg.Nets, false)
-	fs.StringVar(&cfg.H, "h", cfg.H, "column of model outputs h (logits or scores) (required; -h alone, or -help, shows this help)")
+	fs.StringVar(&cfg.H, "h", cfg.H, "column of model outputs h (logits or scores), or comma-separated columns of one representation (cross route only) (required; -h alone, or -help, shows this help)")
 	fs.StringVar(&cfg.G, "g", cfg.G, "column of P(Δ = 1 | X, Y) fitted on rows other than these (default: fit an MLP on -x of half B)")
 	fs.StringVar(&cfg.M, "m", cfg.M, "column of P(Z = 1 | X, Y) fitted on rows other than these (default: fit an MLP on -x of half B)")
 	methods := fs.String("methods", "", "comma-separated methods whose pseudo-outcome of Z is tested (default: see above)")

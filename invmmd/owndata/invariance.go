@@ -25,7 +25,7 @@ type TestConfig struct {
 	// Nets are the settings of the MLPs fitted for G and m on X when G or M is not given
 	// (only Hidden, AuxEpochs, AuxPatience, Batch, LearningRate and AuxSeed matter).
 	Nets
-	H string // the column of model outputs h, logits or scores (-h)
+	H string // the column of model outputs h, logits or scores, or columns "a,b,c" of a representation (-h; cross route only)
 	G string // a column of P(Δ = 1 | X, Y) fitted on other rows (-g); empty: fit an MLP on X
 	M string // a column of P(Z = 1 | X, Y) of a binary Z fitted on other rows (-m); empty: fit an MLP on X
 	// Methods are the estimators whose pseudo-outcome of Z is tested; nil chooses them once
@@ -127,7 +127,9 @@ type Tests struct {
 }
 
 // Test runs invmmd test: it reads the columns of cfg and tests H₀: h ⊥ Z | Y (or h ⊥ Z
-// with Unconditional) by each method's pseudo-outcome of Z (invmmd.InvarianceTest).
+// with Unconditional) by each method's pseudo-outcome of Z (invmmd.InvarianceTestRep). h
+// may be one column or several (-h a,b,c: a representation, with the kernel on its rows
+// and σ by the median heuristic on them); several take the cross route only.
 //
 // The p-values are valid only if G and m were not fitted on the rows tested. Columns -g
 // and -m are taken to have been fitted on other rows. When G or m must be fitted here, the
@@ -151,9 +153,9 @@ func Test(cfg TestConfig) (*Tests, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows, h := l.rows, l.h
-	if h == nil {
-		return nil, fmt.Errorf("-h %s: the test takes one column of model outputs; estimate takes several (a representation)", cfg.H)
+	rows, h := l.rows, l.rep
+	if h.Dim > 1 && cfg.Route != invmmd.CrossRoute {
+		return nil, fmt.Errorf("-h %s -route %v: a representation of %d columns takes the cross route (the %v route expands the kernel of one column)", cfg.H, cfg.Route, h.Dim, cfg.Route)
 	}
 	if ec.Methods == nil {
 		ec.Methods = DefaultTestMethods(rows.MissingZ() == 0, cfg.Route)
@@ -190,15 +192,15 @@ func Test(cfg TestConfig) (*Tests, error) {
 			opts.InA = inA
 		} else {
 			rows = rows.Subset(a)
-			ha := make([]float64, len(a))
-			for k, i := range a {
-				ha[k] = h[i]
+			ha := invmmd.Rep{Dim: h.Dim}
+			for _, i := range a {
+				ha.Data = append(ha.Data, h.Row(i)...)
 			}
 			h = ha
 			out.Tested = len(a)
 		}
 	}
-	if out.Results, err = invmmd.InvarianceTest(h, rows, opts, ec.Methods...); err != nil {
+	if out.Results, err = invmmd.InvarianceTestRep(h, rows, opts, ec.Methods...); err != nil {
 		return nil, err
 	}
 	for _, r := range out.Results {
