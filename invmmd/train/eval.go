@@ -18,10 +18,15 @@ type Metrics struct {
 	// given to EvaluateWith (dr by default), and TrainMMDBy says which.
 	TrainMMD   float64
 	TrainMMDBy invmmd.Method
-	TrainAcc   float64 // share of rows whose predicted class (the sign of the logit, or the largest of K) is the label
-	ValAcc     float64
-	TestAcc    float64
-	TestAUC    float64 // area under the ROC curve of the test logits (ties count ½); for K > 2 classes the mean over the classes of each one-vs-rest AUC (macro-AUC)
+	// TrainMMDLogit is, for a model whose penalty acted on its features (Represent), the
+	// same estimate taken on its logit with the options' bandwidth (σ = 1 by default, the
+	// paper's): how far the classifier's output, not only its features, depends on Z, in
+	// the currency of the logit fits' TrainMMD. 0 (and absent from records) for the logits.
+	TrainMMDLogit float64 `json:",omitempty"`
+	TrainAcc      float64 // share of rows whose predicted class (the sign of the logit, or the largest of K) is the label
+	ValAcc        float64
+	TestAcc       float64
+	TestAUC       float64 // area under the ROC curve of the test logits (ties count ½); for K > 2 classes the mean over the classes of each one-vs-rest AUC (macro-AUC)
 }
 
 // DefaultHeldOut are the estimators EvaluateWith reports when none are named: the two
@@ -77,6 +82,7 @@ func evaluate(m *Model, sp dataset.Splits, aux *Aux, zmap invmmd.FeatureMap, opt
 	out.TestAUC = labelAUC(h[2], sp.Test.Y)
 	// The MMD of what the penalty acted on: the logits, or the features with their σ.
 	reps := [3]invmmd.Rep{h[0], {}, h[2]}
+	logitSigma := o.Bandwidth
 	if m.Represent == RepresentFeatures {
 		for _, k := range []int{0, 2} {
 			if reps[k], err = m.Features([]*dataset.Set{sp.Train, sp.Val, sp.Test}[k]); err != nil {
@@ -117,6 +123,17 @@ func evaluate(m *Model, sp dataset.Splits, aux *Aux, zmap invmmd.FeatureMap, opt
 		return out, nil, fmt.Errorf("train: evaluating the training MMD by %v: %w", out.TrainMMDBy, err)
 	}
 	out.TrainMMD = res[0].Value
+	if m.Represent == RepresentFeatures {
+		lo := eo
+		lo.Bandwidth = logitSigma
+		if d, err = invmmd.NewDesign(rows, lo, out.TrainMMDBy); err == nil {
+			res, err = d.EvaluateRep(h[0], invmmd.AutoSums{})
+		}
+		if err != nil {
+			return out, nil, fmt.Errorf("train: evaluating the training MMD of the logit by %v: %w", out.TrainMMDBy, err)
+		}
+		out.TrainMMDLogit = res[0].Value
+	}
 	if aux != nil {
 		test, err := RowsFor(sp.Test, testPred, zmap)
 		if err != nil {

@@ -275,7 +275,8 @@ func TestRepresentation(t *testing.T) {
 
 // TestFeaturesEvaluation checks that a model trained on its features is evaluated on
 // them: TrainMMD is the full estimator on the training features with the fit's σ, and
-// the same model read as a logit model gives another number.
+// the same model read as a logit model gives another number, which the features model
+// reports as TrainMMDLogit.
 func TestFeaturesEvaluation(t *testing.T) {
 	sp := smallSim(t, 14)
 	model, hist, err := Fit(sp, nil, featureMLP(2), Config{Method: invmmd.Full, Lambda: 1, BatchSize: 300, Epochs: 2, LearningRate: 1e-2, Seed: 2,
@@ -313,5 +314,13 @@ func TestFeaturesEvaluation(t *testing.T) {
 	}
 	if logit.TrainMMD == met.TrainMMD || logit.TrainAcc != met.TrainAcc {
 		t.Errorf("logits: %+v, features: %+v; want the same accuracy and another MMD", logit, met)
+	}
+	// The features model also reports its logit's MMD, σ = 1: what the logits model reports
+	// as TrainMMD; a logits model leaves it 0 (absent from its records).
+	if met.TrainMMDLogit != logit.TrainMMD || logit.TrainMMDLogit != 0 {
+		t.Errorf("TrainMMDLogit %v, want the logit's TrainMMD %v (and 0 for the logits model, got %v)", met.TrainMMDLogit, logit.TrainMMD, logit.TrainMMDLogit)
+	}
+	if js, _ := json.Marshal(logit); strings.Contains(string(js), "TrainMMDLogit") {
+		t.Errorf("a logits model's metrics name TrainMMDLogit (the paper's records would change): %s", js)
 	}
 }
