@@ -11,6 +11,7 @@ import (
 
 	"github.com/invmmd/invmmd/invmmd/experiments"
 	"github.com/invmmd/invmmd/invmmd/results"
+	"github.com/invmmd/invmmd/invmmd/train"
 )
 
 // runFigures redraws the results figures from the tables under OUT/tables, without
@@ -96,6 +97,23 @@ func runFigures(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		f := filepath.Join(*out, "tables", "objectives_"+base+"_lambda"+lam+".md")
+		if err := os.WriteFile(f, []byte(md), 0o644); err != nil {
+			return err
+		}
+		files = append(files, f)
+	}
+	for _, p := range paths {
+		name, _, _ := strings.Cut(strings.TrimSuffix(filepath.Base(p), ".csv"), "_lambda")
+		base, r := experiments.SplitRepresentation(name)
+		if r != train.RepresentFeatures || compared["representations_"+base] {
+			continue
+		}
+		compared["representations_"+base] = true
+		md, err := experiments.RepresentationComparison(filepath.Join(*out, "tables"), base)
+		if err != nil {
+			return err
+		}
+		f := filepath.Join(*out, "tables", "representations_"+base+".md")
 		if err := os.WriteFile(f, []byte(md), 0o644); err != nil {
 			return err
 		}

@@ -34,6 +34,7 @@ type resultOptions struct {
 	ceiling      float64 // NaN: none
 	ceilingWhat  string
 	paperDataset string
+	mmdOf        string // what the train MMD² is of; "" for the logit
 }
 
 // Chance sets the chance accuracy (default DefaultChance): the accuracy axis starts there,
@@ -64,7 +65,8 @@ func Majority(m results.Majority) ResultOption {
 }
 
 // Hints draws what an experiment's FigureHints say (an experiment's Figure): its ceiling
-// when it has one (Ceiling) and the paper's dataset when it is not ours (PaperDataset).
+// when it has one (Ceiling), the paper's dataset when it is not ours (PaperDataset), and
+// in the train-MMD panel's title what the MMD² is of when it is not the logit (MMDOf).
 func Hints(h results.FigureHints) ResultOption {
 	return func(o *resultOptions) {
 		if h.Ceiling > 0 {
@@ -73,6 +75,7 @@ func Hints(h results.FigureHints) ResultOption {
 		if h.PaperDataset != "" {
 			PaperDataset(h.PaperDataset)(o)
 		}
+		o.mmdOf = h.MMDOf
 	}
 }
 
@@ -133,7 +136,11 @@ func Results(title string, sums []results.Summary, paper map[string]results.Pape
 		func(s results.Summary) results.Cell { return s.TeAcc },
 		func(r results.Row) float64 { return r.TeAcc },
 		func(p results.PaperRow) results.Cell { return p.TeAcc })
-	mmd := methodPanel("train MMD² (full-data estimator), "+lambdaOf(title), "train MMD²", sums, mmdPaper, o,
+	mmdTitle := "train MMD² (full-data estimator), "
+	if o.mmdOf != "" {
+		mmdTitle = "train MMD² of " + o.mmdOf + " (full-data estimator), "
+	}
+	mmd := methodPanel(mmdTitle+lambdaOf(title), "train MMD²", sums, mmdPaper, o,
 		func(s results.Summary) results.Cell { return s.TrMMD },
 		func(r results.Row) float64 { return r.TrMMD },
 		func(p results.PaperRow) results.Cell { return p.TrMMD })

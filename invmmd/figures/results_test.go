@@ -409,6 +409,14 @@ func TestResultsHints(t *testing.T) {
 			}
 		})
 	}
+	// MMDOf names what the train MMD² panel is of.
+	p, err := Results("Sim, λ = 1", simSums(3), nil, Hints(results.FigureHints{MMDOf: "the penultimate features"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p[1][0].Title.Text; got != "train MMD² of the penultimate features (full-data estimator), λ = 1" {
+		t.Errorf("the MMD panel's title with MMDOf: %q", got)
+	}
 }
 
 // seedRows returns rows of method m with the given test accuracies (seeds 1, 2, …) and a

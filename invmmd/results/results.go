@@ -85,6 +85,9 @@ type FigureHints struct {
 	// PaperDataset names the dataset of the paper's numbers when it differs from ours
 	// (e.g. "MIMIC-III" next to a public stand-in); "" when it is the same.
 	PaperDataset string
+	// MMDOf names what the train MMD² is taken on when it is not the logit, e.g. "the
+	// penultimate features"; "" for the logit.
+	MMDOf string
 }
 
 // CSVHeader is the header of every result CSV.
@@ -213,19 +216,11 @@ func Summarize(rows []Row) []Summary {
 }
 
 func cellOf(rs []Row, f func(Row) float64) Cell {
-	var m float64
-	for _, r := range rs {
-		m += f(r)
+	v := make([]float64, len(rs))
+	for i, r := range rs {
+		v[i] = f(r)
 	}
-	m /= float64(len(rs))
-	var v float64
-	for _, r := range rs {
-		v += (f(r) - m) * (f(r) - m)
-	}
-	if len(rs) > 1 {
-		v /= float64(len(rs) - 1)
-	}
-	return Cell{m, math.Sqrt(v)}
+	return CellOf(v)
 }
 
 // DefaultMMDNote says what the tr mmd row of the paper's experiments is.
@@ -405,13 +400,14 @@ func DiffsFromNone(sums []Summary) (d []Diff, ok bool) {
 			d[i] = Diff{Cell: Cell{Mean: s.TeAcc.Mean - none.TeAcc.Mean}}
 			continue
 		}
-		d[i] = Diff{Cell: cellOfValues(v), Seeds: len(v)}
+		d[i] = Diff{Cell: CellOf(v), Seeds: len(v)}
 	}
 	return d, true
 }
 
-// cellOfValues is the mean ± sample standard deviation of v.
-func cellOfValues(v []float64) Cell {
+// CellOf is the mean ± sample standard deviation of v (the standard deviation is 0 for one
+// value), as the tables report a quantity over seeds.
+func CellOf(v []float64) Cell {
 	var m float64
 	for _, x := range v {
 		m += x
@@ -470,5 +466,5 @@ func MajorityOf(trainPY1, testPY1 []float64) (Majority, error) {
 			te, tr = append(te, 1-p), append(tr, 1-q)
 		}
 	}
-	return Majority{Label: label, N: len(te), TeAcc: cellOfValues(te), TrAcc: cellOfValues(tr)}, nil
+	return Majority{Label: label, N: len(te), TeAcc: CellOf(te), TrAcc: CellOf(tr)}, nil
 }
