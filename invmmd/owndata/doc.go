@@ -10,10 +10,11 @@
 // split: accuracy, AUC, the held-out MMD² of h by dr and ip with their jackknife standard
 // errors and unreliable strata, and the p-values of the tests of h ⊥ Z | Y on the test
 // split by their pseudo-outcomes (Fit). Estimate gives each estimator's MMD² of a column of
-// model outputs (or of several columns, one representation), and Test the p-value of each method's test of h ⊥ Z | Y for such a
-// column (invmmd test), with G and m fitted on one half of the rows when no column gives
-// them. Every default lives in DefaultConfig and DefaultEstimateConfig,
-// and the commands' flag defaults are read from them.
+// model outputs (or of several columns, one representation), and Test the p-value of each
+// method's test of h ⊥ Z | Y for such outputs (invmmd test; several columns by the cross
+// route), with G and m fitted on one half of the rows when no column gives them. Every
+// default lives in DefaultConfig and DefaultEstimateConfig, and the commands' flag
+// defaults are read from them.
 //
 // Each trained h is saved in a folder (SaveModel) that LoadModel reads back and checks
 // before any prediction: the format version, the architecture, the encoder of the
