@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/invmmd/invmmd/invmmd/experiments"
+	"github.com/invmmd/invmmd/invmmd/figures"
 	"github.com/invmmd/invmmd/invmmd/results"
 	"github.com/invmmd/invmmd/invmmd/train"
 )
@@ -117,7 +118,11 @@ func runFigures(args []string, stdout, stderr io.Writer) error {
 		if err := os.WriteFile(f, []byte(md), 0o644); err != nil {
 			return err
 		}
-		files = append(files, f)
+		fig, err := drawRepresentations(*out, base)
+		if err != nil {
+			return err
+		}
+		files = append(files, f, fig+".png", fig+".svg")
 	}
 	diags, err := filepath.Glob(filepath.Join(*out, "tables", "diagnosis_*_config.json"))
 	if err != nil {
@@ -180,4 +185,24 @@ func redrawCalibration(out string) (string, error) {
 		return "", fmt.Errorf("%s: want a level Alpha in (0, 1) (%v)", cp, err)
 	}
 	return drawCalibration(rows, null, rec.Alpha, out)
+}
+
+// drawRepresentations draws the comparison of the layer the penalty acts on for the
+// experiment stored under name (figures.Representations of experiments.RepresentationFits)
+// into out as representations_NAME, returning that base path.
+func drawRepresentations(out, name string) (string, error) {
+	fits, err := experiments.RepresentationFits(filepath.Join(out, "tables"), name)
+	if err != nil {
+		return "", err
+	}
+	title := name
+	if exp, ok := experiments.Describe(name); ok {
+		title = exp.Title
+	}
+	p, err := figures.Representations(title+": the penalty on the logit or on the penultimate features", fits)
+	if err != nil {
+		return "", err
+	}
+	base := filepath.Join(out, "representations_"+name)
+	return base, figures.Save(p, base, figures.RepresentationsWidth, figures.RepresentationsHeight)
 }

@@ -17,98 +17,126 @@ import (
 	"github.com/invmmd/invmmd/invmmd/train"
 )
 
-// representationRun is one table of RepresentationComparison: an experiment's fits at one
-// λ with the penalty on the logit or on the features, and what their records say.
-type representationRun struct {
-	represent string  // "logit" or "features"
-	lambda    float64 // the penalty's weight
-	rows      []results.Row
-	logitMMD  map[string][]float64 // per method, the training MMD² of the logit of each fit
-	capped    int                  // fits of h that stopped at the epoch cap
-}
-
-// RepresentationComparison returns, as Markdown, what penalising h's penultimate features
-// (the tables NAME_feat_lambdaΛ, train.RepresentFeatures) gave next to penalising its
-// logit (NAME_lambdaΛ, the paper's penalty), read from the tables and configuration
-// records under dir, for every λ that either has: per method of the features tables, the
-// test accuracy (mean ± sd over the seeds), the training MMD² of the logit with σ = 1 (the
-// logit fits' tr mmd; the features fits' Metrics.TrainMMDLogit) — how far what the
-// classifier outputs depends on Z — and, for the features fits, the training MMD² of the
-// features that their penalty acted on. A last line counts the fits of h that reached the
-// epoch cap instead of stopping by patience. The README quotes it; `invmmd figures` writes
-// it next to the tables as representations_NAME.md.
-func RepresentationComparison(dir, name string) (string, error) {
-	var runs []representationRun
-	var methods []string
-	for _, rep := range []struct{ label, stored string }{{"logit", name}, {"features", name + FeaturesSuffix}} {
+// RepresentationFits reads the fits of h of the experiment stored under name with the
+// penalty on its logit (the tables NAME_lambdaΛ, the paper's penalty) and on its
+// penultimate features (NAME_feat_lambdaΛ, train.RepresentFeatures), every λ that either
+// has, from the tables and configuration records under dir: for each fit its test accuracy,
+// its table's tr mmd, its logit's training MMD² with σ = 1 (the logit fits' tr mmd; the
+// features fits' Metrics.TrainMMDLogit) and whether it reached the epoch cap. Of the logit
+// tables it keeps the methods that the features tables have. The fits come by layer, then
+// λ, in the tables' order. It returns an error when there is no features table, or a table
+// without its record.
+func RepresentationFits(dir, name string) ([]results.RepresentationFit, error) {
+	var fits []results.RepresentationFit
+	featured := map[string]bool{}
+	// The features tables first, for the methods they have; the logit tables are put first
+	// in the result.
+	for _, rep := range []struct{ label, stored string }{{"features", name + FeaturesSuffix}, {"logit", name}} {
 		paths, err := filepath.Glob(filepath.Join(dir, rep.stored+"_lambda*.csv"))
 		if err != nil {
-			return "", err
+			return nil, err
 		}
-		fits, err := fitsOf(filepath.Join(dir, rep.stored+"_config.json"))
-		if err != nil && len(paths) > 0 {
-			return "", err
+		type table struct {
+			lambda float64
+			path   string
 		}
-		var reps []representationRun
+		var tables []table
 		for _, p := range paths {
 			l, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimPrefix(filepath.Base(p), rep.stored+"_lambda"), ".csv"), 64)
-			if err != nil {
-				continue // another experiment's table whose name starts like this one's
+			if err == nil { // else another experiment's table whose name starts like this one's
+				tables = append(tables, table{l, p})
 			}
-			rows, err := results.ReadCSVFile(p)
-			if err != nil {
-				return "", err
+		}
+		if len(tables) == 0 {
+			if rep.label == "features" {
+				return nil, fmt.Errorf("experiments: no table of %s under %s (run invmmd %s -represent features)", rep.stored, dir, name)
 			}
-			r := representationRun{represent: rep.label, lambda: l, rows: rows, logitMMD: map[string][]float64{}}
+			continue
+		}
+		slices.SortFunc(tables, func(a, b table) int { return cmp.Compare(a.lambda, b.lambda) })
+		records, err := fitsOf(filepath.Join(dir, rep.stored+"_config.json"))
+		if err != nil {
+			return nil, err
+		}
+		var these []results.RepresentationFit
+		for _, t := range tables {
+			rows, err := results.ReadCSVFile(t.path)
+			if err != nil {
+				return nil, err
+			}
 			for _, row := range rows {
-				fl := l
+				if rep.label == "features" {
+					featured[row.Method] = true
+				} else if !featured[row.Method] {
+					continue
+				}
+				fl := t.lambda
 				if row.Method == invmmd.None.String() {
 					fl = 0 // one fit of none per seed, at λ = 0, reported under every λ (Grid)
 				}
-				f, ok := fits[fitKey{row.Method, fl, row.Seed}]
+				rec, ok := records[fitKey{row.Method, fl, row.Seed}]
 				if !ok {
-					return "", fmt.Errorf("experiments: %s: no record of %s, λ = %s, seed %d in %s_config.json", p, row.Method, results.LambdaName(l), row.Seed, rep.stored)
+					return nil, fmt.Errorf("experiments: %s: no record of %s, λ = %s, seed %d in %s_config.json", t.path, row.Method, results.LambdaName(t.lambda), row.Seed, rep.stored)
 				}
-				v := row.TrMMD
+				f := results.RepresentationFit{Represent: rep.label, Lambda: t.lambda, Method: row.Method, Seed: row.Seed, TeAcc: row.TeAcc, TrMMD: row.TrMMD,
+					LogitMMD: row.TrMMD, Capped: rec.History.StopReason == train.StopMaxEpochs}
 				if rep.label == "features" {
-					v = f.Metrics.TrainMMDLogit
+					f.LogitMMD = rec.Metrics.TrainMMDLogit
 				}
-				r.logitMMD[row.Method] = append(r.logitMMD[row.Method], v)
-				if f.History.StopReason == train.StopMaxEpochs {
-					r.capped++
-				}
-				if rep.label == "features" && !slices.Contains(methods, row.Method) {
-					methods = append(methods, row.Method)
-				}
+				these = append(these, f)
 			}
-			reps = append(reps, r)
 		}
-		slices.SortFunc(reps, func(a, b representationRun) int { return cmp.Compare(a.lambda, b.lambda) })
-		runs = append(runs, reps...)
+		fits = append(these, fits...)
 	}
-	if len(methods) == 0 {
-		return "", fmt.Errorf("experiments: no table of %s under %s (run invmmd %s -represent features)", name+FeaturesSuffix, dir, name)
+	return fits, nil
+}
+
+// RepresentationComparison returns, as Markdown, RepresentationFits summarised per layer
+// and λ: for each method of the features tables, the test accuracy, the training MMD² of
+// the logit (σ = 1) — how far what the classifier outputs depends on Z — and, for the
+// features fits, the training MMD² of the features their penalty acted on, each mean ± sd
+// over the seeds; a last line counts the fits of h that reached the epoch cap instead of
+// stopping by patience. The README quotes it; `invmmd figures` writes it next to the
+// tables as representations_NAME.md.
+func RepresentationComparison(dir, name string) (string, error) {
+	fits, err := RepresentationFits(dir, name)
+	if err != nil {
+		return "", err
+	}
+	var settings, methods []string
+	for _, f := range fits {
+		if !slices.Contains(settings, f.Setting()) {
+			settings = append(settings, f.Setting())
+		}
+		if !slices.Contains(methods, f.Method) {
+			methods = append(methods, f.Method)
+		}
 	}
 	slices.SortStableFunc(methods, func(a, b string) int { return slices.Index(results.Methods, a) - slices.Index(results.Methods, b) })
 	var b strings.Builder
-	table := func(title string, only string, cell func(r representationRun, s results.Summary) string) {
+	table := func(title string, only string, value func(results.RepresentationFit) float64) {
 		fmt.Fprintf(&b, "%s\n\n| penalty on (%s) | λ |", title, name)
 		for _, m := range methods {
 			fmt.Fprintf(&b, " %s |", m)
 		}
 		b.WriteString("\n|---|---|" + strings.Repeat("---|", len(methods)) + "\n")
-		for _, r := range runs {
-			if only != "" && r.represent != only {
+		for _, s := range settings {
+			var first results.RepresentationFit
+			by := map[string][]float64{}
+			for _, f := range fits {
+				if f.Setting() == s {
+					first = f
+					by[f.Method] = append(by[f.Method], value(f))
+				}
+			}
+			if only != "" && first.Represent != only {
 				continue
 			}
-			sums := map[string]results.Summary{}
-			for _, s := range results.Summarize(r.rows) {
-				sums[s.Method] = s
-			}
-			fmt.Fprintf(&b, "| %s | %s |", r.represent, results.LambdaName(r.lambda))
+			fmt.Fprintf(&b, "| %s | %s |", first.Represent, results.LambdaName(first.Lambda))
 			for _, m := range methods {
-				if s, ok := sums[m]; ok {
-					b.WriteString(" " + cell(r, s) + " |")
+				if v, ok := by[m]; ok {
+					c := results.CellOf(v)
+					fmt.Fprintf(&b, " %.3f ± %.3f |", c.Mean, c.Std)
 				} else {
 					b.WriteString(" – |")
 				}
@@ -117,15 +145,23 @@ func RepresentationComparison(dir, name string) (string, error) {
 		}
 		b.WriteString("\n")
 	}
-	pm := func(c results.Cell) string { return fmt.Sprintf("%.3f ± %.3f", c.Mean, c.Std) }
-	table("Test accuracy, mean ± sd over the seeds:", "", func(_ representationRun, s results.Summary) string { return pm(s.TeAcc) })
+	table("Test accuracy, mean ± sd over the seeds:", "", func(f results.RepresentationFit) float64 { return f.TeAcc })
 	table("Training MMD² of the logit (σ = 1, full estimator): how much the classifier's output depends on Z given Y:", "",
-		func(r representationRun, s results.Summary) string { return pm(results.CellOf(r.logitMMD[s.Method])) })
+		func(f results.RepresentationFit) float64 { return f.LogitMMD })
 	table("Training MMD² of the features the penalty acted on (σ by the median heuristic on the initial network's features, per fit):", "features",
-		func(_ representationRun, s results.Summary) string { return pm(s.TrMMD) })
+		func(f results.RepresentationFit) float64 { return f.TrMMD })
 	var capped []string
-	for _, r := range runs {
-		capped = append(capped, fmt.Sprintf("%s λ = %s: %d of %d", r.represent, results.LambdaName(r.lambda), r.capped, len(r.rows)))
+	for _, s := range settings {
+		n, k := 0, 0
+		for _, f := range fits {
+			if f.Setting() == s {
+				n++
+				if f.Capped {
+					k++
+				}
+			}
+		}
+		capped = append(capped, fmt.Sprintf("%s: %d of %d", s, k, n))
 	}
 	fmt.Fprintf(&b, "Fits of h that reached the epoch cap instead of stopping by patience: %s.\n", strings.Join(capped, "; "))
 	return b.String(), nil
@@ -138,7 +174,7 @@ type fitKey struct {
 	seed   uint64
 }
 
-// fitEntry is what RepresentationComparison reads of a fit's record.
+// fitEntry is what RepresentationFits reads of a fit's record.
 type fitEntry struct {
 	Method  string
 	Lambda  float64

@@ -102,19 +102,30 @@ func TestRepresentationComparison(t *testing.T) {
 	if _, err := RepresentationComparison(dir, "toy"); err == nil || !strings.Contains(err.Error(), "no table of toy_feat") {
 		t.Errorf("no tables: %v", err)
 	}
-	write("toy", 1, []results.Row{{Method: "none", Seed: 1, TrMMD: 0.2, TeAcc: 0.6}, {Method: "full", Seed: 1, TrMMD: 0.01, TeAcc: 0.8}, {Method: "full", Seed: 2, TrMMD: 0.03, TeAcc: 0.82}}, nil, 0)
+	write("toy", 1, []results.Row{{Method: "none", Seed: 1, TrMMD: 0.2, TeAcc: 0.6}, {Method: "obs", Seed: 1, TrMMD: 0.05, TeAcc: 0.7},
+		{Method: "full", Seed: 1, TrMMD: 0.01, TeAcc: 0.8}, {Method: "full", Seed: 2, TrMMD: 0.03, TeAcc: 0.82}}, nil, 0)
 	write("toy_feat", 1, []results.Row{{Method: "none", Seed: 1, TrMMD: 0.3, TeAcc: 0.61}, {Method: "full", Seed: 1, TrMMD: 0.004, TeAcc: 0.7}, {Method: "full", Seed: 2, TrMMD: 0.006, TeAcc: 0.72}},
 		map[uint64]float64{1: 0.25, 2: 0.15}, 2)
+	fits, err := RepresentationFits(dir, "toy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fits) != 6 || fits[0].Represent != "logit" || fits[3].Represent != "features" || fits[3].Method != "none" || fits[3].LogitMMD != 0.25 || fits[3].TrMMD != 0.3 || !fits[5].Capped || fits[4].Capped {
+		t.Errorf("RepresentationFits: %+v", fits)
+	}
 	got, err := RepresentationComparison(dir, "toy")
 	if err != nil {
 		t.Fatal(err)
+	}
+	if strings.Contains(got, "obs") {
+		t.Errorf("the comparison has obs, which only the logit tables have:\n%s", got)
 	}
 	for _, want := range []string{
 		"| penalty on (toy) | λ | none | full |", // the features tables' methods only
 		"| logit | 1 | 0.600 ± 0.000 | 0.810 ± 0.014 |\n| features | 1 | 0.610 ± 0.000 | 0.710 ± 0.014 |",
 		"| logit | 1 | 0.200 ± 0.000 | 0.020 ± 0.014 |\n| features | 1 | 0.250 ± 0.000 | 0.200 ± 0.071 |",
 		"acted on (σ by the median heuristic on the initial network's features, per fit):\n\n| penalty on (toy) | λ | none | full |\n|---|---|---|---|\n| features | 1 | 0.300 ± 0.000 | 0.005 ± 0.001 |\n\n",
-		"epoch cap instead of stopping by patience: logit λ = 1: 0 of 3; features λ = 1: 1 of 3.",
+		"epoch cap instead of stopping by patience: logit, λ = 1: 0 of 3; features, λ = 1: 1 of 3.",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the comparison lacks %q:\n%s", want, got)

@@ -1,0 +1,114 @@
+package figures
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/invmmd/invmmd/invmmd/results"
+)
+
+// Size of the representation figure (Representations): one panel and its legend, legible
+// when a README shows it 900 pixels wide.
+const (
+	RepresentationsWidth  = 9 * vg.Inch
+	RepresentationsHeight = 5.5 * vg.Inch
+)
+
+// settingShapes are the markers of the settings (layer, λ) of a representation figure, in
+// the order the settings come: filled, so that the method's colour reads at a glance.
+var settingShapes = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.PyramidGlyph{}, draw.BoxGlyph{}, triangleDown{}, diamond{}}
+
+// Representations returns the figure of a comparison of the layer an MMD penalty acts on
+// (results.RepresentationFit): each fit of h a point at its logit's training MMD² (x, σ = 1:
+// how much what the classifier outputs depends on Z given Y) and its test accuracy under
+// the shift (y), coloured by method (MethodColor) and shaped by its setting, the layer and λ
+// ("logit, λ = 1", "features, λ = 100"). A penalty that makes the output invariant moves
+// a method's points left and, under the shift, up; one that leaves the output's dependence
+// where none has it leaves them with none's. It returns an error for no fits or a
+// non-finite value.
+func Representations(title string, fits []results.RepresentationFit) (*plot.Plot, error) {
+	if len(fits) == 0 {
+		return nil, fmt.Errorf("figures: Representations %q: no fits", title)
+	}
+	var settings, methods []string
+	for _, f := range fits {
+		if math.IsNaN(f.LogitMMD) || math.IsInf(f.LogitMMD, 0) || math.IsNaN(f.TeAcc) || math.IsInf(f.TeAcc, 0) {
+			return nil, fmt.Errorf("figures: Representations %q: %s, seed %d: logit MMD² %v, test accuracy %v", title, f.Setting(), f.Seed, f.LogitMMD, f.TeAcc)
+		}
+		if !slices.Contains(settings, f.Setting()) {
+			settings = append(settings, f.Setting())
+		}
+		if !slices.Contains(methods, f.Method) {
+			methods = append(methods, f.Method)
+		}
+	}
+	if len(settings) > len(settingShapes) {
+		return nil, fmt.Errorf("figures: Representations %q: %d settings, at most %d markers", title, len(settings), len(settingShapes))
+	}
+	slices.SortStableFunc(methods, func(a, b string) int { return slices.Index(results.Methods, a) - slices.Index(results.Methods, b) })
+	p := plot.New()
+	legible(p)
+	p.Title.Text = title
+	p.X.Label.Text = "training MMD² of the logit (σ = 1, full estimator)"
+	p.Y.Label.Text = "test accuracy (shifted P(Z | Y))"
+	lo, hi := math.Inf(1), math.Inf(-1)
+	xlo, xhi := 0.0, MMDLinear
+	zero := &vline{x: 0, style: draw.LineStyle{Color: ReferenceColor, Width: vg.Points(0.8)}}
+	p.Add(zero)
+	for k, s := range settings {
+		for _, m := range methods {
+			var xy plotter.XYs
+			for _, f := range fits {
+				if f.Setting() == s && f.Method == m {
+					xy = append(xy, plotter.XY{X: f.LogitMMD, Y: f.TeAcc})
+					lo, hi = math.Min(lo, f.TeAcc), math.Max(hi, f.TeAcc)
+					xlo, xhi = math.Min(xlo, f.LogitMMD), math.Max(xhi, f.LogitMMD)
+				}
+			}
+			if len(xy) == 0 {
+				continue
+			}
+			c, ok := MethodColor(m)
+			if !ok {
+				c = Grey
+			}
+			sc, err := plotter.NewScatter(xy)
+			if err != nil {
+				return nil, fmt.Errorf("figures: Representations %q: %w", title, err)
+			}
+			sc.GlyphStyle = draw.GlyphStyle{Color: withAlpha(c, 220), Radius: vg.Points(4), Shape: settingShapes[k]}
+			p.Add(sc)
+		}
+	}
+	pad := math.Max(0.01, (hi-lo)*0.06)
+	p.Y.Min, p.Y.Max = lo-pad, hi+pad
+	p.Y.Tick.Marker = roundTicks{}
+	xpad := 0.04 * (xhi - xlo)
+	p.X.Min, p.X.Max = xlo-xpad, xhi+xpad
+	p.X.Tick.Marker = roundTicks{}
+	p.Add(plotter.NewGrid())
+	for _, m := range methods {
+		c, ok := MethodColor(m)
+		if !ok {
+			c = Grey
+		}
+		key, _ := plotter.NewScatter(plotter.XYs{{}})
+		key.GlyphStyle = draw.GlyphStyle{Color: c, Radius: vg.Points(4), Shape: draw.CircleGlyph{}}
+		p.Legend.Add(m, key)
+	}
+	p.Legend.Add("")
+	for k, s := range settings {
+		key, _ := plotter.NewScatter(plotter.XYs{{}})
+		key.GlyphStyle = draw.GlyphStyle{Color: KeyColor, Radius: vg.Points(4), Shape: settingShapes[k]}
+		p.Legend.Add("penalty on the "+s, key)
+	}
+	p.Legend.Add("zero", zero)
+	p.Legend.Add("one point per fit (seed)")
+	return p, nil
+}

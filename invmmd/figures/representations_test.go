@@ -1,0 +1,54 @@
+package figures
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/plot"
+
+	"github.com/invmmd/invmmd/invmmd/results"
+)
+
+// TestRepresentations draws a comparison of two settings and three methods: one point per
+// fit; the legend names
+// the methods in the tables' order and the settings; the accuracy axis covers every point;
+// no fits, or a non-finite value, is an error naming it.
+func TestRepresentations(t *testing.T) {
+	var fits []results.RepresentationFit
+	for s := uint64(1); s <= 3; s++ {
+		for _, m := range []string{"full", "none", "dr"} {
+			fits = append(fits,
+				results.RepresentationFit{Represent: "logit", Lambda: 1, Method: m, Seed: s, TeAcc: 0.8 + 0.01*float64(s), LogitMMD: 0.01 * float64(s)},
+				results.RepresentationFit{Represent: "features", Lambda: 100, Method: m, Seed: s, TeAcc: 0.7, LogitMMD: 0.2})
+		}
+	}
+	fits = fits[:len(fits)-1] // dr at features, λ = 100 has two seeds
+	p, err := Representations("Simulation", fits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(p.GlyphBoxes(p)); got != len(fits) {
+		t.Errorf("%d points drawn, want one per fit, %d", got, len(fits))
+	}
+	if p.Y.Min > 0.7 || p.Y.Max < 0.83 {
+		t.Errorf("accuracy axis [%v, %v] leaves out a point", p.Y.Min, p.Y.Max)
+	}
+	text := svgText(t, [][]*plot.Plot{{p}})
+	for _, want := range []string{"penalty on the logit, λ = 1", "penalty on the features, λ = 100", "training MMD² of the logit"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the figure lacks %q", want)
+		}
+	}
+	if i, j, k := strings.Index(text, ">none<"), strings.Index(text, ">full<"), strings.Index(text, ">dr<"); i < 0 || !(i < j && j < k) {
+		t.Errorf("the legend does not name none, full, dr in the tables' order (%d, %d, %d)", i, j, k)
+	}
+	if _, err := Representations("x", nil); err == nil || !strings.Contains(err.Error(), "no fits") {
+		t.Errorf("no fits: %v", err)
+	}
+	bad := append([]results.RepresentationFit(nil), fits...)
+	bad[2].LogitMMD = math.NaN()
+	if _, err := Representations("x", bad); err == nil || !strings.Contains(err.Error(), "logit, λ = 1, seed 1: logit MMD² NaN") {
+		t.Errorf("a NaN: %v", err)
+	}
+}
