@@ -70,8 +70,8 @@ func b2f(v bool) float64 {
 }
 
 // TestKClassFitPredictEstimate runs the own-data workflow on a label of three classes: fit
-// trains K class logits and records the classes (results.md, config.json, the model
-// folder); predict writes one probability column per class, p_CLASS, each row summing to
+// trains K class logits, records the classes (results.md, config.json, the model folder)
+// and tests the K logits' invariance on the test split (p-values in results.csv); predict writes one probability column per class, p_CLASS, each row summing to
 // 1; estimate takes the label's three strata and a two-column h, with σ by the median
 // heuristic on its rows; test takes that h by the cross route.
 func TestKClassFitPredictEstimate(t *testing.T) {
@@ -82,7 +82,7 @@ func TestKClassFitPredictEstimate(t *testing.T) {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
 	for _, want := range []string{"label label: 3 classes alpha, beta, gamma", "observed Z by class alpha: Z0=", "| none | 1 |", "| dr | 1 |",
-		"[Y=2: ", "no test of H₀: h ⊥ Z | Y: h has 3 class logits"} {
+		"[Y=2: ", "test of H₀: h ⊥ Z | Y on the test split, cross route"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("fit output lacks %q:\n%s", want, out)
 		}
@@ -91,6 +91,27 @@ func TestKClassFitPredictEstimate(t *testing.T) {
 	if !strings.Contains(string(md), "- label label of 3 classes: alpha, beta, gamma; accuracy is of the most probable class, AUC the macro-AUC") ||
 		!strings.Contains(string(md), "(always predicting the most common class)") {
 		t.Errorf("results.md does not record the classes:\n%s", md)
+	}
+	// The held-out tests take the three class logits as one representation: p-values, not n/a.
+	rf, err := os.Open(filepath.Join(dir, "results.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := csv.NewReader(rf).ReadAll()
+	rf.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := map[string]int{}
+	for j, h := range res[0] {
+		col[h] = j
+	}
+	for _, r := range res[1:] {
+		for _, c := range []string{"heldout_p_dr", "heldout_p_ip"} {
+			if p, err := strconv.ParseFloat(r[col[c]], 64); err != nil || p < 0 || p > 1 {
+				t.Errorf("results.csv, %s seed %s: %s = %q, want a p-value", r[0], r[1], c, r[col[c]])
+			}
+		}
 	}
 	cj, _ := os.ReadFile(filepath.Join(dir, "config.json"))
 	if !strings.Contains(string(cj), `"num_classes": 3`) {

@@ -65,9 +65,6 @@ type Trained struct {
 	// Tests are the cross-route tests of H₀: h ⊥ Z | Y on the test split by the
 	// pseudo-outcomes of HeldOut's estimators (HeldOutTests); a failed one is left out.
 	Tests []invmmd.TestResult
-	// NoTests says why no test was run (h of a label of K > 2 classes has K logits, and
-	// the test takes one output per row); empty otherwise.
-	NoTests  string
 	Warnings []string
 }
 
@@ -85,9 +82,6 @@ func (t *Trained) HeldOutText() string {
 	}
 	if len(t.Tests) > 0 {
 		fmt.Fprintf(&b, "  test of H₀: h ⊥ Z | Y on the test split, cross route (halves: a random half of each (Y, Δ) cell; Ĝ and m̂ fitted on the training split, so out of sample), σ = %.4g:\n", t.Tests[0].Sigma)
-	}
-	if t.NoTests != "" {
-		fmt.Fprintf(&b, "  no test of H₀: h ⊥ Z | Y: %s\n", t.NoTests)
 	}
 	for _, r := range t.Tests {
 		u := ""
@@ -202,16 +196,12 @@ func TrainMethod(cfg Config, sp dataset.Splits, aux *train.Aux, m invmmd.Method,
 	t.Row = Row{Method: m.String(), Seed: seed, TestAcc: met.TestAcc, TestAUC: met.TestAUC, ValAcc: met.ValAcc,
 		DR: held[0].Value, IP: held[1].Value, DRSE: held[0].ValueSE, IPSE: held[1].ValueSE, Unreliable: unreliableList(held), Dropped: hist.DroppedStrata,
 		HStop: StopOf(hist)}
-	if k := sp.Train.NumClasses(); k > 2 {
-		t.NoTests = fmt.Sprintf("h has %d class logits and the test takes one output per row (p dr and p ip are n/a)", k)
-	} else {
-		var testWarn []string
-		t.Tests, testWarn, err = HeldOutTests(model, sp, aux, cfg.MinESS, seed, methodsOf(held)...)
-		if err != nil {
-			return nil, err
-		}
-		t.Warnings = append(t.Warnings, testWarn...)
+	var testWarn []string
+	t.Tests, testWarn, err = HeldOutTests(model, sp, aux, cfg.MinESS, seed, methodsOf(held)...)
+	if err != nil {
+		return nil, err
 	}
+	t.Warnings = append(t.Warnings, testWarn...)
 	for _, r := range t.Tests {
 		switch r.Method {
 		case invmmd.DR:
@@ -241,13 +231,14 @@ func TrainMethod(cfg Config, sp dataset.Splits, aux *train.Aux, m invmmd.Method,
 // HeldOutTests tests H₀: h ⊥ Z | Y on the test split of sp by the pseudo-outcome of each
 // of methods (with Ĝ and m̂ of aux), by the cross route with a random half of each (Y, Δ)
 // cell of the test rows seeded by seed, and σ the held-out estimates' (the default
-// bandwidth). Ĝ and m̂ were fitted on the training split, so they are out of sample for
+// bandwidth). h is the model's prediction (Model.LogitsRep): its logit, or with a label of
+// K > 2 classes its K class logits as one representation, tested within each class. Ĝ and m̂ were fitted on the training split, so they are out of sample for
 // every test row and the cross route's p-values are valid (given that G or m is right, as
 // the method needs). A method whose test fails (e.g. a stratum of the test split with
 // fewer than 2 observed Z in a half) is left out, with a warning saying why; err is for
 // h or the rows that cannot be had at all.
 func HeldOutTests(model *train.Model, sp dataset.Splits, aux *train.Aux, minESS float64, seed uint64, methods ...invmmd.Method) ([]invmmd.TestResult, []string, error) {
-	h, err := model.Logits(sp.Test)
+	h, err := model.LogitsRep(sp.Test)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -260,10 +251,14 @@ func HeldOutTests(model *train.Model, sp dataset.Splits, aux *train.Aux, minESS 
 	if err != nil {
 		return nil, nil, err
 	}
+	opts := invmmd.TestOptions{Bandwidth: o.Bandwidth, Seed: seed}
+	if k := sp.Train.NumClasses(); k > 2 {
+		opts.Classes = k // h is the K class logits, tested within each class
+	}
 	var out []invmmd.TestResult
 	var warn []string
 	for _, m := range methods {
-		res, err := invmmd.InvarianceTest(h, rows, invmmd.TestOptions{Bandwidth: o.Bandwidth, Seed: seed}, m)
+		res, err := invmmd.InvarianceTestRep(h, rows, opts, m)
 		if err != nil {
 			warn = append(warn, fmt.Sprintf("the held-out test by %v has no p-value: %v", m, err))
 			continue

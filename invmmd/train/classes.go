@@ -14,9 +14,11 @@ import (
 // K strata. A binary label keeps its single logit and the Bernoulli NLL. The functions here
 // serve both, so that validation and evaluation read the same way for every K.
 
-// outputsRep returns the model's outputs on s as a representation: the single logit of a
-// binary label (width 1), or the Heads class logits.
-func outputsRep(m *Model, s *dataset.Set) (invmmd.Rep, error) {
+// LogitsRep returns the model's outputs on s as a representation: the single logit of a
+// binary label (width 1), or the Heads class logits of a label of K > 2 classes — what
+// the model predicts from, and what an invariance test of its prediction
+// (invmmd.InvarianceTestRep) takes, whichever layer its penalty acted on.
+func (m *Model) LogitsRep(s *dataset.Set) (invmmd.Rep, error) {
 	if m.Heads == 0 {
 		h, err := m.Logits(s)
 		return invmmd.ScalarRep(h), err
@@ -32,7 +34,7 @@ func outputsRep(m *Model, s *dataset.Set) (invmmd.Rep, error) {
 // Heads classes (the softmax of its class logits), row-major: what predict writes for a
 // label of more than two classes. A model with one logit gives (1 − p, p), p = σ(logit).
 func (m *Model) ClassProbabilities(s *dataset.Set) ([]float64, error) {
-	h, err := outputsRep(m, s)
+	h, err := m.LogitsRep(s)
 	if err != nil {
 		return nil, err
 	}

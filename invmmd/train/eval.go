@@ -74,7 +74,7 @@ func evaluate(m *Model, sp dataset.Splits, aux *Aux, zmap invmmd.FeatureMap, opt
 	}
 	h := [3]invmmd.Rep{}
 	for k, s := range []*dataset.Set{sp.Train, sp.Val, sp.Test} {
-		if h[k], err = outputsRep(m, s); err != nil {
+		if h[k], err = m.LogitsRep(s); err != nil {
 			return out, nil, err
 		}
 	}

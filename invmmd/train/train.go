@@ -282,7 +282,7 @@ func validationObjective(val *dataset.Set, rows invmmd.Rows, cfg Config) (object
 	}
 	last = &valRecord{}
 	return func(model *Model) (float64, error) {
-		h, err := outputsRep(model, val)
+		h, err := model.LogitsRep(val)
 		if err != nil {
 			return 0, err
 		}
