@@ -64,7 +64,7 @@ type Trained struct {
 	HeldOut []invmmd.Result // dr and ip on the test split, with their diagnostics
 	// Tests are the cross-route tests of H₀: h ⊥ Z | Y on the test split by the
 	// pseudo-outcomes of HeldOut's estimators (HeldOutTests); a failed one is left out.
-	Tests []invmmd.TestResult
+	Tests    []invmmd.TestResult
 	Warnings []string
 }
 
