@@ -99,7 +99,8 @@ const (
 // the median heuristic bandwidth and a random half seeded by 0.
 type TestOptions struct {
 	// Bandwidth σ of the Gaussian kernel on h; 0 means the median heuristic
-	// (MedianBandwidth) on the outputs of half B for the cross route, of all rows otherwise.
+	// (MedianBandwidthRep: MedianBandwidth for one column) on the outputs of half B for
+	// the cross route, of all rows otherwise.
 	Bandwidth float64
 	// GFloor bounds G from below in the pseudo-outcomes, as Options.GFloor; 0 means 0.05.
 	GFloor float64
@@ -173,6 +174,9 @@ func InvarianceTestRep(h Rep, rows Rows, opts TestOptions, methods ...Method) ([
 	}
 	if err := h.check(rows.Len()); err != nil {
 		return nil, err
+	}
+	if h.Len() < 2 {
+		return nil, fmt.Errorf("invmmd: invariance test: %d rows, want at least 2", h.Len())
 	}
 	if h.constant() {
 		var row any = h.Row(0)

@@ -121,4 +121,7 @@ func TestInvarianceTestRepErrors(t *testing.T) {
 			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)
 		}
 	}
+	if _, err := InvarianceTestRep(Rep{Dim: 4}, Rows{}, TestOptions{}, DR); err == nil || !strings.Contains(err.Error(), "0 rows, want at least 2") {
+		t.Errorf("no rows: error %v", err)
+	}
 }

@@ -110,15 +110,15 @@ func runFigures(args []string, stdout, stderr io.Writer) error {
 			continue
 		}
 		compared["representations_"+base] = true
-		md, err := experiments.RepresentationComparison(filepath.Join(*out, "tables"), base)
+		fits, err := experiments.RepresentationFits(filepath.Join(*out, "tables"), base)
 		if err != nil {
 			return err
 		}
 		f := filepath.Join(*out, "tables", "representations_"+base+".md")
-		if err := os.WriteFile(f, []byte(md), 0o644); err != nil {
+		if err := os.WriteFile(f, []byte(experiments.RepresentationMarkdown(base, fits)), 0o644); err != nil {
 			return err
 		}
-		fig, err := drawRepresentations(*out, base)
+		fig, err := drawRepresentations(*out, base, fits)
 		if err != nil {
 			return err
 		}
@@ -188,13 +188,9 @@ func redrawCalibration(out string) (string, error) {
 }
 
 // drawRepresentations draws the comparison of the layer the penalty acts on for the
-// experiment stored under name (figures.Representations of experiments.RepresentationFits)
+// experiment stored under name (figures.Representations of its experiments.RepresentationFits)
 // into out as representations_NAME, returning that base path.
-func drawRepresentations(out, name string) (string, error) {
-	fits, err := experiments.RepresentationFits(filepath.Join(out, "tables"), name)
-	if err != nil {
-		return "", err
-	}
+func drawRepresentations(out, name string, fits []results.RepresentationFit) (string, error) {
 	title := name
 	if exp, ok := experiments.Describe(name); ok {
 		title = exp.Title

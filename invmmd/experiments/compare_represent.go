@@ -49,7 +49,12 @@ func RepresentationFits(dir, name string) ([]results.RepresentationFit, error) {
 		}
 		if len(tables) == 0 {
 			if rep.label == "features" {
-				return nil, fmt.Errorf("experiments: no table of %s under %s (run invmmd %s -represent features)", rep.stored, dir, name)
+				base, o := SplitObjective(name)
+				hint := fmt.Sprintf("invmmd %s -represent features", base)
+				if o.Suffix != "" {
+					hint += " -objective " + o.Name
+				}
+				return nil, fmt.Errorf("experiments: no table of %s under %s (run %s)", rep.stored, dir, hint)
 			}
 			continue
 		}
@@ -81,7 +86,10 @@ func RepresentationFits(dir, name string) ([]results.RepresentationFit, error) {
 				f := results.RepresentationFit{Represent: rep.label, Lambda: t.lambda, Method: row.Method, Seed: row.Seed, TeAcc: row.TeAcc, TrMMD: row.TrMMD,
 					LogitMMD: row.TrMMD, Capped: rec.History.StopReason == train.StopMaxEpochs}
 				if rep.label == "features" {
-					f.LogitMMD = rec.Metrics.TrainMMDLogit
+					if rec.Metrics.TrainMMDLogit == nil {
+						return nil, fmt.Errorf("experiments: %s: the record of %s, λ = %s, seed %d in %s_config.json has no TrainMMDLogit (made before it was recorded): rerun the fit", t.path, row.Method, results.LambdaName(t.lambda), row.Seed, rep.stored)
+					}
+					f.LogitMMD = *rec.Metrics.TrainMMDLogit
 				}
 				these = append(these, f)
 			}
@@ -103,6 +111,12 @@ func RepresentationComparison(dir, name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return RepresentationMarkdown(name, fits), nil
+}
+
+// RepresentationMarkdown is RepresentationComparison of fits already read
+// (RepresentationFits) of the experiment stored under name.
+func RepresentationMarkdown(name string, fits []results.RepresentationFit) string {
 	var settings, methods []string
 	for _, f := range fits {
 		if !slices.Contains(settings, f.Setting()) {
@@ -163,8 +177,8 @@ func RepresentationComparison(dir, name string) (string, error) {
 		}
 		capped = append(capped, fmt.Sprintf("%s: %d of %d", s, k, n))
 	}
-	fmt.Fprintf(&b, "Fits of h that reached the epoch cap instead of stopping by patience: %s.\n", strings.Join(capped, "; "))
-	return b.String(), nil
+	fmt.Fprintf(&b, "Fits of h that reached the epoch cap instead of stopping by patience: %s (none, trained without a penalty, is the same fit under every setting).\n", strings.Join(capped, "; "))
+	return b.String()
 }
 
 // fitKey identifies a fit of h in an experiment's configuration record.
@@ -179,7 +193,7 @@ type fitEntry struct {
 	Method  string
 	Lambda  float64
 	Seed    uint64
-	Metrics train.Metrics
+	Metrics struct{ TrainMMDLogit *float64 } // nil: not recorded
 	History struct{ StopReason train.StopReason }
 }
 

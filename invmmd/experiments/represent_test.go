@@ -125,11 +125,17 @@ func TestRepresentationComparison(t *testing.T) {
 		"| logit | 1 | 0.600 ± 0.000 | 0.810 ± 0.014 |\n| features | 1 | 0.610 ± 0.000 | 0.710 ± 0.014 |",
 		"| logit | 1 | 0.200 ± 0.000 | 0.020 ± 0.014 |\n| features | 1 | 0.250 ± 0.000 | 0.200 ± 0.071 |",
 		"acted on (σ by the median heuristic on the initial network's features, per fit):\n\n| penalty on (toy) | λ | none | full |\n|---|---|---|---|\n| features | 1 | 0.300 ± 0.000 | 0.005 ± 0.001 |\n\n",
-		"epoch cap instead of stopping by patience: logit, λ = 1: 0 of 3; features, λ = 1: 1 of 3.",
+		"epoch cap instead of stopping by patience: logit, λ = 1: 0 of 3; features, λ = 1: 1 of 3 (none, trained without a penalty, is the same fit under every setting).",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the comparison lacks %q:\n%s", want, got)
 		}
+	}
+	// A features fit recorded without its logit's MMD² is refused, not read as 0.
+	b, _ := os.ReadFile(filepath.Join(dir, "toy_feat_config.json"))
+	os.WriteFile(filepath.Join(dir, "toy_feat_config.json"), []byte(strings.ReplaceAll(string(b), `,"TrainMMDLogit":0.15`, "")), 0o644)
+	if _, err := RepresentationComparison(dir, "toy"); err == nil || !strings.Contains(err.Error(), "full, λ = 1, seed 2 in toy_feat_config.json has no TrainMMDLogit") {
+		t.Errorf("a features fit without TrainMMDLogit: %v", err)
 	}
 	os.Remove(filepath.Join(dir, "toy_feat_config.json"))
 	if _, err := RepresentationComparison(dir, "toy"); err == nil || !strings.Contains(err.Error(), "toy_feat_config.json") {

@@ -21,8 +21,10 @@ const (
 )
 
 // settingShapes are the markers of the settings (layer, λ) of a representation figure, in
-// the order the settings come: filled, so that the method's colour reads at a glance.
-var settingShapes = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.PyramidGlyph{}, draw.BoxGlyph{}, triangleDown{}, diamond{}}
+// the order the settings come: filled first, so that the method's colour reads at a
+// glance, then the same shapes with a white centre.
+var settingShapes = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.PyramidGlyph{}, draw.BoxGlyph{}, triangleDown{}, diamond{},
+	holed{draw.CircleGlyph{}}, holed{draw.PyramidGlyph{}}, holed{draw.BoxGlyph{}}, holed{triangleDown{}}, holed{diamond{}}}
 
 // Representations returns the figure of a comparison of the layer an MMD penalty acts on
 // (results.RepresentationFit): each fit of h a point at its logit's training MMD² (x, σ = 1:
@@ -30,8 +32,9 @@ var settingShapes = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.PyramidGlyph{}, 
 // the shift (y), coloured by method (MethodColor) and shaped by its setting, the layer and λ
 // ("logit, λ = 1", "features, λ = 100"). A penalty that makes the output invariant moves
 // a method's points left and, under the shift, up; one that leaves the output's dependence
-// where none has it leaves them with none's. It returns an error for no fits or a
-// non-finite value.
+// where none has it leaves them with none's. none, trained without a penalty, is one fit
+// per seed whatever the setting: it is drawn once, with the first setting's marker. It
+// returns an error for no fits, more settings than markers, or a non-finite value.
 func Representations(title string, fits []results.RepresentationFit) (*plot.Plot, error) {
 	if len(fits) == 0 {
 		return nil, fmt.Errorf("figures: Representations %q: no fits", title)
@@ -61,11 +64,18 @@ func Representations(title string, fits []results.RepresentationFit) (*plot.Plot
 	xlo, xhi := 0.0, MMDLinear
 	zero := &vline{x: 0, style: draw.LineStyle{Color: ReferenceColor, Width: vg.Points(0.8)}}
 	p.Add(zero)
+	noneSeeds := map[uint64]bool{} // none's fits already drawn
 	for k, s := range settings {
 		for _, m := range methods {
 			var xy plotter.XYs
 			for _, f := range fits {
 				if f.Setting() == s && f.Method == m {
+					if m == "none" {
+						if noneSeeds[f.Seed] {
+							continue
+						}
+						noneSeeds[f.Seed] = true
+					}
 					xy = append(xy, plotter.XY{X: f.LogitMMD, Y: f.TeAcc})
 					lo, hi = math.Min(lo, f.TeAcc), math.Max(hi, f.TeAcc)
 					xlo, xhi = math.Min(xlo, f.LogitMMD), math.Max(xhi, f.LogitMMD)
@@ -100,7 +110,11 @@ func Representations(title string, fits []results.RepresentationFit) (*plot.Plot
 		}
 		key, _ := plotter.NewScatter(plotter.XYs{{}})
 		key.GlyphStyle = draw.GlyphStyle{Color: c, Radius: vg.Points(4), Shape: draw.CircleGlyph{}}
-		p.Legend.Add(m, key)
+		label := m
+		if m == "none" {
+			label = "none (no penalty: drawn once)"
+		}
+		p.Legend.Add(label, key)
 	}
 	p.Legend.Add("")
 	for k, s := range settings {

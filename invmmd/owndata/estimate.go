@@ -215,7 +215,6 @@ type loaded struct {
 	zmap invmmd.FeatureMap // the kernel on a nuisance that is not binary; nil for a binary one
 	rows invmmd.Rows       // Y, Z (or Psi), Δ, and G and M where columns give them
 	rep  invmmd.Rep        // the model outputs h, one or more columns (-h)
-	h    []float64         // h of one column (-h COL); nil for several
 	// classes names the label's K > 2 classes; nil for a binary label.
 	classes []string
 }
@@ -282,9 +281,6 @@ func (c EstimateConfig) load(log io.Writer) (*loaded, error) {
 	}
 	if l.rep, err = readH(tab, hCols); err != nil {
 		return nil, err
-	}
-	if len(hCols) == 1 {
-		l.h = l.rep.Data
 	}
 	if c.G != "" {
 		if l.rows.G, err = tab.Probabilities(c.G, "-g"); err != nil {

@@ -78,14 +78,17 @@ func (c TestConfig) estimateConfig() EstimateConfig {
 }
 
 // Validate checks the settings that can be checked before the table is read: those of
-// EstimateConfig.Validate, the route, the resamples, and that the permutation route is
-// asked only of full and obs.
+// EstimateConfig.Validate, the route (the cross route for several h columns), the
+// resamples, and that the permutation route is asked only of full and obs.
 func (c TestConfig) Validate() error {
 	if c.Route < invmmd.CrossRoute || c.Route > invmmd.PermutationRoute {
 		return fmt.Errorf("-route %v: want cross, wild or permutation", c.Route)
 	}
 	if c.Resamples != 0 && c.Resamples < invmmd.MinResamples {
 		return fmt.Errorf("-B %d: want at least %d resamples (fewer give p-values too coarse to compare with α = 0.05)", c.Resamples, invmmd.MinResamples)
+	}
+	if hc := HColumns(c.H); len(hc) > 1 && c.Route != invmmd.CrossRoute {
+		return fmt.Errorf("-h %s -route %v: a representation of %d columns takes the cross route (the %v route expands the kernel of one column)", c.H, c.Route, len(hc), c.Route)
 	}
 	if c.Route == invmmd.PermutationRoute {
 		for _, m := range c.Methods {
@@ -101,7 +104,8 @@ func (c TestConfig) Validate() error {
 	return ec.Validate()
 }
 
-// Tests are the invariance tests of a column of model outputs, with what they rest on.
+// Tests are the invariance tests of model outputs (a column, or several: one
+// representation), with what they rest on.
 type Tests struct {
 	File           string
 	Rows, MissingZ int // rows of the table, and those with Z missing
@@ -154,9 +158,6 @@ func Test(cfg TestConfig) (*Tests, error) {
 		return nil, err
 	}
 	rows, h := l.rows, l.rep
-	if h.Dim > 1 && cfg.Route != invmmd.CrossRoute {
-		return nil, fmt.Errorf("-h %s -route %v: a representation of %d columns takes the cross route (the %v route expands the kernel of one column)", cfg.H, cfg.Route, h.Dim, cfg.Route)
-	}
 	if ec.Methods == nil {
 		ec.Methods = DefaultTestMethods(rows.MissingZ() == 0, cfg.Route)
 		if err := ec.Validate(); err != nil {
