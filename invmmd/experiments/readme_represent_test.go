@@ -1,0 +1,212 @@
+package experiments
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/invmmd/invmmd/invmmd/results"
+)
+
+// repSpan is the range and mean over the seeds (and methods) of one quantity of the
+// representation comparison's fits.
+type repSpan struct{ lo, hi, mean float64 }
+
+// spanOf collects value over the fits of the given layer and λ whose method is in methods.
+func spanOf(t *testing.T, fits []results.RepresentationFit, represent string, lambda float64, methods []string, value func(results.RepresentationFit) float64) repSpan {
+	t.Helper()
+	s := repSpan{lo: math.Inf(1), hi: math.Inf(-1)}
+	n := 0
+	for _, f := range fits {
+		if f.Represent != represent || !slices.Contains(methods, f.Method) || (f.Method != "none" && f.Lambda != lambda) {
+			continue
+		}
+		v := value(f)
+		s.lo, s.hi, s.mean = min(s.lo, v), max(s.hi, v), s.mean+v
+		n++
+	}
+	if n == 0 {
+		t.Fatalf("no %s fits of %v at λ = %g", represent, methods, lambda)
+	}
+	s.mean /= float64(n)
+	return s
+}
+
+func (s repSpan) rng(format string) string {
+	return fmt.Sprintf(format+"–"+format, s.lo, s.hi)
+}
+
+// TestREADMERepresentationNumbers checks the README's section on the penalty on a
+// representation against the committed comparison: representations_sim.md is what
+// RepresentationComparison makes of the committed sim and sim_feat tables and records,
+// every table line the section quotes is a line of it, and the numbers its prose gives are
+// the ranges over the seeds that the files hold. A rerun that moves them fails here until
+// the text follows.
+func TestREADMERepresentationNumbers(t *testing.T) {
+	fits, err := RepresentationFits(committedTables, "sim")
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := RepresentationMarkdown("sim", fits)
+	committed, err := os.ReadFile(filepath.Join(committedTables, "representations_sim.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(committed) != md {
+		t.Errorf("figures/tables/representations_sim.md is not what RepresentationComparison makes of the committed tables (rerun invmmd figures):\n%s", md)
+	}
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const heading = "### Beyond the paper: the penalty on a representation"
+	_, section, ok := strings.Cut(string(readme), heading)
+	if !ok {
+		t.Fatalf("README.md has no section %q", heading)
+	}
+	if i := strings.Index(section, "\n### "); i >= 0 {
+		section = section[:i]
+	}
+	quoted := 0
+	for _, line := range strings.Split(section, "\n") {
+		if strings.HasPrefix(line, "|") {
+			quoted++
+			if !slices.Contains(strings.Split(md, "\n"), line) {
+				t.Errorf("README.md quotes a table line that representations_sim.md does not hold:\n%s", line)
+			}
+		}
+	}
+	if quoted < 12 {
+		t.Errorf("README.md's section quotes %d table lines of representations_sim.md, want its three tables (at least 12)", quoted)
+	}
+
+	teAcc := func(f results.RepresentationFit) float64 { return f.TeAcc }
+	logit := func(f results.RepresentationFit) float64 { return f.LogitMMD }
+	feat := func(f results.RepresentationFit) float64 { return f.TrMMD }
+	penalised := []string{"obs", "full", "dr", "reg"}
+	missing := []string{"full", "dr", "reg"}
+	none := []string{"none"}
+	sp := func(rep string, lambda float64, methods []string, value func(results.RepresentationFit) float64) repSpan {
+		return spanOf(t, fits, rep, lambda, methods, value)
+	}
+	obsAcc := sp("features", 1, []string{"obs"}, teAcc)
+	var others []float64
+	for _, m := range missing {
+		others = append(others, sp("features", 1, []string{m}, teAcc).mean)
+	}
+	if obsAcc.mean <= slices.Max(others) {
+		t.Errorf("obs's mean test accuracy at features, λ = 1 (%.3f) is not the highest of the four (others' means %v)", obsAcc.mean, others)
+	}
+
+	// The fits at the epoch cap: their best epochs (from the configuration record) and
+	// whether their numbers lie within those of the penalised fits that stopped by patience.
+	b, err := os.ReadFile(filepath.Join(committedTables, "sim_feat_config.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec struct {
+		Fits []struct {
+			Method  string
+			Lambda  float64
+			Seed    uint64
+			History struct {
+				BestEpoch  int
+				Bandwidth  float64
+				StopReason string
+				MaxEpochs  int
+			}
+		}
+	}
+	if err := json.Unmarshal(b, &rec); err != nil {
+		t.Fatal(err)
+	}
+	bestLo, bestHi, nCapped, maxEpochs := math.MaxInt, 0, 0, 0
+	var cappedWho []string
+	for _, f := range rec.Fits {
+		if f.History.StopReason == "max-epochs" {
+			if f.Lambda != 1 {
+				t.Errorf("%s, λ = %g, seed %d reached the cap: the README says only λ = 1 fits did", f.Method, f.Lambda, f.Seed)
+			}
+			nCapped++
+			bestLo, bestHi, maxEpochs = min(bestLo, f.History.BestEpoch), max(bestHi, f.History.BestEpoch), f.History.MaxEpochs
+			cappedWho = append(cappedWho, fmt.Sprintf("%s %d", f.Method, f.Seed))
+		}
+	}
+	var capped, stopped []results.RepresentationFit
+	for _, f := range fits {
+		if f.Represent == "features" && f.Lambda == 1 && f.Method != "none" {
+			if f.Capped {
+				capped = append(capped, f)
+			} else {
+				stopped = append(stopped, f)
+			}
+		}
+	}
+	if len(capped) != nCapped || nCapped == 0 {
+		t.Fatalf("%d capped fits in the comparison, %d in the record", len(capped), nCapped)
+	}
+	for _, f := range capped {
+		for _, v := range []struct {
+			what  string
+			value func(results.RepresentationFit) float64
+		}{{"test accuracy", teAcc}, {"logit MMD²", logit}} {
+			lo, hi := math.Inf(1), math.Inf(-1)
+			for _, g := range stopped {
+				lo, hi = min(lo, v.value(g)), max(hi, v.value(g))
+			}
+			if x := v.value(f); x < lo || x > hi {
+				t.Errorf("capped fit %s seed %d: %s %.3f outside the stopped fits' %.3f–%.3f", f.Method, f.Seed, v.what, x, lo, hi)
+			}
+		}
+	}
+
+	var logitMeans []float64
+	for _, m := range penalised[1:] {
+		logitMeans = append(logitMeans, sp("logit", 1, []string{m}, logit).mean)
+	}
+	obsFeat := sp("features", 1, []string{"obs"}, feat).mean
+	for _, m := range missing {
+		if x := sp("features", 1, []string{m}, feat).mean; x >= obsFeat {
+			t.Errorf("obs's features MMD² at λ = 1 (%.3f) is not above %s's (%.3f), as the README says", obsFeat, m, x)
+		}
+	}
+	sigLo, sigHi := math.Inf(1), math.Inf(-1)
+	for _, f := range rec.Fits {
+		sigLo, sigHi = min(sigLo, f.History.Bandwidth), max(sigHi, f.History.Bandwidth)
+	}
+
+	wants := []string{
+		fmt.Sprintf("their MMD² falls from none's %s to %s", sp("features", 1, none, feat).rng("%.2f"), sp("features", 1, penalised, feat).rng("%.3f")),
+		fmt.Sprintf("the logit's MMD² stays at %s, none's at %s, and test accuracy at %s, none's at %s",
+			sp("features", 1, penalised, logit).rng("%.2f"), sp("features", 1, none, logit).rng("%.2f"),
+			sp("features", 1, penalised, teAcc).rng("%.2f"), sp("features", 1, none, teAcc).rng("%.2f")),
+		fmt.Sprintf("full, dr and reg on the logit at λ = 1 bring its MMD² to %s and test accuracy to %s",
+			sp("logit", 1, missing, logit).rng("%.3f"), sp("logit", 1, missing, teAcc).rng("%.2f")),
+		fmt.Sprintf("obs is the best of the four here (%.3f against %.3f–%.3f)", obsAcc.mean, slices.Min(others), slices.Max(others)),
+		fmt.Sprintf("At λ = 100 the paper's pattern returns:** full, dr and reg reach test accuracy %s and obs, which measures dependence on the biased observed rows, %s",
+			sp("features", 100, missing, teAcc).rng("%.2f"), sp("features", 100, []string{"obs"}, teAcc).rng("%.2f")),
+		fmt.Sprintf("the order of the logit penalty at λ = 5 (obs %.3f, full %.3f, dr %.3f, reg %.3f), with dr below full by %.3f here and %.3f there",
+			sp("logit", 5, []string{"obs"}, teAcc).mean, sp("logit", 5, []string{"full"}, teAcc).mean, sp("logit", 5, []string{"dr"}, teAcc).mean, sp("logit", 5, []string{"reg"}, teAcc).mean,
+			sp("features", 100, []string{"full"}, teAcc).mean-sp("features", 100, []string{"dr"}, teAcc).mean,
+			sp("logit", 5, []string{"full"}, teAcc).mean-sp("logit", 5, []string{"dr"}, teAcc).mean),
+		fmt.Sprintf("The logit's MMD² falls with it: means %.3f (full), %.3f (dr) and %.3f (reg), where the logit penalty at λ = 1 leaves %.3f–%.3f",
+			sp("features", 100, []string{"full"}, logit).mean, sp("features", 100, []string{"dr"}, logit).mean, sp("features", 100, []string{"reg"}, logit).mean,
+			slices.Min(logitMeans), slices.Max(logitMeans)),
+		fmt.Sprintf("σ by the median heuristic on the initial network's training features (%.1f–%.1f over the five seeds)", sigLo, sigHi),
+		fmt.Sprintf("Their test accuracies and logit MMD² lie within those of the %d that stopped by patience", len(stopped)),
+		fmt.Sprintf("(none's %.2f against its logit's %.2f)", sp("features", 1, none, feat).mean, sp("features", 1, none, logit).mean),
+		fmt.Sprintf("%d of the %d penalised fits at λ = 1 (%s) reached the %d-epoch cap, their best epochs %d–%d",
+			nCapped, len(capped)+len(stopped), strings.Join(cappedWho, ", "), maxEpochs, bestLo, bestHi),
+	}
+	one := strings.Join(strings.Fields(section), " ")
+	for _, w := range wants {
+		if !strings.Contains(one, w) {
+			t.Errorf("README.md's section does not say, as the committed files give:\n%s", w)
+		}
+	}
+}
