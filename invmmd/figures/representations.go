@@ -33,8 +33,9 @@ var settingShapes = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.PyramidGlyph{}, 
 // ("logit, λ = 1", "features, λ = 100"). A penalty that makes the output invariant moves
 // a method's points left and, under the shift, up; one that leaves the output's dependence
 // where none has it leaves them with none's. none, trained without a penalty, is one fit
-// per seed whatever the setting: it is drawn once, with the first setting's marker. It
-// returns an error for no fits, more settings than markers, or a non-finite value.
+// per seed whatever the setting: it is drawn once, with the first setting's marker. The x
+// axis is linear while every point lies within ±10·MMDLinear, a SymLog (linear within
+// ±MMDLinear) beyond, so that the invariant fits near 0 stay apart. It returns an error for no fits, more settings than markers, or a non-finite value.
 func Representations(title string, fits []results.RepresentationFit) (*plot.Plot, error) {
 	if len(fits) == 0 {
 		return nil, fmt.Errorf("figures: Representations %q: no fits", title)
@@ -99,9 +100,22 @@ func Representations(title string, fits []results.RepresentationFit) (*plot.Plot
 	pad := math.Max(0.01, (hi-lo)*0.06)
 	p.Y.Min, p.Y.Max = lo-pad, hi+pad
 	p.Y.Tick.Marker = roundTicks{}
-	xpad := 0.04 * (xhi - xlo)
-	p.X.Min, p.X.Max = xlo-xpad, xhi+xpad
-	p.X.Tick.Marker = roundTicks{}
+	if math.Max(-xlo, xhi) <= 10*MMDLinear {
+		xpad := 0.04 * (xhi - xlo)
+		p.X.Min, p.X.Max = xlo-xpad, xhi+xpad
+		p.X.Tick.Marker = roundTicks{}
+	} else { // a SymLog as the results figures' MMD axis, so that the fits near 0 spread out
+		sl := SymLog{Linear: MMDLinear}
+		flo, fhi := sl.forward(xlo), sl.forward(xhi)
+		xpad := 0.04 * (fhi - flo)
+		p.X.Min, p.X.Max = sl.inverse(flo-xpad), sl.inverse(fhi+xpad)
+		p.X.Scale = sl
+		p.X.Tick.Marker = SymLogTicks{Linear: MMDLinear}
+		defer func() { // the results figures' words, last in the legend
+			p.Legend.Add(fmt.Sprintf("x axis: linear within ±%g,", MMDLinear))
+			p.Legend.Add("logarithmic beyond")
+		}()
+	}
 	p.Add(plotter.NewGrid())
 	for _, m := range methods {
 		c, ok := MethodColor(m)
@@ -122,7 +136,7 @@ func Representations(title string, fits []results.RepresentationFit) (*plot.Plot
 		key.GlyphStyle = draw.GlyphStyle{Color: KeyColor, Radius: vg.Points(4), Shape: settingShapes[k]}
 		p.Legend.Add("penalty on the "+s, key)
 	}
-	p.Legend.Add("zero", zero)
+	p.Legend.Add("MMD² = 0", zero)
 	p.Legend.Add("one point per fit (seed)")
 	return p, nil
 }

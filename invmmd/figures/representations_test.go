@@ -35,6 +35,10 @@ func TestRepresentations(t *testing.T) {
 	if p.Y.Min > 0.7 || p.Y.Max < 0.83 {
 		t.Errorf("accuracy axis [%v, %v] leaves out a point", p.Y.Min, p.Y.Max)
 	}
+	// Logit MMD² up to 0.2 (beyond 10·MMDLinear): the x axis is a SymLog that holds every point.
+	if _, ok := p.X.Scale.(SymLog); !ok || p.X.Min > 0.01 || p.X.Max < 0.2 {
+		t.Errorf("logit MMD² axis: scale %T on [%v, %v], want a SymLog holding 0.01–0.2", p.X.Scale, p.X.Min, p.X.Max)
+	}
 	text := svgText(t, [][]*plot.Plot{{p}})
 	for _, want := range []string{"penalty on the logit, λ = 1", "penalty on the features, λ = 100", "training MMD² of the logit"} {
 		if !strings.Contains(text, want) {
