@@ -23,7 +23,7 @@ func spanOf(t *testing.T, fits []results.RepresentationFit, represent string, la
 	s := repSpan{lo: math.Inf(1), hi: math.Inf(-1)}
 	n := 0
 	for _, f := range fits {
-		if f.Represent != represent || !slices.Contains(methods, f.Method) || (f.Method != "none" && f.Lambda != lambda) {
+		if f.Represent != represent || f.Lambda != lambda || !slices.Contains(methods, f.Method) {
 			continue
 		}
 		v := value(f)

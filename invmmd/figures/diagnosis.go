@@ -62,12 +62,7 @@ func Diagnosis(steps []results.DiagnosisStep, fit string, labels map[string]stri
 		}
 	}
 	mmdAxis := func(p *plot.Plot) {
-		sl := SymLog{Linear: diagnosisLinear}
-		flo, fhi := sl.forward(math.Min(lo, -diagnosisLinear)), sl.forward(math.Max(hi, diagnosisLinear))
-		pad := 0.04 * (fhi - flo)
-		p.Y.Min, p.Y.Max = sl.inverse(flo-pad), sl.inverse(fhi+pad)
-		p.Y.Scale = sl
-		p.Y.Tick.Marker = SymLogTicks{Linear: diagnosisLinear}
+		SymLog{Linear: diagnosisLinear}.fit(&p.Y, math.Min(lo, -diagnosisLinear), math.Max(hi, diagnosisLinear), 0.04)
 		// No y label on the log axis: gonum/plot then reserves room above the data area as
 		// if the label stood there. The titles name the axis.
 		p.Y.Label.Text = ""

@@ -35,7 +35,8 @@ var settingShapes = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.PyramidGlyph{}, 
 // where none has it leaves them with none's. none, trained without a penalty, is one fit
 // per seed whatever the setting: it is drawn once, with the first setting's marker. The x
 // axis is linear while every point lies within ±10·MMDLinear, a SymLog (linear within
-// ±MMDLinear) beyond, so that the invariant fits near 0 stay apart. It returns an error for no fits, more settings than markers, or a non-finite value.
+// ±MMDLinear) beyond, so that the invariant fits near 0 stay apart. It returns an error
+// for no fits, more settings than markers, or a non-finite value.
 func Representations(title string, fits []results.RepresentationFit) (*plot.Plot, error) {
 	if len(fits) == 0 {
 		return nil, fmt.Errorf("figures: Representations %q: no fits", title)
@@ -105,16 +106,7 @@ func Representations(title string, fits []results.RepresentationFit) (*plot.Plot
 		p.X.Min, p.X.Max = xlo-xpad, xhi+xpad
 		p.X.Tick.Marker = roundTicks{}
 	} else { // a SymLog as the results figures' MMD axis, so that the fits near 0 spread out
-		sl := SymLog{Linear: MMDLinear}
-		flo, fhi := sl.forward(xlo), sl.forward(xhi)
-		xpad := 0.04 * (fhi - flo)
-		p.X.Min, p.X.Max = sl.inverse(flo-xpad), sl.inverse(fhi+xpad)
-		p.X.Scale = sl
-		p.X.Tick.Marker = SymLogTicks{Linear: MMDLinear}
-		defer func() { // the results figures' words, last in the legend
-			p.Legend.Add(fmt.Sprintf("x axis: linear within ±%g,", MMDLinear))
-			p.Legend.Add("logarithmic beyond")
-		}()
+		SymLog{Linear: MMDLinear}.fit(&p.X, xlo, xhi, 0.04)
 	}
 	p.Add(plotter.NewGrid())
 	for _, m := range methods {
@@ -138,5 +130,8 @@ func Representations(title string, fits []results.RepresentationFit) (*plot.Plot
 	}
 	p.Legend.Add("MMD² = 0", zero)
 	p.Legend.Add("one point per fit (seed)")
+	if _, ok := p.X.Scale.(SymLog); ok {
+		addSymLogKey(p, "x axis")
+	}
 	return p, nil
 }

@@ -449,18 +449,19 @@ func mmdAxis(p *plot.Plot, sums []results.Summary, paper map[string]results.Pape
 		p.Legend.Add("zero", zero)
 		return
 	}
-	s := SymLog{Linear: MMDLinear}
-	flo, fhi := s.forward(lo), s.forward(math.Max(hi, MMDLinear))
-	pad := 0.05 * (fhi - flo)
-	p.Y.Min, p.Y.Max = s.inverse(flo-pad), s.inverse(fhi+pad)
-	p.Y.Scale = s
-	p.Y.Tick.Marker = SymLogTicks{Linear: MMDLinear}
+	SymLog{Linear: MMDLinear}.fit(&p.Y, lo, math.Max(hi, MMDLinear), 0.05)
 	// No y label on the log axis: gonum/plot then reserves room above the data area as if
 	// the label stood there. The title names the axis.
 	p.Y.Label.Text = ""
 	p.Title.Text += ", log axis"
 	p.Legend.Add("zero", zero)
-	p.Legend.Add(fmt.Sprintf("axis: linear within ±%g,", MMDLinear))
+	addSymLogKey(p, "axis")
+}
+
+// addSymLogKey says in p's legend that its axis (named by what: "axis", "x axis") is a
+// SymLog with the results figures' MMDLinear.
+func addSymLogKey(p *plot.Plot, what string) {
+	p.Legend.Add(fmt.Sprintf("%s: linear within ±%g,", what, MMDLinear))
 	p.Legend.Add("logarithmic beyond")
 }
 

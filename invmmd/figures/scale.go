@@ -22,6 +22,16 @@ func (s SymLog) forward(v float64) float64 {
 	return math.Copysign(1+math.Log10(a), v)
 }
 
+// fit makes ax a SymLog axis holding [lo, hi] with pad (a fraction of the span in the
+// scale's coordinates) on each side, ticked by SymLogTicks.
+func (s SymLog) fit(ax *plot.Axis, lo, hi, pad float64) {
+	flo, fhi := s.forward(lo), s.forward(hi)
+	d := pad * (fhi - flo)
+	ax.Min, ax.Max = s.inverse(flo-d), s.inverse(fhi+d)
+	ax.Scale = s
+	ax.Tick.Marker = SymLogTicks{Linear: s.Linear}
+}
+
 // Normalize implements plot.Normalizer.
 func (s SymLog) Normalize(min, max, x float64) float64 {
 	lo, hi := s.forward(min), s.forward(max)

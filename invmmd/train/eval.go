@@ -20,8 +20,8 @@ type Metrics struct {
 	TrainMMDBy invmmd.Method
 	// TrainMMDLogit is, for a model whose penalty acted on its features (Represent), the
 	// same estimate taken on its logit with σ = invmmd.DefaultBandwidth (1, the paper's;
-	// a bandwidth in the options is the features'): how far the classifier's output, not only its features, depends on Z, in
-	// the currency of the logit fits' TrainMMD. 0 (and absent from records) for the logits.
+	// a bandwidth in the options is the features'): how far the classifier's output, not
+	// only its features, depends on Z, in the currency of the logit fits' TrainMMD. 0 (and absent from records) for the logits.
 	TrainMMDLogit float64 `json:",omitempty"`
 	TrainAcc      float64 // share of rows whose predicted class (the sign of the logit, or the largest of K) is the label
 	ValAcc        float64
@@ -85,8 +85,6 @@ func evaluate(m *Model, sp dataset.Splits, aux *Aux, zmap invmmd.FeatureMap, opt
 	logitSigma := o.Bandwidth
 	if m.Represent == RepresentFeatures {
 		logitSigma = invmmd.DefaultBandwidth // opts' bandwidth, when set, is the features'
-	}
-	if m.Represent == RepresentFeatures {
 		for _, k := range []int{0, 2} {
 			if reps[k], err = m.Features([]*dataset.Set{sp.Train, sp.Val, sp.Test}[k]); err != nil {
 				return out, nil, err
