@@ -13,6 +13,7 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 
 	"github.com/invmmd/invmmd/invmmd/backend"
+	"github.com/invmmd/invmmd/invmmd/method"
 )
 
 // The penalty benchmarks time one batch's DR penalty (the widest design: 12 factor
@@ -28,7 +29,7 @@ func benchDesign(b *testing.B, n int) ([]float64, *Design) {
 	b.Helper()
 	rng := rand.New(rand.NewPCG(uint64(n), 99))
 	h, rows := defaultTestDGP().draw(rng, n)
-	d, err := NewDesign(rows, Options{}, DR)
+	d, err := NewDesign(rows, Options{}, method.DR)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -128,7 +129,7 @@ func loopPenalty(h, v, c []float64, p, strata int, sigma float64, workers int, g
 func TestLoopPenaltyMatchesDesign(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 99))
 	h, rows := defaultTestDGP().draw(rng, 200)
-	d, _ := NewDesign(rows, Options{}, DR)
+	d, _ := NewDesign(rows, Options{}, method.DR)
 	v, c, p, s := d.Matrices()
 	want, wantGrad := penaltyAndGrad(t, d, h, 1, dtypes.Float64)
 	for _, w := range []int{1, 3} {
@@ -227,7 +228,7 @@ func BenchmarkKernelSum(b *testing.B) {
 	for _, n := range append(benchSizes, 100000) {
 		rng := rand.New(rand.NewPCG(uint64(n), 7))
 		h, rows := defaultTestDGP().draw(rng, n)
-		d, err := NewDesign(rows, Options{}, Full, Obs, IP, IPPlus, Reg, DR, DRPlus)
+		d, err := NewDesign(rows, Options{}, method.Full, method.Obs, method.IP, method.IPPlus, method.Reg, method.DR, method.DRPlus)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -271,7 +272,7 @@ func BenchmarkWide(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			d, err := NewDesign(rows, Options{Bandwidth: sigma}, DR)
+			d, err := NewDesign(rows, Options{Bandwidth: sigma}, method.DR)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -3,6 +3,8 @@ package invmmd
 import (
 	"fmt"
 	"math"
+
+	"github.com/invmmd/invmmd/invmmd/method"
 )
 
 // Design holds what one kernel pass over a batch needs to evaluate a set of methods: the
@@ -24,7 +26,7 @@ type Design struct {
 	cols     [][]float64
 	colBlock []int
 	blocks   []block
-	methods  []Method
+	methods  []method.Method
 	coefs    [][]coef          // per method: its terms as Σ c·Q_pq over its entries (see coef)
 	includes [][]float64       // per method: 1 for the rows its U-statistics run over (weights.include)
 	rowF     [][][]float64     // per method: each row's estimate f_b of ψ_b(Z) (joint: and ‖f‖² last)
@@ -52,7 +54,7 @@ type coef struct {
 // for the methods and opts, and applies the guards recorded in each method's Report. The
 // conditional estimand (the default) needs a binary Z; a nuisance given as features
 // (Rows.Psi) of any other kind needs Options.Estimand = JointMMD.
-func NewDesign(rows Rows, opts Options, methods ...Method) (*Design, error) {
+func NewDesign(rows Rows, opts Options, methods ...method.Method) (*Design, error) {
 	o, err := opts.Resolved()
 	if err != nil {
 		return nil, err
@@ -314,13 +316,13 @@ func (d *Design) assemble(q [][]float64) ([]Result, error) {
 // jackknife standard error of every stratum's estimate (Design.StandardErrors): an MMD²
 // cannot be negative, so an estimate below 0 by a few standard errors says the same as a
 // flag, that the estimate rests on too little. It is EstimateRep of the one-column Rep of h.
-func Estimate(h []float64, rows Rows, opts Options, methods ...Method) ([]Result, error) {
+func Estimate(h []float64, rows Rows, opts Options, methods ...method.Method) ([]Result, error) {
 	return EstimateRep(ScalarRep(h), rows, opts, methods...)
 }
 
 // EstimateRep is Estimate for model outputs of any width (a representation h ∈ ℝ^{n×d}),
 // with the kernel exp(−‖h − h'‖²/(2σ²)).
-func EstimateRep(h Rep, rows Rows, opts Options, methods ...Method) ([]Result, error) {
+func EstimateRep(h Rep, rows Rows, opts Options, methods ...method.Method) ([]Result, error) {
 	if h.Dim < 1 || len(h.Data)%h.Dim != 0 {
 		return nil, h.check(rows.Len())
 	}

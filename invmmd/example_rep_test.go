@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/invmmd/invmmd/invmmd"
+	"github.com/invmmd/invmmd/invmmd/method"
 )
 
 // ExampleEstimateRep estimates the penalty of a 2-column representation instead of a
@@ -29,7 +30,7 @@ func ExampleEstimateRep() {
 		log.Fatal(err)
 	}
 	opts := invmmd.Options{Bandwidth: sigma, MainFraction: 1}
-	res, err := invmmd.EstimateRep(h, rows, opts, invmmd.Full, invmmd.Obs, invmmd.DR)
+	res, err := invmmd.EstimateRep(h, rows, opts, method.Full, method.Obs, method.DR)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -37,7 +38,7 @@ func ExampleEstimateRep() {
 	for _, r := range res {
 		fmt.Printf("%-4v MMD² = %.4f ± %.4f\n", r.Method, r.Value, r.ValueSE)
 	}
-	d, err := invmmd.NewDesign(rows, opts, invmmd.DR)
+	d, err := invmmd.NewDesign(rows, opts, method.DR)
 	if err != nil {
 		log.Fatal(err)
 	}

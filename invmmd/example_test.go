@@ -11,6 +11,7 @@ import (
 
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/backend"
+	"github.com/invmmd/invmmd/invmmd/method"
 )
 
 // exampleRows builds n rows without randomness, so that the examples print the same
@@ -46,7 +47,7 @@ func exampleRows(n int) ([]float64, invmmd.Rows) {
 // for the normalisers, appendix B.1).
 func ExampleEstimate() {
 	h, rows := exampleRows(600)
-	res, err := invmmd.Estimate(h, rows, invmmd.Options{MainFraction: 1}, invmmd.Full, invmmd.Obs, invmmd.IP, invmmd.Reg, invmmd.DR)
+	res, err := invmmd.Estimate(h, rows, invmmd.Options{MainFraction: 1}, method.Full, method.Obs, method.IP, method.Reg, method.DR)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -68,7 +69,7 @@ func ExampleEstimate() {
 // against the float64 reference of the same Design.
 func ExamplePenaltyGraph() {
 	h, rows := exampleRows(40)
-	d, err := invmmd.NewDesign(rows, invmmd.Options{}, invmmd.DR)
+	d, err := invmmd.NewDesign(rows, invmmd.Options{}, method.DR)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -106,7 +107,7 @@ func ExamplePenaltyGraph() {
 func ExampleInvarianceTest() {
 	h, rows := exampleRows(600)
 	for _, route := range []invmmd.TestRoute{invmmd.CrossRoute, invmmd.WildRoute} {
-		res, err := invmmd.InvarianceTest(h, rows, invmmd.TestOptions{Route: route, Seed: 1}, invmmd.DR)
+		res, err := invmmd.InvarianceTest(h, rows, invmmd.TestOptions{Route: route, Seed: 1}, method.DR)
 		if err != nil {
 			log.Fatal(err)
 		}

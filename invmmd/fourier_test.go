@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/invmmd/invmmd/invmmd/method"
 )
 
 // TestFourierPlanBound checks the per-pair error bound of the expansion against the
@@ -96,7 +98,7 @@ func TestFourierMatchesExact(t *testing.T) {
 func TestEstimateWithFourierSummer(t *testing.T) {
 	rng := rand.New(rand.NewPCG(33, 34))
 	h, rows := defaultTestDGP().draw(rng, 2000)
-	d, err := NewDesign(rows, Options{}, Full, Obs, IP, IPPlus, Reg, DR, DRPlus)
+	d, err := NewDesign(rows, Options{}, method.Full, method.Obs, method.IP, method.IPPlus, method.Reg, method.DR, method.DRPlus)
 	if err != nil {
 		t.Fatal(err)
 	}

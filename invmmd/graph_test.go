@@ -10,6 +10,7 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 
 	"github.com/invmmd/invmmd/invmmd/backend"
+	"github.com/invmmd/invmmd/invmmd/method"
 )
 
 // penaltyAndGrad runs PenaltyGraph on h with the design's V and C and returns the penalty
@@ -84,7 +85,7 @@ func TestGraphMatchesReference(t *testing.T) {
 		rows.G[i] = 0.05 + 0.9*rng.Float64()
 		rows.M[i] = rng.Float64()
 	}
-	for _, m := range AllMethods[1:] {
+	for _, m := range method.All()[1:] {
 		for _, opts := range []Options{{}, {Unconditional: true, Bandwidth: 0.6}} {
 			d, err := NewDesign(rows, opts, m)
 			if err != nil {
@@ -118,7 +119,7 @@ func TestGraphMatchesReference(t *testing.T) {
 func TestGraphGradientMatchesFiniteDifferences(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	h, rows := defaultTestDGP().draw(rng, 120)
-	for _, m := range []Method{Full, DR, Reg} {
+	for _, m := range []method.Method{method.Full, method.DR, method.Reg} {
 		d, err := NewDesign(rows, Options{}, m)
 		if err != nil {
 			t.Fatal(err)
@@ -160,7 +161,7 @@ func TestFourierGraphMatchesExact(t *testing.T) {
 		h[i] *= 2 // a wider range than the defaults, as a trained logit has
 	}
 	lo, hi := rangeOf(h, d0(len(h)))
-	for _, m := range []Method{Full, DR} {
+	for _, m := range []method.Method{method.Full, method.DR} {
 		d, err := NewDesign(rows, Options{Bandwidth: 0.8}, m)
 		if err != nil {
 			t.Fatal(err)

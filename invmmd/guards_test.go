@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/invmmd/invmmd/invmmd/method"
 )
 
 func smallRows() ([]float64, Rows) {
@@ -26,21 +28,21 @@ func TestBadInputsAreClearErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		edit   func(h *[]float64, r *Rows, o *Options)
-		method Method
+		method method.Method
 		want   []string
 	}{
-		{"mismatched lengths", func(h *[]float64, r *Rows, o *Options) { r.Z = r.Z[:5] }, Full, []string{"column Z has 5 rows, Y has 8"}},
-		{"short Delta with NaN Z", func(h *[]float64, r *Rows, o *Options) { r.Delta = r.Delta[:5]; r.Z[2] = math.NaN() }, DR, []string{"column Delta has 5 rows, Y has 8"}},
-		{"h shorter than rows", func(h *[]float64, r *Rows, o *Options) { *h = (*h)[:7] }, Full, []string{"7 model outputs for 8 rows"}},
-		{"NaN in G", func(h *[]float64, r *Rows, o *Options) { r.G[2] = math.NaN() }, DR, []string{"row 2", "G = NaN"}},
-		{"Inf in h", func(h *[]float64, r *Rows, o *Options) { (*h)[3] = math.Inf(1) }, Reg, []string{"row 3", "h = +Inf"}},
-		{"label not binary", func(h *[]float64, r *Rows, o *Options) { r.Y[4] = 2 }, Full, []string{"row 4", "Y = 2", "0 or 1"}},
-		{"G above 1", func(h *[]float64, r *Rows, o *Options) { r.G[1] = 1.5 }, IP, []string{"row 1", "G = 1.5", "[0, 1]"}},
-		{"m missing for reg", func(h *[]float64, r *Rows, o *Options) { r.M = nil }, Reg, []string{"column M is nil", "method reg"}},
-		{"true G missing for dr+", func(h *[]float64, r *Rows, o *Options) { r.GTrue = nil }, DRPlus, []string{"GTrue", "dr+"}},
-		{"negative bandwidth", func(h *[]float64, r *Rows, o *Options) { o.Bandwidth = -1 }, Full, []string{"Bandwidth = -1"}},
-		{"main fraction above 1", func(h *[]float64, r *Rows, o *Options) { o.MainFraction = 1.5 }, Full, []string{"MainFraction = 1.5"}},
-		{"no rows", func(h *[]float64, r *Rows, o *Options) { *h = nil; *r = Rows{} }, Full, []string{"no rows"}},
+		{"mismatched lengths", func(h *[]float64, r *Rows, o *Options) { r.Z = r.Z[:5] }, method.Full, []string{"column Z has 5 rows, Y has 8"}},
+		{"short Delta with NaN Z", func(h *[]float64, r *Rows, o *Options) { r.Delta = r.Delta[:5]; r.Z[2] = math.NaN() }, method.DR, []string{"column Delta has 5 rows, Y has 8"}},
+		{"h shorter than rows", func(h *[]float64, r *Rows, o *Options) { *h = (*h)[:7] }, method.Full, []string{"7 model outputs for 8 rows"}},
+		{"NaN in G", func(h *[]float64, r *Rows, o *Options) { r.G[2] = math.NaN() }, method.DR, []string{"row 2", "G = NaN"}},
+		{"Inf in h", func(h *[]float64, r *Rows, o *Options) { (*h)[3] = math.Inf(1) }, method.Reg, []string{"row 3", "h = +Inf"}},
+		{"label not binary", func(h *[]float64, r *Rows, o *Options) { r.Y[4] = 2 }, method.Full, []string{"row 4", "Y = 2", "0 or 1"}},
+		{"G above 1", func(h *[]float64, r *Rows, o *Options) { r.G[1] = 1.5 }, method.IP, []string{"row 1", "G = 1.5", "[0, 1]"}},
+		{"m missing for reg", func(h *[]float64, r *Rows, o *Options) { r.M = nil }, method.Reg, []string{"column M is nil", "method reg"}},
+		{"true G missing for dr+", func(h *[]float64, r *Rows, o *Options) { r.GTrue = nil }, method.DRPlus, []string{"GTrue", "dr+"}},
+		{"negative bandwidth", func(h *[]float64, r *Rows, o *Options) { o.Bandwidth = -1 }, method.Full, []string{"Bandwidth = -1"}},
+		{"main fraction above 1", func(h *[]float64, r *Rows, o *Options) { o.MainFraction = 1.5 }, method.Full, []string{"MainFraction = 1.5"}},
+		{"no rows", func(h *[]float64, r *Rows, o *Options) { *h = nil; *r = Rows{} }, method.Full, []string{"no rows"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h, rows := smallRows()
@@ -65,7 +67,7 @@ func TestGuards(t *testing.T) {
 	t.Run("G = 0 is floored and counted", func(t *testing.T) {
 		h, rows := smallRows()
 		rows.G[0], rows.G[3] = 0, 0.01 // both observed rows
-		res, err := Estimate(h, rows, Options{MainFraction: 1}, IP, DR)
+		res, err := Estimate(h, rows, Options{MainFraction: 1}, method.IP, method.DR)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -75,7 +77,7 @@ func TestGuards(t *testing.T) {
 			}
 		}
 		// The floor is the one that Options.GFloor sets: raising it changes the estimate.
-		res2, _ := Estimate(h, rows, Options{MainFraction: 1, GFloor: 0.3}, IP)
+		res2, _ := Estimate(h, rows, Options{MainFraction: 1, GFloor: 0.3}, method.IP)
 		if res2[0].Value == res[0].Value {
 			t.Error("GFloor 0.3 gave the same IP estimate as the default floor")
 		}
@@ -83,7 +85,7 @@ func TestGuards(t *testing.T) {
 	t.Run("all rows missing", func(t *testing.T) {
 		h, rows := smallRows()
 		rows.Delta = make([]float64, len(rows.Y))
-		res, err := Estimate(h, rows, Options{MainFraction: 1}, Obs, IP, DR, Full)
+		res, err := Estimate(h, rows, Options{MainFraction: 1}, method.Obs, method.IP, method.DR, method.Full)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -95,7 +97,7 @@ func TestGuards(t *testing.T) {
 		if len(res[2].Report.EmptyStrata) != 0 || math.IsNaN(res[2].Value) {
 			t.Errorf("dr with every Z missing falls back on m: want a finite value and no empty stratum, got %v, %v", res[2].Value, res[2].Report.EmptyStrata)
 		}
-		if _, err := MeanZ(Obs, rows, Options{}); err == nil || !strings.Contains(err.Error(), "all Z missing") {
+		if _, err := MeanZ(method.Obs, rows, Options{}); err == nil || !strings.Contains(err.Error(), "all Z missing") {
 			t.Errorf("MeanZ(obs) with every Z missing: error %v, want one saying all Z are missing", err)
 		}
 	})
@@ -104,7 +106,7 @@ func TestGuards(t *testing.T) {
 		for i := range rows.Y {
 			rows.Y[i] = 1
 		}
-		res, err := Estimate(h, rows, Options{}, Full, DR)
+		res, err := Estimate(h, rows, Options{}, method.Full, method.DR)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -119,7 +121,7 @@ func TestGuards(t *testing.T) {
 		for i := 4; i < 8; i++ {
 			rows.Z[i] = 1
 		}
-		res, _ := Estimate(h, rows, Options{}, Full)
+		res, _ := Estimate(h, rows, Options{}, method.Full)
 		if !slices.Equal(res[0].Report.EmptyStrata, []float64{1}) || res[0].Strata[1] != 0 {
 			t.Errorf("stratum Y=1 with Z=1 only: strata %v, empty %v; want it flagged and 0", res[0].Strata, res[0].Report.EmptyStrata)
 		}
@@ -134,7 +136,7 @@ func TestGuards(t *testing.T) {
 			}
 		}
 		rows.Z[2], rows.Z[6] = 1, 1 // missing rows: keep both Z values in the truth
-		res, err := Estimate(h, rows, Options{MainFraction: 1}, DR)
+		res, err := Estimate(h, rows, Options{MainFraction: 1}, method.DR)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -149,7 +151,7 @@ func TestGuards(t *testing.T) {
 	})
 	t.Run("none has no penalty", func(t *testing.T) {
 		_, rows := smallRows()
-		d, err := NewDesign(rows, Options{}, None)
+		d, err := NewDesign(rows, Options{}, method.None)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -163,7 +165,7 @@ func TestGuards(t *testing.T) {
 // on the batch, so that one compiled training graph serves every batch.
 func TestDesignShapeIsStable(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
-	for _, m := range []Method{Full, Obs, IP, Reg, DR, DRPlus} {
+	for _, m := range []method.Method{method.Full, method.Obs, method.IP, method.Reg, method.DR, method.DRPlus} {
 		var sizes []int
 		for k := 0; k < 4; k++ {
 			_, rows := defaultTestDGP().draw(rng, 40)
@@ -216,19 +218,19 @@ func TestMedianBandwidth(t *testing.T) {
 }
 
 func TestParseMethod(t *testing.T) {
-	for _, m := range Methods {
-		got, err := ParseMethod(m.String())
+	for _, m := range method.Paper() {
+		got, err := method.Parse(m.String())
 		if err != nil || got != m {
 			t.Errorf("ParseMethod(%q) = %v, %v", m.String(), got, err)
 		}
 	}
-	if got, _ := ParseMethod("DRplus"); got != DRPlus {
+	if got, _ := method.Parse("DRplus"); got != method.DRPlus {
 		t.Errorf("ParseMethod(DRplus) = %v", got)
 	}
-	if _, err := ParseMethod("dr++"); err == nil || !strings.Contains(err.Error(), "unknown method") {
+	if _, err := method.Parse("dr++"); err == nil || !strings.Contains(err.Error(), "unknown method") {
 		t.Errorf("ParseMethod(dr++) error = %v", err)
 	}
-	ms, err := ParseMethods("all")
+	ms, err := method.ParseList("all")
 	if err != nil || len(ms) != 8 {
 		t.Errorf("ParseMethods(all) = %v, %v", ms, err)
 	}
@@ -250,7 +252,7 @@ func TestMissingZIsNaN(t *testing.T) {
 	if got := nan.MissingZ(); got != 2 {
 		t.Fatalf("MissingZ = %d, want 2", got)
 	}
-	methods := []Method{Obs, IP, Reg, DR, DRPO}
+	methods := []method.Method{method.Obs, method.IP, method.Reg, method.DR, method.DRPO}
 	want, err := Estimate(h, given, Options{MainFraction: 1}, methods...)
 	if err != nil {
 		t.Fatal(err)
@@ -266,16 +268,16 @@ func TestMissingZIsNaN(t *testing.T) {
 	}
 	// Δ given and NaN where Δ = 0: the same again.
 	nan.Delta = given.Delta
-	if got, err = Estimate(h, nan, Options{MainFraction: 1}, DR); err != nil || got[0].Value != want[3].Value {
+	if got, err = Estimate(h, nan, Options{MainFraction: 1}, method.DR); err != nil || got[0].Value != want[3].Value {
 		t.Errorf("Δ given, NaN Z where missing: %v, %v; want %v", got, err, want[3].Value)
 	}
-	_, err = Estimate(h, nan, Options{}, Full)
+	_, err = Estimate(h, nan, Options{}, method.Full)
 	if err == nil || !strings.Contains(err.Error(), "row 2: Z is missing (NaN) but method full needs Z on every row") {
 		t.Errorf("full with NaN Z: error %v", err)
 	}
 	// NaN where Δ = 1 is refused by every method.
 	nan.Z[0] = math.NaN()
-	if _, err := Estimate(h, nan, Options{}, DR); err == nil || !strings.Contains(err.Error(), "row 0: Z = NaN, want 0 or 1") {
+	if _, err := Estimate(h, nan, Options{}, method.DR); err == nil || !strings.Contains(err.Error(), "row 0: Z = NaN, want 0 or 1") {
 		t.Errorf("NaN Z where Δ = 1: error %v", err)
 	}
 }
@@ -286,7 +288,7 @@ func TestMissingZIsNaN(t *testing.T) {
 func TestUnreliableStrata(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 22))
 	h, healthy := defaultTestDGP().draw(rng, 2000)
-	res, err := Estimate(h, healthy, Options{}, Obs, IP, Reg, DR, DRPO, Full)
+	res, err := Estimate(h, healthy, Options{}, method.Obs, method.IP, method.Reg, method.DR, method.DRPO, method.Full)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,7 +300,7 @@ func TestUnreliableStrata(t *testing.T) {
 
 	t.Run("one observed Z=1 row", func(t *testing.T) {
 		h, rows := oneObservedZ1(23)
-		res, err := Estimate(h, rows, Options{MainFraction: 1}, Obs, IP)
+		res, err := Estimate(h, rows, Options{MainFraction: 1}, method.Obs, method.IP)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -323,7 +325,7 @@ func TestUnreliableStrata(t *testing.T) {
 				rows.Z[i], rows.G[i] = 0, 0.1
 			}
 		}
-		res, err := Estimate(h, rows, Options{MainFraction: 1, MinESS: 1}, DR)
+		res, err := Estimate(h, rows, Options{MainFraction: 1, MinESS: 1}, method.DR)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -374,7 +376,7 @@ func oneObservedZ1(seed uint64) ([]float64, Rows) {
 // training matrices, and that the others are untouched.
 func TestDropUnreliable(t *testing.T) {
 	h, rows := oneObservedZ1(25)
-	d, err := NewDesign(rows, Options{MainFraction: 1}, IP)
+	d, err := NewDesign(rows, Options{MainFraction: 1}, method.IP)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -405,7 +407,7 @@ func TestDropUnreliable(t *testing.T) {
 // is reported as "all rows", not as a Y value.
 func TestUnconditionalReportNamesAllRows(t *testing.T) {
 	h, rows := defaultTestDGP().draw(rand.New(rand.NewPCG(27, 28)), 400)
-	res, err := Estimate(h, rows, Options{Unconditional: true}, IP)
+	res, err := Estimate(h, rows, Options{Unconditional: true}, method.IP)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -426,7 +428,7 @@ func TestTrainingGuardDropsFlooredNormaliser(t *testing.T) {
 		}
 	}
 	for _, drop := range []bool{false, true} {
-		d, err := NewDesign(rows, Options{MainFraction: 1, MinESS: 1, DropUnreliable: drop}, DR)
+		d, err := NewDesign(rows, Options{MainFraction: 1, MinESS: 1, DropUnreliable: drop}, method.DR)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+
+	"github.com/invmmd/invmmd/invmmd/method"
 )
 
 // A test of H₀: h ⊥ Z | Y when Z is missing for some rows.
@@ -124,7 +126,7 @@ type TestOptions struct {
 
 // TestResult is one method's invariance test.
 type TestResult struct {
-	Method Method
+	Method method.Method
 	Route  TestRoute
 	// Statistic is T, standard normal under H₀, for the cross route, and W (the doubly
 	// centred V-statistic over n) for the wild and permutation routes.
@@ -153,7 +155,7 @@ type TestStratum struct {
 // an error naming the problem for a constant h, a stratum without an observed Z (or in the
 // cross route, without one in either half), Resamples under MinResamples, or rows that
 // Rows.Validate refuses.
-func InvarianceTest(h []float64, rows Rows, opts TestOptions, methods ...Method) ([]TestResult, error) {
+func InvarianceTest(h []float64, rows Rows, opts TestOptions, methods ...method.Method) ([]TestResult, error) {
 	return InvarianceTestRep(ScalarRep(h), rows, opts, methods...)
 }
 
@@ -165,7 +167,7 @@ func InvarianceTest(h []float64, rows Rows, opts TestOptions, methods ...Method)
 // row of h, so the same studentised covariance is standard normal under H₀. The wild and
 // permutation routes expand the kernel of one column (FourierPlan) and refuse d > 1 by
 // name. For d = 1 it is InvarianceTest, to the last bit.
-func InvarianceTestRep(h Rep, rows Rows, opts TestOptions, methods ...Method) ([]TestResult, error) {
+func InvarianceTestRep(h Rep, rows Rows, opts TestOptions, methods ...method.Method) ([]TestResult, error) {
 	if len(methods) == 0 {
 		return nil, fmt.Errorf("invmmd: invariance test: no method")
 	}
@@ -198,10 +200,10 @@ func InvarianceTestRep(h Rep, rows Rows, opts TestOptions, methods ...Method) ([
 		opts.GFloor = DefaultGFloor
 	}
 	for _, m := range methods {
-		if m == None || !m.Valid() {
+		if m == method.None || !m.Valid() {
 			return nil, fmt.Errorf("invmmd: invariance test: method %v has no pseudo-outcome of Z", m)
 		}
-		if opts.Route == PermutationRoute && m != Full && m != Obs {
+		if opts.Route == PermutationRoute && m != method.Full && m != method.Obs {
 			return nil, fmt.Errorf("invmmd: invariance test: the permutation route is valid only for full and obs, not %v (permuting a pseudo-outcome breaks its link to G and m)", m)
 		}
 	}

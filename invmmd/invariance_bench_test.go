@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/invmmd/invmmd/invmmd/method"
 )
 
 // BenchmarkInvarianceTest times one invariance test of dr's pseudo-outcome on n rows of
@@ -18,14 +20,14 @@ func BenchmarkInvarianceTest(b *testing.B) {
 		for _, route := range []TestRoute{CrossRoute, WildRoute} {
 			b.Run(fmt.Sprintf("n=%d/%v", n, route), func(b *testing.B) {
 				for b.Loop() {
-					if _, err := InvarianceTest(h, rows, TestOptions{Route: route, Bandwidth: 1, Seed: 1}, DR); err != nil {
+					if _, err := InvarianceTest(h, rows, TestOptions{Route: route, Bandwidth: 1, Seed: 1}, method.DR); err != nil {
 						b.Fatal(err)
 					}
 				}
 			})
 		}
 		b.Run(fmt.Sprintf("n=%d/wild-plain-loop", n), func(b *testing.B) {
-			phi, include := pseudo(&testing.T{}, DR, rows)
+			phi, include := pseudo(&testing.T{}, method.DR, rows)
 			for b.Loop() {
 				plainWild(h, phi, include, rows.Y, 1, DefaultResamples, 1)
 			}

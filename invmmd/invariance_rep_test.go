@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/invmmd/invmmd/invmmd/calibsim"
+	"github.com/invmmd/invmmd/invmmd/method"
 )
 
 // calibRep draws n rows of the calibration simulation and returns a representation of
@@ -37,7 +38,7 @@ func TestCrossStatisticRepMatchesDefinition(t *testing.T) {
 		for i := range inA {
 			inA[i] = i%3 == 0
 		}
-		for _, m := range []Method{Full, Obs, IP, Reg, DR} {
+		for _, m := range []method.Method{method.Full, method.Obs, method.IP, method.Reg, method.DR} {
 			res, err := InvarianceTestRep(h, rows, TestOptions{Bandwidth: 1.3, InA: inA}, m)
 			if err != nil {
 				t.Fatal(err)
@@ -60,10 +61,10 @@ func TestNullPValuesUniformRep(t *testing.T) {
 		t.Skip("300 null replicates of a representation: a few seconds")
 	}
 	const R, n, d = 300, 800, 8
-	p := map[Method][]float64{}
+	p := map[method.Method][]float64{}
 	for r := range R {
 		h, rows := calibRep(n, d, 0, uint64(100+r))
-		res, err := InvarianceTestRep(h, rows, TestOptions{Seed: uint64(r)}, DR, Full)
+		res, err := InvarianceTestRep(h, rows, TestOptions{Seed: uint64(r)}, method.DR, method.Full)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -75,13 +76,13 @@ func TestNullPValuesUniformRep(t *testing.T) {
 		}
 	}
 	crit := 1.63 / math.Sqrt(R)
-	for _, m := range []Method{DR, Full} {
+	for _, m := range []method.Method{method.DR, method.Full} {
 		if ks := ksUniform(p[m]); ks > crit {
 			t.Errorf("%v, d = %d: KS distance of null p-values to uniform %.3f > %.3f", m, d, ks, crit)
 		}
 	}
 	h, rows := calibRep(2000, d, 0.5, 7)
-	res, err := InvarianceTestRep(h, rows, TestOptions{}, DR)
+	res, err := InvarianceTestRep(h, rows, TestOptions{}, method.DR)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,16 +113,16 @@ func TestInvarianceTestRepErrors(t *testing.T) {
 		{"non-finite", nan, TestOptions{}, "row 7: h column 2 = NaN"},
 		{"short", Rep{Dim: 4, Data: h.Data[:40]}, TestOptions{}, "h has 10 rows, Y has 200"},
 	} {
-		m := DR
+		m := method.DR
 		if c.opts.Route == PermutationRoute {
-			m = Full
+			m = method.Full
 		}
 		_, err := InvarianceTestRep(c.h, rows, c.opts, m)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)
 		}
 	}
-	if _, err := InvarianceTestRep(Rep{Dim: 4}, Rows{}, TestOptions{}, DR); err == nil || !strings.Contains(err.Error(), "0 rows, want at least 2") {
+	if _, err := InvarianceTestRep(Rep{Dim: 4}, Rows{}, TestOptions{}, method.DR); err == nil || !strings.Contains(err.Error(), "0 rows, want at least 2") {
 		t.Errorf("no rows: error %v", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/invmmd/invmmd/invmmd/calibsim"
+	"github.com/invmmd/invmmd/invmmd/method"
 )
 
 // calibRows draws n rows of the calibration simulation with dependence delta and returns h
@@ -146,7 +147,7 @@ func centredGram(h []float64, idx []int, sigma float64) [][]float64 {
 
 // pseudo returns method m's per-row pseudo-outcomes and included rows, as InvarianceTest
 // builds them.
-func pseudo(t *testing.T, m Method, rows Rows) ([][]float64, []float64) {
+func pseudo(t *testing.T, m method.Method, rows Rows) ([][]float64, []float64) {
 	t.Helper()
 	w, err := factorsFor(m, rows.withDelta(), DefaultGFloor)
 	if err != nil {
@@ -168,7 +169,7 @@ func TestCrossStatisticMatchesDefinition(t *testing.T) {
 	for i := range inA {
 		inA[i] = i%3 == 0
 	}
-	for _, m := range []Method{Full, Obs, IP, Reg, DR, DRPlus} {
+	for _, m := range []method.Method{method.Full, method.Obs, method.IP, method.Reg, method.DR, method.DRPlus} {
 		res, err := InvarianceTest(h, rows, TestOptions{Bandwidth: 0.7, InA: inA}, m)
 		if err != nil {
 			t.Fatal(err)
@@ -188,7 +189,7 @@ func TestCrossStatisticMatchesDefinition(t *testing.T) {
 // doubly centred exact Gram matrix.
 func TestWildStatisticMatchesExactKernel(t *testing.T) {
 	h, rows := calibRows(200, 0.3, 2)
-	for _, m := range []Method{DR, Reg, Full} {
+	for _, m := range []method.Method{method.DR, method.Reg, method.Full} {
 		res, err := InvarianceTest(h, rows, TestOptions{Route: WildRoute, Bandwidth: 0.8, Resamples: 100}, m)
 		if err != nil {
 			t.Fatal(err)
@@ -227,11 +228,11 @@ func TestWildBootstrapAgainstEnumeration(t *testing.T) {
 		h[i] = 0.6*rows.Z[i] + rng.NormFloat64()
 	}
 	const B = 20000
-	res, err := InvarianceTest(h, rows, TestOptions{Route: WildRoute, Bandwidth: 1, Resamples: B, Unconditional: true, Seed: 3}, Full)
+	res, err := InvarianceTest(h, rows, TestOptions{Route: WildRoute, Bandwidth: 1, Resamples: B, Unconditional: true, Seed: 3}, method.Full)
 	if err != nil {
 		t.Fatal(err)
 	}
-	phi, _ := pseudo(t, Full, rows)
+	phi, _ := pseudo(t, method.Full, rows)
 	all := make([]int, n)
 	for i := range all {
 		all[i] = i
@@ -283,10 +284,10 @@ func TestNullPValuesUniform(t *testing.T) {
 		t.Skip("400 null replicates: a few seconds")
 	}
 	const R, n = 400, 800
-	p := map[Method][]float64{}
+	p := map[method.Method][]float64{}
 	for r := 0; r < R; r++ {
 		h, rows := calibRows(n, 0, uint64(100+r))
-		res, err := InvarianceTest(h, rows, TestOptions{Seed: uint64(r)}, DR, Full)
+		res, err := InvarianceTest(h, rows, TestOptions{Seed: uint64(r)}, method.DR, method.Full)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -295,7 +296,7 @@ func TestNullPValuesUniform(t *testing.T) {
 		}
 	}
 	crit := 1.63 / math.Sqrt(R)
-	for _, m := range []Method{DR, Full} {
+	for _, m := range []method.Method{method.DR, method.Full} {
 		if d := ksUniform(p[m]); d > crit {
 			t.Errorf("%v: KS distance of null p-values to uniform %.3f > %.3f", m, d, crit)
 		}
@@ -306,7 +307,7 @@ func TestNullPValuesUniform(t *testing.T) {
 	const R2 = 200
 	for r := 0; r < R2; r++ {
 		h, rows := calibRows(2000, 0, uint64(5000+r))
-		res, err := InvarianceTest(h, rows, TestOptions{Seed: uint64(r)}, Obs)
+		res, err := InvarianceTest(h, rows, TestOptions{Seed: uint64(r)}, method.Obs)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -322,7 +323,7 @@ func TestNullPValuesUniform(t *testing.T) {
 func TestInvarianceTestPower(t *testing.T) {
 	h, rows := calibRows(2000, 0.5, 7)
 	for _, route := range []TestRoute{CrossRoute, WildRoute} {
-		res, err := InvarianceTest(h, rows, TestOptions{Route: route, Resamples: 200}, DR)
+		res, err := InvarianceTest(h, rows, TestOptions{Route: route, Resamples: 200}, method.DR)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -335,11 +336,11 @@ func TestInvarianceTestPower(t *testing.T) {
 func TestInvarianceTestReproducible(t *testing.T) {
 	h, rows := calibRows(400, 0.1, 3)
 	for _, route := range []TestRoute{CrossRoute, WildRoute} {
-		a, err := InvarianceTest(h, rows, TestOptions{Route: route, Resamples: 100, Seed: 9}, DR, Reg)
+		a, err := InvarianceTest(h, rows, TestOptions{Route: route, Resamples: 100, Seed: 9}, method.DR, method.Reg)
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, _ := InvarianceTest(h, rows, TestOptions{Route: route, Resamples: 100, Seed: 9}, DR, Reg)
+		b, _ := InvarianceTest(h, rows, TestOptions{Route: route, Resamples: 100, Seed: 9}, method.DR, method.Reg)
 		for k := range a {
 			if a[k].PValue != b[k].PValue || a[k].Statistic != b[k].Statistic {
 				t.Errorf("%v %v: two runs with one seed differ: %v vs %v", route, a[k].Method, a[k].PValue, b[k].PValue)
@@ -369,11 +370,11 @@ func TestInvarianceTestCategorical(t *testing.T) {
 		t.Fatal(err)
 	}
 	rows := Rows{Y: y, Psi: psi}
-	dep, err := InvarianceTest(hDep, rows, TestOptions{}, Obs)
+	dep, err := InvarianceTest(hDep, rows, TestOptions{}, method.Obs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ind, _ := InvarianceTest(hInd, rows, TestOptions{}, Obs)
+	ind, _ := InvarianceTest(hInd, rows, TestOptions{}, method.Obs)
 	if dep[0].PValue > 1e-3 || ind[0].PValue < 1e-3 {
 		t.Errorf("categorical Z: p = %v with dependence, %v without", dep[0].PValue, ind[0].PValue)
 	}
@@ -397,19 +398,19 @@ func TestInvarianceTestErrors(t *testing.T) {
 		h    []float64
 		rows Rows
 		opts TestOptions
-		m    Method
+		m    method.Method
 		want string
 	}{
-		{"few resamples", h, rows, TestOptions{Route: WildRoute, Resamples: 50}, DR, "50 resamples, want at least 100"},
-		{"constant h", constant, rows, TestOptions{}, DR, "h is constant"},
-		{"no observed Z in a stratum", h, noObs, TestOptions{}, Obs, "stratum Y=1 has 0 rows"},
-		{"no observed Z, wild", h, noObs, TestOptions{Route: WildRoute}, Obs, "stratum Y=1 has 0 rows"},
-		{"permutation of dr", h, rows, TestOptions{Route: PermutationRoute}, DR, "permutation route is valid only for full and obs"},
-		{"none", h, rows, TestOptions{}, None, "no pseudo-outcome"},
-		{"halves of another length", h, rows, TestOptions{InA: make([]bool, 3)}, DR, "InA has 3 rows"},
-		{"full with Z missing", h, missing, TestOptions{}, Full, "row 0"},
-		{"bad bandwidth", h, rows, TestOptions{Bandwidth: -1}, DR, "bandwidth -1"},
-		{"short h", h[:10], rows, TestOptions{}, DR, "h has 10 rows"},
+		{"few resamples", h, rows, TestOptions{Route: WildRoute, Resamples: 50}, method.DR, "50 resamples, want at least 100"},
+		{"constant h", constant, rows, TestOptions{}, method.DR, "h is constant"},
+		{"no observed Z in a stratum", h, noObs, TestOptions{}, method.Obs, "stratum Y=1 has 0 rows"},
+		{"no observed Z, wild", h, noObs, TestOptions{Route: WildRoute}, method.Obs, "stratum Y=1 has 0 rows"},
+		{"permutation of dr", h, rows, TestOptions{Route: PermutationRoute}, method.DR, "permutation route is valid only for full and obs"},
+		{"none", h, rows, TestOptions{}, method.None, "no pseudo-outcome"},
+		{"halves of another length", h, rows, TestOptions{InA: make([]bool, 3)}, method.DR, "InA has 3 rows"},
+		{"full with Z missing", h, missing, TestOptions{}, method.Full, "row 0"},
+		{"bad bandwidth", h, rows, TestOptions{Bandwidth: -1}, method.DR, "bandwidth -1"},
+		{"short h", h[:10], rows, TestOptions{}, method.DR, "h has 10 rows"},
 	} {
 		_, err := InvarianceTest(c.h, c.rows, c.opts, c.m)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

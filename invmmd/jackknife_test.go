@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/invmmd/invmmd/invmmd/method"
 )
 
 // TestJackknifeSE compares the mean jackknife standard error of Estimate with the standard
@@ -18,7 +20,7 @@ func TestJackknifeSE(t *testing.T) {
 	const reps, n = 200, 400
 	for _, null := range []bool{false, true} {
 		rng := rand.New(rand.NewPCG(51, 52))
-		methods := []Method{Full, IP, DR}
+		methods := []method.Method{method.Full, method.IP, method.DR}
 		type draw struct {
 			v, se   float64
 			flagged bool

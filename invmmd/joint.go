@@ -3,6 +3,8 @@ package invmmd
 import (
 	"fmt"
 	"math"
+
+	"github.com/invmmd/invmmd/invmmd/method"
 )
 
 // The joint estimand (Options.Estimand JointMMD; the paper's last appendix, H): within a
@@ -142,7 +144,7 @@ func (d *Design) addJoint(rows Rows, w weights, column func(key string, b, s int
 	for _, t := range w.terms {
 		sqKey += fmt.Sprintf("%+g%s", t.sign, t.key)
 	}
-	if w.method == Obs {
+	if w.method == method.Obs {
 		incKey = "Δ"
 	}
 	js := make([]*jointStratum, len(d.blocks))

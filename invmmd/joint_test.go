@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/invmmd/invmmd/invmmd/dataset"
+	"github.com/invmmd/invmmd/invmmd/method"
 
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 )
@@ -18,7 +19,7 @@ import (
 // ΔΔ'/(GG')(ψ·ψ' − m·m') + m·m'; dr-po f·f'; f = Δψ/G − (Δ − G)/G·m), without the
 // inclusion–exclusion and factor columns that Design uses: the independent check of both,
 // for outputs h of any width (refKernel on rows).
-func naiveJoint(m Method, h Rep, r Rows, sigma float64, gFloor float64) []float64 {
+func naiveJoint(m method.Method, h Rep, r Rows, sigma float64, gFloor float64) []float64 {
 	D := r.Psi.Dim
 	dot := func(a, b []float64) float64 {
 		s := 0.0
@@ -29,7 +30,7 @@ func naiveJoint(m Method, h Rep, r Rows, sigma float64, gFloor float64) []float6
 	}
 	gOf := func(i int) float64 {
 		g := r.G[i]
-		if m == IPPlus || m == DRPlus || m == DRPOPlus {
+		if m == method.IPPlus || m == method.DRPlus || m == method.DRPOPlus {
 			g = r.GTrue[i]
 		}
 		return math.Max(g, gFloor)
@@ -39,13 +40,13 @@ func naiveJoint(m Method, h Rep, r Rows, sigma float64, gFloor float64) []float6
 		psi, mm := r.Psi.Row(i), r.MPsi.Row(i)
 		for k := range out {
 			switch m {
-			case Full, Obs:
+			case method.Full, method.Obs:
 				out[k] = psi[k]
-			case IP, IPPlus:
+			case method.IP, method.IPPlus:
 				if r.Delta[i] == 1 {
 					out[k] = psi[k] / gOf(i)
 				}
-			case Reg:
+			case method.Reg:
 				out[k] = mm[k]
 			default:
 				if r.Delta[i] == 1 {
@@ -60,16 +61,16 @@ func naiveJoint(m Method, h Rep, r Rows, sigma float64, gFloor float64) []float6
 	}
 	pairW := func(i, j int) float64 {
 		switch m {
-		case Full, Obs:
+		case method.Full, method.Obs:
 			return dot(r.Psi.Row(i), r.Psi.Row(j))
-		case IP, IPPlus:
+		case method.IP, method.IPPlus:
 			if r.Delta[i]*r.Delta[j] == 0 {
 				return 0
 			}
 			return dot(r.Psi.Row(i), r.Psi.Row(j)) / (gOf(i) * gOf(j))
-		case Reg:
+		case method.Reg:
 			return dot(r.MPsi.Row(i), r.MPsi.Row(j))
-		case DRPO, DRPOPlus:
+		case method.DRPO, method.DRPOPlus:
 			return dot(row(i), row(j))
 		}
 		mm := dot(r.MPsi.Row(i), r.MPsi.Row(j))
@@ -83,7 +84,7 @@ func naiveJoint(m Method, h Rep, r Rows, sigma float64, gFloor float64) []float6
 	for y := 0; y < 2; y++ {
 		var idx []int
 		for i := range r.Y {
-			if int(r.Y[i]) == y && (m != Obs || r.Delta[i] == 1) {
+			if int(r.Y[i]) == y && (m != method.Obs || r.Delta[i] == 1) {
 				idx = append(idx, i)
 			}
 		}
@@ -141,7 +142,7 @@ func TestJointMatchesNaive(t *testing.T) {
 			rows.G[i] = 0.03 + 0.9*rng.Float64() // some below the floor
 			rows.GTrue[i] = 0.1 + 0.9*rng.Float64()
 		}
-		for _, m := range AllMethods[1:] {
+		for _, m := range method.All()[1:] {
 			want := naiveJoint(m, ScalarRep(h), rows, 0.7, DefaultGFloor)
 			d, err := NewDesign(rows, Options{Estimand: JointMMD, Bandwidth: 0.7}, m)
 			if err != nil {
@@ -209,11 +210,11 @@ func TestJointBinaryMatchesConditional(t *testing.T) {
 		return r
 	}
 	h, rows := dgp.draw(rng, 3000)
-	cond, err := Estimate(h, rows, Options{MainFraction: 1}, Full)
+	cond, err := Estimate(h, rows, Options{MainFraction: 1}, method.Full)
 	if err != nil {
 		t.Fatal(err)
 	}
-	joint, err := Estimate(h, asJoint(rows), Options{Estimand: JointMMD}, Full)
+	joint, err := Estimate(h, asJoint(rows), Options{Estimand: JointMMD}, method.Full)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,7 +245,7 @@ func TestJointBinaryMatchesConditional(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	scaled, err := Estimate(h, jr, Options{Estimand: JointMMD, JointScale: scale}, Full)
+	scaled, err := Estimate(h, jr, Options{Estimand: JointMMD, JointScale: scale}, method.Full)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,11 +258,11 @@ func TestJointBinaryMatchesConditional(t *testing.T) {
 	var diffs []float64
 	for r := 0; r < draws; r++ {
 		h, rows := dgp.draw(rng, n)
-		c, err := estimateWith(h, rows, Options{MainFraction: 1}, Full)
+		c, err := estimateWith(h, rows, Options{MainFraction: 1}, method.Full)
 		if err != nil {
 			t.Fatal(err)
 		}
-		j, err := estimateWith(h, asJoint(rows), Options{Estimand: JointMMD}, Full)
+		j, err := estimateWith(h, asJoint(rows), Options{Estimand: JointMMD}, method.Full)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -283,18 +284,18 @@ func TestJointBinaryMatchesConditional(t *testing.T) {
 
 // jointCases are the Monte Carlo cases of the joint estimand.
 var jointCases = []mcCase{
-	{"ip+", IPPlus, false, false, false},
-	{"ip (true G)", IP, false, false, false},
-	{"reg (true m)", Reg, false, false, false},
-	{"dr (true G and m)", DR, false, false, false},
-	{"dr (wrong G, true m)", DR, true, false, false},
-	{"dr (true G, wrong m)", DR, false, true, false},
-	{"dr-po (true G and m)", DRPO, false, false, false},
-	{"dr-po (wrong G, true m)", DRPO, true, false, false},
-	{"dr-po (true G, wrong m)", DRPO, false, true, false},
-	{"obs", Obs, false, false, true},
-	{"ip (wrong G)", IP, true, false, true},
-	{"reg (wrong m)", Reg, false, true, true},
+	{"ip+", method.IPPlus, false, false, false},
+	{"ip (true G)", method.IP, false, false, false},
+	{"reg (true m)", method.Reg, false, false, false},
+	{"dr (true G and m)", method.DR, false, false, false},
+	{"dr (wrong G, true m)", method.DR, true, false, false},
+	{"dr (true G, wrong m)", method.DR, false, true, false},
+	{"dr-po (true G and m)", method.DRPO, false, false, false},
+	{"dr-po (wrong G, true m)", method.DRPO, true, false, false},
+	{"dr-po (true G, wrong m)", method.DRPO, false, true, false},
+	{"obs", method.Obs, false, false, true},
+	{"ip (wrong G)", method.IP, true, false, true},
+	{"reg (wrong m)", method.Reg, false, true, true},
 }
 
 // TestJointMonteCarlo draws independent batches with known G and m and checks, for a
@@ -313,7 +314,7 @@ func TestJointMonteCarlo(t *testing.T) {
 			diffs := make([][]float64, len(jointCases))
 			for r := 0; r < draws; r++ {
 				h, rows, _ := dgp.draw(rng, n)
-				full, err := estimateWith(h, rows, opts, Full)
+				full, err := estimateWith(h, rows, opts, method.Full)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -357,7 +358,7 @@ func TestJointGraphMatchesReference(t *testing.T) {
 		} else {
 			h, rows, _ = newJointDGP(kind).draw(rng, 160)
 		}
-		for _, m := range AllMethods[1:] {
+		for _, m := range method.All()[1:] {
 			for _, opts := range []Options{{Estimand: JointMMD}, {Estimand: JointMMD, Unconditional: true, Bandwidth: 0.6}} {
 				d, err := NewDesign(rows, opts, m)
 				if err != nil {
@@ -414,7 +415,7 @@ func TestJointJackknifeSE(t *testing.T) {
 		dgp := newJointDGP(kind)
 		for _, leak := range []bool{true, false} {
 			rng := rand.New(rand.NewPCG(101, uint64(kind)))
-			methods := []Method{Full, IP, Reg, DR}
+			methods := []method.Method{method.Full, method.IP, method.Reg, method.DR}
 			vals := make([][]float64, len(methods))
 			ses := make([][]float64, len(methods))
 			for r := 0; r < draws; r++ {
@@ -467,7 +468,7 @@ func TestJointReportsLevels(t *testing.T) {
 			kept = kept || rows.Delta[i] == 1
 		}
 	}
-	res, err := Estimate(h, rows, Options{Estimand: JointMMD}, IP, Reg)
+	res, err := Estimate(h, rows, Options{Estimand: JointMMD}, method.IP, method.Reg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -481,7 +482,7 @@ func TestJointReportsLevels(t *testing.T) {
 	if res[1].Report.Strata[0].Unreliable {
 		t.Errorf("reg does not rest on the observed rows, but is flagged: %v", res[1].Report.Strata[0].Reasons)
 	}
-	if _, err := NewDesign(rows, Options{}, DR); err == nil || !strings.Contains(err.Error(), "JointMMD") {
+	if _, err := NewDesign(rows, Options{}, method.DR); err == nil || !strings.Contains(err.Error(), "JointMMD") {
 		t.Errorf("conditional estimand with a 3-level Z: err = %v, want a message naming JointMMD", err)
 	}
 }

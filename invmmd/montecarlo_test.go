@@ -5,29 +5,31 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/invmmd/invmmd/invmmd/method"
 )
 
 // mcCase is one estimator configuration of the Monte Carlo tests: a method, and whether G
 // or m is replaced by a wrong model.
 type mcCase struct {
 	name           string
-	method         Method
+	method         method.Method
 	wrongG, wrongM bool
 	biased         bool // expected to be biased
 }
 
 var mcCases = []mcCase{
-	{"ip+", IPPlus, false, false, false},
-	{"reg (true m)", Reg, false, false, false},
-	{"dr+ (true G and m)", DRPlus, false, false, false},
-	{"dr (wrong G, true m)", DR, true, false, false},
-	{"dr (true G, wrong m)", DR, false, true, false},
-	{"dr-po+ (true G and m)", DRPOPlus, false, false, false},
-	{"dr-po (wrong G, true m)", DRPO, true, false, false},
-	{"dr-po (true G, wrong m)", DRPO, false, true, false},
-	{"obs", Obs, false, false, true},
-	{"ip (wrong G)", IP, true, false, true},
-	{"reg (wrong m)", Reg, false, true, true},
+	{"ip+", method.IPPlus, false, false, false},
+	{"reg (true m)", method.Reg, false, false, false},
+	{"dr+ (true G and m)", method.DRPlus, false, false, false},
+	{"dr (wrong G, true m)", method.DR, true, false, false},
+	{"dr (true G, wrong m)", method.DR, false, true, false},
+	{"dr-po+ (true G and m)", method.DRPOPlus, false, false, false},
+	{"dr-po (wrong G, true m)", method.DRPO, true, false, false},
+	{"dr-po (true G, wrong m)", method.DRPO, false, true, false},
+	{"obs", method.Obs, false, false, true},
+	{"ip (wrong G)", method.IP, true, false, true},
+	{"reg (wrong m)", method.Reg, false, true, true},
 }
 
 // withWrongModels returns a copy of rows whose G (the learned slot; GTrue keeps the truth)
@@ -83,7 +85,7 @@ func plugInStudy(t *testing.T, opts Options) {
 	diffs := make([][]float64, len(mcCases))
 	for r := 0; r < draws; r++ {
 		h, rows := dgp.draw(rng, n)
-		full, err := estimateWith(h, rows, opts, Full)
+		full, err := estimateWith(h, rows, opts, method.Full)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -108,7 +110,7 @@ func TestMonteCarloMeanZ(t *testing.T) {
 	diffs := make([][]float64, len(mcCases))
 	for r := 0; r < draws; r++ {
 		_, rows := dgp.draw(rng, n)
-		full, err := MeanZ(Full, rows, Options{})
+		full, err := MeanZ(method.Full, rows, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -166,7 +168,7 @@ func TestMonteCarloRatioEstimators(t *testing.T) {
 			sets[key].idx = append(sets[key].idx, k)
 		}
 		full, err := func() (float64, error) {
-			d, err := NewDesign(rows, opts, Full)
+			d, err := NewDesign(rows, opts, method.Full)
 			if err != nil {
 				return 0, err
 			}
@@ -180,7 +182,7 @@ func TestMonteCarloRatioEstimators(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, vs := range sets {
-			var ms []Method
+			var ms []method.Method
 			for _, k := range vs.idx {
 				ms = append(ms, mcCases[k].method)
 			}
@@ -202,7 +204,7 @@ func TestMonteCarloRatioEstimators(t *testing.T) {
 
 // estimateWith is Estimate with the kernel sums of the Fourier expansion (per-pair error
 // 1e-10), which keeps the Monte Carlo studies fast.
-func estimateWith(h []float64, rows Rows, opts Options, methods ...Method) ([]Result, error) {
+func estimateWith(h []float64, rows Rows, opts Options, methods ...method.Method) ([]Result, error) {
 	d, err := NewDesign(rows, opts, methods...)
 	if err != nil {
 		return nil, err

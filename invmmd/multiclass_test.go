@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/invmmd/invmmd/invmmd/method"
 )
 
 // threeClassDGP is testDGP with a label of three classes: Y uniform on {0, 1, 2},
@@ -23,7 +25,7 @@ func TestThreeClassesMatchPairByPairFormula(t *testing.T) {
 		rows.G[i] = math.Min(1, 0.03+0.9*rng.Float64())
 		rows.M[i] = rng.Float64()
 	}
-	methods := []Method{Full, Obs, IP, IPPlus, Reg, DR, DRPlus, DRPO, DRPOPlus}
+	methods := []method.Method{method.Full, method.Obs, method.IP, method.IPPlus, method.Reg, method.DR, method.DRPlus, method.DRPO, method.DRPOPlus}
 	for _, tc := range []struct {
 		name string
 		opts Options
@@ -84,7 +86,7 @@ func TestThreeClassesGuards(t *testing.T) {
 		r := rows
 		r.Y = append([]float64(nil), rows.Y...)
 		r.Y[0] = tc.y
-		_, err := Estimate(h, r, tc.opts, DR)
+		_, err := Estimate(h, r, tc.opts, method.DR)
 		if err == nil {
 			t.Errorf("%s: no error", tc.name)
 			continue
@@ -104,12 +106,12 @@ func TestThreeClassesGuards(t *testing.T) {
 			r.Delta[i] = 0
 		}
 	}
-	res, err := Estimate(h, r, Options{Classes: 3}, Obs, IP, Reg, DR)
+	res, err := Estimate(h, r, Options{Classes: 3}, method.Obs, method.IP, method.Reg, method.DR)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, x := range res {
-		wantEmpty := x.Method == Obs || x.Method == IP
+		wantEmpty := x.Method == method.Obs || x.Method == method.IP
 		if x.Terms[1].Empty != wantEmpty || x.Terms[0].Empty || x.Terms[2].Empty {
 			t.Errorf("%v: strata empty %v %v %v, want class 1 empty = %v and the others estimated",
 				x.Method, x.Terms[0].Empty, x.Terms[1].Empty, x.Terms[2].Empty, wantEmpty)
@@ -138,16 +140,16 @@ func TestMonteCarloThreeClasses(t *testing.T) {
 	}
 	cases := []struct {
 		name           string
-		method         Method
+		method         method.Method
 		wrongG, wrongM bool
 		biased         bool
 	}{
-		{"ip (true G)", IP, false, false, false},
-		{"reg (true m)", Reg, false, false, false},
-		{"dr (true G and m)", DR, false, false, false},
-		{"dr (wrong G, true m)", DR, true, false, false},
-		{"dr (true G, wrong m)", DR, false, true, false},
-		{"obs", Obs, false, false, true},
+		{"ip (true G)", method.IP, false, false, false},
+		{"reg (true m)", method.Reg, false, false, false},
+		{"dr (true G and m)", method.DR, false, false, false},
+		{"dr (wrong G, true m)", method.DR, true, false, false},
+		{"dr (true G, wrong m)", method.DR, false, true, false},
+		{"obs", method.Obs, false, false, true},
 	}
 	for _, opts := range []Options{{Classes: 3, MainFraction: 1}, {Classes: 3}} {
 		t.Run(fmt.Sprintf("main fraction %v", opts.MainFraction), func(t *testing.T) {
@@ -155,7 +157,7 @@ func TestMonteCarloThreeClasses(t *testing.T) {
 			diffs := make([][]float64, len(cases))
 			for d := 0; d < draws; d++ {
 				h, rows := dgp.draw(rng, n)
-				full, err := estimateWith(h, rows, opts, Full)
+				full, err := estimateWith(h, rows, opts, method.Full)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -1,6 +1,10 @@
 package invmmd
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/invmmd/invmmd/invmmd/method"
+)
 
 // Normalisers are one method's estimates of the normalisers N(b, b') = P(Z = b | y)·
 // P(Z = b' | y) of the paper's MMD² (the T/N ratios of eq. (5)), per Y stratum, made once
@@ -15,7 +19,7 @@ import "fmt"
 // on a whole training set, N̂ is all but exact and every batch's estimate keeps only the
 // noise of its main terms.
 type Normalisers struct {
-	Method Method
+	Method method.Method
 	// N holds N(b, b') per stratum, as Terms.N: N[s][1][1], N[s][0][0], N[s][1][0]; a
 	// stratum whose N[s][0][0] is 0 was empty on the rows they were estimated on.
 	N [][2][2]float64
@@ -26,7 +30,7 @@ type Normalisers struct {
 // NormalisersOf estimates method m's normalisers on every row of rows (MainFraction 1,
 // whatever opts says), with the method's own per-row estimates of Z (eq. (3) for dr) and
 // opts' floors. It needs the conditional estimand: the joint one has no normalisers.
-func NormalisersOf(rows Rows, opts Options, m Method) (Normalisers, error) {
+func NormalisersOf(rows Rows, opts Options, m method.Method) (Normalisers, error) {
 	o := opts
 	o.MainFraction = 1
 	if o.Estimand != ConditionalMMD {

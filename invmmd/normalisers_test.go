@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/invmmd/invmmd/invmmd/method"
 )
 
 // TestNormalisersOf checks that the normalisers estimated on a set of rows are those a
@@ -16,7 +18,7 @@ import (
 func TestNormalisersOf(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	h, rows := defaultTestDGP().draw(rng, 600)
-	for _, m := range []Method{Full, Obs, DR, IP, Reg, DRPO} {
+	for _, m := range []method.Method{method.Full, method.Obs, method.DR, method.IP, method.Reg, method.DRPO} {
 		n, err := NormalisersOf(rows, Options{MainFraction: 0.75}, m)
 		if err != nil {
 			t.Fatal(err)
@@ -40,19 +42,19 @@ func TestNormalisersOf(t *testing.T) {
 			t.Errorf("%v: the rows' own normalisers handed back changed the estimate: %v → %v", m, before[0].Value, after[0].Value)
 		}
 	}
-	n, _ := NormalisersOf(rows, Options{}, DR)
-	d, _ := NewDesign(rows, Options{}, Full)
+	n, _ := NormalisersOf(rows, Options{}, method.DR)
+	d, _ := NewDesign(rows, Options{}, method.Full)
 	if err := d.UseNormalisers(n); err == nil || !strings.Contains(err.Error(), "no method dr") {
 		t.Errorf("normalisers of dr given to a design of full: %v", err)
 	}
-	u, _ := NewDesign(rows, Options{Unconditional: true}, DR)
+	u, _ := NewDesign(rows, Options{Unconditional: true}, method.DR)
 	if err := u.UseNormalisers(n); err == nil || !strings.Contains(err.Error(), "strata") {
 		t.Errorf("two strata given to an unconditional design: %v", err)
 	}
-	if _, err := NormalisersOf(rows, Options{Estimand: JointMMD}, DR); err == nil {
+	if _, err := NormalisersOf(rows, Options{Estimand: JointMMD}, method.DR); err == nil {
 		t.Error("normalisers of the joint estimand, which has none, were made")
 	}
-	if _, err := NormalisersOf(rows, Options{}, None); err == nil {
+	if _, err := NormalisersOf(rows, Options{}, method.None); err == nil {
 		t.Error("normalisers of none were made")
 	}
 }
@@ -72,8 +74,8 @@ func TestMonteCarloTrainingNormalisers(t *testing.T) {
 	hBig, big := dgp.draw(rng, 400000)
 	opts := Options{MainFraction: 0.75}
 	type outcome struct{ ref, batch, fixed, ratio float64 }
-	got := map[Method]outcome{}
-	for _, m := range []Method{Full, DR} {
+	got := map[method.Method]outcome{}
+	for _, m := range []method.Method{method.Full, method.DR} {
 		ref, err := estimateWith(hBig, big, Options{MainFraction: 1}, m)
 		if err != nil {
 			t.Fatal(err)
@@ -123,7 +125,7 @@ func TestMonteCarloTrainingNormalisers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, d := got[Full], got[DR]
+	f, d := got[method.Full], got[method.DR]
 	want := fmt.Sprintf("full's mean estimate is %.2f above the large-sample value %.2f and\n  dr's %.2f above, against %.2f and %.2f with normalisers from 400,000 rows (within 3 standard\n  errors of 0), whose spread is %.0f× (full) and %.0f× (dr) smaller",
 		f.batch, f.ref, d.batch, f.fixed, d.fixed, f.ratio, d.ratio)
 	if !strings.Contains(string(readme), want) {

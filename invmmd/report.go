@@ -3,6 +3,8 @@ package invmmd
 import (
 	"fmt"
 	"strings"
+
+	"github.com/invmmd/invmmd/invmmd/method"
 )
 
 // Report counts what the guards did while one method's penalty was estimated on a batch,
@@ -139,7 +141,7 @@ func (s StratumReport) String() string {
 
 // Result is one method's estimate on one batch.
 type Result struct {
-	Method Method
+	Method method.Method
 	// Value is the penalty: Σ_y MMD²_y (eq. 4), or the unconditional MMD².
 	Value float64
 	// Strata holds MMD²_y per stratum, indexed by the Y value (one entry when unconditional).

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/invmmd/invmmd/invmmd/method"
 )
 
 // The random-feature error study: how far the penalty through RFFSums lies from the exact
@@ -41,7 +43,7 @@ const (
 // rffTableRow is one line of the study: method, width, frequencies, and the relative error
 // |RFF − exact| / |exact| of the penalty summed over the Y strata, over the seeds.
 type rffTableRow struct {
-	method         Method
+	method         method.Method
 	dim, freqs     int
 	sigma, exact   float64
 	meanErr, maxEr float64
@@ -52,7 +54,7 @@ type rffTableRow struct {
 // every row serving the normalisers (MainFraction 1), full and dr with the true G and m.
 func rffStudy(t *testing.T) []rffTableRow {
 	var out []rffTableRow
-	methods := []Method{Full, DR}
+	methods := []method.Method{method.Full, method.DR}
 	for _, dim := range rffTableWidths {
 		rng := rand.New(rand.NewPCG(1, uint64(dim)))
 		h1, rows := defaultTestDGP().draw(rng, rffTableRows)
@@ -119,7 +121,7 @@ func rffTableMarkdown(rows []rffTableRow) []byte {
 	b.WriteString("kernel exp(−‖h − h'‖²/(2σ²)) with σ the median distance between rows (invmmd.MedianBandwidthRep), every row\n")
 	b.WriteString("serving the normalisers (MainFraction 1). The penalty Σ_y MMD²_y through invmmd.RFFSums (D frequencies, 2D paired\n")
 	fmt.Fprintf(&b, "cos/sin features) against the exact sums: relative error |RFF − exact| / exact, mean (and max) over %d frequency seeds.\n\n", rffTableSeeds)
-	for _, m := range []Method{DR, Full} {
+	for _, m := range []method.Method{method.DR, method.Full} {
 		fmt.Fprintf(&b, "## %v\n\n", m)
 		b.WriteString("| D (features) |")
 		for _, dim := range rffTableWidths {

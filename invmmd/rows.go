@@ -3,6 +3,8 @@ package invmmd
 import (
 	"fmt"
 	"math"
+
+	"github.com/invmmd/invmmd/invmmd/method"
 )
 
 // Rows holds, for each row of a batch, what the estimators read besides the model output h.
@@ -138,11 +140,11 @@ func (r Rows) MissingZ() int {
 // all lengths agree, indicators are 0 or 1 and probabilities lie in [0, 1]. Z must be 0 or
 // 1 where Δ = 1; where Δ = 0 it is not read, except by Full, which needs it on every row and
 // refuses a NaN there. The error names the column, the row and the value.
-func (r Rows) Validate(methods ...Method) error { return r.ValidateClasses(2, methods...) }
+func (r Rows) Validate(methods ...method.Method) error { return r.ValidateClasses(2, methods...) }
 
 // ValidateClasses is Validate for a label with k classes (Options.Classes): Y must be one
 // of 0, …, k−1.
-func (r Rows) ValidateClasses(k int, methods ...Method) error {
+func (r Rows) ValidateClasses(k int, methods ...method.Method) error {
 	r = r.withDelta()
 	n := len(r.Y)
 	if n == 0 {
@@ -208,8 +210,8 @@ func (r Rows) ValidateClasses(k int, methods ...Method) error {
 
 // validateZ checks Z against Δ (both of length n): 0 or 1 where observed; where missing,
 // anything unless a method reads the hidden Z (Full), which refuses NaN.
-func (r Rows) validateZ(methods []Method) error {
-	var full Method = -1
+func (r Rows) validateZ(methods []method.Method) error {
+	var full method.Method = -1
 	for _, m := range methods {
 		if m.UsesMissingZ() {
 			full = m
@@ -244,7 +246,7 @@ func checkLabels(y []float64, k int) error {
 	return nil
 }
 
-func whoNeeds(col string, methods []Method) string {
+func whoNeeds(col string, methods []method.Method) string {
 	for _, m := range methods {
 		if (col == "G" && m.NeedsG()) || (col == "GTrue" && m.NeedsTrueG()) || (col == "M" && m.NeedsM()) {
 			return "method " + m.String()
@@ -266,10 +268,10 @@ func checkFinite(name string, v []float64) error {
 // validateFeatures is Validate for a nuisance given as features (Psi): Y and Δ are 0 or 1,
 // ψ is finite where observed (everywhere for Full), m's features have ψ's dimension and are
 // finite, and G lies in [0, 1].
-func (r Rows) validateFeatures(methods []Method) error {
+func (r Rows) validateFeatures(methods []method.Method) error {
 	n := len(r.Y)
 	var needG, needGT, needM bool
-	var full Method = -1
+	var full method.Method = -1
 	for _, m := range methods {
 		needG = needG || m.NeedsG()
 		needGT = needGT || m.NeedsTrueG()

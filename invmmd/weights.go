@@ -1,6 +1,10 @@
 package invmmd
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/invmmd/invmmd/invmmd/method"
+)
 
 // factor is one product term of a pair weight: for each feature d of ψ it adds
 // sign·col[d][i]·col[d][j] to the pair weight of feature d (w_ij^{bb'} with b = b' = d for the
@@ -19,7 +23,7 @@ type factor struct {
 
 // weights is one method's factorisation of its pair weights on a batch.
 type weights struct {
-	method   Method
+	method   method.Method
 	include  []float64 // 1 for rows the U-statistic and the mean run over (Obs: Δ), else 1
 	terms    []factor
 	flooredG int // Δ = 1 rows whose G was raised to the floor
@@ -41,14 +45,14 @@ type weights struct {
 // (Δ_iΔ_j − G_iG_j)/(G_iG_j) m m' = u u' − v v' + m m'. Its per-row sum u − v + m =
 // Δψ/G − (Δ − G)/G m is the DR estimator of E[ψ(Z)] (eq. 3). A missing row never reads ψ
 // (ΔZ̃: Δ = 0 gives 0 whatever Z holds). Rows must have been validated for m.
-func factorsFor(m Method, r Rows, gFloor float64) (weights, error) {
+func factorsFor(m method.Method, r Rows, gFloor float64) (weights, error) {
 	n := r.Len()
 	w := weights{method: m, include: make([]float64, n)}
 	for i := range w.include {
 		w.include[i] = 1
 	}
 	var psi [][]float64
-	if m != None {
+	if m != method.None {
 		psi = r.psi()
 	}
 	d := len(psi)
@@ -90,31 +94,31 @@ func factorsFor(m Method, r Rows, gFloor float64) (weights, error) {
 	scaled := func(c [][]float64, s []float64) [][]float64 {
 		return cols(func(k, i int) float64 { return c[k][i] * s[i] })
 	}
-	switch m {
-	case None:
-	case Full:
+	switch m.Family() {
+	case method.FamilyNone:
+	case method.FamilyFull:
 		w.terms = []factor{{"Z", 1, psi, ones}}
-	case Obs:
+	case method.FamilyObs:
 		copy(w.include, r.Delta)
 		w.terms = []factor{{"ΔZ", 1, zObs(), r.Delta}}
-	case IP, IPPlus:
+	case method.FamilyIP:
 		g, key := r.G, "ΔZ/G"
-		if m == IPPlus {
+		if m.NeedsTrueG() {
 			g, key = r.GTrue, "ΔZ/G+"
 		}
 		ig := invG(g)
 		w.terms = []factor{{key, 1, scaled(zObs(), ig), ig}}
-	case Reg:
+	case method.FamilyReg:
 		w.terms = []factor{{"m", 1, r.mPsi(), ones}}
-	case DR, DRPlus, DRPO, DRPOPlus:
+	case method.FamilyDR, method.FamilyDRPO:
 		g, suffix := r.G, ""
-		if m == DRPlus || m == DRPOPlus {
+		if m.NeedsTrueG() {
 			g, suffix = r.GTrue, "+"
 		}
 		ig := invG(g)
 		mc := r.mPsi()
 		u, v := scaled(zObs(), ig), scaled(mc, ig) // ig is 0 where Δ = 0
-		if m == DRPO || m == DRPOPlus {
+		if m.Family() == method.FamilyDRPO {
 			// The pseudo-outcome f = u − v + m of eq. 3, one rank-one term.
 			f := cols(func(k, i int) float64 { return u[k][i] - v[k][i] + mc[k][i] })
 			w.terms = []factor{{"f" + suffix, 1, f, ig}}
@@ -122,7 +126,7 @@ func factorsFor(m Method, r Rows, gFloor float64) (weights, error) {
 		}
 		w.terms = []factor{{"ΔZ/G" + suffix, 1, u, ig}, {"Δm/G" + suffix, -1, v, ig}, {"m", 1, mc, ones}}
 	default:
-		return w, fmt.Errorf("invmmd: unknown method %v", m)
+		return w, fmt.Errorf("invmmd: method %v (family %v) has no pair weights: add its family's case to factorsFor", m, m.Family())
 	}
 	return w, nil
 }
@@ -141,8 +145,8 @@ func (w *weights) rowMean(b, i int) float64 {
 // (appendix E), Reg the mean of m, DR and DRPO (and their "+" forms) the mean of
 // ΔZ̃/G − (Δ − G)/G·m (eq. (3), appendix F). G is floored at opts.GFloor. It uses the same per-row factors as the
 // MMD estimators, so the normalisers of a penalty are this function on the normaliser rows.
-func MeanZ(m Method, rows Rows, opts Options) (float64, error) {
-	if m == None {
+func MeanZ(m method.Method, rows Rows, opts Options) (float64, error) {
+	if m == method.None {
 		return 0, fmt.Errorf("invmmd: method none has no estimator of E[Z]")
 	}
 	o, err := opts.Resolved()

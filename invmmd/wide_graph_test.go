@@ -11,6 +11,7 @@ import (
 
 	"github.com/invmmd/invmmd/invmmd/backend"
 	"github.com/invmmd/invmmd/invmmd/dataset"
+	"github.com/invmmd/invmmd/invmmd/method"
 )
 
 // execGraph builds build (a function of the input nodes) and runs it on inputs (tensors),
@@ -110,7 +111,7 @@ type wideGraphCase struct {
 	h    []float64
 	rows Rows
 	opts Options
-	ref  func(m Method, h Rep, rows Rows, opts Options) float64
+	ref  func(m method.Method, h Rep, rows Rows, opts Options) float64
 }
 
 func wideGraphCases(rng *rand.Rand) []wideGraphCase {
@@ -125,7 +126,7 @@ func wideGraphCases(rng *rand.Rand) []wideGraphCase {
 	}
 	return []wideGraphCase{
 		{"binary Z, conditional MMD", h, rows, Options{}, naiveMMD},
-		{"categorical Z, joint MMD", hj, jr, Options{Estimand: JointMMD}, func(m Method, h Rep, rows Rows, opts Options) float64 {
+		{"categorical Z, joint MMD", hj, jr, Options{Estimand: JointMMD}, func(m method.Method, h Rep, rows Rows, opts Options) float64 {
 			v := 0.0
 			for _, s := range naiveJoint(m, h, rows, opts.Bandwidth, DefaultGFloor) {
 				v += s
@@ -147,7 +148,7 @@ func TestWideGraphMatchesReference(t *testing.T) {
 			h := widen(rng, tc.h, dim)
 			opts := tc.opts
 			opts.Bandwidth = wideBandwidth(dim)
-			for _, m := range AllMethods[1:] {
+			for _, m := range method.All()[1:] {
 				name := fmt.Sprintf("%s, d=%d, %v", tc.name, dim, m)
 				d, err := NewDesign(tc.rows, opts, m)
 				if err != nil {
@@ -188,7 +189,7 @@ func TestRFFGraphMatchesSums(t *testing.T) {
 			opts := tc.opts
 			opts.Bandwidth = wideBandwidth(dim)
 			summer := RFFSums{Frequencies: freqs, Seed: seed}
-			for _, m := range []Method{Full, IP, DR} {
+			for _, m := range []method.Method{method.Full, method.IP, method.DR} {
 				name := fmt.Sprintf("%s, d=%d, %v", tc.name, dim, m)
 				d, err := NewDesign(tc.rows, opts, m)
 				if err != nil {
@@ -220,7 +221,7 @@ func TestRFFApproachesExact(t *testing.T) {
 	rng := rand.New(rand.NewPCG(105, 106))
 	h, rows := defaultTestDGP().draw(rng, 400)
 	w := widen(rng, h, 8)
-	d, err := NewDesign(rows, Options{Bandwidth: wideBandwidth(8)}, DR)
+	d, err := NewDesign(rows, Options{Bandwidth: wideBandwidth(8)}, method.DR)
 	if err != nil {
 		t.Fatal(err)
 	}

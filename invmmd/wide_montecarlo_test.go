@@ -3,6 +3,8 @@ package invmmd
 import (
 	"math/rand/v2"
 	"testing"
+
+	"github.com/invmmd/invmmd/invmmd/method"
 )
 
 // TestMonteCarloWide is TestMonteCarloUnbiasedAndDoublyRobust for an 8-column
@@ -38,9 +40,9 @@ func TestMonteCarloWide(t *testing.T) {
 		}
 		var full float64
 		for si, s := range sets {
-			var ms []Method
+			var ms []method.Method
 			if si == 0 {
-				ms = append(ms, Full)
+				ms = append(ms, method.Full)
 			}
 			for _, k := range s.idx {
 				ms = append(ms, mcCases[k].method)

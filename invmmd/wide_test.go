@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/invmmd/invmmd/invmmd/dataset"
+	"github.com/invmmd/invmmd/invmmd/method"
 )
 
 // widen turns scalar outputs h into a representation of d columns: column 0 is h, column k
@@ -71,8 +72,8 @@ func TestRep(t *testing.T) {
 		{"ragged", Rep{Dim: 3, Data: w.Data[:3*39+1]}, "in rows of 3 columns"},
 		{"no columns", Rep{Dim: 0, Data: w.Data}, "want d ≥ 1"},
 	} {
-		_, errE := EstimateRep(tc.h, rows, Options{}, Full)
-		d, _ := NewDesign(rows, Options{}, Full)
+		_, errE := EstimateRep(tc.h, rows, Options{}, method.Full)
+		d, _ := NewDesign(rows, Options{}, method.Full)
 		_, errV := d.EvaluateRep(tc.h, nil)
 		for _, err := range []error{errE, errV} {
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -100,7 +101,7 @@ func TestEstimateRepMatchesPairByPairFormula(t *testing.T) {
 		rows.G[i] = math.Min(1, 0.03+0.9*rng.Float64())
 		rows.M[i] = rng.Float64()
 	}
-	methods := AllMethods[1:]
+	methods := method.All()[1:]
 	for _, d := range []int{1, 2, 8} {
 		hw := widen(rng, h, d)
 		for _, opts := range []Options{{Bandwidth: wideBandwidth(d)}, {MainFraction: 1, Unconditional: true, Bandwidth: 0.7}} {
@@ -164,7 +165,7 @@ func TestEstimateRepMatchesPairByPairFormula(t *testing.T) {
 func TestRepInvariances(t *testing.T) {
 	rng := rand.New(rand.NewPCG(91, 92))
 	h, rows := defaultTestDGP().draw(rng, 200)
-	methods := []Method{Full, Obs, IP, Reg, DR, DRPO}
+	methods := []method.Method{method.Full, method.Obs, method.IP, method.Reg, method.DR, method.DRPO}
 	opts := Options{Bandwidth: 0.9}
 	base, err := Estimate(h, rows, opts, methods...)
 	if err != nil {
@@ -273,7 +274,7 @@ func TestSummersForWideOutputs(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	h, rows := defaultTestDGP().draw(rng, 150)
 	w := widen(rng, h, 4)
-	d, err := NewDesign(rows, Options{Bandwidth: 1.5}, Full, DR)
+	d, err := NewDesign(rows, Options{Bandwidth: 1.5}, method.Full, method.DR)
 	if err != nil {
 		t.Fatal(err)
 	}

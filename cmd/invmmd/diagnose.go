@@ -9,10 +9,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/experiments"
 	"github.com/invmmd/invmmd/invmmd/experiments/store"
 	"github.com/invmmd/invmmd/invmmd/figures"
+	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/results"
 	"github.com/invmmd/invmmd/invmmd/train"
 )
@@ -43,7 +43,7 @@ func runDiagnose(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			build = e.Flags(fs)
 		}
 	}
-	method := fs.String("method", "dr", "the penalised method to diagnose")
+	methodName := fs.String("method", "dr", "the penalised method to diagnose")
 	lambda := fs.Float64("lambda", 5, "the penalty weight λ")
 	seed := fs.Uint64("seed", 1, "the seed of the data and of the fit")
 	objs := fs.String("objectives", "paper,train-norms", "comma-separated objectives to train with, from "+train.ObjectiveNames())
@@ -56,12 +56,12 @@ func runDiagnose(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if build == nil {
 		return fmt.Errorf("diagnose: want the experiment first, e.g. invmmd diagnose sim -paper-split -method dr -lambda 5 -seed 1")
 	}
-	m, err := invmmd.ParseMethod(*method)
+	m, err := method.Parse(*methodName)
 	if err != nil {
 		return fmt.Errorf("-method: %w", err)
 	}
 	if !m.Penalised() {
-		return fmt.Errorf("-method %s: it has no penalty to diagnose", *method)
+		return fmt.Errorf("-method %s: it has no penalty to diagnose", *methodName)
 	}
 	if !(*lambda > 0) {
 		return fmt.Errorf("-lambda %v: want a value > 0", *lambda)
@@ -140,6 +140,6 @@ func redrawDiagnosis(out, name string) (string, error) {
 }
 
 // keyOf is the store key of a diagnosed fit.
-func keyOf(m invmmd.Method, lambda float64, seed uint64) store.Key {
+func keyOf(m method.Method, lambda float64, seed uint64) store.Key {
 	return store.Key{Method: m.String(), Lambda: lambda, Seed: seed}
 }

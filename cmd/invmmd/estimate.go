@@ -6,6 +6,7 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/owndata"
 )
 
@@ -25,7 +26,7 @@ func runEstimate(_ context.Context, args []string, stdout, stderr io.Writer) err
 		"the kernel on the Euclidean distance between rows; every row needs a number in each (required; -h alone, or -help, shows this help)")
 	fs.StringVar(&cfg.G, "g", cfg.G, "column of fitted P(Δ = 1 | X, Y) (default: fit an MLP on -x)")
 	fs.StringVar(&cfg.M, "m", cfg.M, "column of fitted P(Z = 1 | X, Y) (default: fit an MLP on -x)")
-	methods := fs.String("methods", owndata.MethodList(cfg.Methods), "comma-separated estimators (full only when no Z is missing)")
+	methods := fs.String("methods", method.List(cfg.Methods), "comma-separated estimators (full only when no Z is missing)")
 	fs.BoolVar(&cfg.Unconditional, "unconditional", cfg.Unconditional, "MMD² between p(h|Z=1) and p(h|Z=0) over all rows instead of Σ_y within Y strata")
 	bw := fs.String("bandwidth", strconv.FormatFloat(cfg.Bandwidth, 'g', -1, 64), "Gaussian kernel bandwidth σ, or median (the median heuristic on h: the median distance between rows of h, of any width)")
 	csvOut := fs.String("csv", "", "also write one row per estimator to this CSV file: method,value,se,unreliable (refused if it exists, or is the -data file)")

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/invmmd/invmmd/invmmd"
+	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/owndata"
 	"github.com/invmmd/invmmd/invmmd/train"
 )
@@ -100,7 +100,7 @@ func (f *netFlags) parse() error {
 // fitMore is the text of fit -h between the usage line and the flags: the methods and
 // the files written.
 func fitMore() string {
-	return "methods: " + methodNames(invmmd.Methods) + " and the extensions " + methodNames(invmmd.Extensions) + " (full only when no Z is missing; ip+, dr+ and dr-po+ need the true G, which only a simulation knows)\n\n" +
+	return "methods: " + method.List(method.Paper()) + " and the extensions " + method.List(method.Extensions()) + " (full only when no Z is missing; ip+, dr+ and dr-po+ need the true G, which only a simulation knows)\n\n" +
 		"Writes to -out: config.json (the settings, written first), runs/METHOD-seedS.json and models/METHOD-seedS/\n" +
 		"(one per method and seed, as each finishes), and results.csv, results.md (the table with what it was fitted on\n" +
 		"and where each network stopped: every one stops after -patience / -aux-patience epochs without a better\n" +
@@ -124,7 +124,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.StringVar(&cfg.Split, "split", cfg.Split, "column whose values (train, val, test) give each row's split (default: a random split by -val-frac and -test-frac)")
 	fs.Float64Var(&cfg.ValFrac, "val-frac", cfg.ValFrac, "share of rows for validation, without -split")
 	fs.Float64Var(&cfg.TestFrac, "test-frac", cfg.TestFrac, "share of rows for test, without -split")
-	methods := fs.String("methods", owndata.MethodList(cfg.Methods), "comma-separated methods to train h with (see above)")
+	methods := fs.String("methods", method.List(cfg.Methods), "comma-separated methods to train h with (see above)")
 	fs.Float64Var(&cfg.Lambda, "lambda", cfg.Lambda, "penalty weight λ")
 	seeds := fs.String("seeds", seedList(cfg.Seeds), "comma-separated seeds of h (and of the random split: the first)")
 	fs.StringVar(&cfg.Out, "out", cfg.Out, "output folder (see above), checked before anything is fitted")

@@ -11,13 +11,13 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/invmmd/invmmd/invmmd"
+	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/owndata"
 )
 
 // parseMethods parses -methods, refusing an empty name (a doubled or trailing comma, e.g.
 // "dr,,obs", is a typo that would otherwise drop a method silently) and duplicates.
-func parseMethods(s string) ([]invmmd.Method, error) {
+func parseMethods(s string) ([]method.Method, error) {
 	if parts := strings.Split(s, ","); len(parts) > 1 {
 		for i, p := range parts {
 			if strings.TrimSpace(p) == "" {
@@ -25,11 +25,11 @@ func parseMethods(s string) ([]invmmd.Method, error) {
 			}
 		}
 	}
-	ms, err := invmmd.ParseMethods(s)
+	ms, err := method.ParseList(s)
 	if err != nil {
 		return nil, fmt.Errorf("-methods: %w", err)
 	}
-	seen := map[invmmd.Method]bool{}
+	seen := map[method.Method]bool{}
 	for _, m := range ms {
 		if seen[m] {
 			return nil, fmt.Errorf("-methods: %v listed twice", m)

@@ -10,10 +10,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/experiments"
 	"github.com/invmmd/invmmd/invmmd/experiments/store"
 	"github.com/invmmd/invmmd/invmmd/figures"
+	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/results"
 	"github.com/invmmd/invmmd/invmmd/train"
 )
@@ -41,7 +41,7 @@ type sweepFlags struct {
 func (s *sweepFlags) register(fs *flag.FlagSet, e experiments.Entry) {
 	paper, quick := e.DefaultSweep(false), e.DefaultSweep(true)
 	fs.BoolVar(&s.quick, "quick", false, "small data and few epochs (minutes), for tests and notebooks; writes to "+quickOut()+" unless -out is given")
-	fs.StringVar(&s.methods, "methods", "", "comma-separated methods: "+methodNames(invmmd.Methods)+" and the extensions "+methodNames(invmmd.Extensions)+"; all: the experiment's own list (above); default: all, or "+methodNames(quick.Methods)+" with -quick")
+	fs.StringVar(&s.methods, "methods", "", "comma-separated methods: "+method.List(method.Paper())+" and the extensions "+method.List(method.Extensions())+"; all: the experiment's own list (above); default: all, or "+method.List(quick.Methods)+" with -quick")
 	fs.StringVar(&s.lambdas, "lambdas", "", "comma-separated penalty weights λ (finite, ≥ 0); default: the experiment's (above), or "+lambdaNames(quick.Lambdas)+" with -quick")
 	fs.StringVar(&s.seeds, "seeds", "", "comma-separated seeds; default: "+seedNames(paper.Seeds)+", or "+seedNames(quick.Seeds)+" with -quick")
 	fs.StringVar(&s.out, "out", "", "output folder: per-fit results go to OUT/fits, tables to OUT/tables, figures to OUT (default figures/, or "+quickOut()+" with -quick)")
@@ -93,9 +93,9 @@ func (s *sweepFlags) defaults(e experiments.Entry) {
 	def := e.DefaultSweep(s.quick)
 	switch s.methods {
 	case "":
-		s.methods = methodNames(def.Methods)
+		s.methods = method.List(def.Methods)
 	case "all":
-		s.methods = methodNames(e.DefaultSweep(false).Methods)
+		s.methods = method.List(e.DefaultSweep(false).Methods)
 	}
 	if s.lambdas == "" {
 		s.lambdas = lambdaNames(def.Lambdas)
@@ -103,15 +103,6 @@ func (s *sweepFlags) defaults(e experiments.Entry) {
 	if s.seeds == "" {
 		s.seeds = seedNames(def.Seeds)
 	}
-}
-
-// methodNames joins the methods' names with commas, as -methods takes them.
-func methodNames(ms []invmmd.Method) string {
-	names := make([]string, len(ms))
-	for i, m := range ms {
-		names[i] = m.String()
-	}
-	return strings.Join(names, ",")
 }
 
 // lambdaNames joins the λ with commas, as -lambdas takes them.
@@ -147,11 +138,11 @@ func sweepCommand(e experiments.Entry) command {
 // file, and says how to go on.
 func runSweep(ctx context.Context, e experiments.Entry, args []string, stdout, stderr io.Writer) error {
 	var sf sweepFlags
-	all := methodNames(e.DefaultSweep(false).Methods)
+	all := method.List(e.DefaultSweep(false).Methods)
 	paper, quick := e.DefaultSweep(false), e.DefaultSweep(true)
 	fs := newFlags(e.Name, "[flags]", stdout, stderr, func() string {
 		return "methods (-methods all): " + all + "\n" +
-			"default grid: λ " + lambdaNames(paper.Lambdas) + ", seeds " + seedNames(paper.Seeds) + "; with -quick: methods " + methodNames(quick.Methods) + ", λ " + lambdaNames(quick.Lambdas) + ", seeds " + seedNames(quick.Seeds) + "\n\n" +
+			"default grid: λ " + lambdaNames(paper.Lambdas) + ", seeds " + seedNames(paper.Seeds) + "; with -quick: methods " + method.List(quick.Methods) + ", λ " + lambdaNames(quick.Lambdas) + ", seeds " + seedNames(quick.Seeds) + "\n\n" +
 			"Each fit's result is written to OUT/fits/" + e.Name + "/ when it is done, and the tables are\nassembled from those files; -resume skips fits already done, -shard i/n runs a slice of the grid.\n" +
 			"Tables already under OUT/tables are replaced only by a run of the same configuration holding all their fits (or with -force)."
 	})

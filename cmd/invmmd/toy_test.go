@@ -10,6 +10,7 @@ import (
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/dataset"
 	"github.com/invmmd/invmmd/invmmd/experiments"
+	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/models"
 	"github.com/invmmd/invmmd/invmmd/results"
 	"github.com/invmmd/invmmd/invmmd/sim"
@@ -39,8 +40,8 @@ func toyEntry() experiments.Entry {
 				Notes:  []string{"A toy: 400 / 200 / 200 rows, three epochs."},
 			}, nil
 		},
-		Sweep: experiments.RunConfig{Methods: []invmmd.Method{invmmd.None, invmmd.DR}, Lambdas: []float64{1}, Seeds: []uint64{1, 2}},
-		Quick: experiments.RunConfig{Methods: []invmmd.Method{invmmd.DR}, Lambdas: []float64{1}, Seeds: []uint64{1}},
+		Sweep: experiments.RunConfig{Methods: []method.Method{method.None, method.DR}, Lambdas: []float64{1}, Seeds: []uint64{1, 2}},
+		Quick: experiments.RunConfig{Methods: []method.Method{method.DR}, Lambdas: []float64{1}, Seeds: []uint64{1}},
 		Main:  []experiments.MainRun{{Name: "toy"}},
 	}
 }

@@ -43,6 +43,7 @@ import (
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/backend"
 	"github.com/invmmd/invmmd/invmmd/dataset"
+	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/models"
 	"github.com/invmmd/invmmd/invmmd/sim"
 	"github.com/invmmd/invmmd/invmmd/train"
@@ -77,9 +78,9 @@ func rows(towers int) []row {
 		cnn("pooled", "PooledCNN step (2×2 avg-pool, conv 8, max-pool, conv 16, linear), batch 1500", models.PooledCNN(1), "pooled"),
 		cnn("strided", "StridedCNN step (conv 8 at stride 2 on 28×28, conv 16 at stride 2, linear), batch 1500", models.StridedCNN(1), "strided"),
 		{key: "mlp", what: "simulation fit of h, MLP [64, 64], 300 steps of 2000 rows + 60 validations of 5000, no penalty", unit: "s",
-			goRun: func(reps int) (timings, string, error) { return mlpFits(invmmd.None, reps) }, peerArgs: []string{"mlp", "none"}},
+			goRun: func(reps int) (timings, string, error) { return mlpFits(method.None, reps) }, peerArgs: []string{"mlp", "none"}},
 		{key: "mlp-dr", what: "the same fit with the DR penalty, λ = 1 (ours: Fourier expansion; PyTorch: exact n×n kernel)", unit: "s",
-			goRun: func(reps int) (timings, string, error) { return mlpFits(invmmd.DR, reps) }, peerArgs: []string{"mlp", "dr"}},
+			goRun: func(reps int) (timings, string, error) { return mlpFits(method.DR, reps) }, peerArgs: []string{"mlp", "dr"}},
 	}
 }
 
@@ -288,7 +289,7 @@ func trainStep(be backends.Backend, net models.Net) (func(x, y *tensors.Tensor) 
 // mlpFits times reps fits of the simulation's h at paper size (10,000 training rows,
 // batch 2000, 60 epochs: 300 steps, each epoch validated on 5,000 rows), in seconds, and
 // reports the share of the fit spent in the validation passes.
-func mlpFits(method invmmd.Method, reps int) (timings, string, error) {
+func mlpFits(method method.Method, reps int) (timings, string, error) {
 	sp, err := sim.Generate(sim.Config{Seed: 1})
 	if err != nil {
 		return timings{}, "", err

@@ -27,6 +27,7 @@ var layerNames = []string{"base", "data", "models", "estimators", "training", "e
 var layerOf = map[string]string{
 	"internal/layers":          "base",
 	"invmmd/backend":           "base",
+	"invmmd/method":            "base",
 	"invmmd/progress":          "base",
 	"invmmd/results":           "base",
 	"invmmd/dataset":           "data",

@@ -14,13 +14,14 @@ import (
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/calibsim"
 	"github.com/invmmd/invmmd/invmmd/experiments/store"
+	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/results"
 )
 
 // CalibrationTest is one test of the calibration study: an estimator family's
 // pseudo-outcome and a route to its null distribution (invmmd.InvarianceTest).
 type CalibrationTest struct {
-	Method invmmd.Method
+	Method method.Method
 	Route  invmmd.TestRoute
 }
 
@@ -50,10 +51,10 @@ type CalibrationConfig struct {
 // permutation, and the naive tests on the observed rows alone, by the cross route and by
 // the textbook permutation of Z.
 var CalibrationTests = []CalibrationTest{
-	{invmmd.DR, invmmd.CrossRoute}, {invmmd.DR, invmmd.WildRoute},
-	{invmmd.Reg, invmmd.CrossRoute}, {invmmd.IP, invmmd.CrossRoute},
-	{invmmd.Full, invmmd.CrossRoute}, {invmmd.Full, invmmd.PermutationRoute},
-	{invmmd.Obs, invmmd.CrossRoute}, {invmmd.Obs, invmmd.PermutationRoute},
+	{method.DR, invmmd.CrossRoute}, {method.DR, invmmd.WildRoute},
+	{method.Reg, invmmd.CrossRoute}, {method.IP, invmmd.CrossRoute},
+	{method.Full, invmmd.CrossRoute}, {method.Full, invmmd.PermutationRoute},
+	{method.Obs, invmmd.CrossRoute}, {method.Obs, invmmd.PermutationRoute},
 }
 
 // CalibrationPaper is the study as committed: n ∈ {500, 2000}, 1000 null replicates each,

@@ -9,6 +9,7 @@ import (
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/clinical"
 	"github.com/invmmd/invmmd/invmmd/dataset"
+	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/mimic"
 	"github.com/invmmd/invmmd/invmmd/models"
 	"github.com/invmmd/invmmd/invmmd/results"
@@ -17,7 +18,7 @@ import (
 )
 
 // ClinicalMethods are the methods of the paper's MIMIC-III table, plus ip.
-var ClinicalMethods = []invmmd.Method{invmmd.None, invmmd.Obs, invmmd.Full, invmmd.DR, invmmd.Reg, invmmd.IP}
+var ClinicalMethods = []method.Method{method.None, method.Obs, method.Full, method.DR, method.Reg, method.IP}
 
 // ClinicalSize is the training length of a clinical run.
 type ClinicalSize struct {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/results"
 	"github.com/invmmd/invmmd/invmmd/train"
 )
@@ -53,7 +54,7 @@ func ObjectiveComparison(dir, name string, lambda float64) (string, error) {
 	if len(tables) == 0 {
 		return "", fmt.Errorf("experiments: no table of %s at λ = %s under %s", name, results.LambdaName(lambda), dir)
 	}
-	slices.SortStableFunc(methods, func(a, b string) int { return slices.Index(results.Methods, a) - slices.Index(results.Methods, b) })
+	slices.SortStableFunc(methods, func(a, b string) int { return slices.Index(method.Names(), a) - slices.Index(method.Names(), b) })
 	var b strings.Builder
 	fmt.Fprintf(&b, "| objective (%s, λ = %s) |", name, results.LambdaName(lambda))
 	for _, m := range methods {

@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/invmmd/invmmd/invmmd"
+	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/results"
 	"github.com/invmmd/invmmd/invmmd/train"
 )
@@ -76,7 +76,7 @@ func RepresentationFits(dir, name string) ([]results.RepresentationFit, error) {
 					continue
 				}
 				fl := t.lambda
-				if row.Method == invmmd.None.String() {
+				if row.Method == method.None.String() {
 					fl = 0 // one fit of none per seed, at λ = 0, reported under every λ (Grid)
 				}
 				rec, ok := records[fitKey{row.Method, fl, row.Seed}]
@@ -126,7 +126,7 @@ func RepresentationMarkdown(name string, fits []results.RepresentationFit) strin
 			methods = append(methods, f.Method)
 		}
 	}
-	slices.SortStableFunc(methods, func(a, b string) int { return slices.Index(results.Methods, a) - slices.Index(results.Methods, b) })
+	slices.SortStableFunc(methods, func(a, b string) int { return slices.Index(method.Names(), a) - slices.Index(method.Names(), b) })
 	var b strings.Builder
 	table := func(title string, only string, value func(results.RepresentationFit) float64) {
 		fmt.Fprintf(&b, "%s\n\n| penalty on (%s) | λ |", title, name)

@@ -5,8 +5,8 @@ import (
 	"io"
 	"path/filepath"
 
-	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/experiments/store"
+	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/results"
 	"github.com/invmmd/invmmd/invmmd/train"
 )
@@ -28,7 +28,7 @@ type Diagnosis struct {
 // when none are given), as the experiment's sweep does — the same data, G and m (fitted
 // once), configuration and selection — recording every step (train.Config.Trace).
 // progress, when set, shows the fits' progress.
-func Diagnose(exp Experiment, method invmmd.Method, lambda float64, seed uint64, objectives []train.Objective, progress io.Writer) ([]*Diagnosis, error) {
+func Diagnose(exp Experiment, method method.Method, lambda float64, seed uint64, objectives []train.Objective, progress io.Writer) ([]*Diagnosis, error) {
 	if !method.Penalised() {
 		return nil, fmt.Errorf("experiments: Diagnose: method %v has no penalty to diagnose", method)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/dataset"
 	"github.com/invmmd/invmmd/invmmd/experiments/store"
+	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/results"
 	"github.com/invmmd/invmmd/invmmd/train"
 )
@@ -21,7 +22,7 @@ import (
 func TestRunQuick(t *testing.T) {
 	exp := Simulation(SimulationSize{NTrain: 1000, NVal: 500, NTest: 500, Batch: 500, Epochs: 2, AuxEpochs: 2})
 	dir := t.TempDir()
-	out, err := Run(exp, RunConfig{Methods: []invmmd.Method{invmmd.None, invmmd.Reg}, Lambdas: []float64{1, 5}, Seeds: []uint64{1}, TableDir: dir})
+	out, err := Run(exp, RunConfig{Methods: []method.Method{method.None, method.Reg}, Lambdas: []float64{1, 5}, Seeds: []uint64{1}, TableDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +51,7 @@ func TestRunQuick(t *testing.T) {
 	if len(out.Fits) != 3 { // none once, reg at two λ
 		t.Errorf("%d fits, want 3", len(out.Fits))
 	}
-	if _, err := Run(exp, RunConfig{Methods: []invmmd.Method{invmmd.Obs}, Lambdas: []float64{-1}, Seeds: []uint64{1}}); err == nil {
+	if _, err := Run(exp, RunConfig{Methods: []method.Method{method.Obs}, Lambdas: []float64{-1}, Seeds: []uint64{1}}); err == nil {
 		t.Error("λ = -1: want an error")
 	}
 }
@@ -67,7 +68,7 @@ func tinySim() Experiment {
 // names the fits of a missing shard, and that a rerun leaves every table byte-identical.
 func TestShardedMergeEqualsWholeRun(t *testing.T) {
 	exp := tinySim()
-	grid := RunConfig{Methods: []invmmd.Method{invmmd.None, invmmd.Obs, invmmd.DR}, Lambdas: []float64{1, 5}, Seeds: []uint64{1, 2}}
+	grid := RunConfig{Methods: []method.Method{method.None, method.Obs, method.DR}, Lambdas: []float64{1, 5}, Seeds: []uint64{1, 2}}
 	whole := t.TempDir()
 	rc := grid
 	rc.StoreDir, rc.TableDir = whole, filepath.Join(whole, "tables")
@@ -180,7 +181,7 @@ func TestShardedMergeEqualsWholeRun(t *testing.T) {
 // shards and checks that the merged variance.csv and variance_config.json are
 // byte-identical, and that merge names the sizes of a missing shard.
 func TestVarianceShardsMergeToTheWholeStudy(t *testing.T) {
-	cfg := VarianceConfig{Sizes: []int{200, 300, 400}, Batches: 3, Seed: 1, Methods: []invmmd.Method{invmmd.Full, invmmd.DR, invmmd.DRPlus},
+	cfg := VarianceConfig{Sizes: []int{200, 300, 400}, Batches: 3, Seed: 1, Methods: []method.Method{method.Full, method.DR, method.DRPlus},
 		Data: SimulationSize{NTrain: 1000, NVal: 500, NTest: 500, Batch: 500, Epochs: 2, AuxEpochs: 2}}
 	whole := t.TempDir()
 	c := cfg
@@ -291,13 +292,13 @@ func TestSmallestG(t *testing.T) {
 		name     string
 		idx      []int
 		g, gTrue float64
-		byMethod map[invmmd.Method]float64
+		byMethod map[method.Method]float64
 	}{
 		{"every row", []int{0, 1, 2, 3, 4}, 0.12, 0.08,
-			map[invmmd.Method]float64{invmmd.Full: 0, invmmd.Reg: 0, invmmd.DR: 0.12, invmmd.IP: 0.12, invmmd.DRPO: 0.12,
-				invmmd.DRPlus: 0.08, invmmd.IPPlus: 0.08, invmmd.DRPOPlus: 0.08}},
-		{"one observed row", []int{0, 1}, 0.30, 0.20, map[invmmd.Method]float64{invmmd.DR: 0.30, invmmd.DRPlus: 0.20}},
-		{"no observed row", []int{1, 4}, math.Inf(1), math.Inf(1), map[invmmd.Method]float64{invmmd.DR: 0, invmmd.DRPlus: 0}},
+			map[method.Method]float64{method.Full: 0, method.Reg: 0, method.DR: 0.12, method.IP: 0.12, method.DRPO: 0.12,
+				method.DRPlus: 0.08, method.IPPlus: 0.08, method.DRPOPlus: 0.08}},
+		{"one observed row", []int{0, 1}, 0.30, 0.20, map[method.Method]float64{method.DR: 0.30, method.DRPlus: 0.20}},
+		{"no observed row", []int{1, 4}, math.Inf(1), math.Inf(1), map[method.Method]float64{method.DR: 0, method.DRPlus: 0}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g, gt := smallestG(rows, tc.idx)
@@ -328,7 +329,7 @@ func TestRunFitAuxHook(t *testing.T) {
 		kept[seed] = a
 		return a, err
 	}
-	rc := RunConfig{Methods: []invmmd.Method{invmmd.DR}, Lambdas: []float64{1}, Seeds: []uint64{1, 2}, FitAux: hook}
+	rc := RunConfig{Methods: []method.Method{method.DR}, Lambdas: []float64{1}, Seeds: []uint64{1, 2}, FitAux: hook}
 	first, err := Run(exp, rc)
 	if err != nil {
 		t.Fatal(err)
@@ -353,7 +354,7 @@ func TestRunFitAuxHook(t *testing.T) {
 // not its accuracy, is what can be checked).
 func TestSimulationContinuousRuns(t *testing.T) {
 	exp := SimulationContinuous(SimulationSize{NTrain: 1000, NVal: 500, NTest: 500, Batch: 500, Epochs: 2, AuxEpochs: 2})
-	out, err := Run(exp, RunConfig{Methods: []invmmd.Method{invmmd.Obs, invmmd.DR}, Lambdas: []float64{1}, Seeds: []uint64{1}})
+	out, err := Run(exp, RunConfig{Methods: []method.Method{method.Obs, method.DR}, Lambdas: []float64{1}, Seeds: []uint64{1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -361,7 +362,7 @@ func TestSimulationContinuousRuns(t *testing.T) {
 		t.Fatalf("%d fits, want 2", len(out.Fits))
 	}
 	for _, f := range out.Fits {
-		if !(f.Metrics.TrainMMD > 0) || math.IsInf(f.Metrics.TrainMMD, 0) || f.Metrics.TrainMMDBy != invmmd.Full {
+		if !(f.Metrics.TrainMMD > 0) || math.IsInf(f.Metrics.TrainMMD, 0) || f.Metrics.TrainMMDBy != method.Full {
 			t.Errorf("%s: train joint MMD² %v by %v, want a finite value > 0 by full", f.Method, f.Metrics.TrainMMD, f.Metrics.TrainMMDBy)
 		}
 	}

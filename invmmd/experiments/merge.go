@@ -10,8 +10,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/experiments/store"
+	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/results"
 )
 
@@ -62,7 +62,7 @@ func Merge(exp Experiment, storeDir, tableDir string) (*Merged, error) {
 	total := 0.0
 	needAux := false
 	for _, m := range sw.Methods {
-		if meth, err := invmmd.ParseMethod(m); err == nil && (meth.NeedsG() || meth.NeedsM()) {
+		if meth, err := method.Parse(m); err == nil && (meth.NeedsG() || meth.NeedsM()) {
 			needAux = true
 		}
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/invmmd/invmmd/invmmd"
+	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/results"
 	"github.com/invmmd/invmmd/invmmd/train"
 )
@@ -81,7 +81,7 @@ func TestDiagnoseRecordsTheFit(t *testing.T) {
 	size := SimulationQuick
 	size.NTrain, size.NVal, size.NTest, size.Batch, size.Epochs, size.AuxEpochs, size.SelectAfter = 2000, 1000, 1000, 500, 3, 3, 0
 	exp := SimulationPaperSplit(size)
-	ds, err := Diagnose(exp, invmmd.DR, 5, 1, []train.Objective{train.Objectives[0], train.Objectives[3]}, nil)
+	ds, err := Diagnose(exp, method.DR, 5, 1, []train.Objective{train.Objectives[0], train.Objectives[3]}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestDiagnoseRecordsTheFit(t *testing.T) {
 			t.Errorf("%s: kept objective %v, its parts NLL %v + 5·%v = %v", d.Objective, s.BestVal, s.BestValNLL, s.BestValStrata, parts)
 		}
 	}
-	if _, err := Diagnose(exp, invmmd.None, 5, 1, nil, nil); err == nil {
+	if _, err := Diagnose(exp, method.None, 5, 1, nil, nil); err == nil {
 		t.Error("a diagnosis of none, which has no penalty, ran")
 	}
 }

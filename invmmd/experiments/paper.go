@@ -3,7 +3,7 @@ package experiments
 import (
 	"slices"
 
-	"github.com/invmmd/invmmd/invmmd"
+	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/results"
 )
 
@@ -79,7 +79,7 @@ var PaperSeeds = []uint64{1, 2, 3, 4, 5}
 
 // QuickMethods are the methods of a quick run: enough to show the paper's ordering
 // (dr, full and reg above obs and none) in a few minutes.
-var QuickMethods = []invmmd.Method{invmmd.None, invmmd.Obs, invmmd.Full, invmmd.DR, invmmd.Reg}
+var QuickMethods = []method.Method{method.None, method.Obs, method.Full, method.DR, method.Reg}
 
 // QuickSweep returns the default sweep of a quick run: QuickMethods, λ = 1, seed 1, on
 // the paper-size data (the experiments' Quick sizes), a few minutes on 2 cores. It is every

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/invmmd/invmmd/invmmd"
+	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/tmnist"
 )
 
@@ -164,7 +164,7 @@ func toyEntry(name string, order int) Entry {
 			exp.Name = name
 			return exp, nil
 		},
-		Sweep: RunConfig{Methods: []invmmd.Method{invmmd.None}, Lambdas: []float64{1}, Seeds: []uint64{1}},
+		Sweep: RunConfig{Methods: []method.Method{method.None}, Lambdas: []float64{1}, Seeds: []uint64{1}},
 		Main:  []MainRun{{Name: name}},
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/invmmd/invmmd/invmmd/backend"
 	"github.com/invmmd/invmmd/invmmd/dataset"
 	"github.com/invmmd/invmmd/invmmd/experiments/store"
+	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/models"
 	"github.com/invmmd/invmmd/invmmd/progress"
 	"github.com/invmmd/invmmd/invmmd/results"
@@ -87,7 +88,7 @@ func (exp Experiment) nuisanceMap(sp dataset.Splits) (invmmd.FeatureMap, float64
 
 // RunConfig chooses what Run sweeps and where its results go.
 type RunConfig struct {
-	Methods []invmmd.Method
+	Methods []method.Method
 	Lambdas []float64
 	Seeds   []uint64
 	// TableDir is where the CSV, Markdown and JSON tables go; "" writes none.
@@ -188,7 +189,7 @@ func Grid(methods []string, lambdas []float64, seeds []uint64) []store.Key {
 	var keys []store.Key
 	for _, s := range seeds {
 		for _, m := range methods {
-			if m == invmmd.None.String() {
+			if m == method.None.String() {
 				keys = append(keys, store.Key{Method: m, Lambda: 0, Seed: s})
 				continue
 			}
@@ -324,10 +325,10 @@ func runSeed(exp Experiment, cfg RunConfig, st *store.Store, seed uint64, keys [
 	if err := st.PutSeed("data", seed, data); err != nil {
 		return nil, fmt.Errorf("experiments: %s: %w", exp.Name, err)
 	}
-	methods := make([]invmmd.Method, len(keys))
+	methods := make([]method.Method, len(keys))
 	needAux := false
 	for i, k := range keys {
-		if methods[i], err = invmmd.ParseMethod(k.Method); err != nil {
+		if methods[i], err = method.Parse(k.Method); err != nil {
 			return nil, fmt.Errorf("experiments: %s: %w", exp.Name, err)
 		}
 		needAux = needAux || methods[i].NeedsG() || methods[i].NeedsM()
@@ -388,7 +389,7 @@ func (exp Experiment) fitAux(sp dataset.Splits, seed uint64, zmap invmmd.Feature
 
 // fitH trains h for the fit k (method m) on sp as the experiment does and evaluates it;
 // trace, when set, receives every training step (train.Config.Trace).
-func (exp Experiment) fitH(sp dataset.Splits, aux *train.Aux, k store.Key, m invmmd.Method, zmap invmmd.FeatureMap, scale float64,
+func (exp Experiment) fitH(sp dataset.Splits, aux *train.Aux, k store.Key, m method.Method, zmap invmmd.FeatureMap, scale float64,
 	progress io.Writer, trace func(train.StepTrace)) (train.Metrics, *train.History, error) {
 	hc := exp.H
 	hc.Method, hc.Lambda, hc.Seed, hc.Progress, hc.ZMap, hc.Trace = m, k.Lambda, k.Seed, progress, zmap, trace
@@ -436,7 +437,7 @@ func rowsOf(sw store.Sweep, recs []store.Record) (map[float64][]results.Row, err
 		for _, s := range sw.Seeds {
 			for _, m := range sw.Methods {
 				k := store.Key{Method: m, Lambda: l, Seed: s}
-				if m == invmmd.None.String() {
+				if m == method.None.String() {
 					k.Lambda = 0
 				}
 				f := by[k]

@@ -6,6 +6,7 @@ import (
 
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/dataset"
+	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/models"
 	"github.com/invmmd/invmmd/invmmd/results"
 	"github.com/invmmd/invmmd/invmmd/sim"
@@ -119,7 +120,7 @@ func simulationEntry() Entry {
 			}
 			return Experiment{}, false
 		},
-		Sweep: RunConfig{Methods: invmmd.AllMethods, Lambdas: []float64{1, 5}, Seeds: PaperSeeds},
+		Sweep: RunConfig{Methods: method.All(), Lambdas: []float64{1, 5}, Seeds: PaperSeeds},
 		Main:  []MainRun{{Name: "sim"}, {Name: "sim_mf075", Flags: []string{"-paper-split"}, PaperOnly: true}},
 	}
 }

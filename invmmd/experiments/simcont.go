@@ -1,8 +1,8 @@
 package experiments
 
 import (
-	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/dataset"
+	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/models"
 	"github.com/invmmd/invmmd/invmmd/results"
 	"github.com/invmmd/invmmd/invmmd/sim"
@@ -60,8 +60,8 @@ func simulationContinuousEntry() Entry {
 		Order:   50,
 		New:     build,
 		Batch:   true,
-		Sweep:   RunConfig{Methods: invmmd.Methods, Lambdas: []float64{1, 5}, Seeds: PaperSeeds},
-		Quick:   RunConfig{Methods: []invmmd.Method{invmmd.None, invmmd.Obs, invmmd.Full, invmmd.DR}, Lambdas: []float64{1}, Seeds: []uint64{1}},
+		Sweep:   RunConfig{Methods: method.Paper(), Lambdas: []float64{1, 5}, Seeds: PaperSeeds},
+		Quick:   RunConfig{Methods: []method.Method{method.None, method.Obs, method.Full, method.DR}, Lambdas: []float64{1}, Seeds: []uint64{1}},
 		Main:    []MainRun{{Name: "simcont"}},
 	}
 }

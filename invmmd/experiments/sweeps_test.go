@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/dataset"
+	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/tmnist"
 )
 
@@ -44,7 +44,7 @@ func TestSweeps(t *testing.T) {
 	if TMNISTQuick.MaxTrain != TMNISTPaper.MaxTrain || TMNISTQuick.MaxTest != TMNISTPaper.MaxTest {
 		t.Errorf("quick textured MNIST caps %+v, want the paper-size data", TMNISTQuick)
 	}
-	if e, _ := ByName("sim"); !slices.Contains(e.DefaultSweep(false).Methods, invmmd.DRPO) {
+	if e, _ := ByName("sim"); !slices.Contains(e.DefaultSweep(false).Methods, method.DRPO) {
 		t.Error("the simulation sweep lacks the dr-po extension")
 	}
 }

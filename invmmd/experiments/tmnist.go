@@ -8,6 +8,7 @@ import (
 
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/dataset"
+	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/models"
 	"github.com/invmmd/invmmd/invmmd/results"
 	"github.com/invmmd/invmmd/invmmd/tmnist"
@@ -306,7 +307,7 @@ func tmnistEntry() Entry {
 		},
 		Batch: true,
 		Named: tmnistNamed,
-		Sweep: RunConfig{Methods: invmmd.Methods, Lambdas: []float64{1, 5}, Seeds: PaperSeeds},
+		Sweep: RunConfig{Methods: method.Paper(), Lambdas: []float64{1, 5}, Seeds: PaperSeeds},
 		Main:  []MainRun{{Name: "tmnist"}},
 	}
 }

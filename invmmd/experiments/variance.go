@@ -20,6 +20,7 @@ import (
 	"github.com/invmmd/invmmd/invmmd/backend"
 	"github.com/invmmd/invmmd/invmmd/dataset"
 	"github.com/invmmd/invmmd/invmmd/experiments/store"
+	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/models"
 	"github.com/invmmd/invmmd/invmmd/progress"
 	"github.com/invmmd/invmmd/invmmd/results"
@@ -33,7 +34,7 @@ import (
 type VarianceConfig struct {
 	Sizes     []int           // batch sizes; the paper's are 1000, 1250, …, 10000
 	Batches   int             // batches per size; the paper's 100
-	Methods   []invmmd.Method // the paper's full, dr, dr+, reg, plus ip, ip+ and the dr-po extension
+	Methods   []method.Method // the paper's full, dr, dr+, reg, plus ip, ip+ and the dr-po extension
 	Seed      uint64
 	Data      SimulationSize // size of the training run of h, G and m
 	Estimator invmmd.Options // the estimators' options (the paper's 1/4 : 3/4 split by default)
@@ -61,7 +62,7 @@ func PaperSizes() []int {
 // VariancePaper and VarianceQuick are the study at the paper's size and a quick version.
 func VariancePaper() VarianceConfig {
 	return VarianceConfig{Sizes: PaperSizes(), Batches: 100, Seed: 1, Data: SimulationPaper,
-		Methods: []invmmd.Method{invmmd.Full, invmmd.DR, invmmd.DRPlus, invmmd.Reg, invmmd.IP, invmmd.IPPlus, invmmd.DRPO, invmmd.DRPOPlus}}
+		Methods: []method.Method{method.Full, method.DR, method.DRPlus, method.Reg, method.IP, method.IPPlus, method.DRPO, method.DRPOPlus}}
 }
 
 // VarianceQuick is a smaller study for tests and notebooks: 7 sizes, 30 batches.
@@ -90,7 +91,7 @@ func (c VarianceConfig) Validate() error {
 	if len(c.Methods) == 0 {
 		return fmt.Errorf("experiments: variance study: no methods")
 	}
-	seen := map[invmmd.Method]bool{}
+	seen := map[method.Method]bool{}
 	for _, m := range c.Methods {
 		if seen[m] {
 			return fmt.Errorf("experiments: variance study: method %v listed twice", m)
@@ -294,7 +295,7 @@ func varianceSizes(cfg VarianceConfig, st *store.Store, todo map[int]bool, out *
 		return err
 	}
 	hc := exp.H
-	hc.Method, hc.Seed, hc.Progress = invmmd.None, cfg.Seed, cfg.Progress
+	hc.Method, hc.Seed, hc.Progress = method.None, cfg.Seed, cfg.Progress
 	h, _, err := train.Fit(sp, aux, exp.Net("h", cfg.Seed), hc)
 	if err != nil {
 		return err
@@ -402,7 +403,7 @@ func smallestG(rows invmmd.Rows, idx []int) (g, gTrue float64) {
 // batch size's observed rows: the true one for a method that reads the true G, the learned
 // one for a method that reads Ĝ, and 0 for one that reads neither (or when no row was
 // observed).
-func minGOf(m invmmd.Method, g, gTrue float64) float64 {
+func minGOf(m method.Method, g, gTrue float64) float64 {
 	v := 0.0
 	switch {
 	case m.NeedsTrueG():

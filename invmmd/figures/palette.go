@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/invmmd/invmmd/invmmd/results"
+	"github.com/invmmd/invmmd/invmmd/method"
 )
 
 // The project's palette: every colour a figure uses is defined here, so that a method has
@@ -33,22 +33,6 @@ var (
 // of a nuisance fit), in the order they are given out.
 var Series = []color.Color{Blue, Vermillion, BluishGreen, Orange, ReddishPurple, SkyBlue, Black, DarkYellow}
 
-// methodColors gives each method of results.Methods its colour: none grey (no penalty),
-// full black (the reference every other estimator approximates), the observed-only and
-// reweighting families warm or light, and each true-G (+) form a hue or shade of its own.
-var methodColors = map[string]color.Color{
-	"none":   Grey,
-	"obs":    Orange,
-	"full":   Black,
-	"dr":     Vermillion,
-	"dr+":    ReddishPurple,
-	"reg":    Blue,
-	"ip":     SkyBlue,
-	"ip+":    DarkYellow,
-	"dr-po":  BluishGreen,
-	"dr-po+": DarkGreen,
-}
-
 // Roles: colours of things that are not methods. They are kept apart from the methods'
 // meaning within a figure: a figure coloured by method draws the paper's values and the
 // reference lines in these neutral colours, and the figures coloured by Z draw no method.
@@ -74,11 +58,14 @@ var (
 	CellColors = [2][2]color.Color{{Blue, SkyBlue}, {Vermillion, Orange}}
 )
 
-// MethodColor returns the colour of a method named as results.Methods spells it (and
+// MethodColor returns the colour of a method named as method.Names() spells it (and
 // whether it is one): the colour it has in every figure of the project.
-func MethodColor(method string) (color.Color, bool) {
-	c, ok := methodColors[method]
-	return c, ok
+func MethodColor(name string) (color.Color, bool) {
+	m, err := method.Parse(name)
+	if err != nil || m.String() != name {
+		return nil, false
+	}
+	return m.Colour(), true
 }
 
 // methodOf finds the method a series label names: the whole label ("dr"), its first word
@@ -94,7 +81,7 @@ func methodOf(label string) (string, bool) {
 		cands = append(cands, strings.TrimSpace(label[i+1:j]))
 	}
 	for _, c := range cands {
-		if slices.Contains(results.Methods, c) {
+		if slices.Contains(method.Names(), c) {
 			return c, true
 		}
 	}
@@ -119,7 +106,8 @@ func zOf(label string) (int, bool) {
 // Series.
 func seriesColor(label string, k int) color.Color {
 	if m, ok := methodOf(label); ok {
-		return methodColors[m]
+		c, _ := MethodColor(m)
+		return c
 	}
 	if z, ok := zOf(label); ok {
 		return ZColors[z]

@@ -4,14 +4,13 @@ import (
 	"image/color"
 	"testing"
 
-	"github.com/invmmd/invmmd/invmmd/results"
+	"github.com/invmmd/invmmd/invmmd/method"
 )
 
-// TestMethodColors: every method (results.Methods, which package results' tests hold equal
-// to invmmd.AllMethods) has a colour of its own, none of them white or the paper's.
+// TestMethodColors: every method of the method table has a colour of its own, none of them white or the paper's.
 func TestMethodColors(t *testing.T) {
 	seen := map[color.RGBA]string{}
-	for _, m := range results.Methods {
+	for _, m := range method.Names() {
 		c, ok := MethodColor(m)
 		if !ok {
 			t.Fatalf("method %s has no colour", m)

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/results"
 )
 
@@ -56,7 +57,7 @@ func Representations(title string, fits []results.RepresentationFit) (*plot.Plot
 	if len(settings) > len(settingShapes) {
 		return nil, fmt.Errorf("figures: Representations %q: %d settings, at most %d markers", title, len(settings), len(settingShapes))
 	}
-	slices.SortStableFunc(methods, func(a, b string) int { return slices.Index(results.Methods, a) - slices.Index(results.Methods, b) })
+	slices.SortStableFunc(methods, func(a, b string) int { return slices.Index(method.Names(), a) - slices.Index(method.Names(), b) })
 	p := plot.New()
 	legible(p)
 	p.Title.Text = title

@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/results"
 )
 
@@ -128,13 +129,13 @@ func Variance(points []results.VariancePoint) ([][]*plot.Plot, error) {
 			others = append(others, name)
 		}
 	}
-	// In the order of the paper's tables (results.Methods), the paper's before this
+	// In the order of the paper's tables (method.Names()), the paper's before this
 	// project's; unknown names last.
 	rank := func(name string) int {
-		if i := slices.Index(results.Methods, name); i >= 0 {
+		if i := slices.Index(method.Names(), name); i >= 0 {
 			return i
 		}
-		return len(results.Methods)
+		return len(method.Names())
 	}
 	for _, r := range [][]string{others, drs} {
 		slices.SortStableFunc(r, func(a, b string) int { return rank(a) - rank(b) })
@@ -271,7 +272,7 @@ func varianceRow(names []string, refFull bool, by map[string][]results.VarianceP
 			h = "in the paper's figure 3:"
 		case slices.Contains(ProjectEstimators, name):
 			h = "this project's, not in the paper:"
-		case slices.Contains(results.Methods, name):
+		case slices.Contains(method.Names(), name):
 			h = "in the paper's tables only:"
 		default:
 			h = "others:"

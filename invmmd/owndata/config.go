@@ -12,6 +12,7 @@ import (
 
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/dataset"
+	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/tabular"
 	"github.com/invmmd/invmmd/invmmd/train"
 )
@@ -112,7 +113,7 @@ type Config struct {
 	// empty: a random split with ValFrac and TestFrac, seeded by the first of Seeds.
 	Split             string
 	ValFrac, TestFrac float64         // shares of rows for validation and test without Split (-val-frac, -test-frac)
-	Methods           []invmmd.Method // the methods h is trained with, each once (-methods)
+	Methods           []method.Method // the methods h is trained with, each once (-methods)
 	Lambda            float64         // penalty weight λ (-lambda)
 	Seeds             []uint64        // seeds of h, one model per seed and method (-seeds)
 	// KeepUnreliable keeps strata flagged unreliable in the training penalty, as the
@@ -166,7 +167,7 @@ func DefaultConfig() Config {
 	return Config{
 		Nets:    DefaultNets(),
 		ValFrac: 0.2, TestFrac: 0.2,
-		Methods:   []invmmd.Method{invmmd.None, invmmd.Obs, invmmd.IP, invmmd.Reg, invmmd.DR, invmmd.DRPO},
+		Methods:   []method.Method{method.None, method.Obs, method.IP, method.Reg, method.DR, method.DRPO},
 		Lambda:    1,
 		Seeds:     []uint64{1},
 		Objective: "robust",
@@ -258,7 +259,7 @@ func (c Columns) zFlags(m map[string]string) map[string]string {
 }
 
 // checkMethods refuses an empty list, an unknown method and a method listed twice.
-func checkMethods(ms []invmmd.Method) error {
+func checkMethods(ms []method.Method) error {
 	if len(ms) == 0 {
 		return fmt.Errorf("-methods: no method named")
 	}
@@ -271,15 +272,6 @@ func checkMethods(ms []invmmd.Method) error {
 		}
 	}
 	return nil
-}
-
-// MethodList returns ms as a comma-separated list of names, as -methods takes them.
-func MethodList(ms []invmmd.Method) string {
-	names := make([]string, len(ms))
-	for i, m := range ms {
-		names[i] = m.String()
-	}
-	return strings.Join(names, ",")
 }
 
 // objective returns the training objective Objective names (the paper's when empty).

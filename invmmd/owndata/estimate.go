@@ -16,6 +16,7 @@ import (
 
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/dataset"
+	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/tabular"
 )
 
@@ -35,7 +36,7 @@ type EstimateConfig struct {
 	G string // a column of fitted P(Δ = 1 | X, Y) (-g); empty: fit an MLP on X
 	M string // a column of fitted P(Z = 1 | X, Y) of a binary Z (-m); empty: fit an MLP on X
 	// Methods are the estimators (full only when no Z is missing; none is refused).
-	Methods []invmmd.Method
+	Methods []method.Method
 	// Unconditional estimates the MMD² between p(h | Z = 1) and p(h | Z = 0) over all rows
 	// instead of Σ_y MMD²_y within Y strata (-unconditional).
 	Unconditional bool
@@ -52,7 +53,7 @@ type EstimateConfig struct {
 func DefaultEstimateConfig() EstimateConfig {
 	return EstimateConfig{
 		Nets:      DefaultNets(),
-		Methods:   []invmmd.Method{invmmd.Obs, invmmd.IP, invmmd.Reg, invmmd.DR, invmmd.DRPO},
+		Methods:   []method.Method{method.Obs, method.IP, method.Reg, method.DR, method.DRPO},
 		Bandwidth: 1,
 	}
 }
@@ -87,7 +88,7 @@ func (c EstimateConfig) Validate() error {
 		return err
 	}
 	for _, m := range c.Methods {
-		if m == invmmd.None {
+		if m == method.None {
 			return fmt.Errorf("method none has no estimate; name estimators such as obs, ip, reg, dr")
 		}
 		if m.NeedsTrueG() {
@@ -106,17 +107,17 @@ func (c EstimateConfig) Validate() error {
 		if !c.fitG() {
 			which = "m = P(Z = 1 | X, Y) (-m)"
 		}
-		return fmt.Errorf("methods %s need %s: give a column of fitted probabilities, or -x COLS to fit an MLP on (X, Y)", MethodList(c.Methods), which)
+		return fmt.Errorf("methods %s need %s: give a column of fitted probabilities, or -x COLS to fit an MLP on (X, Y)", method.List(c.Methods), which)
 	}
 	return nil
 }
 
 // fitG and fitM say whether G and m must be fitted: an estimator needs them and no column
 // gives them.
-func (c EstimateConfig) fitG() bool { return c.G == "" && c.needs(invmmd.Method.NeedsG) }
-func (c EstimateConfig) fitM() bool { return c.M == "" && c.needs(invmmd.Method.NeedsM) }
+func (c EstimateConfig) fitG() bool { return c.G == "" && c.needs(method.Method.NeedsG) }
+func (c EstimateConfig) fitM() bool { return c.M == "" && c.needs(method.Method.NeedsM) }
 
-func (c EstimateConfig) needs(f func(invmmd.Method) bool) bool {
+func (c EstimateConfig) needs(f func(method.Method) bool) bool {
 	for _, m := range c.Methods {
 		if f(m) {
 			return true
@@ -270,7 +271,7 @@ func (c EstimateConfig) load(log io.Writer) (*loaded, error) {
 	}
 	missing := l.rows.MissingZ()
 	for _, m := range c.Methods {
-		if m != invmmd.Full {
+		if m != method.Full {
 			continue
 		}
 		for i, d := range delta {

@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/calibsim"
+	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/owndata"
 )
 
@@ -26,7 +26,7 @@ func ExampleLoadModel() {
 
 	cfg := owndata.DefaultConfig()
 	cfg.Data, cfg.Y, cfg.Z = "testdata/tiny.csv", "y", "z" // z is empty where not recorded
-	cfg.Methods = []invmmd.Method{invmmd.DR}
+	cfg.Methods = []method.Method{method.DR}
 	cfg.Hidden, cfg.Epochs, cfg.AuxEpochs = []int{8}, 3, 3
 	cfg.Out = dir // models/dr-seed1/ goes there, with results.csv and the other files
 	res, err := owndata.Fit(cfg)
@@ -91,7 +91,7 @@ func ExampleTest() {
 		log.Fatal(err)
 	}
 	for _, r := range res.Results {
-		fmt.Printf("%v: p < 0.01: %v (assumes %s)\n", r.Method, r.PValue < 0.01, owndata.TestAssumes(r.Method))
+		fmt.Printf("%v: p < 0.01: %v (assumes %s)\n", r.Method, r.PValue < 0.01, r.Method.Info().TestAssumes)
 	}
 	// Output:
 	// dr: p < 0.01: true (assumes Ĝ or m̂ right)

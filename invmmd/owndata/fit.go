@@ -12,6 +12,7 @@ import (
 
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/dataset"
+	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/models"
 	"github.com/invmmd/invmmd/invmmd/tabular"
 	"github.com/invmmd/invmmd/invmmd/train"
@@ -173,7 +174,7 @@ func readTable(path string, cols []string, flags map[string]string) (*tabular.Ta
 // and the held-out MMD² on the test split by dr and ip, with their diagnostics. Its
 // warnings say when strata were dropped in training and when the test accuracy is below
 // the majority baseline.
-func TrainMethod(cfg Config, sp dataset.Splits, aux *train.Aux, m invmmd.Method, seed uint64) (*Trained, error) {
+func TrainMethod(cfg Config, sp dataset.Splits, aux *train.Aux, m method.Method, seed uint64) (*Trained, error) {
 	tc := train.Config{Method: m, Lambda: cfg.Lambda, BatchSize: min(cfg.Batch, sp.Train.Len()), Epochs: cfg.Epochs, Patience: cfg.Patience,
 		LearningRate: cfg.LearningRate, Seed: seed, Backend: cfg.Backend, Estimator: invmmd.Options{MinESS: cfg.MinESS, DropUnreliable: !cfg.KeepUnreliable}}
 	obj, err := cfg.objective()
@@ -204,9 +205,9 @@ func TrainMethod(cfg Config, sp dataset.Splits, aux *train.Aux, m invmmd.Method,
 	t.Warnings = append(t.Warnings, testWarn...)
 	for _, r := range t.Tests {
 		switch r.Method {
-		case invmmd.DR:
+		case method.DR:
 			t.Row.PDR = PValue{r.PValue, true}
-		case invmmd.IP:
+		case method.IP:
 			t.Row.PIP = PValue{r.PValue, true}
 		}
 	}
@@ -219,7 +220,7 @@ func TrainMethod(cfg Config, sp dataset.Splits, aux *train.Aux, m invmmd.Method,
 	t.Row.AllUnreliable = allUnreliable(held)
 	if majority := Majority(sp.Test); met.TestAcc < majority-0.005 {
 		why := "the penalty may be steering h (see the held-out diagnostics; try a smaller -lambda)"
-		if m == invmmd.None {
+		if m == method.None {
 			why = "h is trained without a penalty, so the features may say little of the label here, or training ended too soon (try a larger -epochs or -patience, or other -hidden widths)"
 		}
 		t.Warnings = append(t.Warnings, fmt.Sprintf("h (%v): test accuracy %.3f is below the majority baseline %.3f; %s", m, met.TestAcc, majority, why))
@@ -237,7 +238,7 @@ func TrainMethod(cfg Config, sp dataset.Splits, aux *train.Aux, m invmmd.Method,
 // the method needs). A method whose test fails (e.g. a stratum of the test split with
 // fewer than 2 observed Z in a half) is left out, with a warning saying why; err is for
 // h or the rows that cannot be had at all.
-func HeldOutTests(model *train.Model, sp dataset.Splits, aux *train.Aux, minESS float64, seed uint64, methods ...invmmd.Method) ([]invmmd.TestResult, []string, error) {
+func HeldOutTests(model *train.Model, sp dataset.Splits, aux *train.Aux, minESS float64, seed uint64, methods ...method.Method) ([]invmmd.TestResult, []string, error) {
 	h, err := model.LogitsRep(sp.Test)
 	if err != nil {
 		return nil, nil, err
@@ -269,8 +270,8 @@ func HeldOutTests(model *train.Model, sp dataset.Splits, aux *train.Aux, minESS 
 }
 
 // methodsOf returns the methods of the results, in order.
-func methodsOf(rs []invmmd.Result) []invmmd.Method {
-	ms := make([]invmmd.Method, len(rs))
+func methodsOf(rs []invmmd.Result) []method.Method {
+	ms := make([]method.Method, len(rs))
 	for i, r := range rs {
 		ms[i] = r.Method
 	}
@@ -355,7 +356,7 @@ func Fit(cfg Config) (*Result, error) {
 	warn.add(d.Warnings...)
 	sp := d.Splits
 	for _, m := range cfg.Methods {
-		if m == invmmd.Full && !sp.Train.ZKnown() {
+		if m == method.Full && !sp.Train.ZKnown() {
 			return nil, fmt.Errorf("method full needs Z on every row and %s has %d training rows with Z missing; drop it or use dr, ip or reg", cfg.Data, invmmd.Rows{Z: sp.Train.Z}.MissingZ())
 		}
 	}

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/backend"
+	"github.com/invmmd/invmmd/invmmd/method"
 )
 
 // tinyConfig is a quick run on testdata/tiny.csv: small networks, few epochs.
@@ -19,7 +19,7 @@ func tinyConfig() Config {
 	cfg := DefaultConfig()
 	cfg.Data, cfg.Y, cfg.Z = tinyCSV, "y", "z"
 	cfg.Hidden, cfg.Epochs, cfg.AuxEpochs = []int{4}, 2, 2
-	cfg.Methods = []invmmd.Method{invmmd.None, invmmd.DR}
+	cfg.Methods = []method.Method{method.None, method.DR}
 	cfg.Out = ""
 	return cfg
 }
@@ -121,9 +121,9 @@ func TestConfigRefuses(t *testing.T) {
 		want string
 	}{
 		{"no data", fit(func(c *Config) { c.Data = "" }), "-data: required"},
-		{"a method twice", fit(func(c *Config) { c.Methods = []invmmd.Method{invmmd.DR, invmmd.DR} }), "-methods: dr listed twice"},
-		{"true G", fit(func(c *Config) { c.Methods = []invmmd.Method{invmmd.IPPlus} }), "method ip+ needs the true P(Δ = 1 | X, Y)"},
-		{"full with missing Z", fit(func(c *Config) { c.Methods = []invmmd.Method{invmmd.Full} }), "method full needs Z on every row"},
+		{"a method twice", fit(func(c *Config) { c.Methods = []method.Method{method.DR, method.DR} }), "-methods: dr listed twice"},
+		{"true G", fit(func(c *Config) { c.Methods = []method.Method{method.IPPlus} }), "method ip+ needs the true P(Δ = 1 | X, Y)"},
+		{"full with missing Z", fit(func(c *Config) { c.Methods = []method.Method{method.Full} }), "method full needs Z on every row"},
 		{"negative λ", fit(func(c *Config) { c.Lambda = -1 }), "-lambda -1: want a finite value ≥ 0"},
 		{"no seed", fit(func(c *Config) { c.Seeds = nil }), "-seeds: want at least one seed"},
 		{"a seed twice", fit(func(c *Config) { c.Seeds = []uint64{2, 2} }), "-seeds: seed 2 listed twice"},
@@ -135,10 +135,10 @@ func TestConfigRefuses(t *testing.T) {
 		{"batch of one", fit(func(c *Config) { c.Batch = 1 }), "-batch 1: want at least 2"},
 		{"unknown representation", fit(func(c *Config) { c.Represent = "hidden" }), `-represent: train: representation "hidden", want logits or features`},
 		{"a column the file lacks", fit(func(c *Config) { c.X = []string{"x1", "age"} }), `no column named "age" (-x)`},
-		{"estimate none", est(func(c *EstimateConfig) { c.Methods = []invmmd.Method{invmmd.None} }), "method none has no estimate"},
+		{"estimate none", est(func(c *EstimateConfig) { c.Methods = []method.Method{method.None} }), "method none has no estimate"},
 		{"estimate without h", est(func(c *EstimateConfig) { c.H = "" }), "-h: required"},
 		{"estimate σ = 0", est(func(c *EstimateConfig) { c.Bandwidth = 0 }), "-bandwidth 0: want a number > 0 or median"},
-		{"estimate needs G", est(func(c *EstimateConfig) { c.Methods = []invmmd.Method{invmmd.IP} }), "methods ip need G = P(Δ = 1 | X, Y) (-g)"},
+		{"estimate needs G", est(func(c *EstimateConfig) { c.Methods = []method.Method{method.IP} }), "methods ip need G = P(Δ = 1 | X, Y) (-g)"},
 	} {
 		if tc.err == nil || !strings.Contains(tc.err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want one containing %q", tc.name, tc.err, tc.want)
@@ -153,7 +153,7 @@ func TestEstimateFitsAuxWhenNeeded(t *testing.T) {
 	cfg := DefaultEstimateConfig()
 	cfg.Data, cfg.Y, cfg.Z, cfg.H = tinyCSV, "y", "z", "x2"
 	cfg.X, cfg.Hidden, cfg.AuxEpochs = []string{"x1", "grp"}, []int{4}, 2
-	cfg.Methods = []invmmd.Method{invmmd.Obs, invmmd.DR}
+	cfg.Methods = []method.Method{method.Obs, method.DR}
 	var log bytes.Buffer
 	cfg.Log = &log
 	res, err := Estimate(cfg)
@@ -168,7 +168,7 @@ func TestEstimateFitsAuxWhenNeeded(t *testing.T) {
 	}
 	obsOnly := DefaultEstimateConfig()
 	obsOnly.Data, obsOnly.Y, obsOnly.Z, obsOnly.H = tinyCSV, "y", "z", "x2"
-	obsOnly.Methods = []invmmd.Method{invmmd.Obs}
+	obsOnly.Methods = []method.Method{method.Obs}
 	plain, err := Estimate(obsOnly)
 	if err != nil {
 		t.Fatal(err)
@@ -212,7 +212,7 @@ func TestFitOutputFolder(t *testing.T) {
 		t.Errorf("other λ into the same folder: %v", err)
 	}
 	fewer := cfg
-	fewer.Methods = []invmmd.Method{invmmd.None}
+	fewer.Methods = []method.Method{method.None}
 	if _, err := Fit(fewer); err == nil || !strings.Contains(err.Error(), filepath.Join("models", "dr-seed1")) {
 		t.Errorf("fewer methods into the same folder: %v, want the stale dr model named", err)
 	}
@@ -231,7 +231,7 @@ func TestFitOutputFolder(t *testing.T) {
 	if _, err := Fit(fewer); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(ModelDir(cfg.Out, invmmd.DR, 1)); err == nil {
+	if _, err := os.Stat(ModelDir(cfg.Out, method.DR, 1)); err == nil {
 		t.Errorf("-force kept the stale dr model")
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/dataset"
+	"github.com/invmmd/invmmd/invmmd/method"
 )
 
 // TestConfig is one run of Test: which column holds the model outputs h, where G and m
@@ -30,7 +31,7 @@ type TestConfig struct {
 	M string // a column of P(Z = 1 | X, Y) of a binary Z fitted on other rows (-m); empty: fit an MLP on X
 	// Methods are the estimators whose pseudo-outcome of Z is tested; nil chooses them once
 	// the table is read (DefaultTestMethods).
-	Methods []invmmd.Method
+	Methods []method.Method
 	// Unconditional tests h ⊥ Z over all rows instead of h ⊥ Z | Y (-unconditional).
 	Unconditional bool
 	Bandwidth     float64 // σ of the Gaussian kernel on h (-bandwidth σ)
@@ -60,14 +61,14 @@ func DefaultTestConfig() TestConfig {
 // missing (the test on the complete data); otherwise dr, ip and reg — dr's p-value needs G
 // or m to be right, ip's G, reg's m, so agreement between them is a check on the fitted
 // nuisances — except on the permutation route, valid only for full and obs, where obs.
-func DefaultTestMethods(zComplete bool, route invmmd.TestRoute) []invmmd.Method {
+func DefaultTestMethods(zComplete bool, route invmmd.TestRoute) []method.Method {
 	switch {
 	case zComplete:
-		return []invmmd.Method{invmmd.Full}
+		return []method.Method{method.Full}
 	case route == invmmd.PermutationRoute:
-		return []invmmd.Method{invmmd.Obs}
+		return []method.Method{method.Obs}
 	}
-	return []invmmd.Method{invmmd.DR, invmmd.IP, invmmd.Reg}
+	return []method.Method{method.DR, method.IP, method.Reg}
 }
 
 // estimateConfig returns the settings Test shares with Estimate, for reading the table and
@@ -92,14 +93,14 @@ func (c TestConfig) Validate() error {
 	}
 	if c.Route == invmmd.PermutationRoute {
 		for _, m := range c.Methods {
-			if m != invmmd.Full && m != invmmd.Obs {
-				return fmt.Errorf("-route permutation -methods %s: the permutation route is valid only for full and obs (permuting the pseudo-outcome of %v breaks its link to G and m); use -route cross or wild", MethodList(c.Methods), m)
+			if m != method.Full && m != method.Obs {
+				return fmt.Errorf("-route permutation -methods %s: the permutation route is valid only for full and obs (permuting the pseudo-outcome of %v breaks its link to G and m); use -route cross or wild", method.List(c.Methods), m)
 			}
 		}
 	}
 	ec := c.estimateConfig()
 	if ec.Methods == nil {
-		ec.Methods = []invmmd.Method{invmmd.Obs} // the defaults are chosen once the table is read
+		ec.Methods = []method.Method{method.Obs} // the defaults are chosen once the table is read
 	}
 	return ec.Validate()
 }
@@ -161,7 +162,7 @@ func Test(cfg TestConfig) (*Tests, error) {
 	if ec.Methods == nil {
 		ec.Methods = DefaultTestMethods(rows.MissingZ() == 0, cfg.Route)
 		if err := ec.Validate(); err != nil {
-			return nil, fmt.Errorf("the default methods (%s): %w", MethodList(ec.Methods), err)
+			return nil, fmt.Errorf("the default methods (%s): %w", method.List(ec.Methods), err)
 		}
 	}
 	out := &Tests{File: cfg.Data, Rows: l.tab.Len(), MissingZ: rows.MissingZ(), Tested: l.tab.Len(), Route: cfg.Route, Unconditional: cfg.Unconditional,
@@ -208,7 +209,7 @@ func Test(cfg TestConfig) (*Tests, error) {
 		if len(r.Unreliable) > 0 {
 			warn.add(fmt.Sprintf("%v: the p-value may not be trusted: %s", r.Method, strings.Join(r.Unreliable, "; ")))
 		}
-		if r.Method == invmmd.Obs && out.MissingZ > 0 {
+		if r.Method == method.Obs && out.MissingZ > 0 {
 			warn.add("obs: its p-value is valid only when whether Z is missing does not depend on X given Y; where it does, the observed rows carry a dependence between h and Z that the full data lacks, and the test rejects a true H₀ too often (use dr)")
 		}
 	}
@@ -228,24 +229,6 @@ func splitFit(b []int, seed uint64) (fit, stop []int) {
 
 // testAuxValFrac is the share of half B on which Test stops the training of G and m early.
 const testAuxValFrac = 0.2
-
-// TestAssumes says what a method's p-value assumes beyond what every method's does (Z
-// missing at random given X and Y, G > 0, G and m fitted on rows other than those tested).
-func TestAssumes(m invmmd.Method) string {
-	switch m {
-	case invmmd.Full:
-		return "Z observed on every row"
-	case invmmd.Obs:
-		return "missingness independent of X given Y (not valid when it depends on X)"
-	case invmmd.IP:
-		return "Ĝ right"
-	case invmmd.Reg:
-		return "m̂ right"
-	case invmmd.DR, invmmd.DRPO:
-		return "Ĝ or m̂ right"
-	}
-	return m.Describe()
-}
 
 // Meaning says in a few lines what the p-values are and what they assume.
 func (t *Tests) Meaning() string {
@@ -345,7 +328,7 @@ func (t *Tests) Markdown() string {
 		if len(r.Unreliable) > 0 {
 			u = strings.Join(r.Unreliable, "; ")
 		}
-		fmt.Fprintf(&b, "| %v | %.4g | %.4g | %s | %s | %s |\n", r.Method, r.Statistic, r.PValue, strataText(r), u, TestAssumes(r.Method))
+		fmt.Fprintf(&b, "| %v | %.4g | %.4g | %s | %s | %s |\n", r.Method, r.Statistic, r.PValue, strataText(r), u, r.Method.Info().TestAssumes)
 	}
 	fmt.Fprintf(&b, "\n%s", t.Meaning())
 	return b.String()

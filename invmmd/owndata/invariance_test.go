@@ -14,6 +14,7 @@ import (
 
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/calibsim"
+	"github.com/invmmd/invmmd/invmmd/method"
 )
 
 // calibCSV writes n rows of the calibration simulation with dependence δ to a CSV in a
@@ -59,7 +60,7 @@ func TestTestWithTrueNuisances(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := MethodList(testMethods(res.Results)); got != "dr,ip,reg" {
+			if got := method.List(testMethods(res.Results)); got != "dr,ip,reg" {
 				t.Fatalf("methods %s, want the defaults dr,ip,reg", got)
 			}
 			if res.FittedG || res.FittedM || res.Tested != 2000 || res.MissingZ == 0 {
@@ -81,8 +82,8 @@ func TestTestWithTrueNuisances(t *testing.T) {
 	}
 }
 
-func testMethods(rs []invmmd.TestResult) []invmmd.Method {
-	var ms []invmmd.Method
+func testMethods(rs []invmmd.TestResult) []method.Method {
+	var ms []method.Method
 	for _, r := range rs {
 		ms = append(ms, r.Method)
 	}
@@ -99,7 +100,7 @@ func TestTestFitsNuisancesOnHalfB(t *testing.T) {
 		cfg := DefaultTestConfig()
 		cfg.Data, cfg.H, cfg.Y, cfg.Z, cfg.X = data, "h", "y", "z", []string{"x1", "x2"}
 		cfg.Hidden, cfg.AuxEpochs = []int{8}, 30
-		cfg.Methods, cfg.Route, cfg.Resamples = []invmmd.Method{invmmd.DR}, route, 200
+		cfg.Methods, cfg.Route, cfg.Resamples = []method.Method{method.DR}, route, 200
 		var log bytes.Buffer
 		cfg.Log = &log
 		res, err := Test(cfg)
@@ -181,7 +182,7 @@ func TestTestRefusals(t *testing.T) {
 	}{
 		{"B 50", func(c *TestConfig) { c.Route, c.Resamples = invmmd.WildRoute, 50 }, "-B 50: want at least 100 resamples"},
 		{"permutation dr", func(c *TestConfig) {
-			c.Route, c.Methods = invmmd.PermutationRoute, []invmmd.Method{invmmd.DR}
+			c.Route, c.Methods = invmmd.PermutationRoute, []method.Method{method.DR}
 		}, "the permutation route is valid only for full and obs"},
 		{"missing column", func(c *TestConfig) { c.H = "score" }, `no column named "score" (-h)`},
 		{"no observed Z", func(c *TestConfig) {}, "no row with y = 1 and z = 0 observed"},
@@ -202,8 +203,8 @@ func TestTestRefusals(t *testing.T) {
 // exists.
 func TestTestsCSV(t *testing.T) {
 	res := &Tests{Results: []invmmd.TestResult{
-		{Method: invmmd.DR, Statistic: 2.5, PValue: 0.00621, Unreliable: []string{"stratum Y=1: 12 and 11 rows in the halves, fewer than 20", "Ĝ floored"}},
-		{Method: invmmd.IP, Statistic: -0.25, PValue: 0.6},
+		{Method: method.DR, Statistic: 2.5, PValue: 0.00621, Unreliable: []string{"stratum Y=1: 12 and 11 rows in the halves, fewer than 20", "Ĝ floored"}},
+		{Method: method.IP, Statistic: -0.25, PValue: 0.6},
 	}}
 	var b bytes.Buffer
 	if err := res.CSV(&b); err != nil {
@@ -230,7 +231,7 @@ func TestFitHeldOutPValues(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Data, cfg.Y, cfg.Z, cfg.X = calibCSV(t, 1500, 0.5, 9), "y", "z", []string{"x1", "x2"}
 	cfg.Hidden, cfg.Epochs, cfg.AuxEpochs = []int{8}, 3, 10
-	cfg.Methods = []invmmd.Method{invmmd.None}
+	cfg.Methods = []method.Method{method.None}
 	cfg.Out = t.TempDir()
 	res, err := Fit(cfg)
 	if err != nil {

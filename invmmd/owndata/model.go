@@ -12,8 +12,8 @@ import (
 	"strings"
 
 	"github.com/gomlx/gomlx/backends"
-	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/dataset"
+	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/models"
 	"github.com/invmmd/invmmd/invmmd/tabular"
 	"github.com/invmmd/invmmd/invmmd/train"
@@ -168,7 +168,7 @@ func SaveModel(dir string, h *train.Model, info ModelInfo) error {
 	if info.Encoder == nil {
 		return fmt.Errorf("owndata: saving %s: no encoder of the model's inputs", dir)
 	}
-	if _, err := invmmd.ParseMethod(info.Method); err != nil {
+	if _, err := method.Parse(info.Method); err != nil {
 		return fmt.Errorf("owndata: saving %s: %w", dir, err)
 	}
 	info.Format = ModelFormat
@@ -324,7 +324,7 @@ func (i *ModelInfo) check() error {
 	if i.Y == "" {
 		return fmt.Errorf("no label column (y)")
 	}
-	if _, err := invmmd.ParseMethod(i.Method); err != nil {
+	if _, err := method.Parse(i.Method); err != nil {
 		return fmt.Errorf("method: %w", err)
 	}
 	if i.Lambda < 0 || math.IsNaN(i.Lambda) || math.IsInf(i.Lambda, 0) {

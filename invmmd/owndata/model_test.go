@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/dataset"
+	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/models"
 	"github.com/invmmd/invmmd/invmmd/tabular"
 	"github.com/invmmd/invmmd/invmmd/train"
@@ -302,7 +302,7 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 	}
 	for _, hidden := range [][]int{{3}, {5, 2}} {
 		cfg.Hidden = hidden
-		tr, err := TrainMethod(cfg, d.Splits, aux, invmmd.DR, 3)
+		tr, err := TrainMethod(cfg, d.Splits, aux, method.DR, 3)
 		if err != nil {
 			t.Fatal(err)
 		}

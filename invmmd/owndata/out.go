@@ -11,9 +11,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/backend"
 	"github.com/invmmd/invmmd/invmmd/experiments/store"
+	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/train"
 )
 
@@ -110,11 +110,11 @@ type RunFile struct {
 }
 
 // runName is the name of a method and seed's run file and model folder: METHOD-seedS.
-func runName(m invmmd.Method, seed uint64) string { return fmt.Sprintf("%s-seed%d", m, seed) }
+func runName(m method.Method, seed uint64) string { return fmt.Sprintf("%s-seed%d", m, seed) }
 
 // RunPath returns the file where Fit records method m with seed under out:
 // out/runs/METHOD-seedS.json.
-func RunPath(out string, m invmmd.Method, seed uint64) string {
+func RunPath(out string, m method.Method, seed uint64) string {
 	return filepath.Join(out, RunsDir, runName(m, seed)+".json")
 }
 

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/invmmd/invmmd/invmmd"
+	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/train"
 )
 
@@ -70,7 +70,7 @@ func TestFitStopsByPatience(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := DefaultConfig()
 			cfg.Data, cfg.Y, cfg.Z, cfg.X = data, "y", "z", []string{"x1", "x2"}
-			cfg.Hidden, cfg.Methods, cfg.Out, cfg.Batch = []int{8}, []invmmd.Method{invmmd.DR}, t.TempDir(), 64
+			cfg.Hidden, cfg.Methods, cfg.Out, cfg.Batch = []int{8}, []method.Method{method.DR}, t.TempDir(), 64
 			cfg.Epochs, cfg.Patience, cfg.AuxEpochs, cfg.AuxPatience = tc.epochs, tc.patience, tc.auxEpochs, tc.auxPatience
 			var log strings.Builder
 			cfg.Log = &log
@@ -134,7 +134,7 @@ func TestFitStopsByPatience(t *testing.T) {
 				t.Errorf("config.json aux_stop %+v, want G %+v and m %+v", rec.Data.AuxStop, g, m)
 			}
 			var run RunFile
-			if b, err = os.ReadFile(RunPath(cfg.Out, invmmd.DR, 1)); err == nil {
+			if b, err = os.ReadFile(RunPath(cfg.Out, method.DR, 1)); err == nil {
 				err = json.Unmarshal(b, &run)
 			}
 			if err != nil || run.Row.HStop != h {
@@ -150,7 +150,7 @@ func TestEstimateAndTestStopByPatience(t *testing.T) {
 	data := calibCSV(t, 1500, 0.5, 4)
 	ec := DefaultEstimateConfig()
 	ec.Data, ec.Y, ec.Z, ec.H, ec.X = data, "y", "z", "h", []string{"x1", "x2"}
-	ec.Hidden, ec.Methods, ec.AuxEpochs, ec.AuxPatience, ec.Batch = []int{8}, []invmmd.Method{invmmd.DR}, 300, 5, 64
+	ec.Hidden, ec.Methods, ec.AuxEpochs, ec.AuxPatience, ec.Batch = []int{8}, []method.Method{method.DR}, 300, 5, 64
 	var elog strings.Builder
 	ec.Log = &elog
 	est, err := Estimate(ec)

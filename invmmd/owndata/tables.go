@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/invmmd/invmmd/invmmd"
+	"github.com/invmmd/invmmd/invmmd/method"
 )
 
 // The files invmmd fit writes: where the models go, the results table (results.md,
@@ -16,7 +16,7 @@ import (
 
 // ModelDir returns the folder where Fit saves h trained with method m and seed under out:
 // out/models/METHOD-seedS.
-func ModelDir(out string, m invmmd.Method, seed uint64) string {
+func ModelDir(out string, m method.Method, seed uint64) string {
 	return filepath.Join(out, "models", fmt.Sprintf("%s-seed%d", m, seed))
 }
 
@@ -53,7 +53,7 @@ func (r *Result) writeConfig(cfg Config) error {
 		data["aux"] = map[string]any{"G": r.Aux.G.String(), "m": r.Aux.M.String()}
 		data["aux_stop"] = map[string]Stop{"G": r.AuxFit.GStop, "m": r.AuxFit.MStop}
 	}
-	rec := configRecord{Format: outputFormat, Settings: settingsOf(cfg), Methods: MethodList(cfg.Methods), Seeds: cfg.Seeds, Args: cfg.Args, Data: data}
+	rec := configRecord{Format: outputFormat, Settings: settingsOf(cfg), Methods: method.List(cfg.Methods), Seeds: cfg.Seeds, Args: cfg.Args, Data: data}
 	return writeJSON(filepath.Join(cfg.Out, ConfigFile), rec)
 }
 
@@ -79,7 +79,7 @@ func (r *Result) Describe(cfg Config) string {
 	}
 	fmt.Fprintf(&b, "- rows: %d training, %d validation, %d test (%s)\n", sp.Train.Len(), sp.Val.Len(), sp.Test.Len(), split)
 	fmt.Fprintf(&b, "- λ = %g; methods %s; seeds %v; MLP %v, at most %d epochs with patience %d (G and m: at most %d, patience %d; 0: no early stopping)\n",
-		cfg.Lambda, MethodList(cfg.Methods), cfg.Seeds, cfg.Hidden, cfg.Epochs, cfg.Patience, cfg.AuxEpochs, cfg.AuxPatience)
+		cfg.Lambda, method.List(cfg.Methods), cfg.Seeds, cfg.Hidden, cfg.Epochs, cfg.Patience, cfg.AuxEpochs, cfg.AuxPatience)
 	if r.Aux != nil {
 		fmt.Fprintf(&b, "- G: %s; m: %s\n", r.AuxFit.GStop, r.AuxFit.MStop)
 	}

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/invmmd/invmmd/invmmd"
+	"github.com/invmmd/invmmd/invmmd/method"
 )
 
 // Large-sample values of the estimators, by quadrature.
@@ -24,11 +25,11 @@ import (
 // Methods, the conditional expectations of the method's weights a_0 and a_1 there.
 type atom struct {
 	h, mass float64
-	a       map[invmmd.Method][2]float64
+	a       map[method.Method][2]float64
 }
 
 // limits returns each method's large-sample MMD² for one slice.
-func limits(c Config, d Direction, v Variant, y float64) map[invmmd.Method]float64 {
+func limits(c Config, d Direction, v Variant, y float64) map[method.Method]float64 {
 	soft := 0.0
 	if v == Soft {
 		soft = c.SoftRate
@@ -40,7 +41,7 @@ func limits(c Config, d Direction, v Variant, y float64) map[invmmd.Method]float
 	case Direction2:
 		atoms = atoms2(soft, y)
 	}
-	out := map[invmmd.Method]float64{}
+	out := map[method.Method]float64{}
 	for _, m := range Methods {
 		out[m] = mmdOfAtoms(atoms, m, c.Bandwidth)
 	}
@@ -72,12 +73,12 @@ func atoms1(c Config, soft, y float64) []atom {
 			ip1 = 1
 		}
 		half := [2]float64{0.5, 0.5}
-		atoms = append(atoms, atom{h: h, mass: phi(hi) - phi(lo), a: map[invmmd.Method][2]float64{
-			invmmd.Full:   half,
-			invmmd.Obs:    {0.5, 0.5 * g1},
-			invmmd.IPPlus: {0.5, 0.5 * ip1},
-			invmmd.Reg:    half,
-			invmmd.DRPlus: half,
+		atoms = append(atoms, atom{h: h, mass: phi(hi) - phi(lo), a: map[method.Method][2]float64{
+			method.Full:   half,
+			method.Obs:    {0.5, 0.5 * g1},
+			method.IPPlus: {0.5, 0.5 * ip1},
+			method.Reg:    half,
+			method.DRPlus: half,
 		}})
 	}
 	return atoms
@@ -100,12 +101,12 @@ func atoms2(soft, y float64) []atom {
 		ind := [2]float64{}
 		ind[z] = 1
 		scale := func(f float64) [2]float64 { return [2]float64{ind[0] * f, ind[1] * f} }
-		atoms = append(atoms, atom{h: h, mass: 0.5, a: map[invmmd.Method][2]float64{
-			invmmd.Full:   ind,
-			invmmd.Obs:    scale(g),
-			invmmd.IPPlus: scale(ip),
-			invmmd.Reg:    ind,
-			invmmd.DRPlus: ind,
+		atoms = append(atoms, atom{h: h, mass: 0.5, a: map[method.Method][2]float64{
+			method.Full:   ind,
+			method.Obs:    scale(g),
+			method.IPPlus: scale(ip),
+			method.Reg:    ind,
+			method.DRPlus: ind,
 		}})
 	}
 	return atoms
@@ -113,7 +114,7 @@ func atoms2(soft, y float64) []atom {
 
 // mmdOfAtoms returns the MMD² between q_1 and q_0, q_b(atom) ∝ mass · a_b, with the
 // Gaussian kernel of bandwidth sigma; NaN when either has zero mass.
-func mmdOfAtoms(atoms []atom, m invmmd.Method, sigma float64) float64 {
+func mmdOfAtoms(atoms []atom, m method.Method, sigma float64) float64 {
 	var q [2][]float64
 	for b := 0; b < 2; b++ {
 		q[b] = make([]float64, len(atoms))

@@ -35,6 +35,7 @@ import (
 	"slices"
 
 	"github.com/invmmd/invmmd/invmmd"
+	"github.com/invmmd/invmmd/invmmd/method"
 )
 
 // Direction names one of the proposition's two constructions.
@@ -76,7 +77,7 @@ func (v Variant) String() string {
 // Methods are the estimators the demonstration reports, in its table's order. Full and Obs
 // are the proposition's two quantities; IPPlus, Reg and DRPlus are given the true G and m
 // (in both constructions X and Y determine Z, so the true m is Z itself).
-var Methods = []invmmd.Method{invmmd.Full, invmmd.Obs, invmmd.IPPlus, invmmd.Reg, invmmd.DRPlus}
+var Methods = []method.Method{method.Full, method.Obs, method.IPPlus, method.Reg, method.DRPlus}
 
 // Config sets the simulation. Zero fields take the defaults listed with each field.
 type Config struct {
@@ -241,7 +242,7 @@ func Sample(rng *rand.Rand, d Direction, v Variant, y float64, n int, cfg Config
 
 // Estimate summarises one method's estimates of MMD² over the repetitions of a slice.
 type Estimate struct {
-	Method invmmd.Method
+	Method method.Method
 	// Values holds each repetition's estimate, NaN where it was undefined (the estimator
 	// saw no row carrying weight for Z = 1 or for Z = 0: invmmd reports an empty stratum).
 	Values []float64
@@ -271,7 +272,7 @@ type Slice struct {
 }
 
 // Get returns the slice's estimate for method m.
-func (s Slice) Get(m invmmd.Method) (Estimate, bool) {
+func (s Slice) Get(m method.Method) (Estimate, bool) {
 	for _, e := range s.Estimates {
 		if e.Method == m {
 			return e, true

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/invmmd/invmmd/invmmd"
+	"github.com/invmmd/invmmd/invmmd/method"
 )
 
 // quick is a configuration small enough for unit tests (about 0.2 s).
@@ -24,7 +25,7 @@ func run(t *testing.T, c Config) Result {
 	return r
 }
 
-func get(t *testing.T, r Result, d Direction, v Variant, y float64, m invmmd.Method) (Slice, Estimate) {
+func get(t *testing.T, r Result, d Direction, v Variant, y float64, m method.Method) (Slice, Estimate) {
 	t.Helper()
 	s, ok := r.Find(d, v, y)
 	if !ok {
@@ -42,8 +43,8 @@ func TestDirection1ObsRejectsInvariantModel(t *testing.T) {
 	r := run(t, quick(7))
 	for _, v := range []Variant{Hard, Soft} {
 		for _, y := range r.Config.Ys1 {
-			s, full := get(t, r, Direction1, v, y, invmmd.Full)
-			_, obs := get(t, r, Direction1, v, y, invmmd.Obs)
+			s, full := get(t, r, Direction1, v, y, method.Full)
+			_, obs := get(t, r, Direction1, v, y, method.Obs)
 			fullBias := 1/s.Z1 + 1/(float64(r.Config.N)-s.Z1)
 			if math.Abs(full.Mean) > 4*full.SE+fullBias {
 				t.Errorf("%v y=%g: full = %.4f ± %.4f, want ≈ 0 (h* is invariant; bias allowance %.4f)", v, y, full.Mean, full.SE, fullBias)
@@ -66,8 +67,8 @@ func TestDirection2ObsBlindUnderHardRule(t *testing.T) {
 	r := run(t, quick(8))
 	y := r.Config.Ys2[0]
 	for _, v := range []Variant{Hard, Soft} {
-		s, full := get(t, r, Direction2, v, y, invmmd.Full)
-		_, obs := get(t, r, Direction2, v, y, invmmd.Obs)
+		s, full := get(t, r, Direction2, v, y, method.Full)
+		_, obs := get(t, r, Direction2, v, y, method.Obs)
 		if !(full.Mean > 10*full.SE+0.1) {
 			t.Errorf("%v: full = %.4f ± %.4f, want clearly > 0 (h* depends on Z)", v, full.Mean, full.SE)
 		}
@@ -109,7 +110,7 @@ func TestEstimatesMatchLimits(t *testing.T) {
 				continue
 			}
 			tol := 4*e.SE + allow
-			if e.Method == invmmd.IPPlus {
+			if e.Method == method.IPPlus {
 				tol = 4*e.SE + 2*allow // weights 1/G inflate the effective-sample-size bias
 			}
 			if math.IsInf(allow, 1) {
@@ -145,7 +146,7 @@ func TestLimitsClosedForm(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := limits(c, tc.d, Hard, tc.y)[invmmd.Full]
+		got := limits(c, tc.d, Hard, tc.y)[method.Full]
 		if math.Abs(got-tc.want) > 1e-9 {
 			t.Errorf("%v y=%g σ=%g: full limit %.6f, want %.6f", tc.d, tc.y, tc.bw, got, tc.want)
 		}
@@ -155,7 +156,7 @@ func TestLimitsClosedForm(t *testing.T) {
 	c, _ := Config{}.withDefaults()
 	prev := 0.0
 	for _, y := range []float64{-1, -0.5, 0, 0.5} {
-		got := limits(c, Direction1, Hard, y)[invmmd.Obs]
+		got := limits(c, Direction1, Hard, y)[method.Obs]
 		if !(got > prev) {
 			t.Errorf("direction 1 hard obs limit at y=%g is %.4f, want > %.4f (the previous y)", y, got, prev)
 		}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/invmmd/invmmd/invmmd"
+	"github.com/invmmd/invmmd/invmmd/method"
 )
 
 // Write prints the result as a readable table, one line per slice and method, followed by
@@ -108,8 +108,8 @@ type Verdict struct {
 func (r Result) Verdicts() []Verdict {
 	var out []Verdict
 	for _, s := range r.Slices {
-		full, _ := s.Get(invmmd.Full)
-		obs, _ := s.Get(invmmd.Obs)
+		full, _ := s.Get(method.Full)
+		obs, _ := s.Get(method.Obs)
 		v := Verdict{Slice: s, Diff: math.NaN(), Z: math.NaN(), Allowance: s.BiasAllowance(r.Config.N)}
 		switch {
 		case full.Defined < 2:

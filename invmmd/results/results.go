@@ -19,26 +19,16 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/invmmd/invmmd/invmmd/method"
 )
 
-// Methods are the names of the penalty methods in the order of the paper's tables (the
-// paper's methods, then this project's extensions): the order Summarize lists them in,
-// and the names a result CSV may hold. They are package invmmd's AllMethods, spelt as
-// its Method.String does (a test checks that the two lists agree); they are repeated
-// here so that reading and drawing results does not import the estimators.
-var Methods = []string{"none", "obs", "full", "dr", "dr+", "reg", "ip", "ip+", "dr-po", "dr-po+"}
-
-// CheckMethod returns nil when s names one of Methods as a result file may spell it
-// (case-insensitive, surrounding spaces ignored, "plus" for "+", as invmmd.ParseMethod
+// CheckMethod returns nil when s names a method of the method table as a result file may
+// spell it (case-insensitive, surrounding spaces ignored, "plus" for "+", as method.Parse
 // reads it), else an error that lists the names.
 func CheckMethod(s string) error {
-	t := strings.ReplaceAll(strings.ToLower(strings.TrimSpace(s)), "plus", "+")
-	for _, m := range Methods {
-		if t == m {
-			return nil
-		}
-	}
-	return fmt.Errorf("unknown method %q: want one of %s", s, strings.Join(Methods, ", "))
+	_, err := method.Parse(s)
+	return err
 }
 
 // Cell is a reported mean ± standard deviation.
@@ -193,7 +183,7 @@ func ReadCSVFile(path string) ([]Row, error) {
 	return ReadCSV(f, path)
 }
 
-// Summarize groups rows by method, in the order of Methods (the paper's table order,
+// Summarize groups rows by method, in the order of the method table (the paper's table order,
 // extensions last), keeping each method's rows in its Summary.
 func Summarize(rows []Row) []Summary {
 	by := map[string][]Row{}
@@ -201,7 +191,7 @@ func Summarize(rows []Row) []Summary {
 		by[r.Method] = append(by[r.Method], r)
 	}
 	var out []Summary
-	for _, m := range Methods {
+	for _, m := range method.Names() {
 		rs, ok := by[m]
 		if !ok {
 			continue

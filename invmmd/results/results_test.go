@@ -11,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/experiments/store"
 )
 
@@ -19,25 +18,6 @@ import (
 var paperSim = map[string]PaperRow{
 	"none": {Cell{0.21, 0.04}, Cell{0.89, 0.00}, Cell{0.67, 0.02}},
 	"full": {Cell{0.00, 0.01}, Cell{0.86, 0.01}, Cell{0.80, 0.01}},
-}
-
-// TestMethodsAreTheEstimators checks that the method names this package repeats
-// are package invmmd's, in its table order, and read as invmmd.ParseMethod reads them.
-func TestMethodsAreTheEstimators(t *testing.T) {
-	var want []string
-	for _, m := range invmmd.AllMethods {
-		want = append(want, m.String())
-	}
-	if !slices.Equal(Methods, want) {
-		t.Fatalf("results.Methods %v, want invmmd.AllMethods %v", Methods, want)
-	}
-	for _, s := range []string{"none", "DR", " dr+ ", "drplus", "ipPlus", "dr-po+", "dr-poplus", "foo", "", "dr++", "ip ip"} {
-		_, perr := invmmd.ParseMethod(s)
-		cerr := CheckMethod(s)
-		if (perr == nil) != (cerr == nil) || (perr != nil && perr.Error() != cerr.Error()) {
-			t.Errorf("%q: CheckMethod %v, invmmd.ParseMethod %v", s, cerr, perr)
-		}
-	}
 }
 
 // TestLambdaNameIsTheStoresName: tables and per-fit files spell λ alike.

@@ -9,8 +9,8 @@ import (
 
 	"github.com/gomlx/gomlx/backends"
 
-	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/backend"
+	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/models"
 )
 
@@ -44,7 +44,7 @@ func TestBackendPassedIn(t *testing.T) {
 			if aux.gModel.backend != tc.want || aux.mModel.backend != tc.want {
 				t.Errorf("FitAux ran G on %p and m on %p, want %p", aux.gModel.backend, aux.mModel.backend, tc.want)
 			}
-			model, _, err := Fit(sp, aux, mlp(1), Config{Method: invmmd.DR, Lambda: 1, BatchSize: 300, Epochs: 1, LearningRate: 1e-2, Backend: tc.given})
+			model, _, err := Fit(sp, aux, mlp(1), Config{Method: method.DR, Lambda: 1, BatchSize: 300, Epochs: 1, LearningRate: 1e-2, Backend: tc.given})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -8,6 +8,7 @@ import (
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/backend"
 	"github.com/invmmd/invmmd/invmmd/dataset"
+	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/models"
 	"github.com/invmmd/invmmd/invmmd/sim"
 	"github.com/invmmd/invmmd/invmmd/simcont"
@@ -74,7 +75,7 @@ func BenchmarkNuisanceStep(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			cfg := Config{Method: invmmd.DR, Lambda: 1, BatchSize: n, Epochs: 1, LearningRate: 1e-3, Seed: 1}
+			cfg := Config{Method: method.DR, Lambda: 1, BatchSize: n, Epochs: 1, LearningRate: 1e-3, Seed: 1}
 			cfg.Estimator = estimandFor(bc.set, cfg.Estimator)
 			cfg.Estimator.MainFraction = 1
 			idx := allRows(n)

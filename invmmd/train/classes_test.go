@@ -9,6 +9,7 @@ import (
 
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/dataset"
+	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/models"
 )
 
@@ -65,11 +66,11 @@ func TestFitThreeClasses(t *testing.T) {
 		}
 		majority = math.Max(majority, k/float64(sp.Test.Len()))
 	}
-	trainMMD := map[invmmd.Method]float64{}
+	trainMMD := map[method.Method]float64{}
 	for _, tc := range []struct {
-		method invmmd.Method
+		method method.Method
 		lambda float64
-	}{{invmmd.None, 0}, {invmmd.DR, 2}} {
+	}{{method.None, 0}, {method.DR, 2}} {
 		cfg := Config{Method: tc.method, Lambda: tc.lambda, Epochs: 60, LearningRate: 2e-2, Seed: 3}
 		robust, err := ObjectiveByName("robust") // normalisers from the training set: a batch's strata are small
 		if err != nil {
@@ -83,7 +84,7 @@ func TestFitThreeClasses(t *testing.T) {
 		if model.Heads != 3 {
 			t.Fatalf("%v: model has %d outputs per row, want 3", tc.method, model.Heads)
 		}
-		if tc.method == invmmd.DR {
+		if tc.method == method.DR {
 			if got := len(hist.Epochs[0].ValStrata); got != 3 {
 				t.Errorf("%v: %d validation strata, want 3", tc.method, got)
 			}
@@ -101,7 +102,7 @@ func TestFitThreeClasses(t *testing.T) {
 			t.Errorf("%v: test accuracy %.3f (majority %.3f), macro-AUC %.3f; want accuracy 0.05 above the majority and AUC above 0.6",
 				tc.method, met.TestAcc, majority, met.TestAUC)
 		}
-		if len(held) != 2 || len(held[0].Strata) != 3 || held[0].Method != invmmd.DR {
+		if len(held) != 2 || len(held[0].Strata) != 3 || held[0].Method != method.DR {
 			t.Fatalf("%v: held-out results %+v, want dr and ip over 3 strata", tc.method, held)
 		}
 		trainMMD[tc.method] = met.TrainMMD
@@ -115,8 +116,8 @@ func TestFitThreeClasses(t *testing.T) {
 			}
 		}
 	}
-	if !(trainMMD[invmmd.DR] < 0.7*trainMMD[invmmd.None]) {
-		t.Errorf("train MMD² by dr: %.4f with the penalty (λ = 2), %.4f without; want the penalty to cut it by 30%%", trainMMD[invmmd.DR], trainMMD[invmmd.None])
+	if !(trainMMD[method.DR] < 0.7*trainMMD[method.None]) {
+		t.Errorf("train MMD² by dr: %.4f with the penalty (λ = 2), %.4f without; want the penalty to cut it by 30%%", trainMMD[method.DR], trainMMD[method.None])
 	}
 
 	for _, tc := range []struct {
@@ -125,8 +126,8 @@ func TestFitThreeClasses(t *testing.T) {
 		cfg  Config
 		want string
 	}{
-		{"fourier path", mlp(1), Config{Method: invmmd.DR, Lambda: 1, BatchSize: 300, Epochs: 1, LearningRate: 1e-2, Penalty: PathFourier}, "Fourier"},
-		{"one output", models.CNN{}, Config{Method: invmmd.None, BatchSize: 300, Epochs: 1, LearningRate: 1e-2}, "3 outputs per row"},
+		{"fourier path", mlp(1), Config{Method: method.DR, Lambda: 1, BatchSize: 300, Epochs: 1, LearningRate: 1e-2, Penalty: PathFourier}, "Fourier"},
+		{"one output", models.CNN{}, Config{Method: method.None, BatchSize: 300, Epochs: 1, LearningRate: 1e-2}, "3 outputs per row"},
 	} {
 		if _, _, err := Fit(sp, aux, tc.net, tc.cfg); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want one mentioning %q", tc.name, err, tc.want)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/dataset"
+	"github.com/invmmd/invmmd/invmmd/method"
 )
 
 // Metrics are the numbers of the paper's tables for one trained model.
@@ -17,7 +18,7 @@ type Metrics struct {
 	// training Z is known; when some Z is really missing (NaN) it is the first estimator
 	// given to EvaluateWith (dr by default), and TrainMMDBy says which.
 	TrainMMD   float64
-	TrainMMDBy invmmd.Method
+	TrainMMDBy method.Method
 	// TrainMMDLogit is, for a model whose penalty acted on its features (Represent), the
 	// same estimate taken on its logit with σ = invmmd.DefaultBandwidth (1, the paper's;
 	// a bandwidth in the options is the features'): how far the classifier's output, not
@@ -31,7 +32,7 @@ type Metrics struct {
 
 // DefaultHeldOut are the estimators EvaluateWith reports when none are named: the two
 // that need only the fitted Ĝ and m̂ and correct for the missingness.
-var DefaultHeldOut = []invmmd.Method{invmmd.DR, invmmd.IP}
+var DefaultHeldOut = []method.Method{method.DR, method.IP}
 
 // Evaluate computes the model's Metrics on sp with the kernel bandwidth of opts. It needs
 // every training Z to be known (the full estimator); for real data with missing Z use
@@ -55,7 +56,7 @@ func EvaluateMap(m *Model, sp dataset.Splits, zmap invmmd.FeatureMap, opts invmm
 // the test split, each with its per-stratum diagnostics, and, when some training Z is
 // missing, gives TrainMMD by the first of methods instead of the full estimator, which
 // cannot run without Z. Without aux heldOut is nil.
-func EvaluateWith(m *Model, sp dataset.Splits, aux *Aux, opts invmmd.Options, methods ...invmmd.Method) (out Metrics, heldOut []invmmd.Result, err error) {
+func EvaluateWith(m *Model, sp dataset.Splits, aux *Aux, opts invmmd.Options, methods ...method.Method) (out Metrics, heldOut []invmmd.Result, err error) {
 	var zmap invmmd.FeatureMap
 	if aux != nil {
 		zmap = aux.ZMap
@@ -64,7 +65,7 @@ func EvaluateWith(m *Model, sp dataset.Splits, aux *Aux, opts invmmd.Options, me
 }
 
 // evaluate is EvaluateWith with the nuisance's feature map given.
-func evaluate(m *Model, sp dataset.Splits, aux *Aux, zmap invmmd.FeatureMap, opts invmmd.Options, methods []invmmd.Method) (out Metrics, heldOut []invmmd.Result, err error) {
+func evaluate(m *Model, sp dataset.Splits, aux *Aux, zmap invmmd.FeatureMap, opts invmmd.Options, methods []method.Method) (out Metrics, heldOut []invmmd.Result, err error) {
 	o, err := opts.Resolved()
 	if err != nil {
 		return out, nil, err
@@ -100,7 +101,7 @@ func evaluate(m *Model, sp dataset.Splits, aux *Aux, zmap invmmd.FeatureMap, opt
 	if aux != nil {
 		trainPred, testPred = &aux.Train, &aux.Test
 	}
-	out.TrainMMDBy = invmmd.Full
+	out.TrainMMDBy = method.Full
 	rows, err := RowsFor(sp.Train, nil, zmap)
 	if err != nil {
 		return out, nil, err

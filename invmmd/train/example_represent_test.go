@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/invmmd/invmmd/invmmd"
+	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/models"
 	"github.com/invmmd/invmmd/invmmd/sim"
 	"github.com/invmmd/invmmd/invmmd/train"
@@ -20,7 +21,7 @@ func Example_representFeatures() {
 		fmt.Println(err)
 		return
 	}
-	fitMMD := func(m invmmd.Method, lambda float64) (float64, *train.History) {
+	fitMMD := func(m method.Method, lambda float64) (float64, *train.History) {
 		net := models.MLP{Hidden: []int{16, 8}, Seed: 2}
 		model, hist, err := train.Fit(sp, nil, net, train.Config{Method: m, Lambda: lambda, BatchSize: 300, Epochs: 20, LearningRate: 1e-2, Seed: 2,
 			Represent: train.RepresentFeatures})
@@ -35,8 +36,8 @@ func Example_representFeatures() {
 		}
 		return met.TrainMMD, hist
 	}
-	none, hist := fitMMD(invmmd.None, 0)
-	full, penalised := fitMMD(invmmd.Full, 10)
+	none, hist := fitMMD(method.None, 0)
+	full, penalised := fitMMD(method.Full, 10)
 	fmt.Printf("penalty on %s, σ the same for both fits: %v, path %s\n", penalised.Represent, hist.Bandwidth == penalised.Bandwidth, penalised.PenaltyPath)
 	fmt.Printf("training MMD of the features: full below none: %v\n", full < none)
 	// Output:

@@ -13,6 +13,7 @@ import (
 
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/dataset"
+	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/models"
 	"github.com/invmmd/invmmd/invmmd/progress"
 )
@@ -111,7 +112,7 @@ type fitSpec struct {
 // penaltySpec is the MMD penalty of h's fit: the method, its weight λ, the estimator's
 // inputs and how the training graph sums the kernel.
 type penaltySpec struct {
-	method invmmd.Method
+	method method.Method
 	lambda float64
 	rows   invmmd.Rows // estimator inputs for every row of the set
 	opts   invmmd.Options

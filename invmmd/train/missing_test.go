@@ -8,6 +8,7 @@ import (
 
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/dataset"
+	"github.com/invmmd/invmmd/invmmd/method"
 )
 
 // tinyCell draws a table with a tiny cell, the case the training guard is for: P(Y = 1) ≈ 0.1, a (Y = 0, Z = 0) cell of about
@@ -49,12 +50,12 @@ func tinyCell(rng *rand.Rand, name string, n int) *dataset.Set {
 func TestTinyCellDoesNotCollapse(t *testing.T) {
 	rng := rand.New(rand.NewPCG(31, 32))
 	sp := dataset.Splits{Train: tinyCell(rng, "train", 3000), Val: tinyCell(rng, "val", 1500), Test: tinyCell(rng, "test", 3000)}
-	if _, _, err := Fit(sp, nil, mlp(1), Config{Method: invmmd.Full, Lambda: 1, BatchSize: 500, Epochs: 1, LearningRate: 1e-2}); err == nil ||
+	if _, _, err := Fit(sp, nil, mlp(1), Config{Method: method.Full, Lambda: 1, BatchSize: 500, Epochs: 1, LearningRate: 1e-2}); err == nil ||
 		!strings.Contains(err.Error(), "needs Z on every row") {
 		t.Fatalf("full on data with missing Z: error %v", err)
 	}
 	aux := quickAux(t, sp)
-	cfg := Config{Method: invmmd.DR, Lambda: 1, BatchSize: 500, Epochs: 10, LearningRate: 1e-2, Seed: 2}
+	cfg := Config{Method: method.DR, Lambda: 1, BatchSize: 500, Epochs: 10, LearningRate: 1e-2, Seed: 2}
 	_, kept, err := Fit(sp, aux, mlp(2), cfg) // the paper's behaviour: counted and kept
 	if err != nil {
 		t.Fatal(err)
@@ -85,7 +86,7 @@ func TestTinyCellDoesNotCollapse(t *testing.T) {
 	if met.TestAcc < majority-0.005 {
 		t.Errorf("dr test accuracy %.3f below the majority baseline %.3f", met.TestAcc, majority)
 	}
-	if met.TrainMMDBy != invmmd.DR || math.IsNaN(met.TrainMMD) || len(held) != 2 || held[0].Method != invmmd.DR || held[1].Method != invmmd.IP {
+	if met.TrainMMDBy != method.DR || math.IsNaN(met.TrainMMD) || len(held) != 2 || held[0].Method != method.DR || held[1].Method != method.IP {
 		t.Fatalf("metrics %+v, held-out %v", met, held)
 	}
 	for _, r := range held {
@@ -120,7 +121,7 @@ func TestAUC(t *testing.T) {
 func TestSaveLoad(t *testing.T) {
 	rng := rand.New(rand.NewPCG(33, 34))
 	sp := dataset.Splits{Train: tinyCell(rng, "train", 600), Val: tinyCell(rng, "val", 300), Test: tinyCell(rng, "test", 300)}
-	model, _, err := Fit(sp, nil, mlp(5), Config{Method: invmmd.None, BatchSize: 200, Epochs: 2, LearningRate: 1e-2, Seed: 5})
+	model, _, err := Fit(sp, nil, mlp(5), Config{Method: method.None, BatchSize: 200, Epochs: 2, LearningRate: 1e-2, Seed: 5})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/dataset"
+	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/models"
 	"github.com/invmmd/invmmd/invmmd/simcont"
 )
@@ -228,7 +229,7 @@ func TestJointPenaltyTrains(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := func(m invmmd.Method, lambda float64) Metrics {
+	run := func(m method.Method, lambda float64) Metrics {
 		cfg := Config{Method: m, Lambda: lambda, BatchSize: 500, Epochs: 60, Patience: 10, SelectAfter: 3, LearningRate: 5e-3, Seed: 2,
 			// JointScale 20 puts λ = 1 at the NLL's order of magnitude here.
 			Estimator: invmmd.Options{JointScale: 20}}
@@ -237,16 +238,16 @@ func TestJointPenaltyTrains(t *testing.T) {
 			t.Fatal(err)
 		}
 		// Z is known on every training row, so TrainMMD is the full estimator's.
-		met, _, err := EvaluateWith(model, sp, aux, cfg.Estimator, invmmd.Full)
+		met, _, err := EvaluateWith(model, sp, aux, cfg.Estimator, method.Full)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Logf("%v λ=%v: train joint MMD² (full) %.5f, train acc %.3f, test acc %.3f, best epoch %d of %d, %s", m, lambda, met.TrainMMD, met.TrainAcc, met.TestAcc, hist.BestEpoch, hist.StopEpoch, hist.PenaltyPath)
 		return met
 	}
-	none := run(invmmd.None, 0)
-	dr := run(invmmd.DR, 1)
-	if none.TrainMMDBy != invmmd.Full || dr.TrainMMD > 0.4*none.TrainMMD {
+	none := run(method.None, 0)
+	dr := run(method.DR, 1)
+	if none.TrainMMDBy != method.Full || dr.TrainMMD > 0.4*none.TrainMMD {
 		t.Errorf("train joint MMD² by %v: dr %.5f, none %.5f; want dr's at most 0.4 of none's", none.TrainMMDBy, dr.TrainMMD, none.TrainMMD)
 	}
 	if dr.TestAcc < none.TestAcc+0.04 {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/invmmd/invmmd/invmmd"
+	"github.com/invmmd/invmmd/invmmd/method"
 )
 
 // TestTraceRecordsEveryStep checks that Config.Trace sees every step with one raw estimate
@@ -15,7 +16,7 @@ func TestTraceRecordsEveryStep(t *testing.T) {
 	aux := quickAux(t, sp)
 	for _, clip := range []bool{false, true} {
 		var steps []StepTrace
-		cfg := Config{Method: invmmd.DR, Lambda: 2, BatchSize: 400, Epochs: 3, LearningRate: 3e-3, Seed: 3, Clip: clip,
+		cfg := Config{Method: method.DR, Lambda: 2, BatchSize: 400, Epochs: 3, LearningRate: 3e-3, Seed: 3, Clip: clip,
 			Estimator: invmmd.Options{MainFraction: 0.75},
 			Trace:     func(s StepTrace) { steps = append(steps, s) }}
 		_, hist, err := Fit(sp, aux, mlp(3), cfg)
@@ -62,7 +63,7 @@ func TestSelectClipped(t *testing.T) {
 	sp := smallSim(t, 4)
 	aux := quickAux(t, sp)
 	run := func(sel bool) *History {
-		cfg := Config{Method: invmmd.DR, Lambda: 3, BatchSize: 300, Epochs: 4, LearningRate: 3e-3, Seed: 5, SelectClipped: sel}
+		cfg := Config{Method: method.DR, Lambda: 3, BatchSize: 300, Epochs: 4, LearningRate: 3e-3, Seed: 5, SelectClipped: sel}
 		_, hist, err := Fit(sp, aux, mlp(5), cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -93,7 +94,7 @@ func TestTrainingNormalisers(t *testing.T) {
 	sp := smallSim(t, 6)
 	aux := quickAux(t, sp)
 	fit := func(src NormaliserSource, mf float64, batch int) *History {
-		cfg := Config{Method: invmmd.DR, Lambda: 1, BatchSize: batch, Epochs: 2, LearningRate: 3e-3, Seed: 2, Normalisers: src,
+		cfg := Config{Method: method.DR, Lambda: 1, BatchSize: batch, Epochs: 2, LearningRate: 3e-3, Seed: 2, Normalisers: src,
 			Estimator: invmmd.Options{MainFraction: mf}}
 		_, hist, err := Fit(sp, aux, mlp(2), cfg)
 		if err != nil {
@@ -111,7 +112,7 @@ func TestTrainingNormalisers(t *testing.T) {
 	if c.Epochs[0].TrainPenalty == d.Epochs[0].TrainPenalty {
 		t.Errorf("paper's split: the training set's normalisers left the penalty unchanged (%v)", c.Epochs[0].TrainPenalty)
 	}
-	cfg := Config{Method: invmmd.DR, Lambda: 1, Epochs: 1, LearningRate: 1e-3, Normalisers: "everything"}
+	cfg := Config{Method: method.DR, Lambda: 1, Epochs: 1, LearningRate: 1e-3, Normalisers: "everything"}
 	if err := cfg.Validate(10); err == nil {
 		t.Error("an unknown normaliser source was accepted")
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/backend"
 	"github.com/invmmd/invmmd/invmmd/dataset"
+	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/models"
 )
 
@@ -24,7 +25,7 @@ func featureMLP(seed uint64) models.Net { return models.MLP{Hidden: []int{12, 8}
 
 // penaltyAt returns the float64 penalty Σ_y MMD²_y of method on the features of model over
 // every training row, with the training step's design (TrainingGuard) and bandwidth sigma.
-func penaltyAt(t *testing.T, model *Model, sp dataset.Splits, aux *Aux, method invmmd.Method, opts invmmd.Options) (float64, []float64) {
+func penaltyAt(t *testing.T, model *Model, sp dataset.Splits, aux *Aux, method method.Method, opts invmmd.Options) (float64, []float64) {
 	t.Helper()
 	f, err := model.Features(sp.Train)
 	if err != nil {
@@ -55,14 +56,14 @@ func TestFeaturesPenaltyInAStep(t *testing.T) {
 	sp := smallSim(t, 11)
 	aux := quickAux(t, sp)
 	for _, tc := range []struct {
-		method invmmd.Method
+		method method.Method
 		path   PenaltyPath
 		tol    float64 // relative, per stratum
 		record string
 	}{
-		{invmmd.Full, PathAuto, 2e-4, "exact"},
-		{invmmd.DR, PathExact, 2e-4, "exact"},
-		{invmmd.DR, PathFourier, 0.1, "rff D=1024"}, // random features: within a few percent
+		{method.Full, PathAuto, 2e-4, "exact"},
+		{method.DR, PathExact, 2e-4, "exact"},
+		{method.DR, PathFourier, 0.1, "rff D=1024"}, // random features: within a few percent
 	} {
 		t.Run(tc.method.String()+"/"+tc.path.String(), func(t *testing.T) {
 			opts := invmmd.Options{MainFraction: 1}
@@ -134,7 +135,7 @@ func TestFeaturesPenaltyGradient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := invmmd.NewDesign(rows, opts, invmmd.Full)
+	d, err := invmmd.NewDesign(rows, opts, method.Full)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +219,7 @@ func (l logitOnly) Describe() string                          { return "logit-on
 // whose evaluation is on the features too), named in the message.
 func TestRepresentErrors(t *testing.T) {
 	sp := smallSim(t, 13)
-	base := Config{Method: invmmd.Full, Lambda: 1, BatchSize: 300, Epochs: 1, LearningRate: 1e-3}
+	base := Config{Method: method.Full, Lambda: 1, BatchSize: 300, Epochs: 1, LearningRate: 1e-3}
 	for _, tc := range []struct {
 		name string
 		cfg  func(Config) Config
@@ -227,7 +228,7 @@ func TestRepresentErrors(t *testing.T) {
 	}{
 		{"unknown", func(c Config) Config { c.Represent = "penultimate"; return c }, mlp(1), `representation "penultimate", want logits or features`},
 		{"no features", func(c Config) Config { c.Represent = RepresentFeatures; return c }, logitOnly{models.MLP{Hidden: []int{4}}}, "logit-only MLP [4]"},
-		{"none, no features", func(c Config) Config { c.Method, c.Represent = invmmd.None, RepresentFeatures; return c }, logitOnly{models.MLP{Hidden: []int{4}}}, "models.FeatureNet"},
+		{"none, no features", func(c Config) Config { c.Method, c.Represent = method.None, RepresentFeatures; return c }, logitOnly{models.MLP{Hidden: []int{4}}}, "models.FeatureNet"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := Fit(sp, nil, tc.net, tc.cfg(base))
@@ -279,7 +280,7 @@ func TestRepresentation(t *testing.T) {
 // reports as TrainMMDLogit.
 func TestFeaturesEvaluation(t *testing.T) {
 	sp := smallSim(t, 14)
-	model, hist, err := Fit(sp, nil, featureMLP(2), Config{Method: invmmd.Full, Lambda: 1, BatchSize: 300, Epochs: 2, LearningRate: 1e-2, Seed: 2,
+	model, hist, err := Fit(sp, nil, featureMLP(2), Config{Method: method.Full, Lambda: 1, BatchSize: 300, Epochs: 2, LearningRate: 1e-2, Seed: 2,
 		Represent: RepresentFeatures})
 	if err != nil {
 		t.Fatal(err)
@@ -293,14 +294,14 @@ func TestFeaturesEvaluation(t *testing.T) {
 		t.Fatal(err)
 	}
 	rows, _ := RowsFor(sp.Train, nil, nil)
-	res, err := invmmd.EstimateRep(f, rows, invmmd.Options{Bandwidth: hist.Bandwidth, MainFraction: 1}, invmmd.Full)
+	res, err := invmmd.EstimateRep(f, rows, invmmd.Options{Bandwidth: hist.Bandwidth, MainFraction: 1}, method.Full)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if met.TrainMMD != res[0].Value {
 		t.Errorf("TrainMMD %v, want the full estimator on the features %v", met.TrainMMD, res[0].Value)
 	}
-	lm, lh, err := Fit(sp, nil, featureMLP(2), Config{Method: invmmd.Full, Lambda: 1, BatchSize: 300, Epochs: 1, LearningRate: 1e-2, Seed: 2})
+	lm, lh, err := Fit(sp, nil, featureMLP(2), Config{Method: method.Full, Lambda: 1, BatchSize: 300, Epochs: 1, LearningRate: 1e-2, Seed: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/dataset"
+	"github.com/invmmd/invmmd/invmmd/method"
 )
 
 // TestReadWeightsRefuses gives ReadWeights broken weights files: each is refused with an
@@ -47,7 +47,7 @@ func TestReadWeightsRefuses(t *testing.T) {
 func TestVarShapesMatchFile(t *testing.T) {
 	rng := rand.New(rand.NewPCG(35, 36))
 	sp := dataset.Splits{Train: tinyCell(rng, "train", 400), Val: tinyCell(rng, "val", 200), Test: tinyCell(rng, "test", 200)}
-	model, _, err := Fit(sp, nil, mlp(6), Config{Method: invmmd.None, BatchSize: 200, Epochs: 1, LearningRate: 1e-2, Seed: 6})
+	model, _, err := Fit(sp, nil, mlp(6), Config{Method: method.None, BatchSize: 200, Epochs: 1, LearningRate: 1e-2, Seed: 6})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,12 +9,13 @@ import (
 
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/dataset"
+	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/models"
 )
 
 // Config is how h is trained.
 type Config struct {
-	Method    invmmd.Method
+	Method    method.Method
 	Lambda    float64 // weight λ of the penalty (eq. (4)); ignored by None
 	BatchSize int     // rows per step, each epoch dropping its incomplete last batch; 0 means every training row (full batch)
 	Epochs    int     // the cap on epochs; early stopping (Patience) usually ends training first

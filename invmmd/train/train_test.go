@@ -9,6 +9,7 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/dataset"
+	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/models"
 	"github.com/invmmd/invmmd/invmmd/sim"
 )
@@ -42,7 +43,7 @@ func TestSameSeedSameNumbers(t *testing.T) {
 	sp := smallSim(t, 1)
 	aux := quickAux(t, sp)
 	run := func(seed uint64) Metrics {
-		cfg := Config{Method: invmmd.DR, Lambda: 1, BatchSize: 300, Epochs: 3, LearningRate: 3e-3, Seed: seed}
+		cfg := Config{Method: method.DR, Lambda: 1, BatchSize: 300, Epochs: 3, LearningRate: 3e-3, Seed: seed}
 		m, _, err := Fit(sp, aux, mlp(seed), cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -72,7 +73,7 @@ func TestSameSeedSameNumbers(t *testing.T) {
 // a large λ lowers the training MMD below none's, on the simulation.
 func TestTrainingLearns(t *testing.T) {
 	sp := smallSim(t, 2)
-	fitEval := func(m invmmd.Method, lambda float64) (Metrics, *History) {
+	fitEval := func(m method.Method, lambda float64) (Metrics, *History) {
 		model, hist, err := Fit(sp, nil, mlp(3), Config{Method: m, Lambda: lambda, BatchSize: 300, Epochs: 15, LearningRate: 1e-2, Seed: 3})
 		if err != nil {
 			t.Fatal(err)
@@ -83,14 +84,14 @@ func TestTrainingLearns(t *testing.T) {
 		}
 		return met, hist
 	}
-	none, h := fitEval(invmmd.None, 0)
+	none, h := fitEval(method.None, 0)
 	if none.TrainAcc < 0.8 {
 		t.Errorf("none: train accuracy %.3f after 15 epochs, want > 0.8 (the Bayes rate is 0.89)", none.TrainAcc)
 	}
 	if h.BestEpoch < 1 || h.BestEpoch > 15 || len(h.Epochs) != 15 {
 		t.Errorf("history: best epoch %d of %d", h.BestEpoch, len(h.Epochs))
 	}
-	full, _ := fitEval(invmmd.Full, 10)
+	full, _ := fitEval(method.Full, 10)
 	if !(full.TrainMMD < none.TrainMMD/2) {
 		t.Errorf("full with λ=10: train MMD %.4f, none %.4f; want less than half", full.TrainMMD, none.TrainMMD)
 	}
@@ -102,7 +103,7 @@ func TestPenaltyPathsAgree(t *testing.T) {
 	sp := smallSim(t, 3)
 	var res []Metrics
 	for _, p := range []PenaltyPath{PathExact, PathFourier} {
-		m, h, err := Fit(sp, nil, mlp(4), Config{Method: invmmd.Full, Lambda: 2, BatchSize: 400, Epochs: 4, LearningRate: 3e-3, Seed: 4, Penalty: p})
+		m, h, err := Fit(sp, nil, mlp(4), Config{Method: method.Full, Lambda: 2, BatchSize: 400, Epochs: 4, LearningRate: 3e-3, Seed: 4, Penalty: p})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -120,19 +121,19 @@ func TestPenaltyPathsAgree(t *testing.T) {
 
 func TestBadConfigurationIsAClearError(t *testing.T) {
 	sp := smallSim(t, 4)
-	good := Config{Method: invmmd.Full, Lambda: 1, BatchSize: 200, Epochs: 1, LearningRate: 1e-3}
+	good := Config{Method: method.Full, Lambda: 1, BatchSize: 200, Epochs: 1, LearningRate: 1e-3}
 	for _, tc := range []struct {
 		name string
 		edit func(c *Config)
 		aux  bool
 		want string
 	}{
-		{"unknown method", func(c *Config) { c.Method = invmmd.Method(42) }, false, "unknown method"},
+		{"unknown method", func(c *Config) { c.Method = method.Method(42) }, false, "unknown method"},
 		{"negative λ", func(c *Config) { c.Lambda = -1 }, false, "λ = -1"},
 		{"batch larger than the data", func(c *Config) { c.BatchSize = 5000 }, false, "batch size 5000 is larger than the 1200 training rows"},
 		{"no epochs", func(c *Config) { c.Epochs = 0 }, false, "0 epochs"},
 		{"zero learning rate", func(c *Config) { c.LearningRate = 0 }, false, "learning rate 0"},
-		{"dr without auxiliary models", func(c *Config) { c.Method = invmmd.DR }, false, "needs the fitted auxiliary models"},
+		{"dr without auxiliary models", func(c *Config) { c.Method = method.DR }, false, "needs the fitted auxiliary models"},
 		{"bad estimator options", func(c *Config) { c.Estimator.MainFraction = 2 }, false, "MainFraction = 2"},
 		{"negative patience", func(c *Config) { c.Patience = -1 }, false, "patience -1"},
 		{"selection after the cap", func(c *Config) { c.SelectAfter = 1 }, false, "selection after 1 epochs of 1"},
@@ -149,7 +150,7 @@ func TestBadConfigurationIsAClearError(t *testing.T) {
 	// ip+ on data without a known G.
 	sp.Train.GTrue, sp.Val.GTrue, sp.Test.GTrue = nil, nil, nil
 	cfg := good
-	cfg.Method = invmmd.IPPlus
+	cfg.Method = method.IPPlus
 	if _, _, err := Fit(sp, nil, mlp(1), cfg); err == nil || !strings.Contains(err.Error(), "needs the true G") {
 		t.Fatalf("ip+ without the true G: error %v", err)
 	}
@@ -285,7 +286,7 @@ func TestStopRule(t *testing.T) {
 // eligible one with patience epochs after it.
 func TestEarlyStoppingRecorded(t *testing.T) {
 	sp := smallSim(t, 6)
-	cfg := Config{Method: invmmd.None, BatchSize: 300, Epochs: 400, Patience: 3, SelectAfter: 2, LearningRate: 3e-2, Seed: 2}
+	cfg := Config{Method: method.None, BatchSize: 300, Epochs: 400, Patience: 3, SelectAfter: 2, LearningRate: 3e-2, Seed: 2}
 	_, hist, err := Fit(sp, nil, mlp(2), cfg)
 	if err != nil {
 		t.Fatal(err)
