@@ -5,12 +5,7 @@ import (
 	"log"
 	"math"
 
-	"github.com/gomlx/gomlx/pkg/core/dtypes"
-	"github.com/gomlx/gomlx/pkg/core/graph"
-	"github.com/gomlx/gomlx/pkg/core/tensors"
-
 	"github.com/invmmd/invmmd/invmmd"
-	"github.com/invmmd/invmmd/invmmd/backend"
 	"github.com/invmmd/invmmd/invmmd/method"
 )
 
@@ -62,43 +57,6 @@ func ExampleEstimate() {
 	// ip   MMD² = 0.7904 (Y=0: 0.3812, Y=1: 0.4092)
 	// reg  MMD² = 0.0000 (Y=0: 0.0000, Y=1: 0.0000)
 	// dr   MMD² = 0.7885 (Y=0: 0.3604, Y=1: 0.4281)
-}
-
-// ExamplePenaltyGraph computes the DR penalty of a small batch as a GoMLX graph on the
-// pure-Go backend, as training does (the graph is differentiable in h), and checks it
-// against the float64 reference of the same Design.
-func ExamplePenaltyGraph() {
-	h, rows := exampleRows(40)
-	d, err := invmmd.NewDesign(rows, invmmd.Options{}, method.DR)
-	if err != nil {
-		log.Fatal(err)
-	}
-	v, c, err := d.Tensors(dtypes.Float64) // the design's factor columns and coefficients
-	if err != nil {
-		log.Fatal(err)
-	}
-	b, err := backend.NewWithConfig(backend.Default) // the pure-Go backend
-	if err != nil {
-		log.Fatal(err)
-	}
-	exec, err := graph.NewExec(b, func(h, v, c, sigma *graph.Node) *graph.Node {
-		return graph.ReduceAllSum(invmmd.PenaltyGraph(h, v, c, sigma)) // Σ over the Y strata
-	})
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer exec.Finalize()
-	out, err := exec.Exec(tensors.FromFlatDataAndDimensions(h, len(h)), v, c, tensors.FromScalar(d.Options().Bandwidth))
-	if err != nil {
-		log.Fatal(err)
-	}
-	ref, err := d.Evaluate(h, nil) // the float64 reference, exact kernel sums
-	if err != nil {
-		log.Fatal(err)
-	}
-	fmt.Printf("graph %.4f, reference %.4f\n", tensors.ToScalar[float64](out[0]), ref[0].Value)
-	// Output:
-	// graph 6.0541, reference 6.0541
 }
 
 // ExampleInvarianceTest tests H₀: h ⊥ Z | Y on the example rows, whose h depends on Z: dr's

@@ -294,3 +294,11 @@ func TestSummersForWideOutputs(t *testing.T) {
 		t.Errorf("FourierSums on 4 columns: error %v", err)
 	}
 }
+func d0(n int) []int {
+	r := make([]int, n)
+	for i := range r {
+		r[i] = i
+	}
+	return r
+}
+

@@ -13,7 +13,7 @@
 #            at n = 500 and 2000 (BenchmarkInvarianceTest in invmmd);
 #   wide     the DR penalty of a representation of d = 8 and 64 columns at batch 1500 and
 #            10,000: exact kernel against random Fourier features, float64 sums and the
-#            float32 training graph with its gradient (BenchmarkWide in invmmd).
+#            float32 training graph with its gradient (BenchmarkWide in invmmd, BenchmarkWideGraph in invmmd/penalty).
 # Usage: scripts/bench.sh [peer|penalty|nuisance|test|wide|all] [benchtime]   (default: all, 2s)
 # Environment: PEER_REPS (default 5) repetitions per row and side; PEER_FLAGS, extra flags
 # of cmd/peerbench (e.g. "-only default,mlp").
@@ -129,7 +129,8 @@ fi
 if [ "$what" = all ] || [ "$what" = wide ]; then
   echo "== wide benchmark: a representation's penalty, exact against random features; load: $(cut -d' ' -f1-3 /proc/loadavg)"
   load_before=$(cut -d' ' -f1-3 /proc/loadavg)
-  go test -run XXX -bench 'BenchmarkWide' -benchtime 1x -count 3 -timeout 60m ./invmmd/ | tee "$tmp/wide.out"
+  { go test -run XXX -bench 'BenchmarkWide$' -benchtime 1x -count 3 -timeout 60m ./invmmd/
+    go test -run XXX -bench 'BenchmarkWideGraph$' -benchtime 1x -count 3 -timeout 60m ./invmmd/penalty/ | sed 's/^BenchmarkWideGraph/BenchmarkWide/'; } | tee "$tmp/wide.out"
   {
     echo "## The penalty of a representation: exact kernel against random Fourier features"
     echo
@@ -138,8 +139,8 @@ if [ "$what" = all ] || [ "$what" = wide ]; then
     echo "The DR penalty (12 factor columns, two strata) of a batch of N rows whose output h has d columns, σ by the median"
     echo "heuristic; the median of 3 runs of one call each (after one untimed call that compiles the graph), ms per call. sums: the float64 estimate (Design.EvaluateRep), exact on"
     echo "every CPU (ExactSums) or through invmmd.RFFSums with D = 1024 frequencies (2048 features); graph: the penalty and its"
-    echo "gradient in float32 on the GoMLX backend, as a training step computes them, exact (PenaltyGraph: the n×n kernel from the"
-    echo "Gram matrix) or RFFPenaltyGraph with the same D. Ratio: random features' time over exact's, from the same run (below 1"
+    echo "gradient in float32 on the GoMLX backend, as a training step computes them, exact (penalty.PenaltyGraph: the n×n kernel from the"
+    echo "Gram matrix) or penalty.RFFPenaltyGraph with the same D. Ratio: random features' time over exact's, from the same run (below 1"
     echo "is faster). Their error against the exact kernel is in figures/tables/rff_error.md (1.5–3.3% at D = 1024)."
     echo "Load average before: $load_before; after: $(cut -d' ' -f1-3 /proc/loadavg)."
     echo
@@ -166,7 +167,8 @@ fi
 
 if [ "$what" = all ] || [ "$what" = penalty ]; then
   echo "== go test -bench (benchtime $benchtime); this takes a few minutes"
-  go test -run XXX -bench 'Benchmark(Penalty|KernelSum)$' -benchtime "$benchtime" -timeout 60m ./invmmd/ | tee "$tmp/bench.out"
+  { go test -run XXX -bench 'BenchmarkPenalty$' -benchtime "$benchtime" -timeout 60m ./invmmd/penalty/
+    go test -run XXX -bench 'BenchmarkKernelSum$' -benchtime "$benchtime" -timeout 60m ./invmmd/; } | tee "$tmp/bench.out"
   {
     echo "Measured by \`scripts/bench.sh\` on $(date -u +%Y-%m-%d), $(go version | cut -d' ' -f3), $(nproc) CPUs,"
     echo "backend \`${GOMLX_BACKEND:-go:parallelism=-1}\`, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')."

@@ -42,6 +42,7 @@ var layerOf = map[string]string{
 	"invmmd/matmul":            "models",
 	"invmmd/models":            "models",
 	"invmmd":                   "estimators",
+	"invmmd/penalty":           "estimators",
 	"invmmd/train":             "training",
 	"invmmd/experiments":       "experiments",
 	"invmmd/experiments/store": "experiments",
@@ -261,5 +262,25 @@ func TestLibraryFilesAreShort(t *testing.T) {
 	}
 	if checked == 0 {
 		t.Fatal("no library file checked")
+	}
+}
+
+// TestDependencies checks what some packages may not depend on, directly or through
+// others: the float64 estimators (package invmmd) and the packages of the base and data
+// layers build without GoMLX, so that a user of the estimators does not compile it.
+func TestDependencies(t *testing.T) {
+	for _, pkg := range []string{"./invmmd", "./invmmd/method", "./invmmd/results", "./invmmd/dataset", "./invmmd/tabular"} {
+		cmd := exec.Command("go", "list", "-deps", pkg)
+		cmd.Dir = moduleRoot(t)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("go list -deps %s: %v", pkg, err)
+		}
+		for _, dep := range strings.Fields(string(out)) {
+			if strings.HasPrefix(dep, "github.com/gomlx/") {
+				t.Errorf("%s depends on %s: it must build without GoMLX", pkg, dep)
+				break
+			}
+		}
 	}
 }

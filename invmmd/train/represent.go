@@ -11,6 +11,7 @@ import (
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/dataset"
 	"github.com/invmmd/invmmd/invmmd/models"
+	"github.com/invmmd/invmmd/invmmd/penalty"
 )
 
 // Representation says which layer of h the MMD penalty acts on (Config.Represent).
@@ -158,13 +159,13 @@ func rffPenalty(path PenaltyPath, batch int) int {
 }
 
 // featuresPenaltyGraph returns the per-stratum penalty of a batch's features [n, d]: the
-// exact kernel (invmmd.PenaltyGraph) when rff is 0, otherwise rff random Fourier features
-// drawn from seed (invmmd.RFFPenaltyGraph, the frequencies a constant of the graph).
+// exact kernel (penalty.PenaltyGraph) when rff is 0, otherwise rff random Fourier features
+// drawn from seed (penalty.RFFPenaltyGraph, the frequencies a constant of the graph).
 func featuresPenaltyGraph(feats, v, c, sigma *Node, rff int, seed uint64) *Node {
 	if rff == 0 {
-		return invmmd.PenaltyGraph(feats, v, c, sigma)
+		return penalty.PenaltyGraph(feats, v, c, sigma)
 	}
 	d := feats.Shape().Dimensions[1]
-	omega := Const(feats.Graph(), invmmd.RFFFrequencyTensor(feats.DType(), d, rff, seed))
-	return invmmd.RFFPenaltyGraph(feats, v, c, sigma, omega)
+	omega := Const(feats.Graph(), penalty.RFFFrequencyTensor(feats.DType(), d, rff, seed))
+	return penalty.RFFPenaltyGraph(feats, v, c, sigma, omega)
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/invmmd/invmmd/invmmd/dataset"
 	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/models"
+	"github.com/invmmd/invmmd/invmmd/penalty"
 )
 
 // featureMLP is the test's network for the features penalty: two hidden layers, so the
@@ -139,7 +140,7 @@ func TestFeaturesPenaltyGradient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, c, err := d.Tensors(dtypes.Float32)
+	v, c, err := penalty.Tensors(d, dtypes.Float32)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/models"
+	"github.com/invmmd/invmmd/invmmd/penalty"
 )
 
 // stepExec is a compiled training step for one penalty path.
@@ -66,9 +67,9 @@ func (r *fitRun) stepGraph(terms int) func(ctx *context.Context, in []*Node) []*
 			if p.features {
 				strata = featuresPenaltyGraph(feats, v, c, sg, p.rff, p.seed)
 			} else if terms > 0 {
-				strata, bound = invmmd.FourierPenaltyGraph(logits, v, c, sg, terms, p.tol)
+				strata, bound = penalty.FourierPenaltyGraph(logits, v, c, sg, terms, p.tol)
 			} else {
-				strata = invmmd.PenaltyGraph(logits, v, c, sg)
+				strata = penalty.PenaltyGraph(logits, v, c, sg)
 			}
 			raw = StopGradient(strata)
 			if p.clip {
@@ -102,7 +103,7 @@ func (p *penaltySpec) chooseTerms(span, sigma float64, batch int) int {
 	if p.path == PathExact {
 		return 0
 	}
-	m := invmmd.FourierTermsFor(span, sigma, p.tol)
+	m := penalty.FourierTermsFor(span, sigma, p.tol)
 	// Per row: the expansion evaluates 2(M+1) sines and cosines and their products with
 	// the P columns; the exact path n kernel values and n·P products.
 	if p.path == PathAuto && float64(2*(m+1))*(2*float64(p.columns)+10) > float64(batch)*(float64(p.columns)+10) {
@@ -123,6 +124,6 @@ func (p *penaltySpec) batchDesign(idx []int) (v, c *tensors.Tensor, rep invmmd.R
 		}
 	}
 	d.TrainingGuard() // with Options.DropUnreliable, unreliable strata leave the penalty
-	v, c, err = d.Tensors(dtypes.Float32)
+	v, c, err = penalty.Tensors(d, dtypes.Float32)
 	return v, c, d.Reports()[0], err
 }

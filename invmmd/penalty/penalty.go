@@ -1,25 +1,33 @@
-package invmmd
+// Package penalty is the MMD penalty of package invmmd as a differentiable GoMLX graph, for
+// training: the exact kernel (PenaltyGraph), the Fourier expansion of the Gaussian kernel
+// for scalar outputs (FourierPenaltyGraph) and random Fourier features for outputs of any
+// width (RFFPenaltyGraph). Each reads a Design's factor columns and coefficients (Tensors),
+// so every estimator of package invmmd is a penalty here without more code; the float64
+// estimators of package invmmd are the reference these graphs are tested against. It is
+// apart from package invmmd so that the float64 estimators build without GoMLX.
+package penalty
 
 import (
 	"fmt"
 	"math"
 
-	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:revive // GoMLX graph code reads best with the dot import.
+
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	"github.com/gomlx/gomlx/pkg/core/shapes"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
-
+	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/matmul"
 )
 
-// PenaltyGraph returns the penalty of a Design per stratum as a differentiable graph of the
+// PenaltyGraph returns the penalty of a invmmd.Design per stratum as a differentiable graph of the
 // model outputs h:
 //
 //	pen[s] = Σ_pq C[s]_pq Σ_{i≠j} V_ip V_jq k(h_i, h_j),   k(a, b) = exp(−‖a−b‖²/(2σ²)),
 //
 // shape [S]: MMD²_y for each stratum y (sum them for eq. (4)). h has shape [n] or [n, 1]
 // (a logit) or [n, d] (a representation of d columns; see KernelMatrixGraph); v is [n, P]
-// and c is [S, P, P] (Design.Tensors); sigma is a scalar. All share h's dtype. With
+// and c is [S, P, P] (invmmd.Design.Tensors); sigma is a scalar. All share h's dtype. With
 // A_s = V C[s] the sum is Σ_iq A_s,iq (K V)_iq − Σ_iq A_s,iq V_iq (the second term removes
 // the diagonal, k_ii = 1): one n×n kernel matrix and one n×n by n×P product per batch,
 // whatever the method.
@@ -83,12 +91,12 @@ func gramExponentGraph(h, sigma *Node) *Node {
 
 // Tensors returns V ([n, P]) and C ([S, P, P]) of the design (see Matrices) as tensors of
 // the given float dtype, ready to feed a graph that calls PenaltyGraph.
-func (d *Design) Tensors(dtype dtypes.DType) (v, c *tensors.Tensor, err error) {
+func Tensors(d *invmmd.Design, dtype dtypes.DType) (v, c *tensors.Tensor, err error) {
 	vf, cf, p, s := d.Matrices()
 	if p == 0 {
 		return nil, nil, fmt.Errorf("invmmd: the design has no factor columns (method none has no penalty)")
 	}
-	return floatTensor(dtype, vf, d.n, p), floatTensor(dtype, cf, s, p, p), nil
+	return floatTensor(dtype, vf, d.NumRows(), p), floatTensor(dtype, cf, s, p, p), nil
 }
 
 func floatTensor(dtype dtypes.DType, data []float64, dims ...int) *tensors.Tensor {
@@ -106,7 +114,7 @@ func floatTensor(dtype dtypes.DType, data []float64, dims ...int) *tensors.Tenso
 }
 
 // FourierPenaltyGraph is PenaltyGraph with the kernel sums computed through the Fourier
-// expansion of the Gaussian (see PlanFourier) with terms m = 0..M: O(n·M·P) instead of
+// expansion of the Gaussian (see invmmd.PlanFourier) with terms m = 0..M: O(n·M·P) instead of
 // O(n²). The period is set in the graph from the batch's range of h (with gradients
 // stopped: the kernel values do not depend on it) plus the margin that keeps the
 // periodisation error below tol/2; M is fixed when the graph is built. It returns the
@@ -158,6 +166,6 @@ func FourierPenaltyGraph(h, v, c, sigma *Node, M int, tol float64) (penalty, bou
 // spanning span with bandwidth sigma and per-pair tolerance tol, rounded up to a multiple
 // of 8 so that a slowly widening range recompiles the graph rarely.
 func FourierTermsFor(span, sigma, tol float64) int {
-	m := PlanFourier(span, sigma, tol).M
+	m := invmmd.PlanFourier(span, sigma, tol).M
 	return (m + 7) / 8 * 8
 }

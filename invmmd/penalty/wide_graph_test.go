@@ -1,4 +1,4 @@
-package invmmd
+package penalty
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	. "github.com/gomlx/gomlx/pkg/core/graph"
 
+	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/backend"
 	"github.com/invmmd/invmmd/invmmd/dataset"
 	"github.com/invmmd/invmmd/invmmd/method"
@@ -41,9 +42,9 @@ func execGraph(t *testing.T, build func(in []*Node) []*Node, inputs ...any) [][]
 // widePenaltyGrad runs PenaltyGraph on h as an [n, d] tensor (or RFFPenaltyGraph with the
 // frequencies of seed when freqs > 0) and returns the per-stratum penalties and the
 // gradient of their sum with respect to h, row-major.
-func widePenaltyGrad(t *testing.T, d *Design, h Rep, sigma float64, dtype dtypes.DType, freqs int, seed uint64) (strata, grad []float64) {
+func widePenaltyGrad(t *testing.T, d *invmmd.Design, h invmmd.Rep, sigma float64, dtype dtypes.DType, freqs int, seed uint64) (strata, grad []float64) {
 	t.Helper()
-	v, c, err := d.Tensors(dtype)
+	v, c, err := Tensors(d, dtype)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,15 +65,15 @@ func widePenaltyGrad(t *testing.T, d *Design, h Rep, sigma float64, dtype dtypes
 
 // checkGradient compares grad (the gradient of f at h) with central differences of f: along
 // two random unit directions and along three coordinates.
-func checkGradient(t *testing.T, name string, h Rep, grad []float64, f func(Rep) float64, rng *rand.Rand) {
+func checkGradient(t *testing.T, name string, h invmmd.Rep, grad []float64, f func(invmmd.Rep) float64, rng *rand.Rand) {
 	t.Helper()
 	const eps = 1e-5
-	shifted := func(u []float64, s float64) Rep {
+	shifted := func(u []float64, s float64) invmmd.Rep {
 		out := append([]float64(nil), h.Data...)
 		for k := range out {
 			out[k] += s * u[k]
 		}
-		return Rep{Dim: h.Dim, Data: out}
+		return invmmd.Rep{Dim: h.Dim, Data: out}
 	}
 	var dirs [][]float64
 	for range 2 {
@@ -109,30 +110,38 @@ func checkGradient(t *testing.T, name string, h Rep, grad []float64, f func(Rep)
 type wideGraphCase struct {
 	name string
 	h    []float64
-	rows Rows
-	opts Options
-	ref  func(m method.Method, h Rep, rows Rows, opts Options) float64
+	rows invmmd.Rows
+	opts invmmd.Options
+	ref  func(m method.Method, h invmmd.Rep, rows invmmd.Rows, opts invmmd.Options) float64
+}
+
+// exactValue is the float64 reference of package invmmd with exact kernel sums in one
+// goroutine (checked there against the pair-by-pair formulas).
+func exactValue(m method.Method, h invmmd.Rep, rows invmmd.Rows, opts invmmd.Options) float64 {
+	d, err := invmmd.NewDesign(rows, opts, m)
+	if err != nil {
+		panic(err)
+	}
+	res, err := d.EvaluateRep(h, invmmd.ExactSums{Workers: 1})
+	if err != nil {
+		panic(err)
+	}
+	return res[0].Value
 }
 
 func wideGraphCases(rng *rand.Rand) []wideGraphCase {
-	h, rows := defaultTestDGP().draw(rng, 64)
+	h, rows := binaryRows(rng, 64)
 	for i := range rows.G {
 		rows.G[i] = 0.05 + 0.9*rng.Float64()
 		rows.M[i] = rng.Float64()
 	}
-	hj, jr, _ := newJointDGP(dataset.CategoricalZ).draw(rng, 40)
+	hj, jr := jointRows(rng, dataset.CategoricalZ, 40)
 	for i := range jr.G {
 		jr.G[i] = 0.05 + 0.9*rng.Float64()
 	}
 	return []wideGraphCase{
-		{"binary Z, conditional MMD", h, rows, Options{}, naiveMMD},
-		{"categorical Z, joint MMD", hj, jr, Options{Estimand: JointMMD}, func(m method.Method, h Rep, rows Rows, opts Options) float64 {
-			v := 0.0
-			for _, s := range naiveJoint(m, h, rows, opts.Bandwidth, DefaultGFloor) {
-				v += s
-			}
-			return v
-		}},
+		{"binary Z, conditional MMD", h, rows, invmmd.Options{}, exactValue},
+		{"categorical Z, joint MMD", hj, jr, invmmd.Options{Estimand: invmmd.JointMMD}, exactValue},
 	}
 }
 
@@ -140,7 +149,7 @@ func wideGraphCases(rng *rand.Rand) []wideGraphCase {
 // 8, 64}, for every method and both estimands: its value against the pair-by-pair float64
 // reference (to 1e-9 in float64, 2·10⁻³ in float32, where the Gram form's cancellation
 // costs digits) and its gradient against central differences of the float64 reference
-// (Design.EvaluateRep with exact sums, itself checked against the pair-by-pair formula).
+// (invmmd.Design.EvaluateRep with exact sums, itself checked against the pair-by-pair formula).
 func TestWideGraphMatchesReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(101, 102))
 	for _, tc := range wideGraphCases(rng) {
@@ -150,7 +159,7 @@ func TestWideGraphMatchesReference(t *testing.T) {
 			opts.Bandwidth = wideBandwidth(dim)
 			for _, m := range method.All()[1:] {
 				name := fmt.Sprintf("%s, d=%d, %v", tc.name, dim, m)
-				d, err := NewDesign(tc.rows, opts, m)
+				d, err := invmmd.NewDesign(tc.rows, opts, m)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -165,8 +174,8 @@ func TestWideGraphMatchesReference(t *testing.T) {
 						t.Errorf("%s: float32 graph %.7g, reference %.7g", name, got, want)
 					}
 				}
-				checkGradient(t, name, h, grad, func(x Rep) float64 {
-					res, err := d.EvaluateRep(x, ExactSums{Workers: 1})
+				checkGradient(t, name, h, grad, func(x invmmd.Rep) float64 {
+					res, err := d.EvaluateRep(x, invmmd.ExactSums{Workers: 1})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -177,9 +186,9 @@ func TestWideGraphMatchesReference(t *testing.T) {
 	}
 }
 
-// TestRFFGraphMatchesSums checks RFFPenaltyGraph against RFFSums of the same seed and count
+// TestRFFGraphMatchesSums checks RFFPenaltyGraph against invmmd.RFFSums of the same seed and count
 // (the same kernel k̂, so the same value to rounding) and its gradient against central
-// differences of RFFSums, for scalar and wide outputs and both estimands.
+// differences of invmmd.RFFSums, for scalar and wide outputs and both estimands.
 func TestRFFGraphMatchesSums(t *testing.T) {
 	rng := rand.New(rand.NewPCG(103, 104))
 	const freqs, seed = 96, 17
@@ -188,14 +197,14 @@ func TestRFFGraphMatchesSums(t *testing.T) {
 			h := widen(rng, tc.h, dim)
 			opts := tc.opts
 			opts.Bandwidth = wideBandwidth(dim)
-			summer := RFFSums{Frequencies: freqs, Seed: seed}
+			summer := invmmd.RFFSums{Frequencies: freqs, Seed: seed}
 			for _, m := range []method.Method{method.Full, method.IP, method.DR} {
 				name := fmt.Sprintf("%s, d=%d, %v", tc.name, dim, m)
-				d, err := NewDesign(tc.rows, opts, m)
+				d, err := invmmd.NewDesign(tc.rows, opts, m)
 				if err != nil {
 					t.Fatal(err)
 				}
-				f := func(x Rep) float64 {
+				f := func(x invmmd.Rep) float64 {
 					res, err := d.EvaluateRep(x, summer)
 					if err != nil {
 						t.Fatal(err)
@@ -205,7 +214,7 @@ func TestRFFGraphMatchesSums(t *testing.T) {
 				want := f(h)
 				strata, grad := widePenaltyGrad(t, d, h, opts.Bandwidth, dtypes.Float64, freqs, seed)
 				if got := strata[0] + strata[1]; math.Abs(got-want) > 1e-9*math.Max(1, math.Abs(want)) {
-					t.Errorf("%s: RFF graph %.12g, RFFSums %.12g", name, got, want)
+					t.Errorf("%s: RFF graph %.12g, invmmd.RFFSums %.12g", name, got, want)
 				}
 				checkGradient(t, name, h, grad, f, rng)
 			}
@@ -219,9 +228,9 @@ func TestRFFGraphMatchesSums(t *testing.T) {
 // and stays below 5% at D = 4096.
 func TestRFFApproachesExact(t *testing.T) {
 	rng := rand.New(rand.NewPCG(105, 106))
-	h, rows := defaultTestDGP().draw(rng, 400)
+	h, rows := binaryRows(rng, 400)
 	w := widen(rng, h, 8)
-	d, err := NewDesign(rows, Options{Bandwidth: wideBandwidth(8)}, method.DR)
+	d, err := invmmd.NewDesign(rows, invmmd.Options{Bandwidth: wideBandwidth(8)}, method.DR)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +238,7 @@ func TestRFFApproachesExact(t *testing.T) {
 	meanErr := func(freqs int) float64 {
 		e := 0.0
 		for seed := range uint64(8) {
-			res, err := d.EvaluateRep(w, RFFSums{Frequencies: freqs, Seed: seed})
+			res, err := d.EvaluateRep(w, invmmd.RFFSums{Frequencies: freqs, Seed: seed})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -245,7 +254,7 @@ func TestRFFApproachesExact(t *testing.T) {
 }
 
 // TestKernelMatrixGraphWide checks the Gram form of the kernel matrix entry by entry against
-// refKernel, including rows far from the origin (where ‖h‖² ≫ ‖h − h'‖² and the Gram form
+// the float64 kernel, including rows far from the origin (where ‖h‖² ≫ ‖h − h'‖² and the Gram form
 // cancels digits) and repeated rows (distance 0, clamped), with the diagonal exactly 1.
 func TestKernelMatrixGraphWide(t *testing.T) {
 	rng := rand.New(rand.NewPCG(107, 108))
@@ -255,12 +264,12 @@ func TestKernelMatrixGraphWide(t *testing.T) {
 		data[k] = rng.NormFloat64() + 50
 	}
 	copy(data[3*dim:4*dim], data[7*dim:8*dim]) // rows 3 and 7 tie
-	h := Rep{Dim: dim, Data: data}
+	h := invmmd.Rep{Dim: dim, Data: data}
 	out := execGraph(t, func(in []*Node) []*Node { return []*Node{KernelMatrixGraph(in[0], in[1])} },
 		floatTensor(dtypes.Float64, data, n, dim), floatTensor(dtypes.Float64, []float64{sigma}))
 	for i := range n {
 		for j := range n {
-			got, want := out[0][i*n+j], refKernel(h.Row(i), h.Row(j), sigma)
+			got, want := out[0][i*n+j], invmmd.GaussianKernelVec(h.Row(i), h.Row(j), sigma)
 			if i == j && got != 1 || math.Abs(got-want) > 1e-10 {
 				t.Fatalf("k[%d][%d] = %.15g, want %.15g", i, j, got, want)
 			}

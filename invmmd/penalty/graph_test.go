@@ -1,4 +1,4 @@
-package invmmd
+package penalty
 
 import (
 	"math"
@@ -9,19 +9,20 @@ import (
 	. "github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 
+	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/backend"
 	"github.com/invmmd/invmmd/invmmd/method"
 )
 
 // penaltyAndGrad runs PenaltyGraph on h with the design's V and C and returns the penalty
 // and its gradient with respect to h.
-func penaltyAndGrad(t *testing.T, d *Design, h []float64, sigma float64, dtype dtypes.DType) (float64, []float64) {
+func penaltyAndGrad(t *testing.T, d *invmmd.Design, h []float64, sigma float64, dtype dtypes.DType) (float64, []float64) {
 	p, g, _ := penaltyGradStrata(t, d, h, sigma, dtype)
 	return p, g
 }
 
 // penaltyGradStrata is penaltyAndGrad that also returns the per-stratum penalties.
-func penaltyGradStrata(t *testing.T, d *Design, h []float64, sigma float64, dtype dtypes.DType) (float64, []float64, []float64) {
+func penaltyGradStrata(t *testing.T, d *invmmd.Design, h []float64, sigma float64, dtype dtypes.DType) (float64, []float64, []float64) {
 	out := runPenaltyGraph(t, d, h, sigma, dtype, func(h, v, c, s *Node) []*Node {
 		strata := PenaltyGraph(h, v, c, s)
 		p := ReduceAllSum(strata)
@@ -32,13 +33,13 @@ func penaltyGradStrata(t *testing.T, d *Design, h []float64, sigma float64, dtyp
 
 // runPenaltyGraph executes build(h, V, C, σ) on the shared backend with the design's
 // matrices and returns its outputs as float64 slices.
-func runPenaltyGraph(t *testing.T, d *Design, h []float64, sigma float64, dtype dtypes.DType, build func(h, v, c, s *Node) []*Node) [][]float64 {
+func runPenaltyGraph(t *testing.T, d *invmmd.Design, h []float64, sigma float64, dtype dtypes.DType, build func(h, v, c, s *Node) []*Node) [][]float64 {
 	t.Helper()
 	b, err := backend.Shared()
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, c, err := d.Tensors(dtype)
+	v, c, err := Tensors(d, dtype)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,18 +77,18 @@ func toFloat64(t *testing.T, x *tensors.Tensor) []float64 {
 }
 
 // TestGraphMatchesReference compares the graph penalty of every method with the float64
-// reference (Design.Evaluate with exact sums): to relative 1e-5 in float64 and 1e-3 in
+// reference (invmmd.Design.Evaluate with exact sums): to relative 1e-5 in float64 and 1e-3 in
 // float32, where summing n² terms costs digits.
 func TestGraphMatchesReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	h, rows := defaultTestDGP().draw(rng, 300)
+	h, rows := binaryRows(rng, 300)
 	for i := range rows.G {
 		rows.G[i] = 0.05 + 0.9*rng.Float64()
 		rows.M[i] = rng.Float64()
 	}
 	for _, m := range method.All()[1:] {
-		for _, opts := range []Options{{}, {Unconditional: true, Bandwidth: 0.6}} {
-			d, err := NewDesign(rows, opts, m)
+		for _, opts := range []invmmd.Options{{}, {Unconditional: true, Bandwidth: 0.6}} {
+			d, err := invmmd.NewDesign(rows, opts, m)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -118,9 +119,9 @@ func TestGraphMatchesReference(t *testing.T) {
 // to h against central differences of the float64 reference.
 func TestGraphGradientMatchesFiniteDifferences(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	h, rows := defaultTestDGP().draw(rng, 120)
+	h, rows := binaryRows(rng, 120)
 	for _, m := range []method.Method{method.Full, method.DR, method.Reg} {
-		d, err := NewDesign(rows, Options{}, m)
+		d, err := invmmd.NewDesign(rows, invmmd.Options{}, m)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -142,7 +143,7 @@ func TestGraphGradientMatchesFiniteDifferences(t *testing.T) {
 
 // fourierPenaltyAndGrad runs FourierPenaltyGraph and returns the penalty, its gradient with
 // respect to h and the reported error bound.
-func fourierPenaltyAndGrad(t *testing.T, d *Design, h []float64, sigma float64, M int, tol float64, dtype dtypes.DType) (float64, []float64, float64) {
+func fourierPenaltyAndGrad(t *testing.T, d *invmmd.Design, h []float64, sigma float64, M int, tol float64, dtype dtypes.DType) (float64, []float64, float64) {
 	out := runPenaltyGraph(t, d, h, sigma, dtype, func(h, v, c, s *Node) []*Node {
 		pen, bound := FourierPenaltyGraph(h, v, c, s, M, tol)
 		p := ReduceAllSum(pen)
@@ -156,13 +157,12 @@ func fourierPenaltyAndGrad(t *testing.T, d *Design, h []float64, sigma float64, 
 // reported bound flags a too-small M.
 func TestFourierGraphMatchesExact(t *testing.T) {
 	rng := rand.New(rand.NewPCG(41, 42))
-	h, rows := defaultTestDGP().draw(rng, 500)
+	h, rows := binaryRows(rng, 500)
 	for i := range h {
 		h[i] *= 2 // a wider range than the defaults, as a trained logit has
 	}
-	lo, hi := rangeOf(h, d0(len(h)))
 	for _, m := range []method.Method{method.Full, method.DR} {
-		d, err := NewDesign(rows, Options{Bandwidth: 0.8}, m)
+		d, err := invmmd.NewDesign(rows, invmmd.Options{Bandwidth: 0.8}, m)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -171,7 +171,7 @@ func TestFourierGraphMatchesExact(t *testing.T) {
 			dtype    dtypes.DType
 			tol, rel float64
 		}{{dtypes.Float64, 1e-10, 1e-7}, {dtypes.Float32, 1e-6, 2e-3}} {
-			M := FourierTermsFor(hi-lo, 0.8, tc.tol)
+			M := FourierTermsFor(span(h), 0.8, tc.tol)
 			got, grad, bound := fourierPenaltyAndGrad(t, d, h, 0.8, M, tc.tol, tc.dtype)
 			if bound > tc.tol {
 				t.Errorf("%v %s: M=%d reports bound %g above tol %g", m, tc.dtype, M, bound, tc.tol)
@@ -194,12 +194,4 @@ func TestFourierGraphMatchesExact(t *testing.T) {
 			t.Errorf("%v: with M=4 the reported bound %g does not flag the truncation", m, bound)
 		}
 	}
-}
-
-func d0(n int) []int {
-	r := make([]int, n)
-	for i := range r {
-		r[i] = i
-	}
-	return r
 }
