@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"testing"
 
-
 	"github.com/invmmd/invmmd/invmmd/method"
 )
 

@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"sync"
-
 )
 
 // Random Fourier features of the Gaussian kernel on outputs of any width (Rahimi & Recht,

@@ -301,4 +301,3 @@ func d0(n int) []int {
 	}
 	return r
 }
-

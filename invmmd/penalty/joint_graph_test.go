@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"testing"
 
-
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/dataset"
