@@ -38,7 +38,7 @@ func BenchmarkKernelSum(b *testing.B) {
 		} {
 			b.Run(fmt.Sprintf("N=%d/%s", n, s.name), func(b *testing.B) {
 				for b.Loop() {
-					if _, err := d.Evaluate(h, s.sum); err != nil {
+					if _, err := d.Evaluate(ScalarRep(h), s.sum); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -59,7 +59,7 @@ func BenchmarkWide(b *testing.B) {
 			rng := rand.New(rand.NewPCG(uint64(n), uint64(dim)))
 			h1, rows := defaultTestDGP().draw(rng, n)
 			h := widen(rng, h1, dim)
-			sigma, err := MedianBandwidthRep(h)
+			sigma, err := MedianBandwidth(h)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -77,7 +77,7 @@ func BenchmarkWide(b *testing.B) {
 			} {
 				b.Run(prefix+"/"+s.name, func(b *testing.B) {
 					for b.Loop() {
-						if _, err := d.EvaluateRep(h, s.sum); err != nil {
+						if _, err := d.Evaluate(h, s.sum); err != nil {
 							b.Fatal(err)
 						}
 					}

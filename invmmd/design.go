@@ -229,18 +229,12 @@ func (d *Design) Matrices() (v, c []float64, p, strata int) {
 	return v, c, p, strata
 }
 
-// Evaluate returns each method's estimate for scalar model outputs h, computing the kernel
-// sums with summer (nil means Exact with one goroutine per CPU). It is EvaluateRep of the
-// one-column Rep of h.
-func (d *Design) Evaluate(h []float64, summer PairSummer) ([]Result, error) {
-	return d.EvaluateRep(ScalarRep(h), summer)
-}
-
-// EvaluateRep returns each method's estimate for model outputs h of any width d (one row
-// per row of the design), with the kernel exp(−‖h − h'‖²/(2σ²)), computing the kernel sums
-// with summer (nil means Exact with one goroutine per CPU). For d > 1 the summers are
-// ExactSums (AutoSums takes it too) and RFFSums; FourierSums returns an error.
-func (d *Design) EvaluateRep(h Rep, summer PairSummer) ([]Result, error) {
+// Evaluate returns each method's estimate for model outputs h of any width d (one row per
+// row of the design; a logit is the one-column ScalarRep), with the kernel
+// exp(−‖h − h'‖²/(2σ²)), computing the kernel sums with summer (nil means Exact with one
+// goroutine per CPU). For d > 1 the summers are ExactSums (AutoSums takes it too) and
+// RFFSums; FourierSums returns an error.
+func (d *Design) Evaluate(h Rep, summer PairSummer) ([]Result, error) {
 	if err := h.check(d.n); err != nil {
 		return nil, err
 	}
@@ -311,18 +305,13 @@ func (d *Design) assemble(q [][]float64) ([]Result, error) {
 	return out, nil
 }
 
-// Estimate evaluates methods on one batch: h holds the model outputs and rows the rest.
-// The kernel sums are exact, in float64, over all pairs i ≠ j. Each result carries the
-// jackknife standard error of every stratum's estimate (Design.StandardErrors): an MMD²
-// cannot be negative, so an estimate below 0 by a few standard errors says the same as a
-// flag, that the estimate rests on too little. It is EstimateRep of the one-column Rep of h.
-func Estimate(h []float64, rows Rows, opts Options, methods ...method.Method) ([]Result, error) {
-	return EstimateRep(ScalarRep(h), rows, opts, methods...)
-}
-
-// EstimateRep is Estimate for model outputs of any width (a representation h ∈ ℝ^{n×d}),
-// with the kernel exp(−‖h − h'‖²/(2σ²)).
-func EstimateRep(h Rep, rows Rows, opts Options, methods ...method.Method) ([]Result, error) {
+// Estimate evaluates methods on one batch: h holds the model outputs, a logit (ScalarRep)
+// or a representation h ∈ ℝ^{n×d} of any width (Rep), and rows the rest, with the kernel
+// exp(−‖h − h'‖²/(2σ²)). Each result carries the jackknife standard error of every
+// stratum's estimate (Design.StandardErrors): an MMD² cannot be negative, so an estimate
+// below 0 by a few standard errors says the same as a flag, that the estimate rests on
+// too little.
+func Estimate(h Rep, rows Rows, opts Options, methods ...method.Method) ([]Result, error) {
 	if h.Dim < 1 || len(h.Data)%h.Dim != 0 {
 		return nil, h.check(rows.Len())
 	}
@@ -333,11 +322,11 @@ func EstimateRep(h Rep, rows Rows, opts Options, methods ...method.Method) ([]Re
 	if err != nil {
 		return nil, err
 	}
-	res, err := d.EvaluateRep(h, nil)
+	res, err := d.Evaluate(h, nil)
 	if err != nil {
 		return nil, err
 	}
-	se := d.StandardErrorsRep(h)
+	se := d.StandardErrors(h)
 	for k := range res {
 		r := &res[k]
 		r.SE = se[k]

@@ -43,11 +43,11 @@
 // # Representations
 //
 // Nothing in the estimators depends on h beyond the kernel, so every method, estimand and
-// nuisance kind applies to a representation h ∈ ℝ^{n×d} as to a logit: EstimateRep and
-// Design.EvaluateRep take a Rep, PenaltyGraph an [n, d] node, and MedianBandwidthRep gives
+// nuisance kind applies to a representation h ∈ ℝ^{n×d} as to a logit: Estimate and
+// Design.Evaluate take a Rep (a logit is ScalarRep), and MedianBandwidth gives
 // the median heuristic on Euclidean distances. The kernel sums cost O(n²·(d + P)) exactly;
 // the Fourier expansion of scalar outputs (FourierSums, FourierPenaltyGraph) has no regular
 // counterpart in d dimensions, and random Fourier features (RFFSums, RFFPenaltyGraph) take
-// its place, at O(n·D·(d + P)) with a random error of order 1/√D. InvarianceTestRep tests
+// its place, at O(n·D·(d + P)) with a random error of order 1/√D. InvarianceTest tests
 // H₀: h ⊥ Z | Y for a representation by the cross route.
 package invmmd

@@ -58,7 +58,7 @@ func TestDRPOCounterexample(t *testing.T) {
 	}
 	h := []float64{0, 0, 5, 5}
 	o := Options{Bandwidth: 1, MainFraction: 1, Unconditional: true}
-	res, err := Estimate(h, r, o, method.DRPO)
+	res, err := Estimate(ScalarRep(h), r, o, method.DRPO)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func TestDRPOLowerBound(t *testing.T) {
 					for i := range h {
 						h[i] = out(r, i, rng)
 					}
-					res, err := Estimate(h, r, o, method.DRPO)
+					res, err := Estimate(ScalarRep(h), r, o, method.DRPO)
 					if err != nil {
 						t.Fatal(err)
 					}

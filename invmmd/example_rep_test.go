@@ -9,13 +9,13 @@ import (
 	"github.com/invmmd/invmmd/invmmd/method"
 )
 
-// ExampleEstimateRep estimates the penalty of a 2-column representation instead of a
+// ExampleEstimate_representation estimates the penalty of a 2-column representation instead of a
 // logit: row i of h is (h_i, a second feature that also depends on Z), the kernel is
-// exp(−‖h − h'‖²/(2σ²)) with σ by the median heuristic on the rows (MedianBandwidthRep),
+// exp(−‖h − h'‖²/(2σ²)) with σ by the median heuristic on the rows (MedianBandwidth),
 // and the estimators are the same as for a scalar output. The exact kernel sums cost
 // O(n²·d); RFFSums trades them for random Fourier features, O(n·D·d), here within a few
 // percent with D = 2048 frequencies.
-func ExampleEstimateRep() {
+func ExampleEstimate_representation() {
 	h1, rows := exampleRows(600)
 	data := make([]float64, 0, 2*len(h1))
 	for i, x := range h1 {
@@ -25,12 +25,12 @@ func ExampleEstimateRep() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	sigma, err := invmmd.MedianBandwidthRep(h)
+	sigma, err := invmmd.MedianBandwidth(h)
 	if err != nil {
 		log.Fatal(err)
 	}
 	opts := invmmd.Options{Bandwidth: sigma, MainFraction: 1}
-	res, err := invmmd.EstimateRep(h, rows, opts, method.Full, method.Obs, method.DR)
+	res, err := invmmd.Estimate(h, rows, opts, method.Full, method.Obs, method.DR)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func ExampleEstimateRep() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	rff, err := d.EvaluateRep(h, invmmd.RFFSums{Frequencies: 2048, Seed: 1})
+	rff, err := d.Evaluate(h, invmmd.RFFSums{Frequencies: 2048, Seed: 1})
 	if err != nil {
 		log.Fatal(err)
 	}

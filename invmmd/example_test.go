@@ -42,7 +42,7 @@ func exampleRows(n int) ([]float64, invmmd.Rows) {
 // for the normalisers, appendix B.1).
 func ExampleEstimate() {
 	h, rows := exampleRows(600)
-	res, err := invmmd.Estimate(h, rows, invmmd.Options{MainFraction: 1}, method.Full, method.Obs, method.IP, method.Reg, method.DR)
+	res, err := invmmd.Estimate(invmmd.ScalarRep(h), rows, invmmd.Options{MainFraction: 1}, method.Full, method.Obs, method.IP, method.Reg, method.DR)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func ExampleEstimate() {
 func ExampleInvarianceTest() {
 	h, rows := exampleRows(600)
 	for _, route := range []invmmd.TestRoute{invmmd.CrossRoute, invmmd.WildRoute} {
-		res, err := invmmd.InvarianceTest(h, rows, invmmd.TestOptions{Route: route, Seed: 1}, method.DR)
+		res, err := invmmd.InvarianceTest(invmmd.ScalarRep(h), rows, invmmd.TestOptions{Route: route, Seed: 1}, method.DR)
 		if err != nil {
 			log.Fatal(err)
 		}

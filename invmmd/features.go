@@ -250,7 +250,7 @@ func NewGaussianMap(z []float64, sigma, tol float64) (GaussianMap, error) {
 	}
 	if sigma == 0 {
 		var err error
-		if sigma, err = MedianBandwidth(obs); err != nil {
+		if sigma, err = MedianBandwidth(ScalarRep(obs)); err != nil {
 			return GaussianMap{}, fmt.Errorf("invmmd: continuous Z: %w; give a bandwidth", err)
 		}
 	}

@@ -21,7 +21,7 @@ func TestFourierPlanBound(t *testing.T) {
 		worst := 0.0
 		for k := 0; k <= 400; k++ {
 			d := tc.span * float64(k) / 400
-			worst = math.Max(worst, math.Abs(p.KernelAt(d)-GaussianKernel(d, 0, tc.sigma)))
+			worst = math.Max(worst, math.Abs(p.KernelAt(d)-gaussian1D(d, 0, tc.sigma)))
 		}
 		if worst > p.Bound+1e-15 {
 			t.Errorf("%+v (M=%d): worst kernel error %g exceeds the bound %g", tc, p.M, worst, p.Bound)
@@ -102,8 +102,8 @@ func TestEstimateWithFourierSummer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	exact, _ := d.Evaluate(h, ExactSums{Workers: 2})
-	fast, _ := d.Evaluate(h, FourierSums{})
+	exact, _ := d.Evaluate(ScalarRep(h), ExactSums{Workers: 2})
+	fast, _ := d.Evaluate(ScalarRep(h), FourierSums{})
 	for k := range exact {
 		if math.Abs(exact[k].Value-fast[k].Value) > 1e-7*math.Max(1e-3, math.Abs(exact[k].Value)) {
 			t.Errorf("%v: Fourier %.10g, exact %.10g", exact[k].Method, fast[k].Value, exact[k].Value)

@@ -48,7 +48,7 @@ func TestBadInputsAreClearErrors(t *testing.T) {
 			h, rows := smallRows()
 			var o Options
 			tc.edit(&h, &rows, &o)
-			_, err := Estimate(h, rows, o, tc.method)
+			_, err := Estimate(ScalarRep(h), rows, o, tc.method)
 			if err == nil {
 				t.Fatal("no error")
 			}
@@ -67,7 +67,7 @@ func TestGuards(t *testing.T) {
 	t.Run("G = 0 is floored and counted", func(t *testing.T) {
 		h, rows := smallRows()
 		rows.G[0], rows.G[3] = 0, 0.01 // both observed rows
-		res, err := Estimate(h, rows, Options{MainFraction: 1}, method.IP, method.DR)
+		res, err := Estimate(ScalarRep(h), rows, Options{MainFraction: 1}, method.IP, method.DR)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -77,7 +77,7 @@ func TestGuards(t *testing.T) {
 			}
 		}
 		// The floor is the one that Options.GFloor sets: raising it changes the estimate.
-		res2, _ := Estimate(h, rows, Options{MainFraction: 1, GFloor: 0.3}, method.IP)
+		res2, _ := Estimate(ScalarRep(h), rows, Options{MainFraction: 1, GFloor: 0.3}, method.IP)
 		if res2[0].Value == res[0].Value {
 			t.Error("GFloor 0.3 gave the same IP estimate as the default floor")
 		}
@@ -85,7 +85,7 @@ func TestGuards(t *testing.T) {
 	t.Run("all rows missing", func(t *testing.T) {
 		h, rows := smallRows()
 		rows.Delta = make([]float64, len(rows.Y))
-		res, err := Estimate(h, rows, Options{MainFraction: 1}, method.Obs, method.IP, method.DR, method.Full)
+		res, err := Estimate(ScalarRep(h), rows, Options{MainFraction: 1}, method.Obs, method.IP, method.DR, method.Full)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -106,7 +106,7 @@ func TestGuards(t *testing.T) {
 		for i := range rows.Y {
 			rows.Y[i] = 1
 		}
-		res, err := Estimate(h, rows, Options{}, method.Full, method.DR)
+		res, err := Estimate(ScalarRep(h), rows, Options{}, method.Full, method.DR)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -121,7 +121,7 @@ func TestGuards(t *testing.T) {
 		for i := 4; i < 8; i++ {
 			rows.Z[i] = 1
 		}
-		res, _ := Estimate(h, rows, Options{}, method.Full)
+		res, _ := Estimate(ScalarRep(h), rows, Options{}, method.Full)
 		if !slices.Equal(res[0].Report.EmptyStrata, []float64{1}) || res[0].Strata[1] != 0 {
 			t.Errorf("stratum Y=1 with Z=1 only: strata %v, empty %v; want it flagged and 0", res[0].Strata, res[0].Report.EmptyStrata)
 		}
@@ -136,7 +136,7 @@ func TestGuards(t *testing.T) {
 			}
 		}
 		rows.Z[2], rows.Z[6] = 1, 1 // missing rows: keep both Z values in the truth
-		res, err := Estimate(h, rows, Options{MainFraction: 1}, method.DR)
+		res, err := Estimate(ScalarRep(h), rows, Options{MainFraction: 1}, method.DR)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -204,15 +204,15 @@ func TestMedianBandwidth(t *testing.T) {
 		}
 		slices.Sort(d)
 		want := d[(len(d)+1)/2-1]
-		got, err := MedianBandwidth(h)
+		got, err := MedianBandwidth(ScalarRep(h))
 		if err != nil || math.Abs(got-want) > 1e-9 {
 			t.Errorf("n=%d: MedianBandwidth = %v (%v), want %v", n, got, err, want)
 		}
 	}
-	if _, err := MedianBandwidth([]float64{1, 1, 1, 2}); err == nil {
+	if _, err := MedianBandwidth(ScalarRep([]float64{1, 1, 1, 2})); err == nil {
 		t.Error("tied outputs: want an error, the median distance is 0")
 	}
-	if _, err := MedianBandwidth([]float64{1}); err == nil {
+	if _, err := MedianBandwidth(ScalarRep([]float64{1})); err == nil {
 		t.Error("one output: want an error")
 	}
 }
@@ -253,11 +253,11 @@ func TestMissingZIsNaN(t *testing.T) {
 		t.Fatalf("MissingZ = %d, want 2", got)
 	}
 	methods := []method.Method{method.Obs, method.IP, method.Reg, method.DR, method.DRPO}
-	want, err := Estimate(h, given, Options{MainFraction: 1}, methods...)
+	want, err := Estimate(ScalarRep(h), given, Options{MainFraction: 1}, methods...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := Estimate(h, nan, Options{MainFraction: 1}, methods...)
+	got, err := Estimate(ScalarRep(h), nan, Options{MainFraction: 1}, methods...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,16 +268,16 @@ func TestMissingZIsNaN(t *testing.T) {
 	}
 	// Δ given and NaN where Δ = 0: the same again.
 	nan.Delta = given.Delta
-	if got, err = Estimate(h, nan, Options{MainFraction: 1}, method.DR); err != nil || got[0].Value != want[3].Value {
+	if got, err = Estimate(ScalarRep(h), nan, Options{MainFraction: 1}, method.DR); err != nil || got[0].Value != want[3].Value {
 		t.Errorf("Δ given, NaN Z where missing: %v, %v; want %v", got, err, want[3].Value)
 	}
-	_, err = Estimate(h, nan, Options{}, method.Full)
+	_, err = Estimate(ScalarRep(h), nan, Options{}, method.Full)
 	if err == nil || !strings.Contains(err.Error(), "row 2: Z is missing (NaN) but method full needs Z on every row") {
 		t.Errorf("full with NaN Z: error %v", err)
 	}
 	// NaN where Δ = 1 is refused by every method.
 	nan.Z[0] = math.NaN()
-	if _, err := Estimate(h, nan, Options{}, method.DR); err == nil || !strings.Contains(err.Error(), "row 0: Z = NaN, want 0 or 1") {
+	if _, err := Estimate(ScalarRep(h), nan, Options{}, method.DR); err == nil || !strings.Contains(err.Error(), "row 0: Z = NaN, want 0 or 1") {
 		t.Errorf("NaN Z where Δ = 1: error %v", err)
 	}
 }
@@ -288,7 +288,7 @@ func TestMissingZIsNaN(t *testing.T) {
 func TestUnreliableStrata(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 22))
 	h, healthy := defaultTestDGP().draw(rng, 2000)
-	res, err := Estimate(h, healthy, Options{}, method.Obs, method.IP, method.Reg, method.DR, method.DRPO, method.Full)
+	res, err := Estimate(ScalarRep(h), healthy, Options{}, method.Obs, method.IP, method.Reg, method.DR, method.DRPO, method.Full)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,7 +300,7 @@ func TestUnreliableStrata(t *testing.T) {
 
 	t.Run("one observed Z=1 row", func(t *testing.T) {
 		h, rows := oneObservedZ1(23)
-		res, err := Estimate(h, rows, Options{MainFraction: 1}, method.Obs, method.IP)
+		res, err := Estimate(ScalarRep(h), rows, Options{MainFraction: 1}, method.Obs, method.IP)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -325,7 +325,7 @@ func TestUnreliableStrata(t *testing.T) {
 				rows.Z[i], rows.G[i] = 0, 0.1
 			}
 		}
-		res, err := Estimate(h, rows, Options{MainFraction: 1, MinESS: 1}, method.DR)
+		res, err := Estimate(ScalarRep(h), rows, Options{MainFraction: 1, MinESS: 1}, method.DR)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -383,12 +383,12 @@ func TestDropUnreliable(t *testing.T) {
 	if n := d.TrainingGuard(); n != 0 {
 		t.Fatalf("TrainingGuard without Options.DropUnreliable dropped %d strata", n)
 	}
-	before, _ := d.Evaluate(h, nil)
+	before, _ := d.Evaluate(ScalarRep(h), nil)
 	d.opts.DropUnreliable = true
 	if n := d.TrainingGuard(); n != 1 {
 		t.Fatalf("dropped %d strata, want 1", n)
 	}
-	after, _ := d.Evaluate(h, nil)
+	after, _ := d.Evaluate(ScalarRep(h), nil)
 	if after[0].Strata[1] != 0 || after[0].Strata[0] != before[0].Strata[0] || before[0].Strata[1] == 0 {
 		t.Errorf("strata before %v, after %v; want Y=1 dropped to 0 and Y=0 unchanged", before[0].Strata, after[0].Strata)
 	}
@@ -407,7 +407,7 @@ func TestDropUnreliable(t *testing.T) {
 // is reported as "all rows", not as a Y value.
 func TestUnconditionalReportNamesAllRows(t *testing.T) {
 	h, rows := defaultTestDGP().draw(rand.New(rand.NewPCG(27, 28)), 400)
-	res, err := Estimate(h, rows, Options{Unconditional: true}, method.IP)
+	res, err := Estimate(ScalarRep(h), rows, Options{Unconditional: true}, method.IP)
 	if err != nil {
 		t.Fatal(err)
 	}

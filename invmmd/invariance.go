@@ -101,7 +101,7 @@ const (
 // the median heuristic bandwidth and a random half seeded by 0.
 type TestOptions struct {
 	// Bandwidth σ of the Gaussian kernel on h; 0 means the median heuristic
-	// (MedianBandwidthRep: MedianBandwidth for one column) on the outputs of half B for
+	// (MedianBandwidth) on the outputs of half B for
 	// the cross route, of all rows otherwise.
 	Bandwidth float64
 	// GFloor bounds G from below in the pseudo-outcomes, as Options.GFloor; 0 means 0.05.
@@ -150,24 +150,18 @@ type TestStratum struct {
 
 // InvarianceTest tests H₀: h ⊥ Z | Y (or h ⊥ Z with Unconditional) for each method's
 // pseudo-outcome of ψ(Z), with the route of opts: see the comment at the top of this file
-// for what each route assumes and why it is valid. Z may be of any kind (Rows.Psi) and
-// missing at random; full needs Z on every row, and method none has no test. It returns
-// an error naming the problem for a constant h, a stratum without an observed Z (or in the
-// cross route, without one in either half), Resamples under MinResamples, or rows that
-// Rows.Validate refuses.
-func InvarianceTest(h []float64, rows Rows, opts TestOptions, methods ...method.Method) ([]TestResult, error) {
-	return InvarianceTestRep(ScalarRep(h), rows, opts, methods...)
-}
-
-// InvarianceTestRep is InvarianceTest for outputs h of any width d (a Rep: a logit, the K
-// logits of a K-class model, or a representation of d columns), with the Gaussian kernel
-// on rows, k(h, h') = exp(−‖h − h'‖²/(2σ²)), and σ by default the median heuristic on the
-// rows of half B (MedianBandwidthRep). Nothing in the cross route's argument (the comment
-// at the top of this file) uses d: conditional on B the witness g is a fixed function of a
-// row of h, so the same studentised covariance is standard normal under H₀. The wild and
-// permutation routes expand the kernel of one column (FourierPlan) and refuse d > 1 by
-// name. For d = 1 it is InvarianceTest, to the last bit.
-func InvarianceTestRep(h Rep, rows Rows, opts TestOptions, methods ...method.Method) ([]TestResult, error) {
+// for what each route assumes and why it is valid. h may have any width d (a Rep: a logit,
+// the K logits of a K-class model, or a representation of d columns), with the Gaussian
+// kernel on rows, k(h, h') = exp(−‖h − h'‖²/(2σ²)), and σ by default the median heuristic
+// on the rows of half B (MedianBandwidth). Nothing in the cross route's argument uses d:
+// conditional on B the witness g is a fixed function of a row of h, so the same
+// studentised covariance is standard normal under H₀. The wild and permutation routes
+// expand the kernel of one column (FourierPlan) and refuse d > 1 by name. Z may be of any
+// kind (Rows.Psi) and missing at random; full needs Z on every row, and method none has no
+// test. It returns an error naming the problem for a constant h, a stratum without an
+// observed Z (or in the cross route, without one in either half), Resamples under
+// MinResamples, or rows that Rows.Validate refuses.
+func InvarianceTest(h Rep, rows Rows, opts TestOptions, methods ...method.Method) ([]TestResult, error) {
 	if len(methods) == 0 {
 		return nil, fmt.Errorf("invmmd: invariance test: no method")
 	}
@@ -228,7 +222,7 @@ func InvarianceTestRep(h Rep, rows Rows, opts TestOptions, methods ...method.Met
 			}
 		}
 		var err error
-		if sigma, err = MedianBandwidthRep(hs); err != nil {
+		if sigma, err = MedianBandwidth(hs); err != nil {
 			return nil, fmt.Errorf("invmmd: invariance test: bandwidth: %w", err)
 		}
 	} else if !(sigma > 0) || math.IsInf(sigma, 0) {

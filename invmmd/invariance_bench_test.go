@@ -20,7 +20,7 @@ func BenchmarkInvarianceTest(b *testing.B) {
 		for _, route := range []TestRoute{CrossRoute, WildRoute} {
 			b.Run(fmt.Sprintf("n=%d/%v", n, route), func(b *testing.B) {
 				for b.Loop() {
-					if _, err := InvarianceTest(h, rows, TestOptions{Route: route, Bandwidth: 1, Seed: 1}, method.DR); err != nil {
+					if _, err := InvarianceTest(ScalarRep(h), rows, TestOptions{Route: route, Bandwidth: 1, Seed: 1}, method.DR); err != nil {
 						b.Fatal(err)
 					}
 				}

@@ -85,7 +85,7 @@ func crossTests(h Rep, ms []*crossMethod, strata []testStratum, inA []bool, sigm
 		parallelRows(len(aAll), func(r int) {
 			i := aAll[r]
 			for q, j := range bAll {
-				kv := GaussianKernelVec(h.Row(i), h.Row(j), sigma)
+				kv := GaussianKernel(h.Row(i), h.Row(j), sigma)
 				for k, pt := range parts {
 					if pt == nil || pt.posA[r] < 0 || pt.inB[q] < 0 {
 						continue

@@ -39,7 +39,7 @@ func TestCrossStatisticRepMatchesDefinition(t *testing.T) {
 			inA[i] = i%3 == 0
 		}
 		for _, m := range []method.Method{method.Full, method.Obs, method.IP, method.Reg, method.DR} {
-			res, err := InvarianceTestRep(h, rows, TestOptions{Bandwidth: 1.3, InA: inA}, m)
+			res, err := InvarianceTest(h, rows, TestOptions{Bandwidth: 1.3, InA: inA}, m)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -64,7 +64,7 @@ func TestNullPValuesUniformRep(t *testing.T) {
 	p := map[method.Method][]float64{}
 	for r := range R {
 		h, rows := calibRep(n, d, 0, uint64(100+r))
-		res, err := InvarianceTestRep(h, rows, TestOptions{Seed: uint64(r)}, method.DR, method.Full)
+		res, err := InvarianceTest(h, rows, TestOptions{Seed: uint64(r)}, method.DR, method.Full)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,7 +82,7 @@ func TestNullPValuesUniformRep(t *testing.T) {
 		}
 	}
 	h, rows := calibRep(2000, d, 0.5, 7)
-	res, err := InvarianceTestRep(h, rows, TestOptions{}, method.DR)
+	res, err := InvarianceTest(h, rows, TestOptions{}, method.DR)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,9 +91,9 @@ func TestNullPValuesUniformRep(t *testing.T) {
 	}
 }
 
-// TestInvarianceTestRepErrors names the problems of a representation: a route that needs
+// TestInvarianceTestWideErrors names the problems of a representation: a route that needs
 // one column, rows that are all the same, a non-finite value, too few rows.
-func TestInvarianceTestRepErrors(t *testing.T) {
+func TestInvarianceTestWideErrors(t *testing.T) {
 	h, rows := calibRep(200, 4, 0, 1)
 	same := Rep{Dim: 4, Data: make([]float64, len(h.Data))}
 	for i := range same.Data {
@@ -117,12 +117,12 @@ func TestInvarianceTestRepErrors(t *testing.T) {
 		if c.opts.Route == PermutationRoute {
 			m = method.Full
 		}
-		_, err := InvarianceTestRep(c.h, rows, c.opts, m)
+		_, err := InvarianceTest(c.h, rows, c.opts, m)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)
 		}
 	}
-	if _, err := InvarianceTestRep(Rep{Dim: 4}, Rows{}, TestOptions{}, method.DR); err == nil || !strings.Contains(err.Error(), "0 rows, want at least 2") {
+	if _, err := InvarianceTest(Rep{Dim: 4}, Rows{}, TestOptions{}, method.DR); err == nil || !strings.Contains(err.Error(), "0 rows, want at least 2") {
 		t.Errorf("no rows: error %v", err)
 	}
 }

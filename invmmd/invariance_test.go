@@ -132,7 +132,7 @@ func centredGram(h []float64, idx []int, sigma float64) [][]float64 {
 	for p, i := range idx {
 		k[p] = make([]float64, m)
 		for q, j := range idx {
-			k[p][q] = GaussianKernel(h[i], h[j], sigma)
+			k[p][q] = gaussian1D(h[i], h[j], sigma)
 			rowMean[p] += k[p][q] / float64(m)
 		}
 		all += rowMean[p] / float64(m)
@@ -170,7 +170,7 @@ func TestCrossStatisticMatchesDefinition(t *testing.T) {
 		inA[i] = i%3 == 0
 	}
 	for _, m := range []method.Method{method.Full, method.Obs, method.IP, method.Reg, method.DR, method.DRPlus} {
-		res, err := InvarianceTest(h, rows, TestOptions{Bandwidth: 0.7, InA: inA}, m)
+		res, err := InvarianceTest(ScalarRep(h), rows, TestOptions{Bandwidth: 0.7, InA: inA}, m)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -190,7 +190,7 @@ func TestCrossStatisticMatchesDefinition(t *testing.T) {
 func TestWildStatisticMatchesExactKernel(t *testing.T) {
 	h, rows := calibRows(200, 0.3, 2)
 	for _, m := range []method.Method{method.DR, method.Reg, method.Full} {
-		res, err := InvarianceTest(h, rows, TestOptions{Route: WildRoute, Bandwidth: 0.8, Resamples: 100}, m)
+		res, err := InvarianceTest(ScalarRep(h), rows, TestOptions{Route: WildRoute, Bandwidth: 0.8, Resamples: 100}, m)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -228,7 +228,7 @@ func TestWildBootstrapAgainstEnumeration(t *testing.T) {
 		h[i] = 0.6*rows.Z[i] + rng.NormFloat64()
 	}
 	const B = 20000
-	res, err := InvarianceTest(h, rows, TestOptions{Route: WildRoute, Bandwidth: 1, Resamples: B, Unconditional: true, Seed: 3}, method.Full)
+	res, err := InvarianceTest(ScalarRep(h), rows, TestOptions{Route: WildRoute, Bandwidth: 1, Resamples: B, Unconditional: true, Seed: 3}, method.Full)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,7 +287,7 @@ func TestNullPValuesUniform(t *testing.T) {
 	p := map[method.Method][]float64{}
 	for r := 0; r < R; r++ {
 		h, rows := calibRows(n, 0, uint64(100+r))
-		res, err := InvarianceTest(h, rows, TestOptions{Seed: uint64(r)}, method.DR, method.Full)
+		res, err := InvarianceTest(ScalarRep(h), rows, TestOptions{Seed: uint64(r)}, method.DR, method.Full)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -307,7 +307,7 @@ func TestNullPValuesUniform(t *testing.T) {
 	const R2 = 200
 	for r := 0; r < R2; r++ {
 		h, rows := calibRows(2000, 0, uint64(5000+r))
-		res, err := InvarianceTest(h, rows, TestOptions{Seed: uint64(r)}, method.Obs)
+		res, err := InvarianceTest(ScalarRep(h), rows, TestOptions{Seed: uint64(r)}, method.Obs)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -323,7 +323,7 @@ func TestNullPValuesUniform(t *testing.T) {
 func TestInvarianceTestPower(t *testing.T) {
 	h, rows := calibRows(2000, 0.5, 7)
 	for _, route := range []TestRoute{CrossRoute, WildRoute} {
-		res, err := InvarianceTest(h, rows, TestOptions{Route: route, Resamples: 200}, method.DR)
+		res, err := InvarianceTest(ScalarRep(h), rows, TestOptions{Route: route, Resamples: 200}, method.DR)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -336,11 +336,11 @@ func TestInvarianceTestPower(t *testing.T) {
 func TestInvarianceTestReproducible(t *testing.T) {
 	h, rows := calibRows(400, 0.1, 3)
 	for _, route := range []TestRoute{CrossRoute, WildRoute} {
-		a, err := InvarianceTest(h, rows, TestOptions{Route: route, Resamples: 100, Seed: 9}, method.DR, method.Reg)
+		a, err := InvarianceTest(ScalarRep(h), rows, TestOptions{Route: route, Resamples: 100, Seed: 9}, method.DR, method.Reg)
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, _ := InvarianceTest(h, rows, TestOptions{Route: route, Resamples: 100, Seed: 9}, method.DR, method.Reg)
+		b, _ := InvarianceTest(ScalarRep(h), rows, TestOptions{Route: route, Resamples: 100, Seed: 9}, method.DR, method.Reg)
 		for k := range a {
 			if a[k].PValue != b[k].PValue || a[k].Statistic != b[k].Statistic {
 				t.Errorf("%v %v: two runs with one seed differ: %v vs %v", route, a[k].Method, a[k].PValue, b[k].PValue)
@@ -370,11 +370,11 @@ func TestInvarianceTestCategorical(t *testing.T) {
 		t.Fatal(err)
 	}
 	rows := Rows{Y: y, Psi: psi}
-	dep, err := InvarianceTest(hDep, rows, TestOptions{}, method.Obs)
+	dep, err := InvarianceTest(ScalarRep(hDep), rows, TestOptions{}, method.Obs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ind, _ := InvarianceTest(hInd, rows, TestOptions{}, method.Obs)
+	ind, _ := InvarianceTest(ScalarRep(hInd), rows, TestOptions{}, method.Obs)
 	if dep[0].PValue > 1e-3 || ind[0].PValue < 1e-3 {
 		t.Errorf("categorical Z: p = %v with dependence, %v without", dep[0].PValue, ind[0].PValue)
 	}
@@ -412,7 +412,7 @@ func TestInvarianceTestErrors(t *testing.T) {
 		{"bad bandwidth", h, rows, TestOptions{Bandwidth: -1}, method.DR, "bandwidth -1"},
 		{"short h", h[:10], rows, TestOptions{}, method.DR, "h has 10 rows"},
 	} {
-		_, err := InvarianceTest(c.h, c.rows, c.opts, c.m)
+		_, err := InvarianceTest(ScalarRep(c.h), c.rows, c.opts, c.m)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)
 		}

@@ -3,8 +3,8 @@ package invmmd
 import "math"
 
 // StandardErrors returns, for each method of the design and each stratum, the jackknife
-// standard error of the stratum's MMD² estimate for model outputs h: each row of the
-// stratum (main or normaliser) is deleted in turn, the main terms T_bb' and the
+// standard error of the stratum's MMD² estimate for model outputs h of any width: each row
+// of the stratum (main or normaliser) is deleted in turn, the main terms T_bb' and the
 // normalisers N_bb' (with their floors) are recomputed without it, and the variance
 // estimate is (n−1)/n·Σ_i (θ₋ᵢ − θ̄)² over the n rows. One pass of kernel sums per row
 // serves every deletion: with T = Σ_{i≠j} g_ij/(m(m−1)) over m main rows (g symmetric),
@@ -14,15 +14,9 @@ import "math"
 // is degenerate and a first-order (Hájek) standard error would be near 0; and because the
 // normalisers are recomputed, a batch whose estimate hangs on a near-zero normaliser gets
 // the large standard error it deserves. Empty or dropped strata, and strata with fewer
-// than 3 rows, get 0. It costs one exact O(n²·P) pass.
-func (d *Design) StandardErrors(h []float64) [][]float64 {
-	return d.StandardErrorsRep(ScalarRep(h))
-}
-
-// StandardErrorsRep is StandardErrors for model outputs of any width, with the kernel
-// exp(−‖h − h'‖²/(2σ²)); it costs one exact O(n²·(d + P)) pass. Like StandardErrors it does
-// not check h: pass outputs that EvaluateRep accepts (one finite row per row of the design).
-func (d *Design) StandardErrorsRep(h Rep) [][]float64 {
+// than 3 rows, get 0. It costs one exact O(n²·(d + P)) pass. It does not check h: pass
+// outputs that Evaluate accepts (one finite row per row of the design).
+func (d *Design) StandardErrors(h Rep) [][]float64 {
 	out := make([][]float64, len(d.methods))
 	for k := range out {
 		out[k] = make([]float64, len(d.blocks))

@@ -33,7 +33,7 @@ func TestJackknifeSE(t *testing.T) {
 					h[i] = 0.5*rows.Y[i] + rng.NormFloat64()
 				}
 			}
-			res, err := Estimate(h, rows, Options{MainFraction: 1}, methods...)
+			res, err := Estimate(ScalarRep(h), rows, Options{MainFraction: 1}, methods...)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -147,7 +147,7 @@ func TestJointMatchesNaive(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, summer := range []PairSummer{ExactSums{}, FourierSums{}} {
-				res, err := d.Evaluate(h, summer)
+				res, err := d.Evaluate(ScalarRep(h), summer)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -208,11 +208,11 @@ func TestJointBinaryMatchesConditional(t *testing.T) {
 		return r
 	}
 	h, rows := dgp.draw(rng, 3000)
-	cond, err := Estimate(h, rows, Options{MainFraction: 1}, method.Full)
+	cond, err := Estimate(ScalarRep(h), rows, Options{MainFraction: 1}, method.Full)
 	if err != nil {
 		t.Fatal(err)
 	}
-	joint, err := Estimate(h, asJoint(rows), Options{Estimand: JointMMD}, method.Full)
+	joint, err := Estimate(ScalarRep(h), asJoint(rows), Options{Estimand: JointMMD}, method.Full)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +243,7 @@ func TestJointBinaryMatchesConditional(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	scaled, err := Estimate(h, jr, Options{Estimand: JointMMD, JointScale: scale}, method.Full)
+	scaled, err := Estimate(ScalarRep(h), jr, Options{Estimand: JointMMD, JointScale: scale}, method.Full)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -366,7 +366,7 @@ func TestJointJackknifeSE(t *testing.T) {
 						h[i] = rng.NormFloat64() + rows.Y[i]
 					}
 				}
-				res, err := Estimate(h, rows, Options{Estimand: JointMMD}, methods...)
+				res, err := Estimate(ScalarRep(h), rows, Options{Estimand: JointMMD}, methods...)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -409,7 +409,7 @@ func TestJointReportsLevels(t *testing.T) {
 			kept = kept || rows.Delta[i] == 1
 		}
 	}
-	res, err := Estimate(h, rows, Options{Estimand: JointMMD}, method.IP, method.Reg)
+	res, err := Estimate(ScalarRep(h), rows, Options{Estimand: JointMMD}, method.IP, method.Reg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -464,8 +464,8 @@ func TestFeatureMaps(t *testing.T) {
 		for d := range psiA {
 			k += psiA[d] * psiB[d]
 		}
-		if e := math.Abs(k - GaussianKernel(a, b, g.Sigma)); e > g.Plan.Bound+1e-12 {
-			t.Fatalf("Gaussian map: k(%g, %g) = %g, Gaussian %g, error %g > bound %g", a, b, k, GaussianKernel(a, b, g.Sigma), e, g.Plan.Bound)
+		if e := math.Abs(k - gaussian1D(a, b, g.Sigma)); e > g.Plan.Bound+1e-12 {
+			t.Fatalf("Gaussian map: k(%g, %g) = %g, Gaussian %g, error %g > bound %g", a, b, k, gaussian1D(a, b, g.Sigma), e, g.Plan.Bound)
 		}
 	}
 	checkNormalMeans(t, g, []float64{2.5}, []float64{0.8}, rng)

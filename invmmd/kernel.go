@@ -6,19 +6,20 @@ import (
 	"slices"
 )
 
-// GaussianKernel returns k(a, b) = exp(−(a−b)²/(2σ²)), the kernel of every estimator here.
-func GaussianKernel(a, b, sigma float64) float64 {
+// gaussian1D returns k(a, b) = exp(−(a−b)²/(2σ²)) of two scalar outputs: GaussianKernel of
+// one-element rows, which calls it, so that scalar outputs take one arithmetic path.
+func gaussian1D(a, b, sigma float64) float64 {
 	d := a - b
 	return math.Exp(-d * d / (2 * sigma * sigma))
 }
 
-// MedianBandwidth returns the median heuristic bandwidth for outputs h: the median of
+// medianBandwidth1D returns the median heuristic bandwidth for scalar outputs h: the median of
 // |h_i − h_j| over the n(n−1)/2 pairs i < j (the lower median when their number is even).
 // It runs in O(n log n · 64): h is sorted, then the median is found by bisection on the
 // distance, counting the pairs within each candidate with two pointers. It returns an
 // error when h has fewer than two rows, a non-finite value, or a median of 0 (more than
 // half the pairs tied), which would give no usable bandwidth.
-func MedianBandwidth(h []float64) (float64, error) {
+func medianBandwidth1D(h []float64) (float64, error) {
 	n := len(h)
 	if n < 2 {
 		return 0, fmt.Errorf("invmmd: median heuristic needs at least 2 outputs, got %d", n)

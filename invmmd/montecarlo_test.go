@@ -172,7 +172,7 @@ func TestMonteCarloRatioEstimators(t *testing.T) {
 			if err != nil {
 				return 0, err
 			}
-			res, err := d.Evaluate(h, FourierSums{})
+			res, err := d.Evaluate(ScalarRep(h), FourierSums{})
 			if err != nil {
 				return 0, err
 			}
@@ -190,7 +190,7 @@ func TestMonteCarloRatioEstimators(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := d.Evaluate(h, FourierSums{})
+			res, err := d.Evaluate(ScalarRep(h), FourierSums{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -209,7 +209,7 @@ func estimateWith(h []float64, rows Rows, opts Options, methods ...method.Method
 	if err != nil {
 		return nil, err
 	}
-	return d.Evaluate(h, FourierSums{})
+	return d.Evaluate(ScalarRep(h), FourierSums{})
 }
 
 // checkCases checks the paired differences (estimate − full, one slice per mcCase): an

@@ -27,14 +27,14 @@ func TestNormalisersOf(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		before, err := d.Evaluate(h, ExactSums{})
+		before, err := d.Evaluate(ScalarRep(h), ExactSums{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if err := d.UseNormalisers(n); err != nil {
 			t.Fatal(err)
 		}
-		after, err := d.Evaluate(h, ExactSums{})
+		after, err := d.Evaluate(ScalarRep(h), ExactSums{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -91,14 +91,14 @@ func TestMonteCarloTrainingNormalisers(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			a, err := d.Evaluate(h, FourierSums{})
+			a, err := d.Evaluate(ScalarRep(h), FourierSums{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if err := d.UseNormalisers(norms); err != nil {
 				t.Fatal(err)
 			}
-			b, err := d.Evaluate(h, FourierSums{})
+			b, err := d.Evaluate(ScalarRep(h), FourierSums{})
 			if err != nil {
 				t.Fatal(err)
 			}

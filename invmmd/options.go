@@ -33,7 +33,7 @@ func (e Estimand) String() string {
 // defaults, listed with each field.
 type Options struct {
 	// Bandwidth σ of the Gaussian kernel k(a, b) = exp(−‖a−b‖²/(2σ²)) on the outputs
-	// ((a−b)² for a logit). 0 means 1. MedianBandwidth (a logit) and MedianBandwidthRep (a
+	// ((a−b)² for a logit). 0 means 1. MedianBandwidth gives the median heuristic for a set of outputs (a
 	// representation of any width) give the median heuristic for a set of outputs.
 	Bandwidth float64
 

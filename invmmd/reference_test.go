@@ -145,7 +145,7 @@ func naiveMMD(m method.Method, h Rep, r Rows, opts Options) float64 {
 // the squared distance summed component by component.
 func refKernel(a, b []float64, sigma float64) float64 {
 	if len(a) == 1 {
-		return GaussianKernel(a[0], b[0], sigma)
+		return gaussian1D(a[0], b[0], sigma)
 	}
 	s := 0.0
 	for k := range a {
@@ -180,7 +180,7 @@ func TestEstimateMatchesPairByPairFormula(t *testing.T) {
 				methods = append(methods, m)
 			}
 		}
-		got, err := Estimate(h, rows, tc.opts, methods...)
+		got, err := Estimate(ScalarRep(h), rows, tc.opts, methods...)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
@@ -221,7 +221,7 @@ func TestExactSummersAgree(t *testing.T) {
 			for _, i := range rows {
 				for _, j := range rows {
 					if i != j {
-						want += cols[x][i] * cols[y][j] * GaussianKernel(h[i], h[j], 0.7)
+						want += cols[x][i] * cols[y][j] * gaussian1D(h[i], h[j], 0.7)
 					}
 				}
 			}

@@ -10,13 +10,12 @@ import (
 // binary classifier (d = 1), or a representation of any width, the kind that invariance
 // penalties in the field (DomainBed's MMD, CORAL) act on, tens to hundreds of columns. The
 // estimators use the Gaussian kernel on rows, k(h, h') = exp(−‖h − h'‖²/(2σ²))
-// (GaussianKernelVec), which for d = 1 is GaussianKernel; every estimand, method and
+// (GaussianKernel); every estimand, method and
 // nuisance kind is defined for any d through k alone, so the penalty of a representation
 // is the same formula as the penalty of a logit.
 //
-// A Rep of one column holds exactly the values of a []float64 of outputs, and every
-// computation on it takes the same arithmetic path as the scalar functions (Evaluate and
-// EvaluateRep, Estimate and EstimateRep give identical bits).
+// A logit is the Rep of one column (ScalarRep), which holds exactly the values of a
+// []float64 of outputs; computations on one column take the scalar arithmetic path.
 type Rep struct {
 	Dim  int       // columns d ≥ 1
 	Data []float64 // n·Dim values, row-major: row i is Data[i*Dim : (i+1)*Dim]
@@ -88,42 +87,41 @@ func sqDist(a, b []float64) float64 {
 	return s
 }
 
-// GaussianKernelVec returns k(a, b) = exp(−‖a − b‖²/(2σ²)) for two rows of a Rep: the
-// kernel of every estimator here on outputs of any width. For one-element rows it is
-// GaussianKernel(a[0], b[0], σ) to the last bit.
-func GaussianKernelVec(a, b []float64, sigma float64) float64 {
+// GaussianKernel returns k(a, b) = exp(−‖a − b‖²/(2σ²)) for two rows of a Rep: the kernel
+// of every estimator here, on outputs of any width (one-element rows for a logit).
+func GaussianKernel(a, b []float64, sigma float64) float64 {
 	if len(a) == 1 {
-		return GaussianKernel(a[0], b[0], sigma)
+		return gaussian1D(a[0], b[0], sigma)
 	}
 	return math.Exp(-sqDist(a, b) / (2 * sigma * sigma))
 }
 
-// MedianRows is the number of rows above which MedianBandwidthRep takes the median over a
+// MedianRows is the number of rows above which MedianBandwidth takes the median over a
 // subsample of rows of a representation with more than one column.
 const MedianRows = 1000
 
-// MedianBandwidthRep returns the median heuristic bandwidth of outputs h of any width: σ =
+// MedianBandwidth returns the median heuristic bandwidth of outputs h of any width: σ =
 // the median of the Euclidean distances ‖h_i − h_j‖ over the pairs i < j (the lower median
 // when their number is even), itself, not divided by √2, so that the kernel
 // exp(−‖h − h'‖²/(2σ²)) at the median distance is e^{−1/2}. That is the convention of
 // Gretton, Borgwardt, Rasch, Schölkopf and Smola, "A Kernel Two-Sample Test" (JMLR 13, 2012,
 // §8: the kernel size set to the median distance between points of the pooled sample),
-// and of MedianBandwidth and the random-feature map of a vector Z here. (DomainBed's MMD
+// and of the random-feature map of a vector Z here. (DomainBed's MMD
 // penalty uses no median: a sum of Gaussians exp(−γ‖h − h'‖²) with fixed
 // γ ∈ {10⁻³, …, 10³}.)
 //
-// For d = 1 it is MedianBandwidth(h) (all pairs, exact, O(n log n)). For d > 1 it takes all
+// For d = 1 it takes all pairs, exactly, in O(n log n) (medianBandwidth1D). For d > 1 it takes all
 // pairs of up to MedianRows rows, and above that the pairs of the MedianRows rows at
 // positions ⌊k·n/MedianRows⌋, k = 0, …, MedianRows − 1 (about 5·10⁵ pairs, a deterministic
 // stride through the batch, so the same outputs give the same σ). It returns an error on
 // fewer than two rows, a non-finite value, or a median of 0 (more than half the pairs tied).
-func MedianBandwidthRep(h Rep) (float64, error) {
+func MedianBandwidth(h Rep) (float64, error) {
 	n := h.Len()
 	if err := h.check(n); err != nil {
 		return 0, err
 	}
 	if h.Dim == 1 {
-		return MedianBandwidth(h.Data)
+		return medianBandwidth1D(h.Data)
 	}
 	if n < 2 {
 		return 0, fmt.Errorf("invmmd: median heuristic needs at least 2 outputs, got %d", n)

@@ -50,7 +50,7 @@ type rffTableRow struct {
 }
 
 // rffStudy runs the study: one batch of the Monte Carlo process (defaultTestDGP, seed 1),
-// its output widened to d columns (widen), σ by the median heuristic (MedianBandwidthRep),
+// its output widened to d columns (widen), σ by the median heuristic (MedianBandwidth),
 // every row serving the normalisers (MainFraction 1), full and dr with the true G and m.
 func rffStudy(t *testing.T) []rffTableRow {
 	var out []rffTableRow
@@ -59,7 +59,7 @@ func rffStudy(t *testing.T) []rffTableRow {
 		rng := rand.New(rand.NewPCG(1, uint64(dim)))
 		h1, rows := defaultTestDGP().draw(rng, rffTableRows)
 		h := widen(rng, h1, dim)
-		sigma, err := MedianBandwidthRep(h)
+		sigma, err := MedianBandwidth(h)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -67,7 +67,7 @@ func rffStudy(t *testing.T) []rffTableRow {
 		if err != nil {
 			t.Fatal(err)
 		}
-		exact, err := d.EvaluateRep(h, ExactSums{Workers: 1})
+		exact, err := d.Evaluate(h, ExactSums{Workers: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -83,7 +83,7 @@ func rffStudy(t *testing.T) []rffTableRow {
 			var wg sync.WaitGroup
 			for s := range results {
 				wg.Go(func() {
-					results[s], errs[s] = d.EvaluateRep(h, RFFSums{Frequencies: freqs, Seed: uint64(s + 1), Workers: 1})
+					results[s], errs[s] = d.Evaluate(h, RFFSums{Frequencies: freqs, Seed: uint64(s + 1), Workers: 1})
 				})
 			}
 			wg.Wait()
@@ -118,7 +118,7 @@ func rffTableMarkdown(rows []rffTableRow) []byte {
 	fmt.Fprintf(&b, "Written by `%s=1 go test ./invmmd -run TestRFFErrorTable -count=1` (invmmd/rff_table_test.go).\n", writeRFFTableEnv)
 	fmt.Fprintf(&b, "One batch of %d rows of the Monte Carlo tests' process (binary Y and Z, Z missing at random given X, true G and m),\n", rffTableRows)
 	b.WriteString("its output x widened to d columns (column 0 is x, column k is ±x/√(k+1) plus independent N(0, 0.25) noise),\n")
-	b.WriteString("kernel exp(−‖h − h'‖²/(2σ²)) with σ the median distance between rows (invmmd.MedianBandwidthRep), every row\n")
+	b.WriteString("kernel exp(−‖h − h'‖²/(2σ²)) with σ the median distance between rows (invmmd.MedianBandwidth), every row\n")
 	b.WriteString("serving the normalisers (MainFraction 1). The penalty Σ_y MMD²_y through invmmd.RFFSums (D frequencies, 2D paired\n")
 	fmt.Fprintf(&b, "cos/sin features) against the exact sums: relative error |RFF − exact| / exact, mean (and max) over %d frequency seeds.\n\n", rffTableSeeds)
 	for _, m := range []method.Method{method.DR, method.Full} {

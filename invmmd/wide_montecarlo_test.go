@@ -51,7 +51,7 @@ func TestMonteCarloWide(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := d.EvaluateRep(w, nil)
+			res, err := d.Evaluate(w, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

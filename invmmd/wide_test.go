@@ -51,12 +51,12 @@ func TestRep(t *testing.T) {
 			t.Errorf("NewRep(%v, %d): error %v, want one containing %q", tc.data, tc.dim, err, tc.want)
 		}
 	}
-	if a, b := GaussianKernelVec([]float64{0.3}, []float64{1.1}, 0.7), GaussianKernel(0.3, 1.1, 0.7); a != b {
-		t.Errorf("GaussianKernelVec on one-element rows %v, GaussianKernel %v", a, b)
+	if a, b := GaussianKernel([]float64{0.3}, []float64{1.1}, 0.7), gaussian1D(0.3, 1.1, 0.7); a != b {
+		t.Errorf("GaussianKernel on one-element rows %v, the scalar kernel %v", a, b)
 	}
 	a, b := []float64{0.3, -1, 2}, []float64{1.1, 0.5, 2}
-	if got, want := GaussianKernelVec(a, b, 0.7), math.Exp(-(0.64+2.25)/(2*0.49)); math.Abs(got-want) > 1e-15 {
-		t.Errorf("GaussianKernelVec(%v, %v, 0.7) = %v, want %v", a, b, got, want)
+	if got, want := GaussianKernel(a, b, 0.7), math.Exp(-(0.64+2.25)/(2*0.49)); math.Abs(got-want) > 1e-15 {
+		t.Errorf("GaussianKernel(%v, %v, 0.7) = %v, want %v", a, b, got, want)
 	}
 	rng := rand.New(rand.NewPCG(1, 1))
 	h, rows := defaultTestDGP().draw(rng, 40)
@@ -72,9 +72,9 @@ func TestRep(t *testing.T) {
 		{"ragged", Rep{Dim: 3, Data: w.Data[:3*39+1]}, "in rows of 3 columns"},
 		{"no columns", Rep{Dim: 0, Data: w.Data}, "want d ≥ 1"},
 	} {
-		_, errE := EstimateRep(tc.h, rows, Options{}, method.Full)
+		_, errE := Estimate(tc.h, rows, Options{}, method.Full)
 		d, _ := NewDesign(rows, Options{}, method.Full)
-		_, errV := d.EvaluateRep(tc.h, nil)
+		_, errV := d.Evaluate(tc.h, nil)
 		for _, err := range []error{errE, errV} {
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.want)
@@ -89,12 +89,12 @@ func withValue(v []float64, i int, x float64) []float64 {
 	return out
 }
 
-// TestEstimateRepMatchesPairByPairFormula checks the factorised design of every method, for
+// TestEstimateWideMatchesPairByPairFormula checks the factorised design of every method, for
 // the paper's estimand (binary Z) and the joint one (categorical, continuous and vector Z),
 // against the pair-by-pair references naiveMMD and naiveJoint on representations of several
 // widths, with the exact kernel sums (one goroutine and several) and, for the conditional
 // estimand, the jackknife standard errors against their d = 1 path on a one-column Rep.
-func TestEstimateRepMatchesPairByPairFormula(t *testing.T) {
+func TestEstimateWideMatchesPairByPairFormula(t *testing.T) {
 	rng := rand.New(rand.NewPCG(81, 82))
 	h, rows := defaultTestDGP().draw(rng, 120)
 	for i := range rows.G {
@@ -105,12 +105,12 @@ func TestEstimateRepMatchesPairByPairFormula(t *testing.T) {
 	for _, d := range []int{1, 2, 8} {
 		hw := widen(rng, h, d)
 		for _, opts := range []Options{{Bandwidth: wideBandwidth(d)}, {MainFraction: 1, Unconditional: true, Bandwidth: 0.7}} {
-			got, err := EstimateRep(hw, rows, opts, methods...)
+			got, err := Estimate(hw, rows, opts, methods...)
 			if err != nil {
 				t.Fatal(err)
 			}
 			des, _ := NewDesign(rows, opts, methods...)
-			par, err := des.EvaluateRep(hw, ExactSums{Workers: 3})
+			par, err := des.Evaluate(hw, ExactSums{Workers: 3})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -144,7 +144,7 @@ func TestEstimateRepMatchesPairByPairFormula(t *testing.T) {
 			sigma := wideBandwidth(d)
 			for _, m := range methods {
 				want := naiveJoint(m, hw, jr, sigma, DefaultGFloor)
-				res, err := EstimateRep(hw, jr, Options{Estimand: JointMMD, Bandwidth: sigma}, m)
+				res, err := Estimate(hw, jr, Options{Estimand: JointMMD, Bandwidth: sigma}, m)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -167,11 +167,11 @@ func TestRepInvariances(t *testing.T) {
 	h, rows := defaultTestDGP().draw(rng, 200)
 	methods := []method.Method{method.Full, method.Obs, method.IP, method.Reg, method.DR, method.DRPO}
 	opts := Options{Bandwidth: 0.9}
-	base, err := Estimate(h, rows, opts, methods...)
+	base, err := Estimate(ScalarRep(h), rows, opts, methods...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	scalar, err := EstimateRep(ScalarRep(h), rows, opts, methods...)
+	scalar, err := Estimate(ScalarRep(h), rows, opts, methods...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,12 +191,12 @@ func TestRepInvariances(t *testing.T) {
 			rot[3*i+k] = r[k] - 2*dot/vv*v[k] + float64(k+1)*10
 		}
 	}
-	wide, _ := EstimateRep(w, rows, opts, methods...)
-	rotated, err := EstimateRep(Rep{Dim: 3, Data: rot}, rows, opts, methods...)
+	wide, _ := Estimate(w, rows, opts, methods...)
+	rotated, err := Estimate(Rep{Dim: 3, Data: rot}, rows, opts, methods...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pad, err := EstimateRep(Rep{Dim: 3, Data: padded}, rows, opts, methods...)
+	pad, err := Estimate(Rep{Dim: 3, Data: padded}, rows, opts, methods...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,14 +216,14 @@ func TestRepInvariances(t *testing.T) {
 	}
 }
 
-// TestMedianBandwidthRep checks the median heuristic against a brute-force median of the
+// TestMedianBandwidthWide checks the median heuristic against a brute-force median of the
 // pairwise distances, its d = 1 path against MedianBandwidth, the stride subsample above
 // MedianRows rows, and its errors.
-func TestMedianBandwidthRep(t *testing.T) {
+func TestMedianBandwidthWide(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 5))
 	h, _ := defaultTestDGP().draw(rng, 301)
-	one, err := MedianBandwidthRep(ScalarRep(h))
-	if want, _ := MedianBandwidth(h); err != nil || one != want {
+	one, err := MedianBandwidth(ScalarRep(h))
+	if want, _ := MedianBandwidth(ScalarRep(h)); err != nil || one != want {
 		t.Errorf("d = 1: %v (%v), MedianBandwidth gives %v", one, err, want)
 	}
 	brute := func(r Rep, rows []int) float64 {
@@ -237,7 +237,7 @@ func TestMedianBandwidthRep(t *testing.T) {
 		return d[(len(d)-1)/2]
 	}
 	small := widen(rng, h[:60], 5)
-	got, err := MedianBandwidthRep(small)
+	got, err := MedianBandwidth(small)
 	if want := brute(small, d0(60)); err != nil || math.Abs(got-want) > 1e-12*want {
 		t.Errorf("d = 5, n = 60: %v (%v), brute force %v", got, err, want)
 	}
@@ -250,7 +250,7 @@ func TestMedianBandwidthRep(t *testing.T) {
 	for k := range stride {
 		stride[k] = k * large.Len() / MedianRows
 	}
-	got, err = MedianBandwidthRep(large)
+	got, err = MedianBandwidth(large)
 	if want := brute(large, stride); err != nil || got != want {
 		t.Errorf("n = %d: %v (%v), want the median over rows ⌊k·n/%d⌋, %v", large.Len(), got, err, MedianRows, want)
 	}
@@ -262,7 +262,7 @@ func TestMedianBandwidthRep(t *testing.T) {
 		{Rep{Dim: 2, Data: []float64{1, 2, 1, 2, 1, 2, 0, 0}}, "median distance is 0"},
 		{Rep{Dim: 2, Data: []float64{1, 2, math.NaN(), 2}}, "row 1: h column 0 = NaN"},
 	} {
-		if _, err := MedianBandwidthRep(tc.h); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := MedianBandwidth(tc.h); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: error %v, want one containing %q", tc.h, err, tc.want)
 		}
 	}
@@ -278,9 +278,9 @@ func TestSummersForWideOutputs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	one, _ := d.EvaluateRep(w, ExactSums{Workers: 1})
+	one, _ := d.Evaluate(w, ExactSums{Workers: 1})
 	for _, s := range []PairSummer{ExactSums{Workers: 3}, AutoSums{}, nil} {
-		got, err := d.EvaluateRep(w, s)
+		got, err := d.Evaluate(w, s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -290,7 +290,7 @@ func TestSummersForWideOutputs(t *testing.T) {
 			}
 		}
 	}
-	if _, err := d.EvaluateRep(w, FourierSums{}); err == nil || !strings.Contains(err.Error(), "one-column outputs, got 4 columns") {
+	if _, err := d.Evaluate(w, FourierSums{}); err == nil || !strings.Contains(err.Error(), "one-column outputs, got 4 columns") {
 		t.Errorf("FourierSums on 4 columns: error %v", err)
 	}
 }

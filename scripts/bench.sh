@@ -137,7 +137,7 @@ if [ "$what" = all ] || [ "$what" = wide ]; then
     echo "Measured by \`scripts/bench.sh wide\` on $(date -u +%Y-%m-%d), $(go version | cut -d' ' -f3), $(nproc) CPUs,"
     echo "backend \`${GOMLX_BACKEND:-go:parallelism=-1}\`, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')."
     echo "The DR penalty (12 factor columns, two strata) of a batch of N rows whose output h has d columns, σ by the median"
-    echo "heuristic; the median of 3 runs of one call each (after one untimed call that compiles the graph), ms per call. sums: the float64 estimate (Design.EvaluateRep), exact on"
+    echo "heuristic; the median of 3 runs of one call each (after one untimed call that compiles the graph), ms per call. sums: the float64 estimate (Design.Evaluate), exact on"
     echo "every CPU (ExactSums) or through invmmd.RFFSums with D = 1024 frequencies (2048 features); graph: the penalty and its"
     echo "gradient in float32 on the GoMLX backend, as a training step computes them, exact (penalty.PenaltyGraph: the n×n kernel from the"
     echo "Gram matrix) or penalty.RFFPenaltyGraph with the same D. Ratio: random features' time over exact's, from the same run (below 1"

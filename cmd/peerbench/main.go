@@ -341,7 +341,7 @@ func validationSeconds(m *train.Model, sp dataset.Splits, aux *train.Aux, cfg tr
 	t, err := timeReps(5, func() error {
 		h, err := m.Logits(sp.Val)
 		if err == nil && d != nil {
-			_, err = d.Evaluate(h, invmmd.AutoSums{})
+			_, err = d.Evaluate(invmmd.ScalarRep(h), invmmd.AutoSums{})
 		}
 		return err
 	})

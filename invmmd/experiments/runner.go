@@ -400,7 +400,8 @@ func (exp Experiment) fitH(sp dataset.Splits, aux *train.Aux, k store.Key, m met
 	if err != nil {
 		return train.Metrics{}, nil, fmt.Errorf("experiments: %s, %v: %w", exp.Name, k, err)
 	}
-	met, err := train.EvaluateMap(model, sp, zmap, hc.Estimator)
+	ev, err := train.Evaluate(model, sp, train.EvalOptions{Options: hc.Estimator, ZMap: zmap})
+	met := ev.Metrics
 	if err != nil {
 		return train.Metrics{}, nil, fmt.Errorf("experiments: %s, %v: %w", exp.Name, k, err)
 	}

@@ -349,7 +349,7 @@ func varianceSizes(cfg VarianceConfig, st *store.Store, todo map[int]bool, out *
 			if err != nil {
 				return err
 			}
-			res, err := d.Evaluate(hb, summer)
+			res, err := d.Evaluate(invmmd.ScalarRep(hb), summer)
 			if err != nil {
 				return fmt.Errorf("experiments: variance study, batch size %d, batch %d: %w", n, b, err)
 			}

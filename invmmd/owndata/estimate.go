@@ -183,7 +183,7 @@ func Estimate(cfg EstimateConfig) (*Estimates, error) {
 	}
 	out.Sigma = cfg.Bandwidth
 	if cfg.Median {
-		if out.Sigma, err = invmmd.MedianBandwidthRep(h); err != nil {
+		if out.Sigma, err = invmmd.MedianBandwidth(h); err != nil {
 			return nil, fmt.Errorf("-bandwidth median on -h %s: %w", cfg.H, err)
 		}
 	}
@@ -194,7 +194,7 @@ func Estimate(cfg EstimateConfig) (*Estimates, error) {
 	if len(l.classes) > 2 {
 		opts.Classes = len(l.classes)
 	}
-	if out.Results, err = invmmd.EstimateRep(h, rows, opts, cfg.Methods...); err != nil {
+	if out.Results, err = invmmd.Estimate(h, rows, opts, cfg.Methods...); err != nil {
 		return nil, err
 	}
 	for _, r := range out.Results {

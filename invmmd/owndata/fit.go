@@ -189,7 +189,8 @@ func TrainMethod(cfg Config, sp dataset.Splits, aux *train.Aux, m method.Method,
 	if err != nil {
 		return nil, fmt.Errorf("training h with %v (seed %d): %w", m, seed, err)
 	}
-	met, held, err := train.EvaluateWith(model, sp, aux, invmmd.Options{MinESS: cfg.MinESS})
+	ev, err := train.Evaluate(model, sp, train.EvalOptions{Aux: aux, Options: invmmd.Options{MinESS: cfg.MinESS}})
+	met, held := ev.Metrics, ev.HeldOut
 	if err != nil {
 		return nil, err
 	}
@@ -259,7 +260,7 @@ func HeldOutTests(model *train.Model, sp dataset.Splits, aux *train.Aux, minESS 
 	var out []invmmd.TestResult
 	var warn []string
 	for _, m := range methods {
-		res, err := invmmd.InvarianceTestRep(h, rows, opts, m)
+		res, err := invmmd.InvarianceTest(h, rows, opts, m)
 		if err != nil {
 			warn = append(warn, fmt.Sprintf("the held-out test by %v has no p-value: %v", m, err))
 			continue

@@ -132,7 +132,7 @@ type Tests struct {
 }
 
 // Test runs invmmd test: it reads the columns of cfg and tests H₀: h ⊥ Z | Y (or h ⊥ Z
-// with Unconditional) by each method's pseudo-outcome of Z (invmmd.InvarianceTestRep). h
+// with Unconditional) by each method's pseudo-outcome of Z (invmmd.InvarianceTest). h
 // may be one column or several (-h a,b,c: a representation, with the kernel on its rows
 // and σ by the median heuristic on them); several take the cross route only.
 //
@@ -202,7 +202,7 @@ func Test(cfg TestConfig) (*Tests, error) {
 			out.Tested = len(a)
 		}
 	}
-	if out.Results, err = invmmd.InvarianceTestRep(h, rows, opts, ec.Methods...); err != nil {
+	if out.Results, err = invmmd.InvarianceTest(h, rows, opts, ec.Methods...); err != nil {
 		return nil, err
 	}
 	for _, r := range out.Results {

@@ -229,7 +229,7 @@ func BenchmarkWideGraph(b *testing.B) {
 			rng := rand.New(rand.NewPCG(uint64(n), uint64(dim)))
 			h1, rows := binaryRows(rng, n)
 			h := widen(rng, h1, dim)
-			sigma, err := invmmd.MedianBandwidthRep(h)
+			sigma, err := invmmd.MedianBandwidth(h)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -61,7 +61,7 @@ func ExamplePenaltyGraph() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	ref, err := d.Evaluate(h, nil) // the float64 reference, exact kernel sums
+	ref, err := d.Evaluate(invmmd.ScalarRep(h), nil) // the float64 reference, exact kernel sums
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -30,7 +30,7 @@ func TestJointGraphMatchesReference(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				ref, err := d.Evaluate(h, nil)
+				ref, err := d.Evaluate(invmmd.ScalarRep(h), nil)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -55,8 +55,8 @@ func TestJointGraphMatchesReference(t *testing.T) {
 					hp, hm := append([]float64(nil), h...), append([]float64(nil), h...)
 					hp[i] += eps
 					hm[i] -= eps
-					fp, _ := d.Evaluate(hp, nil)
-					fm, _ := d.Evaluate(hm, nil)
+					fp, _ := d.Evaluate(invmmd.ScalarRep(hp), nil)
+					fm, _ := d.Evaluate(invmmd.ScalarRep(hm), nil)
 					fd := (fp[0].Value - fm[0].Value) / (2 * eps)
 					if math.Abs(grad[i]-fd) > 1e-7+1e-5*math.Abs(fd) || math.Abs(fgrad[i]-fd) > 1e-7+1e-5*math.Abs(fd) {
 						t.Errorf("%v %v: d penalty / d h[%d] = %.9g (exact graph), %.9g (Fourier graph), finite differences %.9g", kind, m, i, grad[i], fgrad[i], fd)

@@ -27,7 +27,7 @@ func RFFFrequencyTensor(dtype dtypes.DType, dim, count int, seed uint64) *tensor
 //
 //	pen[s] = (1/D)[S_c C[s] : S_c + S_s C[s] : S_s] − V C[s] : V,   S = Φᵀ V,
 //
-// the same value as invmmd.Design.EvaluateRep with invmmd.RFFSums of the same seed and count, shape [S].
+// the same value as invmmd.Design.Evaluate with invmmd.RFFSums of the same seed and count, shape [S].
 func RFFPenaltyGraph(h, v, c, sigma, omega *Node) *Node {
 	if h.Rank() < 1 || h.Rank() > 2 {
 		panic(fmt.Sprintf("invmmd.RFFPenaltyGraph: h must be [n] or [n,d], got %s", h.Shape()))

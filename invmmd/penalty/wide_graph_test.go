@@ -122,7 +122,7 @@ func exactValue(m method.Method, h invmmd.Rep, rows invmmd.Rows, opts invmmd.Opt
 	if err != nil {
 		panic(err)
 	}
-	res, err := d.EvaluateRep(h, invmmd.ExactSums{Workers: 1})
+	res, err := d.Evaluate(h, invmmd.ExactSums{Workers: 1})
 	if err != nil {
 		panic(err)
 	}
@@ -149,7 +149,7 @@ func wideGraphCases(rng *rand.Rand) []wideGraphCase {
 // 8, 64}, for every method and both estimands: its value against the pair-by-pair float64
 // reference (to 1e-9 in float64, 2·10⁻³ in float32, where the Gram form's cancellation
 // costs digits) and its gradient against central differences of the float64 reference
-// (invmmd.Design.EvaluateRep with exact sums, itself checked against the pair-by-pair formula).
+// (invmmd.Design.Evaluate with exact sums, itself checked against the pair-by-pair formula).
 func TestWideGraphMatchesReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(101, 102))
 	for _, tc := range wideGraphCases(rng) {
@@ -175,7 +175,7 @@ func TestWideGraphMatchesReference(t *testing.T) {
 					}
 				}
 				checkGradient(t, name, h, grad, func(x invmmd.Rep) float64 {
-					res, err := d.EvaluateRep(x, invmmd.ExactSums{Workers: 1})
+					res, err := d.Evaluate(x, invmmd.ExactSums{Workers: 1})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -205,7 +205,7 @@ func TestRFFGraphMatchesSums(t *testing.T) {
 					t.Fatal(err)
 				}
 				f := func(x invmmd.Rep) float64 {
-					res, err := d.EvaluateRep(x, summer)
+					res, err := d.Evaluate(x, summer)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -234,11 +234,11 @@ func TestRFFApproachesExact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	exact, _ := d.EvaluateRep(w, nil)
+	exact, _ := d.Evaluate(w, nil)
 	meanErr := func(freqs int) float64 {
 		e := 0.0
 		for seed := range uint64(8) {
-			res, err := d.EvaluateRep(w, invmmd.RFFSums{Frequencies: freqs, Seed: seed})
+			res, err := d.Evaluate(w, invmmd.RFFSums{Frequencies: freqs, Seed: seed})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -269,7 +269,7 @@ func TestKernelMatrixGraphWide(t *testing.T) {
 		floatTensor(dtypes.Float64, data, n, dim), floatTensor(dtypes.Float64, []float64{sigma}))
 	for i := range n {
 		for j := range n {
-			got, want := out[0][i*n+j], invmmd.GaussianKernelVec(h.Row(i), h.Row(j), sigma)
+			got, want := out[0][i*n+j], invmmd.GaussianKernel(h.Row(i), h.Row(j), sigma)
 			if i == j && got != 1 || math.Abs(got-want) > 1e-10 {
 				t.Fatalf("k[%d][%d] = %.15g, want %.15g", i, j, got, want)
 			}

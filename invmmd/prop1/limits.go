@@ -142,7 +142,7 @@ func mmdOfAtoms(atoms []atom, m method.Method, sigma float64) float64 {
 		}
 		row := 0.0
 		for j, aj := range atoms {
-			row += invmmd.GaussianKernel(ai.h, aj.h, sigma) * diff[j]
+			row += invmmd.GaussianKernel([]float64{ai.h}, []float64{aj.h}, sigma) * diff[j]
 		}
 		sum += diff[i] * row
 	}

@@ -362,7 +362,7 @@ func runSlice(c Config, opts invmmd.Options, d Direction, v Variant, yi int, y f
 		if err != nil {
 			return s, fmt.Errorf("prop1: %v, %v, y = %g, repetition %d: %w", d, v, y, rep, err)
 		}
-		results, err := design.Evaluate(h, invmmd.AutoSums{})
+		results, err := design.Evaluate(invmmd.ScalarRep(h), invmmd.AutoSums{})
 		if err != nil {
 			return s, fmt.Errorf("prop1: %v, %v, y = %g, repetition %d: %w", d, v, y, rep, err)
 		}

@@ -297,7 +297,7 @@ func TestAutoMatchesEstimate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		exact, err := invmmd.Estimate(h, rows, opts, Methods...)
+		exact, err := invmmd.Estimate(invmmd.ScalarRep(h), rows, opts, Methods...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -305,7 +305,7 @@ func TestAutoMatchesEstimate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		auto, err := design.Evaluate(h, invmmd.AutoSums{})
+		auto, err := design.Evaluate(invmmd.ScalarRep(h), invmmd.AutoSums{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -17,7 +17,7 @@ import (
 // LogitsRep returns the model's outputs on s as a representation: the single logit of a
 // binary label (width 1), or the Heads class logits of a label of K > 2 classes — what
 // the model predicts from, and what an invariance test of its prediction
-// (invmmd.InvarianceTestRep) takes, whichever layer its penalty acted on.
+// (invmmd.InvarianceTest) takes, whichever layer its penalty acted on.
 func (m *Model) LogitsRep(s *dataset.Set) (invmmd.Rep, error) {
 	if m.Heads == 0 {
 		h, err := m.Logits(s)

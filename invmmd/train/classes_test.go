@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/dataset"
 	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/models"
@@ -92,7 +91,8 @@ func TestFitThreeClasses(t *testing.T) {
 				t.Errorf("%v: penalty path %q, want exact", tc.method, hist.PenaltyPath)
 			}
 		}
-		met, held, err := EvaluateWith(model, sp, aux, invmmd.Options{})
+		ev, err := Evaluate(model, sp, EvalOptions{Aux: aux})
+		met, held := ev.Metrics, ev.HeldOut
 		if err != nil {
 			t.Fatalf("%v: %v", tc.method, err)
 		}

@@ -15,8 +15,8 @@ type Metrics struct {
 	// nuisance that is not binary, with the options' JointScale) on the whole training set,
 	// whatever the method optimised, with every row serving both the main terms and the
 	// normalisers. It is the full estimator (true Z, no missingness; eq. (6)) when every
-	// training Z is known; when some Z is really missing (NaN) it is the first estimator
-	// given to EvaluateWith (dr by default), and TrainMMDBy says which.
+	// training Z is known; when some Z is really missing (NaN) it is the first of
+	// EvalOptions.HeldOut (dr by default), and TrainMMDBy says which.
 	TrainMMD   float64
 	TrainMMDBy method.Method
 	// TrainMMDLogit is, for a model whose penalty acted on its features (Represent), the
@@ -30,48 +30,56 @@ type Metrics struct {
 	TestAUC       float64 // area under the ROC curve of the test logits (ties count ½); for K > 2 classes the mean over the classes of each one-vs-rest AUC (macro-AUC)
 }
 
-// DefaultHeldOut are the estimators EvaluateWith reports when none are named: the two
-// that need only the fitted Ĝ and m̂ and correct for the missingness.
-var DefaultHeldOut = []method.Method{method.DR, method.IP}
+// defaultHeldOut are the estimators Evaluate reports on the test split when EvalOptions
+// names none: the two that need only the fitted Ĝ and m̂ and correct for the missingness.
+func defaultHeldOut() []method.Method { return []method.Method{method.DR, method.IP} }
 
-// Evaluate computes the model's Metrics on sp with the kernel bandwidth of opts. It needs
-// every training Z to be known (the full estimator); for real data with missing Z use
-// EvaluateWith. A model trained with Represent features (Model.Represent) has its MMDs
-// (TrainMMD, the held-out estimates) taken on its features (Model.Features), with its
-// Model.Bandwidth unless opts sets a bandwidth.
-func Evaluate(m *Model, sp dataset.Splits, opts invmmd.Options) (Metrics, error) {
-	return EvaluateMap(m, sp, nil, opts)
+// EvalOptions are what Evaluate reads besides the model and the splits.
+type EvalOptions struct {
+	// Options are the kernel (its bandwidth) and the guards of every estimate; a model
+	// trained with Represent features has its MMDs taken on its features with its
+	// Model.Bandwidth unless Options sets one.
+	Options invmmd.Options
+	// ZMap is the feature map of a nuisance that is not binary (the one h was trained
+	// with): TrainMMD is then the joint MMD² (with Options.JointScale). nil for a binary Z,
+	// or to take Aux's.
+	ZMap invmmd.FeatureMap
+	// Aux holds the fitted Ĝ and m̂ of every split. With it Evaluate also estimates the MMD
+	// on the test split by HeldOut, and, when some training Z is missing, gives TrainMMD by
+	// the first of HeldOut instead of the full estimator, which cannot run without Z.
+	Aux *Aux
+	// HeldOut are the estimators of the held-out estimates; nil means dr and ip.
+	HeldOut []method.Method
 }
 
-// EvaluateMap is Evaluate for a nuisance that is not binary: zmap is its feature map
-// (the one h was trained with), and TrainMMD the full estimator's joint MMD² (with opts'
-// JointScale). For a binary Z zmap is ignored.
-func EvaluateMap(m *Model, sp dataset.Splits, zmap invmmd.FeatureMap, opts invmmd.Options) (Metrics, error) {
-	met, _, err := evaluate(m, sp, nil, zmap, opts, nil)
-	return met, err
+// Evaluation is what Evaluate measures of a model.
+type Evaluation struct {
+	Metrics
+	// HeldOut are the held-out estimates of EvalOptions.HeldOut on the test split, each
+	// with its per-stratum diagnostics; nil without EvalOptions.Aux.
+	HeldOut []invmmd.Result
 }
 
-// EvaluateWith computes the model's Metrics on sp. With aux (the fitted Ĝ and m̂ of every
-// split) it also returns the held-out estimates of methods (DefaultHeldOut when none) on
-// the test split, each with its per-stratum diagnostics, and, when some training Z is
-// missing, gives TrainMMD by the first of methods instead of the full estimator, which
-// cannot run without Z. Without aux heldOut is nil.
-func EvaluateWith(m *Model, sp dataset.Splits, aux *Aux, opts invmmd.Options, methods ...method.Method) (out Metrics, heldOut []invmmd.Result, err error) {
-	var zmap invmmd.FeatureMap
-	if aux != nil {
-		zmap = aux.ZMap
+// Evaluate computes the model's Metrics on sp (the numbers of the paper's tables) and,
+// with eo.Aux, the held-out estimates on the test split. Without Aux it needs every
+// training Z to be known (the full estimator gives TrainMMD).
+func Evaluate(m *Model, sp dataset.Splits, eo EvalOptions) (Evaluation, error) {
+	zmap := eo.ZMap
+	if zmap == nil && eo.Aux != nil {
+		zmap = eo.Aux.ZMap
 	}
-	return evaluate(m, sp, aux, zmap, opts, methods)
+	met, held, err := evaluate(m, sp, eo.Aux, zmap, eo.Options, eo.HeldOut)
+	return Evaluation{Metrics: met, HeldOut: held}, err
 }
 
-// evaluate is EvaluateWith with the nuisance's feature map given.
+// evaluate is Evaluate with its options spelt out.
 func evaluate(m *Model, sp dataset.Splits, aux *Aux, zmap invmmd.FeatureMap, opts invmmd.Options, methods []method.Method) (out Metrics, heldOut []invmmd.Result, err error) {
 	o, err := opts.Resolved()
 	if err != nil {
 		return out, nil, err
 	}
 	if len(methods) == 0 {
-		methods = DefaultHeldOut
+		methods = defaultHeldOut()
 	}
 	h := [3]invmmd.Rep{}
 	for k, s := range []*dataset.Set{sp.Train, sp.Val, sp.Test} {
@@ -109,7 +117,7 @@ func evaluate(m *Model, sp dataset.Splits, aux *Aux, zmap invmmd.FeatureMap, opt
 	if !sp.Train.ZKnown() {
 		if aux == nil {
 			return out, nil, fmt.Errorf("train: %d training rows have Z missing, so the full estimator cannot give the training MMD; "+
-				"evaluate with the fitted auxiliary models (EvaluateWith) to report %v instead", invmmd.Rows{Z: sp.Train.Z}.MissingZ(), methods)
+				"evaluate with the fitted auxiliary models (EvalOptions.Aux) to report %v instead", invmmd.Rows{Z: sp.Train.Z}.MissingZ(), methods)
 		}
 		out.TrainMMDBy = methods[0]
 		if rows, err = RowsFor(sp.Train, trainPred, zmap); err != nil {
@@ -120,7 +128,7 @@ func evaluate(m *Model, sp dataset.Splits, aux *Aux, zmap invmmd.FeatureMap, opt
 	if err != nil {
 		return out, nil, fmt.Errorf("train: evaluating the training MMD by %v: %w", out.TrainMMDBy, err)
 	}
-	res, err := d.EvaluateRep(reps[0], invmmd.AutoSums{}) // the training set can be large: Auto picks the kernel sums' path
+	res, err := d.Evaluate(reps[0], invmmd.AutoSums{}) // the training set can be large: Auto picks the kernel sums' path
 	if err != nil {
 		return out, nil, fmt.Errorf("train: evaluating the training MMD by %v: %w", out.TrainMMDBy, err)
 	}
@@ -129,7 +137,7 @@ func evaluate(m *Model, sp dataset.Splits, aux *Aux, zmap invmmd.FeatureMap, opt
 		lo := eo
 		lo.Bandwidth = logitSigma
 		if d, err = invmmd.NewDesign(rows, lo, out.TrainMMDBy); err == nil {
-			res, err = d.EvaluateRep(h[0], invmmd.AutoSums{})
+			res, err = d.Evaluate(h[0], invmmd.AutoSums{})
 		}
 		if err != nil {
 			return out, nil, fmt.Errorf("train: evaluating the training MMD of the logit by %v: %w", out.TrainMMDBy, err)
@@ -142,7 +150,7 @@ func evaluate(m *Model, sp dataset.Splits, aux *Aux, zmap invmmd.FeatureMap, opt
 			return out, nil, err
 		}
 		test.GTrue = nil // as before: the held-out estimates use the fitted models only
-		if heldOut, err = invmmd.EstimateRep(reps[2], test, eo, methods...); err != nil {
+		if heldOut, err = invmmd.Estimate(reps[2], test, eo, methods...); err != nil {
 			return out, nil, fmt.Errorf("train: held-out MMD on the test split: %w", err)
 		}
 	}

@@ -3,7 +3,6 @@ package train_test
 import (
 	"fmt"
 
-	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/models"
 	"github.com/invmmd/invmmd/invmmd/sim"
@@ -29,12 +28,12 @@ func Example_representFeatures() {
 			fmt.Println(err)
 			return 0, nil
 		}
-		met, err := train.Evaluate(model, sp, invmmd.Options{})
+		ev, err := train.Evaluate(model, sp, train.EvalOptions{})
 		if err != nil {
 			fmt.Println(err)
 			return 0, nil
 		}
-		return met.TrainMMD, hist
+		return ev.TrainMMD, hist
 	}
 	none, hist := fitMMD(method.None, 0)
 	full, penalised := fitMMD(method.Full, 10)

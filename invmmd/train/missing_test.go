@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/dataset"
 	"github.com/invmmd/invmmd/invmmd/method"
 )
@@ -71,10 +70,11 @@ func TestTinyCellDoesNotCollapse(t *testing.T) {
 	if hist.DroppedStrata == 0 || !strings.Contains(hist.Warning(), "Y=0") || !strings.Contains(hist.Warning(), "ESS") {
 		t.Errorf("dropped %d strata, warning %q; want the Y=0 stratum dropped for its ESS", hist.DroppedStrata, hist.Warning())
 	}
-	if _, err := Evaluate(model, sp, invmmd.Options{}); err == nil || !strings.Contains(err.Error(), "Z missing") {
+	if _, err := Evaluate(model, sp, EvalOptions{}); err == nil || !strings.Contains(err.Error(), "Z missing") {
 		t.Errorf("Evaluate without aux on missing Z: error %v", err)
 	}
-	met, held, err := EvaluateWith(model, sp, aux, invmmd.Options{})
+	ev, err := Evaluate(model, sp, EvalOptions{Aux: aux})
+	met, held := ev.Metrics, ev.HeldOut
 	if err != nil {
 		t.Fatal(err)
 	}

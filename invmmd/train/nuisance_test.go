@@ -238,7 +238,8 @@ func TestJointPenaltyTrains(t *testing.T) {
 			t.Fatal(err)
 		}
 		// Z is known on every training row, so TrainMMD is the full estimator's.
-		met, _, err := EvaluateWith(model, sp, aux, cfg.Estimator, method.Full)
+		ev, err := Evaluate(model, sp, EvalOptions{Aux: aux, Options: cfg.Estimator, HeldOut: []method.Method{method.Full}})
+		met := ev.Metrics
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -124,7 +124,7 @@ func (m *Model) Represented(s *dataset.Set) (invmmd.Rep, error) {
 }
 
 // featureBandwidth returns the kernel bandwidth of a features penalty: the fixed one when
-// given (fixed > 0), otherwise the median heuristic (invmmd.MedianBandwidthRep) on the
+// given (fixed > 0), otherwise the median heuristic (invmmd.MedianBandwidth) on the
 // features of the untrained network (its initial weights, which the seed fixes) over the
 // training set, computed once before the first step and kept for the whole fit, in
 // training, validation and evaluation. The features of a network change scale as it
@@ -138,7 +138,7 @@ func featureBandwidth(m *Model, train *dataset.Set, fixed float64) (float64, err
 	if err != nil {
 		return 0, err
 	}
-	sigma, err := invmmd.MedianBandwidthRep(f)
+	sigma, err := invmmd.MedianBandwidth(f)
 	if err != nil {
 		return 0, fmt.Errorf("train: the bandwidth of the features penalty (median heuristic on the initial network's training features): %w", err)
 	}

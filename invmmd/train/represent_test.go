@@ -41,7 +41,7 @@ func penaltyAt(t *testing.T, model *Model, sp dataset.Splits, aux *Aux, method m
 		t.Fatal(err)
 	}
 	d.TrainingGuard()
-	res, err := d.EvaluateRep(f, invmmd.ExactSums{})
+	res, err := d.Evaluate(f, invmmd.ExactSums{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +49,7 @@ func penaltyAt(t *testing.T, model *Model, sp dataset.Splits, aux *Aux, method m
 }
 
 // TestFeaturesPenaltyInAStep checks the penalty that a training step computes on the
-// penultimate features against the float64 estimator (Design.EvaluateRep) on the same
+// penultimate features against the float64 estimator (Design.Evaluate) on the same
 // weights: one full-batch step of full and of dr, whose per-stratum estimates (Trace)
 // come from the initial network, which the seed fixes. It also checks the bandwidth (the
 // median heuristic on the initial training features) and the record.
@@ -90,7 +90,7 @@ func TestFeaturesPenaltyInAStep(t *testing.T) {
 			if f0.Dim != 8 {
 				t.Fatalf("features of %d columns, want the last hidden layer's 8", f0.Dim)
 			}
-			sigma, err := invmmd.MedianBandwidthRep(f0)
+			sigma, err := invmmd.MedianBandwidth(f0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -104,7 +104,7 @@ func TestFeaturesPenaltyInAStep(t *testing.T) {
 			}
 			for k := range want {
 				if d := math.Abs(strata[k] - want[k]); d > tc.tol*math.Abs(want[k])+1e-6 {
-					t.Errorf("stratum %d: step %.6g, EvaluateRep %.6g", k, strata[k], want[k])
+					t.Errorf("stratum %d: step %.6g, Evaluate %.6g", k, strata[k], want[k])
 				}
 			}
 		})
@@ -114,7 +114,7 @@ func TestFeaturesPenaltyInAStep(t *testing.T) {
 // TestFeaturesPenaltyGradient checks the gradient of the training step's features penalty
 // (the network's Features and featuresPenaltyGraph, exact) with respect to the
 // penultimate layer's weights against central differences of the float64 estimator
-// (Design.EvaluateRep) along a random direction.
+// (Design.Evaluate) along a random direction.
 func TestFeaturesPenaltyGradient(t *testing.T) {
 	sp := smallSim(t, 12)
 	b, err := backend.Shared()
@@ -130,7 +130,7 @@ func TestFeaturesPenaltyGradient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sigma, _ := invmmd.MedianBandwidthRep(f0)
+	sigma, _ := invmmd.MedianBandwidth(f0)
 	opts := invmmd.Options{MainFraction: 1, Bandwidth: sigma}
 	rows, err := RowsFor(set, nil, nil)
 	if err != nil {
@@ -189,7 +189,7 @@ func TestFeaturesPenaltyGradient(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := d.EvaluateRep(f, invmmd.ExactSums{})
+		res, err := d.Evaluate(f, invmmd.ExactSums{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -197,7 +197,7 @@ func TestFeaturesPenaltyGradient(t *testing.T) {
 	}
 	p0 := at(0)
 	if math.Abs(pen-p0) > 1e-4*math.Abs(p0)+1e-7 {
-		t.Errorf("graph penalty %.7g, EvaluateRep %.7g", pen, p0)
+		t.Errorf("graph penalty %.7g, Evaluate %.7g", pen, p0)
 	}
 	const eps = 1e-3
 	fd := (at(eps) - at(-eps)) / (2 * eps)
@@ -286,7 +286,8 @@ func TestFeaturesEvaluation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	met, err := Evaluate(model, sp, invmmd.Options{})
+	ev, err := Evaluate(model, sp, EvalOptions{})
+	met := ev.Metrics
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,7 +296,7 @@ func TestFeaturesEvaluation(t *testing.T) {
 		t.Fatal(err)
 	}
 	rows, _ := RowsFor(sp.Train, nil, nil)
-	res, err := invmmd.EstimateRep(f, rows, invmmd.Options{Bandwidth: hist.Bandwidth, MainFraction: 1}, method.Full)
+	res, err := invmmd.Estimate(f, rows, invmmd.Options{Bandwidth: hist.Bandwidth, MainFraction: 1}, method.Full)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -310,7 +311,8 @@ func TestFeaturesEvaluation(t *testing.T) {
 		t.Errorf("a logits fit's record names its representation (the paper's records would change): %s", js)
 	}
 	model.Represent = RepresentLogits
-	logit, err := Evaluate(model, sp, invmmd.Options{})
+	ev2, err := Evaluate(model, sp, EvalOptions{})
+	logit := ev2.Metrics
 	if err != nil {
 		t.Fatal(err)
 	}

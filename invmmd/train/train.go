@@ -296,7 +296,7 @@ func validationObjective(val *dataset.Set, rows invmmd.Rows, cfg Config) (object
 					return 0, err
 				}
 			}
-			res, err := design.EvaluateRep(rep, invmmd.AutoSums{})
+			res, err := design.Evaluate(rep, invmmd.AutoSums{})
 			if err != nil {
 				return 0, err
 			}

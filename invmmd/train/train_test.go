@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/gomlx/gomlx/pkg/core/tensors"
-	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/dataset"
 	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/models"
@@ -48,7 +47,8 @@ func TestSameSeedSameNumbers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		met, err := Evaluate(m, sp, invmmd.Options{})
+		ev, err := Evaluate(m, sp, EvalOptions{})
+		met := ev.Metrics
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -78,7 +78,8 @@ func TestTrainingLearns(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		met, err := Evaluate(model, sp, invmmd.Options{})
+		ev, err := Evaluate(model, sp, EvalOptions{})
+		met := ev.Metrics
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -111,7 +112,8 @@ func TestPenaltyPathsAgree(t *testing.T) {
 		if !strings.HasPrefix(h.PenaltyPath, want) {
 			t.Errorf("penalty path %q, want %s", h.PenaltyPath, want)
 		}
-		met, _ := Evaluate(m, sp, invmmd.Options{})
+		ev, _ := Evaluate(m, sp, EvalOptions{})
+		met := ev.Metrics
 		res = append(res, met)
 	}
 	if math.Abs(res[0].TrainMMD-res[1].TrainMMD) > 2e-3 || math.Abs(res[0].TrainAcc-res[1].TrainAcc) > 0.01 {
