@@ -30,7 +30,7 @@ func BenchmarkKernelSum(b *testing.B) {
 		}
 		for _, s := range []struct {
 			name string
-			sum  PairSummer
+			sum  Summer
 		}{
 			{"exact-naive", ExactSums{Workers: 1}},
 			{"exact-parallel", ExactSums{Workers: runtime.GOMAXPROCS(0)}},
@@ -70,7 +70,7 @@ func BenchmarkWide(b *testing.B) {
 			prefix := fmt.Sprintf("N=%d/d=%d", n, dim)
 			for _, s := range []struct {
 				name string
-				sum  PairSummer
+				sum  Summer
 			}{
 				{"sums-exact", ExactSums{Workers: runtime.GOMAXPROCS(0)}},
 				{"sums-rff", RFFSums{Seed: 1}},

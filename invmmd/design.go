@@ -1,6 +1,7 @@
 package invmmd
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -55,6 +56,9 @@ type coef struct {
 // conditional estimand (the default) needs a binary Z; a nuisance given as features
 // (Rows.Psi) of any other kind needs Options.Estimand = JointMMD.
 func NewDesign(rows Rows, opts Options, methods ...method.Method) (*Design, error) {
+	if opts.Median {
+		return nil, fmt.Errorf("invmmd: NewDesign needs a fixed bandwidth: resolve Options.Median with MedianBandwidth of the outputs first (Estimate does)")
+	}
 	o, err := opts.Resolved()
 	if err != nil {
 		return nil, err
@@ -234,7 +238,7 @@ func (d *Design) Matrices() (v, c []float64, p, strata int) {
 // exp(−‖h − h'‖²/(2σ²)), computing the kernel sums with summer (nil means Exact with one
 // goroutine per CPU). For d > 1 the summers are ExactSums (AutoSums takes it too) and
 // RFFSums; FourierSums returns an error.
-func (d *Design) Evaluate(h Rep, summer PairSummer) ([]Result, error) {
+func (d *Design) Evaluate(h Rep, summer Summer) ([]Result, error) {
 	if err := h.check(d.n); err != nil {
 		return nil, err
 	}
@@ -307,29 +311,45 @@ func (d *Design) assemble(q [][]float64) ([]Result, error) {
 
 // Estimate evaluates methods on one batch: h holds the model outputs, a logit (ScalarRep)
 // or a representation h ∈ ℝ^{n×d} of any width (Rep), and rows the rest, with the kernel
-// exp(−‖h − h'‖²/(2σ²)). Each result carries the jackknife standard error of every
-// stratum's estimate (Design.StandardErrors): an MMD² cannot be negative, so an estimate
-// below 0 by a few standard errors says the same as a flag, that the estimate rests on
-// too little.
-func Estimate(h Rep, rows Rows, opts Options, methods ...method.Method) ([]Result, error) {
+// exp(−‖h − h'‖²/(2σ²)), σ by opts' bandwidth rule (Options.Bandwidth, or the median
+// heuristic on h with Options.Median). Each result carries the jackknife standard error of
+// every stratum's estimate (Design.StandardErrors): an MMD² cannot be negative, so an
+// estimate below 0 by a few standard errors says the same as a flag, that the estimate
+// rests on too little. One pass of per-row kernel sums (AutoSums: exact up to ExactPairs
+// pairs per stratum, linear in the rows beyond) serves every estimate and standard error;
+// Result.Path says which path it took and its error bound. It returns ctx's error if ctx
+// is cancelled first.
+func Estimate(ctx context.Context, h Rep, rows Rows, opts Options, methods ...method.Method) ([]Result, error) {
 	if h.Dim < 1 || len(h.Data)%h.Dim != 0 {
 		return nil, h.check(rows.Len())
 	}
 	if h.Len() != rows.Len() {
 		return nil, fmt.Errorf("invmmd: %d model outputs for %d rows", h.Len(), rows.Len())
 	}
-	d, err := NewDesign(rows, opts, methods...)
+	if err := h.check(rows.Len()); err != nil {
+		return nil, err
+	}
+	o, err := opts.withSigma(h)
 	if err != nil {
 		return nil, err
 	}
-	res, err := d.Evaluate(h, nil)
+	d, err := NewDesign(rows, o, methods...)
 	if err != nil {
 		return nil, err
 	}
-	se := d.StandardErrors(h)
+	rs, err := d.rowSums(ctx, h, AutoSums{})
+	if err != nil {
+		return nil, err
+	}
+	res, err := d.assemble(d.pairSums(rs))
+	if err != nil {
+		return nil, err
+	}
+	se := d.standardErrors(rs)
 	for k := range res {
 		r := &res[k]
 		r.SE = se[k]
+		r.Path = rs.path
 		var v float64
 		for _, e := range r.SE {
 			v += e * e

@@ -1,6 +1,7 @@
 package invmmd
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -58,7 +59,7 @@ func TestDRPOCounterexample(t *testing.T) {
 	}
 	h := []float64{0, 0, 5, 5}
 	o := Options{Bandwidth: 1, MainFraction: 1, Unconditional: true}
-	res, err := Estimate(ScalarRep(h), r, o, method.DRPO)
+	res, err := Estimate(context.Background(), ScalarRep(h), r, o, method.DRPO)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +129,7 @@ func TestDRPOLowerBound(t *testing.T) {
 					for i := range h {
 						h[i] = out(r, i, rng)
 					}
-					res, err := Estimate(ScalarRep(h), r, o, method.DRPO)
+					res, err := Estimate(context.Background(), ScalarRep(h), r, o, method.DRPO)
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -1,6 +1,7 @@
 package invmmd_test
 
 import (
+	"context"
 	"fmt"
 	"log"
 	"math"
@@ -30,7 +31,7 @@ func ExampleEstimate_representation() {
 		log.Fatal(err)
 	}
 	opts := invmmd.Options{Bandwidth: sigma, MainFraction: 1}
-	res, err := invmmd.Estimate(h, rows, opts, method.Full, method.Obs, method.DR)
+	res, err := invmmd.Estimate(context.Background(), h, rows, opts, method.Full, method.Obs, method.DR)
 	if err != nil {
 		log.Fatal(err)
 	}

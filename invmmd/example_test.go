@@ -1,6 +1,7 @@
 package invmmd_test
 
 import (
+	"context"
 	"fmt"
 	"log"
 	"math"
@@ -42,7 +43,7 @@ func exampleRows(n int) ([]float64, invmmd.Rows) {
 // for the normalisers, appendix B.1).
 func ExampleEstimate() {
 	h, rows := exampleRows(600)
-	res, err := invmmd.Estimate(invmmd.ScalarRep(h), rows, invmmd.Options{MainFraction: 1}, method.Full, method.Obs, method.IP, method.Reg, method.DR)
+	res, err := invmmd.Estimate(context.Background(), invmmd.ScalarRep(h), rows, invmmd.Options{MainFraction: 1}, method.Full, method.Obs, method.IP, method.Reg, method.DR)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -65,7 +66,7 @@ func ExampleEstimate() {
 func ExampleInvarianceTest() {
 	h, rows := exampleRows(600)
 	for _, route := range []invmmd.TestRoute{invmmd.CrossRoute, invmmd.WildRoute} {
-		res, err := invmmd.InvarianceTest(invmmd.ScalarRep(h), rows, invmmd.TestOptions{Route: route, Seed: 1}, method.DR)
+		res, err := invmmd.InvarianceTest(context.Background(), invmmd.ScalarRep(h), rows, invmmd.TestOptions{Options: invmmd.Options{Median: true}, Route: route, Seed: 1}, method.DR)
 		if err != nil {
 			log.Fatal(err)
 		}

@@ -261,9 +261,23 @@ func NewGaussianMap(z []float64, sigma, tol float64) (GaussianMap, error) {
 		return GaussianMap{}, fmt.Errorf("invmmd: continuous Z: tolerance %v, want a value in (0, 1)", tol)
 	}
 	g := GaussianMap{Sigma: sigma, Lo: lo - sigma, Hi: hi + sigma}
-	g.Plan = PlanFourier(g.Hi-g.Lo, sigma, tol)
+	plan, err := PlanFourier(g.Hi-g.Lo, sigma, tol)
+	if err == nil && plan.M > MaxZFourierTerms {
+		err = fmt.Errorf("%d terms, more than %d", plan.M, MaxZFourierTerms)
+	}
+	if err != nil {
+		return GaussianMap{}, fmt.Errorf("invmmd: continuous Z: the observed Z span [%.4g, %.4g], %.3g bandwidths of %.4g, too wide for the kernel's features (%v); "+
+			"give a larger bandwidth, or transform Z (e.g. its logarithm, or ranks)", lo, hi, (hi-lo)/sigma, sigma, err)
+	}
+	g.Plan = plan
 	return g, nil
 }
+
+// MaxZFourierTerms bounds the Fourier terms of a continuous Z's features (2 features each):
+// the nuisance model m predicts every feature, so a map of more would make m's output
+// layer, and the features of every row, grow with the range of Z. The median bandwidth of
+// a normal Z takes about 8; 256 serve a Z spread over about 500 bandwidths.
+const MaxZFourierTerms = 256
 
 // Kind implements FeatureMap.
 func (g GaussianMap) Kind() dataset.ZKind { return dataset.ContinuousZ }
@@ -331,6 +345,10 @@ type RandomFeatureMap struct {
 // given (2J = 32 features). BENCHMARKS.md gives the training step time against the count.
 const DefaultRandomFeatures = 16
 
+// MaxRandomFeatures bounds the random frequencies of a vector Z (2 features each), for the
+// reason MaxZFourierTerms bounds a continuous Z's: m predicts every feature.
+const MaxRandomFeatures = 1024
+
 // NewRandomFeatureMap returns the map for a vector Z given as rows of q values (row-major;
 // rows holding a NaN are missing and skipped): each component standardised by its observed
 // standard deviation, bandwidth sigma on the standardised values (0: the median of the
@@ -344,8 +362,8 @@ func NewRandomFeatureMap(z []float64, q int, sigma float64, j int, seed uint64) 
 	if j == 0 {
 		j = DefaultRandomFeatures
 	}
-	if j < 1 {
-		return RandomFeatureMap{}, fmt.Errorf("invmmd: vector Z: %d random features, want at least 1", j)
+	if j < 1 || j > MaxRandomFeatures {
+		return RandomFeatureMap{}, fmt.Errorf("invmmd: vector Z: %d random frequencies, want 1 to %d", j, MaxRandomFeatures)
 	}
 	if sigma < 0 || math.IsNaN(sigma) || math.IsInf(sigma, 0) {
 		return RandomFeatureMap{}, fmt.Errorf("invmmd: vector Z: bandwidth %v, want a finite value > 0 (or 0 for the median heuristic)", sigma)

@@ -36,21 +36,37 @@ type FourierPlan struct {
 }
 
 // PlanFourier chooses the period and number of terms for outputs spanning span with
-// bandwidth sigma, so that each kernel value is within tol.
-func PlanFourier(span, sigma, tol float64) FourierPlan {
+// bandwidth sigma, so that each kernel value is within tol. The number of terms grows like
+// span/sigma; it returns an error, without looping or allocating, for a span or bandwidth
+// that is not finite and positive (a diverging model's outputs), a tolerance outside
+// (0, 1), or a plan of more than MaxFourierTerms terms (a range more than about 10⁵
+// bandwidths wide, which the window serves instead: WindowSums).
+func PlanFourier(span, sigma, tol float64) (FourierPlan, error) {
+	switch {
+	case !(span >= 0) || math.IsInf(span, 0):
+		return FourierPlan{}, fmt.Errorf("invmmd: Fourier plan: the outputs span %v, want a finite range", span)
+	case !(sigma > 0) || math.IsInf(sigma, 0):
+		return FourierPlan{}, fmt.Errorf("invmmd: Fourier plan: bandwidth %v, want a finite value > 0", sigma)
+	case !(tol > 0 && tol < 1):
+		return FourierPlan{}, fmt.Errorf("invmmd: Fourier plan: tolerance %v, want a value in (0, 1)", tol)
+	}
 	// Periodisation: 2·exp(−(L−D)²/(2σ²)) ≤ tol/2 (the next images are far smaller).
 	margin := sigma * math.Sqrt(2*math.Log(4/tol))
 	p := FourierPlan{Sigma: sigma, L: span + margin}
 	// Truncation: the tail 2 Σ_{m>M} κ_m must be ≤ tol/2; κ decays like a Gaussian in m.
-	p.M = int(math.Ceil(p.L / (2 * math.Pi * sigma) * math.Sqrt(2*math.Log(4/tol))))
+	m := math.Ceil(p.L / (2 * math.Pi * sigma) * math.Sqrt(2*math.Log(4/tol)))
+	if !(m <= MaxFourierTerms) {
+		return FourierPlan{}, fmt.Errorf("invmmd: Fourier plan: outputs spanning %.3g with bandwidth %.3g need about %.3g terms, more than %d", span, sigma, m, MaxFourierTerms)
+	}
+	p.M = int(m)
 	for p.M > 1 && p.tail(p.M-1) <= tol/2 {
 		p.M--
 	}
-	for p.tail(p.M) > tol/2 {
+	for p.tail(p.M) > tol/2 && p.M < MaxFourierTerms+64 {
 		p.M++
 	}
 	p.Bound = 2*math.Exp(-(p.L-span)*(p.L-span)/(2*sigma*sigma))*(1+1e-3) + p.tail(p.M)
-	return p
+	return p, nil
 }
 
 // Kappa returns κ_m of the plan.
@@ -81,7 +97,7 @@ func (p FourierPlan) KernelAt(d float64) float64 {
 	return s
 }
 
-// FourierSums is a PairSummer that evaluates kernel sums through the FourierSums expansion in
+// FourierSums is a Summer that evaluates kernel sums through the Fourier expansion in
 // O(n·M·P): for spread-out outputs (range ≫ σ) M grows like range/σ, and Auto then prefers
 // the exact sum. It serves one-column outputs only (a regular grid of frequencies in d
 // dimensions would need M^d terms); RFFSums is the expansion for outputs of any width.
@@ -90,7 +106,8 @@ type FourierSums struct {
 	Workers int     // goroutines; 0 means one per CPU
 }
 
-// PairSums implements PairSummer. It returns an error for outputs of more than one column.
+// PairSums implements Summer. It returns an error for outputs of more than one column, or
+// outputs spread too wide for the expansion (PlanFourier).
 func (f FourierSums) PairSums(h Rep, rows []int, cols [][]float64, sigma float64) ([][]float64, error) {
 	if !(sigma > 0) {
 		return nil, fmt.Errorf("invmmd: kernel bandwidth %v, want > 0", sigma)
@@ -99,7 +116,11 @@ func (f FourierSums) PairSums(h Rep, rows []int, cols [][]float64, sigma float64
 		return nil, fmt.Errorf("invmmd: the Fourier expansion serves one-column outputs, got %d columns; use RFFSums or ExactSums", h.Dim)
 	}
 	lo, hi := rangeOf(h.Data, rows)
-	return f.sums(h.Data, rows, cols, PlanFourier(hi-lo, sigma, f.tol()), (lo+hi)/2), nil
+	plan, err := PlanFourier(hi-lo, sigma, f.tol())
+	if err != nil {
+		return nil, err
+	}
+	return f.sums(h.Data, rows, cols, plan, (lo+hi)/2), nil
 }
 
 func (f FourierSums) tol() float64 {
@@ -178,16 +199,19 @@ func (f FourierSums) sums(h []float64, rows []int, cols [][]float64, plan Fourie
 	return q
 }
 
-// AutoSums is the PairSummer that picks, per block, the Fourier expansion when its cost model
-// says it is cheaper than the exact pairwise sum, and the exact parallel sum otherwise. For
-// outputs of more than one column it always takes the exact sum: the only expansion for
-// them, RFFSums, has a random error that a caller must choose to accept.
+// AutoSums is the Summer that picks, per block, the path that its cost model says is
+// cheapest. Its PairSums (the estimates of training and evaluation) takes the Fourier
+// expansion when it is cheaper than the exact pairwise sum, the exact parallel sum
+// otherwise, and the window (WindowSums) for scalar outputs spread too wide for the
+// expansion; for outputs of more than one column it always takes the exact sum, since the
+// only expansion for them, RFFSums, has a random error. Its RowSums (the standard errors
+// and the cross route of the test) is described there.
 type AutoSums struct {
 	Tol     float64 // per-pair kernel error of the expansion; 0 means DefaultFourierTol
 	Workers int     // 0 means one per CPU
 }
 
-// PairSums implements PairSummer.
+// PairSums implements Summer.
 func (a AutoSums) PairSums(h Rep, rows []int, cols [][]float64, sigma float64) ([][]float64, error) {
 	f := FourierSums{Tol: a.Tol, Workers: a.Workers}
 	if !(sigma > 0) {
@@ -201,7 +225,13 @@ func (a AutoSums) PairSums(h Rep, rows []int, cols [][]float64, sigma float64) (
 		return ExactSums{Workers: w}.PairSums(h, rows, cols, sigma)
 	}
 	lo, hi := rangeOf(h.Data, rows)
-	plan := PlanFourier(hi-lo, sigma, f.tol())
+	plan, err := PlanFourier(hi-lo, sigma, f.tol())
+	if err != nil { // outputs spread over more bandwidths than the expansion serves
+		if len(rows) > 4096 {
+			return WindowSums{Tol: a.Tol, Workers: w}.PairSums(h, rows, cols, sigma)
+		}
+		return ExactSums{Workers: w}.PairSums(h, rows, cols, sigma)
+	}
 	n, P := float64(len(rows)), float64(len(cols))
 	// Work per row: expansion (M+1)·(2P + 6) multiply-adds; exact n/2 pairs × (2P + 20),
 	// an exponential costing about 20.

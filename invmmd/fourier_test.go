@@ -14,7 +14,10 @@ func TestFourierPlanBound(t *testing.T) {
 	for _, tc := range []struct{ span, sigma, tol float64 }{
 		{1, 1, 1e-10}, {10, 1, 1e-10}, {60, 0.5, 1e-8}, {0.01, 1, 1e-12}, {5, 3, 1e-6},
 	} {
-		p := PlanFourier(tc.span, tc.sigma, tc.tol)
+		p, err := PlanFourier(tc.span, tc.sigma, tc.tol)
+		if err != nil {
+			t.Fatalf("%+v: %v", tc, err)
+		}
 		if p.Bound > tc.tol {
 			t.Errorf("%+v: bound %g above the tolerance", tc, p.Bound)
 		}
@@ -65,8 +68,11 @@ func TestFourierMatchesExact(t *testing.T) {
 		for _, cols := range [][][]float64{pos, signed} {
 			want, _ := ExactSums{Workers: 2}.PairSums(ScalarRep(h), rows, cols, 1)
 			lo, hi := rangeOf(h, rows)
-			plan := PlanFourier(hi-lo, 1, ReferenceFourierTol)
-			for sname, s := range map[string]PairSummer{"fourier": FourierSums{}, "auto": AutoSums{}} {
+			plan, err := PlanFourier(hi-lo, 1, ReferenceFourierTol)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for sname, s := range map[string]Summer{"fourier": FourierSums{}, "auto": AutoSums{}} {
 				got, err := s.PairSums(ScalarRep(h), rows, cols, 1)
 				if err != nil {
 					t.Fatal(err)

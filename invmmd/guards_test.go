@@ -1,6 +1,7 @@
 package invmmd
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -48,7 +49,7 @@ func TestBadInputsAreClearErrors(t *testing.T) {
 			h, rows := smallRows()
 			var o Options
 			tc.edit(&h, &rows, &o)
-			_, err := Estimate(ScalarRep(h), rows, o, tc.method)
+			_, err := Estimate(context.Background(), ScalarRep(h), rows, o, tc.method)
 			if err == nil {
 				t.Fatal("no error")
 			}
@@ -67,7 +68,7 @@ func TestGuards(t *testing.T) {
 	t.Run("G = 0 is floored and counted", func(t *testing.T) {
 		h, rows := smallRows()
 		rows.G[0], rows.G[3] = 0, 0.01 // both observed rows
-		res, err := Estimate(ScalarRep(h), rows, Options{MainFraction: 1}, method.IP, method.DR)
+		res, err := Estimate(context.Background(), ScalarRep(h), rows, Options{MainFraction: 1}, method.IP, method.DR)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -77,7 +78,7 @@ func TestGuards(t *testing.T) {
 			}
 		}
 		// The floor is the one that Options.GFloor sets: raising it changes the estimate.
-		res2, _ := Estimate(ScalarRep(h), rows, Options{MainFraction: 1, GFloor: 0.3}, method.IP)
+		res2, _ := Estimate(context.Background(), ScalarRep(h), rows, Options{MainFraction: 1, GFloor: 0.3}, method.IP)
 		if res2[0].Value == res[0].Value {
 			t.Error("GFloor 0.3 gave the same IP estimate as the default floor")
 		}
@@ -85,7 +86,7 @@ func TestGuards(t *testing.T) {
 	t.Run("all rows missing", func(t *testing.T) {
 		h, rows := smallRows()
 		rows.Delta = make([]float64, len(rows.Y))
-		res, err := Estimate(ScalarRep(h), rows, Options{MainFraction: 1}, method.Obs, method.IP, method.DR, method.Full)
+		res, err := Estimate(context.Background(), ScalarRep(h), rows, Options{MainFraction: 1}, method.Obs, method.IP, method.DR, method.Full)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -106,7 +107,7 @@ func TestGuards(t *testing.T) {
 		for i := range rows.Y {
 			rows.Y[i] = 1
 		}
-		res, err := Estimate(ScalarRep(h), rows, Options{}, method.Full, method.DR)
+		res, err := Estimate(context.Background(), ScalarRep(h), rows, Options{}, method.Full, method.DR)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -121,7 +122,7 @@ func TestGuards(t *testing.T) {
 		for i := 4; i < 8; i++ {
 			rows.Z[i] = 1
 		}
-		res, _ := Estimate(ScalarRep(h), rows, Options{}, method.Full)
+		res, _ := Estimate(context.Background(), ScalarRep(h), rows, Options{}, method.Full)
 		if !slices.Equal(res[0].Report.EmptyStrata, []float64{1}) || res[0].Strata[1] != 0 {
 			t.Errorf("stratum Y=1 with Z=1 only: strata %v, empty %v; want it flagged and 0", res[0].Strata, res[0].Report.EmptyStrata)
 		}
@@ -136,7 +137,7 @@ func TestGuards(t *testing.T) {
 			}
 		}
 		rows.Z[2], rows.Z[6] = 1, 1 // missing rows: keep both Z values in the truth
-		res, err := Estimate(ScalarRep(h), rows, Options{MainFraction: 1}, method.DR)
+		res, err := Estimate(context.Background(), ScalarRep(h), rows, Options{MainFraction: 1}, method.DR)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -253,11 +254,11 @@ func TestMissingZIsNaN(t *testing.T) {
 		t.Fatalf("MissingZ = %d, want 2", got)
 	}
 	methods := []method.Method{method.Obs, method.IP, method.Reg, method.DR, method.DRPO}
-	want, err := Estimate(ScalarRep(h), given, Options{MainFraction: 1}, methods...)
+	want, err := Estimate(context.Background(), ScalarRep(h), given, Options{MainFraction: 1}, methods...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := Estimate(ScalarRep(h), nan, Options{MainFraction: 1}, methods...)
+	got, err := Estimate(context.Background(), ScalarRep(h), nan, Options{MainFraction: 1}, methods...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,16 +269,16 @@ func TestMissingZIsNaN(t *testing.T) {
 	}
 	// Δ given and NaN where Δ = 0: the same again.
 	nan.Delta = given.Delta
-	if got, err = Estimate(ScalarRep(h), nan, Options{MainFraction: 1}, method.DR); err != nil || got[0].Value != want[3].Value {
+	if got, err = Estimate(context.Background(), ScalarRep(h), nan, Options{MainFraction: 1}, method.DR); err != nil || got[0].Value != want[3].Value {
 		t.Errorf("Δ given, NaN Z where missing: %v, %v; want %v", got, err, want[3].Value)
 	}
-	_, err = Estimate(ScalarRep(h), nan, Options{}, method.Full)
+	_, err = Estimate(context.Background(), ScalarRep(h), nan, Options{}, method.Full)
 	if err == nil || !strings.Contains(err.Error(), "row 2: Z is missing (NaN) but method full needs Z on every row") {
 		t.Errorf("full with NaN Z: error %v", err)
 	}
 	// NaN where Δ = 1 is refused by every method.
 	nan.Z[0] = math.NaN()
-	if _, err := Estimate(ScalarRep(h), nan, Options{}, method.DR); err == nil || !strings.Contains(err.Error(), "row 0: Z = NaN, want 0 or 1") {
+	if _, err := Estimate(context.Background(), ScalarRep(h), nan, Options{}, method.DR); err == nil || !strings.Contains(err.Error(), "row 0: Z = NaN, want 0 or 1") {
 		t.Errorf("NaN Z where Δ = 1: error %v", err)
 	}
 }
@@ -288,7 +289,7 @@ func TestMissingZIsNaN(t *testing.T) {
 func TestUnreliableStrata(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 22))
 	h, healthy := defaultTestDGP().draw(rng, 2000)
-	res, err := Estimate(ScalarRep(h), healthy, Options{}, method.Obs, method.IP, method.Reg, method.DR, method.DRPO, method.Full)
+	res, err := Estimate(context.Background(), ScalarRep(h), healthy, Options{}, method.Obs, method.IP, method.Reg, method.DR, method.DRPO, method.Full)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,7 +301,7 @@ func TestUnreliableStrata(t *testing.T) {
 
 	t.Run("one observed Z=1 row", func(t *testing.T) {
 		h, rows := oneObservedZ1(23)
-		res, err := Estimate(ScalarRep(h), rows, Options{MainFraction: 1}, method.Obs, method.IP)
+		res, err := Estimate(context.Background(), ScalarRep(h), rows, Options{MainFraction: 1}, method.Obs, method.IP)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -325,7 +326,7 @@ func TestUnreliableStrata(t *testing.T) {
 				rows.Z[i], rows.G[i] = 0, 0.1
 			}
 		}
-		res, err := Estimate(ScalarRep(h), rows, Options{MainFraction: 1, MinESS: 1}, method.DR)
+		res, err := Estimate(context.Background(), ScalarRep(h), rows, Options{MainFraction: 1, MinESS: 1}, method.DR)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -407,7 +408,7 @@ func TestDropUnreliable(t *testing.T) {
 // is reported as "all rows", not as a Y value.
 func TestUnconditionalReportNamesAllRows(t *testing.T) {
 	h, rows := defaultTestDGP().draw(rand.New(rand.NewPCG(27, 28)), 400)
-	res, err := Estimate(ScalarRep(h), rows, Options{Unconditional: true}, method.IP)
+	res, err := Estimate(context.Background(), ScalarRep(h), rows, Options{Unconditional: true}, method.IP)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package invmmd
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -90,6 +91,13 @@ func ParseTestRoute(s string) (TestRoute, error) {
 const (
 	DefaultResamples = 1000 // draws of the wild bootstrap or the permutation test
 	MinResamples     = 100  // fewer give p-values too coarse to compare with α = 0.05
+	// MaxResamples bounds the draws: 10⁵ resolve a p-value to 10⁻⁵, and each costs a pass
+	// over the rows.
+	MaxResamples = 100000
+	// MaxResampledTerms bounds the Fourier terms of the kernel on h in the wild and
+	// permutation routes (each draw costs rows × terms): h spread over more than about
+	// 4000 bandwidths takes the cross route.
+	MaxResampledTerms = 4096
 	// MinTestRows is the fewest rows with a pseudo-outcome (observed Z for obs) that a
 	// stratum must have in each half (cross) or in all (wild, permutation) for its result
 	// not to be flagged unreliable: the normal approximation of a sum of a few terms, or a
@@ -97,31 +105,28 @@ const (
 	MinTestRows = 20
 )
 
-// TestOptions are the settings of InvarianceTest. The zero value is the cross route with
-// the median heuristic bandwidth and a random half seeded by 0.
+// TestOptions are the settings of InvarianceTest: the estimators' Options (read here: the
+// bandwidth rule Bandwidth or Median, GFloor, Unconditional and Classes; with Median, σ is
+// the median heuristic on the outputs of half B for the cross route, of all rows
+// otherwise), and how the null distribution is obtained. The zero value is the cross route
+// with σ = 1 (Options' default) and a random half seeded by 0.
 type TestOptions struct {
-	// Bandwidth σ of the Gaussian kernel on h; 0 means the median heuristic
-	// (MedianBandwidth) on the outputs of half B for
-	// the cross route, of all rows otherwise.
-	Bandwidth float64
-	// GFloor bounds G from below in the pseudo-outcomes, as Options.GFloor; 0 means 0.05.
-	GFloor float64
-	// Unconditional tests h ⊥ Z over all rows instead of within each Y stratum.
-	Unconditional bool
-	// Classes is the number K of label classes (Y ∈ {0, …, K−1}), as Options.Classes;
-	// 0 means 2. The test runs within each class present.
-	Classes int
+	Options
 	// Route chooses the null distribution; the zero value is CrossRoute.
 	Route TestRoute
 	// InA marks the rows of half A for the cross route (true) and B (false); nil draws a
 	// random half of each (Y, Δ) cell, seeded by Seed. G and m must not have been fitted
 	// on rows of A.
 	InA []bool
-	// Resamples is the number of bootstrap or permutation draws; 0 means DefaultResamples,
-	// fewer than MinResamples are refused.
+	// Resamples is the number of bootstrap or permutation draws; 0 means DefaultResamples;
+	// fewer than MinResamples or more than MaxResamples are refused.
 	Resamples int
 	// Seed seeds the random half and the draws: the same seed gives the same p-values.
 	Seed uint64
+	// Sums computes the kernel sums of the cross route (nil: AutoSums, exact up to
+	// ExactPairs pairs per stratum and linear in the rows beyond; TestResult.Path says
+	// which path it took).
+	Sums Summer
 }
 
 // TestResult is one method's invariance test.
@@ -133,7 +138,10 @@ type TestResult struct {
 	Statistic float64
 	PValue    float64
 	Sigma     float64 // the kernel bandwidth used
-	Resamples int     // draws (0 for the cross route)
+	// Path is how the kernel sums of the cross route were computed and their error bound
+	// (zero for the other routes, which expand the kernel with a fixed tolerance).
+	Path      KernelPath
+	Resamples int // draws (0 for the cross route)
 	Strata    []TestStratum
 	// Unreliable lists why the p-value should not be trusted (a stratum with fewer than
 	// MinTestRows rows with a pseudo-outcome in a half, Ĝ floored on a row); empty when none.
@@ -161,7 +169,7 @@ type TestStratum struct {
 // test. It returns an error naming the problem for a constant h, a stratum without an
 // observed Z (or in the cross route, without one in either half), Resamples under
 // MinResamples, or rows that Rows.Validate refuses.
-func InvarianceTest(h Rep, rows Rows, opts TestOptions, methods ...method.Method) ([]TestResult, error) {
+func InvarianceTest(ctx context.Context, h Rep, rows Rows, opts TestOptions, methods ...method.Method) ([]TestResult, error) {
 	if len(methods) == 0 {
 		return nil, fmt.Errorf("invmmd: invariance test: no method")
 	}
@@ -187,8 +195,11 @@ func InvarianceTest(h Rep, rows Rows, opts TestOptions, methods ...method.Method
 	if opts.Resamples == 0 {
 		opts.Resamples = DefaultResamples
 	}
-	if opts.Route != CrossRoute && opts.Resamples < MinResamples {
-		return nil, fmt.Errorf("invmmd: invariance test: %d resamples, want at least %d", opts.Resamples, MinResamples)
+	if opts.Route != CrossRoute && (opts.Resamples < MinResamples || opts.Resamples > MaxResamples) {
+		return nil, fmt.Errorf("invmmd: invariance test: %d resamples, want %d to %d", opts.Resamples, MinResamples, MaxResamples)
+	}
+	if opts.Median && opts.Bandwidth != 0 {
+		return nil, fmt.Errorf("invmmd: invariance test: Options.Median with Options.Bandwidth = %v: give one bandwidth rule", opts.Bandwidth)
 	}
 	if opts.GFloor == 0 {
 		opts.GFloor = DefaultGFloor
@@ -201,7 +212,7 @@ func InvarianceTest(h Rep, rows Rows, opts TestOptions, methods ...method.Method
 			return nil, fmt.Errorf("invmmd: invariance test: the permutation route is valid only for full and obs, not %v (permuting a pseudo-outcome breaks its link to G and m)", m)
 		}
 	}
-	if err := rows.ValidateClasses(Options{Classes: opts.Classes}.NumClasses(), methods...); err != nil {
+	if err := rows.ValidateClasses(opts.NumClasses(), methods...); err != nil {
 		return nil, err
 	}
 	rows = rows.withDelta()
@@ -214,7 +225,8 @@ func InvarianceTest(h Rep, rows Rows, opts TestOptions, methods ...method.Method
 		}
 	}
 	sigma := opts.Bandwidth
-	if sigma == 0 {
+	switch {
+	case opts.Median:
 		hs := Rep{Dim: h.Dim}
 		for i := range h.Len() {
 			if inA == nil || !inA[i] {
@@ -225,8 +237,10 @@ func InvarianceTest(h Rep, rows Rows, opts TestOptions, methods ...method.Method
 		if sigma, err = MedianBandwidth(hs); err != nil {
 			return nil, fmt.Errorf("invmmd: invariance test: bandwidth: %w", err)
 		}
-	} else if !(sigma > 0) || math.IsInf(sigma, 0) {
-		return nil, fmt.Errorf("invmmd: invariance test: bandwidth %v, want a finite value > 0 (or 0 for the median heuristic)", sigma)
+	case sigma == 0:
+		sigma = DefaultBandwidth
+	case !(sigma > 0) || math.IsInf(sigma, 0):
+		return nil, fmt.Errorf("invmmd: invariance test: bandwidth %v, want a finite value > 0 (or 0 for %v)", sigma, DefaultBandwidth)
 	}
 	ms := make([]*crossMethod, len(methods))
 	for k, m := range methods {
@@ -248,11 +262,20 @@ func InvarianceTest(h Rep, rows Rows, opts TestOptions, methods ...method.Method
 	}
 	switch opts.Route {
 	case CrossRoute:
-		crossTests(h, ms, strata, inA, sigma) // one kernel pass between the halves for every method
+		sums := opts.Sums
+		if sums == nil {
+			sums = AutoSums{}
+		}
+		if err := crossTests(ctx, sums, h, ms, strata, inA, sigma); err != nil { // one kernel pass between the halves for every method
+			return nil, err
+		}
 	case WildRoute, PermutationRoute:
 		for k, c := range ms {
 			seed := opts.Seed + 0x9e3779b97f4a7c15*uint64(k+1)
-			c.err = resampledTest(h.Data, c.phi, c.include, strata, sigma, opts.Resamples, seed, &c.res)
+			c.err = resampledTest(ctx, h.Data, c.phi, c.include, strata, sigma, opts.Resamples, seed, &c.res)
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
 		}
 	default:
 		return nil, fmt.Errorf("invmmd: invariance test: unknown route %v", opts.Route)

@@ -1,6 +1,7 @@
 package invmmd
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -20,7 +21,7 @@ func BenchmarkInvarianceTest(b *testing.B) {
 		for _, route := range []TestRoute{CrossRoute, WildRoute} {
 			b.Run(fmt.Sprintf("n=%d/%v", n, route), func(b *testing.B) {
 				for b.Loop() {
-					if _, err := InvarianceTest(ScalarRep(h), rows, TestOptions{Route: route, Bandwidth: 1, Seed: 1}, method.DR); err != nil {
+					if _, err := InvarianceTest(context.Background(), ScalarRep(h), rows, TestOptions{Options: Options{Bandwidth: 1}, Route: route, Seed: 1}, method.DR); err != nil {
 						b.Fatal(err)
 					}
 				}

@@ -1,10 +1,9 @@
 package invmmd
 
 import (
+	"context"
 	"fmt"
 	"math"
-	"runtime"
-	"sync"
 )
 
 // The cross route of InvarianceTest: the studentised cross statistic between two halves
@@ -20,19 +19,20 @@ type crossMethod struct {
 }
 
 // crossTests fills each method's result with the studentised cross statistic T and its
-// one-sided p-value (or its err). The kernel between the halves depends on h alone, so each
-// pair (i in A, j in B) of a stratum is evaluated once and serves every method that has a
-// pseudo-outcome on both rows; each method's sums run over its own rows in the same order
-// as a test of that method alone.
-func crossTests(h Rep, ms []*crossMethod, strata []testStratum, inA []bool, sigma float64) {
+// one-sided p-value (or its err). The kernel between the halves depends on h alone, so one
+// pass of per-row kernel sums per stratum (sums.RowSums, from the rows of B to the rows of
+// A) serves every method: each method's centred pseudo-outcomes on its rows of B are
+// columns of that pass, and the witness at each of its rows of A is the row sum of its
+// columns over its rows of B. It returns ctx's error when ctx is cancelled.
+func crossTests(ctx context.Context, sums Summer, h Rep, ms []*crossMethod, strata []testStratum, inA []bool, sigma float64) error {
 	type part struct {
 		a, b   []int     // the method's rows in each half
 		pa, pb []float64 // its pseudo-outcomes centred within each half, rows × D
 		posA   []int     // position in a of each row of aAll (−1: not the method's)
-		inB    []int     // position in b of each row of bAll (−1: not the method's)
+		col    int       // its first column in the pass
 		g      []float64 // the witness at each row of a, rows × D
 	}
-	sums := make([][2]float64, len(ms)) // Σ t_i and Σ (t_i − t̄)² over the strata
+	sumsK := make([][2]float64, len(ms)) // Σ t_i and Σ (t_i − t̄)² over the strata
 	for _, s := range strata {
 		parts := make([]*part, len(ms))
 		var aAll, bAll []int
@@ -75,45 +75,48 @@ func crossTests(h Rep, ms []*crossMethod, strata []testStratum, inA []bool, sigm
 				}
 			}
 		}
+		// The pass's columns: each method's centred pseudo-outcomes on its rows of B.
+		var cols [][]float64
 		for k, pt := range parts {
 			if pt == nil {
 				continue
 			}
-			pt.posA, pt.inB = positions(aAll, ms[k].include), positions(bAll, ms[k].include)
-		}
-		// g[k] = witness at h_a[k]: mean over B of φ̃_j k(h_a[k], h_j), D values per method.
-		parallelRows(len(aAll), func(r int) {
-			i := aAll[r]
-			for q, j := range bAll {
-				kv := GaussianKernel(h.Row(i), h.Row(j), sigma)
-				for k, pt := range parts {
-					if pt == nil || pt.posA[r] < 0 || pt.inB[q] < 0 {
-						continue
-					}
-					D := len(ms[k].phi)
-					gk, pb := pt.g[pt.posA[r]*D:(pt.posA[r]+1)*D], pt.pb[pt.inB[q]*D:(pt.inB[q]+1)*D]
-					for d := 0; d < D; d++ {
-						gk[d] += pb[d] * kv
-					}
+			pt.posA = positions(aAll, ms[k].include)
+			pt.col = len(cols)
+			D := len(ms[k].phi)
+			for d := 0; d < D; d++ {
+				c := make([]float64, h.Len())
+				for q, j := range pt.b {
+					c[j] = pt.pb[q*D+d]
 				}
+				cols = append(cols, c)
 			}
-			for k, pt := range parts {
-				if pt == nil || pt.posA[r] < 0 {
+		}
+		if len(cols) == 0 {
+			continue
+		}
+		kv, path, err := sums.RowSums(ctx, h, aAll, bAll, cols, sigma)
+		if err != nil {
+			return err
+		}
+		P := len(cols)
+		for k, pt := range parts {
+			if pt == nil {
+				continue
+			}
+			ms[k].res.Path = ms[k].res.Path.worse(path)
+			D := len(ms[k].phi)
+			for r := range aAll {
+				if pt.posA[r] < 0 {
 					continue
 				}
-				D := len(ms[k].phi)
 				gk := pt.g[pt.posA[r]*D : (pt.posA[r]+1)*D]
 				for d := range gk {
-					gk[d] /= float64(len(pt.b))
+					gk[d] = kv[r*P+pt.col+d] / float64(len(pt.b))
 				}
 			}
-		})
-		for k, pt := range parts {
-			if pt == nil {
-				continue
-			}
-			partSum := covarianceTerms(pt.pa, pt.g, len(pt.a), len(ms[k].phi), &sums[k][1])
-			sums[k][0] += partSum
+			partSum := covarianceTerms(pt.pa, pt.g, len(pt.a), D, &sumsK[k][1])
+			sumsK[k][0] += partSum
 			ms[k].res.Strata = append(ms[k].res.Strata, TestStratum{Y: s.y, Rows: [2]int{len(pt.a), len(pt.b)}, Part: partSum})
 		}
 	}
@@ -121,7 +124,7 @@ func crossTests(h Rep, ms []*crossMethod, strata []testStratum, inA []bool, sigm
 		if c.err != nil {
 			continue
 		}
-		sum, ss := sums[k][0], sums[k][1]
+		sum, ss := sumsK[k][0], sumsK[k][1]
 		if !(ss > 0) {
 			c.err = fmt.Errorf("the statistic has no variance: within every stratum the pseudo-outcome or h does not vary (a single Z value observed, or h constant)")
 			continue
@@ -129,6 +132,7 @@ func crossTests(h Rep, ms []*crossMethod, strata []testStratum, inA []bool, sigm
 		c.res.Statistic = sum / math.Sqrt(ss)
 		c.res.PValue = 0.5 * math.Erfc(c.res.Statistic/math.Sqrt2)
 	}
+	return nil
 }
 
 // positions returns, for each row of rows, its position among the rows that include
@@ -168,21 +172,4 @@ func covarianceTerms(pa, g []float64, n, D int, ss *float64) (sum float64) {
 		*ss += (v - tbar) * (v - tbar)
 	}
 	return sum
-}
-
-// parallelRows runs f(k) for k in [0, n) on one goroutine per CPU; f must write only to
-// its own k's outputs.
-func parallelRows(n int, f func(k int)) {
-	workers := max(1, min(runtime.GOMAXPROCS(0), n/64))
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			for k := w; k < n; k += workers {
-				f(k)
-			}
-		}(w)
-	}
-	wg.Wait()
 }

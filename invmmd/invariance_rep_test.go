@@ -1,6 +1,7 @@
 package invmmd
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -39,7 +40,7 @@ func TestCrossStatisticRepMatchesDefinition(t *testing.T) {
 			inA[i] = i%3 == 0
 		}
 		for _, m := range []method.Method{method.Full, method.Obs, method.IP, method.Reg, method.DR} {
-			res, err := InvarianceTest(h, rows, TestOptions{Bandwidth: 1.3, InA: inA}, m)
+			res, err := InvarianceTest(context.Background(), h, rows, TestOptions{Options: Options{Bandwidth: 1.3}, InA: inA}, m)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -64,7 +65,7 @@ func TestNullPValuesUniformRep(t *testing.T) {
 	p := map[method.Method][]float64{}
 	for r := range R {
 		h, rows := calibRep(n, d, 0, uint64(100+r))
-		res, err := InvarianceTest(h, rows, TestOptions{Seed: uint64(r)}, method.DR, method.Full)
+		res, err := InvarianceTest(context.Background(), h, rows, TestOptions{Options: Options{Median: true}, Seed: uint64(r)}, method.DR, method.Full)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,7 +83,7 @@ func TestNullPValuesUniformRep(t *testing.T) {
 		}
 	}
 	h, rows := calibRep(2000, d, 0.5, 7)
-	res, err := InvarianceTest(h, rows, TestOptions{}, method.DR)
+	res, err := InvarianceTest(context.Background(), h, rows, TestOptions{Options: Options{Median: true}}, method.DR)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,22 +108,22 @@ func TestInvarianceTestWideErrors(t *testing.T) {
 		opts TestOptions
 		want string
 	}{
-		{"wild", h, TestOptions{Route: WildRoute}, "the wild route expands the kernel of a one-column h; h has 4 columns"},
-		{"permutation", h, TestOptions{Route: PermutationRoute}, "h has 4 columns: use the cross route"},
-		{"constant rows", same, TestOptions{}, "h is constant (every row is [0 1 2 3])"},
-		{"non-finite", nan, TestOptions{}, "row 7: h column 2 = NaN"},
-		{"short", Rep{Dim: 4, Data: h.Data[:40]}, TestOptions{}, "h has 10 rows, Y has 200"},
+		{"wild", h, TestOptions{Options: Options{Median: true}, Route: WildRoute}, "the wild route expands the kernel of a one-column h; h has 4 columns"},
+		{"permutation", h, TestOptions{Options: Options{Median: true}, Route: PermutationRoute}, "h has 4 columns: use the cross route"},
+		{"constant rows", same, TestOptions{Options: Options{Median: true}}, "h is constant (every row is [0 1 2 3])"},
+		{"non-finite", nan, TestOptions{Options: Options{Median: true}}, "row 7: h column 2 = NaN"},
+		{"short", Rep{Dim: 4, Data: h.Data[:40]}, TestOptions{Options: Options{Median: true}}, "h has 10 rows, Y has 200"},
 	} {
 		m := method.DR
 		if c.opts.Route == PermutationRoute {
 			m = method.Full
 		}
-		_, err := InvarianceTest(c.h, rows, c.opts, m)
+		_, err := InvarianceTest(context.Background(), c.h, rows, c.opts, m)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)
 		}
 	}
-	if _, err := InvarianceTest(Rep{Dim: 4}, Rows{}, TestOptions{}, method.DR); err == nil || !strings.Contains(err.Error(), "0 rows, want at least 2") {
+	if _, err := InvarianceTest(context.Background(), Rep{Dim: 4}, Rows{}, TestOptions{Options: Options{Median: true}}, method.DR); err == nil || !strings.Contains(err.Error(), "0 rows, want at least 2") {
 		t.Errorf("no rows: error %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package invmmd
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -84,7 +85,7 @@ func (q quadForm) value(a []float64, perm []int, acc []float64) float64 {
 
 // resampledTest fills res with the doubly centred statistic W and its wild-bootstrap or
 // permutation p-value (1 + #{W* ≥ W})/(1 + B).
-func resampledTest(h []float64, phi [][]float64, include []float64, strata []testStratum, sigma float64, B int, seed uint64, res *TestResult) error {
+func resampledTest(ctx context.Context, h []float64, phi [][]float64, include []float64, strata []testStratum, sigma float64, B int, seed uint64, res *TestResult) error {
 	var all []int
 	for i := range h {
 		if include[i] != 0 {
@@ -92,7 +93,13 @@ func resampledTest(h []float64, phi [][]float64, include []float64, strata []tes
 		}
 	}
 	lo, hi := rangeOf(h, all)
-	plan := PlanFourier(hi-lo, sigma, ReferenceFourierTol)
+	plan, err := PlanFourier(hi-lo, sigma, ReferenceFourierTol)
+	if err == nil && plan.M > MaxResampledTerms {
+		err = fmt.Errorf("%d terms, more than %d", plan.M, MaxResampledTerms)
+	}
+	if err != nil {
+		return fmt.Errorf("the %v route expands the kernel on the range of h, and h spans %.4g, %.3g bandwidths of %.4g (%v): use the cross route", res.Route, hi-lo, (hi-lo)/sigma, sigma, err)
+	}
 	var qs []quadForm
 	n := 0
 	for _, s := range strata {
@@ -146,6 +153,9 @@ func resampledTest(h []float64, phi [][]float64, include []float64, strata []tes
 	rng := rand.New(rand.NewPCG(seed, 0x5eed))
 	exceed := 0
 	for b := 0; b < B; b++ {
+		if b%16 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
 		wb, _ := stat(func(q quadForm) ([]float64, []int) {
 			m := len(q.f) / q.r
 			if res.Route == PermutationRoute {

@@ -1,6 +1,7 @@
 package invmmd
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -23,14 +24,18 @@ func calibRows(n int, delta float64, seed uint64) ([]float64, Rows) {
 // pairs: the witness of half B at each row of A, the per-stratum sample covariance and its
 // standard error.
 func bruteCross(h Rep, phi [][]float64, include []float64, y []float64, inA []bool, sigma float64) float64 {
-	kernel := func(i, j int) float64 {
+	return bruteCrossKernel(h, phi, include, y, inA, func(i, j int) float64 {
 		d2 := 0.0
 		for c := 0; c < h.Dim; c++ {
 			d := h.Data[i*h.Dim+c] - h.Data[j*h.Dim+c]
 			d2 += d * d
 		}
 		return math.Exp(-d2 / (2 * sigma * sigma))
-	}
+	})
+}
+
+// bruteCrossKernel is bruteCross with the kernel of rows i and j given.
+func bruteCrossKernel(h Rep, phi [][]float64, include []float64, y []float64, inA []bool, kernel func(i, j int) float64) float64 {
 	num, den := 0.0, 0.0
 	for _, yv := range []float64{0, 1} {
 		var a, b []int
@@ -170,7 +175,7 @@ func TestCrossStatisticMatchesDefinition(t *testing.T) {
 		inA[i] = i%3 == 0
 	}
 	for _, m := range []method.Method{method.Full, method.Obs, method.IP, method.Reg, method.DR, method.DRPlus} {
-		res, err := InvarianceTest(ScalarRep(h), rows, TestOptions{Bandwidth: 0.7, InA: inA}, m)
+		res, err := InvarianceTest(context.Background(), ScalarRep(h), rows, TestOptions{Options: Options{Bandwidth: 0.7}, InA: inA}, m)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -190,7 +195,7 @@ func TestCrossStatisticMatchesDefinition(t *testing.T) {
 func TestWildStatisticMatchesExactKernel(t *testing.T) {
 	h, rows := calibRows(200, 0.3, 2)
 	for _, m := range []method.Method{method.DR, method.Reg, method.Full} {
-		res, err := InvarianceTest(ScalarRep(h), rows, TestOptions{Route: WildRoute, Bandwidth: 0.8, Resamples: 100}, m)
+		res, err := InvarianceTest(context.Background(), ScalarRep(h), rows, TestOptions{Options: Options{Bandwidth: 0.8}, Route: WildRoute, Resamples: 100}, m)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -228,7 +233,7 @@ func TestWildBootstrapAgainstEnumeration(t *testing.T) {
 		h[i] = 0.6*rows.Z[i] + rng.NormFloat64()
 	}
 	const B = 20000
-	res, err := InvarianceTest(ScalarRep(h), rows, TestOptions{Route: WildRoute, Bandwidth: 1, Resamples: B, Unconditional: true, Seed: 3}, method.Full)
+	res, err := InvarianceTest(context.Background(), ScalarRep(h), rows, TestOptions{Options: Options{Bandwidth: 1, Unconditional: true}, Route: WildRoute, Resamples: B, Seed: 3}, method.Full)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,7 +292,7 @@ func TestNullPValuesUniform(t *testing.T) {
 	p := map[method.Method][]float64{}
 	for r := 0; r < R; r++ {
 		h, rows := calibRows(n, 0, uint64(100+r))
-		res, err := InvarianceTest(ScalarRep(h), rows, TestOptions{Seed: uint64(r)}, method.DR, method.Full)
+		res, err := InvarianceTest(context.Background(), ScalarRep(h), rows, TestOptions{Options: Options{Median: true}, Seed: uint64(r)}, method.DR, method.Full)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -307,7 +312,7 @@ func TestNullPValuesUniform(t *testing.T) {
 	const R2 = 200
 	for r := 0; r < R2; r++ {
 		h, rows := calibRows(2000, 0, uint64(5000+r))
-		res, err := InvarianceTest(ScalarRep(h), rows, TestOptions{Seed: uint64(r)}, method.Obs)
+		res, err := InvarianceTest(context.Background(), ScalarRep(h), rows, TestOptions{Options: Options{Median: true}, Seed: uint64(r)}, method.Obs)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -323,7 +328,7 @@ func TestNullPValuesUniform(t *testing.T) {
 func TestInvarianceTestPower(t *testing.T) {
 	h, rows := calibRows(2000, 0.5, 7)
 	for _, route := range []TestRoute{CrossRoute, WildRoute} {
-		res, err := InvarianceTest(ScalarRep(h), rows, TestOptions{Route: route, Resamples: 200}, method.DR)
+		res, err := InvarianceTest(context.Background(), ScalarRep(h), rows, TestOptions{Options: Options{Median: true}, Route: route, Resamples: 200}, method.DR)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -336,11 +341,11 @@ func TestInvarianceTestPower(t *testing.T) {
 func TestInvarianceTestReproducible(t *testing.T) {
 	h, rows := calibRows(400, 0.1, 3)
 	for _, route := range []TestRoute{CrossRoute, WildRoute} {
-		a, err := InvarianceTest(ScalarRep(h), rows, TestOptions{Route: route, Resamples: 100, Seed: 9}, method.DR, method.Reg)
+		a, err := InvarianceTest(context.Background(), ScalarRep(h), rows, TestOptions{Options: Options{Median: true}, Route: route, Resamples: 100, Seed: 9}, method.DR, method.Reg)
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, _ := InvarianceTest(ScalarRep(h), rows, TestOptions{Route: route, Resamples: 100, Seed: 9}, method.DR, method.Reg)
+		b, _ := InvarianceTest(context.Background(), ScalarRep(h), rows, TestOptions{Options: Options{Median: true}, Route: route, Resamples: 100, Seed: 9}, method.DR, method.Reg)
 		for k := range a {
 			if a[k].PValue != b[k].PValue || a[k].Statistic != b[k].Statistic {
 				t.Errorf("%v %v: two runs with one seed differ: %v vs %v", route, a[k].Method, a[k].PValue, b[k].PValue)
@@ -370,11 +375,11 @@ func TestInvarianceTestCategorical(t *testing.T) {
 		t.Fatal(err)
 	}
 	rows := Rows{Y: y, Psi: psi}
-	dep, err := InvarianceTest(ScalarRep(hDep), rows, TestOptions{}, method.Obs)
+	dep, err := InvarianceTest(context.Background(), ScalarRep(hDep), rows, TestOptions{Options: Options{Median: true}}, method.Obs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ind, _ := InvarianceTest(ScalarRep(hInd), rows, TestOptions{}, method.Obs)
+	ind, _ := InvarianceTest(context.Background(), ScalarRep(hInd), rows, TestOptions{Options: Options{Median: true}}, method.Obs)
 	if dep[0].PValue > 1e-3 || ind[0].PValue < 1e-3 {
 		t.Errorf("categorical Z: p = %v with dependence, %v without", dep[0].PValue, ind[0].PValue)
 	}
@@ -401,18 +406,18 @@ func TestInvarianceTestErrors(t *testing.T) {
 		m    method.Method
 		want string
 	}{
-		{"few resamples", h, rows, TestOptions{Route: WildRoute, Resamples: 50}, method.DR, "50 resamples, want at least 100"},
-		{"constant h", constant, rows, TestOptions{}, method.DR, "h is constant"},
-		{"no observed Z in a stratum", h, noObs, TestOptions{}, method.Obs, "stratum Y=1 has 0 rows"},
-		{"no observed Z, wild", h, noObs, TestOptions{Route: WildRoute}, method.Obs, "stratum Y=1 has 0 rows"},
-		{"permutation of dr", h, rows, TestOptions{Route: PermutationRoute}, method.DR, "permutation route is valid only for full and obs"},
-		{"none", h, rows, TestOptions{}, method.None, "no pseudo-outcome"},
-		{"halves of another length", h, rows, TestOptions{InA: make([]bool, 3)}, method.DR, "InA has 3 rows"},
-		{"full with Z missing", h, missing, TestOptions{}, method.Full, "row 0"},
-		{"bad bandwidth", h, rows, TestOptions{Bandwidth: -1}, method.DR, "bandwidth -1"},
-		{"short h", h[:10], rows, TestOptions{}, method.DR, "h has 10 rows"},
+		{"few resamples", h, rows, TestOptions{Options: Options{Median: true}, Route: WildRoute, Resamples: 50}, method.DR, "50 resamples, want 100 to 100000"},
+		{"constant h", constant, rows, TestOptions{Options: Options{Median: true}}, method.DR, "h is constant"},
+		{"no observed Z in a stratum", h, noObs, TestOptions{Options: Options{Median: true}}, method.Obs, "stratum Y=1 has 0 rows"},
+		{"no observed Z, wild", h, noObs, TestOptions{Options: Options{Median: true}, Route: WildRoute}, method.Obs, "stratum Y=1 has 0 rows"},
+		{"permutation of dr", h, rows, TestOptions{Options: Options{Median: true}, Route: PermutationRoute}, method.DR, "permutation route is valid only for full and obs"},
+		{"none", h, rows, TestOptions{Options: Options{Median: true}}, method.None, "no pseudo-outcome"},
+		{"halves of another length", h, rows, TestOptions{Options: Options{Median: true}, InA: make([]bool, 3)}, method.DR, "InA has 3 rows"},
+		{"full with Z missing", h, missing, TestOptions{Options: Options{Median: true}}, method.Full, "row 0"},
+		{"bad bandwidth", h, rows, TestOptions{Options: Options{Bandwidth: -1}}, method.DR, "bandwidth -1"},
+		{"short h", h[:10], rows, TestOptions{Options: Options{Median: true}}, method.DR, "h has 10 rows"},
 	} {
-		_, err := InvarianceTest(ScalarRep(c.h), c.rows, c.opts, c.m)
+		_, err := InvarianceTest(context.Background(), ScalarRep(c.h), c.rows, c.opts, c.m)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)
 		}

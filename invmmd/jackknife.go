@@ -1,78 +1,125 @@
 package invmmd
 
-import "math"
+import (
+	"context"
+	"math"
+)
 
 // StandardErrors returns, for each method of the design and each stratum, the jackknife
-// standard error of the stratum's MMD² estimate for model outputs h of any width: each row
-// of the stratum (main or normaliser) is deleted in turn, the main terms T_bb' and the
-// normalisers N_bb' (with their floors) are recomputed without it, and the variance
-// estimate is (n−1)/n·Σ_i (θ₋ᵢ − θ̄)² over the n rows. One pass of kernel sums per row
-// serves every deletion: with T = Σ_{i≠j} g_ij/(m(m−1)) over m main rows (g symmetric),
-// T₋ᵢ = (T − 2t_i)·m/(m−2), t_i = Σ_{j≠i} g_ij/(m(m−1)); the normalisers' sums lose row
-// i's terms. By the Efron–Stein inequality the jackknife variance is conservative in
+// standard error of the stratum's MMD² estimate for model outputs h of any width, and the
+// path its kernel sums took: each row of the stratum (main or normaliser) is deleted in
+// turn, the main terms T_bb' and the normalisers N_bb' (with their floors) are recomputed
+// without it, and the variance estimate is (n−1)/n·Σ_i (θ₋ᵢ − θ̄)² over the n rows. One
+// per-row kernel sum serves every deletion: with T = Σ_{i≠j} g_ij/(m(m−1)) over m main
+// rows (g symmetric), T₋ᵢ = (T − 2t_i)·m/(m−2), t_i = Σ_{j≠i} g_ij/(m(m−1)), and t_i comes
+// from the row sums KV_ip = Σ_{j≠i} k_ij V_jp (Summer.RowSums); the normalisers' sums lose
+// row i's terms. By the Efron–Stein inequality the jackknife variance is conservative in
 // expectation for a symmetric statistic, including near MMD² = 0, where the U-statistic
 // is degenerate and a first-order (Hájek) standard error would be near 0; and because the
 // normalisers are recomputed, a batch whose estimate hangs on a near-zero normaliser gets
 // the large standard error it deserves. Empty or dropped strata, and strata with fewer
-// than 3 rows, get 0. It costs one exact O(n²·(d + P)) pass. It does not check h: pass
-// outputs that Evaluate accepts (one finite row per row of the design).
-func (d *Design) StandardErrors(h Rep) [][]float64 {
+// than 3 rows, get 0.
+//
+// The row sums go through summer (nil: AutoSums, linear in the rows beyond ExactPairs
+// pairs per stratum, within the error its KernelPath states). It does not check h: pass
+// outputs that Evaluate accepts (one finite row per row of the design). It returns ctx's
+// error if ctx is cancelled first.
+func (d *Design) StandardErrors(ctx context.Context, h Rep, summer Summer) ([][]float64, KernelPath, error) {
+	rs, err := d.rowSums(ctx, h, summer)
+	if err != nil {
+		return nil, KernelPath{}, err
+	}
+	return d.standardErrors(rs), rs.path, nil
+}
+
+// strataSums are the per-row kernel sums of every stratum of a design: for stratum s,
+// kv[s] holds, for each of its main rows a (in block order), the sums KV_ap of the
+// stratum's columns idx[s] (P_s of them, row-major); pos[p] is column p's place in its
+// stratum's idx.
+type strataSums struct {
+	kv   [][]float64
+	idx  [][]int
+	pos  []int
+	path KernelPath
+}
+
+// rowSums computes the per-row kernel sums of every stratum with at least 2 main rows.
+func (d *Design) rowSums(ctx context.Context, h Rep, summer Summer) (*strataSums, error) {
+	if summer == nil {
+		summer = AutoSums{}
+	}
+	rs := &strataSums{kv: make([][]float64, len(d.blocks)), idx: make([][]int, len(d.blocks)), pos: make([]int, len(d.cols))}
+	for s, blk := range d.blocks {
+		var cols [][]float64
+		for j, b := range d.colBlock {
+			if b == s {
+				rs.pos[j] = len(rs.idx[s])
+				rs.idx[s] = append(rs.idx[s], j)
+				cols = append(cols, d.cols[j])
+			}
+		}
+		if len(cols) == 0 || len(blk.rows) < 2 {
+			continue
+		}
+		kv, path, err := summer.RowSums(ctx, h, blk.rows, blk.rows, cols, d.opts.Bandwidth)
+		if err != nil {
+			return nil, err
+		}
+		rs.kv[s] = kv
+		rs.path = rs.path.worse(path)
+	}
+	return rs, nil
+}
+
+// pairSums returns the kernel sums Q of every pair of columns of a stratum from its row
+// sums: Q_pq = Σ_a V_ap KV_aq.
+func (d *Design) pairSums(rs *strataSums) [][]float64 {
+	p := len(d.cols)
+	q := make([][]float64, p)
+	for i := range q {
+		q[i] = make([]float64, p)
+	}
+	for s, blk := range d.blocks {
+		if rs.kv[s] == nil {
+			continue
+		}
+		var cols [][]float64
+		for _, j := range rs.idx[s] {
+			cols = append(cols, d.cols[j])
+		}
+		qs := pairsFromRows(blk.rows, cols, rs.kv[s])
+		for a, pa := range rs.idx[s] {
+			for b, pb := range rs.idx[s] {
+				q[pa][pb] = qs[a][b]
+			}
+		}
+	}
+	return q
+}
+
+// standardErrors returns each method's jackknife standard error per stratum from the row
+// sums.
+func (d *Design) standardErrors(rs *strataSums) [][]float64 {
 	out := make([][]float64, len(d.methods))
 	for k := range out {
 		out[k] = make([]float64, len(d.blocks))
 	}
-	gamma := 1 / (2 * d.opts.Bandwidth * d.opts.Bandwidth)
 	for s, blk := range d.blocks {
-		var idx []int
-		for j, b := range d.colBlock {
-			if b == s {
-				idx = append(idx, j)
-			}
-		}
-		if len(blk.rows) < 3 || len(idx) == 0 {
+		if len(blk.rows) < 3 || rs.kv[s] == nil {
 			continue
-		}
-		kv := kernelColumns(h, blk.rows, d.cols, idx, gamma)
-		pos := map[int]int{}
-		for x, p := range idx {
-			pos[p] = x
 		}
 		for k := range d.methods {
 			if d.empty[k][s] { // empty or dropped
 				continue
 			}
 			if d.joint[k] != nil {
-				out[k][s] = d.jackknifeJoint(k, s, kv, pos)
+				out[k][s] = d.jackknifeJoint(k, s, rs)
 				continue
 			}
-			out[k][s] = d.jackknife(k, s, kv, pos)
+			out[k][s] = d.jackknife(k, s, rs)
 		}
 	}
 	return out
-}
-
-// kernelColumns returns kv[a][x] = Σ_{b≠a} k(h_a, h_b)·cols[idx[x]][b] over rows.
-func kernelColumns(h Rep, rows []int, cols [][]float64, idx []int, gamma float64) [][]float64 {
-	kv := make([][]float64, len(rows))
-	for a, i := range rows {
-		kv[a] = make([]float64, len(idx))
-		for _, j := range rows {
-			if j == i {
-				continue
-			}
-			var kij float64
-			if h.Dim == 1 { // the scalar path, kept as it was to the last bit
-				dh := h.Data[i] - h.Data[j]
-				kij = math.Exp(-gamma * dh * dh)
-			} else {
-				kij = math.Exp(-gamma * sqDist(h.Row(i), h.Row(j)))
-			}
-			for x, p := range idx {
-				kv[a][x] += kij * cols[p][j]
-			}
-		}
-	}
-	return kv
 }
 
 // pairs are the (b, b') of the three terms of an MMD², and weights their signs·counts:
@@ -82,47 +129,52 @@ var (
 	weights3 = [3]float64{1, 1, -2}
 )
 
+// termIndex returns the index in pairs of the term (b, b').
+func termIndex(b, bb int) int {
+	if b == bb {
+		return 1 - b // (1,1) → 0, (0,0) → 1
+	}
+	return 2
+}
+
 // jackknife returns the jackknife standard error of method k's estimate in stratum s.
-func (d *Design) jackknife(k, s int, kv [][]float64, pos map[int]int) float64 {
+func (d *Design) jackknife(k, s int, rs *strataSums) float64 {
 	blk := d.blocks[s]
 	inc := d.includes[k]
-	// Main terms: T[t] and each main row's share tRow[i][t].
+	P := len(rs.idx[s])
+	kv := rs.kv[s]
+	// Main terms: T[t] and each main row's share tRow[a][t] (a: position in blk.rows).
 	var T [3]float64
-	tRow := map[int][3]float64{}
+	tRow := make([][3]float64, len(blk.rows))
 	m := 0.0
 	for a, i := range blk.rows {
 		if inc[i] == 0 {
 			continue
 		}
 		m++
+		ka := kv[a*P : (a+1)*P]
 		var ti [3]float64
 		for _, e := range d.coefs[k] {
 			if e.s != s {
 				continue
 			}
-			t := 2 // the pair index of (e.b, e.bb)
-			if e.b == e.bb {
-				t = 1 - e.b // (1,1) → 0, (0,0) → 1
-			}
-			ti[t] += e.c * (d.cols[e.p][i]*kv[a][pos[e.q]] + d.cols[e.q][i]*kv[a][pos[e.p]]) / 2
+			ti[termIndex(e.b, e.bb)] += e.c * (d.cols[e.p][i]*ka[rs.pos[e.q]] + d.cols[e.q][i]*ka[rs.pos[e.p]]) / 2
 		}
 		for t := range ti {
 			T[t] += ti[t]
 		}
-		tRow[i] = ti
+		tRow[a] = ti
 	}
 	// Normaliser sums.
 	var sum [2]float64
 	var diag [2][2]float64
 	nN := 0.0
-	normSet := map[int]bool{}
 	f := d.rowF[k]
 	for _, i := range d.normRows[s] {
 		if inc[i] == 0 {
 			continue
 		}
 		nN++
-		normSet[i] = true
 		for b := 0; b < 2; b++ {
 			sum[b] += f[b][i]
 			for bb := 0; bb < 2; bb++ {
@@ -140,35 +192,48 @@ func (d *Design) jackknife(k, s int, kv [][]float64, pos map[int]int) float64 {
 		}
 		return v
 	}
-	var loo []float64
-	seen := map[int]bool{}
-	for _, set := range [][]int{blk.rows, d.normRows[s]} {
-		for _, i := range set {
-			if inc[i] == 0 || seen[i] {
-				continue
-			}
-			seen[i] = true
-			Ti := T
-			if ti, ok := tRow[i]; ok {
-				for t := range Ti {
-					Ti[t] = (T[t] - 2*ti[t]) * m / (m - 2)
-				}
-			}
-			si, di, ni := sum, diag, nN
-			if normSet[i] {
-				ni--
-				for b := 0; b < 2; b++ {
-					si[b] -= f[b][i]
-					for bb := 0; bb < 2; bb++ {
-						di[b][bb] -= f[b][i] * f[bb][i]
-					}
-				}
-			}
-			N, _ := normalisers(si, di, ni, d.opts.NormFloor, &Report{})
-			loo = append(loo, value(Ti, N))
-		}
+	// Delete each row once: a row may be a main row, a normaliser row or both (MainFraction
+	// 1). The main rows come first, in block order; then the normaliser rows that are not
+	// main rows.
+	isNorm, isMain := make([]bool, d.n), make([]bool, d.n)
+	for _, i := range d.normRows[s] {
+		isNorm[i] = true
 	}
-	return jackknifeSE(loo)
+	acc := jackknifeAcc{}
+	leaveOut := func(i int, main bool, ti [3]float64) {
+		Ti := T
+		if main {
+			for t := range Ti {
+				Ti[t] = (T[t] - 2*ti[t]) * m / (m - 2)
+			}
+		}
+		si, di, ni := sum, diag, nN
+		if isNorm[i] {
+			ni--
+			for b := 0; b < 2; b++ {
+				si[b] -= f[b][i]
+				for bb := 0; bb < 2; bb++ {
+					di[b][bb] -= f[b][i] * f[bb][i]
+				}
+			}
+		}
+		N, _ := normalisers(si, di, ni, d.opts.NormFloor, &Report{})
+		acc.add(value(Ti, N))
+	}
+	for a, i := range blk.rows {
+		if inc[i] == 0 {
+			continue
+		}
+		isMain[i] = true
+		leaveOut(i, true, tRow[a])
+	}
+	for _, i := range d.normRows[s] {
+		if inc[i] == 0 || isMain[i] {
+			continue
+		}
+		leaveOut(i, false, [3]float64{})
+	}
+	return acc.se()
 }
 
 // jackknifeJoint returns the jackknife standard error of method k's joint estimate in
@@ -177,13 +242,15 @@ func (d *Design) jackknife(k, s int, kv [][]float64, pos map[int]int) float64 {
 // coefficients rebuilt from S − f_i, R − ‖f_i‖² and n − 1 (the U-statistics' normalisation
 // included), so the variance of the row sums S that the triple and quadruple terms carry is
 // in the standard error too.
-func (d *Design) jackknifeJoint(k, s int, kv [][]float64, pos map[int]int) float64 {
+func (d *Design) jackknifeJoint(k, s int, rs *strataSums) float64 {
 	blk := d.blocks[s]
 	inc := d.includes[k]
 	js := d.joint[k][s]
 	if js.n < 5 {
 		return 0
 	}
+	P := len(rs.idx[s])
+	kv := rs.kv[s]
 	// Q over the pairs of columns the coefficients use.
 	type pq struct{ p, q int }
 	Q := map[pq]float64{}
@@ -197,7 +264,7 @@ func (d *Design) jackknifeJoint(k, s int, kv [][]float64, pos map[int]int) float
 		}
 		v := 0.0
 		for a, i := range blk.rows {
-			v += d.cols[e.p][i] * kv[a][pos[e.q]]
+			v += d.cols[e.p][i] * kv[a*P+rs.pos[e.q]]
 		}
 		Q[key] = v
 	}
@@ -210,7 +277,7 @@ func (d *Design) jackknifeJoint(k, s int, kv [][]float64, pos map[int]int) float
 		}
 		return v
 	}
-	var loo []float64
+	acc := jackknifeAcc{}
 	fi := make([]float64, dim)
 	for a, i := range blk.rows {
 		if inc[i] == 0 {
@@ -219,26 +286,30 @@ func (d *Design) jackknifeJoint(k, s int, kv [][]float64, pos map[int]int) float
 		for b := range fi {
 			fi[b] = f[b][i]
 		}
+		ka := kv[a*P : (a+1)*P]
 		ji := js.without(fi, f[dim][i])
-		loo = append(loo, value(ji, func(p, q int) float64 {
-			return Q[pq{p, q}] - d.cols[p][i]*kv[a][pos[q]] - d.cols[q][i]*kv[a][pos[p]]
+		acc.add(value(ji, func(p, q int) float64 {
+			return Q[pq{p, q}] - d.cols[p][i]*ka[rs.pos[q]] - d.cols[q][i]*ka[rs.pos[p]]
 		}))
 	}
-	return jackknifeSE(loo)
+	return acc.se()
 }
 
-// jackknifeSE is the jackknife standard error √((n − 1)/n · Σ(θ₋ᵢ − θ̄)²) of the n
-// leave-one-out estimates loo (Efron & Tibshirani 1993, eq. 11.5).
-func jackknifeSE(loo []float64) float64 {
-	n := float64(len(loo))
-	mean := 0.0
-	for _, v := range loo {
-		mean += v
+// jackknifeAcc accumulates leave-one-out estimates θ₋ᵢ by Welford's method (stable, O(1)
+// memory) for the jackknife standard error √((n − 1)/n · Σ(θ₋ᵢ − θ̄)²) (Efron & Tibshirani
+// 1993, eq. 11.5).
+type jackknifeAcc struct{ n, mean, ss float64 }
+
+func (j *jackknifeAcc) add(v float64) {
+	j.n++
+	d := v - j.mean
+	j.mean += d / j.n
+	j.ss += d * (v - j.mean)
+}
+
+func (j *jackknifeAcc) se() float64 {
+	if j.n < 2 {
+		return 0
 	}
-	mean /= n
-	ss := 0.0
-	for _, v := range loo {
-		ss += (v - mean) * (v - mean)
-	}
-	return math.Sqrt((n - 1) / n * ss)
+	return math.Sqrt((j.n - 1) / j.n * j.ss)
 }

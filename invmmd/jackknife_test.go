@@ -1,6 +1,7 @@
 package invmmd
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -33,7 +34,7 @@ func TestJackknifeSE(t *testing.T) {
 					h[i] = 0.5*rows.Y[i] + rng.NormFloat64()
 				}
 			}
-			res, err := Estimate(ScalarRep(h), rows, Options{MainFraction: 1}, methods...)
+			res, err := Estimate(context.Background(), ScalarRep(h), rows, Options{MainFraction: 1}, methods...)
 			if err != nil {
 				t.Fatal(err)
 			}

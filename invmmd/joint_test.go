@@ -1,6 +1,7 @@
 package invmmd
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -146,7 +147,7 @@ func TestJointMatchesNaive(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, summer := range []PairSummer{ExactSums{}, FourierSums{}} {
+			for _, summer := range []Summer{ExactSums{}, FourierSums{}} {
 				res, err := d.Evaluate(ScalarRep(h), summer)
 				if err != nil {
 					t.Fatal(err)
@@ -208,11 +209,11 @@ func TestJointBinaryMatchesConditional(t *testing.T) {
 		return r
 	}
 	h, rows := dgp.draw(rng, 3000)
-	cond, err := Estimate(ScalarRep(h), rows, Options{MainFraction: 1}, method.Full)
+	cond, err := Estimate(context.Background(), ScalarRep(h), rows, Options{MainFraction: 1}, method.Full)
 	if err != nil {
 		t.Fatal(err)
 	}
-	joint, err := Estimate(ScalarRep(h), asJoint(rows), Options{Estimand: JointMMD}, method.Full)
+	joint, err := Estimate(context.Background(), ScalarRep(h), asJoint(rows), Options{Estimand: JointMMD}, method.Full)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +244,7 @@ func TestJointBinaryMatchesConditional(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	scaled, err := Estimate(ScalarRep(h), jr, Options{Estimand: JointMMD, JointScale: scale}, method.Full)
+	scaled, err := Estimate(context.Background(), ScalarRep(h), jr, Options{Estimand: JointMMD, JointScale: scale}, method.Full)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -366,7 +367,7 @@ func TestJointJackknifeSE(t *testing.T) {
 						h[i] = rng.NormFloat64() + rows.Y[i]
 					}
 				}
-				res, err := Estimate(ScalarRep(h), rows, Options{Estimand: JointMMD}, methods...)
+				res, err := Estimate(context.Background(), ScalarRep(h), rows, Options{Estimand: JointMMD}, methods...)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -409,7 +410,7 @@ func TestJointReportsLevels(t *testing.T) {
 			kept = kept || rows.Delta[i] == 1
 		}
 	}
-	res, err := Estimate(ScalarRep(h), rows, Options{Estimand: JointMMD}, method.IP, method.Reg)
+	res, err := Estimate(context.Background(), ScalarRep(h), rows, Options{Estimand: JointMMD}, method.IP, method.Reg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package invmmd
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -34,7 +35,7 @@ func TestThreeClassesMatchPairByPairFormula(t *testing.T) {
 		{"same rows, bandwidth 0.5", Options{Classes: 3, MainFraction: 1, Bandwidth: 0.5}},
 		{"four classes, one absent", Options{Classes: 4, MainFraction: 1}},
 	} {
-		got, err := Estimate(ScalarRep(h), rows, tc.opts, methods...)
+		got, err := Estimate(context.Background(), ScalarRep(h), rows, tc.opts, methods...)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
@@ -86,7 +87,7 @@ func TestThreeClassesGuards(t *testing.T) {
 		r := rows
 		r.Y = append([]float64(nil), rows.Y...)
 		r.Y[0] = tc.y
-		_, err := Estimate(ScalarRep(h), r, tc.opts, method.DR)
+		_, err := Estimate(context.Background(), ScalarRep(h), r, tc.opts, method.DR)
 		if err == nil {
 			t.Errorf("%s: no error", tc.name)
 			continue
@@ -106,7 +107,7 @@ func TestThreeClassesGuards(t *testing.T) {
 			r.Delta[i] = 0
 		}
 	}
-	res, err := Estimate(ScalarRep(h), r, Options{Classes: 3}, method.Obs, method.IP, method.Reg, method.DR)
+	res, err := Estimate(context.Background(), ScalarRep(h), r, Options{Classes: 3}, method.Obs, method.IP, method.Reg, method.DR)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,6 +37,12 @@ type Options struct {
 	// representation of any width) give the median heuristic for a set of outputs.
 	Bandwidth float64
 
+	// Median takes σ by the median heuristic on the outputs instead (MedianBandwidth: on
+	// every row for an estimate, on the rows of half B for the cross route of a test); then
+	// Bandwidth must be 0. Training fixes σ before the first step, so it reads Bandwidth
+	// only.
+	Median bool `json:",omitempty"`
+
 	// MainFraction is the share of each batch's rows that estimates the main terms T_bb';
 	// the first (1 − MainFraction)·n rows estimate the normalisers N(b, b') (appendix B.1).
 	// 0 means the paper's 3/4. 1 means every row serves both.
@@ -108,6 +114,9 @@ const (
 // Resolved returns the options with every default filled in, or an error naming a field
 // that is out of range.
 func (o Options) Resolved() (Options, error) {
+	if o.Median && o.Bandwidth != 0 {
+		return o, fmt.Errorf("invmmd: Options.Median with Options.Bandwidth = %v: give one bandwidth rule", o.Bandwidth)
+	}
 	if o.Bandwidth == 0 {
 		o.Bandwidth = DefaultBandwidth
 	}
@@ -144,6 +153,22 @@ func (o Options) Resolved() (Options, error) {
 	case o.Estimand != ConditionalMMD && o.Estimand != JointMMD:
 		return o, fmt.Errorf("invmmd: Options.Estimand = %d, want ConditionalMMD or JointMMD", int(o.Estimand))
 	}
+	return o, nil
+}
+
+// withSigma returns the options with Median resolved: σ by the median heuristic on h.
+func (o Options) withSigma(h Rep) (Options, error) {
+	if !o.Median {
+		return o, nil
+	}
+	if o.Bandwidth != 0 {
+		return o, fmt.Errorf("invmmd: Options.Median with Options.Bandwidth = %v: give one bandwidth rule", o.Bandwidth)
+	}
+	sigma, err := MedianBandwidth(h)
+	if err != nil {
+		return o, fmt.Errorf("invmmd: the median heuristic bandwidth: %w", err)
+	}
+	o.Bandwidth, o.Median = sigma, false
 	return o, nil
 }
 

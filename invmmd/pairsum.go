@@ -1,21 +1,30 @@
 package invmmd
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"runtime"
 	"sync"
 )
 
-// PairSummer computes the kernel sums of one stratum of a Design:
+// Summer computes the kernel sums of a Design with the Gaussian kernel
+// k(h_i, h_j) = exp(−‖h_i − h_j‖²/(2σ²)) on the rows of a Rep of any width (a scalar output
+// is a one-column Rep, ScalarRep): the pair sums of one stratum that an estimate needs,
 //
-//	Q[p][q] = Σ_{i≠j ∈ rows} cols[p][i] · cols[q][j] · exp(−‖h_i − h_j‖²/(2σ²)),
+//	Q[p][q] = Σ_{i≠j ∈ rows} cols[p][i] · cols[q][j] · k(h_i, h_j),
 //
-// h_i the rows of a Rep of any width (a scalar output is a one-column Rep, ScalarRep).
-// Implementations trade exactness for speed; ExactSums is the reference. FourierSums serves
-// one-column outputs only; RFFSums any width.
-type PairSummer interface {
+// and the per-row sums that the jackknife standard errors and the cross route of the test
+// need (see rowsums.go),
+//
+//	KV[a][p] = Σ_{b ∈ src, b ≠ tgt[a]} k(h_tgt[a], h_b) · cols[p][b]   (len(tgt)×P, row-major),
+//
+// with the path taken and its error bound. The columns are indexed by row (len ≥ h.Len()).
+// Implementations trade exactness for speed; ExactSums is the reference. FourierSums and
+// WindowSums serve one-column outputs only; RFFSums any width; AutoSums picks.
+type Summer interface {
 	PairSums(h Rep, rows []int, cols [][]float64, sigma float64) ([][]float64, error)
+	RowSums(ctx context.Context, h Rep, tgt, src []int, cols [][]float64, sigma float64) ([]float64, KernelPath, error)
 }
 
 // ExactSums sums over every pair in float64. With Workers ≤ 1 it visits all n² ordered pairs
@@ -27,9 +36,9 @@ type ExactSums struct {
 }
 
 // DefaultSummer returns the summer used when none is given: Exact on every CPU.
-func DefaultSummer() PairSummer { return ExactSums{Workers: runtime.GOMAXPROCS(0)} }
+func DefaultSummer() Summer { return ExactSums{Workers: runtime.GOMAXPROCS(0)} }
 
-// PairSums implements PairSummer.
+// PairSums implements Summer.
 func (e ExactSums) PairSums(h Rep, rows []int, cols [][]float64, sigma float64) ([][]float64, error) {
 	if !(sigma > 0) {
 		return nil, fmt.Errorf("invmmd: kernel bandwidth %v, want > 0", sigma)

@@ -1,6 +1,7 @@
 package invmmd
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -180,7 +181,7 @@ func TestEstimateMatchesPairByPairFormula(t *testing.T) {
 				methods = append(methods, m)
 			}
 		}
-		got, err := Estimate(ScalarRep(h), rows, tc.opts, methods...)
+		got, err := Estimate(context.Background(), ScalarRep(h), rows, tc.opts, methods...)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}

@@ -150,6 +150,9 @@ type Result struct {
 	// Design.Evaluate), and ValueSE that of Value (the strata are disjoint rows).
 	SE      []float64
 	ValueSE float64
+	// Path is how the kernel sums of Estimate were computed and their error bound (the
+	// path furthest from exact over the strata); zero from Design.Evaluate.
+	Path KernelPath
 	// Terms holds the pieces of each stratum's MMD², in the order of Strata.
 	Terms  []Terms
 	Report Report

@@ -56,7 +56,7 @@ func RFFFrequencies(dim, count int, seed uint64) []float64 {
 	return u
 }
 
-// RFFSums is a PairSummer that evaluates the kernel sums with D random Fourier features of
+// RFFSums is a Summer that evaluates the kernel sums with D random Fourier features of
 // the Gaussian kernel (see RFFFrequencies): O(n·D·(d + P)) for n rows of d columns and P
 // factor columns, against ExactSums' O(n²·(d + P)). Its estimates are those of the kernel
 // k̂ of its draw, within about 1/√D of the exact kernel's (figures/tables/rff_error.md).
@@ -66,6 +66,20 @@ type RFFSums struct {
 	Workers     int    // goroutines; 0 means one per CPU
 }
 
+// scaledFrequencies returns the draw's frequencies ω_j = u_j/σ for outputs of dim columns,
+// frequency j's components at j·dim.
+func (r RFFSums) scaledFrequencies(dim int, sigma float64) []float64 {
+	D := r.count()
+	u := RFFFrequencies(dim, D, r.Seed)
+	w := make([]float64, D*dim)
+	for k := 0; k < dim; k++ {
+		for j := 0; j < D; j++ {
+			w[j*dim+k] = u[k*D+j] / sigma
+		}
+	}
+	return w
+}
+
 func (r RFFSums) count() int {
 	if r.Frequencies > 0 {
 		return r.Frequencies
@@ -73,7 +87,7 @@ func (r RFFSums) count() int {
 	return DefaultRFFFrequencies
 }
 
-// PairSums implements PairSummer.
+// PairSums implements Summer.
 func (r RFFSums) PairSums(h Rep, rows []int, cols [][]float64, sigma float64) ([][]float64, error) {
 	if !(sigma > 0) || math.IsInf(sigma, 0) {
 		return nil, fmt.Errorf("invmmd: kernel bandwidth %v, want a finite value > 0", sigma)
@@ -82,13 +96,7 @@ func (r RFFSums) PairSums(h Rep, rows []int, cols [][]float64, sigma float64) ([
 		return nil, fmt.Errorf("invmmd: RFFSums.Frequencies = %d, want ≥ 1 (or 0 for %d)", r.Frequencies, DefaultRFFFrequencies)
 	}
 	D, dim, P := r.count(), h.Dim, len(cols)
-	u := RFFFrequencies(dim, D, r.Seed)
-	w := make([]float64, D*dim) // frequency j's components ω_j = u_j/σ at j·dim
-	for k := 0; k < dim; k++ {
-		for j := 0; j < D; j++ {
-			w[j*dim+k] = u[k*D+j] / sigma
-		}
-	}
+	w := r.scaledFrequencies(dim, sigma)
 	center := make([]float64, dim)
 	for _, i := range rows {
 		for k, x := range h.Row(i) {

@@ -1,6 +1,7 @@
 package invmmd
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -72,7 +73,7 @@ func TestRep(t *testing.T) {
 		{"ragged", Rep{Dim: 3, Data: w.Data[:3*39+1]}, "in rows of 3 columns"},
 		{"no columns", Rep{Dim: 0, Data: w.Data}, "want d ≥ 1"},
 	} {
-		_, errE := Estimate(tc.h, rows, Options{}, method.Full)
+		_, errE := Estimate(context.Background(), tc.h, rows, Options{}, method.Full)
 		d, _ := NewDesign(rows, Options{}, method.Full)
 		_, errV := d.Evaluate(tc.h, nil)
 		for _, err := range []error{errE, errV} {
@@ -105,7 +106,7 @@ func TestEstimateWideMatchesPairByPairFormula(t *testing.T) {
 	for _, d := range []int{1, 2, 8} {
 		hw := widen(rng, h, d)
 		for _, opts := range []Options{{Bandwidth: wideBandwidth(d)}, {MainFraction: 1, Unconditional: true, Bandwidth: 0.7}} {
-			got, err := Estimate(hw, rows, opts, methods...)
+			got, err := Estimate(context.Background(), hw, rows, opts, methods...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -144,7 +145,7 @@ func TestEstimateWideMatchesPairByPairFormula(t *testing.T) {
 			sigma := wideBandwidth(d)
 			for _, m := range methods {
 				want := naiveJoint(m, hw, jr, sigma, DefaultGFloor)
-				res, err := Estimate(hw, jr, Options{Estimand: JointMMD, Bandwidth: sigma}, m)
+				res, err := Estimate(context.Background(), hw, jr, Options{Estimand: JointMMD, Bandwidth: sigma}, m)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -167,11 +168,11 @@ func TestRepInvariances(t *testing.T) {
 	h, rows := defaultTestDGP().draw(rng, 200)
 	methods := []method.Method{method.Full, method.Obs, method.IP, method.Reg, method.DR, method.DRPO}
 	opts := Options{Bandwidth: 0.9}
-	base, err := Estimate(ScalarRep(h), rows, opts, methods...)
+	base, err := Estimate(context.Background(), ScalarRep(h), rows, opts, methods...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	scalar, err := Estimate(ScalarRep(h), rows, opts, methods...)
+	scalar, err := Estimate(context.Background(), ScalarRep(h), rows, opts, methods...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,12 +192,12 @@ func TestRepInvariances(t *testing.T) {
 			rot[3*i+k] = r[k] - 2*dot/vv*v[k] + float64(k+1)*10
 		}
 	}
-	wide, _ := Estimate(w, rows, opts, methods...)
-	rotated, err := Estimate(Rep{Dim: 3, Data: rot}, rows, opts, methods...)
+	wide, _ := Estimate(context.Background(), w, rows, opts, methods...)
+	rotated, err := Estimate(context.Background(), Rep{Dim: 3, Data: rot}, rows, opts, methods...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pad, err := Estimate(Rep{Dim: 3, Data: padded}, rows, opts, methods...)
+	pad, err := Estimate(context.Background(), Rep{Dim: 3, Data: padded}, rows, opts, methods...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,7 +280,7 @@ func TestSummersForWideOutputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	one, _ := d.Evaluate(w, ExactSums{Workers: 1})
-	for _, s := range []PairSummer{ExactSums{Workers: 3}, AutoSums{}, nil} {
+	for _, s := range []Summer{ExactSums{Workers: 3}, AutoSums{}, nil} {
 		got, err := d.Evaluate(w, s)
 		if err != nil {
 			t.Fatal(err)

@@ -191,7 +191,7 @@ func calibrationReplicate(cfg CalibrationConfig, n, di int, delta float64, r int
 	ms := make([]float64, len(cfg.Tests))
 	for k, t := range cfg.Tests {
 		t0 := time.Now()
-		res, err := invmmd.InvarianceTest(invmmd.ScalarRep(s.H), rows, invmmd.TestOptions{Route: t.Route, Resamples: cfg.Resamples, Seed: uint64(r)}, t.Method)
+		res, err := invmmd.InvarianceTest(context.Background(), invmmd.ScalarRep(s.H), rows, invmmd.TestOptions{Options: invmmd.Options{Median: true}, Route: t.Route, Resamples: cfg.Resamples, Seed: uint64(r)}, t.Method)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%v: %w", t, err)
 		}

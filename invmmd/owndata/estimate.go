@@ -1,6 +1,7 @@
 package owndata
 
 import (
+	"context"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -194,7 +195,7 @@ func Estimate(cfg EstimateConfig) (*Estimates, error) {
 	if len(l.classes) > 2 {
 		opts.Classes = len(l.classes)
 	}
-	if out.Results, err = invmmd.Estimate(h, rows, opts, cfg.Methods...); err != nil {
+	if out.Results, err = invmmd.Estimate(context.Background(), h, rows, opts, cfg.Methods...); err != nil {
 		return nil, err
 	}
 	for _, r := range out.Results {

@@ -253,14 +253,14 @@ func HeldOutTests(model *train.Model, sp dataset.Splits, aux *train.Aux, minESS 
 	if err != nil {
 		return nil, nil, err
 	}
-	opts := invmmd.TestOptions{Bandwidth: o.Bandwidth, Seed: seed}
+	opts := invmmd.TestOptions{Options: invmmd.Options{Bandwidth: o.Bandwidth}, Seed: seed}
 	if k := sp.Train.NumClasses(); k > 2 {
 		opts.Classes = k // h is the K class logits, tested within each class
 	}
 	var out []invmmd.TestResult
 	var warn []string
 	for _, m := range methods {
-		res, err := invmmd.InvarianceTest(h, rows, opts, m)
+		res, err := invmmd.InvarianceTest(context.Background(), h, rows, opts, m)
 		if err != nil {
 			warn = append(warn, fmt.Sprintf("the held-out test by %v has no p-value: %v", m, err))
 			continue

@@ -1,6 +1,7 @@
 package owndata
 
 import (
+	"context"
 	"encoding/csv"
 	"fmt"
 	"io"
@@ -167,7 +168,7 @@ func Test(cfg TestConfig) (*Tests, error) {
 	}
 	out := &Tests{File: cfg.Data, Rows: l.tab.Len(), MissingZ: rows.MissingZ(), Tested: l.tab.Len(), Route: cfg.Route, Unconditional: cfg.Unconditional,
 		Nuisance: l.nu, KindWhy: l.why, ZMap: l.zmap, FittedG: ec.fitG(), FittedM: ec.fitM()}
-	opts := invmmd.TestOptions{Unconditional: cfg.Unconditional, Route: cfg.Route, Resamples: cfg.Resamples, Seed: cfg.Seed}
+	opts := invmmd.TestOptions{Options: invmmd.Options{Median: cfg.Median, Unconditional: cfg.Unconditional}, Route: cfg.Route, Resamples: cfg.Resamples, Seed: cfg.Seed}
 	if len(l.classes) > 2 {
 		opts.Classes = len(l.classes)
 	}
@@ -202,7 +203,7 @@ func Test(cfg TestConfig) (*Tests, error) {
 			out.Tested = len(a)
 		}
 	}
-	if out.Results, err = invmmd.InvarianceTest(h, rows, opts, ec.Methods...); err != nil {
+	if out.Results, err = invmmd.InvarianceTest(context.Background(), h, rows, opts, ec.Methods...); err != nil {
 		return nil, err
 	}
 	for _, r := range out.Results {

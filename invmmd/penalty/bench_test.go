@@ -167,7 +167,10 @@ func BenchmarkPenalty(b *testing.B) {
 		vt, ct, _ := Tensors(d, dtypes.Float32)
 		ht := floatTensor(dtypes.Float32, h, n)
 		sig := tensors.FromScalar(float32(1))
-		terms := FourierTermsFor(spanOfSlice(h), 1, 1e-6)
+		terms, err := FourierTermsFor(spanOfSlice(h), 1, 1e-6)
+		if err != nil {
+			b.Fatal(err)
+		}
 		for _, path := range []string{"exact", "fourier"} {
 			for _, withGrad := range []bool{false, true} {
 				name := fmt.Sprintf("N=%d/graph-%s-forward", n, path)

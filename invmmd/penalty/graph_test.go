@@ -171,7 +171,10 @@ func TestFourierGraphMatchesExact(t *testing.T) {
 			dtype    dtypes.DType
 			tol, rel float64
 		}{{dtypes.Float64, 1e-10, 1e-7}, {dtypes.Float32, 1e-6, 2e-3}} {
-			M := FourierTermsFor(span(h), 0.8, tc.tol)
+			M, err := FourierTermsFor(span(h), 0.8, tc.tol)
+			if err != nil {
+				t.Fatal(err)
+			}
 			got, grad, bound := fourierPenaltyAndGrad(t, d, h, 0.8, M, tc.tol, tc.dtype)
 			if bound > tc.tol {
 				t.Errorf("%v %s: M=%d reports bound %g above tol %g", m, tc.dtype, M, bound, tc.tol)

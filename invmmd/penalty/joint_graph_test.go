@@ -45,7 +45,10 @@ func TestJointGraphMatchesReference(t *testing.T) {
 						t.Errorf("%v %v: stratum %d: graph %.9g, reference %.9g", kind, m, s, strata[s], v)
 					}
 				}
-				M := FourierTermsFor(span(h), sigma, 1e-10)
+				M, err := FourierTermsFor(span(h), sigma, 1e-10)
+				if err != nil {
+					t.Fatal(err)
+				}
 				fg, fgrad, _ := fourierPenaltyAndGrad(t, d, h, sigma, M, 1e-10, dtypes.Float64)
 				if math.Abs(fg-want) > 1e-6*math.Max(math.Abs(want), 1e-3) {
 					t.Errorf("%v %v: Fourier graph %.9g, reference %.9g", kind, m, fg, want)

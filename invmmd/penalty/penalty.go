@@ -164,8 +164,12 @@ func FourierPenaltyGraph(h, v, c, sigma *Node, M int, tol float64) (penalty, bou
 
 // FourierTermsFor returns the number of terms M that FourierPenaltyGraph needs for outputs
 // spanning span with bandwidth sigma and per-pair tolerance tol, rounded up to a multiple
-// of 8 so that a slowly widening range recompiles the graph rarely.
-func FourierTermsFor(span, sigma, tol float64) int {
-	m := invmmd.PlanFourier(span, sigma, tol).M
-	return (m + 7) / 8 * 8
+// of 8 so that a slowly widening range recompiles the graph rarely, or the error of
+// invmmd.PlanFourier for outputs too spread out (or not finite) for the expansion.
+func FourierTermsFor(span, sigma, tol float64) (int, error) {
+	p, err := invmmd.PlanFourier(span, sigma, tol)
+	if err != nil {
+		return 0, err
+	}
+	return (p.M + 7) / 8 * 8, nil
 }

@@ -2,6 +2,7 @@ package prop1
 
 import (
 	"bytes"
+	"context"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -297,7 +298,7 @@ func TestAutoMatchesEstimate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		exact, err := invmmd.Estimate(invmmd.ScalarRep(h), rows, opts, Methods...)
+		exact, err := invmmd.Estimate(context.Background(), invmmd.ScalarRep(h), rows, opts, Methods...)
 		if err != nil {
 			t.Fatal(err)
 		}

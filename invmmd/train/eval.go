@@ -1,6 +1,7 @@
 package train
 
 import (
+	"context"
 	"fmt"
 	"sort"
 
@@ -150,7 +151,7 @@ func evaluate(m *Model, sp dataset.Splits, aux *Aux, zmap invmmd.FeatureMap, opt
 			return out, nil, err
 		}
 		test.GTrue = nil // as before: the held-out estimates use the fitted models only
-		if heldOut, err = invmmd.Estimate(reps[2], test, eo, methods...); err != nil {
+		if heldOut, err = invmmd.Estimate(context.Background(), reps[2], test, eo, methods...); err != nil {
 			return out, nil, fmt.Errorf("train: held-out MMD on the test split: %w", err)
 		}
 	}

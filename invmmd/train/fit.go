@@ -279,7 +279,12 @@ func (r *fitRun) step(epoch, k int, idx []int) (loss, pen float64, err error) {
 	}
 	loss, pen = scalar(out[0]), scalar(out[2])
 	if math.IsNaN(loss) || math.IsInf(loss, 0) {
-		return 0, 0, fmt.Errorf("loss is %v (NLL %v, penalty %v)", loss, scalar(out[1]), pen)
+		return 0, 0, fmt.Errorf("h diverged at epoch %d, step %d: the loss is %v (NLL %v, penalty %v); lower the learning rate (now %v)",
+			epoch, k+1, loss, scalar(out[1]), pen, s.lr)
+	}
+	if span := scalar(out[4]); s.penalty != nil && !(span <= MaxLogitSpan) {
+		return 0, 0, fmt.Errorf("h diverged at epoch %d, step %d: its outputs on the batch span %.3g (more than %g, where every probability is 0 or 1); lower the learning rate (now %v)",
+			epoch, k+1, span, MaxLogitSpan, s.lr)
 	}
 	r.hist.Steps++
 	if s.trace != nil {
@@ -316,6 +321,12 @@ func (r *fitRun) finish(sel *selection, start time.Time) {
 		}
 	}
 }
+
+// MaxLogitSpan is the span of a batch's outputs beyond which training stops with an error:
+// logits 10⁴ apart give probabilities of exactly 0 and 1 in float32, which no fit reaches
+// unless it diverged (a learning rate far too high), and the penalty's kernel sums would
+// need a Fourier series of about 10⁴/σ terms.
+const MaxLogitSpan = 1e4
 
 func spanOf(h []float64) float64 {
 	lo, hi := math.Inf(1), math.Inf(-1)

@@ -7,9 +7,12 @@ import (
 	"strings"
 	"testing"
 
+	stdcontext "context"
+
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:revive // GoMLX graph code reads best with the dot import.
 	"github.com/gomlx/gomlx/pkg/core/tensors"
+
 	"github.com/gomlx/gomlx/pkg/ml/context"
 
 	"github.com/invmmd/invmmd/invmmd"
@@ -296,7 +299,7 @@ func TestFeaturesEvaluation(t *testing.T) {
 		t.Fatal(err)
 	}
 	rows, _ := RowsFor(sp.Train, nil, nil)
-	res, err := invmmd.Estimate(f, rows, invmmd.Options{Bandwidth: hist.Bandwidth, MainFraction: 1}, method.Full)
+	res, err := invmmd.Estimate(stdcontext.Background(), f, rows, invmmd.Options{Bandwidth: hist.Bandwidth, MainFraction: 1}, method.Full)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -103,7 +103,10 @@ func (p *penaltySpec) chooseTerms(span, sigma float64, batch int) int {
 	if p.path == PathExact {
 		return 0
 	}
-	m := penalty.FourierTermsFor(span, sigma, p.tol)
+	m, err := penalty.FourierTermsFor(span, sigma, p.tol)
+	if err != nil { // outputs spread beyond what the expansion serves: the exact sum
+		return 0
+	}
 	// Per row: the expansion evaluates 2(M+1) sines and cosines and their products with
 	// the P columns; the exact path n kernel values and n·P products.
 	if p.path == PathAuto && float64(2*(m+1))*(2*float64(p.columns)+10) > float64(batch)*(float64(p.columns)+10) {
