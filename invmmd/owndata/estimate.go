@@ -407,7 +407,11 @@ func (e *Estimates) Markdown() string {
 	if e.ZMap != nil {
 		rows = "every row in the U-statistics (the joint estimand has no normalisers)"
 	}
-	fmt.Fprintf(&b, "\n%s; Gaussian kernel on h σ = %.4g, %s\n\n", what, e.Sigma, rows)
+	path := invmmd.KernelPath{}
+	for _, r := range e.Results {
+		path = r.Path
+	}
+	fmt.Fprintf(&b, "\n%s; Gaussian kernel on h σ = %.4g, %s; kernel sums %v\n\n", what, e.Sigma, rows, path)
 	fmt.Fprintln(&b, "| estimator | MMD² ± jackknife SE | per stratum | unreliable strata |")
 	fmt.Fprintln(&b, "|---|---|---|---|")
 	for _, r := range e.Results {

@@ -304,6 +304,9 @@ func (t *Tests) Markdown() string {
 	kernel := "Gaussian kernel on h"
 	if len(t.Results) > 0 {
 		kernel = fmt.Sprintf("Gaussian kernel on h σ = %.4g", t.Results[0].Sigma)
+		if t.Route == invmmd.CrossRoute {
+			kernel += fmt.Sprintf(", kernel sums %v", t.Results[0].Path)
+		}
 	}
 	if t.ZMap != nil {
 		kernel += "; kernel on Z: " + t.ZMap.Describe()
