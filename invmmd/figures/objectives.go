@@ -74,6 +74,7 @@ func Objectives(title string, runs []ObjectiveRun, opts ...ResultOption) ([][]*p
 		hi = math.Max(hi, o.ceiling)
 	}
 	var grid [][]*plot.Plot
+	var notRuns [][]float64 // per panel, the columns of methods it was not run with
 	for k, r := range runs {
 		var sums []results.Summary
 		by := map[string]results.Summary{}
@@ -114,9 +115,7 @@ func Objectives(title string, runs []ObjectiveRun, opts ...ResultOption) ([][]*p
 				absent = append(absent, float64(i))
 			}
 		}
-		if len(absent) > 0 {
-			p.Add(&notRun{x: absent})
-		}
+		notRuns = append(notRuns, absent)
 		if k == 0 && keys.seeds {
 			l := legendBelow(p)
 			l.add("each seed", legendKey{kind: keySeed})
@@ -134,6 +133,9 @@ func Objectives(title string, runs []ObjectiveRun, opts ...ResultOption) ([][]*p
 			l = legendBelow(p)
 		}
 		referenceLines(p, l, o, none)
+		if len(notRuns[k]) > 0 { // over the reference lines
+			p.Add(&notRun{x: notRuns[k]})
+		}
 	}
 	return grid, nil
 }
