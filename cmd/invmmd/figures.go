@@ -36,6 +36,9 @@ func runFigures(args []string, stdout, stderr io.Writer) error {
 			continue // a diagnosis (redrawn below), not a results table
 		}
 		name, lam, _ := strings.Cut(strings.TrimSuffix(filepath.Base(p), ".csv"), "_lambda")
+		if _, o := experiments.SplitObjective(name); o.Suffix != "" {
+			continue // another objective's table: drawn in its experiment's objectives figure, below
+		}
 		exp, ok := experiments.Describe(name)
 		if !ok {
 			fmt.Fprintf(stderr, "invmmd figures: skipping %s (unknown experiment %q)\n", p, name)
@@ -101,7 +104,11 @@ func runFigures(args []string, stdout, stderr io.Writer) error {
 		if err := os.WriteFile(f, []byte(md), 0o644); err != nil {
 			return err
 		}
-		files = append(files, f)
+		fig, err := drawObjectives(*out, base, l)
+		if err != nil {
+			return err
+		}
+		files = append(files, f, fig+".png", fig+".svg")
 	}
 	for _, p := range paths {
 		name, _, _ := strings.Cut(strings.TrimSuffix(filepath.Base(p), ".csv"), "_lambda")
@@ -201,4 +208,36 @@ func drawRepresentations(out, name string, fits []results.RepresentationFit) (st
 	}
 	base := filepath.Join(out, "representations_"+name)
 	return base, figures.Save(p, base, figures.RepresentationsWidth, figures.RepresentationsHeight)
+}
+
+// drawObjectives draws the comparison of the objectives the experiment stored under name
+// was trained with at λ (figures.Objectives of its tables NAME[SUFFIX]_lambdaΛ.csv under
+// OUT/tables, in the order of train.Objectives; objectives without a table are left out)
+// into out as objectives_NAME_lambdaΛ, returning that base path.
+func drawObjectives(out, name string, l float64) (string, error) {
+	var runs []figures.ObjectiveRun
+	for _, o := range train.Objectives {
+		p := results.TablePath(filepath.Join(out, "tables"), name+o.Suffix, l)
+		if _, err := os.Stat(p); os.IsNotExist(err) {
+			continue
+		}
+		rows, err := results.ReadCSVFile(p)
+		if err != nil {
+			return "", err
+		}
+		runs = append(runs, figures.ObjectiveRun{Objective: o.Name, Rows: results.AsWritten(rows)})
+	}
+	title := name
+	var opts []figures.ResultOption
+	if exp, ok := experiments.Describe(name); ok {
+		title = exp.Title
+		opts = append(opts, figures.Hints(exp.Figure))
+	}
+	plots, err := figures.Objectives(fmt.Sprintf("%s, λ = %s", title, results.LambdaName(l)), runs, opts...)
+	if err != nil {
+		return "", err
+	}
+	base := filepath.Join(out, "objectives_"+name+"_lambda"+results.LambdaName(l))
+	w, h := figures.ObjectivesSize(len(runs))
+	return base, figures.SaveGrid(plots, base, w, h)
 }

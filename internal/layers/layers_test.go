@@ -26,6 +26,7 @@ var layerNames = []string{"base", "data", "models", "estimators", "training", "e
 // layer. CONTRIBUTING.md's table says the same (TestTableMatchesContributing).
 var layerOf = map[string]string{
 	"internal/layers":          "base",
+	"internal/docscheck":       "base",
 	"invmmd/backend":           "base",
 	"invmmd/method":            "base",
 	"invmmd/progress":          "base",

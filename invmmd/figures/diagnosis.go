@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -20,19 +19,20 @@ const (
 	DiagnosisHeight = 7.5 * vg.Inch
 )
 
-// diagnosisLinear is the linear range of the diagnosis figure's symmetric-log MMD² axes:
-// the estimates of healthy batches (0.01–0.5) sit near it, the blown-up ones (5–20) a
-// decade or two above.
-const diagnosisLinear = 0.1
-
 // Diagnosis returns the panels of a diagnosed fit (results.DiagnosisStep), one series per
 // objective in Series colours: (top) each training step's estimate of MMD²_y for the two
-// Y strata, on a symmetric-log axis; (bottom left) each step's training NLL, with log 2,
-// the NLL of a constant h on balanced labels; (bottom right) the Y = 0 stratum's estimate
-// against the batch's normaliser rows' estimate of P(Z = 1 | Y = 0): with normalisers from
-// a quarter of the batch, the batches where that estimate falls short are those whose
-// penalty jumps. fit names the fit (in the first panel's title); labels, when they hold an
-// objective, name it in the legends (e.g. with its training accuracy).
+// Y strata; (bottom left) each step's training NLL, with log 2, the NLL of a constant h on
+// balanced labels; (bottom right) the Y = 0 stratum's estimate against the batch's
+// normaliser rows' estimate of P(Z = 1 | Y = 0): with normalisers from a quarter of the
+// batch, the batches where that estimate falls short are those whose penalty jumps. Where
+// that estimate is the same at every step (one full batch, or normalisers of the training
+// split), a scatter would be one stripe: the panel then draws each stratum's estimate of
+// P(Z = 1 | y) per step instead. The MMD² axes are linear when every estimate lies within
+// ±diagnosisLogFrom, else SymLog (linear within ±diagnosisLinear), as their titles say. An
+// objective whose steps equal an earlier one's at every step is drawn dashed over it, and its
+// legend entry says so. fit names the fit (in the legend); labels, when they hold an
+// objective, name it in the legends (e.g. with its training accuracy). The legends are
+// below the top-left panel (the lines) and the bottom-right one (the markers).
 func Diagnosis(steps []results.DiagnosisStep, fit string, labels map[string]string) ([][]*plot.Plot, error) {
 	if len(steps) == 0 {
 		return nil, fmt.Errorf("figures: Diagnosis: no steps")
@@ -55,23 +55,55 @@ func Diagnosis(steps []results.DiagnosisStep, fit string, labels map[string]stri
 		}
 		return out
 	}
+	// same[k]: the earlier objective whose steps objective k repeats, or -1.
+	same := make([]int, len(objectives))
+	for k, o := range objectives {
+		same[k] = -1
+		for j := range k {
+			if sameSteps(of(o), of(objectives[j])) {
+				same[k] = j
+				break
+			}
+		}
+	}
+	label := func(k int) string {
+		l, ok := labels[objectives[k]]
+		if !ok {
+			l = objectives[k]
+		}
+		if j := same[k]; j >= 0 {
+			l += fmt.Sprintf(" (dashed: the same at every step as %s)", objectives[j])
+		}
+		return l
+	}
+	style := func(k int, width float64) draw.LineStyle {
+		s := draw.LineStyle{Color: Series[k], Width: vg.Points(width)}
+		if same[k] >= 0 {
+			s.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+		}
+		return s
+	}
 	lo, hi := 0.0, 0.0
 	for _, s := range steps {
 		for _, v := range s.MMD2 {
 			lo, hi = math.Min(lo, v), math.Max(hi, v)
 		}
 	}
+	symlog := math.Max(-lo, hi) > diagnosisLogFrom
 	mmdAxis := func(p *plot.Plot) {
-		SymLog{Linear: diagnosisLinear}.fit(&p.Y, math.Min(lo, -diagnosisLinear), math.Max(hi, diagnosisLinear), 0.04)
-		// No y label on the log axis: gonum/plot then reserves room above the data area as
-		// if the label stood there. The titles name the axis.
-		p.Y.Label.Text = ""
-	}
-	label := func(o string) string {
-		if l, ok := labels[o]; ok {
-			return l
+		if !symlog {
+			pad := math.Max(0.06*(hi-lo), 1e-3)
+			p.Y.Min, p.Y.Max = lo-pad, hi+pad
+			p.Y.Tick.Marker = roundTicks{most: 8}
+			p.Y.Label.Text = "MMD² estimate"
+			return
 		}
-		return o
+		SymLog{Linear: diagnosisLinear}.fit(&p.Y, math.Min(lo, -diagnosisLinear), math.Max(hi, diagnosisLinear), 0.04)
+		p.Y.Tick.Marker = SymLogTicks{Linear: diagnosisLinear, Sparse: true}
+		// No y label on a SymLog axis (see mmdAxis of the results figure): the titles name the
+		// axis and say how it is scaled.
+		p.Y.Label.Text = ""
+		p.Title.Text += fmt.Sprintf("\ny axis linear within ±%g, logarithmic beyond", diagnosisLinear)
 	}
 	stratum := func(y int) *plot.Plot {
 		p := plot.New()
@@ -81,36 +113,35 @@ func Diagnosis(steps []results.DiagnosisStep, fit string, labels map[string]stri
 		p.X.Tick.Marker = roundTicks{}
 		mmdAxis(p)
 		p.Add(newHLine(0, ReferenceColor))
+		var l *belowLegend
+		if y == 0 {
+			l = legendBelow(p)
+			l.add(fit + "; objective:")
+		}
 		for k, o := range objectives {
 			xys := plotter.XYs{}
 			for _, s := range of(o) {
 				xys = append(xys, plotter.XY{X: float64(s.Step), Y: s.MMD2[y]})
 			}
-			l, err := plotter.NewLine(xys)
+			line, err := plotter.NewLine(xys)
 			if err != nil {
 				continue
 			}
-			l.LineStyle = draw.LineStyle{Color: Series[k], Width: vg.Points(1)}
-			p.Add(l)
-			if y == 1 {
-				if k == 0 {
-					for _, line := range legendLines(fit) {
-						p.Legend.Add(line)
-					}
-					p.Legend.Add("MMD² on log axes;")
-					p.Legend.Add("objective:")
-				}
-				p.Legend.Add(label(o), l)
+			line.LineStyle = style(k, 1)
+			p.Add(line)
+			if l != nil {
+				l.add(label(k), line)
 			}
 		}
 		return p
 	}
 	nll := plot.New()
 	legible(nll)
-	nll.Title.Text = "Training NLL per batch; dashed: log 2"
+	nll.Title.Text = "Training NLL per batch; dashed: log 2 (a constant h)"
 	nll.X.Label.Text = "training step"
 	nll.X.Tick.Marker = roundTicks{}
-	nll.Y.Label.Text = "mean NLL (log 2: a constant h)"
+	nll.Y.Label.Text = "mean NLL"
+	nll.Y.Tick.Marker = roundTicks{most: 8}
 	nll.Add(newHLine(math.Ln2, Grey, vg.Points(5), vg.Points(3)))
 	for k, o := range objectives {
 		xys := plotter.XYs{}
@@ -121,18 +152,67 @@ func Diagnosis(steps []results.DiagnosisStep, fit string, labels map[string]stri
 		if err != nil {
 			continue
 		}
-		l.LineStyle = draw.LineStyle{Color: Series[k], Width: vg.Points(1.4)}
+		l.LineStyle = style(k, 1.4)
 		nll.Add(l)
 	}
 	nll.Y.Min = 0
+	var normalisers *plot.Plot
+	if pz := pzRange(steps); pz[1]-pz[0] > 1e-9 {
+		normalisers = pzScatter(steps, objectives, of, label, mmdAxis)
+	} else {
+		normalisers = pzLines(objectives, of, style)
+	}
+	return [][]*plot.Plot{{stratum(0), stratum(1)}, {nll, normalisers}}, nil
+}
 
+// Where the diagnosis figure's MMD² axes turn logarithmic: beyond ±diagnosisLogFrom some
+// estimate has blown up, and the axis is a SymLog, linear within ±diagnosisLinear (the
+// estimates of healthy batches, 0.01–0.5, sit near it; the blown-up ones, 5–20, a decade or
+// two above); within it, a linear axis shows the estimates as they are.
+const (
+	diagnosisLinear  = 0.1
+	diagnosisLogFrom = 1.0
+)
+
+// sameSteps says whether two objectives' steps hold the same numbers at every step.
+func sameSteps(a, b []results.DiagnosisStep) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := a[i], b[i]
+		x.Objective, y.Objective = "", ""
+		if x != y {
+			return false
+		}
+	}
+	return true
+}
+
+// pzRange is the range of the steps' estimates of P(Z = 1 | Y = 0).
+func pzRange(steps []results.DiagnosisStep) [2]float64 {
+	r := [2]float64{math.Inf(1), math.Inf(-1)}
+	for _, s := range steps {
+		r[0], r[1] = math.Min(r[0], s.PZ1[0]), math.Max(r[1], s.PZ1[0])
+	}
+	return r
+}
+
+// pzScatter is the diagnosis figure's bottom-right panel when the normalisers vary: the
+// Y = 0 stratum's estimate against its normaliser rows' P(Z = 1 | Y = 0), one marker shape
+// per objective, the x axis on the estimates' range (a probability: within [0, 1]).
+func pzScatter(steps []results.DiagnosisStep, objectives []string, of func(string) []results.DiagnosisStep, label func(int) string, mmdAxis func(*plot.Plot)) *plot.Plot {
 	sc := plot.New()
 	legible(sc)
 	sc.Title.Text = "Y = 0 stratum: MMD² against P(Z = 1 | Y = 0)"
 	sc.X.Label.Text = "P(Z = 1 | Y = 0) estimated on the batch's normaliser rows"
+	r := pzRange(steps)
+	pad := 0.04 * (r[1] - r[0])
+	sc.X.Min, sc.X.Max = math.Max(0, r[0]-pad), math.Min(1, r[1]+pad)
 	sc.X.Tick.Marker = roundTicks{}
 	mmdAxis(sc)
 	sc.Add(newHLine(0, ReferenceColor))
+	l := legendBelow(sc)
 	shapes := []draw.GlyphDrawer{draw.CircleGlyph{}, draw.BoxGlyph{}, draw.PyramidGlyph{}, diamond{}}
 	for k, o := range objectives {
 		xys := plotter.XYs{}
@@ -145,25 +225,54 @@ func Diagnosis(steps []results.DiagnosisStep, fit string, labels map[string]stri
 		}
 		pts.GlyphStyle = draw.GlyphStyle{Color: withAlpha(Series[k], 170), Radius: vg.Points(2.2), Shape: shapes[k%len(shapes)]}
 		sc.Add(pts)
-		sc.Legend.Add(label(o), pts)
+		l.add(label(k), pts)
 	}
-	return [][]*plot.Plot{{stratum(0), stratum(1)}, {nll, sc}}, nil
+	return sc
 }
 
-// legendLines splits a fit's description at its commas into lines of at most about 20
-// characters, so that the legend column stays narrow.
-func legendLines(fit string) []string {
-	var lines []string
-	cur := ""
-	for _, part := range strings.SplitAfter(fit, ", ") {
-		if cur != "" && len([]rune(cur+part)) > 22 {
-			lines = append(lines, strings.TrimSpace(cur))
-			cur = ""
+// pzLines is the diagnosis figure's bottom-right panel when every step's normaliser rows
+// give the same P(Z = 1 | Y = 0): each stratum's estimate of P(Z = 1 | y) per step on a
+// probability axis, labelled with its value.
+func pzLines(objectives []string, of func(string) []results.DiagnosisStep, style func(int, float64) draw.LineStyle) *plot.Plot {
+	p := plot.New()
+	legible(p)
+	p.Title.Text = "P(Z = 1 | y) on the normaliser rows: the same at every step"
+	p.X.Label.Text = "training step"
+	p.X.Tick.Marker = roundTicks{}
+	p.Y.Label.Text = "P(Z = 1 | y)"
+	p.Y.Min, p.Y.Max = 0, 1
+	p.Y.Tick.Marker = roundTicks{most: 6}
+	for k, o := range objectives {
+		st := of(o)
+		for y := range 2 {
+			xys := plotter.XYs{}
+			for _, s := range st {
+				xys = append(xys, plotter.XY{X: float64(s.Step), Y: s.PZ1[y]})
+			}
+			line, err := plotter.NewLine(xys)
+			if err != nil {
+				continue
+			}
+			line.LineStyle = style(k, 1.4)
+			p.Add(line)
+			if k == 0 && len(st) > 0 {
+				p.Add(&lineLabel{x: float64(st[len(st)-1].Step), y: st[0].PZ1[y], text: fmt.Sprintf("Y = %d: %.3f", y, st[0].PZ1[y])})
+			}
 		}
-		cur += part
 	}
-	if strings.TrimSpace(cur) != "" {
-		lines = append(lines, strings.TrimSpace(cur))
-	}
-	return lines
+	return p
+}
+
+// lineLabel writes text just above (x, y), right-aligned at x.
+type lineLabel struct {
+	x, y float64
+	text string
+}
+
+// Plot implements plot.Plotter.
+func (l *lineLabel) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	sty := p.X.Tick.Label
+	sty.XAlign, sty.YAlign = draw.XRight, draw.YBottom
+	c.FillText(sty, vg.Point{X: trX(l.x), Y: trY(l.y) + vg.Points(3)}, l.text)
 }

@@ -4,9 +4,12 @@
 // imports none of the training code, and writes nothing else.
 //
 // Every plot is drawn the same way (drawGrid): a white background, the panels of a grid with
-// aligned axes, and each panel's legend in a column to the right of its data area, so that
-// no legend hides data. The colours are the palette's (palette.go): one per method in every
-// figure.
+// aligned data areas of one size, and each panel's legend outside its data area, so that no
+// legend hides data: in rows below the panel (legendBelow: the results, objectives,
+// diagnosis, representation and variance figures, whose legends would otherwise take a third
+// of their width) or in a column to its right (the calibration figure and the notebooks'
+// plots). A title too wide for its panel is wrapped. The colours are the palette's
+// (palette.go): one per method in every figure.
 package figures
 
 import (
@@ -194,22 +197,53 @@ func drawGrid(plots [][]*plot.Plot, dc draw.Canvas) {
 	// White background: PNG canvases start transparent.
 	dc.SetColor(color.White)
 	dc.Fill(dc.Rectangle.Path())
-	plotCs, legendCs := layoutGrid(plots, dc)
+	plotCs, legendCs, belowCs := layoutGrid(plots, dc)
 	for i, r := range plots {
 		for j, p := range r {
 			if p != nil {
 				drawPanel(p, plotCs[i][j], legendCs[i][j])
+				if l := belowOf(p); l != nil {
+					l.draw(p, belowCs[i][j])
+				}
 			}
 		}
 	}
 }
 
-// layoutGrid returns the canvas each panel of the grid is drawn in and the one its legend is
-// drawn in. The data areas are aligned and, column by column, as wide as each other: every
-// column gets the room its widest legend needs, right of its panels, and the rest is shared
-// equally. A single plot gets the whole canvas, as gonum/plot draws it: figures sized to
-// their content (the textured-MNIST image grid) must not lose a margin.
-func layoutGrid(plots [][]*plot.Plot, dc draw.Canvas) (plotCs, legendCs [][]draw.Canvas) {
+// layoutGrid returns the canvas each panel of the grid is drawn in, the one its legend is
+// drawn in when the legend stands right of it (empty otherwise), and the one its legend
+// below (legendBelow) is drawn in (empty when it has none). Without legends below, see
+// layoutRight; with them, layoutBelow.
+func layoutGrid(plots [][]*plot.Plot, dc draw.Canvas) (plotCs, legendCs, belowCs [][]draw.Canvas) {
+	for _, r := range plots {
+		for _, p := range r {
+			if belowOf(p) != nil {
+				return layoutBelow(plots, dc)
+			}
+		}
+	}
+	plotCs, legendCs = layoutRight(plots, dc)
+	belowCs = make([][]draw.Canvas, len(plotCs))
+	for i, r := range plotCs {
+		belowCs[i] = make([]draw.Canvas, len(r))
+		for j, c := range r {
+			belowCs[i][j] = emptyAt(c)
+		}
+	}
+	return plotCs, legendCs, belowCs
+}
+
+// emptyAt is an empty canvas at c's top-right corner: no legend.
+func emptyAt(c draw.Canvas) draw.Canvas {
+	return draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{Min: c.Max, Max: c.Max}}
+}
+
+// layoutRight lays out a grid whose legends stand right of the panels. The data areas are
+// aligned and, column by column, as wide as each other: every column gets the room its
+// widest legend needs, right of its panels, and the rest is shared equally. A single plot
+// gets the whole canvas, as gonum/plot draws it: figures sized to their content (the
+// textured-MNIST image grid) must not lose a margin.
+func layoutRight(plots [][]*plot.Plot, dc draw.Canvas) (plotCs, legendCs [][]draw.Canvas) {
 	if len(plots) == 1 && len(plots[0]) == 1 {
 		p := plots[0][0]
 		plotC, legendC := panelLayout(p, dc, legendWidth(p, dc))
@@ -235,9 +269,7 @@ func layoutGrid(plots [][]*plot.Plot, dc draw.Canvas) (plotCs, legendCs [][]draw
 	// right by the legends of the columns left of it.
 	narrow := dc
 	narrow.Max.X -= total
-	t := draw.Tiles{Rows: rows, Cols: cols, PadX: 8 * vg.Millimeter, PadY: 6 * vg.Millimeter,
-		PadTop: 2 * vg.Millimeter, PadBottom: 2 * vg.Millimeter, PadLeft: 2 * vg.Millimeter, PadRight: 2 * vg.Millimeter}
-	aligned := plot.Align(plots, t, narrow)
+	aligned := plot.Align(plots, gridTiles(rows, cols), narrow)
 	plotCs, legendCs = make([][]draw.Canvas, rows), make([][]draw.Canvas, rows)
 	for i := range aligned {
 		plotCs[i], legendCs[i] = make([]draw.Canvas, len(aligned[i])), make([]draw.Canvas, len(aligned[i]))
@@ -255,4 +287,10 @@ func layoutGrid(plots [][]*plot.Plot, dc draw.Canvas) (plotCs, legendCs [][]draw
 		}
 	}
 	return plotCs, legendCs
+}
+
+// gridTiles are the tiles of a grid of panels: the gaps between panels and at the edges.
+func gridTiles(rows, cols int) draw.Tiles {
+	return draw.Tiles{Rows: rows, Cols: cols, PadX: 8 * vg.Millimeter, PadY: 6 * vg.Millimeter,
+		PadTop: 2 * vg.Millimeter, PadBottom: 2 * vg.Millimeter, PadLeft: 2 * vg.Millimeter, PadRight: 2 * vg.Millimeter}
 }

@@ -3,14 +3,11 @@ package figures
 import (
 	"image/color"
 	"math"
-	"slices"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-
-	"github.com/invmmd/invmmd/invmmd/results"
 )
 
 // Marks shared by the results and variance figures: dots with whiskers that stay inside the
@@ -249,32 +246,57 @@ func (b *band) Thumbnail(c *draw.Canvas) {
 }
 
 // columnShade fills the whole height of the data area over [x−half, x+half] at each x
-// (clipped to the x axis range): a mark of the values at those x, such as the batch sizes
-// of the variance study whose estimates rest on a floored normaliser.
+// (clipped to the x axis range), hatched when hatch is set: a mark of the values at those x,
+// such as the batch sizes of the variance study whose estimates rest on a floored
+// normaliser, that no shaded band can be taken for.
 type columnShade struct {
-	x    []float64
-	half float64
-	fill color.Color
+	x     []float64
+	half  float64
+	fill  color.Color
+	hatch bool
 }
+
+// hatchColor and hatchStep are the colour and spacing of columnShade's diagonal hatching.
+var (
+	hatchColor color.Color = color.RGBA{150, 150, 150, 255}
+	hatchStep              = vg.Points(4)
+)
 
 // Plot implements plot.Plotter.
 func (s *columnShade) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, _ := p.Transforms(&c)
-	c.SetColor(s.fill)
 	for _, x := range s.x {
 		lo, hi := math.Max(x-s.half, p.X.Min), math.Min(x+s.half, p.X.Max)
 		if lo >= hi {
 			continue
 		}
-		r := vg.Rectangle{Min: vg.Point{X: trX(lo), Y: c.Min.Y}, Max: vg.Point{X: trX(hi), Y: c.Max.Y}}
-		c.Fill(r.Path())
+		s.fillRect(&c, vg.Rectangle{Min: vg.Point{X: trX(lo), Y: c.Min.Y}, Max: vg.Point{X: trX(hi), Y: c.Max.Y}})
+	}
+}
+
+// fillRect fills r, then hatches it when s.hatch is set: lines at 45°, hatchStep apart
+// along x, cut to r.
+func (s *columnShade) fillRect(c *draw.Canvas, r vg.Rectangle) {
+	c.SetColor(s.fill)
+	c.Fill(r.Path())
+	if !s.hatch {
+		return
+	}
+	sty := draw.LineStyle{Color: hatchColor, Width: vg.Points(0.6)}
+	h := r.Max.Y - r.Min.Y
+	// Each line is y − r.Min.Y = x − x0, for x0 from r.Min.X − h to r.Max.X.
+	for x0 := r.Min.X - h; x0 < r.Max.X; x0 += hatchStep {
+		x1, x2 := max(x0, r.Min.X), min(x0+h, r.Max.X)
+		if x2 <= x1 {
+			continue
+		}
+		c.StrokeLine2(sty, x1, r.Min.Y+(x1-x0), x2, r.Min.Y+(x2-x0))
 	}
 }
 
 // Thumbnail implements plot.Thumbnailer: a block of the shade.
 func (s *columnShade) Thumbnail(c *draw.Canvas) {
-	c.SetColor(s.fill)
-	c.Fill(c.Rectangle.Path())
+	s.fillRect(c, c.Rectangle)
 }
 
 // clippedLine is a polyline clipped to the y axis range, with the points beyond the range
@@ -342,186 +364,4 @@ func trim3(v float64) string {
 		return plotFormat(v, 1)
 	}
 	return plotFormat(v, 3)
-}
-
-// Sizes of seedMarks, in points.
-const (
-	seedRadius = 2.6
-	meanHalf   = 9   // half-width of the mean's bar
-	meanWidth  = 2.5 // thickness of the mean's bar
-)
-
-// seedMarks draws, per method, each seed's value as a small dot in the method's colour
-// (spread sideways around x, in the rows' order, so that equal values stay apart), the mean
-// as a horizontal bar and the standard deviation as a whisker clipped to the seeds' range.
-// Marks beyond the y axis range are drawn on the edge: a seed as a small triangle, the mean
-// as a triangle with its value printed left of it, a cut whisker as an open triangle.
-type seedMarks struct{ entries []seedEntry }
-
-type seedEntry struct {
-	x            float64
-	mean, lo, hi float64 // the whisker: mean ± sd, clipped to the seeds' range
-	seeds        []float64
-	color        color.Color
-}
-
-// add appends a method's marks at x: c's mean ± sd and the seeds' values (none: the mean ±
-// sd alone).
-func (m *seedMarks) add(x float64, c results.Cell, seeds []float64, col color.Color) {
-	e := seedEntry{x: x, mean: c.Mean, lo: c.Mean - c.Std, hi: c.Mean + c.Std, seeds: seeds, color: col}
-	if len(seeds) > 0 {
-		e.lo, e.hi = math.Max(e.lo, slices.Min(seeds)), math.Min(e.hi, slices.Max(seeds))
-	}
-	m.entries = append(m.entries, e)
-}
-
-// hasSeeds says whether any method has per-seed values.
-func (m *seedMarks) hasSeeds() bool {
-	for _, e := range m.entries {
-		if len(e.seeds) > 0 {
-			return true
-		}
-	}
-	return false
-}
-
-// seedX returns the x of the k-th of n seeds of a method drawn at x.
-func seedX(x float64, k, n int) float64 {
-	if n < 2 {
-		return x
-	}
-	return x - seedHalf + 2*seedHalf*float64(k)/float64(n-1)
-}
-
-// Plot implements plot.Plotter.
-func (m *seedMarks) Plot(c draw.Canvas, p *plot.Plot) {
-	trX, trY := p.Transforms(&c)
-	ymin, ymax := p.Y.Min, p.Y.Max
-	label := plot.New().Y.Tick.Label
-	label.Font.Size = vg.Points(tickSize - 1)
-	label.XAlign = draw.XRight
-	for _, e := range m.entries {
-		x := trX(e.x)
-		whisker := draw.LineStyle{Color: e.color, Width: vg.Points(1.4)}
-		if e.hi > e.lo && e.hi >= ymin && e.lo <= ymax {
-			lo, hi := math.Max(e.lo, ymin), math.Min(e.hi, ymax)
-			c.StrokeLine2(whisker, x, trY(lo), x, trY(hi))
-			for _, v := range []float64{e.lo, e.hi} {
-				if v >= ymin && v <= ymax {
-					c.StrokeLine2(whisker, x-vg.Points(4), trY(v), x+vg.Points(4), trY(v))
-				}
-			}
-			open := draw.GlyphStyle{Color: e.color, Radius: vg.Points(3.5)}
-			if e.hi > ymax {
-				open.Shape = draw.PyramidGlyph{}
-				c.DrawGlyph(open, vg.Point{X: x, Y: trY(ymax) - open.Radius})
-			}
-			if e.lo < ymin {
-				open.Shape = triangleDownRing{}
-				c.DrawGlyph(open, vg.Point{X: x, Y: trY(ymin) + open.Radius})
-			}
-		}
-		switch {
-		case e.mean > ymax || e.mean < ymin:
-			g := draw.GlyphStyle{Color: e.color, Radius: vg.Points(4), Shape: draw.TriangleGlyph{}}
-			edge, at, sty := trY(ymax)-g.Radius, trY(ymax)-vg.Points(1), label
-			sty.YAlign = draw.YTop
-			if e.mean < ymin {
-				g.Shape = triangleDown{}
-				edge, at = trY(ymin)+g.Radius, trY(ymin)+vg.Points(1)
-				sty.YAlign = draw.YBottom
-			}
-			c.DrawGlyph(g, vg.Point{X: x, Y: edge})
-			sty.Color = e.color
-			c.FillText(sty, vg.Point{X: x - g.Radius - vg.Points(1), Y: at}, trim3(e.mean))
-		default:
-			bar := draw.LineStyle{Color: e.color, Width: vg.Points(meanWidth)}
-			c.StrokeLine2(bar, x-vg.Points(meanHalf), trY(e.mean), x+vg.Points(meanHalf), trY(e.mean))
-		}
-		dot := draw.GlyphStyle{Color: withAlpha(e.color, 215), Radius: vg.Points(seedRadius), Shape: ringedCircle{}}
-		for k, v := range e.seeds {
-			pt := vg.Point{X: trX(seedX(e.x, k, len(e.seeds)))}
-			g := dot
-			switch {
-			case v > ymax:
-				g.Shape, g.Color = draw.TriangleGlyph{}, e.color
-				pt.Y = trY(ymax) - g.Radius
-			case v < ymin:
-				g.Shape, g.Color = triangleDown{}, e.color
-				pt.Y = trY(ymin) + g.Radius
-			default:
-				pt.Y = trY(v)
-			}
-			c.DrawGlyph(g, pt)
-		}
-	}
-}
-
-// GlyphBoxes implements plot.GlyphBoxer: one box per seed drawn inside the axis range, so
-// that a dot on the edge of the data area is not cut.
-func (m *seedMarks) GlyphBoxes(p *plot.Plot) []plot.GlyphBox {
-	var boxes []plot.GlyphBox
-	r := vg.Points(seedRadius)
-	for _, e := range m.entries {
-		for k, v := range e.seeds {
-			if v < p.Y.Min || v > p.Y.Max {
-				continue
-			}
-			boxes = append(boxes, plot.GlyphBox{
-				X: p.X.Norm(seedX(e.x, k, len(e.seeds))), Y: p.Y.Norm(v),
-				Rectangle: vg.Rectangle{Min: vg.Point{X: -r, Y: -r}, Max: vg.Point{X: r, Y: r}},
-			})
-		}
-	}
-	return boxes
-}
-
-// ringedCircle is a filled circle with a thin white ring, so that overlapping dots stay
-// apart.
-type ringedCircle struct{}
-
-func (ringedCircle) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
-	draw.CircleGlyph{}.DrawGlyph(c, sty, pt)
-	ring := sty
-	ring.Color = color.White
-	c.SetLineStyle(draw.LineStyle{Color: color.White, Width: vg.Points(0.5)})
-	var p vg.Path
-	p.Move(vg.Point{X: pt.X + sty.Radius, Y: pt.Y})
-	p.Arc(pt, sty.Radius, 0, 2*math.Pi)
-	p.Close()
-	c.Stroke(p)
-}
-
-// triangleDownRing is the outline of triangleDown: a whisker cut by the bottom of the axis.
-type triangleDownRing struct{}
-
-func (triangleDownRing) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
-	c.SetLineStyle(draw.LineStyle{Color: sty.Color, Width: vg.Points(1)})
-	c.Stroke(triangleDownPath(pt, sty.Radius))
-}
-
-// Kinds of legendKey.
-const (
-	keyMean = iota // our mean ± sd: a bar on a whisker
-	keySeed        // our seeds: dots in three methods' colours
-)
-
-// legendKey is the legend thumbnail of a mark drawn in each method's colour.
-type legendKey struct{ kind int }
-
-// Thumbnail implements plot.Thumbnailer.
-func (k legendKey) Thumbnail(c *draw.Canvas) {
-	mid := c.Center()
-	switch k.kind {
-	case keyMean:
-		w := draw.LineStyle{Color: KeyColor, Width: vg.Points(1.4)}
-		c.StrokeLine2(w, mid.X, c.Min.Y, mid.X, c.Max.Y)
-		bar := draw.LineStyle{Color: KeyColor, Width: vg.Points(meanWidth)}
-		c.StrokeLine2(bar, mid.X-vg.Points(meanHalf), mid.Y, mid.X+vg.Points(meanHalf), mid.Y)
-	case keySeed:
-		for i, col := range []color.Color{Blue, Vermillion, BluishGreen} {
-			g := draw.GlyphStyle{Color: col, Radius: vg.Points(seedRadius), Shape: ringedCircle{}}
-			c.DrawGlyph(g, vg.Point{X: mid.X + vg.Points(6)*vg.Length(i-1), Y: mid.Y})
-		}
-	}
 }

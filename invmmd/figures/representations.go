@@ -34,10 +34,12 @@ var settingShapes = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.PyramidGlyph{}, 
 // ("logit, λ = 1", "features, λ = 100"). A penalty that makes the output invariant moves
 // a method's points left and, under the shift, up; one that leaves the output's dependence
 // where none has it leaves them with none's. none, trained without a penalty, is one fit
-// per seed whatever the setting: it is drawn once, with the first setting's marker. The x
-// axis is linear while every point lies within ±10·MMDLinear, a SymLog (linear within
-// ±MMDLinear) beyond, so that the invariant fits near 0 stay apart. It returns an error
-// for no fits, more settings than markers, or a non-finite value.
+// per seed whatever the setting: it is drawn once, as crosses (no setting applies to it), so
+// that it is not taken for full's black. The x axis is linear while every point lies within
+// ±10·MMDLinear, else a SymLog linear within ±MMDLinear, each half of that part half a
+// decade wide (repLinearDecades), so that the invariant fits near 0 stay apart without the
+// linear part taking half the axis; the legend, in rows below the plot, says how the axis is
+// scaled. It returns an error for no fits, more settings than markers, or a non-finite value.
 func Representations(title string, fits []results.RepresentationFit) (*plot.Plot, error) {
 	if len(fits) == 0 {
 		return nil, fmt.Errorf("figures: Representations %q: no fits", title)
@@ -61,7 +63,9 @@ func Representations(title string, fits []results.RepresentationFit) (*plot.Plot
 	p := plot.New()
 	legible(p)
 	p.Title.Text = title
-	p.X.Label.Text = "training MMD² of the logit (σ = 1, full estimator)"
+	// A short label: gonum/plot reserves room for the x label's box as if centred on the
+	// middle of the data range, which a SymLog draws far right; the legend says the rest.
+	p.X.Label.Text = "logit MMD² (training)"
 	p.Y.Label.Text = "test accuracy (shifted P(Z | Y))"
 	lo, hi := math.Inf(1), math.Inf(-1)
 	xlo, xhi := 0.0, MMDLinear
@@ -96,20 +100,27 @@ func Representations(title string, fits []results.RepresentationFit) (*plot.Plot
 				return nil, fmt.Errorf("figures: Representations %q: %w", title, err)
 			}
 			sc.GlyphStyle = draw.GlyphStyle{Color: withAlpha(c, 220), Radius: vg.Points(4), Shape: settingShapes[k]}
+			if m == "none" {
+				sc.GlyphStyle.Shape = noneShape
+				sc.GlyphStyle.Radius = vg.Points(4.5)
+			}
 			p.Add(sc)
 		}
 	}
 	pad := math.Max(0.01, (hi-lo)*0.06)
 	p.Y.Min, p.Y.Max = lo-pad, hi+pad
 	p.Y.Tick.Marker = roundTicks{}
+	xNote := "One point per fit (seed). x: the logit's training MMD² (σ = 1, full estimator)"
 	if math.Max(-xlo, xhi) <= 10*MMDLinear {
 		xpad := 0.04 * (xhi - xlo)
 		p.X.Min, p.X.Max = xlo-xpad, xhi+xpad
 		p.X.Tick.Marker = roundTicks{}
-	} else { // a SymLog as the results figures' MMD axis, so that the fits near 0 spread out
-		SymLog{Linear: MMDLinear}.fit(&p.X, xlo, xhi, 0.04)
+	} else { // a SymLog, so that the fits near 0 spread out
+		SymLog{Linear: MMDLinear, LinearDecades: repLinearDecades}.fit(&p.X, xlo, xhi, 0.04)
+		xNote += fmt.Sprintf(", linear within ±%g, logarithmic beyond", MMDLinear)
 	}
 	p.Add(plotter.NewGrid())
+	l := legendBelow(p)
 	for _, m := range methods {
 		c, ok := MethodColor(m)
 		if !ok {
@@ -119,20 +130,40 @@ func Representations(title string, fits []results.RepresentationFit) (*plot.Plot
 		key.GlyphStyle = draw.GlyphStyle{Color: c, Radius: vg.Points(4), Shape: draw.CircleGlyph{}}
 		label := m
 		if m == "none" {
-			label = "none (no penalty: drawn once)"
+			key.GlyphStyle.Shape = noneShape
+			label = "none (no penalty: one fit per seed)"
 		}
-		p.Legend.Add(label, key)
+		l.add(label, key)
 	}
-	p.Legend.Add("")
+	l.newline()
+	l.add("penalty on the")
 	for k, s := range settings {
 		key, _ := plotter.NewScatter(plotter.XYs{{}})
 		key.GlyphStyle = draw.GlyphStyle{Color: KeyColor, Radius: vg.Points(4), Shape: settingShapes[k]}
-		p.Legend.Add("penalty on the "+s, key)
+		l.add(s, key)
 	}
-	p.Legend.Add("MMD² = 0", zero)
-	p.Legend.Add("one point per fit (seed)")
-	if _, ok := p.X.Scale.(SymLog); ok {
-		addSymLogKey(p, "x axis")
-	}
+	l.note(xNote + "; grey line: 0.")
 	return p, nil
+}
+
+// repLinearDecades is the width, in decades, of each half of the linear part of the
+// representation figure's SymLog x axis.
+const repLinearDecades = 0.5
+
+// noneShape marks none's fits in the representation figure: a cross, which no setting uses.
+var noneShape draw.GlyphDrawer = thickCross{}
+
+// thickCross is an × drawn with strokes thick enough to read as a mark beside filled ones.
+type thickCross struct{}
+
+// DrawGlyph implements draw.GlyphDrawer.
+func (thickCross) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
+	c.SetLineStyle(draw.LineStyle{Color: sty.Color, Width: vg.Points(1.6)})
+	r := sty.Radius * 0.8
+	for _, d := range []vg.Length{r, -r} {
+		var p vg.Path
+		p.Move(vg.Point{X: pt.X - r, Y: pt.Y - d})
+		p.Line(vg.Point{X: pt.X + r, Y: pt.Y + d})
+		c.Stroke(p)
+	}
 }

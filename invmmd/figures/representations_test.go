@@ -35,18 +35,27 @@ func TestRepresentations(t *testing.T) {
 	if p.Y.Min > 0.7 || p.Y.Max < 0.83 {
 		t.Errorf("accuracy axis [%v, %v] leaves out a point", p.Y.Min, p.Y.Max)
 	}
-	// Logit MMD² up to 0.2 (beyond 10·MMDLinear): the x axis is a SymLog that holds every point.
-	if _, ok := p.X.Scale.(SymLog); !ok || p.X.Min > 0.01 || p.X.Max < 0.2 {
-		t.Errorf("logit MMD² axis: scale %T on [%v, %v], want a SymLog holding 0.01–0.2", p.X.Scale, p.X.Min, p.X.Max)
+	// Logit MMD² up to 0.2 (beyond 10·MMDLinear): the x axis is a SymLog that holds every
+	// point, whose linear part (±0.01) takes well under half of it.
+	s, ok := p.X.Scale.(SymLog)
+	if !ok || p.X.Min > 0.01 || p.X.Max < 0.2 {
+		t.Fatalf("logit MMD² axis: scale %T on [%v, %v], want a SymLog holding 0.01–0.2", p.X.Scale, p.X.Min, p.X.Max)
 	}
-	text := svgText(t, [][]*plot.Plot{{p}})
-	for _, want := range []string{"penalty on the logit, λ = 1", "penalty on the features, λ = 100", "training MMD² of the logit"} {
+	if lin := s.Normalize(p.X.Min, p.X.Max, MMDLinear) - s.Normalize(p.X.Min, p.X.Max, p.X.Min); lin > 0.35 {
+		t.Errorf("the linear part up to %g takes %.2f of the x axis", MMDLinear, lin)
+	}
+	g := [][]*plot.Plot{{p}}
+	text := svgText(t, g)
+	for _, want := range []string{"penalty on the", "logit, λ = 1", "features, λ = 100", "logit MMD² (training)", "linear within ±0.01, logarithmic beyond"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the figure lacks %q", want)
 		}
 	}
-	if i, j, k := strings.Index(text, ">none (no penalty: drawn once)<"), strings.Index(text, ">full<"), strings.Index(text, ">dr<"); i < 0 || !(i < j && j < k) {
+	if i, j, k := strings.Index(text, ">none (no penalty: one fit per seed)<"), strings.Index(text, ">full<"), strings.Index(text, ">dr<"); i < 0 || !(i < j && j < k) {
 		t.Errorf("the legend does not name none, full, dr in the tables' order (%d, %d, %d)", i, j, k)
+	}
+	if share := checkLegible(t, "representations", g, RepresentationsWidth, RepresentationsHeight); share > 0.2 {
+		t.Errorf("the legend takes %.2f of the figure", share)
 	}
 	if _, err := Representations("x", nil); err == nil || !strings.Contains(err.Error(), "no fits") {
 		t.Errorf("no fits: %v", err)

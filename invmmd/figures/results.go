@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -97,22 +96,27 @@ const SplitGap = 0.15
 // others of 0.01) the axis is a SymLog.
 const MMDLinearMax = 0.6
 
-// Results returns the two panels of an experiment's summary figure, one column per method,
+// Results returns the panels of an experiment's summary figure, one column per method,
 // stacked:
 //   - test accuracy on an axis from chance (or the majority baseline, Majority; or the lowest
 //     seed below it, down to as far below it as the best value is above it, and a bit) up,
-//     with lines there, at none's accuracy and at the invariant ceiling when given (Ceiling);
+//     with lines there, at none's median and at the invariant ceiling when given (Ceiling);
+//   - when the paper's numbers are on another dataset (PaperDataset), test accuracy minus
+//     none's: ours per seed against none on the same seed, the paper's its mean minus its
+//     none's mean, each relative to its own none (the levels of two datasets are not
+//     comparable, their gains over none are);
 //   - train MMD² (the full-data estimator) on a linear axis, or a SymLog one (linear within
-//     ±MMDLinear) when a value exceeds MMDLinearMax.
+//     ±MMDLinear, logarithmic beyond, as its title says) when a value exceeds MMDLinearMax.
 //
-// Ours, in the method's colour (MethodColor): each seed a small dot (Summary.Rows; spread
-// sideways so that equal values stay apart), the mean a horizontal bar and ± one standard
-// deviation a whisker, clipped to the seeds' range. The paper's mean ± sd, where it reports
-// the method, is an open diamond beside it in PaperColor. A value beyond the axis is a
-// triangle on the edge (the mean's with its value printed), and a whisker cut by the axis
-// ends in an open triangle. Each panel has its own legend, right of it. When a method's
-// seeds split by more than SplitGap in test accuracy, the accuracy panel says so below its
-// axis.
+// Ours, in the method's colour (MethodColor): each seed a dot (Summary.Rows; spread
+// sideways so that equal values stay apart) and the seeds' median a horizontal bar, so that
+// seeds that split in two groups are seen as two groups and not summarised by a value no
+// seed has: where the two middle seeds of an even number lie more than SplitGap apart the
+// median is not marked. A summary without rows is drawn as its mean ± sd. The paper's mean ±
+// sd, where it reports the method, is an open diamond beside ours in PaperColor. A value
+// beyond the axis is a triangle on the edge (the median's with its value printed). The
+// legend, in rows below the top panel, names the marks and the reference lines, and says in
+// words which methods' seeds split by more than SplitGap in test accuracy.
 func Results(title string, sums []results.Summary, paper map[string]results.PaperRow, opts ...ResultOption) ([][]*plot.Plot, error) {
 	if len(sums) == 0 {
 		return nil, fmt.Errorf("figures: Results %q: no methods", title)
@@ -130,9 +134,9 @@ func Results(title string, sums []results.Summary, paper map[string]results.Pape
 	}
 	accPaper, mmdPaper := paper, paper
 	if o.paperDataset != "" {
-		accPaper, mmdPaper = paperFromNone(sums, paper), nil
+		accPaper, mmdPaper = nil, nil
 	}
-	acc := methodPanel(title+": test accuracy", "test accuracy", sums, accPaper, o,
+	acc, keys := methodPanel(title+": test accuracy", "test accuracy", sums, accPaper,
 		func(s results.Summary) results.Cell { return s.TeAcc },
 		func(r results.Row) float64 { return r.TeAcc },
 		func(p results.PaperRow) results.Cell { return p.TeAcc })
@@ -140,37 +144,26 @@ func Results(title string, sums []results.Summary, paper map[string]results.Pape
 	if o.mmdOf != "" {
 		mmdTitle = "train MMD² of " + o.mmdOf + " (full-data estimator), "
 	}
-	mmd := methodPanel(mmdTitle+lambdaOf(title), "train MMD²", sums, mmdPaper, o,
+	mmd, _ := methodPanel(mmdTitle+lambdaOf(title), "train MMD²", sums, mmdPaper,
 		func(s results.Summary) results.Cell { return s.TrMMD },
 		func(r results.Row) float64 { return r.TrMMD },
 		func(p results.PaperRow) results.Cell { return p.TrMMD })
-	accuracyAxis(acc, sums, accPaper, o)
+	l := legendBelow(acc)
+	keys.addTo(l, o)
+	accuracyAxis(acc, l, sums, accPaper, o)
 	mmdAxis(mmd, sums, mmdPaper)
 	if c := splitCaption(sums, o.chance); c != "" {
-		acc.X.Label.Text = wrap(c, 95)
+		l.note(c)
+	}
+	if keys.hiddenMedian {
+		l.note(fmt.Sprintf("No median bar where the two middle seeds lie more than %g apart.", SplitGap))
+	}
+	if o.paperDataset != "" {
+		if diff := diffPanel(sums, paper, o); diff != nil {
+			return [][]*plot.Plot{{acc}, {diff}, {mmd}}, nil
+		}
 	}
 	return [][]*plot.Plot{{acc}, {mmd}}, nil
-}
-
-// paperFromNone returns the paper's rows with each test accuracy moved by our none's mean
-// minus the paper's none: the paper's difference from its none, drawn from our none (nil
-// when either none is missing). Only TeAcc is kept.
-func paperFromNone(sums []results.Summary, paper map[string]results.PaperRow) map[string]results.PaperRow {
-	pn, ok := paper["none"]
-	if !ok {
-		return nil
-	}
-	for _, s := range sums {
-		if s.Method != "none" {
-			continue
-		}
-		out := map[string]results.PaperRow{}
-		for m, p := range paper {
-			out[m] = results.PaperRow{TeAcc: results.Cell{Mean: s.TeAcc.Mean + p.TeAcc.Mean - pn.TeAcc.Mean, Std: p.TeAcc.Std}}
-		}
-		return out
-	}
-	return nil
 }
 
 // seedValues returns f of each of s's rows (nil when the summary has none).
@@ -236,23 +229,6 @@ func seedSplit(method string, vals []float64, chance float64) (string, bool) {
 	return fmt.Sprintf("%s: %d of %d seeds below %s", method, k+1, len(v), at), true
 }
 
-// wrap breaks s into lines of at most width runes, at spaces.
-func wrap(s string, width int) string {
-	var lines []string
-	line := ""
-	for _, w := range strings.Fields(s) {
-		if line != "" && utf8.RuneCountInString(line)+1+utf8.RuneCountInString(w) > width {
-			lines = append(lines, line)
-			line = ""
-		}
-		if line != "" {
-			line += " "
-		}
-		line += w
-	}
-	return strings.Join(append(lines, line), "\n")
-}
-
 // Font sizes of the results and variance figures, in points: chosen for the figures shown
 // 900 pixels wide (ResultsWidth, VarianceWidth).
 const (
@@ -282,10 +258,45 @@ const (
 	seedHalf = 0.1
 )
 
-// methodPanel draws one cell of each method: our seeds, mean and sd in the method's colour
-// and the paper's value; its legend says what the marks are.
-func methodPanel(title, ylabel string, sums []results.Summary, paper map[string]results.PaperRow, o resultOptions,
-	ours func(results.Summary) results.Cell, seed func(results.Row) float64, theirs func(results.PaperRow) results.Cell) *plot.Plot {
+// panelKeys is what a methodPanel drew, for its legend: our seeds' counts, whether any
+// method has per-seed values and whether a median went unmarked, and the paper's marks.
+type panelKeys struct {
+	minN, maxN   int
+	seeds        bool
+	hiddenMedian bool
+	paper        *dotWhiskers // nil when the paper reports none of the methods
+}
+
+// addTo names the marks in l: ours (each seed and the median, or the mean ± sd of
+// summaries without rows) and the paper's.
+func (k panelKeys) addTo(l *belowLegend, o resultOptions) {
+	seeds := fmt.Sprintf("%d seeds", k.maxN)
+	if k.minN != k.maxN {
+		seeds = fmt.Sprintf("%d–%d seeds", k.minN, k.maxN)
+	} else if k.maxN == 1 {
+		seeds = "1 seed"
+	}
+	switch {
+	case k.seeds && k.maxN > 1:
+		l.add("ours: each seed ("+seeds+")", legendKey{kind: keySeed})
+		l.add("ours: median of the seeds", legendKey{kind: keyMedian})
+	case k.seeds:
+		l.add("ours: 1 seed", legendKey{kind: keySeed})
+	case k.maxN > 1:
+		l.add("ours, "+seeds+": mean ± sd", legendKey{kind: keyMean})
+	default:
+		l.add("ours, 1 seed (no spread)", legendKey{kind: keyMedian})
+	}
+	if k.paper != nil {
+		l.add(fmt.Sprintf("paper, %d seeds: mean ± sd", results.PaperSeeds), k.paper)
+	}
+}
+
+// methodPanel draws one cell of each method: our seeds and their median (or the mean ± sd
+// of a summary without rows) in the method's colour, and the paper's value. Its legend is
+// left to the caller (panelKeys).
+func methodPanel(title, ylabel string, sums []results.Summary, paper map[string]results.PaperRow,
+	ours func(results.Summary) results.Cell, seed func(results.Row) float64, theirs func(results.PaperRow) results.Cell) (*plot.Plot, panelKeys) {
 	p := plot.New()
 	legible(p)
 	p.Title.Text = title
@@ -298,75 +309,67 @@ func methodPanel(title, ylabel string, sums []results.Summary, paper map[string]
 	them.whisker.Width = vg.Points(1)
 	we := &seedMarks{}
 	names := make([]string, len(sums))
-	minN, maxN := sums[0].N, sums[0].N
+	k := panelKeys{minN: math.MaxInt}
 	for i, s := range sums {
 		names[i] = s.Method
-		minN, maxN = min(minN, s.N), max(maxN, s.N)
+		if s.N > 0 { // a method not run (objectives figure) counts no seeds
+			k.minN, k.maxN = min(k.minN, s.N), max(k.maxN, s.N)
+		}
 		x := float64(i)
 		if pr, ok := paper[s.Method]; ok {
 			c := theirs(pr)
 			them.add(x+paperAt, c.Mean, c.Std)
 			x += oursAt
 		}
-		c := ours(s)
 		col, ok := MethodColor(s.Method)
 		if !ok {
 			col = Series[i%len(Series)]
 		}
-		we.add(x, c, seedValues(s, seed), col)
+		we.add(x, ours(s), seedValues(s, seed), col)
 	}
+	k.minN = min(k.minN, k.maxN)
 	p.Add(we)
 	if len(them.x) > 0 {
 		p.Add(them)
+		k.paper = them
 	}
-	seeds := fmt.Sprintf("%d seeds", maxN)
-	if minN != maxN {
-		seeds = fmt.Sprintf("%d–%d seeds", minN, maxN)
-	} else if maxN == 1 {
-		seeds = "1 seed"
-	}
-	if maxN > 1 {
-		p.Legend.Add("ours, "+seeds+": mean ± sd", legendKey{kind: keyMean})
-		if we.hasSeeds() {
-			p.Legend.Add("  (whisker cut at the lowest and highest seed)")
-		}
-	} else {
-		p.Legend.Add("ours, 1 seed (no spread)", legendKey{kind: keyMean})
-	}
-	if we.hasSeeds() {
-		p.Legend.Add("ours: each seed", legendKey{kind: keySeed})
-	}
-	if len(them.x) > 0 {
-		if o.paperDataset != "" {
-			p.Legend.Add(fmt.Sprintf("paper (%s), %d seeds: its", o.paperDataset, results.PaperSeeds), them)
-			p.Legend.Add("  difference from its none ± sd,")
-			p.Legend.Add("  drawn from our none's mean")
-		} else {
-			p.Legend.Add(fmt.Sprintf("paper, %d seeds: mean ± sd", results.PaperSeeds), them)
-		}
+	k.seeds = we.hasSeeds()
+	for _, e := range we.entries {
+		k.hiddenMedian = k.hiddenMedian || !e.showMid
 	}
 	p.NominalX(names...)
 	p.X.Min, p.X.Max = -0.6, float64(len(sums))-0.4
-	return p
+	return p, k
+}
+
+// centre is what our marks of s centre on: the seeds' median, or the mean of a summary
+// without rows.
+func centre(s results.Summary, seed func(results.Row) float64, cell func(results.Summary) results.Cell) float64 {
+	if v := seedValues(s, seed); len(v) > 0 {
+		return median(v)
+	}
+	return cell(s).Mean
 }
 
 // accuracyAxis fits the accuracy axis to the values (see Results) and adds the reference
-// lines, named in the panel's legend.
-func accuracyAxis(p *plot.Plot, sums []results.Summary, paper map[string]results.PaperRow, o resultOptions) {
+// lines, named in the legend l.
+func accuracyAxis(p *plot.Plot, l *belowLegend, sums []results.Summary, paper map[string]results.PaperRow, o resultOptions) {
 	hi := o.chance
 	if !math.IsNaN(o.ceiling) {
 		hi = math.Max(hi, o.ceiling)
 	}
+	teAcc := func(r results.Row) float64 { return r.TeAcc }
+	teCell := func(s results.Summary) results.Cell { return s.TeAcc }
 	var vals []float64
 	for _, s := range sums {
-		vals = append(vals, s.TeAcc.Mean)
-		seeds := seedValues(s, func(r results.Row) float64 { return r.TeAcc })
+		seeds := seedValues(s, teAcc)
 		vals = append(vals, seeds...)
-		top := s.TeAcc.Mean + s.TeAcc.Std
 		if len(seeds) > 0 {
-			top = math.Min(top, slices.Max(seeds))
+			hi = math.Max(hi, slices.Max(seeds))
+		} else {
+			vals = append(vals, s.TeAcc.Mean)
+			hi = math.Max(hi, s.TeAcc.Mean+s.TeAcc.Std)
 		}
-		hi = math.Max(hi, top)
 		if pr, ok := paper[s.Method]; ok {
 			hi = math.Max(hi, pr.TeAcc.Mean+pr.TeAcc.Std)
 			vals = append(vals, pr.TeAcc.Mean)
@@ -392,33 +395,39 @@ func accuracyAxis(p *plot.Plot, sums []results.Summary, paper map[string]results
 	if o.chanceName != "" {
 		chanceLabel = fmt.Sprintf("%s: %.3f", o.chanceName, o.chance)
 	}
+	noneWhat := "median"
 	for _, s := range sums {
-		// none's mean within 0.01 of chance would be a second line on top of it: the legend
-		// gives both on one line instead.
-		if s.Method == "none" && math.Abs(s.TeAcc.Mean-o.chance) < 0.01 {
-			chanceLabel += fmt.Sprintf(" ≈ none's mean (%.3f)", s.TeAcc.Mean)
+		if s.Method == "none" && len(s.Rows) == 0 {
+			noneWhat = "mean"
 		}
 	}
-	p.Legend.Add(chanceLabel, chance)
 	for _, s := range sums {
-		if s.Method == "none" && s.TeAcc.Mean >= p.Y.Min && math.Abs(s.TeAcc.Mean-o.chance) >= 0.01 {
-			c, _ := MethodColor("none")
-			none := newHLine(s.TeAcc.Mean, c, vg.Points(2), vg.Points(2))
+		// none's centre within 0.01 of chance would be a second line on top of it: the legend
+		// gives both on one line instead.
+		if c := centre(s, teAcc, teCell); s.Method == "none" && math.Abs(c-o.chance) < 0.01 {
+			chanceLabel += fmt.Sprintf(" ≈ none's %s (%.3f)", noneWhat, c)
+		}
+	}
+	l.add(chanceLabel, chance)
+	for _, s := range sums {
+		if c := centre(s, teAcc, teCell); s.Method == "none" && c >= p.Y.Min && math.Abs(c-o.chance) >= 0.01 {
+			col, _ := MethodColor("none")
+			none := newHLine(c, col, vg.Points(2), vg.Points(2))
 			none.style.Width = vg.Points(0.8)
 			p.Add(none)
-			p.Legend.Add(fmt.Sprintf("none's mean (%.3f)", s.TeAcc.Mean), none)
+			l.add(fmt.Sprintf("none's %s (%.3f)", noneWhat, c), none)
 		}
 	}
 	if !math.IsNaN(o.ceiling) {
 		ceil := newHLine(o.ceiling, CeilingColor, vg.Points(6), vg.Points(2), vg.Points(1), vg.Points(2))
 		ceil.style.Width = vg.Points(0.8)
 		p.Add(ceil)
-		p.Legend.Add(fmt.Sprintf("ceiling, %s (%.3f)", o.ceilingWhat, o.ceiling), ceil)
+		l.add(fmt.Sprintf("ceiling, %s (%.3f)", o.ceilingWhat, o.ceiling), ceil)
 	}
 }
 
-// mmdAxis fits the train-MMD panel's axis to every seed, mean and whisker with 5% of room
-// on each side: linear up to MMDLinearMax, a SymLog beyond.
+// mmdAxis fits the train-MMD panel's axis to every seed, centre and whisker with 5% of room
+// on each side: linear up to MMDLinearMax, a SymLog beyond, which the title describes.
 func mmdAxis(p *plot.Plot, sums []results.Summary, paper map[string]results.PaperRow) {
 	lo, hi := 0.0, 0.0
 	extend := func(vs ...float64) {
@@ -430,9 +439,7 @@ func mmdAxis(p *plot.Plot, sums []results.Summary, paper map[string]results.Pape
 		c := s.TrMMD
 		seeds := seedValues(s, func(r results.Row) float64 { return r.TrMMD })
 		extend(seeds...)
-		if len(seeds) > 0 { // the whisker ends at the seeds' range
-			extend(c.Mean)
-		} else {
+		if len(seeds) == 0 {
 			extend(c.Mean-c.Std, c.Mean+c.Std)
 		}
 		if pr, ok := paper[s.Method]; ok {
@@ -446,23 +453,20 @@ func mmdAxis(p *plot.Plot, sums []results.Summary, paper map[string]results.Pape
 		pad := 0.05 * (hi - lo)
 		p.Y.Min, p.Y.Max = lo-pad, hi+pad
 		p.Y.Tick.Marker = roundTicks{}
-		p.Legend.Add("zero", zero)
 		return
 	}
 	SymLog{Linear: MMDLinear}.fit(&p.Y, lo, math.Max(hi, MMDLinear), 0.05)
-	// No y label on the log axis: gonum/plot then reserves room above the data area as if
-	// the label stood there. The title names the axis.
+	// No y label on a SymLog axis: gonum/plot reserves room for the label's box as if it
+	// were centred on the middle of the data range, which a SymLog draws near the top. The
+	// title names the axis and says how it is scaled.
 	p.Y.Label.Text = ""
-	p.Title.Text += ", log axis"
-	p.Legend.Add("zero", zero)
-	addSymLogKey(p, "axis")
+	p.Title.Text += "; " + symLogNote("y")
 }
 
-// addSymLogKey says in p's legend that its axis (named by what: "axis", "x axis") is a
-// SymLog with the results figures' MMDLinear.
-func addSymLogKey(p *plot.Plot, what string) {
-	p.Legend.Add(fmt.Sprintf("%s: linear within ±%g,", what, MMDLinear))
-	p.Legend.Add("logarithmic beyond")
+// symLogNote says how a SymLog axis with the results figures' MMDLinear is scaled; which
+// names the axis ("y", "x").
+func symLogNote(which string) string {
+	return fmt.Sprintf("%s axis linear within ±%g, logarithmic beyond", which, MMDLinear)
 }
 
 // lambdaOf returns the "λ = …" part of a results title ("Simulation, λ = 5" → "λ = 5"), or

@@ -61,8 +61,8 @@ func TestResultsAccuracyAxisAndReferences(t *testing.T) {
 			[]string{"chance (0.5)", "none's mean (0.683)", "ceiling, invariant h* (0.844)", "ours, 3 seeds: mean ± sd", "paper, 3 seeds: mean ± sd"},
 			[]string{"1 seed", "each seed", "Seeds split"}, 0.9},
 		{"one seed, paper on another dataset", simSums(1), []ResultOption{PaperDataset("MIMIC-III")},
-			[]string{"ours, 1 seed (no spread)", "paper (MIMIC-III), 3 seeds: its", "difference from its none ± sd,", "drawn from our none's mean"},
-			[]string{"ceiling", "1 seeds", "paper (MIMIC-III), 3 seeds: mean ± sd"}, 0.9},
+			[]string{"ours, 1 seed (no spread)", "paper (MIMIC-III, 3 seeds): its mean minus its none's mean", "test accuracy minus none's"},
+			[]string{"ceiling", "1 seeds", "paper, 3 seeds: mean ± sd", "drawn from our none"}, 0.9},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			g, err := Results("Sim", c.sums, simPaper, c.opts...)
@@ -127,6 +127,9 @@ func TestResultsMMDAxis(t *testing.T) {
 	if _, ok := mmd.Y.Scale.(SymLog); !ok {
 		t.Fatalf("train MMD scale %T, want SymLog", mmd.Y.Scale)
 	}
+	if !strings.HasSuffix(mmd.Title.Text, "; y axis linear within ±0.01, logarithmic beyond") {
+		t.Errorf("the SymLog panel's title %q does not say how its axis is scaled", mmd.Title.Text)
+	}
 	if mmd.Y.Min > -0.046 || mmd.Y.Max < 2.53 {
 		t.Errorf("train MMD axis [%g, %g] does not hold [-0.046, 2.53]", mmd.Y.Min, mmd.Y.Max)
 	}
@@ -170,6 +173,26 @@ func TestSymLog(t *testing.T) {
 	if d := s.forward(1) - s.forward(0.1); math.Abs(d-1) > 1e-12 {
 		t.Errorf("decade width %g, want 1", d)
 	}
+	// A narrower linear part: half a decade on each side, the same decades beyond.
+	h := SymLog{Linear: 0.01, LinearDecades: 0.5}
+	for _, v := range []float64{-3, -0.01, -0.004, 0, 0.004, 0.01, 2.44} {
+		if got := h.inverse(h.forward(v)); math.Abs(got-v) > 1e-12*math.Max(1, math.Abs(v)) {
+			t.Errorf("LinearDecades 0.5: inverse(forward(%g)) = %g", v, got)
+		}
+	}
+	if a, b := h.forward(0.01)-h.forward(0), h.forward(0.1)-h.forward(0.01); math.Abs(a-0.5) > 1e-12 || math.Abs(b-1) > 1e-12 {
+		t.Errorf("LinearDecades 0.5: linear half %g, decade %g; want 0.5 and 1", a, b)
+	}
+	// Sparse ticks label 0, ±Linear/2 and the powers of ten only.
+	var labels []string
+	for _, tk := range (SymLogTicks{Linear: 0.1, Sparse: true}).Ticks(-0.3, 25) {
+		if tk.Label != "" {
+			labels = append(labels, tk.Label)
+		}
+	}
+	if got := strings.Join(labels, " "); got != "0 -0.05 0.05 -0.1 0.1 1 10" {
+		t.Errorf("sparse SymLog labels %q", got)
+	}
 }
 
 func TestRoundTicks(t *testing.T) {
@@ -194,10 +217,11 @@ func TestRoundTicks(t *testing.T) {
 	}
 }
 
-// TestLegendOutsideData: every panel's legend lies right of its data area, inside the
-// figure, and the data areas of a column are as wide as each other; the results figure has
-// a legend per panel.
-func TestLegendOutsideData(t *testing.T) {
+// TestLegendsBelow: the results figure has one legend, below its top panel, that covers no
+// data area and takes less than a sixth of the figure, and names each mark once; the
+// variance figure's legends (its estimators under each row, the marks under the last) cover
+// no data either; a title too long for its panel is wrapped, not cut.
+func TestLegendsBelow(t *testing.T) {
 	g, err := Results("x", simSums(3), simPaper, Ceiling(0.84, "h*"))
 	if err != nil {
 		t.Fatal(err)
@@ -207,47 +231,44 @@ func TestLegendOutsideData(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
-		grid [][]*plot.Plot
-		w, h vg.Length
-		want int // legends
-	}{{g, ResultsWidth, ResultsHeight, 2}, {v, VarianceWidth, VarianceHeight, 2}} {
-		dc := draw.New(vgimg.New(c.w, c.h))
-		plotCs, legendCs := layoutGrid(c.grid, dc)
-		legends := 0
-		for i, r := range c.grid {
-			for j, p := range r {
-				data := p.DataCanvas(plotCs[i][j])
-				if i > 0 {
-					above := c.grid[0][j].DataCanvas(plotCs[0][j])
-					if math.Abs(float64(data.Min.X-above.Min.X)) > 1e-6 || math.Abs(float64(data.Max.X-above.Max.X)) > 1e-6 {
-						t.Errorf("%q: data area x %v–%v, the panel above %v–%v", p.Title.Text, data.Min.X, data.Max.X, above.Min.X, above.Max.X)
-					}
+		name    string
+		grid    [][]*plot.Plot
+		w, h    vg.Length
+		legends int
+		share   float64
+	}{{"results", g, ResultsWidth, ResultsHeight, 1, 1.0 / 6}, {"variance", v, VarianceWidth, VarianceHeight, 3, 0.2}} {
+		if share := checkLegible(t, c.name, c.grid, c.w, c.h); share > c.share || share == 0 {
+			t.Errorf("%s: legends take %.3f of the figure, want (0, %.3f]", c.name, share, c.share)
+		}
+		_, right, below := layoutGrid(c.grid, draw.New(vgimg.New(c.w, c.h)))
+		n := 0
+		for i := range below {
+			for j := range below[i] {
+				if s := right[i][j].Size(); s.X > 0 && s.Y > 0 {
+					t.Errorf("%s: panel %d,%d has a legend column right of it", c.name, i, j)
 				}
-				lc := legendCs[i][j]
-				if lc.Size().X == 0 {
-					continue
-				}
-				legends++
-				if lc.Min.X < data.Max.X {
-					t.Errorf("%q: legend starts at x = %v, inside the data area (ends at %v)", p.Title.Text, lc.Min.X, data.Max.X)
-				}
-				if lc.Max.X > dc.Max.X {
-					t.Errorf("%q: legend ends at x = %v, past the figure (%v)", p.Title.Text, lc.Max.X, dc.Max.X)
-				}
-				if j+1 < len(r) && lc.Max.X > plotCs[i][j+1].Min.X {
-					t.Errorf("%q: legend overlaps the next panel", p.Title.Text)
+				if s := below[i][j].Size(); s.X > 0 && s.Y > 0 {
+					n++
 				}
 			}
 		}
-		if legends != c.want {
-			t.Errorf("%d legends drawn, want %d", legends, c.want)
+		if n != c.legends {
+			t.Errorf("%s: %d legends below panels, want %d", c.name, n, c.legends)
 		}
 	}
 	svg := svgText(t, g)
 	for _, w := range []string{"ours, 3 seeds: mean ± sd", "paper, 3 seeds: mean ± sd", "chance (0.5)"} {
-		if n := strings.Count(svg, w); n != map[bool]int{true: 1, false: 2}[w == "chance (0.5)"] {
+		if n := strings.Count(svg, w); n != 1 {
 			t.Errorf("the figure shows %q %d times", w, n)
 		}
+	}
+	long, err := Results(strings.Repeat("A simulation with a title far longer than the figure is wide, ", 3)+"λ = 5", simSums(3), simPaper)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkLegible(t, "long title", long, ResultsWidth, ResultsHeight)
+	if !strings.Contains(long[0][0].Title.Text, "\n") {
+		t.Errorf("a title wider than the figure was not wrapped: %q", long[0][0].Title.Text)
 	}
 }
 
@@ -321,8 +342,8 @@ func TestResultsChance(t *testing.T) {
 }
 
 // TestResultsMajority: the majority baseline replaces the chance line (the axis starts just
-// below it, no "chance (0.5)"), and a paper on another dataset is drawn as its differences
-// from its none, placed at our none's mean (paperFromNone), with none of its train MMDs.
+// below it, no "chance (0.5)"); a paper on another dataset is left out of the accuracy and
+// train-MMD panels, and drawn in a panel of its own as its differences from its none.
 func TestResultsMajority(t *testing.T) {
 	maj := results.Majority{Label: 0, N: 3, TeAcc: C{Mean: 0.715}, TrAcc: C{Mean: 0.715}}
 	sums := []results.Summary{
@@ -338,7 +359,7 @@ func TestResultsMajority(t *testing.T) {
 		lo     float64 // the lowest value drawn: the axis starts just below it
 	}{
 		{"majority, paper on another dataset", []ResultOption{Majority(maj), PaperDataset("MIMIC-III")},
-			[]string{"majority (always Y=0): 0.715", "none's mean (0.740)", "drawn from our none's mean"}, []string{"chance"}, 0.715},
+			[]string{"majority (always Y=0): 0.715", "none's mean (0.740)", "its mean minus its none's mean"}, []string{"chance", "paper, 3 seeds"}, 0.715},
 		// The paper's none at its level (0.67) is the lowest value here.
 		{"majority, same dataset", []ResultOption{Majority(maj)},
 			[]string{"majority (always Y=0): 0.715", "paper, 3 seeds: mean ± sd"}, []string{"chance"}, 0.67},
@@ -365,16 +386,46 @@ func TestResultsMajority(t *testing.T) {
 			}
 		})
 	}
-	// The paper's test accuracies on another dataset: its differences from its none, from
-	// our none's mean (0.74), with its standard deviations; nothing without a none.
-	got := paperFromNone(sums, simPaper)
-	for m, want := range map[string]C{"none": {Mean: 0.74, Std: 0.02}, "obs": {Mean: 0.74 + 0.10, Std: 0.02}, "full": {Mean: 0.74 + 0.13, Std: 0.01}} {
-		if c := got[m].TeAcc; math.Abs(c.Mean-want.Mean) > 1e-12 || c.Std != want.Std || got[m].TrMMD != (C{}) {
-			t.Errorf("paperFromNone %s: %+v, want te acc %+v and no train MMD", m, got[m], want)
+}
+
+// TestResultsDiffPanel: with the paper's numbers on another dataset the figure has three
+// panels, the middle one each method's test accuracy minus none's, ours per seed against
+// none on the same seed (a seed none lacks left out) and the paper's mean minus its none's
+// mean; its axis holds both, and 0.
+func TestResultsDiffPanel(t *testing.T) {
+	rows := append(seedRows("none", 0.70, 0.72, 0.74), seedRows("obs", 0.75, 0.80, 0.76)...)
+	rows = append(rows, results.Row{Method: "obs", Seed: 9, TeAcc: 0.5})
+	sums := results.Summarize(rows)
+	d, ok := diffSummaries(sums)
+	if !ok || len(d) != 2 || d[1].N != 3 {
+		t.Fatalf("diffSummaries: %+v, %v", d, ok)
+	}
+	for i, want := range []float64{0.05, 0.08, 0.02} {
+		if got := d[1].Rows[i].TeAcc; math.Abs(got-want) > 1e-12 {
+			t.Errorf("obs seed %d: %g minus none's, want %g", i+1, got, want)
 		}
 	}
-	if paperFromNone(sums[1:], simPaper) != nil || paperFromNone(sums, map[string]results.PaperRow{"obs": simPaper["obs"]}) != nil {
-		t.Error("paperFromNone without our none or the paper's: want nil")
+	if _, ok := diffSummaries(sums[1:]); ok {
+		t.Error("diffSummaries without none: ok")
+	}
+	paper := map[string]results.PaperRow{"none": {TeAcc: C{Mean: 0.70}}, "obs": {TeAcc: C{Mean: 0.60}}}
+	g, err := Results("Clinical, λ = 1", sums, paper, PaperDataset("MIMIC-III"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g) != 3 {
+		t.Fatalf("%d panels, want accuracy, differences from none and train MMD²", len(g))
+	}
+	diff := g[1][0]
+	if diff.Y.Min > -0.1 || diff.Y.Max < 0.08 || diff.Y.Min > 0 || diff.Y.Max < 0 {
+		t.Errorf("difference axis [%g, %g], want one holding the paper's -0.1, ours up to 0.08, and 0", diff.Y.Min, diff.Y.Max)
+	}
+	if n := len(diff.GlyphBoxes(diff)); n != 3 {
+		t.Errorf("%d seed points in the difference panel, want obs's 3 paired seeds", n)
+	}
+	checkLegible(t, "clinical", g, ResultsWidth, ResultsHeight)
+	if g, err := Results("x", sums[1:], paper, PaperDataset("MIMIC-III")); err != nil || len(g) != 2 {
+		t.Errorf("without none: %d panels (%v), want 2", len(g), err)
 	}
 }
 
@@ -441,11 +492,11 @@ func TestResultsSeeds(t *testing.T) {
 		absent []string
 	}{
 		{"unimodal", append(seedRows("full", 0.80, 0.81, 0.82, 0.79, 0.80), seedRows("dr", 0.78, 0.80, 0.81, 0.79, 0.70)...),
-			10, []string{"ours: each seed", "ours, 5 seeds: mean ± sd"}, []string{"Seeds split", "below"}},
+			10, []string{"ours: each seed (5 seeds)", "ours: median of the seeds"}, []string{"Seeds split", "below", "mean ± sd", "No median"}},
 		{"bimodal", append(seedRows("full", 0.80, 0.81, 0.82, 0.79, 0.80), seedRows("dr", 0.21, 0.17, 0.81, 0.80, 0.82)...),
 			10, []string{"Seeds split by more than 0.15", "dr: 2 of 5 seeds below 0.5"}, []string{"full: "}},
 		{"split above chance, two alike", append(seedRows("dr", 0.60, 0.62, 0.84, 0.86), seedRows("dr+", 0.61, 0.62, 0.84, 0.87)...),
-			8, []string{"dr, dr+: 2 of 4 seeds below 0.73"}, nil},
+			8, []string{"dr, dr+: 2 of 4 seeds below 0.73", "No median bar where the two middle seeds lie more than 0.15 apart"}, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			g, err := Results("x", results.Summarize(c.rows), nil)
@@ -481,14 +532,26 @@ func TestResultsSeeds(t *testing.T) {
 	}
 }
 
-// TestResultsBarsWithinSeeds: a whisker of mean ± sd ends at the seeds' range, and an
+// TestResultsMedian: a method's bar is its seeds' median, a value some seed has when their
+// number is odd, even when the seeds split; with an even number split between the two middle
+// seeds there is no bar; without seeds the bar is the mean, with a whisker of ± sd. An
 // accuracy axis covers seeds well below chance (an inverted fit) rather than clipping them.
-func TestResultsBarsWithinSeeds(t *testing.T) {
+func TestResultsMedian(t *testing.T) {
 	sums := results.Summarize(append(seedRows("full", 0.80, 0.81, 0.82), seedRows("dr", 0.15, 0.81, 0.82)...))
 	var m seedMarks
 	m.add(0, sums[1].TeAcc, seedValues(sums[1], func(r results.Row) float64 { return r.TeAcc }), Black)
-	if e := m.entries[0]; e.hi != 0.82 || e.lo != sums[1].TeAcc.Mean-sums[1].TeAcc.Std {
-		t.Errorf("dr whisker %v–%v, want mean − sd to the top seed 0.82", e.lo, e.hi)
+	m.add(1, C{Mean: 0.5}, []float64{0.2, 0.21, 0.8, 0.81}, Black)
+	m.add(2, C{Mean: 0.5}, []float64{0.2, 0.3, 0.35, 0.81}, Black)
+	m.add(3, C{Mean: 0.5, Std: 0.1}, nil, Black)
+	for i, want := range []struct {
+		mid    float64
+		show   bool
+		lo, hi float64
+	}{{0.81, true, 0, 0}, {0.505, false, 0, 0}, {0.325, true, 0, 0}, {0.5, true, 0.4, 0.6}} {
+		e := m.entries[i]
+		if math.Abs(e.mid-want.mid) > 1e-12 || e.showMid != want.show || math.Abs(e.lo-want.lo) > 1e-12 || math.Abs(e.hi-want.hi) > 1e-12 {
+			t.Errorf("entry %d: bar %v (shown %v), whisker %v–%v; want %v (%v), %v–%v", i, e.mid, e.showMid, e.lo, e.hi, want.mid, want.show, want.lo, want.hi)
+		}
 	}
 	g, err := Results("x", sums, nil)
 	if err != nil {
@@ -496,6 +559,9 @@ func TestResultsBarsWithinSeeds(t *testing.T) {
 	}
 	if acc := g[0][0]; acc.Y.Min > 0.15 || acc.Y.Min < 0.1 {
 		t.Errorf("accuracy axis starts at %.3f, want just below the lowest seed 0.15", acc.Y.Min)
+	}
+	if svg := svgText(t, g); strings.Contains(svg, "mean ± sd") {
+		t.Error("a figure of seeds draws a mean ± sd")
 	}
 }
 

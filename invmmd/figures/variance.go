@@ -21,7 +21,7 @@ import (
 // shows it 900 pixels wide.
 const (
 	VarianceWidth  = 10 * vg.Inch
-	VarianceHeight = 7.5 * vg.Inch
+	VarianceHeight = 8 * vg.Inch
 )
 
 // MeanQuantile is the share of the variance study's medians and quartiles, or its means,
@@ -50,8 +50,10 @@ type varianceStyle struct {
 // styleOf gives an estimator its method's colour (MethodColor) and, so that the estimators
 // of one panel stay apart where their lines meet, the k-th marker shape of its panel; a
 // true-G (+) form is dashed, and full drawn as a reference in a panel not its own (ref)
-// is thin.
-func styleOf(name string, k int, ref bool) varianceStyle {
+// is thin. In a layered panel (the DR family's, whose lines lie on each other) the k-th
+// estimator's line is thinner than the one before, so that each shows as a border of the
+// next where they coincide.
+func styleOf(name string, k int, ref, layered bool) varianceStyle {
 	c, ok := MethodColor(name)
 	if !ok {
 		c = Series[k%len(Series)]
@@ -60,6 +62,9 @@ func styleOf(name string, k int, ref bool) varianceStyle {
 	s := varianceStyle{color: c, width: vg.Points(1.6), shape: shapes[k%len(shapes)]}
 	if strings.HasSuffix(name, "+") {
 		s.dashes = []vg.Length{vg.Points(5), vg.Points(2.5)}
+	}
+	if layered {
+		s.width = vg.Points(max(1, 3.4-0.75*float64(k-1)))
 	}
 	if ref {
 		s.width, s.shape = vg.Points(1), nil
@@ -148,8 +153,12 @@ func Variance(points []results.VariancePoint) ([][]*plot.Plot, error) {
 	sizes = slices.Compact(sizes)
 	ax := varianceAxes{ticks: batchTicks(sizes[0], sizes[len(sizes)-1]), xmin: sizes[0], xmax: sizes[len(sizes)-1], half: halfStep(sizes)}
 	var grid [][]*plot.Plot
+	var anyFloored bool
+	for _, names := range rows {
+		anyFloored = anyFloored || len(flooredSizes(names, by)) > 0
+	}
 	for i, names := range rows {
-		r, err := varianceRow(names, i > 0, by, ref, refN, ax)
+		r, err := varianceRow(names, i > 0, i == len(rows)-1, anyFloored, by, ref, refN, ax)
 		if err != nil {
 			return nil, err
 		}
@@ -180,11 +189,12 @@ func halfStep(sizes []float64) float64 {
 
 // varianceRow draws the centre (median and mean) and spread (IQR and sd) panels of one
 // row of Variance; with refFull, names[0] is full drawn thin as a reference.
-func varianceRow(names []string, refFull bool, by map[string][]results.VariancePoint, ref float64, refN int, ax varianceAxes) ([]*plot.Plot, error) {
+func varianceRow(names []string, refFull, keyed, hatched bool, by map[string][]results.VariancePoint, ref float64, refN int, ax varianceAxes) ([]*plot.Plot, error) {
 	centre, spread := plot.New(), plot.New()
+	est := legendBelow(centre) // the estimators; the spread panel's legend names the marks
 	// Batch sizes with a floored normaliser, shaded under everything else.
 	floored := flooredSizes(names, by)
-	shade := &columnShade{x: floored, half: ax.half, fill: CaveatColor}
+	shade := &columnShade{x: floored, half: ax.half, fill: CaveatColor, hatch: true}
 	for _, p := range []*plot.Plot{centre, spread} {
 		legible(p)
 		p.X.Label.Text = "batch size"
@@ -221,7 +231,7 @@ func varianceRow(names []string, refFull bool, by map[string][]results.VarianceP
 	heading := ""
 	for k, name := range names {
 		isRef := refFull && k == 0
-		st := styleOf(name, k, isRef)
+		st := styleOf(name, k, isRef, refFull)
 		var medXY, meanXY, iqrXY, sdXY plotter.XYs
 		qb := &band{fill: withAlpha(st.color, 35)}
 		for _, p := range by[name] {
@@ -279,15 +289,15 @@ func varianceRow(names []string, refFull bool, by map[string][]results.VarianceP
 		}
 		if h != heading {
 			if heading != "" {
-				spread.Legend.Add("")
+				est.newline()
 			}
-			spread.Legend.Add(h)
+			est.add(h)
 			heading = h
 		}
 		if isRef {
-			spread.Legend.Add("  "+name, il)
+			est.add(name, il)
 		} else {
-			spread.Legend.Add("  "+name, qb, il)
+			est.add(name, qb, il)
 		}
 	}
 	// The thin lines under the thick ones, every line over the bands.
@@ -299,20 +309,49 @@ func varianceRow(names []string, refFull bool, by map[string][]results.VarianceP
 		return nil, fmt.Errorf("figures: Variance: every interquartile range and standard deviation is 0")
 	}
 	spread.Y.Min, spread.Y.Max = spreadLo/1.3, spreadHi*1.3
-	spread.Legend.Add("")
-	spread.Legend.Add("thick: median (left), IQR (right)", &clippedLine{line: draw.LineStyle{Color: KeyColor, Width: vg.Points(1.6)}})
-	spread.Legend.Add("thin: mean (left), sd (right)", &clippedLine{line: draw.LineStyle{Color: withAlpha(KeyColor, 150), Width: vg.Points(0.9)}})
-	spread.Legend.Add("band: quartiles (middle half)", &band{fill: withAlpha(Grey, 60)})
-	if len(floored) > 0 {
-		spread.Legend.Add("shaded: a floored normaliser", &columnShade{fill: CaveatColor})
+	if keyed {
+		keys := legendBelow(spread)
+		thickKey := &clippedLine{line: draw.LineStyle{Color: KeyColor, Width: vg.Points(1.6)}}
+		keys.add("thick: median (left), IQR (right)", thickKey)
+		keys.add("thin: mean (left), sd (right)", &clippedLine{line: draw.LineStyle{Color: withAlpha(KeyColor, 150), Width: vg.Points(0.9)}})
+		keys.add("band: quartiles", &band{fill: withAlpha(KeyColor, 70)}, thickKey)
+		if hatched {
+			keys.add("hatched: a normaliser raised to its floor", &columnShade{fill: CaveatColor, hatch: true})
+		}
+		keys.add(fmt.Sprintf("full's mean at n = %s (%.3f)", thousands(refN), ref), refLine)
 	}
-	spread.Legend.Add(fmt.Sprintf("full's mean at n = %s (%.3f)", thousands(refN), ref), refLine)
+	if refFull && len(names) > 2 {
+		if d := medianSpread(names[1:], by); d < 0.05 {
+			est.note(fmt.Sprintf("Medians within %.2f of each other at every size: lines drawn thick to thin, so that all show.", d))
+		}
+	}
 	centre.Title.Text = "Median, quartiles; mean"
 	if clipped > 0 {
 		centre.Title.Text = fmt.Sprintf("Median, quartiles; mean (%d off the axis, to %.2f)", clipped, farthest)
 	}
 	spread.Title.Text = "IQR; sd (log axis)"
 	return []*plot.Plot{centre, spread}, nil
+}
+
+// medianSpread is the largest gap, over the batch sizes, between the medians of the named
+// estimators at one size.
+func medianSpread(names []string, by map[string][]results.VariancePoint) float64 {
+	lo, hi := map[int]float64{}, map[int]float64{}
+	for _, name := range names {
+		for _, p := range by[name] {
+			if l, ok := lo[p.BatchSize]; !ok || p.Median < l {
+				lo[p.BatchSize] = p.Median
+			}
+			if h, ok := hi[p.BatchSize]; !ok || p.Median > h {
+				hi[p.BatchSize] = p.Median
+			}
+		}
+	}
+	d := 0.0
+	for n, l := range lo {
+		d = math.Max(d, hi[n]-l)
+	}
+	return d
 }
 
 // flooredSizes returns, in ascending order, the batch sizes at which one of the named

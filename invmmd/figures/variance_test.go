@@ -1,6 +1,7 @@
 package figures
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -71,11 +72,11 @@ func TestVariance(t *testing.T) {
 	if got := flooredSizes([]string{"full"}, by); len(got) != 0 {
 		t.Errorf("full: floored sizes %v, want none", got)
 	}
-	if row := svgText(t, g[1:]); !strings.Contains(row, "shaded: a floored normaliser") {
-		t.Error("the DR row's legend does not name the shaded batch sizes")
+	if row := svgText(t, g[1:]); !strings.Contains(row, "hatched: a normaliser raised to its floor") {
+		t.Error("the last row's legend does not name the hatched batch sizes")
 	}
-	if row := svgText(t, g[:1]); strings.Contains(row, "floored") {
-		t.Error("the first row's legend names floored batch sizes it does not have")
+	if row := svgText(t, g[:1]); strings.Contains(row, "hatched") || strings.Contains(row, "thick:") {
+		t.Error("the first row repeats the marks' legend")
 	}
 	// The first row's axis fits full alone, which never leaves it.
 	if m := g[0][0]; strings.Contains(m.Title.Text, "off the axis") || m.Y.Max > 0.5 {
@@ -83,7 +84,8 @@ func TestVariance(t *testing.T) {
 	}
 	svg := svgText(t, g)
 	for _, w := range []string{"in the paper's figure 3:", "this project's, not in the paper:", "for reference:", "thick: median (left), IQR (right)",
-		"thin: mean (left), sd (right)", "band: quartiles (middle half)", "shaded: a floored normaliser", "full's mean at n = 4,000 (0.225)", "Median, quartiles; mean", "IQR; sd (log axis)"} {
+		"thin: mean (left), sd (right)", "band: quartiles", "hatched: a normaliser raised to its floor", "full's mean at n = 4,000 (0.225)", "Median, quartiles; mean", "IQR; sd (log axis)",
+		"Medians within 0.01 of each other at every size"} {
 		if !strings.Contains(svg, w) {
 			t.Errorf("figure lacks %q", w)
 		}
@@ -92,7 +94,7 @@ func TestVariance(t *testing.T) {
 		t.Error("the legend calls estimators extensions")
 	}
 	// The paper's estimators come first in the DR row's legend, this project's after.
-	if i, j, k := strings.Index(svg, ">  dr<"), strings.Index(svg, "this project's"), strings.Index(svg, ">  dr-po<"); !(i >= 0 && i < j && j < k) {
+	if i, j, k := strings.Index(svg, ">dr<"), strings.Index(svg, "this project's"), strings.Index(svg, ">dr-po<"); !(i >= 0 && i < j && j < k) {
 		t.Errorf("legend order: dr at %d, this project's heading at %d, dr-po at %d", i, j, k)
 	}
 	// Legible x ticks: a label per round step, at most 6.
@@ -115,7 +117,7 @@ func TestVariance(t *testing.T) {
 		t.Errorf("x labels over 1,000–10,000: %v", paper)
 	}
 	// The panels of a row: data areas of the same height, titles level.
-	plotCs, _ := layoutGrid(g, draw.New(vgimg.New(VarianceWidth, VarianceHeight)))
+	plotCs, _, _ := layoutGrid(g, draw.New(vgimg.New(VarianceWidth, VarianceHeight)))
 	for i, r := range g {
 		var boxes [2]vg.Rectangle
 		for j, p := range r {
@@ -138,7 +140,7 @@ func TestVarianceStyles(t *testing.T) {
 	drs := []string{"full", "dr", "dr+", "dr-po", "dr-po+"}
 	colors, shapes := map[any]string{}, map[any]string{}
 	for k, name := range drs {
-		s := styleOf(name, k, k == 0)
+		s := styleOf(name, k, k == 0, true)
 		if q, ok := colors[s.color]; ok {
 			t.Errorf("%s and %s share a colour", name, q)
 		}
@@ -153,8 +155,22 @@ func TestVarianceStyles(t *testing.T) {
 			t.Errorf("%s: dashed %v", name, dashed)
 		}
 	}
-	if ref, own := styleOf("full", 0, true), styleOf("full", 0, false); ref.width >= own.width || ref.shape != nil {
+	if ref, own := styleOf("full", 0, true, true), styleOf("full", 0, false, false); ref.width >= own.width || ref.shape != nil {
 		t.Errorf("full as a reference %+v, as an estimator %+v", ref, own)
+	}
+	// Layered (the DR row): each line thinner than the one before, so that all show where
+	// they coincide.
+	for k := 2; k < len(drs); k++ {
+		if a, b := styleOf(drs[k-1], k-1, false, true), styleOf(drs[k], k, false, true); b.width >= a.width {
+			t.Errorf("%s (%v) is not thinner than %s (%v)", drs[k], b.width, drs[k-1], a.width)
+		}
+	}
+	by := map[string][]results.VariancePoint{}
+	for _, p := range variancePoints() {
+		by[p.Estimator] = append(by[p.Estimator], p)
+	}
+	if d := medianSpread([]string{"dr", "dr-po"}, by); math.Abs(d-0.01) > 1e-12 {
+		t.Errorf("medianSpread = %g, want 0.01", d)
 	}
 }
 

@@ -1,0 +1,212 @@
+package figures
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"slices"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/invmmd/invmmd/invmmd/results"
+)
+
+// ObjectiveRun is the result table of one training objective (the paper's, or a remedy such
+// as clip or train-norms) of an experiment at one λ.
+type ObjectiveRun struct {
+	Objective string // its name, e.g. "paper", "train-norms"
+	Rows      []results.Row
+}
+
+// ObjectivesSize is the size of an objectives figure (Objectives) of n objectives: as wide as
+// a results figure, and 1.8 inches per objective plus room for the title and the legend.
+func ObjectivesSize(n int) (w, h vg.Length) {
+	return ResultsWidth, vg.Length(n)*1.8*vg.Inch + 1.1*vg.Inch
+}
+
+// Objectives returns the figure that compares the objectives an experiment was trained
+// with at one λ: one panel per objective, in the order given (the paper's first), each
+// with the test accuracy of every method that an objective other than the paper's was run
+// with (every method of the runs when there is only the paper's; none, which has no
+// penalty, is a reference line), one column per method in the same place in every panel,
+// on one shared axis. Each method's seeds are dots in its colour with their median as a bar
+// (as Results draws them, per-seed so that seeds that collapse and seeds that learn are
+// seen apart); a method an objective was not run with says so. Each panel's title names the
+// objective, its seeds and how many of its fits ended with train accuracy below 0.5 (the
+// inverted label); the first adds title. Chance, none's median (from the first run that has
+// none) and the ceiling (opts: Chance, Ceiling, Hints) are lines; the legend is below the
+// first panel. It is an error to give no run or a run without rows.
+func Objectives(title string, runs []ObjectiveRun, opts ...ResultOption) ([][]*plot.Plot, error) {
+	if len(runs) == 0 {
+		return nil, fmt.Errorf("figures: Objectives %q: no runs", title)
+	}
+	o := resultOptions{chance: DefaultChance, ceiling: math.NaN()}
+	for _, f := range opts {
+		f(&o)
+	}
+	var methods []string
+	var none []float64
+	for k, r := range runs {
+		if len(r.Rows) == 0 {
+			return nil, fmt.Errorf("figures: Objectives %q: objective %s has no rows", title, r.Objective)
+		}
+		for _, row := range r.Rows {
+			if math.IsNaN(row.TeAcc) || math.IsInf(row.TeAcc, 0) {
+				return nil, fmt.Errorf("figures: Objectives %q: objective %s, %s, seed %d: test accuracy %v", title, r.Objective, row.Method, row.Seed, row.TeAcc)
+			}
+			if row.Method == "none" {
+				if none == nil || k == 0 {
+					none = append(none, row.TeAcc)
+				}
+				continue
+			}
+			if (k > 0 || len(runs) == 1) && !slices.Contains(methods, row.Method) {
+				methods = append(methods, row.Method)
+			}
+		}
+	}
+	slices.SortStableFunc(methods, func(a, b string) int { return slices.Index(results.Methods, a) - slices.Index(results.Methods, b) })
+	lo, hi := o.chance, o.chance
+	if !math.IsNaN(o.ceiling) {
+		hi = math.Max(hi, o.ceiling)
+	}
+	var grid [][]*plot.Plot
+	var notRuns [][]float64 // per panel, the columns of methods it was not run with
+	for k, r := range runs {
+		var sums []results.Summary
+		by := map[string]results.Summary{}
+		for _, s := range results.Summarize(r.Rows) {
+			by[s.Method] = s
+		}
+		inverted, fits := 0, 0
+		var seeds []uint64
+		for _, m := range methods {
+			s, ok := by[m]
+			if !ok {
+				s = results.Summary{Method: m, TeAcc: results.Cell{Mean: math.NaN()}}
+			}
+			for _, row := range s.Rows {
+				lo, hi = math.Min(lo, row.TeAcc), math.Max(hi, row.TeAcc)
+				fits++
+				if row.TrAcc < 0.5 {
+					inverted++
+				}
+				if !slices.Contains(seeds, row.Seed) {
+					seeds = append(seeds, row.Seed)
+				}
+			}
+			sums = append(sums, s)
+		}
+		slices.Sort(seeds)
+		head := fmt.Sprintf("%s (seeds %s): %d of %d fits ended with train accuracy below 0.5", r.Objective, seedRange(seeds), inverted, fits)
+		if k == 0 {
+			head = title + ": test accuracy by objective\n" + head
+		}
+		p, keys := methodPanel(head, "test acc.", sums, nil,
+			func(s results.Summary) results.Cell { return s.TeAcc },
+			func(r results.Row) float64 { return r.TeAcc },
+			func(p results.PaperRow) results.Cell { return p.TeAcc })
+		var absent []float64
+		for i, s := range sums {
+			if s.N == 0 {
+				absent = append(absent, float64(i))
+			}
+		}
+		notRuns = append(notRuns, absent)
+		if k == 0 && keys.seeds {
+			l := legendBelow(p)
+			l.add("each seed", legendKey{kind: keySeed})
+			l.add("median of the seeds", legendKey{kind: keyMedian})
+		}
+		grid = append(grid, []*plot.Plot{p})
+	}
+	span := hi - lo
+	for k, row := range grid {
+		p := row[0]
+		p.Y.Min, p.Y.Max = math.Max(0, lo-0.05*span), math.Min(1, hi+0.06*span)
+		p.Y.Tick.Marker = roundTicks{most: 6}
+		var l *belowLegend
+		if k == 0 {
+			l = legendBelow(p)
+		}
+		referenceLines(p, l, o, none)
+		if len(notRuns[k]) > 0 { // over the reference lines
+			p.Add(&notRun{x: notRuns[k]})
+		}
+	}
+	return grid, nil
+}
+
+// referenceLines draws chance, none's median (when none has values within p's y range) and
+// the ceiling (when set) across p, and names them in l when l is not nil.
+func referenceLines(p *plot.Plot, l *belowLegend, o resultOptions, none []float64) {
+	chance := newHLine(o.chance, ReferenceColor, vg.Points(6), vg.Points(3))
+	p.Add(chance)
+	lines := []struct {
+		label string
+		line  *hline
+	}{{fmt.Sprintf("chance (%g)", o.chance), chance}}
+	if len(none) > 0 && median(none) >= p.Y.Min && median(none) <= p.Y.Max {
+		c, _ := MethodColor("none")
+		n := newHLine(median(none), c, vg.Points(2), vg.Points(2))
+		n.style.Width = vg.Points(0.8)
+		p.Add(n)
+		lines = append(lines, struct {
+			label string
+			line  *hline
+		}{fmt.Sprintf("none's median (%.3f; no penalty)", median(none)), n})
+	}
+	if !math.IsNaN(o.ceiling) {
+		ceil := newHLine(o.ceiling, CeilingColor, vg.Points(6), vg.Points(2), vg.Points(1), vg.Points(2))
+		ceil.style.Width = vg.Points(0.8)
+		p.Add(ceil)
+		lines = append(lines, struct {
+			label string
+			line  *hline
+		}{fmt.Sprintf("ceiling, %s (%.3f)", o.ceilingWhat, o.ceiling), ceil})
+	}
+	if l != nil {
+		for _, x := range lines {
+			l.add(x.label, x.line)
+		}
+	}
+}
+
+// seedRange writes sorted seeds as "1–5" when they run without a gap, else "1, 3, 4".
+func seedRange(seeds []uint64) string {
+	if len(seeds) == 0 {
+		return "none"
+	}
+	if n := len(seeds); n > 2 && seeds[n-1]-seeds[0] == uint64(n-1) {
+		return fmt.Sprintf("%d–%d", seeds[0], seeds[n-1])
+	}
+	s := make([]string, len(seeds))
+	for i, v := range seeds {
+		s[i] = fmt.Sprint(v)
+	}
+	return strings.Join(s, ", ")
+}
+
+// notRun writes "not run" on a white box in the middle of the data area at each x: a method
+// the panel's objective was not trained with.
+type notRun struct{ x []float64 }
+
+// Plot implements plot.Plotter.
+func (n *notRun) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, _ := p.Transforms(&c)
+	sty := p.X.Tick.Label
+	sty.Color = Grey
+	sty.XAlign, sty.YAlign = draw.XCenter, draw.YCenter
+	const text = "not run"
+	half := vg.Point{X: sty.Width(text)/2 + vg.Points(3), Y: sty.Height(text)/2 + vg.Points(2)}
+	for _, x := range n.x {
+		at := vg.Point{X: trX(x), Y: (c.Min.Y + c.Max.Y) / 2}
+		box := vg.Rectangle{Min: at.Sub(half), Max: at.Add(half)}
+		c.SetColor(color.White) // over the reference lines, which it would otherwise strike through
+		c.Fill(box.Path())
+		c.FillText(sty, at, text)
+	}
+}

@@ -1,0 +1,111 @@
+package figures
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/invmmd/invmmd/invmmd/results"
+)
+
+// diffPanel is the results figure's panel for the paper's numbers on another dataset
+// (PaperDataset): each method's test accuracy minus none's, ours per seed (against none on
+// the same seed; a summary without rows by its mean minus none's mean) with their median,
+// and the paper's mean minus its none's mean as an open diamond beside it (the paper gives
+// no sd of a difference). Each is relative to its own none: the two datasets' levels are not
+// comparable, their gains over none are. nil when sums has no none.
+func diffPanel(sums []results.Summary, paper map[string]results.PaperRow, o resultOptions) *plot.Plot {
+	d, ok := diffSummaries(sums)
+	if !ok {
+		return nil
+	}
+	pn, hasNone := paper["none"]
+	theirs := map[string]results.PaperRow{}
+	if hasNone {
+		for m, p := range paper {
+			if m != "none" {
+				theirs[m] = results.PaperRow{TeAcc: results.Cell{Mean: p.TeAcc.Mean - pn.TeAcc.Mean}}
+			}
+		}
+	}
+	p, keys := methodPanel(fmt.Sprintf("test accuracy minus none's: ours (per seed) and the paper's (%s), each from its own none", o.paperDataset),
+		"test acc. − none's", d, theirs,
+		func(s results.Summary) results.Cell { return s.TeAcc },
+		func(r results.Row) float64 { return r.TeAcc },
+		func(p results.PaperRow) results.Cell { return p.TeAcc })
+	lo, hi := 0.0, 0.0
+	for _, s := range d {
+		if math.IsNaN(s.TeAcc.Mean) {
+			continue // none
+		}
+		vs := seedValues(s, func(r results.Row) float64 { return r.TeAcc })
+		if len(vs) == 0 {
+			vs = []float64{s.TeAcc.Mean - s.TeAcc.Std, s.TeAcc.Mean + s.TeAcc.Std}
+		}
+		for _, v := range vs {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+	}
+	for _, t := range theirs {
+		lo, hi = math.Min(lo, t.TeAcc.Mean), math.Max(hi, t.TeAcc.Mean)
+	}
+	pad := 0.08 * (hi - lo)
+	if pad == 0 {
+		pad = 0.01
+	}
+	p.Y.Min, p.Y.Max = lo-pad, hi+pad
+	p.Y.Tick.Marker = roundTicks{}
+	zero := newHLine(0, ReferenceColor)
+	zero.style.Width = vg.Points(0.8)
+	p.Add(zero)
+	l := legendBelow(p)
+	l.add("0: none", zero)
+	if keys.paper != nil {
+		l.add(fmt.Sprintf("paper (%s, %d seeds): its mean minus its none's mean", o.paperDataset, results.PaperSeeds), keys.paper)
+	}
+	return p
+}
+
+// diffSummaries returns sums with each test accuracy replaced by its difference from none's:
+// per row, minus none's row of the same seed (rows of seeds none lacks are left out); for a
+// summary without rows, its mean minus none's mean. none itself is left out (its
+// differences are 0), its column kept empty. ok is false without none.
+func diffSummaries(sums []results.Summary) (d []results.Summary, ok bool) {
+	var none *results.Summary
+	for i := range sums {
+		if sums[i].Method == "none" {
+			none = &sums[i]
+		}
+	}
+	if none == nil {
+		return nil, false
+	}
+	bySeed := map[uint64]float64{}
+	for _, r := range none.Rows {
+		bySeed[r.Seed] = r.TeAcc
+	}
+	for _, s := range sums {
+		t := results.Summary{Method: s.Method, N: s.N}
+		if s.Method != "none" {
+			var v []float64
+			for _, r := range s.Rows {
+				if base, ok := bySeed[r.Seed]; ok {
+					r.TeAcc -= base
+					t.Rows = append(t.Rows, r)
+					v = append(v, r.TeAcc)
+				}
+			}
+			if len(v) > 0 {
+				t.TeAcc, t.N = results.CellOf(v), len(v)
+			} else {
+				t.TeAcc = results.Cell{Mean: s.TeAcc.Mean - none.TeAcc.Mean}
+			}
+		} else {
+			t.TeAcc = results.Cell{Mean: math.NaN()}
+		}
+		d = append(d, t)
+	}
+	return d, true
+}
