@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/results"
 )
 
@@ -68,7 +69,7 @@ func Objectives(title string, runs []ObjectiveRun, opts ...ResultOption) ([][]*p
 			}
 		}
 	}
-	slices.SortStableFunc(methods, func(a, b string) int { return slices.Index(results.Methods, a) - slices.Index(results.Methods, b) })
+	slices.SortStableFunc(methods, func(a, b string) int { return slices.Index(method.Names(), a) - slices.Index(method.Names(), b) })
 	lo, hi := o.chance, o.chance
 	if !math.IsNaN(o.ceiling) {
 		hi = math.Max(hi, o.ceiling)
