@@ -345,7 +345,10 @@ func Estimate(ctx context.Context, h Rep, rows Rows, opts Options, methods ...me
 	if err != nil {
 		return nil, err
 	}
-	se := d.standardErrors(rs)
+	se, err := d.standardErrors(ctx, h, AutoSums{}, rs)
+	if err != nil {
+		return nil, err
+	}
 	for k := range res {
 		r := &res[k]
 		r.SE = se[k]

@@ -65,3 +65,16 @@ func meanSE(xs []float64) (mean, se float64) {
 	}
 	return mean, math.Sqrt(v / (n - 1) / n)
 }
+
+// seCalibration returns the root mean square of the standard errors ses and the standard
+// deviation of the estimates vals, whose ratio says whether a variance estimator is
+// calibrated: E[SE²] = Var. (The mean SE is pulled below the sd by a heavy tail of
+// estimates even when SE² is unbiased; the root mean square is not.)
+func seCalibration(ses, vals []float64) (rms, sd float64) {
+	mean, _ := meanSE(vals)
+	for k, v := range vals {
+		sd += sq(v - mean)
+		rms += ses[k] * ses[k]
+	}
+	return math.Sqrt(rms / float64(len(ses))), math.Sqrt(sd / float64(len(vals)-1))
+}

@@ -25,11 +25,15 @@ import (
 // outputs that Evaluate accepts (one finite row per row of the design). It returns ctx's
 // error if ctx is cancelled first.
 func (d *Design) StandardErrors(ctx context.Context, h Rep, summer Summer) ([][]float64, KernelPath, error) {
+	if summer == nil {
+		summer = AutoSums{}
+	}
 	rs, err := d.rowSums(ctx, h, summer)
 	if err != nil {
 		return nil, KernelPath{}, err
 	}
-	return d.standardErrors(rs), rs.path, nil
+	se, err := d.standardErrors(ctx, h, summer, rs)
+	return se, rs.path, err
 }
 
 // strataSums are the per-row kernel sums of every stratum of a design: for stratum s,
@@ -97,9 +101,27 @@ func (d *Design) pairSums(rs *strataSums) [][]float64 {
 	return q
 }
 
-// standardErrors returns each method's jackknife standard error per stratum from the row
+// standardErrors returns each method's standard error per stratum: the jackknife's from the
+// row sums, less its second-order excess where the U-statistic is degenerate
+// (jackknife_degenerate.go).
+func (d *Design) standardErrors(ctx context.Context, h Rep, summer Summer, rs *strataSums) ([][]float64, error) {
+	se := d.jackknifeSEs(rs)
+	excess, err := d.degenerateExcess(ctx, h, summer, rs)
+	if err != nil {
+		return nil, err
+	}
+	for k := range se {
+		for s, e := range se[k] {
+			v := e * e
+			se[k][s] = math.Sqrt(min(v, max(v-excess[k][s], v/4)))
+		}
+	}
+	return se, nil
+}
+
+// jackknifeSEs returns each method's jackknife standard error per stratum from the row
 // sums.
-func (d *Design) standardErrors(rs *strataSums) [][]float64 {
+func (d *Design) jackknifeSEs(rs *strataSums) [][]float64 {
 	out := make([][]float64, len(d.methods))
 	for k := range out {
 		out[k] = make([]float64, len(d.blocks))
@@ -241,7 +263,7 @@ func (d *Design) jackknife(k, s int, rs *strataSums) float64 {
 // less row i's pairs, Q₋ᵢ(p, q) = Q(p, q) − V_ip (KV)_iq − V_iq (KV)_ip, and the
 // coefficients rebuilt from S − f_i, R − ‖f_i‖² and n − 1 (the U-statistics' normalisation
 // included), so the variance of the row sums S that the triple and quadruple terms carry is
-// in the standard error too.
+// in the standard error too (joint_loo.go).
 func (d *Design) jackknifeJoint(k, s int, rs *strataSums) float64 {
 	blk := d.blocks[s]
 	inc := d.includes[k]
@@ -249,48 +271,12 @@ func (d *Design) jackknifeJoint(k, s int, rs *strataSums) float64 {
 	if js.n < 5 {
 		return 0
 	}
-	P := len(rs.idx[s])
-	kv := rs.kv[s]
-	// Q over the pairs of columns the coefficients use.
-	type pq struct{ p, q int }
-	Q := map[pq]float64{}
-	for _, e := range d.coefs[k] {
-		if e.s != s {
-			continue
-		}
-		key := pq{e.p, e.q}
-		if _, ok := Q[key]; ok {
-			continue
-		}
-		v := 0.0
-		for a, i := range blk.rows {
-			v += d.cols[e.p][i] * kv[a*P+rs.pos[e.q]]
-		}
-		Q[key] = v
-	}
-	f := d.rowF[k]
-	dim := len(f) - 1
-	value := func(j *jointStratum, q func(p, q int) float64) float64 {
-		v := 0.0
-		for _, e := range j.coefs(s) {
-			v += slotWeight[e.b] * e.c * q(e.p, e.q)
-		}
-		return v
-	}
+	jl := d.jointLOO(k, s, rs)
 	acc := jackknifeAcc{}
-	fi := make([]float64, dim)
 	for a, i := range blk.rows {
-		if inc[i] == 0 {
-			continue
+		if inc[i] != 0 {
+			acc.add(jl.without1(a))
 		}
-		for b := range fi {
-			fi[b] = f[b][i]
-		}
-		ka := kv[a*P : (a+1)*P]
-		ji := js.without(fi, f[dim][i])
-		acc.add(value(ji, func(p, q int) float64 {
-			return Q[pq{p, q}] - d.cols[p][i]*ka[rs.pos[q]] - d.cols[q][i]*ka[rs.pos[p]]
-		}))
 	}
 	return acc.se()
 }

@@ -393,3 +393,60 @@ func TestCrossStatisticLinear(t *testing.T) {
 		t.Errorf("random features: T = %.12g (%v), by definition with their kernel %.12g", res[0].Statistic, res[0].Path, want)
 	}
 }
+
+// TestJointDeletionsMatchSubsets checks the joint estimate's leave-one-out and
+// leave-two-out values (joint_loo.go), which the jackknife and its excess read, against
+// the estimate recomputed from scratch on the rows without the deleted ones, for a
+// categorical and a continuous Z and every method.
+func TestJointDeletionsMatchSubsets(t *testing.T) {
+	ctx := context.Background()
+	for _, kind := range []dataset.ZKind{dataset.CategoricalZ, dataset.ContinuousZ} {
+		h, rows, _ := newJointDGP(kind).draw(rand.New(rand.NewPCG(87, uint64(kind))), 60)
+		opts := Options{Estimand: JointMMD, Unconditional: true}
+		for _, m := range []method.Method{method.Full, method.IP, method.Reg, method.DR, method.DRPO} {
+			d, err := NewDesign(rows, opts, m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rs, err := d.rowSums(ctx, ScalarRep(h), ExactSums{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			jl := d.jointLOO(0, 0, rs)
+			without := func(drop ...int) float64 {
+				var keep []int
+				for i := range h {
+					if i != drop[0] && (len(drop) == 1 || i != drop[1]) {
+						keep = append(keep, i)
+					}
+				}
+				hs := make([]float64, len(keep))
+				for k, i := range keep {
+					hs[k] = h[i]
+				}
+				ds, err := NewDesign(rows.Subset(keep), opts, m)
+				if err != nil {
+					t.Fatal(err)
+				}
+				res, err := ds.Evaluate(ScalarRep(hs), ExactSums{Workers: 1})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return res[0].Value
+			}
+			for _, a := range []int{0, 7, 59} {
+				if got, want := jl.without1(a), without(d.blocks[0].rows[a]); math.Abs(got-want) > 1e-10*math.Max(1, math.Abs(want)) {
+					t.Errorf("%v %v: without row %d %.12g, recomputed %.12g", kind, m, a, got, want)
+				}
+			}
+			for _, p := range [][2]int{{0, 1}, {3, 40}, {58, 59}} {
+				a, b := p[0], p[1]
+				i, j := d.blocks[0].rows[a], d.blocks[0].rows[b]
+				kab := GaussianKernel([]float64{h[i]}, []float64{h[j]}, d.opts.Bandwidth)
+				if got, want := jl.without2(a, b, kab, jl.rowAgg(a), jl.rowAgg(b)), without(i, j); math.Abs(got-want) > 1e-10*math.Max(1, math.Abs(want)) {
+					t.Errorf("%v %v: without rows %d, %d %.12g, recomputed %.12g", kind, m, a, b, got, want)
+				}
+			}
+		}
+	}
+}

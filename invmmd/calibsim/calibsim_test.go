@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/invmmd/invmmd/invmmd/dataset"
 )
 
 // TestFitLogisticRecoversTheTruth fits G and m on a large sample: the coefficients must be
@@ -85,4 +87,77 @@ func TestFitLogisticErrors(t *testing.T) {
 			t.Errorf("y %v: error %v, want one containing %q", c.y, err, c.want)
 		}
 	}
+}
+
+// TestDrawKind checks the categorical and continuous simulations: the observed share of
+// each level (or Z's mean and variance) given Y against the process, and that h ⊥ Z | Y at
+// δ = 0 on the full data (correlation of h with Z's levels or value within each Y near 0)
+// while the observed rows carry a dependence (Berkson's bias).
+func TestDrawKind(t *testing.T) {
+	for _, kind := range []dataset.ZKind{dataset.CategoricalZ, dataset.ContinuousZ} {
+		k, err := DrawKind(60000, 0, kind, rand.New(rand.NewPCG(3, uint64(kind))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The statistic: within Y = 1, the correlation of h with Z (continuous) or with
+		// 1[Z = 1] − 1[Z = 2] (categorical, the direction Z follows X₂ in).
+		score := func(z float64) float64 {
+			if kind == dataset.ContinuousZ {
+				return z
+			}
+			return map[float64]float64{0: 0, 1: 1, 2: -1}[z]
+		}
+		corr := func(observed bool) (float64, int) {
+			var xs, ys []float64
+			for i := range k.Y {
+				if k.Y[i] != 1 || observed && k.Delta[i] == 0 {
+					continue
+				}
+				xs, ys = append(xs, k.H[i]), append(ys, score(k.ZFull[i]))
+			}
+			return pearson(xs, ys), len(xs)
+		}
+		full, n := corr(false)
+		obs, no := corr(true)
+		if math.Abs(full) > 4/math.Sqrt(float64(n)) {
+			t.Errorf("%v: corr(h, Z | Y = 1) on the full data %.4f over %d rows, want ≈ 0 at δ = 0", kind, full, n)
+		}
+		if obs > -4/math.Sqrt(float64(no)) {
+			t.Errorf("%v: corr(h, Z | Y = 1) on the observed rows %.4f over %d rows, want clearly negative (Berkson's bias)", kind, obs, no)
+		}
+		if kind == dataset.CategoricalZ {
+			for i := range 100 {
+				p := k.ZProb[3*i : 3*i+3]
+				if s := p[0] + p[1] + p[2]; math.Abs(s-1) > 1e-12 {
+					t.Fatalf("row %d: probabilities sum to %v", i, s)
+				}
+			}
+		} else {
+			var m, v float64
+			for i := range k.Y {
+				r := k.ZFull[i] - k.ZMean[i]
+				m += r / float64(k.Len())
+				v += r * r / float64(k.Len())
+			}
+			if math.Abs(m) > 0.02 || math.Abs(v-1) > 0.03 {
+				t.Errorf("continuous: Z − E[Z | X, Y] has mean %.4f, variance %.4f, want 0 and 1", m, v)
+			}
+		}
+	}
+}
+
+func pearson(x, y []float64) float64 {
+	n := float64(len(x))
+	var mx, my float64
+	for i := range x {
+		mx += x[i] / n
+		my += y[i] / n
+	}
+	var sxy, sxx, syy float64
+	for i := range x {
+		sxy += (x[i] - mx) * (y[i] - my)
+		sxx += (x[i] - mx) * (x[i] - mx)
+		syy += (y[i] - my) * (y[i] - my)
+	}
+	return sxy / math.Sqrt(sxx*syy)
 }

@@ -1,0 +1,100 @@
+package calibsim
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/invmmd/invmmd/invmmd/dataset"
+)
+
+// The same simulation with a nuisance of another kind (the calibration study of the test
+// for every kind of Z): Y, X₁, X₂, Δ and h as in Draw, and
+//
+//	categorical (3 levels): P(Z = b | X, Y) ∝ exp(l_b),  l₀ = 0,  l₁ = ZX2·X₂ + ZY·s,  l₂ = −ZX2·X₂ + ZY·s,
+//	continuous:             Z | X, Y ~ N(ZX2·X₂ + ZY·s, 1).
+//
+// In both Z depends on X₂ (and Y), so h = X₁ + δ·X₂ depends on Z given Y exactly when
+// δ ≠ 0, and the observed rows (Δ depends on X₁ + X₂) carry Berkson's bias as before.
+
+// KindSample is n rows of the simulation with a nuisance of any kind.
+type KindSample struct {
+	*Sample // Z, ZFull hold the level (0, 1, 2) or the value; MTrue is unused unless binary
+	Kind    dataset.ZKind
+	// ZProb holds the true P(Z = b | X, Y) of a categorical or binary Z, row-major
+	// (Levels() per row); ZMean the true E[Z | X, Y] of a continuous Z (its variance is 1).
+	ZProb []float64
+	ZMean []float64
+}
+
+// Levels returns the number of levels of a binary (2) or categorical (3) Z, 0 otherwise.
+func (k *KindSample) Levels() int {
+	switch k.Kind {
+	case dataset.BinaryZ:
+		return 2
+	case dataset.CategoricalZ:
+		return 3
+	}
+	return 0
+}
+
+// DrawKind returns n rows with dependence strength delta and a nuisance of the given kind
+// (binary, categorical or continuous), from rng. The binary kind is Draw's process, row
+// for row the same draws.
+func DrawKind(n int, delta float64, kind dataset.ZKind, rng *rand.Rand) (*KindSample, error) {
+	if kind == dataset.BinaryZ {
+		s := Draw(n, delta, rng)
+		k := &KindSample{Sample: s, Kind: kind, ZProb: make([]float64, 2*n)}
+		for i, m := range s.MTrue {
+			k.ZProb[2*i], k.ZProb[2*i+1] = 1-m, m
+		}
+		return k, nil
+	}
+	if kind != dataset.CategoricalZ && kind != dataset.ContinuousZ {
+		return nil, fmt.Errorf("calibsim: no simulation of a %v nuisance", kind)
+	}
+	k := &KindSample{Sample: &Sample{}, Kind: kind}
+	s := k.Sample
+	for range n {
+		y := float64(rng.IntN(2))
+		sg := 2*y - 1
+		x1 := MeanX1*sg + rng.NormFloat64()
+		x2 := rng.NormFloat64()
+		g := sigmoid(GConst + GX*(x1+x2))
+		var z float64
+		if kind == dataset.CategoricalZ {
+			l := [3]float64{0, ZX2*x2 + ZY*sg, -ZX2*x2 + ZY*sg}
+			tot := 0.0
+			for b := range l {
+				l[b] = math.Exp(l[b])
+				tot += l[b]
+			}
+			u := rng.Float64() * tot
+			switch {
+			case u < l[0]:
+				z = 0
+			case u < l[0]+l[1]:
+				z = 1
+			default:
+				z = 2
+			}
+			k.ZProb = append(k.ZProb, l[0]/tot, l[1]/tot, l[2]/tot)
+		} else {
+			mu := ZX2*x2 + ZY*sg
+			z = mu + rng.NormFloat64()
+			k.ZMean = append(k.ZMean, mu)
+		}
+		d := 0.0
+		if rng.Float64() < g {
+			d = 1
+		}
+		zo := z
+		if d == 0 {
+			zo = math.NaN()
+		}
+		s.X1, s.X2, s.Y = append(s.X1, x1), append(s.X2, x2), append(s.Y, y)
+		s.Z, s.ZFull, s.Delta = append(s.Z, zo), append(s.ZFull, z), append(s.Delta, d)
+		s.GTrue, s.H = append(s.GTrue, g), append(s.H, x1+delta*x2)
+	}
+	return k, nil
+}
