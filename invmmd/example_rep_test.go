@@ -50,8 +50,8 @@ func ExampleEstimate_representation() {
 	fmt.Printf("dr with random features: %.2f\n", rff[0].Value)
 	// Output:
 	// σ = 0.795
-	// full MMD² = 1.3034 ± 0.0596
-	// obs  MMD² = 1.0962 ± 0.0594
-	// dr   MMD² = 1.2920 ± 0.1211
+	// full MMD² = 1.3034 ± 0.0594
+	// obs  MMD² = 1.0962 ± 0.0591
+	// dr   MMD² = 1.2920 ± 0.1208
 	// dr with random features: 1.26
 }
