@@ -167,21 +167,30 @@ func (d *Design) conditionalExcess(h Rep, summer Summer, k, s int, rs *strataSum
 		}
 		ks[a] = scale * x
 	}
-	// Σ_{i≠j} k² s² over the main rows: k² pair sums of the products of columns.
+	// Σ_{i≠j} k² s² over the main rows: k² pair sums of the products of columns, on the
+	// main rows' outputs alone (columns of their length, not the design's).
+	hm := Rep{Dim: h.Dim, Data: make([]float64, 0, len(main)*h.Dim)}
+	for _, i := range main {
+		hm.Data = append(hm.Data, h.Row(i)...)
+	}
+	local := make([]int, len(main))
+	for a := range local {
+		local[a] = a
+	}
 	idxOf := map[[2]int]int{}
 	var prod [][]float64
 	for x, p := range used {
 		for _, q := range used[x:] {
-			c := make([]float64, d.n)
+			c := make([]float64, len(main))
 			cp, cq := col(p), col(q)
-			for _, i := range main {
-				c[i] = cp[i] * cq[i]
+			for a, i := range main {
+				c[a] = cp[i] * cq[i]
 			}
 			idxOf[[2]int{p, q}], idxOf[[2]int{q, p}] = len(prod), len(prod)
 			prod = append(prod, c)
 		}
 	}
-	q2, err := summer.PairSums(h, main, prod, sigma2)
+	q2, err := summer.PairSums(hm, local, prod, sigma2)
 	if err != nil {
 		return 0, err
 	}
@@ -254,15 +263,15 @@ func (d *Design) conditionalExcess(h Rep, summer Summer, k, s int, rs *strataSum
 	vfIdx := map[[2]int]int{}
 	for _, p := range used {
 		for b := 0; b < 2; b++ {
-			c := make([]float64, d.n)
-			for _, i := range main {
-				c[i] = col(p)[i] * f[b][i]
+			c := make([]float64, len(main))
+			for a, i := range main {
+				c[a] = col(p)[i] * f[b][i]
 			}
 			vfIdx[[2]int{p, b}] = len(vf)
 			vf = append(vf, c)
 		}
 	}
-	q1, err := summer.PairSums(h, main, vf, d.opts.Bandwidth)
+	q1, err := summer.PairSums(hm, local, vf, d.opts.Bandwidth)
 	if err != nil {
 		return 0, err
 	}
