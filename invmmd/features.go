@@ -1,6 +1,7 @@
 package invmmd
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -224,11 +225,19 @@ const DefaultZFourierTol = 1e-3
 
 // NewGaussianMap returns the map for a continuous Z with observed values z (NaN entries are
 // skipped): bandwidth sigma (0: the median heuristic, the median of |z_i − z_j| over the
-// observed pairs), the range [min z − σ, max z + σ], and per-pair tolerance tol (0:
-// DefaultZFourierTol). It fails on fewer than two observed values, a non-finite value, zero
-// spread, or a bandwidth that is not positive.
-func NewGaussianMap(z []float64, sigma, tol float64) (GaussianMap, error) {
-	var obs []float64
+// observed pairs, each pair weighted by w_i·w_j when w is given), the range
+// [min z − σ, max z + σ], and per-pair tolerance tol (0: DefaultZFourierTol). w holds a
+// weight per row (read on the observed rows; nil: 1 each): pass Δ/Ĝ, the inverse of the
+// probability that the row's Z is observed, so that the median is that of the full data's
+// pairs, which the missingness does not move — with equal weights the bandwidth, and with
+// it the estimand, would change with which Z are missing. It fails on fewer than two
+// observed values, a non-finite value or weight, zero spread, or a bandwidth that is not
+// positive.
+func NewGaussianMap(z, w []float64, sigma, tol float64) (GaussianMap, error) {
+	if w != nil && len(w) != len(z) {
+		return GaussianMap{}, fmt.Errorf("invmmd: continuous Z: %d weights for %d rows", len(w), len(z))
+	}
+	var obs, ow []float64
 	for i, v := range z {
 		if math.IsNaN(v) {
 			continue
@@ -237,6 +246,12 @@ func NewGaussianMap(z []float64, sigma, tol float64) (GaussianMap, error) {
 			return GaussianMap{}, fmt.Errorf("invmmd: continuous Z: row %d is %v, want a finite value", i, v)
 		}
 		obs = append(obs, v)
+		if w != nil {
+			if !(w[i] > 0) || math.IsInf(w[i], 0) {
+				return GaussianMap{}, fmt.Errorf("invmmd: continuous Z: row %d has weight %v, want a finite value > 0", i, w[i])
+			}
+			ow = append(ow, w[i])
+		}
 	}
 	if len(obs) < 2 {
 		return GaussianMap{}, fmt.Errorf("invmmd: continuous Z: %d observed values, want at least 2", len(obs))
@@ -250,7 +265,12 @@ func NewGaussianMap(z []float64, sigma, tol float64) (GaussianMap, error) {
 	}
 	if sigma == 0 {
 		var err error
-		if sigma, err = MedianBandwidth(ScalarRep(obs)); err != nil {
+		if ow == nil {
+			sigma, err = MedianBandwidth(ScalarRep(obs))
+		} else {
+			sigma, err = weightedMedianDistance(obs, ow)
+		}
+		if err != nil {
 			return GaussianMap{}, fmt.Errorf("invmmd: continuous Z: %w; give a bandwidth", err)
 		}
 	}
@@ -353,9 +373,11 @@ const MaxRandomFeatures = 1024
 // rows holding a NaN are missing and skipped): each component standardised by its observed
 // standard deviation, bandwidth sigma on the standardised values (0: the median of the
 // pairwise distances over the first 1000 observed rows), j frequencies (0:
-// DefaultRandomFeatures) drawn from seed. It fails on fewer than two observed rows, a
-// component with zero spread, a non-finite value or a bandwidth that is not positive.
-func NewRandomFeatureMap(z []float64, q int, sigma float64, j int, seed uint64) (RandomFeatureMap, error) {
+// DefaultRandomFeatures) drawn from seed. w weighs the rows (len(z)/q of them, read on the
+// observed rows; nil: equally) in the scales and the median, as in NewGaussianMap. It fails
+// on fewer than two observed rows, a component with zero spread, a non-finite value or
+// weight, or a bandwidth that is not positive.
+func NewRandomFeatureMap(z, w []float64, q int, sigma float64, j int, seed uint64) (RandomFeatureMap, error) {
 	if q < 1 || len(z)%q != 0 {
 		return RandomFeatureMap{}, fmt.Errorf("invmmd: vector Z: %d values do not make rows of %d", len(z), q)
 	}
@@ -368,7 +390,11 @@ func NewRandomFeatureMap(z []float64, q int, sigma float64, j int, seed uint64) 
 	if sigma < 0 || math.IsNaN(sigma) || math.IsInf(sigma, 0) {
 		return RandomFeatureMap{}, fmt.Errorf("invmmd: vector Z: bandwidth %v, want a finite value > 0 (or 0 for the median heuristic)", sigma)
 	}
+	if w != nil && len(w) != len(z)/q {
+		return RandomFeatureMap{}, fmt.Errorf("invmmd: vector Z: %d weights for %d rows", len(w), len(z)/q)
+	}
 	var rows [][]float64
+	var rw []float64
 	for i := 0; i < len(z)/q; i++ {
 		r := z[i*q : (i+1)*q]
 		if hasNaN(r) {
@@ -379,20 +405,27 @@ func NewRandomFeatureMap(z []float64, q int, sigma float64, j int, seed uint64) 
 				return RandomFeatureMap{}, fmt.Errorf("invmmd: vector Z: row %d, component %d is %v, want a finite value", i, k, v)
 			}
 		}
-		rows = append(rows, r)
+		wi := 1.0
+		if w != nil {
+			if wi = w[i]; !(wi > 0) || math.IsInf(wi, 0) {
+				return RandomFeatureMap{}, fmt.Errorf("invmmd: vector Z: row %d has weight %v, want a finite value > 0", i, wi)
+			}
+		}
+		rows, rw = append(rows, r), append(rw, wi)
 	}
 	if len(rows) < 2 {
 		return RandomFeatureMap{}, fmt.Errorf("invmmd: vector Z: %d observed rows, want at least 2", len(rows))
 	}
 	m := RandomFeatureMap{Sigma: sigma, Seed: seed, Scale: make([]float64, q)}
 	for k := 0; k < q; k++ {
-		var mean, ss float64
-		for i, r := range rows { // Welford: stable for large offsets
+		var mean, ss, tot float64
+		for i, r := range rows { // weighted Welford: stable for large offsets
+			tot += rw[i]
 			d := r[k] - mean
-			mean += d / float64(i+1)
-			ss += d * (r[k] - mean)
+			mean += rw[i] / tot * d
+			ss += rw[i] * d * (r[k] - mean)
 		}
-		sd := math.Sqrt(ss / float64(len(rows)-1))
+		sd := math.Sqrt(ss / (tot - tot/float64(len(rows)))) // ss/(n − 1) unweighted
 		if !(sd > 0) {
 			return RandomFeatureMap{}, fmt.Errorf("invmmd: vector Z: component %d has the same value %v in every observed row (zero spread)", k, rows[0][k])
 		}
@@ -400,7 +433,8 @@ func NewRandomFeatureMap(z []float64, q int, sigma float64, j int, seed uint64) 
 	}
 	if m.Sigma == 0 {
 		sub := rows[:min(len(rows), 1000)]
-		var d []float64
+		type pair struct{ d, w float64 }
+		var ps []pair
 		for a := range sub {
 			for b := a + 1; b < len(sub); b++ {
 				s := 0.0
@@ -408,11 +442,21 @@ func NewRandomFeatureMap(z []float64, q int, sigma float64, j int, seed uint64) 
 					x := (sub[a][k] - sub[b][k]) / m.Scale[k]
 					s += x * x
 				}
-				d = append(d, math.Sqrt(s))
+				ps = append(ps, pair{math.Sqrt(s), rw[a] * rw[b]})
 			}
 		}
-		slices.Sort(d)
-		m.Sigma = d[(len(d)-1)/2]
+		slices.SortFunc(ps, func(x, y pair) int { return cmp.Compare(x.d, y.d) })
+		tot := 0.0
+		for _, p := range ps {
+			tot += p.w
+		}
+		acc := 0.0
+		for _, p := range ps { // the (lower) weighted median
+			if acc += p.w; acc >= tot/2 {
+				m.Sigma = p.d
+				break
+			}
+		}
 		if !(m.Sigma > 0) {
 			return RandomFeatureMap{}, fmt.Errorf("invmmd: vector Z: the median distance between observed rows is 0; give a bandwidth")
 		}
@@ -497,8 +541,9 @@ type MapSpec struct {
 // (n.Width() numbers per row, NaN where missing) — the training split's, so that every
 // split and batch shares one estimand: the one-hot map of a binary or categorical Z, the
 // Gaussian map of a continuous one (bandwidth and range from the observed z), random features
-// for a vector.
-func NewMap(n dataset.Nuisance, z []float64, spec MapSpec) (FeatureMap, error) {
+// for a vector. w weighs the rows in the data-driven constants (nil: equally; Δ/Ĝ makes
+// them the full data's, see NewGaussianMap).
+func NewMap(n dataset.Nuisance, z, w []float64, spec MapSpec) (FeatureMap, error) {
 	switch n.Kind {
 	case dataset.BinaryZ:
 		return CategoricalMap{K: 2, Names: n.Levels}, nil
@@ -508,9 +553,9 @@ func NewMap(n dataset.Nuisance, z []float64, spec MapSpec) (FeatureMap, error) {
 		}
 		return CategoricalMap{K: len(n.Levels), Names: n.Levels}, nil
 	case dataset.ContinuousZ:
-		return NewGaussianMap(z, spec.Bandwidth, spec.Tol)
+		return NewGaussianMap(z, w, spec.Bandwidth, spec.Tol)
 	case dataset.VectorZ:
-		return NewRandomFeatureMap(z, n.Width(), spec.Bandwidth, spec.Features, spec.Seed)
+		return NewRandomFeatureMap(z, w, n.Width(), spec.Bandwidth, spec.Features, spec.Seed)
 	}
 	return nil, fmt.Errorf("invmmd: unknown nuisance kind %v", n.Kind)
 }

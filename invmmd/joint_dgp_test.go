@@ -35,7 +35,7 @@ func newJointDGP(kind dataset.ZKind) jointDGP {
 	for i := range z {
 		z[i] = 2*float64(rng.IntN(2)) - 1 + rng.NormFloat64()
 	}
-	fm, err := NewGaussianMap(z, 0, 0)
+	fm, err := NewGaussianMap(z, nil, 0, 0)
 	if err != nil {
 		panic(err)
 	}

@@ -1,6 +1,7 @@
 package invmmd
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -49,6 +50,57 @@ func medianBandwidth1D(h []float64) (float64, error) {
 	for it := 0; it < 200 && hi-lo > 1e-12*math.Max(1, hi); it++ {
 		mid := lo + (hi-lo)/2
 		if within(mid) >= rank {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi, nil
+}
+
+// weightedMedianDistance returns the weighted median of |z_i − z_j| over the pairs i < j,
+// pair (i, j) weighing w_i·w_j: the smallest distance d at which the pairs within d carry at
+// least half the total weight. Like medianBandwidth1D it bisects on d, the weighted count
+// of pairs within d taken in O(n) with two pointers and prefix sums of the sorted weights,
+// so it runs in O(n log n + 200·n). It returns an error when more than half the weight is
+// on tied pairs (a median of 0).
+func weightedMedianDistance(z, w []float64) (float64, error) {
+	n := len(z)
+	if n < 2 {
+		return 0, fmt.Errorf("invmmd: median heuristic needs at least 2 values, got %d", n)
+	}
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(z[a], z[b]) })
+	s, pw := make([]float64, n), make([]float64, n+1) // sorted values, prefix sums of weights
+	var tw, tw2 float64
+	for k, i := range idx {
+		s[k] = z[i]
+		pw[k+1] = pw[k] + w[i]
+		tw += w[i]
+		tw2 += w[i] * w[i]
+	}
+	half := (tw*tw - tw2) / 4 // half of Σ_{i<j} w_i w_j
+	within := func(d float64) float64 {
+		var c float64
+		lo := 0
+		for hi := 0; hi < n; hi++ {
+			for s[hi]-s[lo] > d {
+				lo++
+			}
+			c += (pw[hi+1] - pw[hi]) * (pw[hi] - pw[lo])
+		}
+		return c
+	}
+	if within(0) >= half {
+		return 0, fmt.Errorf("invmmd: median heuristic: more than half of the weight of the pairs is on tied values, the median distance is 0")
+	}
+	lo, hi := 0.0, s[n-1]-s[0]
+	for it := 0; it < 200 && hi-lo > 1e-12*math.Max(1, hi); it++ {
+		mid := lo + (hi-lo)/2
+		if within(mid) >= half {
 			hi = mid
 		} else {
 			lo = mid

@@ -74,7 +74,7 @@ func (exp Experiment) nuisanceMap(sp dataset.Splits) (invmmd.FeatureMap, float64
 		return nil, 0, nil
 	}
 	z := tr.ObservedZ()
-	zmap, err := invmmd.NewMap(tr.Nuisance, z, exp.ZMap)
+	zmap, err := invmmd.NewMap(tr.Nuisance, z, nil, exp.ZMap)
 	if err != nil || !exp.PaperScale {
 		return zmap, 0, err
 	}

@@ -262,7 +262,7 @@ func (c EstimateConfig) load(log io.Writer) (*loaded, error) {
 	l.nu = nu
 	l.rows = invmmd.Rows{Y: y, Z: z, Delta: delta}
 	if l.kind != dataset.BinaryZ {
-		if l.zmap, err = invmmd.NewMap(nu, z, c.ZMap); err != nil {
+		if l.zmap, err = invmmd.NewMap(nu, z, nil, c.ZMap); err != nil {
 			return nil, fmt.Errorf("%s: the kernel on Z: %w", c.Data, err)
 		}
 		if l.rows.Psi, err = invmmd.Apply(l.zmap, z); err != nil {

@@ -148,7 +148,7 @@ func Read(cfg Config) (*Data, error) {
 	}
 	out := &Data{Data: d, Table: tab, Seconds: time.Since(t0).Seconds(), ZKindWhy: why, Classes: spec.Classes}
 	if tr := d.Splits.Train; tr.Nuisance.Kind != dataset.BinaryZ {
-		if out.ZMap, err = invmmd.NewMap(tr.Nuisance, tr.ObservedZ(), cfg.ZMap); err != nil {
+		if out.ZMap, err = invmmd.NewMap(tr.Nuisance, tr.ObservedZ(), nil, cfg.ZMap); err != nil {
 			return nil, fmt.Errorf("%s: the kernel on Z: %w", cfg.Data, err)
 		}
 	}

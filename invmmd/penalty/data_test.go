@@ -60,7 +60,7 @@ func jointRows(rng *rand.Rand, kind dataset.ZKind, n int) ([]float64, invmmd.Row
 	}
 	var fm invmmd.FeatureMap = invmmd.CategoricalMap{K: 3, Names: []string{"a", "b", "c"}}
 	if kind != dataset.CategoricalZ {
-		gm, err := invmmd.NewGaussianMap(z, 0, 0)
+		gm, err := invmmd.NewGaussianMap(z, nil, 0, 0)
 		if err != nil {
 			panic(err)
 		}
@@ -82,7 +82,7 @@ func vectorRows(rng *rand.Rand, n int) ([]float64, invmmd.Rows) {
 		}
 		r.G[i], r.GTrue[i] = 0.6, 0.6
 	}
-	fm, err := invmmd.NewRandomFeatureMap(z, 2, 0, 5, 9)
+	fm, err := invmmd.NewRandomFeatureMap(z, nil, 2, 0, 5, 9)
 	if err != nil {
 		panic(err)
 	}

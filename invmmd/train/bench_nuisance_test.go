@@ -50,7 +50,7 @@ func BenchmarkNuisanceStep(b *testing.B) {
 	}
 	for _, tol := range []float64{1e-1, 1e-2, 1e-3, 1e-5} {
 		s := simcont.Sample(rng, "train", benchStepRows, false, sim.DefaultSigmaX, simcont.DefaultTau)
-		gm, err := invmmd.NewGaussianMap(s.Z, 0, tol)
+		gm, err := invmmd.NewGaussianMap(s.Z, nil, 0, tol)
 		if err != nil {
 			b.Fatal(err)
 		}

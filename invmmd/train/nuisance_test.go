@@ -41,7 +41,7 @@ func TestFitAuxContinuous(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	zmap, err := invmmd.NewMap(sp.Train.Nuisance, sp.Train.ObservedZ(), invmmd.MapSpec{})
+	zmap, err := invmmd.NewMap(sp.Train.Nuisance, sp.Train.ObservedZ(), nil, invmmd.MapSpec{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +157,7 @@ func TestFitAuxCategorical(t *testing.T) {
 	val, truth := catSample(rng, "val", 2000)
 	test, _ := catSample(rng, "test", 500)
 	sp := dataset.Splits{Train: train, Val: val, Test: test}
-	zmap, err := invmmd.NewMap(train.Nuisance, train.ObservedZ(), invmmd.MapSpec{})
+	zmap, err := invmmd.NewMap(train.Nuisance, train.ObservedZ(), nil, invmmd.MapSpec{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +221,7 @@ func TestJointPenaltyTrains(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	zmap, err := invmmd.NewMap(sp.Train.Nuisance, sp.Train.ObservedZ(), invmmd.MapSpec{})
+	zmap, err := invmmd.NewMap(sp.Train.Nuisance, sp.Train.ObservedZ(), nil, invmmd.MapSpec{})
 	if err != nil {
 		t.Fatal(err)
 	}
