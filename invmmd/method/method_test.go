@@ -19,6 +19,12 @@ func TestTable(t *testing.T) {
 		if r.Method != None && r.TestAssumes == "" {
 			t.Errorf("%v: TestAssumes is empty; every penalised method's test assumes something", r.Method)
 		}
+		// The methods whose test is valid with fitted nuisances: the doubly robust ones, the
+		// complete-data one, and those given the true G.
+		valid := r.Family == FamilyDR || r.Family == FamilyDRPO || r.Family == FamilyFull || r.NeedsTrueG || r.Method == None
+		if valid != (r.TestCaveat == "") {
+			t.Errorf("%v: TestCaveat %q; want a caveat exactly for obs, reg and ip", r.Method, r.TestCaveat)
+		}
 	}
 	for _, tc := range []struct {
 		m                            Method
