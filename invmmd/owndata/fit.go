@@ -161,9 +161,9 @@ func readTable(path string, cols []string, flags map[string]string) (*tabular.Ta
 	tab, err := tabular.ReadFile(path, cols)
 	var ce *tabular.ColumnError
 	if errors.As(err, &ce) {
-		ce.Flag = "-x"
+		ce.Setting = "-x"
 		if f, ok := flags[ce.Name]; ok {
-			ce.Flag = f
+			ce.Setting = f
 		}
 	}
 	return tab, err

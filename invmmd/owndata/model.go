@@ -440,7 +440,7 @@ func (m *Model) ReadTable(path string) (*tabular.Table, error) {
 	tab, err := tabular.ReadFile(path, m.Features())
 	var ce *tabular.ColumnError
 	if errors.As(err, &ce) {
-		ce.Flag = "a feature the model was trained on"
+		ce.Setting = "a feature the model was trained on"
 	}
 	return tab, err
 }
