@@ -179,6 +179,28 @@ func (c *Column) RowNumbers() string {
 	return ""
 }
 
+// Header returns the column names of the CSV file at path, as Read reads its header line.
+func Header(path string) ([]string, error) {
+	var header []string
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	br := bufio.NewReader(f)
+	if bom, err := br.Peek(3); err == nil && bytes.Equal(bom, []byte{0xEF, 0xBB, 0xBF}) {
+		_, _ = br.Discard(3)
+	}
+	rec, err := csv.NewReader(br).Read()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	for _, h := range rec {
+		header = append(header, strings.TrimSpace(h))
+	}
+	return header, nil
+}
+
 // ReadRecords streams the CSV file at path record by record, as Read reads it (byte-order
 // mark, quotes, CRLF), and calls fn with each data record's file line and the cells of the
 // columns cols, as the file wrote them (not trimmed), in the order of cols. A column the
