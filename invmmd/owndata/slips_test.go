@@ -37,10 +37,10 @@ func TestMajorityBaseline(t *testing.T) {
 		s    *dataset.Set
 		want float64
 	}{
-		{"mostly 0", set(0, 0, 0, 1, 1), 0.6},            // P(Y = 1) = 0.4
-		{"mostly 1", set(1, 1, 1, 0), 0.75},              // P(Y = 1) = 0.75
-		{"a third 1", set(0, 1, 0, 0, 1, 0), 4.0 / 6},    // P(Y = 1) = 1/3
-		{"balanced", set(0, 1, 0, 1), 0.5},               // a tie
+		{"mostly 0", set(0, 0, 0, 1, 1), 0.6},         // P(Y = 1) = 0.4
+		{"mostly 1", set(1, 1, 1, 0), 0.75},           // P(Y = 1) = 0.75
+		{"a third 1", set(0, 1, 0, 0, 1, 0), 4.0 / 6}, // P(Y = 1) = 1/3
+		{"balanced", set(0, 1, 0, 1), 0.5},            // a tie
 		{"K classes, the last largest", set(0, 1, 2, 2, 2), 0.6},
 		{"K classes, the first largest", set(0, 0, 0, 1, 2, 3), 0.5},
 	} {
