@@ -39,7 +39,7 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	o.columns(&cfg.Columns, "comma-separated feature columns on which G and m are fitted (on half B) when -g or -m is not given (default: none)")
 	o.auxNets(&cfg.Nets, "(on half B) when -g or -m is not given")
 	var minESS float64
-	fs.Var(floatValue{&minESS}, "min-ess", "`ess`: no effect on test (its p-values flag strata with fewer than 20 rows with a pseudo-outcome); kept for this release")
+	fs.Var(floatValue{&minESS}, "min-ess", "no effect on test, whose p-values flag strata by their rows with a pseudo-outcome (fewer than 20), not by an effective sample size `ess`; kept for this release")
 	fs.StringVar(&cfg.H, "outputs", cfg.H, "column of model outputs h (a logit, a score), or comma-separated columns of one representation (cross route only) (required)")
 	alias(fs, "h", stderr)
 	fs.StringVar(&cfg.G, "g", cfg.G, "column of P(Δ = 1 | X, Y) fitted on rows other than these, > 0 on every row whose Z is observed (default: fit an MLP on -x of half B)")

@@ -135,7 +135,7 @@ type outFolder struct {
 	// data, runs this one does not list); Force removes them, otherwise they refuse it.
 	problems []string
 	rec      *configRecord // config.json as found; nil when there is none
-	held     strings.Builder
+	created  bool          // openOut created the folder
 }
 
 // outError is a refusal of the output folder dir: a *FieldError of Out.
@@ -157,6 +157,7 @@ func openOut(cfg Config) (o *outFolder, note string, err error) {
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return nil, "", outError(dir, "%w", err)
 	}
+	created := err != nil
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, "", outError(dir, "cannot create it: %w", err)
 	}
@@ -166,13 +167,13 @@ func openOut(cfg Config) (o *outFolder, note string, err error) {
 	}
 	f.Close()
 	os.Remove(f.Name())
-	folder := &outFolder{cfg: cfg, dir: dir}
+	folder := &outFolder{cfg: cfg, dir: dir, created: created}
 	if folder.lock, note, err = lockDir(dir, cfg.Args); err != nil {
 		return nil, "", &FieldError{Field: "Out", Value: dir, Err: err}
 	}
 	defer func() {
 		if err != nil {
-			folder.close() // the lock of a folder refused
+			folder.abandon() // the lock of a folder refused
 		}
 	}()
 	o = folder
@@ -289,6 +290,18 @@ func (o *outFolder) close() error {
 		return nil
 	}
 	return o.lock.release()
+}
+
+// abandon releases the lock of a folder whose fit was refused, and removes the folder when
+// openOut created it and nothing was written there.
+func (o *outFolder) abandon() {
+	if o == nil {
+		return
+	}
+	o.close()
+	if o.created {
+		os.Remove(o.dir) // only an empty folder goes
+	}
 }
 
 // Started writes config.json and creates runs/ and models/ (Observer).

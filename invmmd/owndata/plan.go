@@ -71,7 +71,7 @@ func Prepare(ctx context.Context, cfg Config) (*Plan, error) {
 	cols := cfg.spec().Columns()
 	tab, err := readCSV(ctx, cfg.Data, cols, cfg.Names, cfg.columnKeys(map[string]string{cfg.Split: "Split"}))
 	if err != nil {
-		out.close()
+		out.abandon()
 		return nil, err
 	}
 	return newPlan(tab, cfg, out, note)
@@ -110,7 +110,7 @@ func openIfSet(cfg Config) (*outFolder, string, error) {
 func newPlan(tab *tabular.Table, cfg Config, out *outFolder, note string) (_ *Plan, err error) {
 	defer func() {
 		if err != nil {
-			out.close()
+			out.abandon()
 		}
 	}()
 	p := &Plan{Config: cfg, out: out, warn: &warner{w: cfg.Warn}, log: orDiscard(cfg.Log)}
