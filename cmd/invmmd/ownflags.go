@@ -245,8 +245,8 @@ func rerunLine(name string, args []string) string {
 }
 
 // packagePrefix matches a package's name that wrapping put before a message, at its
-// start or after another's ": ".
-var packagePrefix = regexp.MustCompile(`(^|: )(invmmd|owndata|train|tabular|dataset|models): `)
+// start, after another's ": " or after "(".
+var packagePrefix = regexp.MustCompile(`(^|: |\()(invmmd|owndata|train|tabular|dataset|models): `)
 
 // ownError returns err as the own-data commands print it: a *owndata.FieldError names the
 // flag that sets its field (ownFlagNames) instead of the field, and the package names

@@ -169,7 +169,7 @@ func TestOwnDataBadInputsAreNamedErrors(t *testing.T) {
 		if strings.Contains(stdout, "auxiliary models") || strings.Contains(stdout, "fitting G and m") {
 			t.Errorf("%s: G and m were fitted before the error:\n%s", tc.name, stdout)
 		}
-		if regexp.MustCompile(`(^|: )(invmmd|owndata|train|tabular): `).MatchString(msg) || strings.Contains(msg, "0x") || strings.Contains(msg, "parse error") {
+		if regexp.MustCompile(`(^|: |\()(invmmd|owndata|train|tabular): `).MatchString(msg) || strings.Contains(msg, "0x") || strings.Contains(msg, "parse error") {
 			t.Errorf("%s: error %q carries a package prefix, a Go value or a bare parse error", tc.name, msg)
 		}
 	}

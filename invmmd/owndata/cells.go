@@ -13,9 +13,9 @@ import (
 // The observed (Y, Z) cells of a split: the majority baseline, the counts Fit reports, and
 // the check that each split can serve the penalty and the estimates.
 
-// majority returns the accuracy of always predicting the most common label of s: for a
+// Majority returns the accuracy of always predicting the most common label of s: for a
 // binary label max(P(Y = 1), 1 − P(Y = 1)), for K classes the largest class's share.
-func majority(s *dataset.Set) float64 {
+func Majority(s *dataset.Set) float64 {
 	if k := s.NumClasses(); k > 2 {
 		n := make([]int, k)
 		for _, y := range s.Y {

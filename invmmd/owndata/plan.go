@@ -194,7 +194,7 @@ func (p *Plan) Execute(ctx context.Context, observers ...Observer) (*Result, err
 	if p.out != nil {
 		observers = append([]Observer{p.out}, observers...)
 	}
-	res := &Result{Data: p.Data, Majority: majority(p.Data.Splits.Test)}
+	res := &Result{Data: p.Data, Majority: Majority(p.Data.Splits.Test)}
 	defer func() { res.Warnings = p.warn.all }()
 	todo := 0
 	for _, r := range p.Runs {

@@ -182,7 +182,7 @@ func (p *Plan) Train(ctx context.Context, aux *train.Aux, m method.Method, seed 
 		t.Warnings = append(t.Warnings, w)
 	}
 	t.Row.AllUnreliable = allUnreliable(held)
-	if base := majority(sp.Test); met.TestAcc < base-0.005 {
+	if base := Majority(sp.Test); met.TestAcc < base-0.005 {
 		why := fmt.Sprintf("the penalty may be steering h (see the held-out diagnostics; try a smaller %s)", cfg.name("Lambda"))
 		if m == method.None {
 			why = fmt.Sprintf("h is trained without a penalty, so the features may say little of the label here, or training ended too soon (try a larger %s or %s, or other %s widths)",

@@ -44,7 +44,7 @@ func TestMajorityBaseline(t *testing.T) {
 		{"K classes, the last largest", set(0, 1, 2, 2, 2), 0.6},
 		{"K classes, the first largest", set(0, 0, 0, 1, 2, 3), 0.5},
 	} {
-		if got := majority(tc.s); math.Abs(got-tc.want) > 1e-12 {
+		if got := Majority(tc.s); math.Abs(got-tc.want) > 1e-12 {
 			t.Errorf("%s: majority %v, want %v", tc.name, got, tc.want)
 		}
 	}
