@@ -87,6 +87,9 @@ func TestKClassFitPredictEstimate(t *testing.T) {
 			t.Errorf("fit output lacks %q:\n%s", want, out)
 		}
 	}
+	if strings.Contains(out, "P(Y=1)") {
+		t.Errorf("fit output speaks of P(Y=1) for a label of 3 classes:\n%s", out)
+	}
 	md, _ := os.ReadFile(filepath.Join(dir, "results.md"))
 	if !strings.Contains(string(md), "- label label of 3 classes: alpha, beta, gamma; accuracy is of the most probable class, AUC the macro-AUC") ||
 		!strings.Contains(string(md), "(always predicting the most common class)") {

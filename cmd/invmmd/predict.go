@@ -81,12 +81,9 @@ func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return fmt.Errorf("-keep: column %q of %s has the name of an output column (%s): rename it, or leave it out of -keep", k, *data, strings.Join(header, ","))
 		}
 	}
-	if err := model.CheckLabels(*data); err != nil {
-		return ownError(err, "", "")
-	}
-	tab, err := model.ReadTable(*data)
+	tab, err := model.ReadTableContext(ctx, *data)
 	if err != nil {
-		return ownError(err, "", "")
+		return ownError(err, "nothing was written", rerunLine("predict", args))
 	}
 	if len(kept) > 0 { // every kept column is there, before anything is computed
 		if err := tabular.ReadRecords(*data, kept, func(int, []string) error { return errFirstRecord }); err != nil && !errors.Is(err, errFirstRecord) {
@@ -100,9 +97,9 @@ func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	for _, w := range warn {
 		fmt.Fprintln(stderr, "warning:", w)
 	}
-	write := func(w io.Writer) error { return writePredictions(w, header, pred, tab, *data, kept) }
+	write := func(w io.Writer) error { return writePredictions(ctx, w, header, pred, tab, *data, kept) }
 	if *out == "" {
-		return write(stdout)
+		return ownError(write(stdout), "the rows written so far are on standard output", rerunLine("predict", args))
 	}
 	tmp, err := newTemp(*out)
 	if err != nil {
@@ -126,6 +123,9 @@ func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	if err != nil {
 		os.Remove(tmp)
+		if ctx.Err() != nil {
+			return ownError(ctx.Err(), "nothing was written (-out is written whole or not at all)", rerunLine("predict", args))
+		}
 		return fmt.Errorf("-out: %w", err)
 	}
 	if k := len(pred.Classes); len(model.Info.Classes) > 0 {
@@ -158,7 +158,7 @@ func predictHeader(m *owndata.Model) []string {
 // writePredictions writes the header (with the kept columns) and one line per row of tab:
 // its row and line, the model's outputs, and the kept columns' cells of the data file as
 // written (read again, record by record, their lines checked against tab's).
-func writePredictions(w io.Writer, header []string, p *owndata.Prediction, tab *tabular.Table, data string, kept []string) error {
+func writePredictions(ctx context.Context, w io.Writer, header []string, p *owndata.Prediction, tab *tabular.Table, data string, kept []string) error {
 	bw := bufio.NewWriter(w)
 	cw := csv.NewWriter(bw)
 	k := len(p.Classes)
@@ -181,6 +181,9 @@ func writePredictions(w io.Writer, header []string, p *owndata.Prediction, tab *
 	}
 	if len(kept) == 0 {
 		for i := 0; i < tab.Len(); i++ {
+			if i%4096 == 0 && ctx.Err() != nil {
+				return ctx.Err()
+			}
 			if err := cw.Write(rec(i)); err != nil {
 				return err
 			}
@@ -188,6 +191,9 @@ func writePredictions(w io.Writer, header []string, p *owndata.Prediction, tab *
 	} else {
 		i := 0
 		err := tabular.ReadRecords(data, kept, func(line int, cells []string) error {
+			if i%4096 == 0 && ctx.Err() != nil {
+				return ctx.Err()
+			}
 			if i >= tab.Len() || int(tab.Lines[i]) != line {
 				return fmt.Errorf("%s:%d: the file changed while it was read (rows do not match)", data, line)
 			}

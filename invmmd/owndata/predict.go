@@ -36,6 +36,30 @@ func (m *Model) ReadTable(path string) (*tabular.Table, error) {
 	return tab, err
 }
 
+// ReadTableContext reads the model's feature columns from the CSV file at path, as
+// ReadTable, and checks its labels, as CheckLabels; each read stops once ctx is done.
+func (m *Model) ReadTableContext(ctx context.Context, path string) (*tabular.Table, error) {
+	if len(m.Info.Classes) > 0 {
+		tab, err := tabular.ReadFileContext(ctx, path, []string{m.Info.Y})
+		var ce *tabular.ColumnError
+		switch {
+		case errors.As(err, &ce): // no label column: predict needs only the features
+		case err != nil:
+			return nil, err
+		default:
+			if _, err := tab.ClassIndex(m.Info.Y, "the model's label", m.Info.Classes); err != nil {
+				return nil, err
+			}
+		}
+	}
+	tab, err := tabular.ReadFileContext(ctx, path, m.Features())
+	var ce *tabular.ColumnError
+	if errors.As(err, &ce) {
+		ce.Setting = "a feature the model was trained on"
+	}
+	return tab, err
+}
+
 // CheckLabels reads the model's label column from the CSV file at path when the file has
 // one, and refuses a row whose label is a class the model was not trained on (an error
 // naming file, line, column and value; a missing label is allowed). A file without the
