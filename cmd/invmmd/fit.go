@@ -55,7 +55,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	methods := fs.String("methods", method.List(cfg.Methods), "comma-separated methods to train h with (see above)")
 	fs.Var(floatValue{&cfg.Lambda}, "lambda", "penalty weight `λ`, from 0 to 1e6")
 	seeds := fs.String("seeds", seedList(cfg.Seeds), "comma-separated seeds of h (and of the random split: the first)")
-	fs.StringVar(&cfg.Out, "out", cfg.Out, "output folder (see above), checked and locked before anything is read or fitted")
+	fs.StringVar(&cfg.Out, "out", cfg.Out, "output folder (see above), checked and locked before anything is read or fitted; \"\" writes nothing")
 	fs.StringVar(&cfg.Objective, "objective", cfg.Objective, "what training minimises and selection compares, one of "+train.ObjectiveNames()+": robust (default) estimates the normalisers once on the training split and selects the epoch with each stratum's estimate clipped at 0; paper is the paper's objective (README, Training choices)")
 	fs.StringVar(&cfg.Represent, "represent", "logits", "the layer of h the MMD penalty acts on: logits (the paper's) or features (h's last hidden layer, a binary label only, σ by the median heuristic on the initial network's training features; the held-out MMD² is then on the features)")
 	o.bandwidth("Gaussian kernel bandwidth σ of the held-out estimates and tests on the test split, or median (the median heuristic on h, as estimate and test); the training penalty's σ is 1")
@@ -96,7 +96,9 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fmt.Fprintf(stdout, "\nmajority baseline on test: %.3f\n\n", res.Majority)
 	fmt.Fprint(stdout, owndata.Markdown(res.Rows))
 	fmt.Fprintf(stdout, "\n%s", res.HeldOut)
-	fmt.Fprintf(stdout, "\nWrote %s/results.csv, results.md, heldout.txt, config.json, runs/ and models/\n", cfg.Out)
+	if cfg.Out != "" {
+		fmt.Fprintf(stdout, "\nWrote %s/results.csv, results.md, heldout.txt, config.json, runs/ and models/\n", cfg.Out)
+	}
 	return nil
 }
 
