@@ -133,7 +133,7 @@ func TestEstimateNuisanceKinds(t *testing.T) {
 				t.Fatal(err)
 			}
 			lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-			if len(lines) != 1+len(tc.methods) || lines[0] != "method,value,se,unreliable" {
+			if len(lines) != 1+len(tc.methods) || lines[0] != "method,value,se,unreliable,impossible" {
 				t.Errorf("-csv wrote:\n%s", b)
 			}
 			for i, m := range tc.methods {
