@@ -4,55 +4,64 @@ import (
 	"context"
 	"flag"
 	"io"
-	"strconv"
 
 	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/owndata"
 )
 
+// estimateMore is the text of estimate -h between the usage line and the flags.
+func estimateMore() string {
+	return "Estimates, for the model outputs h in a CSV (a column, or several of one representation), the MMD² between\n" +
+		"p(h | Z = 1, Y = y) and p(h | Z = 0, Y = y) summed over the label's classes y, by each estimator, with its jackknife\n" +
+		"standard error, per-stratum terms and diagnostics; a stratum resting on too few effective rows is flagged unreliable,\n" +
+		"and an estimate outside its possible range (an MMD² beyond ±2, a probability far outside [0, 1]) IMPOSSIBLE.\n" +
+		"The kernel's σ is the median heuristic on h by default, as in test and in fit's held-out estimates (-bandwidth).\n" +
+		"G and m come from -g and -m columns, or are fitted on -x of a random 70% of the rows (20% more held out to stop\n" +
+		"their training). The output of predict -keep-all is an input: -outputs logit (or logit_CLASS,... for K classes)."
+}
+
 // runEstimate estimates, for a column of model outputs h in a CSV (or several columns of
-// one representation), the MMD² between p(h | Z = 1, Y = y) and p(h | Z = 0, Y = y) summed
-// over the label's classes y, by each requested estimator, with per-stratum terms and
-// diagnostics (owndata.Estimate).
-func runEstimate(_ context.Context, args []string, stdout, stderr io.Writer) error {
+// one representation), the MMD² between p(h | Z = 1, Y = y) and p(h | Z = 0, Y = y)
+// summed over the label's classes y, by each requested estimator, with per-stratum terms
+// and diagnostics (owndata.Estimate).
+func runEstimate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg := owndata.DefaultEstimateConfig()
-	fs := newFlags("estimate", "-data FILE.csv -h COL[,COL...] -y COL -z COL [-g COL] [-m COL] [-x COLS] [-methods ...] [-unconditional] [-bandwidth σ|median]", stdout, stderr, nil)
-	var tf tableFlags
-	var nf netFlags
-	tf.register(fs, &cfg.Columns, "comma-separated feature columns on which G and m are fitted when -g or -m is not given, on a random 70% of the rows "+
+	fs := newFlags("estimate", "-data FILE.csv -outputs COL[,COL...] -y COL -z COL [-g COL] [-m COL] [-x COLS] [-methods ...] [-unconditional] [-bandwidth median|σ] [-out FILE.csv]", stdout, stderr, estimateMore)
+	o := &ownCommand{fs: fs, stderr: stderr}
+	o.columns(&cfg.Columns, "comma-separated feature columns on which G and m are fitted when -g or -m is not given, on a random 70% of the rows "+
 		"with another 20% held out to stop their training (-aux-patience, -aux-epochs) (default: none)")
-	nf.register(fs, &cfg.Nets, false)
-	fs.StringVar(&cfg.H, "h", cfg.H, "column of model outputs h (logits or scores), or several comma-separated columns of one representation h ∈ ℝ^d, "+
-		"the kernel on the Euclidean distance between rows; every row needs a number in each (required; -h alone, or -help, shows this help)")
-	fs.StringVar(&cfg.G, "g", cfg.G, "column of fitted P(Δ = 1 | X, Y) (default: fit an MLP on -x)")
-	fs.StringVar(&cfg.M, "m", cfg.M, "column of fitted P(Z = 1 | X, Y) (default: fit an MLP on -x)")
+	o.auxNets(&cfg.Nets, "when -g or -m is not given")
+	fs.Var(floatValue{&cfg.MinESS}, "min-ess", "Kish effective sample size `ess` under which a stratum is flagged unreliable")
+	fs.StringVar(&cfg.H, "outputs", cfg.H, "column of model outputs h (a logit, a score), or several comma-separated columns of one representation h ∈ ℝ^d, "+
+		"the kernel on the Euclidean distance between rows; every row needs a number in each (required)")
+	alias(fs, "h", stderr)
+	fs.StringVar(&cfg.G, "g", cfg.G, "column of fitted P(Δ = 1 | X, Y), > 0 on every row whose Z is observed (default: fit an MLP on -x)")
+	fs.StringVar(&cfg.M, "m", cfg.M, "column of fitted P(Z = 1 | X, Y) of a binary Z (default: fit an MLP on -x)")
 	methods := fs.String("methods", method.List(cfg.Methods), "comma-separated estimators (full only when no Z is missing)")
 	fs.BoolVar(&cfg.Unconditional, "unconditional", cfg.Unconditional, "MMD² between p(h|Z=1) and p(h|Z=0) over all rows instead of Σ_y within Y strata")
-	bw := fs.String("bandwidth", strconv.FormatFloat(cfg.Bandwidth, 'g', -1, 64), "Gaussian kernel bandwidth σ, or median (the median heuristic on h: the median distance between rows of h, of any width)")
-	csvOut := fs.String("csv", "", "also write one row per estimator to this CSV file: method,value,se,unreliable (refused if it exists, or is the -data file)")
+	o.bandwidth("Gaussian kernel bandwidth σ on h, or median (the median heuristic on h: the median distance between rows of h, of any width)")
+	out := fs.String("out", "", "also write one row per estimator to this CSV file: method,value,se,unreliable,impossible (refused if it exists unless -force, or is the -data file)")
+	alias(fs, "csv", stderr)
+	force := fs.Bool("force", false, "replace the -out file if it exists")
 	if len(args) == 1 && (args[0] == "-h" || args[0] == "--h") {
-		// -h names the model-output column here; alone it still asks for help, as for
-		// every command.
-		fs.SetOutput(stdout)
+		fs.SetOutput(stdout) // -h alone asks for help, as for every command
 		fs.Usage()
 		return flag.ErrHelp
 	}
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	if err := tf.check([2]string{"h", cfg.H}); err != nil {
+	if err := o.parse(args, &cfg.Columns, &cfg.Nets, &cfg.Bandwidth, &cfg.Median); err != nil {
 		return err
 	}
 	var err error
 	if cfg.Methods, err = parseMethods(*methods); err != nil {
 		return err
 	}
-	if err := nf.parse(); err != nil {
-		return err
+	if err := cfg.Validate(); err != nil {
+		return ownError(err, "", "")
 	}
-	if cfg.Bandwidth, cfg.Median, err = parseBandwidth(*bw); err != nil {
+	if err := checkOutFile(*out, cfg.Data, *force); err != nil {
 		return err
 	}
 	cfg.Log, cfg.Warn = stdout, stderr
-	return printTable(*csvOut, cfg.Data, stdout, func() (*owndata.Estimates, error) { return owndata.Estimate(cfg) })
+	err = printTable(*out, *force, stdout, func() (*owndata.Estimates, error) { return owndata.Estimate(ctx, cfg) })
+	return ownError(err, "nothing was written (the estimates are written when they are done)", rerunLine("estimate", args))
 }

@@ -115,14 +115,16 @@ func TestFitPredictOnOwnCSV(t *testing.T) {
 	}
 	b, _ := os.ReadFile(pred)
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	if len(lines) != 1501 || lines[0] != "row,line,probability" || !strings.HasPrefix(lines[1], "1,2,") {
+	if len(lines) != 1501 || lines[0] != "row,line,probability,logit" || !strings.HasPrefix(lines[1], "1,2,") {
 		t.Fatalf("predictions: %d lines, starting %q", len(lines), lines[:2])
 	}
 	var mean float64
 	for _, l := range lines[1:] {
-		p, err := strconv.ParseFloat(l[strings.LastIndex(l, ",")+1:], 64)
-		if err != nil || !(p > 0 && p < 1) {
-			t.Fatalf("line %q: not a probability", l)
+		f := strings.Split(l, ",")
+		p, err := strconv.ParseFloat(f[2], 64)
+		logit, err2 := strconv.ParseFloat(f[3], 64)
+		if err != nil || err2 != nil || !(p > 0 && p < 1) || math.Abs(logit-math.Log(p/(1-p))) > 1e-4*(1+math.Abs(logit)) {
+			t.Fatalf("line %q: not a probability and its logit", l)
 		}
 		mean += p
 	}
@@ -144,7 +146,7 @@ func TestFitPredictOnOwnCSV(t *testing.T) {
 // standard error, and the healthy stratum is not flagged.
 func TestEstimateFlagsUnreliableStrata(t *testing.T) {
 	data := ownCSV(t, 1500, true)
-	out, stderr, err := runCmd(t, "estimate", "-data", data, "-h", "h", "-y", "outcome", "-y-positive", "yes", "-z", "z", "-g", "g", "-m", "m", "-methods", "obs,ip,dr")
+	out, stderr, err := runCmd(t, "estimate", "-data", data, "-outputs", "h", "-y", "outcome", "-y-positive", "yes", "-z", "z", "-g", "g", "-m", "m", "-methods", "obs,ip,dr")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
@@ -158,7 +160,7 @@ func TestEstimateFlagsUnreliableStrata(t *testing.T) {
 	}
 
 	// The same table with G and m fitted on -x.
-	out, stderr, err = runCmd(t, "estimate", "-data", ownCSV(t, 1500, false), "-h", "h", "-y", "outcome", "-y-positive", "yes", "-z", "z",
+	out, stderr, err = runCmd(t, "estimate", "-data", ownCSV(t, 1500, false), "-outputs", "h", "-y", "outcome", "-y-positive", "yes", "-z", "z",
 		"-x", "x1,x2,group", "-methods", "ip,dr", "-aux-epochs", "5", "-bandwidth", "median")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
@@ -174,29 +176,28 @@ func TestOwnDataBadCommandLines(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"fit", "-data", data, "-y", "outcome"}, "flag -z is required"},
-		{[]string{"fit", "-data", data, "-y", "outcome", "-z", "z"}, `own.csv:2: column "outcome" (-y): value "no", want 0 or 1; the column's values are no, yes: name the positive one with -y-positive VALUE`},
+		{[]string{"fit", "-data", data, "-y", "outcome"}, "-z: required"},
+		{[]string{"fit", "-data", data, "-y", "outcome", "-z", "z"}, `own.csv:2: column "outcome" (-y): value "no", want 0 or 1; the column's values are no, yes: name the positive one with -y-positive`},
 		{[]string{"fit", "-data", data, "-y", "outcome", "-y-positive", "yes", "-z", "zz", "-x", "x1"}, `own.csv: no column named "zz" (-z); the columns are x1, x2, group`},
 		{[]string{"fit", "-data", data, "-y", "outcome", "-y-positive", "yes", "-z", "z", "-x", "x1,age"}, `no column named "age" (-x)`},
-		{[]string{"estimate", "-data", data, "-y", "outcome", "-y-positive", "yes", "-z", "z", "-h", "score", "-methods", "obs"}, `no column named "score" (-h)`},
+		{[]string{"estimate", "-data", data, "-y", "outcome", "-y-positive", "yes", "-z", "z", "-outputs", "score", "-methods", "obs"}, `no column named "score" (-outputs)`},
 		{[]string{"fit", "-data", data, "-y", "outcome", "-y-positive", "yes", "-z", "z", "-methods", "full"}, "method full needs Z on every row"},
 		{[]string{"fit", "-data", data, "-y", "outcome", "-y-positive", "yes", "-z", "z", "-methods", "dr+"}, "needs the true P(Δ = 1 | X, Y)"},
 		{[]string{"fit", "-data", data, "-y", "outcome", "-y-positive", "yes", "-z", "z", "-val-frac", "0.7", "-test-frac", "0.5"}, "sum < 1"},
 		{[]string{"fit", "-data", filepath.Join(t.TempDir(), "none.csv"), "-y", "a", "-z", "b"}, "no such file"},
-		{[]string{"estimate", "-data", data, "-y", "outcome", "-y-positive", "yes", "-z", "z", "-h", "h", "-methods", "dr"}, "give a column of fitted probabilities, or -x COLS"},
-		{[]string{"estimate", "-data", data, "-y", "outcome", "-y-positive", "yes", "-z", "z", "-h", "h", "-methods", "full"}, "own.csv:"},
-		{[]string{"estimate", "-data", data, "-y", "outcome", "-y-positive", "yes", "-z", "z", "-h", "h", "-methods", "full"}, "Z is missing (NaN) but method full needs Z on every row"},
-		{[]string{"estimate", "-data", data, "-y", "outcome", "-y-positive", "yes", "-z", "z", "-h", "group", "-methods", "obs"}, `column "group" (-h): value "grp a", want a number`},
-		{[]string{"estimate", "-data", data, "-y", "outcome", "-y-positive", "yes", "-z", "z", "-h", "h", "-g", "x2", "-methods", "ip"}, `(-g): value`},
+		{[]string{"estimate", "-data", data, "-y", "outcome", "-y-positive", "yes", "-z", "z", "-outputs", "h", "-methods", "dr"}, "give a column of fitted probabilities (-g), or feature columns (-x)"},
+		{[]string{"estimate", "-data", data, "-y", "outcome", "-y-positive", "yes", "-z", "z", "-outputs", "h", "-methods", "full"}, `own.csv:3: column "z" (-z): value "": Z is missing but method full needs Z on every row`},
+		{[]string{"estimate", "-data", data, "-y", "outcome", "-y-positive", "yes", "-z", "z", "-outputs", "group", "-methods", "obs"}, `column "group" (-outputs): value "grp a", want a number`},
+		{[]string{"estimate", "-data", data, "-y", "outcome", "-y-positive", "yes", "-z", "z", "-outputs", "h", "-g", "x2", "-methods", "ip"}, `(-g): value`},
 		{[]string{"predict", "-model", t.TempDir(), "-data", data}, "reading the model"},
 		{[]string{"fit", "-data", data, "-y", "outcome", "-z", "z", "extra"}, `unexpected argument "extra"`},
 		{[]string{"fit", "-data", data, "-y", "outcome", "-z", "z", "-seeds", "1,1"}, "-seeds: seed 1 listed twice"},
 		{[]string{"fit", "-data", data, "-y", "outcome", "-z", "z", "-aux-patience", "-1"}, "-aux-patience -1: want a number of epochs ≥ 0 (0: no early stopping, train to -aux-epochs)"},
 		{[]string{"fit", "-data", data, "-y", "outcome", "-z", "z", "-patience", "-2"}, "-patience -2: want a number of epochs ≥ 0 (0: no early stopping, train to -epochs)"},
-		{[]string{"fit", "-data", data, "-y", "outcome", "-z", "z", "-aux-patience", "many"}, `invalid value "many" for flag -aux-patience`},
-		{[]string{"estimate", "-data", data, "-y", "outcome", "-z", "z", "-h", "h", "-aux-patience", "-1"}, "-aux-patience -1: want a number of epochs ≥ 0"},
-		{[]string{"test", "-data", data, "-y", "outcome", "-z", "z", "-h", "h", "-aux-patience", "-1"}, "-aux-patience -1: want a number of epochs ≥ 0"},
-		{[]string{"estimate", "-data", data, "-y", "outcome", "-z", "z", "-h", "h", "-patience", "5"}, "flag provided but not defined: -patience"},
+		{[]string{"fit", "-data", data, "-y", "outcome", "-z", "z", "-aux-patience", "many"}, `invalid value "many" for flag -aux-patience: want a whole number`},
+		{[]string{"estimate", "-data", data, "-y", "outcome", "-z", "z", "-outputs", "h", "-aux-patience", "-1"}, "-aux-patience -1: want a number of epochs ≥ 0"},
+		{[]string{"test", "-data", data, "-y", "outcome", "-z", "z", "-outputs", "h", "-aux-patience", "-1"}, "-aux-patience -1: want a number of epochs ≥ 0"},
+		{[]string{"estimate", "-data", data, "-y", "outcome", "-z", "z", "-outputs", "h", "-patience", "5"}, "flag provided but not defined: -patience"},
 	} {
 		_, stderr, err := runCmd(t, tc.args...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -258,7 +259,7 @@ func TestEstimateFlagsNegativeNormaliser(t *testing.T) {
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, stderr, err := runCmd(t, "estimate", "-data", path, "-h", "h", "-y", "y", "-z", "z", "-g", "g", "-m", "m", "-methods", "dr")
+	out, stderr, err := runCmd(t, "estimate", "-data", path, "-outputs", "h", "-y", "y", "-z", "z", "-g", "g", "-m", "m", "-methods", "dr", "-bandwidth", "1")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -12,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/invmmd/invmmd/invmmd/method"
-	"github.com/invmmd/invmmd/invmmd/owndata"
 )
 
 // parseMethods parses -methods, refusing an empty name (a doubled or trailing comma, e.g.
@@ -159,43 +157,4 @@ func prepareOut(dir string) error {
 	name := f.Name()
 	f.Close()
 	return os.Remove(name)
-}
-
-// parseBandwidth reads -bandwidth: a number > 0 (σ), or median (the median heuristic).
-func parseBandwidth(s string) (sigma float64, median bool, err error) {
-	if s == "median" {
-		return 0, true, nil
-	}
-	if sigma, err = strconv.ParseFloat(s, 64); err != nil || !(sigma > 0) || math.IsInf(sigma, 0) {
-		return 0, false, fmt.Errorf("-bandwidth %q: want a number > 0 or median", s)
-	}
-	return sigma, false, nil
-}
-
-// tableOutput is what estimate and test print and write: a Markdown table and a CSV file.
-type tableOutput interface {
-	Markdown() string
-	WriteCSVFile(path string) error
-}
-
-// printTable checks -csv (csvOut, "" for none) before any work — never over a file already
-// there, nor the -data file — then runs work, prints its Markdown and writes its CSV.
-func printTable[T tableOutput](csvOut, data string, stdout io.Writer, work func() (T, error)) error {
-	if csvOut != "" {
-		if err := owndata.CheckNewFile(csvOut, data); err != nil {
-			return fmt.Errorf("-csv: %w", err)
-		}
-	}
-	res, err := work()
-	if err != nil {
-		return err
-	}
-	fmt.Fprint(stdout, res.Markdown())
-	if csvOut != "" {
-		if err := res.WriteCSVFile(csvOut); err != nil {
-			return fmt.Errorf("-csv: %w", err)
-		}
-		fmt.Fprintf(stdout, "\nwrote %s\n", csvOut)
-	}
-	return nil
 }

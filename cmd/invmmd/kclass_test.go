@@ -82,10 +82,13 @@ func TestKClassFitPredictEstimate(t *testing.T) {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
 	for _, want := range []string{"label label: 3 classes alpha, beta, gamma", "observed Z by class alpha: Z0=", "| none | 1 |", "| dr | 1 |",
-		"[Y=2: ", "test of H₀: h ⊥ Z | Y on the test split, cross route"} {
+		"[Y=gamma: ", "test of H₀: h ⊥ Z | Y on the test split, cross route"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("fit output lacks %q:\n%s", want, out)
 		}
+	}
+	if strings.Contains(out, "P(Y=1)") {
+		t.Errorf("fit output speaks of P(Y=1) for a label of 3 classes:\n%s", out)
 	}
 	md, _ := os.ReadFile(filepath.Join(dir, "results.md"))
 	if !strings.Contains(string(md), "- label label of 3 classes: alpha, beta, gamma; accuracy is of the most probable class, AUC the macro-AUC") ||
@@ -126,12 +129,12 @@ func TestKClassFitPredictEstimate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(recs[0], ","); got != "row,line,p_alpha,p_beta,p_gamma" || len(recs) != 901 {
-		t.Fatalf("predict wrote header %q and %d lines, want row,line,p_alpha,p_beta,p_gamma and 901", got, len(recs))
+	if got := strings.Join(recs[0], ","); got != "row,line,p_alpha,p_beta,p_gamma,logit_alpha,logit_beta,logit_gamma,class" || len(recs) != 901 {
+		t.Fatalf("predict wrote header %q and %d lines, want row,line,p_alpha,p_beta,p_gamma,logit_alpha,logit_beta,logit_gamma,class and 901", got, len(recs))
 	}
 	for _, r := range recs[1:] {
 		sum := 0.0
-		for _, v := range r[2:] {
+		for _, v := range r[2:5] {
 			p, err := strconv.ParseFloat(v, 64)
 			if err != nil || p <= 0 || p >= 1 {
 				t.Fatalf("row %v: probability %q", r, v)
@@ -143,11 +146,11 @@ func TestKClassFitPredictEstimate(t *testing.T) {
 		}
 	}
 	for _, h := range []string{"h1", "h1,h2"} {
-		out, stderr, err := runCmd(t, "estimate", "-data", data, "-h", h, "-y", "label", "-z", "z", "-x", "x1,x2,group", "-aux-epochs", "6", "-bandwidth", "median", "-methods", "ip,dr")
+		out, stderr, err := runCmd(t, "estimate", "-data", data, "-outputs", h, "-y", "label", "-z", "z", "-x", "x1,x2,group", "-aux-epochs", "6", "-bandwidth", "median", "-methods", "ip,dr")
 		if err != nil {
 			t.Fatalf("estimate -h %s: %v\n%s", h, err, stderr)
 		}
-		for _, want := range []string{"| dr | ", "Y=0: ", "Y=2: ", "label label: 3 classes alpha, beta, gamma, one stratum each"} {
+		for _, want := range []string{"| dr | ", "Y=alpha: ", "Y=gamma: ", "label label: 3 classes alpha, beta, gamma, one stratum each"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("estimate -h %s output lacks %q:\n%s", h, want, out)
 			}
@@ -157,11 +160,11 @@ func TestKClassFitPredictEstimate(t *testing.T) {
 		}
 	}
 	// The invariance test of the two-column h, by the cross route over the three classes.
-	out, stderr, err = runCmd(t, "test", "-data", data, "-h", "h1,h2", "-y", "label", "-z", "z", "-x", "x1,x2,group", "-aux-epochs", "6")
+	out, stderr, err = runCmd(t, "test", "-data", data, "-outputs", "h1,h2", "-y", "label", "-z", "z", "-x", "x1,x2,group", "-aux-epochs", "6")
 	if err != nil {
 		t.Fatalf("test -h h1,h2: %v\n%s", err, stderr)
 	}
-	for _, want := range []string{"h: 2 columns (h1, h2), one representation", "cross route", "| dr | ", "Y=2: "} {
+	for _, want := range []string{"h: 2 columns (h1, h2), one representation", "cross route", "| dr | ", "Y=gamma: "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("test -h h1,h2 output lacks %q:\n%s", want, out)
 		}
@@ -203,7 +206,7 @@ func TestKClassCommandErrors(t *testing.T) {
 		}
 	})
 	est := func(data, h string, more ...string) []string {
-		return append([]string{"estimate", "-data", data, "-y", "label", "-z", "z", "-h", h, "-x", "x1,x2", "-aux-epochs", "2"}, more...)
+		return append([]string{"estimate", "-data", data, "-y", "label", "-z", "z", "-outputs", h, "-x", "x1,x2", "-aux-epochs", "2"}, more...)
 	}
 	for _, tc := range []struct {
 		name string
@@ -216,17 +219,17 @@ func TestKClassCommandErrors(t *testing.T) {
 		{"a class absent from training", []string{"predict", "-model", model, "-data", unseen},
 			`classes.csv:6: column "label" (the model's label): class "delta" was absent from training; the model's classes are alpha, beta, gamma`},
 		{"h columns of different lengths", est(blank, "h1,h2"),
-			`classes.csv:11: column "h2" (-h): the cell is empty or missing (NA, NaN...): h is the 2 columns h1,h2 together`},
+			`classes.csv:11: column "h2" (-outputs): value "" is missing, want a number on every row: h is the 2 columns h1,h2 together`},
 		{"h not finite", est(inf, "h1,h2"), `classes.csv:4: column "h2": value "Inf" is infinite`},
-		{"h column listed twice", est(good, "h1,h1"), `-h h1,h1: column "h1" listed twice`},
-		{"h column absent", est(good, "h1,h3"), `no column named "h3" (-h)`},
+		{"h column listed twice", est(good, "h1,h1"), `-outputs h1,h1: column "h1" listed twice`},
+		{"h column absent", est(good, "h1,h3"), `no column named "h3" (-outputs)`},
 		{"a class with no observed Z, estimate", est(noZ, "h1,h2"),
 			`classes.csv: 0 row(s) with label = gamma have Z (z) observed: the MMD within that class's stratum needs at least 2`},
 		{"a class with no observed Z, fit", []string{"fit", "-data", noZ, "-y", "label", "-z", "z", "-out", t.TempDir()},
 			`0 row(s) with label = gamma have Z (z) observed`},
 		{"a class with no Z = 1", est(oneZ, "h1"), `classes.csv: no row with label = beta and z = 1 observed`},
-		{"test of a representation by the wild bootstrap", []string{"test", "-data", good, "-y", "label", "-z", "z", "-h", "h1,h2", "-x", "x1,x2", "-route", "wild"},
-			"-h h1,h2 -route wild: a representation of 2 columns takes the cross route"},
+		{"test of a representation by the wild bootstrap", []string{"test", "-data", good, "-y", "label", "-z", "z", "-outputs", "h1,h2", "-x", "x1,x2", "-route", "wild"},
+			"-route wild: -outputs h1,h2 is a representation of 2 columns, which takes the cross route"},
 	} {
 		_, stderr, err := runCmdSafe(t, tc.args...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

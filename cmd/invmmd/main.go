@@ -20,7 +20,7 @@
 //	estimate  your own CSV: each estimator's MMD² of a column of model outputs, with diagnostics
 //	test      your own CSV: is a column of model outputs independent of Z given Y? p-values with Z missing at random
 //	fit       your own CSV with missing Z: fit G and m, train h with each method, held-out MMD
-//	predict   score a CSV with a model saved by fit
+//	predict   score a CSV with a model saved by fit: probabilities, logits and the columns kept
 //
 // Run "invmmd <command> -h" for a command's flags. The backend is the pure-Go one unless
 // GOMLX_BACKEND names another (e.g. xla:cpu, xla:cuda).
@@ -77,7 +77,7 @@ func commands() []command {
 		{"estimate", "your own CSV: each estimator's MMD² of a column of model outputs, with diagnostics", runEstimate},
 		{"test", "your own CSV: is a column of model outputs independent of Z given Y? p-values with Z missing at random", runTest},
 		{"fit", "your own CSV with missing Z: fit G and m, train h with each method, report accuracy and held-out MMD", runFit},
-		{"predict", "score a CSV with a model saved by fit", plain(runPredict)},
+		{"predict", "score a CSV with a model saved by fit: probabilities, logits and the columns kept, ready for estimate and test", runPredict},
 	}...)
 }
 

@@ -530,7 +530,7 @@ func TestFlagCombinationsRefused(t *testing.T) {
 	}{
 		{append(base, "-methods", "dr,,obs"), `-methods "dr,,obs": method 2 of 3 is empty`},
 		{[]string{"sim", "-methods", "dr,"}, "is empty"},
-		{append(base, "-x", "x1,x1"), `column "x1" is listed twice in -x`},
+		{append(base, "-x", "x1,x1"), `-x x1,x1: column "x1" listed twice`},
 		{append(base, "-x", "x1,z"), `column "z" is both a feature (-x) and the nuisance (-z)`},
 		{append(base, "-split", "group", "-val-frac", "0.3"), "-split group and -val-frac"},
 	} {

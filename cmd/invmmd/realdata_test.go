@@ -66,7 +66,7 @@ func TestFitOnPublicTables(t *testing.T) {
 // applications) with its jackknife standard error, the rare (deny, afam) cell, 33
 // observed rows, is reported with its counts, and G and m stop by patience.
 func TestEstimateOnHMDA(t *testing.T) {
-	out, stderr, err := runCmd(t, "estimate", "-data", hmdaCSV, "-h", "pirat", "-y", "deny", "-y-positive", "yes", "-z", "afam", "-z-positive", "yes",
+	out, stderr, err := runCmd(t, "estimate", "-data", hmdaCSV, "-outputs", "pirat", "-y", "deny", "-y-positive", "yes", "-z", "afam", "-z-positive", "yes",
 		"-x", "hirat,lvrat,chist,mhist,phist,unemp,selfemp,insurance,condomin,single,hschool", "-methods", "obs,ip,reg,dr", "-bandwidth", "median")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
@@ -103,7 +103,7 @@ func TestEstimateNuisanceKinds(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fits auxiliary models")
 	}
-	base := []string{"estimate", "-data", collegeCSV, "-h", "score", "-y", "income", "-y-positive", "high", "-bandwidth", "median", "-aux-epochs", "15"}
+	base := []string{"estimate", "-data", collegeCSV, "-outputs", "score", "-y", "income", "-y-positive", "high", "-bandwidth", "median", "-aux-epochs", "15"}
 	for _, tc := range []struct {
 		name    string
 		args    []string
@@ -123,7 +123,7 @@ func TestEstimateNuisanceKinds(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			csvPath := filepath.Join(t.TempDir(), "estimates.csv")
-			out, stderr, err := runCmd(t, append(append(append([]string(nil), base...), tc.args...), "-csv", csvPath)...)
+			out, stderr, err := runCmd(t, append(append(append([]string(nil), base...), tc.args...), "-out", csvPath)...)
 			if err != nil {
 				t.Fatalf("%v\n%s", err, stderr)
 			}
@@ -133,7 +133,7 @@ func TestEstimateNuisanceKinds(t *testing.T) {
 				t.Fatal(err)
 			}
 			lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-			if len(lines) != 1+len(tc.methods) || lines[0] != "method,value,se,unreliable" {
+			if len(lines) != 1+len(tc.methods) || lines[0] != "method,value,se,unreliable,impossible" {
 				t.Errorf("-csv wrote:\n%s", b)
 			}
 			for i, m := range tc.methods {
@@ -142,7 +142,7 @@ func TestEstimateNuisanceKinds(t *testing.T) {
 				}
 			}
 			// A second run never replaces it.
-			if _, _, err := runCmd(t, append(append(append([]string(nil), base...), tc.args...), "-csv", csvPath)...); err == nil || !strings.Contains(err.Error(), "exists; remove it or name another file") {
+			if _, _, err := runCmd(t, append(append(append([]string(nil), base...), tc.args...), "-out", csvPath)...); err == nil || !strings.Contains(err.Error(), "exists; remove it or name another file") {
 				t.Errorf("-csv over an existing file: %v", err)
 			}
 			for _, w := range tc.want {
@@ -176,8 +176,8 @@ func TestTestCollege(t *testing.T) {
 		t.Skip("fits auxiliary models")
 	}
 	csvPath := filepath.Join(t.TempDir(), "tests.csv")
-	_, stderr, err := runCmd(t, "test", "-data", collegeCSV, "-h", "score", "-y", "income", "-y-positive", "high", "-z", "ethnicity",
-		"-x", "gender,score,fcollege,mcollege,home,urban,unemp,wage,distance,tuition,region", "-csv", csvPath)
+	_, stderr, err := runCmd(t, "test", "-data", collegeCSV, "-outputs", "score", "-y", "income", "-y-positive", "high", "-z", "ethnicity",
+		"-x", "gender,score,fcollege,mcollege,home,urban,unemp,wage,distance,tuition,region", "-out", csvPath)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}

@@ -18,9 +18,11 @@ func testMore() string {
 		"It assumes: Z is missing at random given (X, Y); positivity, G = P(Δ = 1 | X, Y) > 0; G right for ip, m right\n" +
 		"for reg, either for dr (obs: missingness independent of X given Y; full: Z on every row); and G and m fitted\n" +
 		"on rows other than those tested. Columns -g and -m are taken to have been fitted on other rows. Without them,\n" +
-		"G and m are fitted on -x of a random half B of the rows (half of each (Y, Δ) cell, by -seed; 80% of B to fit,\n" +
+		"G and m are fitted on -x of a random half B of the rows (half of each (Y, Δ) cell, by -seeds; 80% of B to fit,\n" +
 		"the other 20% held out to stop their training, -aux-patience); the cross route then sums its statistic over\n" +
 		"the other half A, and the wild and permutation routes test half A only.\n\n" +
+		"The kernel's σ is the median heuristic on h by default (on half B for the cross route), as in estimate and in\n" +
+		"fit's held-out tests (-bandwidth).\n" +
 		"routes: cross (default: a studentised statistic between two halves, standard normal under H₀, no resampling),\n" +
 		"wild (wild bootstrap of a V-statistic, -B draws), permutation (Z permuted within Y strata, -B draws; valid for\n" +
 		"full, and for obs only when missingness does not depend on X).\n" +
@@ -28,38 +30,43 @@ func testMore() string {
 }
 
 // runTest tests whether the model outputs h in a CSV (a column, or several: a
-// representation) are independent of the
-// nuisance Z given the label (owndata.Test), and prints each method's p-value.
-func runTest(_ context.Context, args []string, stdout, stderr io.Writer) error {
+// representation) are independent of the nuisance Z given the label (owndata.Test), and
+// prints each method's p-value.
+func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg := owndata.DefaultTestConfig()
-	fs := newFlags("test", "-data FILE.csv -h COL[,COL...] -y COL -z COL [-g COL] [-m COL] [-x COLS] [-methods ...] [-route cross|wild|permutation] [-B N] [-seed S] [-bandwidth σ|median] [-unconditional] [-csv FILE]", stdout, stderr, testMore)
-	var tf tableFlags
-	var nf netFlags
-	tf.register(fs, &cfg.Columns, "comma-separated feature columns on which G and m are fitted (on half B) when -g or -m is not given (default: none)")
-	nf.register(fs, &cfg.Nets, false)
-	fs.StringVar(&cfg.H, "h", cfg.H, "column of model outputs h (logits or scores), or comma-separated columns of one representation (cross route only) (required; -h alone, or -help, shows this help)")
-	fs.StringVar(&cfg.G, "g", cfg.G, "column of P(Δ = 1 | X, Y) fitted on rows other than these (default: fit an MLP on -x of half B)")
+	fs := newFlags("test", "-data FILE.csv -outputs COL[,COL...] -y COL -z COL [-g COL] [-m COL] [-x COLS] [-methods ...] [-route cross|wild|permutation] [-B N] [-seeds S] [-bandwidth median|σ] [-unconditional] [-out FILE.csv]", stdout, stderr, testMore)
+	o := &ownCommand{fs: fs, stderr: stderr}
+	o.columns(&cfg.Columns, "comma-separated feature columns on which G and m are fitted (on half B) when -g or -m is not given (default: none)")
+	o.auxNets(&cfg.Nets, "(on half B) when -g or -m is not given")
+	var minESS float64
+	fs.Var(floatValue{&minESS}, "min-ess", "no effect on test, whose p-values flag strata by their rows with a pseudo-outcome (fewer than 20), not by an effective sample size `ess`; kept for this release")
+	fs.StringVar(&cfg.H, "outputs", cfg.H, "column of model outputs h (a logit, a score), or comma-separated columns of one representation (cross route only) (required)")
+	alias(fs, "h", stderr)
+	fs.StringVar(&cfg.G, "g", cfg.G, "column of P(Δ = 1 | X, Y) fitted on rows other than these, > 0 on every row whose Z is observed (default: fit an MLP on -x of half B)")
 	fs.StringVar(&cfg.M, "m", cfg.M, "column of P(Z = 1 | X, Y) fitted on rows other than these (default: fit an MLP on -x of half B)")
 	methods := fs.String("methods", "", "comma-separated methods whose pseudo-outcome of Z is tested (default: see above)")
 	route := fs.String("route", cfg.Route.String(), "null distribution: cross, wild or permutation (see above)")
-	fs.IntVar(&cfg.Resamples, "B", cfg.Resamples, fmt.Sprintf("draws of the wild bootstrap or the permutation test (at least %d)", invmmd.MinResamples))
-	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the halves and the draws")
+	fs.Var(intValue{&cfg.Resamples}, "B", fmt.Sprintf("`N` draws of the wild bootstrap or the permutation test (%d to %d)", invmmd.MinResamples, invmmd.MaxResamples))
+	fs.Var(uintValue{&cfg.Seed}, "seeds", "`seed` of the halves and the draws (one)")
+	alias(fs, "seed", stderr)
 	fs.BoolVar(&cfg.Unconditional, "unconditional", cfg.Unconditional, "test h ⊥ Z over all rows instead of h ⊥ Z | Y")
-	bw := fs.String("bandwidth", "median", "Gaussian kernel bandwidth σ on h, or median (the median heuristic on h: of half B for the cross route)")
-	csvOut := fs.String("csv", "", "also write one row per method to this CSV file: method,statistic,p_value,unreliable (refused if it exists, or is the -data file)")
+	o.bandwidth("Gaussian kernel bandwidth σ on h, or median (the median heuristic on h: of half B for the cross route)")
+	out := fs.String("out", "", "also write one row per method to this CSV file: method,statistic,p_value,unreliable (refused if it exists unless -force, or is the -data file)")
+	alias(fs, "csv", stderr)
+	force := fs.Bool("force", false, "replace the -out file if it exists")
 	if len(args) == 1 && (args[0] == "-h" || args[0] == "--h") {
-		// -h names the model-output column here; alone it still asks for help, as for
-		// every command.
-		fs.SetOutput(stdout)
+		fs.SetOutput(stdout) // -h alone asks for help, as for every command
 		fs.Usage()
 		return flag.ErrHelp
 	}
-	if err := parse(fs, args); err != nil {
+	if err := o.parse(args, &cfg.Columns, &cfg.Nets, &cfg.Bandwidth, &cfg.Median); err != nil {
 		return err
 	}
-	if err := tf.check([2]string{"h", cfg.H}); err != nil {
-		return err
-	}
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "min-ess" {
+			fmt.Fprintln(stderr, "warning: -min-ess has no effect on test; it will be removed in the next release")
+		}
+	})
 	var err error
 	if *methods != "" {
 		if cfg.Methods, err = parseMethods(*methods); err != nil {
@@ -69,15 +76,13 @@ func runTest(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	if cfg.Route, err = invmmd.ParseTestRoute(*route); err != nil {
 		return fmt.Errorf("-route: %w", err)
 	}
-	if err := nf.parse(); err != nil {
-		return err
-	}
-	if cfg.Bandwidth, cfg.Median, err = parseBandwidth(*bw); err != nil {
-		return err
-	}
 	if err := cfg.Validate(); err != nil { // -B, -route with -methods: before the table is read
+		return ownError(err, "", "")
+	}
+	if err := checkOutFile(*out, cfg.Data, *force); err != nil {
 		return err
 	}
 	cfg.Log, cfg.Warn = stdout, stderr
-	return printTable(*csvOut, cfg.Data, stdout, func() (*owndata.Tests, error) { return owndata.Test(cfg) })
+	err = printTable(*out, *force, stdout, func() (*owndata.Tests, error) { return owndata.Test(ctx, cfg) })
+	return ownError(err, "nothing was written (the p-values are written when they are done)", rerunLine("test", args))
 }

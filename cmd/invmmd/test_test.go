@@ -23,7 +23,7 @@ func TestTestHelpSaysWhatThePValueMeans(t *testing.T) {
 		"the wild and permutation routes test half A only",
 		"80% of B to fit,\nthe other 20% held out to stop their training, -aux-patience",
 		"default: dr,ip,reg; full when no Z is missing",
-		"\n  -B int\n", "at least 100", "\n  -route string\n", "(default \"cross\")",
+		"\n  -B N\n", "100 to 100000", "\n  -route string\n", "(default \"cross\")", "the median heuristic on h by default",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("test -h lacks %q:\n%s", want, out)
@@ -37,7 +37,7 @@ func TestTestHelpSaysWhatThePValueMeans(t *testing.T) {
 func TestTestCommand(t *testing.T) {
 	data := ownCSV(t, 1500, false)
 	csvPath := filepath.Join(t.TempDir(), "p.csv")
-	args := []string{"test", "-data", data, "-h", "h", "-y", "outcome", "-y-positive", "yes", "-z", "z", "-g", "g", "-m", "m", "-csv", csvPath}
+	args := []string{"test", "-data", data, "-outputs", "h", "-y", "outcome", "-y-positive", "yes", "-z", "z", "-g", "g", "-m", "m", "-out", csvPath}
 	out, stderr, err := runCmd(t, args...)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
@@ -61,8 +61,8 @@ func TestTestCommand(t *testing.T) {
 		t.Errorf("dr's row %q: p %v (%v), want < 0.01 (h = 2·x1 − 1 + 0.3·Z)", lines[1], p, err)
 	}
 	_, _, err = runCmd(t, args...)
-	if err == nil || !strings.Contains(err.Error(), "-csv: "+csvPath+" exists") {
-		t.Errorf("a second run over the same -csv: error %v", err)
+	if err == nil || !strings.Contains(err.Error(), "-out "+csvPath+" exists; remove it or name another file (or -force to replace it)") {
+		t.Errorf("a second run over the same -out: error %v", err)
 	}
 	after, _ := os.ReadFile(csvPath)
 	if string(after) != string(b) {
@@ -95,22 +95,22 @@ func TestTestBadCommandLines(t *testing.T) {
 	os.WriteFile(noZPath, []byte(noZ.String()), 0o644)
 	os.WriteFile(constPath, []byte(constH.String()), 0o644)
 	own := []string{"-data", data, "-y", "outcome", "-y-positive", "yes", "-z", "z"}
-	small := []string{"-y", "y", "-z", "z", "-h", "h", "-g", "g", "-m", "m"}
+	small := []string{"-y", "y", "-z", "z", "-outputs", "h", "-g", "g", "-m", "m"}
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
-		{append([]string{"test", "-h", "score", "-g", "g", "-m", "m"}, own...), `no column named "score" (-h)`},
-		{append([]string{"test", "-h", "h", "-g", "gg", "-m", "m"}, own...), `no column named "gg" (-g)`},
-		{append([]string{"test", "-h", "h", "-route", "wild", "-B", "50", "-x", "x1"}, own...), "-B 50: want at least 100 resamples"},
-		{append([]string{"test", "-h", "h", "-route", "bootstrap"}, own...), `-route: unknown test route "bootstrap"`},
-		{append([]string{"test", "-h", "h", "-route", "permutation", "-methods", "dr"}, own...), "the permutation route is valid only for full and obs"},
-		{append([]string{"test", "-h", "h"}, own...), "the default methods (dr,ip,reg): methods dr,ip,reg need G"},
+		{append([]string{"test", "-outputs", "score", "-g", "g", "-m", "m"}, own...), `no column named "score" (-outputs)`},
+		{append([]string{"test", "-outputs", "h", "-g", "gg", "-m", "m"}, own...), `no column named "gg" (-g)`},
+		{append([]string{"test", "-outputs", "h", "-route", "wild", "-B", "50", "-x", "x1"}, own...), "-B 50: want 100 to 100000 resamples"},
+		{append([]string{"test", "-outputs", "h", "-route", "bootstrap"}, own...), `-route: unknown test route "bootstrap"`},
+		{append([]string{"test", "-outputs", "h", "-route", "permutation", "-methods", "dr"}, own...), "the permutation route is valid only for full and obs"},
+		{append([]string{"test", "-outputs", "h"}, own...), "the default methods (dr,ip,reg): -g: methods dr,ip,reg need G"},
 		{append([]string{"test", "-data", noZPath}, small...), "no row with y = 1 and z = 0 observed"},
 		{append([]string{"test", "-data", constPath}, small...), "h is constant"},
-		{[]string{"test", "-data", data, "-y", "outcome", "-z", "z"}, "flag -h is required"},
-		{append([]string{"test", "-h", "h", "-g", "g", "-m", "m", "-csv", data}, own...), "is the -data file"},
-		{append([]string{"test", "-h", "h", "-g", "g", "-m", "m", "-bandwidth", "wide"}, own...), `-bandwidth "wide"`},
+		{[]string{"test", "-data", data, "-y", "outcome", "-z", "z"}, "-outputs: required"},
+		{append([]string{"test", "-outputs", "h", "-g", "g", "-m", "m", "-out", data}, own...), "is the -data file"},
+		{append([]string{"test", "-outputs", "h", "-g", "g", "-m", "m", "-bandwidth", "wide"}, own...), `-bandwidth "wide"`},
 	} {
 		_, stderr, err := runCmd(t, tc.args...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -1,6 +1,7 @@
 package owndata
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/dataset"
 	"github.com/invmmd/invmmd/invmmd/models"
+	"github.com/invmmd/invmmd/invmmd/tabular"
 	"github.com/invmmd/invmmd/invmmd/train"
 )
 
@@ -41,14 +43,14 @@ func (r AuxReport) String() string {
 
 // Warning says that positivity fails when some Ĝ is below the floor, and that m learned
 // nothing when its validation NLL is not below the marginal model's (a nuisance that is
-// not binary); empty otherwise.
-func (r AuxReport) Warning() string {
+// not binary); empty otherwise. names names the settings it suggests (nil: their fields).
+func (r AuxReport) Warning(names tabular.Names) string {
 	var w []string
 	for _, m := range []struct {
 		name string
 		s    Stop
 	}{{"G", r.GStop}, {"m", r.MStop}} {
-		if s := stopWarning(m.name, m.s, "-aux-epochs"); s != "" {
+		if s := stopWarning(m.name, m.s, names.Of("AuxEpochs")); s != "" {
 			w = append(w, s)
 		}
 	}
@@ -58,26 +60,33 @@ func (r AuxReport) Warning() string {
 	}
 	if r.M.HasBaseline && r.M.ValNLL >= r.M.BaselineNLL {
 		w = append(w, fmt.Sprintf("m's validation NLL %.4f is not below the %.4f of the marginal model that ignores X and Y: m learned nothing about Z "+
-			"(more -aux-epochs, or -x columns that predict Z); reg rests on it, dr's correction then rests on Ĝ alone", r.M.ValNLL, r.M.BaselineNLL))
+			"(more %s, or feature columns %s that predict Z); reg rests on it, dr's correction then rests on Ĝ alone", r.M.ValNLL, r.M.BaselineNLL, names.Of("AuxEpochs"), names.Of("X")))
 	}
 	return strings.Join(w, " | ")
 }
 
-// FitAux fits G (target Δ) and m (target Z where observed) on (X, Y) of the training
-// split, MLPs of n.Hidden keeping their best epoch by validation NLL on the validation
-// split and stopping after n.AuxPatience epochs without a better one (at most
+// fitAux fits G (target Δ) and m (target Z where observed) on (X, Y) of the training
+// split of sp, MLPs of n.Hidden keeping their best epoch by validation NLL on the
+// validation split and stopping after n.AuxPatience epochs without a better one (at most
 // n.AuxEpochs), on backend b (nil: backend.Shared()). zmap is the feature map of a
 // nuisance that is not binary (Data.ZMap; m then predicts Ê[ψ(Z) | X, Y]), nil for a
-// binary one.
-func FitAux(b backends.Backend, n Nets, sp dataset.Splits, zmap invmmd.FeatureMap) (*train.Aux, AuxReport, error) {
+// binary one. It returns once ctx is done, with its error (see await).
+//
+// It is the one place where fit, estimate and test fit their nuisances: which rows G and m
+// learn from is its callers' choice (fit: the training split; estimate: a random 70%;
+// test: a part of half B), and cross-fitting goes here.
+func fitAux(ctx context.Context, b backends.Backend, n Nets, sp dataset.Splits, zmap invmmd.FeatureMap) (*train.Aux, AuxReport, error) {
 	hidden := n.Hidden
-	aux, err := train.FitAux(sp, func(_ train.Role, seed uint64) models.Net { return models.MLP{Hidden: hidden, Seed: seed} },
-		train.AuxConfig{BatchSize: min(n.Batch, sp.Train.Len()), Epochs: n.AuxEpochs, Patience: n.AuxPatience, LearningRate: n.LearningRate,
-			Seed: n.AuxSeed, Backend: b, ZMap: zmap})
+	// CONTEXT: when train.FitAux takes a context, pass ctx to it here and drop await.
+	aux, err := await(ctx, func() (*train.Aux, error) {
+		return train.FitAux(sp, func(_ train.Role, seed uint64) models.Net { return models.MLP{Hidden: hidden, Seed: seed} },
+			train.AuxConfig{BatchSize: min(n.Batch, sp.Train.Len()), Epochs: n.AuxEpochs, Patience: n.AuxPatience, LearningRate: n.LearningRate,
+				Seed: n.AuxSeed, Backend: b, ZMap: zmap})
+	})
 	if err != nil {
-		return nil, AuxReport{}, fmt.Errorf("fitting G and m: %w", err)
+		return nil, AuxReport{}, divergedError(fmt.Errorf("fitting G and m: %w", err), n.LearningRate)
 	}
-	r := AuxReport{G: aux.G, M: aux.M, GStop: AuxStopOf(aux.G, n.AuxPatience), MStop: AuxStopOf(aux.M, n.AuxPatience),
+	r := AuxReport{G: aux.G, M: aux.M, GStop: auxStopOf(aux.G, n.AuxPatience), MStop: auxStopOf(aux.M, n.AuxPatience),
 		MinG: math.Inf(1), Rows: len(aux.Train.G), On: "the training split (validation NLL on the validation split)"}
 	for _, g := range aux.Train.G {
 		r.MinG = math.Min(r.MinG, g)
@@ -86,4 +95,14 @@ func FitAux(b backends.Backend, n Nets, sp dataset.Splits, zmap invmmd.FeatureMa
 		}
 	}
 	return aux, r, nil
+}
+
+// divergedError turns the error of a network that diverged (train's "diverged" error: a
+// learning rate far too high) into a *FieldError of LearningRate, so that the command line
+// names its flag; any other error is returned as it is.
+func divergedError(err error, lr float64) error {
+	if err == nil || !strings.Contains(err.Error(), "diverged") {
+		return err
+	}
+	return &FieldError{Field: "LearningRate", Value: lr, Err: err}
 }

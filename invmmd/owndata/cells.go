@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/invmmd/invmmd/invmmd/dataset"
 )
@@ -12,7 +13,8 @@ import (
 // The observed (Y, Z) cells of a split: the majority baseline, the counts Fit reports, and
 // the check that each split can serve the penalty and the estimates.
 
-// Majority returns the accuracy of always predicting the most common label of s.
+// Majority returns the accuracy of always predicting the most common label of s: for a
+// binary label max(P(Y = 1), 1 − P(Y = 1)), for K classes the largest class's share.
 func Majority(s *dataset.Set) float64 {
 	if k := s.NumClasses(); k > 2 {
 		n := make([]int, k)
@@ -40,9 +42,9 @@ func ObservedCells(s *dataset.Set) [2][2]int {
 	return c
 }
 
-// ClassCells counts the rows of s with Z observed in each (Y, Z) cell of a binary Z, for
+// classCells counts the rows of s with Z observed in each (Y, Z) cell of a binary Z, for
 // each of the label's K classes (ObservedCells for any K), indexed [y][z].
-func ClassCells(s *dataset.Set) [][2]int {
+func classCells(s *dataset.Set) [][2]int {
 	c := make([][2]int, s.NumClasses())
 	for i := range s.Y {
 		if s.Delta[i] == 1 {
@@ -84,20 +86,20 @@ func checkSplitCells(cfg Config, sp dataset.Splits, names []string) ([]string, e
 				}
 				what := fmt.Sprintf("the %s split (%d rows) has %d row(s) with %s = %s and Z observed", []string{"training", "validation", "test"}[k], s.Len(), c, cfg.Y, class(y))
 				if k == 0 {
-					return nil, fmt.Errorf("%s: %s: the penalty within that stratum needs at least 2", cfg.Data, what)
+					return nil, fmt.Errorf("%s: %s: the penalty within that stratum needs at least 2; %s", cfg.Data, what, cfg.splitFix())
 				}
 				warn = append(warn, what+": its estimates within that stratum are empty")
 			}
 			continue
 		}
 		if len(names) > 2 {
-			for y, c := range ClassCells(s) {
+			for y, c := range classCells(s) {
 				for z := 0; z < 2; z++ {
 					if c[z] > 0 {
 						continue
 					}
 					what := fmt.Sprintf("the %s split (%d rows) has no row with %s = %s and %s = %d observed", []string{"training", "validation", "test"}[k], s.Len(), cfg.Y, names[y], cfg.Z, z)
-					fix := "place such rows there with -split, or change the random split (-seeds: the first seed; -val-frac, -test-frac)"
+					fix := cfg.splitFix()
 					if k == 0 {
 						return nil, fmt.Errorf("%s: %s: the penalty within %s = %s has no Z = %d row to compare, and m learns nothing of it; %s", cfg.Data, what, cfg.Y, names[y], z, fix)
 					}
@@ -114,7 +116,7 @@ func checkSplitCells(cfg Config, sp dataset.Splits, names []string) ([]string, e
 				}
 				what := fmt.Sprintf("the %s split (%d rows) has no row with %s = %d and %s = %d observed (cells Y0Z0=%d Y0Z1=%d Y1Z0=%d Y1Z1=%d)",
 					[]string{"training", "validation", "test"}[k], s.Len(), cfg.Y, y, cfg.Z, z, c[0][0], c[0][1], c[1][0], c[1][1])
-				fix := "place such rows there with -split, or change the random split (-seeds: the first seed; -val-frac, -test-frac)"
+				fix := cfg.splitFix()
 				switch k {
 				case 0:
 					return nil, fmt.Errorf("%s: %s: the penalty within Y = %d has no Z = %d row to compare, and m learns nothing of it; %s", cfg.Data, what, y, z, fix)
@@ -127,4 +129,23 @@ func checkSplitCells(cfg Config, sp dataset.Splits, names []string) ([]string, e
 		}
 	}
 	return warn, nil
+}
+
+// classShares renders the share of s's rows in each class: "0 62%, 1 38%", or by the
+// names of a K-class label's classes.
+func classShares(s *dataset.Set, classes []string) string {
+	k := max(2, s.NumClasses())
+	n := make([]int, k)
+	for _, y := range s.Y {
+		n[int(y)]++
+	}
+	parts := make([]string, k)
+	for c := range n {
+		name := strconv.Itoa(c)
+		if len(classes) > 2 {
+			name = classes[c]
+		}
+		parts[c] = fmt.Sprintf("%s %.0f%%", name, 100*float64(n[c])/float64(max(1, s.Len())))
+	}
+	return strings.Join(parts, ", ")
 }

@@ -1,7 +1,6 @@
 package owndata
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"math"
@@ -17,29 +16,38 @@ import (
 	"github.com/invmmd/invmmd/invmmd/train"
 )
 
-// Columns says which columns of a CSV file are what (the flags -data, -y, -z,
-// -y-positive, -z-positive and -x of fit and estimate).
+// Columns says which columns of a table are what. Every command reads its table through
+// them; the comments give the field names that errors use (FieldError.Field).
 type Columns struct {
-	Data string // the CSV file, with a header line (-data)
-	Y    string // the label column, binary (-y)
+	// Data is the CSV file, with a header line; Fit, Estimate and Test read it, FitTable,
+	// EstimateTable and TestTable take their table instead.
+	Data string
+	Y    string // the label column: binary, or of K > 2 classes
 	// Z is the nuisance column, or several comma-separated for a vector nuisance; empty,
-	// NA or NaN cells are missing Z (-z).
+	// NA or NaN cells (in any case) are missing Z.
 	Z         string
-	YPositive string   // the label's value read as Y = 1 when the column is not 0/1 (-y-positive)
-	ZPositive string   // the nuisance's value read as Z = 1 when the column is not 0/1 (-z-positive)
-	X         []string // feature columns; nil means every other column (-x)
+	YPositive string   // the label's value read as Y = 1 when the column is not 0/1
+	ZPositive string   // the nuisance's value read as Z = 1 when the column is not 0/1
+	X         []string // feature columns; nil means every other column (Fit), none (Estimate, Test)
 	// ZKind is the nuisance's kind, "binary", "categorical", "continuous" or "vector";
-	// empty infers it from the column(s) as tabular.Table.InferZKind says (-z-kind). A
-	// nuisance that is not binary is estimated and penalised by the joint MMD² between
-	// p(h, Z) and p(h)p(Z) within each Y stratum (invmmd.JointMMD).
+	// empty infers it from the column(s) as tabular.Table.InferZKind says. A nuisance that
+	// is not binary is estimated and penalised by the joint MMD² between p(h, Z) and
+	// p(h)p(Z) within each Y stratum (invmmd.JointMMD).
 	ZKind string
 	// ZMap chooses the kernel on a continuous or vector Z: its bandwidth (0: the median
-	// heuristic on the observed Z; -z-bandwidth), the Fourier tolerance, and a vector's
-	// random features and their seed (-z-features).
+	// heuristic on the observed Z), the Fourier tolerance, and a vector's random features
+	// (at most invmmd.MaxRandomFeatures) and their seed.
 	ZMap invmmd.MapSpec
+	// Names names the settings in messages and warnings: a field's name above (or of Nets,
+	// Config, EstimateConfig, TestConfig) → the caller's name for it; nil names them by
+	// their field names. The command line sets its flags ("LearningRate" → "-lr").
+	Names tabular.Names `json:"-"`
 }
 
-// Nets holds the network and training settings that fit and estimate share.
+// name returns how messages name the setting field.
+func (c Columns) name(field string) string { return c.Names.Of(field) }
+
+// Nets holds the network and training settings that fit, estimate and test share.
 //
 // Every network keeps its best epoch by its validation objective and stops early: once
 // Patience (h) or AuxPatience (G and m) epochs have brought no better validation
@@ -47,108 +55,133 @@ type Columns struct {
 // says which rule ended it (train.History.StopReason, train.FitReport.StopReason). The
 // rule is the experiments' (train.Config.Patience, train.AuxConfig.Patience).
 type Nets struct {
-	Hidden []int // hidden layer widths of every MLP: h, G and m (-hidden)
-	Epochs int   // the cap on training epochs of h; the best epoch by validation objective is kept (-epochs)
+	Hidden []int // hidden layer widths of every MLP: h, G and m (each 1 to MaxWidth)
+	Epochs int   // the cap on training epochs of h; the best epoch by validation objective is kept
 	// Patience stops h's training once this many epochs have brought no better validation
-	// objective; 0 trains every model to Epochs (-patience).
+	// objective; 0 trains every model to Epochs.
 	Patience  int
-	AuxEpochs int // the cap on training epochs of G and m (-aux-epochs)
+	AuxEpochs int // the cap on training epochs of G and m
 	// AuxPatience stops the training of G and m once this many epochs have brought no
-	// better validation NLL; 0 trains them to AuxEpochs (-aux-patience).
+	// better validation NLL; 0 trains them to AuxEpochs.
 	AuxPatience  int
-	Batch        int     // rows per step, capped at the training rows (-batch)
-	LearningRate float64 // Adam's step size (-lr)
+	Batch        int     // rows per step, capped at the training rows (2 to MaxBatch)
+	LearningRate float64 // Adam's step size, in (0, MaxLearningRate]
 	// MinESS is the Kish effective sample size under which a stratum is flagged unreliable
-	// (and, in Fit, dropped from the training penalty unless KeepUnreliable) (-min-ess).
+	// (and, in Fit, dropped from the training penalty unless KeepUnreliable).
 	MinESS  float64
-	AuxSeed uint64 // seed of G and m (-aux-seed)
+	AuxSeed uint64 // seed of G and m
 }
 
-// DefaultNets returns the network settings of invmmd fit and estimate: MLPs [32, 32]; h, G
-// and m each stopped after 20 epochs without a better validation objective, at most 400
-// epochs (the experiments' rule); batches of 2,048 rows, Adam at 5·10⁻³, the estimators'
-// default minimum ESS, seed 1 for G and m.
+// Bounds on the settings, checked before any work (FieldError), and the memory a fit may
+// plan for (checkMemory).
+const (
+	// MaxWidth bounds each hidden layer's width: a layer of 65,536 units after one as wide
+	// holds 4·10⁹ weights (16 GB in float32, before Adam's two moments).
+	MaxWidth = 1 << 16
+	// MaxLayers bounds the hidden layers of an MLP (as a saved model's architecture).
+	MaxLayers = 64
+	// MaxBatch bounds the rows per step: the penalty's exact kernel sums on a batch hold
+	// batch² values.
+	MaxBatch = 1 << 20
+	// MaxLearningRate bounds Adam's step size: each step moves every weight by about the
+	// learning rate, and at 1 or more the weights (initialised at about 1/√width) jump past
+	// any fit: h diverges, and G and m saturate at 0 or 1.
+	MaxLearningRate = 1.0
+	// MaxLambda bounds the penalty weight λ: the loss is float32, and with λ·penalty above
+	// 10⁶ (the penalty is at most 2 per stratum) the likelihood's changes fall below its
+	// resolution there (0.125 at 2·10⁶): the fit is the penalty alone, and by 10³⁸ the
+	// loss overflows.
+	MaxLambda = 1e6
+)
+
+// DefaultNets returns the network settings of invmmd fit, estimate and test: MLPs
+// [32, 32]; h, G and m each stopped after 20 epochs without a better validation
+// objective, at most 400 epochs (the experiments' rule); batches of 2,048 rows, Adam at
+// 5·10⁻³, the estimators' default minimum ESS, seed 1 for G and m.
 func DefaultNets() Nets {
 	return Nets{Hidden: []int{32, 32}, Epochs: 400, Patience: 20, AuxEpochs: 400, AuxPatience: 20, Batch: 2048, LearningRate: 5e-3,
 		MinESS: invmmd.DefaultMinESS, AuxSeed: 1}
 }
 
-// Validate checks the settings.
-func (n Nets) Validate() error {
-	if len(n.Hidden) == 0 {
-		return fmt.Errorf("-hidden: want at least one hidden layer width")
+// Validate checks the settings, each against its bound, and returns a *FieldError for the
+// first that is refused.
+func (n Nets) Validate() error { return n.validate(Columns{}) }
+
+func (n Nets) validate(c Columns) error {
+	if len(n.Hidden) == 0 || len(n.Hidden) > MaxLayers {
+		return fieldError("Hidden", n.Hidden, "want 1 to %d hidden layer widths", MaxLayers)
 	}
 	for _, w := range n.Hidden {
-		if w < 1 {
-			return fmt.Errorf("-hidden %v: want positive widths", n.Hidden)
+		if w < 1 || w > MaxWidth {
+			return fieldError("Hidden", n.Hidden, "want widths from 1 to %d (a wider layer does not fit in memory)", MaxWidth)
 		}
 	}
 	switch {
-	case n.Epochs < 1 || n.AuxEpochs < 1:
-		return fmt.Errorf("-epochs %d, -aux-epochs %d: want at least 1", n.Epochs, n.AuxEpochs)
+	case n.Epochs < 1:
+		return fieldError("Epochs", n.Epochs, "want at least 1")
+	case n.AuxEpochs < 1:
+		return fieldError("AuxEpochs", n.AuxEpochs, "want at least 1")
 	case n.Patience < 0:
-		return fmt.Errorf("-patience %d: want a number of epochs ≥ 0 (0: no early stopping, train to -epochs)", n.Patience)
+		return fieldError("Patience", n.Patience, "want a number of epochs ≥ 0 (0: no early stopping, train to %s)", c.name("Epochs"))
 	case n.AuxPatience < 0:
-		return fmt.Errorf("-aux-patience %d: want a number of epochs ≥ 0 (0: no early stopping, train to -aux-epochs)", n.AuxPatience)
-	case n.Batch < 2:
-		return fmt.Errorf("-batch %d: want at least 2", n.Batch)
-	case !(n.LearningRate > 0) || math.IsInf(n.LearningRate, 0):
-		return fmt.Errorf("-lr %v: want a finite value > 0", n.LearningRate)
+		return fieldError("AuxPatience", n.AuxPatience, "want a number of epochs ≥ 0 (0: no early stopping, train to %s)", c.name("AuxEpochs"))
+	case n.Batch < 2 || n.Batch > MaxBatch:
+		return fieldError("Batch", n.Batch, "want 2 to %d rows", MaxBatch)
+	case !(n.LearningRate > 0 && n.LearningRate <= MaxLearningRate):
+		return fieldError("LearningRate", n.LearningRate, "want a value in (0, %g]: Adam moves every weight by about this much per step, and from 1 on the networks diverge", MaxLearningRate)
 	case !(n.MinESS > 0) || math.IsInf(n.MinESS, 0):
-		return fmt.Errorf("-min-ess %v: want a finite value > 0", n.MinESS)
+		return fieldError("MinESS", n.MinESS, "want a finite value > 0")
 	}
 	return nil
 }
 
 // Config is one run of Fit: the table, the split, the methods, the networks and where the
-// results go. DefaultConfig gives the defaults of invmmd fit; set at least Data, Y and Z.
-//
-// An error about a setting names it by the flag of invmmd fit (or estimate) that sets it,
-// which each field's comment gives, so that the command line and the library report the
-// same problem in the same words.
+// results go. DefaultConfig gives the defaults of invmmd fit; set at least Data (Fit), Y
+// and Z. Errors about a setting are *FieldError naming its field.
 type Config struct {
 	Columns
 	Nets
-	// Split names a column whose values (train, val, test) give each row's split (-split);
-	// empty: a random split with ValFrac and TestFrac, seeded by the first of Seeds.
+	// Split names a column whose values (train, val, test) give each row's split; empty:
+	// a random split with ValFrac and TestFrac, seeded by the first of Seeds.
 	Split             string
-	ValFrac, TestFrac float64         // shares of rows for validation and test without Split (-val-frac, -test-frac)
-	Methods           []method.Method // the methods h is trained with, each once (-methods)
-	Lambda            float64         // penalty weight λ (-lambda)
-	Seeds             []uint64        // seeds of h, one model per seed and method (-seeds)
+	ValFrac, TestFrac float64         // shares of rows for validation and test without Split
+	Methods           []method.Method // the methods h is trained with, each once
+	Lambda            float64         // penalty weight λ, in [0, MaxLambda]
+	Seeds             []uint64        // seeds of h, one model per seed and method
 	// KeepUnreliable keeps strata flagged unreliable in the training penalty, as the
 	// paper's experiments do; by default they are dropped from that step's penalty, with a
-	// warning (-keep-unreliable).
+	// warning.
 	KeepUnreliable bool
-	// Objective names what training minimises and selection compares (train.Objectives,
-	// -objective): by default "robust" — the normalisers estimated once on the training
-	// split and the epoch selected with each stratum's estimate clipped at 0 — because with
-	// normalisers from a quarter of each batch and the raw estimate in selection, fits
-	// collapse or keep a nearly untrained h (README, Training choices); "paper" is the
-	// paper's objective.
+	// Objective names what training minimises and selection compares (train.Objectives):
+	// by default "robust" — the normalisers estimated once on the training split and the
+	// epoch selected with each stratum's estimate clipped at 0 — because with normalisers
+	// from a quarter of each batch and the raw estimate in selection, fits collapse or
+	// keep a nearly untrained h (README, Training choices); "paper" is the paper's.
 	Objective string
-	// Represent is the layer of h the penalty acts on (train.Config.Represent, -represent):
-	// "logits" (or empty), the paper's, or "features", h's last hidden layer, with the
-	// kernel's σ by the median heuristic on the initial network's training features. The
-	// held-out MMD² of h is then on the features too; the invariance tests stay on the
-	// logit, the model's prediction.
+	// Represent is the layer of h the penalty acts on (train.Config.Represent): "logits"
+	// (or empty), the paper's, or "features", h's last hidden layer (a binary label only),
+	// with the kernel's σ by the median heuristic on the initial network's training
+	// features. The held-out MMD² of h is then on the features too; the invariance tests
+	// stay on the logit, the model's prediction.
 	Represent string
+	// Bandwidth and Median are the kernel of the held-out estimates and tests on the test
+	// split: σ by the median heuristic on h (Median, the default, as estimate and test), or
+	// the fixed σ Bandwidth. The training penalty's σ is 1, the paper's.
+	Bandwidth float64
+	Median    bool
 	// Out is the folder that receives results.csv, results.md, heldout.txt, config.json,
-	// runs/METHOD-seedS.json and models/METHOD-seedS/ (-out); empty writes nothing. Fit
-	// checks it before reading the data (see Fit).
+	// runs/METHOD-seedS.json and models/METHOD-seedS/; empty writes nothing. It is locked
+	// while a fit writes there, and checked before the data is read (see Fit).
 	Out string
-	// Force lets Fit write into an Out that holds results of other settings, or of methods
-	// and seeds this run does not list, after removing those earlier results (-force).
+	// Force lets Fit write into an Out that holds results of other settings or data, or
+	// of methods and seeds this run does not list, after removing those earlier results.
 	Force bool
 	// Resume keeps the methods whose run file and model under Out were made with the same
-	// settings instead of training them again (-resume).
+	// settings and data instead of training them again.
 	Resume bool
-	// Args is the command line recorded in config.json (invmmd fit sets it; nil for a call
-	// from Go).
+	// Args is the command line recorded in config.json and in Out's lock (invmmd fit sets
+	// it; nil for a call from Go).
 	Args []string
-	// Context, when set, is checked before each method is trained: once it is done (e.g.
-	// on SIGINT), Fit stops, keeping every finished method's files. nil never stops.
-	Context context.Context `json:"-"`
 	// Backend runs the networks (G, m and h, their training and evaluation); nil means
 	// the shared default (backend.Shared, which GOMLX_BACKEND selects).
 	Backend backends.Backend `json:"-"`
@@ -162,7 +195,8 @@ type Config struct {
 
 // DefaultConfig returns the defaults of invmmd fit: a random 60/20/20 split, the methods
 // none, obs, ip, reg, dr and dr-po, λ = 1, seed 1, DefaultNets, unreliable strata dropped
-// from the training penalty, the robust objective, results written to invmmd-fit/.
+// from the training penalty, the robust objective, held-out estimates and tests with σ by
+// the median heuristic, results written to invmmd-fit/.
 func DefaultConfig() Config {
 	return Config{
 		Nets:    DefaultNets(),
@@ -171,13 +205,14 @@ func DefaultConfig() Config {
 		Lambda:    1,
 		Seeds:     []uint64{1},
 		Objective: "robust",
+		Median:    true,
 		Out:       "invmmd-fit",
 	}
 }
 
-// Spec returns how the table is read and split (the random split is seeded by the first
+// spec returns how the table is read and split (the random split is seeded by the first
 // seed).
-func (c Config) Spec() tabular.Spec {
+func (c Config) spec() tabular.Spec {
 	var seed uint64
 	if len(c.Seeds) > 0 {
 		seed = c.Seeds[0]
@@ -186,9 +221,12 @@ func (c Config) Spec() tabular.Spec {
 		ValFrac: c.ValFrac, TestFrac: c.TestFrac, Seed: seed}
 }
 
-// Validate checks the settings that can be checked before the table is read.
-func (c Config) Validate() error {
-	if err := c.Columns.validate(); err != nil {
+// Validate checks every setting that can be checked before the table is read (Data
+// included, which Fit reads); FitTable checks the others alike. It returns a *FieldError.
+func (c Config) Validate() error { return c.validate(true) }
+
+func (c Config) validate(needData bool) error {
+	if err := c.Columns.validate(needData); err != nil {
 		return err
 	}
 	if err := checkMethods(c.Methods); err != nil {
@@ -196,42 +234,81 @@ func (c Config) Validate() error {
 	}
 	for _, m := range c.Methods {
 		if m.NeedsTrueG() {
-			return fmt.Errorf("method %v needs the true P(Δ = 1 | X, Y), which only a simulation knows; use %v", m, strings.TrimSuffix(m.String(), "+"))
+			return fieldError("Methods", method.List(c.Methods), "method %v needs the true P(Δ = 1 | X, Y), which only a simulation knows; use %v", m, strings.TrimSuffix(m.String(), "+"))
 		}
 	}
-	if c.Lambda < 0 || math.IsNaN(c.Lambda) || math.IsInf(c.Lambda, 0) {
-		return fmt.Errorf("-lambda %v: want a finite value ≥ 0", c.Lambda)
+	if !(c.Lambda >= 0 && c.Lambda <= MaxLambda) {
+		return fieldError("Lambda", c.Lambda, "want a value from 0 to %g: the training loss is float32, and beyond it the likelihood falls below its resolution next to λ times the penalty (at most 2 per stratum)", MaxLambda)
+	}
+	if c.Split == "" && !(c.ValFrac > 0 && c.TestFrac > 0 && c.ValFrac+c.TestFrac < 1) {
+		f, v := "ValFrac", c.ValFrac
+		if c.ValFrac > 0 && c.ValFrac < 1 {
+			f, v = "TestFrac", c.TestFrac
+		}
+		return fieldError(f, v, "want %s and %s each > 0 and their sum < 1 (now %v and %v)", c.name("ValFrac"), c.name("TestFrac"), c.ValFrac, c.TestFrac)
 	}
 	if _, err := c.objective(); err != nil {
 		return err
 	}
 	if _, err := train.ParseRepresentation(c.Represent); err != nil {
-		return fmt.Errorf("-represent: %w", err)
+		return &FieldError{Field: "Represent", Value: c.Represent, Err: err}
 	}
 	if len(c.Seeds) == 0 {
-		return fmt.Errorf("-seeds: want at least one seed")
+		return fieldError("Seeds", nil, "want at least one seed")
 	}
 	for i, s := range c.Seeds {
 		if slices.Contains(c.Seeds[:i], s) {
-			return fmt.Errorf("-seeds: seed %d listed twice", s)
+			return fieldError("Seeds", c.Seeds, "seed %d listed twice", s)
 		}
 	}
-	return c.Nets.Validate()
+	if err := checkBandwidth(c.Bandwidth, c.Median); err != nil {
+		return err
+	}
+	return c.Nets.validate(c.Columns)
 }
 
-func (c Columns) validate() error {
-	for _, f := range [][2]string{{"data", c.Data}, {"y", c.Y}, {"z", c.Z}} {
+// checkBandwidth checks a bandwidth rule: the median heuristic, or a finite σ > 0.
+func checkBandwidth(sigma float64, median bool) error {
+	switch {
+	case median && sigma != 0:
+		return fieldError("Bandwidth", sigma, "with Median: give σ or the median heuristic, not both")
+	case !median && !(sigma > 0 && !math.IsInf(sigma, 0)):
+		return fieldError("Bandwidth", sigma, "want a finite σ > 0, or Median")
+	}
+	return nil
+}
+
+// validate checks the columns' settings; needData requires Data (a file to read).
+func (c Columns) validate(needData bool) error {
+	req := [][2]string{{"Y", c.Y}, {"Z", c.Z}}
+	if needData {
+		req = append([][2]string{{"Data", c.Data}}, req...)
+	}
+	for _, f := range req {
 		if f[1] == "" {
-			return fmt.Errorf("-%s: required", f[0])
+			return fieldError(f[0], nil, "required")
+		}
+	}
+	if _, err := tabular.ParseColumns(c.Z); err != nil {
+		return &FieldError{Field: "Z", Value: c.Z, Err: err}
+	}
+	for i, x := range c.X {
+		if strings.TrimSpace(x) == "" || slices.Contains(c.X[:i], x) {
+			return fieldError("X", c.X, "column %q is empty or listed twice", x)
 		}
 	}
 	if c.ZKind != "" {
 		if _, err := dataset.ParseZKind(c.ZKind); err != nil {
-			return fmt.Errorf("-z-kind: %w", err)
+			return &FieldError{Field: "ZKind", Value: c.ZKind, Err: err}
 		}
 	}
-	if c.ZMap.Bandwidth < 0 || c.ZMap.Features < 0 || c.ZMap.Tol < 0 {
-		return fmt.Errorf("-z-bandwidth %v, -z-features %d: want values ≥ 0 (0: the default)", c.ZMap.Bandwidth, c.ZMap.Features)
+	switch m := c.ZMap; {
+	case !(m.Bandwidth >= 0) || math.IsInf(m.Bandwidth, 0):
+		return fieldError("ZMap.Bandwidth", m.Bandwidth, "want a finite σ > 0, or 0 for the median heuristic on the observed Z")
+	case m.Features < 0 || m.Features > invmmd.MaxRandomFeatures:
+		return fieldError("ZMap.Features", m.Features, "want 0 (the default) to %d random frequencies", invmmd.MaxRandomFeatures)
+	case !(m.Tol >= 0 && m.Tol < 1):
+		return fieldError("ZMap.Tol", m.Tol, "want a tolerance in [0, 1) (0: the default)")
 	}
 	return nil
 }
@@ -241,34 +318,26 @@ func (c Columns) validate() error {
 func (c Columns) nuisanceKind(tab *tabular.Table) (dataset.ZKind, string, error) {
 	if c.ZKind != "" {
 		k, err := dataset.ParseZKind(c.ZKind)
-		return k, "named by -z-kind", err
+		return k, "named by " + c.name("ZKind"), err
 	}
 	k, why, err := tab.InferZKind(tabular.ZColumns(c.Z), c.ZPositive)
 	if err != nil {
 		return k, "", err
 	}
-	return k, "inferred from " + why + "; name -z-kind to decide otherwise", nil
-}
-
-// zFlags maps each nuisance column to the flag -z, for messages about missing columns.
-func (c Columns) zFlags(m map[string]string) map[string]string {
-	for _, z := range tabular.ZColumns(c.Z) {
-		m[z] = "-z"
-	}
-	return m
+	return k, "inferred from " + why + "; name " + c.name("ZKind") + " to decide otherwise", nil
 }
 
 // checkMethods refuses an empty list, an unknown method and a method listed twice.
 func checkMethods(ms []method.Method) error {
 	if len(ms) == 0 {
-		return fmt.Errorf("-methods: no method named")
+		return fieldError("Methods", nil, "no method named")
 	}
 	for i, m := range ms {
 		if !m.Valid() {
-			return fmt.Errorf("-methods: unknown method %d", int(m))
+			return fieldError("Methods", int(m), "unknown method")
 		}
 		if slices.Contains(ms[:i], m) {
-			return fmt.Errorf("-methods: %v listed twice", m)
+			return fieldError("Methods", method.List(ms), "%v listed twice", m)
 		}
 	}
 	return nil
@@ -281,7 +350,12 @@ func (c Config) objective() (train.Objective, error) {
 	}
 	o, err := train.ObjectiveByName(c.Objective)
 	if err != nil {
-		return o, fmt.Errorf("-objective: %w", err)
+		return o, &FieldError{Field: "Objective", Value: c.Objective, Err: err}
 	}
 	return o, nil
+}
+
+// settingsNote is the phrase naming the settings that fix a random split, for messages.
+func (c Config) splitFix() string {
+	return fmt.Sprintf("place such rows there with %s, or change the random split (%s: the first seed; %s, %s)", c.name("Split"), c.name("Seeds"), c.name("ValFrac"), c.name("TestFrac"))
 }

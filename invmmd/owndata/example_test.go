@@ -1,6 +1,7 @@
 package owndata_test
 
 import (
+	"context"
 	"fmt"
 	"log"
 	"math"
@@ -29,7 +30,7 @@ func ExampleLoadModel() {
 	cfg.Methods = []method.Method{method.DR}
 	cfg.Hidden, cfg.Epochs, cfg.AuxEpochs = []int{8}, 3, 3
 	cfg.Out = dir // models/dr-seed1/ goes there, with results.csv and the other files
-	res, err := owndata.Fit(cfg)
+	res, err := owndata.Fit(context.Background(), cfg)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -86,7 +87,7 @@ func ExampleTest() {
 	cfg := owndata.DefaultTestConfig() // the cross route, σ by the median heuristic
 	cfg.Data, cfg.H, cfg.Y, cfg.Z = path, "h", "y", "z"
 	cfg.G, cfg.M = "g", "m" // fitted on other rows (here: the truth)
-	res, err := owndata.Test(cfg)
+	res, err := owndata.Test(context.Background(), cfg)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -37,7 +38,7 @@ func TestFitWritesAndReports(t *testing.T) {
 	cfg.Backend = shared // the same as nil
 	var log, warn bytes.Buffer
 	cfg.Log, cfg.Warn = &log, &warn
-	res, err := Fit(cfg)
+	res, err := Fit(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +48,7 @@ func TestFitWritesAndReports(t *testing.T) {
 	if !strings.Contains(res.HeldOut, "h trained with dr (seed 1; best epoch 2, stopped at 2 of 2 by max-epochs), held-out test estimates:\n  dr: MMD² = ") {
 		t.Errorf("held-out text:\n%s", res.HeldOut)
 	}
-	if !strings.Contains(log.String(), "testdata/tiny.csv: 160 rows read in") || !strings.Contains(log.String(), "min Ĝ on training rows") {
+	if !strings.Contains(log.String(), "testdata/tiny.csv: 160 rows read;") || !strings.Contains(log.String(), "min Ĝ on training rows") {
 		t.Errorf("log:\n%s", log.String())
 	}
 	if len(res.Warnings) == 0 || strings.Count(warn.String(), "warning: ") != len(res.Warnings) {
@@ -66,7 +67,7 @@ func TestFitWritesAndReports(t *testing.T) {
 		}
 	}
 	for _, m := range cfg.Methods {
-		if _, err := LoadModel(ModelDir(cfg.Out, m, 1)); err != nil {
+		if _, err := LoadModel(modelDir(cfg.Out, m, 1)); err != nil {
 			t.Error(err)
 		}
 	}
@@ -80,13 +81,13 @@ func TestFitOnAnotherBackend(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer other.Finalize()
-	a, err := Fit(tinyConfig())
+	a, err := Fit(ctx, tinyConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg := tinyConfig()
 	cfg.Backend = other
-	b, err := Fit(cfg)
+	b, err := Fit(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,46 +106,65 @@ func TestConfigRefuses(t *testing.T) {
 	fit := func(f func(c *Config)) error {
 		c := tinyConfig()
 		f(&c)
-		_, err := Fit(c)
+		_, err := Fit(ctx, c)
 		return err
 	}
 	est := func(f func(c *EstimateConfig)) error {
 		c := DefaultEstimateConfig()
 		c.Data, c.Y, c.Z, c.H = tinyCSV, "y", "z", "x2"
 		f(&c)
-		_, err := Estimate(c)
+		_, err := Estimate(ctx, c)
 		return err
 	}
 	for _, tc := range []struct {
-		name string
-		err  error
-		want string
+		name  string
+		err   error
+		field string // the FieldError's field; "" for an error about the data
+		want  string
 	}{
-		{"no data", fit(func(c *Config) { c.Data = "" }), "-data: required"},
-		{"a method twice", fit(func(c *Config) { c.Methods = []method.Method{method.DR, method.DR} }), "-methods: dr listed twice"},
-		{"true G", fit(func(c *Config) { c.Methods = []method.Method{method.IPPlus} }), "method ip+ needs the true P(Δ = 1 | X, Y)"},
-		{"full with missing Z", fit(func(c *Config) { c.Methods = []method.Method{method.Full} }), "method full needs Z on every row"},
-		{"negative λ", fit(func(c *Config) { c.Lambda = -1 }), "-lambda -1: want a finite value ≥ 0"},
-		{"no seed", fit(func(c *Config) { c.Seeds = nil }), "-seeds: want at least one seed"},
-		{"a seed twice", fit(func(c *Config) { c.Seeds = []uint64{2, 2} }), "-seeds: seed 2 listed twice"},
-		{"zero width", fit(func(c *Config) { c.Hidden = []int{4, 0} }), "-hidden [4 0]: want positive widths"},
-		{"no epochs", fit(func(c *Config) { c.Epochs = 0 }), "-epochs 0, -aux-epochs 2: want at least 1"},
-		{"negative patience", fit(func(c *Config) { c.Patience = -1 }), "-patience -1: want a number of epochs ≥ 0 (0: no early stopping, train to -epochs)"},
-		{"negative aux patience", fit(func(c *Config) { c.AuxPatience = -3 }), "-aux-patience -3: want a number of epochs ≥ 0 (0: no early stopping, train to -aux-epochs)"},
-		{"estimate negative aux patience", est(func(c *EstimateConfig) { c.AuxPatience = -1 }), "-aux-patience -1: want a number of epochs ≥ 0"},
-		{"batch of one", fit(func(c *Config) { c.Batch = 1 }), "-batch 1: want at least 2"},
-		{"unknown representation", fit(func(c *Config) { c.Represent = "hidden" }), `-represent: train: representation "hidden", want logits or features`},
-		{"a column the file lacks", fit(func(c *Config) { c.X = []string{"x1", "age"} }), `no column named "age" (-x)`},
-		{"estimate none", est(func(c *EstimateConfig) { c.Methods = []method.Method{method.None} }), "method none has no estimate"},
-		{"estimate without h", est(func(c *EstimateConfig) { c.H = "" }), "-h: required"},
-		{"estimate σ = 0", est(func(c *EstimateConfig) { c.Bandwidth = 0 }), "-bandwidth 0: want a number > 0 or median"},
-		{"estimate needs G", est(func(c *EstimateConfig) { c.Methods = []method.Method{method.IP} }), "methods ip need G = P(Δ = 1 | X, Y) (-g)"},
+		{"no data", fit(func(c *Config) { c.Data = "" }), "Data", "Data: required"},
+		{"a method twice", fit(func(c *Config) { c.Methods = []method.Method{method.DR, method.DR} }), "Methods", "Methods dr,dr: dr listed twice"},
+		{"true G", fit(func(c *Config) { c.Methods = []method.Method{method.IPPlus} }), "Methods", "method ip+ needs the true P(Δ = 1 | X, Y)"},
+		{"full with missing Z", fit(func(c *Config) { c.Methods = []method.Method{method.Full} }), "Methods", "method full needs Z on every row"},
+		{"negative λ", fit(func(c *Config) { c.Lambda = -1 }), "Lambda", "Lambda -1: want a value from 0 to 1e+06"},
+		{"λ of 1e308", fit(func(c *Config) { c.Lambda = 1e308 }), "Lambda", "Lambda 1e+308: want a value from 0 to 1e+06"},
+		{"no seed", fit(func(c *Config) { c.Seeds = nil }), "Seeds", "Seeds: want at least one seed"},
+		{"a seed twice", fit(func(c *Config) { c.Seeds = []uint64{2, 2} }), "Seeds", "Seeds 2,2: seed 2 listed twice"},
+		{"zero width", fit(func(c *Config) { c.Hidden = []int{4, 0} }), "Hidden", "Hidden 4,0: want widths from 1 to 65536"},
+		{"huge width", fit(func(c *Config) { c.Hidden = []int{100000000} }), "Hidden", "Hidden 100000000: want widths from 1 to 65536"},
+		{"no epochs", fit(func(c *Config) { c.Epochs = 0 }), "Epochs", "Epochs 0: want at least 1"},
+		{"no aux epochs", fit(func(c *Config) { c.AuxEpochs = -5 }), "AuxEpochs", "AuxEpochs -5: want at least 1"},
+		{"negative patience", fit(func(c *Config) { c.Patience = -1 }), "Patience", "Patience -1: want a number of epochs ≥ 0 (0: no early stopping, train to Epochs)"},
+		{"negative aux patience", fit(func(c *Config) { c.AuxPatience = -3 }), "AuxPatience", "AuxPatience -3: want a number of epochs ≥ 0 (0: no early stopping, train to AuxEpochs)"},
+		{"estimate negative aux patience", est(func(c *EstimateConfig) { c.AuxPatience = -1 }), "AuxPatience", "AuxPatience -1: want a number of epochs ≥ 0"},
+		{"batch of one", fit(func(c *Config) { c.Batch = 1 }), "Batch", "Batch 1: want 2 to"},
+		{"learning rate 1e6", fit(func(c *Config) { c.LearningRate = 1e6 }), "LearningRate", "LearningRate 1e+06: want a value in (0, 1]"},
+		{"random features beyond the bound", fit(func(c *Config) { c.ZMap.Features = 100000000 }), "ZMap.Features", "ZMap.Features 100000000: want 0 (the default) to 1024"},
+		{"unknown representation", fit(func(c *Config) { c.Represent = "hidden" }), "Represent", `Represent hidden: train: representation "hidden", want logits or features`},
+		{"nuisance listed twice", fit(func(c *Config) { c.Z = "z,z" }), "Z", `Z z,z: column "z" listed twice`},
+		{"shares of rows", fit(func(c *Config) { c.ValFrac, c.TestFrac = 0.7, 0.5 }), "TestFrac", "sum < 1"},
+		{"a column the file lacks", fit(func(c *Config) { c.X = []string{"x1", "age"} }), "", `no column named "age" (X)`},
+		{"estimate none", est(func(c *EstimateConfig) { c.Methods = []method.Method{method.None} }), "Methods", "method none has no estimate"},
+		{"estimate without h", est(func(c *EstimateConfig) { c.H = "" }), "H", "H: required"},
+		{"estimate σ = 0", est(func(c *EstimateConfig) { c.Median, c.Bandwidth = false, 0 }), "Bandwidth", "Bandwidth 0: want a finite σ > 0, or Median"},
+		{"estimate needs G", est(func(c *EstimateConfig) { c.Methods = []method.Method{method.IP} }), "G", "methods ip need G = P(Δ = 1 | X, Y): give a column of fitted probabilities (G), or feature columns (X)"},
 	} {
 		if tc.err == nil || !strings.Contains(tc.err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want one containing %q", tc.name, tc.err, tc.want)
+			continue
+		}
+		var fe *FieldError
+		if got := errors.As(tc.err, &fe); got != (tc.field != "") || got && fe.Field != tc.field {
+			t.Errorf("%s: error %v is a FieldError %v (%+v), want field %q", tc.name, tc.err, got, fe, tc.field)
+		}
+		if flagLike.MatchString(tc.err.Error()) {
+			t.Errorf("%s: error %q names a flag", tc.name, tc.err)
 		}
 	}
 }
+
+// flagLike matches a command-line flag in a message: the library names fields, not flags.
+var flagLike = regexp.MustCompile(`(^|[ (])-[a-z]`)
 
 // TestEstimateFitsAuxWhenNeeded estimates the MMD² of x2 on the tiny table with G and m
 // fitted on x1 and grp: both are fitted, each estimator gives a finite value, and obs
@@ -156,20 +176,20 @@ func TestEstimateFitsAuxWhenNeeded(t *testing.T) {
 	cfg.Methods = []method.Method{method.Obs, method.DR}
 	var log bytes.Buffer
 	cfg.Log = &log
-	res, err := Estimate(cfg)
+	res, err := Estimate(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !res.FittedG || !res.FittedM || !strings.Contains(log.String(), "fitting G and m: MLP [4]") {
 		t.Errorf("G and m not fitted (%v, %v):\n%s", res.FittedG, res.FittedM, log.String())
 	}
-	if res.Rows != 160 || res.Sigma != 1 || len(res.Results) != 2 {
+	if res.Rows != 160 || !(res.Sigma > 0) || !res.Median || len(res.Results) != 2 {
 		t.Fatalf("%d rows, σ %v, %d results", res.Rows, res.Sigma, len(res.Results))
 	}
 	obsOnly := DefaultEstimateConfig()
 	obsOnly.Data, obsOnly.Y, obsOnly.Z, obsOnly.H = tinyCSV, "y", "z", "x2"
 	obsOnly.Methods = []method.Method{method.Obs}
-	plain, err := Estimate(obsOnly)
+	plain, err := Estimate(ctx, obsOnly)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,36 +211,36 @@ func TestFitOutputFolder(t *testing.T) {
 	os.WriteFile(file, []byte("x"), 0o644)
 	bad := tinyConfig()
 	bad.Data, bad.Out = filepath.Join(dir, "none.csv"), file
-	if _, err := Fit(bad); err == nil || !strings.Contains(err.Error(), "-out "+file+" is a file") {
+	if _, err := Fit(ctx, bad); err == nil || !strings.Contains(err.Error(), "Out "+file+": a file") {
 		t.Errorf("-out a file with a missing -data: %v, want -out named first", err)
 	}
 
 	cfg := tinyConfig()
 	cfg.Out = filepath.Join(dir, "out")
-	first, err := Fit(cfg)
+	first, err := Fit(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, m := range cfg.Methods {
-		if _, err := os.Stat(RunPath(cfg.Out, m, 1)); err != nil {
+		if _, err := os.Stat(runPath(cfg.Out, m, 1)); err != nil {
 			t.Errorf("run file: %v", err)
 		}
 	}
 	other := cfg
 	other.Lambda = 5
-	if _, err := Fit(other); err == nil || !strings.Contains(err.Error(), "lambda: 1 → 5") || !strings.Contains(err.Error(), "-force") {
+	if _, err := Fit(ctx, other); err == nil || !strings.Contains(err.Error(), "lambda: 1 → 5") || !strings.Contains(err.Error(), "or Force to remove") {
 		t.Errorf("other λ into the same folder: %v", err)
 	}
 	fewer := cfg
 	fewer.Methods = []method.Method{method.None}
-	if _, err := Fit(fewer); err == nil || !strings.Contains(err.Error(), filepath.Join("models", "dr-seed1")) {
+	if _, err := Fit(ctx, fewer); err == nil || !strings.Contains(err.Error(), filepath.Join("models", "dr-seed1")) {
 		t.Errorf("fewer methods into the same folder: %v, want the stale dr model named", err)
 	}
 	resumed := cfg
 	resumed.Resume = true
 	var log bytes.Buffer
 	resumed.Log = &log
-	again, err := Fit(resumed)
+	again, err := Fit(ctx, resumed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,28 +248,63 @@ func TestFitOutputFolder(t *testing.T) {
 		t.Errorf("resume: %d kept, rows %+v, want both kept with the first run's numbers; log:\n%s", again.Resumed, again.Rows, log.String())
 	}
 	fewer.Force = true
-	if _, err := Fit(fewer); err != nil {
+	if _, err := Fit(ctx, fewer); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(ModelDir(cfg.Out, method.DR, 1)); err == nil {
+	if _, err := os.Stat(modelDir(cfg.Out, method.DR, 1)); err == nil {
 		t.Errorf("-force kept the stale dr model")
 	}
 }
 
-// TestFitStopsOnContext: a done context stops Fit before the next method, keeping the
-// finished methods' files.
+// cancelAfter is an Observer that cancels its context once n runs have finished.
+type cancelAfter struct {
+	n      int
+	cancel context.CancelFunc
+}
+
+func (c *cancelAfter) Started(*Plan, *Result) error { return nil }
+func (c *cancelAfter) Finished(_ *Plan, r *Result, _ RunFile, _ *Trained) error {
+	if len(r.Rows) >= c.n {
+		c.cancel()
+	}
+	return nil
+}
+
+// TestFitStopsOnContext: a context done before the table is read stops Fit with its error
+// and nothing written; one done after the first run stops the plan before the next, the
+// first run's files on disk and the folder's lock released.
 func TestFitStopsOnContext(t *testing.T) {
 	cfg := tinyConfig()
 	cfg.Out = t.TempDir()
-	ctx, cancel := context.WithCancel(context.Background())
+	done, cancel := context.WithCancel(context.Background())
 	cancel()
-	cfg.Context = ctx
-	res, err := Fit(cfg)
-	if !errors.Is(err, context.Canceled) || res == nil || len(res.Rows) != 0 {
+	if res, err := Fit(done, cfg); !errors.Is(err, context.Canceled) || res != nil {
 		t.Fatalf("Fit with a cancelled context: %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(cfg.Out, ConfigFile)); err != nil {
-		t.Errorf("no config.json: %v", err)
+	if _, err := os.Stat(filepath.Join(cfg.Out, ConfigFile)); err == nil {
+		t.Errorf("a fit cancelled before reading wrote config.json")
+	}
+	run, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	p, err := Prepare(run, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := p.Execute(run, &cancelAfter{n: 1, cancel: cancel})
+	p.Close()
+	if !errors.Is(err, context.Canceled) || res == nil || len(res.Rows) != 1 || !strings.Contains(err.Error(), "1 of 2 runs finished") {
+		t.Fatalf("a plan cancelled after its first run: %v (%d rows)", err, len(res.Rows))
+	}
+	for _, f := range []string{ConfigFile, ResultsCSV, "runs/none-seed1.json", "models/none-seed1/model.json"} {
+		if _, err := os.Stat(filepath.Join(cfg.Out, f)); err != nil {
+			t.Errorf("the finished run's %s: %v", f, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(cfg.Out, "runs/dr-seed1.json")); err == nil {
+		t.Errorf("the run after the cancel was written")
+	}
+	if _, err := os.Stat(filepath.Join(cfg.Out, LockFile)); err == nil {
+		t.Errorf("the lock is still there after Close")
 	}
 }
 
@@ -270,7 +325,7 @@ func TestFitChecksEachSplitsCells(t *testing.T) {
 	os.WriteFile(path, []byte(b.String()), 0o644)
 	cfg := tinyConfig()
 	cfg.Data, cfg.Split = path, "part"
-	_, err := Fit(cfg)
+	_, err := Fit(ctx, cfg)
 	if err == nil || !strings.Contains(err.Error(), "the training split") || !strings.Contains(err.Error(), "no row with y = 1 and z = 0 observed") {
 		t.Errorf("error %v, want the training split's missing cell", err)
 	}

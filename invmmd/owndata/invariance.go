@@ -7,7 +7,6 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,34 +16,37 @@ import (
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/dataset"
 	"github.com/invmmd/invmmd/invmmd/method"
+	"github.com/invmmd/invmmd/invmmd/tabular"
 )
 
 // TestConfig is one run of Test: which column holds the model outputs h, where G and m
 // come from, the methods whose pseudo-outcomes are tested, and the test's route.
-// DefaultTestConfig gives the defaults of invmmd test; set at least Data, Y, Z and H.
+// DefaultTestConfig gives the defaults of invmmd test; set at least Data (Test), Y, Z and H.
 type TestConfig struct {
 	Columns
 	// Nets are the settings of the MLPs fitted for G and m on X when G or M is not given
 	// (only Hidden, AuxEpochs, AuxPatience, Batch, LearningRate and AuxSeed matter).
 	Nets
-	H string // the column of model outputs h, logits or scores, or columns "a,b,c" of a representation (-h; cross route only)
-	G string // a column of P(Δ = 1 | X, Y) fitted on other rows (-g); empty: fit an MLP on X
-	M string // a column of P(Z = 1 | X, Y) of a binary Z fitted on other rows (-m); empty: fit an MLP on X
+	H string // the column of model outputs h, logits or scores, or columns "a,b,c" of a representation (cross route only)
+	G string // a column of P(Δ = 1 | X, Y) fitted on other rows; empty: fit an MLP on X
+	M string // a column of P(Z = 1 | X, Y) of a binary Z fitted on other rows; empty: fit an MLP on X
 	// Methods are the estimators whose pseudo-outcome of Z is tested; nil chooses them once
-	// the table is read (DefaultTestMethods).
+	// the table is read (full without missing Z; dr, ip and reg; obs on the permutation
+	// route).
 	Methods []method.Method
-	// Unconditional tests h ⊥ Z over all rows instead of h ⊥ Z | Y (-unconditional).
+	// Unconditional tests h ⊥ Z over all rows instead of h ⊥ Z | Y.
 	Unconditional bool
-	Bandwidth     float64 // σ of the Gaussian kernel on h (-bandwidth σ)
-	// Median takes σ by the median heuristic on h instead of Bandwidth (-bandwidth median):
-	// on the rows of half B for the cross route, on the rows tested otherwise.
-	Median bool
-	Route  invmmd.TestRoute // how the null distribution is obtained (-route)
-	// Resamples are the draws of the wild bootstrap or the permutation test (-B); the
-	// cross route draws none. 0 means invmmd.DefaultResamples; fewer than
-	// invmmd.MinResamples are refused, whatever the route.
+	// Bandwidth and Median are the kernel's σ on h: by the median heuristic (Median, the
+	// default: on the rows of half B for the cross route, on the rows tested otherwise),
+	// or the fixed σ Bandwidth.
+	Bandwidth float64
+	Median    bool
+	Route     invmmd.TestRoute // how the null distribution is obtained
+	// Resamples are the draws of the wild bootstrap or the permutation test; the cross
+	// route draws none. 0 means invmmd.DefaultResamples; fewer than invmmd.MinResamples or
+	// more than invmmd.MaxResamples are refused, whatever the route.
 	Resamples int
-	Seed      uint64 // seeds the halves and the draws (-seed)
+	Seed      uint64 // seeds the halves and the draws
 	// Backend, Log and Warn are as in Config.
 	Backend backends.Backend `json:"-"`
 	Log     io.Writer        `json:"-"`
@@ -53,16 +55,16 @@ type TestConfig struct {
 
 // DefaultTestConfig returns the defaults of invmmd test: the cross route, the median
 // heuristic bandwidth, h ⊥ Z | Y, invmmd.DefaultResamples draws (for the other routes),
-// seed 1, the methods chosen by DefaultTestMethods, and DefaultNets for G and m.
+// seed 1, the methods chosen once the table is read, and DefaultNets for G and m.
 func DefaultTestConfig() TestConfig {
 	return TestConfig{Nets: DefaultNets(), Median: true, Route: invmmd.CrossRoute, Resamples: invmmd.DefaultResamples, Seed: 1}
 }
 
-// DefaultTestMethods returns the methods Test uses when none are named: full when no Z is
+// defaultTestMethods returns the methods Test uses when none are named: full when no Z is
 // missing (the test on the complete data); otherwise dr, ip and reg — dr's p-value needs G
 // or m to be right, ip's G, reg's m, so agreement between them is a check on the fitted
 // nuisances — except on the permutation route, valid only for full and obs, where obs.
-func DefaultTestMethods(zComplete bool, route invmmd.TestRoute) []method.Method {
+func defaultTestMethods(zComplete bool, route invmmd.TestRoute) []method.Method {
 	switch {
 	case zComplete:
 		return []method.Method{method.Full}
@@ -79,23 +81,26 @@ func (c TestConfig) estimateConfig() EstimateConfig {
 		Bandwidth: c.Bandwidth, Median: c.Median, Backend: c.Backend, Log: c.Log, Warn: c.Warn}
 }
 
-// Validate checks the settings that can be checked before the table is read: those of
-// EstimateConfig.Validate, the route (the cross route for several h columns), the
-// resamples, and that the permutation route is asked only of full and obs.
-func (c TestConfig) Validate() error {
+// Validate checks every setting that can be checked before the table is read (Data
+// included, which Test reads): those of EstimateConfig.Validate, the route (the cross
+// route for several h columns), the resamples, and that the permutation route is asked
+// only of full and obs. It returns a *FieldError.
+func (c TestConfig) Validate() error { return c.validate(true) }
+
+func (c TestConfig) validate(needData bool) error {
 	if c.Route < invmmd.CrossRoute || c.Route > invmmd.PermutationRoute {
-		return fmt.Errorf("-route %v: want cross, wild or permutation", c.Route)
+		return fieldError("Route", c.Route, "want cross, wild or permutation")
 	}
-	if c.Resamples != 0 && c.Resamples < invmmd.MinResamples {
-		return fmt.Errorf("-B %d: want at least %d resamples (fewer give p-values too coarse to compare with α = 0.05)", c.Resamples, invmmd.MinResamples)
+	if c.Resamples != 0 && (c.Resamples < invmmd.MinResamples || c.Resamples > invmmd.MaxResamples) {
+		return fieldError("Resamples", c.Resamples, "want %d to %d resamples (fewer give p-values too coarse to compare with α = 0.05; each costs a pass over the rows)", invmmd.MinResamples, invmmd.MaxResamples)
 	}
-	if hc := HColumns(c.H); len(hc) > 1 && c.Route != invmmd.CrossRoute {
-		return fmt.Errorf("-h %s -route %v: a representation of %d columns takes the cross route (the %v route expands the kernel of one column)", c.H, c.Route, len(hc), c.Route)
+	if hc := hColumns(c.H); len(hc) > 1 && c.Route != invmmd.CrossRoute {
+		return fieldError("Route", c.Route, "%s %s is a representation of %d columns, which takes the cross route (the %v route expands the kernel of one column)", c.name("H"), c.H, len(hc), c.Route)
 	}
 	if c.Route == invmmd.PermutationRoute {
 		for _, m := range c.Methods {
 			if m != method.Full && m != method.Obs {
-				return fmt.Errorf("-route permutation -methods %s: the permutation route is valid only for full and obs (permuting the pseudo-outcome of %v breaks its link to G and m); use -route cross or wild", method.List(c.Methods), m)
+				return fieldError("Methods", method.List(c.Methods), "the permutation route is valid only for full and obs (permuting the pseudo-outcome of %v breaks its link to G and m); use the cross or wild route", m)
 			}
 		}
 	}
@@ -103,7 +108,7 @@ func (c TestConfig) Validate() error {
 	if ec.Methods == nil {
 		ec.Methods = []method.Method{method.Obs} // the defaults are chosen once the table is read
 	}
-	return ec.Validate()
+	return ec.validate(needData)
 }
 
 // Tests are the invariance tests of model outputs (a column, or several: one
@@ -121,8 +126,10 @@ type Tests struct {
 	Nuisance dataset.Nuisance
 	KindWhy  string
 	ZMap     invmmd.FeatureMap
-	FittedG  bool // Ĝ came from an MLP fitted on X of half B, not from a column
-	FittedM  bool // m̂ likewise
+	Classes  []string // the label's K > 2 classes; nil for a binary label
+	Median   bool     // σ by the median heuristic on h
+	FittedG  bool     // Ĝ came from an MLP fitted on X of half B, not from a column
+	FittedM  bool     // m̂ likewise
 	// AuxFit is how the fitted G and m fit and how their training ended (zero when
 	// neither was fitted).
 	AuxFit AuxReport
@@ -130,44 +137,63 @@ type Tests struct {
 	HalfA, HalfB int
 	Results      []invmmd.TestResult
 	Warnings     []string
+	inA          []bool // the halves (true: A), when G or m was fitted
 }
 
-// Test runs invmmd test: it reads the columns of cfg and tests H₀: h ⊥ Z | Y (or h ⊥ Z
-// with Unconditional) by each method's pseudo-outcome of Z (invmmd.InvarianceTest). h
-// may be one column or several (-h a,b,c: a representation, with the kernel on its rows
-// and σ by the median heuristic on them); several take the cross route only.
+// Test runs invmmd test on the CSV file cfg.Data: it validates cfg, reads the columns it
+// names (stopping once ctx is done) and tests as TestTable does.
+func Test(ctx context.Context, cfg TestConfig) (*Tests, error) {
+	if err := cfg.validate(true); err != nil {
+		return nil, err
+	}
+	tab, err := cfg.estimateConfig().readCSV(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return testTable(ctx, tab, cfg, fitNuisancesMLP)
+}
+
+// TestTable runs invmmd test on the table tab, held in memory (tabular.NewTable) or read
+// already (cfg.Data is not read), exactly as the command does on a file: it tests H₀:
+// h ⊥ Z | Y (or h ⊥ Z with Unconditional) by each method's pseudo-outcome of Z
+// (invmmd.InvarianceTest). h may be one column or several (a representation, with the
+// kernel on its rows); several take the cross route only. A study that simulates a table
+// many times (a calibration of the test) calls it once per table.
 //
-// The p-values are valid only if G and m were not fitted on the rows tested. Columns -g
-// and -m are taken to have been fitted on other rows. When G or m must be fitted here, the
+// The p-values are valid only if G and m were not fitted on the rows tested. Columns G
+// and M are taken to have been fitted on other rows. When G or m must be fitted here, the
 // rows are first split into halves A and B (a random half of each (Y, Δ) cell, seeded by
 // Seed); G and m are fitted on B alone (80% of B to fit, 20% held out for the stopping
 // rule: the best epoch by its NLL, stopping after AuxPatience epochs without a better
 // one) and predicted for every row; the cross route then uses exactly these halves (its
 // witness is built on B, its statistic summed over A), and the wild and permutation
-// routes test the rows of A only.
-func Test(cfg TestConfig) (*Tests, error) {
-	if err := cfg.Validate(); err != nil {
+// routes test the rows of A only. Every check comes before any fitting; once ctx is done
+// it stops within moments with an error wrapping ctx's.
+func TestTable(ctx context.Context, tab *tabular.Table, cfg TestConfig) (*Tests, error) {
+	if err := cfg.validate(false); err != nil {
 		return nil, err
 	}
-	log := cfg.Log
-	if log == nil {
-		log = io.Discard
-	}
+	return testTable(ctx, tab, cfg, fitNuisancesMLP)
+}
+
+// testTable is TestTable with the nuisances fitted by fit.
+func testTable(ctx context.Context, tab *tabular.Table, cfg TestConfig, fit nuisanceFitter) (*Tests, error) {
+	log := orDiscard(cfg.Log)
 	warn := &warner{w: cfg.Warn}
 	ec := cfg.estimateConfig()
-	l, err := ec.load(log)
+	l, err := ec.load(tab, log)
 	if err != nil {
 		return nil, err
 	}
 	rows, h := l.rows, l.rep
 	if ec.Methods == nil {
-		ec.Methods = DefaultTestMethods(rows.MissingZ() == 0, cfg.Route)
-		if err := ec.Validate(); err != nil {
+		ec.Methods = defaultTestMethods(rows.MissingZ() == 0, cfg.Route)
+		if err := ec.validate(false); err != nil {
 			return nil, fmt.Errorf("the default methods (%s): %w", method.List(ec.Methods), err)
 		}
 	}
-	out := &Tests{File: cfg.Data, Rows: l.tab.Len(), MissingZ: rows.MissingZ(), Tested: l.tab.Len(), Route: cfg.Route, Unconditional: cfg.Unconditional,
-		Nuisance: l.nu, KindWhy: l.why, ZMap: l.zmap, FittedG: ec.fitG(), FittedM: ec.fitM()}
+	out := &Tests{File: tab.File, Rows: tab.Len(), MissingZ: rows.MissingZ(), Tested: tab.Len(), Route: cfg.Route, Unconditional: cfg.Unconditional,
+		Nuisance: l.nu, KindWhy: l.why, ZMap: l.zmap, Classes: l.classes, Median: cfg.Median, FittedG: ec.fitG(), FittedM: ec.fitM()}
 	opts := invmmd.TestOptions{Options: invmmd.Options{Median: cfg.Median, Unconditional: cfg.Unconditional}, Route: cfg.Route, Resamples: cfg.Resamples, Seed: cfg.Seed}
 	if len(l.classes) > 2 {
 		opts.Classes = len(l.classes)
@@ -185,10 +211,10 @@ func Test(cfg TestConfig) (*Tests, error) {
 				b = append(b, i)
 			}
 		}
-		out.HalfA, out.HalfB = len(a), len(b)
+		out.HalfA, out.HalfB, out.inA = len(a), len(b), inA
 		fitRows, stopRows := splitFit(b, cfg.AuxSeed)
 		fmt.Fprintf(log, "halves: A %d rows (tested), B %d rows (G and m fitted on them only)\n", len(a), len(b))
-		if out.AuxFit, err = l.fitAux(ec, &rows, out.FittedG, out.FittedM, &[3][]int{fitRows, stopRows, a}, log, warn); err != nil {
+		if out.AuxFit, err = l.fitAux(ctx, ec, fit, &rows, out.FittedG, out.FittedM, &[3][]int{fitRows, stopRows, a}, log, warn); err != nil {
 			return nil, fmt.Errorf("fitting G and m on half B: %w", err)
 		}
 		if cfg.Route == invmmd.CrossRoute {
@@ -203,12 +229,12 @@ func Test(cfg TestConfig) (*Tests, error) {
 			out.Tested = len(a)
 		}
 	}
-	if out.Results, err = invmmd.InvarianceTest(context.Background(), h, rows, opts, ec.Methods...); err != nil {
+	if out.Results, err = invmmd.InvarianceTest(ctx, h, rows, opts, ec.Methods...); err != nil {
 		return nil, err
 	}
 	for _, r := range out.Results {
 		if len(r.Unreliable) > 0 {
-			warn.add(fmt.Sprintf("%v: the p-value may not be trusted: %s", r.Method, strings.Join(r.Unreliable, "; ")))
+			warn.add(fmt.Sprintf("%v: the p-value may not be trusted: %s", r.Method, classText(strings.Join(r.Unreliable, "; "), l.classes)))
 		}
 		if r.Method == method.Obs && out.MissingZ > 0 {
 			warn.add("obs: its p-value is valid only when whether Z is missing does not depend on X given Y; where it does, the observed rows carry a dependence between h and Z that the full data lacks, and the test rejects a true H₀ too often (use dr)")
@@ -231,8 +257,8 @@ func splitFit(b []int, seed uint64) (fit, stop []int) {
 // testAuxValFrac is the share of half B on which Test stops the training of G and m early.
 const testAuxValFrac = 0.2
 
-// Meaning says in a few lines what the p-values are and what they assume.
-func (t *Tests) Meaning() string {
+// meaning says in a few lines what the p-values are and what they assume.
+func (t *Tests) meaning() string {
 	h0 := "h ⊥ Z | Y (within each Y stratum)"
 	if t.Unconditional {
 		h0 = "h ⊥ Z (over all rows)"
@@ -256,10 +282,10 @@ func (t *Tests) Meaning() string {
 			fmt.Fprintf(&b, "; the %v test ran on half A only (%d rows): the rows of B only fit the nuisances.\n", t.Route, t.HalfA)
 		}
 		if t.FittedG != t.FittedM {
-			fmt.Fprintln(&b, "The column given (-g or -m) is assumed to have been fitted on rows other than these.")
+			fmt.Fprintln(&b, "The column given (of G or m) is assumed to have been fitted on rows other than these.")
 		}
 	case t.needsColumns():
-		fmt.Fprintln(&b, "The -g and -m columns are assumed to have been fitted on rows other than these: fitted on the same rows, the p-values are not valid.")
+		fmt.Fprintln(&b, "The columns of G and m are assumed to have been fitted on rows other than these: fitted on the same rows, the p-values are not valid.")
 	}
 	return b.String()
 }
@@ -275,14 +301,11 @@ func (t *Tests) needsColumns() bool {
 }
 
 // strataText renders a result's rows per stratum: "Y=0: 480/470" (halves A/B, cross) or
-// "Y=0: 950".
-func strataText(r invmmd.TestResult) string {
+// "Y=0: 950"; the strata of a K-class label by their classes' names.
+func strataText(r invmmd.TestResult, classes []string) string {
 	var parts []string
 	for _, s := range r.Strata {
-		name := "all rows"
-		if !math.IsNaN(s.Y) {
-			name = fmt.Sprintf("Y=%v", s.Y)
-		}
+		name := stratumName(s.Y, math.IsNaN(s.Y), classes)
 		if r.Route == invmmd.CrossRoute {
 			parts = append(parts, fmt.Sprintf("%s: %d/%d", name, s.Rows[0], s.Rows[1]))
 		} else {
@@ -304,6 +327,13 @@ func (t *Tests) Markdown() string {
 	kernel := "Gaussian kernel on h"
 	if len(t.Results) > 0 {
 		kernel = fmt.Sprintf("Gaussian kernel on h σ = %.4g", t.Results[0].Sigma)
+		if t.Median {
+			kernel += " (the median heuristic on h"
+			if t.Route == invmmd.CrossRoute {
+				kernel += ", on half B"
+			}
+			kernel += ")"
+		}
 		if t.Route == invmmd.CrossRoute {
 			kernel += fmt.Sprintf(", kernel sums %v", t.Results[0].Path)
 		}
@@ -330,11 +360,11 @@ func (t *Tests) Markdown() string {
 	for _, r := range t.Results {
 		u := "none"
 		if len(r.Unreliable) > 0 {
-			u = strings.Join(r.Unreliable, "; ")
+			u = classText(strings.Join(r.Unreliable, "; "), t.Classes)
 		}
-		fmt.Fprintf(&b, "| %v | %.4g | %.4g | %s | %s | %s |\n", r.Method, r.Statistic, r.PValue, strataText(r), u, r.Method.Info().TestAssumes)
+		fmt.Fprintf(&b, "| %v | %.4g | %.4g | %s | %s | %s |\n", r.Method, r.Statistic, r.PValue, strataText(r, t.Classes), u, r.Method.Info().TestAssumes)
 	}
-	fmt.Fprintf(&b, "\n%s", t.Meaning())
+	fmt.Fprintf(&b, "\n%s", t.meaning())
 	return b.String()
 }
 
@@ -347,7 +377,7 @@ func (t *Tests) CSV(w io.Writer) error {
 		return err
 	}
 	for _, r := range t.Results {
-		if err := cw.Write([]string{r.Method.String(), strconv.FormatFloat(r.Statistic, 'g', -1, 64), strconv.FormatFloat(r.PValue, 'g', -1, 64), strings.Join(r.Unreliable, "; ")}); err != nil {
+		if err := cw.Write([]string{r.Method.String(), strconv.FormatFloat(r.Statistic, 'g', -1, 64), strconv.FormatFloat(r.PValue, 'g', -1, 64), classText(strings.Join(r.Unreliable, "; "), t.Classes)}); err != nil {
 			return err
 		}
 	}
@@ -356,14 +386,4 @@ func (t *Tests) CSV(w io.Writer) error {
 }
 
 // WriteCSVFile writes CSV to a new file at path, refusing one that exists.
-func (t *Tests) WriteCSVFile(path string) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	if err := t.CSV(f); err != nil {
-		f.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return f.Close()
-}
+func (t *Tests) WriteCSVFile(path string) error { return writeNewFile(path, t.CSV) }

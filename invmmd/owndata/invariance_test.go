@@ -56,7 +56,7 @@ func TestTestWithTrueNuisances(t *testing.T) {
 			cfg := DefaultTestConfig()
 			cfg.Data, cfg.H, cfg.Y, cfg.Z, cfg.G, cfg.M = calibCSV(t, 2000, tc.delta, 3), "h", "y", "z", "g", "m"
 			cfg.Route, cfg.Resamples = tc.route, 200
-			res, err := Test(cfg)
+			res, err := Test(ctx, cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -103,7 +103,7 @@ func TestTestFitsNuisancesOnHalfB(t *testing.T) {
 		cfg.Methods, cfg.Route, cfg.Resamples = []method.Method{method.DR}, route, 200
 		var log bytes.Buffer
 		cfg.Log = &log
-		res, err := Test(cfg)
+		res, err := Test(ctx, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -154,9 +154,10 @@ func TestTestRefusals(t *testing.T) {
 		}
 		return p
 	}
-	var noZ1, constH strings.Builder
+	var noZ1, constH, ok strings.Builder
 	noZ1.WriteString("h,y,z,g,m\n")
 	constH.WriteString("h,y,z,g,m\n")
+	ok.WriteString("h,y,z,g,m\n")
 	for i := range 60 {
 		z := fmt.Sprint(i % 2)
 		zNoY1 := z
@@ -168,7 +169,9 @@ func TestTestRefusals(t *testing.T) {
 		}
 		fmt.Fprintf(&noZ1, "%v,%d,%s,0.6,0.5\n", float64(i%7), i/30, zNoY1)
 		fmt.Fprintf(&constH, "1.5,%d,%s,0.6,0.5\n", i/30, z)
+		fmt.Fprintf(&ok, "%v,%d,%s,0.6,0.5\n", float64(i%7), i/30, z)
 	}
+	okPath := write("ok.csv", ok.String())
 	noZ1Path, constPath := write("noz1.csv", noZ1.String()), write("const.csv", constH.String())
 	base := func(data string) TestConfig {
 		c := DefaultTestConfig()
@@ -180,19 +183,20 @@ func TestTestRefusals(t *testing.T) {
 		edit func(*TestConfig)
 		want string
 	}{
-		{"B 50", func(c *TestConfig) { c.Route, c.Resamples = invmmd.WildRoute, 50 }, "-B 50: want at least 100 resamples"},
+		{"B 50", func(c *TestConfig) { c.Route, c.Resamples = invmmd.WildRoute, 50 }, "Resamples 50: want 100 to 100000 resamples"},
 		{"permutation dr", func(c *TestConfig) {
 			c.Route, c.Methods = invmmd.PermutationRoute, []method.Method{method.DR}
 		}, "the permutation route is valid only for full and obs"},
-		{"missing column", func(c *TestConfig) { c.H = "score" }, `no column named "score" (-h)`},
+		{"missing column", func(c *TestConfig) { c.H = "score" }, `no column named "score" (H)`},
 		{"no observed Z", func(c *TestConfig) {}, "no row with y = 1 and z = 0 observed"},
 		{"constant h", func(c *TestConfig) { c.Data = constPath }, "h is constant"},
-		{"default methods need G and m", func(c *TestConfig) { c.Data, c.G, c.M = constPath, "", "" }, "the default methods (dr,ip,reg): methods dr,ip,reg need G"},
-		{"bandwidth", func(c *TestConfig) { c.Median, c.Bandwidth = false, -1 }, "-bandwidth -1"},
+		{"default methods need G and m", func(c *TestConfig) { c.Data, c.G, c.M = okPath, "", "" }, "the default methods (dr,ip,reg): G: methods dr,ip,reg need G"},
+		{"bandwidth", func(c *TestConfig) { c.Median, c.Bandwidth = false, -1 }, "Bandwidth -1"},
+		{"resamples beyond the bound", func(c *TestConfig) { c.Route, c.Resamples = invmmd.WildRoute, 99999999 }, "Resamples 99999999: want 100 to 100000"},
 	} {
 		cfg := base(noZ1Path)
 		tc.edit(&cfg)
-		_, err := Test(cfg)
+		_, err := Test(ctx, cfg)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.want)
 		}
@@ -233,7 +237,7 @@ func TestFitHeldOutPValues(t *testing.T) {
 	cfg.Hidden, cfg.Epochs, cfg.AuxEpochs = []int{8}, 3, 10
 	cfg.Methods = []method.Method{method.None}
 	cfg.Out = t.TempDir()
-	res, err := Fit(cfg)
+	res, err := Fit(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

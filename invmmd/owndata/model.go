@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/gomlx/gomlx/backends"
-	"github.com/invmmd/invmmd/invmmd/dataset"
 	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/models"
 	"github.com/invmmd/invmmd/invmmd/tabular"
@@ -155,21 +154,21 @@ type infoV0 struct {
 	Inputs    []string         `json:"inputs"`
 }
 
-// SaveModel writes h and its description to the folder dir (created if needed):
+// saveModel writes h and its description to the folder dir (created if needed):
 // model.json (info, with the format version, the architecture, the encoded input names and
 // the shape of every variable filled in) and weights.json. info must carry the Encoder of
 // h's inputs and the Method; h must be an MLP whose variables are those its architecture
 // needs.
-func SaveModel(dir string, h *train.Model, info ModelInfo) error {
+func saveModel(dir string, h *train.Model, info ModelInfo) error {
 	mlp, ok := h.Net.(models.MLP)
 	if !ok {
-		return fmt.Errorf("owndata: saving %s: network %s is not an MLP, the only network a saved model can hold", dir, h.Net.Describe())
+		return fmt.Errorf("saving %s: network %s is not an MLP, the only network a saved model can hold", dir, h.Net.Describe())
 	}
 	if info.Encoder == nil {
-		return fmt.Errorf("owndata: saving %s: no encoder of the model's inputs", dir)
+		return fmt.Errorf("saving %s: no encoder of the model's inputs", dir)
 	}
 	if _, err := method.Parse(info.Method); err != nil {
-		return fmt.Errorf("owndata: saving %s: %w", dir, err)
+		return fmt.Errorf("saving %s: %w", dir, err)
 	}
 	info.Format = ModelFormat
 	info.Architecture = Architecture{Net: archMLP, Inputs: info.Encoder.Dim(), Hidden: slices.Clone(mlp.Hidden)}
@@ -179,14 +178,14 @@ func SaveModel(dir string, h *train.Model, info ModelInfo) error {
 	info.Inputs = info.Encoder.Names()
 	info.Variables = h.VarShapes()
 	if err := compareVariables(info.Architecture, info.Variables); err != nil {
-		return fmt.Errorf("owndata: saving %s: the model's variables do not fit %v: %w", dir, info.Architecture, err)
+		return fmt.Errorf("saving %s: the model's variables do not fit %v: %w", dir, info.Architecture, err)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	b, err := json.MarshalIndent(info, "", "  ")
 	if err != nil {
-		return fmt.Errorf("owndata: saving %s: %w", dir, err)
+		return fmt.Errorf("saving %s: %w", dir, err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, ModelFile), append(b, '\n'), 0o644); err != nil {
 		return err
@@ -215,6 +214,9 @@ type Model struct {
 // that weights.json holds exactly those variables, with those shapes and finite values.
 // Any mismatch is an error naming the file and the variable.
 func LoadModel(dir string) (*Model, error) {
+	if err := fitFolderHint(dir); err != nil {
+		return nil, err
+	}
 	info, err := readInfo(filepath.Join(dir, ModelFile))
 	if err != nil {
 		return nil, err
@@ -222,23 +224,45 @@ func LoadModel(dir string) (*Model, error) {
 	wpath := filepath.Join(dir, WeightsFile)
 	ws, err := train.ReadWeights(wpath)
 	if err != nil {
-		return nil, fmt.Errorf("owndata: %w", err)
+		return nil, fmt.Errorf("%w", err)
 	}
 	shapes := make([]train.VarShape, len(ws))
 	for i, w := range ws {
 		shapes[i] = w.VarShape
 	}
 	if err := compareVariables(info.Architecture, shapes); err != nil {
-		return nil, fmt.Errorf("owndata: %s does not hold the weights of the model described in %s (%v):\n%w", wpath, ModelFile, info.Architecture, err)
+		return nil, fmt.Errorf("%s does not hold the weights of the model described in %s (%v):\n%w", wpath, ModelFile, info.Architecture, err)
 	}
 	return &Model{Dir: dir, Info: *info, net: models.MLP{Hidden: info.Architecture.Hidden, Seed: info.Seed}, ws: ws, heads: info.Architecture.Classes}, nil
+}
+
+// fitFolderHint refuses, with the models it holds, a folder that is a fit's output
+// folder rather than one of its models (models/METHOD-seedS).
+func fitFolderHint(dir string) error {
+	if _, err := os.Stat(filepath.Join(dir, ModelFile)); err == nil {
+		return nil
+	}
+	if _, err := os.Stat(filepath.Join(dir, ConfigFile)); err != nil {
+		return nil
+	}
+	ents, err := os.ReadDir(filepath.Join(dir, ModelsDir))
+	if err != nil || len(ents) == 0 {
+		return fmt.Errorf("%s is the output folder of a fit, not a model, and holds no model yet (%s/ is empty)", dir, filepath.Join(dir, ModelsDir))
+	}
+	var names []string
+	for _, e := range ents {
+		if e.IsDir() {
+			names = append(names, e.Name())
+		}
+	}
+	return fmt.Errorf("%s is the output folder of a fit, not a model: name one of its models, e.g. %s (it holds %s)", dir, filepath.Join(dir, ModelsDir, names[0]), strings.Join(names, ", "))
 }
 
 // readInfo reads and checks model.json.
 func readInfo(path string) (*ModelInfo, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("owndata: reading the model: %w", err)
+		return nil, fmt.Errorf("reading the model: %w", err)
 	}
 	var head struct {
 		Format *json.RawMessage `json:"format"`
@@ -254,34 +278,34 @@ func readInfo(path string) (*ModelInfo, error) {
 			return nil, err
 		}
 		if v0.Encoder == nil {
-			return nil, fmt.Errorf("owndata: %s: no encoder: not a model written by invmmd fit", path)
+			return nil, fmt.Errorf("%s: no encoder: not a model written by invmmd fit", path)
 		}
 		info = ModelInfo{Data: v0.Data, Y: v0.Y, YPositive: v0.YPositive, Method: v0.Method, Lambda: v0.Lambda, Seed: v0.Seed,
 			Architecture: Architecture{Net: archMLP, Inputs: v0.Encoder.Dim(), Hidden: v0.Hidden}, Encoder: v0.Encoder, Inputs: v0.Inputs}
 	default:
 		var f int
 		if err := json.Unmarshal(*head.Format, &f); err != nil {
-			return nil, fmt.Errorf("owndata: %s: format %s, want a whole number", path, *head.Format)
+			return nil, fmt.Errorf("%s: format %s, want a whole number", path, *head.Format)
 		}
 		switch {
 		case f > ModelFormat:
-			return nil, fmt.Errorf("owndata: %s: format %d was written by a newer invmmd; this one reads formats 0 to %d: update invmmd: %w", path, f, ModelFormat, ErrModelFormat)
+			return nil, fmt.Errorf("%s: format %d was written by a newer invmmd; this one reads formats 0 to %d: update invmmd: %w", path, f, ModelFormat, ErrModelFormat)
 		case f < 1:
-			return nil, fmt.Errorf("owndata: %s: unknown format %d; this invmmd reads formats 0 (no format field) to %d: %w", path, f, ModelFormat, ErrModelFormat)
+			return nil, fmt.Errorf("%s: unknown format %d; this invmmd reads formats 0 (no format field) to %d: %w", path, f, ModelFormat, ErrModelFormat)
 		}
 		if err := decodeStrict(path, b, &info); err != nil {
 			return nil, err
 		}
 		if f == 1 && (len(info.Classes) > 0 || info.Architecture.Classes != 0) {
-			return nil, fmt.Errorf("owndata: %s: format 1 has no classes (a binary label); classes are format %d's", path, ModelFormat)
+			return nil, fmt.Errorf("%s: format 1 has no classes (a binary label); classes are format %d's", path, ModelFormat)
 		}
 	}
 	if err := info.check(); err != nil {
-		return nil, fmt.Errorf("owndata: %s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if head.Format != nil {
 		if err := compareVariables(info.Architecture, info.Variables); err != nil {
-			return nil, fmt.Errorf("owndata: %s: its variable list does not fit its architecture (%v):\n%w", path, info.Architecture, err)
+			return nil, fmt.Errorf("%s: its variable list does not fit its architecture (%v):\n%w", path, info.Architecture, err)
 		}
 	}
 	return &info, nil
@@ -311,11 +335,11 @@ func jsonError(path string, b []byte, err error, offset int64) error {
 		offset = te.Offset
 	}
 	if offset < 0 || offset > int64(len(b)) {
-		return fmt.Errorf("owndata: %s: %w", path, err)
+		return fmt.Errorf("%s: %w", path, err)
 	}
 	line := 1 + bytes.Count(b[:offset], []byte{'\n'})
 	col := int(offset) - bytes.LastIndexByte(b[:offset], '\n')
-	return fmt.Errorf("owndata: %s:%d:%d: %w", path, line, col, err)
+	return fmt.Errorf("%s:%d:%d: %w", path, line, col, err)
 }
 
 // check checks a model description on its own: a known method, a buildable architecture,
@@ -423,116 +447,4 @@ func compareVariables(a Architecture, got []train.VarShape) error {
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// Features returns the table columns the model reads.
-func (m *Model) Features() []string {
-	out := make([]string, len(m.Info.Encoder.Features))
-	for i, f := range m.Info.Encoder.Features {
-		out[i] = f.Column
-	}
-	return out
-}
-
-// ReadTable reads the model's feature columns from a CSV file (a column the file lacks is
-// named as "a feature the model was trained on").
-func (m *Model) ReadTable(path string) (*tabular.Table, error) {
-	tab, err := tabular.ReadFile(path, m.Features())
-	var ce *tabular.ColumnError
-	if errors.As(err, &ce) {
-		ce.Flag = "a feature the model was trained on"
-	}
-	return tab, err
-}
-
-// CheckLabels reads the model's label column from the CSV file at path when the file has
-// one, and refuses a row whose label is a class the model was not trained on (an error
-// naming file, line, column and value; a missing label is allowed). A file without the
-// column passes: predict needs only the features. Only a model of K > 2 classes records
-// its classes; for a binary model the column is not read.
-func (m *Model) CheckLabels(path string) error {
-	if len(m.Info.Classes) == 0 {
-		return nil
-	}
-	tab, err := tabular.ReadFile(path, []string{m.Info.Y})
-	var ce *tabular.ColumnError
-	if errors.As(err, &ce) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	_, err = tab.ClassIndex(m.Info.Y, "the model's label", m.Info.Classes)
-	return err
-}
-
-// predictBatch is the most rows the prediction graph takes at once.
-const predictBatch = 1024
-
-// Predict returns P(Y = 1 | X) for every row of t, encoded as in training, with warnings
-// for values training never showed (see tabular.Encoder.Encode). A model of a label of
-// K > 2 classes has no single probability: use PredictClasses.
-func (m *Model) Predict(t *tabular.Table) ([]float64, []string, error) {
-	if m.heads > 0 {
-		return nil, nil, fmt.Errorf("owndata: %s predicts %d classes (%s): use PredictClasses", m.Dir, m.heads, strings.Join(m.Info.Classes, ", "))
-	}
-	set, warn, err := m.prepare(t)
-	if err != nil {
-		return nil, nil, err
-	}
-	p, err := m.h.Probabilities(set)
-	if err != nil {
-		return nil, nil, err
-	}
-	return p, warn, nil
-}
-
-// ClassNames returns the names of the classes whose probabilities PredictClasses gives, in
-// order: the model's classes for K > 2, and for a binary label the value read as 0 ("0",
-// or "not " and the positive value) and the positive value.
-func (m *Model) ClassNames() []string {
-	if len(m.Info.Classes) > 0 {
-		return slices.Clone(m.Info.Classes)
-	}
-	if m.Info.YPositive == "" {
-		return []string{"0", "1"}
-	}
-	return []string{"not " + m.Info.YPositive, m.Info.YPositive}
-}
-
-// PredictClasses returns the probability of each class (ClassNames) for every row of t,
-// row-major (t.Len() × K; K = 2 for a binary label: 1 − p and p), with Predict's warnings.
-func (m *Model) PredictClasses(t *tabular.Table) ([]float64, []string, error) {
-	set, warn, err := m.prepare(t)
-	if err != nil {
-		return nil, nil, err
-	}
-	p, err := m.h.ClassProbabilities(set)
-	if err != nil {
-		return nil, nil, err
-	}
-	return p, warn, nil
-}
-
-// prepare encodes the rows of t as in training and builds h for them.
-func (m *Model) prepare(t *tabular.Table) (*dataset.Set, []string, error) {
-	if t.Len() == 0 {
-		return nil, nil, fmt.Errorf("owndata: %s has no rows to predict", t.File)
-	}
-	rows := make([]int, t.Len())
-	for i := range rows {
-		rows[i] = i
-	}
-	x, warn, err := m.Info.Encoder.Encode(t, rows)
-	if err != nil {
-		return nil, nil, err
-	}
-	if batch := min(predictBatch, t.Len()); m.h == nil || m.hBatch != batch {
-		if m.h, err = train.ModelFromWeights(m.Backend, m.net, m.ws, batch); err != nil {
-			return nil, nil, err
-		}
-		m.h.Heads = m.heads
-		m.hBatch = batch
-	}
-	return &dataset.Set{Name: filepath.Base(t.File), X: x, Shape: []int{m.Info.Encoder.Dim()}, Y: make([]float64, t.Len())}, warn, nil
 }

@@ -57,7 +57,7 @@ func v1Dir(t testing.TB) string {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "dr-seed1")
-	if err := SaveModel(dir, h, m.Info); err != nil {
+	if err := saveModel(dir, h, m.Info); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -292,22 +292,24 @@ func TestLoadModelVersions(t *testing.T) {
 // what the architecture says an MLP needs.
 func TestSaveLoadRoundTrip(t *testing.T) {
 	cfg := tinyConfig()
-	d, err := Read(cfg)
+	cfg.Out = ""
+	plan, err := Prepare(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	aux, _, err := FitAux(nil, cfg.Nets, d.Splits, d.ZMap)
+	d := plan.Data
+	aux, _, err := plan.FitNuisances(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, hidden := range [][]int{{3}, {5, 2}} {
-		cfg.Hidden = hidden
-		tr, err := TrainMethod(cfg, d.Splits, aux, method.DR, 3)
+		plan.Config.Hidden = hidden
+		tr, err := plan.Train(ctx, aux, method.DR, 3)
 		if err != nil {
 			t.Fatal(err)
 		}
 		dir := filepath.Join(t.TempDir(), "dr-seed3")
-		if err := SaveModel(dir, tr.Model, ModelInfo{Data: cfg.Data, Y: cfg.Y, Z: cfg.Z, Method: "dr", Lambda: 1, Seed: 3, Encoder: d.Encoder}); err != nil {
+		if err := saveModel(dir, tr.Model, ModelInfo{Data: cfg.Data, Y: cfg.Y, Z: cfg.Z, Method: "dr", Lambda: 1, Seed: 3, Encoder: d.Encoder}); err != nil {
 			t.Fatal(err)
 		}
 		arch := Architecture{Net: "mlp", Inputs: d.Encoder.Dim(), Hidden: hidden}
@@ -361,7 +363,7 @@ func TestSaveModelRefuses(t *testing.T) {
 		{"an encoder of other inputs", h, ModelInfo{Method: "dr", Encoder: wrongEnc}, "variable /model/hidden0/weights has shape [6 4], the architecture needs [4 4]"},
 	} {
 		dir := filepath.Join(t.TempDir(), "m")
-		err := SaveModel(dir, tc.h, tc.info)
+		err := saveModel(dir, tc.h, tc.info)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.want)
 		}

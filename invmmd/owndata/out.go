@@ -19,23 +19,25 @@ import (
 
 // The files Fit writes under Config.Out.
 const (
-	ConfigFile   = "config.json" // the run's settings, methods, seeds and command line
+	ConfigFile   = "config.json" // the run's settings, methods, seeds, command line and data hash
 	RunsDir      = "runs"        // one RunFile per finished method and seed: runs/METHOD-seedS.json
 	ModelsDir    = "models"      // one saved model per finished method and seed: models/METHOD-seedS/
 	ResultsCSV   = "results.csv" // the results table, rewritten as each method finishes
 	ResultsMD    = "results.md"  // the same, with what it was fitted on
 	HeldOutFile  = "heldout.txt" // the held-out estimates with their terms and diagnostics
-	outputFormat = 1             // config.json's "format"
+	outputFormat = 2             // config.json's "format" (2: the data's content hash, the held-out bandwidth rule)
 )
 
 // Settings is everything that decides a fit's numbers apart from which methods and seeds
 // are trained: two runs whose Settings are equal give the same result for the same method
 // and seed. Fit records them in config.json and in each method's run file, refuses an
-// output folder holding results of other Settings, and -resume skips a method only when
+// output folder holding results of other Settings, and Resume keeps a method only when
 // its run file holds the same Settings.
 type Settings struct {
-	Data           string  `json:"data"`
-	DataBytes      int64   `json:"data_bytes"` // the file's size when read: an edited file is another run
+	Data string `json:"data"`
+	// DataHash is the SHA-256 of the table's content as read (tabular.Table.Digest): the
+	// same file name with any value changed (every label flipped) is other data.
+	DataHash       string  `json:"data_sha256"`
 	Columns        Columns `json:"columns"`
 	Split          string  `json:"split,omitempty"`
 	ValFrac        float64 `json:"val_frac,omitempty"`
@@ -47,20 +49,24 @@ type Settings struct {
 	Objective      string  `json:"objective"` // the training objective (train.Objectives)
 	// Represent is the layer the penalty acted on when it is not the logit ("features").
 	Represent string `json:"represent,omitempty"`
-	Backend   string `json:"backend"` // backend.Config() for the shared backend, else the backend's name
+	// HeldOutBandwidth is the held-out estimates' and tests' kernel rule: "median", or σ.
+	HeldOutBandwidth string `json:"heldout_bandwidth"`
+	Backend          string `json:"backend"` // backend.Config() for the shared backend, else the backend's name
 }
 
-// settingsOf returns cfg's Settings (the data file's size read from disk).
-func settingsOf(cfg Config) Settings {
-	s := Settings{Data: cfg.Data, Columns: cfg.Columns, Split: cfg.Split, Lambda: cfg.Lambda, Nets: cfg.Nets, DropUnreliable: !cfg.KeepUnreliable, Objective: cfg.Objective}
+// settingsOf returns cfg's Settings for the data of content hash hash ("" before the data
+// is read: compared without it).
+func settingsOf(cfg Config, hash string) Settings {
+	s := Settings{Data: cfg.Data, DataHash: hash, Columns: cfg.Columns, Split: cfg.Split, Lambda: cfg.Lambda, Nets: cfg.Nets, DropUnreliable: !cfg.KeepUnreliable, Objective: cfg.Objective}
 	if s.Objective == "" {
 		s.Objective = "paper"
 	}
 	if r, err := train.ParseRepresentation(cfg.Represent); err == nil && r == train.RepresentFeatures {
 		s.Represent = r.String()
 	}
-	if st, err := os.Stat(cfg.Data); err == nil {
-		s.DataBytes = st.Size()
+	s.HeldOutBandwidth = "median"
+	if !cfg.Median {
+		s.HeldOutBandwidth = valueText(cfg.Bandwidth)
 	}
 	if cfg.Split == "" {
 		s.ValFrac, s.TestFrac = cfg.ValFrac, cfg.TestFrac
@@ -112,92 +118,157 @@ type RunFile struct {
 // runName is the name of a method and seed's run file and model folder: METHOD-seedS.
 func runName(m method.Method, seed uint64) string { return fmt.Sprintf("%s-seed%d", m, seed) }
 
-// RunPath returns the file where Fit records method m with seed under out:
+// runPath returns the file where Fit records method m with seed under out:
 // out/runs/METHOD-seedS.json.
-func RunPath(out string, m method.Method, seed uint64) string {
+func runPath(out string, m method.Method, seed uint64) string {
 	return filepath.Join(out, RunsDir, runName(m, seed)+".json")
 }
 
-// prepareOut checks, before any work, the output folder of a fit: that -out is a folder
-// that can be created and written; that what it holds was made with the same settings
-// (or Force, which removes the earlier outputs); that it holds no run or model of a
-// method and seed this run does not list (stale beside the new results; Force removes
-// them). With Resume it returns the finished runs to keep, by run name.
-func prepareOut(cfg Config) (map[string]RunFile, error) {
-	out := cfg.Out
-	st, err := os.Stat(out)
+// outFolder is a fit's output folder, locked, and the observer that writes it: config.json
+// once the nuisances are fitted, each run's model and file as it finishes, and the tables
+// with every run so far.
+type outFolder struct {
+	cfg  Config
+	dir  string
+	lock *dirLock
+	// problems are what makes the folder's contents another run's (other settings or
+	// data, runs this one does not list); Force removes them, otherwise they refuse it.
+	problems []string
+	rec      *configRecord // config.json as found; nil when there is none
+	created  bool          // openOut created the folder
+}
+
+// outError is a refusal of the output folder dir: a *FieldError of Out.
+func outError(dir, format string, args ...any) error {
+	return &FieldError{Field: "Out", Value: dir, Err: fmt.Errorf(format, args...)}
+}
+
+// openOut opens, before the data is read, the output folder of cfg: it creates it, checks
+// that it can be written, locks it (a second writer is refused with the holder's process
+// and command line), and reads what it holds: a folder of other settings, or holding runs
+// or models of methods and seeds cfg does not list, is refused unless cfg.Force. note says
+// when it took over the lock of a process that died.
+func openOut(cfg Config) (o *outFolder, note string, err error) {
+	dir := cfg.Out
+	st, err := os.Stat(dir)
 	switch {
 	case err == nil && !st.IsDir():
-		return nil, fmt.Errorf("-out %s is a file, want a folder", out)
+		return nil, "", outError(dir, "a file, want a folder")
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("-out %s: %w", out, err)
+		return nil, "", outError(dir, "%w", err)
 	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return nil, fmt.Errorf("-out %s: cannot create it: %w", out, err)
+	created := err != nil
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, "", outError(dir, "cannot create it: %w", err)
 	}
-	f, err := os.CreateTemp(out, ".invmmd-write-test*")
+	f, err := os.CreateTemp(dir, ".invmmd-write-test*")
 	if err != nil {
-		return nil, fmt.Errorf("-out %s: not writable: %w", out, err)
+		return nil, "", outError(dir, "not writable: %w", err)
 	}
 	f.Close()
 	os.Remove(f.Name())
-
-	want := settingsOf(cfg)
-	var problems []string
-	b, err := os.ReadFile(filepath.Join(out, ConfigFile))
+	folder := &outFolder{cfg: cfg, dir: dir, created: created}
+	if folder.lock, note, err = lockDir(dir, cfg.Args); err != nil {
+		return nil, "", &FieldError{Field: "Out", Value: dir, Err: err}
+	}
+	defer func() {
+		if err != nil {
+			folder.abandon() // the lock of a folder refused
+		}
+	}()
+	o = folder
+	want := settingsOf(cfg, "")
+	b, err := os.ReadFile(filepath.Join(dir, ConfigFile))
 	switch {
 	case err == nil:
 		var rec configRecord
 		if err := json.Unmarshal(b, &rec); err != nil || rec.Format != outputFormat {
-			problems = append(problems, fmt.Sprintf("its %s was not written by this version of invmmd fit", ConfigFile))
-		} else if d := diffSettings(rec.Settings, want); len(d) > 0 {
-			problems = append(problems, "its results were made with other settings ("+strings.Join(d, "; ")+")")
+			o.problems = append(o.problems, fmt.Sprintf("its %s was not written by this version of invmmd fit", ConfigFile))
+		} else {
+			o.rec = &rec
+			stored := rec.Settings
+			stored.DataHash = "" // compared once the data is read
+			if d := diffSettings(stored, want); len(d) > 0 {
+				o.problems = append(o.problems, "its results were made with other settings ("+strings.Join(d, "; ")+")")
+			}
 		}
 	case errors.Is(err, fs.ErrNotExist):
 		for _, name := range []string{ResultsCSV, ModelsDir, RunsDir} {
-			if _, err := os.Stat(filepath.Join(out, name)); err == nil {
-				problems = append(problems, fmt.Sprintf("it holds %s of an earlier fit without its %s", name, ConfigFile))
+			if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+				o.problems = append(o.problems, fmt.Sprintf("it holds %s of an earlier fit without its %s", name, ConfigFile))
 				break
 			}
 		}
 	default:
-		return nil, fmt.Errorf("-out %s: %w", out, err)
+		return nil, "", outError(dir, "%w", err)
 	}
-	listed := map[string]bool{}
-	for _, s := range cfg.Seeds {
-		for _, m := range cfg.Methods {
-			listed[runName(m, s)] = true
-		}
-	}
+	listed := o.listed()
 	var stale []string
-	for _, dir := range []string{RunsDir, ModelsDir} {
-		ents, _ := os.ReadDir(filepath.Join(out, dir))
+	for _, sub := range []string{RunsDir, ModelsDir} {
+		ents, _ := os.ReadDir(filepath.Join(dir, sub))
 		for _, e := range ents {
 			if name := strings.TrimSuffix(e.Name(), ".json"); !listed[name] && !strings.HasPrefix(e.Name(), ".") {
-				stale = append(stale, filepath.Join(dir, e.Name()))
+				stale = append(stale, filepath.Join(sub, e.Name()))
 			}
 		}
 	}
 	if len(stale) > 0 {
-		problems = append(problems, fmt.Sprintf("it holds results of methods or seeds this run does not list (%s), which would stay beside the new results", strings.Join(stale, ", ")))
+		o.problems = append(o.problems, fmt.Sprintf("it holds results of methods or seeds this run does not list (%s), which would stay beside the new results", strings.Join(stale, ", ")))
 	}
-	if len(problems) > 0 && !cfg.Force {
-		return nil, fmt.Errorf("-out %s: %s: use another -out, or -force to remove the earlier results (%s, %s, %s/, %s/) first",
-			out, strings.Join(problems, "; "), ConfigFile, ResultsCSV, RunsDir, ModelsDir)
+	if err := o.refuse(); err != nil {
+		return nil, "", err
 	}
-	if len(problems) > 0 {
+	return o, note, nil
+}
+
+// listed returns the run names of cfg's methods and seeds.
+func (o *outFolder) listed() map[string]bool {
+	m := map[string]bool{}
+	for _, s := range o.cfg.Seeds {
+		for _, x := range o.cfg.Methods {
+			m[runName(x, s)] = true
+		}
+	}
+	return m
+}
+
+// refuse returns the refusal of the folder's problems, unless Force.
+func (o *outFolder) refuse() error {
+	if len(o.problems) == 0 || o.cfg.Force {
+		return nil
+	}
+	n := o.cfg.Names
+	return outError(o.dir, "%s: write elsewhere, or %s to remove the earlier results (%s, %s, %s/, %s/) first",
+		strings.Join(o.problems, "; "), n.Of("Force"), ConfigFile, ResultsCSV, RunsDir, ModelsDir)
+}
+
+// prepare checks, once the data is read (its content hash hash), that the folder's
+// results are of the same data (refused otherwise unless Force), removes the earlier
+// results with Force when the folder has problems, and with Resume returns the runs to
+// keep, by run name: those whose run file holds the same settings and data, and whose
+// model is there.
+func (o *outFolder) prepare(hash string) (map[string]RunFile, error) {
+	if o.rec != nil && o.rec.Settings.DataHash != hash {
+		o.problems = append(o.problems, fmt.Sprintf("its results were made from other data: %s's content differs from what they were fitted on (SHA-256 %.12s… then, %.12s… now)",
+			o.cfg.Data, o.rec.Settings.DataHash, hash))
+	}
+	if err := o.refuse(); err != nil {
+		return nil, err
+	}
+	if len(o.problems) > 0 { // Force
 		for _, name := range []string{ConfigFile, ResultsCSV, ResultsMD, HeldOutFile, RunsDir, ModelsDir} {
-			if err := os.RemoveAll(filepath.Join(out, name)); err != nil {
-				return nil, fmt.Errorf("-out %s: -force: %w", out, err)
+			if err := os.RemoveAll(filepath.Join(o.dir, name)); err != nil {
+				return nil, outError(o.dir, "%s: %w", o.cfg.Names.Of("Force"), err)
 			}
 		}
 	}
-	done := map[string]RunFile{}
-	if !cfg.Resume {
-		return done, nil
+	kept := map[string]RunFile{}
+	if !o.cfg.Resume {
+		return kept, nil
 	}
-	for name := range listed {
-		b, err := os.ReadFile(filepath.Join(out, RunsDir, name+".json"))
+	want := settingsOf(o.cfg, hash)
+	for name := range o.listed() {
+		b, err := os.ReadFile(filepath.Join(o.dir, RunsDir, name+".json"))
 		if err != nil {
 			continue
 		}
@@ -205,12 +276,63 @@ func prepareOut(cfg Config) (map[string]RunFile, error) {
 		if json.Unmarshal(b, &rf) != nil || len(diffSettings(rf.Settings, want)) > 0 {
 			continue
 		}
-		if _, err := os.Stat(filepath.Join(out, ModelsDir, name, ModelFile)); err != nil {
+		if _, err := os.Stat(filepath.Join(o.dir, ModelsDir, name, ModelFile)); err != nil {
 			continue
 		}
-		done[name] = rf
+		kept[name] = rf
 	}
-	return done, nil
+	return kept, nil
+}
+
+// close releases the folder's lock.
+func (o *outFolder) close() error {
+	if o == nil {
+		return nil
+	}
+	return o.lock.release()
+}
+
+// abandon releases the lock of a folder whose fit was refused, and removes the folder when
+// openOut created it and nothing was written there.
+func (o *outFolder) abandon() {
+	if o == nil {
+		return
+	}
+	o.close()
+	if o.created {
+		os.Remove(o.dir) // only an empty folder goes
+	}
+}
+
+// Started writes config.json and creates runs/ and models/ (Observer).
+func (o *outFolder) Started(p *Plan, r *Result) error {
+	if err := r.writeConfig(p); err != nil {
+		return err
+	}
+	for _, sub := range []string{ModelsDir, RunsDir} {
+		if err := os.MkdirAll(filepath.Join(o.dir, sub), 0o755); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Finished saves a trained run's model and run file, then rewrites results.md,
+// heldout.txt and results.csv with every run so far (Observer).
+func (o *outFolder) Finished(p *Plan, r *Result, rf RunFile, t *Trained) error {
+	if t != nil {
+		m, _ := method.Parse(rf.Row.Method)
+		d := p.Data
+		info := ModelInfo{Data: p.Config.Data, Y: p.Config.Y, YPositive: p.Config.YPositive, Z: p.Config.Z, ZPositive: p.Config.ZPositive,
+			Method: rf.Row.Method, Lambda: p.Config.Lambda, Seed: rf.Row.Seed, Encoder: d.Encoder, Classes: d.Classes}
+		if err := saveModel(modelDir(o.dir, m, rf.Row.Seed), t.Model, info); err != nil {
+			return err
+		}
+		if err := writeJSON(runPath(o.dir, m, rf.Row.Seed), rf); err != nil {
+			return err
+		}
+	}
+	return r.write(p)
 }
 
 // writeAtomic writes path through a temporary file in the same folder renamed over it, so
@@ -250,14 +372,13 @@ func writeJSON(path string, v any) error {
 	})
 }
 
-// orderedRuns returns the run names of cfg in the order the tables list them: by seed,
-// then method.
-func orderedRuns(cfg Config) []string {
-	var names []string
+// runsOf returns the runs of cfg in the order the tables list them: by seed, then method.
+func runsOf(cfg Config) []Run {
+	var runs []Run
 	for _, s := range cfg.Seeds {
 		for _, m := range cfg.Methods {
-			names = append(names, runName(m, s))
+			runs = append(runs, Run{Method: m, Seed: s})
 		}
 	}
-	return slices.Clip(names)
+	return slices.Clip(runs)
 }

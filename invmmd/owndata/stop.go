@@ -18,14 +18,14 @@ type Stop struct {
 	Reason    train.StopReason `json:"reason"`   // train.StopPatience or train.StopMaxEpochs
 }
 
-// StopOf returns how h's fit of hist ended.
-func StopOf(hist *train.History) Stop {
+// stopOf returns how h's fit of hist ended.
+func stopOf(hist *train.History) Stop {
 	return Stop{BestEpoch: hist.BestEpoch, StopEpoch: hist.StopEpoch, MaxEpochs: hist.MaxEpochs, Patience: hist.Patience, Reason: hist.StopReason}
 }
 
-// AuxStopOf returns how the fit of an auxiliary model (G or m) ended; patience is the one
+// auxStopOf returns how the fit of an auxiliary model (G or m) ended; patience is the one
 // it ran with (a FitReport does not record it).
-func AuxStopOf(r train.FitReport, patience int) Stop {
+func auxStopOf(r train.FitReport, patience int) Stop {
 	return Stop{BestEpoch: r.BestEpoch, StopEpoch: r.StopEpoch, MaxEpochs: r.MaxEpochs, Patience: patience, Reason: r.StopReason}
 }
 

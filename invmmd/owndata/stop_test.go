@@ -74,7 +74,7 @@ func TestFitStopsByPatience(t *testing.T) {
 			cfg.Epochs, cfg.Patience, cfg.AuxEpochs, cfg.AuxPatience = tc.epochs, tc.patience, tc.auxEpochs, tc.auxPatience
 			var log strings.Builder
 			cfg.Log = &log
-			res, err := Fit(cfg)
+			res, err := Fit(ctx, cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -134,7 +134,7 @@ func TestFitStopsByPatience(t *testing.T) {
 				t.Errorf("config.json aux_stop %+v, want G %+v and m %+v", rec.Data.AuxStop, g, m)
 			}
 			var run RunFile
-			if b, err = os.ReadFile(RunPath(cfg.Out, method.DR, 1)); err == nil {
+			if b, err = os.ReadFile(runPath(cfg.Out, method.DR, 1)); err == nil {
 				err = json.Unmarshal(b, &run)
 			}
 			if err != nil || run.Row.HStop != h {
@@ -153,7 +153,7 @@ func TestEstimateAndTestStopByPatience(t *testing.T) {
 	ec.Hidden, ec.Methods, ec.AuxEpochs, ec.AuxPatience, ec.Batch = []int{8}, []method.Method{method.DR}, 300, 5, 64
 	var elog strings.Builder
 	ec.Log = &elog
-	est, err := Estimate(ec)
+	est, err := Estimate(ctx, ec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +161,7 @@ func TestEstimateAndTestStopByPatience(t *testing.T) {
 	tc.Columns, tc.H, tc.Nets = ec.Columns, "h", ec.Nets
 	var tlog strings.Builder
 	tc.Log = &tlog
-	tst, err := Test(tc)
+	tst, err := Test(ctx, tc)
 	if err != nil {
 		t.Fatal(err)
 	}

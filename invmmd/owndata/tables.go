@@ -14,10 +14,10 @@ import (
 // The files invmmd fit writes: where the models go, the results table (results.md,
 // results.csv), the description of what it was fitted on and the configuration record.
 
-// ModelDir returns the folder where Fit saves h trained with method m and seed under out:
+// modelDir returns the folder where Fit saves h trained with method m and seed under out:
 // out/models/METHOD-seedS.
-func ModelDir(out string, m method.Method, seed uint64) string {
-	return filepath.Join(out, "models", fmt.Sprintf("%s-seed%d", m, seed))
+func modelDir(out string, m method.Method, seed uint64) string {
+	return filepath.Join(out, ModelsDir, runName(m, seed))
 }
 
 // Markdown renders the results table (results.md).
@@ -34,15 +34,22 @@ func Markdown(rows []Row) string {
 		if st == "" {
 			st = "not recorded"
 		}
-		fmt.Fprintf(&b, "| %s | %d | %.3f | %.3f | %.3f | %.4f ± %.4f | %s | %.4f ± %.4f | %s | %s | %d | %s |\n", r.Method, r.Seed, r.TestAcc, r.TestAUC, r.ValAcc,
-			r.DR, r.DRSE, r.PDR, r.IP, r.IPSE, r.PIP, u, r.Dropped, st)
+		held := func(v, se float64, bad bool) string {
+			if bad {
+				return fmt.Sprintf("IMPOSSIBLE (%.4g ± %.4g)", v, se)
+			}
+			return fmt.Sprintf("%.4f ± %.4f", v, se)
+		}
+		fmt.Fprintf(&b, "| %s | %d | %.3f | %.3f | %.3f | %s | %s | %s | %s | %s | %d | %s |\n", r.Method, r.Seed, r.TestAcc, r.TestAUC, r.ValAcc,
+			held(r.DR, r.DRSE, r.DRImpossible), r.PDR, held(r.IP, r.IPSE, r.IPImpossible), r.PIP, u, r.Dropped, st)
 	}
 	return b.String()
 }
 
 // writeConfig writes config.json: the settings, the methods, seeds and command line, the
 // split sizes, the majority baseline, the encoded inputs and G and m's reports.
-func (r *Result) writeConfig(cfg Config) error {
+func (r *Result) writeConfig(p *Plan) error {
+	cfg := p.Config
 	sp := r.Data.Splits
 	data := map[string]any{"rows": r.Data.Table.Len(), "train": sp.Train.Len(), "val": sp.Val.Len(), "test": sp.Test.Len(),
 		"majority_baseline": r.Majority, "inputs": r.Data.Encoder.Names()}
@@ -53,7 +60,7 @@ func (r *Result) writeConfig(cfg Config) error {
 		data["aux"] = map[string]any{"G": r.Aux.G.String(), "m": r.Aux.M.String()}
 		data["aux_stop"] = map[string]Stop{"G": r.AuxFit.GStop, "m": r.AuxFit.MStop}
 	}
-	rec := configRecord{Format: outputFormat, Settings: settingsOf(cfg), Methods: method.List(cfg.Methods), Seeds: cfg.Seeds, Args: cfg.Args, Data: data}
+	rec := configRecord{Format: outputFormat, Settings: settingsOf(cfg, p.hash), Methods: method.List(cfg.Methods), Seeds: cfg.Seeds, Args: cfg.Args, Data: data}
 	return writeJSON(filepath.Join(cfg.Out, ConfigFile), rec)
 }
 
@@ -88,13 +95,18 @@ func (r *Result) Describe(cfg Config) string {
 		common = "the most common class"
 	}
 	fmt.Fprintf(&b, "- majority baseline on test: %.3f (always predicting %s)\n", r.Majority, common)
-	fmt.Fprintf(&b, "- held-out MMD² on the test split; terms and diagnostics in %s\n", HeldOutFile)
+	kernel := "σ by the median heuristic on h (each model's test outputs)"
+	if !cfg.Median {
+		kernel = fmt.Sprintf("σ = %g", cfg.Bandwidth)
+	}
+	fmt.Fprintf(&b, "- held-out MMD² and tests on the test split, Gaussian kernel on h with %s; terms and diagnostics in %s\n", kernel, HeldOutFile)
 	return b.String()
 }
 
 // write rewrites results.md, heldout.txt and results.csv under cfg.Out with the rows so
 // far, each atomically.
-func (r *Result) write(cfg Config) error {
+func (r *Result) write(p *Plan) error {
+	cfg := p.Config
 	md := r.Describe(cfg) + "\n" + Markdown(r.Rows)
 	for name, body := range map[string]string{ResultsMD: md, HeldOutFile: r.HeldOut} {
 		if err := writeAtomic(filepath.Join(cfg.Out, name), func(w io.Writer) error {

@@ -110,7 +110,7 @@ func build(t *Table, spec Spec, feats []string, split func() ([3][]int, error)) 
 	if len(spec.Classes) > 2 {
 		classes = len(spec.Classes)
 		if spec.YPositive != "" {
-			return nil, fmt.Errorf("%s: -y-positive %q names the positive value of a binary label, and %q has %d classes", t.File, spec.YPositive, spec.Y, classes)
+			return nil, fmt.Errorf("%s: %s %q names the positive value of a binary label, and %q has %d classes", t.File, t.name("YPositive"), spec.YPositive, spec.Y, classes)
 		}
 		y, z, delta, nu, err = t.LabelsAndZClasses(spec.Y, spec.Classes, ZColumns(spec.Z), spec.ZKind, spec.ZPositive)
 	} else {
@@ -160,25 +160,35 @@ func build(t *Table, spec Spec, feats []string, split func() ([3][]int, error)) 
 // checkFeatures refuses a feature list that names a column twice, or names the label, the
 // nuisance or the split column, and, when the features are the default ones (spec.X
 // empty), a categorical column with about one level per row (Column.Identifier): one-hot
-// encoding a record number gives as many inputs as rows and nothing to learn from. Named
-// in -x, such a column is encoded as asked.
+// encoding a record number gives as many inputs as rows and nothing to learn from; and a
+// numeric column of row numbers (Column.RowNumbers), which a model would read as a trend
+// over the file's order. Named in spec.X, such a column is used as asked.
 func checkFeatures(t *Table, spec Spec, feats []string) error {
 	seen := map[string]bool{}
 	for _, f := range feats {
+		x := t.name("X")
 		switch {
 		case seen[f]:
-			return fmt.Errorf("%s: column %q is listed twice in -x", t.File, f)
+			return fmt.Errorf("%s: column %q is listed twice in %s", t.File, f, x)
 		case f == spec.Y:
-			return fmt.Errorf("%s: column %q is both a feature (-x) and the label (-y)", t.File, f)
+			return fmt.Errorf("%s: column %q is both a feature (%s) and the label (%s)", t.File, f, x, t.name("Y"))
 		case slices.Contains(ZColumns(spec.Z), f):
-			return fmt.Errorf("%s: column %q is both a feature (-x) and the nuisance (-z)", t.File, f)
+			return fmt.Errorf("%s: column %q is both a feature (%s) and the nuisance (%s)", t.File, f, x, t.name("Z"))
 		case spec.Split != "" && f == spec.Split:
-			return fmt.Errorf("%s: column %q is both a feature (-x) and the split column (-split): it says which split a row is in, not something to learn from", t.File, f)
+			return fmt.Errorf("%s: column %q is both a feature (%s) and the split column (%s): it says which split a row is in, not something to learn from", t.File, f, x, t.name("Split"))
 		}
 		seen[f] = true
-		if c := t.Column(f); len(spec.X) == 0 && c != nil && c.Identifier() {
+		c := t.Column(f)
+		if len(spec.X) > 0 || c == nil {
+			continue
+		}
+		if c.Identifier() {
 			return fmt.Errorf("%s: column %q has %d distinct values in %d rows, about one per row: an identifier or free text, not a feature; "+
-				"name the feature columns with -x (leaving it out), or name it in -x to one-hot encode it all the same", t.File, f, len(c.Levels), c.Len()-c.Missing)
+				"name the feature columns with %s (leaving it out), or name it there to one-hot encode it all the same", t.File, f, len(c.Levels), c.Len()-c.Missing, x)
+		}
+		if why := c.RowNumbers(); why != "" {
+			return fmt.Errorf("%s: column %q holds %s: a row number or record identifier, not a feature; "+
+				"name the feature columns with %s (leaving it out), or name it there to use it all the same", t.File, f, why, x)
 		}
 	}
 	return nil
@@ -191,7 +201,7 @@ func splitRows(t *Table, spec Spec) ([3][]int, error) {
 	if spec.Split != "" {
 		c := t.Column(spec.Split)
 		if c == nil {
-			return out, fmt.Errorf("%s: no column named %q (-split); the columns are %s", t.File, spec.Split, strings.Join(t.Header, ", "))
+			return out, &ColumnError{File: t.File, Name: spec.Split, Setting: t.name("Split"), Header: t.Header}
 		}
 		for i := 0; i < t.Len(); i++ {
 			switch v := strings.ToLower(c.Value(i)); v {
@@ -202,16 +212,16 @@ func splitRows(t *Table, spec Spec) ([3][]int, error) {
 			case "test":
 				out[2] = append(out[2], i)
 			case "":
-				return out, fmt.Errorf("%s:%d: column %q (-split): the cell is empty or missing (NA, NaN...), want train, val or test", t.File, t.Lines[i], spec.Split)
+				return out, fmt.Errorf("%s:%d: column %q (%s): value %q is missing, want train, val or test", t.File, t.Lines[i], spec.Split, t.name("Split"), c.Raw(i))
 			default:
-				return out, fmt.Errorf("%s:%d: column %q (-split): value %q, want train, val or test", t.File, t.Lines[i], spec.Split, c.Value(i))
+				return out, fmt.Errorf("%s:%d: column %q (%s): value %q, want train, val or test", t.File, t.Lines[i], spec.Split, t.name("Split"), c.Value(i))
 			}
 		}
 		return out, nil
 	}
 	v, te := spec.ValFrac, spec.TestFrac
 	if !(v > 0 && te > 0 && v+te < 1) || math.IsNaN(v+te) {
-		return out, fmt.Errorf("validation fraction %v and test fraction %v: want each > 0 and their sum < 1", v, te)
+		return out, fmt.Errorf("%s %v and %s %v: want each > 0 and their sum < 1", t.name("ValFrac"), v, t.name("TestFrac"), te)
 	}
 	perm := rand.New(rand.NewPCG(spec.Seed, 0x7ab1e)).Perm(t.Len())
 	nVal, nTest := int(math.Round(v*float64(t.Len()))), int(math.Round(te*float64(t.Len())))

@@ -18,17 +18,18 @@ const MaxClasses = 50
 // Classes returns column name of t as a label of K ≥ 2 classes: each row's class index
 // 0, …, K−1 and the classes' names, in order. A numeric column's classes are its values
 // (which must be integers) in increasing order; a text column's are its values in
-// byte order. Every row needs a label. flag names the command-line flag that chose the
-// column, for the messages, which name file, line, column and value.
-func (t *Table) Classes(name, flag string) (y []float64, names []string, err error) {
+// byte order. Every row needs a label. key is the setting that chose the column (Names
+// names it), for the messages, which name file, line, column and value.
+func (t *Table) Classes(name, key string) (y []float64, names []string, err error) {
+	flag := t.name(key)
 	c := t.Column(name)
 	if c == nil {
-		return nil, nil, fmt.Errorf("%s: no column named %q (%s); the columns are %s", t.File, name, flag, strings.Join(t.Header, ", "))
+		return nil, nil, &ColumnError{File: t.File, Name: name, Setting: flag, Header: t.Header}
 	}
 	for i := 0; i < t.Len(); i++ {
 		switch {
 		case c.IsMissing(i):
-			return nil, nil, fmt.Errorf("%s:%d: column %q (%s): the label is missing; every row needs one (drop the row)", t.File, t.Lines[i], name, flag)
+			return nil, nil, fmt.Errorf("%s:%d: column %q (%s): value %q: the label is missing; every row needs one (drop the row)", t.File, t.Lines[i], name, flag, c.Raw(i))
 		case c.Numeric && c.Num[i] != math.Trunc(c.Num[i]):
 			return nil, nil, fmt.Errorf("%s:%d: column %q (%s): value %q is not a class: a numeric label must hold integer codes", t.File, t.Lines[i], name, flag, c.Value(i))
 		}
@@ -61,11 +62,12 @@ func (t *Table) Classes(name, flag string) (y []float64, names []string, err err
 // ClassIndex returns the class index of each row of column name of t under the classes
 // names of a fitted model (Classes at fit time), for predict and evaluation on new data; a
 // value that is not one of the classes is an error naming file, line and value. A missing
-// label is NaN.
-func (t *Table) ClassIndex(name, flag string, names []string) ([]float64, error) {
+// label is NaN. key is the setting that chose the column (Names names it).
+func (t *Table) ClassIndex(name, key string, names []string) ([]float64, error) {
+	flag := t.name(key)
 	c := t.Column(name)
 	if c == nil {
-		return nil, fmt.Errorf("%s: no column named %q (%s); the columns are %s", t.File, name, flag, strings.Join(t.Header, ", "))
+		return nil, &ColumnError{File: t.File, Name: name, Setting: flag, Header: t.Header}
 	}
 	index := make(map[string]int, len(names))
 	for k, v := range names {
@@ -110,11 +112,13 @@ func (t *Table) CheckClassesObserved(y, delta []float64, names []string, yCol st
 // read as today by Binary (at most two distinct values, or positive named), or the names
 // of its K > 2 classes (Classes). positive (-y-positive) names the value read as Y = 1
 // and only a binary label has one: given for a column of more than two values it is an
-// error saying so. flag names the command-line flag that chose the column.
-func (t *Table) LabelClasses(name, positive, flag string) ([]string, error) {
+// error saying so. key is the setting that chose the column ("Y"; Names names it, and
+// key+"Positive" the setting of the positive value).
+func (t *Table) LabelClasses(name, positive, key string) ([]string, error) {
+	flag := t.name(key)
 	c := t.Column(name)
 	if c == nil {
-		return nil, fmt.Errorf("%s: no column named %q (%s); the columns are %s", t.File, name, flag, strings.Join(t.Header, ", "))
+		return nil, &ColumnError{File: t.File, Name: name, Setting: flag, Header: t.Header}
 	}
 	seen := c.distinct(MaxClasses)
 	if len(seen) <= 2 {
@@ -125,10 +129,11 @@ func (t *Table) LabelClasses(name, positive, flag string) ([]string, error) {
 		if len(seen) > MaxClasses {
 			count, seen, more = "more than "+strconv.Itoa(MaxClasses), seen[:MaxClasses], ", ..."
 		}
-		return nil, fmt.Errorf("%s: column %q (%s) has %s distinct values (%s%s) and %s-positive %q names the positive value of a binary label: "+
-			"drop %s-positive to fit the column's classes, or recode the column to two values", t.File, name, flag, count, strings.Join(seen, ", "), more, flag, positive, flag)
+		pos := t.name(key + "Positive")
+		return nil, fmt.Errorf("%s: column %q (%s) has %s distinct values (%s%s) and %s %q names the positive value of a binary label: "+
+			"drop %s to fit the column's classes, or recode the column to two values", t.File, name, flag, count, strings.Join(seen, ", "), more, pos, positive, pos)
 	}
-	_, names, err := t.Classes(name, flag)
+	_, names, err := t.Classes(name, key)
 	return names, err
 }
 
@@ -140,23 +145,23 @@ func (t *Table) LabelClasses(name, positive, flag string) ([]string, error) {
 // Z = 1, for a categorical Z each level observed twice, for a continuous or vector Z
 // some spread.
 func (t *Table) LabelsAndZClasses(yCol string, names []string, zCols []string, kind dataset.ZKind, zPos string) (y, z, delta []float64, nu dataset.Nuisance, err error) {
-	if y, err = t.ClassIndex(yCol, "-y", names); err != nil {
+	if y, err = t.ClassIndex(yCol, "Y", names); err != nil {
 		return nil, nil, nil, nu, err
 	}
 	count := make([]int, len(names))
 	for i, v := range y {
 		if math.IsNaN(v) {
-			return nil, nil, nil, nu, fmt.Errorf("%s:%d: column %q (-y): the label is missing; every row needs one (drop the row)", t.File, t.Lines[i], yCol)
+			return nil, nil, nil, nu, fmt.Errorf("%s:%d: column %q (%s): value %q: the label is missing; every row needs one (drop the row)", t.File, t.Lines[i], yCol, t.name("Y"), t.Column(yCol).Raw(i))
 		}
 		count[int(v)]++
 	}
 	for k, n := range count {
 		if n == 0 {
-			return nil, nil, nil, nu, fmt.Errorf("%s: column %q (-y) has no row of class %s (classes %s): a class with no rows has nothing to learn or stratify", t.File, yCol, names[k], strings.Join(names, ", "))
+			return nil, nil, nil, nu, fmt.Errorf("%s: column %q (%s) has no row of class %s (classes %s): a class with no rows has nothing to learn or stratify", t.File, yCol, t.name("Y"), names[k], strings.Join(names, ", "))
 		}
 	}
 	if kind == dataset.BinaryZ && len(zCols) != 1 {
-		return nil, nil, nil, nu, fmt.Errorf("%s: a binary nuisance is one column, -z names %d", t.File, len(zCols))
+		return nil, nil, nil, nu, fmt.Errorf("%s: a binary nuisance is one column, %s names %d", t.File, t.name("Z"), len(zCols))
 	}
 	if z, nu, err = t.Nuisance(zCols, kind, zPos); err != nil {
 		return nil, nil, nil, nu, err
@@ -196,8 +201,8 @@ func (t *Table) LabelsAndZClasses(yCol string, names []string, zCols []string, k
 					return nil, nil, nil, nu, fmt.Errorf("%s: no row with %s = %s and %s = %d observed: the MMD within that class compares Z = 0 with Z = 1 and has no Z = %d row to compare",
 						t.File, yCol, names[k], zCols[0], l, l)
 				}
-				return nil, nil, nil, nu, fmt.Errorf("%s: level %q of column %q (-z) is observed in %d row(s) with %s = %s; the joint MMD² within that stratum needs each level at least twice (merge rare levels, or drop their rows)",
-					t.File, levels[l], zCols[0], n, yCol, names[k])
+				return nil, nil, nil, nu, fmt.Errorf("%s: level %q of column %q (%s) is observed in %d row(s) with %s = %s; the joint MMD² within that stratum needs each level at least twice (merge rare levels, or drop their rows)",
+					t.File, levels[l], zCols[0], t.name("Z"), n, yCol, names[k])
 			}
 		}
 	case dataset.ContinuousZ, dataset.VectorZ:

@@ -32,7 +32,7 @@ func TestClasses(t *testing.T) {
 		if tc.name == "no column" {
 			col = "w"
 		}
-		y, names, err := tab.Classes(col, "-y")
+		y, names, err := tab.Classes(col, "Y")
 		if tc.errHas != nil {
 			if err == nil {
 				t.Errorf("%s: no error", tc.name)
@@ -59,14 +59,14 @@ func TestClasses(t *testing.T) {
 // their indices, a missing label is NaN, and a class absent from training is an error.
 func TestClassIndex(t *testing.T) {
 	names := []string{"a", "b", "c"}
-	y, err := readString(t, "y,x\nc,1\n,2\na,3\n").ClassIndex("y", "-y", names)
+	y, err := readString(t, "y,x\nc,1\n,2\na,3\n").ClassIndex("y", "Y", names)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if y[0] != 2 || !math.IsNaN(y[1]) || y[2] != 0 {
 		t.Errorf("indices %v, want [2 NaN 0]", y)
 	}
-	_, err = readString(t, "y,x\na,1\nd,2\n").ClassIndex("y", "-y", names)
+	_, err = readString(t, "y,x\na,1\nd,2\n").ClassIndex("y", "Y", names)
 	if err == nil || !strings.Contains(err.Error(), "t.csv:3") || !strings.Contains(err.Error(), `class "d" was absent from training`) {
 		t.Errorf("unknown class: error %v", err)
 	}
@@ -108,10 +108,10 @@ func TestLabelClasses(t *testing.T) {
 		{"two text values are binary", "y,x\nno,1\nyes,2\n", "yes", nil, ""},
 		{"three text classes", "y,x\nb,1\na,2\nc,3\n", "", []string{"a", "b", "c"}, ""},
 		{"integer codes", "y,x\n3,1\n1,2\n2,3\n", "", []string{"1", "2", "3"}, ""},
-		{"positive with three classes", "y,x\nb,1\na,2\nc,3\n", "b", nil, `t.csv: column "y" (-y) has 3 distinct values (a, b, c) and -y-positive "b" names the positive value of a binary label`},
+		{"positive with three classes", "y,x\nb,1\na,2\nc,3\n", "b", nil, `t.csv: column "y" (Y) has 3 distinct values (a, b, c) and YPositive "b" names the positive value of a binary label`},
 		{"missing label among classes", "y,x\nb,1\n,2\nc,3\na,4\n", "", nil, "t.csv:3"},
 	} {
-		names, err := readString(t, tc.csv).LabelClasses("y", tc.positive, "-y")
+		names, err := readString(t, tc.csv).LabelClasses("y", tc.positive, "Y")
 		switch {
 		case tc.errHas != "":
 			if err == nil || !strings.Contains(err.Error(), tc.errHas) {
@@ -146,9 +146,9 @@ func TestLabelsAndZClasses(t *testing.T) {
 		{"one observed Z in a class", "y,z,x\na,0,1\na,1,2\nb,0,3\nb,,4\nc,0,5\nc,1,6\n", dataset.BinaryZ, "t.csv: 1 row(s) with y = b have Z (z) observed"},
 		{"no Z = 1 in a class", "y,z,x\na,0,1\na,1,2\nb,0,3\nb,0,4\nc,0,5\nc,1,6\n", dataset.BinaryZ, "t.csv: no row with y = b and z = 1 observed"},
 		{"a class absent", "y,z,x\na,0,1\na,1,2\nc,0,5\nc,1,6\n", dataset.BinaryZ, "has no row of class b"},
-		{"a class not in training", "y,z,x\na,0,1\nd,1,2\n", dataset.BinaryZ, `t.csv:3: column "y" (-y): class "d" was absent from training`},
+		{"a class not in training", "y,z,x\na,0,1\nd,1,2\n", dataset.BinaryZ, `t.csv:3: column "y" (Y): class "d" was absent from training`},
 		{"a level once in a class", "y,z,x\na,0,1\na,1,2\na,0,1\na,1,2\nb,0,3\nb,0,4\nb,1,3\nb,1,4\nc,0,5\nc,2,6\nc,0,5\nc,1,6\nc,0,5\nc,2,6\na,2,1\na,2,1\nb,2,1\nb,2,1\n", dataset.CategoricalZ,
-			`level "1" of column "z" (-z) is observed in 1 row(s) with y = c`},
+			`level "1" of column "z" (Z) is observed in 1 row(s) with y = c`},
 	} {
 		_, _, _, _, err := readString(t, tc.csv).LabelsAndZClasses("y", names, []string{"z"}, tc.kind, "")
 		if err == nil || !strings.Contains(err.Error(), tc.errHas) {

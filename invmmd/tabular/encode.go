@@ -36,14 +36,14 @@ func FitEncoder(t *Table, cols []string, train []int) (*Encoder, []string, error
 	for _, name := range cols {
 		c := t.Column(name)
 		if c == nil {
-			return nil, nil, fmt.Errorf("%s: no column named %q (-x)", t.File, name)
+			return nil, nil, &ColumnError{File: t.File, Name: name, Setting: t.name("X"), Header: t.Header}
 		}
 		f := Feature{Column: name, Numeric: c.Numeric, Indicator: c.Missing > 0}
 		if c.Numeric {
 			var n int
 			f.Mean, f.Std, n = meanStd(c.Num, train)
 			if n == 0 {
-				return nil, nil, fmt.Errorf("%s: column %q (-x) has no value in the training rows", t.File, name)
+				return nil, nil, fmt.Errorf("%s: column %q (%s) has no value in the training rows", t.File, name, t.name("X"))
 			}
 			if !(f.Std > 1e-12*math.Max(1, math.Abs(f.Mean))) {
 				warn = append(warn, fmt.Sprintf("column %q is constant (%v) in the training rows: it carries no information", name, f.Mean))
@@ -61,7 +61,7 @@ func FitEncoder(t *Table, cols []string, train []int) (*Encoder, []string, error
 			}
 			sort.Strings(f.Levels)
 			if len(f.Levels) == 0 {
-				return nil, nil, fmt.Errorf("%s: column %q (-x) has no value in the training rows", t.File, name)
+				return nil, nil, fmt.Errorf("%s: column %q (%s) has no value in the training rows", t.File, name, t.name("X"))
 			}
 		}
 		if c.Missing > 0 {

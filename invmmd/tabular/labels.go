@@ -8,12 +8,14 @@ import (
 
 // Binary returns column name of t as 0/1 values, NaN where missing. A numeric column
 // must hold only 0 and 1 unless positive is given; with positive, that value is 1 and the
-// one other value 0. flag names the command-line flag that chose the column, for the
-// messages (which list the values seen and say how to name the positive one).
-func (t *Table) Binary(name, positive, flag string) ([]float64, error) {
+// one other value 0. key is the setting that chose the column ("Y", "Z"; Names names it,
+// and key+"Positive" the setting of its positive value), for the messages (which list the
+// values seen and say how to name the positive one).
+func (t *Table) Binary(name, positive, key string) ([]float64, error) {
+	flag := t.name(key)
 	c := t.Column(name)
 	if c == nil {
-		return nil, fmt.Errorf("%s: no column named %q (%s); the columns are %s", t.File, name, flag, strings.Join(t.Header, ", "))
+		return nil, &ColumnError{File: t.File, Name: name, Setting: flag, Header: t.Header}
 	}
 	seen := c.distinct(20)
 	if len(seen) > 2 && (positive != "" || !c.Numeric) { // a numeric column is checked value by value below
@@ -41,8 +43,8 @@ func (t *Table) Binary(name, positive, flag string) ([]float64, error) {
 			case c.Numeric && (c.Num[i] == 0 || c.Num[i] == 1):
 				out[i] = c.Num[i]
 			default:
-				return nil, fmt.Errorf("%s:%d: column %q (%s): value %q, want 0 or 1; the column's values are %s: name the positive one with %s-positive VALUE",
-					t.File, t.Lines[i], name, flag, c.Value(i), strings.Join(seen, ", "), flag)
+				return nil, fmt.Errorf("%s:%d: column %q (%s): value %q, want 0 or 1; the column's values are %s: name the positive one with %s",
+					t.File, t.Lines[i], name, flag, c.Value(i), strings.Join(seen, ", "), t.name(key+"Positive"))
 			}
 		}
 		return out, nil
@@ -52,7 +54,7 @@ func (t *Table) Binary(name, positive, flag string) ([]float64, error) {
 		found = found || v == positive
 	}
 	if !found {
-		return nil, fmt.Errorf("%s: column %q (%s): no value %q (%s-positive); the values seen are %s", t.File, name, flag, positive, flag, strings.Join(seen, ", "))
+		return nil, fmt.Errorf("%s: column %q (%s): no value %q (%s); the values seen are %s", t.File, name, flag, positive, t.name(key+"Positive"), strings.Join(seen, ", "))
 	}
 	for i := range out {
 		switch {
@@ -65,15 +67,19 @@ func (t *Table) Binary(name, positive, flag string) ([]float64, error) {
 	return out, nil
 }
 
-// Probabilities returns column name of t as values in [0, 1] (a fitted G or m). flag names
-// the command-line flag that chose it.
-func (t *Table) Probabilities(name, flag string) ([]float64, error) {
+// Probabilities returns column name of t as values in [0, 1] (a fitted G or m). key is the
+// setting that chose it (Names names it).
+func (t *Table) Probabilities(name, key string) ([]float64, error) {
+	flag := t.name(key)
 	c := t.Column(name)
 	if c == nil {
-		return nil, fmt.Errorf("%s: no column named %q (%s); the columns are %s", t.File, name, flag, strings.Join(t.Header, ", "))
+		return nil, &ColumnError{File: t.File, Name: name, Setting: flag, Header: t.Header}
 	}
 	for i := 0; i < t.Len(); i++ {
-		if c.IsMissing(i) || !c.Numeric || !(c.Num[i] >= 0 && c.Num[i] <= 1) {
+		switch {
+		case c.IsMissing(i):
+			return nil, fmt.Errorf("%s:%d: column %q (%s): value %q is missing, want a probability in [0, 1] on every row", t.File, t.Lines[i], name, flag, c.Raw(i))
+		case !c.Numeric || !(c.Num[i] >= 0 && c.Num[i] <= 1):
 			return nil, fmt.Errorf("%s:%d: column %q (%s): value %q, want a probability in [0, 1]", t.File, t.Lines[i], name, flag, c.Value(i))
 		}
 	}
@@ -81,52 +87,79 @@ func (t *Table) Probabilities(name, flag string) ([]float64, error) {
 }
 
 // Numbers returns column name of t as finite numbers (model outputs h), refusing missing
-// cells. flag names the command-line flag that chose it.
-func (t *Table) Numbers(name, flag string) ([]float64, error) {
+// cells (quoted as written: "", "NA", "NaN"...). key is the setting that chose it.
+func (t *Table) Numbers(name, key string) ([]float64, error) {
+	flag := t.name(key)
 	c := t.Column(name)
 	if c == nil {
-		return nil, fmt.Errorf("%s: no column named %q (%s); the columns are %s", t.File, name, flag, strings.Join(t.Header, ", "))
+		return nil, &ColumnError{File: t.File, Name: name, Setting: flag, Header: t.Header}
 	}
 	for i := 0; i < t.Len(); i++ {
-		if c.IsMissing(i) || !c.Numeric {
+		switch {
+		case c.IsMissing(i):
+			return nil, fmt.Errorf("%s:%d: column %q (%s): value %q is missing, want a number on every row", t.File, t.Lines[i], name, flag, c.Raw(i))
+		case !c.Numeric:
 			return nil, fmt.Errorf("%s:%d: column %q (%s): value %q, want a number", t.File, t.Lines[i], name, flag, c.Value(i))
+		case math.Abs(c.Num[i]) > MaxMagnitude:
+			return nil, fmt.Errorf("%s:%d: column %q (%s): value %q is beyond ±%g, where the squared distances of a kernel overflow; rescale the column", t.File, t.Lines[i], name, flag, c.Value(i), MaxMagnitude)
 		}
 	}
 	return append([]float64(nil), c.Num...), nil
+}
+
+// labels reads the binary label column yCol (positive: its value read as 1) and checks
+// that every row has one.
+func (t *Table) labels(yCol, yPos string) ([]float64, error) {
+	y, err := t.Binary(yCol, yPos, "Y")
+	if err != nil {
+		return nil, err
+	}
+	c := t.Column(yCol)
+	for i, v := range y {
+		if math.IsNaN(v) {
+			return nil, fmt.Errorf("%s:%d: column %q (%s): value %q: the label is missing; every row needs one (drop the row)", t.File, t.Lines[i], yCol, t.name("Y"), c.Raw(i))
+		}
+	}
+	return y, nil
+}
+
+// bothClasses checks that both classes of the binary label y (column yCol) occur.
+func (t *Table) bothClasses(y []float64, yCol string) error {
+	var count [2]int
+	for _, v := range y {
+		count[int(v)]++
+	}
+	for k := 0; k < 2; k++ {
+		if count[k] == 0 {
+			return fmt.Errorf("%s: column %q (%s) has only the value %v in all %d rows: one class, nothing to learn or stratify", t.File, yCol, t.name("Y"), 1-k, len(y))
+		}
+	}
+	return nil
 }
 
 // LabelsAndNuisance reads Y (no missing value allowed) and Z (missing allowed) and checks
 // what every estimator needs: both classes of Y, some observed Z, and an observed row in
 // each (Y, Z) cell. It returns Y, Z (NaN where missing) and Δ.
 func (t *Table) LabelsAndNuisance(yCol, yPos, zCol, zPos string) (y, z, delta []float64, err error) {
-	if y, err = t.Binary(yCol, yPos, "-y"); err != nil {
+	if y, err = t.labels(yCol, yPos); err != nil {
 		return nil, nil, nil, err
 	}
-	for i, v := range y {
-		if math.IsNaN(v) {
-			return nil, nil, nil, fmt.Errorf("%s:%d: column %q (-y): the label is missing; every row needs one (drop the row)", t.File, t.Lines[i], yCol)
-		}
+	if z, err = t.Binary(zCol, zPos, "Z"); err != nil {
+		return nil, nil, nil, err
 	}
-	if z, err = t.Binary(zCol, zPos, "-z"); err != nil {
+	if err := t.bothClasses(y, yCol); err != nil {
 		return nil, nil, nil, err
 	}
 	delta = make([]float64, len(z))
-	var count [2]int
 	var cell [2][2]int
 	for i := range z {
-		count[int(y[i])]++
 		if !math.IsNaN(z[i]) {
 			delta[i] = 1
 			cell[int(y[i])][int(z[i])]++
 		}
 	}
-	for c := 0; c < 2; c++ {
-		if count[c] == 0 {
-			return nil, nil, nil, fmt.Errorf("%s: column %q (-y) has only the value %v in all %d rows: one class, nothing to learn or stratify", t.File, yCol, 1-c, len(y))
-		}
-	}
 	if cell[0][0]+cell[0][1]+cell[1][0]+cell[1][1] == 0 {
-		return nil, nil, nil, fmt.Errorf("%s: column %q (-z) is missing in all %d rows: no estimator can say anything about Z", t.File, zCol, len(z))
+		return nil, nil, nil, fmt.Errorf("%s: column %q (%s) is missing in all %d rows: no estimator can say anything about Z", t.File, zCol, t.name("Z"), len(z))
 	}
 	for yy := 0; yy < 2; yy++ {
 		for zz := 0; zz < 2; zz++ {

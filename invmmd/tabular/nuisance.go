@@ -3,6 +3,7 @@ package tabular
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -11,12 +12,32 @@ import (
 )
 
 // MaxIntegerLevels is the most distinct values an integer-coded numeric nuisance column may
-// have and still be inferred categorical (site 1, 2, 3, …); with more it is continuous.
-// Name the kind (Spec.ZKind, -z-kind) to decide otherwise.
+// have and still be inferred categorical (site 1, 2, 3, …): exactly MaxIntegerLevels codes
+// are categorical, one more is continuous. Name the kind (Spec.ZKind) to decide otherwise.
 const MaxIntegerLevels = 10
 
+// ParseColumns splits a list of columns "a" or "a,b,c" into its names, refusing an empty
+// name (a doubled or trailing comma) and a name listed twice.
+func ParseColumns(list string) ([]string, error) {
+	parts := strings.Split(list, ",")
+	var out []string
+	for k, p := range parts {
+		p = strings.TrimSpace(p)
+		switch {
+		case p == "" && len(parts) > 1:
+			return nil, fmt.Errorf("column %d of %d is empty (a doubled or trailing comma?)", k+1, len(parts))
+		case p == "":
+			return nil, fmt.Errorf("no column named")
+		case slices.Contains(out, p):
+			return nil, fmt.Errorf("column %q listed twice", p)
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
 // ZColumns splits a nuisance specification "a" or "a,b,c" into its column names: several
-// columns make a vector nuisance.
+// columns make a vector nuisance. Empty names are skipped (ParseColumns refuses them).
 func ZColumns(z string) []string {
 	var out []string
 	for _, c := range strings.Split(z, ",") {
@@ -35,17 +56,17 @@ func ZColumns(z string) []string {
 // column a continuous one.
 func (t *Table) InferZKind(cols []string, positive string) (dataset.ZKind, string, error) {
 	if len(cols) == 0 {
-		return 0, "", fmt.Errorf("%s: no nuisance column (-z)", t.File)
+		return 0, "", fmt.Errorf("%s: no nuisance column (%s)", t.File, t.name("Z"))
 	}
 	if len(cols) > 1 {
 		return dataset.VectorZ, fmt.Sprintf("%d columns", len(cols)), nil
 	}
 	c := t.Column(cols[0])
 	if c == nil {
-		return 0, "", &ColumnError{File: t.File, Name: cols[0], Flag: "-z", Header: t.Header}
+		return 0, "", &ColumnError{File: t.File, Name: cols[0], Setting: t.name("Z"), Header: t.Header}
 	}
 	if positive != "" {
-		return dataset.BinaryZ, "-z-positive names the value read as Z = 1", nil
+		return dataset.BinaryZ, t.name("ZPositive") + " names the value read as Z = 1", nil
 	}
 	if !c.Numeric {
 		if len(c.Levels) > 2 {
@@ -86,26 +107,26 @@ func (t *Table) InferZKind(cols []string, positive string) (dataset.ZKind, strin
 func (t *Table) Nuisance(cols []string, kind dataset.ZKind, positive string) ([]float64, dataset.Nuisance, error) {
 	nu := dataset.Nuisance{Kind: kind}
 	if len(cols) == 0 {
-		return nil, nu, fmt.Errorf("%s: no nuisance column (-z)", t.File)
+		return nil, nu, fmt.Errorf("%s: no nuisance column (%s)", t.File, t.name("Z"))
 	}
 	if kind != dataset.VectorZ && len(cols) > 1 {
-		return nil, nu, fmt.Errorf("%s: -z names %d columns (%s) but a %v nuisance has one; use -z-kind vector for several", t.File, len(cols), strings.Join(cols, ","), kind)
+		return nil, nu, fmt.Errorf("%s: %s names %d columns (%s) but a %v nuisance has one; name the kind vector (%s) for several", t.File, t.name("Z"), len(cols), strings.Join(cols, ","), kind, t.name("ZKind"))
 	}
 	if kind != dataset.BinaryZ && positive != "" {
-		return nil, nu, fmt.Errorf("%s: -z-positive %q is for a binary nuisance, and -z %s is %v", t.File, positive, strings.Join(cols, ","), kind)
+		return nil, nu, fmt.Errorf("%s: %s %q is for a binary nuisance, and %s %s is %v", t.File, t.name("ZPositive"), positive, t.name("Z"), strings.Join(cols, ","), kind)
 	}
 	var columns []*Column
 	for _, name := range cols {
 		c := t.Column(name)
 		if c == nil {
-			return nil, nu, &ColumnError{File: t.File, Name: name, Flag: "-z", Header: t.Header}
+			return nil, nu, &ColumnError{File: t.File, Name: name, Setting: t.name("Z"), Header: t.Header}
 		}
 		columns = append(columns, c)
 	}
 	n := t.Len()
 	switch kind {
 	case dataset.BinaryZ:
-		z, err := t.Binary(cols[0], positive, "-z")
+		z, err := t.Binary(cols[0], positive, "Z")
 		return z, nu, err
 	case dataset.CategoricalZ:
 		c := columns[0]
@@ -141,7 +162,7 @@ func (t *Table) Nuisance(cols []string, kind dataset.ZKind, positive string) ([]
 			}
 		}
 		if len(nu.Levels) < 2 {
-			return nil, nu, fmt.Errorf("%s: column %q (-z) has %d level(s) %s: a categorical nuisance needs at least 2", t.File, c.Name, len(nu.Levels), strings.Join(nu.Levels, ", "))
+			return nil, nu, fmt.Errorf("%s: column %q (%s) has %d level(s) %s: a categorical nuisance needs at least 2", t.File, c.Name, t.name("Z"), len(nu.Levels), strings.Join(nu.Levels, ", "))
 		}
 		return z, nu, nil
 	case dataset.ContinuousZ, dataset.VectorZ:
@@ -152,24 +173,29 @@ func (t *Table) Nuisance(cols []string, kind dataset.ZKind, positive string) ([]
 		z := make([]float64, n*q)
 		for j, c := range columns {
 			if !c.Numeric {
-				return nil, nu, fmt.Errorf("%s:%d: column %q (-z): value %q, want a number (a %v nuisance); name -z-kind categorical for a nuisance of levels",
-					t.File, c.firstText.line, c.Name, c.firstText.value, kind)
+				return nil, nu, fmt.Errorf("%s:%d: column %q (%s): value %q, want a number (a %v nuisance); name the kind categorical (%s) for a nuisance of levels",
+					t.File, c.firstText.line, c.Name, t.name("Z"), c.firstText.value, kind, t.name("ZKind"))
 			}
 			for i := 0; i < n; i++ {
-				z[i*q+j] = math.NaN()
-				if c.Numeric {
-					z[i*q+j] = c.Num[i]
+				z[i*q+j] = c.Num[i]
+				if math.Abs(c.Num[i]) > MaxMagnitude {
+					return nil, nu, fmt.Errorf("%s:%d: column %q (%s): value %q is beyond ±%g, where the squares that fit m and take the kernel's bandwidth overflow; rescale Z (e.g. divide it, or take its logarithm)",
+						t.File, t.Lines[i], c.Name, t.name("Z"), c.Value(i), MaxMagnitude)
 				}
 			}
 		}
-		for i := 0; i < n; i++ { // a vector with one cell missing is missing
+		for i := 0; i < n; i++ { // a vector is observed whole or missing whole
+			var blank, present int = -1, -1
 			for j := 0; j < q; j++ {
 				if math.IsNaN(z[i*q+j]) {
-					for k := 0; k < q; k++ {
-						z[i*q+k] = math.NaN()
-					}
-					break
+					blank = j
+				} else {
+					present = j
 				}
+			}
+			if blank >= 0 && present >= 0 {
+				return nil, nu, fmt.Errorf("%s:%d: column %q (%s): value %q is missing while column %q holds %q: a vector Z (%s) is observed whole or missing whole; fill the cell, or blank every component of the row",
+					t.File, t.Lines[i], columns[blank].Name, t.name("Z"), columns[blank].Raw(i), columns[present].Name, columns[present].Value(i), strings.Join(cols, ","))
 			}
 		}
 		return z, nu, nil
@@ -185,25 +211,16 @@ func (t *Table) Nuisance(cols []string, kind dataset.ZKind, positive string) ([]
 func (t *Table) LabelsAndZ(yCol, yPos string, zCols []string, kind dataset.ZKind, zPos string) (y, z, delta []float64, nu dataset.Nuisance, err error) {
 	if kind == dataset.BinaryZ {
 		if len(zCols) != 1 {
-			return nil, nil, nil, nu, fmt.Errorf("%s: a binary nuisance is one column, -z names %d", t.File, len(zCols))
+			return nil, nil, nil, nu, fmt.Errorf("%s: a binary nuisance is one column, %s names %d", t.File, t.name("Z"), len(zCols))
 		}
 		y, z, delta, err = t.LabelsAndNuisance(yCol, yPos, zCols[0], zPos)
 		return y, z, delta, dataset.Nuisance{}, err
 	}
-	if y, err = t.Binary(yCol, yPos, "-y"); err != nil {
+	if y, err = t.labels(yCol, yPos); err != nil {
 		return nil, nil, nil, nu, err
 	}
-	var count [2]int
-	for i, v := range y {
-		if math.IsNaN(v) {
-			return nil, nil, nil, nu, fmt.Errorf("%s:%d: column %q (-y): the label is missing; every row needs one (drop the row)", t.File, t.Lines[i], yCol)
-		}
-		count[int(v)]++
-	}
-	for c := 0; c < 2; c++ {
-		if count[c] == 0 {
-			return nil, nil, nil, nu, fmt.Errorf("%s: column %q (-y) has only the value %v in all %d rows: one class, nothing to learn or stratify", t.File, yCol, 1-c, len(y))
-		}
+	if err := t.bothClasses(y, yCol); err != nil {
+		return nil, nil, nil, nu, err
 	}
 	if z, nu, err = t.Nuisance(zCols, kind, zPos); err != nil {
 		return nil, nil, nil, nu, err
@@ -235,8 +252,8 @@ func (t *Table) LabelsAndZ(yCol, yPos string, zCols []string, kind dataset.ZKind
 		for l, c := range count {
 			for yy := 0; yy < 2; yy++ {
 				if c[yy] < 2 {
-					return nil, nil, nil, nu, fmt.Errorf("%s: level %q of column %q (-z) is observed in %d row(s) with %s = %d; the joint MMD² within that stratum needs each level at least twice (merge rare levels, or drop their rows)",
-						t.File, nu.Levels[l], zCols[0], c[yy], yCol, yy)
+					return nil, nil, nil, nu, fmt.Errorf("%s: level %q of column %q (%s) is observed in %d row(s) with %s = %d; the joint MMD² within that stratum needs each level at least twice (merge rare levels, or drop their rows)",
+						t.File, nu.Levels[l], zCols[0], t.name("Z"), c[yy], yCol, yy)
 				}
 			}
 		}
@@ -261,7 +278,7 @@ func (t *Table) checkZSpread(zCols []string, z, delta []float64, kind dataset.ZK
 			}
 		}
 		if !(hi > lo) {
-			return fmt.Errorf("%s: column %q (-z) has the one value %v on every row where it is observed: a %v nuisance needs some spread", t.File, name, lo, kind)
+			return fmt.Errorf("%s: column %q (%s) has the one value %v on every row where it is observed: a %v nuisance needs some spread", t.File, name, t.name("Z"), lo, kind)
 		}
 	}
 	return nil

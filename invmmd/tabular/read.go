@@ -12,6 +12,7 @@ package tabular
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -40,8 +41,24 @@ const NumericShare = 0.9
 // free-text note); Build refuses it as a default feature (Column.Identifier).
 const IdentifierLevels = 20
 
-// missingTokens are the cell values read as missing, whatever the column's type.
-var missingTokens = map[string]bool{"": true, "NA": true, "N/A": true, "NaN": true, "nan": true, "NAN": true, "null": true, "NULL": true, "?": true}
+// missingTokens are the cell values read as missing, whatever the column's type, in lower
+// case: a cell is missing when its lower-case form is one of them (NA, na, N/A, NaN, nan,
+// NULL, null, ?, or empty), so that no spelling of a marker is read as a level of a text
+// column while another spelling is missing.
+var missingTokens = map[string]bool{"": true, "na": true, "n/a": true, "nan": true, "null": true, "?": true}
+
+// IsMissingToken reports whether the cell text v (already trimmed) marks a missing value.
+func IsMissingToken(v string) bool {
+	if len(v) > 4 {
+		return false
+	}
+	return missingTokens[strings.ToLower(v)]
+}
+
+// MaxMagnitude bounds the magnitude of a continuous nuisance's numbers and of model
+// outputs h: beyond ±1e150 the squares that fit m's normal or take a kernel's bandwidth
+// overflow float64. A feature may hold any finite number (its standardisation is scaled).
+const MaxMagnitude = 1e150
 
 // Column is one column of a Table: numeric (Num) or categorical (Codes into Levels). Its
 // type is decided once, from every cell of the file, by decide (see Read).
@@ -52,13 +69,20 @@ type Column struct {
 	Codes   []int32   // categorical columns: index into Levels, −1 where missing
 	Levels  []string  // categorical columns: distinct values in order of first appearance
 	Missing int       // rows where the value is missing
-	index   int       // field index in the file
-	levels  map[string]int32
-	tooMany bool // more than MaxLevels distinct values seen (their codes are dropped)
+	// missText holds, once a missing cell was written other than empty, the index + 1 into
+	// tokens of each row's missing-value marker (0: present, or an empty cell), so that
+	// messages quote the cell as written (Raw); nil while every missing cell is empty.
+	missText []uint8
+	tokens   []string
+	index    int // field index in the file
+	levels   map[string]int32
+	tooMany  bool // more than MaxLevels distinct values seen (their codes are dropped)
 	// parsed and unparsed count the present cells that parse as numbers and those that
-	// do not; firstText is the first that does not, firstInf the first infinite number.
-	parsed, unparsed    int
-	firstText, firstInf cell
+	// do not; firstText is the first that does not, firstInf the first infinite number,
+	// firstHuge the first beyond the range of float64 (1e400).
+	parsed, unparsed               int
+	firstText, firstInf, firstHuge cell
+	rows                           int // cells added
 }
 
 // cell is a value and its file line, kept for messages.
@@ -68,27 +92,56 @@ type cell struct {
 }
 
 // ColumnError reports a column asked for that the file's header lacks. Callers that know
-// which flag named the column fill in Flag.
+// which setting named the column fill in Setting (its name for the user, e.g. "Y", or a
+// command line's "-y").
 type ColumnError struct {
-	File, Name, Flag string
-	Header           []string
+	File, Name, Setting string
+	Header              []string
 }
 
 func (e *ColumnError) Error() string {
-	flag := ""
-	if e.Flag != "" {
-		flag = " (" + e.Flag + ")"
+	by := ""
+	if e.Setting != "" {
+		by = " (" + e.Setting + ")"
 	}
-	return fmt.Sprintf("%s: no column named %q%s; the columns are %s", e.File, e.Name, flag, strings.Join(e.Header, ", "))
+	msg := fmt.Sprintf("%s: no column named %q%s; the columns are %s", e.File, e.Name, by, strings.Join(e.Header, ", "))
+	if len(e.Header) == 1 {
+		for _, sep := range []struct{ char, name string }{{"\t", "tab"}, {";", "semicolon"}, {"|", "bar"}} {
+			if strings.Contains(e.Header[0], sep.char) {
+				return msg + fmt.Sprintf(": the header is one column holding %ss, so the file looks %s-separated; this reads comma-separated values: convert it (e.g. with a spreadsheet, or tr for a file without quoted %ss)", sep.name, sep.name, sep.name)
+			}
+		}
+	}
+	return msg
 }
 
-// Table is the selected columns of a CSV file.
+// Names says how messages name the settings that chose a table's columns: a setting's key
+// (the Go field of owndata's configurations: "Y", "YPositive", "Z", "ZPositive", "ZKind",
+// "X", "Split", "H", "G", "M") → the caller's name for it (the command line's "-y"). A
+// key without an entry is named by the key itself, so a library caller reads the names of
+// the fields it set, and a command the flags its user typed.
+type Names map[string]string
+
+// Of returns the name of the setting key.
+func (n Names) Of(key string) string {
+	if v, ok := n[key]; ok {
+		return v
+	}
+	return key
+}
+
+// Table is the selected columns of a CSV file, or of columns built in memory (NewTable).
 type Table struct {
 	File    string    // file name, for messages
 	Header  []string  // every column name of the file, in order
 	Columns []*Column // the selected columns, in the order asked for
 	Lines   []int32   // the file line of each row (1-based; the header is line 1)
+	// Names names the settings in messages (see Names); nil names them by their keys.
+	Names Names
 }
+
+// name returns the name of the setting key in messages.
+func (t *Table) name(key string) string { return t.Names.Of(key) }
 
 // Len returns the number of data rows.
 func (t *Table) Len() int { return len(t.Lines) }
@@ -120,6 +173,18 @@ func (c *Column) Value(i int) string {
 	return c.Levels[c.Codes[i]]
 }
 
+// Raw returns row i of column c as the file wrote it: Value for a present cell, and for a
+// missing one the marker it held ("NA", "NaN", ...; "" for an empty cell).
+func (c *Column) Raw(i int) string {
+	if !c.IsMissing(i) {
+		return c.Value(i)
+	}
+	if i < len(c.missText) && c.missText[i] > 0 {
+		return c.tokens[c.missText[i]-1]
+	}
+	return ""
+}
+
 // IsMissing reports whether row i of column c is missing.
 func (c *Column) IsMissing(i int) bool {
 	if c.Numeric {
@@ -130,21 +195,41 @@ func (c *Column) IsMissing(i int) bool {
 
 // ReadFile reads the named columns of a CSV file (all columns when names is empty).
 func ReadFile(path string, names []string) (*Table, error) {
+	return ReadFileContext(context.Background(), path, names)
+}
+
+// ReadFileContext is ReadFile that stops once ctx is done, with an error wrapping ctx's,
+// within one buffer of the file (64 KiB).
+func ReadFileContext(ctx context.Context, path string, names []string) (*Table, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("tabular: %w", err)
+		return nil, err
 	}
 	defer f.Close()
-	return Read(f, path, names)
+	return Read(ctxReader{ctx, f}, path, names)
+}
+
+// ctxReader reads from r until ctx is done.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }
 
 // Read reads the named columns (all when names is empty) of CSV data from r; file names
 // the source in messages. The first record is the header. A UTF-8 byte-order mark, CRLF
 // line ends and quoted fields are accepted. Cells that are empty, NA, N/A, NaN, null or ?
-// are missing. A column's type is decided from all its cells (Column.decide): numeric when
-// every present value parses as a number (±Inf in it is an error), an error naming the
-// cell when a few values of an otherwise numeric column do not parse (NumericShare), and
-// categorical otherwise (at most MaxLevels distinct values).
+// are missing, in any case. A column's type is decided from all its cells (Column.decide):
+// numeric when every present value parses as a number (±Inf, or a magnitude beyond
+// MaxMagnitude, in it is an error), an error naming the cell when a few values of an
+// otherwise numeric column do not parse (NumericShare), and categorical otherwise (at
+// most MaxLevels distinct values).
 func Read(r io.Reader, file string, names []string) (*Table, error) {
 	br := bufio.NewReaderSize(r, 1<<16)
 	if bom, err := br.Peek(3); err == nil && bytes.Equal(bom, []byte{0xEF, 0xBB, 0xBF}) {
@@ -195,6 +280,9 @@ func Read(r io.Reader, file string, names []string) (*Table, error) {
 			return nil, fmt.Errorf("%s: %w", file, err)
 		}
 		line, _ := cr.FieldPos(0)
+		if line > math.MaxInt32 {
+			return nil, fmt.Errorf("%s:%d: more than %d lines", file, line, math.MaxInt32)
+		}
 		t.Lines = append(t.Lines, int32(line))
 		for _, c := range t.Columns {
 			c.add(strings.TrimSpace(rec[c.index]), line)
@@ -214,18 +302,31 @@ func Read(r io.Reader, file string, names []string) (*Table, error) {
 // add appends one cell, keeping both the numeric reading and the categorical codes:
 // the column's type is decided when the whole file has been read (decide).
 func (c *Column) add(v string, line int) {
-	if missingTokens[v] {
+	c.rows++
+	if IsMissingToken(v) {
 		c.Missing++
 		c.Num = append(c.Num, math.NaN())
 		if !c.tooMany {
 			c.Codes = append(c.Codes, -1)
 		}
+		c.markMissing(v)
 		return
 	}
+	if c.missText != nil {
+		c.missText = append(c.missText, 0)
+	}
 	x, err := strconv.ParseFloat(v, 64)
+	var ne *strconv.NumError
+	overflow := errors.As(err, &ne) && errors.Is(ne.Err, strconv.ErrRange) && math.IsInf(x, 0)
+	if overflow {
+		err = nil // a number beyond float64's range: numeric, and refused by decide
+		if c.firstHuge.line == 0 {
+			c.firstHuge = cell{line, v}
+		}
+	}
 	switch {
 	case err == nil:
-		if math.IsInf(x, 0) && c.firstInf.line == 0 {
+		if !overflow && math.IsInf(x, 0) && c.firstInf.line == 0 {
 			c.firstInf = cell{line, v}
 		}
 		c.parsed++
@@ -253,6 +354,34 @@ func (c *Column) add(v string, line int) {
 	c.Codes = append(c.Codes, code)
 }
 
+// markMissing records the marker v of the missing cell just added (see Column.Raw).
+func (c *Column) markMissing(v string) {
+	if v == "" {
+		if c.missText != nil {
+			c.missText = append(c.missText, 0)
+		}
+		return
+	}
+	k := -1
+	for j, t := range c.tokens {
+		if t == v {
+			k = j
+		}
+	}
+	if k < 0 {
+		if len(c.tokens) == 255 { // every spelling of ≤ 4 bytes of the markers fits; never reached
+			k = 0
+		} else {
+			c.tokens = append(c.tokens, v)
+			k = len(c.tokens) - 1
+		}
+	}
+	if c.missText == nil {
+		c.missText = make([]uint8, c.rows-1, c.rows)
+	}
+	c.missText = append(c.missText, uint8(k+1))
+}
+
 // decide settles the column's type from all its cells and drops the representation it
 // does not use. It is the one place where a column's type is decided:
 //
@@ -269,8 +398,12 @@ func (c *Column) decide(file string) error {
 	present := c.parsed + c.unparsed
 	switch {
 	case c.unparsed == 0:
-		if c.firstInf.line > 0 {
+		if c.firstInf.line > 0 && (c.firstHuge.line == 0 || c.firstInf.line < c.firstHuge.line) {
 			return fmt.Errorf("%s:%d: column %q: value %q is infinite, want a finite number or an empty cell for missing", file, c.firstInf.line, c.Name, c.firstInf.value)
+		}
+		if c.firstHuge.line > 0 {
+			return fmt.Errorf("%s:%d: column %q: value %q is out of range: a number beyond the largest float64 (about ±1.8e308); rescale the column (e.g. divide it, or take its logarithm)",
+				file, c.firstHuge.line, c.Name, c.firstHuge.value)
 		}
 		c.Numeric, c.Codes, c.Levels = true, nil, nil
 		return nil

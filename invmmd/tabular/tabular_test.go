@@ -58,11 +58,11 @@ func TestBadInput(t *testing.T) {
 		{"empty file", "", "y", "", "z", []string{"bad.csv: empty file"}},
 		{"header only", "a,y,z\n", "y", "", "z", []string{"bad.csv: a header but no data rows"}},
 		{"ragged row", "a,y,z\n1,0,1\n2,1\n", "y", "", "z", []string{"bad.csv:3: 2 fields, the header has 3"}},
-		{"string labels without -y-positive", "a,y,z\n1,yes,1\n2,no,0\n", "y", "", "z", []string{"bad.csv:2", `column "y" (-y)`, `value "yes"`, "values are no, yes", "-y-positive"}},
+		{"string labels without -y-positive", "a,y,z\n1,yes,1\n2,no,0\n", "y", "", "z", []string{"bad.csv:2", `column "y" (Y)`, `value "yes"`, "values are no, yes", "YPositive"}},
 		{"-y-positive not a value", "a,y,z\n1,yes,1\n2,no,0\n", "y", "ja", "z", []string{`no value "ja"`, "values seen are no, yes"}},
-		{"non-binary Z", "a,y,z\n1,0,1\n2,1,2\n3,1,0\n", "y", "", "z", []string{"bad.csv:3", `column "z" (-z)`, `value "2"`}},
-		{"three-valued label", "a,y,z\n1,a,1\n2,b,0\n3,c,0\n", "y", "a", "z", []string{`bad.csv:4: column "y" (-y) is not binary: value "c" is a third value; values seen a, b, c`}},
-		{"all Z missing", "a,y,z\n1,0,\n2,1,NA\n", "y", "", "z", []string{`column "z" (-z) is missing in all 2 rows`}},
+		{"non-binary Z", "a,y,z\n1,0,1\n2,1,2\n3,1,0\n", "y", "", "z", []string{"bad.csv:3", `column "z" (Z)`, `value "2"`}},
+		{"three-valued label", "a,y,z\n1,a,1\n2,b,0\n3,c,0\n", "y", "a", "z", []string{`bad.csv:4: column "y" (Y) is not binary: value "c" is a third value; values seen a, b, c`}},
+		{"all Z missing", "a,y,z\n1,0,\n2,1,NA\n", "y", "", "z", []string{`column "z" (Z) is missing in all 2 rows`}},
 		{"one class", "a,y,z\n1,1,1\n2,1,0\n", "y", "", "z", []string{"only the value 1 in all 2 rows"}},
 		{"empty cell", "a,y,z\n1,0,1\n2,0,1\n3,1,0\n4,1,1\n5,0,\n", "y", "", "z", []string{"no row with y = 0 and z = 0 observed", "Y=0,Z=0: 0"}},
 		{"missing label", "a,y,z\n1,0,1\n2,,0\n", "y", "", "z", []string{"bad.csv:3", "the label is missing"}},
@@ -126,7 +126,7 @@ func TestBuildSplits(t *testing.T) {
 			z = ""
 		}
 		part := [...]string{"train", "train", "train", "val", "test"}[i%5]
-		fmt.Fprintf(&b, "%d,%d,%s,%s\n", i, i%2, z, part)
+		fmt.Fprintf(&b, "%d,%d,%s,%s\n", (i*37)%101, i%2, z, part)
 	}
 	tab, err := Read(strings.NewReader(b.String()), "s.csv", nil)
 	if err != nil {
@@ -155,7 +155,7 @@ func TestBuildSplits(t *testing.T) {
 			t.Errorf("training feature mean %v, want 0 (standardised on train)", mean/120)
 		}
 	}
-	if _, err := Build(tab, Spec{Y: "y", Z: "z", Split: "x"}); err == nil || !strings.Contains(err.Error(), `s.csv:2: column "x" (-split): value "0"`) {
+	if _, err := Build(tab, Spec{Y: "y", Z: "z", Split: "x"}); err == nil || !strings.Contains(err.Error(), `s.csv:2: column "x" (Split): value "0"`) {
 		t.Errorf("bad split column: %v", err)
 	}
 	if _, err := Build(tab, Spec{Y: "y", Z: "z", ValFrac: 0.6, TestFrac: 0.5}); err == nil || !strings.Contains(err.Error(), "sum < 1") {
@@ -315,7 +315,7 @@ func TestIdentifierColumnRefusedByDefault(t *testing.T) {
 		t.Fatal(err)
 	}
 	spec := Spec{Y: "y", Z: "z", ValFrac: 0.2, TestFrac: 0.2, Seed: 1}
-	if _, err := Build(tab, spec); err == nil || !strings.Contains(err.Error(), `column "id" has 300 distinct values in 300 rows`) || !strings.Contains(err.Error(), "-x") {
+	if _, err := Build(tab, spec); err == nil || !strings.Contains(err.Error(), `column "id" has 300 distinct values in 300 rows`) || !strings.Contains(err.Error(), "X") {
 		t.Errorf("identifier under the default -x: %v", err)
 	}
 	spec.X = []string{"id", "x"}
@@ -334,9 +334,9 @@ func TestFeatureListRefusals(t *testing.T) {
 		spec Spec
 		want string
 	}{
-		{Spec{Y: "y", Z: "z", X: []string{"x", "x"}, Split: "part"}, `column "x" is listed twice in -x`},
-		{Spec{Y: "y", Z: "z", X: []string{"x", "part"}, Split: "part"}, `column "part" is both a feature (-x) and the split column (-split)`},
-		{Spec{Y: "y", Z: "z", X: []string{"x", "y"}, Split: "part"}, `column "y" is both a feature (-x) and the label (-y)`},
+		{Spec{Y: "y", Z: "z", X: []string{"x", "x"}, Split: "part"}, `column "x" is listed twice in X`},
+		{Spec{Y: "y", Z: "z", X: []string{"x", "part"}, Split: "part"}, `column "part" is both a feature (X) and the split column (Split)`},
+		{Spec{Y: "y", Z: "z", X: []string{"x", "y"}, Split: "part"}, `column "y" is both a feature (X) and the label (Y)`},
 	} {
 		if _, err := Build(tab, tc.spec); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: error %v, want %q", tc.spec, err, tc.want)

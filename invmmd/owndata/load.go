@@ -1,0 +1,313 @@
+package owndata
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/invmmd/invmmd/invmmd"
+	"github.com/invmmd/invmmd/invmmd/dataset"
+	"github.com/invmmd/invmmd/invmmd/method"
+	"github.com/invmmd/invmmd/invmmd/tabular"
+)
+
+// Reading the table of estimate and test: the model outputs h, Y, Z and the columns of G
+// and m, every check of them before any fitting, and the seam where G and m are fitted.
+
+// loaded is a table read for Estimate or Test: its rows as the estimators take them, the
+// model outputs h, and how the nuisance was read.
+type loaded struct {
+	tab  *tabular.Table
+	kind dataset.ZKind
+	why  string // how kind was decided
+	nu   dataset.Nuisance
+	zmap invmmd.FeatureMap // the kernel on a nuisance that is not binary; nil for a binary one
+	rows invmmd.Rows       // Y, Z (or Psi), Δ, and G and M where columns give them
+	rep  invmmd.Rep        // the model outputs h, one or more columns (H)
+	// classes names the label's K > 2 classes; nil for a binary label.
+	classes []string
+}
+
+// columns returns the columns c reads: h, Y, Z, G and M when given, and X.
+func (c EstimateConfig) columns() []string {
+	cols := append(append(hColumns(c.H), c.Y), tabular.ZColumns(c.Z)...)
+	for _, col := range []string{c.G, c.M} {
+		if col != "" {
+			cols = append(cols, col)
+		}
+	}
+	var out []string
+	for _, col := range append(cols, c.X...) {
+		if !slices.Contains(out, col) {
+			out = append(out, col)
+		}
+	}
+	return out
+}
+
+// readCSV reads the columns of c from the CSV file c.Data, stopping once ctx is done.
+func (c EstimateConfig) readCSV(ctx context.Context) (*tabular.Table, error) {
+	keys := map[string]string{c.G: "G", c.M: "M"}
+	for _, col := range hColumns(c.H) {
+		keys[col] = "H"
+	}
+	return readCSV(ctx, c.Data, c.columns(), c.Names, c.columnKeys(keys))
+}
+
+// load reads the columns of c from tab and checks, before anything is fitted, what the
+// estimators and tests need: the kind of Z and the kernel on it, method full only without
+// missing Z, h a number on every row and not constant, G and m probabilities, and G > 0
+// wherever Z is observed. It reports the table to log.
+func (c EstimateConfig) load(tab *tabular.Table, log io.Writer) (*loaded, error) {
+	tab.Names = c.Names
+	for _, col := range c.columns() {
+		if tab.Column(col) == nil {
+			key := "X"
+			switch {
+			case col == c.Y:
+				key = "Y"
+			case slices.Contains(tabular.ZColumns(c.Z), col):
+				key = "Z"
+			case slices.Contains(hColumns(c.H), col):
+				key = "H"
+			case col == c.G:
+				key = "G"
+			case col == c.M:
+				key = "M"
+			}
+			return nil, &tabular.ColumnError{File: tab.File, Name: col, Setting: c.name(key), Header: tab.Header}
+		}
+	}
+	l := &loaded{tab: tab}
+	var err error
+	if l.kind, l.why, err = c.nuisanceKind(tab); err != nil {
+		return nil, err
+	}
+	if l.kind != dataset.BinaryZ && c.M != "" {
+		return nil, fieldError("M", c.M, "a column gives P(Z = 1 | X, Y) of a binary Z; for a %v nuisance m = E[ψ(Z) | X, Y] is fitted on the features %s (drop %s)", l.kind, c.name("X"), c.name("M"))
+	}
+	if l.classes, err = tab.LabelClasses(c.Y, c.YPositive, "Y"); err != nil {
+		return nil, err
+	}
+	var y, z, delta []float64
+	var nu dataset.Nuisance
+	if len(l.classes) > 2 {
+		y, z, delta, nu, err = tab.LabelsAndZClasses(c.Y, l.classes, tabular.ZColumns(c.Z), l.kind, c.ZPositive)
+	} else {
+		y, z, delta, nu, err = tab.LabelsAndZ(c.Y, c.YPositive, tabular.ZColumns(c.Z), l.kind, c.ZPositive)
+	}
+	if err != nil {
+		return nil, err
+	}
+	l.nu = nu
+	l.rows = invmmd.Rows{Y: y, Z: z, Delta: delta}
+	if l.kind != dataset.BinaryZ {
+		if l.zmap, err = zKernel(c.Columns, tab.File, nu, z); err != nil {
+			return nil, err
+		}
+		if l.rows.Psi, err = invmmd.Apply(l.zmap, z); err != nil {
+			return nil, fmt.Errorf("%s: %w", tab.File, err)
+		}
+		l.rows.Z = nil
+	}
+	missing := l.rows.MissingZ()
+	for _, m := range c.Methods {
+		if !m.UsesMissingZ() {
+			continue
+		}
+		for i, d := range delta {
+			if d == 0 {
+				return nil, fmt.Errorf("%s:%d: column %q (%s): value %q: Z is missing but method %v needs Z on every row (%d rows lack it); use dr, ip or reg",
+					tab.File, tab.Lines[i], tabular.ZColumns(c.Z)[0], c.name("Z"), tab.Column(tabular.ZColumns(c.Z)[0]).Raw(i), m, missing)
+			}
+		}
+	}
+	if l.rep, err = readH(tab, hColumns(c.H), c.name("H")); err != nil {
+		return nil, err
+	}
+	if c.G != "" {
+		if l.rows.G, err = tab.Probabilities(c.G, "G"); err != nil {
+			return nil, err
+		}
+		for i, g := range l.rows.G {
+			if g == 0 && delta[i] == 1 {
+				return nil, fmt.Errorf("%s:%d: column %q (%s): value %q on a row whose Z is observed: G = P(Δ = 1 | X, Y) = 0 says Z cannot be observed there, so the column is not a fitted G for these rows (ip and dr would divide by it)",
+					tab.File, tab.Lines[i], c.G, c.name("G"), tab.Column(c.G).Value(i))
+			}
+		}
+	}
+	if c.M != "" {
+		if l.rows.M, err = tab.Probabilities(c.M, "M"); err != nil {
+			return nil, err
+		}
+	}
+	fmt.Fprintf(log, "%s: %d rows, %d with Z missing; Z (%s) is %v, %s\n", tab.File, tab.Len(), missing, c.Z, nu, l.why)
+	if hc := hColumns(c.H); len(hc) > 1 {
+		fmt.Fprintf(log, "h: %d columns (%s), one representation; the kernel on the Euclidean distance between rows\n", len(hc), strings.Join(hc, ", "))
+	}
+	if len(l.classes) > 2 {
+		fmt.Fprintf(log, "label %s: %d classes %s, one stratum each\n", c.Y, len(l.classes), strings.Join(l.classes, ", "))
+	}
+	return l, nil
+}
+
+// readH reads the columns of h from tab as one representation, row-major: each needs a
+// finite number within ±tabular.MaxMagnitude on every row (a blank or missing cell is an
+// error naming file, line, column and the cell), and h must not be constant. name names
+// the setting of h.
+func readH(tab *tabular.Table, cols []string, name string) (invmmd.Rep, error) {
+	d := len(cols)
+	data := make([]float64, tab.Len()*d)
+	for j, col := range cols {
+		v, err := tab.Numbers(col, "H")
+		if err != nil {
+			if d > 1 && strings.Contains(err.Error(), "is missing") {
+				err = fmt.Errorf("%w: h is the %d columns %s together, and every row needs a number in each (the columns have different lengths)", err, d, strings.Join(cols, ","))
+			}
+			return invmmd.Rep{}, err
+		}
+		for i, x := range v {
+			data[i*d+j] = x
+		}
+	}
+	h, err := invmmd.NewRep(data, d)
+	if err != nil {
+		return h, err
+	}
+	constant := true
+	for i := 1; i < h.Len() && constant; i++ {
+		constant = slices.Equal(h.Row(i), h.Row(0))
+	}
+	if constant {
+		return h, fieldError("H", strings.Join(cols, ","), "%s: h is constant (every row is %s): a constant output cannot depend on Z, and there is nothing to estimate or test", tab.File, valueText(h.Row(0)[0]))
+	}
+	return h, nil
+}
+
+// hColumns splits H's "a" or "a,b,c" into the columns of h (several make a
+// representation of that width).
+func hColumns(h string) []string { return tabular.ZColumns(h) }
+
+// nuisanceFitter fits G and m on some rows of a loaded table and predicts them for every
+// row. split gives the rows to fit on, the held-out rows whose validation NLL picks the
+// best epoch and stops training, and the rest (table row indices); nil draws Estimate's
+// random 70/20/10 split, seeded by c.AuxSeed. It is the one seam where Estimate and Test
+// get fitted nuisances (fitNuisancesMLP; cross-fitting goes here), and where a test sees
+// which rows fitted what.
+type nuisanceFitter func(ctx context.Context, l *loaded, c EstimateConfig, split *[3][]int, log io.Writer, warn *warner) (nuisancePred, AuxReport, error)
+
+// nuisancePred are G's and m's predictions for every row of a table.
+type nuisancePred struct {
+	G, M []float64        // Ĝ; m̂ of a binary Z
+	MPsi *invmmd.Features // m̂ of the features of a nuisance that is not binary
+}
+
+// fitNuisancesMLP is the nuisanceFitter of the commands: MLPs of c.Hidden fitted on the
+// encoded features c.X and Y of the rows split[0] (fitAux), stopped by split[1].
+func fitNuisancesMLP(ctx context.Context, l *loaded, c EstimateConfig, split *[3][]int, log io.Writer, warn *warner) (nuisancePred, AuxReport, error) {
+	spec := tabular.Spec{Y: c.Y, Classes: l.classes, Z: c.Z, ZKind: l.kind, YPositive: c.YPositive, ZPositive: c.ZPositive, X: c.X,
+		ValFrac: estimateAuxValFrac, TestFrac: estimateAuxTestFrac, Seed: c.AuxSeed}
+	var d *tabular.Data
+	var err error
+	if split == nil {
+		d, err = tabular.Build(l.tab, spec)
+	} else {
+		d, err = tabular.BuildRows(l.tab, spec, *split)
+	}
+	if err != nil {
+		return nuisancePred{}, AuxReport{}, err
+	}
+	warn.add(d.Warnings...)
+	if err := checkMemory(c.Columns, c.Nets, "G and m", d.Encoder.Dim()+max(1, len(l.classes)), auxOutputs(l.nu, l.zmap), d.Splits.Train.Len(), false); err != nil {
+		return nuisancePred{}, AuxReport{}, err
+	}
+	if split == nil {
+		fmt.Fprintf(log, "fitting G and m: MLP %v on the %d encoded inputs of the features and Y, on a random 70%% of the rows (20%% held out for early stopping)\n", c.Hidden, d.Encoder.Dim())
+	} else {
+		fmt.Fprintf(log, "fitting G and m: MLP %v on the %d encoded inputs of the features and Y, on %d rows (%d more held out for early stopping)\n", c.Hidden, d.Encoder.Dim(), len(split[0]), len(split[1]))
+	}
+	aux, rep, err := fitAux(ctx, c.Backend, c.Nets, d.Splits, l.zmap)
+	if err != nil {
+		return nuisancePred{}, AuxReport{}, err
+	}
+	rep.On = fmt.Sprintf("%d rows (validation NLL on %d held-out rows)", d.Splits.Train.Len(), d.Splits.Val.Len())
+	all := make([]int, l.tab.Len())
+	for i := range all {
+		all[i] = i
+	}
+	xs, _, err := d.Encoder.Encode(l.tab, all)
+	if err != nil {
+		return nuisancePred{}, AuxReport{}, err
+	}
+	set := &dataset.Set{Name: "all", X: xs, Shape: []int{d.Encoder.Dim()}, Y: l.rows.Y, Delta: l.rows.Delta, Nuisance: l.nu, Classes: d.Splits.Train.Classes}
+	pred, err := await(ctx, func() (nuisancePred, error) {
+		p, err := aux.Predict(set)
+		if err != nil {
+			return nuisancePred{}, err
+		}
+		return nuisancePred{G: p.G, M: p.M, MPsi: p.MPsi}, nil
+	})
+	return pred, rep, err
+}
+
+// fitAux fits G and m with fit on the rows split (see nuisanceFitter), sets rows.G (with
+// fitG) and rows.M or rows.MPsi (with fitM) to their predictions for every row, and
+// reports them to log and their warnings to warn.
+func (l *loaded) fitAux(ctx context.Context, c EstimateConfig, fit nuisanceFitter, rows *invmmd.Rows, fitG, fitM bool, split *[3][]int, log io.Writer, warn *warner) (AuxReport, error) {
+	pred, rep, err := fit(ctx, l, c, split, log, warn)
+	if err != nil {
+		return AuxReport{}, err
+	}
+	fmt.Fprint(log, rep)
+	if w := rep.Warning(c.Names); w != "" {
+		warn.add(w)
+	}
+	if fitG {
+		rows.G = pred.G
+	}
+	if fitM {
+		rows.M, rows.MPsi = pred.M, pred.MPsi
+	}
+	return rep, nil
+}
+
+// CheckNewFile checks, before any work, an output file a command will write: that it
+// does not exist (results on disk are never replaced unasked), that it is not the input
+// data file, and that its folder exists and can be written.
+func CheckNewFile(path, data string) error {
+	if a, errA := filepath.Abs(path); errA == nil {
+		if b, errB := filepath.Abs(data); errB == nil && a == b {
+			return fmt.Errorf("%s is the data file", path)
+		}
+	}
+	if _, err := os.Lstat(path); err == nil {
+		return fmt.Errorf("%s exists; remove it or name another file", path)
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, ".invmmd-write-test*")
+	if err != nil {
+		return fmt.Errorf("%s cannot be written: %w", path, err)
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}
+
+// checkEstimators refuses methods that have no estimate (none) or need the true G.
+func checkEstimators(ms []method.Method, gName string) error {
+	for _, m := range ms {
+		if m == method.None {
+			return fieldError("Methods", method.List(ms), "method none has no estimate; name estimators such as obs, ip, reg, dr")
+		}
+		if m.NeedsTrueG() {
+			return fieldError("Methods", method.List(ms), "method %v needs the true P(Δ = 1 | X, Y), which only a simulation knows; use %v with %s", m, strings.TrimSuffix(m.String(), "+"), gName)
+		}
+	}
+	return nil
+}

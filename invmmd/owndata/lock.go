@@ -1,0 +1,133 @@
+package owndata
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// LockFile is the file in a fit's output folder that marks it as being written: while a
+// fit holds it, a second fit into the same folder is refused (LockedError), so that two
+// runs never mix their config.json, results and models. It holds the holder's process id,
+// host and command line; the lock itself is the operating system's (flock on Unix), so it
+// is released when the holder exits, however it exits, and a file left by a process that
+// died is taken over with a note.
+const LockFile = ".invmmd-lock"
+
+// lockInfo is what LockFile records of its holder.
+type lockInfo struct {
+	PID     int       `json:"pid"`
+	Host    string    `json:"host"`
+	Command string    `json:"command"`
+	Started time.Time `json:"started"`
+}
+
+// String names the holder: "process 1234 on host (invmmd fit ..., since 15:04:05)".
+func (l lockInfo) String() string {
+	cmd := l.Command
+	if cmd == "" {
+		cmd = "a fit from Go"
+	}
+	return fmt.Sprintf("process %d on %s (%s, since %s)", l.PID, l.Host, cmd, l.Started.Format("2006-01-02 15:04:05"))
+}
+
+// LockedError is the refusal of an output folder that another fit is writing.
+type LockedError struct {
+	Dir    string
+	Holder string // the holder, as lockInfo.String says
+}
+
+func (e *LockedError) Error() string {
+	return fmt.Sprintf("%s is being written by %s: two fits into one folder would mix their results; wait for it to finish, or write elsewhere", e.Dir, e.Holder)
+}
+
+// dirLock is a held lock of an output folder.
+type dirLock struct {
+	path string
+	f    *os.File
+}
+
+// lockDir takes the lock of the folder dir (which exists) for the command line args, or
+// returns a *LockedError naming the holder. note says when it took over the lock file of a
+// process that ended without releasing it.
+func lockDir(dir string, args []string) (*dirLock, string, error) {
+	path := filepath.Join(dir, LockFile)
+	host, _ := os.Hostname()
+	me := lockInfo{PID: os.Getpid(), Host: host, Command: commandLine(args), Started: time.Now()}
+	for attempt := 0; attempt < 5; attempt++ {
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+		if err != nil {
+			return nil, "", fmt.Errorf("cannot create its lock %s: %w", path, err)
+		}
+		held, err := tryLock(f)
+		if err != nil {
+			f.Close()
+			return nil, "", fmt.Errorf("locking %s: %w", path, err)
+		}
+		old := readLockInfo(f)
+		if !held {
+			f.Close()
+			who := "another process"
+			if old.PID > 0 {
+				who = old.String()
+			}
+			return nil, "", &LockedError{Dir: dir, Holder: who}
+		}
+		if !samePath(f, path) { // removed by its holder between our open and our lock: again
+			unlock(f)
+			f.Close()
+			continue
+		}
+		note := ""
+		if old.PID > 0 && (old.PID != me.PID || old.Host != me.Host) {
+			note = fmt.Sprintf("took over the lock of %s in %s: that process ended without releasing it, and what it finished is kept", old, dir)
+		}
+		b, _ := json.Marshal(me)
+		if err := f.Truncate(0); err == nil {
+			_, err = f.WriteAt(append(b, '\n'), 0)
+		}
+		return &dirLock{path: path, f: f}, note, nil
+	}
+	return nil, "", fmt.Errorf("locking %s: its lock file kept changing", dir)
+}
+
+// release removes the lock file and releases the lock; a nil lock does nothing.
+func (l *dirLock) release() error {
+	if l == nil || l.f == nil {
+		return nil
+	}
+	err := os.Remove(l.path)
+	unlock(l.f)
+	if cerr := l.f.Close(); err == nil {
+		err = cerr
+	}
+	l.f = nil
+	return err
+}
+
+// readLockInfo reads the holder recorded in an open lock file (zero when unreadable).
+func readLockInfo(f *os.File) lockInfo {
+	var l lockInfo
+	b := make([]byte, 4096)
+	n, _ := f.ReadAt(b, 0)
+	_ = json.Unmarshal(b[:n], &l)
+	return l
+}
+
+// samePath reports whether the open file f is still the file at path.
+func samePath(f *os.File, path string) bool {
+	a, err1 := f.Stat()
+	b, err2 := os.Stat(path)
+	return err1 == nil && err2 == nil && os.SameFile(a, b)
+}
+
+// commandLine renders a command line for the lock and messages: "invmmd fit -data x.csv".
+func commandLine(args []string) string {
+	if args == nil {
+		return ""
+	}
+	return strings.Join(append([]string{"invmmd", "fit"}, args...), " ")
+}

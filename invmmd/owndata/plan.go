@@ -1,0 +1,263 @@
+package owndata
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/invmmd/invmmd/invmmd"
+	"github.com/invmmd/invmmd/invmmd/dataset"
+	"github.com/invmmd/invmmd/invmmd/method"
+	"github.com/invmmd/invmmd/invmmd/tabular"
+	"github.com/invmmd/invmmd/invmmd/train"
+)
+
+// A fit is planned, then run. Prepare (or PrepareTable for a table in memory) checks the
+// settings, locks and checks the output folder, reads, encodes and splits the table and
+// checks everything a fit will need — nothing is fitted yet, and every refusal comes
+// before any work. Execute then fits G and m once and trains h run by run, telling each
+// Observer of each finished run; the output folder is one observer, so that persistence
+// is a reader of the run's results, not a part of it.
+
+// Plan is a fit made ready to run: its settings checked, its table read, encoded and
+// split, its output folder (Config.Out) locked and checked, and its runs — one per method
+// and seed, in the order of the results table — with those that an earlier run's files
+// already hold (Config.Resume). Close releases the folder.
+type Plan struct {
+	Config Config
+	Data   *Data
+	Runs   []Run
+	out    *outFolder // nil without Config.Out
+	hash   string     // the table's content hash (tabular.Table.Digest)
+	warn   *warner
+	log    io.Writer
+}
+
+// Run is one model of a plan: the method and seed h is trained with, and the run file of
+// an earlier run that Execute keeps instead of training again (nil: to train).
+type Run struct {
+	Method method.Method
+	Seed   uint64
+	Kept   *RunFile
+}
+
+// Name is the run's name, METHOD-seedS, as its run file and model folder are named.
+func (r Run) Name() string { return runName(r.Method, r.Seed) }
+
+// Observer hears of a fit as it runs: Started once G and m are fitted (or all runs are
+// kept), before any h is trained; Finished for each run as it finishes or is kept, in the
+// order of Plan.Runs (t is nil for a kept run), after the result has taken its row. An
+// error stops the fit. The output folder is one: it writes config.json on Started and each
+// run's model, run file and the tables on Finished.
+type Observer interface {
+	Started(p *Plan, r *Result) error
+	Finished(p *Plan, r *Result, rf RunFile, t *Trained) error
+}
+
+// Prepare plans a fit of the CSV file cfg.Data: it validates cfg (a *FieldError names the
+// first setting refused), opens the output folder cfg.Out (created, locked against a
+// second writer, checked against what it holds) before the file is read, reads the file
+// (stopping once ctx is done) and makes the plan as PrepareTable does. The caller must
+// Close the plan.
+func Prepare(ctx context.Context, cfg Config) (*Plan, error) {
+	if err := cfg.validate(true); err != nil {
+		return nil, err
+	}
+	out, note, err := openIfSet(cfg)
+	if err != nil {
+		return nil, err
+	}
+	cols := cfg.spec().Columns()
+	tab, err := readCSV(ctx, cfg.Data, cols, cfg.Names, cfg.columnKeys(map[string]string{cfg.Split: "Split"}))
+	if err != nil {
+		out.abandon()
+		return nil, err
+	}
+	return newPlan(tab, cfg, out, note)
+}
+
+// PrepareTable plans a fit of the table tab, held in memory (tabular.NewTable) or read
+// already: cfg is validated as by Prepare except that Data, which only names the table
+// in messages and records, may be empty (tab.File is used). The caller must Close the plan.
+func PrepareTable(ctx context.Context, tab *tabular.Table, cfg Config) (*Plan, error) {
+	if err := cfg.validate(false); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if cfg.Data == "" {
+		cfg.Data = tab.File
+	}
+	out, note, err := openIfSet(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return newPlan(tab, cfg, out, note)
+}
+
+// openIfSet opens cfg's output folder when it has one.
+func openIfSet(cfg Config) (*outFolder, string, error) {
+	if cfg.Out == "" {
+		return nil, "", nil
+	}
+	return openOut(cfg)
+}
+
+// newPlan makes the plan of tab under cfg, with its output folder out (nil for none),
+// whose opening said note; it closes out on an error.
+func newPlan(tab *tabular.Table, cfg Config, out *outFolder, note string) (_ *Plan, err error) {
+	defer func() {
+		if err != nil {
+			out.abandon()
+		}
+	}()
+	p := &Plan{Config: cfg, out: out, warn: &warner{w: cfg.Warn}, log: orDiscard(cfg.Log)}
+	if note != "" {
+		p.warn.add(note)
+	}
+	if p.Data, err = prepareData(tab, cfg); err != nil {
+		return nil, err
+	}
+	d, sp := p.Data, p.Data.Splits
+	p.warn.add(d.Warnings...)
+	p.describe()
+	w, err := checkSplitCells(cfg, sp, d.Classes)
+	if err != nil {
+		return nil, err
+	}
+	p.warn.add(w...)
+	p.hash = tab.Digest()
+	kept := map[string]RunFile{}
+	if out != nil {
+		if kept, err = out.prepare(p.hash); err != nil {
+			return nil, err
+		}
+	}
+	for _, r := range runsOf(cfg) {
+		if rf, ok := kept[r.Name()]; ok {
+			r.Kept = &rf
+		}
+		p.Runs = append(p.Runs, r)
+	}
+	return p, nil
+}
+
+// describe reports the table, the nuisance and each split to the log.
+func (p *Plan) describe() {
+	cfg, d, log := p.Config, p.Data, p.log
+	fmt.Fprintf(log, "%s: %d rows read; %d inputs from %d feature columns\n", d.Table.File, d.Table.Len(), d.Encoder.Dim(), len(d.Encoder.Features))
+	fmt.Fprintf(log, "nuisance Z (%s): %v, %s\n", cfg.Z, d.Splits.Train.Nuisance, d.ZKindWhy)
+	if d.ZMap != nil {
+		fmt.Fprintf(log, "  penalty and estimates: the joint MMD² between p(h, Z) and p(h)p(Z) within each Y stratum, kernel on Z: %s\n", d.ZMap.Describe())
+	}
+	if len(d.Classes) > 2 {
+		fmt.Fprintf(log, "label %s: %d classes %s\n", cfg.Y, len(d.Classes), strings.Join(d.Classes, ", "))
+	}
+	sp := d.Splits
+	for _, s := range []*dataset.Set{sp.Train, sp.Val, sp.Test} {
+		missing := invmmd.Rows{Z: s.Z}.MissingZ()
+		if s.Nuisance.Kind == dataset.BinaryZ && len(d.Classes) > 2 {
+			var cells []string
+			for y, c := range classCells(s) {
+				cells = append(cells, fmt.Sprintf("%s: Z0=%d Z1=%d", d.Classes[y], c[0], c[1]))
+			}
+			fmt.Fprintf(log, "  %s: %d rows, %d with Z missing; observed Z by class %s\n", s.Name, s.Len(), missing, strings.Join(cells, "; "))
+			continue
+		}
+		if s.Nuisance.Kind != dataset.BinaryZ || len(d.Classes) > 2 {
+			fmt.Fprintf(log, "  %s: %d rows, %d with Z missing; rows by class %s\n", s.Name, s.Len(), missing, classShares(s, d.Classes))
+			continue
+		}
+		c := ObservedCells(s)
+		fmt.Fprintf(log, "  %s; observed (Y,Z) cells Y0Z0=%d Y0Z1=%d Y1Z0=%d Y1Z1=%d\n", s.Summarize(), c[0][0], c[0][1], c[1][0], c[1][1])
+	}
+}
+
+// Close releases the plan's output folder (its lock); the results written stay.
+func (p *Plan) Close() error { return p.out.close() }
+
+// FitNuisances fits G = P(Δ = 1 | X, Y) and m = E[ψ(Z) | X, Y] on the training split (the
+// validation split stopping their training), as Execute does once before any h. It stops
+// once ctx is done, with an error wrapping ctx's.
+func (p *Plan) FitNuisances(ctx context.Context) (*train.Aux, AuxReport, error) {
+	return fitAux(ctx, p.Config.Backend, p.Config.Nets, p.Data.Splits, p.Data.ZMap)
+}
+
+// Execute runs the plan: it fits G and m (unless every run is kept), then trains and
+// evaluates h for each run not kept, telling the output folder (when Config.Out is set)
+// and then each of observers as each run finishes. Once ctx is done it stops within moments,
+// with the result so far and an error wrapping ctx's: every run finished by then has been
+// told to the observers (its files are on disk), and the one in progress is dropped.
+func (p *Plan) Execute(ctx context.Context, observers ...Observer) (*Result, error) {
+	if p.out != nil {
+		observers = append([]Observer{p.out}, observers...)
+	}
+	res := &Result{Data: p.Data, Majority: Majority(p.Data.Splits.Test)}
+	defer func() { res.Warnings = p.warn.all }()
+	todo := 0
+	for _, r := range p.Runs {
+		if r.Kept == nil {
+			todo++
+		}
+	}
+	if todo > 0 {
+		aux, rep, err := p.FitNuisances(ctx)
+		if err != nil {
+			return res, err
+		}
+		fmt.Fprint(p.log, rep)
+		if w := rep.Warning(p.Config.Names); w != "" {
+			p.warn.add(w)
+		}
+		res.Aux, res.AuxFit = aux, rep
+	}
+	for _, o := range observers {
+		if err := o.Started(p, res); err != nil {
+			return res, err
+		}
+	}
+	var held strings.Builder
+	for _, run := range p.Runs {
+		rf, t := run.Kept, (*Trained)(nil)
+		if rf != nil {
+			fmt.Fprintf(p.log, "%s: kept from %s (%s)\n", run.Name(), runPath(p.Config.Out, run.Method, run.Seed), p.Config.name("Resume"))
+			res.Resumed++
+		} else {
+			var err error
+			if t, err = p.Train(ctx, res.Aux, run.Method, run.Seed); err != nil {
+				if ctx.Err() != nil {
+					return res, fmt.Errorf("stopped while training h with %v (seed %d), %d of %d runs finished: %w", run.Method, run.Seed, len(res.Rows), len(p.Runs), ctx.Err())
+				}
+				return res, err
+			}
+			p.warn.add(t.Warnings...)
+			rf = &RunFile{Settings: settingsOf(p.Config, p.hash), Classes: p.Data.Classes, Row: t.Row, HeldOut: t.HeldOutText(), Warnings: t.Warnings}
+		}
+		res.Rows = append(res.Rows, rf.Row)
+		held.WriteString(rf.HeldOut)
+		res.HeldOut = held.String()
+		for _, o := range observers {
+			if err := o.Finished(p, res, *rf, t); err != nil {
+				return res, err
+			}
+		}
+	}
+	if len(res.Rows) > 0 && allHeldOutUnreliable(res.Rows) {
+		p.warn.add("every held-out stratum of every model is unreliable (see heldout.txt): the held-out MMD² estimates rest on too few effective test rows to say much; " +
+			"use more test rows (" + p.Config.name("TestFrac") + ", or " + p.Config.name("Split") + ") or a smaller " + p.Config.name("MinESS") + " only if you accept noisier estimates")
+	}
+	return res, nil
+}
+
+// allHeldOutUnreliable reports whether every model's held-out estimates flag every
+// stratum unreliable.
+func allHeldOutUnreliable(rows []Row) bool {
+	for _, r := range rows {
+		if !r.AllUnreliable {
+			return false
+		}
+	}
+	return true
+}

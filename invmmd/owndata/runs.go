@@ -1,0 +1,316 @@
+package owndata
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/invmmd/invmmd/invmmd"
+	"github.com/invmmd/invmmd/invmmd/dataset"
+	"github.com/invmmd/invmmd/invmmd/method"
+	"github.com/invmmd/invmmd/invmmd/models"
+	"github.com/invmmd/invmmd/invmmd/train"
+)
+
+// Row is one trained model's line of the results table.
+type Row struct {
+	Method     string
+	Seed       uint64
+	TestAcc    float64
+	TestAUC    float64 // the test AUC; for a label of K > 2 classes the mean of the one-vs-rest AUCs (macro-AUC)
+	ValAcc     float64
+	DR, IP     float64 // held-out MMD² of h on the test split by dr and ip
+	DRSE, IPSE float64 // their jackknife standard errors
+	Unreliable string  // held-out strata flagged unreliable, "METHOD: Y=[...]; ..."; empty when none
+	Dropped    int     // stratum penalties dropped as unreliable during training
+	Warning    string  // the model's warnings joined by " | "
+	// AllUnreliable: every held-out stratum of dr and ip is flagged unreliable.
+	AllUnreliable bool `json:",omitempty"`
+	// DRImpossible and IPImpossible: some stratum of the held-out estimate is impossible
+	// (flagImpossible: an MMD² beyond ±MaxMMD2, a probability far outside [0, 1]); the
+	// tables show the estimate as IMPOSSIBLE, not as a number.
+	DRImpossible, IPImpossible bool `json:",omitempty"`
+	// HStop is how h's training ended (best epoch, last epoch, cap, rule); zero in a run
+	// file written before it was recorded.
+	HStop Stop `json:",omitzero"`
+	// PDR and PIP are the p-values of the tests of H₀: h ⊥ Z | Y on the test split by dr's
+	// and ip's pseudo-outcomes, by the cross route; absent (OK false) when the test failed
+	// (a warning says why) or the row comes from a run file written before the tests.
+	PDR, PIP PValue `json:",omitzero"`
+}
+
+// PValue is a p-value that may be absent.
+type PValue struct {
+	P  float64
+	OK bool // false: no p-value
+}
+
+// String renders the p-value with 3 significant digits, or "n/a" when absent.
+func (p PValue) String() string {
+	if !p.OK {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.3g", p.P)
+}
+
+// Trained is h trained with one method and seed, evaluated on the splits.
+type Trained struct {
+	Row     Row
+	Model   *train.Model
+	History *train.History
+	Metrics train.Metrics
+	// HeldOut are dr and ip on the test split, with their diagnostics (impossible strata
+	// flagged), by the bandwidth rule of Config (the median heuristic by default).
+	HeldOut []invmmd.Result
+	// Tests are the cross-route tests of H₀: h ⊥ Z | Y on the test split by the
+	// pseudo-outcomes of HeldOut's estimators; a failed one is left out.
+	Tests    []invmmd.TestResult
+	Warnings []string
+	Sigma    float64 // the kernel bandwidth of HeldOut
+	classes  []string
+}
+
+// HeldOutText renders the held-out estimates with their terms and diagnostics (a block of
+// heldout.txt).
+func (t *Trained) HeldOutText() string {
+	var b strings.Builder
+	if st := t.Row.HStop.String(); st != "" {
+		fmt.Fprintf(&b, "h trained with %s (seed %d; %s), held-out test estimates:\n", t.Row.Method, t.Row.Seed, st)
+	} else {
+		fmt.Fprintf(&b, "h trained with %s (seed %d), held-out test estimates:\n", t.Row.Method, t.Row.Seed)
+	}
+	for _, res := range t.HeldOut {
+		if impossible(res) {
+			fmt.Fprintf(&b, "  IMPOSSIBLE estimate (strata %s): not a number to read, see the diagnostics\n", strings.Join(impossibleStrata(res, t.classes), ", "))
+		}
+		fmt.Fprintf(&b, "  %s\n", strings.ReplaceAll(classText(res.String(), t.classes), "\n", "\n  "))
+	}
+	if len(t.HeldOut) > 0 {
+		fmt.Fprintf(&b, "  (Gaussian kernel on h, σ = %.4g; kernel sums %v)\n", t.Sigma, t.HeldOut[0].Path)
+	}
+	if len(t.Tests) > 0 {
+		fmt.Fprintf(&b, "  test of H₀: h ⊥ Z | Y on the test split, cross route (halves: a random half of each (Y, Δ) cell; Ĝ and m̂ fitted on the training split, so out of sample), σ = %.4g:\n", t.Tests[0].Sigma)
+	}
+	for _, r := range t.Tests {
+		u := ""
+		if len(r.Unreliable) > 0 {
+			u = "; unreliable: " + classText(strings.Join(r.Unreliable, "; "), t.classes)
+		}
+		fmt.Fprintf(&b, "    %v: T = %.4g, p = %.4g (%s)%s\n", r.Method, r.Statistic, r.PValue, strataText(r, t.classes), u)
+	}
+	return b.String()
+}
+
+// trainH trains h with method m and seed on sp, with the frozen nuisances aux. It is the
+// one place where owndata calls train.Fit; it returns once ctx is done (see await).
+func trainH(ctx context.Context, cfg Config, sp dataset.Splits, aux *train.Aux, m method.Method, seed uint64) (*train.Model, *train.History, error) {
+	tc := train.Config{Method: m, Lambda: cfg.Lambda, BatchSize: min(cfg.Batch, sp.Train.Len()), Epochs: cfg.Epochs, Patience: cfg.Patience,
+		LearningRate: cfg.LearningRate, Seed: seed, Backend: cfg.Backend, Estimator: invmmd.Options{MinESS: cfg.MinESS, DropUnreliable: !cfg.KeepUnreliable}}
+	obj, err := cfg.objective()
+	if err != nil {
+		return nil, nil, err
+	}
+	obj.Apply(&tc)
+	if tc.Represent, err = train.ParseRepresentation(cfg.Represent); err != nil {
+		return nil, nil, &FieldError{Field: "Represent", Value: cfg.Represent, Err: err}
+	}
+	type fitted struct {
+		model *train.Model
+		hist  *train.History
+	}
+	// CONTEXT: when train.Fit takes a context (train.Fit(ctx, ...)), pass ctx to it here
+	// and call it directly instead of through await.
+	f, err := await(ctx, func() (fitted, error) {
+		model, hist, err := train.Fit(sp, aux, models.MLP{Hidden: cfg.Hidden, Seed: seed}, tc)
+		return fitted{model, hist}, err
+	})
+	if err != nil {
+		return nil, nil, divergedError(fmt.Errorf("training h with %v (seed %d): %w", m, seed, err), cfg.LearningRate)
+	}
+	return f.model, f.hist, nil
+}
+
+// Train trains h with method m and seed (with the nuisances aux that FitNuisances fitted),
+// as Execute does for each of its runs, and evaluates it: test accuracy and AUC, the
+// held-out MMD² on the test split by dr and ip with their diagnostics, and the p-values
+// of the tests of h ⊥ Z | Y there. Its warnings say when strata were dropped in
+// training, when an estimate is impossible, and when the test accuracy is below the
+// majority baseline. It stops once ctx is done, with an error wrapping ctx's.
+func (p *Plan) Train(ctx context.Context, aux *train.Aux, m method.Method, seed uint64) (*Trained, error) {
+	cfg, sp, classes := p.Config, p.Data.Splits, p.Data.Classes
+	model, hist, err := trainH(ctx, cfg, sp, aux, m, seed)
+	if err != nil {
+		return nil, err
+	}
+	ev, err := await(ctx, func() (train.Evaluation, error) {
+		return train.Evaluate(model, sp, train.EvalOptions{Aux: aux, Options: invmmd.Options{MinESS: cfg.MinESS}, HeldOut: []method.Method{method.DR}})
+	})
+	if err != nil {
+		return nil, err
+	}
+	held, sigma, note, err := heldOutEstimates(ctx, cfg, model, sp, aux)
+	if err != nil {
+		return nil, err
+	}
+	met := ev.Metrics
+	t := &Trained{Model: model, History: hist, Metrics: met, HeldOut: held, Sigma: sigma, classes: classes}
+	if note != "" {
+		t.Warnings = append(t.Warnings, fmt.Sprintf("h (%v, seed %d): %s", m, seed, note))
+	}
+	t.Warnings = append(t.Warnings, flagImpossible(held, 0, classes)...)
+	t.Row = Row{Method: m.String(), Seed: seed, TestAcc: met.TestAcc, TestAUC: met.TestAUC, ValAcc: met.ValAcc,
+		DR: held[0].Value, IP: held[1].Value, DRSE: held[0].ValueSE, IPSE: held[1].ValueSE, Unreliable: unreliableList(held, classes), Dropped: hist.DroppedStrata,
+		HStop: stopOf(hist), DRImpossible: impossible(held[0]), IPImpossible: impossible(held[1])}
+	var testWarn []string
+	t.Tests, testWarn, err = heldOutTests(ctx, cfg, model, sp, aux, seed, method.DR, method.IP)
+	if err != nil {
+		return nil, err
+	}
+	t.Warnings = append(t.Warnings, testWarn...)
+	for _, r := range t.Tests {
+		switch r.Method {
+		case method.DR:
+			t.Row.PDR = PValue{r.PValue, true}
+		case method.IP:
+			t.Row.PIP = PValue{r.PValue, true}
+		}
+	}
+	if w := hist.Warning(); w != "" {
+		t.Warnings = append(t.Warnings, classText(w, classes))
+	}
+	if w := stopWarning(fmt.Sprintf("h (%v, seed %d)", m, seed), t.Row.HStop, cfg.name("Epochs")); w != "" {
+		t.Warnings = append(t.Warnings, w)
+	}
+	t.Row.AllUnreliable = allUnreliable(held)
+	if base := Majority(sp.Test); met.TestAcc < base-0.005 {
+		why := fmt.Sprintf("the penalty may be steering h (see the held-out diagnostics; try a smaller %s)", cfg.name("Lambda"))
+		if m == method.None {
+			why = fmt.Sprintf("h is trained without a penalty, so the features may say little of the label here, or training ended too soon (try a larger %s or %s, or other %s widths)",
+				cfg.name("Epochs"), cfg.name("Patience"), cfg.name("Hidden"))
+		}
+		t.Warnings = append(t.Warnings, fmt.Sprintf("h (%v): test accuracy %.3f is below the majority baseline %.3f; %s", m, met.TestAcc, base, why))
+	}
+	t.Row.Warning = strings.Join(t.Warnings, " | ")
+	return t, nil
+}
+
+// estimatorOptions returns the options of the estimates and tests on rows of the splits'
+// kind: the joint estimand for a nuisance that is not binary, K strata for K classes,
+// and the bandwidth rule sigma (0 with median).
+func estimatorOptions(s *dataset.Set, sigma float64, median bool, minESS float64) invmmd.Options {
+	o := invmmd.Options{Bandwidth: sigma, Median: median, MainFraction: 1, MinESS: minESS}
+	if s.Nuisance.Kind != dataset.BinaryZ {
+		o.Estimand = invmmd.JointMMD
+	}
+	if k := s.NumClasses(); k > 2 {
+		o.Classes = k
+	}
+	return o
+}
+
+// heldOutEstimates estimates the MMD² of h on the test split by dr and ip, with Ĝ and m̂ of
+// aux (fitted on the training split, so out of sample), every test row in the main terms
+// and the normalisers, and the kernel's σ by cfg's rule (the median heuristic on h by
+// default): h is the logit (the K class logits), or h's last hidden layer when the penalty
+// acted on it (Config.Represent). It returns the estimates, σ, and a note when the median
+// heuristic had no bandwidth to give (h tied on most pairs of test rows: σ = 1 instead).
+func heldOutEstimates(ctx context.Context, cfg Config, model *train.Model, sp dataset.Splits, aux *train.Aux) ([]invmmd.Result, float64, string, error) {
+	h, err := await(ctx, func() (invmmd.Rep, error) {
+		if model.Represent == train.RepresentFeatures {
+			return model.Features(sp.Test)
+		}
+		return model.LogitsRep(sp.Test)
+	})
+	if err != nil {
+		return nil, 0, "", err
+	}
+	rows, err := train.RowsFor(sp.Test, &aux.Test, aux.ZMap)
+	if err != nil {
+		return nil, 0, "", err
+	}
+	rows.GTrue = nil // the fitted models only
+	note := ""
+	sigma, err := bandwidthOf(h, cfg.Bandwidth, cfg.Median)
+	if err != nil {
+		sigma = invmmd.DefaultBandwidth
+		note = fmt.Sprintf("%v; the held-out estimates take σ = %g instead (h gives the same output to most test rows: it may be nearly constant)", err, sigma)
+	}
+	res, err := invmmd.Estimate(ctx, h, rows, estimatorOptions(sp.Train, sigma, false, cfg.MinESS), method.DR, method.IP)
+	if err != nil {
+		return nil, 0, "", fmt.Errorf("the held-out MMD² on the test split: %w", err)
+	}
+	return res, sigma, note, nil
+}
+
+// bandwidthOf returns the kernel's σ on h by a bandwidth rule: the median heuristic on h's
+// rows (invmmd.MedianBandwidth), or the fixed sigma.
+func bandwidthOf(h invmmd.Rep, sigma float64, median bool) (float64, error) {
+	if !median {
+		return sigma, nil
+	}
+	s, err := invmmd.MedianBandwidth(h)
+	if err != nil {
+		return 0, fmt.Errorf("the median heuristic on h: %w", err)
+	}
+	return s, nil
+}
+
+// heldOutTests tests H₀: h ⊥ Z | Y on the test split of sp by the pseudo-outcome of each
+// of methods (with Ĝ and m̂ of aux), by the cross route with a random half of each (Y, Δ)
+// cell of the test rows seeded by seed, and σ by cfg's rule (as the held-out estimates).
+// h is the model's prediction (Model.LogitsRep): its logit, or with a label of K > 2
+// classes its K class logits as one representation, tested within each class. Ĝ and m̂
+// were fitted on the training split, so they are out of sample for every test row and
+// the cross route's p-values are valid (given that G or m is right, as the method needs).
+// A method whose test fails (e.g. a stratum of the test split with fewer than 2 observed
+// Z in a half) is left out, with a warning saying why; err is for h or the rows that
+// cannot be had at all, or ctx done.
+func heldOutTests(ctx context.Context, cfg Config, model *train.Model, sp dataset.Splits, aux *train.Aux, seed uint64, methods ...method.Method) ([]invmmd.TestResult, []string, error) {
+	h, err := await(ctx, func() (invmmd.Rep, error) { return model.LogitsRep(sp.Test) })
+	if err != nil {
+		return nil, nil, err
+	}
+	rows, err := train.RowsFor(sp.Test, &aux.Test, aux.ZMap)
+	if err != nil {
+		return nil, nil, err
+	}
+	rows.GTrue = nil // the fitted models only, as the held-out estimates
+	o := estimatorOptions(sp.Train, cfg.Bandwidth, cfg.Median, 0)
+	opts := invmmd.TestOptions{Options: invmmd.Options{Bandwidth: o.Bandwidth, Median: o.Median, Classes: o.Classes}, Seed: seed}
+	var out []invmmd.TestResult
+	var warn []string
+	for _, m := range methods {
+		res, err := invmmd.InvarianceTest(ctx, h, rows, opts, m)
+		if ctx.Err() != nil {
+			return nil, nil, ctx.Err()
+		}
+		if err != nil {
+			warn = append(warn, fmt.Sprintf("the held-out test by %v has no p-value: %v", m, err))
+			continue
+		}
+		out = append(out, res...)
+	}
+	return out, warn, nil
+}
+
+// allUnreliable reports whether every stratum of every held-out estimate is flagged
+// unreliable.
+func allUnreliable(res []invmmd.Result) bool {
+	for _, r := range res {
+		if len(r.Report.Strata) == 0 || len(r.Report.Unreliable()) < len(r.Report.Strata) {
+			return false
+		}
+	}
+	return len(res) > 0
+}
+
+// unreliableList renders the unreliable strata of the results: "dr: Y=[0]; ip: Y=[0 1]".
+func unreliableList(res []invmmd.Result, classes []string) string {
+	var parts []string
+	for _, r := range res {
+		if u := r.Report.Unreliable(); len(u) > 0 {
+			parts = append(parts, fmt.Sprintf("%v: %s", r.Method, strataList(u, classes)))
+		}
+	}
+	return strings.Join(parts, "; ")
+}

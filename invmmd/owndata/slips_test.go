@@ -1,0 +1,230 @@
+package owndata
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/invmmd/invmmd/invmmd"
+	"github.com/invmmd/invmmd/invmmd/dataset"
+	"github.com/invmmd/invmmd/invmmd/models"
+	"github.com/invmmd/invmmd/invmmd/tabular"
+	"github.com/invmmd/invmmd/invmmd/train"
+)
+
+// Direct tests of the code around the estimators, each on hand-made inputs at a boundary
+// where a slip would change a number without failing anything else: the majority baseline,
+// the most probable class, and which rows fit G and m in a test.
+
+// TestMajorityBaseline: the baseline is the share of the most common label — for a binary
+// label max(P(Y = 1), 1 − P(Y = 1)), not P(Y = 1); for K classes the largest class's share,
+// the last class included.
+func TestMajorityBaseline(t *testing.T) {
+	set := func(y ...float64) *dataset.Set {
+		k := 0
+		if slices.Max(y) > 1 {
+			k = int(slices.Max(y)) + 1
+		}
+		return &dataset.Set{Y: y, Classes: k}
+	}
+	for _, tc := range []struct {
+		name string
+		s    *dataset.Set
+		want float64
+	}{
+		{"mostly 0", set(0, 0, 0, 1, 1), 0.6},         // P(Y = 1) = 0.4
+		{"mostly 1", set(1, 1, 1, 0), 0.75},           // P(Y = 1) = 0.75
+		{"a third 1", set(0, 1, 0, 0, 1, 0), 4.0 / 6}, // P(Y = 1) = 1/3
+		{"balanced", set(0, 1, 0, 1), 0.5},            // a tie
+		{"K classes, the last largest", set(0, 1, 2, 2, 2), 0.6},
+		{"K classes, the first largest", set(0, 0, 0, 1, 2, 3), 0.5},
+	} {
+		if got := Majority(tc.s); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("%s: majority %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestMostProbableClass: the most probable class can be any class, the last one included;
+// a tie goes to the first.
+func TestMostProbableClass(t *testing.T) {
+	for _, tc := range []struct {
+		p    []float64
+		want int
+	}{
+		{[]float64{0.7, 0.2, 0.1}, 0},
+		{[]float64{0.2, 0.5, 0.3}, 1},
+		{[]float64{0.1, 0.2, 0.7}, 2},
+		{[]float64{0.1, 0.1, 0.1, 0.7}, 3},
+		{[]float64{0.4, 0.2, 0.4}, 0},
+		{[]float64{0.3, 0.7}, 1},
+	} {
+		if got := mostProbable(tc.p); got != tc.want {
+			t.Errorf("mostProbable(%v) = %d, want %d", tc.p, got, tc.want)
+		}
+	}
+}
+
+// headsModel returns a K-class MLP with one hidden unit whose class logits are the
+// biases b (the hidden layer's weights are zero), saved in a model folder with its
+// encoder of the feature x, and the trained model itself.
+func headsModel(t *testing.T, b []float32) (string, *train.Model) {
+	t.Helper()
+	k := len(b)
+	ws := []train.Weight{
+		{VarShape: train.VarShape{Name: "/model/hidden0/weights", Dims: []int{1, 1}}, Values: []float32{0}},
+		{VarShape: train.VarShape{Name: "/model/hidden0/biases", Dims: []int{1}}, Values: []float32{0}},
+		{VarShape: train.VarShape{Name: "/model/heads/weights", Dims: []int{1, k}}, Values: make([]float32, k)},
+		{VarShape: train.VarShape{Name: "/model/heads/biases", Dims: []int{k}}, Values: b},
+	}
+	h, err := train.ModelFromWeights(nil, models.MLP{Hidden: []int{1}}, ws, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Heads = k
+	classes := []string{"alpha", "beta", "gamma", "delta"}[:k]
+	dir := filepath.Join(t.TempDir(), "m")
+	info := ModelInfo{Data: "t.csv", Y: "y", Method: "none", Seed: 1, Classes: classes,
+		Encoder: &tabular.Encoder{Features: []tabular.Feature{{Column: "x", Numeric: true, Std: 1}}}}
+	if err := saveModel(dir, h, info); err != nil {
+		t.Fatal(err)
+	}
+	return dir, h
+}
+
+// TestKClassPredictionChoosesEveryClass: a model whose logits favour one class predicts
+// that class for every row, whichever class it is (the last included), through predict's
+// path (PredictAll, Class) and through the accuracy that fit reports (train.Evaluate).
+func TestKClassPredictionChoosesEveryClass(t *testing.T) {
+	tab, err := tabular.NewTable("t.csv", tabular.NumberColumn("x", []float64{-1, 0, 1, 2, 3}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for want := 0; want < 3; want++ {
+		b := []float32{0, 0, 0}
+		b[want] = 3
+		dir, h := headsModel(t, b)
+		m, err := LoadModel(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, _, err := m.PredictAll(context.Background(), tab)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range p.Rows() {
+			if got := p.Class(i); got != want {
+				t.Fatalf("favoured class %d: row %d predicted %d (%s), probabilities %v", want, i, got, p.Classes[got], p.P[i*3:(i+1)*3])
+			}
+		}
+		// The accuracy fit reports: every row labelled with the favoured class is right.
+		mk := func(name string) *dataset.Set {
+			s := &dataset.Set{Name: name, X: []float32{-1, 0, 1, 2}, Shape: []int{1}, Y: []float64{float64(want), float64(want), float64(want), float64(want)},
+				Z: []float64{0, 1, 0, 1}, Delta: []float64{1, 1, 1, 1}, Classes: 3}
+			return s
+		}
+		ev, err := train.Evaluate(h, dataset.Splits{Train: mk("train"), Val: mk("val"), Test: mk("test")}, train.EvalOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Metrics.TestAcc != 1 {
+			t.Errorf("favoured class %d, every label that class: test accuracy %v, want 1", want, ev.Metrics.TestAcc)
+		}
+	}
+}
+
+// fakeFitter is a nuisanceFitter that records the rows it was given and predicts a G
+// and an m that vary from row to row.
+type fakeFitter struct{ split [3][]int }
+
+func (f *fakeFitter) fit(_ context.Context, l *loaded, _ EstimateConfig, split *[3][]int, _ io.Writer, _ *warner) (nuisancePred, AuxReport, error) {
+	if split == nil {
+		return nuisancePred{}, AuxReport{}, fmt.Errorf("no split")
+	}
+	f.split = *split
+	n := l.tab.Len()
+	p := nuisancePred{G: make([]float64, n), M: make([]float64, n)}
+	for i := range p.G {
+		p.G[i], p.M[i] = 0.5+0.1*float64(i%3), 0.2+0.1*float64(i%7)
+	}
+	return p, AuxReport{}, nil
+}
+
+// TestTestNeverFitsOnTestedRows: invmmd test fits G and m on half B only — the rows it fits
+// on and stops on are exactly the rows outside half A, never a row it tests — and tests
+// half A: by the cross route with those halves, by the wild route on the rows of A alone.
+func TestTestNeverFitsOnTestedRows(t *testing.T) {
+	n := 400
+	cols := map[string][]float64{"x": make([]float64, n), "y": make([]float64, n), "z": make([]float64, n), "h": make([]float64, n)}
+	for i := range n {
+		cols["x"][i] = float64(i%17) / 3
+		cols["y"][i] = float64(i % 2)
+		cols["z"][i] = float64((i / 2) % 2)
+		if i%5 == 0 {
+			cols["z"][i] = math.NaN()
+		}
+		cols["h"][i] = math.Sin(float64(i))
+	}
+	tab, err := tabular.NewTable("halves", tabular.NumberColumn("x", cols["x"]), tabular.NumberColumn("y", cols["y"]), tabular.NumberColumn("z", cols["z"]), tabular.NumberColumn("h", cols["h"]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, route := range []invmmd.TestRoute{invmmd.CrossRoute, invmmd.WildRoute} {
+		cfg := DefaultTestConfig()
+		cfg.Y, cfg.Z, cfg.H, cfg.X, cfg.Route, cfg.Seed = "y", "z", "h", []string{"x"}, route, 7
+		f := &fakeFitter{}
+		res, err := testTable(context.Background(), tab, cfg, f.fit)
+		if err != nil {
+			t.Fatalf("%v: %v", route, err)
+		}
+		var a, b []int
+		for i, in := range res.inA {
+			if in {
+				a = append(a, i)
+			} else {
+				b = append(b, i)
+			}
+		}
+		fitted := slices.Sorted(slices.Values(append(slices.Clone(f.split[0]), f.split[1]...)))
+		if !slices.Equal(fitted, b) {
+			t.Errorf("%v: G and m fitted and stopped on %d rows, half B has %d (they must be the same rows)", route, len(fitted), len(b))
+		}
+		for _, i := range fitted {
+			if res.inA[i] {
+				t.Fatalf("%v: row %d of half A (tested) fitted G and m", route, i)
+			}
+		}
+		if !slices.Equal(f.split[2], a) || res.HalfA != len(a) || res.HalfB != len(b) || len(a) == 0 || len(b) == 0 {
+			t.Errorf("%v: halves A %d / B %d rows, reported %d / %d, the rest given to the fitter %d", route, len(a), len(b), res.HalfA, res.HalfB, len(f.split[2]))
+		}
+		tested := res.Tested
+		if route == invmmd.CrossRoute {
+			tested = 0
+			for _, r := range res.Results[0].Strata {
+				tested += r.Rows[0]
+			}
+			if tested != len(a) { // dr's pseudo-outcome is on every row
+				t.Errorf("cross: the statistic sums over %d rows, half A has %d", tested, len(a))
+			}
+		} else if tested != len(a) {
+			t.Errorf("%v: %d rows tested, half A has %d", route, tested, len(a))
+		}
+	}
+}
+
+// TestFieldErrorNamesTheField: a refused setting is a *FieldError whose Field is the
+// configuration's field and whose message names no flag.
+func TestFieldErrorNamesTheField(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Data, cfg.Y, cfg.Z, cfg.LearningRate = "t.csv", "y", "z", 20
+	err := cfg.Validate()
+	var fe *FieldError
+	if !errorsAs(err, &fe) || fe.Field != "LearningRate" || fe.Value != 20.0 || strings.Contains(err.Error(), "-lr") {
+		t.Errorf("a learning rate of 20: %v (%+v)", err, fe)
+	}
+}
