@@ -92,7 +92,7 @@ func runDiagnose(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	var ds []*experiments.Diagnosis
 	err = runUntilDone(ctx, "diagnose", args, "nothing (the diagnosis writes its files at the end)", func() error {
-		ds, err = experiments.Diagnose(exp, m, *lambda, *seed, objectives, stderr)
+		ds, err = experiments.Diagnose(ctx, exp, m, *lambda, *seed, objectives, stderr)
 		return err
 	})
 	if err != nil {

@@ -201,20 +201,18 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// runUntilDone runs work in its own goroutine and returns its error, or, once ctx is done
-// first, an *interrupted error with kept and the resume line of name's args. The work is
-// then abandoned, and the program exits: every result file is written atomically (a
-// temporary file renamed into place), so what is on disk is whole, and the fit in
-// progress is all that is lost.
+// runUntilDone runs work, which stops once ctx is done (every fit checks it before each
+// training step), and returns its error, or, when ctx was done first, an *interrupted
+// error with kept and the resume line of name's args. It waits for work to return either
+// way, so that nothing runs on after the command has said it stopped: every result file
+// is written atomically (a temporary file renamed into place), and the fit in progress is
+// all that is lost. A second SIGINT ends the program at once (main).
 func runUntilDone(ctx context.Context, name string, args []string, kept string, work func() error) error {
-	done := make(chan error, 1)
-	go func() { done <- work() }()
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
+	err := work()
+	if ctx.Err() != nil {
 		return &interrupted{kept: kept, resume: resumeLine(name, args)}
 	}
+	return err
 }
 
 func usage(w io.Writer) {

@@ -196,7 +196,7 @@ func runSweep(ctx context.Context, e experiments.Entry, args []string, stdout, s
 	kept := "every finished fit is kept under " + store.Dir(out, exp.Name)
 	err = runUntilDone(ctx, e.Name, args, kept, func() error {
 		var err error
-		res, err = experiments.Run(exp, rc)
+		res, err = experiments.Run(ctx, exp, rc)
 		return err
 	})
 	if err != nil {

@@ -32,7 +32,7 @@ func toyEntry() experiments.Entry {
 				Data: func(seed uint64) (dataset.Splits, error) {
 					return sim.Generate(sim.Config{NTrain: 400, NVal: 200, NTest: 200, Seed: seed})
 				},
-				Net:    func(_ string, seed uint64) models.Net { return models.MLP{Hidden: []int{8}, Seed: seed} },
+				Net:    func(_ train.Role, seed uint64) models.Net { return models.MLP{Hidden: []int{8}, Seed: seed} },
 				H:      train.Config{Epochs: 3, LearningRate: 1e-2, Estimator: invmmd.Options{MainFraction: 1}},
 				Aux:    train.AuxConfig{Epochs: 3, LearningRate: 1e-2},
 				Size:   "toy",

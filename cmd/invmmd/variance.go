@@ -94,7 +94,7 @@ func runVariance(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		var res *experiments.VarianceOutcome
 		err := runUntilDone(ctx, "variance", args, kept, func() error {
 			var err error
-			res, err = experiments.Variance(cfg)
+			res, err = experiments.Variance(ctx, cfg)
 			return err
 		})
 		if err != nil {
@@ -107,7 +107,7 @@ func runVariance(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	var res *experiments.VarianceOutcome
 	err = runUntilDone(ctx, "variance", args, kept, func() error {
 		var err error
-		res, err = experiments.Variance(cfg)
+		res, err = experiments.Variance(ctx, cfg)
 		return err
 	})
 	if err != nil {

@@ -17,6 +17,7 @@ package main
 
 import (
 	"bytes"
+	stdcontext "context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -298,7 +299,7 @@ func mlpFits(method method.Method, reps int) (timings, string, error) {
 	if method.NeedsG() || method.NeedsM() {
 		// Quick auxiliary models: their quality does not change the cost of a step.
 		mlp := func(_ train.Role, seed uint64) models.Net { return models.MLP{Hidden: []int{64, 64}, Seed: seed} }
-		if aux, err = train.FitAux(sp, mlp, train.AuxConfig{BatchSize: 500, Epochs: 2, LearningRate: 1e-3, Seed: 2}); err != nil {
+		if aux, err = train.FitAux(stdcontext.Background(), sp, mlp, train.AuxConfig{BatchSize: 500, Epochs: 2, LearningRate: 1e-3, Seed: 2}, train.Runtime{}); err != nil {
 			return timings{}, "", err
 		}
 	}
@@ -308,7 +309,7 @@ func mlpFits(method method.Method, reps int) (timings, string, error) {
 	var hist *train.History
 	t, err := timeReps(reps, func() error {
 		var err error
-		model, hist, err = train.Fit(sp, aux, models.MLP{Hidden: []int{64, 64}, Seed: 1}, cfg)
+		model, hist, err = train.Fit(stdcontext.Background(), sp, aux, models.MLP{Hidden: []int{64, 64}, Seed: 1}, cfg, train.Runtime{})
 		return err
 	})
 	if err != nil {

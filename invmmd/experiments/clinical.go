@@ -37,7 +37,7 @@ var (
 	ClinicalQuick = ClinicalPaper
 )
 
-func clinicalNet(_ string, seed uint64) models.Net {
+func clinicalNet(_ train.Role, seed uint64) models.Net {
 	return models.MLP{Hidden: []int{64, 64}, Seed: seed}
 }
 

@@ -24,12 +24,12 @@ func WithObjective(exp Experiment, o train.Objective) Experiment {
 // and the objective whose suffix it carries (the paper's when none): sim_mf075_ntrain gives
 // sim_mf075 and train-norms.
 func SplitObjective(name string) (string, train.Objective) {
-	for _, o := range train.Objectives[1:] {
+	for _, o := range train.Objectives()[1:] {
 		if base, ok := strings.CutSuffix(name, o.Suffix); ok && base != "" {
 			return base, o
 		}
 	}
-	return name, train.Objectives[0]
+	return name, train.Objectives()[0]
 }
 
 // FeaturesSuffix is appended to an experiment's name when its penalty acts on h's

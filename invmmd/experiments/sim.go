@@ -45,11 +45,11 @@ func Simulation(size SimulationSize) Experiment {
 		Data: func(seed uint64) (dataset.Splits, error) {
 			return sim.Generate(sim.Config{NTrain: size.NTrain, NVal: size.NVal, NTest: size.NTest, Seed: seed})
 		},
-		Net: func(role string, seed uint64) models.Net { return models.MLP{Hidden: []int{64, 64}, Seed: seed} },
+		Net: func(_ train.Role, seed uint64) models.Net { return models.MLP{Hidden: []int{64, 64}, Seed: seed} },
 		H: train.Config{BatchSize: size.Batch, Epochs: size.Epochs, Patience: size.Patience, SelectAfter: size.SelectAfter, LearningRate: 1e-3,
 			Estimator: invmmd.Options{MainFraction: 1}},
-		Aux: train.AuxConfig{BatchSize: 500, Epochs: size.AuxEpochs, Patience: size.AuxPatience, LearningRate: 1e-2,
-			BayesM: func(s *dataset.Set) []float64 { return sim.TrueMOf(s, sim.DefaultSigmaX) }},
+		Aux:    train.AuxConfig{BatchSize: 500, Epochs: size.AuxEpochs, Patience: size.AuxPatience, LearningRate: 1e-2},
+		BayesM: func(s *dataset.Set) []float64 { return sim.TrueMOf(s, sim.DefaultSigmaX) },
 		Paper:  Paper["sim"],
 		Figure: results.FigureHints{Ceiling: sim.InvariantAccuracy(sim.DefaultSigmaX), CeilingWhat: "invariant h*"},
 		Notes: []string{

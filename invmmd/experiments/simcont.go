@@ -7,6 +7,7 @@ import (
 	"github.com/invmmd/invmmd/invmmd/results"
 	"github.com/invmmd/invmmd/invmmd/sim"
 	"github.com/invmmd/invmmd/invmmd/simcont"
+	"github.com/invmmd/invmmd/invmmd/train"
 )
 
 // SimulationContinuous is the simulation with a continuous nuisance (package simcont):
@@ -23,8 +24,8 @@ func SimulationContinuous(size SimulationSize) Experiment {
 	e.Data = func(seed uint64) (dataset.Splits, error) {
 		return simcont.Generate(simcont.Config{NTrain: size.NTrain, NVal: size.NVal, NTest: size.NTest, Seed: seed})
 	}
-	e.Net = func(role string, seed uint64) models.Net { return models.MLP{Hidden: []int{64, 64}, Seed: seed} }
-	e.Aux.BayesM = nil // sim.TrueM is the binary Z's posterior
+	e.Net = func(_ train.Role, seed uint64) models.Net { return models.MLP{Hidden: []int{64, 64}, Seed: seed} }
+	e.BayesM = nil // sim.TrueM is the binary Z's posterior
 	e.Paper = nil
 	e.PaperScale = true
 	e.MMDNote = "tr mmd is the full estimator of the scaled joint MMD² (appendix H) on the training set."

@@ -156,8 +156,8 @@ func TMNISTWithNet(size TMNISTSize, net string) (Experiment, error) {
 	exp.Name = "tmnist_net-" + net
 	exp.Figure, exp.Examples = results.FigureHints{}, nil // drawn with the experiment's own results
 	aux := exp.Net                                        // G and m as in the experiment
-	exp.Net = func(role string, seed uint64) models.Net {
-		if role == "h" {
+	exp.Net = func(role train.Role, seed uint64) models.Net {
+		if role == train.RoleH {
 			return mk(seed)
 		}
 		return aux(role, seed)
@@ -183,7 +183,7 @@ func tmnistOn(size TMNISTSize, data tmnist.Config) Experiment {
 			sp, _, err := tmnist.Build(cfg)
 			return sp, err
 		},
-		Net: func(_ string, seed uint64) models.Net { return models.StridedCNN(seed) },
+		Net: func(_ train.Role, seed uint64) models.Net { return models.StridedCNN(seed) },
 		H: train.Config{BatchSize: 1500, Epochs: size.Epochs, Patience: size.Patience, SelectAfter: size.SelectAfter,
 			LearningRate: 3e-3, Estimator: invmmd.Options{MainFraction: 1}},
 		Aux:   train.AuxConfig{BatchSize: 256, Epochs: size.AuxEpochs, Patience: size.AuxPatience, LearningRate: 3e-3},

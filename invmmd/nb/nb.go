@@ -1,6 +1,7 @@
 package nb
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,7 +13,6 @@ import (
 	"github.com/invmmd/invmmd/invmmd/dataset"
 	"github.com/invmmd/invmmd/invmmd/experiments"
 	"github.com/invmmd/invmmd/invmmd/figures"
-	"github.com/invmmd/invmmd/invmmd/models"
 	"github.com/invmmd/invmmd/invmmd/results"
 	"github.com/invmmd/invmmd/invmmd/train"
 )
@@ -153,8 +153,8 @@ func Cached[T any](r *Run, what string, fn func() T) T {
 func (r *Run) FitAux(exp experiments.Experiment, sp dataset.Splits, seed uint64, zmap invmmd.FeatureMap) *train.Aux {
 	aux := cache.CacheWith(r.Store(), r.Key("aux", exp.Name, fmt.Sprintf("seed%d", seed)), func() *train.Aux {
 		ac := exp.Aux
-		ac.Seed, ac.ZMap = 1000*seed, zmap
-		a := Must(train.FitAux(sp, func(role train.Role, s uint64) models.Net { return exp.Net(role.String(), s) }, ac))
+		ac.Seed = 1000 * seed
+		a := Must(train.FitAux(context.Background(), sp, exp.Net, ac, train.Runtime{ZMap: zmap, BayesM: exp.BayesM}))
 		a.ZMap = nil
 		return a
 	})

@@ -1,6 +1,7 @@
 package owndata
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strings"
@@ -71,9 +72,9 @@ func (r AuxReport) Warning() string {
 // binary one.
 func FitAux(b backends.Backend, n Nets, sp dataset.Splits, zmap invmmd.FeatureMap) (*train.Aux, AuxReport, error) {
 	hidden := n.Hidden
-	aux, err := train.FitAux(sp, func(_ train.Role, seed uint64) models.Net { return models.MLP{Hidden: hidden, Seed: seed} },
+	aux, err := train.FitAux(context.Background(), sp, func(_ train.Role, seed uint64) models.Net { return models.MLP{Hidden: hidden, Seed: seed} },
 		train.AuxConfig{BatchSize: min(n.Batch, sp.Train.Len()), Epochs: n.AuxEpochs, Patience: n.AuxPatience, LearningRate: n.LearningRate,
-			Seed: n.AuxSeed, Backend: b, ZMap: zmap})
+			Seed: n.AuxSeed}, train.Runtime{Backend: b, ZMap: zmap})
 	if err != nil {
 		return nil, AuxReport{}, fmt.Errorf("fitting G and m: %w", err)
 	}

@@ -176,7 +176,7 @@ func readTable(path string, cols []string, flags map[string]string) (*tabular.Ta
 // the majority baseline.
 func TrainMethod(cfg Config, sp dataset.Splits, aux *train.Aux, m method.Method, seed uint64) (*Trained, error) {
 	tc := train.Config{Method: m, Lambda: cfg.Lambda, BatchSize: min(cfg.Batch, sp.Train.Len()), Epochs: cfg.Epochs, Patience: cfg.Patience,
-		LearningRate: cfg.LearningRate, Seed: seed, Backend: cfg.Backend, Estimator: invmmd.Options{MinESS: cfg.MinESS, DropUnreliable: !cfg.KeepUnreliable}}
+		LearningRate: cfg.LearningRate, Seed: seed, Estimator: invmmd.Options{MinESS: cfg.MinESS, DropUnreliable: !cfg.KeepUnreliable}}
 	obj, err := cfg.objective()
 	if err != nil {
 		return nil, err
@@ -185,7 +185,11 @@ func TrainMethod(cfg Config, sp dataset.Splits, aux *train.Aux, m method.Method,
 	if tc.Represent, err = train.ParseRepresentation(cfg.Represent); err != nil {
 		return nil, fmt.Errorf("-represent: %w", err)
 	}
-	model, hist, err := train.Fit(sp, aux, models.MLP{Hidden: cfg.Hidden, Seed: seed}, tc)
+	ctx := cfg.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	model, hist, err := train.Fit(ctx, sp, aux, models.MLP{Hidden: cfg.Hidden, Seed: seed}, tc, train.Runtime{Backend: cfg.Backend})
 	if err != nil {
 		return nil, fmt.Errorf("training h with %v (seed %d): %w", m, seed, err)
 	}
