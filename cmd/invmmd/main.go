@@ -69,7 +69,7 @@ func commands() []command {
 	return append(cs, []command{
 		{"merge", "assemble tables and figures from the per-fit result files of (sharded) runs", plain(runMerge)},
 		{"figures", "redraw the results figures from the tables under figures/tables (no training)", plain(runFigures)},
-		{"prop1", "Proposition 2 (appendix D): full-data vs observed-only MMD of h* in both constructions", plain(runProp1)},
+		{"prop1", "Proposition 2 (appendix D): full-data vs observed-only MMD of h* in both constructions", runProp1},
 		{"variance", "the variance study of appendix B.3 (mean, sd, median and quartiles of each estimator against batch size)", runVariance},
 		{"calibration", "the invariance test's calibration study: size under a null where obs is biased, and power", runCalibration},
 		{"diagnose", "one fit of an experiment step by step, per objective: what the penalty's estimates did", runDiagnose},
@@ -85,6 +85,7 @@ func commands() []command {
 const exitInterrupted = 130
 
 func main() {
+	tuneBackend()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	go func() {
 		<-ctx.Done()

@@ -17,8 +17,10 @@ import (
 	"github.com/invmmd/invmmd/invmmd/train"
 )
 
-// ClinicalMethods are the methods of the paper's MIMIC-III table, plus ip.
-var ClinicalMethods = []method.Method{method.None, method.Obs, method.Full, method.DR, method.Reg, method.IP}
+// ClinicalMethods returns the methods of the paper's MIMIC-III table, plus ip.
+func ClinicalMethods() []method.Method {
+	return []method.Method{method.None, method.Obs, method.Full, method.DR, method.Reg, method.IP}
+}
 
 // ClinicalSize is the training length of a clinical run.
 type ClinicalSize struct {
@@ -57,7 +59,7 @@ func ClinicalFLChain(size ClinicalSize) Experiment {
 		H: train.Config{BatchSize: 0, Epochs: size.Epochs, Patience: size.Patience, SelectAfter: size.SelectAfter,
 			LearningRate: 1e-3, Estimator: invmmd.Options{MainFraction: 1}},
 		Aux:      train.AuxConfig{BatchSize: 0, Epochs: size.AuxEpochs, Patience: size.AuxPatience, LearningRate: 1e-3},
-		Paper:    Paper["clinical"],
+		Paper:    Paper("clinical"),
 		Figure:   results.FigureHints{PaperDataset: "MIMIC-III"},
 		Majority: true,
 		Notes: []string{
@@ -153,7 +155,7 @@ func clinicalEntry() Entry {
 			}
 			return Experiment{}, false
 		},
-		Sweep: RunConfig{Methods: ClinicalMethods, Lambdas: []float64{1}, Seeds: PaperSeeds},
+		Sweep: RunConfig{Methods: ClinicalMethods(), Lambdas: []float64{1}, Seeds: PaperSeeds()},
 		Main:  []MainRun{{Name: "clinical"}},
 	}
 }

@@ -235,7 +235,7 @@ func TestRegister(t *testing.T) {
 	if exp, ok := Describe("toy"); !ok || exp.Name != "toy" {
 		t.Errorf("Describe(toy) = %q, %v", exp.Name, ok)
 	}
-	if q := toyEntry("toy", 35).DefaultSweep(true); !slices.Equal(q.Methods, QuickMethods) {
-		t.Errorf("an entry without a Quick sweep: quick methods %v, want QuickSweep's %v", q.Methods, QuickMethods)
+	if q := toyEntry("toy", 35).DefaultSweep(true); !slices.Equal(q.Methods, QuickMethods()) {
+		t.Errorf("an entry without a Quick sweep: quick methods %v, want QuickSweep's %v", q.Methods, QuickMethods())
 	}
 }

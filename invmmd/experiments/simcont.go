@@ -61,7 +61,7 @@ func simulationContinuousEntry() Entry {
 		Order:   50,
 		New:     build,
 		Batch:   true,
-		Sweep:   RunConfig{Methods: method.Paper(), Lambdas: []float64{1, 5}, Seeds: PaperSeeds},
+		Sweep:   RunConfig{Methods: method.Paper(), Lambdas: []float64{1, 5}, Seeds: PaperSeeds()},
 		Quick:   RunConfig{Methods: []method.Method{method.None, method.Obs, method.Full, method.DR}, Lambdas: []float64{1}, Seeds: []uint64{1}},
 		Main:    []MainRun{{Name: "simcont"}},
 	}

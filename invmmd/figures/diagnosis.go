@@ -26,7 +26,7 @@ const (
 const diagnosisLinear = 0.1
 
 // Diagnosis returns the panels of a diagnosed fit (results.DiagnosisStep), one series per
-// objective in Series colours: (top) each training step's estimate of MMD²_y for the two
+// objective in series colours: (top) each training step's estimate of MMD²_y for the two
 // Y strata, on a symmetric-log axis; (bottom left) each step's training NLL, with log 2,
 // the NLL of a constant h on balanced labels; (bottom right) the Y = 0 stratum's estimate
 // against the batch's normaliser rows' estimate of P(Z = 1 | Y = 0): with normalisers from
@@ -43,8 +43,8 @@ func Diagnosis(steps []results.DiagnosisStep, fit string, labels map[string]stri
 			objectives = append(objectives, s.Objective)
 		}
 	}
-	if len(objectives) > len(Series) {
-		return nil, fmt.Errorf("figures: Diagnosis: %d objectives, at most %d", len(objectives), len(Series))
+	if len(objectives) > len(series) {
+		return nil, fmt.Errorf("figures: Diagnosis: %d objectives, at most %d", len(objectives), len(series))
 	}
 	of := func(o string) []results.DiagnosisStep {
 		var out []results.DiagnosisStep
@@ -90,7 +90,7 @@ func Diagnosis(steps []results.DiagnosisStep, fit string, labels map[string]stri
 			if err != nil {
 				continue
 			}
-			l.LineStyle = draw.LineStyle{Color: Series[k], Width: vg.Points(1)}
+			l.LineStyle = draw.LineStyle{Color: series[k], Width: vg.Points(1)}
 			p.Add(l)
 			if y == 1 {
 				if k == 0 {
@@ -121,7 +121,7 @@ func Diagnosis(steps []results.DiagnosisStep, fit string, labels map[string]stri
 		if err != nil {
 			continue
 		}
-		l.LineStyle = draw.LineStyle{Color: Series[k], Width: vg.Points(1.4)}
+		l.LineStyle = draw.LineStyle{Color: series[k], Width: vg.Points(1.4)}
 		nll.Add(l)
 	}
 	nll.Y.Min = 0
@@ -143,7 +143,7 @@ func Diagnosis(steps []results.DiagnosisStep, fit string, labels map[string]stri
 		if err != nil {
 			continue
 		}
-		pts.GlyphStyle = draw.GlyphStyle{Color: withAlpha(Series[k], 170), Radius: vg.Points(2.2), Shape: shapes[k%len(shapes)]}
+		pts.GlyphStyle = draw.GlyphStyle{Color: withAlpha(series[k], 170), Radius: vg.Points(2.2), Shape: shapes[k%len(shapes)]}
 		sc.Add(pts)
 		sc.Legend.Add(label(o), pts)
 	}

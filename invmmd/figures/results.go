@@ -311,7 +311,7 @@ func methodPanel(title, ylabel string, sums []results.Summary, paper map[string]
 		c := ours(s)
 		col, ok := MethodColor(s.Method)
 		if !ok {
-			col = Series[i%len(Series)]
+			col = series[i%len(series)]
 		}
 		we.add(x, c, seedValues(s, seed), col)
 	}

@@ -7,9 +7,12 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/gomlx/gomlx/backends/simplego"
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	"github.com/janpfeifer/gonb/cache"
 
 	"github.com/invmmd/invmmd/invmmd"
+	"github.com/invmmd/invmmd/invmmd/backend"
 	"github.com/invmmd/invmmd/invmmd/dataset"
 	"github.com/invmmd/invmmd/invmmd/experiments"
 	"github.com/invmmd/invmmd/invmmd/figures"
@@ -40,7 +43,12 @@ type Run struct {
 }
 
 // New returns the run of notebook name (e.g. "nb01") at quick or, with paper, paper size.
+// Each cell is a program that declares its run first, so New also applies the pure-Go
+// backend's tuning that the committed results were made with (the block size of its
+// float32 matrix products, backend.GoDotBlockLog2Dim), as cmd/invmmd's main does: a
+// process-wide setting of GoMLX's simplego, which the library leaves to the programs.
 func New(name string, paper bool) *Run {
+	simplego.DotGeneralTargetBlockLog2Dim[dtypes.Float32] = backend.GoDotBlockLog2Dim
 	return &Run{Name: name, Paper: paper, dir: os.Getenv("GONB_DIR")}
 }
 
