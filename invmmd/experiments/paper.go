@@ -89,7 +89,7 @@ func QuickMethods() []method.Method {
 
 // QuickSweep returns the default sweep of a quick run: QuickMethods, λ = 1, seed 1, on
 // the paper-size data (the experiments' Quick sizes), a few minutes on 2 cores. It is every
-// built-in entry's Quick sweep (Entry.DefaultSweep).
+// built-in sweep's Quick sweep unless it has one of its own (SweepStudy.DefaultSweep).
 func QuickSweep() RunConfig {
 	return RunConfig{Methods: QuickMethods(), Lambdas: []float64{1}, Seeds: []uint64{1}}
 }

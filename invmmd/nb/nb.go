@@ -131,14 +131,15 @@ func relTo(dir, p string) string {
 }
 
 // Sweep returns the registry's default sweep of the experiment stored under name
-// (experiments.Entry.DefaultSweep): its quick sweep in the quick run, its paper-size one
-// at paper size, with its tables going to CacheDir().
+// (experiments.SweepStudy.DefaultSweep of its study, experiments.Owner): its quick sweep in
+// the quick run, its paper-size one at paper size, with its tables going to CacheDir().
 func (r *Run) Sweep(name string) experiments.RunConfig {
-	entry, ok := experiments.ByName(name)
+	s, _ := experiments.Owner(name)
+	sw, ok := s.(experiments.SweepStudy)
 	if !ok {
 		panic(fmt.Sprintf("nb: no experiment %q in the registry", name))
 	}
-	rc := entry.DefaultSweep(!r.Paper)
+	rc := sw.DefaultSweep(!r.Paper)
 	rc.TableDir = r.CacheDir()
 	return rc
 }

@@ -52,7 +52,7 @@ type Pred struct {
 type Aux struct {
 	Train, Val, Test Pred
 	G, M             FitReport
-	// ZMap is the feature map of a nuisance that is not binary (AuxConfig.ZMap); nil for a
+	// ZMap is the feature map of a nuisance that is not binary (Runtime.ZMap); nil for a
 	// binary Z.
 	ZMap invmmd.FeatureMap
 	// gModel and mModel are the fitted networks; Predict runs them on new rows (through mNu
@@ -146,7 +146,7 @@ type FitReport struct {
 	StopEpoch  int
 	MaxEpochs  int
 	// BayesNLL is the validation NLL of the true probabilities (G from the data's true G,
-	// m from AuxConfig.BayesM) when known (HasBayes): the floor that ValNLL approaches as
+	// m from Runtime.BayesM) when known (HasBayes): the floor that ValNLL approaches as
 	// the model converges.
 	BayesNLL float64
 	HasBayes bool

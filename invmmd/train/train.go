@@ -233,7 +233,7 @@ func RowsFor(s *dataset.Set, p *Pred, zmap invmmd.FeatureMap) (invmmd.Rows, erro
 		return r, nil
 	}
 	if zmap == nil {
-		return r, fmt.Errorf("train: the nuisance of %s is %v and no feature map was given (Config.ZMap or the auxiliary models')", s.Name, s.Nuisance)
+		return r, fmt.Errorf("train: the nuisance of %s is %v and no feature map was given (Runtime.ZMap or the auxiliary models')", s.Name, s.Nuisance)
 	}
 	psi, err := invmmd.Apply(zmap, s.Z)
 	if err != nil {
