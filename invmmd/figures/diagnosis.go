@@ -26,7 +26,7 @@ const (
 const diagnosisLinear = 0.1
 
 // Diagnosis returns the panels of a diagnosed fit (results.DiagnosisStep), one series per
-// objective in series colours: (top) each training step's estimate of MMD²_y for the two
+// objective in Series colours: (top) each training step's estimate of MMD²_y for the two
 // Y strata, on a symmetric-log axis; (bottom left) each step's training NLL, with log 2,
 // the NLL of a constant h on balanced labels; (bottom right) the Y = 0 stratum's estimate
 // against the batch's normaliser rows' estimate of P(Z = 1 | Y = 0): with normalisers from

@@ -114,7 +114,7 @@ type Distribution struct {
 // Histograms draws the series as overlaid density histograms (step outlines on common
 // bins spanning all values), so that distributions of different sizes compare. A series
 // named after a method takes its colour (MethodColor), one named "Z = 0" or "Z = 1" (or
-// "Z < 0", "Z ≥ 0") its Z value's (ZColors), the others the colours of series in order. It is an
+// "Z < 0", "Z ≥ 0") its Z value's (ZColors), the others the colours of Series in order. It is an
 // error to give no series, bins < 1, a series with no values or a non-finite value.
 func Histograms(title, xlabel string, series []Distribution, bins int) (*plot.Plot, error) {
 	if len(series) == 0 {
