@@ -260,7 +260,7 @@ func tail(path string, n int) string {
 
 // runProp1 checks the paper's Proposition 2 (package prop1; appendix D) numerically and
 // prints the result.
-func runProp1(args []string, stdout, stderr io.Writer) error {
+func runProp1(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("prop1", "[flags]", stdout, stderr, nil)
 	seed := fs.Uint64("seed", 1, "seed of every draw")
 	n := fs.Int("n", 0, "rows per slice and repetition (0: 2000)")
@@ -277,7 +277,7 @@ func runProp1(args []string, stdout, stderr io.Writer) error {
 	if *reps == 1 {
 		return fmt.Errorf("prop1: -reps 1: want at least 2 (standard errors need two; 0: 40)")
 	}
-	res, err := prop1.Run(prop1.Config{Seed: *seed, N: *n, Reps: *reps, Progress: stderr})
+	res, err := prop1.Run(ctx, prop1.Config{Seed: *seed, N: *n, Reps: *reps, Progress: stderr})
 	if err != nil {
 		return err
 	}

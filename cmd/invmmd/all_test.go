@@ -21,9 +21,12 @@ import (
 // (os.Executable) for each shard, which in tests is the test binary, with childEnv set.
 //
 // It registers the toy experiment first (registerToy), in this process and in every shard
-// process it stands in for, so that the shards of "all" know it too.
+// process it stands in for, so that the shards of "all" know it too, and tunes the
+// backend as main does (tuneBackend), so that what the tests run in this process and
+// what they run in a shard process compute the same numbers.
 func TestMain(m *testing.M) {
 	registerToy()
+	tuneBackend()
 	if os.Getenv(childEnv) == "1" {
 		main()
 		os.Exit(0)

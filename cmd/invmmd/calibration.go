@@ -9,20 +9,7 @@ import (
 	"time"
 
 	"github.com/invmmd/invmmd/invmmd/experiments"
-	"github.com/invmmd/invmmd/invmmd/figures"
-	"github.com/invmmd/invmmd/invmmd/results"
 )
-
-// drawCalibration draws the calibration figure into dir from the study's tables as written
-// (so that invmmd figures redraws it to the byte), and returns its base path.
-func drawCalibration(rows []results.CalibrationRow, null []results.CalibrationP, alpha float64, dir string) (string, error) {
-	plots, err := figures.Calibration(rows, null, alpha)
-	if err != nil {
-		return "", err
-	}
-	base := filepath.Join(dir, "calibration")
-	return base, figures.SaveGrid(plots, base, figures.CalibrationWidth, figures.CalibrationHeight)
-}
 
 // runCalibration runs the calibration study of the invariance test (invmmd test): its size
 // under a null where the observed rows are a biased sample, and its power, for each
@@ -83,10 +70,11 @@ func runCalibration(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err := res.Write(dir); err != nil {
 		return err
 	}
-	base, err := redrawCalibration(dir) // from the tables as written, as invmmd figures draws it
-	if err != nil {
+	// The figure from the tables as written, as invmmd figures draws it.
+	if _, err := (experiments.CalibrationStudy{}).Figures(dir, drawer{}, io.Discard); err != nil {
 		return err
 	}
+	base := filepath.Join(dir, "calibration")
 	fmt.Fprint(stdout, res.Markdown())
 	fmt.Fprintf(stdout, "calibration: done in %s; wrote %s/tables/calibration{.csv,_null.csv,.md,_config.json}, %s.png, %s.svg\n",
 		time.Since(t0).Round(time.Second), dir, base, base)

@@ -2,18 +2,13 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/invmmd/invmmd/invmmd/experiments"
 	"github.com/invmmd/invmmd/invmmd/experiments/store"
-	"github.com/invmmd/invmmd/invmmd/figures"
 	"github.com/invmmd/invmmd/invmmd/method"
-	"github.com/invmmd/invmmd/invmmd/results"
 	"github.com/invmmd/invmmd/invmmd/train"
 )
 
@@ -21,11 +16,11 @@ import (
 // what the penalty did (experiments.Diagnose): invmmd diagnose EXPERIMENT [its flags]
 // -method M -lambda L -seed S [-objectives paper,train-norms].
 func runDiagnose(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	var e experiments.Entry
+	var e experiments.SweepStudy
 	rest := args
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		var ok bool
-		if e, ok = experiments.ByName(args[0]); !ok || e.Name != args[0] {
+		s, ok := experiments.Lookup(args[0])
+		if e, _ = s.(experiments.SweepStudy); !ok || e == nil {
 			return fmt.Errorf("diagnose: unknown experiment %q (the experiments are the commands listed by invmmd -h; variants are chosen by their flags)", args[0])
 		}
 		rest = args[1:]
@@ -36,11 +31,11 @@ func runDiagnose(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			"its _config.json and the figure OUT/diagnosis_....png (README, Training choices). The experiment's own flags\n" +
 			"(e.g. sim -paper-split) choose its variant; invmmd diagnose EXPERIMENT -h lists them."
 	})
-	var build experiments.Builder
-	if e.Name != "" {
-		build = e.New
-		if e.Flags != nil {
-			build = e.Flags(fs)
+	var opts any
+	if e != nil {
+		var err error
+		if opts, err = optionFlags(fs, e); err != nil {
+			return err
 		}
 	}
 	methodName := fs.String("method", "dr", "the penalised method to diagnose")
@@ -53,7 +48,7 @@ func runDiagnose(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err := parse(fs, rest); err != nil {
 		return err
 	}
-	if build == nil {
+	if e == nil {
 		return fmt.Errorf("diagnose: want the experiment first, e.g. invmmd diagnose sim -paper-split -method dr -lambda 5 -seed 1")
 	}
 	m, err := method.Parse(*methodName)
@@ -74,7 +69,7 @@ func runDiagnose(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		}
 		objectives = append(objectives, o)
 	}
-	exp, err := build(*quick, 0)
+	exp, err := e.Build(*quick, 0, experiments.Variant{Options: opts})
 	if err != nil {
 		return err
 	}
@@ -92,7 +87,7 @@ func runDiagnose(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	var ds []*experiments.Diagnosis
 	err = runUntilDone(ctx, "diagnose", args, "nothing (the diagnosis writes its files at the end)", func() error {
-		ds, err = experiments.Diagnose(exp, m, *lambda, *seed, objectives, stderr)
+		ds, err = experiments.Diagnose(ctx, exp, m, *lambda, *seed, objectives, stderr)
 		return err
 	})
 	if err != nil {
@@ -101,7 +96,7 @@ func runDiagnose(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if _, err := experiments.WriteDiagnoses(exp, ds, dir); err != nil {
 		return err
 	}
-	base, err := redrawDiagnosis(dir, name)
+	base, err := experiments.RedrawDiagnosis(dir, name, drawer{})
 	if err != nil {
 		return err
 	}
@@ -112,31 +107,6 @@ func runDiagnose(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	fmt.Fprintf(stdout, "diagnose: wrote %s/tables/%s{.csv,_config.json}, %s.png, %s.svg\n", dir, name, base, base)
 	return nil
-}
-
-// redrawDiagnosis draws the diagnosis figure of OUT/tables/NAME.csv and its config (the
-// title) into OUT/NAME.png and .svg, and returns the figure's base path.
-func redrawDiagnosis(out, name string) (string, error) {
-	t := filepath.Join(out, "tables")
-	steps, err := results.ReadDiagnosisCSV(filepath.Join(t, name+".csv"))
-	if err != nil {
-		return "", err
-	}
-	cp := filepath.Join(t, name+"_config.json")
-	b, err := os.ReadFile(cp)
-	if err != nil {
-		return "", err
-	}
-	var rec experiments.DiagnosisRecord
-	if err := json.Unmarshal(b, &rec); err != nil {
-		return "", fmt.Errorf("%s: %w", cp, err)
-	}
-	plots, err := figures.Diagnosis(steps, rec.Fit(), rec.Labels())
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", name, err)
-	}
-	base := filepath.Join(out, name)
-	return base, figures.SaveGrid(plots, base, figures.DiagnosisWidth, figures.DiagnosisHeight)
 }
 
 // keyOf is the store key of a diagnosed fit.

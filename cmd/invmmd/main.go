@@ -5,30 +5,30 @@
 //
 //	invmmd <command> [flags]
 //
-// Commands (the first three are the experiments of the registry, experiments.All; an
-// experiment registered there gets its command):
+// The commands are, first, one per study of the registry (package experiments,
+// experiments.Studies): the paper's experiments (sim, tmnist, clinical), the simulation
+// with a continuous nuisance (simcont), the variance study of appendix B.3 (variance), the
+// invariance test's calibration (calibration), Proposition 2 (prop1) and the step-by-step
+// diagnosis of a fit (diagnose); a study registered there gets its command. Then:
 //
-//	sim       Experiment 1: the simulation, every method × seeds × λ
-//	tmnist    Experiment 2: textured MNIST, every method × seeds × λ
-//	clinical  Experiment 3: the flchain stand-in, or MIMIC-III with -mimic DIR
 //	merge     assemble tables and figures from the per-fit result files of (sharded) runs
 //	figures   redraw the figures from the tables under figures/tables, without training
-//	prop1     Proposition 2 (appendix D): full-data vs observed-only MMD of h*
-//	variance  the variance study of appendix B.3
-//	calibration  the invariance test's calibration study (size and power)
-//	all       every experiment, regenerating figures/ (the README's main job)
+//	all       every step of the main job, regenerating figures/ (the README's main job)
 //	estimate  your own CSV: each estimator's MMD² of a column of model outputs, with diagnostics
 //	test      your own CSV: is a column of model outputs independent of Z given Y? p-values with Z missing at random
 //	fit       your own CSV with missing Z: fit G and m, train h with each method, held-out MMD
 //	predict   score a CSV with a model saved by fit: probabilities, logits and the columns kept
 //
-// Run "invmmd <command> -h" for a command's flags. The backend is the pure-Go one unless
-// GOMLX_BACKEND names another (e.g. xla:cpu, xla:cuda).
+// Run "invmmd help" for the full list and "invmmd <command> -h" for a command's flags.
+// The backend is the pure-Go one unless GOMLX_BACKEND names another (e.g. xla:cpu,
+// xla:cuda).
 //
 // Every fit's result is written to OUT/fits/EXPERIMENT/ as soon as it is done; the tables
 // under OUT/tables are assembled from those files. -resume skips fits whose file exists,
 // and -shard i/n runs one of n slices of the grid (e.g. one task of a Slurm job array;
 // see scripts/slurm/sweep.sh), after which "invmmd merge -out OUT" builds the tables.
+// SIGINT or SIGTERM stops a command after the training step in progress, keeping every
+// finished fit, and prints the command line that goes on from there.
 package main
 
 import (
@@ -54,12 +54,13 @@ type command struct {
 	run           func(ctx context.Context, args []string, stdout, stderr io.Writer) error
 }
 
-// commands are the experiments of the registry (experiments.All), one command each, then
-// the commands that work on their results and the others.
+// commands are the studies of the registry (experiments.Studies), one command each in
+// their order (commandFor), then the commands that work on their results and the
+// own-data commands.
 func commands() []command {
 	var cs []command
-	for _, e := range experiments.All() {
-		cs = append(cs, sweepCommand(e))
+	for _, s := range experiments.Studies() {
+		cs = append(cs, commandFor(s))
 	}
 	plain := func(run func(args []string, stdout, stderr io.Writer) error) func(context.Context, []string, io.Writer, io.Writer) error {
 		return func(_ context.Context, args []string, stdout, stderr io.Writer) error {
@@ -67,12 +68,8 @@ func commands() []command {
 		}
 	}
 	return append(cs, []command{
-		{"merge", "assemble tables and figures from the per-fit result files of (sharded) runs", plain(runMerge)},
+		{"merge", "assemble tables and figures from the per-fit result files of (sharded) runs", runMerge},
 		{"figures", "redraw the results figures from the tables under figures/tables (no training)", plain(runFigures)},
-		{"prop1", "Proposition 2 (appendix D): full-data vs observed-only MMD of h* in both constructions", plain(runProp1)},
-		{"variance", "the variance study of appendix B.3 (mean, sd, median and quartiles of each estimator against batch size)", runVariance},
-		{"calibration", "the invariance test's calibration study: size under a null where obs is biased, and power", runCalibration},
-		{"diagnose", "one fit of an experiment step by step, per objective: what the penalty's estimates did", runDiagnose},
 		{"all", "every experiment, regenerating figures/", runAll},
 		{"estimate", "your own CSV: each estimator's MMD² of a column of model outputs, with diagnostics", runEstimate},
 		{"test", "your own CSV: is a column of model outputs independent of Z given Y? p-values with Z missing at random", runTest},
@@ -85,6 +82,7 @@ func commands() []command {
 const exitInterrupted = 130
 
 func main() {
+	tuneBackend()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	go func() {
 		<-ctx.Done()
@@ -201,20 +199,18 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// runUntilDone runs work in its own goroutine and returns its error, or, once ctx is done
-// first, an *interrupted error with kept and the resume line of name's args. The work is
-// then abandoned, and the program exits: every result file is written atomically (a
-// temporary file renamed into place), so what is on disk is whole, and the fit in
-// progress is all that is lost.
+// runUntilDone runs work, which stops once ctx is done (every fit checks it before each
+// training step), and returns its error, or, when ctx was done first, an *interrupted
+// error with kept and the resume line of name's args. It waits for work to return either
+// way, so that nothing runs on after the command has said it stopped: every result file
+// is written atomically (a temporary file renamed into place), and the fit in progress is
+// all that is lost. A second SIGINT ends the program at once (main).
 func runUntilDone(ctx context.Context, name string, args []string, kept string, work func() error) error {
-	done := make(chan error, 1)
-	go func() { done <- work() }()
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
+	err := work()
+	if ctx.Err() != nil {
 		return &interrupted{kept: kept, resume: resumeLine(name, args)}
 	}
+	return err
 }
 
 func usage(w io.Writer) {

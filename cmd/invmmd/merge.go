@@ -1,20 +1,20 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/invmmd/invmmd/invmmd/experiments"
 	"github.com/invmmd/invmmd/invmmd/experiments/store"
 )
 
-// runMerge assembles the tables, Markdown and figures of every experiment (or those
+// runMerge assembles the tables, Markdown and figures of every study's results (or those
 // named) from the per-fit result files under OUT/fits, e.g. after the shards of a Slurm
-// job array. It refuses, listing them, when fits are missing or were made with another
-// configuration.
-func runMerge(args []string, stdout, stderr io.Writer) error {
+// job array: each folder's study (experiments.Owner) merges it. It refuses, listing them,
+// when fits are missing or were made with another configuration.
+func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("merge", "-out DIR [-experiments sim,tmnist,...]", stdout, stderr, func() string {
 		return "Reads OUT/fits/EXPERIMENT/*.json (written by invmmd EXPERIMENT -out OUT, whole or with -shard i/n)\nand writes OUT/tables and the figures in OUT, as a whole run does."
 	})
@@ -49,25 +49,20 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("merge: no results under %s/fits: run an experiment (or its shards) with -out %s first", *out, *out)
 	}
 	for _, n := range names {
-		if n == "variance" {
-			res, err := experiments.MergeVariance(*out, filepath.Join(*out, "tables"))
-			if err != nil {
-				return fmt.Errorf("merge: %w", err)
-			}
-			base, err := drawVariance(res.Points, *out)
-			if err != nil {
-				return fmt.Errorf("merge: %w", err)
-			}
-			fmt.Fprintf(stdout, "variance: wrote %s, %s.png, %s.svg\n", strings.Join(res.Files, ", "), base, base)
-			continue
-		}
-		exp, ok := experiments.Describe(n)
+		s, ok := experiments.Owner(n)
 		if !ok {
 			return fmt.Errorf("merge: %s: unknown experiment %q", store.Dir(*out, n), n)
 		}
-		if err := publish(exp, *out, *force, stdout); err != nil {
+		if _, err := s.Merge(ctx, mergeArgs(*out, *force, stdout), n); err != nil {
 			return fmt.Errorf("merge: %w", err)
 		}
 	}
 	return nil
+}
+
+// mergeArgs are what a study's Merge reads: the folder, the drawer and, unless force, the
+// guard that refuses to replace tables of another configuration (guardTables).
+func mergeArgs(out string, force bool, stdout io.Writer) experiments.MergeArgs {
+	return experiments.MergeArgs{Out: out, Draw: drawer{}, Stdout: stdout,
+		Check: func(sw store.Sweep) error { return guardTables(out, sw, force) }}
 }

@@ -5,14 +5,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/invmmd/invmmd/invmmd/experiments"
 	"github.com/invmmd/invmmd/invmmd/experiments/store"
-	"github.com/invmmd/invmmd/invmmd/figures"
 	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/results"
 	"github.com/invmmd/invmmd/invmmd/train"
@@ -37,8 +35,8 @@ type sweepFlags struct {
 	represent string
 }
 
-// register adds the shared flags to fs; their defaults are said from the entry's sweeps.
-func (s *sweepFlags) register(fs *flag.FlagSet, e experiments.Entry) {
+// register adds the shared flags to fs; their defaults are said from the study's sweeps.
+func (s *sweepFlags) register(fs *flag.FlagSet, e experiments.SweepStudy) {
 	paper, quick := e.DefaultSweep(false), e.DefaultSweep(true)
 	fs.BoolVar(&s.quick, "quick", false, "small data and few epochs (minutes), for tests and notebooks; writes to "+quickOut()+" unless -out is given")
 	fs.StringVar(&s.methods, "methods", "", "comma-separated methods: "+method.List(method.Paper())+" and the extensions "+method.List(method.Extensions())+"; all: the experiment's own list (above); default: all, or "+method.List(quick.Methods)+" with -quick")
@@ -47,7 +45,7 @@ func (s *sweepFlags) register(fs *flag.FlagSet, e experiments.Entry) {
 	fs.StringVar(&s.out, "out", "", "output folder: per-fit results go to OUT/fits, tables to OUT/tables, figures to OUT (default figures/, or "+quickOut()+" with -quick)")
 	fs.StringVar(&s.shard, "shard", "", "i/n: run only the i-th of n slices of the fit grid (1 ≤ i ≤ n) and write their result files; then invmmd merge -out OUT")
 	fs.BoolVar(&s.resume, "resume", false, "skip fits whose result file exists under OUT/fits (made with the same configuration)")
-	if e.Batch {
+	if e.TakesBatch() {
 		fs.IntVar(&s.batch, "batch", 0, "rows per training step of h (clinical: of G and m too); 0 keeps the experiment's own")
 	}
 	fs.StringVar(&s.objective, "objective", "paper", "what training minimises and selection compares, one of "+train.ObjectiveNames()+"; another than paper stores results under NAME_SUFFIX (README, Training choices)")
@@ -86,10 +84,10 @@ func (s *sweepFlags) config(stderr io.Writer) (experiments.RunConfig, error) {
 	return rc, nil
 }
 
-// defaults fills the grid flags left empty with the entry's default sweep (its paper-size
+// defaults fills the grid flags left empty with the study's default sweep (its paper-size
 // one, or its quick one with -quick), and "-methods all" with the paper-size sweep's
 // methods, the experiment's own list.
-func (s *sweepFlags) defaults(e experiments.Entry) {
+func (s *sweepFlags) defaults(e experiments.SweepStudy) {
 	def := e.DefaultSweep(s.quick)
 	switch s.methods {
 	case "":
@@ -124,50 +122,76 @@ func seedNames(seeds []uint64) string {
 }
 
 // sweepCommand is the command of a registered experiment, invmmd NAME: the shared flags,
-// the entry's own, and a run of its sweep.
-func sweepCommand(e experiments.Entry) command {
-	return command{name: e.Name, summary: e.Summary, run: func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+// its options' own (optionFlags), and a run of its sweep.
+func sweepCommand(e experiments.SweepStudy) command {
+	return command{name: e.Name(), summary: e.Summary(), run: func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runSweep(ctx, e, args, stdout, stderr)
 	}}
 }
 
-// runSweep runs entry e's command line args: it builds the experiment the flags choose,
-// runs its grid (or a shard of it) and, for a whole run, writes its tables and figures.
-// Before any work it refuses tables it would replace (guardTables) and a quick run into
-// the repository's figures/. Once ctx is done it stops, keeping every finished fit's
+// optionFlags registers on fs a flag for each tagged field of a sweep's options (a fresh
+// copy of its defaults, NewOptions), and returns the options the flags set once fs is
+// parsed: the command line's side of a typed variant (experiments.OptionFields).
+func optionFlags(fs *flag.FlagSet, e experiments.SweepStudy) (any, error) {
+	o := e.NewOptions()
+	fields, err := experiments.OptionFields(o)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range fields {
+		switch p := f.Ptr.(type) {
+		case *bool:
+			fs.BoolVar(p, f.Flag, *p, f.Help)
+		case *string:
+			fs.StringVar(p, f.Flag, *p, f.Help)
+		case *int:
+			fs.IntVar(p, f.Flag, *p, f.Help)
+		case *uint64:
+			fs.Uint64Var(p, f.Flag, *p, f.Help)
+		case *float64:
+			fs.Float64Var(p, f.Flag, *p, f.Help)
+		default:
+			return nil, fmt.Errorf("%s: option -%s of type %T", e.Name(), f.Flag, p)
+		}
+	}
+	return o, nil
+}
+
+// runSweep runs study e's command line args: it builds the experiment of the variant the
+// flags choose (its options, -objective and -represent), runs its grid (or a shard of it)
+// and, for a whole run, writes its tables and figures. Before any work it refuses tables
+// it would replace (guardTables) and a quick run into the repository's figures/. Once ctx
+// is done it stops after the training step in progress, keeping every finished fit's
 // file, and says how to go on.
-func runSweep(ctx context.Context, e experiments.Entry, args []string, stdout, stderr io.Writer) error {
+func runSweep(ctx context.Context, e experiments.SweepStudy, args []string, stdout, stderr io.Writer) error {
 	var sf sweepFlags
 	all := method.List(e.DefaultSweep(false).Methods)
 	paper, quick := e.DefaultSweep(false), e.DefaultSweep(true)
-	fs := newFlags(e.Name, "[flags]", stdout, stderr, func() string {
+	fs := newFlags(e.Name(), "[flags]", stdout, stderr, func() string {
 		return "methods (-methods all): " + all + "\n" +
 			"default grid: λ " + lambdaNames(paper.Lambdas) + ", seeds " + seedNames(paper.Seeds) + "; with -quick: methods " + method.List(quick.Methods) + ", λ " + lambdaNames(quick.Lambdas) + ", seeds " + seedNames(quick.Seeds) + "\n\n" +
-			"Each fit's result is written to OUT/fits/" + e.Name + "/ when it is done, and the tables are\nassembled from those files; -resume skips fits already done, -shard i/n runs a slice of the grid.\n" +
+			"Each fit's result is written to OUT/fits/" + e.Name() + "/ when it is done, and the tables are\nassembled from those files; -resume skips fits already done, -shard i/n runs a slice of the grid.\n" +
 			"Tables already under OUT/tables are replaced only by a run of the same configuration holding all their fits (or with -force)."
 	})
 	sf.register(fs, e)
-	build := e.New
-	if e.Flags != nil {
-		build = e.Flags(fs)
+	opts, err := optionFlags(fs, e)
+	if err != nil {
+		return err
 	}
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	exp, err := build(sf.quick, sf.batch)
+	v := experiments.Variant{Options: opts}
+	if v.Objective, err = train.ObjectiveByName(sf.objective); err != nil {
+		return fmt.Errorf("-objective: %w", err)
+	}
+	if v.Represent, err = train.ParseRepresentation(sf.represent); err != nil {
+		return fmt.Errorf("-represent: %w", err)
+	}
+	exp, err := e.Build(sf.quick, sf.batch, v)
 	if err != nil {
 		return err
 	}
-	obj, err := train.ObjectiveByName(sf.objective)
-	if err != nil {
-		return fmt.Errorf("-objective: %w", err)
-	}
-	exp = experiments.WithObjective(exp, obj)
-	rep, err := train.ParseRepresentation(sf.represent)
-	if err != nil {
-		return fmt.Errorf("-represent: %w", err)
-	}
-	exp = experiments.WithRepresentation(exp, rep)
 	sf.defaults(e)
 	rc, err := sf.config(stderr)
 	if err != nil {
@@ -191,12 +215,12 @@ func runSweep(ctx context.Context, e experiments.Entry, args []string, stdout, s
 		return err
 	}
 	rc.StoreDir = out
-	fmt.Fprintf(stderr, "invmmd %s: results under %s\n", e.Name, out)
+	fmt.Fprintf(stderr, "invmmd %s: results under %s\n", e.Name(), out)
 	var res *experiments.Outcome
 	kept := "every finished fit is kept under " + store.Dir(out, exp.Name)
-	err = runUntilDone(ctx, e.Name, args, kept, func() error {
+	err = runUntilDone(ctx, e.Name(), args, kept, func() error {
 		var err error
-		res, err = experiments.Run(exp, rc)
+		res, err = experiments.Run(ctx, exp, rc)
 		return err
 	})
 	if err != nil {
@@ -207,7 +231,8 @@ func runSweep(ctx context.Context, e experiments.Entry, args []string, stdout, s
 			exp.Name, rc.Shard, len(res.Fits), res.Skipped, res.Seconds, store.Dir(out, exp.Name), out)
 		return nil
 	}
-	return publish(exp, out, sf.force, stdout)
+	_, err = e.Merge(ctx, mergeArgs(out, sf.force, stdout), exp.Name)
+	return err
 }
 
 // check checks exp's result store under out (refusing another configuration) without
@@ -230,92 +255,4 @@ func check(exp experiments.Experiment, rc experiments.RunConfig, sw store.Sweep,
 		}
 	}
 	return nil
-}
-
-// publish assembles exp's tables from the result files under out, prints them next to
-// the paper's numbers and draws the figures: the last step of a whole run and what merge
-// does for each experiment.
-//
-// Unless force, it first refuses to replace tables of another configuration or holding
-// fits that the stored sweep leaves out (guardTables).
-func publish(exp experiments.Experiment, out string, force bool, stdout io.Writer) error {
-	st, err := store.Load(out, exp.Name)
-	if err != nil {
-		return err
-	}
-	if err := guardTables(out, st.Sweep(), force); err != nil {
-		return err
-	}
-	m, err := experiments.Merge(exp, out, filepath.Join(out, "tables"))
-	if err != nil {
-		return err
-	}
-	files := m.Files
-	for _, l := range m.Sweep.Lambdas {
-		f, err := drawResults(m.Rows[l], exp, l, out, stdout)
-		if err != nil {
-			return err
-		}
-		files = append(files, f...)
-	}
-	for _, lam := range m.Removed {
-		base := filepath.Join(out, exp.Name+"_lambda"+lam)
-		os.Remove(base + ".png")
-		os.Remove(base + ".svg")
-		fmt.Fprintf(stdout, "%s: removed the tables and figures of λ = %s, which this sweep no longer lists\n", exp.Name, lam)
-	}
-	if exp.Examples != nil {
-		f, err := drawExamples(exp, m.Sweep.Seeds[0], out)
-		if err != nil {
-			return err
-		}
-		files = append(files, f...)
-	}
-	fmt.Fprintf(stdout, "%s: wrote %s\n", exp.Name, strings.Join(files, ", "))
-	return nil
-}
-
-// drawResults writes the table of rows at λ to stdout, next to the paper's numbers, and
-// its results figure, with the experiment's figure hints, to dir.
-func drawResults(rows []results.Row, exp experiments.Experiment, l float64, dir string, stdout io.Writer) ([]string, error) {
-	sums := results.Summarize(results.AsWritten(rows))
-	title := fmt.Sprintf("%s, λ = %s", exp.Title, results.LambdaName(l))
-	extras, err := exp.TableExtras(filepath.Join(dir, "tables", exp.Name+"_config.json"))
-	if err != nil {
-		return nil, err
-	}
-	if err := results.WriteMarkdownWith(stdout, title, sums, exp.Paper[l], exp.TrMMDNote(), extras); err != nil {
-		return nil, err
-	}
-	fmt.Fprintln(stdout)
-	opts := []figures.ResultOption{figures.Hints(exp.Figure)}
-	if extras.Majority != nil {
-		opts = append(opts, figures.Majority(*extras.Majority))
-	}
-	plots, err := figures.Results(title, sums, exp.Paper[l], opts...)
-	if err != nil {
-		return nil, fmt.Errorf("%s, λ = %s: %w", exp.Name, results.LambdaName(l), err)
-	}
-	base := filepath.Join(dir, exp.Name+"_lambda"+results.LambdaName(l))
-	if err := figures.SaveGrid(plots, base, figures.ResultsWidth, figures.ResultsHeight); err != nil {
-		return nil, err
-	}
-	return []string{base + ".png", base + ".svg"}, nil
-}
-
-// examplesPerCell is how many images of each (Y, Z) cell the examples figure shows.
-const examplesPerCell = 8
-
-// drawExamples draws exp's example images of seed's data into dir as NAME_examples.
-func drawExamples(exp experiments.Experiment, seed uint64, dir string) ([]string, error) {
-	ex, err := exp.Examples(seed)
-	if err != nil {
-		return nil, fmt.Errorf("%s: example images: %w", exp.Name, err)
-	}
-	p, w, h, err := figures.TMNISTGrid(ex.Sets, examplesPerCell, ex.ZNames)
-	if err != nil {
-		return nil, fmt.Errorf("%s: example images: %w", exp.Name, err)
-	}
-	base := filepath.Join(dir, exp.Name+"_examples")
-	return []string{base + ".png", base + ".svg"}, figures.Save(p, base, w, h)
 }

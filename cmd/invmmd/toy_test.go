@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -17,22 +18,22 @@ import (
 	"github.com/invmmd/invmmd/invmmd/train"
 )
 
-// toyEntry is an experiment that only the tests know: a few hundred simulated rows, small
+// toyStudy is an experiment that only the tests know: a few hundred simulated rows, small
 // networks, a few epochs, one fit in its quick sweep; seconds. Placed between the clinical
 // experiment (30) and the variance study (40) in the main job.
-func toyEntry() experiments.Entry {
-	return experiments.Entry{
+func toyStudy() *experiments.Sweep[struct{}] {
+	return experiments.NewSweep(experiments.SweepSpec[struct{}]{
 		Name:    "toy",
 		Summary: "a toy experiment that only the tests register",
 		Order:   35,
-		New: func(quick bool, batch int) (experiments.Experiment, error) {
+		Build: func(quick bool, batch int, _ struct{}) (experiments.Experiment, error) {
 			return experiments.Experiment{
 				Name:  "toy",
 				Title: "Toy simulation",
 				Data: func(seed uint64) (dataset.Splits, error) {
 					return sim.Generate(sim.Config{NTrain: 400, NVal: 200, NTest: 200, Seed: seed})
 				},
-				Net:    func(_ string, seed uint64) models.Net { return models.MLP{Hidden: []int{8}, Seed: seed} },
+				Net:    func(_ train.Role, seed uint64) models.Net { return models.MLP{Hidden: []int{8}, Seed: seed} },
 				H:      train.Config{Epochs: 3, LearningRate: 1e-2, Estimator: invmmd.Options{MainFraction: 1}},
 				Aux:    train.AuxConfig{Epochs: 3, LearningRate: 1e-2},
 				Size:   "toy",
@@ -42,14 +43,14 @@ func toyEntry() experiments.Entry {
 		},
 		Sweep: experiments.RunConfig{Methods: []method.Method{method.None, method.DR}, Lambdas: []float64{1}, Seeds: []uint64{1, 2}},
 		Quick: experiments.RunConfig{Methods: []method.Method{method.DR}, Lambdas: []float64{1}, Seeds: []uint64{1}},
-		Main:  []experiments.MainRun{{Name: "toy"}},
-	}
+		Main:  []experiments.MainRun[struct{}]{{}},
+	})
 }
 
 // registerToy adds the toy experiment to the registry; TestMain calls it in the test
 // process and in the shard processes the tests start.
 func registerToy() {
-	if err := experiments.Register(toyEntry()); err != nil {
+	if err := experiments.Register(toyStudy()); err != nil {
 		panic(err)
 	}
 }
@@ -63,8 +64,19 @@ func TestRegisteredExperimentRunsEverywhere(t *testing.T) {
 	if !strings.Contains(usage, "  toy       a toy experiment that only the tests register\n") {
 		t.Errorf("the command list lacks the toy:\n%s", usage)
 	}
-	if _, help, _ := run(t, "all", "-h"); !strings.Contains(help, "Runs sim, sim -paper-split (not with -quick), tmnist, clinical, toy, variance, simcont,\n") {
-		t.Errorf("all -h does not list the toy between clinical and variance:\n%s", help)
+	// A step of the main job in its place: after every step of a study ordered before it,
+	// before every step of one ordered after it.
+	var steps []string
+	for _, st := range experiments.MainJob(false) {
+		s, _ := experiments.Lookup(st.Args[0])
+		if st.Name == "toy" || (s.Order() < toyStudy().Order()) != slices.Contains(steps, "toy") {
+			steps = append(steps, st.Name)
+		} else {
+			t.Errorf("main job step %s (order %d) is on the wrong side of the toy (order %d)", st.Name, s.Order(), toyStudy().Order())
+		}
+	}
+	if _, help, _ := run(t, "all", "-h"); !slices.Contains(steps, "toy") || !strings.Contains(help, ", toy, ") {
+		t.Errorf("all -h does not list the toy among the main job's steps %v:\n%s", steps, help)
 	}
 	if msg, stdout, _ := run(t, "toy", "-quick", "-check", "-out", t.TempDir()); msg != "" || !strings.HasPrefix(stdout, "toy: 1 fits in all;") {
 		t.Errorf("toy -quick -check: %q, stdout %q; want its quick sweep's one fit", msg, stdout)

@@ -11,20 +11,7 @@ import (
 	"github.com/invmmd/invmmd/invmmd/backend"
 	"github.com/invmmd/invmmd/invmmd/experiments"
 	"github.com/invmmd/invmmd/invmmd/experiments/store"
-	"github.com/invmmd/invmmd/invmmd/figures"
-	"github.com/invmmd/invmmd/invmmd/results"
 )
-
-// drawVariance draws the variance figure into dir, from the points as the table holds them
-// (so that invmmd figures redraws it to the byte), and returns its base path.
-func drawVariance(pts []results.VariancePoint, dir string) (string, error) {
-	plots, err := figures.Variance(results.VarianceAsWritten(pts))
-	if err != nil {
-		return "", err
-	}
-	base := filepath.Join(dir, "variance")
-	return base, figures.SaveGrid(plots, base, figures.VarianceWidth, figures.VarianceHeight)
-}
 
 // runVariance runs the variance study (or a shard of it). Before any work it refuses a
 // quick run into the repository's figures/ and a table of other settings it would
@@ -94,7 +81,7 @@ func runVariance(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		var res *experiments.VarianceOutcome
 		err := runUntilDone(ctx, "variance", args, kept, func() error {
 			var err error
-			res, err = experiments.Variance(cfg)
+			res, err = experiments.Variance(ctx, cfg)
 			return err
 		})
 		if err != nil {
@@ -107,14 +94,14 @@ func runVariance(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	var res *experiments.VarianceOutcome
 	err = runUntilDone(ctx, "variance", args, kept, func() error {
 		var err error
-		res, err = experiments.Variance(cfg)
+		res, err = experiments.Variance(ctx, cfg)
 		return err
 	})
 	if err != nil {
 		return err
 	}
-	base, err := drawVariance(res.Points, dir)
-	if err != nil {
+	base := filepath.Join(dir, "variance")
+	if err := (drawer{}).Variance(base, res.Points); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "variance study: %d sizes × %d batches × %d estimators in %.1f s (estimators %.1f s, training %.1f s, pool of %d rows)\n",

@@ -17,6 +17,7 @@ package main
 
 import (
 	"bytes"
+	stdcontext "context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -35,6 +36,8 @@ import (
 	"time"
 
 	"github.com/gomlx/gomlx/backends"
+	"github.com/gomlx/gomlx/backends/simplego"
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	"github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/gomlx/gomlx/pkg/ml/context"
@@ -85,6 +88,9 @@ func rows(towers int) []row {
 }
 
 func main() {
+	// The pure-Go backend's tuning that the project's results were made with (a
+	// process-wide setting of simplego, which the library leaves to the programs).
+	simplego.DotGeneralTargetBlockLog2Dim[dtypes.Float32] = backend.GoDotBlockLog2Dim
 	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		if !errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintln(os.Stderr, "peerbench:", err)
@@ -298,7 +304,7 @@ func mlpFits(method method.Method, reps int) (timings, string, error) {
 	if method.NeedsG() || method.NeedsM() {
 		// Quick auxiliary models: their quality does not change the cost of a step.
 		mlp := func(_ train.Role, seed uint64) models.Net { return models.MLP{Hidden: []int{64, 64}, Seed: seed} }
-		if aux, err = train.FitAux(sp, mlp, train.AuxConfig{BatchSize: 500, Epochs: 2, LearningRate: 1e-3, Seed: 2}); err != nil {
+		if aux, err = train.FitAux(stdcontext.Background(), sp, mlp, train.AuxConfig{BatchSize: 500, Epochs: 2, LearningRate: 1e-3, Seed: 2}, train.Runtime{}); err != nil {
 			return timings{}, "", err
 		}
 	}
@@ -308,7 +314,7 @@ func mlpFits(method method.Method, reps int) (timings, string, error) {
 	var hist *train.History
 	t, err := timeReps(reps, func() error {
 		var err error
-		model, hist, err = train.Fit(sp, aux, models.MLP{Hidden: []int{64, 64}, Seed: 1}, cfg)
+		model, hist, err = train.Fit(stdcontext.Background(), sp, aux, models.MLP{Hidden: []int{64, 64}, Seed: 1}, cfg, train.Runtime{})
 		return err
 	})
 	if err != nil {

@@ -22,39 +22,19 @@ const module = "github.com/invmmd/invmmd"
 // layer and of the layers before it.
 var layerNames = []string{"base", "data", "models", "estimators", "training", "experiments", "figures", "cmd"}
 
-// layerOf places every package of the module (path relative to the module root) in its
-// layer. CONTRIBUTING.md's table says the same (TestTableMatchesContributing).
-var layerOf = map[string]string{
-	"internal/layers":          "base",
-	"internal/docscheck":       "base",
-	"invmmd/backend":           "base",
-	"invmmd/method":            "base",
-	"invmmd/progress":          "base",
-	"invmmd/results":           "base",
-	"invmmd/dataset":           "data",
-	"invmmd/sim":               "data",
-	"invmmd/simcont":           "data",
-	"invmmd/calibsim":          "data",
-	"invmmd/tmnist":            "data",
-	"invmmd/clinical":          "data",
-	"invmmd/mimic":             "data",
-	"invmmd/mimic/mimictest":   "data",
-	"invmmd/tabular":           "data",
-	"invmmd/matmul":            "models",
-	"invmmd/models":            "models",
-	"invmmd":                   "estimators",
-	"invmmd/penalty":           "estimators",
-	"invmmd/train":             "training",
-	"invmmd/experiments":       "experiments",
-	"invmmd/experiments/store": "experiments",
-	"invmmd/prop1":             "experiments",
-	"invmmd/owndata":           "experiments",
-	"invmmd/figures":           "figures",
-	"invmmd/nb":                "cmd",
-	"cmd/invmmd":               "cmd",
-	"cmd/mimic":                "cmd",
-	"cmd/nbcheck":              "cmd",
-	"cmd/peerbench":            "cmd",
+// layerOf returns the layer of every package of the module (path relative to the module
+// root), as CONTRIBUTING.md's layer table gives it (layerTable): the one list of the
+// layers, so that adding a package is adding its row there.
+func layerOf(t *testing.T) map[string]string {
+	t.Helper()
+	layers, err := layerTable(filepath.Join(moduleRoot(t), "CONTRIBUTING.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(layers) < 20 {
+		t.Fatalf("CONTRIBUTING.md's layer table names only %d packages", len(layers))
+	}
+	return layers
 }
 
 // leaves are packages that no package of the module may import: the notebooks' display
@@ -95,7 +75,7 @@ func listPackages(t *testing.T) []goPackage {
 		}
 		pkgs = append(pkgs, p)
 	}
-	if len(pkgs) < len(layerOf)/2 {
+	if len(pkgs) < 20 {
 		t.Fatalf("go list found only %d packages", len(pkgs))
 	}
 	return pkgs
@@ -128,6 +108,7 @@ func rel(path string) (string, bool) {
 // and their layers. Every package of the module must have a layer, and every package the
 // table names must exist.
 func TestNothingImportsUpward(t *testing.T) {
+	layers := layerOf(t)
 	seen := map[string]bool{}
 	for _, p := range listPackages(t) {
 		from, ok := rel(p.ImportPath)
@@ -135,9 +116,9 @@ func TestNothingImportsUpward(t *testing.T) {
 			continue
 		}
 		seen[from] = true
-		fl, ok := layerOf[from]
+		fl, ok := layers[from]
 		if !ok {
-			t.Errorf("package %s has no layer: add it to the table in CONTRIBUTING.md and to layerOf here", from)
+			t.Errorf("package %s has no layer: add its row to the layer table in CONTRIBUTING.md", from)
 			continue
 		}
 		for _, imp := range p.Imports {
@@ -145,7 +126,7 @@ func TestNothingImportsUpward(t *testing.T) {
 			if !ok {
 				continue
 			}
-			tl, ok := layerOf[to]
+			tl, ok := layers[to]
 			if !ok {
 				continue // reported as a package without a layer
 			}
@@ -157,7 +138,7 @@ func TestNothingImportsUpward(t *testing.T) {
 			}
 		}
 	}
-	for _, p := range slices.Sorted(maps.Keys(layerOf)) {
+	for _, p := range slices.Sorted(maps.Keys(layers)) {
 		if !seen[p] {
 			t.Errorf("the layer table names %s, which go list does not find", p)
 		}
@@ -167,6 +148,7 @@ func TestNothingImportsUpward(t *testing.T) {
 // TestUpwardImportIsCaught runs the check's rule on an import it must refuse, so that a
 // table in which every layer were the same could not pass unnoticed.
 func TestUpwardImportIsCaught(t *testing.T) {
+	layerOf := layerOf(t)
 	for _, tc := range []struct{ from, to string }{
 		{"invmmd", "invmmd/train"},
 		{"invmmd/dataset", "invmmd"},
@@ -187,12 +169,13 @@ func TestUpwardImportIsCaught(t *testing.T) {
 // tableRow matches a row of CONTRIBUTING.md's layer table: | N layer | `package` | job |.
 var tableRow = regexp.MustCompile("^\\|\\s*(\\d+)\\s+(\\w+)\\s*\\|\\s*`([^`]+)`\\s*\\|")
 
-// TestTableMatchesContributing parses the layer table of CONTRIBUTING.md and checks that
-// it places the same packages in the same layers, numbered from 0 in layerNames' order.
-func TestTableMatchesContributing(t *testing.T) {
-	f, err := os.Open(filepath.Join(moduleRoot(t), "CONTRIBUTING.md"))
+// layerTable parses the layer table of the Markdown file at path: each row's package and
+// its layer, checking that rows are numbered from 0 in layerNames' order, that every layer
+// is one of layerNames and that no package is listed twice.
+func layerTable(path string) (map[string]string, error) {
+	f, err := os.Open(path)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	defer f.Close()
 	doc := map[string]string{}
@@ -203,30 +186,37 @@ func TestTableMatchesContributing(t *testing.T) {
 			continue
 		}
 		n, layer, pkg := m[1], m[2], strings.TrimSuffix(m[3], "/")
+		if rank(layer) < 0 {
+			return nil, fmt.Errorf("%s:%d: unknown layer %q (the layers are %v)", path, line, layer, layerNames)
+		}
 		if want := fmt.Sprint(rank(layer)); n != want {
-			t.Errorf("CONTRIBUTING.md:%d: layer %s numbered %s, want %s", line, layer, n, want)
+			return nil, fmt.Errorf("%s:%d: layer %s numbered %s, want %s", path, line, layer, n, want)
 		}
 		if pkg == "." {
 			pkg = "invmmd"
 		}
 		if _, dup := doc[pkg]; dup {
-			t.Errorf("CONTRIBUTING.md:%d: %s listed twice", line, pkg)
+			return nil, fmt.Errorf("%s:%d: %s listed twice", path, line, pkg)
 		}
 		doc[pkg] = layer
 	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range slices.Sorted(maps.Keys(layerOf)) {
-		if d, ok := doc[p]; !ok {
-			t.Errorf("CONTRIBUTING.md's layer table lacks %s (layer %s)", p, layerOf[p])
-		} else if d != layerOf[p] {
-			t.Errorf("CONTRIBUTING.md puts %s in layer %s, this test in %s", p, d, layerOf[p])
+	return doc, sc.Err()
+}
+
+// TestLayerTableIsChecked runs layerTable on tables it must refuse, so that a malformed
+// row cannot slip into CONTRIBUTING.md unnoticed.
+func TestLayerTableIsChecked(t *testing.T) {
+	for _, tc := range []struct{ rows, want string }{
+		{"| 1 data | `invmmd/sim` | x |\n| 1 data | `invmmd/sim` | y |\n", "listed twice"},
+		{"| 2 data | `invmmd/sim` | x |\n", "numbered 2, want 1"},
+		{"| 9 nowhere | `invmmd/sim` | x |\n", "unknown layer"},
+	} {
+		p := filepath.Join(t.TempDir(), "table.md")
+		if err := os.WriteFile(p, []byte(tc.rows), 0o644); err != nil {
+			t.Fatal(err)
 		}
-	}
-	for _, p := range slices.Sorted(maps.Keys(doc)) {
-		if _, ok := layerOf[p]; !ok {
-			t.Errorf("CONTRIBUTING.md's layer table names %s, which this test does not know", p)
+		if _, err := layerTable(p); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: error %v, want one saying %q", tc.rows, err, tc.want)
 		}
 	}
 }

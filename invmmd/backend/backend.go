@@ -5,17 +5,16 @@
 // worker pool (sized by the CPU count) training deadlocked on 2-core machines. The
 // environment variable GOMLX_BACKEND overrides it, e.g. "xla:cpu" or "xla:cuda".
 //
-// Importing this package (or any package of the project) changes no GoMLX setting. The
-// pure-Go backend's one tuning that this project makes, the block size of its matrix
-// products (GoDotBlockLog2Dim), is applied by NewWithConfig when it starts a pure-Go
-// backend, before the backend exists.
+// The package has no side effects: importing it, or starting a backend, changes no GoMLX
+// setting and writes nothing to standard output. The one process-wide tuning of the
+// pure-Go backend that the project's results were made with, the block size of its matrix
+// products (GoDotBlockLog2Dim), is a package variable of GoMLX's simplego in v0.26, so it
+// is applied by the programs that make the backend (cmd/invmmd's main, the notebooks'
+// nb.New), explicitly, not here.
 package backend
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
-	"io"
 	"os"
 	"slices"
 	"strings"
@@ -24,7 +23,6 @@ import (
 	"github.com/gomlx/gomlx/backends"
 	// The pure-Go backend is always compiled in; XLA is added by xla.go where cgo is available.
 	"github.com/gomlx/gomlx/backends/simplego"
-	"github.com/gomlx/gomlx/pkg/core/dtypes"
 )
 
 // Default is the configuration used when GOMLX_BACKEND is not set.
@@ -49,9 +47,8 @@ func New() (backends.Backend, error) {
 }
 
 // NewWithConfig starts the backend for config, formatted "<name>[:<options>]" as in
-// GOMLX_BACKEND. Before it starts a pure-Go backend it sets the block size of its matrix
-// products (GoDotBlockLog2Dim), and it keeps the line that backend prints about its
-// parallelism out of standard output (withoutParallelismLine).
+// GOMLX_BACKEND. A pure-Go backend's parallelism option is set on the backend it makes
+// (newGo) rather than passed to simplego, which would print a line to standard output.
 func NewWithConfig(config string) (b backends.Backend, err error) {
 	name, _, _ := strings.Cut(config, ":")
 	available := backends.List()
@@ -76,16 +73,7 @@ func NewWithConfig(config string) (b backends.Backend, err error) {
 	if name != simplego.BackendName {
 		return backends.NewWithConfig(config)
 	}
-	applyGoSettings()
-	if !setsParallelism(config) {
-		return backends.NewWithConfig(config)
-	}
-	err = withoutParallelismLine(func() error {
-		var e error
-		b, e = backends.NewWithConfig(config)
-		return e
-	})
-	return b, err
+	return newGo(config)
 }
 
 func fixHint(name string) string {
@@ -123,82 +111,14 @@ func Shared() (backends.Backend, error) {
 // batch 256) by 18% and of 10 PooledCNN steps (likewise) by 26%; 20 steps of the
 // simulation's MLP took 7% less, within the noise (BenchmarkCNNTrainStep and
 // BenchmarkMLPTrainStep in package models). Every committed result was made with it.
+//
+// GoMLX v0.26's simplego has no per-backend option for it: the block size is its package
+// variable DotGeneralTargetBlockLog2Dim, read when a graph is built and when it runs, for
+// every pure-Go backend of the process. A program sets it once, before its first graph,
+// where it makes its backend:
+//
+//	simplego.DotGeneralTargetBlockLog2Dim[dtypes.Float32] = backend.GoDotBlockLog2Dim
+//
+// as cmd/invmmd's main and the notebooks' nb.New do; a library never does (the layering
+// test of internal/layers refuses a write into another package's variables).
 const GoDotBlockLog2Dim = 4
-
-var goSettings sync.Once
-
-// applyGoSettings sets the pure-Go backend's block size for float32 matrix products
-// (GoDotBlockLog2Dim), once, before the first pure-Go backend of the process is started
-// here. GoMLX v0.26's simplego has no per-backend option for it: the block size is the
-// package variable simplego.DotGeneralTargetBlockLog2Dim, read when a graph is built and
-// when it runs, so it applies to every pure-Go backend of the process, including one
-// started elsewhere after this. It is set here, where the backend is chosen, and not when
-// a package is imported, so that importing the library changes nothing.
-func applyGoSettings() {
-	goSettings.Do(func() { simplego.DotGeneralTargetBlockLog2Dim[dtypes.Float32] = GoDotBlockLog2Dim })
-}
-
-// parallelismLine starts the line the pure-Go backend prints to standard output when its
-// configuration sets parallelism.
-const parallelismLine = "SimpleGo backend: parallelism set to "
-
-// setsParallelism reports whether a pure-Go backend configuration ("go:opt,opt=v,...")
-// has the parallelism option, the one that makes simplego print parallelismLine.
-func setsParallelism(config string) bool {
-	_, opts, _ := strings.Cut(config, ":")
-	for _, o := range strings.Split(opts, ",") {
-		if k, _, _ := strings.Cut(o, "="); strings.TrimSpace(k) == "parallelism" {
-			return true
-		}
-	}
-	return false
-}
-
-// stdoutMu serialises the replacements of os.Stdout by withoutParallelismLine, so that
-// two backends started at once do not restore each other's.
-var stdoutMu sync.Mutex
-
-// withoutParallelismLine runs fn (the start of a pure-Go backend whose configuration sets
-// parallelism) with os.Stdout replaced by a pipe whose lines are copied to the real
-// standard output, except the one that starts with parallelismLine. simplego.New prints
-// that line with fmt.Printf; kept, it would land in the program's output, where the CLI
-// writes tables and CSV. A narrower way does not exist in GoMLX v0.26: the worker limit
-// can be set only through the parallelism option (the pool is unexported and has no
-// setter), fmt.Printf writes to whatever os.Stdout holds, and the only other handle on
-// it, file descriptor 1, is shared with C code as well. So os.Stdout is replaced, but only
-// while fn runs, only when the option is given, one call at a time, and nothing else is
-// dropped: what other goroutines write meanwhile reaches standard output when fn returns.
-func withoutParallelismLine(fn func() error) error {
-	stdoutMu.Lock()
-	defer stdoutMu.Unlock()
-	r, pw, err := os.Pipe()
-	if err != nil {
-		return fn()
-	}
-	saved := os.Stdout
-	os.Stdout = pw
-	done := make(chan struct{})
-	go func() { filterLines(saved, r, parallelismLine); close(done) }()
-	defer func() {
-		os.Stdout = saved
-		_ = pw.Close()
-		<-done
-		_ = r.Close()
-	}()
-	return fn()
-}
-
-// filterLines copies r to w line by line, leaving out the lines that start with prefix.
-// A last line without a newline is copied as it is.
-func filterLines(w io.Writer, r io.Reader, prefix string) {
-	br := bufio.NewReader(r)
-	for {
-		line, err := br.ReadBytes('\n')
-		if len(line) > 0 && !bytes.HasPrefix(line, []byte(prefix)) {
-			_, _ = w.Write(line)
-		}
-		if err != nil {
-			return
-		}
-	}
-}

@@ -1,11 +1,16 @@
 package backend
 
 import (
-	"fmt"
 	"io"
 	"os"
+	"reflect"
+	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/gomlx/gomlx/backends"
+	"github.com/gomlx/gomlx/backends/simplego"
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
 )
 
 func TestConfigDefaultAndOverride(t *testing.T) {
@@ -57,33 +62,17 @@ func TestNewErrorsSayHowToFix(t *testing.T) {
 	}
 }
 
-func TestFilterLines(t *testing.T) {
-	for _, tc := range []struct{ name, in, want string }{
-		{"only the line", parallelismLine + "-1\n", ""},
-		{"others kept", "a\n" + parallelismLine + "-1\nb\n", "a\nb\n"},
-		{"last line without newline", parallelismLine + "4\ntail", "tail"},
-		{"prefix inside a line is kept", "x " + parallelismLine + "2\n", "x " + parallelismLine + "2\n"},
-		{"empty", "", ""},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var out strings.Builder
-			filterLines(&out, strings.NewReader(tc.in), parallelismLine)
-			if out.String() != tc.want {
-				t.Errorf("filterLines(%q) = %q, want %q", tc.in, out.String(), tc.want)
-			}
-		})
+// parallelism returns the worker limit of a pure-Go backend (what setParallelism sets).
+func parallelism(b backends.Backend) (int, bool) {
+	v := reflect.ValueOf(b)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		return 0, false
 	}
-}
-
-func TestSetsParallelism(t *testing.T) {
-	for config, want := range map[string]bool{
-		"go": false, "go:": false, "go:ops_sequential": false,
-		"go:parallelism=-1": true, "go:ops_parallel,parallelism=2": true, "go:parallelism_x=1": false,
-	} {
-		if got := setsParallelism(config); got != want {
-			t.Errorf("setsParallelism(%q) = %v, want %v", config, got, want)
-		}
+	f := v.Elem().FieldByName("workers").FieldByName("maxParallelism")
+	if !f.IsValid() || f.Kind() != reflect.Int {
+		return 0, false
 	}
+	return int(f.Int()), true
 }
 
 // captureStdout returns what fn writes to os.Stdout.
@@ -103,29 +92,43 @@ func captureStdout(t *testing.T, fn func()) string {
 	return <-got
 }
 
-// TestStartKeepsStdoutClean: starting the default backend prints nothing to standard
-// output, while what is written there meanwhile, apart from simplego's parallelism line,
-// still reaches it.
-func TestStartKeepsStdoutClean(t *testing.T) {
-	out := captureStdout(t, func() {
-		b, err := NewWithConfig("go:parallelism=-1")
-		if err != nil {
-			t.Error(err)
-			return
+// TestStartHasNoSideEffects: starting a pure-Go backend with a worker limit prints nothing
+// to standard output (simplego would print its "parallelism set to" line, given the
+// option), sets the limit on that backend (as simplego does with the option: -1 unlimited,
+// 3 three workers; without the option its default, one per CPU), and changes no GoMLX
+// setting: simplego's block size stays its default (GoDotBlockLog2Dim is the programs' to
+// apply).
+func TestStartHasNoSideEffects(t *testing.T) {
+	before := simplego.DotGeneralTargetBlockLog2Dim
+	for _, tc := range []struct {
+		config string
+		want   int
+	}{{"go:parallelism=-1", -1}, {"go:ops_sequential,parallelism=3", 3}, {"go", runtime.NumCPU()}} {
+		var b backends.Backend
+		out := captureStdout(t, func() {
+			var err error
+			if b, err = NewWithConfig(tc.config); err != nil {
+				t.Error(err)
+			}
+		})
+		if b == nil {
+			continue
+		}
+		if out != "" {
+			t.Errorf("starting %q wrote %q to stdout, want nothing", tc.config, out)
+		}
+		if got, ok := parallelism(b); !ok || got != tc.want {
+			t.Errorf("%q: worker limit %d (found %v), want %d", tc.config, got, ok, tc.want)
 		}
 		b.Finalize()
-	})
-	if out != "" {
-		t.Errorf("starting the pure-Go backend wrote %q to stdout, want nothing", out)
 	}
-	out = captureStdout(t, func() {
-		_ = withoutParallelismLine(func() error {
-			fmt.Print("kept\n" + parallelismLine + "-1\n")
-			fmt.Print("also kept")
-			return nil
-		})
-	})
-	if out != "kept\nalso kept" {
-		t.Errorf("output written while the backend starts = %q, want %q", out, "kept\nalso kept")
+	if simplego.DotGeneralTargetBlockLog2Dim != before {
+		t.Errorf("starting backends changed simplego's block sizes %v to %v", before, simplego.DotGeneralTargetBlockLog2Dim)
+	}
+	if simplego.DotGeneralTargetBlockLog2Dim[dtypes.Float32] == GoDotBlockLog2Dim {
+		t.Errorf("simplego's default float32 block size equals GoDotBlockLog2Dim (%d): the tuning would change nothing", GoDotBlockLog2Dim)
+	}
+	if _, err := NewWithConfig("go:parallelism=x"); err == nil || !strings.Contains(err.Error(), "needs an int") {
+		t.Errorf("go:parallelism=x: error %v, want one saying it needs an int", err)
 	}
 }

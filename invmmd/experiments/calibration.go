@@ -45,29 +45,31 @@ type CalibrationConfig struct {
 	Progress        io.Writer `json:"-"`
 }
 
-// CalibrationTests are the study's tests: the doubly robust pseudo-outcome through both
+// CalibrationTests returns the study's tests: the doubly robust pseudo-outcome through both
 // routes (cross, the default of invmmd test, and the wild bootstrap), reg and ip (valid when
 // m, resp. G, is right), full (the oracle that sees every Z) by the cross route and by
 // permutation, and the naive tests on the observed rows alone, by the cross route and by
 // the textbook permutation of Z.
-var CalibrationTests = []CalibrationTest{
-	{method.DR, invmmd.CrossRoute}, {method.DR, invmmd.WildRoute},
-	{method.Reg, invmmd.CrossRoute}, {method.IP, invmmd.CrossRoute},
-	{method.Full, invmmd.CrossRoute}, {method.Full, invmmd.PermutationRoute},
-	{method.Obs, invmmd.CrossRoute}, {method.Obs, invmmd.PermutationRoute},
+func CalibrationTests() []CalibrationTest {
+	return []CalibrationTest{
+		{method.DR, invmmd.CrossRoute}, {method.DR, invmmd.WildRoute},
+		{method.Reg, invmmd.CrossRoute}, {method.IP, invmmd.CrossRoute},
+		{method.Full, invmmd.CrossRoute}, {method.Full, invmmd.PermutationRoute},
+		{method.Obs, invmmd.CrossRoute}, {method.Obs, invmmd.PermutationRoute},
+	}
 }
 
 // CalibrationPaper is the study as committed: n ∈ {500, 2000}, 1000 null replicates each,
 // power at δ ∈ {0.05, 0.1, 0.2, 0.3, 0.4} over 200 replicates, 1000 resamples, α = 0.05.
 func CalibrationPaper() CalibrationConfig {
 	return CalibrationConfig{Sizes: []int{500, 2000}, Replicates: 1000, Deltas: []float64{0.05, 0.1, 0.2, 0.3, 0.4},
-		PowerReplicates: 200, Tests: CalibrationTests, Resamples: invmmd.DefaultResamples, Alpha: 0.05, Seed: 1}
+		PowerReplicates: 200, Tests: CalibrationTests(), Resamples: invmmd.DefaultResamples, Alpha: 0.05, Seed: 1}
 }
 
 // CalibrationQuick is a small version for tests and the notebook's quick mode (seconds).
 func CalibrationQuick() CalibrationConfig {
 	return CalibrationConfig{Sizes: []int{400}, Replicates: 60, Deltas: []float64{0.4}, PowerReplicates: 20,
-		Tests: CalibrationTests, Resamples: invmmd.MinResamples, Alpha: 0.05, Seed: 1}
+		Tests: CalibrationTests(), Resamples: invmmd.MinResamples, Alpha: 0.05, Seed: 1}
 }
 
 // Validate checks the configuration before any work.

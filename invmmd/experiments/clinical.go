@@ -1,7 +1,6 @@
 package experiments
 
 import (
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -17,8 +16,10 @@ import (
 	"github.com/invmmd/invmmd/invmmd/train"
 )
 
-// ClinicalMethods are the methods of the paper's MIMIC-III table, plus ip.
-var ClinicalMethods = []method.Method{method.None, method.Obs, method.Full, method.DR, method.Reg, method.IP}
+// ClinicalMethods returns the methods of the paper's MIMIC-III table, plus ip.
+func ClinicalMethods() []method.Method {
+	return []method.Method{method.None, method.Obs, method.Full, method.DR, method.Reg, method.IP}
+}
 
 // ClinicalSize is the training length of a clinical run.
 type ClinicalSize struct {
@@ -37,7 +38,7 @@ var (
 	ClinicalQuick = ClinicalPaper
 )
 
-func clinicalNet(_ string, seed uint64) models.Net {
+func clinicalNet(_ train.Role, seed uint64) models.Net {
 	return models.MLP{Hidden: []int{64, 64}, Seed: seed}
 }
 
@@ -57,7 +58,7 @@ func ClinicalFLChain(size ClinicalSize) Experiment {
 		H: train.Config{BatchSize: 0, Epochs: size.Epochs, Patience: size.Patience, SelectAfter: size.SelectAfter,
 			LearningRate: 1e-3, Estimator: invmmd.Options{MainFraction: 1}},
 		Aux:      train.AuxConfig{BatchSize: 0, Epochs: size.AuxEpochs, Patience: size.AuxPatience, LearningRate: 1e-3},
-		Paper:    Paper["clinical"],
+		Paper:    Paper("clinical"),
 		Figure:   results.FigureHints{PaperDataset: "MIMIC-III"},
 		Majority: true,
 		Notes: []string{
@@ -89,73 +90,84 @@ func ClinicalMIMIC(dir string, size ClinicalSize) Experiment {
 	return e
 }
 
-// clinicalEntry is the registry's entry of the clinical experiment: the flchain stand-in
-// (command clinical, in the main job; its CSV from -data, $INVMMD_DATA_DIR or the
-// repository) and MIMIC-III with -mimic DIR, stored as mimic. -batch sets the batch of h,
-// G and m.
-func clinicalEntry() Entry {
-	build := func(quick bool, batch int, mimicDir, dataFile string) (Experiment, error) {
-		size := ClinicalPaper
+// ClinicalOptions are the clinical experiment's own options, its command's flags: where
+// its data come from.
+type ClinicalOptions struct {
+	// MIMIC is the folder of the MIMIC-III CSV files; set, the experiment is MIMIC-III
+	// (ClinicalMIMIC), stored as mimic.
+	MIMIC string `flag:"mimic" help:"folder of the MIMIC-III v1.4 CSV files (ICUSTAYS, ADMISSIONS, PATIENTS, LABEVENTS, CHARTEVENTS; .csv or .csv.gz); empty runs the flchain stand-in"`
+	// Data is the flchain stand-in's CSV (flchainPath's default when empty).
+	Data string `flag:"data" help:"the flchain CSV (default: $INVMMD_DATA_DIR/flchain/flchain.csv when INVMMD_DATA_DIR is set, else data/flchain/flchain.csv found from the working directory up)"`
+}
+
+// Clinical is the registry's clinical experiment (clinicalStudy).
+func (builtin) Clinical() Study { return clinicalStudy() }
+
+// clinicalOptions builds the clinical experiment of options o at size without reading
+// its data: the flchain stand-in, or MIMIC-III when o.MIMIC is set.
+func clinicalOptions(quick bool, o ClinicalOptions) (Experiment, error) {
+	size := ClinicalPaper
+	if quick {
+		size = ClinicalQuick
+	}
+	if o.MIMIC != "" && o.Data != "" {
+		return Experiment{}, fmt.Errorf("-mimic and -data: give one (MIMIC-III, or the flchain stand-in's CSV)")
+	}
+	if o.MIMIC != "" {
+		exp := ClinicalMIMIC(o.MIMIC, size)
 		if quick {
-			size = ClinicalQuick
+			// The paper's batch of 4000 is larger than small extracts (and the test
+			// fixture): quick runs train on the full batch.
+			exp.H.BatchSize, exp.Aux.BatchSize = 0, 0
 		}
-		if mimicDir != "" && dataFile != "" {
-			return Experiment{}, fmt.Errorf("-mimic and -data: give one (MIMIC-III, or the flchain stand-in's CSV)")
-		}
-		var exp Experiment
-		if mimicDir != "" {
-			if st, err := os.Stat(mimicDir); err != nil || !st.IsDir() {
-				return exp, fmt.Errorf("-mimic %s: not a folder", mimicDir)
-			}
-			exp = ClinicalMIMIC(mimicDir, size)
-			if quick {
-				// The paper's batch of 4000 is larger than small extracts (and the
-				// test fixture): quick runs train on the full batch.
-				exp.H.BatchSize, exp.Aux.BatchSize = 0, 0
-			}
-		} else {
-			path, err := flchainPath(dataFile)
-			if err != nil {
-				return exp, err
-			}
-			exp = ClinicalFLChain(size)
-			exp.Data = func(seed uint64) (dataset.Splits, error) {
-				sp, _, err := clinical.LoadFLChain(clinical.FLChainConfig{Path: path, Seed: seed})
-				return sp, err
-			}
-		}
-		if batch > 0 {
-			exp.H.BatchSize, exp.Aux.BatchSize = batch, batch
-		}
-		exp.Size = size
 		return exp, nil
 	}
-	return Entry{
+	return ClinicalFLChain(size), nil
+}
+
+// clinicalStudy is the clinical experiment's sweep: the flchain stand-in (command
+// clinical, in the main job; its CSV from -data, $INVMMD_DATA_DIR or the repository) and
+// MIMIC-III with -mimic DIR, stored as mimic. -batch sets the batch of h, G and m.
+func clinicalStudy() *Sweep[ClinicalOptions] {
+	return NewSweep(SweepSpec[ClinicalOptions]{
 		Name:    "clinical",
 		Summary: "Experiment 3: the flchain stand-in, or MIMIC-III with -mimic DIR",
 		Order:   30,
-		New: func(quick bool, batch int) (Experiment, error) {
-			return build(quick, batch, "", "")
-		},
-		Flags: func(fs *flag.FlagSet) Builder {
-			mimicDir := fs.String("mimic", "", "folder of the MIMIC-III v1.4 CSV files (ICUSTAYS, ADMISSIONS, PATIENTS, LABEVENTS, CHARTEVENTS; .csv or .csv.gz); empty runs the flchain stand-in")
-			dataFile := fs.String("data", "", "the flchain CSV (default: $"+tmnist.DataDirEnv+"/flchain/flchain.csv when "+tmnist.DataDirEnv+" is set, else "+clinical.FLChainRelPath+" found from the working directory up)")
-			return func(quick bool, batch int) (Experiment, error) {
-				return build(quick, batch, *mimicDir, *dataFile)
+		Build: func(quick bool, batch int, o ClinicalOptions) (Experiment, error) {
+			exp, err := clinicalOptions(quick, o)
+			if err != nil {
+				return exp, err
 			}
-		},
-		Batch: true,
-		Named: func(name string) (Experiment, bool) {
-			for _, e := range []Experiment{ClinicalFLChain(ClinicalQuick), ClinicalMIMIC("", ClinicalQuick)} {
-				if e.Name == name {
-					return e, true
+			if o.MIMIC != "" {
+				if st, err := os.Stat(o.MIMIC); err != nil || !st.IsDir() {
+					return exp, fmt.Errorf("-mimic %s: not a folder", o.MIMIC)
+				}
+			} else {
+				path, err := flchainPath(o.Data)
+				if err != nil {
+					return exp, err
+				}
+				exp.Data = func(seed uint64) (dataset.Splits, error) {
+					sp, _, err := clinical.LoadFLChain(clinical.FLChainConfig{Path: path, Seed: seed})
+					return sp, err
 				}
 			}
-			return Experiment{}, false
+			if batch > 0 {
+				exp.H.BatchSize, exp.Aux.BatchSize = batch, batch
+			}
+			exp.Size = ClinicalPaper
+			if quick {
+				exp.Size = ClinicalQuick
+			}
+			return exp, nil
 		},
-		Sweep: RunConfig{Methods: ClinicalMethods, Lambdas: []float64{1}, Seeds: PaperSeeds},
-		Main:  []MainRun{{Name: "clinical"}},
-	}
+		Describe: func(o ClinicalOptions) (Experiment, error) { return clinicalOptions(true, o) },
+		// A folder standing for any MIMIC-III folder: only the name it stores under counts.
+		Variants: func() []ClinicalOptions { return []ClinicalOptions{{MIMIC: "MIMIC-III"}} },
+		Batch:    true,
+		Sweep:    RunConfig{Methods: ClinicalMethods(), Lambdas: []float64{1}, Seeds: PaperSeeds()},
+		Main:     []MainRun[ClinicalOptions]{{}},
+	})
 }
 
 // flchainPath resolves the flchain CSV: flagValue (-data), else

@@ -28,7 +28,7 @@ func ObjectiveComparison(dir, name string, lambda float64) (string, error) {
 	}
 	var tables []table
 	var methods []string
-	for _, o := range train.Objectives {
+	for _, o := range train.Objectives() {
 		p := filepath.Join(dir, name+o.Suffix+"_lambda"+results.LambdaName(lambda)+".csv")
 		rows, err := results.ReadCSVFile(p)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -42,7 +42,7 @@ func ObjectiveComparison(dir, name string, lambda float64) (string, error) {
 	// The columns: the methods that a remedy was run with (every method of the tables when
 	// there is only the paper's).
 	for k, t := range tables {
-		if k == 0 && len(tables) > 1 && t.objective == train.Objectives[0].Name {
+		if k == 0 && len(tables) > 1 && t.objective == train.Objectives()[0].Name {
 			continue
 		}
 		for _, r := range t.rows {

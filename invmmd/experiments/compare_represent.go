@@ -49,12 +49,7 @@ func RepresentationFits(dir, name string) ([]results.RepresentationFit, error) {
 		}
 		if len(tables) == 0 {
 			if rep.label == "features" {
-				base, o := SplitObjective(name)
-				hint := fmt.Sprintf("invmmd %s -represent features", base)
-				if o.Suffix != "" {
-					hint += " -objective " + o.Name
-				}
-				return nil, fmt.Errorf("experiments: no table of %s under %s (run %s)", rep.stored, dir, hint)
+				return nil, fmt.Errorf("experiments: no table of %s under %s (run %s's experiment with -represent features)", rep.stored, dir, name)
 			}
 			continue
 		}

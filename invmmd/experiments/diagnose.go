@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -26,14 +27,15 @@ type Diagnosis struct {
 
 // Diagnose fits h for method at λ on seed's data of exp once per objective (the paper's
 // when none are given), as the experiment's sweep does — the same data, G and m (fitted
-// once), configuration and selection — recording every step (train.Config.Trace).
-// progress, when set, shows the fits' progress.
-func Diagnose(exp Experiment, method method.Method, lambda float64, seed uint64, objectives []train.Objective, progress io.Writer) ([]*Diagnosis, error) {
+// once), configuration and selection — recording every step (the train.Trace hook).
+// progress, when set, shows the fits' progress. Once ctx is done it returns within a
+// training step with an error wrapping ctx.Err().
+func Diagnose(ctx context.Context, exp Experiment, method method.Method, lambda float64, seed uint64, objectives []train.Objective, progress io.Writer) ([]*Diagnosis, error) {
 	if !method.Penalised() {
 		return nil, fmt.Errorf("experiments: Diagnose: method %v has no penalty to diagnose", method)
 	}
 	if len(objectives) == 0 {
-		objectives = train.Objectives[:1]
+		objectives = train.Objectives()[:1]
 	}
 	sp, err := exp.Data(seed)
 	if err != nil {
@@ -45,7 +47,7 @@ func Diagnose(exp Experiment, method method.Method, lambda float64, seed uint64,
 	}
 	var aux *train.Aux
 	if method.NeedsG() || method.NeedsM() {
-		if aux, err = exp.fitAux(sp, seed, zmap, RunConfig{Verbose: progress}); err != nil {
+		if aux, err = exp.fitAux(ctx, sp, seed, zmap, RunConfig{Verbose: progress}); err != nil {
 			return nil, err
 		}
 	}
@@ -53,8 +55,8 @@ func Diagnose(exp Experiment, method method.Method, lambda float64, seed uint64,
 	for _, o := range objectives {
 		e := WithObjective(exp, o)
 		d := &Diagnosis{Experiment: e.Name, Objective: o.Name, Key: store.Key{Method: method.String(), Lambda: lambda, Seed: seed}}
-		trace := func(t train.StepTrace) { d.Steps = append(d.Steps, t) }
-		if d.Metrics, d.History, err = e.fitH(sp, aux, d.Key, method, zmap, scale, progress, trace); err != nil {
+		rt := train.Runtime{Progress: progress, Hooks: []train.Hook{train.Trace(func(t train.StepTrace) { d.Steps = append(d.Steps, t) })}}
+		if d.Metrics, d.History, err = e.fitH(ctx, sp, aux, d.Key, method, zmap, scale, rt); err != nil {
 			return nil, err
 		}
 		out = append(out, d)

@@ -4,36 +4,41 @@ import (
 	"fmt"
 
 	"github.com/invmmd/invmmd/invmmd/experiments"
+	"github.com/invmmd/invmmd/invmmd/train"
 )
 
-// ExampleByName looks up the entry of the registry that stores its results under a name,
+// ExampleOwner looks up the study of the registry that stores its results under a name,
 // here the simulation's companion with the paper's batch split, and reads what the
 // command line, merge and the notebooks read from it: its command, its default sweep at
-// paper size and quick, its steps in the main job (invmmd all) and the experiment the
-// name describes (without reading data).
-func ExampleByName() {
-	e, ok := experiments.ByName("sim_mf075")
+// paper size and quick, its steps in the main job (invmmd all), and the variant the name
+// stands for, whose name is derived from its fields and whose experiment is described
+// without reading data.
+func ExampleOwner() {
+	s, ok := experiments.Owner("sim_mf075")
 	if !ok {
 		fmt.Println("unknown")
 		return
 	}
-	fmt.Printf("command: invmmd %s (%s)\n", e.Name, e.Summary)
-	paper, quick := e.DefaultSweep(false), e.DefaultSweep(true)
+	sw := s.(experiments.SweepStudy)
+	fmt.Printf("command: invmmd %s (%s)\n", s.Name(), s.Summary())
+	paper, quick := sw.DefaultSweep(false), sw.DefaultSweep(true)
 	fmt.Printf("paper-size sweep: methods %v, λ %v, seeds %v\n", paper.Methods, paper.Lambdas, paper.Seeds)
 	fmt.Printf("quick sweep: methods %v, λ %v, seeds %v\n", quick.Methods, quick.Lambdas, quick.Seeds)
-	for _, r := range e.Main {
-		fmt.Printf("main job step %s: invmmd %s %v\n", r.Name, e.Name, r.Flags)
+	for _, st := range s.Main(false) {
+		fmt.Printf("main job step %s: invmmd %v\n", st.Name, st.Args)
 	}
-	exp, _ := e.Experiment("sim_mf075")
-	fmt.Printf("results under %q: %s\n", exp.Name, exp.Title)
-	_, ok = experiments.ByName("nosuch")
+	v := experiments.Variant{Options: experiments.SimulationOptions{PaperSplit: true}, Objective: train.Objectives()[3]}
+	name, _ := sw.VariantName(v)
+	exp, _ := sw.Describe(v)
+	fmt.Printf("results of the paper split trained with %s: under %q, %s\n", v.Objective.Name, name, exp.Title)
+	_, ok = experiments.Owner("nosuch")
 	fmt.Println("nosuch known:", ok)
 	// Output:
 	// command: invmmd sim (Experiment 1: the simulation, every method × seeds × λ)
 	// paper-size sweep: methods [none obs full dr dr+ reg ip ip+ dr-po dr-po+], λ [1 5], seeds [1 2 3 4 5]
 	// quick sweep: methods [none obs full dr reg], λ [1], seeds [1]
-	// main job step sim: invmmd sim []
-	// main job step sim_mf075: invmmd sim [-paper-split]
-	// results under "sim_mf075": Simulation, paper's split (MainFraction 0.75)
+	// main job step sim: invmmd [sim]
+	// main job step sim_mf075: invmmd [sim -paper-split]
+	// results of the paper split trained with train-norms: under "sim_mf075_ntrain", Simulation, paper's split (MainFraction 0.75), train-norms
 	// nosuch known: false
 }

@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"math"
 	"os"
@@ -22,7 +23,7 @@ import (
 func TestRunQuick(t *testing.T) {
 	exp := Simulation(SimulationSize{NTrain: 1000, NVal: 500, NTest: 500, Batch: 500, Epochs: 2, AuxEpochs: 2})
 	dir := t.TempDir()
-	out, err := Run(exp, RunConfig{Methods: []method.Method{method.None, method.Reg}, Lambdas: []float64{1, 5}, Seeds: []uint64{1}, TableDir: dir})
+	out, err := Run(context.Background(), exp, RunConfig{Methods: []method.Method{method.None, method.Reg}, Lambdas: []float64{1, 5}, Seeds: []uint64{1}, TableDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +52,7 @@ func TestRunQuick(t *testing.T) {
 	if len(out.Fits) != 3 { // none once, reg at two λ
 		t.Errorf("%d fits, want 3", len(out.Fits))
 	}
-	if _, err := Run(exp, RunConfig{Methods: []method.Method{method.Obs}, Lambdas: []float64{-1}, Seeds: []uint64{1}}); err == nil {
+	if _, err := Run(context.Background(), exp, RunConfig{Methods: []method.Method{method.Obs}, Lambdas: []float64{-1}, Seeds: []uint64{1}}); err == nil {
 		t.Error("λ = -1: want an error")
 	}
 }
@@ -72,7 +73,7 @@ func TestShardedMergeEqualsWholeRun(t *testing.T) {
 	whole := t.TempDir()
 	rc := grid
 	rc.StoreDir, rc.TableDir = whole, filepath.Join(whole, "tables")
-	if _, err := Run(exp, rc); err != nil {
+	if _, err := Run(context.Background(), exp, rc); err != nil {
 		t.Fatal(err)
 	}
 	read := func(dir string) map[string]string {
@@ -97,7 +98,7 @@ func TestShardedMergeEqualsWholeRun(t *testing.T) {
 	// shard 2 has recorded seed 1's G and m, and must not lose them.
 	for _, i := range []int{3, 2, 1} {
 		rc.Shard = store.Shard{I: i, N: 3}
-		out, err := Run(exp, rc)
+		out, err := Run(context.Background(), exp, rc)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -121,11 +122,11 @@ func TestShardedMergeEqualsWholeRun(t *testing.T) {
 			}
 			// Rerun with -resume: fits of the first shard's files are not redone.
 			rc.Resume = true
-			out, err := Run(exp, rc)
+			out, err := Run(context.Background(), exp, rc)
 			if err != nil || len(out.Fits) != hi-lo || out.Skipped != 0 {
 				t.Fatalf("resumed shard 2: %v, %d fits, %d skipped", err, len(out.Fits), out.Skipped)
 			}
-			out, err = Run(exp, rc)
+			out, err = Run(context.Background(), exp, rc)
 			if err != nil || out.Skipped != hi-lo {
 				t.Fatalf("shard 2 again with -resume: %v, %d skipped, want %d", err, out.Skipped, hi-lo)
 			}
@@ -147,7 +148,7 @@ func TestShardedMergeEqualsWholeRun(t *testing.T) {
 	// A rerun into the same folder leaves every tracked table byte-identical.
 	rc = grid
 	rc.StoreDir, rc.TableDir = whole, filepath.Join(whole, "tables")
-	if _, err := Run(exp, rc); err != nil {
+	if _, err := Run(context.Background(), exp, rc); err != nil {
 		t.Fatal(err)
 	}
 	again := read(whole)
@@ -162,7 +163,7 @@ func TestShardedMergeEqualsWholeRun(t *testing.T) {
 
 	// Fewer λ in a rerun: the λ = 5 table goes.
 	rc.Lambdas = []float64{1}
-	if _, err := Run(exp, rc); err != nil {
+	if _, err := Run(context.Background(), exp, rc); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(whole, "tables", "sim_lambda5.csv")); err == nil {
@@ -172,7 +173,7 @@ func TestShardedMergeEqualsWholeRun(t *testing.T) {
 	// Another configuration into the same folder: an error that says what differs.
 	other := exp
 	other.H.Epochs = 3
-	if _, err := Run(other, rc); err == nil || !strings.Contains(err.Error(), "H.Epochs: 2 → 3") {
+	if _, err := Run(context.Background(), other, rc); err == nil || !strings.Contains(err.Error(), "H.Epochs: 2 → 3") {
 		t.Errorf("another configuration into the same folder: %v", err)
 	}
 }
@@ -187,7 +188,7 @@ func TestVarianceShardsMergeToTheWholeStudy(t *testing.T) {
 	c := cfg
 	c.TableDir = filepath.Join(whole, "tables")
 	c.StoreDir = whole
-	res, err := Variance(c)
+	res, err := Variance(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +224,7 @@ func TestVarianceShardsMergeToTheWholeStudy(t *testing.T) {
 	c = cfg
 	c.StoreDir = sharded
 	c.Shard = store.Shard{I: 2, N: 2}
-	if _, err := Variance(c); err != nil {
+	if _, err := Variance(context.Background(), c); err != nil {
 		t.Fatal(err)
 	}
 	_, err = MergeVariance(sharded, filepath.Join(sharded, "tables"))
@@ -231,7 +232,7 @@ func TestVarianceShardsMergeToTheWholeStudy(t *testing.T) {
 		t.Fatalf("merge without shard 1: %v, want it to name size 200", err)
 	}
 	c.Shard = store.Shard{I: 1, N: 2}
-	if _, err := Variance(c); err != nil {
+	if _, err := Variance(context.Background(), c); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := MergeVariance(sharded, filepath.Join(sharded, "tables")); err != nil {
@@ -249,7 +250,7 @@ func TestVarianceShardsMergeToTheWholeStudy(t *testing.T) {
 	old := t.TempDir()
 	oc := cfg
 	oc.StoreDir = old
-	if _, err := Variance(oc); err != nil {
+	if _, err := Variance(context.Background(), oc); err != nil {
 		t.Fatal(err)
 	}
 	sweepFile := filepath.Join(store.Dir(old, "variance"), "sweep.json")
@@ -265,14 +266,14 @@ func TestVarianceShardsMergeToTheWholeStudy(t *testing.T) {
 	b, _ = json.Marshal(sw)
 	os.WriteFile(sweepFile, b, 0o644)
 	oc.Resume = true
-	if _, err := Variance(oc); err == nil || !strings.Contains(err.Error(), "Summaries") {
+	if _, err := Variance(context.Background(), oc); err == nil || !strings.Contains(err.Error(), "Summaries") {
 		t.Errorf("resuming a folder of the earlier version: %v, want an error naming Summaries", err)
 	}
 	// With -resume and every size done, nothing is recomputed: the files stay as they are.
 	sizeFile := filepath.Join(store.Dir(sharded, "variance"), "size300.json")
 	before, _ := os.Stat(sizeFile)
 	c.Resume, c.Shard = true, store.Shard{}
-	if _, err := Variance(c); err != nil {
+	if _, err := Variance(context.Background(), c); err != nil {
 		t.Fatalf("resume: %v", err)
 	}
 	if after, err := os.Stat(sizeFile); err != nil || !after.ModTime().Equal(before.ModTime()) {
@@ -330,11 +331,11 @@ func TestRunFitAuxHook(t *testing.T) {
 		return a, err
 	}
 	rc := RunConfig{Methods: []method.Method{method.DR}, Lambdas: []float64{1}, Seeds: []uint64{1, 2}, FitAux: hook}
-	first, err := Run(exp, rc)
+	first, err := Run(context.Background(), exp, rc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, err := Run(exp, rc) // G and m from kept, not refit
+	second, err := Run(context.Background(), exp, rc) // G and m from kept, not refit
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -354,7 +355,7 @@ func TestRunFitAuxHook(t *testing.T) {
 // not its accuracy, is what can be checked).
 func TestSimulationContinuousRuns(t *testing.T) {
 	exp := SimulationContinuous(SimulationSize{NTrain: 1000, NVal: 500, NTest: 500, Batch: 500, Epochs: 2, AuxEpochs: 2})
-	out, err := Run(exp, RunConfig{Methods: []method.Method{method.Obs, method.DR}, Lambdas: []float64{1}, Seeds: []uint64{1}})
+	out, err := Run(context.Background(), exp, RunConfig{Methods: []method.Method{method.Obs, method.DR}, Lambdas: []float64{1}, Seeds: []uint64{1}})
 	if err != nil {
 		t.Fatal(err)
 	}

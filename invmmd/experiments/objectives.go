@@ -20,18 +20,6 @@ func WithObjective(exp Experiment, o train.Objective) Experiment {
 	return exp
 }
 
-// SplitObjective splits a stored name into the name of the experiment it was made from
-// and the objective whose suffix it carries (the paper's when none): sim_mf075_ntrain gives
-// sim_mf075 and train-norms.
-func SplitObjective(name string) (string, train.Objective) {
-	for _, o := range train.Objectives[1:] {
-		if base, ok := strings.CutSuffix(name, o.Suffix); ok && base != "" {
-			return base, o
-		}
-	}
-	return name, train.Objectives[0]
-}
-
 // FeaturesSuffix is appended to an experiment's name when its penalty acts on h's
 // penultimate features (train.RepresentFeatures) instead of the logit, so that its results
 // are stored apart: sim_feat, sim_ntrain_feat.
@@ -55,14 +43,4 @@ func WithRepresentation(exp Experiment, r train.Representation) Experiment {
 	exp.MMDNote = strings.TrimSuffix(exp.TrMMDNote(), ".") + ", computed on h's penultimate features (the layer the penalty acted on) with the kernel's σ by the median heuristic on the initial network's training features."
 	exp.Notes = append([]string{"Representation: the MMD penalty, its validation objective and the tr mmd row act on h's penultimate layer (the last hidden layer's outputs) with the Gaussian kernel exp(−‖f − f'‖²/(2σ²)), σ by the median heuristic on the initial network's training features, as DomainBed's MMD penalises the featurizer's output; the paper penalises the logit (the tables without the " + FeaturesSuffix + " suffix), so its numbers are left out here: representations_" + strings.TrimSuffix(exp.Name, FeaturesSuffix) + ".md compares the two."}, exp.Notes...)
 	return exp
-}
-
-// SplitRepresentation splits a stored name into the name it was made from and the
-// representation its suffix says (the logits when none): sim_feat gives sim and
-// features.
-func SplitRepresentation(name string) (string, train.Representation) {
-	if base, ok := strings.CutSuffix(name, FeaturesSuffix); ok && base != "" {
-		return base, train.RepresentFeatures
-	}
-	return name, train.RepresentLogits
 }

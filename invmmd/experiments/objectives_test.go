@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"context"
 	"encoding/json"
 	"math"
 	"os"
@@ -17,11 +18,11 @@ import (
 // each other one named apart, stored under its suffix and found again by Describe with its
 // training choices, and the paper's configuration record unchanged by the new fields.
 func TestObjectives(t *testing.T) {
-	if train.Objectives[0].Name != "paper" || train.Objectives[0].Suffix != "" {
-		t.Fatalf("the first objective is %+v, want the paper's without a suffix", train.Objectives[0])
+	if train.Objectives()[0].Name != "paper" || train.Objectives()[0].Suffix != "" {
+		t.Fatalf("the first objective is %+v, want the paper's without a suffix", train.Objectives()[0])
 	}
 	seen := map[string]bool{}
-	for _, o := range train.Objectives {
+	for _, o := range train.Objectives() {
 		if seen[o.Name] || seen[o.Suffix] {
 			t.Errorf("objective %q: name or suffix %q used twice", o.Name, o.Suffix)
 		}
@@ -67,7 +68,7 @@ func TestObjectives(t *testing.T) {
 			t.Errorf("the paper objective's configuration record holds %s: the committed records would change", field)
 		}
 	}
-	if WithObjective(paper, train.Objectives[0]).Name != "sim" {
+	if WithObjective(paper, train.Objectives()[0]).Name != "sim" {
 		t.Error("the paper's objective renamed the experiment")
 	}
 }
@@ -81,7 +82,7 @@ func TestDiagnoseRecordsTheFit(t *testing.T) {
 	size := SimulationQuick
 	size.NTrain, size.NVal, size.NTest, size.Batch, size.Epochs, size.AuxEpochs, size.SelectAfter = 2000, 1000, 1000, 500, 3, 3, 0
 	exp := SimulationPaperSplit(size)
-	ds, err := Diagnose(exp, method.DR, 5, 1, []train.Objective{train.Objectives[0], train.Objectives[3]}, nil)
+	ds, err := Diagnose(context.Background(), exp, method.DR, 5, 1, []train.Objective{train.Objectives()[0], train.Objectives()[3]}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +114,7 @@ func TestDiagnoseRecordsTheFit(t *testing.T) {
 			t.Errorf("%s: kept objective %v, its parts NLL %v + 5·%v = %v", d.Objective, s.BestVal, s.BestValNLL, s.BestValStrata, parts)
 		}
 	}
-	if _, err := Diagnose(exp, method.None, 5, 1, nil, nil); err == nil {
+	if _, err := Diagnose(context.Background(), exp, method.None, 5, 1, nil, nil); err == nil {
 		t.Error("a diagnosis of none, which has no penalty, ran")
 	}
 }

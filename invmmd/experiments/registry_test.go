@@ -1,40 +1,82 @@
 package experiments
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
+	"io"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/tmnist"
+	"github.com/invmmd/invmmd/invmmd/train"
 )
 
 // TestResultNamesResolve checks that every name the experiments' results are stored
-// under resolves, through the registry, to its entry and to the experiment of that name,
-// and that names no constructor gives are unknown.
+// under resolves, through the registry, to its study and to the experiment of that name,
+// and that names no variant is named are unknown.
 func TestResultNamesResolve(t *testing.T) {
-	for _, tc := range []struct{ name, entry string }{
-		{"sim", "sim"}, {"sim_mf075", "sim"},
+	for _, tc := range []struct{ name, study string }{
+		{"sim", "sim"}, {"sim_mf075", "sim"}, {"sim_mf075_ntrain", "sim"}, {"sim_robust_feat", "sim"},
 		{"tmnist", "tmnist"}, {"tmnist_digits", "tmnist"}, {"tmnist_net-wide", "tmnist"}, {"tmnist_net-pooled", "tmnist"},
 		{"tmnist_fused", "tmnist"}, {"tmnist_toned", "tmnist"}, {"tmnist_brick_gravel", "tmnist"}, {"tmnist_fused_brick_gravel", "tmnist"},
-		{"tmnist_toned_brick_grass", "tmnist"},
-		{"clinical", "clinical"}, {"mimic", "clinical"},
+		{"tmnist_toned_brick_grass", "tmnist"}, {"tmnist_robust", "tmnist"},
+		{"clinical", "clinical"}, {"mimic", "clinical"}, {"clinical_ntrain", "clinical"},
+		{"simcont", "simcont"}, {"variance", "variance"},
 	} {
-		e, ok := ByName(tc.name)
-		if !ok || e.Name != tc.entry {
-			t.Errorf("ByName(%q) = %q, %v; want entry %q", tc.name, e.Name, ok, tc.entry)
+		s, ok := Owner(tc.name)
+		if !ok || s.Name() != tc.study {
+			t.Errorf("Owner(%q) = %v, %v; want study %q", tc.name, s, ok, tc.study)
+			continue
+		}
+		if _, sweep := s.(SweepStudy); !sweep {
 			continue
 		}
 		if exp, ok := Describe(tc.name); !ok || exp.Name != tc.name || exp.Title == "" {
 			t.Errorf("Describe(%q) = %q (title %q), %v", tc.name, exp.Name, exp.Title, ok)
 		}
 	}
-	for _, name := range []string{"", "variance", "simulation", "sim_mf", "tmnist_x", "tmnist_brick", "tmnist_mnistplus", "tmnist_brick_grass",
-		"tmnist_net-strided", "tmnist_net-huge", "tmnist_toned_grass_brick", "tmnist_a_b_c", "clinical_mimic"} {
-		if e, ok := ByName(name); ok {
-			t.Errorf("ByName(%q) = %q, want unknown", name, e.Name)
+	for _, name := range []string{"", "simulation", "sim_mf", "tmnist_x", "tmnist_brick", "tmnist_mnistplus", "tmnist_brick_grass",
+		"tmnist_net-strided", "tmnist_net-huge", "tmnist_toned_grass_brick", "tmnist_a_b_c", "clinical_mimic", "calibration", "prop1", "diagnose"} {
+		if s, ok := Owner(name); ok {
+			t.Errorf("Owner(%q) = %q, want unknown", name, s.Name())
+		}
+	}
+}
+
+// TestVariantNamesRoundTrip: every variant of every sweep is found again by its name,
+// with the same experiment (title and construction), and no two variants share a name.
+// The registry's Describe is asked for every variant on the logit with the paper's
+// objective and every seventh other one (each lookup names every variant of the registry).
+func TestVariantNamesRoundTrip(t *testing.T) {
+	for _, s := range Studies() {
+		sw, ok := s.(SweepStudy)
+		if !ok {
+			continue
+		}
+		seen := map[string]bool{}
+		for i, v := range sw.Variants() {
+			name, err := sw.VariantName(v)
+			if err != nil || seen[name] {
+				t.Errorf("%s: variant %+v named %q (%v), twice: %v", s.Name(), v, name, err, seen[name])
+				continue
+			}
+			seen[name] = true
+			want, _ := sw.Describe(v)
+			got, ok := want, true
+			if (v.Objective.Suffix == "" && v.Represent == train.RepresentLogits) || i%7 == 0 {
+				got, ok = Describe(name)
+			}
+			a, _ := json.Marshal(want.Construction)
+			b, _ := json.Marshal(got.Construction)
+			if !ok || got.Name != name || got.Title != want.Title || string(a) != string(b) || got.H != want.H {
+				t.Errorf("%q reads back as %q (%v), construction %s, want %s", name, got.Name, ok, b, a)
+			}
+		}
+		if s.Name() == "tmnist" && len(seen) < 2*5*12 {
+			t.Errorf("textured MNIST has %d variants, want its checks and ablations with every objective and layer", len(seen))
 		}
 	}
 }
@@ -44,7 +86,7 @@ func TestTMNISTNamesRoundTrip(t *testing.T) {
 	for _, r := range []tmnist.Rendering{tmnist.MNISTPlus, tmnist.Fused, tmnist.Toned} {
 		for _, tex := range [][2]string{{}, {"brick.png", "grass.png"}, {"grass.png", "brick.png"}, {"brick.png", "gravel.png"}} {
 			want := TMNISTVariant(TMNISTQuick, r, tex)
-			got, ok := tmnistNamed(want.Name)
+			got, ok := Describe(want.Name)
 			if !ok || got.Name != want.Name || got.Title != want.Title {
 				t.Errorf("%v %v: %q reads back as %q (%v)", r, tex, want.Name, got.Name, ok)
 				continue
@@ -84,158 +126,265 @@ func TestFigureHints(t *testing.T) {
 	}
 }
 
-// TestMainJob: the main job's steps and their order, at paper size and quick.
+// parseOptions sets the options of sw's command line args on a fresh copy of its
+// defaults, as the command line does (its flags named by the options' tags).
+func parseOptions(t *testing.T, sw SweepStudy, args []string) any {
+	t.Helper()
+	o := sw.NewOptions()
+	fields, err := OptionFields(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := flag.NewFlagSet(sw.Name(), flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	for _, f := range fields {
+		switch p := f.Ptr.(type) {
+		case *bool:
+			fs.BoolVar(p, f.Flag, *p, f.Help)
+		case *string:
+			fs.StringVar(p, f.Flag, *p, f.Help)
+		default:
+			t.Fatalf("%s: option %s of type %T", sw.Name(), f.Flag, p)
+		}
+	}
+	if err := fs.Parse(args); err != nil {
+		t.Fatalf("%s %v: %v", sw.Name(), args, err)
+	}
+	return o
+}
+
+// TestMainJob: the main job's steps in the studies' order, the paper's among them in the
+// order the README gives (an experiment added later takes its place by its Order without
+// changing this test), the companion sim_mf075 left out of the quick job, and each step's
+// flags choosing the variant its name says.
 func TestMainJob(t *testing.T) {
-	show := func(steps []Step) string {
+	names := func(steps []Step) []string {
 		var s []string
 		for _, st := range steps {
-			s = append(s, st.Name+"="+strings.Join(st.Args, " "))
+			s = append(s, st.Name)
 		}
-		return strings.Join(s, ", ")
+		return s
 	}
-	if got, want := show(MainJob(false)), "sim=sim, sim_mf075=sim -paper-split, tmnist=tmnist, clinical=clinical, variance=variance, simcont=simcont"; got != want {
-		t.Errorf("MainJob(false) = %s, want %s", got, want)
+	for _, tc := range []struct {
+		quick bool
+		want  []string
+	}{{false, []string{"sim", "sim_mf075", "tmnist", "clinical", "variance", "simcont"}}, {true, []string{"sim", "tmnist", "clinical", "variance", "simcont"}}} {
+		steps := MainJob(tc.quick)
+		got := names(steps)
+		var paper []string
+		for _, n := range got {
+			if slices.Contains([]string{"sim", "sim_mf075", "tmnist", "clinical", "variance", "simcont"}, n) {
+				paper = append(paper, n)
+			}
+		}
+		if !slices.Equal(paper, tc.want) {
+			t.Errorf("MainJob(%v) = %v: the paper's steps %v, want %v", tc.quick, got, paper, tc.want)
+		}
+		for i := 1; i < len(steps); i++ {
+			a, _ := Lookup(steps[i-1].Args[0])
+			b, _ := Lookup(steps[i].Args[0])
+			if a == nil || b == nil || a.Order() > b.Order() {
+				t.Errorf("MainJob(%v): step %s before %s, out of the studies' order", tc.quick, steps[i-1].Name, steps[i].Name)
+			}
+		}
 	}
-	if got, want := show(MainJob(true)), "sim=sim, tmnist=tmnist, clinical=clinical, variance=variance, simcont=simcont"; got != want {
-		t.Errorf("MainJob(true) = %s, want %s", got, want)
+	if sim := MainJob(false)[1]; strings.Join(sim.Args, " ") != "sim -paper-split" {
+		t.Errorf("the companion's step is %v, want sim -paper-split", sim.Args)
 	}
-	// Each step's flags are its entry's, and build the experiment its name says.
 	for _, st := range MainJob(false) {
-		if st.Name == "variance" {
-			continue
-		}
-		e, ok := ByName(st.Args[0])
+		s, ok := Lookup(st.Args[0])
 		if !ok {
-			t.Fatalf("%s: no entry %q", st.Name, st.Args[0])
+			t.Fatalf("%s: no study %q", st.Name, st.Args[0])
 		}
-		fs := flag.NewFlagSet(e.Name, flag.ContinueOnError)
-		build := e.New
-		if e.Flags != nil {
-			build = e.Flags(fs)
-		}
-		if err := fs.Parse(st.Args[1:]); err != nil {
-			t.Fatalf("%s: %v", st.Name, err)
-		}
-		if st.Name == "tmnist" { // building checks the textures, which need no MNIST
-			if err := tmnist.Available(tmnist.DefaultConfig()); err != nil {
-				continue
-			}
-		}
-		exp, err := build(true, 0)
-		if err != nil || exp.Name != st.Name {
-			t.Errorf("%s: the step's command builds %q (%v)", st.Name, exp.Name, err)
-		}
-	}
-}
-
-// TestFlagsAtDefaultsBuildNew: an entry's command with no flags of its own runs the
-// experiment New builds, with the same configuration.
-func TestFlagsAtDefaultsBuildNew(t *testing.T) {
-	for _, e := range All() {
-		if e.Flags == nil {
+		sw, ok := s.(SweepStudy)
+		if !ok {
 			continue
 		}
-		for _, quick := range []bool{true, false} {
-			want, err := e.New(quick, 0)
-			if err != nil {
-				t.Logf("%s: %v (data missing?)", e.Name, err)
-				continue
-			}
-			got, err := e.Flags(flag.NewFlagSet(e.Name, flag.ContinueOnError))(quick, 0)
-			if err != nil {
-				t.Fatalf("%s: %v", e.Name, err)
-			}
-			a, _ := ConfigOf(want)
-			b, _ := ConfigOf(got)
-			ja, _ := json.Marshal(a)
-			jb, _ := json.Marshal(b)
-			if string(ja) != string(jb) || want.Name != e.Name {
-				t.Errorf("%s quick=%v: New gives %s (%s), the command at its defaults %s", e.Name, quick, want.Name, ja, jb)
-			}
+		name, err := sw.VariantName(Variant{Options: parseOptions(t, sw, st.Args[1:])})
+		if err != nil || name != st.Name {
+			t.Errorf("%s: the step's command chooses %q (%v)", st.Name, name, err)
 		}
 	}
 }
 
-// toyEntry is a valid entry for the registration tests.
-func toyEntry(name string, order int) Entry {
-	return Entry{Name: name, Summary: "a toy", Order: order,
-		New: func(quick bool, batch int) (Experiment, error) {
+// TestOptionArgs: the flags of a variant's options against the defaults, for the main
+// job's command lines, read back by the command line's flags to the same options.
+func TestOptionArgs(t *testing.T) {
+	tm, _ := Lookup("tmnist")
+	sw := tm.(SweepStudy)
+	def := *sw.NewOptions().(*TMNISTOptions)
+	for _, tc := range []struct {
+		o    TMNISTOptions
+		want []string
+	}{
+		{def, nil},
+		{TMNISTOptions{Net: "wide", Rendering: "mnistplus"}, []string{"-net=wide"}},
+		{TMNISTOptions{Net: "strided", Digits: true, Rendering: "mnistplus"}, []string{"-digits"}},
+		{TMNISTOptions{Net: "strided", Rendering: "fused", Textures: "brick,gravel"}, []string{"-rendering=fused", "-textures=brick,gravel"}},
+	} {
+		args := OptionArgs(def, tc.o)
+		if !slices.Equal(args, tc.want) {
+			t.Errorf("OptionArgs(%+v) = %q, want %q", tc.o, args, tc.want)
+		}
+		if back := *parseOptions(t, sw, args).(*TMNISTOptions); back != tc.o {
+			t.Errorf("%q reads back as %+v, want %+v", args, back, tc.o)
+		}
+	}
+	if _, err := OptionFields(&struct {
+		X []int `flag:"x"`
+	}{}); err == nil {
+		t.Error("an option of a slice type was accepted")
+	}
+}
+
+// TestDefaultOptionsBuildTheSweepsExperiment: a sweep's default options build its own
+// experiment, named as the sweep, with the configuration Describe gives at quick size.
+func TestDefaultOptionsBuildTheSweepsExperiment(t *testing.T) {
+	for _, s := range Studies() {
+		sw, ok := s.(SweepStudy)
+		if !ok {
+			continue
+		}
+		got, err := sw.Build(true, 0, Variant{Options: sw.NewOptions()})
+		if err != nil {
+			t.Logf("%s: %v (data missing?)", s.Name(), err)
+			continue
+		}
+		want, err := sw.Describe(Variant{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, _ := ConfigOf(want)
+		b, _ := ConfigOf(got)
+		a.Size, b.Size = nil, nil // Describe leaves the size record to Build
+		ja, _ := json.Marshal(a)
+		jb, _ := json.Marshal(b)
+		if string(ja) != string(jb) || got.Name != s.Name() {
+			t.Errorf("%s: the defaults build %s (%s), Describe %s", s.Name(), got.Name, jb, ja)
+		}
+	}
+}
+
+// toyStudy is a valid sweep for the registration tests.
+func toyStudy(name string, order int, mut ...func(*SweepSpec[struct{}])) *Sweep[struct{}] {
+	spec := SweepSpec[struct{}]{Name: name, Summary: "a toy", Order: order,
+		Build: func(quick bool, batch int, _ struct{}) (Experiment, error) {
 			exp := Simulation(SimulationQuick)
 			exp.Name = name
 			return exp, nil
 		},
 		Sweep: RunConfig{Methods: []method.Method{method.None}, Lambdas: []float64{1}, Seeds: []uint64{1}},
-		Main:  []MainRun{{Name: name}},
+		Main:  []MainRun[struct{}]{{}},
 	}
+	for _, f := range mut {
+		f(&spec)
+	}
+	return NewSweep(spec)
 }
 
-// TestRegister refuses entries that would clash or could not run, and places an accepted
-// one in All, ByName and the main job by its Order.
+// bespoke is a minimal study that is not a sweep, for the registration tests.
+type bespoke struct{ name string }
+
+func (b bespoke) Name() string                                             { return b.name }
+func (bespoke) Summary() string                                            { return "a bespoke toy" }
+func (bespoke) Order() int                                                 { return 45 }
+func (b bespoke) Main(bool) []Step                                         { return []Step{{Name: b.name, Args: []string{b.name}}} }
+func (b bespoke) Stores(n string) bool                                     { return n == b.name }
+func (bespoke) Merge(context.Context, MergeArgs, string) ([]string, error) { return nil, nil }
+func (bespoke) Figures(string, Drawer, io.Writer) ([]string, error)        { return nil, nil }
+
+// TestRegister refuses studies that would clash or could not run, and places an accepted
+// one in Studies, Owner and the main job by its Order.
 func TestRegister(t *testing.T) {
 	t.Cleanup(func() {
 		registry.Lock()
 		registry.added = nil
 		registry.Unlock()
 	})
-	bad := func(f func(*Entry)) Entry {
-		e := toyEntry("toy", 35)
-		f(&e)
-		return e
-	}
 	for _, tc := range []struct {
-		e    Entry
+		s    Study
 		want string
 	}{
-		{bad(func(e *Entry) { e.Name = "" }), "want a non-empty file name"},
-		{bad(func(e *Entry) { e.Name = "a/b" }), "want a non-empty file name"},
-		{bad(func(e *Entry) { e.Name = "x_lambda1" }), "_lambda"},
-		{bad(func(e *Entry) { e.Name = "variance" }), "the variance study's name"},
-		{bad(func(e *Entry) { e.Name = "sim" }), `the name is sim's`},
-		{bad(func(e *Entry) { e.Name = "sim_mf075" }), `the name is sim's`},
-		{bad(func(e *Entry) { e.Name = "tmnist_fused" }), `the name is tmnist's`},
-		{bad(func(e *Entry) { e.Summary = "" }), "no summary"},
-		{bad(func(e *Entry) { e.New = nil }), "no builder"},
-		{bad(func(e *Entry) { e.Sweep.Seeds = nil }), "needs methods, λ and seeds"},
-		{bad(func(e *Entry) { e.Main = []MainRun{{Name: "toy"}, {Name: "toy"}} }), "each needs a name of its own"},
+		{toyStudy("", 35), "want a non-empty file name"},
+		{toyStudy("a/b", 35), "want a non-empty file name"},
+		{toyStudy("x_lambda1", 35), "_lambda"},
+		{toyStudy("variance", 35), "the name is variance's"},
+		{toyStudy("sim", 35), "the name is sim's"},
+		{toyStudy("sim_mf075", 35), "the name is sim's"},
+		{toyStudy("tmnist_fused", 35), "the name is tmnist's"},
+		{toyStudy("toy", 35, func(s *SweepSpec[struct{}]) { s.Summary = "" }), "no summary"},
+		{toyStudy("toy", 35, func(s *SweepSpec[struct{}]) { s.Build = nil }), "no builder"},
+		{toyStudy("toy", 35, func(s *SweepSpec[struct{}]) { s.Sweep.Seeds = nil }), "needs methods, λ and seeds"},
+		{toyStudy("toy", 35, func(s *SweepSpec[struct{}]) { s.Main = []MainRun[struct{}]{{}, {}} }), "each needs a name of its own"},
+		{bespoke{"mimic"}, "the name is clinical's"},
 	} {
-		err := Register(tc.e)
+		err := Register(tc.s)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("Register(%q): error %v, want one saying %q", tc.e.Name, err, tc.want)
+			t.Errorf("Register(%q): error %v, want one saying %q", tc.s.Name(), err, tc.want)
 		}
 	}
-	if len(All()) != len(builtins()) {
-		t.Fatalf("refused entries were registered: %d entries", len(All()))
+	if len(Studies()) != len(builtins()) {
+		t.Fatalf("refused studies were registered: %d studies", len(Studies()))
 	}
-	if err := Register(toyEntry("toy", 35)); err != nil {
-		t.Fatal(err)
+	for _, s := range []Study{toyStudy("toy", 35), toyStudy("early", 5), bespoke{"odd"}} {
+		if err := Register(s); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if err := Register(toyEntry("toy", 5)); err == nil {
-		t.Error("a second entry named toy was registered")
-	}
-	if err := Register(toyEntry("early", 5)); err != nil {
-		t.Fatal(err)
+	if err := Register(toyStudy("toy", 5)); err == nil {
+		t.Error("a second study named toy was registered")
 	}
 	var names []string
-	for _, e := range All() {
-		names = append(names, e.Name)
+	for _, s := range Studies() {
+		names = append(names, s.Name())
 	}
-	if want := []string{"early", "sim", "tmnist", "clinical", "toy", "simcont"}; !slices.Equal(names, want) {
-		t.Errorf("All() = %v, want %v", names, want)
+	// In their Order: early (5) first, toy (35) between clinical (30) and variance (40),
+	// odd (45) between variance and simcont (50).
+	at := func(n string) int { return slices.Index(names, n) }
+	if at("early") != 0 || !(at("clinical") < at("toy") && at("toy") < at("variance") && at("variance") < at("odd") && at("odd") < at("simcont")) {
+		t.Errorf("Studies() = %v, out of order", names)
 	}
 	var steps []string
 	for _, st := range MainJob(true) {
 		steps = append(steps, st.Name)
 	}
-	if want := []string{"early", "sim", "tmnist", "clinical", "toy", "variance", "simcont"}; !slices.Equal(steps, want) {
-		t.Errorf("MainJob(true) = %v, want %v", steps, want)
+	if i := slices.Index(steps, "toy"); steps[0] != "early" || i < 0 || steps[i-1] != "clinical" || steps[i+1] != "variance" || steps[i+2] != "odd" {
+		t.Errorf("MainJob(true) = %v: want early first, toy between clinical and variance, odd after variance", steps)
 	}
-	if e, ok := ByName("toy"); !ok || e.Summary != "a toy" {
-		t.Errorf("ByName(toy) = %+v, %v", e.Name, ok)
+	if s, ok := Owner("toy_ntrain"); !ok || s.Summary() != "a toy" {
+		t.Errorf("Owner(toy_ntrain) = %v, %v", s, ok)
 	}
 	if exp, ok := Describe("toy"); !ok || exp.Name != "toy" {
 		t.Errorf("Describe(toy) = %q, %v", exp.Name, ok)
 	}
-	if q := toyEntry("toy", 35).DefaultSweep(true); !slices.Equal(q.Methods, QuickMethods) {
-		t.Errorf("an entry without a Quick sweep: quick methods %v, want QuickSweep's %v", q.Methods, QuickMethods)
+	if q := toyStudy("toy", 35).DefaultSweep(true); !slices.Equal(q.Methods, QuickMethods()) {
+		t.Errorf("a sweep without a Quick sweep: quick methods %v, want QuickSweep's %v", q.Methods, QuickMethods())
+	}
+}
+
+// TestBuiltinsAreValid: every built-in study passes the registry's checks, and no two
+// share a name or a stored name.
+func TestBuiltinsAreValid(t *testing.T) {
+	seen := map[string]string{}
+	for _, s := range builtins() {
+		if err := CheckStudy(s); err != nil {
+			t.Errorf("%s: %v", s.Name(), err)
+		}
+		names := []string{s.Name()}
+		if sw, ok := s.(SweepStudy); ok {
+			for _, v := range sw.Variants() {
+				n, _ := sw.VariantName(v)
+				names = append(names, n)
+			}
+		}
+		for _, n := range names {
+			if o, ok := seen[n]; ok && o != s.Name() {
+				t.Errorf("%s and %s both use the name %s", o, s.Name(), n)
+			}
+			seen[n] = s.Name()
+		}
+	}
+	if _, ok := seen["sim_mf075_robust_feat"]; !ok {
+		t.Error("the simulation's variants lack sim_mf075_robust_feat")
 	}
 }

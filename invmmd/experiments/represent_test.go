@@ -37,8 +37,11 @@ func TestWithRepresentation(t *testing.T) {
 		if !strings.HasPrefix(exp.Notes[0], "Representation: ") || !strings.Contains(exp.TrMMDNote(), "penultimate features") {
 			t.Errorf("%s: notes %q, tr mmd note %q", tc.name, exp.Notes[0], exp.TrMMDNote())
 		}
-		if base, r := SplitRepresentation(tc.name); base != tc.base || r != train.RepresentFeatures {
-			t.Errorf("SplitRepresentation(%q) = %q, %q", tc.name, base, r)
+		s, _ := Owner(tc.name)
+		v, ok := variantNamed(s.(SweepStudy), tc.name)
+		v.Represent = train.RepresentLogits
+		if base, err := s.(SweepStudy).VariantName(v); !ok || err != nil || base != tc.base {
+			t.Errorf("the variant of %q on the logit is %q (%v, %v), want %q", tc.name, base, ok, err, tc.base)
 		}
 		cfg, err := ConfigOf(exp)
 		if err != nil {

@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -26,12 +27,16 @@ type Experiment struct {
 	// Data builds the splits for one seed; the seed drives the data's randomness (draws,
 	// label flips, missingness) as well as the networks'.
 	Data func(seed uint64) (dataset.Splits, error)
-	// Net builds a fresh network for role "h", "G" or "m".
-	Net func(role string, seed uint64) models.Net
+	// Net builds a fresh network for a role: h (train.RoleH), G or m (train.RoleG,
+	// train.RoleM), from a seed.
+	Net func(role train.Role, seed uint64) models.Net
 	// H is how h is trained; Method, Lambda and Seed are set per run.
 	H train.Config
 	// Aux is how G and m are fit; Seed is set per seed.
 	Aux train.AuxConfig
+	// BayesM, when the data know it, returns the true P(Z = 1 | X, Y) of each row of a set
+	// (train.Runtime.BayesM): m's report then shows the Bayes NLL next to m̂'s.
+	BayesM func(s *dataset.Set) []float64
 	// Size records the data's size settings (e.g. a SimulationSize) in the configuration,
 	// since Data is a function; results made with different sizes are never mixed.
 	Size any
@@ -160,9 +165,12 @@ func ConfigOf(exp Experiment) (Config, error) {
 		return Config{}, fmt.Errorf("experiments: %s: %w", exp.Name, err)
 	}
 	c := Config{Experiment: exp.Name, Backend: backend.Config(), Size: exp.Size, H: exp.H, Aux: exp.Aux, Estimator: est,
-		Nets:         map[string]string{"h": exp.Net("h", 0).Describe(), "G": exp.Net("G", 0).Describe(), "m": exp.Net("m", 0).Describe()},
+		Nets:         map[string]string{},
 		Construction: exp.Construction}
-	c.H.Method, c.H.Lambda, c.H.Seed, c.H.Progress, c.Aux.Seed, c.Aux.Progress = 0, 0, 0, nil, 0, nil
+	for _, r := range []train.Role{train.RoleH, train.RoleG, train.RoleM} {
+		c.Nets[r.String()] = exp.Net(r, 0).Describe()
+	}
+	c.H.Method, c.H.Lambda, c.H.Seed, c.Aux.Seed = 0, 0, 0, 0
 	return c, nil
 }
 
@@ -214,8 +222,10 @@ type auxRecord struct{ G, M train.FitReport }
 // Run runs the fits of cfg's grid (or of its shard): per seed, it builds the data and fits
 // G and m once, then trains and evaluates h for each (λ, method), writing each fit's
 // result file as soon as it is done. With the whole grid and cfg.TableDir set, it then
-// assembles the tables from the files.
-func Run(exp Experiment, cfg RunConfig) (*Outcome, error) {
+// assembles the tables from the files. Once ctx is done it returns within a training step
+// with an error wrapping ctx.Err(), every finished fit's file kept (cfg.Resume goes on
+// from there).
+func Run(ctx context.Context, exp Experiment, cfg RunConfig) (*Outcome, error) {
 	start := time.Now()
 	shard := cfg.Shard
 	if shard == (store.Shard{}) {
@@ -276,7 +286,7 @@ func Run(exp Experiment, cfg RunConfig) (*Outcome, error) {
 		for n < len(todo) && todo[n].Seed == seed {
 			n++
 		}
-		fits, err := runSeed(exp, cfg, st, seed, todo[:n], bar)
+		fits, err := runSeed(ctx, exp, cfg, st, seed, todo[:n], bar)
 		if err != nil {
 			return nil, err
 		}
@@ -316,7 +326,10 @@ func Run(exp Experiment, cfg RunConfig) (*Outcome, error) {
 
 // runSeed builds seed's data, fits G and m when a method of keys needs them, then fits h
 // for each key, writing each result file as soon as the fit is done.
-func runSeed(exp Experiment, cfg RunConfig, st *store.Store, seed uint64, keys []store.Key, bar *progress.Bar) ([]FitRecord, error) {
+func runSeed(ctx context.Context, exp Experiment, cfg RunConfig, st *store.Store, seed uint64, keys []store.Key, bar *progress.Bar) ([]FitRecord, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("experiments: %s: stopped before seed %d: %w", exp.Name, seed, err)
+	}
 	sp, err := exp.Data(seed)
 	if err != nil {
 		return nil, fmt.Errorf("experiments: %s, seed %d: %w", exp.Name, seed, err)
@@ -339,7 +352,7 @@ func runSeed(exp Experiment, cfg RunConfig, st *store.Store, seed uint64, keys [
 	}
 	var aux *train.Aux
 	if needAux {
-		if aux, err = exp.fitAux(sp, seed, zmap, cfg); err != nil {
+		if aux, err = exp.fitAux(ctx, sp, seed, zmap, cfg); err != nil {
 			return nil, err
 		}
 		if err := st.PutSeed("aux", seed, auxRecord{G: aux.G, M: aux.M}); err != nil {
@@ -351,7 +364,7 @@ func runSeed(exp Experiment, cfg RunConfig, st *store.Store, seed uint64, keys [
 	}
 	var fits []FitRecord
 	for i, k := range keys {
-		met, hist, err := exp.fitH(sp, aux, k, methods[i], zmap, scale, cfg.Verbose, nil)
+		met, hist, err := exp.fitH(ctx, sp, aux, k, methods[i], zmap, scale, train.Runtime{Progress: cfg.Verbose})
 		if err != nil {
 			return nil, err
 		}
@@ -366,13 +379,11 @@ func runSeed(exp Experiment, cfg RunConfig, st *store.Store, seed uint64, keys [
 
 // fitAux fits G and m for seed's splits sp as the experiment does (through cfg.FitAux
 // when set), with zmap the nuisance's feature map (nil for a binary Z).
-func (exp Experiment) fitAux(sp dataset.Splits, seed uint64, zmap invmmd.FeatureMap, cfg RunConfig) (*train.Aux, error) {
+func (exp Experiment) fitAux(ctx context.Context, sp dataset.Splits, seed uint64, zmap invmmd.FeatureMap, cfg RunConfig) (*train.Aux, error) {
 	ac := exp.Aux
 	ac.Seed = seed * 1000
-	ac.ZMap = zmap
-	ac.Progress = cfg.Verbose
 	fit := func() (*train.Aux, error) {
-		return train.FitAux(sp, func(r train.Role, s uint64) models.Net { return exp.Net(r.String(), s) }, ac)
+		return train.FitAux(ctx, sp, exp.Net, ac, train.Runtime{Progress: cfg.Verbose, ZMap: zmap, BayesM: exp.BayesM})
 	}
 	var aux *train.Aux
 	var err error
@@ -387,16 +398,18 @@ func (exp Experiment) fitAux(sp dataset.Splits, seed uint64, zmap invmmd.Feature
 	return aux, nil
 }
 
-// fitH trains h for the fit k (method m) on sp as the experiment does and evaluates it;
-// trace, when set, receives every training step (train.Config.Trace).
-func (exp Experiment) fitH(sp dataset.Splits, aux *train.Aux, k store.Key, m method.Method, zmap invmmd.FeatureMap, scale float64,
-	progress io.Writer, trace func(train.StepTrace)) (train.Metrics, *train.History, error) {
+// fitH trains h for the fit k (method m) on sp as the experiment does and evaluates it,
+// running with rt (its ZMap set to zmap, the nuisance's feature map; its progress and
+// hooks the caller's).
+func (exp Experiment) fitH(ctx context.Context, sp dataset.Splits, aux *train.Aux, k store.Key, m method.Method, zmap invmmd.FeatureMap, scale float64,
+	rt train.Runtime) (train.Metrics, *train.History, error) {
 	hc := exp.H
-	hc.Method, hc.Lambda, hc.Seed, hc.Progress, hc.ZMap, hc.Trace = m, k.Lambda, k.Seed, progress, zmap, trace
+	hc.Method, hc.Lambda, hc.Seed = m, k.Lambda, k.Seed
 	if scale > 0 {
 		hc.Estimator.JointScale = scale
 	}
-	model, hist, err := train.Fit(sp, aux, exp.Net("h", k.Seed), hc)
+	rt.ZMap = zmap
+	model, hist, err := train.Fit(ctx, sp, aux, exp.Net(train.RoleH, k.Seed), hc, rt)
 	if err != nil {
 		return train.Metrics{}, nil, fmt.Errorf("experiments: %s, %v: %w", exp.Name, k, err)
 	}

@@ -1,7 +1,6 @@
 package experiments
 
 import (
-	"flag"
 	"strings"
 
 	"github.com/invmmd/invmmd/invmmd"
@@ -45,12 +44,12 @@ func Simulation(size SimulationSize) Experiment {
 		Data: func(seed uint64) (dataset.Splits, error) {
 			return sim.Generate(sim.Config{NTrain: size.NTrain, NVal: size.NVal, NTest: size.NTest, Seed: seed})
 		},
-		Net: func(role string, seed uint64) models.Net { return models.MLP{Hidden: []int{64, 64}, Seed: seed} },
+		Net: func(_ train.Role, seed uint64) models.Net { return models.MLP{Hidden: []int{64, 64}, Seed: seed} },
 		H: train.Config{BatchSize: size.Batch, Epochs: size.Epochs, Patience: size.Patience, SelectAfter: size.SelectAfter, LearningRate: 1e-3,
 			Estimator: invmmd.Options{MainFraction: 1}},
-		Aux: train.AuxConfig{BatchSize: 500, Epochs: size.AuxEpochs, Patience: size.AuxPatience, LearningRate: 1e-2,
-			BayesM: func(s *dataset.Set) []float64 { return sim.TrueMOf(s, sim.DefaultSigmaX) }},
-		Paper:  Paper["sim"],
+		Aux:    train.AuxConfig{BatchSize: 500, Epochs: size.AuxEpochs, Patience: size.AuxPatience, LearningRate: 1e-2},
+		BayesM: func(s *dataset.Set) []float64 { return sim.TrueMOf(s, sim.DefaultSigmaX) },
+		Paper:  Paper("sim"),
 		Figure: results.FigureHints{Ceiling: sim.InvariantAccuracy(sim.DefaultSigmaX), CeilingWhat: "invariant h*"},
 		Notes: []string{
 			"σ_X = 0.7 (not printed in the paper; calibrated so that the Bayes classifier of the training distribution scores the paper's none row, 0.89 train / 0.68 test).",
@@ -81,12 +80,25 @@ func SimulationPaperSplit(size SimulationSize) Experiment {
 	return e
 }
 
-// simulationEntry is the registry's entry of the simulation: the experiment (command sim)
-// and its companion sim_mf075 (sim -paper-split), both in the main job, the companion only
-// at paper size (quick runs teach with the default split). -batch sets h's batch.
-func simulationEntry() Entry {
-	build := func(paperSplit bool) Builder {
-		return func(quick bool, batch int) (Experiment, error) {
+// SimulationOptions are the simulation's own options: its command's flags.
+type SimulationOptions struct {
+	// PaperSplit runs the companion with the paper's 1/4 : 3/4 split of each batch
+	// (SimulationPaperSplit), stored as sim_mf075.
+	PaperSplit bool `flag:"paper-split" help:"the companion run: the paper's 1/4 : 3/4 normaliser split of each batch (MainFraction 0.75), written as the sim_mf075 tables"`
+}
+
+// Sim is the registry's simulation (simulationStudy).
+func (builtin) Sim() Study { return simulationStudy() }
+
+// simulationStudy is the simulation's sweep: the experiment (command sim) and its
+// companion sim_mf075 (sim -paper-split), both in the main job, the companion only at
+// paper size (quick runs teach with the default split). -batch sets h's batch.
+func simulationStudy() *Sweep[SimulationOptions] {
+	return NewSweep(SweepSpec[SimulationOptions]{
+		Name:    "sim",
+		Summary: "Experiment 1: the simulation, every method × seeds × λ",
+		Order:   10,
+		Build: func(quick bool, batch int, o SimulationOptions) (Experiment, error) {
 			size := SimulationPaper
 			if quick {
 				size = SimulationQuick
@@ -95,32 +107,15 @@ func simulationEntry() Entry {
 				size.Batch = batch
 			}
 			exp := Simulation(size)
-			if paperSplit {
+			if o.PaperSplit {
 				exp = SimulationPaperSplit(size)
 			}
 			exp.Size = size
 			return exp, nil
-		}
-	}
-	return Entry{
-		Name:    "sim",
-		Summary: "Experiment 1: the simulation, every method × seeds × λ",
-		Order:   10,
-		New:     build(false),
-		Flags: func(fs *flag.FlagSet) Builder {
-			paperSplit := fs.Bool("paper-split", false, "the companion run: the paper's 1/4 : 3/4 normaliser split of each batch (MainFraction 0.75), written as the sim_mf075 tables")
-			return func(quick bool, batch int) (Experiment, error) { return build(*paperSplit)(quick, batch) }
 		},
-		Batch: true,
-		Named: func(name string) (Experiment, bool) {
-			for _, e := range []Experiment{Simulation(SimulationQuick), SimulationPaperSplit(SimulationQuick)} {
-				if e.Name == name {
-					return e, true
-				}
-			}
-			return Experiment{}, false
-		},
-		Sweep: RunConfig{Methods: method.All(), Lambdas: []float64{1, 5}, Seeds: PaperSeeds},
-		Main:  []MainRun{{Name: "sim"}, {Name: "sim_mf075", Flags: []string{"-paper-split"}, PaperOnly: true}},
-	}
+		Variants: func() []SimulationOptions { return []SimulationOptions{{PaperSplit: true}} },
+		Batch:    true,
+		Sweep:    RunConfig{Methods: method.All(), Lambdas: []float64{1, 5}, Seeds: PaperSeeds()},
+		Main:     []MainRun[SimulationOptions]{{}, {Options: SimulationOptions{PaperSplit: true}, PaperOnly: true}},
+	})
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/invmmd/invmmd/invmmd/results"
 	"github.com/invmmd/invmmd/invmmd/sim"
 	"github.com/invmmd/invmmd/invmmd/simcont"
+	"github.com/invmmd/invmmd/invmmd/train"
 )
 
 // SimulationContinuous is the simulation with a continuous nuisance (package simcont):
@@ -23,8 +24,8 @@ func SimulationContinuous(size SimulationSize) Experiment {
 	e.Data = func(seed uint64) (dataset.Splits, error) {
 		return simcont.Generate(simcont.Config{NTrain: size.NTrain, NVal: size.NVal, NTest: size.NTest, Seed: seed})
 	}
-	e.Net = func(role string, seed uint64) models.Net { return models.MLP{Hidden: []int{64, 64}, Seed: seed} }
-	e.Aux.BayesM = nil // sim.TrueM is the binary Z's posterior
+	e.Net = func(_ train.Role, seed uint64) models.Net { return models.MLP{Hidden: []int{64, 64}, Seed: seed} }
+	e.BayesM = nil // sim.TrueM is the binary Z's posterior
 	e.Paper = nil
 	e.PaperScale = true
 	e.MMDNote = "tr mmd is the full estimator of the scaled joint MMD² (appendix H) on the training set."
@@ -37,31 +38,33 @@ func SimulationContinuous(size SimulationSize) Experiment {
 	return e
 }
 
-// simulationContinuousEntry is the registry's entry of the continuous-nuisance simulation
-// (command simcont), in the main job after the paper's experiments and the variance study.
-// Its sweep is the paper's methods (Methods; the "+" forms read the simulation's true G) at
-// λ = 1 and 5 over the paper's five seeds.
-func simulationContinuousEntry() Entry {
-	build := func(quick bool, batch int) (Experiment, error) {
-		size := SimulationPaper
-		if quick {
-			size = SimulationQuick
-		}
-		if batch > 0 {
-			size.Batch = batch
-		}
-		exp := SimulationContinuous(size)
-		exp.Size = size
-		return exp, nil
-	}
-	return Entry{
+// SimCont is the registry's continuous-nuisance simulation (simulationContinuousStudy).
+func (builtin) SimCont() Study { return simulationContinuousStudy() }
+
+// simulationContinuousStudy is the sweep of the continuous-nuisance simulation (command
+// simcont), in the main job after the paper's experiments and the variance study. Its
+// sweep is the paper's methods (the "+" forms read the simulation's true G) at λ = 1 and
+// 5 over the paper's five seeds. It has no options of its own.
+func simulationContinuousStudy() *Sweep[struct{}] {
+	return NewSweep(SweepSpec[struct{}]{
 		Name:    "simcont",
 		Summary: "the simulation with a continuous nuisance: the joint MMD² of the paper's appendix H, every method × seeds × λ",
 		Order:   50,
-		New:     build,
-		Batch:   true,
-		Sweep:   RunConfig{Methods: method.Paper(), Lambdas: []float64{1, 5}, Seeds: PaperSeeds},
-		Quick:   RunConfig{Methods: []method.Method{method.None, method.Obs, method.Full, method.DR}, Lambdas: []float64{1}, Seeds: []uint64{1}},
-		Main:    []MainRun{{Name: "simcont"}},
-	}
+		Build: func(quick bool, batch int, _ struct{}) (Experiment, error) {
+			size := SimulationPaper
+			if quick {
+				size = SimulationQuick
+			}
+			if batch > 0 {
+				size.Batch = batch
+			}
+			exp := SimulationContinuous(size)
+			exp.Size = size
+			return exp, nil
+		},
+		Batch: true,
+		Sweep: RunConfig{Methods: method.Paper(), Lambdas: []float64{1, 5}, Seeds: PaperSeeds()},
+		Quick: RunConfig{Methods: []method.Method{method.None, method.Obs, method.Full, method.DR}, Lambdas: []float64{1}, Seeds: []uint64{1}},
+		Main:  []MainRun[struct{}]{{}},
+	})
 }

@@ -18,23 +18,24 @@ import (
 // paper-size table, and quick runs that use the paper-size data with fewer fits.
 func TestSweeps(t *testing.T) {
 	for _, name := range []string{"sim", "sim_mf075", "tmnist", "clinical", "mimic", "tmnist_fused"} {
-		e, ok := ByName(name)
+		s, ok := Owner(name)
 		if !ok {
-			t.Fatalf("ByName(%q): no entry", name)
+			t.Fatalf("Owner(%q): no study", name)
 		}
+		e := s.(SweepStudy)
 		rc := e.DefaultSweep(false)
 		if !slices.Equal(rc.Seeds, []uint64{1, 2, 3, 4, 5}) {
 			t.Errorf("%s: seeds %v, want 1–5", name, rc.Seeds)
 		}
 		wantL := []float64{1, 5}
-		if e.Name == "clinical" {
+		if e.Name() == "clinical" {
 			wantL = []float64{1}
 		}
 		if !slices.Equal(rc.Lambdas, wantL) {
 			t.Errorf("%s: λ %v, want %v", name, rc.Lambdas, wantL)
 		}
 		q := e.DefaultSweep(true)
-		if len(q.Seeds) != 1 || !slices.Equal(q.Lambdas, []float64{1}) || !slices.Equal(q.Methods, QuickMethods) {
+		if len(q.Seeds) != 1 || !slices.Equal(q.Lambdas, []float64{1}) || !slices.Equal(q.Methods, QuickMethods()) {
 			t.Errorf("%s quick: %+v", name, q)
 		}
 	}
@@ -44,7 +45,7 @@ func TestSweeps(t *testing.T) {
 	if TMNISTQuick.MaxTrain != TMNISTPaper.MaxTrain || TMNISTQuick.MaxTest != TMNISTPaper.MaxTest {
 		t.Errorf("quick textured MNIST caps %+v, want the paper-size data", TMNISTQuick)
 	}
-	if e, _ := ByName("sim"); !slices.Contains(e.DefaultSweep(false).Methods, method.DRPO) {
+	if s, _ := Lookup("sim"); !slices.Contains(s.(SweepStudy).DefaultSweep(false).Methods, method.DRPO) {
 		t.Error("the simulation sweep lacks the dr-po extension")
 	}
 }

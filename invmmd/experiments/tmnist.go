@@ -1,8 +1,9 @@
 package experiments
 
 import (
-	"flag"
 	"fmt"
+	"maps"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -129,25 +130,25 @@ func TMNISTDigits(size TMNISTSize) Experiment {
 	return exp
 }
 
-// TMNISTNets are the networks TMNISTWithNet can train as h, by name.
-var TMNISTNets = map[string]func(seed uint64) models.Net{
-	"strided": func(seed uint64) models.Net { return models.StridedCNN(seed) },
-	"wide":    func(seed uint64) models.Net { return models.WideStridedCNN(seed) },
-	"pooled":  func(seed uint64) models.Net { return models.PooledCNN(seed) },
+// TMNISTNets returns the names of the networks TMNISTWithNet can train as h, sorted.
+func TMNISTNets() []string { return slices.Sorted(maps.Keys(tmnistNets())) }
+
+// tmnistNets are the networks TMNISTWithNet can train as h, by name.
+func tmnistNets() map[string]func(seed uint64) models.Net {
+	return map[string]func(seed uint64) models.Net{
+		"strided": func(seed uint64) models.Net { return models.StridedCNN(seed) },
+		"wide":    func(seed uint64) models.Net { return models.WideStridedCNN(seed) },
+		"pooled":  func(seed uint64) models.Net { return models.PooledCNN(seed) },
+	}
 }
 
 // TMNISTWithNet is TMNIST with h trained as the network named net (TMNISTNets; G and m stay
 // StridedCNN): the capacity check of the experiment's notes. Its tables are named
 // tmnist_net-NAME; "strided", the experiment's own network, gives TMNIST itself.
 func TMNISTWithNet(size TMNISTSize, net string) (Experiment, error) {
-	mk, ok := TMNISTNets[net]
+	mk, ok := tmnistNets()[net]
 	if !ok {
-		names := make([]string, 0, len(TMNISTNets))
-		for n := range TMNISTNets {
-			names = append(names, n)
-		}
-		slices.Sort(names)
-		return Experiment{}, fmt.Errorf("tmnist: unknown network %q (have %s)", net, strings.Join(names, ", "))
+		return Experiment{}, fmt.Errorf("tmnist: unknown network %q (have %s)", net, strings.Join(TMNISTNets(), ", "))
 	}
 	exp := TMNIST(size)
 	if net == "strided" {
@@ -156,8 +157,8 @@ func TMNISTWithNet(size TMNISTSize, net string) (Experiment, error) {
 	exp.Name = "tmnist_net-" + net
 	exp.Figure, exp.Examples = results.FigureHints{}, nil // drawn with the experiment's own results
 	aux := exp.Net                                        // G and m as in the experiment
-	exp.Net = func(role string, seed uint64) models.Net {
-		if role == "h" {
+	exp.Net = func(role train.Role, seed uint64) models.Net {
+		if role == train.RoleH {
 			return mk(seed)
 		}
 		return aux(role, seed)
@@ -183,11 +184,11 @@ func tmnistOn(size TMNISTSize, data tmnist.Config) Experiment {
 			sp, _, err := tmnist.Build(cfg)
 			return sp, err
 		},
-		Net: func(_ string, seed uint64) models.Net { return models.StridedCNN(seed) },
+		Net: func(_ train.Role, seed uint64) models.Net { return models.StridedCNN(seed) },
 		H: train.Config{BatchSize: 1500, Epochs: size.Epochs, Patience: size.Patience, SelectAfter: size.SelectAfter,
 			LearningRate: 3e-3, Estimator: invmmd.Options{MainFraction: 1}},
 		Aux:   train.AuxConfig{BatchSize: 256, Epochs: size.AuxEpochs, Patience: size.AuxPatience, LearningRate: 3e-3},
-		Paper: Paper["tmnist"],
+		Paper: Paper("tmnist"),
 		Notes: []string{
 			"Images as pylearn2's make_mnistplus.py makes them, at 28×28: a window of the texture at full resolution, the digit in place of the texture wherever its ink exceeds 0.1, then the emboss step (azimuth 45°, elevation 18°, depth 2). Textures from scikit-image (CC0): brick for Z = 0, grass for Z = 1 (of the packaged brick, grass and gravel, the pair whose P(μ_X < 0.3) differ most after the whole pipeline).",
 			"After the emboss, flat regions are 0.306 grey, so μ_X < 0.3 reflects how much edge an image carries. Seed 1, training split: P(μ_X < 0.3 | digit, Z) = 0.130 (digit 0, brick), 0.207 (digit 1, brick), 0.056 (digit 0, grass), 0.105 (digit 1, grass); P(Δ = 1 | Y, Z) = 0.21 (Y 0, Z 0), 0.21 (0, 1), 0.34 (1, 0), 0.27 (1, 1). See data/README.md for the ablation (three seeds, λ = 1, invmmd tmnist -rendering / -textures): obs falls below full by 0.021 test accuracy with this construction, 0.016 with brick and gravel, 0.007 without the emboss and 0.006 with the earlier toned rendering; the emboss step is what opens the gap, but no packaged texture pair reproduces the paper's 0.11 (0.63 against 0.74), because only about 5% of training rows have Q = 1.",
@@ -197,117 +198,139 @@ func tmnistOn(size TMNISTSize, data tmnist.Config) Experiment {
 	}
 }
 
-// tmnistNamed returns the textured-MNIST experiment or variant whose results are stored
-// under name, at quick size: tmnist, tmnist_digits (TMNISTDigits), tmnist_net-NET
-// (TMNISTWithNet) or tmnist_[RENDERING][_A_B] (TMNISTVariant, the inverse of how it names
-// a construction: the rendering when not mnistplus, then the textures when not the
-// rendering's own). A name that no constructor gives back is not one.
-func tmnistNamed(name string) (Experiment, bool) {
-	if name == "tmnist" {
-		return TMNIST(TMNISTQuick), true
-	}
-	if e := TMNISTDigits(TMNISTQuick); e.Name == name {
-		return e, true
-	}
-	if net, ok := strings.CutPrefix(name, "tmnist_net-"); ok {
-		e, err := TMNISTWithNet(TMNISTQuick, net)
-		return e, err == nil && e.Name == name
-	}
-	rest, ok := strings.CutPrefix(name, "tmnist_")
-	if !ok {
-		return Experiment{}, false
-	}
-	parts := strings.Split(rest, "_")
-	r := tmnist.MNISTPlus
-	if p, err := tmnist.ParseRendering(parts[0]); err == nil {
-		r, parts = p, parts[1:]
-	}
-	var tex [2]string
-	switch len(parts) {
-	case 0:
-	case 2:
-		tex = [2]string{parts[0] + ".png", parts[1] + ".png"}
-	default:
-		return Experiment{}, false
-	}
-	e := TMNISTVariant(TMNISTQuick, r, tex)
-	return e, e.Name == name
+// TMNISTOptions are textured MNIST's own options, its command's flags: the checks and
+// ablations of the experiment, each stored under its own name (TMNISTVariant,
+// TMNISTDigits, TMNISTWithNet).
+type TMNISTOptions struct {
+	// Net is the network trained as h (TMNISTNets; G and m stay strided).
+	Net string `flag:"net" help:"the network trained as h (G and m stay strided): strided (the experiment's), wide (twice the channels: the capacity check) or pooled (the previous version's); results of another than strided go to tables named tmnist_net-NAME"`
+	// Digits makes the digit-reading measurement (TMNISTDigits).
+	Digits bool `flag:"digits" help:"a measurement: labels = digits and texture independent of the label, so that none's test accuracy a says how well the network reads the digit (an h that reads only the digit reaches 0.25 + 0.5·a in the experiment); use with -methods none; tables named tmnist_digits"`
+	// Rendering is how images are made (tmnist.ParseRendering's names).
+	Rendering string `flag:"rendering" help:"how images are made (the ablation of data/README.md): mnistplus (make_mnistplus.py), fused (without the emboss) or toned (the earlier rendering); results of another than mnistplus go to tables named tmnist_RENDERING"`
+	// Textures names the texture files for Z = 0 and Z = 1, "A,B" ("": the rendering's own).
+	Textures string `flag:"textures" help:"the texture files for Z = 0 and Z = 1 under data/textures, e.g. brick,gravel (default brick,grass; toned: grass,brick); results of another pair go to tables named tmnist_..._A_B"`
 }
 
-// tmnistEntry is the registry's entry of textured MNIST: the experiment (command tmnist,
-// in the main job) and its checks and ablations, chosen by the command's -net, -digits,
-// -rendering and -textures and stored under their own names (tmnistNamed). -batch sets
-// h's batch.
-func tmnistEntry() Entry {
-	build := func(quick bool, batch int, rendering, textures string, digits bool, net string) (Experiment, error) {
-		r, err := tmnist.ParseRendering(rendering)
-		if err != nil {
-			return Experiment{}, fmt.Errorf("-rendering: %w", err)
-		}
-		var tex [2]string
-		if textures != "" {
-			parts := strings.Split(textures, ",")
-			if len(parts) != 2 || strings.TrimSpace(parts[0]) == "" || strings.TrimSpace(parts[1]) == "" {
-				return Experiment{}, fmt.Errorf("-textures %q: want two texture names, Z = 0's and Z = 1's, e.g. brick,gravel", textures)
-			}
-			for i, p := range parts {
-				tex[i] = strings.TrimSuffix(strings.TrimSpace(p), ".png") + ".png"
-			}
-			if tex[0] == tex[1] {
-				return Experiment{}, fmt.Errorf("-textures %q: the two textures must differ (Z is the texture)", textures)
-			}
-		}
-		size := TMNISTPaper
-		if quick {
-			size = TMNISTQuick
-		}
-		exp := TMNISTVariant(size, r, tex)
-		if digits {
-			if exp.Name != "tmnist" || net != "strided" {
-				return Experiment{}, fmt.Errorf("-digits measures the experiment's own images and network: drop -rendering, -textures and -net")
-			}
-			exp = TMNISTDigits(size)
-		}
-		if net != "strided" {
-			if exp.Name != "tmnist" {
-				return Experiment{}, fmt.Errorf("-net %s trains another h on the experiment's own images: drop -rendering and -textures", net)
-			}
-			if exp, err = TMNISTWithNet(size, net); err != nil {
-				return Experiment{}, fmt.Errorf("-net: %w", err)
-			}
-		}
-		cfg := tmnist.DefaultConfig()
-		if tex != [2]string{} {
-			cfg.Textures = tex
-		}
-		if err := tmnist.Available(cfg); err != nil {
-			return Experiment{}, err
-		}
-		if batch > 0 {
-			exp.H.BatchSize = batch
-		}
-		exp.Size = size
-		return exp, nil
+// TMNIST is the registry's textured MNIST (tmnistStudy).
+func (builtin) TMNIST() Study { return tmnistStudy() }
+
+// tmnistOptions builds the textured-MNIST experiment of options o at size: the experiment,
+// or the check or ablation the options choose, refusing combinations that mean nothing.
+// It reads no data; the textures it names are returned for Build to check.
+func tmnistOptions(size TMNISTSize, o TMNISTOptions) (Experiment, [2]string, error) {
+	var tex [2]string
+	r, err := tmnist.ParseRendering(o.Rendering)
+	if err != nil {
+		return Experiment{}, tex, fmt.Errorf("-rendering: %w", err)
 	}
-	return Entry{
-		Name:    "tmnist",
-		Summary: "Experiment 2: textured MNIST, every method × seeds × λ",
-		Order:   20,
-		New: func(quick bool, batch int) (Experiment, error) {
-			return build(quick, batch, tmnist.MNISTPlus.String(), "", false, "strided")
-		},
-		Flags: func(fs *flag.FlagSet) Builder {
-			net := fs.String("net", "strided", "the network trained as h (G and m stay strided): strided (the experiment's), wide (twice the channels: the capacity check) or pooled (the previous version's); results of another than strided go to tables named tmnist_net-NAME")
-			digits := fs.Bool("digits", false, "a measurement: labels = digits and texture independent of the label, so that none's test accuracy a says how well the network reads the digit (an h that reads only the digit reaches 0.25 + 0.5·a in the experiment); use with -methods none; tables named tmnist_digits")
-			rendering := fs.String("rendering", tmnist.MNISTPlus.String(), "how images are made (the ablation of data/README.md): mnistplus (make_mnistplus.py), fused (without the emboss) or toned (the earlier rendering); results of another than mnistplus go to tables named tmnist_RENDERING")
-			textures := fs.String("textures", "", "the texture files for Z = 0 and Z = 1 under data/textures, e.g. brick,gravel (default brick,grass; toned: grass,brick); results of another pair go to tables named tmnist_..._A_B")
-			return func(quick bool, batch int) (Experiment, error) {
-				return build(quick, batch, *rendering, *textures, *digits, *net)
-			}
-		},
-		Batch: true,
-		Named: tmnistNamed,
-		Sweep: RunConfig{Methods: method.Paper(), Lambdas: []float64{1, 5}, Seeds: PaperSeeds},
-		Main:  []MainRun{{Name: "tmnist"}},
+	if o.Textures != "" {
+		parts := strings.Split(o.Textures, ",")
+		if len(parts) != 2 || strings.TrimSpace(parts[0]) == "" || strings.TrimSpace(parts[1]) == "" {
+			return Experiment{}, tex, fmt.Errorf("-textures %q: want two texture names, Z = 0's and Z = 1's, e.g. brick,gravel", o.Textures)
+		}
+		for i, p := range parts {
+			tex[i] = strings.TrimSuffix(strings.TrimSpace(p), ".png") + ".png"
+		}
+		if tex[0] == tex[1] {
+			return Experiment{}, tex, fmt.Errorf("-textures %q: the two textures must differ (Z is the texture)", o.Textures)
+		}
 	}
+	exp := TMNISTVariant(size, r, tex)
+	if o.Digits {
+		if exp.Name != "tmnist" || o.Net != "strided" {
+			return Experiment{}, tex, fmt.Errorf("-digits measures the experiment's own images and network: drop -rendering, -textures and -net")
+		}
+		exp = TMNISTDigits(size)
+	}
+	if o.Net != "strided" {
+		if exp.Name != "tmnist" {
+			return Experiment{}, tex, fmt.Errorf("-net %s trains another h on the experiment's own images: drop -rendering and -textures", o.Net)
+		}
+		if exp, err = TMNISTWithNet(size, o.Net); err != nil {
+			return Experiment{}, tex, fmt.Errorf("-net: %w", err)
+		}
+	}
+	return exp, tex, nil
+}
+
+// tmnistVariants are the options of every check and ablation whose results textured
+// MNIST can store: the other networks, the digits measurement, and each rendering with its
+// own textures or any ordered pair of the textures under the data folder (the packaged
+// brick, grass and gravel when it cannot be read).
+func tmnistVariants() []TMNISTOptions {
+	def := TMNISTOptions{Net: "strided", Rendering: tmnist.MNISTPlus.String()}
+	var out []TMNISTOptions
+	for _, n := range TMNISTNets() {
+		o := def
+		o.Net = n
+		out = append(out, o)
+	}
+	d := def
+	d.Digits = true
+	out = append(out, d)
+	names := []string{"brick", "grass", "gravel"}
+	if paths, err := filepath.Glob(filepath.Join(tmnist.DataDir(), "textures", "*.png")); err == nil {
+		for _, p := range paths {
+			if n := strings.TrimSuffix(filepath.Base(p), ".png"); !slices.Contains(names, n) && !strings.ContainsAny(n, ",_") {
+				names = append(names, n)
+			}
+		}
+	}
+	for _, r := range []tmnist.Rendering{tmnist.MNISTPlus, tmnist.Fused, tmnist.Toned} {
+		o := def
+		o.Rendering = r.String()
+		out = append(out, o)
+		for _, a := range names {
+			for _, b := range names {
+				if a != b {
+					o.Textures = a + "," + b
+					out = append(out, o)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// tmnistStudy is textured MNIST's sweep: the experiment (command tmnist, in the main job)
+// and its checks and ablations, chosen by the command's -net, -digits, -rendering and
+// -textures (TMNISTOptions) and stored under their own names. -batch sets h's batch.
+func tmnistStudy() *Sweep[TMNISTOptions] {
+	return NewSweep(SweepSpec[TMNISTOptions]{
+		Name:     "tmnist",
+		Summary:  "Experiment 2: textured MNIST, every method × seeds × λ",
+		Order:    20,
+		Defaults: TMNISTOptions{Net: "strided", Rendering: tmnist.MNISTPlus.String()},
+		Build: func(quick bool, batch int, o TMNISTOptions) (Experiment, error) {
+			size := TMNISTPaper
+			if quick {
+				size = TMNISTQuick
+			}
+			exp, tex, err := tmnistOptions(size, o)
+			if err != nil {
+				return Experiment{}, err
+			}
+			cfg := tmnist.DefaultConfig()
+			if tex != [2]string{} {
+				cfg.Textures = tex
+			}
+			if err := tmnist.Available(cfg); err != nil {
+				return Experiment{}, err
+			}
+			if batch > 0 {
+				exp.H.BatchSize = batch
+			}
+			exp.Size = size
+			return exp, nil
+		},
+		Describe: func(o TMNISTOptions) (Experiment, error) {
+			exp, _, err := tmnistOptions(TMNISTQuick, o)
+			return exp, err
+		},
+		Variants: tmnistVariants,
+		Batch:    true,
+		Sweep:    RunConfig{Methods: method.Paper(), Lambdas: []float64{1, 5}, Seeds: PaperSeeds()},
+		Main:     []MainRun[TMNISTOptions]{{Options: TMNISTOptions{Net: "strided", Rendering: tmnist.MNISTPlus.String()}}},
+	})
 }

@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,7 +22,6 @@ import (
 	"github.com/invmmd/invmmd/invmmd/dataset"
 	"github.com/invmmd/invmmd/invmmd/experiments/store"
 	"github.com/invmmd/invmmd/invmmd/method"
-	"github.com/invmmd/invmmd/invmmd/models"
 	"github.com/invmmd/invmmd/invmmd/progress"
 	"github.com/invmmd/invmmd/invmmd/results"
 	"github.com/invmmd/invmmd/invmmd/sim"
@@ -116,8 +116,10 @@ type VarianceOutcome struct {
 // Variance runs the study. The batches of one size are disjoint draws from a pool of
 // Batches × max(Sizes) fresh rows of the training distribution, drawn once, with h, Ĝ and
 // m̂ computed once on the pool: within a size the batches are independent, and the
-// networks run over 10⁶ rows instead of 2·10⁷.
-func Variance(cfg VarianceConfig) (*VarianceOutcome, error) {
+// networks run over 10⁶ rows instead of 2·10⁷. Once ctx is done it returns (within a
+// training step, or between batch sizes) with an error wrapping ctx.Err(), the finished
+// sizes' files kept (cfg.Resume goes on from there).
+func Variance(ctx context.Context, cfg VarianceConfig) (*VarianceOutcome, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -157,7 +159,7 @@ func Variance(cfg VarianceConfig) (*VarianceOutcome, error) {
 	}
 	out := &VarianceOutcome{}
 	if len(todo) > 0 {
-		if err := varianceSizes(cfg, st, todo, out); err != nil {
+		if err := varianceSizes(ctx, cfg, st, todo, out); err != nil {
 			return nil, err
 		}
 	}
@@ -281,7 +283,7 @@ func getVarianceSize(st *store.Store, n int) (varianceSize, bool, error) {
 // in todo (the random stream still runs through every size, so that a size's batches do
 // not depend on which others a shard computes), writing each size's file when st is set
 // and collecting the points in out otherwise.
-func varianceSizes(cfg VarianceConfig, st *store.Store, todo map[int]bool, out *VarianceOutcome) error {
+func varianceSizes(ctx context.Context, cfg VarianceConfig, st *store.Store, todo map[int]bool, out *VarianceOutcome) error {
 	start := time.Now()
 	exp := Simulation(cfg.Data)
 	sp, err := exp.Data(cfg.Seed)
@@ -290,13 +292,13 @@ func varianceSizes(cfg VarianceConfig, st *store.Store, todo map[int]bool, out *
 	}
 	ac := exp.Aux
 	ac.Seed = cfg.Seed * 1000
-	aux, err := train.FitAux(sp, func(_ train.Role, s uint64) models.Net { return exp.Net("aux", s) }, ac)
+	aux, err := train.FitAux(ctx, sp, exp.Net, ac, train.Runtime{BayesM: exp.BayesM})
 	if err != nil {
 		return err
 	}
 	hc := exp.H
-	hc.Method, hc.Seed, hc.Progress = method.None, cfg.Seed, cfg.Progress
-	h, _, err := train.Fit(sp, aux, exp.Net("h", cfg.Seed), hc)
+	hc.Method, hc.Seed = method.None, cfg.Seed
+	h, _, err := train.Fit(ctx, sp, aux, exp.Net(train.RoleH, cfg.Seed), hc, train.Runtime{Progress: cfg.Progress})
 	if err != nil {
 		return err
 	}
@@ -331,6 +333,9 @@ func varianceSizes(cfg VarianceConfig, st *store.Store, todo map[int]bool, out *
 		perm := rng.Perm(out.PoolRows)
 		if !todo[n] {
 			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("experiments: variance study: stopped before batch size %d: %w", n, err)
 		}
 		vals := make([][]float64, len(cfg.Methods))
 		pts := make([]results.VariancePoint, len(cfg.Methods))

@@ -56,7 +56,11 @@ func committedFigures(t *testing.T) []figureCase {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if base, o := experiments.SplitObjective(name); o.Suffix != "" {
+		if sw, v, ok := experiments.VariantOf(name); ok && v.Objective.Suffix != "" {
+			base, err := sw.VariantName(experiments.Variant{Options: v.Options, Represent: v.Represent})
+			if err != nil {
+				t.Fatal(err)
+			}
 			if !compared[base+lam] {
 				compared[base+lam] = true
 				out = append(out, objectivesFigure(t, base, l))
@@ -134,7 +138,7 @@ func committedFigures(t *testing.T) []figureCase {
 func objectivesFigure(t *testing.T, name string, l float64) figureCase {
 	t.Helper()
 	var runs []ObjectiveRun
-	for _, o := range train.Objectives {
+	for _, o := range train.Objectives() {
 		p := results.TablePath(committedTables, name+o.Suffix, l)
 		if _, err := os.Stat(p); err != nil {
 			continue

@@ -43,8 +43,8 @@ func Diagnosis(steps []results.DiagnosisStep, fit string, labels map[string]stri
 			objectives = append(objectives, s.Objective)
 		}
 	}
-	if len(objectives) > len(Series) {
-		return nil, fmt.Errorf("figures: Diagnosis: %d objectives, at most %d", len(objectives), len(Series))
+	if len(objectives) > len(series) {
+		return nil, fmt.Errorf("figures: Diagnosis: %d objectives, at most %d", len(objectives), len(series))
 	}
 	of := func(o string) []results.DiagnosisStep {
 		var out []results.DiagnosisStep
@@ -76,8 +76,9 @@ func Diagnosis(steps []results.DiagnosisStep, fit string, labels map[string]stri
 		}
 		return l
 	}
+	series := Series()
 	style := func(k int, width float64) draw.LineStyle {
-		s := draw.LineStyle{Color: Series[k], Width: vg.Points(width)}
+		s := draw.LineStyle{Color: series[k], Width: vg.Points(width)}
 		if same[k] >= 0 {
 			s.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 		}
@@ -223,7 +224,7 @@ func pzScatter(steps []results.DiagnosisStep, objectives []string, of func(strin
 		if err != nil {
 			continue
 		}
-		pts.GlyphStyle = draw.GlyphStyle{Color: withAlpha(Series[k], 170), Radius: vg.Points(2.2), Shape: shapes[k%len(shapes)]}
+		pts.GlyphStyle = draw.GlyphStyle{Color: withAlpha(series[k], 170), Radius: vg.Points(2.2), Shape: shapes[k%len(shapes)]}
 		sc.Add(pts)
 		l.add(label(k), pts)
 	}

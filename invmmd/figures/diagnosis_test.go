@@ -64,7 +64,7 @@ func TestDiagnosis(t *testing.T) {
 		t.Error("an empty diagnosis was drawn")
 	}
 	many := []results.DiagnosisStep{}
-	for k := 0; k <= len(Series); k++ {
+	for k := 0; k <= len(series); k++ {
 		many = append(many, results.DiagnosisStep{Objective: string(rune('a' + k)), Step: 1, Epoch: 1})
 	}
 	if _, err := Diagnosis(many, "", nil); err == nil {

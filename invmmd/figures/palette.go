@@ -29,9 +29,12 @@ var (
 	LightGrey  = color.RGBA{175, 175, 175, 255}
 )
 
-// Series are the colours of series that are neither methods nor Z values (e.g. the true G
-// of a nuisance fit), in the order they are given out.
-var Series = []color.Color{Blue, Vermillion, BluishGreen, Orange, ReddishPurple, SkyBlue, Black, DarkYellow}
+// series are the colours of series that are neither methods nor Z values (Series).
+var series = []color.Color{Blue, Vermillion, BluishGreen, Orange, ReddishPurple, SkyBlue, Black, DarkYellow}
+
+// Series returns the colours of series that are neither methods nor Z values (e.g. the
+// true G of a nuisance fit), in the order they are given out.
+func Series() []color.Color { return slices.Clone(series) }
 
 // Roles: colours of things that are not methods. They are kept apart from the methods'
 // meaning within a figure: a figure coloured by method draws the paper's values and the
@@ -103,7 +106,7 @@ func zOf(label string) (int, bool) {
 
 // seriesColor is the colour of the k-th series of a figure labelled label: its method's
 // colour when the label names a method, its Z value's when it names one, else the k-th of
-// Series.
+// series.
 func seriesColor(label string, k int) color.Color {
 	if m, ok := methodOf(label); ok {
 		c, _ := MethodColor(m)
@@ -112,5 +115,5 @@ func seriesColor(label string, k int) color.Color {
 	if z, ok := zOf(label); ok {
 		return ZColors[z]
 	}
-	return Series[k%len(Series)]
+	return series[k%len(series)]
 }

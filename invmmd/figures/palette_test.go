@@ -30,7 +30,7 @@ func TestMethodColors(t *testing.T) {
 }
 
 // TestSeriesColor: a label naming a method or a Z value gets its colour wherever it stands;
-// other labels take Series in order.
+// other labels take series in order.
 func TestSeriesColor(t *testing.T) {
 	dr, _ := MethodColor("dr")
 	ipPlus, _ := MethodColor("ip+")
@@ -45,8 +45,8 @@ func TestSeriesColor(t *testing.T) {
 		{"Z = 1", 0, ZColors[1]},
 		{"Z = 0 (grass, dark)", 1, ZColors[0]},
 		{"Z ≥ 0, observed rows", 2, ZColors[1]},
-		{"true G = 0.2", 1, Series[1]},
-		{"drift", 0, Series[0]},
+		{"true G = 0.2", 1, series[1]},
+		{"drift", 0, series[0]},
 	} {
 		if got := seriesColor(c.label, c.k); got != c.want {
 			t.Errorf("seriesColor(%q, %d) = %v, want %v", c.label, c.k, got, c.want)

@@ -323,7 +323,7 @@ func methodPanel(title, ylabel string, sums []results.Summary, paper map[string]
 		}
 		col, ok := MethodColor(s.Method)
 		if !ok {
-			col = Series[i%len(Series)]
+			col = series[i%len(series)]
 		}
 		we.add(x, ours(s), seedValues(s, seed), col)
 	}

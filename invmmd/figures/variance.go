@@ -31,12 +31,12 @@ const (
 // edge, and the title counts them and gives the farthest.
 const MeanQuantile = 0.05
 
-// PaperVarianceEstimators are the estimators of the paper's variance figure (figure 3,
+// paperVarianceEstimators are the estimators of the paper's variance figure (figure 3,
 // appendix B.3). ip and ip+ are the paper's methods too (its Tables 4–7) but not in that
-// figure; ProjectEstimators are this project's additions, in no table of the paper.
+// figure; projectEstimators are this project's additions, in no table of the paper.
 var (
-	PaperVarianceEstimators = []string{"full", "dr", "dr+", "reg"}
-	ProjectEstimators       = []string{"dr-po", "dr-po+"}
+	paperVarianceEstimators = []string{"full", "dr", "dr+", "reg"}
+	projectEstimators       = []string{"dr-po", "dr-po+"}
 )
 
 // varianceStyle is how one estimator is drawn.
@@ -56,7 +56,7 @@ type varianceStyle struct {
 func styleOf(name string, k int, ref, layered bool) varianceStyle {
 	c, ok := MethodColor(name)
 	if !ok {
-		c = Series[k%len(Series)]
+		c = series[k%len(series)]
 	}
 	shapes := []draw.GlyphDrawer{draw.CircleGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}, diamond{}, draw.CrossGlyph{}, draw.PlusGlyph{}}
 	s := varianceStyle{color: c, width: vg.Points(1.6), shape: shapes[k%len(shapes)]}
@@ -278,9 +278,9 @@ func varianceRow(names []string, refFull, keyed, hatched bool, by map[string][]r
 		switch {
 		case isRef:
 			h = "for reference:"
-		case slices.Contains(PaperVarianceEstimators, name):
+		case slices.Contains(paperVarianceEstimators, name):
 			h = "in the paper's figure 3:"
-		case slices.Contains(ProjectEstimators, name):
+		case slices.Contains(projectEstimators, name):
 			h = "this project's, not in the paper:"
 		case slices.Contains(method.Names(), name):
 			h = "in the paper's tables only:"

@@ -7,8 +7,8 @@
 // gradients to dx = dy·wᵀ and dw = xᵀ·dy, the textbook form, which trained an MLP 5–6×
 // faster there.
 //
-// The pure-Go backend's block size for these products is tuned where the backend is
-// started (backend.GoDotBlockLog2Dim), not here: importing this package changes nothing.
+// The pure-Go backend's block size for these products is tuned by the programs that make
+// the backend (backend.GoDotBlockLog2Dim), not here: importing this package changes nothing.
 package matmul
 
 import (

@@ -147,9 +147,9 @@ func (x *extraction) cohort() *Cohort {
 	x.gcsEvents = nil
 	for i, s := range x.stays {
 		row := []float64{s.Age, b2f(s.Male)}
-		row = oneHot(row, s.AdmissionType, AdmissionTypes)
-		row = oneHot(row, s.FirstCareUnit, CareUnits)
-		row = oneHot(row, s.Insurance, Insurances)
+		row = oneHot(row, s.AdmissionType, admissionTypes)
+		row = oneHot(row, s.FirstCareUnit, careUnits)
+		row = oneHot(row, s.Insurance, insurances)
 		for v := 0; v < nv; v++ {
 			a := x.aggs[i*nv+v]
 			if a.n == 0 {

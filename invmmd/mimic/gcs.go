@@ -37,10 +37,13 @@ var gcsItems = []GCSItem{
 // GCSItems returns the ITEMIDs the GCS features are computed from (a copy).
 func GCSItems() []GCSItem { return slices.Clone(gcsItems) }
 
-// GCSFeatures are the GCS feature columns, the last of FeatureNames: gcs_first_day.sql's
+// gcsFeatures are the GCS feature columns, the last of FeatureNames: gcs_first_day.sql's
 // mingcs, gcsmotor, gcsverbal, gcseyes and endotrachflag, then gcs_missing (1 when the stay
 // has no GCS row in the window; the others are then missing and imputed).
-var GCSFeatures = []string{"gcs_min", "gcs_motor", "gcs_verbal", "gcs_eyes", "gcs_endotrach", "gcs_missing"}
+var gcsFeatures = []string{"gcs_min", "gcs_motor", "gcs_verbal", "gcs_eyes", "gcs_endotrach", "gcs_missing"}
+
+// GCSFeatures returns the GCS feature columns, the last of FeatureNames.
+func GCSFeatures() []string { return slices.Clone(gcsFeatures) }
 
 // gcsRule is how a GCS ITEMID is read.
 type gcsRule struct {

@@ -3,6 +3,7 @@ package mimic
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -171,26 +172,42 @@ func Variables() []Variable {
 	return out
 }
 
-// Aggregates are the per-variable feature suffixes, in column order.
-var Aggregates = []string{"min", "max", "mean", "missing"}
+// aggregates are the per-variable feature suffixes, in column order (Aggregates).
+var aggregates = []string{"min", "max", "mean", "missing"}
+
+// Aggregates returns the per-variable feature suffixes, in column order.
+func Aggregates() []string { return slices.Clone(aggregates) }
 
 // Categorical demographics and admission context, one-hot with an "other" column for any
 // value not listed (the values are MIMIC-III's own spellings).
 var (
-	AdmissionTypes = []string{"EMERGENCY", "ELECTIVE", "URGENT"}
-	CareUnits      = []string{"MICU", "SICU", "CCU", "CSRU", "TSICU"}
-	Insurances     = []string{"Medicare", "Private", "Medicaid", "Government", "Self Pay"}
+	admissionTypes = []string{"EMERGENCY", "ELECTIVE", "URGENT"}
+	careUnits      = []string{"MICU", "SICU", "CCU", "CSRU", "TSICU"}
+	insurances     = []string{"Medicare", "Private", "Medicaid", "Government", "Self Pay"}
 )
 
-// UnknownEthnicities are the ETHNICITY values that record no ethnicity; Z = 0 for them
+// AdmissionTypes returns the admission types that get a one-hot column (the others share
+// the "other" column), in column order.
+func AdmissionTypes() []string { return slices.Clone(admissionTypes) }
+
+// CareUnits returns the first care units that get a one-hot column, in column order.
+func CareUnits() []string { return slices.Clone(careUnits) }
+
+// Insurances returns the insurances that get a one-hot column, in column order.
+func Insurances() []string { return slices.Clone(insurances) }
+
+// unknownEthnicities are the ETHNICITY values that record no ethnicity (UnknownEthnicities); Z = 0 for them
 // unless Config.DropUnknownEthnicity removes them.
-var UnknownEthnicities = []string{"UNKNOWN/NOT SPECIFIED", "UNABLE TO OBTAIN", "PATIENT DECLINED TO ANSWER"}
+var unknownEthnicities = []string{"UNKNOWN/NOT SPECIFIED", "UNABLE TO OBTAIN", "PATIENT DECLINED TO ANSWER"}
+
+// UnknownEthnicities returns the ETHNICITY values that record no ethnicity.
+func UnknownEthnicities() []string { return slices.Clone(unknownEthnicities) }
 
 // IsWhite is the nuisance Z: ETHNICITY recorded as white ("WHITE" or "WHITE - ...").
 func IsWhite(ethnicity string) bool { return strings.HasPrefix(strings.TrimSpace(ethnicity), "WHITE") }
 
 func isUnknownEthnicity(e string) bool {
-	for _, u := range UnknownEthnicities {
+	for _, u := range unknownEthnicities {
 		if strings.TrimSpace(e) == u {
 			return true
 		}
@@ -210,18 +227,18 @@ func FeatureNames() []string {
 	for _, g := range []struct {
 		prefix string
 		values []string
-	}{{"admission", AdmissionTypes}, {"careunit", CareUnits}, {"insurance", Insurances}} {
+	}{{"admission", admissionTypes}, {"careunit", careUnits}, {"insurance", insurances}} {
 		for _, v := range g.values {
 			names = append(names, g.prefix+"_"+snake(v))
 		}
 		names = append(names, g.prefix+"_other")
 	}
 	for _, v := range variables {
-		for _, a := range Aggregates {
+		for _, a := range aggregates {
 			names = append(names, v.Name+"_"+a)
 		}
 	}
-	return append(names, GCSFeatures...)
+	return append(names, gcsFeatures...)
 }
 
 // oneHot appends the one-hot encoding of v over values plus "other".

@@ -1,18 +1,21 @@
 package nb
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/gomlx/gomlx/backends/simplego"
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	"github.com/janpfeifer/gonb/cache"
 
 	"github.com/invmmd/invmmd/invmmd"
+	"github.com/invmmd/invmmd/invmmd/backend"
 	"github.com/invmmd/invmmd/invmmd/dataset"
 	"github.com/invmmd/invmmd/invmmd/experiments"
 	"github.com/invmmd/invmmd/invmmd/figures"
-	"github.com/invmmd/invmmd/invmmd/models"
 	"github.com/invmmd/invmmd/invmmd/results"
 	"github.com/invmmd/invmmd/invmmd/train"
 )
@@ -40,7 +43,12 @@ type Run struct {
 }
 
 // New returns the run of notebook name (e.g. "nb01") at quick or, with paper, paper size.
+// Each cell is a program that declares its run first, so New also applies the pure-Go
+// backend's tuning that the committed results were made with (the block size of its
+// float32 matrix products, backend.GoDotBlockLog2Dim), as cmd/invmmd's main does: a
+// process-wide setting of GoMLX's simplego, which the library leaves to the programs.
 func New(name string, paper bool) *Run {
+	simplego.DotGeneralTargetBlockLog2Dim[dtypes.Float32] = backend.GoDotBlockLog2Dim
 	return &Run{Name: name, Paper: paper, dir: os.Getenv("GONB_DIR")}
 }
 
@@ -123,14 +131,15 @@ func relTo(dir, p string) string {
 }
 
 // Sweep returns the registry's default sweep of the experiment stored under name
-// (experiments.Entry.DefaultSweep): its quick sweep in the quick run, its paper-size one
-// at paper size, with its tables going to CacheDir().
+// (experiments.SweepStudy.DefaultSweep of its study, experiments.Owner): its quick sweep in
+// the quick run, its paper-size one at paper size, with its tables going to CacheDir().
 func (r *Run) Sweep(name string) experiments.RunConfig {
-	entry, ok := experiments.ByName(name)
+	s, _ := experiments.Owner(name)
+	sw, ok := s.(experiments.SweepStudy)
 	if !ok {
 		panic(fmt.Sprintf("nb: no experiment %q in the registry", name))
 	}
-	rc := entry.DefaultSweep(!r.Paper)
+	rc := sw.DefaultSweep(!r.Paper)
 	rc.TableDir = r.CacheDir()
 	return rc
 }
@@ -153,8 +162,8 @@ func Cached[T any](r *Run, what string, fn func() T) T {
 func (r *Run) FitAux(exp experiments.Experiment, sp dataset.Splits, seed uint64, zmap invmmd.FeatureMap) *train.Aux {
 	aux := cache.CacheWith(r.Store(), r.Key("aux", exp.Name, fmt.Sprintf("seed%d", seed)), func() *train.Aux {
 		ac := exp.Aux
-		ac.Seed, ac.ZMap = 1000*seed, zmap
-		a := Must(train.FitAux(sp, func(role train.Role, s uint64) models.Net { return exp.Net(role.String(), s) }, ac))
+		ac.Seed = 1000 * seed
+		a := Must(train.FitAux(context.Background(), sp, exp.Net, ac, train.Runtime{ZMap: zmap, BayesM: exp.BayesM}))
 		a.ZMap = nil
 		return a
 	})

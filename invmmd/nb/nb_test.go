@@ -57,8 +57,8 @@ func TestRunPathsAndKeys(t *testing.T) {
 func TestSweep(t *testing.T) {
 	r := &Run{Name: "nb01", dir: "/repo/notebooks"}
 	rc := r.Sweep("sim")
-	entry, _ := experiments.ByName("sim")
-	want := entry.DefaultSweep(true)
+	s, _ := experiments.Lookup("sim")
+	want := s.(experiments.SweepStudy).DefaultSweep(true)
 	if len(rc.Methods) != len(want.Methods) || rc.TableDir != "/repo/data/cache/nb01-quick" {
 		t.Errorf("Sweep(sim) = %+v, want the quick sweep %v into the run's cache folder", rc, want.Methods)
 	}

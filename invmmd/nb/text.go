@@ -27,11 +27,11 @@ func Describe(exp experiments.Experiment, nTrain int) string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "h:    %s\n      %s, Adam with learning rate %g; at most %d epochs, stopping after %d without a better validation objective (the first %d never kept)\n",
-		exp.Net("h", 0).Describe(), batch(exp.H.BatchSize), exp.H.LearningRate, exp.H.Epochs, exp.H.Patience, exp.H.SelectAfter)
+		exp.Net(train.RoleH, 0).Describe(), batch(exp.H.BatchSize), exp.H.LearningRate, exp.H.Epochs, exp.H.Patience, exp.H.SelectAfter)
 	fmt.Fprintf(&b, "      penalty: Gaussian kernel of bandwidth %g on h_X; normalisers from %s; each stratum clipped at 0: %v\n",
 		est.Bandwidth, norm, exp.H.Clip)
 	fmt.Fprintf(&b, "G, m: %s\n      G: %s, Adam with learning rate %g; at most %d epochs, stopping after %d without a better validation NLL; m: the same on the observed rows only\n",
-		exp.Net("G", 0).Describe(), batch(exp.Aux.BatchSize), exp.Aux.LearningRate, exp.Aux.Epochs, exp.Aux.Patience)
+		exp.Net(train.RoleG, 0).Describe(), batch(exp.Aux.BatchSize), exp.Aux.LearningRate, exp.Aux.Epochs, exp.Aux.Patience)
 	return b.String()
 }
 

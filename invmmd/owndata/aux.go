@@ -70,19 +70,16 @@ func (r AuxReport) Warning(names tabular.Names) string {
 // validation split and stopping after n.AuxPatience epochs without a better one (at most
 // n.AuxEpochs), on backend b (nil: backend.Shared()). zmap is the feature map of a
 // nuisance that is not binary (Data.ZMap; m then predicts Ê[ψ(Z) | X, Y]), nil for a
-// binary one. It returns once ctx is done, with its error (see await).
+// binary one. It returns within a step once ctx is done, with an error wrapping ctx's.
 //
 // It is the one place where fit, estimate and test fit their nuisances: which rows G and m
 // learn from is its callers' choice (fit: the training split; estimate: a random 70%;
 // test: a part of half B), and cross-fitting goes here.
 func fitAux(ctx context.Context, b backends.Backend, n Nets, sp dataset.Splits, zmap invmmd.FeatureMap) (*train.Aux, AuxReport, error) {
 	hidden := n.Hidden
-	// CONTEXT: when train.FitAux takes a context, pass ctx to it here and drop await.
-	aux, err := await(ctx, func() (*train.Aux, error) {
-		return train.FitAux(sp, func(_ train.Role, seed uint64) models.Net { return models.MLP{Hidden: hidden, Seed: seed} },
-			train.AuxConfig{BatchSize: min(n.Batch, sp.Train.Len()), Epochs: n.AuxEpochs, Patience: n.AuxPatience, LearningRate: n.LearningRate,
-				Seed: n.AuxSeed, Backend: b, ZMap: zmap})
-	})
+	aux, err := train.FitAux(ctx, sp, func(_ train.Role, seed uint64) models.Net { return models.MLP{Hidden: hidden, Seed: seed} },
+		train.AuxConfig{BatchSize: min(n.Batch, sp.Train.Len()), Epochs: n.AuxEpochs, Patience: n.AuxPatience, LearningRate: n.LearningRate,
+			Seed: n.AuxSeed}, train.Runtime{Backend: b, ZMap: zmap})
 	if err != nil {
 		return nil, AuxReport{}, divergedError(fmt.Errorf("fitting G and m: %w", err), n.LearningRate)
 	}

@@ -346,7 +346,7 @@ func checkMethods(ms []method.Method) error {
 // objective returns the training objective Objective names (the paper's when empty).
 func (c Config) objective() (train.Objective, error) {
 	if c.Objective == "" {
-		return train.Objectives[0], nil
+		return train.Objectives()[0], nil
 	}
 	o, err := train.ObjectiveByName(c.Objective)
 	if err != nil {

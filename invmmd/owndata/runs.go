@@ -102,10 +102,10 @@ func (t *Trained) HeldOutText() string {
 }
 
 // trainH trains h with method m and seed on sp, with the frozen nuisances aux. It is the
-// one place where owndata calls train.Fit; it returns once ctx is done (see await).
+// one place where owndata calls train.Fit; it returns within a step once ctx is done.
 func trainH(ctx context.Context, cfg Config, sp dataset.Splits, aux *train.Aux, m method.Method, seed uint64) (*train.Model, *train.History, error) {
 	tc := train.Config{Method: m, Lambda: cfg.Lambda, BatchSize: min(cfg.Batch, sp.Train.Len()), Epochs: cfg.Epochs, Patience: cfg.Patience,
-		LearningRate: cfg.LearningRate, Seed: seed, Backend: cfg.Backend, Estimator: invmmd.Options{MinESS: cfg.MinESS, DropUnreliable: !cfg.KeepUnreliable}}
+		LearningRate: cfg.LearningRate, Seed: seed, Estimator: invmmd.Options{MinESS: cfg.MinESS, DropUnreliable: !cfg.KeepUnreliable}}
 	obj, err := cfg.objective()
 	if err != nil {
 		return nil, nil, err
@@ -114,20 +114,11 @@ func trainH(ctx context.Context, cfg Config, sp dataset.Splits, aux *train.Aux, 
 	if tc.Represent, err = train.ParseRepresentation(cfg.Represent); err != nil {
 		return nil, nil, &FieldError{Field: "Represent", Value: cfg.Represent, Err: err}
 	}
-	type fitted struct {
-		model *train.Model
-		hist  *train.History
-	}
-	// CONTEXT: when train.Fit takes a context (train.Fit(ctx, ...)), pass ctx to it here
-	// and call it directly instead of through await.
-	f, err := await(ctx, func() (fitted, error) {
-		model, hist, err := train.Fit(sp, aux, models.MLP{Hidden: cfg.Hidden, Seed: seed}, tc)
-		return fitted{model, hist}, err
-	})
+	model, hist, err := train.Fit(ctx, sp, aux, models.MLP{Hidden: cfg.Hidden, Seed: seed}, tc, train.Runtime{Backend: cfg.Backend})
 	if err != nil {
 		return nil, nil, divergedError(fmt.Errorf("training h with %v (seed %d): %w", m, seed, err), cfg.LearningRate)
 	}
-	return f.model, f.hist, nil
+	return model, hist, nil
 }
 
 // Train trains h with method m and seed (with the nuisances aux that FitNuisances fitted),

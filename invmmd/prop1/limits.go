@@ -42,7 +42,7 @@ func limits(c Config, d Direction, v Variant, y float64) map[method.Method]float
 		atoms = atoms2(soft, y)
 	}
 	out := map[method.Method]float64{}
-	for _, m := range Methods {
+	for _, m := range Methods() {
 		out[m] = mmdOfAtoms(atoms, m, c.Bandwidth)
 	}
 	return out

@@ -28,6 +28,7 @@
 package prop1
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -74,10 +75,12 @@ func (v Variant) String() string {
 	return "hard"
 }
 
-// Methods are the estimators the demonstration reports, in its table's order. Full and Obs
+// Methods returns the estimators the demonstration reports, in its table's order. Full and Obs
 // are the proposition's two quantities; IPPlus, Reg and DRPlus are given the true G and m
 // (in both constructions X and Y determine Z, so the true m is Z itself).
-var Methods = []method.Method{method.Full, method.Obs, method.IPPlus, method.Reg, method.DRPlus}
+func Methods() []method.Method {
+	return []method.Method{method.Full, method.Obs, method.IPPlus, method.Reg, method.DRPlus}
+}
 
 // Config sets the simulation. Zero fields take the defaults listed with each field.
 type Config struct {
@@ -299,8 +302,9 @@ func (r Result) Find(d Direction, v Variant, y float64) (Slice, bool) {
 
 // Run simulates every slice of cfg: for each direction, variant and y, Reps independent
 // draws of N rows, and on each draw the MMD² of h* between Z = 1 and Z = 0 by every method
-// of Methods (exact kernel sums up to 1e-10 per pair, invmmd.AutoSums).
-func Run(cfg Config) (Result, error) {
+// of Methods (exact kernel sums up to 1e-10 per pair, invmmd.AutoSums). Once ctx is done
+// it returns, after the slice in progress, with an error wrapping ctx.Err().
+func Run(ctx context.Context, cfg Config) (Result, error) {
 	c, err := cfg.withDefaults()
 	if err != nil {
 		return Result{}, err
@@ -316,6 +320,9 @@ func Run(cfg Config) (Result, error) {
 	for _, j := range []job{{Direction1, c.Ys1}, {Direction2, c.Ys2}} {
 		for _, v := range c.Variants {
 			for yi, y := range j.ys {
+				if err := ctx.Err(); err != nil {
+					return Result{}, fmt.Errorf("prop1: stopped after %d of %d slices: %w", done, total, err)
+				}
 				s, err := runSlice(c, opts, j.d, v, yi, y)
 				if err != nil {
 					return Result{}, err
@@ -336,8 +343,8 @@ func Run(cfg Config) (Result, error) {
 // slices are run.
 func runSlice(c Config, opts invmmd.Options, d Direction, v Variant, yi int, y float64) (Slice, error) {
 	s := Slice{Direction: d, Variant: v, Y: y}
-	ests := make([]Estimate, len(Methods))
-	for k, m := range Methods {
+	ests := make([]Estimate, len(Methods()))
+	for k, m := range Methods() {
 		ests[k] = Estimate{Method: m, Values: make([]float64, c.Reps)}
 	}
 	for rep := 0; rep < c.Reps; rep++ {
@@ -358,7 +365,7 @@ func runSlice(c Config, opts invmmd.Options, d Direction, v Variant, yi int, y f
 				}
 			}
 		}
-		design, err := invmmd.NewDesign(rows, opts, Methods...)
+		design, err := invmmd.NewDesign(rows, opts, Methods()...)
 		if err != nil {
 			return s, fmt.Errorf("prop1: %v, %v, y = %g, repetition %d: %w", d, v, y, rep, err)
 		}

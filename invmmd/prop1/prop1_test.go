@@ -19,7 +19,7 @@ func quick(seed uint64) Config {
 
 func run(t *testing.T, c Config) Result {
 	t.Helper()
-	r, err := Run(c)
+	r, err := Run(context.Background(), c)
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
@@ -178,7 +178,7 @@ func TestSampleFollowsConstructions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := rows.Validate(Methods...); err != nil {
+		if err := rows.Validate(Methods()...); err != nil {
 			t.Fatalf("%v %v: rows do not validate: %v", tc.d, tc.v, err)
 		}
 		mean := 0.0
@@ -254,7 +254,7 @@ func TestConfigErrors(t *testing.T) {
 		{Config{Variants: []Variant{7}}, "Variants"},
 		{Config{MainFraction: 2}, "MainFraction"},
 	} {
-		_, err := Run(tc.cfg)
+		_, err := Run(context.Background(), tc.cfg)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Run(%+v) error = %v, want one naming %q", tc.cfg, err, tc.want)
 		}
@@ -298,11 +298,11 @@ func TestAutoMatchesEstimate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		exact, err := invmmd.Estimate(context.Background(), invmmd.ScalarRep(h), rows, opts, Methods...)
+		exact, err := invmmd.Estimate(context.Background(), invmmd.ScalarRep(h), rows, opts, Methods()...)
 		if err != nil {
 			t.Fatal(err)
 		}
-		design, err := invmmd.NewDesign(rows, opts, Methods...)
+		design, err := invmmd.NewDesign(rows, opts, Methods()...)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,7 +13,7 @@ import (
 // with a stray quote made ReadCSV ask the CSV reader for the line of a record it had not
 // returned, which panics. It must be an error naming the file and the line.
 func TestReadCSVStrayQuote(t *testing.T) {
-	in := strings.Join(CSVHeader, ",") + "\nobs,1,0,0,0\n\"obs\"x,2,0,0,0\n"
+	in := strings.Join(csvHeader, ",") + "\nobs,1,0,0,0\n\"obs\"x,2,0,0,0\n"
 	_, err := ReadCSV(strings.NewReader(in), "r.csv")
 	if err == nil || !strings.Contains(err.Error(), "r.csv") || !strings.Contains(err.Error(), "line 3") {
 		t.Fatalf("error %v, want one naming r.csv and line 3", err)
@@ -24,7 +24,7 @@ func TestReadCSVStrayQuote(t *testing.T) {
 // must be rows of known methods with finite numbers that WriteCSV writes back into a file
 // ReadCSV reads as the same rows rounded as written (AsWritten).
 func FuzzReadCSV(f *testing.F) {
-	head := strings.Join(CSVHeader, ",") + "\n"
+	head := strings.Join(csvHeader, ",") + "\n"
 	for _, s := range []string{
 		head + "none,1,0.210000,0.890000,0.670000\nfull,2,0.000000,0.860000,0.800000\n",
 		head + "DRplus,3,1e-3,1,0\n",

@@ -17,6 +17,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -80,8 +81,11 @@ type FigureHints struct {
 	MMDOf string
 }
 
-// CSVHeader is the header of every result CSV.
-var CSVHeader = []string{"method", "seed", "tr_mmd", "tr_acc", "te_acc"}
+// csvHeader is the header of every result CSV (CSVHeader).
+var csvHeader = []string{"method", "seed", "tr_mmd", "tr_acc", "te_acc"}
+
+// CSVHeader returns the header of every result CSV: method, seed, tr_mmd, tr_acc, te_acc.
+func CSVHeader() []string { return slices.Clone(csvHeader) }
 
 // LambdaName formats λ for file names: 1 → "1", 0.5 → "0.5".
 func LambdaName(l float64) string { return strconv.FormatFloat(l, 'f', -1, 64) }
@@ -95,7 +99,7 @@ func TablePath(dir, name string, lambda float64) string {
 // WriteCSV writes rows with CSVHeader, numbers with 6 decimals.
 func WriteCSV(w io.Writer, rows []Row) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write(CSVHeader); err != nil {
+	if err := cw.Write(csvHeader); err != nil {
 		return err
 	}
 	for _, r := range rows {
@@ -135,13 +139,13 @@ func AsWritten(rows []Row) []Row {
 // (name), line and column.
 func ReadCSV(r io.Reader, name string) ([]Row, error) {
 	cr := csv.NewReader(r)
-	cr.FieldsPerRecord = len(CSVHeader)
+	cr.FieldsPerRecord = len(csvHeader)
 	head, err := cr.Read()
 	if err != nil {
 		return nil, fmt.Errorf("%s: reading the header: %w", name, err)
 	}
-	if strings.Join(head, ",") != strings.Join(CSVHeader, ",") {
-		return nil, fmt.Errorf("%s: line 1: header %q, want %q", name, strings.Join(head, ","), strings.Join(CSVHeader, ","))
+	if strings.Join(head, ",") != strings.Join(csvHeader, ",") {
+		return nil, fmt.Errorf("%s: line 1: header %q, want %q", name, strings.Join(head, ","), strings.Join(csvHeader, ","))
 	}
 	var rows []Row
 	for {
@@ -165,7 +169,7 @@ func ReadCSV(r io.Reader, name string) ([]Row, error) {
 		for k, p := range []*float64{&r.TrMMD, &r.TrAcc, &r.TeAcc} {
 			v, err := strconv.ParseFloat(rec[2+k], 64)
 			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("%s: line %d, column %s: %q is not a finite number", name, line, CSVHeader[2+k], rec[2+k])
+				return nil, fmt.Errorf("%s: line %d, column %s: %q is not a finite number", name, line, csvHeader[2+k], rec[2+k])
 			}
 			*p = v
 		}

@@ -120,7 +120,7 @@ func TrueM(x1, x2, y, agree, sigmaX float64) float64 {
 
 // TrueMOf returns TrueM for every row of a set drawn from the training distribution
 // (P(Z = Y) = TrainAgree) with feature noise sigmaX: the Bayes regression that a fitted m̂
-// is compared with (train.AuxConfig.BayesM).
+// is compared with (train.Runtime.BayesM).
 func TrueMOf(s *dataset.Set, sigmaX float64) []float64 {
 	out := make([]float64, s.Len())
 	for i := range out {

@@ -1,8 +1,8 @@
 package train
 
 import (
+	"context"
 	"fmt"
-	"io"
 	"math"
 	"strings"
 
@@ -40,30 +40,6 @@ func (r Role) String() string {
 	return fmt.Sprintf("Role(%d)", int(r))
 }
 
-// AuxConfig is how the auxiliary models G and m are fit.
-type AuxConfig struct {
-	BatchSize int // rows per step (0: full batch); m's batches never exceed its observed rows
-	Epochs    int // the cap on epochs; Patience usually ends training first
-	// Patience stops a fit once this many epochs have brought no better validation NLL
-	// (FitReport.StopReason says which rule ended it). 0 trains for Epochs.
-	Patience     int
-	LearningRate float64
-	Seed         uint64 // G uses Seed, m uses Seed+1 (the network's seed and the batch order)
-	// BayesM, when set, returns the true P(Z = 1 | X, Y) of each row of a set (its features
-	// without the label column, as the data built them); the report then shows the Bayes
-	// NLL of m next to m̂'s (the simulation knows it: sim.TrueM).
-	BayesM   func(s *dataset.Set) []float64 `json:"-"`
-	GFloor   float64                        // for the count of floored rows in the report; 0 means invmmd.DefaultGFloor
-	Progress io.Writer                      // nil is quiet
-	// Backend runs the fits; nil means backend.Shared(). It is not part of the stored
-	// configuration (an experiment records backend.Config() instead).
-	Backend backends.Backend `json:"-"`
-	// ZMap is the feature map ψ of a nuisance that is not binary (invmmd.NewMap of the
-	// training Z), required then: m is fitted as a multi-output network and m̂ = Ê[ψ(Z) | X,
-	// Y] comes as Pred.MPsi. Ignored for a binary Z.
-	ZMap invmmd.FeatureMap `json:"-"`
-}
-
 // Pred holds the auxiliary predictions for the rows of one set.
 type Pred struct {
 	G []float64 // Ĝ = P̂(Δ = 1 | X, Y)
@@ -76,7 +52,7 @@ type Pred struct {
 type Aux struct {
 	Train, Val, Test Pred
 	G, M             FitReport
-	// ZMap is the feature map of a nuisance that is not binary (AuxConfig.ZMap); nil for a
+	// ZMap is the feature map of a nuisance that is not binary (Runtime.ZMap); nil for a
 	// binary Z.
 	ZMap invmmd.FeatureMap
 	// gModel and mModel are the fitted networks; Predict runs them on new rows (through mNu
@@ -170,7 +146,7 @@ type FitReport struct {
 	StopEpoch  int
 	MaxEpochs  int
 	// BayesNLL is the validation NLL of the true probabilities (G from the data's true G,
-	// m from AuxConfig.BayesM) when known (HasBayes): the floor that ValNLL approaches as
+	// m from Runtime.BayesM) when known (HasBayes): the floor that ValNLL approaches as
 	// the model converges.
 	BayesNLL float64
 	HasBayes bool
@@ -221,27 +197,27 @@ func (r FitReport) String() string {
 // observed (target Z), both on the features and the label (WithLabel), each keeping its
 // best epoch by validation NLL, and returns their predictions on all three splits. newNet
 // builds a fresh network for a role (RoleG or RoleM) from a seed: G's is cfg.Seed, m's
-// cfg.Seed+1.
-func FitAux(sp dataset.Splits, newNet func(role Role, seed uint64) models.Net, cfg AuxConfig) (*Aux, error) {
+// cfg.Seed+1. rt says what the fits run with (Runtime; its ZMap is required for a nuisance
+// that is not binary). ctx is checked before every step: once it is done, FitAux returns
+// within a step with an error wrapping ctx.Err().
+func FitAux(ctx context.Context, sp dataset.Splits, newNet func(role Role, seed uint64) models.Net, cfg AuxConfig, rt Runtime) (*Aux, error) {
 	if err := sp.Validate(); err != nil {
 		return nil, err
 	}
 	var bayesM []float64
-	if cfg.BayesM != nil {
-		if bayesM = cfg.BayesM(sp.Val); len(bayesM) != sp.Val.Len() {
-			return nil, fmt.Errorf("train: AuxConfig.BayesM gave %d probabilities for %d validation rows", len(bayesM), sp.Val.Len())
+	if rt.BayesM != nil {
+		if bayesM = rt.BayesM(sp.Val); len(bayesM) != sp.Val.Len() {
+			return nil, fmt.Errorf("train: Runtime.BayesM gave %d probabilities for %d validation rows", len(bayesM), sp.Val.Len())
 		}
 	}
 	sp = dataset.Splits{Train: WithLabel(sp.Train), Val: WithLabel(sp.Val), Test: WithLabel(sp.Test)}
-	if cfg.Epochs < 1 || cfg.Patience < 0 || !(cfg.LearningRate > 0) || (cfg.BatchSize < 2 && cfg.BatchSize != 0) {
-		return nil, fmt.Errorf("train: auxiliary config (epochs %d, patience %d, learning rate %v, batch %d): want epochs ≥ 1, patience ≥ 0, learning rate > 0, batch ≥ 2 (or 0 for full batch)",
-			cfg.Epochs, cfg.Patience, cfg.LearningRate, cfg.BatchSize)
+	if err := cfg.validate(); err != nil {
+		return nil, err
 	}
-
-	if cfg.BatchSize == 0 {
+	if cfg.BatchSize == 0 { // cfg is a copy: the caller's record keeps 0
 		cfg.BatchSize = sp.Train.Len()
 	}
-	b, err := backendOr(cfg.Backend)
+	b, err := rt.backend()
 	if err != nil {
 		return nil, err
 	}
@@ -256,13 +232,13 @@ func FitAux(sp dataset.Splits, newNet func(role Role, seed uint64) models.Net, c
 		return nil, fmt.Errorf("train: the validation set has no row with Z observed: m cannot be validated")
 	}
 	nonBinary := sp.Train.Nuisance.Kind != dataset.BinaryZ
-	if nonBinary && cfg.ZMap == nil {
-		return nil, fmt.Errorf("train: the nuisance of %s is %v: AuxConfig.ZMap must give its feature map (invmmd.NewMap)", sp.Train.Name, sp.Train.Nuisance)
+	if nonBinary && rt.ZMap == nil {
+		return nil, fmt.Errorf("train: the nuisance of %s is %v: Runtime.ZMap must give its feature map (invmmd.NewMap)", sp.Train.Name, sp.Train.Nuisance)
 	}
 	aux := &Aux{}
 	if nonBinary {
-		aux.ZMap = cfg.ZMap
-		model, nm, preds, rep, err := fitNuisanceM(b, sp, trainObs, valObs, newNet(RoleM, cfg.Seed+1), cfg.Seed+1, cfg)
+		aux.ZMap = rt.ZMap
+		model, nm, preds, rep, err := fitNuisanceM(ctx, b, sp, trainObs, valObs, newNet(RoleM, cfg.Seed+1), cfg.Seed+1, cfg, rt)
 		if err != nil {
 			return nil, err
 		}
@@ -278,7 +254,7 @@ func FitAux(sp dataset.Splits, newNet func(role Role, seed uint64) models.Net, c
 		tasks = tasks[:1] // m is fitted above
 	}
 	for _, task := range tasks {
-		model, preds, rep, err := task.fit(b, sp, newNet(task.role, task.seed), cfg)
+		model, preds, rep, err := task.fit(ctx, b, sp, newNet(task.role, task.seed), cfg, rt)
 		if err != nil {
 			return nil, err
 		}
@@ -324,12 +300,12 @@ type auxTask struct {
 // fit trains the task's network net on sp (whose features carry the label) and returns the
 // model at its best epoch by validation NLL, its probabilities on the three splits and its
 // report.
-func (t auxTask) fit(b backends.Backend, sp dataset.Splits, net models.Net, cfg AuxConfig) (*Model, [3][]float64, FitReport, error) {
+func (t auxTask) fit(ctx context.Context, b backends.Backend, sp dataset.Splits, net models.Net, cfg AuxConfig, rt Runtime) (*Model, [3][]float64, FitReport, error) {
 	var preds [3][]float64
 	// m sees only the observed rows: a batch never exceeds them.
 	batch := min(cfg.BatchSize, len(t.rows))
 	spec := fitSpec{name: t.role.String(), set: sp.Train, rows: t.rows, target: t.train, batch: batch,
-		epochs: cfg.Epochs, stop: stopRule{patience: cfg.Patience}, lr: cfg.LearningRate, seed: t.seed, progress: cfg.Progress,
+		epochs: cfg.Epochs, patience: cfg.Patience, lr: cfg.LearningRate, seed: t.seed, hooks: fitHooks(0, cfg.Patience, rt.Progress, rt.Hooks),
 		validate: func(m *Model) (float64, error) {
 			h, err := m.Logits(sp.Val)
 			if err != nil {
@@ -337,7 +313,7 @@ func (t auxTask) fit(b backends.Backend, sp dataset.Splits, net models.Net, cfg 
 			}
 			return meanNLL(h, t.val, t.valW), nil
 		}}
-	model, hist, err := fit(b, net, spec)
+	model, hist, err := fit(ctx, b, net, spec)
 	if err != nil {
 		return nil, preds, FitReport{}, err
 	}

@@ -1,6 +1,7 @@
 package train
 
 import (
+	"context"
 	"encoding/json"
 	"path/filepath"
 	"slices"
@@ -15,7 +16,7 @@ import (
 )
 
 // TestBackendPassedIn: Fit, FitAux and LoadModel run on the backend they are given, on the
-// shared one when given none, and the configurations' JSON does not carry the backend.
+// shared one when given none, and the configurations' JSON carries no runtime object.
 func TestBackendPassedIn(t *testing.T) {
 	own, err := backend.NewWithConfig(backend.Default)
 	if err != nil {
@@ -37,14 +38,14 @@ func TestBackendPassedIn(t *testing.T) {
 		want  backends.Backend
 	}{{"given", own, own}, {"nil means shared", nil, shared}} {
 		t.Run(tc.name, func(t *testing.T) {
-			aux, err := FitAux(sp, auxMLP, AuxConfig{BatchSize: 300, Epochs: 1, LearningRate: 1e-2, Seed: 1, Backend: tc.given})
+			aux, err := FitAux(context.Background(), sp, auxMLP, AuxConfig{BatchSize: 300, Epochs: 1, LearningRate: 1e-2, Seed: 1}, Runtime{Backend: tc.given})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if aux.gModel.backend != tc.want || aux.mModel.backend != tc.want {
 				t.Errorf("FitAux ran G on %p and m on %p, want %p", aux.gModel.backend, aux.mModel.backend, tc.want)
 			}
-			model, _, err := Fit(sp, aux, mlp(1), Config{Method: method.DR, Lambda: 1, BatchSize: 300, Epochs: 1, LearningRate: 1e-2, Backend: tc.given})
+			model, _, err := Fit(context.Background(), sp, aux, mlp(1), Config{Method: method.DR, Lambda: 1, BatchSize: 300, Epochs: 1, LearningRate: 1e-2}, Runtime{Backend: tc.given})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -63,13 +64,15 @@ func TestBackendPassedIn(t *testing.T) {
 			}
 		})
 	}
-	for name, cfg := range map[string]any{"Config": Config{Backend: own}, "AuxConfig": AuxConfig{Backend: own}} {
+	for name, cfg := range map[string]any{"Config": Config{}, "AuxConfig": AuxConfig{}} {
 		b, err := json.Marshal(cfg)
 		if err != nil {
-			t.Fatalf("%s with a backend: %v", name, err)
+			t.Fatalf("%s: %v", name, err)
 		}
-		if strings.Contains(string(b), "Backend") {
-			t.Errorf("%s's JSON %s carries the backend; stored configurations must not change", name, b)
+		for _, runtime := range []string{"Backend", "Progress", "Trace", "ZMap", "BayesM", "Hooks"} {
+			if strings.Contains(string(b), `"`+runtime+`"`) {
+				t.Errorf("%s's JSON %s carries %s, which is the Runtime's: the stored hyperparameters hold no runtime object", name, b, runtime)
+			}
 		}
 	}
 }
@@ -82,10 +85,10 @@ func TestFitAuxRoles(t *testing.T) {
 		seed uint64
 	}
 	var calls []call
-	aux, err := FitAux(smallSim(t, 12), func(r Role, s uint64) models.Net {
+	aux, err := FitAux(context.Background(), smallSim(t, 12), func(r Role, s uint64) models.Net {
 		calls = append(calls, call{r, s})
 		return mlp(s)
-	}, AuxConfig{BatchSize: 300, Epochs: 1, LearningRate: 1e-2, Seed: 40})
+	}, AuxConfig{BatchSize: 300, Epochs: 1, LearningRate: 1e-2, Seed: 40}, Runtime{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -80,7 +80,7 @@ func BenchmarkNuisanceStep(b *testing.B) {
 			cfg.Estimator.MainFraction = 1
 			idx := allRows(n)
 			spec := fitSpec{name: bc.name, set: bc.set, rows: idx, target: bc.set.Y, batch: n, epochs: 1, lr: 1e-3, seed: 1}
-			if spec.penalty, err = newPenaltySpec(cfg, rows, idx); err != nil {
+			if spec.penalty, err = newPenaltySpec(&plan{Config: cfg}, rows, idx); err != nil {
 				b.Fatal(err)
 			}
 			r, err := newFitRun(be, models.MLP{Hidden: []int{64, 64}, Seed: 1}, spec)

@@ -1,6 +1,7 @@
 package train
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -76,7 +77,7 @@ func TestFitThreeClasses(t *testing.T) {
 			t.Fatal(err)
 		}
 		robust.Apply(&cfg)
-		model, hist, err := Fit(sp, aux, mlp(4), cfg)
+		model, hist, err := Fit(context.Background(), sp, aux, mlp(4), cfg, Runtime{})
 		if err != nil {
 			t.Fatalf("%v: %v", tc.method, err)
 		}
@@ -129,7 +130,7 @@ func TestFitThreeClasses(t *testing.T) {
 		{"fourier path", mlp(1), Config{Method: method.DR, Lambda: 1, BatchSize: 300, Epochs: 1, LearningRate: 1e-2, Penalty: PathFourier}, "Fourier"},
 		{"one output", models.CNN{}, Config{Method: method.None, BatchSize: 300, Epochs: 1, LearningRate: 1e-2}, "3 outputs per row"},
 	} {
-		if _, _, err := Fit(sp, aux, tc.net, tc.cfg); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, _, err := Fit(context.Background(), sp, aux, tc.net, tc.cfg, Runtime{}); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want one mentioning %q", tc.name, err, tc.want)
 		}
 	}

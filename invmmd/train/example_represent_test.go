@@ -1,6 +1,7 @@
 package train_test
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/invmmd/invmmd/invmmd/method"
@@ -22,8 +23,8 @@ func Example_representFeatures() {
 	}
 	fitMMD := func(m method.Method, lambda float64) (float64, *train.History) {
 		net := models.MLP{Hidden: []int{16, 8}, Seed: 2}
-		model, hist, err := train.Fit(sp, nil, net, train.Config{Method: m, Lambda: lambda, BatchSize: 300, Epochs: 20, LearningRate: 1e-2, Seed: 2,
-			Represent: train.RepresentFeatures})
+		model, hist, err := train.Fit(context.Background(), sp, nil, net, train.Config{Method: m, Lambda: lambda, BatchSize: 300, Epochs: 20, LearningRate: 1e-2, Seed: 2,
+			Represent: train.RepresentFeatures}, train.Runtime{})
 		if err != nil {
 			fmt.Println(err)
 			return 0, nil

@@ -1,6 +1,7 @@
 package train
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -15,7 +16,6 @@ import (
 	"github.com/invmmd/invmmd/invmmd/dataset"
 	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/models"
-	"github.com/invmmd/invmmd/invmmd/progress"
 )
 
 // PenaltyPath selects how the training graph computes the kernel sums of the penalty.
@@ -90,23 +90,31 @@ type History struct {
 
 // fitSpec is one network fit: the loop shared by G, m and h.
 type fitSpec struct {
-	name    string
-	set     *dataset.Set
-	rows    []int     // rows of set to train on
-	target  []float64 // per row of set
-	batch   int
-	epochs  int // the cap
-	stop    stopRule
-	lr      float64
-	seed    uint64
-	penalty *penaltySpec
+	name   string
+	set    *dataset.Set
+	rows   []int     // rows of set to train on
+	target []float64 // per row of set
+	batch  int
+	epochs int // the cap
+	// patience and selectAfter are the stopping and selection rules' settings, for the
+	// record (History); the rules are hooks, first among hooks.
+	patience, selectAfter int
+	lr                    float64
+	seed                  uint64
+	penalty               *penaltySpec
 	// heads, when set, trains a multi-output network instead (the m of a nuisance that is
 	// not binary); target is then unused.
 	heads    *headsSpec
 	validate func(m *Model) (float64, error) // validation objective, lower is better
 	valLast  *valRecord                      // h's: the parts of the last validation objective
-	trace    func(StepTrace)                 // h's: called after every step (Config.Trace)
-	progress io.Writer
+	hooks    hooks                           // in the order they run: the rules', then the runtime's
+}
+
+// fitHooks returns the hooks of a fit: the selection rule (SelectBest after selectAfter
+// epochs), early stopping (EarlyStopping with patience), the progress bar on w, then the
+// runtime's own.
+func fitHooks(selectAfter, patience int, w io.Writer, own []Hook) hooks {
+	return append(hooks{SelectBest(selectAfter), EarlyStopping(patience), ProgressBar(w)}, own...)
 }
 
 // penaltySpec is the MMD penalty of h's fit: the method, its weight λ, the estimator's
@@ -131,11 +139,12 @@ type penaltySpec struct {
 	seed     uint64
 }
 
-// fit trains net on s.rows of s.set and returns the model at its best epoch with the
-// fit's record: the loop shared by G, m and h. Each epoch shuffles the rows, runs one
-// training step per full batch (fitRun.epoch) and validates; the selection rule keeps the
-// best eligible epoch and says when to stop (selection).
-func fit(b backends.Backend, net models.Net, s fitSpec) (*Model, *History, error) {
+// fit trains net on s.rows of s.set and returns the model at the epoch its hooks kept,
+// with the fit's record: the loop shared by G, m and h. Each epoch shuffles the rows, runs
+// one training step per full batch (fitRun.epoch) and validates; the hooks (fitHooks)
+// keep the best eligible epoch and say when to stop. ctx is checked before every step:
+// once it is done the fit ends with an error wrapping ctx.Err().
+func fit(ctx context.Context, b backends.Backend, net models.Net, s fitSpec) (*Model, *History, error) {
 	r, err := newFitRun(b, net, s)
 	if err != nil {
 		return nil, nil, err
@@ -146,29 +155,41 @@ func fit(b backends.Backend, net models.Net, s fitSpec) (*Model, *History, error
 			return nil, nil, err
 		}
 	}
-	bar := progress.New(s.progress, s.epochs, s.name)
-	defer bar.Finish()
 	start := time.Now()
-	sel := newSelection(s.stop, r.model.snapshot())
-	r.hist.StopReason, r.hist.MaxEpochs, r.hist.Patience, r.hist.SelectAfter = StopMaxEpochs, s.epochs, s.stop.patience, s.stop.selectAfter
-	for epoch := 1; epoch <= s.epochs; epoch++ {
-		ep, err := r.epoch(epoch)
-		if err != nil {
-			return nil, nil, err
+	r.hist.StopReason, r.hist.MaxEpochs, r.hist.Patience, r.hist.SelectAfter = StopMaxEpochs, s.epochs, s.patience, s.selectAfter
+	r.loop.kept = r.model.snapshot() // the initial weights, returned when no epoch is kept
+	if err := r.run(ctx); err != nil {
+		return nil, nil, err
+	}
+	if err := r.model.restore(r.loop.kept); err != nil {
+		return nil, nil, err
+	}
+	r.finish(start)
+	return r.model, r.hist, nil
+}
+
+// run runs the loop's epochs, from its OnStart hooks to its OnEnd hooks, which see the
+// error that ended it.
+func (r *fitRun) run(ctx context.Context) error {
+	l, hs := r.loop, r.s.hooks
+	err := hs.start(l)
+	for epoch := 1; err == nil && epoch <= r.s.epochs; epoch++ {
+		l.Epoch, l.Step = epoch, 0
+		var ep Epoch
+		if ep, err = r.epoch(ctx, epoch); err != nil {
+			break
 		}
 		r.hist.Epochs = append(r.hist.Epochs, ep)
-		stop := sel.observe(epoch, ep.ValObjective, r.model.snapshot)
-		bar.Add(1, fmt.Sprintf("loss %.4f val %.4f best %.4f@%d", ep.TrainLoss, ep.ValObjective, sel.best, sel.bestEpoch))
-		if stop {
-			r.hist.StopReason = StopPatience
+		if err = hs.epoch(l, ep); err != nil {
+			err = fmt.Errorf("train %s: %w", r.s.name, err)
+			break
+		}
+		if l.stop != "" {
+			r.hist.StopReason = l.stop
 			break
 		}
 	}
-	if err := r.model.restore(sel.weights); err != nil {
-		return nil, nil, err
-	}
-	r.finish(sel, start)
-	return r.model, r.hist, nil
+	return hs.end(l, err)
 }
 
 // fitRun is the state of one fit: the network being trained, its compiled training steps
@@ -187,6 +208,7 @@ type fitRun struct {
 	terms int
 	steps map[int]*stepExec
 	perm  []int // the training rows in this epoch's order
+	loop  *Loop
 }
 
 // newFitRun checks the batch size against the rows and prepares a fit: a fresh model, Adam
@@ -212,12 +234,13 @@ func newFitRun(b backends.Backend, net models.Net, s fitSpec) (*fitRun, error) {
 		r.model.Heads = s.heads.k
 	}
 	r.perm = append([]int(nil), s.rows...)
+	r.loop = newLoop(s.name, s.epochs, r.model.snapshot, r.hist)
 	return r, nil
 }
 
 // epoch trains one epoch: the rows shuffled, one step per full batch (the incomplete last
 // batch dropped), then the validation objective.
-func (r *fitRun) epoch(epoch int) (Epoch, error) {
+func (r *fitRun) epoch(ctx context.Context, epoch int) (Epoch, error) {
 	s := r.s
 	t0 := time.Now()
 	perm := r.perm
@@ -225,12 +248,18 @@ func (r *fitRun) epoch(epoch int) (Epoch, error) {
 	nBatches := len(perm) / s.batch
 	var sumLoss, sumPen float64
 	for k := 0; k < nBatches; k++ {
+		if err := ctx.Err(); err != nil {
+			return Epoch{}, fmt.Errorf("train %s: stopped at epoch %d, before step %d: %w", s.name, epoch, k+1, err)
+		}
 		loss, pen, err := r.step(epoch, k+1, perm[k*s.batch:(k+1)*s.batch])
 		if err != nil {
 			return Epoch{}, fmt.Errorf("train %s: epoch %d, step %d: %w", s.name, epoch, k+1, err)
 		}
 		sumLoss += loss
 		sumPen += pen
+	}
+	if err := ctx.Err(); err != nil {
+		return Epoch{}, fmt.Errorf("train %s: stopped at epoch %d, before validating: %w", s.name, epoch, err)
 	}
 	val, err := s.validate(r.model)
 	if err != nil {
@@ -287,28 +316,31 @@ func (r *fitRun) step(epoch, k int, idx []int) (loss, pen float64, err error) {
 			epoch, k+1, span, MaxLogitSpan, s.lr)
 	}
 	r.hist.Steps++
-	if s.trace != nil {
+	if se.fourier && scalar(out[3]) > s.penalty.tol {
+		// The outputs spread beyond what the expansion covers: more terms from now on.
+		r.terms = s.penalty.chooseTerms(1.25*scalar(out[4]), r.sigma, s.batch)
+		r.hist.Recompiles++
+	}
+	r.loop.Step, r.loop.Steps = k, r.hist.Steps
+	if s.hooks.wantsSteps() {
 		t := StepTrace{Epoch: epoch, Step: k, NLL: scalar(out[1]), Penalty: pen, Report: rep}
 		if s.penalty != nil {
 			for _, v := range tensors.MustCopyFlatData[float32](out[5]) {
 				t.Strata = append(t.Strata, float64(v))
 			}
 		}
-		s.trace(t)
-	}
-	if se.fourier && scalar(out[3]) > s.penalty.tol {
-		// The outputs spread beyond what the expansion covers: more terms from now on.
-		r.terms = s.penalty.chooseTerms(1.25*scalar(out[4]), r.sigma, s.batch)
-		r.hist.Recompiles++
+		if err := s.hooks.step(r.loop, t); err != nil {
+			return 0, 0, err
+		}
 	}
 	return loss, pen, nil
 }
 
 // finish records the kept epoch, the time and the penalty path last used.
-func (r *fitRun) finish(sel *selection, start time.Time) {
+func (r *fitRun) finish(start time.Time) {
 	h := r.hist
 	h.StopEpoch = len(h.Epochs)
-	h.BestEpoch, h.BestVal = sel.bestEpoch, sel.best
+	h.BestEpoch, h.BestVal = r.loop.Kept()
 	h.Seconds = time.Since(start).Seconds()
 	h.PenaltyPath = "none"
 	if r.s.penalty != nil {

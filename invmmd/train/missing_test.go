@@ -1,6 +1,7 @@
 package train
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -49,13 +50,13 @@ func tinyCell(rng *rand.Rand, name string, n int) *dataset.Set {
 func TestTinyCellDoesNotCollapse(t *testing.T) {
 	rng := rand.New(rand.NewPCG(31, 32))
 	sp := dataset.Splits{Train: tinyCell(rng, "train", 3000), Val: tinyCell(rng, "val", 1500), Test: tinyCell(rng, "test", 3000)}
-	if _, _, err := Fit(sp, nil, mlp(1), Config{Method: method.Full, Lambda: 1, BatchSize: 500, Epochs: 1, LearningRate: 1e-2}); err == nil ||
+	if _, _, err := Fit(context.Background(), sp, nil, mlp(1), Config{Method: method.Full, Lambda: 1, BatchSize: 500, Epochs: 1, LearningRate: 1e-2}, Runtime{}); err == nil ||
 		!strings.Contains(err.Error(), "needs Z on every row") {
 		t.Fatalf("full on data with missing Z: error %v", err)
 	}
 	aux := quickAux(t, sp)
 	cfg := Config{Method: method.DR, Lambda: 1, BatchSize: 500, Epochs: 10, LearningRate: 1e-2, Seed: 2}
-	_, kept, err := Fit(sp, aux, mlp(2), cfg) // the paper's behaviour: counted and kept
+	_, kept, err := Fit(context.Background(), sp, aux, mlp(2), cfg, Runtime{}) // the paper's behaviour: counted and kept
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +64,7 @@ func TestTinyCellDoesNotCollapse(t *testing.T) {
 		t.Errorf("without DropUnreliable: dropped %d, unreliable %d, warning %q", kept.DroppedStrata, kept.UnreliableStrata, kept.Warning())
 	}
 	cfg.Estimator.DropUnreliable = true
-	model, hist, err := Fit(sp, aux, mlp(2), cfg)
+	model, hist, err := Fit(context.Background(), sp, aux, mlp(2), cfg, Runtime{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +122,7 @@ func TestAUC(t *testing.T) {
 func TestSaveLoad(t *testing.T) {
 	rng := rand.New(rand.NewPCG(33, 34))
 	sp := dataset.Splits{Train: tinyCell(rng, "train", 600), Val: tinyCell(rng, "val", 300), Test: tinyCell(rng, "test", 300)}
-	model, _, err := Fit(sp, nil, mlp(5), Config{Method: method.None, BatchSize: 200, Epochs: 2, LearningRate: 1e-2, Seed: 5})
+	model, _, err := Fit(context.Background(), sp, nil, mlp(5), Config{Method: method.None, BatchSize: 200, Epochs: 2, LearningRate: 1e-2, Seed: 5}, Runtime{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package train
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -211,9 +212,9 @@ func softmax(o []float64) []float64 {
 // fitNuisanceM fits m for a nuisance that is not binary on the observed rows of sp (whose
 // features carry the label), keeping its best epoch by validation NLL, and returns the
 // model, m̂ on the three splits and the report (with the marginal model's NLL beside).
-func fitNuisanceM(b backends.Backend, sp dataset.Splits, trainObs, valObs []int, net models.Net, seed uint64, cfg AuxConfig) (*Model, *nuisanceM, [3]*invmmd.Features, FitReport, error) {
+func fitNuisanceM(ctx context.Context, b backends.Backend, sp dataset.Splits, trainObs, valObs []int, net models.Net, seed uint64, cfg AuxConfig, rt Runtime) (*Model, *nuisanceM, [3]*invmmd.Features, FitReport, error) {
 	var preds [3]*invmmd.Features
-	nm, err := newNuisanceM(sp.Train, trainObs, cfg.ZMap)
+	nm, err := newNuisanceM(sp.Train, trainObs, rt.ZMap)
 	if err != nil {
 		return nil, nil, preds, FitReport{}, err
 	}
@@ -226,7 +227,7 @@ func fitNuisanceM(b backends.Backend, sp dataset.Splits, trainObs, valObs []int,
 		return nil, nil, preds, FitReport{}, err
 	}
 	spec := fitSpec{name: RoleM.String(), set: sp.Train, rows: trainObs, batch: min(cfg.BatchSize, len(trainObs)),
-		epochs: cfg.Epochs, stop: stopRule{patience: cfg.Patience}, lr: cfg.LearningRate, seed: seed, progress: cfg.Progress,
+		epochs: cfg.Epochs, patience: cfg.Patience, lr: cfg.LearningRate, seed: seed, hooks: fitHooks(0, cfg.Patience, rt.Progress, rt.Hooks),
 		heads: &headsSpec{k: nm.heads, cols: nm.cols(), target: t, normal: nm.normal},
 		validate: func(m *Model) (float64, error) {
 			out, err := m.Outputs(sp.Val)
@@ -236,7 +237,7 @@ func fitNuisanceM(b backends.Backend, sp dataset.Splits, trainObs, valObs []int,
 			nll, _ := nm.nll(out, vt, valObs)
 			return nll, nil
 		}}
-	model, hist, err := fit(b, net, spec)
+	model, hist, err := fit(ctx, b, net, spec)
 	if err != nil {
 		return nil, nil, preds, FitReport{}, err
 	}
@@ -251,7 +252,7 @@ func fitNuisanceM(b backends.Backend, sp dataset.Splits, trainObs, valObs []int,
 		}
 		preds[k] = nm.features(out)
 	}
-	rep := FitReport{Model: RoleM.String(), Net: net.Describe(), Target: "ψ(Z) where observed: " + cfg.ZMap.Describe(), TrainRows: len(trainObs), ValRows: len(valObs),
+	rep := FitReport{Model: RoleM.String(), Net: net.Describe(), Target: "ψ(Z) where observed: " + rt.ZMap.Describe(), TrainRows: len(trainObs), ValRows: len(valObs),
 		BestEpoch: hist.BestEpoch, StopReason: hist.StopReason, StopEpoch: hist.StopEpoch, MaxEpochs: hist.MaxEpochs, Seconds: hist.Seconds,
 		Kind: sp.Train.Nuisance.Kind, HasBaseline: true}
 	rep.ValNLL, rep.ValAcc = nm.nll(valOut, vt, valObs)

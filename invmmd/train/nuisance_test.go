@@ -1,6 +1,7 @@
 package train
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -13,8 +14,8 @@ import (
 	"github.com/invmmd/invmmd/invmmd/simcont"
 )
 
-func auxConfigFor(zmap invmmd.FeatureMap) AuxConfig {
-	return AuxConfig{BatchSize: 256, Epochs: 60, Patience: 8, LearningRate: 5e-3, Seed: 1, ZMap: zmap}
+func auxConfigFor() AuxConfig {
+	return AuxConfig{BatchSize: 256, Epochs: 60, Patience: 8, LearningRate: 5e-3, Seed: 1}
 }
 
 func mlpFor(_ Role, seed uint64) models.Net { return models.MLP{Hidden: []int{16, 16}, Seed: seed} }
@@ -45,7 +46,7 @@ func TestFitAuxContinuous(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	aux, err := FitAux(sp, mlpFor, auxConfigFor(zmap))
+	aux, err := FitAux(context.Background(), sp, mlpFor, auxConfigFor(), Runtime{ZMap: zmap})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +162,7 @@ func TestFitAuxCategorical(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	aux, err := FitAux(sp, mlpFor, auxConfigFor(zmap))
+	aux, err := FitAux(context.Background(), sp, mlpFor, auxConfigFor(), Runtime{ZMap: zmap})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,8 +203,8 @@ func TestFitAuxNeedsMap(t *testing.T) {
 	a, _ := catSample(rng, "train", 50)
 	b, _ := catSample(rng, "val", 50)
 	c, _ := catSample(rng, "test", 50)
-	_, err := FitAux(dataset.Splits{Train: a, Val: b, Test: c}, mlpFor, AuxConfig{Epochs: 1, LearningRate: 1e-3})
-	if err == nil || !strings.Contains(err.Error(), "AuxConfig.ZMap must give its feature map") {
+	_, err := FitAux(context.Background(), dataset.Splits{Train: a, Val: b, Test: c}, mlpFor, AuxConfig{Epochs: 1, LearningRate: 1e-3}, Runtime{})
+	if err == nil || !strings.Contains(err.Error(), "Runtime.ZMap must give its feature map") {
 		t.Errorf("FitAux without a map: %v", err)
 	}
 }
@@ -225,7 +226,7 @@ func TestJointPenaltyTrains(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	aux, err := FitAux(sp, mlpFor, auxConfigFor(zmap))
+	aux, err := FitAux(context.Background(), sp, mlpFor, auxConfigFor(), Runtime{ZMap: zmap})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +234,7 @@ func TestJointPenaltyTrains(t *testing.T) {
 		cfg := Config{Method: m, Lambda: lambda, BatchSize: 500, Epochs: 60, Patience: 10, SelectAfter: 3, LearningRate: 5e-3, Seed: 2,
 			// JointScale 20 puts λ = 1 at the NLL's order of magnitude here.
 			Estimator: invmmd.Options{JointScale: 20}}
-		model, hist, err := Fit(sp, aux, models.MLP{Hidden: []int{16, 16}, Seed: 2}, cfg)
+		model, hist, err := Fit(context.Background(), sp, aux, models.MLP{Hidden: []int{16, 16}, Seed: 2}, cfg, Runtime{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -21,9 +21,8 @@ type Objective struct {
 // Apply sets the objective's choices in c (Clip, SelectClipped, Normalisers).
 func (o Objective) Apply(c *Config) { o.apply(c) }
 
-// Objectives is the table of objectives, the paper's first. README, "Training choices",
-// has the evidence on each.
-var Objectives = []Objective{
+// objectives is the table of objectives, the paper's first (Objectives).
+var objectives = [...]Objective{
 	{Name: "paper", Doc: "the paper's: NLL + λ·Σ_y estimate_y in training and in selection, normalisers from each batch's own rows",
 		apply: func(c *Config) { c.Clip, c.SelectClipped, c.Normalisers = false, false, NormalisersBatch }},
 	{Name: "clip", Suffix: "_clip", Doc: "each stratum's estimate clipped at 0, max(MMD²_y, 0), in training and in selection",
@@ -36,10 +35,14 @@ var Objectives = []Objective{
 		apply: func(c *Config) { c.Clip, c.SelectClipped, c.Normalisers = false, true, NormalisersTraining }},
 }
 
+// Objectives returns the objectives, the paper's first: a fresh slice, so that no caller
+// can change the table. README, "Training choices", has the evidence on each.
+func Objectives() []Objective { return append([]Objective(nil), objectives[:]...) }
+
 // ObjectiveNames lists the objectives' names, comma-separated, for help texts.
 func ObjectiveNames() string {
-	names := make([]string, len(Objectives))
-	for i, o := range Objectives {
+	names := make([]string, len(objectives))
+	for i, o := range objectives {
 		names[i] = o.Name
 	}
 	return strings.Join(names, ",")
@@ -47,7 +50,7 @@ func ObjectiveNames() string {
 
 // ObjectiveByName returns the objective called name.
 func ObjectiveByName(name string) (Objective, error) {
-	for _, o := range Objectives {
+	for _, o := range objectives {
 		if o.Name == name {
 			return o, nil
 		}

@@ -1,6 +1,7 @@
 package train
 
 import (
+	"context"
 	"math"
 	"testing"
 
@@ -8,7 +9,7 @@ import (
 	"github.com/invmmd/invmmd/invmmd/method"
 )
 
-// TestTraceRecordsEveryStep checks that Config.Trace sees every step with one raw estimate
+// TestTraceRecordsEveryStep checks that the Trace hook sees every step with one raw estimate
 // per stratum whose (clipped) sum is the penalty the step minimised, and that each epoch
 // records its validation parts: ValObjective = ValNLL + λ·Σ_y ValStrata (clipped with Clip).
 func TestTraceRecordsEveryStep(t *testing.T) {
@@ -17,9 +18,8 @@ func TestTraceRecordsEveryStep(t *testing.T) {
 	for _, clip := range []bool{false, true} {
 		var steps []StepTrace
 		cfg := Config{Method: method.DR, Lambda: 2, BatchSize: 400, Epochs: 3, LearningRate: 3e-3, Seed: 3, Clip: clip,
-			Estimator: invmmd.Options{MainFraction: 0.75},
-			Trace:     func(s StepTrace) { steps = append(steps, s) }}
-		_, hist, err := Fit(sp, aux, mlp(3), cfg)
+			Estimator: invmmd.Options{MainFraction: 0.75}}
+		_, hist, err := Fit(context.Background(), sp, aux, mlp(3), cfg, Runtime{Hooks: []Hook{Trace(func(s StepTrace) { steps = append(steps, s) })}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -64,7 +64,7 @@ func TestSelectClipped(t *testing.T) {
 	aux := quickAux(t, sp)
 	run := func(sel bool) *History {
 		cfg := Config{Method: method.DR, Lambda: 3, BatchSize: 300, Epochs: 4, LearningRate: 3e-3, Seed: 5, SelectClipped: sel}
-		_, hist, err := Fit(sp, aux, mlp(5), cfg)
+		_, hist, err := Fit(context.Background(), sp, aux, mlp(5), cfg, Runtime{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -96,7 +96,7 @@ func TestTrainingNormalisers(t *testing.T) {
 	fit := func(src NormaliserSource, mf float64, batch int) *History {
 		cfg := Config{Method: method.DR, Lambda: 1, BatchSize: batch, Epochs: 2, LearningRate: 3e-3, Seed: 2, Normalisers: src,
 			Estimator: invmmd.Options{MainFraction: mf}}
-		_, hist, err := Fit(sp, aux, mlp(2), cfg)
+		_, hist, err := Fit(context.Background(), sp, aux, mlp(2), cfg, Runtime{})
 		if err != nil {
 			t.Fatal(err)
 		}

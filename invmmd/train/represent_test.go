@@ -73,8 +73,8 @@ func TestFeaturesPenaltyInAStep(t *testing.T) {
 			opts := invmmd.Options{MainFraction: 1}
 			var strata []float64
 			cfg := Config{Method: tc.method, Lambda: 1, Epochs: 1, LearningRate: 1e-3, Seed: 3, Estimator: opts, Penalty: tc.path,
-				Represent: RepresentFeatures, Trace: func(s StepTrace) { strata = s.Strata }}
-			model, hist, err := Fit(sp, aux, featureMLP(3), cfg)
+				Represent: RepresentFeatures}
+			model, hist, err := Fit(stdcontext.Background(), sp, aux, featureMLP(3), cfg, Runtime{Hooks: []Hook{Trace(func(s StepTrace) { strata = s.Strata })}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -235,7 +235,7 @@ func TestRepresentErrors(t *testing.T) {
 		{"none, no features", func(c Config) Config { c.Method, c.Represent = method.None, RepresentFeatures; return c }, logitOnly{models.MLP{Hidden: []int{4}}}, "models.FeatureNet"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, _, err := Fit(sp, nil, tc.net, tc.cfg(base))
+			_, _, err := Fit(stdcontext.Background(), sp, nil, tc.net, tc.cfg(base), Runtime{})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %v, want one containing %q", err, tc.want)
 			}
@@ -284,8 +284,8 @@ func TestRepresentation(t *testing.T) {
 // reports as TrainMMDLogit.
 func TestFeaturesEvaluation(t *testing.T) {
 	sp := smallSim(t, 14)
-	model, hist, err := Fit(sp, nil, featureMLP(2), Config{Method: method.Full, Lambda: 1, BatchSize: 300, Epochs: 2, LearningRate: 1e-2, Seed: 2,
-		Represent: RepresentFeatures})
+	model, hist, err := Fit(stdcontext.Background(), sp, nil, featureMLP(2), Config{Method: method.Full, Lambda: 1, BatchSize: 300, Epochs: 2, LearningRate: 1e-2, Seed: 2,
+		Represent: RepresentFeatures}, Runtime{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -306,7 +306,7 @@ func TestFeaturesEvaluation(t *testing.T) {
 	if met.TrainMMD != res[0].Value {
 		t.Errorf("TrainMMD %v, want the full estimator on the features %v", met.TrainMMD, res[0].Value)
 	}
-	lm, lh, err := Fit(sp, nil, featureMLP(2), Config{Method: method.Full, Lambda: 1, BatchSize: 300, Epochs: 1, LearningRate: 1e-2, Seed: 2})
+	lm, lh, err := Fit(stdcontext.Background(), sp, nil, featureMLP(2), Config{Method: method.Full, Lambda: 1, BatchSize: 300, Epochs: 1, LearningRate: 1e-2, Seed: 2}, Runtime{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package train
 
 import (
+	"context"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -47,7 +48,7 @@ func TestReadWeightsRefuses(t *testing.T) {
 func TestVarShapesMatchFile(t *testing.T) {
 	rng := rand.New(rand.NewPCG(35, 36))
 	sp := dataset.Splits{Train: tinyCell(rng, "train", 400), Val: tinyCell(rng, "val", 200), Test: tinyCell(rng, "test", 200)}
-	model, _, err := Fit(sp, nil, mlp(6), Config{Method: method.None, BatchSize: 200, Epochs: 1, LearningRate: 1e-2, Seed: 6})
+	model, _, err := Fit(context.Background(), sp, nil, mlp(6), Config{Method: method.None, BatchSize: 200, Epochs: 1, LearningRate: 1e-2, Seed: 6}, Runtime{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,7 @@ package train
 
 import "github.com/invmmd/invmmd/invmmd"
 
-// StepTrace is the record of one training step of h, given to Config.Trace: what the
+// StepTrace is the record of one training step, given to the OnStep hooks (Trace): what the
 // penalty of that batch was, stratum by stratum, and what its estimate rested on. It is
 // how a fit that goes wrong is diagnosed (an estimate driven far below 0, or a floored
 // normaliser blowing one batch's penalty up), without changing the fit.

@@ -1,6 +1,7 @@
 package train
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strings"
@@ -29,7 +30,7 @@ func auxMLP(_ Role, seed uint64) models.Net { return mlp(seed) }
 
 func quickAux(t *testing.T, sp dataset.Splits) *Aux {
 	t.Helper()
-	aux, err := FitAux(sp, auxMLP, AuxConfig{BatchSize: 100, Epochs: 15, LearningRate: 1e-2, Seed: 5})
+	aux, err := FitAux(context.Background(), sp, auxMLP, AuxConfig{BatchSize: 100, Epochs: 15, LearningRate: 1e-2, Seed: 5}, Runtime{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +44,7 @@ func TestSameSeedSameNumbers(t *testing.T) {
 	aux := quickAux(t, sp)
 	run := func(seed uint64) Metrics {
 		cfg := Config{Method: method.DR, Lambda: 1, BatchSize: 300, Epochs: 3, LearningRate: 3e-3, Seed: seed}
-		m, _, err := Fit(sp, aux, mlp(seed), cfg)
+		m, _, err := Fit(context.Background(), sp, aux, mlp(seed), cfg, Runtime{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -74,7 +75,7 @@ func TestSameSeedSameNumbers(t *testing.T) {
 func TestTrainingLearns(t *testing.T) {
 	sp := smallSim(t, 2)
 	fitEval := func(m method.Method, lambda float64) (Metrics, *History) {
-		model, hist, err := Fit(sp, nil, mlp(3), Config{Method: m, Lambda: lambda, BatchSize: 300, Epochs: 15, LearningRate: 1e-2, Seed: 3})
+		model, hist, err := Fit(context.Background(), sp, nil, mlp(3), Config{Method: m, Lambda: lambda, BatchSize: 300, Epochs: 15, LearningRate: 1e-2, Seed: 3}, Runtime{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -104,7 +105,7 @@ func TestPenaltyPathsAgree(t *testing.T) {
 	sp := smallSim(t, 3)
 	var res []Metrics
 	for _, p := range []PenaltyPath{PathExact, PathFourier} {
-		m, h, err := Fit(sp, nil, mlp(4), Config{Method: method.Full, Lambda: 2, BatchSize: 400, Epochs: 4, LearningRate: 3e-3, Seed: 4, Penalty: p})
+		m, h, err := Fit(context.Background(), sp, nil, mlp(4), Config{Method: method.Full, Lambda: 2, BatchSize: 400, Epochs: 4, LearningRate: 3e-3, Seed: 4, Penalty: p}, Runtime{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -143,7 +144,7 @@ func TestBadConfigurationIsAClearError(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := good
 			tc.edit(&cfg)
-			_, _, err := Fit(sp, nil, mlp(1), cfg)
+			_, _, err := Fit(context.Background(), sp, nil, mlp(1), cfg, Runtime{})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want one containing %q", err, tc.want)
 			}
@@ -153,7 +154,7 @@ func TestBadConfigurationIsAClearError(t *testing.T) {
 	sp.Train.GTrue, sp.Val.GTrue, sp.Test.GTrue = nil, nil, nil
 	cfg := good
 	cfg.Method = method.IPPlus
-	if _, _, err := Fit(sp, nil, mlp(1), cfg); err == nil || !strings.Contains(err.Error(), "needs the true G") {
+	if _, _, err := Fit(context.Background(), sp, nil, mlp(1), cfg, Runtime{}); err == nil || !strings.Contains(err.Error(), "needs the true G") {
 		t.Fatalf("ip+ without the true G: error %v", err)
 	}
 }
@@ -220,8 +221,8 @@ func TestAuxModelsSeeTheLabel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	aux, err := FitAux(sp, func(_ Role, s uint64) models.Net { return models.MLP{Hidden: []int{32}, Seed: s} },
-		AuxConfig{BatchSize: 200, Epochs: 25, LearningRate: 1e-2, Seed: 9})
+	aux, err := FitAux(context.Background(), sp, func(_ Role, s uint64) models.Net { return models.MLP{Hidden: []int{32}, Seed: s} },
+		AuxConfig{BatchSize: 200, Epochs: 25, LearningRate: 1e-2, Seed: 9}, Runtime{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,39 +246,54 @@ func TestAuxModelsSeeTheLabel(t *testing.T) {
 	}
 }
 
-// TestStopRule checks the selection and stopping rule on their own: no epoch before
-// selectAfter is kept, the kept weights are the best kept epoch's, training stops exactly
-// patience epochs after it, and patience 0 never stops.
-func TestStopRule(t *testing.T) {
+// TestSelectionAndStoppingHooks checks the selection and stopping rules (SelectBest,
+// EarlyStopping) on a loop of their own: no epoch before selectAfter is kept, the kept
+// weights are the best kept epoch's, training stops exactly patience epochs after it, and
+// patience 0 never stops.
+func TestSelectionAndStoppingHooks(t *testing.T) {
 	for _, tc := range []struct {
-		name       string
-		rule       stopRule
-		val        []float64 // validation objective per epoch
-		best, stop int
+		name                  string
+		patience, selectAfter int
+		val                   []float64 // validation objective per epoch
+		best, stop            int
 	}{
-		{"stops 3 after the best", stopRule{patience: 3}, []float64{5, 4, 3, 3.5, 3.2, 3.1, 1}, 3, 6},
-		{"improvement resets", stopRule{patience: 2}, []float64{5, 4, 4.5, 3, 3.5, 3.6, 0}, 4, 6},
-		{"no patience runs to the cap", stopRule{}, []float64{5, 4, 6, 7, 8}, 2, 5},
+		{"stops 3 after the best", 3, 0, []float64{5, 4, 3, 3.5, 3.2, 3.1, 1}, 3, 6},
+		{"improvement resets", 2, 0, []float64{5, 4, 4.5, 3, 3.5, 3.6, 0}, 4, 6},
+		{"no patience runs to the cap", 0, 0, []float64{5, 4, 6, 7, 8}, 2, 5},
 		// An early flat model (epoch 1, objective 0.1) is not kept when selection starts after 2.
-		{"selection start", stopRule{patience: 2, selectAfter: 2}, []float64{0.1, 0.2, 0.5, 0.4, 0.45, 0.46, 0.3}, 4, 6},
+		{"selection start", 2, 2, []float64{0.1, 0.2, 0.5, 0.4, 0.45, 0.46, 0.3}, 4, 6},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			weightsOf := func(e int) map[string]*tensors.Tensor {
-				return map[string]*tensors.Tensor{"epoch": tensors.FromScalar(int32(e))}
+			epoch := 0
+			l := newLoop("test", len(tc.val), func() map[string]*tensors.Tensor {
+				return map[string]*tensors.Tensor{"epoch": tensors.FromScalar(int32(epoch))}
+			}, &History{})
+			hs := fitHooks(tc.selectAfter, tc.patience, nil, nil)
+			if err := hs.start(l); err != nil {
+				t.Fatal(err)
 			}
-			sel := newSelection(tc.rule, weightsOf(0))
 			stop := len(tc.val)
-			for e := 1; e <= len(tc.val); e++ {
-				if sel.observe(e, tc.val[e-1], func() map[string]*tensors.Tensor { return weightsOf(e) }) {
-					stop = e
+			for epoch = 1; epoch <= len(tc.val); epoch++ {
+				l.Epoch = epoch
+				e := Epoch{Epoch: epoch, ValObjective: tc.val[epoch-1]}
+				l.History.Epochs = append(l.History.Epochs, e)
+				if err := hs.epoch(l, e); err != nil {
+					t.Fatal(err)
+				}
+				if l.stop != "" {
+					stop = epoch
 					break
 				}
 			}
-			if sel.bestEpoch != tc.best || stop != tc.stop {
-				t.Errorf("best epoch %d, stopped after %d; want %d and %d", sel.bestEpoch, stop, tc.best, tc.stop)
+			if err := hs.end(l, nil); err != nil {
+				t.Fatal(err)
 			}
-			if kept := tensors.ToScalar[int32](sel.weights["epoch"]); int(kept) != tc.best || sel.best != tc.val[tc.best-1] {
-				t.Errorf("kept the weights of epoch %d with objective %v, want epoch %d's (%v)", kept, sel.best, tc.best, tc.val[tc.best-1])
+			best, val := l.Kept()
+			if best != tc.best || stop != tc.stop {
+				t.Errorf("best epoch %d, stopped after %d; want %d and %d", best, stop, tc.best, tc.stop)
+			}
+			if kept := tensors.ToScalar[int32](l.kept["epoch"]); int(kept) != tc.best || val != tc.val[tc.best-1] {
+				t.Errorf("kept the weights of epoch %d with objective %v, want epoch %d's (%v)", kept, val, tc.best, tc.val[tc.best-1])
 			}
 		})
 	}
@@ -289,7 +305,7 @@ func TestStopRule(t *testing.T) {
 func TestEarlyStoppingRecorded(t *testing.T) {
 	sp := smallSim(t, 6)
 	cfg := Config{Method: method.None, BatchSize: 300, Epochs: 400, Patience: 3, SelectAfter: 2, LearningRate: 3e-2, Seed: 2}
-	_, hist, err := Fit(sp, nil, mlp(2), cfg)
+	_, hist, err := Fit(context.Background(), sp, nil, mlp(2), cfg, Runtime{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -306,7 +322,7 @@ func TestEarlyStoppingRecorded(t *testing.T) {
 		}
 	}
 	cfg.Patience, cfg.Epochs = 0, 4
-	if _, hist, err = Fit(sp, nil, mlp(2), cfg); err != nil {
+	if _, hist, err = Fit(context.Background(), sp, nil, mlp(2), cfg, Runtime{}); err != nil {
 		t.Fatal(err)
 	}
 	if hist.StopReason != StopMaxEpochs || hist.StopEpoch != 4 {
@@ -319,8 +335,8 @@ func TestEarlyStoppingRecorded(t *testing.T) {
 // fitted m does not beat its Bayes NLL by more than sampling noise.
 func TestAuxBayesNLL(t *testing.T) {
 	sp := smallSim(t, 7)
-	aux, err := FitAux(sp, auxMLP, AuxConfig{BatchSize: 100, Epochs: 200, Patience: 5, LearningRate: 1e-2, Seed: 5,
-		BayesM: func(s *dataset.Set) []float64 { return sim.TrueMOf(s, sim.DefaultSigmaX) }})
+	aux, err := FitAux(context.Background(), sp, auxMLP, AuxConfig{BatchSize: 100, Epochs: 200, Patience: 5, LearningRate: 1e-2, Seed: 5},
+		Runtime{BayesM: func(s *dataset.Set) []float64 { return sim.TrueMOf(s, sim.DefaultSigmaX) }})
 	if err != nil {
 		t.Fatal(err)
 	}

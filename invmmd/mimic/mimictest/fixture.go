@@ -464,8 +464,8 @@ func (g *fixtureGen) randomPatient(sub int) {
 	if !mimic.IsWhite(eth) {
 		insW = []float64{0.4, 0.25, 0.25, 0.05, 0.05}
 	}
-	ins := pick(rng, mimic.Insurances, insW)
-	typ := pick(rng, mimic.AdmissionTypes, []float64{0.75, 0.15, 0.1})
+	ins := pick(rng, mimic.Insurances(), insW)
+	typ := pick(rng, mimic.AdmissionTypes(), []float64{0.75, 0.15, 0.1})
 	sev := rng.NormFloat64()
 	if typ == "EMERGENCY" {
 		sev += 0.3
@@ -481,7 +481,7 @@ func (g *fixtureGen) randomPatient(sub int) {
 		los := math.Exp(math.Log(2.2) + 0.5*sev + 0.5*rng.NormFloat64())
 		out := in + int64(los*86400)
 		g.admission(sub, hadm, string(formatTimestamp(nil, in-3*3600)), typ, ins, eth, "RANDOM")
-		unit := mimic.CareUnits[rng.IntN(len(mimic.CareUnits))]
+		unit := mimic.CareUnits()[rng.IntN(len(mimic.CareUnits()))]
 		g.icustay(sub, hadm, icu, unit, string(formatTimestamp(nil, in)), string(formatTimestamp(nil, out)), strconv.FormatFloat(los, 'f', 4, 64))
 		g.events(sub, hadm, icu, in, out, sev)
 		in = out + int64(20+rng.IntN(400))*86400

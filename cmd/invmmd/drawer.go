@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/invmmd/invmmd/invmmd/experiments"
+	"github.com/invmmd/invmmd/invmmd/figures"
+	"github.com/invmmd/invmmd/invmmd/results"
+)
+
+// drawer draws the studies' figures with package figures (experiments.Drawer): each
+// figure to base.png and base.svg, at the size its kind is always drawn at, so that a
+// figure redrawn from the tables as written equals the one a run drew, to the byte.
+type drawer struct{}
+
+// Results draws an experiment's results at one λ, with its figure hints and, when the
+// tables have one, the majority baseline in place of the chance line.
+func (drawer) Results(base, title string, sums []results.Summary, paper map[string]results.PaperRow, hints results.FigureHints, ex results.TableExtras) error {
+	opts := []figures.ResultOption{figures.Hints(hints)}
+	if ex.Majority != nil {
+		opts = append(opts, figures.Majority(*ex.Majority))
+	}
+	plots, err := figures.Results(title, sums, paper, opts...)
+	if err != nil {
+		return err
+	}
+	return figures.SaveGrid(plots, base, figures.ResultsWidth, figures.ResultsHeight)
+}
+
+// Examples draws example images, perCell of each (Y, Z) cell.
+func (drawer) Examples(base string, ex experiments.ExampleImages, perCell int) error {
+	p, w, h, err := figures.TMNISTGrid(ex.Sets, perCell, ex.ZNames)
+	if err != nil {
+		return err
+	}
+	return figures.Save(p, base, w, h)
+}
+
+// Variance draws the variance study from its points as the table holds them.
+func (drawer) Variance(base string, pts []results.VariancePoint) error {
+	plots, err := figures.Variance(results.VarianceAsWritten(pts))
+	if err != nil {
+		return err
+	}
+	return figures.SaveGrid(plots, base, figures.VarianceWidth, figures.VarianceHeight)
+}
+
+// Calibration draws the calibration study's rejection rates and null p-values.
+func (drawer) Calibration(base string, rows []results.CalibrationRow, null []results.CalibrationP, alpha float64) error {
+	plots, err := figures.Calibration(rows, null, alpha)
+	if err != nil {
+		return err
+	}
+	return figures.SaveGrid(plots, base, figures.CalibrationWidth, figures.CalibrationHeight)
+}
+
+// Diagnosis draws a diagnosed fit's steps.
+func (drawer) Diagnosis(base string, steps []results.DiagnosisStep, fit string, labels map[string]string) error {
+	plots, err := figures.Diagnosis(steps, fit, labels)
+	if err != nil {
+		return err
+	}
+	return figures.SaveGrid(plots, base, figures.DiagnosisWidth, figures.DiagnosisHeight)
+}
+
+// Representations draws the comparison of the layer the penalty acts on.
+func (drawer) Representations(base, title string, fits []results.RepresentationFit) error {
+	p, err := figures.Representations(title, fits)
+	if err != nil {
+		return err
+	}
+	return figures.Save(p, base, figures.RepresentationsWidth, figures.RepresentationsHeight)
+}
+
+// Objectives draws the comparison of an experiment's objectives at one λ.
+func (drawer) Objectives(base, title string, objectives []string, rows [][]results.Row, hints results.FigureHints) error {
+	runs := make([]figures.ObjectiveRun, len(objectives))
+	for i, o := range objectives {
+		runs[i] = figures.ObjectiveRun{Objective: o, Rows: rows[i]}
+	}
+	plots, err := figures.Objectives(title, runs, figures.Hints(hints))
+	if err != nil {
+		return err
+	}
+	w, h := figures.ObjectivesSize(len(runs))
+	return figures.SaveGrid(plots, base, w, h)
+}
+
+// commandFor returns the command of study s: the sweep command of an experiment (with the
+// shared flags and its options' own), or the command of a bespoke study's kind. A study of
+// a kind the command line does not know gets a command that says so.
+func commandFor(s experiments.Study) command {
+	c := command{name: s.Name(), summary: s.Summary()}
+	switch s := s.(type) {
+	case experiments.SweepStudy:
+		return sweepCommand(s)
+	case experiments.VarianceStudy:
+		c.run = runVariance
+	case experiments.CalibrationStudy:
+		c.run = runCalibration
+	case experiments.Prop1Study:
+		c.run = runProp1
+	case experiments.DiagnosisStudy:
+		c.run = runDiagnose
+	default:
+		c.run = func(context.Context, []string, io.Writer, io.Writer) error {
+			return fmt.Errorf("%s: the command line has no command for a study of kind %T", s.Name(), s)
+		}
+	}
+	return c
+}

@@ -1,0 +1,353 @@
+package experiments
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"slices"
+	"strconv"
+
+	"github.com/invmmd/invmmd/invmmd/train"
+)
+
+// Variant chooses one experiment of a Sweep: the sweep's own options (a value of its
+// options type; nil for its defaults), the training objective (train.Objectives; the
+// zero value is the paper's) and the layer of h the penalty acts on (train.Representation;
+// the zero value is the paper's logit). The name its results are stored under is derived
+// from these fields (SweepStudy.VariantName: the experiment's name for its options, then
+// the objective's suffix, then FeaturesSuffix), never parsed back from a name: to find the
+// variant of a stored name, the sweep's Variants are named and compared.
+type Variant struct {
+	Options   any
+	Objective train.Objective
+	Represent train.Representation
+}
+
+// SweepStudy is a Study that sweeps an Experiment over methods, λ and seeds (a Sweep of
+// any options type): what the command line, merge, figures and the notebooks need of it,
+// with its options as untyped values. Its run is Run(ctx, exp, rc) of the experiment one
+// of its variants builds.
+type SweepStudy interface {
+	Study
+	// NewOptions returns a pointer to a fresh copy of the sweep's default options, whose
+	// tagged fields the command line offers as flags (OptionFields).
+	NewOptions() any
+	// Build builds the experiment of variant v at quick or paper size, with batch rows
+	// per training step (0: the experiment's own; TakesBatch says whether the sweep reads
+	// it), checking its inputs (data files) before any work.
+	Build(quick bool, batch int, v Variant) (Experiment, error)
+	// Describe returns the experiment of variant v without reading or checking any data:
+	// its name, title, notes, paper numbers and figure hints; its sizes are the quick ones.
+	Describe(v Variant) (Experiment, error)
+	// VariantName returns the name v's results are stored under.
+	VariantName(v Variant) (string, error)
+	// Variants returns every variant the sweep can store results under, each name once,
+	// the default first.
+	Variants() []Variant
+	// DefaultSweep returns the default sweep at paper size, or with quick the quick one:
+	// fresh slices of methods, λ and seeds; the rest of the RunConfig is the caller's.
+	DefaultSweep(quick bool) RunConfig
+	// TakesBatch says whether Build reads its batch argument (the command's -batch).
+	TakesBatch() bool
+}
+
+// SweepSpec describes a Sweep: an experiment of the registry run over a grid of methods,
+// λ and seeds, with options of type O (a struct whose fields tagged `flag:"NAME"
+// help:"…"` the command line offers as flags; struct{} when it has none).
+type SweepSpec[O any] struct {
+	// Name names the sweep: its command, the results of its default options.
+	Name string
+	// Summary is one line saying what it is: its command's description.
+	Summary string
+	// Order places it in the command list and the main job (Study.Order).
+	Order int
+	// Defaults are its options when none are given.
+	Defaults O
+	// Build builds the experiment of options o at quick or paper size, with batch rows per
+	// step (0: its own), checking the inputs it will read. With the defaults it is the
+	// sweep's own experiment, named Name.
+	Build func(quick bool, batch int, o O) (Experiment, error)
+	// Describe returns the experiment of options o without reading or checking data (its
+	// sizes the quick ones); nil means Build(true, 0, o), for a Build that reads nothing.
+	Describe func(o O) (Experiment, error)
+	// Variants lists the options of every variant it can store results under; nil means
+	// the defaults alone. Objectives and the features penalty multiply them (Variants).
+	Variants func() []O
+	// Batch says whether Build reads its batch argument.
+	Batch bool
+	// Sweep is the default paper-size sweep: methods (also what "-methods all" runs), λ
+	// and seeds. Quick is the default sweep of a quick run; its zero value means
+	// QuickSweep().
+	Sweep, Quick RunConfig
+	// Main lists its runs in the main job, in order; none: it is not part of it.
+	Main []MainRun[O]
+}
+
+// MainRun is one run of a Sweep in the main job (invmmd all): its options, whose
+// non-default fields become the step's flags, and whether it is left out of the quick
+// main job.
+type MainRun[O any] struct {
+	Options   O
+	PaperOnly bool
+}
+
+// Sweep is the Study of a SweepSpec (NewSweep).
+type Sweep[O any] struct{ spec SweepSpec[O] }
+
+// NewSweep returns the study of spec, for Register (the project's own sweeps are in the
+// registry already).
+func NewSweep[O any](spec SweepSpec[O]) *Sweep[O] { return &Sweep[O]{spec: spec} }
+
+// Name is the sweep's name (SweepSpec.Name).
+func (s *Sweep[O]) Name() string { return s.spec.Name }
+
+// Summary is the sweep's one-line description.
+func (s *Sweep[O]) Summary() string { return s.spec.Summary }
+
+// Order is the sweep's place in the command list and the main job.
+func (s *Sweep[O]) Order() int { return s.spec.Order }
+
+// TakesBatch says whether Build reads its batch argument.
+func (s *Sweep[O]) TakesBatch() bool { return s.spec.Batch }
+
+// NewOptions returns a pointer to a copy of the default options.
+func (s *Sweep[O]) NewOptions() any {
+	o := s.spec.Defaults
+	return &o
+}
+
+// options returns v's options as the sweep's type: the defaults for nil, the value or
+// what a pointer (NewOptions') points to.
+func (s *Sweep[O]) options(v Variant) (O, error) {
+	switch o := v.Options.(type) {
+	case nil:
+		return s.spec.Defaults, nil
+	case O:
+		return o, nil
+	case *O:
+		return *o, nil
+	}
+	var zero O
+	return zero, fmt.Errorf("experiments: %s: options of type %T, want %T", s.spec.Name, v.Options, zero)
+}
+
+// apply returns exp with v's objective and representation (WithObjective, WithRepresentation).
+func apply(exp Experiment, v Variant) Experiment {
+	if v.Objective.Name != "" {
+		exp = WithObjective(exp, v.Objective)
+	}
+	return WithRepresentation(exp, v.Represent)
+}
+
+// Build builds the experiment of variant v (SweepStudy.Build).
+func (s *Sweep[O]) Build(quick bool, batch int, v Variant) (Experiment, error) {
+	o, err := s.options(v)
+	if err != nil {
+		return Experiment{}, err
+	}
+	exp, err := s.spec.Build(quick, batch, o)
+	if err != nil {
+		return Experiment{}, err
+	}
+	return apply(exp, v), nil
+}
+
+// Describe returns the experiment of variant v without reading data (SweepStudy.Describe).
+func (s *Sweep[O]) Describe(v Variant) (Experiment, error) {
+	o, err := s.options(v)
+	if err != nil {
+		return Experiment{}, err
+	}
+	var exp Experiment
+	if s.spec.Describe != nil {
+		exp, err = s.spec.Describe(o)
+	} else {
+		exp, err = s.spec.Build(true, 0, o)
+	}
+	if err != nil {
+		return Experiment{}, err
+	}
+	return apply(exp, v), nil
+}
+
+// VariantName returns the name v's results are stored under.
+func (s *Sweep[O]) VariantName(v Variant) (string, error) {
+	exp, err := s.Describe(v)
+	return exp.Name, err
+}
+
+// Variants returns every variant the sweep can store results under: each of its options
+// (SweepSpec.Variants) with each objective, on the logit and on the features, each name
+// once, the default first.
+func (s *Sweep[O]) Variants() []Variant {
+	opts := []O{s.spec.Defaults}
+	if s.spec.Variants != nil {
+		opts = append(opts, s.spec.Variants()...)
+	}
+	var out []Variant
+	seen := map[string]bool{}
+	for _, r := range []train.Representation{train.RepresentLogits, train.RepresentFeatures} {
+		for _, obj := range train.Objectives() {
+			for _, o := range opts {
+				v := Variant{Options: o, Objective: obj, Represent: r}
+				if n, err := s.VariantName(v); err == nil && !seen[n] {
+					seen[n] = true
+					out = append(out, v)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// Stores reports whether name is the name of one of the sweep's Variants.
+func (s *Sweep[O]) Stores(name string) bool {
+	_, ok := variantNamed(s, name)
+	return ok
+}
+
+// variantNamed returns the variant of s whose results are stored under name.
+func variantNamed(s SweepStudy, name string) (Variant, bool) {
+	for _, v := range s.Variants() {
+		if n, err := s.VariantName(v); err == nil && n == name {
+			return v, true
+		}
+	}
+	return Variant{}, false
+}
+
+// DefaultSweep returns the sweep's default grid (SweepStudy.DefaultSweep).
+func (s *Sweep[O]) DefaultSweep(quick bool) RunConfig {
+	g := s.spec.Sweep
+	if quick {
+		g = s.spec.Quick
+		if len(g.Methods) == 0 && len(g.Lambdas) == 0 && len(g.Seeds) == 0 {
+			g = QuickSweep()
+		}
+	}
+	return RunConfig{Methods: slices.Clone(g.Methods), Lambdas: slices.Clone(g.Lambdas), Seeds: slices.Clone(g.Seeds)}
+}
+
+// Main returns the sweep's runs in the main job as steps: the name each run's results are
+// stored under and its command line, the sweep's command with the flags of its options
+// that differ from the defaults (OptionArgs).
+func (s *Sweep[O]) Main(quick bool) []Step {
+	var steps []Step
+	for _, r := range s.spec.Main {
+		if quick && r.PaperOnly {
+			continue
+		}
+		name, err := s.VariantName(Variant{Options: r.Options})
+		if err != nil {
+			name = "" // refused by check
+		}
+		steps = append(steps, Step{Name: name, Args: append([]string{s.spec.Name}, OptionArgs(s.spec.Defaults, r.Options)...)})
+	}
+	return steps
+}
+
+// check checks what the registry needs of a sweep: a builder, a default sweep, the
+// default options naming the sweep's own experiment, and options that the command line can
+// offer as flags.
+func (s *Sweep[O]) check() error {
+	switch {
+	case s.spec.Build == nil:
+		return fmt.Errorf("experiments: study %q: no builder (Build)", s.spec.Name)
+	case len(s.spec.Sweep.Methods) == 0 || len(s.spec.Sweep.Lambdas) == 0 || len(s.spec.Sweep.Seeds) == 0:
+		return fmt.Errorf("experiments: study %q: the default sweep needs methods, λ and seeds", s.spec.Name)
+	}
+	if n, err := s.VariantName(Variant{}); err != nil || n != s.spec.Name {
+		return fmt.Errorf("experiments: study %q: its default options describe %q (%v), want the study's own name", s.spec.Name, n, err)
+	}
+	if _, err := OptionFields(s.NewOptions()); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Merge assembles the tables of the variant whose results are stored under name, draws
+// their figures and shows them (mergeSweep).
+func (s *Sweep[O]) Merge(_ context.Context, a MergeArgs, name string) ([]string, error) {
+	v, ok := variantNamed(s, name)
+	if !ok {
+		return nil, fmt.Errorf("experiments: %s stores no results under %q", s.spec.Name, name)
+	}
+	exp, err := s.Describe(v)
+	if err != nil {
+		return nil, err
+	}
+	return mergeSweep(exp, a)
+}
+
+// OptionField is one field of a sweep's options that the command line offers as a flag:
+// its name and help from the field's tags, and a pointer to the field, through which the
+// parsed value is set (*bool, *string, *int, *uint64 or *float64).
+type OptionField struct {
+	Flag string
+	Help string
+	Ptr  any
+}
+
+// OptionFields returns the tagged fields of the options p points to (a pointer to a
+// struct, as NewOptions returns), in their order. A tagged field of another kind is an
+// error.
+func OptionFields(p any) ([]OptionField, error) {
+	v := reflect.ValueOf(p)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		return nil, fmt.Errorf("experiments: options %T: want a pointer to a struct", p)
+	}
+	v = v.Elem()
+	var out []OptionField
+	for i := 0; i < v.NumField(); i++ {
+		f := v.Type().Field(i)
+		name, ok := f.Tag.Lookup("flag")
+		if !ok {
+			continue
+		}
+		switch f.Type.Kind() {
+		case reflect.Bool, reflect.String, reflect.Int, reflect.Uint64, reflect.Float64:
+		default:
+			return nil, fmt.Errorf("experiments: option %s.%s (flag %q) is a %s: want bool, string, int, uint64 or float64", v.Type(), f.Name, name, f.Type)
+		}
+		if name == "" || !f.IsExported() {
+			return nil, fmt.Errorf("experiments: option %s.%s: want an exported field and a flag name", v.Type(), f.Name)
+		}
+		out = append(out, OptionField{Flag: name, Help: f.Tag.Get("help"), Ptr: v.Field(i).Addr().Interface()})
+	}
+	return out, nil
+}
+
+// OptionArgs returns the command-line flags that choose options o against the defaults
+// def (both of one options type): "-NAME" for a bool field set, "-NAME=VALUE" for another
+// field that differs, in the fields' order.
+func OptionArgs(def, o any) []string {
+	dv, ov := reflect.ValueOf(def), reflect.ValueOf(o)
+	if dv.Kind() != reflect.Struct || ov.Type() != dv.Type() {
+		return nil
+	}
+	var args []string
+	for i := 0; i < dv.NumField(); i++ {
+		name, ok := dv.Type().Field(i).Tag.Lookup("flag")
+		a, b := dv.Field(i), ov.Field(i)
+		if !ok || !dv.Type().Field(i).IsExported() || a.Equal(b) {
+			continue
+		}
+		switch b.Kind() {
+		case reflect.Bool:
+			if b.Bool() {
+				args = append(args, "-"+name)
+			} else {
+				args = append(args, "-"+name+"=false")
+			}
+		case reflect.String:
+			args = append(args, "-"+name+"="+b.String())
+		case reflect.Int:
+			args = append(args, "-"+name+"="+strconv.FormatInt(b.Int(), 10))
+		case reflect.Uint64:
+			args = append(args, "-"+name+"="+strconv.FormatUint(b.Uint(), 10))
+		case reflect.Float64:
+			args = append(args, "-"+name+"="+strconv.FormatFloat(b.Float(), 'g', -1, 64))
+		}
+	}
+	return args
+}

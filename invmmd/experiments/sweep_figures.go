@@ -1,0 +1,259 @@
+package experiments
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/invmmd/invmmd/invmmd/experiments/store"
+	"github.com/invmmd/invmmd/invmmd/results"
+	"github.com/invmmd/invmmd/invmmd/train"
+)
+
+// ExamplesPerCell is how many images of each (Y, Z) cell an experiment's examples figure
+// (NAME_examples) shows.
+const ExamplesPerCell = 8
+
+// mergeSweep assembles exp's tables from the result files under a.Out (Merge), shows each
+// λ's table next to the paper's numbers on a.Stdout, draws its results figures and, when
+// exp has them, its example images: the last step of a whole run and what merge does for
+// each experiment. a.Check sees the stored sweep first. Figures of λ that the sweep no
+// longer lists are removed with their tables.
+func mergeSweep(exp Experiment, a MergeArgs) ([]string, error) {
+	st, err := store.Load(a.Out, exp.Name)
+	if err != nil {
+		return nil, err
+	}
+	if a.Check != nil {
+		if err := a.Check(st.Sweep()); err != nil {
+			return nil, err
+		}
+	}
+	m, err := Merge(exp, a.Out, filepath.Join(a.Out, "tables"))
+	if err != nil {
+		return nil, err
+	}
+	files := m.Files
+	for _, l := range m.Sweep.Lambdas {
+		f, err := drawResults(m.Rows[l], exp, l, a.Out, a.Draw, a.Stdout)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, f...)
+	}
+	for _, lam := range m.Removed {
+		base := filepath.Join(a.Out, exp.Name+"_lambda"+lam)
+		os.Remove(base + ".png")
+		os.Remove(base + ".svg")
+		fmt.Fprintf(a.Stdout, "%s: removed the tables and figures of λ = %s, which this sweep no longer lists\n", exp.Name, lam)
+	}
+	if exp.Examples != nil {
+		ex, err := exp.Examples(m.Sweep.Seeds[0])
+		if err != nil {
+			return nil, fmt.Errorf("%s: example images: %w", exp.Name, err)
+		}
+		base := filepath.Join(a.Out, exp.Name+"_examples")
+		if err := a.Draw.Examples(base, ex, ExamplesPerCell); err != nil {
+			return nil, fmt.Errorf("%s: example images: %w", exp.Name, err)
+		}
+		files = append(files, base+".png", base+".svg")
+	}
+	fmt.Fprintf(a.Stdout, "%s: wrote %s\n", exp.Name, strings.Join(files, ", "))
+	return files, nil
+}
+
+// drawResults writes the table of rows at λ to w, next to the paper's numbers, and draws
+// its results figure, with the experiment's figure hints, into dir.
+func drawResults(rows []results.Row, exp Experiment, l float64, dir string, d Drawer, w io.Writer) ([]string, error) {
+	sums := results.Summarize(results.AsWritten(rows))
+	title := fmt.Sprintf("%s, λ = %s", exp.Title, results.LambdaName(l))
+	extras, err := exp.TableExtras(filepath.Join(dir, "tables", exp.Name+"_config.json"))
+	if err != nil {
+		return nil, err
+	}
+	if err := results.WriteMarkdownWith(w, title, sums, exp.Paper[l], exp.TrMMDNote(), extras); err != nil {
+		return nil, err
+	}
+	fmt.Fprintln(w)
+	base := filepath.Join(dir, exp.Name+"_lambda"+results.LambdaName(l))
+	if err := d.Results(base, title, sums, exp.Paper[l], exp.Figure, extras); err != nil {
+		return nil, fmt.Errorf("%s, λ = %s: %w", exp.Name, results.LambdaName(l), err)
+	}
+	return []string{base + ".png", base + ".svg"}, nil
+}
+
+// table is one results table of a sweep's variant found under a tables folder.
+type table struct {
+	v      Variant
+	name   string // the variant's name
+	lam    string // λ as the file name spells it
+	lambda float64
+	path   string
+}
+
+// tables returns the results tables of s's variants under dir (NAME_lambdaΛ.csv), by
+// variant in the order of Variants, then by file name.
+func tables(s SweepStudy, dir string) ([]table, error) {
+	var out []table
+	for _, v := range s.Variants() {
+		name, err := s.VariantName(v)
+		if err != nil {
+			return nil, err
+		}
+		paths, err := filepath.Glob(filepath.Join(dir, name+"_lambda*.csv"))
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range paths {
+			lam := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(p), name+"_lambda"), ".csv")
+			l, err := strconv.ParseFloat(lam, 64)
+			if err != nil {
+				return nil, fmt.Errorf("%s: λ %q in the file name is not a number", p, lam)
+			}
+			out = append(out, table{v: v, name: name, lam: lam, lambda: l, path: p})
+		}
+	}
+	return out, nil
+}
+
+// Figures redraws the results figure of every table of the sweep's variants under
+// out/tables (showing each table on w), then writes the comparisons they allow: of the
+// training objectives of a variant at one λ (ObjectiveComparison, as
+// tables/objectives_NAME_lambdaΛ.md) and of the layer its penalty acted on
+// (RepresentationFits, as tables/representations_NAME.md and its figure). A table whose λ
+// its configuration record does not list (left by an earlier sweep) is an error, as is a
+// table without rows.
+func (s *Sweep[O]) Figures(out string, d Drawer, w io.Writer) ([]string, error) {
+	dir := filepath.Join(out, "tables")
+	ts, err := tables(s, dir)
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	for _, t := range ts {
+		if t.v.Objective.Suffix != "" {
+			continue // another objective's table: drawn in its experiment's objectives figure, below
+		}
+		exp, err := s.Describe(t.v)
+		if err != nil {
+			return nil, err
+		}
+		if err := listed(filepath.Join(dir, t.name+"_config.json"), t.lambda); err != nil {
+			return nil, fmt.Errorf("%s: %w", t.path, err)
+		}
+		rows, err := results.ReadCSVFile(t.path)
+		if err != nil {
+			return nil, err
+		}
+		if len(rows) == 0 {
+			return nil, fmt.Errorf("%s: no rows after the header, nothing to draw", t.path)
+		}
+		f, err := drawResults(rows, exp, t.lambda, out, d, w)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", t.path, err)
+		}
+		files = append(files, f...)
+	}
+	done := map[string]bool{}
+	for _, t := range ts { // the objectives of a variant on its logit, at one λ
+		if t.v.Objective.Suffix == "" || t.v.Represent == train.RepresentFeatures {
+			continue
+		}
+		base, err := s.VariantName(Variant{Options: t.v.Options})
+		if err != nil || done[base+"_lambda"+t.lam] {
+			continue
+		}
+		done[base+"_lambda"+t.lam] = true
+		md, err := ObjectiveComparison(dir, base, t.lambda)
+		if err != nil {
+			return nil, err
+		}
+		f := filepath.Join(dir, "objectives_"+base+"_lambda"+t.lam+".md")
+		if err := os.WriteFile(f, []byte(md), 0o644); err != nil {
+			return nil, err
+		}
+		fig, err := s.drawObjectives(out, base, t.lambda, d)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, f, fig+".png", fig+".svg")
+	}
+	for _, t := range ts { // the penalty on the features against the logit
+		if t.v.Represent != train.RepresentFeatures {
+			continue
+		}
+		bv := t.v
+		bv.Represent = train.RepresentLogits
+		bexp, err := s.Describe(bv)
+		if err != nil || done["representations_"+bexp.Name] {
+			continue
+		}
+		done["representations_"+bexp.Name] = true
+		fits, err := RepresentationFits(dir, bexp.Name)
+		if err != nil {
+			return nil, err
+		}
+		f := filepath.Join(dir, "representations_"+bexp.Name+".md")
+		if err := os.WriteFile(f, []byte(RepresentationMarkdown(bexp.Name, fits)), 0o644); err != nil {
+			return nil, err
+		}
+		base := filepath.Join(out, "representations_"+bexp.Name)
+		if err := d.Representations(base, bexp.Title+": the penalty on the logit or on the penultimate features", fits); err != nil {
+			return nil, err
+		}
+		files = append(files, f, base+".png", base+".svg")
+	}
+	return files, nil
+}
+
+// drawObjectives draws the comparison of the objectives the experiment stored under name
+// was trained with at λ (its tables NAME[SUFFIX]_lambdaΛ.csv under out/tables, in the order
+// of train.Objectives; objectives without a table are left out) into out as
+// objectives_NAME_lambdaΛ, returning that base path.
+func (s *Sweep[O]) drawObjectives(out, name string, l float64, d Drawer) (string, error) {
+	var objs []string
+	var rows [][]results.Row
+	for _, o := range train.Objectives() {
+		p := results.TablePath(filepath.Join(out, "tables"), name+o.Suffix, l)
+		if _, err := os.Stat(p); os.IsNotExist(err) {
+			continue
+		}
+		rs, err := results.ReadCSVFile(p)
+		if err != nil {
+			return "", err
+		}
+		objs, rows = append(objs, o.Name), append(rows, results.AsWritten(rs))
+	}
+	title := name
+	var hints results.FigureHints
+	if exp, ok := Describe(name); ok {
+		title, hints = exp.Title, exp.Figure
+	}
+	base := filepath.Join(out, "objectives_"+name+"_lambda"+results.LambdaName(l))
+	return base, d.Objectives(base, fmt.Sprintf("%s, λ = %s", title, results.LambdaName(l)), objs, rows, hints)
+}
+
+// listed checks that the configuration record at cfgPath, when there is one, lists λ l.
+func listed(cfgPath string, l float64) error {
+	b, err := os.ReadFile(cfgPath)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var rec struct{ Lambdas []float64 }
+	if err := json.Unmarshal(b, &rec); err != nil {
+		return fmt.Errorf("%s: %w", cfgPath, err)
+	}
+	for _, x := range rec.Lambdas {
+		if x == l {
+			return nil
+		}
+	}
+	return fmt.Errorf("stale table: %s lists λ %v, not %v; delete the table or rerun the experiment with that λ", cfgPath, rec.Lambdas, l)
+}

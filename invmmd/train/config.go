@@ -1,0 +1,149 @@
+package train
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/invmmd/invmmd/invmmd"
+	"github.com/invmmd/invmmd/invmmd/method"
+)
+
+// Config is how h is trained: the hyperparameters of one fit, and nothing else, so that it
+// is what an experiment's configuration record (NAME_config.json, its "H") stores and
+// compares. What a fit runs with but does not depend on — the backend, the progress
+// display, hooks, the nuisance's feature map — is its Runtime; what Fit derives from the
+// data (the full batch's size, the features' bandwidth, the training set's normalisers)
+// stays inside the fit and is reported in History, never written back here.
+type Config struct {
+	Method    method.Method
+	Lambda    float64 // weight λ of the penalty (eq. (4)); ignored by None
+	BatchSize int     // rows per step, each epoch dropping its incomplete last batch; 0 means every training row (full batch)
+	Epochs    int     // the cap on epochs; early stopping (Patience) usually ends training first
+	// Patience stops training once this many epochs have brought no better validation
+	// objective than the best kept one (History.StopReason records which rule ended a
+	// fit). 0 trains for Epochs.
+	Patience int
+	// SelectAfter is the number of epochs trained before selection starts: the first
+	// SelectAfter epochs are never kept. At λ = 5 an early, nearly flat h has a validation
+	// penalty near 0 that can outweigh its worse likelihood (without it, seed 2 of the
+	// simulation kept epoch 7 of 60, with train accuracy 0.68).
+	SelectAfter  int
+	LearningRate float64 // Adam's step size
+	Seed         uint64  // initial weights and batch order
+	// Estimator sets the kernel bandwidth, the normaliser/main split and the guards of the
+	// penalty, in training and in validation.
+	Estimator invmmd.Options
+	Penalty   PenaltyPath // how the graph sums the kernel; Auto by default
+	// Represent is the layer of h that the penalty acts on, in training, validation and
+	// evaluation: the logit, the paper's (the zero value), or the penultimate features of a
+	// models.FeatureNet (RepresentFeatures). For features the kernel's bandwidth is
+	// Estimator.Bandwidth when set, otherwise the median heuristic on the initial
+	// network's training features (see Model.Bandwidth), and the training step sums the
+	// kernel exactly, or by random Fourier features on PathFourier or once a batch holds
+	// RFFBatchFactor times their number on PathAuto.
+	Represent Representation `json:",omitempty"`
+	// Clip trains and validates on max(MMD²_y, 0) per stratum instead of the raw
+	// estimate (the paper uses the raw estimate). MMD² is never negative, but the DR
+	// estimate of eq. (9) can be (its pair weights are indefinite) and the optimiser can drive it far
+	// below 0 by fitting h to the weights; clipping removes that incentive, at the price of
+	// no gradient while an estimate is negative (see README, "Training choices").
+	Clip bool
+	// SelectClipped selects the epoch by the validation objective with max(MMD²_y, 0) per
+	// stratum while training on the raw estimate: an epoch whose validation estimate is
+	// far below 0 then cannot win the selection. Clip implies it.
+	SelectClipped bool `json:",omitempty"`
+	// Normalisers says where the penalty's normalisers N(b, b') come from, in training and
+	// in validation: each batch's first (1 − MainFraction) rows, the paper's (the zero
+	// value), or the whole training set, once (NormalisersTraining).
+	Normalisers NormaliserSource `json:",omitempty"`
+	FourierTol  float64          // per-pair kernel error of the Fourier path; 0 means TrainingFourierTol
+}
+
+// NormaliserSource says where a penalty's normalisers N(b, b') = P(Z = b | y)P(Z = b' | y)
+// come from (Config.Normalisers).
+type NormaliserSource string
+
+const (
+	// NormalisersBatch estimates them on each batch's first (1 − MainFraction) rows
+	// (appendix B.1 of the paper; every row when MainFraction is 1).
+	NormalisersBatch NormaliserSource = ""
+	// NormalisersTraining estimates them once on every training row by the method's own
+	// estimator (invmmd.NormalisersOf) and uses them for every batch and for validation;
+	// each batch's rows then serve the main terms only (its first 1 − MainFraction rows are
+	// unused). See invmmd.Normalisers for why.
+	NormalisersTraining NormaliserSource = "training"
+)
+
+// String names the source: "batch" or "training".
+func (s NormaliserSource) String() string {
+	if s == NormalisersBatch {
+		return "batch"
+	}
+	return string(s)
+}
+
+// ParseNormaliserSource reads "batch" or "training" (the names String gives).
+func ParseNormaliserSource(name string) (NormaliserSource, error) {
+	switch name {
+	case "batch", "":
+		return NormalisersBatch, nil
+	case "training":
+		return NormalisersTraining, nil
+	}
+	return "", fmt.Errorf("train: normaliser source %q, want batch or training", name)
+}
+
+// Validate checks the configuration against a training set of n rows.
+func (c Config) Validate(n int) error {
+	switch {
+	case !c.Method.Valid():
+		return fmt.Errorf("train: unknown method %d", int(c.Method))
+	case c.Lambda < 0 || math.IsNaN(c.Lambda) || math.IsInf(c.Lambda, 0):
+		return fmt.Errorf("train: λ = %v, want a finite value ≥ 0", c.Lambda)
+	case c.BatchSize < 2 && c.BatchSize != 0:
+		return fmt.Errorf("train: batch size %d, want at least 2 (or 0 for full batch)", c.BatchSize)
+	case c.BatchSize > n:
+		return fmt.Errorf("train: batch size %d is larger than the %d training rows", c.BatchSize, n)
+	case c.Epochs < 1:
+		return fmt.Errorf("train: %d epochs, want at least 1", c.Epochs)
+	case c.Patience < 0:
+		return fmt.Errorf("train: patience %d, want ≥ 0", c.Patience)
+	case c.SelectAfter < 0 || c.SelectAfter >= c.Epochs:
+		return fmt.Errorf("train: selection after %d epochs of %d, want 0 ≤ SelectAfter < Epochs", c.SelectAfter, c.Epochs)
+	case !(c.LearningRate > 0) || math.IsInf(c.LearningRate, 0):
+		return fmt.Errorf("train: learning rate %v, want a finite value > 0", c.LearningRate)
+	case c.Penalty < PathAuto || c.Penalty > PathFourier:
+		return fmt.Errorf("train: unknown penalty path %d", int(c.Penalty))
+	case c.Normalisers != NormalisersBatch && c.Normalisers != NormalisersTraining:
+		return fmt.Errorf("train: normaliser source %q, want batch or training", string(c.Normalisers))
+	case c.FourierTol < 0:
+		return fmt.Errorf("train: Fourier tolerance %v, want ≥ 0", c.FourierTol)
+	case !c.Represent.valid():
+		return fmt.Errorf("train: representation %q, want logits or features", string(c.Represent))
+	}
+	_, err := c.Estimator.Resolved()
+	return err
+}
+
+// AuxConfig is how the auxiliary models G and m are fit (FitAux): their hyperparameters,
+// as an experiment's configuration record stores them (its "Aux"). What the fits run with
+// is their Runtime.
+type AuxConfig struct {
+	BatchSize int // rows per step (0: full batch); m's batches never exceed its observed rows
+	Epochs    int // the cap on epochs; Patience usually ends training first
+	// Patience stops a fit once this many epochs have brought no better validation NLL
+	// (FitReport.StopReason says which rule ended it). 0 trains for Epochs.
+	Patience     int
+	LearningRate float64
+	Seed         uint64  // G uses Seed, m uses Seed+1 (the network's seed and the batch order)
+	GFloor       float64 // for the count of floored rows in the report; 0 means invmmd.DefaultGFloor
+}
+
+// validate checks the configuration before any fit.
+func (c AuxConfig) validate() error {
+	if c.Epochs < 1 || c.Patience < 0 || !(c.LearningRate > 0) || (c.BatchSize < 2 && c.BatchSize != 0) {
+		return fmt.Errorf("train: auxiliary config (epochs %d, patience %d, learning rate %v, batch %d): want epochs ≥ 1, patience ≥ 0, learning rate > 0, batch ≥ 2 (or 0 for full batch)",
+			c.Epochs, c.Patience, c.LearningRate, c.BatchSize)
+	}
+	return nil
+}
