@@ -61,28 +61,60 @@ type Aux struct {
 	mNu            *nuisanceM
 }
 
-// Predict returns Ĝ and m̂ for the rows of s (e.g. fresh batches in the variance study).
+// Predict returns Ĝ and m̂ for the rows of s (e.g. fresh batches in the variance study):
+// those of the models FitAux fitted (AuxConfig.Roles), nil for a model it did not fit.
 func (a *Aux) Predict(s *dataset.Set) (Pred, error) {
-	if a.gModel == nil || a.mModel == nil {
+	if a.gModel == nil && a.mModel == nil {
 		return Pred{}, fmt.Errorf("train: these auxiliary predictions were not fitted by FitAux, no model to predict with")
 	}
 	xy := WithLabel(s)
-	g, err := a.gModel.Probabilities(xy)
-	if err != nil {
-		return Pred{}, err
+	var p Pred
+	var err error
+	if a.gModel != nil {
+		if p.G, err = a.gModel.Probabilities(xy); err != nil {
+			return Pred{}, err
+		}
 	}
-	if a.mNu != nil {
+	switch {
+	case a.mModel == nil:
+	case a.mNu != nil:
 		out, err := a.mModel.Outputs(xy)
 		if err != nil {
 			return Pred{}, err
 		}
-		return Pred{G: g, MPsi: a.mNu.features(out)}, nil
+		p.MPsi = a.mNu.features(out)
+	default:
+		if p.M, err = a.mModel.Probabilities(xy); err != nil {
+			return Pred{}, err
+		}
 	}
-	m, err := a.mModel.Probabilities(xy)
-	if err != nil {
-		return Pred{}, err
+	return p, nil
+}
+
+// WithZMap returns a copy of a whose m̂ gives the features of another kernel on Z, zmap: m
+// of a continuous or vector Z predicts the distribution of Z itself (a normal), so the
+// mean of any map's features under it follows without refitting (invmmd.NormalMeans). The
+// kernel of such a Z is fixed from data (its median bandwidth, weighted by 1/Ĝ so that the
+// missingness does not move it) only once Ĝ is known, after m was fitted. A categorical
+// Z's m predicts its levels, whose one-hot map does not change: zmap must then have the
+// same levels.
+func (a *Aux) WithZMap(zmap invmmd.FeatureMap) (*Aux, error) {
+	b := *a
+	b.ZMap = zmap
+	if a.mNu == nil {
+		return &b, nil
 	}
-	return Pred{G: g, M: m}, nil
+	nu := *a.mNu
+	if nu.normal {
+		if _, ok := zmap.(invmmd.NormalMeans); !ok {
+			return nil, fmt.Errorf("train: the feature map %s has no closed-form mean under a normal", zmap.Describe())
+		}
+	} else if zmap.Dim() != nu.heads {
+		return nil, fmt.Errorf("train: m predicts %d levels, the feature map %s has %d", nu.heads, zmap.Describe(), zmap.Dim())
+	}
+	nu.zmap = zmap
+	b.mNu = &nu
+	return &b, nil
 }
 
 // WithLabel returns s with the label Y appended to every row's features, the input of
@@ -225,10 +257,10 @@ func FitAux(ctx context.Context, sp dataset.Splits, newNet func(role Role, seed 
 		cfg.GFloor = invmmd.DefaultGFloor
 	}
 	trainObs, valObs := observedRows(sp.Train), observedRows(sp.Val)
-	if len(trainObs) < 2 {
+	if cfg.fits(RoleM) && len(trainObs) < 2 {
 		return nil, fmt.Errorf("train: m is fit on the rows with Z observed, and the training set has %d of them", len(trainObs))
 	}
-	if len(valObs) == 0 {
+	if cfg.fits(RoleM) && len(valObs) == 0 {
 		return nil, fmt.Errorf("train: the validation set has no row with Z observed: m cannot be validated")
 	}
 	nonBinary := sp.Train.Nuisance.Kind != dataset.BinaryZ
@@ -238,6 +270,8 @@ func FitAux(ctx context.Context, sp dataset.Splits, newNet func(role Role, seed 
 	aux := &Aux{}
 	if nonBinary {
 		aux.ZMap = rt.ZMap
+	}
+	if nonBinary && cfg.fits(RoleM) {
 		model, nm, preds, rep, err := fitNuisanceM(ctx, b, sp, trainObs, valObs, newNet(RoleM, cfg.Seed+1), cfg.Seed+1, cfg, rt)
 		if err != nil {
 			return nil, err
@@ -254,6 +288,9 @@ func FitAux(ctx context.Context, sp dataset.Splits, newNet func(role Role, seed 
 		tasks = tasks[:1] // m is fitted above
 	}
 	for _, task := range tasks {
+		if !cfg.fits(task.role) {
+			continue
+		}
 		model, preds, rep, err := task.fit(ctx, b, sp, newNet(task.role, task.seed), cfg, rt)
 		if err != nil {
 			return nil, err

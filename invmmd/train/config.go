@@ -137,6 +137,23 @@ type AuxConfig struct {
 	LearningRate float64
 	Seed         uint64  // G uses Seed, m uses Seed+1 (the network's seed and the batch order)
 	GFloor       float64 // for the count of floored rows in the report; 0 means invmmd.DefaultGFloor
+	// Roles are the models to fit, RoleG and RoleM; empty means both. A caller that has G
+	// (or m) from elsewhere fits only the other, so that no model is fitted that is not
+	// used (its report and its warnings would speak of a model nobody reads).
+	Roles []Role `json:",omitempty"`
+}
+
+// fits reports whether the configuration fits the model of role r.
+func (c AuxConfig) fits(r Role) bool {
+	if len(c.Roles) == 0 {
+		return true
+	}
+	for _, x := range c.Roles {
+		if x == r {
+			return true
+		}
+	}
+	return false
 }
 
 // validate checks the configuration before any fit.
