@@ -91,6 +91,12 @@ func ParseTestRoute(s string) (TestRoute, error) {
 const (
 	DefaultResamples = 1000 // draws of the wild bootstrap or the permutation test
 	MinResamples     = 100  // fewer give p-values too coarse to compare with α = 0.05
+	// FlooredGShare is the share of the rows with Z observed whose Ĝ may be raised to the
+	// floor (Options.GFloor) before a p-value that reads Ĝ is flagged unreliable: a floor
+	// on a few rows caps a few weights, which the calibration study found harmless (dr's
+	// size held on the data sets where it happened), while a floor on a visible share of
+	// the rows says that positivity fails where those rows are.
+	FlooredGShare = 0.02
 	// MaxResamples bounds the draws: 10⁵ resolve a p-value to 10⁻⁵, and each costs a pass
 	// over the rows.
 	MaxResamples = 100000
@@ -138,13 +144,15 @@ type TestResult struct {
 	Statistic float64
 	PValue    float64
 	Sigma     float64 // the kernel bandwidth used
+	FlooredG  int     // rows with Z observed whose Ĝ was raised to Options.GFloor
 	// Path is how the kernel sums of the cross route were computed and their error bound
 	// (zero for the other routes, which expand the kernel with a fixed tolerance).
 	Path      KernelPath
 	Resamples int // draws (0 for the cross route)
 	Strata    []TestStratum
 	// Unreliable lists why the p-value should not be trusted (a stratum with fewer than
-	// MinTestRows rows with a pseudo-outcome in a half, Ĝ floored on a row); empty when none.
+	// MinTestRows rows with a pseudo-outcome in a half, Ĝ floored on more than
+	// FlooredGShare of the rows with Z observed); empty when none.
 	Unreliable []string
 }
 
@@ -255,9 +263,9 @@ func InvarianceTest(ctx context.Context, h Rep, rows Rows, opts TestOptions, met
 				phi[d][i] = w.rowMean(d, i)
 			}
 		}
-		ms[k] = &crossMethod{phi: phi, include: w.include, res: TestResult{Method: m, Route: opts.Route, Sigma: sigma}}
-		if w.flooredG > 0 {
-			ms[k].res.Unreliable = append(ms[k].res.Unreliable, fmt.Sprintf("Ĝ raised to the floor %v on %d rows", opts.GFloor, w.flooredG))
+		ms[k] = &crossMethod{phi: phi, include: w.include, res: TestResult{Method: m, Route: opts.Route, Sigma: sigma, FlooredG: w.flooredG}}
+		if observed := rows.Len() - rows.MissingZ(); float64(w.flooredG) > FlooredGShare*float64(observed) {
+			ms[k].res.Unreliable = append(ms[k].res.Unreliable, fmt.Sprintf("Ĝ raised to the floor %v on %d of the %d rows with Z observed (more than %.0f%%)", opts.GFloor, w.flooredG, observed, 100*FlooredGShare))
 		}
 	}
 	switch opts.Route {

@@ -165,7 +165,7 @@ func TestEstimateFlagsUnreliableStrata(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
-	if !strings.Contains(out, "fitting G and m: MLP [32 32]") || !strings.Contains(out, "| dr |") || strings.Contains(out, "UNRELIABLE") {
+	if !strings.Contains(out, "auxiliary models G and m, fitted on (X, Y) of 5 folds") || !strings.Contains(out, "MLP [32 32]") || !strings.Contains(out, "| dr |") || strings.Contains(out, "UNRELIABLE") {
 		t.Errorf("estimate with fitted G and m:\n%s", out)
 	}
 }

@@ -30,7 +30,7 @@ var ownFlagNames = tabular.Names{
 	"Data": "-data", "Y": "-y", "YPositive": "-y-positive", "Z": "-z", "ZPositive": "-z-positive", "X": "-x",
 	"ZKind": "-z-kind", "ZMap.Bandwidth": "-z-bandwidth", "ZMap.Features": "-z-features",
 	"Hidden": "-hidden", "Epochs": "-epochs", "Patience": "-patience", "AuxEpochs": "-aux-epochs", "AuxPatience": "-aux-patience",
-	"Batch": "-batch", "LearningRate": "-lr", "MinESS": "-min-ess", "AuxSeed": "-aux-seed",
+	"Batch": "-batch", "LearningRate": "-lr", "MinESS": "-min-ess", "AuxSeed": "-aux-seed", "Folds": "-folds",
 	"Split": "-split", "ValFrac": "-val-frac", "TestFrac": "-test-frac", "Methods": "-methods", "Lambda": "-lambda",
 	"Seeds": "-seeds", "Seed": "-seeds", "KeepUnreliable": "-keep-unreliable", "Objective": "-objective", "Represent": "-represent",
 	"Bandwidth": "-bandwidth", "Median": "-bandwidth", "Out": "-out", "Force": "-force", "Resume": "-resume",

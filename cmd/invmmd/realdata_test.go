@@ -63,8 +63,9 @@ func TestFitOnPublicTables(t *testing.T) {
 // TestEstimateOnHMDA estimates the MMD² of a simple score (the payments-to-income ratio)
 // between African American and other applicants within each decision, with G and m fitted
 // on the other columns: every estimator gives a positive Y = 0 term (2,095 approved
-// applications) with its jackknife standard error, the rare (deny, afam) cell, 33
-// observed rows, is reported with its counts, and G and m stop by patience.
+// applications) with its jackknife standard error (reg's estimate without one: its
+// jackknife ignores m̂'s error), the rare (deny, afam) cell, 33 observed rows, is reported
+// with its counts, and G and m, cross-fitted on 5 folds, stop by patience.
 func TestEstimateOnHMDA(t *testing.T) {
 	out, stderr, err := runCmd(t, "estimate", "-data", hmdaCSV, "-outputs", "pirat", "-y", "deny", "-y-positive", "yes", "-z", "afam", "-z-positive", "yes",
 		"-x", "hirat,lvrat,chist,mhist,phist,unemp,selfemp,insurance,condomin,single,hschool", "-methods", "obs,ip,reg,dr", "-bandwidth", "median")
@@ -72,13 +73,21 @@ func TestEstimateOnHMDA(t *testing.T) {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
 	for _, w := range []string{"2380 rows, 941 with Z missing", "Y=1: 285 rows, observed Z=0: 78, Z=1: 33",
-		// G and m, with the defaults, stop by patience on the 20% of rows held out for it.
-		"validation NLL on 476 held-out rows", "best epoch 46, stopped at 66 of 400 by patience", "best epoch 8, stopped at 28 of 400 by patience"} {
+		// G and m, with the defaults, cross-fitted on 5 folds, each stopping by patience on a
+		// fifth of its rows.
+		"of 5 folds: each row's Ĝ and m̂ from the models fitted on the other 4 folds (fold 1's: 1904 rows, 1523 to fit and 381 held out to stop training)",
+		"stopped after 20 epochs without a better one"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("output lacks %q:\n%s", w, out)
 		}
 	}
-	for _, m := range []string{"obs", "ip", "reg", "dr"} {
+	if strings.Contains(out, "max-epochs") {
+		t.Errorf("a fit of G or m reached its cap:\n%s", out)
+	}
+	if i := strings.Index(out, "| reg | "); i < 0 || !strings.HasPrefix(out[i:], "| reg | ") || !strings.Contains(out[i:i+60], "(no SE)") {
+		t.Errorf("reg's row should give its estimate without a standard error:\n%s", out)
+	}
+	for _, m := range []string{"obs", "ip", "dr"} {
 		i := strings.Index(out, "| "+m+" | ")
 		if i < 0 {
 			t.Fatalf("no row for %s:\n%s", m, out)

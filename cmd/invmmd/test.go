@@ -18,15 +18,19 @@ func testMore() string {
 		"It assumes: Z is missing at random given (X, Y); positivity, G = P(Δ = 1 | X, Y) > 0; G right for ip, m right\n" +
 		"for reg, either for dr (obs: missingness independent of X given Y; full: Z on every row); and G and m fitted\n" +
 		"on rows other than those tested. Columns -g and -m are taken to have been fitted on other rows. Without them,\n" +
-		"G and m are fitted on -x of a random half B of the rows (half of each (Y, Δ) cell, by -seeds; 80% of B to fit,\n" +
-		"the other 20% held out to stop their training, -aux-patience); the cross route then sums its statistic over\n" +
-		"the other half A, and the wild and permutation routes test half A only.\n\n" +
+		"G and m are cross-fitted on -x: the rows are split into -folds folds (5; at random within each (Y, Δ) cell),\n" +
+		"G and m fitted once per fold on the other folds (80% of those rows to fit, 20% held out to stop their training,\n" +
+		"-aux-patience), and each row's pseudo-outcome taken from the models that did not see it. With -folds 1 they\n" +
+		"are fitted on a random half B of the rows instead; the wild and permutation routes then test half A only.\n" +
+		"Only dr's p-value is printed by default, the one whose size held at α in the calibration study with fitted G\n" +
+		"and m (ip's and reg's pseudo-outcomes carry the fit's error at first order, and obs ignores why Z is missing:\n" +
+		"asked for, their p-values are marked unreliable, with the reason).\n\n" +
 		"The kernel's σ is the median heuristic on h by default (on half B for the cross route), as in estimate and in\n" +
 		"fit's held-out tests (-bandwidth).\n" +
 		"routes: cross (default: a studentised statistic between two halves, standard normal under H₀, no resampling),\n" +
 		"wild (wild bootstrap of a V-statistic, -B draws), permutation (Z permuted within Y strata, -B draws; valid for\n" +
 		"full, and for obs only when missingness does not depend on X).\n" +
-		"methods: full, obs, ip, reg, dr, dr-po (default: dr,ip,reg; full when no Z is missing; obs for -route permutation)"
+		"methods: full, obs, ip, reg, dr, dr-po (default: dr; full when no Z is missing; obs for -route permutation)"
 }
 
 // runTest tests whether the model outputs h in a CSV (a column, or several: a
@@ -36,14 +40,15 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	cfg := owndata.DefaultTestConfig()
 	fs := newFlags("test", "-data FILE.csv -outputs COL[,COL...] -y COL -z COL [-g COL] [-m COL] [-x COLS] [-methods ...] [-route cross|wild|permutation] [-B N] [-seeds S] [-bandwidth median|σ] [-unconditional] [-out FILE.csv]", stdout, stderr, testMore)
 	o := &ownCommand{fs: fs, stderr: stderr}
-	o.columns(&cfg.Columns, "comma-separated feature columns on which G and m are fitted (on half B) when -g or -m is not given (default: none)")
-	o.auxNets(&cfg.Nets, "(on half B) when -g or -m is not given")
+	o.columns(&cfg.Columns, "comma-separated feature columns on which G and m are fitted (cross-fitted, -folds) when -g or -m is not given (default: none)")
+	o.auxNets(&cfg.Nets, "(cross-fitted, -folds) when -g or -m is not given")
+	fs.Var(intValue{&cfg.Folds}, "folds", fmt.Sprintf("`K` folds on which G and m are cross-fitted (1 to %d; 1: fitted on half B, half A tested)", owndata.MaxFolds))
 	var minESS float64
 	fs.Var(floatValue{&minESS}, "min-ess", "no effect on test, whose p-values flag strata by their rows with a pseudo-outcome (fewer than 20), not by an effective sample size `ess`; kept for this release")
 	fs.StringVar(&cfg.H, "outputs", cfg.H, "column of model outputs h (a logit, a score), or comma-separated columns of one representation (cross route only) (required)")
 	alias(fs, "h", stderr)
-	fs.StringVar(&cfg.G, "g", cfg.G, "column of P(Δ = 1 | X, Y) fitted on rows other than these, > 0 on every row whose Z is observed (default: fit an MLP on -x of half B)")
-	fs.StringVar(&cfg.M, "m", cfg.M, "column of P(Z = 1 | X, Y) fitted on rows other than these (default: fit an MLP on -x of half B)")
+	fs.StringVar(&cfg.G, "g", cfg.G, "column of P(Δ = 1 | X, Y) fitted on rows other than these, > 0 on every row whose Z is observed (default: cross-fit an MLP on -x)")
+	fs.StringVar(&cfg.M, "m", cfg.M, "column of P(Z = 1 | X, Y) fitted on rows other than these (default: cross-fit an MLP on -x)")
 	methods := fs.String("methods", "", "comma-separated methods whose pseudo-outcome of Z is tested (default: see above)")
 	route := fs.String("route", cfg.Route.String(), "null distribution: cross, wild or permutation (see above)")
 	fs.Var(intValue{&cfg.Resamples}, "B", fmt.Sprintf("`N` draws of the wild bootstrap or the permutation test (%d to %d)", invmmd.MinResamples, invmmd.MaxResamples))

@@ -25,6 +25,10 @@ type AuxReport struct {
 	MinG         float64 // the smallest Ĝ on a training row
 	BelowMin     int     // training rows with Ĝ below invmmd.DefaultGFloor
 	Rows         int     // training rows
+	// FittedG and FittedM say which models were fitted (the others came from columns, or
+	// were not needed); Folds holds each fold's report when they were cross-fitted.
+	FittedG, FittedM bool
+	Folds            []AuxReport
 	// On says which rows G and m were fitted on and which held-out rows their stopping
 	// rule read; FitAux sets the training and validation splits', and estimate and test
 	// their own.
@@ -33,12 +37,66 @@ type AuxReport struct {
 
 // String renders the report as invmmd fit, estimate and test print it.
 func (r AuxReport) String() string {
-	rule := "stopped at the cap"
-	if r.GStop.Patience > 0 {
-		rule = fmt.Sprintf("stopped after %d epochs without a better one", r.GStop.Patience)
+	fitG, fitM := r.FittedG, r.FittedM
+	if !fitG && !fitM { // fit's report: both, on its training split
+		fitG, fitM = true, true
 	}
-	return fmt.Sprintf("auxiliary models, fitted on (X, Y) of %s, best epoch by validation NLL, %s:\n  %v\n  %v\n  min Ĝ on training rows %.4f (floor %.2f)\n",
-		r.On, rule, r.G, r.M, r.MinG, invmmd.DefaultGFloor)
+	stop := r.GStop
+	if !fitG {
+		stop = r.MStop
+	}
+	rule := "stopped at the cap"
+	if stop.Patience > 0 {
+		rule = fmt.Sprintf("stopped after %d epochs without a better one", stop.Patience)
+	}
+	which := "G and m"
+	switch {
+	case !fitG:
+		which = "m (G from its column)"
+	case !fitM:
+		which = "G (m from its column, or not needed)"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "auxiliary models %s, fitted on (X, Y) of %s, best epoch by validation NLL, %s:\n", which, r.On, rule)
+	indent := "  "
+	if len(r.Folds) > 1 {
+		b.WriteString("  fold 1:\n")
+		indent = "    "
+	}
+	if fitG {
+		fmt.Fprintf(&b, "%s%v\n", indent, r.G)
+	}
+	if fitM {
+		fmt.Fprintf(&b, "%s%v\n", indent, r.M)
+	}
+	if len(r.Folds) > 1 {
+		rng := func(f func(AuxReport) float64) (lo, hi float64) {
+			lo, hi = math.Inf(1), math.Inf(-1)
+			for _, x := range r.Folds {
+				lo, hi = math.Min(lo, f(x)), math.Max(hi, f(x))
+			}
+			return lo, hi
+		}
+		fmt.Fprintf(&b, "  over the %d folds:", len(r.Folds))
+		if fitG {
+			l, h := rng(func(x AuxReport) float64 { return x.G.ValNLL })
+			el, eh := rng(func(x AuxReport) float64 { return float64(x.G.BestEpoch) })
+			fmt.Fprintf(&b, " G val NLL %.4f–%.4f, best epochs %.0f–%.0f;", l, h, el, eh)
+		}
+		if fitM {
+			l, h := rng(func(x AuxReport) float64 { return x.M.ValNLL })
+			el, eh := rng(func(x AuxReport) float64 { return float64(x.M.BestEpoch) })
+			fmt.Fprintf(&b, " m val NLL %.4f–%.4f, best epochs %.0f–%.0f", l, h, el, eh)
+		}
+		b.WriteString("\n")
+	}
+	switch {
+	case !r.FittedG && !r.FittedM: // fit's report: Ĝ on its training split
+		fmt.Fprintf(&b, "  min Ĝ on training rows %.4f (floor %.2f)\n", r.MinG, invmmd.DefaultGFloor)
+	case r.Rows > 0 && !math.IsInf(r.MinG, 0):
+		fmt.Fprintf(&b, "  min Ĝ %.4f over the %d rows (floor %.2f)\n", r.MinG, r.Rows, invmmd.DefaultGFloor)
+	}
+	return b.String()
 }
 
 // Warning says that positivity fails when some Ĝ is below the floor, and that m learned
@@ -46,16 +104,31 @@ func (r AuxReport) String() string {
 // not binary); empty otherwise. names names the settings it suggests (nil: their fields).
 func (r AuxReport) Warning(names tabular.Names) string {
 	var w []string
+	fitG, fitM := r.FittedG, r.FittedM
+	if !fitG && !fitM {
+		fitG, fitM = true, true
+	}
+	folds := r.Folds
+	if len(folds) == 0 {
+		folds = []AuxReport{r}
+	}
 	for _, m := range []struct {
 		name string
-		s    Stop
-	}{{"G", r.GStop}, {"m", r.MStop}} {
-		if s := stopWarning(m.name, m.s, names.Of("AuxEpochs")); s != "" {
-			w = append(w, s)
+		on   bool
+		s    func(AuxReport) Stop
+	}{{"G", fitG, func(x AuxReport) Stop { return x.GStop }}, {"m", fitM, func(x AuxReport) Stop { return x.MStop }}} {
+		if !m.on {
+			continue
+		}
+		for _, f := range folds { // the first fold whose fit reached the cap speaks for all
+			if s := stopWarning(m.name, m.s(f), names.Of("AuxEpochs")); s != "" {
+				w = append(w, s)
+				break
+			}
 		}
 	}
 	if r.BelowMin > 0 {
-		w = append(w, fmt.Sprintf("Ĝ < %.2f on %d of %d training rows: Z is (almost) never observed for rows like these, so no estimator "+
+		w = append(w, fmt.Sprintf("Ĝ < %.2f on %d of %d rows: Z is (almost) never observed for rows like these, so no estimator "+
 			"can recover their Z (positivity fails); ip and dr then speak for the rows where Z can be observed", invmmd.DefaultGFloor, r.BelowMin, r.Rows))
 	}
 	if r.M.HasBaseline && r.M.ValNLL >= r.M.BaselineNLL {
@@ -75,11 +148,11 @@ func (r AuxReport) Warning(names tabular.Names) string {
 // It is the one place where fit, estimate and test fit their nuisances: which rows G and m
 // learn from is its callers' choice (fit: the training split; estimate: a random 70%;
 // test: a part of half B), and cross-fitting goes here.
-func fitAux(ctx context.Context, b backends.Backend, n Nets, sp dataset.Splits, zmap invmmd.FeatureMap) (*train.Aux, AuxReport, error) {
+func fitAux(ctx context.Context, b backends.Backend, n Nets, sp dataset.Splits, zmap invmmd.FeatureMap, roles ...train.Role) (*train.Aux, AuxReport, error) {
 	hidden := n.Hidden
 	aux, err := train.FitAux(ctx, sp, func(_ train.Role, seed uint64) models.Net { return models.MLP{Hidden: hidden, Seed: seed} },
 		train.AuxConfig{BatchSize: min(n.Batch, sp.Train.Len()), Epochs: n.AuxEpochs, Patience: n.AuxPatience, LearningRate: n.LearningRate,
-			Seed: n.AuxSeed}, train.Runtime{Backend: b, ZMap: zmap})
+			Seed: n.AuxSeed, Roles: roles}, train.Runtime{Backend: b, ZMap: zmap})
 	if err != nil {
 		return nil, AuxReport{}, divergedError(fmt.Errorf("fitting G and m: %w", err), n.LearningRate)
 	}

@@ -126,7 +126,13 @@ func auxOutputs(nu dataset.Nuisance, zmap invmmd.FeatureMap) int {
 // that every pair of distinct observed Z has kernel value 0, or so large that every pair
 // has 1, leaves the joint MMD² nothing to measure.
 func zKernel(c Columns, file string, nu dataset.Nuisance, z []float64) (invmmd.FeatureMap, error) {
-	zmap, err := invmmd.NewMap(nu, z, nil, c.ZMap)
+	return zKernelWeighted(c, file, nu, z, nil)
+}
+
+// zKernelWeighted is zKernel with the rows weighted by w in the kernel's data-driven
+// constants (invmmd.NewMap): w = 1/Ĝ makes them the full data's.
+func zKernelWeighted(c Columns, file string, nu dataset.Nuisance, z, w []float64) (invmmd.FeatureMap, error) {
+	zmap, err := invmmd.NewMap(nu, z, w, c.ZMap)
 	if err != nil {
 		if c.ZMap.Bandwidth > 0 || c.ZMap.Features > 0 {
 			return nil, &FieldError{Field: "ZMap.Bandwidth", Value: c.ZMap.Bandwidth, Err: fmt.Errorf("%s: the kernel on Z: %w", file, err)}

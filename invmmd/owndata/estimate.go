@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -32,6 +33,11 @@ type EstimateConfig struct {
 	H string
 	G string // a column of fitted P(Δ = 1 | X, Y); empty: fit an MLP on X
 	M string // a column of fitted P(Z = 1 | X, Y) of a binary Z; empty: fit an MLP on X
+	// Folds is the number of folds on which G and m are cross-fitted when fitted (each
+	// row's Ĝ and m̂ from the models fitted on the other folds; see crossfit.go), or 1 for
+	// sample splitting (fitted on a random half, the other half estimated). 0 means
+	// DefaultFolds.
+	Folds int
 	// Methods are the estimators (full only when no Z is missing; none is refused).
 	Methods []method.Method
 	// Unconditional estimates the MMD² between p(h | Z = 1) and p(h | Z = 0) over all rows
@@ -54,6 +60,7 @@ type EstimateConfig struct {
 func DefaultEstimateConfig() EstimateConfig {
 	return EstimateConfig{
 		Nets:    DefaultNets(),
+		Folds:   DefaultFolds,
 		Methods: []method.Method{method.Obs, method.IP, method.Reg, method.DR, method.DRPO},
 		Median:  true,
 	}
@@ -94,6 +101,9 @@ func (c EstimateConfig) validate(needData bool) error {
 	if err := checkBandwidth(c.Bandwidth, c.Median); err != nil {
 		return err
 	}
+	if c.Folds < 0 || c.Folds > MaxFolds {
+		return fieldError("Folds", c.Folds, "want 1 (sample splitting) to %d folds (0: %d)", MaxFolds, DefaultFolds)
+	}
 	if (c.fitG() || c.fitM()) && len(c.X) == 0 {
 		field, which := "G", "G = P(Δ = 1 | X, Y)"
 		if !c.fitG() {
@@ -107,6 +117,46 @@ func (c EstimateConfig) validate(needData bool) error {
 
 // fitG and fitM say whether G and m must be fitted: an estimator needs them and no column
 // gives them.
+// seWithheld says why the standard error of method m's estimate is not printed, or "": reg's
+// jackknife treats m̂ as known, so with Z missing (where m̂ stands in for Z) it leaves out
+// m̂'s own error, which does not shrink faster than the estimate's (the calibration study
+// measures its SE against the spread of its estimates). The estimate itself is printed.
+func seWithheld(m method.Method, missingZ bool) string {
+	if m.Family() == method.FamilyReg && missingZ {
+		return "reg's jackknife treats the fitted m̂ as known and leaves out its error, so it would understate the uncertainty"
+	}
+	return ""
+}
+
+// seCell writes a standard error for the CSV: empty when it is not printed (NaN).
+func seCell(se float64) string {
+	if math.IsNaN(se) {
+		return ""
+	}
+	return strconv.FormatFloat(se, 'g', -1, 64)
+}
+
+// folds returns the folds of the cross-fitting: Folds, or DefaultFolds when 0.
+func (c EstimateConfig) folds() int {
+	if c.Folds == 0 {
+		return DefaultFolds
+	}
+	return c.Folds
+}
+
+// keepRows returns the rows (and outputs) that keep marks.
+func keepRows(rows invmmd.Rows, h invmmd.Rep, keep []bool) (invmmd.Rows, invmmd.Rep) {
+	var idx []int
+	out := invmmd.Rep{Dim: h.Dim}
+	for i, k := range keep {
+		if k {
+			idx = append(idx, i)
+			out.Data = append(out.Data, h.Row(i)...)
+		}
+	}
+	return rows.Subset(idx), out
+}
+
 func (c EstimateConfig) fitG() bool { return c.G == "" && c.needs(method.Method.NeedsG) }
 func (c EstimateConfig) fitM() bool { return c.M == "" && c.needs(method.Method.NeedsM) }
 
@@ -126,10 +176,15 @@ type Estimates struct {
 	// Classes names the label's K > 2 classes (Table.LabelClasses), each one stratum; nil
 	// for a binary label.
 	Classes        []string
-	Rows, MissingZ int     // rows of the table, and those with Z missing
-	Sigma          float64 // the kernel bandwidth used
-	Median         bool    // Sigma is the median heuristic on h
-	Unconditional  bool
+	Rows, MissingZ int // rows of the table, and those with Z missing
+	// Estimated is the rows estimated on: every row, or half A with sample splitting.
+	Estimated int
+	// Folds is how G and m were fitted (when fitted): cross-fitted on Folds folds, or on
+	// half B (Folds = 1).
+	Folds         int
+	Sigma         float64 // the kernel bandwidth used
+	Median        bool    // Sigma is the median heuristic on h
+	Unconditional bool
 	// Nuisance is Z's kind (and levels), KindWhy how the kind was decided, and ZMap the
 	// kernel on a nuisance that is not binary (nil for a binary Z), whose estimand is the
 	// joint MMD² between p(h, Z) and p(h)p(Z).
@@ -183,15 +238,33 @@ func estimateTable(ctx context.Context, tab *tabular.Table, cfg EstimateConfig, 
 		return nil, err
 	}
 	rows, h := l.rows, l.rep
-	out := &Estimates{File: tab.File, Rows: tab.Len(), Unconditional: cfg.Unconditional, FittedG: cfg.fitG(), FittedM: cfg.fitM(), Median: cfg.Median,
+	out := &Estimates{File: tab.File, Rows: tab.Len(), Estimated: tab.Len(), Unconditional: cfg.Unconditional, FittedG: cfg.fitG(), FittedM: cfg.fitM(), Median: cfg.Median,
 		Nuisance: l.nu, KindWhy: l.why, ZMap: l.zmap, MissingZ: rows.MissingZ(), HColumns: hColumns(cfg.H), Classes: l.classes}
 	if out.Sigma, err = bandwidthOf(h, cfg.Bandwidth, cfg.Median); err != nil {
 		return nil, &FieldError{Field: "H", Value: cfg.H, Err: err}
 	}
 	if out.FittedG || out.FittedM {
-		if out.AuxFit, err = l.fitAux(ctx, cfg, fit, &rows, out.FittedG, out.FittedM, nil, log, warn); err != nil {
+		folds := cfg.folds()
+		var inA []bool
+		if folds == 1 {
+			inA = invmmd.Halves(invmmd.Rows{Y: rows.Y, Delta: rows.Delta}, false, cfg.AuxSeed)
+		}
+		nf, err := l.fitNuisances(ctx, cfg, fit, folds, cfg.AuxSeed, inA, &rows, out.FittedG, out.FittedM, log, warn)
+		if err != nil {
 			return nil, err
 		}
+		out.AuxFit, out.Folds, out.ZMap = nf.Report, folds, l.zmap
+		if inA != nil {
+			rows, h = keepRows(rows, h, inA)
+			out.Estimated = rows.Len()
+		}
+	} else if err := l.weighZKernel(cfg, &rows, &nuisanceFit{}); err != nil {
+		return nil, err
+	} else {
+		out.ZMap = l.zmap
+	}
+	if out.ZMap != nil && rows.G == nil && cfg.ZMap.Bandwidth == 0 && (l.kind == dataset.ContinuousZ || l.kind == dataset.VectorZ) && out.MissingZ > 0 {
+		warn.add("the kernel on Z takes its bandwidth from the observed Z with equal weights, so it moves with which Z are missing (no G to weigh them by 1/G with): give its bandwidth, or a method that reads G")
 	}
 	opts := invmmd.Options{Bandwidth: out.Sigma, MainFraction: 1, Unconditional: cfg.Unconditional, MinESS: cfg.MinESS}
 	if out.ZMap != nil {
@@ -202,6 +275,16 @@ func estimateTable(ctx context.Context, tab *tabular.Table, cfg EstimateConfig, 
 	}
 	if out.Results, err = invmmd.Estimate(ctx, h, rows, opts, cfg.Methods...); err != nil {
 		return nil, err
+	}
+	for k := range out.Results {
+		if why := seWithheld(out.Results[k].Method, out.MissingZ > 0); why != "" {
+			r := &out.Results[k]
+			r.ValueSE = math.NaN()
+			for s := range r.SE {
+				r.SE[s] = math.NaN()
+			}
+			warn.add(fmt.Sprintf("%v: no standard error: %s", r.Method, why))
+		}
 	}
 	warn.add(flagImpossible(out.Results, 0, l.classes)...)
 	for _, r := range out.Results {
@@ -303,7 +386,7 @@ func (e *Estimates) CSV(w io.Writer) error {
 		for _, y := range r.Report.Unreliable() {
 			u = append(u, stratumName(y, false, e.Classes))
 		}
-		if err := cw.Write([]string{r.Method.String(), strconv.FormatFloat(r.Value, 'g', -1, 64), strconv.FormatFloat(r.ValueSE, 'g', -1, 64),
+		if err := cw.Write([]string{r.Method.String(), strconv.FormatFloat(r.Value, 'g', -1, 64), seCell(r.ValueSE),
 			strings.Join(u, ";"), strings.Join(impossibleStrata(r, e.Classes), ";")}); err != nil {
 			return err
 		}

@@ -84,18 +84,19 @@ func ExampleTest() {
 		log.Fatal(err)
 	}
 
-	cfg := owndata.DefaultTestConfig() // the cross route, σ by the median heuristic
+	cfg := owndata.DefaultTestConfig() // the cross route, σ by the median heuristic, dr
 	cfg.Data, cfg.H, cfg.Y, cfg.Z = path, "h", "y", "z"
 	cfg.G, cfg.M = "g", "m" // fitted on other rows (here: the truth)
+	cfg.Methods = []method.Method{method.DR, method.IP, method.Reg}
 	res, err := owndata.Test(context.Background(), cfg)
 	if err != nil {
 		log.Fatal(err)
 	}
 	for _, r := range res.Results {
-		fmt.Printf("%v: p < 0.01: %v (assumes %s)\n", r.Method, r.PValue < 0.01, r.Method.Info().TestAssumes)
+		fmt.Printf("%v: p < 0.01: %v (assumes %s; marked unreliable: %v)\n", r.Method, r.PValue < 0.01, r.Method.Info().TestAssumes, len(r.Unreliable) > 0)
 	}
 	// Output:
-	// dr: p < 0.01: true (assumes Ĝ or m̂ right)
-	// ip: p < 0.01: true (assumes Ĝ right)
-	// reg: p < 0.01: true (assumes m̂ right)
+	// dr: p < 0.01: true (assumes Ĝ or m̂ right; marked unreliable: false)
+	// ip: p < 0.01: true (assumes Ĝ right; marked unreliable: false)
+	// reg: p < 0.01: true (assumes m̂ right; marked unreliable: true)
 }

@@ -180,7 +180,7 @@ func TestEstimateFitsAuxWhenNeeded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.FittedG || !res.FittedM || !strings.Contains(log.String(), "fitting G and m: MLP [4]") {
+	if !res.FittedG || !res.FittedM || !strings.Contains(log.String(), "auxiliary models G and m, fitted on (X, Y) of 5 folds") || !strings.Contains(log.String(), "MLP [4]") {
 		t.Errorf("G and m not fitted (%v, %v):\n%s", res.FittedG, res.FittedM, log.String())
 	}
 	if res.Rows != 160 || !(res.Sigma > 0) || !res.Median || len(res.Results) != 2 {

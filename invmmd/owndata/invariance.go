@@ -30,6 +30,10 @@ type TestConfig struct {
 	H string // the column of model outputs h, logits or scores, or columns "a,b,c" of a representation (cross route only)
 	G string // a column of P(Δ = 1 | X, Y) fitted on other rows; empty: fit an MLP on X
 	M string // a column of P(Z = 1 | X, Y) of a binary Z fitted on other rows; empty: fit an MLP on X
+	// Folds is the number of folds on which G and m are cross-fitted when fitted (every
+	// row's Ĝ and m̂ from the models fitted on the other folds), or 1 for sample splitting
+	// (fitted on half B, half A tested). 0 means DefaultFolds.
+	Folds int
 	// Methods are the estimators whose pseudo-outcome of Z is tested; nil chooses them once
 	// the table is read (full without missing Z; dr, ip and reg; obs on the permutation
 	// route).
@@ -57,7 +61,7 @@ type TestConfig struct {
 // heuristic bandwidth, h ⊥ Z | Y, invmmd.DefaultResamples draws (for the other routes),
 // seed 1, the methods chosen once the table is read, and DefaultNets for G and m.
 func DefaultTestConfig() TestConfig {
-	return TestConfig{Nets: DefaultNets(), Median: true, Route: invmmd.CrossRoute, Resamples: invmmd.DefaultResamples, Seed: 1}
+	return TestConfig{Nets: DefaultNets(), Folds: DefaultFolds, Median: true, Route: invmmd.CrossRoute, Resamples: invmmd.DefaultResamples, Seed: 1}
 }
 
 // defaultTestMethods returns the methods Test uses when none are named: full when no Z is
@@ -71,14 +75,14 @@ func defaultTestMethods(zComplete bool, route invmmd.TestRoute) []method.Method 
 	case route == invmmd.PermutationRoute:
 		return []method.Method{method.Obs}
 	}
-	return []method.Method{method.DR, method.IP, method.Reg}
+	return []method.Method{method.DR}
 }
 
 // estimateConfig returns the settings Test shares with Estimate, for reading the table and
 // fitting G and m.
 func (c TestConfig) estimateConfig() EstimateConfig {
 	return EstimateConfig{Columns: c.Columns, Nets: c.Nets, H: c.H, G: c.G, M: c.M, Methods: c.Methods, Unconditional: c.Unconditional,
-		Bandwidth: c.Bandwidth, Median: c.Median, Backend: c.Backend, Log: c.Log, Warn: c.Warn}
+		Bandwidth: c.Bandwidth, Median: c.Median, Folds: c.Folds, Backend: c.Backend, Log: c.Log, Warn: c.Warn}
 }
 
 // Validate checks every setting that can be checked before the table is read (Data
@@ -133,8 +137,12 @@ type Tests struct {
 	// AuxFit is how the fitted G and m fit and how their training ended (zero when
 	// neither was fitted).
 	AuxFit AuxReport
-	// HalfA and HalfB are the rows of the halves when G or m was fitted (on B); 0 otherwise.
+	// HalfA and HalfB are the rows of the halves when G or m was fitted (the cross route's
+	// halves; with Folds = 1 also the rows tested, A, and fitted on, B); 0 otherwise.
 	HalfA, HalfB int
+	// Folds is how G and m were fitted (when fitted): cross-fitted on Folds folds, or on
+	// half B (Folds = 1).
+	Folds int
 	Results      []invmmd.TestResult
 	Warnings     []string
 	inA          []bool // the halves (true: A), when G or m was fitted
@@ -202,6 +210,7 @@ func testTable(ctx context.Context, tab *tabular.Table, cfg TestConfig, fit nuis
 		opts.Bandwidth = cfg.Bandwidth
 	}
 	if out.FittedG || out.FittedM {
+		folds := ec.folds()
 		inA := invmmd.Halves(invmmd.Rows{Y: rows.Y, Delta: rows.Delta}, false, cfg.Seed)
 		var a, b []int
 		for i, in := range inA {
@@ -211,26 +220,34 @@ func testTable(ctx context.Context, tab *tabular.Table, cfg TestConfig, fit nuis
 				b = append(b, i)
 			}
 		}
-		out.HalfA, out.HalfB, out.inA = len(a), len(b), inA
-		fitRows, stopRows := splitFit(b, cfg.AuxSeed)
-		fmt.Fprintf(log, "halves: A %d rows (tested), B %d rows (G and m fitted on them only)\n", len(a), len(b))
-		if out.AuxFit, err = l.fitAux(ctx, ec, fit, &rows, out.FittedG, out.FittedM, &[3][]int{fitRows, stopRows, a}, log, warn); err != nil {
-			return nil, fmt.Errorf("fitting G and m on half B: %w", err)
+		out.HalfA, out.HalfB, out.inA, out.Folds = len(a), len(b), inA, folds
+		var splitA []bool
+		if folds == 1 {
+			splitA = inA
+			fmt.Fprintf(log, "halves: A %d rows (tested), B %d rows (G and m fitted on them only)\n", len(a), len(b))
 		}
-		if cfg.Route == invmmd.CrossRoute {
+		nf, err := l.fitNuisances(ctx, ec, fit, folds, ec.AuxSeed, splitA, &rows, out.FittedG, out.FittedM, log, warn)
+		if err != nil {
+			return nil, fmt.Errorf("fitting G and m: %w", err)
+		}
+		out.AuxFit, out.ZMap = nf.Report, l.zmap
+		switch {
+		case cfg.Route == invmmd.CrossRoute:
 			opts.InA = inA
-		} else {
-			rows = rows.Subset(a)
-			ha := invmmd.Rep{Dim: h.Dim}
-			for _, i := range a {
-				ha.Data = append(ha.Data, h.Row(i)...)
-			}
-			h = ha
+		case folds == 1:
+			rows, h = keepRows(rows, h, inA)
 			out.Tested = len(a)
 		}
+	} else if err := l.weighZKernel(ec, &rows, &nuisanceFit{}); err != nil {
+		return nil, err
+	} else {
+		out.ZMap = l.zmap
 	}
 	if out.Results, err = invmmd.InvarianceTest(ctx, h, rows, opts, ec.Methods...); err != nil {
 		return nil, err
+	}
+	for k := range out.Results {
+		markCaveat(&out.Results[k], out.MissingZ > 0, out.FittedG, out.FittedM)
 	}
 	for _, r := range out.Results {
 		if len(r.Unreliable) > 0 {
@@ -242,6 +259,25 @@ func testTable(ctx context.Context, tab *tabular.Table, cfg TestConfig, fit nuis
 	}
 	out.Warnings = warn.all
 	return out, nil
+}
+
+// markCaveat marks r's p-value unreliable, with its method's TestCaveat, where the method's
+// test is not shown valid: obs whenever Z is missing; reg when m was fitted or given (any
+// estimate of m, not the truth); ip when G was fitted (a given column of G is taken to be
+// the truth, as ip assumes, and said so by TestAssumes). The caveat is in the Markdown
+// table and the CSV's unreliable column, never silent.
+func markCaveat(r *invmmd.TestResult, missingZ, fittedG, fittedM bool) {
+	caveat := r.Method.Info().TestCaveat
+	if caveat == "" || !missingZ {
+		return
+	}
+	switch r.Method.Family() {
+	case method.FamilyIP:
+		if !fittedG {
+			return
+		}
+	}
+	r.Unreliable = append(r.Unreliable, caveat)
 }
 
 // splitFit splits the rows of half B into 80% on which G and m are fitted and 20% on
@@ -275,11 +311,20 @@ func (t *Tests) meaning() string {
 		} else if !t.FittedM {
 			what = "G was"
 		}
-		fmt.Fprintf(&b, "%s fitted on half B (%d rows) only", what, t.HalfB)
-		if t.Route == invmmd.CrossRoute {
-			fmt.Fprintf(&b, "; the cross statistic sums over half A (%d rows) with the witness built on B.\n", t.HalfA)
+		if t.Folds > 1 {
+			fmt.Fprintf(&b, "%s cross-fitted on %d folds: every row's pseudo-outcome comes from the models fitted on the other folds", what, t.Folds)
+			if t.Route == invmmd.CrossRoute {
+				fmt.Fprintf(&b, "; the cross statistic sums over half A (%d rows) with the witness built on half B (%d).\n", t.HalfA, t.HalfB)
+			} else {
+				fmt.Fprintf(&b, "; the %v test ran on every row.\n", t.Route)
+			}
 		} else {
-			fmt.Fprintf(&b, "; the %v test ran on half A only (%d rows): the rows of B only fit the nuisances.\n", t.Route, t.HalfA)
+			fmt.Fprintf(&b, "%s fitted on half B (%d rows) only", what, t.HalfB)
+			if t.Route == invmmd.CrossRoute {
+				fmt.Fprintf(&b, "; the cross statistic sums over half A (%d rows) with the witness built on B.\n", t.HalfA)
+			} else {
+				fmt.Fprintf(&b, "; the %v test ran on half A only (%d rows): the rows of B only fit the nuisances.\n", t.Route, t.HalfA)
+			}
 		}
 		if t.FittedG != t.FittedM {
 			fmt.Fprintln(&b, "The column given (of G or m) is assumed to have been fitted on rows other than these.")

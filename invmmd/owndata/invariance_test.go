@@ -60,8 +60,8 @@ func TestTestWithTrueNuisances(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := method.List(testMethods(res.Results)); got != "dr,ip,reg" {
-				t.Fatalf("methods %s, want the defaults dr,ip,reg", got)
+			if got := method.List(testMethods(res.Results)); got != "dr" {
+				t.Fatalf("methods %s, want the default dr", got)
 			}
 			if res.FittedG || res.FittedM || res.Tested != 2000 || res.MissingZ == 0 {
 				t.Errorf("fitted %v %v, tested %d, missing %d: want the columns, every row tested, some Z missing", res.FittedG, res.FittedM, res.Tested, res.MissingZ)
@@ -99,7 +99,7 @@ func TestTestFitsNuisancesOnHalfB(t *testing.T) {
 	for _, route := range []invmmd.TestRoute{invmmd.CrossRoute, invmmd.WildRoute} {
 		cfg := DefaultTestConfig()
 		cfg.Data, cfg.H, cfg.Y, cfg.Z, cfg.X = data, "h", "y", "z", []string{"x1", "x2"}
-		cfg.Hidden, cfg.AuxEpochs = []int{8}, 30
+		cfg.Hidden, cfg.AuxEpochs, cfg.Folds = []int{8}, 30, 1
 		cfg.Methods, cfg.Route, cfg.Resamples = []method.Method{method.DR}, route, 200
 		var log bytes.Buffer
 		cfg.Log = &log
@@ -190,7 +190,7 @@ func TestTestRefusals(t *testing.T) {
 		{"missing column", func(c *TestConfig) { c.H = "score" }, `no column named "score" (H)`},
 		{"no observed Z", func(c *TestConfig) {}, "no row with y = 1 and z = 0 observed"},
 		{"constant h", func(c *TestConfig) { c.Data = constPath }, "h is constant"},
-		{"default methods need G and m", func(c *TestConfig) { c.Data, c.G, c.M = okPath, "", "" }, "the default methods (dr,ip,reg): G: methods dr,ip,reg need G"},
+		{"default methods need G and m", func(c *TestConfig) { c.Data, c.G, c.M = okPath, "", "" }, "the default methods (dr): G: methods dr need G"},
 		{"bandwidth", func(c *TestConfig) { c.Median, c.Bandwidth = false, -1 }, "Bandwidth -1"},
 		{"resamples beyond the bound", func(c *TestConfig) { c.Route, c.Resamples = invmmd.WildRoute, 99999999 }, "Resamples 99999999: want 100 to 100000"},
 	} {

@@ -14,6 +14,7 @@ import (
 	"github.com/invmmd/invmmd/invmmd/dataset"
 	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/tabular"
+	"github.com/invmmd/invmmd/invmmd/train"
 )
 
 // Reading the table of estimate and test: the model outputs h, Y, Z and the columns of G
@@ -27,6 +28,7 @@ type loaded struct {
 	why  string // how kind was decided
 	nu   dataset.Nuisance
 	zmap invmmd.FeatureMap // the kernel on a nuisance that is not binary; nil for a binary one
+	zRaw []float64         // the nuisance's values of a continuous or vector Z (NaN where missing)
 	rows invmmd.Rows       // Y, Z (or Psi), Δ, and G and M where columns give them
 	rep  invmmd.Rep        // the model outputs h, one or more columns (H)
 	// classes names the label's K > 2 classes; nil for a binary label.
@@ -107,6 +109,7 @@ func (c EstimateConfig) load(tab *tabular.Table, log io.Writer) (*loaded, error)
 	l.nu = nu
 	l.rows = invmmd.Rows{Y: y, Z: z, Delta: delta}
 	if l.kind != dataset.BinaryZ {
+		l.zRaw = z
 		if l.zmap, err = zKernel(c.Columns, tab.File, nu, z); err != nil {
 			return nil, err
 		}
@@ -199,7 +202,7 @@ func hColumns(h string) []string { return tabular.ZColumns(h) }
 // random 70/20/10 split, seeded by c.AuxSeed. It is the one seam where Estimate and Test
 // get fitted nuisances (fitNuisancesMLP; cross-fitting goes here), and where a test sees
 // which rows fitted what.
-type nuisanceFitter func(ctx context.Context, l *loaded, c EstimateConfig, split *[3][]int, log io.Writer, warn *warner) (nuisancePred, AuxReport, error)
+type nuisanceFitter func(ctx context.Context, l *loaded, c EstimateConfig, roles []train.Role, split *[3][]int, log io.Writer, warn *warner) (nuisancePred, AuxReport, error)
 
 // nuisancePred are G's and m's predictions for every row of a table.
 type nuisancePred struct {
@@ -208,8 +211,9 @@ type nuisancePred struct {
 }
 
 // fitNuisancesMLP is the nuisanceFitter of the commands: MLPs of c.Hidden fitted on the
-// encoded features c.X and Y of the rows split[0] (fitAux), stopped by split[1].
-func fitNuisancesMLP(ctx context.Context, l *loaded, c EstimateConfig, split *[3][]int, log io.Writer, warn *warner) (nuisancePred, AuxReport, error) {
+// encoded features c.X and Y of the rows split[0] (fitAux), stopped by split[1], for the
+// models roles names (G, m; empty: both).
+func fitNuisancesMLP(ctx context.Context, l *loaded, c EstimateConfig, roles []train.Role, split *[3][]int, log io.Writer, warn *warner) (nuisancePred, AuxReport, error) {
 	spec := tabular.Spec{Y: c.Y, Classes: l.classes, Z: c.Z, ZKind: l.kind, YPositive: c.YPositive, ZPositive: c.ZPositive, X: c.X,
 		ValFrac: estimateAuxValFrac, TestFrac: estimateAuxTestFrac, Seed: c.AuxSeed}
 	var d *tabular.Data
@@ -231,7 +235,7 @@ func fitNuisancesMLP(ctx context.Context, l *loaded, c EstimateConfig, split *[3
 	} else {
 		fmt.Fprintf(log, "fitting G and m: MLP %v on the %d encoded inputs of the features and Y, on %d rows (%d more held out for early stopping)\n", c.Hidden, d.Encoder.Dim(), len(split[0]), len(split[1]))
 	}
-	aux, rep, err := fitAux(ctx, c.Backend, c.Nets, d.Splits, l.zmap)
+	aux, rep, err := fitAux(ctx, c.Backend, c.Nets, d.Splits, l.zmap, roles...)
 	if err != nil {
 		return nuisancePred{}, AuxReport{}, err
 	}
@@ -253,27 +257,6 @@ func fitNuisancesMLP(ctx context.Context, l *loaded, c EstimateConfig, split *[3
 		return nuisancePred{G: p.G, M: p.M, MPsi: p.MPsi}, nil
 	})
 	return pred, rep, err
-}
-
-// fitAux fits G and m with fit on the rows split (see nuisanceFitter), sets rows.G (with
-// fitG) and rows.M or rows.MPsi (with fitM) to their predictions for every row, and
-// reports them to log and their warnings to warn.
-func (l *loaded) fitAux(ctx context.Context, c EstimateConfig, fit nuisanceFitter, rows *invmmd.Rows, fitG, fitM bool, split *[3][]int, log io.Writer, warn *warner) (AuxReport, error) {
-	pred, rep, err := fit(ctx, l, c, split, log, warn)
-	if err != nil {
-		return AuxReport{}, err
-	}
-	fmt.Fprint(log, rep)
-	if w := rep.Warning(c.Names); w != "" {
-		warn.add(w)
-	}
-	if fitG {
-		rows.G = pred.G
-	}
-	if fitM {
-		rows.M, rows.MPsi = pred.M, pred.MPsi
-	}
-	return rep, nil
 }
 
 // CheckNewFile checks, before any work, an output file a command will write: that it

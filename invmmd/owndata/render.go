@@ -129,6 +129,12 @@ func classText(s string, classes []string) string {
 
 // valueText renders an estimate with its standard error, marking an impossible one.
 func estimateText(v, se float64, bad bool) string {
+	if math.IsNaN(se) { // a standard error not printed (seWithheld)
+		if bad {
+			return fmt.Sprintf("IMPOSSIBLE (%.5g)", v)
+		}
+		return fmt.Sprintf("%.5g (no SE)", v)
+	}
 	if bad {
 		return fmt.Sprintf("IMPOSSIBLE (%.5g ± %.2g)", v, se)
 	}

@@ -138,15 +138,20 @@ func TestKClassPredictionChoosesEveryClass(t *testing.T) {
 	}
 }
 
-// fakeFitter is a nuisanceFitter that records the rows it was given and predicts a G
+// fakeFitter is a nuisanceFitter that records each fit's rows and role and predicts a G
 // and an m that vary from row to row.
-type fakeFitter struct{ split [3][]int }
+type fakeFitter struct {
+	split  [3][]int   // the last fit's
+	splits [][3][]int // every fit's
+	roles  [][]train.Role
+}
 
-func (f *fakeFitter) fit(_ context.Context, l *loaded, _ EstimateConfig, split *[3][]int, _ io.Writer, _ *warner) (nuisancePred, AuxReport, error) {
+func (f *fakeFitter) fit(_ context.Context, l *loaded, _ EstimateConfig, roles []train.Role, split *[3][]int, _ io.Writer, _ *warner) (nuisancePred, AuxReport, error) {
 	if split == nil {
 		return nuisancePred{}, AuxReport{}, fmt.Errorf("no split")
 	}
 	f.split = *split
+	f.splits, f.roles = append(f.splits, *split), append(f.roles, roles)
 	n := l.tab.Len()
 	p := nuisancePred{G: make([]float64, n), M: make([]float64, n)}
 	for i := range p.G {
@@ -176,7 +181,7 @@ func TestTestNeverFitsOnTestedRows(t *testing.T) {
 	}
 	for _, route := range []invmmd.TestRoute{invmmd.CrossRoute, invmmd.WildRoute} {
 		cfg := DefaultTestConfig()
-		cfg.Y, cfg.Z, cfg.H, cfg.X, cfg.Route, cfg.Seed = "y", "z", "h", []string{"x"}, route, 7
+		cfg.Y, cfg.Z, cfg.H, cfg.X, cfg.Route, cfg.Seed, cfg.Folds = "y", "z", "h", []string{"x"}, route, 7, 1
 		f := &fakeFitter{}
 		res, err := testTable(context.Background(), tab, cfg, f.fit)
 		if err != nil {
@@ -213,6 +218,100 @@ func TestTestNeverFitsOnTestedRows(t *testing.T) {
 			}
 		} else if tested != len(a) {
 			t.Errorf("%v: %d rows tested, half A has %d", route, tested, len(a))
+		}
+	}
+}
+
+// TestCrossFittingNeverPredictsSeenRows: with K folds, estimate and test fit G and then m K
+// times each; every fit predicts the rows of one fold and was fitted and stopped on rows of
+// the other folds only; every row is predicted exactly once per model; and the folds hold
+// each (Y, Δ) cell's share.
+func TestCrossFittingNeverPredictsSeenRows(t *testing.T) {
+	n := 500
+	cols := map[string][]float64{"x": make([]float64, n), "y": make([]float64, n), "z": make([]float64, n), "h": make([]float64, n)}
+	for i := range n {
+		cols["x"][i] = float64(i%17) / 3
+		cols["y"][i] = float64(i % 2)
+		cols["z"][i] = float64((i / 2) % 2)
+		if i%5 == 0 {
+			cols["z"][i] = math.NaN()
+		}
+		cols["h"][i] = math.Sin(float64(i))
+	}
+	tab, err := tabular.NewTable("folds", tabular.NumberColumn("x", cols["x"]), tabular.NumberColumn("y", cols["y"]), tabular.NumberColumn("z", cols["z"]), tabular.NumberColumn("h", cols["h"]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(name string, f *fakeFitter, k int) {
+		if len(f.splits) != 2*k {
+			t.Fatalf("%s: %d fits, want %d (G and m on each of %d folds)", name, len(f.splits), 2*k, k)
+		}
+		for _, role := range []train.Role{train.RoleG, train.RoleM} {
+			seen := make([]int, n)
+			for j, sp := range f.splits {
+				if len(f.roles[j]) != 1 || f.roles[j][0] != role {
+					continue
+				}
+				fitted := map[int]bool{}
+				for _, i := range append(slices.Clone(sp[0]), sp[1]...) {
+					fitted[i] = true
+				}
+				for _, i := range sp[2] {
+					if fitted[i] {
+						t.Fatalf("%s: %v's fit %d predicts row %d, which it was fitted or stopped on", name, role, j, i)
+					}
+					seen[i]++
+				}
+				if len(fitted)+len(sp[2]) != n {
+					t.Errorf("%s: %v's fit %d saw %d rows and predicts %d, of %d", name, role, j, len(fitted), len(sp[2]), n)
+				}
+			}
+			for i, c := range seen {
+				if c != 1 {
+					t.Fatalf("%s: row %d predicted by %d fits of %v, want 1", name, i, c, role)
+				}
+			}
+		}
+	}
+	cfg := DefaultTestConfig()
+	cfg.Y, cfg.Z, cfg.H, cfg.X, cfg.Seed = "y", "z", "h", []string{"x"}, 7
+	f := &fakeFitter{}
+	res, err := testTable(context.Background(), tab, cfg, f.fit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("test", f, DefaultFolds)
+	if res.Folds != DefaultFolds || res.Tested != n {
+		t.Errorf("test: folds %d, %d rows tested; want %d folds and every row", res.Folds, res.Tested, DefaultFolds)
+	}
+	ec := DefaultEstimateConfig()
+	ec.Y, ec.Z, ec.H, ec.X, ec.Folds = "y", "z", "h", []string{"x"}, 4
+	f = &fakeFitter{}
+	if _, err := estimateTable(context.Background(), tab, ec, f.fit); err != nil {
+		t.Fatal(err)
+	}
+	check("estimate", f, 4)
+	// The folds share each (Y, Δ) cell's rows to within one.
+	y, d := cols["y"], make([]float64, n)
+	for i := range d {
+		if !math.IsNaN(cols["z"][i]) {
+			d[i] = 1
+		}
+	}
+	fs := cellFolds(y, d, 5, 1)
+	for _, cell := range [][2]float64{{0, 0}, {0, 1}, {1, 0}, {1, 1}} {
+		lo, hi := n, 0
+		for _, fold := range fs {
+			c := 0
+			for _, i := range fold {
+				if y[i] == cell[0] && d[i] == cell[1] {
+					c++
+				}
+			}
+			lo, hi = min(lo, c), max(hi, c)
+		}
+		if hi-lo > 1 {
+			t.Errorf("cell %v: folds hold %d to %d of its rows", cell, lo, hi)
 		}
 	}
 }

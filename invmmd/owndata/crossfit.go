@@ -1,0 +1,270 @@
+package owndata
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+
+	"github.com/invmmd/invmmd/invmmd"
+	"github.com/invmmd/invmmd/invmmd/dataset"
+	"github.com/invmmd/invmmd/invmmd/train"
+)
+
+// How estimate and test get G and m when no column gives them: cross-fitted.
+//
+// A pseudo-outcome built from a Ĝ or m̂ fitted on the same rows carries the fit's
+// overfitting into the statistic; cross-fitting (DoubleML's DML2, Chernozhukov et al.
+// 2018) removes it: the rows are split into K folds (at random within each (Y, Δ) cell,
+// so that every fold holds the same shares of each label and of missing Z), G and m are
+// fitted K times, each time on the other K − 1 folds, and every row's Ĝ and m̂ come from
+// the models that did not see it. Estimate and test then use every row. With the doubly
+// robust pseudo-outcome, whose error in G and m is a product of the two fits' errors, the
+// estimates' standard errors and the tests' p-values then need no correction for the fit
+// (the calibration study measures it); reg's and ip's pseudo-outcomes are not orthogonal,
+// and cross-fitting does not make their tests valid (method.Info.TestCaveat).
+//
+// Folds = 1 is sample splitting instead: G and m are fitted on a random half B of the rows
+// and the estimate or the test uses half A only (the cross route: its statistic sums over
+// A, its witness is built on B).
+//
+// G is fitted first and m second: the kernel on a continuous or vector Z is fixed from the
+// observed Z with weights 1/Ĝ (invmmd.NewMap), so that the estimand does not move with
+// which Z are missing, and m's features follow from that kernel.
+
+// DefaultFolds is the number of folds of the cross-fitting: DoubleML's default, each fit on
+// 80% of the rows. MaxFolds bounds it (each fold costs a fit of G and of m).
+const (
+	DefaultFolds = 5
+	MaxFolds     = 20
+)
+
+// MinFoldRows is the fewest rows each fold must hold: G and m are validated on a fifth
+// of the other folds, and a fold of fewer rows leaves its estimates to a handful of rows.
+const MinFoldRows = 20
+
+// nuisanceFit says how the nuisances of an estimate or a test were obtained.
+type nuisanceFit struct {
+	Folds int
+	// InA marks the rows estimated or tested with sample splitting (Folds = 1): half A,
+	// the nuisances fitted on half B. nil with cross-fitting (every row).
+	InA []bool
+	// ZWeighted: the kernel on a continuous or vector Z had its data-driven constants
+	// weighted by 1/Ĝ (ZSigma the bandwidth taken; ZSigmaPlain what equal weights give).
+	ZWeighted           bool
+	ZSigma, ZSigmaPlain float64
+	Report              AuxReport
+}
+
+// folds returns, for each of k folds, its rows: the rows of each (Y, Δ) cell shuffled by
+// seed and dealt out in turn, each fold sorted.
+func cellFolds(y, delta []float64, k int, seed uint64) [][]int {
+	rng := rand.New(rand.NewPCG(seed, 0xf01d5))
+	cells := map[[2]float64][]int{}
+	for i := range y {
+		key := [2]float64{y[i], delta[i]}
+		cells[key] = append(cells[key], i)
+	}
+	keys := make([][2]float64, 0, len(cells))
+	for key := range cells {
+		keys = append(keys, key)
+	}
+	slices.SortFunc(keys, func(a, b [2]float64) int {
+		if c := cmp.Compare(a[0], b[0]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a[1], b[1])
+	})
+	out := make([][]int, k)
+	next := 0
+	for _, key := range keys {
+		cell := cells[key]
+		rng.Shuffle(len(cell), func(a, b int) { cell[a], cell[b] = cell[b], cell[a] })
+		for _, i := range cell {
+			out[next%k] = append(out[next%k], i)
+			next++
+		}
+	}
+	for f := range out {
+		slices.Sort(out[f])
+	}
+	return out
+}
+
+// fitNuisances fits G (with fitG) and m (with fitM) for every row of l by folds-fold
+// cross-fitting (or, with folds = 1, on half B of inA's halves), sets rows.G and rows.M or
+// rows.MPsi, fixes the kernel on a continuous or vector Z with weights 1/G (l.zmap,
+// rows.Psi) unless its bandwidth was given, and reports it all to log and its warnings to
+// warn. A given column of G (rows.G set by load) weighs the kernel likewise.
+func (l *loaded) fitNuisances(ctx context.Context, c EstimateConfig, fit nuisanceFitter, folds int, seed uint64, inA []bool,
+	rows *invmmd.Rows, fitG, fitM bool, log io.Writer, warn *warner) (nuisanceFit, error) {
+	nf := nuisanceFit{Folds: folds}
+	n := l.tab.Len()
+	var parts [][3][]int // per fit: its training rows, its stopping rows, the rows it predicts
+	if folds == 1 {
+		nf.InA = inA
+		var a, b []int
+		for i, in := range inA {
+			if in {
+				a = append(a, i)
+			} else {
+				b = append(b, i)
+			}
+		}
+		fitRows, stopRows := splitFit(b, c.AuxSeed)
+		parts = [][3][]int{{fitRows, stopRows, a}}
+	} else {
+		fs := cellFolds(rows.Y, rows.Delta, folds, seed)
+		for k, f := range fs {
+			if len(f) < MinFoldRows {
+				return nf, fieldError("Folds", folds, "fold %d of %d holds %d rows, fewer than %d: use fewer folds", k+1, folds, len(f), MinFoldRows)
+			}
+			var rest []int
+			for j, g := range fs {
+				if j != k {
+					rest = append(rest, g...)
+				}
+			}
+			slices.Sort(rest)
+			fitRows, stopRows := splitFit(rest, c.AuxSeed+uint64(k))
+			parts = append(parts, [3][]int{fitRows, stopRows, f})
+		}
+	}
+	// One phase per model: G first (its Ĝ weighs the kernel on Z), then m.
+	var reps []AuxReport
+	fold := func(role train.Role) error {
+		for k, p := range parts {
+			split := p
+			pred, rep, err := fit(ctx, l, c, []train.Role{role}, &split, io.Discard, warn)
+			if err != nil {
+				if folds > 1 {
+					return fmt.Errorf("fitting %v on the folds other than %d of %d: %w", role, k+1, folds, err)
+				}
+				return err
+			}
+			for _, i := range p[2] {
+				if role == train.RoleG {
+					rows.G[i] = pred.G[i]
+				} else if pred.MPsi != nil {
+					copy(rows.MPsi.Row(i), pred.MPsi.Row(i))
+				} else {
+					rows.M[i] = pred.M[i]
+				}
+			}
+			if role == train.RoleG {
+				reps = append(reps, rep)
+			} else if len(reps) > k {
+				reps[k].M, reps[k].MStop = rep.M, rep.MStop
+			} else {
+				reps = append(reps, rep)
+			}
+		}
+		return nil
+	}
+	if fitG {
+		rows.G = make([]float64, n)
+		if err := fold(train.RoleG); err != nil {
+			return nf, err
+		}
+	}
+	if err := l.weighZKernel(c, rows, &nf); err != nil {
+		return nf, err
+	}
+	if fitM {
+		if l.zmap != nil {
+			rows.MPsi, rows.M = invmmd.NewFeatures(n, l.zmap.Dim()), nil
+		} else {
+			rows.M = make([]float64, n)
+		}
+		if err := fold(train.RoleM); err != nil {
+			return nf, err
+		}
+	}
+	nf.Report = foldsReport(reps, rows.G, rows.Delta, fitG, fitM, folds, parts)
+	fmt.Fprint(log, nf.describe(c))
+	if w := nf.Report.Warning(c.Names); w != "" {
+		warn.add(w)
+	}
+	return nf, nil
+}
+
+// weighZKernel fixes the kernel on a continuous or vector Z from the observed Z weighted
+// by 1/G (G fitted or given; floored at invmmd.DefaultGFloor), when its bandwidth is
+// data-driven, and recomputes rows.Psi with it.
+func (l *loaded) weighZKernel(c EstimateConfig, rows *invmmd.Rows, nf *nuisanceFit) error {
+	if l.zmap == nil || rows.G == nil || c.ZMap.Bandwidth > 0 || (l.kind != dataset.ContinuousZ && l.kind != dataset.VectorZ) {
+		return nil
+	}
+	z := l.zRaw
+	w := make([]float64, len(rows.G))
+	for i, g := range rows.G {
+		w[i] = 1 / math.Max(g, invmmd.DefaultGFloor)
+	}
+	zmap, err := zKernelWeighted(c.Columns, l.tab.File, l.nu, z, w)
+	if err != nil {
+		return err
+	}
+	if psi, err := invmmd.Apply(zmap, z); err == nil {
+		rows.Psi = psi
+	} else {
+		return fmt.Errorf("%s: %w", l.tab.File, err)
+	}
+	nf.ZWeighted = true
+	nf.ZSigma, nf.ZSigmaPlain = bandwidthOfMap(zmap), bandwidthOfMap(l.zmap)
+	l.zmap = zmap
+	return nil
+}
+
+// bandwidthOfMap returns the bandwidth of a continuous or vector Z's map (0 otherwise).
+func bandwidthOfMap(m invmmd.FeatureMap) float64 {
+	switch m := m.(type) {
+	case invmmd.GaussianMap:
+		return m.Sigma
+	case invmmd.RandomFeatureMap:
+		return m.Sigma
+	}
+	return 0
+}
+
+// foldsReport combines the folds' reports: the first fold's fits stand for the others in
+// the per-model lines (its numbers are typical; the ranges over folds follow), and
+// positivity is judged on the Ĝ in use (every row's out-of-fold Ĝ, or the given column).
+func foldsReport(reps []AuxReport, g, delta []float64, fitG, fitM bool, folds int, parts [][3][]int) AuxReport {
+	var r AuxReport
+	if len(reps) > 0 {
+		r = reps[0]
+	}
+	r.Folds = reps
+	r.FittedG, r.FittedM = fitG, fitM
+	r.MinG, r.BelowMin, r.Rows = math.Inf(1), 0, len(g)
+	for _, x := range g {
+		r.MinG = math.Min(r.MinG, x)
+		if x < invmmd.DefaultGFloor {
+			r.BelowMin++
+		}
+	}
+	if g == nil {
+		r.MinG = 0
+	}
+	trainRows := len(parts[0][0]) + len(parts[0][1])
+	if folds == 1 {
+		r.On = fmt.Sprintf("half B, %d rows (%d to fit, %d held out to stop training); the other half is estimated or tested", trainRows, len(parts[0][0]), len(parts[0][1]))
+	} else {
+		r.On = fmt.Sprintf("%d folds: each row's Ĝ and m̂ from the models fitted on the other %d folds (fold 1's: %d rows, %d to fit and %d held out to stop training)", folds, folds-1, trainRows, len(parts[0][0]), len(parts[0][1]))
+	}
+	return r
+}
+
+// describe says how the nuisances were fitted, for the commands' output.
+func (nf nuisanceFit) describe(c EstimateConfig) string {
+	var b strings.Builder
+	b.WriteString(nf.Report.String())
+	if nf.ZWeighted {
+		fmt.Fprintf(&b, "  kernel on Z: bandwidth %.4g, the median distance between observed Z weighted by 1/Ĝ so that it is the full data's (equal weights would give %.4g)\n", nf.ZSigma, nf.ZSigmaPlain)
+	}
+	return b.String()
+}
