@@ -142,10 +142,10 @@ type Tests struct {
 	HalfA, HalfB int
 	// Folds is how G and m were fitted (when fitted): cross-fitted on Folds folds, or on
 	// half B (Folds = 1).
-	Folds int
-	Results      []invmmd.TestResult
-	Warnings     []string
-	inA          []bool // the halves (true: A), when G or m was fitted
+	Folds    int
+	Results  []invmmd.TestResult
+	Warnings []string
+	inA      []bool // the halves (true: A), when G or m was fitted
 }
 
 // Test runs invmmd test on the CSV file cfg.Data: it validates cfg, reads the columns it
