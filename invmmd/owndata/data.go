@@ -20,8 +20,14 @@ type Data struct {
 	// ZKindWhy says how the nuisance's kind (Splits.Train.Nuisance) was decided.
 	ZKindWhy string
 	// ZMap is the feature map of a nuisance that is not binary, fixed from the observed Z
-	// of the training split (nil for a binary Z).
+	// of the training split (nil for a binary Z); for a continuous or vector Z whose
+	// bandwidth is not given, FitNuisances refixes it with the rows weighted by 1/Ĝ, so
+	// that the missingness does not move it.
 	ZMap invmmd.FeatureMap
+	// JointScale puts the joint MMD² of a nuisance that is not binary on the paper's scale
+	// (invmmd.JointScaleFor of the training split under ZMap; 0 for a binary Z), so that
+	// the penalty λ weighs it as the paper's λ weighs its MMD² of a binary Z.
+	JointScale float64
 	// Classes names the label's K > 2 classes, whose indices Y holds (Table.LabelClasses);
 	// nil for a binary label.
 	Classes []string

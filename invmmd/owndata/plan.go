@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 
 	"github.com/invmmd/invmmd/invmmd"
@@ -179,10 +180,66 @@ func (p *Plan) describe() {
 func (p *Plan) Close() error { return p.out.close() }
 
 // FitNuisances fits G = P(Δ = 1 | X, Y) and m = E[ψ(Z) | X, Y] on the training split (the
-// validation split stopping their training), as Execute does once before any h. It stops
-// once ctx is done, with an error wrapping ctx's.
+// validation split stopping their training), as Execute does once before any h. For a
+// continuous or vector Z whose kernel's bandwidth is data-driven, it fits G first, refixes
+// the kernel (Data.ZMap) from the observed training Z weighted by 1/Ĝ (the full data's
+// median distance, which the missingness does not move), then fits m for it; for a Z that
+// is not binary it then sets Data.JointScale. It stops once ctx is done, with an error
+// wrapping ctx's.
 func (p *Plan) FitNuisances(ctx context.Context) (*train.Aux, AuxReport, error) {
-	return fitAux(ctx, p.Config.Backend, p.Config.Nets, p.Data.Splits, p.Data.ZMap)
+	d, cfg := p.Data, p.Config
+	tr := d.Splits.Train
+	weigh := d.ZMap != nil && cfg.ZMap.Bandwidth == 0 && (tr.Nuisance.Kind == dataset.ContinuousZ || tr.Nuisance.Kind == dataset.VectorZ)
+	var aux *train.Aux
+	var rep AuxReport
+	var err error
+	if !weigh {
+		aux, rep, err = fitAux(ctx, cfg.Backend, cfg.Nets, d.Splits, d.ZMap)
+	} else {
+		aux, rep, err = p.fitWeighted(ctx)
+	}
+	if err != nil {
+		return nil, rep, err
+	}
+	if d.ZMap != nil {
+		psi, err := invmmd.Apply(d.ZMap, tr.ObservedZ())
+		if err != nil {
+			return nil, rep, err
+		}
+		if d.JointScale, err = invmmd.JointScaleFor(psi, tr.Y, tr.Delta); err != nil {
+			return nil, rep, fmt.Errorf("the penalty's scale: %w", err)
+		}
+		fmt.Fprintf(p.log, "  the joint MMD² (penalty and estimates) scaled by 2/v² = %.4g, v the within-stratum variance of Z's features on the training split: the scale at which λ weighs it as the paper's λ weighs its MMD² for a binary Z\n", d.JointScale)
+	}
+	return aux, rep, nil
+}
+
+// fitWeighted fits G, refixes the kernel on Z with the observed training rows weighted by
+// 1/Ĝ, and fits m for it.
+func (p *Plan) fitWeighted(ctx context.Context) (*train.Aux, AuxReport, error) {
+	d, cfg := p.Data, p.Config
+	tr := d.Splits.Train
+	gAux, gRep, err := fitAux(ctx, cfg.Backend, cfg.Nets, d.Splits, d.ZMap, train.RoleG)
+	if err != nil {
+		return nil, gRep, err
+	}
+	w := make([]float64, tr.Len())
+	for i, g := range gAux.Train.G {
+		w[i] = 1 / math.Max(g, invmmd.DefaultGFloor)
+	}
+	plain := bandwidthOfMap(d.ZMap)
+	zmap, err := zKernelWeighted(cfg.Columns, d.Table.File, tr.Nuisance, tr.ObservedZ(), w)
+	if err != nil {
+		return nil, gRep, err
+	}
+	d.ZMap = zmap
+	fmt.Fprintf(p.log, "  kernel on Z refixed with the observed training Z weighted by 1/Ĝ: bandwidth %.4g (equal weights: %.4g), %s\n", bandwidthOfMap(zmap), plain, zmap.Describe())
+	mAux, mRep, err := fitAux(ctx, cfg.Backend, cfg.Nets, d.Splits, zmap, train.RoleM)
+	if err != nil {
+		return nil, mRep, err
+	}
+	gRep.M, gRep.MStop = mRep.M, mRep.MStop
+	return mAux.WithG(gAux), gRep, nil
 }
 
 // Execute runs the plan: it fits G and m (unless every run is kept), then trains and
@@ -244,11 +301,45 @@ func (p *Plan) Execute(ctx context.Context, observers ...Observer) (*Result, err
 			}
 		}
 	}
+	p.warn.add(steeringWarnings(res.Rows, res.Majority, p.Config)...)
 	if len(res.Rows) > 0 && allHeldOutUnreliable(res.Rows) {
 		p.warn.add("every held-out stratum of every model is unreliable (see heldout.txt): the held-out MMD² estimates rest on too few effective test rows to say much; " +
 			"use more test rows (" + p.Config.name("TestFrac") + ", or " + p.Config.name("Split") + ") or a smaller " + p.Config.name("MinESS") + " only if you accept noisier estimates")
 	}
 	return res, nil
+}
+
+// steeringWarnings says which penalised fits ended below the majority baseline and why, by
+// comparison with none's fit of the same seed: a fit below none's by more than 0.01 may be
+// steered by its penalty (a smaller λ would tell); one no worse than none's shares none's
+// weakness (the features say little of the label), which is no fault of the penalty; one
+// without none's fit to compare says how to find out.
+func steeringWarnings(rows []Row, majority float64, cfg Config) []string {
+	none := map[uint64]float64{}
+	for _, r := range rows {
+		if r.Method == method.None.String() {
+			none[r.Seed] = r.TestAcc
+		}
+	}
+	var out []string
+	for _, r := range rows {
+		if r.Method == method.None.String() || !(r.TestAcc < majority-0.005) {
+			continue
+		}
+		base, ok := none[r.Seed]
+		switch {
+		case !ok:
+			out = append(out, fmt.Sprintf("h (%s, seed %d): test accuracy %.3f is below the majority baseline %.3f; train none alongside (%s) to tell whether the penalty is the cause",
+				r.Method, r.Seed, r.TestAcc, majority, cfg.name("Methods")))
+		case r.TestAcc < base-0.01:
+			out = append(out, fmt.Sprintf("h (%s, seed %d): test accuracy %.3f is below the majority baseline %.3f and below none's %.3f on the same seed: the penalty may be steering h (see the held-out diagnostics; try a smaller %s)",
+				r.Method, r.Seed, r.TestAcc, majority, base, cfg.name("Lambda")))
+		default:
+			out = append(out, fmt.Sprintf("h (%s, seed %d): test accuracy %.3f is below the majority baseline %.3f, as none's is (%.3f): the features say little of the label here; the penalty is not the cause",
+				r.Method, r.Seed, r.TestAcc, majority, base))
+		}
+	}
+	return out
 }
 
 // allHeldOutUnreliable reports whether every model's held-out estimates flag every

@@ -103,9 +103,9 @@ func (t *Trained) HeldOutText() string {
 
 // trainH trains h with method m and seed on sp, with the frozen nuisances aux. It is the
 // one place where owndata calls train.Fit; it returns within a step once ctx is done.
-func trainH(ctx context.Context, cfg Config, sp dataset.Splits, aux *train.Aux, m method.Method, seed uint64) (*train.Model, *train.History, error) {
+func trainH(ctx context.Context, cfg Config, sp dataset.Splits, aux *train.Aux, m method.Method, seed uint64, jointScale float64) (*train.Model, *train.History, error) {
 	tc := train.Config{Method: m, Lambda: cfg.Lambda, BatchSize: min(cfg.Batch, sp.Train.Len()), Epochs: cfg.Epochs, Patience: cfg.Patience,
-		LearningRate: cfg.LearningRate, Seed: seed, Estimator: invmmd.Options{MinESS: cfg.MinESS, DropUnreliable: !cfg.KeepUnreliable}}
+		LearningRate: cfg.LearningRate, Seed: seed, Estimator: invmmd.Options{MinESS: cfg.MinESS, DropUnreliable: !cfg.KeepUnreliable, JointScale: jointScale}}
 	obj, err := cfg.objective()
 	if err != nil {
 		return nil, nil, err
@@ -129,17 +129,17 @@ func trainH(ctx context.Context, cfg Config, sp dataset.Splits, aux *train.Aux, 
 // majority baseline. It stops once ctx is done, with an error wrapping ctx's.
 func (p *Plan) Train(ctx context.Context, aux *train.Aux, m method.Method, seed uint64) (*Trained, error) {
 	cfg, sp, classes := p.Config, p.Data.Splits, p.Data.Classes
-	model, hist, err := trainH(ctx, cfg, sp, aux, m, seed)
+	model, hist, err := trainH(ctx, cfg, sp, aux, m, seed, p.Data.JointScale)
 	if err != nil {
 		return nil, err
 	}
 	ev, err := await(ctx, func() (train.Evaluation, error) {
-		return train.Evaluate(model, sp, train.EvalOptions{Aux: aux, Options: invmmd.Options{MinESS: cfg.MinESS}, HeldOut: []method.Method{method.DR}})
+		return train.Evaluate(model, sp, train.EvalOptions{Aux: aux, Options: invmmd.Options{MinESS: cfg.MinESS, JointScale: p.Data.JointScale}, HeldOut: []method.Method{method.DR}})
 	})
 	if err != nil {
 		return nil, err
 	}
-	held, sigma, note, err := heldOutEstimates(ctx, cfg, model, sp, aux)
+	held, sigma, note, err := heldOutEstimates(ctx, cfg, model, sp, aux, p.Data.JointScale)
 	if err != nil {
 		return nil, err
 	}
@@ -169,17 +169,19 @@ func (p *Plan) Train(ctx context.Context, aux *train.Aux, m method.Method, seed 
 	if w := hist.Warning(); w != "" {
 		t.Warnings = append(t.Warnings, classText(w, classes))
 	}
+	if k := sp.Train.NumClasses(); m.Penalised() && hist.Steps > 0 {
+		if off := float64(hist.DroppedStrata) / float64(hist.Steps*k); off > 0.5 {
+			t.Warnings = append(t.Warnings, fmt.Sprintf("h (%v, seed %d): the penalty was off on %.0f%% of its stratum-steps (%d of %d dropped as unreliable): λ had little effect; "+
+				"use larger batches (%s), or keep the unreliable strata (%s)", m, seed, 100*off, hist.DroppedStrata, hist.Steps*k, cfg.name("Batch"), cfg.name("KeepUnreliable")))
+		}
+	}
 	if w := stopWarning(fmt.Sprintf("h (%v, seed %d)", m, seed), t.Row.HStop, cfg.name("Epochs")); w != "" {
 		t.Warnings = append(t.Warnings, w)
 	}
 	t.Row.AllUnreliable = allUnreliable(held)
-	if base := Majority(sp.Test); met.TestAcc < base-0.005 {
-		why := fmt.Sprintf("the penalty may be steering h (see the held-out diagnostics; try a smaller %s)", cfg.name("Lambda"))
-		if m == method.None {
-			why = fmt.Sprintf("h is trained without a penalty, so the features may say little of the label here, or training ended too soon (try a larger %s or %s, or other %s widths)",
-				cfg.name("Epochs"), cfg.name("Patience"), cfg.name("Hidden"))
-		}
-		t.Warnings = append(t.Warnings, fmt.Sprintf("h (%v): test accuracy %.3f is below the majority baseline %.3f; %s", m, met.TestAcc, base, why))
+	if base := Majority(sp.Test); m == method.None && met.TestAcc < base-0.005 {
+		t.Warnings = append(t.Warnings, fmt.Sprintf("h (none, seed %d): test accuracy %.3f is below the majority baseline %.3f; h is trained without a penalty, so the features may say little of the label here, or training ended too soon (try a larger %s or %s, or other %s widths)",
+			seed, met.TestAcc, base, cfg.name("Epochs"), cfg.name("Patience"), cfg.name("Hidden")))
 	}
 	t.Row.Warning = strings.Join(t.Warnings, " | ")
 	return t, nil
@@ -205,7 +207,7 @@ func estimatorOptions(s *dataset.Set, sigma float64, median bool, minESS float64
 // default): h is the logit (the K class logits), or h's last hidden layer when the penalty
 // acted on it (Config.Represent). It returns the estimates, σ, and a note when the median
 // heuristic had no bandwidth to give (h tied on most pairs of test rows: σ = 1 instead).
-func heldOutEstimates(ctx context.Context, cfg Config, model *train.Model, sp dataset.Splits, aux *train.Aux) ([]invmmd.Result, float64, string, error) {
+func heldOutEstimates(ctx context.Context, cfg Config, model *train.Model, sp dataset.Splits, aux *train.Aux, jointScale float64) ([]invmmd.Result, float64, string, error) {
 	h, err := await(ctx, func() (invmmd.Rep, error) {
 		if model.Represent == train.RepresentFeatures {
 			return model.Features(sp.Test)
@@ -226,7 +228,9 @@ func heldOutEstimates(ctx context.Context, cfg Config, model *train.Model, sp da
 		sigma = invmmd.DefaultBandwidth
 		note = fmt.Sprintf("%v; the held-out estimates take σ = %g instead (h gives the same output to most test rows: it may be nearly constant)", err, sigma)
 	}
-	res, err := invmmd.Estimate(ctx, h, rows, estimatorOptions(sp.Train, sigma, false, cfg.MinESS), method.DR, method.IP)
+	opts := estimatorOptions(sp.Train, sigma, false, cfg.MinESS)
+	opts.JointScale = jointScale
+	res, err := invmmd.Estimate(ctx, h, rows, opts, method.DR, method.IP)
 	if err != nil {
 		return nil, 0, "", fmt.Errorf("the held-out MMD² on the test split: %w", err)
 	}

@@ -327,3 +327,29 @@ func TestFieldErrorNamesTheField(t *testing.T) {
 		t.Errorf("a learning rate of 20: %v (%+v)", err, fe)
 	}
 }
+
+// TestSteeringWarnings: a penalised fit below the majority baseline is said to be steered by
+// its penalty only when it is also below none's fit of the same seed; one no worse than
+// none's is said to share none's weakness; one without none's fit says how to find out;
+// fits at or above the baseline, and none itself, get no such warning.
+func TestSteeringWarnings(t *testing.T) {
+	cfg := DefaultConfig()
+	rows := []Row{
+		{Method: "none", Seed: 1, TestAcc: 0.60},
+		{Method: "dr", Seed: 1, TestAcc: 0.55},   // below none by 0.05: steering
+		{Method: "obs", Seed: 1, TestAcc: 0.595}, // within 0.01 of none: not the penalty
+		{Method: "dr", Seed: 2, TestAcc: 0.61},   // no none for seed 2
+		{Method: "ip", Seed: 1, TestAcc: 0.70},   // above the baseline
+	}
+	got := steeringWarnings(rows, 0.65, cfg)
+	if len(got) != 3 {
+		t.Fatalf("%d warnings, want 3:\n%s", len(got), strings.Join(got, "\n"))
+	}
+	for i, want := range []string{"h (dr, seed 1): test accuracy 0.550 is below the majority baseline 0.650 and below none's 0.600 on the same seed: the penalty may be steering h",
+		"h (obs, seed 1): test accuracy 0.595 is below the majority baseline 0.650, as none's is (0.600): the features say little of the label here; the penalty is not the cause",
+		"h (dr, seed 2): test accuracy 0.610 is below the majority baseline 0.650; train none alongside"} {
+		if !strings.HasPrefix(got[i], want) {
+			t.Errorf("warning %d: %q, want it to start %q", i, got[i], want)
+		}
+	}
+}

@@ -91,6 +91,16 @@ func (a *Aux) Predict(s *dataset.Set) (Pred, error) {
 	return p, nil
 }
 
+// WithG returns a copy of a (fitted for m alone, AuxConfig.Roles) with g's missingness
+// model: its network, report and predictions on the three splits, so that one Aux predicts
+// both, as when the kernel on Z is fixed from Ĝ between the two fits.
+func (a *Aux) WithG(g *Aux) *Aux {
+	b := *a
+	b.gModel, b.G = g.gModel, g.G
+	b.Train.G, b.Val.G, b.Test.G = g.Train.G, g.Val.G, g.Test.G
+	return &b
+}
+
 // WithZMap returns a copy of a whose m̂ gives the features of another kernel on Z, zmap: m
 // of a continuous or vector Z predicts the distribution of Z itself (a normal), so the
 // mean of any map's features under it follows without refitting (invmmd.NormalMeans). The
