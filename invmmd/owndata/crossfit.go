@@ -146,7 +146,11 @@ func (l *loaded) fitNuisances(ctx context.Context, c EstimateConfig, fit nuisanc
 				}
 				return err
 			}
-			for _, i := range p[2] {
+			predicted := p[2]
+			if folds == 1 { // the rows of B too: the cross route's witness reads their pseudo-outcomes
+				predicted = allRows(n)
+			}
+			for _, i := range predicted {
 				if role == train.RoleG {
 					rows.G[i] = pred.G[i]
 				} else if pred.MPsi != nil {
@@ -190,6 +194,15 @@ func (l *loaded) fitNuisances(ctx context.Context, c EstimateConfig, fit nuisanc
 		warn.add(w)
 	}
 	return nf, nil
+}
+
+// allRows returns 0, …, n−1.
+func allRows(n int) []int {
+	r := make([]int, n)
+	for i := range r {
+		r[i] = i
+	}
+	return r
 }
 
 // weighZKernel fixes the kernel on a continuous or vector Z from the observed Z weighted

@@ -132,7 +132,7 @@ type Tests struct {
 	ZMap     invmmd.FeatureMap
 	Classes  []string // the label's K > 2 classes; nil for a binary label
 	Median   bool     // σ by the median heuristic on h
-	FittedG  bool     // Ĝ came from an MLP fitted on X of half B, not from a column
+	FittedG  bool     // Ĝ came from an MLP fitted on X (cross-fitted, or on half B), not from a column
 	FittedM  bool     // m̂ likewise
 	// AuxFit is how the fitted G and m fit and how their training ended (zero when
 	// neither was fitted).
@@ -142,8 +142,10 @@ type Tests struct {
 	HalfA, HalfB int
 	// Folds is how G and m were fitted (when fitted): cross-fitted on Folds folds, or on
 	// half B (Folds = 1).
-	Folds    int
-	Results  []invmmd.TestResult
+	Folds   int
+	Results []invmmd.TestResult
+	// Failed lists the methods whose test could not be made (a warning says why).
+	Failed   []method.Method
 	Warnings []string
 	inA      []bool // the halves (true: A), when G or m was fitted
 }
@@ -244,7 +246,27 @@ func testTable(ctx context.Context, tab *tabular.Table, cfg TestConfig, fit nuis
 		out.ZMap = l.zmap
 	}
 	if out.Results, err = invmmd.InvarianceTest(ctx, h, rows, opts, ec.Methods...); err != nil {
-		return nil, err
+		if len(ec.Methods) == 1 || ctx.Err() != nil {
+			return nil, err
+		}
+		// One method's test failed (its pseudo-outcome constant, say): test each alone, so
+		// that the others' p-values are given and the failure is named.
+		out.Results = nil
+		for _, m := range ec.Methods {
+			res, err := invmmd.InvarianceTest(ctx, h, rows, opts, m)
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil, err
+				}
+				warn.add(fmt.Sprintf("%v has no p-value: %v", m, err))
+				out.Failed = append(out.Failed, m)
+				continue
+			}
+			out.Results = append(out.Results, res...)
+		}
+		if len(out.Results) == 0 {
+			return nil, fmt.Errorf("no method's test could be made: %w", err)
+		}
 	}
 	for k := range out.Results {
 		markCaveat(&out.Results[k], out.MissingZ > 0, out.FittedG, out.FittedM)

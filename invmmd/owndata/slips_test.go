@@ -291,6 +291,28 @@ func TestCrossFittingNeverPredictsSeenRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("estimate", f, 4)
+	// Every row gets its Ĝ and m̂, with K folds and with sample splitting (where the rows of
+	// half B, which the cross route's witness reads, get the in-sample predictions).
+	for _, folds := range []int{1, 5} {
+		l, err := ec.load(tab, io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows := l.rows
+		inA := invmmd.Halves(invmmd.Rows{Y: rows.Y, Delta: rows.Delta}, false, 3)
+		if folds > 1 {
+			inA = nil
+		}
+		f := &fakeFitter{}
+		if _, err := l.fitNuisances(context.Background(), ec, f.fit, folds, 1, inA, &rows, true, true, io.Discard, &warner{}); err != nil {
+			t.Fatal(err)
+		}
+		for i := range n {
+			if rows.G[i] == 0 || rows.M[i] == 0 {
+				t.Fatalf("folds %d: row %d has Ĝ %v, m̂ %v: not predicted", folds, i, rows.G[i], rows.M[i])
+			}
+		}
+	}
 	// The folds share each (Y, Δ) cell's rows to within one.
 	y, d := cols["y"], make([]float64, n)
 	for i := range d {
