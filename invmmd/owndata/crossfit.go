@@ -12,6 +12,8 @@ import (
 
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/dataset"
+	"github.com/invmmd/invmmd/invmmd/method"
+	"github.com/invmmd/invmmd/invmmd/tabular"
 	"github.com/invmmd/invmmd/invmmd/train"
 )
 
@@ -280,4 +282,81 @@ func (nf nuisanceFit) describe(c EstimateConfig) string {
 		fmt.Fprintf(&b, "  kernel on Z: bandwidth %.4g, the median distance between observed Z weighted by 1/Ĝ so that it is the full data's (equal weights would give %.4g)\n", nf.ZSigma, nf.ZSigmaPlain)
 	}
 	return b.String()
+}
+
+// Nuisances are G and m fitted for a table by FitNuisancesTable, cross-fitted as estimate
+// and test fit them: given to EstimateConfig.Nuisances or TestConfig.Nuisances, they are
+// used instead of a new fit, so that several columns of model outputs, or an estimate and
+// a test, share one fit (the fit is the costly part). They belong to the table they were
+// fitted on: the same rows, Y, Z and features.
+type Nuisances struct {
+	G, M []float64        // Ĝ and the binary Z's m̂ for every row (nil when not fitted)
+	MPsi *invmmd.Features // m̂ of a nuisance that is not binary
+	// ZMap is the kernel on a nuisance that is not binary, fixed with them (weighted by
+	// 1/Ĝ for a continuous or vector Z).
+	ZMap    invmmd.FeatureMap
+	Folds  int
+	Report AuxReport
+	rows   int
+	digest string
+}
+
+// FitNuisancesTable fits G and m for tab as EstimateTable would for cfg (the models cfg's
+// methods need and no column gives; cross-fitted on cfg.Folds ≥ 2 folds) and returns them
+// for EstimateConfig.Nuisances and TestConfig.Nuisances.
+func FitNuisancesTable(ctx context.Context, tab *tabular.Table, cfg EstimateConfig) (*Nuisances, error) {
+	if err := cfg.validate(false); err != nil {
+		return nil, err
+	}
+	if cfg.folds() < 2 {
+		return nil, fieldError("Folds", cfg.Folds, "nuisances to share are cross-fitted: want 2 to %d folds", MaxFolds)
+	}
+	log, warn := orDiscard(cfg.Log), &warner{w: cfg.Warn}
+	l, err := cfg.load(tab, log)
+	if err != nil {
+		return nil, err
+	}
+	rows := l.rows
+	if !cfg.fitG() && !cfg.fitM() {
+		return nil, fieldError("Methods", method.List(cfg.Methods), "no nuisance to fit: the methods need neither G nor m, or columns give them")
+	}
+	nf, err := l.fitNuisances(ctx, cfg, fitNuisancesMLP, cfg.folds(), cfg.AuxSeed, nil, &rows, cfg.fitG(), cfg.fitM(), log, warn)
+	if err != nil {
+		return nil, err
+	}
+	n := &Nuisances{ZMap: l.zmap, Folds: nf.Folds, Report: nf.Report, rows: tab.Len(), digest: tab.Digest()}
+	if cfg.fitG() {
+		n.G = rows.G
+	}
+	if cfg.fitM() {
+		n.M, n.MPsi = rows.M, rows.MPsi
+	}
+	return n, nil
+}
+
+// useNuisances sets rows' G and m, and l's kernel on Z, from n, fitted for this table.
+func (l *loaded) useNuisances(n *Nuisances, rows *invmmd.Rows, fitG, fitM bool) error {
+	if n.rows != l.tab.Len() || n.digest != l.tab.Digest() {
+		return fieldError("Nuisances", nil, "fitted for another table (%d rows; this one has %d, or other values)", n.rows, l.tab.Len())
+	}
+	if fitG {
+		if n.G == nil {
+			return fieldError("Nuisances", nil, "hold no G, which the methods need")
+		}
+		rows.G = n.G
+	}
+	if fitM {
+		if n.M == nil && n.MPsi == nil {
+			return fieldError("Nuisances", nil, "hold no m, which the methods need")
+		}
+		rows.M, rows.MPsi = n.M, n.MPsi
+	}
+	if n.ZMap != nil && l.zmap != nil {
+		psi, err := invmmd.Apply(n.ZMap, l.zRaw)
+		if err != nil {
+			return err
+		}
+		l.zmap, rows.Psi = n.ZMap, psi
+	}
+	return nil
 }

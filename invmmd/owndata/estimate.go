@@ -38,6 +38,9 @@ type EstimateConfig struct {
 	// sample splitting (fitted on a random half, the other half estimated). 0 means
 	// DefaultFolds.
 	Folds int
+	// Nuisances, when set, are G and m fitted for this table (FitNuisancesTable): used
+	// instead of fitting them.
+	Nuisances *Nuisances `json:"-"`
 	// Methods are the estimators (full only when no Z is missing; none is refused).
 	Methods []method.Method
 	// Unconditional estimates the MMD² between p(h | Z = 1) and p(h | Z = 0) over all rows
@@ -243,7 +246,12 @@ func estimateTable(ctx context.Context, tab *tabular.Table, cfg EstimateConfig, 
 	if out.Sigma, err = bandwidthOf(h, cfg.Bandwidth, cfg.Median); err != nil {
 		return nil, &FieldError{Field: "H", Value: cfg.H, Err: err}
 	}
-	if out.FittedG || out.FittedM {
+	if (out.FittedG || out.FittedM) && cfg.Nuisances != nil {
+		if err := l.useNuisances(cfg.Nuisances, &rows, out.FittedG, out.FittedM); err != nil {
+			return nil, err
+		}
+		out.AuxFit, out.Folds, out.ZMap = cfg.Nuisances.Report, cfg.Nuisances.Folds, l.zmap
+	} else if out.FittedG || out.FittedM {
 		folds := cfg.folds()
 		var inA []bool
 		if folds == 1 {

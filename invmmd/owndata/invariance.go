@@ -34,6 +34,9 @@ type TestConfig struct {
 	// row's Ĝ and m̂ from the models fitted on the other folds), or 1 for sample splitting
 	// (fitted on half B, half A tested). 0 means DefaultFolds.
 	Folds int
+	// Nuisances, when set, are G and m fitted for this table (FitNuisancesTable): used
+	// instead of fitting them.
+	Nuisances *Nuisances `json:"-"`
 	// Methods are the estimators whose pseudo-outcome of Z is tested; nil chooses them once
 	// the table is read (full without missing Z; dr, ip and reg; obs on the permutation
 	// route).
@@ -82,7 +85,7 @@ func defaultTestMethods(zComplete bool, route invmmd.TestRoute) []method.Method 
 // fitting G and m.
 func (c TestConfig) estimateConfig() EstimateConfig {
 	return EstimateConfig{Columns: c.Columns, Nets: c.Nets, H: c.H, G: c.G, M: c.M, Methods: c.Methods, Unconditional: c.Unconditional,
-		Bandwidth: c.Bandwidth, Median: c.Median, Folds: c.Folds, Backend: c.Backend, Log: c.Log, Warn: c.Warn}
+		Bandwidth: c.Bandwidth, Median: c.Median, Folds: c.Folds, Nuisances: c.Nuisances, Backend: c.Backend, Log: c.Log, Warn: c.Warn}
 }
 
 // Validate checks every setting that can be checked before the table is read (Data
@@ -211,7 +214,23 @@ func testTable(ctx context.Context, tab *tabular.Table, cfg TestConfig, fit nuis
 	if !cfg.Median {
 		opts.Bandwidth = cfg.Bandwidth
 	}
-	if out.FittedG || out.FittedM {
+	if (out.FittedG || out.FittedM) && cfg.Nuisances != nil {
+		if err := l.useNuisances(cfg.Nuisances, &rows, out.FittedG, out.FittedM); err != nil {
+			return nil, err
+		}
+		inA := invmmd.Halves(invmmd.Rows{Y: rows.Y, Delta: rows.Delta}, false, cfg.Seed)
+		out.AuxFit, out.Folds, out.ZMap, out.inA = cfg.Nuisances.Report, cfg.Nuisances.Folds, l.zmap, inA
+		for _, in := range inA {
+			if in {
+				out.HalfA++
+			} else {
+				out.HalfB++
+			}
+		}
+		if cfg.Route == invmmd.CrossRoute {
+			opts.InA = inA
+		}
+	} else if out.FittedG || out.FittedM {
 		folds := ec.folds()
 		inA := invmmd.Halves(invmmd.Rows{Y: rows.Y, Delta: rows.Delta}, false, cfg.Seed)
 		var a, b []int

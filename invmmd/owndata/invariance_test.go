@@ -14,7 +14,9 @@ import (
 
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/calibsim"
+	"github.com/invmmd/invmmd/invmmd/dataset"
 	"github.com/invmmd/invmmd/invmmd/method"
+	"github.com/invmmd/invmmd/invmmd/tabular"
 )
 
 // calibCSV writes n rows of the calibration simulation with dependence δ to a CSV in a
@@ -282,5 +284,62 @@ func TestFitHeldOutPValues(t *testing.T) {
 	b, _ := json.Marshal(old.Row)
 	if strings.Contains(string(b), "PDR") || strings.Contains(string(b), "HStop") {
 		t.Errorf("a row without p-values and stop writes them: %s", b)
+	}
+}
+
+// TestSharedNuisances: G and m fitted once (FitNuisancesTable) and given to EstimateTable
+// and TestTable give exactly the estimates and p-values those give when they fit G and m
+// themselves (the same folds and seeds), for a binary and a continuous Z; a table other
+// than theirs is refused.
+func TestSharedNuisances(t *testing.T) {
+	for _, kind := range []dataset.ZKind{dataset.BinaryZ, dataset.ContinuousZ} {
+		k, err := calibsim.DrawKind(600, 0.3, kind, rand.New(rand.NewPCG(9, uint64(kind))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tab, err := tabular.NewTable("shared", tabular.NumberColumn("x1", k.X1), tabular.NumberColumn("x2", k.X2), tabular.NumberColumn("y", k.Y), tabular.NumberColumn("z", k.Z), tabular.NumberColumn("h", k.H))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ec := DefaultEstimateConfig()
+		ec.Y, ec.Z, ec.H, ec.X, ec.ZKind = "y", "z", "h", []string{"x1", "x2"}, kind.String()
+		ec.Hidden, ec.AuxEpochs = []int{8}, 20
+		ec.Methods = []method.Method{method.DR, method.IP}
+		nu, err := FitNuisancesTable(ctx, tab, ec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		own, err := EstimateTable(ctx, tab, ec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ec.Nuisances = nu
+		shared, err := EstimateTable(ctx, tab, ec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range own.Results {
+			if own.Results[i].Value != shared.Results[i].Value || own.Results[i].ValueSE != shared.Results[i].ValueSE {
+				t.Errorf("%v estimate %v: %v ± %v fitting, %v ± %v shared", kind, own.Results[i].Method, own.Results[i].Value, own.Results[i].ValueSE, shared.Results[i].Value, shared.Results[i].ValueSE)
+			}
+		}
+		tc := DefaultTestConfig()
+		tc.Y, tc.Z, tc.H, tc.X, tc.ZKind, tc.Hidden, tc.AuxEpochs = "y", "z", "h", []string{"x1", "x2"}, kind.String(), []int{8}, 20
+		tOwn, err := TestTable(ctx, tab, tc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tc.Nuisances = nu
+		tShared, err := TestTable(ctx, tab, tc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a, b := tOwn.Results[0], tShared.Results[0]; a.PValue != b.PValue || a.Statistic != b.Statistic {
+			t.Errorf("%v test: p %v fitting, %v shared", kind, a.PValue, b.PValue)
+		}
+		other, _ := tabular.NewTable("other", tabular.NumberColumn("x1", k.X2), tabular.NumberColumn("x2", k.X1), tabular.NumberColumn("y", k.Y), tabular.NumberColumn("z", k.Z), tabular.NumberColumn("h", k.H))
+		if _, err := TestTable(ctx, other, tc); err == nil || !strings.Contains(err.Error(), "another table") {
+			t.Errorf("%v: nuisances of another table: %v", kind, err)
+		}
 	}
 }
