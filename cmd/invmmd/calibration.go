@@ -26,8 +26,12 @@ func runCalibration(ctx context.Context, args []string, stdout, stderr io.Writer
 	workers := fs.Int("workers", 0, "replicates run at once (0: one per CPU); the results do not depend on it")
 	checkOnly := fs.Bool("check", false, "check the flags and the output folder, then exit without computing or writing anything")
 	force := fs.Bool("force", false, "replace OUT/tables/calibration.csv even when it was made with other settings, and let -quick write into the repository's figures/")
+	tool := fs.Bool("commands", false, "calibrate invmmd test and invmmd estimate as they run, G and m fitted by their MLPs (hours; resumable)")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if *tool {
+		return runToolCalibration(ctx, *quick, *out, *workers, *checkOnly, *force, stdout, stderr)
 	}
 	cfg := experiments.CalibrationPaper()
 	if *quick {
@@ -78,5 +82,49 @@ func runCalibration(ctx context.Context, args []string, stdout, stderr io.Writer
 	fmt.Fprint(stdout, res.Markdown())
 	fmt.Fprintf(stdout, "calibration: done in %s; wrote %s/tables/calibration{.csv,_null.csv,.md,_config.json}, %s.png, %s.svg\n",
 		time.Since(t0).Round(time.Second), dir, base, base)
+	return nil
+}
+
+// runToolCalibration runs experiments.RunToolCalibration: the calibration of invmmd test and
+// invmmd estimate as a user runs them. Finished tables are kept under OUT/fits/calibration_tool
+// (one JSON line per table), so that an interrupted run continues where it stopped.
+func runToolCalibration(ctx context.Context, quick bool, out string, workers int, checkOnly, force bool, stdout, stderr io.Writer) error {
+	cfg := experiments.ToolCalibrationPaper()
+	if quick {
+		cfg = experiments.ToolCalibrationQuick()
+	}
+	cfg.Workers = workers
+	dir, err := outFor(out, quick, force)
+	if err != nil {
+		return err
+	}
+	var rec map[string]any
+	b, _ := json.Marshal(cfg.Record())
+	if err := json.Unmarshal(b, &rec); err != nil {
+		return err
+	}
+	if err := guardStudy(dir, "calibration_tool", rec, force); err != nil {
+		return err
+	}
+	runs := filepath.Join(dir, "fits", "calibration_tool")
+	if checkOnly {
+		fmt.Fprintf(stdout, "calibration -commands: %v Z, n %v; results under %s, finished tables kept in %s\n", cfg.Kinds, cfg.Sizes, dir, runs)
+		return nil
+	}
+	if err := prepareOut(dir); err != nil {
+		return err
+	}
+	cfg.Progress = stderr
+	t0 := time.Now()
+	res, err := experiments.RunToolCalibration(ctx, cfg, runs)
+	if err != nil {
+		return fmt.Errorf("calibration -commands: %w (the finished tables are kept in %s; rerun to continue)", err, runs)
+	}
+	if err := res.Write(dir); err != nil {
+		return err
+	}
+	fmt.Fprint(stdout, res.Markdown())
+	fmt.Fprintf(stdout, "calibration -commands: done in %s; wrote %s/tables/calibration_tool{.csv,_se.csv,.md,_config.json}\n",
+		time.Since(t0).Round(time.Second), dir)
 	return nil
 }

@@ -294,7 +294,7 @@ type Nuisances struct {
 	MPsi *invmmd.Features // m̂ of a nuisance that is not binary
 	// ZMap is the kernel on a nuisance that is not binary, fixed with them (weighted by
 	// 1/Ĝ for a continuous or vector Z).
-	ZMap    invmmd.FeatureMap
+	ZMap   invmmd.FeatureMap
 	Folds  int
 	Report AuxReport
 	rows   int

@@ -201,8 +201,11 @@ type Estimates struct {
 	AuxFit AuxReport
 	// Results are the estimates, strata whose estimate is impossible (beyond ±MaxMMD2, or
 	// a probability far outside [0, 1]) flagged unreliable with the reason.
-	Results  []invmmd.Result
-	Warnings []string
+	Results []invmmd.Result
+	// WithheldSE holds, per result, the jackknife standard error that is not printed
+	// (seWithheld; NaN where it is printed), for the calibration study that measures it.
+	WithheldSE []float64
+	Warnings   []string
 }
 
 // Estimate runs invmmd estimate on the CSV file cfg.Data: it validates cfg, reads the
@@ -284,9 +287,12 @@ func estimateTable(ctx context.Context, tab *tabular.Table, cfg EstimateConfig, 
 	if out.Results, err = invmmd.Estimate(ctx, h, rows, opts, cfg.Methods...); err != nil {
 		return nil, err
 	}
+	out.WithheldSE = make([]float64, len(out.Results))
 	for k := range out.Results {
+		out.WithheldSE[k] = math.NaN()
 		if why := seWithheld(out.Results[k].Method, out.MissingZ > 0); why != "" {
 			r := &out.Results[k]
+			out.WithheldSE[k] = r.ValueSE
 			r.ValueSE = math.NaN()
 			for s := range r.SE {
 				r.SE[s] = math.NaN()
