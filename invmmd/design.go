@@ -315,8 +315,9 @@ func (d *Design) assemble(q [][]float64) ([]Result, error) {
 // heuristic on h with Options.Median). Each result carries the jackknife standard error of
 // every stratum's estimate (Design.StandardErrors): an MMD² cannot be negative, so an
 // estimate below 0 by a few standard errors says the same as a flag, that the estimate
-// rests on too little. One pass of per-row kernel sums (AutoSums: exact up to ExactPairs
-// pairs per stratum, linear in the rows beyond) serves every estimate and standard error;
+// rests on too little. One pass of per-row kernel sums (opts.Sums; by default AutoSums:
+// exact up to ExactPairs pairs per stratum, linear in the rows beyond) serves every
+// estimate and standard error;
 // Result.Path says which path it took and its error bound. It returns ctx's error if ctx
 // is cancelled first.
 func Estimate(ctx context.Context, h Rep, rows Rows, opts Options, methods ...method.Method) ([]Result, error) {
@@ -337,7 +338,11 @@ func Estimate(ctx context.Context, h Rep, rows Rows, opts Options, methods ...me
 	if err != nil {
 		return nil, err
 	}
-	rs, err := d.rowSums(ctx, h, AutoSums{})
+	sums := opts.Sums
+	if sums == nil {
+		sums = AutoSums{}
+	}
+	rs, err := d.rowSums(ctx, h, sums)
 	if err != nil {
 		return nil, err
 	}
@@ -345,7 +350,7 @@ func Estimate(ctx context.Context, h Rep, rows Rows, opts Options, methods ...me
 	if err != nil {
 		return nil, err
 	}
-	se, err := d.standardErrors(ctx, h, AutoSums{}, rs)
+	se, err := d.standardErrors(ctx, h, sums, rs)
 	if err != nil {
 		return nil, err
 	}

@@ -112,7 +112,8 @@ const (
 )
 
 // TestOptions are the settings of InvarianceTest: the estimators' Options (read here: the
-// bandwidth rule Bandwidth or Median, GFloor, Unconditional and Classes; with Median, σ is
+// bandwidth rule Bandwidth or Median, GFloor, Unconditional, Classes, and Sums for the
+// cross route's kernel sums; with Median, σ is
 // the median heuristic on the outputs of half B for the cross route, of all rows
 // otherwise), and how the null distribution is obtained. The zero value is the cross route
 // with σ = 1 (Options' default) and a random half seeded by 0.
@@ -129,10 +130,6 @@ type TestOptions struct {
 	Resamples int
 	// Seed seeds the random half and the draws: the same seed gives the same p-values.
 	Seed uint64
-	// Sums computes the kernel sums of the cross route (nil: AutoSums, exact up to
-	// ExactPairs pairs per stratum and linear in the rows beyond; TestResult.Path says
-	// which path it took).
-	Sums Summer
 }
 
 // TestResult is one method's invariance test.

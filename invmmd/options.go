@@ -33,8 +33,7 @@ func (e Estimand) String() string {
 // defaults, listed with each field.
 type Options struct {
 	// Bandwidth σ of the Gaussian kernel k(a, b) = exp(−‖a−b‖²/(2σ²)) on the outputs
-	// ((a−b)² for a logit). 0 means 1. MedianBandwidth gives the median heuristic for a set of outputs (a
-	// representation of any width) give the median heuristic for a set of outputs.
+	// ((a−b)² for a logit). 0 means 1 (or, with Median, the median heuristic).
 	Bandwidth float64
 
 	// Median takes σ by the median heuristic on the outputs instead (MedianBandwidth: on
@@ -100,6 +99,13 @@ type Options struct {
 	// (eq. (5)) instead of the paper's penalty Σ_y MMD_y within each Y stratum
 	// (eq. (4)).
 	Unconditional bool
+
+	// Sums computes the per-row kernel sums behind Estimate's estimates and standard
+	// errors and the cross route of InvarianceTest. nil means AutoSums: exact up to
+	// ExactPairs pairs per stratum, linear in the rows beyond (Result.Path and
+	// TestResult.Path say which path ran, with its error bound). ExactSums forces the
+	// quadratic reference. Training's graph does not read it.
+	Sums Summer `json:"-"`
 }
 
 // Defaults used for zero fields of Options.

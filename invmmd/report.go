@@ -2,6 +2,7 @@ package invmmd
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/invmmd/invmmd/invmmd/method"
@@ -162,7 +163,7 @@ type Result struct {
 func (r Result) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%v: MMD² = %.6g", r.Method, r.Value)
-	if r.SE != nil {
+	if r.SE != nil && !math.IsNaN(r.ValueSE) { // NaN: a standard error withheld by the caller
 		fmt.Fprintf(&b, " ± %.2g", r.ValueSE)
 	}
 	for s, v := range r.Strata {
@@ -171,7 +172,7 @@ func (r Result) String() string {
 			name = r.Report.Strata[s].Name()
 		}
 		fmt.Fprintf(&b, "  [%s: %.6g", name, v)
-		if r.SE != nil {
+		if r.SE != nil && !math.IsNaN(r.SE[s]) {
 			fmt.Fprintf(&b, " ± %.2g", r.SE[s])
 		}
 		b.WriteString("]")

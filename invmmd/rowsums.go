@@ -70,6 +70,9 @@ func (p KernelPath) worse(q KernelPath) KernelPath {
 	rank := func(k KernelPath) int {
 		return map[string]int{"": 0, "exact": 0, "window": 1, "fourier": 2, "rff": 3}[k.Name]
 	}
+	if p.Name == "" { // no stratum yet
+		return q
+	}
 	if rank(q) > rank(p) || rank(q) == rank(p) && q.Bound > p.Bound {
 		return q
 	}

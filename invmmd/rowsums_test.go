@@ -300,20 +300,21 @@ func TestEstimateLinearAtScale(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, _ := NewDesign(rows, Options{MainFraction: 1}, methods...)
-	ref, err := d.Evaluate(ScalarRep(h), ExactSums{Workers: 2})
+	// The same call with Options.Sums forcing the quadratic reference (invmmd estimate
+	// -exact): the estimates and standard errors agree within the expansion's error.
+	ref, err := Estimate(context.Background(), ScalarRep(h), rows, Options{MainFraction: 1, Sums: ExactSums{Workers: 2}}, methods...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for k := range res {
-		if res[k].Path.Name != "fourier" {
-			t.Errorf("%v: path %v, want the Fourier series", methods[k], res[k].Path)
+		if res[k].Path.Name != "fourier" || ref[k].Path.Name != "exact" {
+			t.Errorf("%v: paths %v and %v, want the Fourier series and exact", methods[k], res[k].Path, ref[k].Path)
 		}
 		if diff := math.Abs(res[k].Value - ref[k].Value); diff > 1e-7*math.Max(1, math.Abs(ref[k].Value)) {
 			t.Errorf("%v: %.10g, exact %.10g", methods[k], res[k].Value, ref[k].Value)
 		}
-		if !(res[k].ValueSE > 0) {
-			t.Errorf("%v: SE %v", methods[k], res[k].ValueSE)
+		if !(res[k].ValueSE > 0) || math.Abs(res[k].ValueSE-ref[k].ValueSE) > 1e-6*ref[k].ValueSE {
+			t.Errorf("%v: SE %v, exact %v", methods[k], res[k].ValueSE, ref[k].ValueSE)
 		}
 	}
 }
@@ -356,7 +357,7 @@ func TestCrossStatisticLinear(t *testing.T) {
 			phi, inc := pseudo(t, m, c.rows)
 			want := bruteCross(ScalarRep(c.h), phi, inc, c.rows.Y, inA, 0.8)
 			for _, s := range []Summer{FourierSums{}, WindowSums{}, ExactSums{}} {
-				res, err := InvarianceTest(ctx, ScalarRep(c.h), c.rows, TestOptions{Options: Options{Bandwidth: 0.8}, InA: inA, Sums: s}, m)
+				res, err := InvarianceTest(ctx, ScalarRep(c.h), c.rows, TestOptions{Options: Options{Bandwidth: 0.8, Sums: s}, InA: inA}, m)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -385,7 +386,7 @@ func TestCrossStatisticLinear(t *testing.T) {
 	}
 	phi, inc := pseudo(t, method.DR, rw)
 	want := bruteCrossKernel(hw, phi, inc, rw.Y, inA, khat)
-	res, err := InvarianceTest(ctx, hw, rw, TestOptions{Options: Options{Bandwidth: sigma}, InA: inA, Sums: RFFSums{Frequencies: D, Seed: 9}}, method.DR)
+	res, err := InvarianceTest(ctx, hw, rw, TestOptions{Options: Options{Bandwidth: sigma, Sums: RFFSums{Frequencies: D, Seed: 9}}, InA: inA}, method.DR)
 	if err != nil {
 		t.Fatal(err)
 	}

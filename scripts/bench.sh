@@ -13,8 +13,12 @@
 #            at n = 500 and 2000 (BenchmarkInvarianceTest in invmmd);
 #   wide     the DR penalty of a representation of d = 8 and 64 columns at batch 1500 and
 #            10,000: exact kernel against random Fourier features, float64 sums and the
-#            float32 training graph with its gradient (BenchmarkWide in invmmd, BenchmarkWideGraph in invmmd/penalty).
-# Usage: scripts/bench.sh [peer|penalty|nuisance|test|wide|all] [benchtime]   (default: all, 2s)
+#            float32 training graph with its gradient (BenchmarkWide in invmmd, BenchmarkWideGraph in invmmd/penalty);
+#   rows     invmmd estimate (obs, ip, reg, dr with standard errors) and invmmd test (dr) as
+#            commands on tables of 10⁴ to 10⁷ rows (scripts/bench/rows; G and m given as
+#            columns), wall time and peak memory, with -exact beside where n ≤ ROWS_EXACT_MAX
+#            (default 100000), and the log-log slope of time against rows from 10⁵ up.
+# Usage: scripts/bench.sh [peer|penalty|nuisance|test|wide|rows|all] [benchtime]   (default: all, 2s)
 # Environment: PEER_REPS (default 5) repetitions per row and side; PEER_FLAGS, extra flags
 # of cmd/peerbench (e.g. "-only default,mlp").
 # The PyTorch peer needs Debian's python3-torch and python3-numpy; this script installs
@@ -26,8 +30,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
 benchtime=${2:-2s}
-case "$what" in peer | penalty | nuisance | test | wide | all) ;; *)
-  echo "usage: scripts/bench.sh [peer|penalty|nuisance|test|wide|all] [benchtime]" >&2
+case "$what" in peer | penalty | nuisance | test | wide | rows | all) ;; *)
+  echo "usage: scripts/bench.sh [peer|penalty|nuisance|test|wide|rows|all] [benchtime]" >&2
   exit 2
   ;;
 esac
@@ -165,6 +169,57 @@ else
   section wide > "$tmp/wide"
 fi
 
+if [ "$what" = all ] || [ "$what" = rows ]; then
+  echo "== rows benchmark: estimate and test as commands at 10⁴ to ${ROWS_MAX:-10000000} rows; load: $(cut -d' ' -f1-3 /proc/loadavg)"
+  load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+  go build -o "$tmp/invmmd" ./cmd/invmmd
+  go build -o "$tmp/rows" ./scripts/bench/rows
+  : > "$tmp/rows.out"
+  for n in 10000 100000 1000000 10000000; do
+    [ "$n" -le "${ROWS_MAX:-10000000}" ] || continue
+    "$tmp/rows" -n "$n" > "$tmp/rows.csv"
+    for cmd in estimate test; do
+      methods=obs,ip,reg,dr
+      [ "$cmd" = test ] && methods=dr
+      for path in auto exact; do
+        extra=()
+        if [ "$path" = exact ]; then
+          [ "$n" -le "${ROWS_EXACT_MAX:-100000}" ] || continue
+          extra=(-exact)
+        fi
+        # GNU time's %e (wall seconds) and %M (peak resident KiB) on the last line of its output.
+        /usr/bin/time -f "%e %M" -o "$tmp/time" "$tmp/invmmd" "$cmd" -data "$tmp/rows.csv" -y y -z z -outputs h -g g -m m \
+          -methods "$methods" "${extra[@]}" > "$tmp/cmd.out" 2>&1
+        sums=$(grep -o 'kernel sums [^;]*' "$tmp/cmd.out" | head -1 | sed 's/^kernel sums //; s/|/\\|/g')
+        echo "$n $cmd $path $(tail -1 "$tmp/time") $sums" | tee -a "$tmp/rows.out"
+      done
+    done
+  done
+  rm -f "$tmp/rows.csv"
+  {
+    echo "## Estimates, standard errors and tests by the number of rows"
+    echo
+    echo "Measured by \`scripts/bench.sh rows\` on $(date -u +%Y-%m-%d), $(go version | cut -d' ' -f3), $(nproc) CPUs,"
+    echo "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'). Load average before: $load_before; after: $(cut -d' ' -f1-3 /proc/loadavg)."
+    echo "The commands as a user runs them on a CSV of n rows (scripts/bench/rows: binary Y and Z, about 44% of Z missing at random,"
+    echo "a scalar output h, the true G and m as columns, so nothing is fitted): \`invmmd estimate -methods obs,ip,reg,dr\` (estimates"
+    echo "and jackknife standard errors) and \`invmmd test -methods dr\` (the cross route), σ by the median heuristic. Wall time includes"
+    echo "reading the CSV; peak memory is the process's maximum resident set (GNU time). auto: the default kernel sums (exact up to"
+    echo "2^24 pairs per stratum, the Fourier expansion beyond, with its error bound); exact: \`-exact\`, every pair, the O(n²)"
+    echo "reference, run up to ${ROWS_EXACT_MAX:-100000} rows. Slope: least squares of log time on log n over n ≥ 10⁵ (1 is linear)."
+    echo
+    echo "| rows | command | kernel sums | wall s | peak MB | sums path |"
+    echo "|---|---|---|---|---|---|"
+    awk '{ path = ""; for (i = 6; i <= NF; i++) path = path (i > 6 ? " " : "") $i
+           printf "| %d | %s | %s | %.2f | %.0f | %s |\n", $1, $2, $3, $4, $5 / 1024, path }' "$tmp/rows.out"
+    echo
+    awk '$3 == "auto" && $1 >= 100000 { k = $2; x = log($1); y = log($4); n[k]++; sx[k] += x; sy[k] += y; sxx[k] += x * x; sxy[k] += x * y }
+      END { for (k in n) if (n[k] >= 2) printf "Slope of log time on log rows from 10⁵ up, %s: %.2f.\n", k, (n[k] * sxy[k] - sx[k] * sy[k]) / (n[k] * sxx[k] - sx[k] * sx[k]) }' "$tmp/rows.out" | sort
+  } > "$tmp/rows"
+else
+  section rows > "$tmp/rows"
+fi
+
 if [ "$what" = all ] || [ "$what" = penalty ]; then
   echo "== go test -bench (benchtime $benchtime); this takes a few minutes"
   { go test -run XXX -bench 'BenchmarkPenalty$' -benchtime "$benchtime" -timeout 60m ./invmmd/penalty/
@@ -202,6 +257,10 @@ fi
   echo "<!-- wide -->"
   cat "$tmp/wide"
   echo "<!-- /wide -->"
+  echo
+  echo "<!-- rows -->"
+  cat "$tmp/rows"
+  echo "<!-- /rows -->"
   echo
   if [ -f BENCHMARKS.md ] && grep -q '^<!-- analysis -->' BENCHMARKS.md; then
     sed -n '/^<!-- analysis -->/,$p' BENCHMARKS.md

@@ -87,6 +87,9 @@ func TestEstimateOnHMDA(t *testing.T) {
 	if i := strings.Index(out, "| reg | "); i < 0 || !strings.HasPrefix(out[i:], "| reg | ") || !strings.Contains(out[i:i+60], "(no SE)") {
 		t.Errorf("reg's row should give its estimate without a standard error:\n%s", out)
 	}
+	if strings.Contains(out, "NaN") {
+		t.Errorf("the output prints a NaN (a withheld standard error?):\n%s", out)
+	}
 	for _, m := range []string{"obs", "ip", "dr"} {
 		i := strings.Index(out, "| "+m+" | ")
 		if i < 0 {

@@ -55,6 +55,7 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.Var(uintValue{&cfg.Seed}, "seeds", "`seed` of the halves and the draws (one)")
 	alias(fs, "seed", stderr)
 	fs.BoolVar(&cfg.Unconditional, "unconditional", cfg.Unconditional, "test h ⊥ Z over all rows instead of h ⊥ Z | Y")
+	fs.BoolVar(&cfg.Exact, "exact", false, "kernel sums on every pair of rows, the O(n²) reference (default: exact up to 2^24 pairs per stratum, linear in the rows beyond; the output names the path and its error bound)")
 	o.bandwidth("Gaussian kernel bandwidth σ on h, or median (the median heuristic on h: of half B for the cross route)")
 	out := fs.String("out", "", "also write one row per method to this CSV file: method,statistic,p_value,unreliable (refused if it exists unless -force, or is the -data file)")
 	alias(fs, "csv", stderr)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -46,6 +47,11 @@ type EstimateConfig struct {
 	// Unconditional estimates the MMD² between p(h | Z = 1) and p(h | Z = 0) over all rows
 	// instead of Σ_y MMD²_y within Y strata.
 	Unconditional bool
+	// Exact computes the kernel sums behind the estimates and their standard errors on
+	// every pair of rows (invmmd.ExactSums, the O(n²) reference) instead of
+	// invmmd.AutoSums, which is exact up to invmmd.ExactPairs pairs per stratum and linear
+	// in the rows beyond.
+	Exact bool
 	// Bandwidth and Median are the kernel's σ on h: by the median heuristic on h's rows
 	// (Median, the default of estimate, test and fit's held-out numbers), or the fixed σ
 	// Bandwidth.
@@ -277,7 +283,7 @@ func estimateTable(ctx context.Context, tab *tabular.Table, cfg EstimateConfig, 
 	if out.ZMap != nil && rows.G == nil && cfg.ZMap.Bandwidth == 0 && (l.kind == dataset.ContinuousZ || l.kind == dataset.VectorZ) && out.MissingZ > 0 {
 		warn.add("the kernel on Z takes its bandwidth from the observed Z with equal weights, so it moves with which Z are missing (no G to weigh them by 1/G with): give its bandwidth, or a method that reads G")
 	}
-	opts := invmmd.Options{Bandwidth: out.Sigma, MainFraction: 1, Unconditional: cfg.Unconditional, MinESS: cfg.MinESS}
+	opts := invmmd.Options{Bandwidth: out.Sigma, MainFraction: 1, Unconditional: cfg.Unconditional, MinESS: cfg.MinESS, Sums: summerFor(cfg.Exact)}
 	if out.ZMap != nil {
 		opts.Estimand = invmmd.JointMMD
 	}
@@ -425,4 +431,13 @@ func writeNewFile(path string, fn func(io.Writer) error) error {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return f.Close()
+}
+
+// summerFor returns the kernel sums' path: the exact reference, or nil for invmmd's
+// default (AutoSums).
+func summerFor(exact bool) invmmd.Summer {
+	if exact {
+		return invmmd.ExactSums{Workers: runtime.GOMAXPROCS(0)}
+	}
+	return nil
 }

@@ -54,6 +54,10 @@ type TestConfig struct {
 	// more than invmmd.MaxResamples are refused, whatever the route.
 	Resamples int
 	Seed      uint64 // seeds the halves and the draws
+	// Exact computes the cross route's kernel sums on every pair of rows (invmmd.ExactSums,
+	// the O(n²) reference) instead of invmmd.AutoSums, which is exact up to
+	// invmmd.ExactPairs pairs per stratum and linear in the rows beyond.
+	Exact bool
 	// Backend, Log and Warn are as in Config.
 	Backend backends.Backend `json:"-"`
 	Log     io.Writer        `json:"-"`
@@ -207,7 +211,7 @@ func testTable(ctx context.Context, tab *tabular.Table, cfg TestConfig, fit nuis
 	}
 	out := &Tests{File: tab.File, Rows: tab.Len(), MissingZ: rows.MissingZ(), Tested: tab.Len(), Route: cfg.Route, Unconditional: cfg.Unconditional,
 		Nuisance: l.nu, KindWhy: l.why, ZMap: l.zmap, Classes: l.classes, Median: cfg.Median, FittedG: ec.fitG(), FittedM: ec.fitM()}
-	opts := invmmd.TestOptions{Options: invmmd.Options{Median: cfg.Median, Unconditional: cfg.Unconditional}, Route: cfg.Route, Resamples: cfg.Resamples, Seed: cfg.Seed}
+	opts := invmmd.TestOptions{Options: invmmd.Options{Median: cfg.Median, Unconditional: cfg.Unconditional, Sums: summerFor(cfg.Exact)}, Route: cfg.Route, Resamples: cfg.Resamples, Seed: cfg.Seed}
 	if len(l.classes) > 2 {
 		opts.Classes = len(l.classes)
 	}
