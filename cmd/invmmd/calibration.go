@@ -123,8 +123,12 @@ func runToolCalibration(ctx context.Context, quick bool, out string, workers int
 	if err := res.Write(dir); err != nil {
 		return err
 	}
+	// The figures from the tables as written, as invmmd figures draws them.
+	if _, err := (experiments.CalibrationStudy{}).Figures(dir, drawer{}, io.Discard); err != nil {
+		return err
+	}
 	fmt.Fprint(stdout, res.Markdown())
-	fmt.Fprintf(stdout, "calibration -commands: done in %s; wrote %s/tables/calibration_tool{.csv,_se.csv,.md,_config.json}\n",
-		time.Since(t0).Round(time.Second), dir)
+	fmt.Fprintf(stdout, "calibration -commands: done in %s; wrote %s/tables/calibration_tool{.csv,_se.csv,.md,_config.json}, %s/calibration_tool.png and .svg\n",
+		time.Since(t0).Round(time.Second), dir, dir)
 	return nil
 }

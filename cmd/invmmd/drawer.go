@@ -56,6 +56,15 @@ func (drawer) Calibration(base string, rows []results.CalibrationRow, null []res
 	return figures.SaveGrid(plots, base, figures.CalibrationWidth, figures.CalibrationHeight)
 }
 
+// ToolCalibration draws the calibration of the commands' tests and standard errors.
+func (drawer) ToolCalibration(base string, rows []results.ToolCalibrationRow, se []results.SECalibrationRow, alpha float64) error {
+	plots, err := figures.ToolCalibration(rows, se, alpha)
+	if err != nil {
+		return err
+	}
+	return figures.SaveGrid(plots, base, figures.ToolCalibrationWidth, figures.ToolCalibrationHeight)
+}
+
 // Diagnosis draws a diagnosed fit's steps.
 func (drawer) Diagnosis(base string, steps []results.DiagnosisStep, fit string, labels map[string]string) error {
 	plots, err := figures.Diagnosis(steps, fit, labels)

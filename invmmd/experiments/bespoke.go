@@ -110,9 +110,22 @@ func (CalibrationStudy) Merge(context.Context, MergeArgs, string) ([]string, err
 	return nil, fmt.Errorf("experiments: the calibration study stores no results to merge")
 }
 
-// Figures redraws the figure from out/tables/calibration.csv, calibration_null.csv and
-// the level α of calibration_config.json, when there is a calibration.csv.
+// Figures redraws the study's figures from their tables under out/tables: the test's
+// calibration (calibration.png) when there is a calibration.csv, and the commands'
+// (calibration_tool.png, toolCalibrationFigure) when there is a calibration_tool.csv.
 func (CalibrationStudy) Figures(out string, d Drawer, _ io.Writer) ([]string, error) {
+	drawn, err := calibrationFigure(out, d)
+	if err != nil {
+		return nil, err
+	}
+	tool, err := toolCalibrationFigure(out, d)
+	return append(drawn, tool...), err
+}
+
+// calibrationFigure redraws the figure from out/tables/calibration.csv,
+// calibration_null.csv and the level α of calibration_config.json, when there is a
+// calibration.csv.
+func calibrationFigure(out string, d Drawer) ([]string, error) {
 	t := filepath.Join(out, "tables")
 	if _, err := os.Stat(filepath.Join(t, "calibration.csv")); err != nil {
 		return nil, nil
@@ -136,6 +149,38 @@ func (CalibrationStudy) Figures(out string, d Drawer, _ io.Writer) ([]string, er
 	}
 	base := filepath.Join(out, "calibration")
 	if err := d.Calibration(base, rows, null, rec.Alpha); err != nil {
+		return nil, err
+	}
+	return []string{base + ".png", base + ".svg"}, nil
+}
+
+// toolCalibrationFigure redraws the figure of calibration -commands from
+// out/tables/calibration_tool.csv, calibration_tool_se.csv and the level α of
+// calibration_tool_config.json, when there is a calibration_tool.csv.
+func toolCalibrationFigure(out string, d Drawer) ([]string, error) {
+	t := filepath.Join(out, "tables")
+	if _, err := os.Stat(filepath.Join(t, "calibration_tool.csv")); err != nil {
+		return nil, nil
+	}
+	rows, err := results.ReadToolCalibrationCSV(filepath.Join(t, "calibration_tool.csv"))
+	if err != nil {
+		return nil, err
+	}
+	se, err := results.ReadSECalibrationCSV(filepath.Join(t, "calibration_tool_se.csv"))
+	if err != nil {
+		return nil, err
+	}
+	cp := filepath.Join(t, "calibration_tool_config.json")
+	b, err := os.ReadFile(cp)
+	if err != nil {
+		return nil, err
+	}
+	var rec struct{ Alpha float64 }
+	if err := json.Unmarshal(b, &rec); err != nil || !(rec.Alpha > 0 && rec.Alpha < 1) {
+		return nil, fmt.Errorf("%s: want a level Alpha in (0, 1) (%v)", cp, err)
+	}
+	base := filepath.Join(out, "calibration_tool")
+	if err := d.ToolCalibration(base, rows, se, rec.Alpha); err != nil {
 		return nil, err
 	}
 	return []string{base + ".png", base + ".svg"}, nil

@@ -98,11 +98,12 @@ type toolCell struct {
 	Reps    int
 }
 
-// cells lists the study's cells in order.
+// cells lists the study's cells in order: the smaller sizes first, for every kind, so that
+// a run stopped early has every kind at the smaller sizes.
 func (c ToolCalibrationConfig) cells() []toolCell {
 	var out []toolCell
-	for _, kind := range c.Kinds {
-		for _, n := range c.Sizes {
+	for _, n := range c.Sizes {
+		for _, kind := range c.Kinds {
 			for fi, f := range c.Fittings {
 				if fi > 0 && c.OtherSizes != nil && !slices.Contains(c.OtherSizes, n) {
 					continue

@@ -77,6 +77,9 @@ type Drawer interface {
 	// Calibration draws the calibration study's rejection rates and null p-values at
 	// level alpha.
 	Calibration(base string, rows []results.CalibrationRow, null []results.CalibrationP, alpha float64) error
+	// ToolCalibration draws the calibration of invmmd test and invmmd estimate as the
+	// commands run them (calibration -commands): null rejection rates and standard errors.
+	ToolCalibration(base string, rows []results.ToolCalibrationRow, se []results.SECalibrationRow, alpha float64) error
 	// Diagnosis draws a diagnosed fit's steps, titled fit, each objective labelled.
 	Diagnosis(base string, steps []results.DiagnosisStep, fit string, labels map[string]string) error
 	// Representations draws the comparison of the layer the penalty acts on.

@@ -57,7 +57,10 @@ func (r *Result) writeConfig(p *Plan) error {
 		data["classes"], data["num_classes"] = c, len(c)
 	}
 	if r.Aux != nil {
-		data["aux"] = map[string]any{"G": r.Aux.G.String(), "m": r.Aux.M.String()}
+		// Without the seconds each took, so that a rerun writes the same config.json.
+		g, m := r.Aux.G, r.Aux.M
+		g.Seconds, m.Seconds = 0, 0
+		data["aux"] = map[string]any{"G": g.String(), "m": m.String()}
 		data["aux_stop"] = map[string]Stop{"G": r.AuxFit.GStop, "m": r.AuxFit.MStop}
 	}
 	rec := configRecord{Format: outputFormat, Settings: settingsOf(cfg, p.hash), Methods: method.List(cfg.Methods), Seeds: cfg.Seeds, Args: cfg.Args, Data: data}

@@ -224,8 +224,11 @@ func (r FitReport) String() string {
 	default:
 		fmt.Fprintf(&b, ", acc %.3f, ECE %.3f", r.ValAcc, r.ValECE)
 	}
-	fmt.Fprintf(&b, ", best epoch %d, stopped at %d of %d by %s, %.1fs",
-		r.BestEpoch, r.StopEpoch, r.MaxEpochs, r.StopReason, r.Seconds)
+	fmt.Fprintf(&b, ", best epoch %d, stopped at %d of %d by %s",
+		r.BestEpoch, r.StopEpoch, r.MaxEpochs, r.StopReason)
+	if r.Seconds > 0 { // 0: a record that must not vary between reruns
+		fmt.Fprintf(&b, ", %.1fs", r.Seconds)
+	}
 	if r.HasTrueG {
 		fmt.Fprintf(&b, ", mean |Ĝ−G| %.3f", r.MAETrueG)
 	}

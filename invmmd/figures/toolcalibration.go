@@ -1,0 +1,230 @@
+package figures
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"slices"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/invmmd/invmmd/invmmd/results"
+)
+
+// Size of the figure of the commands' calibration (ToolCalibration): a row of size panels
+// and a row of standard-error panels, one column per kind of nuisance.
+const (
+	ToolCalibrationWidth  = 10 * vg.Inch
+	ToolCalibrationHeight = 7 * vg.Inch
+)
+
+// ToolSizeBand is the range of null rejection rates at α = 0.05 that a p-value invmmd test
+// prints as valid must lie in; ToolSEBand the range of RMS standard error over the
+// estimates' spread that a standard error invmmd estimate prints must lie in.
+var (
+	ToolSizeBand = [2]float64{0.02, 0.08}
+	ToolSEBand   = [2]float64{0.85, 1.2}
+)
+
+// toolSizeMax is the right edge of the size panels: a rate beyond it is drawn at the edge
+// with its value written next to it, so that the band stays readable.
+const toolSizeMax = 0.3
+
+// fittingShapes gives each way of fitting G and m its marker: cross-fitting on 5 folds a
+// circle, on 2 folds a square, sample splitting a triangle.
+var fittingShapes = map[string]draw.GlyphDrawer{
+	"crossfit5": draw.CircleGlyph{}, "crossfit2": draw.BoxGlyph{}, "split": draw.PyramidGlyph{},
+}
+
+// ToolCalibration returns the panels of the calibration of invmmd test and invmmd estimate
+// as the commands run them (experiments.RunToolCalibration): (top) per kind of nuisance,
+// each method's rejection rate under the null with its 95 % binomial interval, a marker per
+// way of fitting G and m and sample size, the band a valid p-value must lie in; (bottom)
+// each method's RMS standard error over the spread of its estimates, under the null and
+// under dependence, with the band a printed standard error must lie in.
+func ToolCalibration(rows []results.ToolCalibrationRow, se []results.SECalibrationRow, alpha float64) ([][]*plot.Plot, error) {
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("figures: ToolCalibration: no rows")
+	}
+	var kinds, methods, fittings []string
+	var sizes []int
+	for _, r := range rows {
+		for _, x := range []struct {
+			s   *[]string
+			val string
+		}{{&kinds, r.Kind}, {&methods, r.Method}, {&fittings, r.Fitting}} {
+			if !slices.Contains(*x.s, x.val) {
+				*x.s = append(*x.s, x.val)
+			}
+		}
+		if !slices.Contains(sizes, r.N) {
+			sizes = append(sizes, r.N)
+		}
+	}
+	slices.Sort(sizes)
+	top := make([]*plot.Plot, len(kinds))
+	bottom := make([]*plot.Plot, len(kinds))
+	for k, kind := range kinds {
+		top[k] = toolSizePanel(rows, kind, methods, fittings, sizes, alpha, k == len(kinds)-1)
+		bottom[k] = toolSEPanel(se, kind, methods, sizes, k == len(kinds)-1)
+	}
+	return [][]*plot.Plot{top, bottom}, nil
+}
+
+// toolMarker returns the marker of a way of fitting at one of the sizes: open at the
+// smaller sizes, filled at the largest.
+func toolMarker(fitting string, n int, sizes []int, c color.Color) draw.GlyphStyle {
+	shape, ok := fittingShapes[fitting]
+	if !ok {
+		shape = draw.CrossGlyph{}
+	}
+	if n != sizes[len(sizes)-1] {
+		shape = holed{shape}
+	}
+	return draw.GlyphStyle{Color: c, Radius: vg.Points(3.5), Shape: shape}
+}
+
+// toolSizePanel draws each method's null rejection rate for one kind of nuisance, one row
+// per method, one marker per (fitting, size) around it.
+func toolSizePanel(rows []results.ToolCalibrationRow, kind string, methods, fittings []string, sizes []int, alpha float64, legend bool) *plot.Plot {
+	p := plot.New()
+	legible(p)
+	p.Title.Text = fmt.Sprintf("%s Z: size at α = %g", kind, alpha)
+	p.X.Label.Text = "rejection rate under H₀"
+	band := &vband{lo: ToolSizeBand[0], hi: ToolSizeBand[1], fill: withAlpha(LightGrey, 90)}
+	aLine := &vline{x: alpha, style: draw.LineStyle{Color: Grey, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}}
+	p.Add(band, aLine)
+	type cell struct {
+		fitting string
+		n       int
+	}
+	var cells []cell
+	for _, f := range fittings {
+		for _, n := range sizes {
+			for _, r := range rows {
+				if r.Kind == kind && r.Fitting == f && r.N == n && r.Delta == 0 && !slices.Contains(cells, cell{f, n}) {
+					cells = append(cells, cell{f, n})
+				}
+			}
+		}
+	}
+	yOf := func(k int) float64 { return float64(len(methods) - 1 - k) }
+	var ticks plot.ConstantTicks
+	for k, m := range methods {
+		ticks = append(ticks, plot.Tick{Value: yOf(k), Label: m})
+		c, ok := MethodColor(m)
+		if !ok {
+			c = Grey
+		}
+		for j, ce := range cells {
+			for _, r := range rows {
+				if r.Kind != kind || r.Method != m || r.Fitting != ce.fitting || r.N != ce.n || r.Delta != 0 {
+					continue
+				}
+				y := yOf(k) + (float64(len(cells)-1)/2-float64(j))*0.7/float64(max(1, len(cells)-1))
+				rate, e := r.Rate(), 1.96*r.SE()
+				x := math.Min(rate, toolSizeMax)
+				whisker, _ := plotter.NewLine(plotter.XYs{{X: math.Max(0, rate-e), Y: y}, {X: math.Min(rate+e, toolSizeMax), Y: y}})
+				whisker.LineStyle = draw.LineStyle{Color: c, Width: vg.Points(1.2)}
+				dot, _ := plotter.NewScatter(plotter.XYs{{X: x, Y: y}})
+				dot.GlyphStyle = toolMarker(ce.fitting, ce.n, sizes, c)
+				p.Add(whisker, dot)
+				if rate > toolSizeMax {
+					lab, _ := plotter.NewLabels(plotter.XYLabels{XYs: []plotter.XY{{X: toolSizeMax, Y: y}}, Labels: []string{fmt.Sprintf("%.2f ", rate)}})
+					lab.TextStyle[0].Font.Size = vg.Points(10)
+					lab.TextStyle[0].XAlign = draw.XRight
+					lab.TextStyle[0].YAlign = draw.YCenter
+					lab.Offset = vg.Point{X: -vg.Points(6)}
+					p.Add(lab)
+				}
+			}
+		}
+	}
+	p.Y.Tick.Marker = ticks
+	p.Y.Min, p.Y.Max = -0.6, float64(len(methods))-0.4
+	p.X.Min, p.X.Max = 0, toolSizeMax
+	if legend {
+		p.Legend.Add(fmt.Sprintf("valid: %g–%g", ToolSizeBand[0], ToolSizeBand[1]), band)
+		for _, ce := range cells {
+			key, _ := plotter.NewScatter(plotter.XYs{{}})
+			key.GlyphStyle = toolMarker(ce.fitting, ce.n, sizes, KeyColor)
+			p.Legend.Add(fmt.Sprintf("%s, n = %s", ce.fitting, thousands(ce.n)), key)
+		}
+		p.Legend.Add(fmt.Sprintf("beyond %g: value written", toolSizeMax))
+	}
+	return p
+}
+
+// toolSEPanel draws each method's RMS standard error over the spread of its estimates for
+// one kind of nuisance: per size, under the null (open) and under dependence (filled).
+func toolSEPanel(se []results.SECalibrationRow, kind string, methods []string, sizes []int, legend bool) *plot.Plot {
+	p := plot.New()
+	legible(p)
+	p.Title.Text = fmt.Sprintf("%s Z: standard errors", kind)
+	p.X.Label.Text = "RMS SE / sd of the estimates"
+	band := &vband{lo: ToolSEBand[0], hi: ToolSEBand[1], fill: withAlpha(LightGrey, 90)}
+	one := &vline{x: 1, style: draw.LineStyle{Color: Grey, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}}
+	p.Add(band, one)
+	var deltas []float64
+	for _, s := range se {
+		if s.Kind == kind && !slices.Contains(deltas, s.Delta) {
+			deltas = append(deltas, s.Delta)
+		}
+	}
+	slices.Sort(deltas)
+	yOf := func(k int) float64 { return float64(len(methods) - 1 - k) }
+	var ticks plot.ConstantTicks
+	lo, hi := 0.5, 1.5
+	slots := len(sizes) * len(deltas)
+	for k, m := range methods {
+		ticks = append(ticks, plot.Tick{Value: yOf(k), Label: m})
+		c, ok := MethodColor(m)
+		if !ok {
+			c = Grey
+		}
+		for i, n := range sizes {
+			for j, d := range deltas {
+				for _, s := range se {
+					if s.Kind != kind || s.Method != m || s.N != n || s.Delta != d {
+						continue
+					}
+					slot := i*len(deltas) + j
+					y := yOf(k) + (float64(slots-1)/2-float64(slot))*0.7/float64(max(1, slots-1))
+					x := s.Ratio()
+					lo, hi = math.Min(lo, x), math.Max(hi, x)
+					dot, _ := plotter.NewScatter(plotter.XYs{{X: x, Y: y}})
+					dot.GlyphStyle = seMarker(i, len(sizes), j, c)
+					p.Add(dot)
+				}
+			}
+		}
+	}
+	p.Y.Tick.Marker = ticks
+	p.Y.Min, p.Y.Max = -0.6, float64(len(methods))-0.4
+	p.X.Min, p.X.Max = math.Max(0, lo-0.05), hi+0.05
+	if legend {
+		p.Legend.Add(fmt.Sprintf("printed: %g–%g", ToolSEBand[0], ToolSEBand[1]), band)
+		for i, n := range sizes {
+			for j, d := range deltas {
+				key, _ := plotter.NewScatter(plotter.XYs{{}})
+				key.GlyphStyle = seMarker(i, len(sizes), j, KeyColor)
+				p.Legend.Add(fmt.Sprintf("n = %s, δ = %g", thousands(n), d), key)
+			}
+		}
+	}
+	return p
+}
+
+// seMarker is the marker of the standard errors at size index i and δ index j: the shape
+// by δ (circle, square, triangle, …), open at the smaller sizes, filled at the largest.
+func seMarker(i, sizes, j int, c color.Color) draw.GlyphStyle {
+	shapes := []draw.GlyphDrawer{draw.CircleGlyph{}, draw.BoxGlyph{}, draw.PyramidGlyph{}, draw.RingGlyph{}}
+	shape := shapes[j%len(shapes)]
+	if i != sizes-1 {
+		shape = holed{shape}
+	}
+	return draw.GlyphStyle{Color: c, Radius: vg.Points(3.5), Shape: shape}
+}
