@@ -1,7 +1,7 @@
 package experiments
 
 import (
-	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -374,27 +374,35 @@ func RunToolCalibration(ctx context.Context, cfg ToolCalibrationConfig, runs str
 	return out, nil
 }
 
-// readToolRuns reads a cell's finished tables (none when the file does not exist).
+// readToolRuns reads a cell's finished tables (none when the file does not exist). A last
+// line cut short (the run was killed while writing it) is removed from the file, so that
+// the tables appended next start on a line of their own.
 func readToolRuns(path string) (map[int]toolReplicate, error) {
 	done := map[int]toolReplicate{}
-	f, err := os.Open(path)
+	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return done, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<16), 1<<20)
-	for line := 1; sc.Scan(); line++ {
+	if cut := bytes.LastIndexByte(b, '\n') + 1; cut < len(b) {
+		if err := os.Truncate(path, int64(cut)); err != nil {
+			return nil, err
+		}
+		b = b[:cut]
+	}
+	for line, text := range bytes.Split(bytes.TrimSuffix(b, []byte("\n")), []byte("\n")) {
+		if len(text) == 0 {
+			continue
+		}
 		var r toolReplicate
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			return nil, fmt.Errorf("%s:%d: %w (remove the line, or the file, to rerun those tables)", path, line, err)
+		if err := json.Unmarshal(text, &r); err != nil {
+			return nil, fmt.Errorf("%s:%d: %w (remove the line, or the file, to rerun those tables)", path, line+1, err)
 		}
 		done[r.R] = r
 	}
-	return done, sc.Err()
+	return done, nil
 }
 
 // add summarises a cell's tables into rows.

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -90,4 +91,27 @@ func countLines(t *testing.T, dir string) int {
 		}
 	}
 	return n
+}
+
+// TestReadToolRunsCutLine checks that a last line cut short by a killed run is dropped
+// from the file, so that the next tables appended start on a line of their own, and that
+// a damaged line inside the file is an error naming it.
+func TestReadToolRunsCutLine(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "cell.jsonl")
+	if err := os.WriteFile(p, []byte(`{"R":0,"P":{"dr":0.5}}`+"\n"+`{"R":1,"P":{"dr":0.`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done, err := readToolRuns(p)
+	if err != nil || len(done) != 1 || done[0].P["dr"] != 0.5 {
+		t.Fatalf("read %v (%v), want table 0 alone", done, err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != `{"R":0,"P":{"dr":0.5}}`+"\n" {
+		t.Errorf("the cut line was left in the file: %q", b)
+	}
+	if err := os.WriteFile(p, []byte("{\"R\":0}\nnot json\n{\"R\":2}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readToolRuns(p); err == nil || !strings.Contains(err.Error(), "cell.jsonl:2") {
+		t.Errorf("a damaged line: error %v, want one naming line 2", err)
+	}
 }
