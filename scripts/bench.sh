@@ -15,7 +15,7 @@
 #            10,000: exact kernel against random Fourier features, float64 sums and the
 #            float32 training graph with its gradient (BenchmarkWide in invmmd, BenchmarkWideGraph in invmmd/penalty);
 #   rows     invmmd estimate (obs, ip, reg, dr with standard errors) and invmmd test (dr) as
-#            commands on tables of 10⁴ to 10⁷ rows (scripts/bench/rows; G and m given as
+#            commands on tables of 10⁴ to 10⁷ rows (cmd/benchrows; G and m given as
 #            columns), wall time and peak memory, with -exact beside where n ≤ ROWS_EXACT_MAX
 #            (default 100000), and the log-log slope of time against rows from 10⁵ up.
 # Usage: scripts/bench.sh [peer|penalty|nuisance|test|wide|rows|all] [benchtime]   (default: all, 2s)
@@ -173,7 +173,7 @@ if [ "$what" = all ] || [ "$what" = rows ]; then
   echo "== rows benchmark: estimate and test as commands at 10⁴ to ${ROWS_MAX:-10000000} rows; load: $(cut -d' ' -f1-3 /proc/loadavg)"
   load_before=$(cut -d' ' -f1-3 /proc/loadavg)
   go build -o "$tmp/invmmd" ./cmd/invmmd
-  go build -o "$tmp/rows" ./scripts/bench/rows
+  go build -o "$tmp/rows" ./cmd/benchrows
   : > "$tmp/rows.out"
   for n in 10000 100000 1000000 10000000; do
     [ "$n" -le "${ROWS_MAX:-10000000}" ] || continue
@@ -201,7 +201,7 @@ if [ "$what" = all ] || [ "$what" = rows ]; then
     echo
     echo "Measured by \`scripts/bench.sh rows\` on $(date -u +%Y-%m-%d), $(go version | cut -d' ' -f3), $(nproc) CPUs,"
     echo "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'). Load average before: $load_before; after: $(cut -d' ' -f1-3 /proc/loadavg)."
-    echo "The commands as a user runs them on a CSV of n rows (scripts/bench/rows: binary Y and Z, about 44% of Z missing at random,"
+    echo "The commands as a user runs them on a CSV of n rows (cmd/benchrows: binary Y and Z, about 44% of Z missing at random,"
     echo "a scalar output h, the true G and m as columns, so nothing is fitted): \`invmmd estimate -methods obs,ip,reg,dr\` (estimates"
     echo "and jackknife standard errors) and \`invmmd test -methods dr\` (the cross route), σ by the median heuristic. Wall time includes"
     echo "reading the CSV; peak memory is the process's maximum resident set (GNU time). auto: the default kernel sums (exact up to"

@@ -1,9 +1,9 @@
-// Command rows writes the table of the rows benchmark (scripts/bench.sh rows): n rows of a
+// Command benchrows writes the table of the rows benchmark (scripts/bench.sh rows): n rows of a
 // binary label y, a binary nuisance z missing at random given (x1, x2), the model output
 // h = x1 + 0.3·x2, and the true G = P(Δ = 1 | X) and m = P(Z = 1 | X, Y) as columns g and
 // m, so that invmmd estimate and invmmd test fit nothing and time only the estimators.
 //
-//	go run ./scripts/bench/rows -n 1000000 > big.csv
+//	go run ./cmd/benchrows -n 1000000 > big.csv
 package main
 
 import (
@@ -21,7 +21,7 @@ func main() {
 	seed := flag.Uint64("seed", 1, "seed of the draws")
 	flag.Parse()
 	if *n < 1 {
-		fmt.Fprintln(os.Stderr, "rows: -n must be at least 1")
+		fmt.Fprintln(os.Stderr, "benchrows: -n must be at least 1")
 		os.Exit(2)
 	}
 	rng := rand.New(rand.NewPCG(*seed, uint64(*n)))
