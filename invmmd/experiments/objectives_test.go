@@ -3,6 +3,7 @@ package experiments
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -183,5 +184,32 @@ func TestObjectiveComparison(t *testing.T) {
 	}
 	if _, err := ObjectiveComparison(dir, "y", 5); err == nil {
 		t.Error("a comparison without tables was made")
+	}
+}
+
+// TestCommittedComparisons checks that the committed comparisons under figures/tables are
+// what invmmd figures writes from the committed tables: each objectives_NAME_lambdaΛ.md is
+// ObjectiveComparison's and representations_sim.md RepresentationMarkdown's.
+func TestCommittedComparisons(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		lambda float64
+	}{{"sim_mf075", 5}, {"sim_mf075", 1}, {"sim", 5}, {"tmnist", 1}} {
+		md, err := ObjectiveComparison(committedTables, c.name, c.lambda)
+		if err != nil {
+			t.Fatal(err)
+		}
+		file := fmt.Sprintf("objectives_%s_lambda%s.md", c.name, results.LambdaName(c.lambda))
+		if committed, err := os.ReadFile(filepath.Join(committedTables, file)); err != nil || string(committed) != md {
+			t.Errorf("figures/tables/%s is not what invmmd figures writes from the tables (%v)", file, err)
+		}
+	}
+	fits, err := RepresentationFits(committedTables, "sim")
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := RepresentationMarkdown("sim", fits)
+	if committed, err := os.ReadFile(filepath.Join(committedTables, "representations_sim.md")); err != nil || string(committed) != md {
+		t.Errorf("figures/tables/representations_sim.md is not what RepresentationComparison makes of the committed tables (rerun invmmd figures; %v):\n%s", err, md)
 	}
 }

@@ -154,7 +154,7 @@ func parseOptions(t *testing.T, sw SweepStudy, args []string) any {
 }
 
 // TestMainJob: the main job's steps in the studies' order, the paper's among them in the
-// order the README gives (an experiment added later takes its place by its Order without
+// order docs/cli.md gives (an experiment added later takes its place by its Order without
 // changing this test), the companion sim_mf075 left out of the quick job, and each step's
 // flags choosing the variant its name says.
 func TestMainJob(t *testing.T) {

@@ -22,7 +22,7 @@ import (
 // The figures of figures/ drawn from the committed tables with the inputs `invmmd figures`
 // gives them (cmd/invmmd/figures.go): the experiments' titles, hints, majority baselines,
 // diagnosis records and representation fits. The tests below check every one of them for
-// legibility, so that a figure the README shows cannot have a cut or overlapping text, or a
+// legibility, so that a figure the documents show cannot have a cut or overlapping text, or a
 // legend over its data.
 
 // committedTables is the repository's figures/tables.

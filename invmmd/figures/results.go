@@ -41,7 +41,7 @@ type resultOptions struct {
 func Chance(acc float64) ResultOption { return func(o *resultOptions) { o.chance = acc } }
 
 // Ceiling draws a reference line at the best test accuracy an invariant model can reach,
-// e.g. Ceiling(0.843, "invariant h*") in the simulation; what names the source.
+// e.g. Ceiling(0.844, "invariant h*") in the simulation; what names the source.
 func Ceiling(acc float64, what string) ResultOption {
 	return func(o *resultOptions) { o.ceiling, o.ceilingWhat = acc, what }
 }

@@ -1,15 +1,13 @@
-package experiments
+package docscheck
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/invmmd/invmmd/invmmd/experiments"
 	"github.com/invmmd/invmmd/invmmd/results"
 )
 
@@ -41,48 +39,30 @@ func (s repSpan) rng(format string) string {
 	return fmt.Sprintf(format+"–"+format, s.lo, s.hi)
 }
 
-// TestREADMERepresentationNumbers checks the README's section on the penalty on a
-// representation against the committed comparison: representations_sim.md is what
-// RepresentationComparison makes of the committed sim and sim_feat tables and records,
-// every table line the section quotes is a line of it, and the numbers its prose gives are
-// the ranges over the seeds that the files hold. A rerun that moves them fails here until
+// TestRepresentationNumbers checks docs/results.md's section on the penalty on a
+// representation against the committed comparison: every table line the section quotes is
+// a line of representations_sim.md (which TestCommittedComparisons in invmmd/experiments
+// checks against the code), and the numbers its prose gives are the ranges over the seeds
+// that the files hold; and the README's glance row. A rerun that moves them fails here until
 // the text follows.
-func TestREADMERepresentationNumbers(t *testing.T) {
-	fits, err := RepresentationFits(committedTables, "sim")
+func TestRepresentationNumbers(t *testing.T) {
+	fits, err := experiments.RepresentationFits(tables, "sim")
 	if err != nil {
 		t.Fatal(err)
 	}
-	md := RepresentationMarkdown("sim", fits)
-	committed, err := os.ReadFile(filepath.Join(committedTables, "representations_sim.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(committed) != md {
-		t.Errorf("figures/tables/representations_sim.md is not what RepresentationComparison makes of the committed tables (rerun invmmd figures):\n%s", md)
-	}
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	const heading = "### Beyond the paper: the penalty on a representation"
-	_, section, ok := strings.Cut(string(readme), heading)
-	if !ok {
-		t.Fatalf("README.md has no section %q", heading)
-	}
-	if i := strings.Index(section, "\n### "); i >= 0 {
-		section = section[:i]
-	}
+	md := experiments.RepresentationMarkdown("sim", fits)
+	sec := section(t, resultsMD, "## The penalty on a representation")
 	quoted := 0
-	for _, line := range strings.Split(section, "\n") {
+	for _, line := range strings.Split(sec, "\n") {
 		if strings.HasPrefix(line, "|") {
 			quoted++
 			if !slices.Contains(strings.Split(md, "\n"), line) {
-				t.Errorf("README.md quotes a table line that representations_sim.md does not hold:\n%s", line)
+				t.Errorf("docs/results.md quotes a table line that representations_sim.md does not hold:\n%s", line)
 			}
 		}
 	}
 	if quoted < 12 {
-		t.Errorf("README.md's section quotes %d table lines of representations_sim.md, want its three tables (at least 12)", quoted)
+		t.Errorf("docs/results.md's section quotes %d table lines of representations_sim.md, want its three tables (at least 12)", quoted)
 	}
 
 	teAcc := func(f results.RepresentationFit) float64 { return f.TeAcc }
@@ -105,10 +85,6 @@ func TestREADMERepresentationNumbers(t *testing.T) {
 
 	// The fits at the epoch cap: their best epochs (from the configuration record) and
 	// whether their numbers lie within those of the penalised fits that stopped by patience.
-	b, err := os.ReadFile(filepath.Join(committedTables, "sim_feat_config.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var rec struct {
 		Fits []struct {
 			Method  string
@@ -122,15 +98,13 @@ func TestREADMERepresentationNumbers(t *testing.T) {
 			}
 		}
 	}
-	if err := json.Unmarshal(b, &rec); err != nil {
-		t.Fatal(err)
-	}
+	readJSON(t, "sim_feat_config.json", &rec)
 	bestLo, bestHi, nCapped, maxEpochs := math.MaxInt, 0, 0, 0
 	var cappedWho []string
 	for _, f := range rec.Fits {
 		if f.History.StopReason == "max-epochs" {
 			if f.Lambda != 1 {
-				t.Errorf("%s, λ = %g, seed %d reached the cap: the README says only λ = 1 fits did", f.Method, f.Lambda, f.Seed)
+				t.Errorf("%s, λ = %g, seed %d reached the cap: the documents say only λ = 1 fits did", f.Method, f.Lambda, f.Seed)
 			}
 			nCapped++
 			bestLo, bestHi, maxEpochs = min(bestLo, f.History.BestEpoch), max(bestHi, f.History.BestEpoch), f.History.MaxEpochs
@@ -187,7 +161,7 @@ func TestREADMERepresentationNumbers(t *testing.T) {
 	obsFeat := sp("features", 1, []string{"obs"}, feat).mean
 	for _, m := range missing {
 		if x := sp("features", 1, []string{m}, feat).mean; x >= obsFeat {
-			t.Errorf("obs's features MMD² at λ = 1 (%.3f) is not above %s's (%.3f), as the README says", obsFeat, m, x)
+			t.Errorf("obs's features MMD² at λ = 1 (%.3f) is not above %s's (%.3f), as docs/results.md says", obsFeat, m, x)
 		}
 	}
 	sigLo, sigHi := math.Inf(1), math.Inf(-1)
@@ -208,7 +182,7 @@ func TestREADMERepresentationNumbers(t *testing.T) {
 		fmt.Sprintf("obs < dr < full, reg, as with the logit penalty at λ = 5 (obs %.3f, full %.3f, dr %.3f, reg %.3f)",
 			sp("logit", 5, []string{"obs"}, teAcc).mean, sp("logit", 5, []string{"full"}, teAcc).mean, sp("logit", 5, []string{"dr"}, teAcc).mean, sp("logit", 5, []string{"reg"}, teAcc).mean),
 		fmt.Sprintf("under the logit penalty at λ = 5 (means %s to %s): means %.3f (full), %.3f (dr) and %.3f (reg, whose seeds reach %.3f)",
-			minus(slices.Min(logit5Means)), minus(slices.Max(logit5Means)),
+			minus(slices.Min(logit5Means), 3), minus(slices.Max(logit5Means), 3),
 			sp("features", 100, []string{"full"}, logit).mean, sp("features", 100, []string{"dr"}, logit).mean, sp("features", 100, []string{"reg"}, logit).mean,
 			sp("features", 100, []string{"reg"}, logit).hi),
 		fmt.Sprintf("σ by the median heuristic on the initial network's training features (%.1f–%.1f over the five seeds)", sigLo, sigHi),
@@ -217,13 +191,19 @@ func TestREADMERepresentationNumbers(t *testing.T) {
 		fmt.Sprintf("%d of the %d penalised fits at λ = 1 (%s) reached the %d-epoch cap, their best epochs %d–%d",
 			nCapped, len(capped)+len(stopped), strings.Join(cappedWho, ", "), maxEpochs, bestLo, bestHi),
 	}
-	one := strings.Join(strings.Fields(section), " ")
+	one := strings.Join(strings.Fields(sec), " ")
 	for _, w := range wants {
 		if !strings.Contains(one, w) {
-			t.Errorf("README.md's section does not say, as the committed files give:\n%s", w)
+			t.Errorf("docs/results.md's section does not say, as the committed files give:\n%s", w)
+		}
+	}
+	glance, _, _ := between(t, readme, "glance")
+	for _, w := range []string{
+		fmt.Sprintf("on the features at λ = 1: %s (on the logit: %s); at λ = 100 full, dr, reg %s",
+			sp("features", 1, penalised, teAcc).rng("%.2f"), sp("logit", 1, missing, teAcc).rng("%.2f"), sp("features", 100, missing, teAcc).rng("%.2f")),
+	} {
+		if !strings.Contains(oneLine(glance), w) {
+			t.Errorf("README.md's glance table does not say, as the committed files give:\n%s", w)
 		}
 	}
 }
-
-// minus writes x with three decimals and a typographic minus sign, as the README does.
-func minus(x float64) string { return strings.Replace(fmt.Sprintf("%.3f", x), "-", "−", 1) }
