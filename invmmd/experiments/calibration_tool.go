@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/calibsim"
 	"github.com/invmmd/invmmd/invmmd/dataset"
 	"github.com/invmmd/invmmd/invmmd/experiments/store"
@@ -39,8 +40,13 @@ import (
 
 // ToolFitting is a way of fitting G and m in the study.
 type ToolFitting struct {
-	Name  string // crossfit5, crossfit2, split
-	Folds int    // owndata's Folds (1: sample splitting)
+	Name  string // crossfit5, crossfit2, split, fit
+	Folds int    // owndata's Folds (1: sample splitting); 0 with HeldOut
+	// HeldOut is invmmd fit's held-out test instead of invmmd test: the table of N rows is
+	// the test split of a table of 5N (3N to fit G and m on, N to stop their training,
+	// as fit's default shares 0.6, 0.2, 0.2), and its p-values are fit's p dr and p ip
+	// (owndata.Plan.TestHeldOut) for the outputs h.
+	HeldOut bool `json:",omitempty"`
 }
 
 // ToolCalibrationConfig is the study's design.
@@ -72,7 +78,7 @@ func ToolCalibrationPaper() ToolCalibrationConfig {
 	return ToolCalibrationConfig{
 		Kinds:      []dataset.ZKind{dataset.BinaryZ, dataset.CategoricalZ, dataset.ContinuousZ},
 		Sizes:      []int{1000, 3000},
-		Fittings:   []ToolFitting{{"crossfit5", 5}, {"split", 1}, {"crossfit2", 2}},
+		Fittings:   []ToolFitting{{Name: "crossfit5", Folds: 5}, {Name: "split", Folds: 1}, {Name: "crossfit2", Folds: 2}, {Name: "fit", HeldOut: true}},
 		Replicates: 400, OtherReplicates: 200, OtherSizes: []int{1000},
 		Deltas: []float64{0.15, 0.3}, PowerReplicates: 100,
 		Methods: []method.Method{method.DR, method.IP, method.Reg, method.Obs},
@@ -84,7 +90,7 @@ func ToolCalibrationPaper() ToolCalibrationConfig {
 func ToolCalibrationQuick() ToolCalibrationConfig {
 	c := ToolCalibrationPaper()
 	c.Kinds, c.Sizes = []dataset.ZKind{dataset.BinaryZ, dataset.ContinuousZ}, []int{400}
-	c.Fittings, c.OtherSizes = []ToolFitting{{"crossfit5", 5}, {"split", 1}}, nil
+	c.Fittings, c.OtherSizes = []ToolFitting{{Name: "crossfit5", Folds: 5}, {Name: "split", Folds: 1}, {Name: "fit", HeldOut: true}}, nil
 	c.Replicates, c.OtherReplicates, c.Deltas, c.PowerReplicates = 12, 6, []float64{0.5}, 6
 	return c
 }
@@ -144,6 +150,9 @@ func (c ToolCalibrationConfig) replicate(ctx context.Context, t toolCell, r int)
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%s/%d", t.name(), r)
 	rng := rand.New(rand.NewPCG(c.Seed, h.Sum64()))
+	if t.Fitting.HeldOut {
+		return c.heldOutReplicate(ctx, t, r, rng)
+	}
 	k, err := calibsim.DrawKind(t.N, t.Delta, t.Kind, rng)
 	if err != nil {
 		return toolReplicate{}, err
@@ -220,6 +229,72 @@ func (c ToolCalibrationConfig) replicate(ctx context.Context, t toolCell, r int)
 	return out, nil
 }
 
+// heldOutReplicate draws table r of a cell of fit's held-out test: 5N rows, the first 3N
+// the training split, the next N the validation split and the last N the test split (a
+// split column, as fit -split reads), G and m fitted as fit fits them
+// (owndata.Plan.FitNuisances), and the test split's outputs h tested as fit tests a
+// trained model's (owndata.Plan.TestHeldOut), beside full's test on the test split's
+// complete rows.
+func (c ToolCalibrationConfig) heldOutReplicate(ctx context.Context, t toolCell, r int, rng *rand.Rand) (toolReplicate, error) {
+	out := toolReplicate{R: r, P: map[string]float64{}, Marked: map[string]bool{}, Est: map[string][2]float64{}}
+	n := t.N
+	k, err := calibsim.DrawKind(5*n, t.Delta, t.Kind, rng)
+	if err != nil {
+		return out, err
+	}
+	split := make([]string, 5*n)
+	for i := range split {
+		split[i] = [...]string{"train", "train", "train", "val", "test"}[i/n]
+	}
+	tab, err := tabular.NewTable("sim", tabular.NumberColumn("x1", k.X1), tabular.NumberColumn("x2", k.X2), tabular.NumberColumn("y", k.Y),
+		tabular.NumberColumn("z", k.Z), tabular.TextColumn("split", split))
+	if err != nil {
+		return out, err
+	}
+	fc := owndata.DefaultConfig()
+	fc.Y, fc.Z, fc.X, fc.ZKind, fc.Split, fc.Out = "y", "z", []string{"x1", "x2"}, t.Kind.String(), "split", ""
+	fc.Methods = []method.Method{method.None}
+	plan, err := owndata.PrepareTable(ctx, tab, fc)
+	if err != nil {
+		return out, err
+	}
+	defer plan.Close()
+	test := plan.Data.Splits.Test
+	if test.Len() != n || !slices.Equal(test.Y, k.Y[4*n:]) {
+		return out, fmt.Errorf("the test split is not the table's last %d rows in order", n)
+	}
+	aux, _, err := plan.FitNuisances(ctx)
+	if err != nil {
+		return out, fmt.Errorf("fitting G and m: %w", err)
+	}
+	heldOut := []method.Method{method.DR, method.IP}
+	for _, m := range c.Methods {
+		out.P[m.String()] = math.NaN()
+	}
+	res, _, err := plan.TestHeldOut(ctx, aux, invmmd.ScalarRep(k.H[4*n:]), uint64(r)+1, heldOut...)
+	if err != nil {
+		return out, fmt.Errorf("fit's held-out test: %w", err)
+	}
+	for _, x := range res {
+		out.P[x.Method.String()] = x.PValue
+		if len(x.Unreliable) > 0 {
+			out.Marked[x.Method.String()] = true
+		}
+	}
+	complete, err := tabular.NewTable("complete", tabular.NumberColumn("y", k.Y[4*n:]), tabular.NumberColumn("z", k.ZFull[4*n:]), tabular.NumberColumn("h", k.H[4*n:]))
+	if err != nil {
+		return out, err
+	}
+	tc := owndata.DefaultTestConfig()
+	tc.Y, tc.Z, tc.H, tc.ZKind, tc.Methods = "y", "z", "h", t.Kind.String(), []method.Method{method.Full}
+	full, err := owndata.TestTable(ctx, complete, tc)
+	if err != nil {
+		return out, fmt.Errorf("test on the complete test split: %w", err)
+	}
+	out.P["full"] = full.Results[0].PValue
+	return out, nil
+}
+
 // MarshalJSON writes NaN p-values and standard errors as null.
 func (t toolReplicate) MarshalJSON() ([]byte, error) {
 	type rec struct {
@@ -287,8 +362,12 @@ func RunToolCalibration(ctx context.Context, cfg ToolCalibrationConfig, runs str
 	if err := os.MkdirAll(runs, 0o755); err != nil {
 		return nil, err
 	}
-	// The finished tables belong to one design: resuming another's would mix them.
-	rec, err := json.MarshalIndent(cfg.Record(), "", "  ")
+	// A finished table's results depend on its cell (in the file's name), its index, the
+	// seed and the methods: a runs folder of another seed or methods would mix them.
+	rec, err := json.MarshalIndent(struct {
+		Seed    uint64
+		Methods []string
+	}{cfg.Seed, methodNames(cfg.Methods)}, "", "  ")
 	if err != nil {
 		return nil, err
 	}
@@ -301,7 +380,7 @@ func RunToolCalibration(ctx context.Context, cfg ToolCalibrationConfig, runs str
 	case err != nil:
 		return nil, err
 	case strings.TrimSpace(string(old)) != strings.TrimSpace(string(rec)):
-		return nil, fmt.Errorf("%s holds the tables of another design (%s); remove the folder to start this one", runs, cp)
+		return nil, fmt.Errorf("%s holds the tables of another seed or other methods (%s); remove the folder to start this design", runs, cp)
 	}
 	workers := cfg.Workers
 	if workers <= 0 {
@@ -427,6 +506,9 @@ func (o *ToolCalibration) add(t toolCell, done map[int]toolReplicate) {
 				vals, ses = append(vals, e[0]), append(ses, e[1])
 			}
 		}
+		if row.Failed == row.Replicates { // not tested in this cell (fit tests dr and ip)
+			continue
+		}
 		o.Rows = append(o.Rows, row)
 		if len(vals) > 2 {
 			mean, sd, rms := 0.0, 0.0, 0.0
@@ -460,7 +542,8 @@ func (o *ToolCalibration) Markdown() string {
 	fmt.Fprintf(&b, "# Calibration of invmmd test and invmmd estimate as the commands run them\n\n")
 	fmt.Fprintf(&b, "G and m fitted by the commands' MLPs on the features (x1, x2); simulation calibsim.DrawKind (Z missing at random given X, the observed rows a biased sample). "+
 		"Rejection rate at α = %v over %d null tables per cell for %s (%d for the other fittings), ± its binomial SE; in brackets, tables whose p-value the command marked unreliable for a reason of the data. "+
-		"full: the same test on the complete table (every Z). Fittings: crossfit5 = cross-fitted on 5 folds (the default), crossfit2 = 2 folds, split = fitted on half B, half A tested.\n\n",
+		"full: the same test on the complete table (every Z). Fittings: crossfit5 = cross-fitted on 5 folds (the default of invmmd test and invmmd estimate), crossfit2 = 2 folds, split = fitted on half B, half A tested (-folds 1); "+
+		"fit = invmmd fit's held-out test (its p dr and p ip): G and m fitted on a training split of 3n rows (n more to stop their training), the n rows of the test split tested.\n\n",
 		c.Alpha, c.Replicates, c.Fittings[0].Name, c.OtherReplicates)
 	methods := append([]string{"full"}, methodNames(c.Methods)...)
 	for _, kind := range c.Kinds {
@@ -479,18 +562,20 @@ func (o *ToolCalibration) Markdown() string {
 			}
 			fmt.Fprintf(&b, "| %d | %s |", r0.N, r0.Fitting)
 			for _, m := range methods {
+				cell := " — |" // not tested with this fitting
 				for _, r := range o.Rows {
 					if r.Kind == r0.Kind && r.N == r0.N && r.Fitting == r0.Fitting && r.Delta == 0 && r.Method == m {
-						fmt.Fprintf(&b, " %.3f ± %.3f", r.Rate(), r.SE())
+						cell = fmt.Sprintf(" %.3f ± %.3f", r.Rate(), r.SE())
 						if r.Marked > 0 {
-							fmt.Fprintf(&b, " [%d]", r.Marked)
+							cell += fmt.Sprintf(" [%d]", r.Marked)
 						}
 						if r.Failed > 0 {
-							fmt.Fprintf(&b, " (%d no p)", r.Failed)
+							cell += fmt.Sprintf(" (%d no p)", r.Failed)
 						}
-						b.WriteString(" |")
+						cell += " |"
 					}
 				}
+				b.WriteString(cell)
 			}
 			b.WriteString("\n")
 		}

@@ -265,6 +265,23 @@ func heldOutTests(ctx context.Context, cfg Config, model *train.Model, sp datase
 	if err != nil {
 		return nil, nil, err
 	}
+	return heldOutTestsOf(ctx, cfg, h, sp, aux, seed, methods...)
+}
+
+// TestHeldOut tests H₀: h ⊥ Z | Y on the test split as Train's held-out tests do (the
+// cross route, Ĝ and m̂ of aux fitted on the training split, σ by the plan's bandwidth
+// rule, the halves seeded by seed), for outputs h given for the test split's rows in
+// their order: the calibration study's check of fit's p-values, and a way to test a
+// model trained elsewhere on the same split.
+func (p *Plan) TestHeldOut(ctx context.Context, aux *train.Aux, h invmmd.Rep, seed uint64, methods ...method.Method) ([]invmmd.TestResult, []string, error) {
+	if n := p.Data.Splits.Test.Len(); h.Len() != n {
+		return nil, nil, fmt.Errorf("owndata: %d outputs for the %d rows of the test split", h.Len(), n)
+	}
+	return heldOutTestsOf(ctx, p.Config, h, p.Data.Splits, aux, seed, methods...)
+}
+
+// heldOutTestsOf is heldOutTests for outputs h of the test split's rows.
+func heldOutTestsOf(ctx context.Context, cfg Config, h invmmd.Rep, sp dataset.Splits, aux *train.Aux, seed uint64, methods ...method.Method) ([]invmmd.TestResult, []string, error) {
 	rows, err := train.RowsFor(sp.Test, &aux.Test, aux.ZMap)
 	if err != nil {
 		return nil, nil, err
