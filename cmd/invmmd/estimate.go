@@ -34,7 +34,7 @@ func runEstimate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	o.columns(&cfg.Columns, "comma-separated feature columns on which G and m are fitted when -g or -m is not given: cross-fitted on -folds folds, "+
 		"each fit with a fifth of its rows held out to stop its training (-aux-patience, -aux-epochs) (default: none)")
 	o.auxNets(&cfg.Nets, "(cross-fitted, -folds) when -g or -m is not given")
-	fs.Var(intValue{&cfg.Folds}, "folds", fmt.Sprintf("`K` folds on which G and m are cross-fitted, each row's Ĝ and m̂ from the models fitted on the other folds (1 to %d; 1: fitted on a random half, the other half estimated)", owndata.MaxFolds))
+	fs.Var(intValue{&cfg.Folds}, "folds", fmt.Sprintf("`K` folds on which G and m are cross-fitted, each row's Ĝ and m̂ from the models fitted on the other folds (1 to %d; 1: fitted on a random half, the other half estimated); with fewer than %d the standard errors of the methods reading G or m are withheld: the calibration study found G and m fitted on half the rows too rough for them", owndata.MaxFolds, owndata.DefaultFolds))
 	fs.Var(floatValue{&cfg.MinESS}, "min-ess", "Kish effective sample size `ess` under which a stratum is flagged unreliable")
 	fs.StringVar(&cfg.H, "outputs", cfg.H, "column of model outputs h (a logit, a score), or several comma-separated columns of one representation h ∈ ℝ^d, "+
 		"the kernel on the Euclidean distance between rows; every row needs a number in each (required)")

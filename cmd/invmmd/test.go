@@ -42,7 +42,7 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	o := &ownCommand{fs: fs, stderr: stderr}
 	o.columns(&cfg.Columns, "comma-separated feature columns on which G and m are fitted (cross-fitted, -folds) when -g or -m is not given (default: none)")
 	o.auxNets(&cfg.Nets, "(cross-fitted, -folds) when -g or -m is not given")
-	fs.Var(intValue{&cfg.Folds}, "folds", fmt.Sprintf("`K` folds on which G and m are cross-fitted (1 to %d; 1: fitted on half B, half A tested)", owndata.MaxFolds))
+	fs.Var(intValue{&cfg.Folds}, "folds", fmt.Sprintf("`K` folds on which G and m are cross-fitted (1 to %d; 1: fitted on half B, half A tested); with fewer than %d the p-values of the methods reading G or m are marked unreliable: the calibration study found dr's test rejecting a true H₀ too often then", owndata.MaxFolds, owndata.DefaultFolds))
 	var minESS float64
 	fs.Var(floatValue{&minESS}, "min-ess", "no effect on test, whose p-values flag strata by their rows with a pseudo-outcome (fewer than 20), not by an effective sample size `ess`; kept for this release")
 	fs.StringVar(&cfg.H, "outputs", cfg.H, "column of model outputs h (a logit, a score), or comma-separated columns of one representation (cross route only) (required)")

@@ -193,7 +193,7 @@ func (c ToolCalibrationConfig) replicate(ctx context.Context, t toolCell, r int)
 	for _, x := range res.Results {
 		out.P[x.Method.String()] = x.PValue
 		for _, why := range x.Unreliable {
-			if why != x.Method.Info().TestCaveat {
+			if why != x.Method.Info().TestCaveat && why != owndata.FewFoldsCaveat {
 				out.Marked[x.Method.String()] = true
 			}
 		}

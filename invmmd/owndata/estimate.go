@@ -130,8 +130,16 @@ func (c EstimateConfig) validate(needData bool) error {
 // jackknife treats m̂ as known, so with Z missing (where m̂ stands in for Z) it leaves out
 // m̂'s own error, which does not shrink faster than the estimate's (the calibration study
 // measures its SE against the spread of its estimates). The estimate itself is printed.
-func seWithheld(m method.Method, missingZ bool) string {
-	if m.Family() == method.FamilyReg && missingZ {
+//
+// With G or m fitted on fewer than DefaultFolds folds no standard error of a method that
+// reads them is printed either (FewFoldsCaveat: the study measured 5 folds).
+func seWithheld(m method.Method, missingZ, fittedG, fittedM bool, folds int) string {
+	switch {
+	case !missingZ:
+		return ""
+	case folds < DefaultFolds && (fittedG && m.NeedsG() || fittedM && m.NeedsM()):
+		return FewFoldsCaveat
+	case m.Family() == method.FamilyReg:
 		return "reg's jackknife treats the fitted m̂ as known and leaves out its error, so it would understate the uncertainty"
 	}
 	return ""
@@ -296,7 +304,7 @@ func estimateTable(ctx context.Context, tab *tabular.Table, cfg EstimateConfig, 
 	out.WithheldSE = make([]float64, len(out.Results))
 	for k := range out.Results {
 		out.WithheldSE[k] = math.NaN()
-		if why := seWithheld(out.Results[k].Method, out.MissingZ > 0); why != "" {
+		if why := seWithheld(out.Results[k].Method, out.MissingZ > 0, out.FittedG, out.FittedM, out.Folds); why != "" {
 			r := &out.Results[k]
 			out.WithheldSE[k] = r.ValueSE
 			r.ValueSE = math.NaN()

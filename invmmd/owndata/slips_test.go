@@ -12,6 +12,7 @@ import (
 
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/dataset"
+	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/models"
 	"github.com/invmmd/invmmd/invmmd/tabular"
 	"github.com/invmmd/invmmd/invmmd/train"
@@ -372,6 +373,53 @@ func TestSteeringWarnings(t *testing.T) {
 		"h (dr, seed 2): test accuracy 0.610 is below the majority baseline 0.650; train none alongside"} {
 		if !strings.HasPrefix(got[i], want) {
 			t.Errorf("warning %d: %q, want it to start %q", i, got[i], want)
+		}
+	}
+}
+
+// TestFewFoldsMarked: with G and m fitted on fewer than DefaultFolds folds, every p-value
+// of a method reading them is marked with FewFoldsCaveat and its standard error withheld,
+// while 5 folds mark nothing of the kind and obs (which reads neither) keeps its standard
+// error.
+func TestFewFoldsMarked(t *testing.T) {
+	n := 500
+	x, y, z, h := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+	for i := range n {
+		x[i], y[i], z[i], h[i] = float64(i%17)/3, float64(i%2), float64((i/2)%2), math.Sin(float64(i))
+		if i%5 == 0 {
+			z[i] = math.NaN()
+		}
+	}
+	tab, err := tabular.NewTable("folds", tabular.NumberColumn("x", x), tabular.NumberColumn("y", y), tabular.NumberColumn("z", z), tabular.NumberColumn("h", h))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		folds  int
+		marked bool
+	}{{1, true}, {2, true}, {4, true}, {5, false}, {10, false}} {
+		cfg := DefaultTestConfig()
+		cfg.Y, cfg.Z, cfg.H, cfg.X, cfg.Folds, cfg.Methods = "y", "z", "h", []string{"x"}, tc.folds, []method.Method{method.DR, method.IP}
+		res, err := testTable(context.Background(), tab, cfg, (&fakeFitter{}).fit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range res.Results {
+			if got := slices.Contains(r.Unreliable, FewFoldsCaveat); got != tc.marked {
+				t.Errorf("test, %d folds, %v: marked %v, want %v (%q)", tc.folds, r.Method, got, tc.marked, r.Unreliable)
+			}
+		}
+		ec := DefaultEstimateConfig()
+		ec.Y, ec.Z, ec.H, ec.X, ec.Folds, ec.Methods = "y", "z", "h", []string{"x"}, tc.folds, []method.Method{method.Obs, method.DR, method.IP}
+		est, err := estimateTable(context.Background(), tab, ec, (&fakeFitter{}).fit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range est.Results {
+			withheld := math.IsNaN(r.ValueSE)
+			if want := tc.marked && r.Method != method.Obs; withheld != want {
+				t.Errorf("estimate, %d folds, %v: SE %v, want withheld %v", tc.folds, r.Method, r.ValueSE, want)
+			}
 		}
 	}
 }
