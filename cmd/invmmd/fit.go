@@ -20,9 +20,10 @@ func fitMore() string {
 		"models/METHOD-seedS/ (one per method and seed, as each finishes), and results.csv, results.md (the table with what\n" +
 		"it was fitted on and where each network stopped: every one stops after -patience / -aux-patience epochs without a\n" +
 		"better validation objective, or at -epochs / -aux-epochs)\n" +
-		"and heldout.txt (each model's held-out dr and ip estimates with their terms and diagnostics, and the p-values of\n" +
-		"the tests of h ⊥ Z | Y on the test split by their pseudo-outcomes, cross route: G and m were fitted on the\n" +
-		"training split, so the test rows are out of sample; the p dr and p ip columns), rewritten as each method finishes.\n" +
+		"and heldout.txt (each model's held-out dr and ip estimates with their terms and diagnostics, and the p-value of\n" +
+		"the test of h ⊥ Z | Y on the test split by dr's pseudo-outcome, cross route: G and m were fitted on the\n" +
+		"training split, so the test rows are out of sample; the p dr column; ip's test is not run, its size with a fitted G\n" +
+		"not shown to hold), rewritten as each method finishes.\n" +
 		"The held-out estimates and tests take the kernel's σ by the median heuristic on h, as estimate and test do\n" +
 		"(-bandwidth); an estimate outside its possible range is shown as IMPOSSIBLE. -out is locked while a fit writes\n" +
 		"there: a second fit into it is refused. A folder holding results of other settings or other data is refused\n" +

@@ -81,7 +81,7 @@ func TestFitPredictOnOwnCSV(t *testing.T) {
 	}
 	for _, want := range []string{"| none | 1 |", "| dr | 1 |", "| ip | 1 |", "held-out MMD² dr", "min Ĝ on training rows", "val NLL", "ECE",
 		"ESS ΔZ/G (Z=0, Z=1)", "majority baseline on test",
-		"| p dr |", "| p ip |", "test of H₀: h ⊥ Z | Y on the test split, cross route"} {
+		"| p dr |", "test of H₀: h ⊥ Z | Y on the test split, cross route"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("fit output lacks %q:\n%s", want, out)
 		}

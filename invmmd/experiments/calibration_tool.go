@@ -44,7 +44,8 @@ type ToolFitting struct {
 	Folds int    // owndata's Folds (1: sample splitting); 0 with HeldOut
 	// HeldOut is invmmd fit's held-out test instead of invmmd test: the table of N rows is
 	// the test split of a table of 5N (3N to fit G and m on, N to stop their training,
-	// as fit's default shares 0.6, 0.2, 0.2), and its p-values are fit's p dr and p ip
+	// as fit's default shares 0.6, 0.2, 0.2), and its p-values are fit's p dr (and the p of
+	// ip's test, which fit does not run)
 	// (owndata.Plan.TestHeldOut) for the outputs h.
 	HeldOut bool `json:",omitempty"`
 }
@@ -543,7 +544,7 @@ func (o *ToolCalibration) Markdown() string {
 	fmt.Fprintf(&b, "G and m fitted by the commands' MLPs on the features (x1, x2); simulation calibsim.DrawKind (Z missing at random given X, the observed rows a biased sample). "+
 		"Rejection rate at α = %v over %d null tables per cell for %s (%d for the other fittings), ± its binomial SE; in brackets, tables whose p-value the command marked unreliable for a reason of the data. "+
 		"full: the same test on the complete table (every Z). Fittings: crossfit5 = cross-fitted on 5 folds (the default of invmmd test and invmmd estimate), crossfit2 = 2 folds, split = fitted on half B, half A tested (-folds 1); "+
-		"fit = invmmd fit's held-out test (its p dr and p ip): G and m fitted on a training split of 3n rows (n more to stop their training), the n rows of the test split tested.\n\n",
+		"fit = invmmd fit's held-out test (its p dr; ip's test, which fit does not run, beside it): G and m fitted on a training split of 3n rows (n more to stop their training), the n rows of the test split tested.\n\n",
 		c.Alpha, c.Replicates, c.Fittings[0].Name, c.OtherReplicates)
 	methods := append([]string{"full"}, methodNames(c.Methods)...)
 	for _, kind := range c.Kinds {

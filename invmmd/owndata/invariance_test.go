@@ -230,9 +230,10 @@ func TestTestsCSV(t *testing.T) {
 }
 
 // TestFitHeldOutPValues runs Fit on the calibration simulation and checks the held-out
-// p-values: in each row (dr's and ip's), in results.csv's columns heldout_p_dr and
-// heldout_p_ip, in results.md and in heldout.txt; and that a run file written before the
-// p-values and h's stop existed reads back with none, rendered n/a and empty.
+// p-value of dr's test (ip's is not run: its size with G fitted is not shown to hold): in
+// each row, in results.csv's column heldout_p_dr, in results.md and in heldout.txt; and that
+// a run file written before the p-values and h's stop existed reads back with none,
+// rendered n/a and empty.
 func TestFitHeldOutPValues(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Data, cfg.Y, cfg.Z, cfg.X = calibCSV(t, 1500, 0.5, 9), "y", "z", []string{"x1", "x2"}
@@ -244,25 +245,23 @@ func TestFitHeldOutPValues(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := res.Rows[0]
-	for name, p := range map[string]PValue{"dr": r.PDR, "ip": r.PIP} {
-		if !p.OK || !(p.P > 0 && p.P <= 1) {
-			t.Errorf("%s: held-out p-value %+v, want one in (0, 1] (warnings %v)", name, p, res.Warnings)
-		}
+	if p := r.PDR; !p.OK || !(p.P > 0 && p.P <= 1) {
+		t.Errorf("dr: held-out p-value %+v, want one in (0, 1] (warnings %v)", p, res.Warnings)
 	}
 	csvText, err := os.ReadFile(filepath.Join(cfg.Out, ResultsCSV))
 	if err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(string(csvText)), "\n")
-	want := "," + strconv.FormatFloat(r.PDR.P, 'g', 8, 64) + "," + strconv.FormatFloat(r.PIP.P, 'g', 8, 64) + ","
-	if !strings.Contains(lines[0], ",warning,heldout_p_dr,heldout_p_ip,") || !strings.Contains(lines[1], want) {
+	want := "," + strconv.FormatFloat(r.PDR.P, 'g', 8, 64) + ","
+	if !strings.Contains(lines[0], ",warning,heldout_p_dr,h_best_epoch,") || !strings.Contains(lines[1], want) {
 		t.Errorf("results.csv:\n%s", csvText)
 	}
 	md, _ := os.ReadFile(filepath.Join(cfg.Out, ResultsMD))
 	if !strings.Contains(string(md), "| p dr |") || !strings.Contains(string(md), " | "+r.PDR.String()+" | ") {
 		t.Errorf("results.md:\n%s", md)
 	}
-	if !strings.Contains(res.HeldOut, "test of H₀: h ⊥ Z | Y on the test split, cross route") || !strings.Contains(res.HeldOut, "    dr: T = ") {
+	if !strings.Contains(res.HeldOut, "test of H₀: h ⊥ Z | Y on the test split, cross route") || !strings.Contains(res.HeldOut, "    dr: T = ") || strings.Contains(res.HeldOut, "    ip: T = ") {
 		t.Errorf("heldout.txt:\n%s", res.HeldOut)
 	}
 
@@ -270,15 +269,15 @@ func TestFitHeldOutPValues(t *testing.T) {
 	if err := json.Unmarshal([]byte(`{"row": {"Method": "dr", "Seed": 1, "DR": 0.01, "IP": 0.02}}`), &old); err != nil {
 		t.Fatal(err)
 	}
-	if old.Row.PDR.OK || old.Row.PIP.OK || !strings.Contains(Markdown([]Row{old.Row}), "| 0.0100 ± 0.0000 | n/a | 0.0200 ± 0.0000 | n/a |") {
+	if old.Row.PDR.OK || !strings.Contains(Markdown([]Row{old.Row}), "| 0.0100 ± 0.0000 | n/a | 0.0200 ± 0.0000 | none |") {
 		t.Errorf("an old run file's row: %+v\n%s", old.Row, Markdown([]Row{old.Row}))
 	}
 	path := filepath.Join(t.TempDir(), "old.csv")
 	if err := writeCSV(path, []Row{old.Row}); err != nil {
 		t.Fatal(err)
 	}
-	// Its p-values and h's stop (the last six columns) are empty.
-	if b, _ := os.ReadFile(path); !strings.HasSuffix(strings.TrimSpace(string(b)), ",0,,,,,,,") {
+	// Its p-value and h's stop (the last five columns) are empty.
+	if b, _ := os.ReadFile(path); !strings.HasSuffix(strings.TrimSpace(string(b)), ",0,,,,,,") {
 		t.Errorf("an old row's CSV line ends without empty p-values and stop:\n%s", b)
 	}
 	b, _ := json.Marshal(old.Row)

@@ -33,10 +33,12 @@ type Row struct {
 	// HStop is how h's training ended (best epoch, last epoch, cap, rule); zero in a run
 	// file written before it was recorded.
 	HStop Stop `json:",omitzero"`
-	// PDR and PIP are the p-values of the tests of H₀: h ⊥ Z | Y on the test split by dr's
-	// and ip's pseudo-outcomes, by the cross route; absent (OK false) when the test failed
-	// (a warning says why) or the row comes from a run file written before the tests.
-	PDR, PIP PValue `json:",omitzero"`
+	// PDR is the p-value of the test of H₀: h ⊥ Z | Y on the test split by dr's
+	// pseudo-outcome, by the cross route; absent (OK false) when the test failed (a warning
+	// says why) or the row comes from a run file written before the tests. ip's test is not
+	// run: with G fitted its size is not shown to hold (the calibration of the commands
+	// measured 0.09 at α = 0.05 for it where dr's held).
+	PDR PValue `json:",omitzero"`
 }
 
 // PValue is a p-value that may be absent.
@@ -123,8 +125,8 @@ func trainH(ctx context.Context, cfg Config, sp dataset.Splits, aux *train.Aux, 
 
 // Train trains h with method m and seed (with the nuisances aux that FitNuisances fitted),
 // as Execute does for each of its runs, and evaluates it: test accuracy and AUC, the
-// held-out MMD² on the test split by dr and ip with their diagnostics, and the p-values
-// of the tests of h ⊥ Z | Y there. Its warnings say when strata were dropped in
+// held-out MMD² on the test split by dr and ip with their diagnostics, and the p-value of
+// dr's test of h ⊥ Z | Y there. Its warnings say when strata were dropped in
 // training, when an estimate is impossible, and when the test accuracy is below the
 // majority baseline. It stops once ctx is done, with an error wrapping ctx's.
 func (p *Plan) Train(ctx context.Context, aux *train.Aux, m method.Method, seed uint64) (*Trained, error) {
@@ -153,17 +155,14 @@ func (p *Plan) Train(ctx context.Context, aux *train.Aux, m method.Method, seed 
 		DR: held[0].Value, IP: held[1].Value, DRSE: held[0].ValueSE, IPSE: held[1].ValueSE, Unreliable: unreliableList(held, classes), Dropped: hist.DroppedStrata,
 		HStop: stopOf(hist), DRImpossible: impossible(held[0]), IPImpossible: impossible(held[1])}
 	var testWarn []string
-	t.Tests, testWarn, err = heldOutTests(ctx, cfg, model, sp, aux, seed, method.DR, method.IP)
+	t.Tests, testWarn, err = heldOutTests(ctx, cfg, model, sp, aux, seed, method.DR)
 	if err != nil {
 		return nil, err
 	}
 	t.Warnings = append(t.Warnings, testWarn...)
 	for _, r := range t.Tests {
-		switch r.Method {
-		case method.DR:
+		if r.Method == method.DR {
 			t.Row.PDR = PValue{r.PValue, true}
-		case method.IP:
-			t.Row.PIP = PValue{r.PValue, true}
 		}
 	}
 	if w := hist.Warning(); w != "" {

@@ -23,8 +23,8 @@ func modelDir(out string, m method.Method, seed uint64) string {
 // Markdown renders the results table (results.md).
 func Markdown(rows []Row) string {
 	var b strings.Builder
-	b.WriteString("| method | seed | test acc | test AUC | val acc | held-out MMD² dr ± SE | p dr | held-out MMD² ip ± SE | p ip | unreliable strata (held-out) | strata dropped in training | h's training |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| method | seed | test acc | test AUC | val acc | held-out MMD² dr ± SE | p dr | held-out MMD² ip ± SE | unreliable strata (held-out) | strata dropped in training | h's training |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range rows {
 		u := r.Unreliable
 		if u == "" {
@@ -40,8 +40,8 @@ func Markdown(rows []Row) string {
 			}
 			return fmt.Sprintf("%.4f ± %.4f", v, se)
 		}
-		fmt.Fprintf(&b, "| %s | %d | %.3f | %.3f | %.3f | %s | %s | %s | %s | %s | %d | %s |\n", r.Method, r.Seed, r.TestAcc, r.TestAUC, r.ValAcc,
-			held(r.DR, r.DRSE, r.DRImpossible), r.PDR, held(r.IP, r.IPSE, r.IPImpossible), r.PIP, u, r.Dropped, st)
+		fmt.Fprintf(&b, "| %s | %d | %.3f | %.3f | %.3f | %s | %s | %s | %s | %d | %s |\n", r.Method, r.Seed, r.TestAcc, r.TestAUC, r.ValAcc,
+			held(r.DR, r.DRSE, r.DRImpossible), r.PDR, held(r.IP, r.IPSE, r.IPImpossible), u, r.Dropped, st)
 	}
 	return b.String()
 }
@@ -123,7 +123,7 @@ func (r *Result) write(p *Plan) error {
 }
 
 // writeCSV writes the results table as CSV (results.csv), numbers with 8 significant digits.
-// The held-out p-values come after the first twelve columns, and how h's training ended
+// The held-out p-value of dr's test comes after the first twelve columns, and how h's training ended
 // (h_best_epoch, h_stop_epoch, h_max_epochs, h_stop_reason: "patience" or "max-epochs")
 // after them, so that a reader of the earlier columns reads a file with or without the
 // later ones alike.
@@ -131,7 +131,7 @@ func writeCSV(path string, rows []Row) error {
 	return writeAtomic(path, func(f io.Writer) error {
 		w := csv.NewWriter(f)
 		_ = w.Write([]string{"method", "seed", "test_acc", "test_auc", "val_acc", "heldout_mmd_dr", "heldout_mmd_dr_se", "heldout_mmd_ip", "heldout_mmd_ip_se", "unreliable", "dropped_strata", "warning",
-			"heldout_p_dr", "heldout_p_ip", "h_best_epoch", "h_stop_epoch", "h_max_epochs", "h_stop_reason"})
+			"heldout_p_dr", "h_best_epoch", "h_stop_epoch", "h_max_epochs", "h_stop_reason"})
 		g := func(v float64) string { return strconv.FormatFloat(v, 'g', 8, 64) }
 		p := func(v PValue) string { // empty when the test failed, or the row predates the tests
 			if v.OK {
@@ -148,7 +148,7 @@ func writeCSV(path string, rows []Row) error {
 		for _, r := range rows {
 			s := r.HStop
 			_ = w.Write([]string{r.Method, strconv.FormatUint(r.Seed, 10), g(r.TestAcc), g(r.TestAUC), g(r.ValAcc), g(r.DR), g(r.DRSE), g(r.IP), g(r.IPSE), r.Unreliable, strconv.Itoa(r.Dropped), r.Warning,
-				p(r.PDR), p(r.PIP), epoch(s.BestEpoch, s), epoch(s.StopEpoch, s), epoch(s.MaxEpochs, s), string(s.Reason)})
+				p(r.PDR), epoch(s.BestEpoch, s), epoch(s.StopEpoch, s), epoch(s.MaxEpochs, s), string(s.Reason)})
 		}
 		w.Flush()
 		return w.Error()
