@@ -43,11 +43,16 @@ type ToolFitting struct {
 	Name  string // crossfit5, crossfit2, split, fit
 	Folds int    // owndata's Folds (1: sample splitting); 0 with HeldOut
 	// HeldOut is invmmd fit's held-out test instead of invmmd test: the table of N rows is
-	// the test split of a table of 5N (3N to fit G and m on, N to stop their training,
-	// as fit's default shares 0.6, 0.2, 0.2), and its p-values are fit's p dr (and the p of
-	// ip's test, which fit does not run)
-	// (owndata.Plan.TestHeldOut) for the outputs h.
+	// the test split of a table of 5N (3N to fit G and m on, N to stop their training, as
+	// fit's default shares 0.6, 0.2, 0.2), and its p-values are fit's p dr and, beside it,
+	// ip's, which fit does not run (owndata.Plan.TestHeldOut) for the outputs h.
 	HeldOut bool `json:",omitempty"`
+	// Kinds and Sizes restrict the fitting to these kinds of nuisance and sizes (nil:
+	// every one of the study's); Replicates are its null tables per cell (0: the study's
+	// Replicates).
+	Kinds      []dataset.ZKind `json:",omitempty"`
+	Sizes      []int           `json:",omitempty"`
+	Replicates int             `json:",omitempty"`
 }
 
 // ToolCalibrationConfig is the study's design.
@@ -57,13 +62,14 @@ type ToolCalibrationConfig struct {
 	// Fittings are the ways of fitting G and m; the first is the commands' default, on
 	// which the power and the standard errors are measured.
 	Fittings []ToolFitting
-	// Replicates are the null tables per kind, size and fitting: the default fitting's
-	// (at least 400, so that a size in [0.02, 0.08] is told from 0.05 ± 0.011), the others'.
-	Replicates, OtherReplicates int
-	// OtherSizes restricts the other fittings to these sizes (nil: every size).
-	OtherSizes      []int
-	Deltas          []float64 // the dependence strengths of dr's power and the standard errors under dependence
+	// Replicates are the null tables per cell of a fitting that does not set its own: at
+	// least 400, so that a size in [0.02, 0.08] is told from 0.05 ± 0.011.
+	Replicates int
+	// Deltas are the dependence strengths of dr's power and of the standard errors under
+	// dependence, drawn PowerReplicates times at each of PowerSizes (nil: every size).
+	Deltas          []float64
 	PowerReplicates int
+	PowerSizes      []int
 	Methods         []method.Method // tested and estimated (full on the complete table too)
 	Alpha           float64
 	Seed            uint64
@@ -71,17 +77,23 @@ type ToolCalibrationConfig struct {
 	Progress        io.Writer `json:"-"`
 }
 
-// ToolCalibrationPaper is the committed study: binary, categorical and continuous Z; n =
-// 1000 and 3000; G and m cross-fitted on 5 folds (400 null tables per cell), on 2 folds and
-// by sample splitting (200 each, at n = 1000); δ = 0.15 and 0.3 for dr's power
-// and the standard errors under dependence (100 tables each); obs, ip, reg and dr.
+// ToolCalibrationPaper is the committed study: binary, categorical and continuous Z at n =
+// 1000 and 3000 with G and m cross-fitted on 5 folds (the commands' default: 400 null
+// tables per cell); fit's held-out test for every kind at n = 1000 (200 tables); 2 folds
+// and sample splitting for a binary Z at n = 1000 (200 tables each), enough to show that
+// they do not hold; δ = 0.15 and 0.3 at n = 1000 for dr's power and the standard errors
+// under dependence (100 tables each); obs, ip, reg and dr.
 func ToolCalibrationPaper() ToolCalibrationConfig {
+	small, binary := []int{1000}, []dataset.ZKind{dataset.BinaryZ}
 	return ToolCalibrationConfig{
-		Kinds:      []dataset.ZKind{dataset.BinaryZ, dataset.CategoricalZ, dataset.ContinuousZ},
-		Sizes:      []int{1000, 3000},
-		Fittings:   []ToolFitting{{Name: "crossfit5", Folds: 5}, {Name: "split", Folds: 1}, {Name: "crossfit2", Folds: 2}, {Name: "fit", HeldOut: true}},
-		Replicates: 400, OtherReplicates: 200, OtherSizes: []int{1000},
-		Deltas: []float64{0.15, 0.3}, PowerReplicates: 100,
+		Kinds: []dataset.ZKind{dataset.BinaryZ, dataset.CategoricalZ, dataset.ContinuousZ},
+		Sizes: []int{1000, 3000},
+		Fittings: []ToolFitting{{Name: "crossfit5", Folds: 5},
+			{Name: "split", Folds: 1, Kinds: binary, Sizes: small, Replicates: 200},
+			{Name: "crossfit2", Folds: 2, Kinds: binary, Sizes: small, Replicates: 200},
+			{Name: "fit", HeldOut: true, Sizes: small, Replicates: 200}},
+		Replicates: 400,
+		Deltas:     []float64{0.15, 0.3}, PowerReplicates: 100, PowerSizes: small,
 		Methods: []method.Method{method.DR, method.IP, method.Reg, method.Obs},
 		Alpha:   0.05, Seed: 1,
 	}
@@ -90,9 +102,9 @@ func ToolCalibrationPaper() ToolCalibrationConfig {
 // ToolCalibrationQuick is a small version for tests (a minute on 2 cores).
 func ToolCalibrationQuick() ToolCalibrationConfig {
 	c := ToolCalibrationPaper()
-	c.Kinds, c.Sizes = []dataset.ZKind{dataset.BinaryZ, dataset.ContinuousZ}, []int{400}
-	c.Fittings, c.OtherSizes = []ToolFitting{{Name: "crossfit5", Folds: 5}, {Name: "split", Folds: 1}, {Name: "fit", HeldOut: true}}, nil
-	c.Replicates, c.OtherReplicates, c.Deltas, c.PowerReplicates = 12, 6, []float64{0.5}, 6
+	c.Kinds, c.Sizes, c.PowerSizes = []dataset.ZKind{dataset.BinaryZ, dataset.ContinuousZ}, []int{400}, nil
+	c.Fittings = []ToolFitting{{Name: "crossfit5", Folds: 5}, {Name: "split", Folds: 1, Replicates: 6}, {Name: "fit", HeldOut: true, Replicates: 6}}
+	c.Replicates, c.Deltas, c.PowerReplicates = 12, []float64{0.5}, 6
 	return c
 }
 
@@ -112,15 +124,15 @@ func (c ToolCalibrationConfig) cells() []toolCell {
 	for _, n := range c.Sizes {
 		for _, kind := range c.Kinds {
 			for fi, f := range c.Fittings {
-				if fi > 0 && c.OtherSizes != nil && !slices.Contains(c.OtherSizes, n) {
+				if f.Kinds != nil && !slices.Contains(f.Kinds, kind) || f.Sizes != nil && !slices.Contains(f.Sizes, n) {
 					continue
 				}
 				reps := c.Replicates
-				if fi > 0 {
-					reps = c.OtherReplicates
+				if f.Replicates > 0 {
+					reps = f.Replicates
 				}
 				out = append(out, toolCell{kind, n, f, 0, reps})
-				if fi == 0 {
+				if fi == 0 && (c.PowerSizes == nil || slices.Contains(c.PowerSizes, n)) {
 					for _, d := range c.Deltas {
 						out = append(out, toolCell{kind, n, f, d, c.PowerReplicates})
 					}
@@ -206,7 +218,7 @@ func (c ToolCalibrationConfig) replicate(ctx context.Context, t toolCell, r int)
 		return out, fmt.Errorf("test on the complete table: %w", err)
 	}
 	out.P["full"] = full.Results[0].PValue
-	if t.Fitting != c.Fittings[0] {
+	if t.Fitting.Name != c.Fittings[0].Name {
 		return out, nil
 	}
 	est, err := owndata.EstimateTable(ctx, tab, ec)
@@ -542,10 +554,10 @@ func (o *ToolCalibration) Markdown() string {
 	c := o.Config
 	fmt.Fprintf(&b, "# Calibration of invmmd test and invmmd estimate as the commands run them\n\n")
 	fmt.Fprintf(&b, "G and m fitted by the commands' MLPs on the features (x1, x2); simulation calibsim.DrawKind (Z missing at random given X, the observed rows a biased sample). "+
-		"Rejection rate at α = %v over %d null tables per cell for %s (%d for the other fittings), ± its binomial SE; in brackets, tables whose p-value the command marked unreliable for a reason of the data. "+
+		"Rejection rate at α = %v over the null tables of each cell (%s), ± its binomial SE; in brackets, tables whose p-value the command marked unreliable for a reason of the data. "+
 		"full: the same test on the complete table (every Z). Fittings: crossfit5 = cross-fitted on 5 folds (the default of invmmd test and invmmd estimate), crossfit2 = 2 folds, split = fitted on half B, half A tested (-folds 1); "+
 		"fit = invmmd fit's held-out test (its p dr; ip's test, which fit does not run, beside it): G and m fitted on a training split of 3n rows (n more to stop their training), the n rows of the test split tested.\n\n",
-		c.Alpha, c.Replicates, c.Fittings[0].Name, c.OtherReplicates)
+		c.Alpha, c.replicatesText())
 	methods := append([]string{"full"}, methodNames(c.Methods)...)
 	for _, kind := range c.Kinds {
 		fmt.Fprintf(&b, "## %v Z: size under H₀ (δ = 0)\n\n| n | fitting |", kind)
@@ -649,24 +661,58 @@ func (o *ToolCalibration) Write(dir string) error {
 	return store.WriteJSON(filepath.Join(t, "calibration_tool_config.json"), o.Config.Record())
 }
 
+// replicatesText says each fitting's null tables per cell, e.g. "400 for crossfit5, 200
+// for split".
+func (c ToolCalibrationConfig) replicatesText() string {
+	var parts []string
+	for _, f := range c.Fittings {
+		r := c.Replicates
+		if f.Replicates > 0 {
+			r = f.Replicates
+		}
+		parts = append(parts, fmt.Sprintf("%d for %s", r, f.Name))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// kindNames returns the kinds' names.
+func kindNames(ks []dataset.ZKind) []string {
+	if ks == nil {
+		return nil
+	}
+	out := make([]string, len(ks))
+	for i, k := range ks {
+		out[i] = k.String()
+	}
+	return out
+}
+
 // Record returns the configuration as calibration_tool_config.json stores it.
 func (c ToolCalibrationConfig) Record() any {
-	kinds := make([]string, len(c.Kinds))
-	for i, k := range c.Kinds {
-		kinds[i] = k.String()
+	type fitting struct {
+		Name       string
+		Folds      int      `json:",omitempty"`
+		HeldOut    bool     `json:",omitempty"`
+		Kinds      []string `json:",omitempty"`
+		Sizes      []int    `json:",omitempty"`
+		Replicates int      `json:",omitempty"`
+	}
+	fs := make([]fitting, len(c.Fittings))
+	for i, f := range c.Fittings {
+		fs[i] = fitting{f.Name, f.Folds, f.HeldOut, kindNames(f.Kinds), f.Sizes, f.Replicates}
 	}
 	return struct {
-		Kinds                       []string
-		Sizes                       []int
-		Fittings                    []ToolFitting
-		Replicates, OtherReplicates int
-		OtherSizes                  []int
-		Deltas                      []float64
-		PowerReplicates             int
-		Methods                     []string
-		Alpha                       float64
-		Seed                        uint64
-		Commands                    string
-	}{kinds, c.Sizes, c.Fittings, c.Replicates, c.OtherReplicates, c.OtherSizes, c.Deltas, c.PowerReplicates, methodNames(c.Methods), c.Alpha, c.Seed,
-		"owndata.TestTable and owndata.EstimateTable with the commands' defaults (MLP [32 32] for G and m, the cross route, σ by the median heuristic), -x x1,x2"}
+		Kinds           []string
+		Sizes           []int
+		Fittings        []fitting
+		Replicates      int
+		Deltas          []float64
+		PowerReplicates int
+		PowerSizes      []int
+		Methods         []string
+		Alpha           float64
+		Seed            uint64
+		Commands        string
+	}{kindNames(c.Kinds), c.Sizes, fs, c.Replicates, c.Deltas, c.PowerReplicates, c.PowerSizes, methodNames(c.Methods), c.Alpha, c.Seed,
+		"owndata.TestTable and owndata.EstimateTable with the commands' defaults (MLP [32 32] for G and m, the cross route, σ by the median heuristic), -x x1,x2; fit: owndata.PrepareTable, Plan.FitNuisances and Plan.TestHeldOut"}
 }

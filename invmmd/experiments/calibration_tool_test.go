@@ -17,7 +17,10 @@ func TestToolCalibrationResumes(t *testing.T) {
 		t.Skip("fits G and m for a few dozen tables")
 	}
 	cfg := ToolCalibrationQuick()
-	cfg.Kinds, cfg.Replicates, cfg.OtherReplicates, cfg.PowerReplicates = cfg.Kinds[:1], 4, 2, 2
+	cfg.Kinds, cfg.Replicates, cfg.PowerReplicates = cfg.Kinds[:1], 4, 2
+	for i := range cfg.Fittings[1:] {
+		cfg.Fittings[i+1].Replicates = 2
+	}
 	cfg.Workers = 1
 	dir := t.TempDir()
 	runs := filepath.Join(dir, "runs")
