@@ -29,8 +29,9 @@ type Finding struct {
 	// Holds says whether the run's numbers show the claim.
 	Holds bool
 	// Evidence is the numbers behind the verdict, in words: the values in the claim's order
-	// when it holds ("none 0.660; obs 0.780; full 0.810, dr 0.820"), what breaks it when it
-	// does not ("obs 0.815 is not below full 0.810").
+	// when it holds ("0.562 against 0.682", or "none 0.660; obs 0.780, full 0.810" when a
+	// group holds several), what breaks it when it does not ("obs 0.815 is not below full
+	// 0.810").
 	Evidence string
 }
 
@@ -117,6 +118,29 @@ func Ordered(what string, tiers ...[]V) Finding {
 			return f
 		}
 	}
+	f.Holds, f.Evidence = true, chainEvidence(tiers)
+	return f
+}
+
+// chainEvidence gives the numbers of a chain that holds: "0.562 against 0.682" for two
+// values, "0.687, then 0.774, then 0.807" for a chain of single values (the claim names
+// them in that order), and each value with its name, tiers apart by semicolons, when a
+// tier holds several ("none 0.660; obs 0.780, full 0.810").
+func chainEvidence(tiers [][]V) string {
+	single := true
+	for _, t := range tiers {
+		single = single && len(t) == 1
+	}
+	if single {
+		vals := make([]string, len(tiers))
+		for i, t := range tiers {
+			vals[i] = Num(t[0].Value)
+		}
+		if len(vals) == 2 {
+			return vals[0] + " against " + vals[1]
+		}
+		return strings.Join(vals, ", then ")
+	}
 	parts := make([]string, len(tiers))
 	for i, t := range tiers {
 		vals := make([]string, len(t))
@@ -125,8 +149,7 @@ func Ordered(what string, tiers ...[]V) Finding {
 		}
 		parts[i] = strings.Join(vals, ", ")
 	}
-	f.Holds, f.Evidence = true, strings.Join(parts, "; ")
-	return f
+	return strings.Join(parts, "; ")
 }
 
 // orderClaim words a chain of tiers: "a is below b, which is below each of c and d"; a

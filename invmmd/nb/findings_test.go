@@ -42,7 +42,7 @@ func TestFindings(t *testing.T) {
 			"each of dr, logits and dr, features is below none: this holds (dr, logits 0.100, dr, features 0.200; none 0.660)."},
 		{"numeric names", Less("", V{"P(Q = 1)", 0.2}, V{"0.1", 0.1}), "P(Q = 1) is below 0.1: this does NOT hold on this run (P(Q = 1) 0.200 is not below 0.100)."},
 		{"missing", Missing("dr-po is at least 0", "no dr-po in the quick sweep"), "dr-po is at least 0: not checked (no dr-po in the quick sweep)."},
-		{"reworded", Less("test accuracy", obs, V{"", 0.9}).As("obs does no better than 0.9"), "obs does no better than 0.9: this holds (obs 0.780; 0.900)."},
+		{"reworded", Less("test accuracy", obs, V{"", 0.9}).As("obs does no better than 0.9"), "obs does no better than 0.9: this holds (0.780 against 0.900)."},
 	} {
 		if got := c.f.String(); got != c.want {
 			t.Errorf("%s:\n got %s\nwant %s", c.name, got, c.want)
@@ -58,7 +58,7 @@ func TestCheckText(t *testing.T) {
 		findings []Finding
 		want     string
 	}{
-		{"holds", []Finding{Less("x", a, b)}, "The paper's findings, on this run:\n  - In x, a is below b: this holds (a 1; b 2).\n"},
+		{"holds", []Finding{Less("x", a, b)}, "The paper's findings, on this run:\n  - In x, a is below b: this holds (1 against 2).\n"},
 		{"one of one fails", []Finding{Less("x", b, a)},
 			"The paper's findings, on this run:\n  - In x, b is below a: this does NOT hold on this run (b 2 is not below a 1).\n  This check fails on this run.\n"},
 		{"one of two fails", []Finding{Less("", a, b), Less("", b, a)}, "  One of these 2 checks fails on this run.\n"},
