@@ -23,6 +23,8 @@ func TestFindings(t *testing.T) {
 			"In test accuracy, none is below obs, which is below each of full and dr: this does NOT hold on this run (obs 0.815 is not below full 0.810)."},
 		{"a middle tier of several", Ordered("", []V{none}, []V{obs, full}, []V{dr}),
 			"none is below each of obs and full, each of which is below dr: this holds (none 0.660; obs 0.780, full 0.810; dr 0.820)."},
+		{"a chain of single values", Ordered("train MMD", []V{{"dr", 0.006}}, []V{{"obs", 0.05}}, []V{{"none", 0.2}}),
+			"In train MMD, dr is below obs, which is below none: this holds (0.006, then 0.050, then 0.200)."},
 		{"ties do not hold", Less("", V{"a", 0.5}, V{"b", 0.5}), "a is below b: this does NOT hold on this run (a 0.500 is not below b 0.500)."},
 		{"empty tier", Ordered("x", []V{none}, nil), "In x, none is below nothing: not checked (the second group of values is empty in this run)."},
 		{"within", Within(V{"obs", 0.893}, V{"the truth", 0.9}, 0.02), "obs is within 0.020 of the truth: this holds (0.893, which is 0.007 from 0.900)."},
