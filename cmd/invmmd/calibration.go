@@ -23,7 +23,8 @@ func runCalibration(ctx context.Context, args []string, stdout, stderr io.Writer
 	})
 	quick := fs.Bool("quick", false, "one size of 400 rows, 60 null replicates; writes to "+quickOut()+" unless -out is given")
 	out := fs.String("out", "", "output folder: tables to OUT/tables, the figure to OUT (default figures/, or "+quickOut()+" with -quick)")
-	workers := fs.Int("workers", 0, "replicates run at once (0: one per CPU); the results do not depend on it")
+	workers := new(int)
+	fs.Var(intValue{workers}, "workers", "`n` replicates run at once (0: one per CPU); the results do not depend on it")
 	checkOnly := fs.Bool("check", false, "check the flags and the output folder, then exit without computing or writing anything")
 	force := fs.Bool("force", false, "replace OUT/tables/calibration.csv even when it was made with other settings, and let -quick write into the repository's figures/")
 	if err := parse(fs, args); err != nil {
