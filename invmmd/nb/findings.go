@@ -29,9 +29,9 @@ type Finding struct {
 	// Holds says whether the run's numbers show the claim.
 	Holds bool
 	// Evidence is the numbers behind the verdict, in words: the values in the claim's order
-	// when it holds ("0.562 against 0.682", or "none 0.660; obs 0.780, full 0.810" when a
-	// group holds several), what breaks it when it does not ("obs 0.815 is not below full
-	// 0.810").
+	// when it holds ("0.562 against 0.682", or "none at 0.660; obs at 0.780, full at 0.810" when a
+	// group holds several), what breaks it when it does not ("obs at 0.815 is not below
+	// full at 0.810").
 	Evidence string
 }
 
@@ -125,7 +125,7 @@ func Ordered(what string, tiers ...[]V) Finding {
 // chainEvidence gives the numbers of a chain that holds: "0.562 against 0.682" for two
 // values, "0.687, then 0.774, then 0.807" for a chain of single values (the claim names
 // them in that order), and each value with its name, tiers apart by semicolons, when a
-// tier holds several ("none 0.660; obs 0.780, full 0.810").
+// tier holds several ("none at 0.660; obs at 0.780, full at 0.810").
 func chainEvidence(tiers [][]V) string {
 	single := true
 	for _, t := range tiers {
@@ -348,11 +348,12 @@ func label(v V) string {
 	return v.Name
 }
 
-// withValue is v's name and number ("obs 0.800"), or the number alone when v is a bare
-// bound (no name, or a name that is the number itself).
+// withValue is v's name and number ("obs at 0.800", which reads aloud as it is written),
+// or the number alone when v is a bare bound (no name, or a name that is the number
+// itself).
 func withValue(v V) string {
 	if x, err := strconv.ParseFloat(v.Name, 64); v.Name == "" || err == nil && x == v.Value {
 		return Num(v.Value)
 	}
-	return v.Name + " " + Num(v.Value)
+	return v.Name + " at " + Num(v.Value)
 }
