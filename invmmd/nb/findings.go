@@ -35,7 +35,7 @@ type Finding struct {
 	Evidence string
 }
 
-// String reads "CLAIM: this holds (EVIDENCE).", "CLAIM: this does NOT hold on this run
+// String reads "CLAIM: this holds (EVIDENCE).", "CLAIM: this does NOT hold here
 // (EVIDENCE)." or "CLAIM: not checked (EVIDENCE).".
 func (f Finding) String() string {
 	switch {
@@ -44,7 +44,7 @@ func (f Finding) String() string {
 	case f.Holds:
 		return fmt.Sprintf("%s: this holds (%s).", f.Claim, f.Evidence)
 	default:
-		return fmt.Sprintf("%s: this does NOT hold on this run (%s).", f.Claim, f.Evidence)
+		return fmt.Sprintf("%s: this does NOT hold here (%s).", f.Claim, f.Evidence)
 	}
 }
 
@@ -76,11 +76,11 @@ func CheckText(heading string, findings ...Finding) string {
 	}
 	switch {
 	case failed == 1 && len(findings) == 1:
-		b.WriteString("  This check fails on this run.\n")
+		b.WriteString("  This check fails here.\n")
 	case failed == 1:
-		fmt.Fprintf(&b, "  One of these %d checks fails on this run.\n", len(findings))
+		fmt.Fprintf(&b, "  One of these %d checks fails here.\n", len(findings))
 	case failed > 1:
-		fmt.Fprintf(&b, "  %s of these %d checks fail on this run.\n", count(failed), len(findings))
+		fmt.Fprintf(&b, "  %s of these %d checks fail here.\n", count(failed), len(findings))
 	}
 	return b.String()
 }
