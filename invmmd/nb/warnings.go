@@ -60,13 +60,13 @@ func WarningSummary(ws []Warning) string {
 		}
 	}
 	var b strings.Builder
-	count := func(n int, noun string) string {
+	numbered := func(n int, noun string) string {
 		if n == 1 {
 			return "1 " + noun
 		}
 		return fmt.Sprintf("%d %ss", n, noun)
 	}
-	fmt.Fprintf(&b, "%s, of %s:\n", count(len(ws), "warning"), count(len(order), "kind"))
+	fmt.Fprintf(&b, "%s, of %s:\n", numbered(len(ws), "warning"), numbered(len(order), "kind"))
 	for _, k := range order {
 		g := groups[k]
 		n := 0
