@@ -115,11 +115,25 @@ func Ordered(what string, tiers ...[]V) Finding {
 		}
 		if !(hi.Value < lo.Value) {
 			f.Evidence = fmt.Sprintf("%s is not below %s", withValue(hi), withValue(lo))
+			if boundFirst(tiers) {
+				f.Evidence = fmt.Sprintf("%s is not above %s", withValue(lo), withValue(hi))
+			}
 			return f
 		}
 	}
-	f.Holds, f.Evidence = true, chainEvidence(tiers)
+	f.Holds = true
+	if boundFirst(tiers) {
+		f.Evidence = chainEvidence([][]V{tiers[1], tiers[0]})
+	} else {
+		f.Evidence = chainEvidence(tiers)
+	}
 	return f
+}
+
+// boundFirst reports whether a chain is two tiers whose first is a bare bound, which the
+// claim reads the other way round ("each of b and c is above 0.07").
+func boundFirst(tiers [][]V) bool {
+	return len(tiers) == 2 && len(tiers[0]) == 1 && tiers[0][0].Name == "" && len(tiers[1]) > 0
 }
 
 // chainEvidence gives the numbers of a chain that holds: "0.562 against 0.682" for two
@@ -157,7 +171,7 @@ func chainEvidence(tiers [][]V) string {
 // on after one, "each of which is below"; two tiers whose first is a bare bound read the
 // other way round, "each of b and c is above 0.07".
 func orderClaim(tiers [][]V) string {
-	if len(tiers) == 2 && len(tiers[0]) == 1 && tiers[0][0].Name == "" && len(tiers[1]) > 0 {
+	if boundFirst(tiers) {
 		return subject(tiers[1]) + " is above " + Num(tiers[0][0].Value)
 	}
 	var b strings.Builder
