@@ -64,6 +64,8 @@ func runAll(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs := newFlags("all", "[-quick] [-out DIR] [-resume] [-jobs N] [-experiments NAME,...]", stdout, stderr, func() string {
 		return "Runs " + mainJobText() + ",\nin this order, with their default methods, λ and seeds.\n" +
 			"Every step is checked (flags, input data, output folder) before the first fit.\n" +
+			"It prints the steps and an estimate of the total first, and after each step the time elapsed and an\n" +
+			"estimate of the time left: the step times recorded in cmd/invmmd/eta.go, scaled by this run's pace.\n" +
 			"With -jobs N > 1 each experiment runs as N shards (invmmd EXPERIMENT -shard i/N) in parallel processes,\n" +
 			"whose output goes to OUT/logs/, and then invmmd merge assembles its tables; the results are the same."
 	})
