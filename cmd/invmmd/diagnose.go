@@ -12,9 +12,12 @@ import (
 	"github.com/invmmd/invmmd/invmmd/train"
 )
 
-// runDiagnose records one fit of an experiment step by step, once per objective, and draws
-// what the penalty did (experiments.Diagnose): invmmd diagnose EXPERIMENT [its flags]
-// -method M -lambda L -seed S [-objectives paper,train-norms].
+// runDiagnose records fits of an experiment step by step, each once per objective, and
+// draws what the penalty did (experiments.Diagnose): invmmd diagnose EXPERIMENT [its flags]
+// -methods M -lambdas L -seeds S [-objectives paper,train-norms]; each method, λ and seed
+// listed is one diagnosis with its own files. The flags are named as the experiments'
+// (-methods, -lambdas, -seeds); the old -method, -lambda and -seed still work for this
+// release, with a warning.
 func runDiagnose(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var e experiments.SweepStudy
 	rest := args
@@ -25,11 +28,13 @@ func runDiagnose(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		}
 		rest = args[1:]
 	}
-	fs := newFlags("diagnose", "EXPERIMENT [the experiment's flags] -method M -lambda L -seed S [-objectives ...] [-out DIR]", stdout, stderr, func() string {
-		return "Trains one fit of the experiment (at paper size unless -quick) once per objective, recording every training step's\n" +
-			"per-stratum penalty estimate and what it rested on, and writes OUT/tables/diagnosis_NAME_METHOD_lambdaL_seedS.csv,\n" +
-			"its _config.json and the figure OUT/diagnosis_....png (README, Training choices). The experiment's own flags\n" +
-			"(e.g. sim -paper-split) choose its variant; invmmd diagnose EXPERIMENT -h lists them."
+	fs := newFlags("diagnose", "EXPERIMENT [the experiment's flags] -methods M -lambdas L -seeds S [-objectives ...] [-out DIR]", stdout, stderr, func() string {
+		return "Trains one fit of the experiment (at paper size unless -quick) for each method, λ and seed listed, once per\n" +
+			"objective, recording every training step's per-stratum penalty estimate and what it rested on, and writes\n" +
+			"OUT/tables/diagnosis_NAME_METHOD_lambdaL_seedS.csv, its _config.json and the figure OUT/diagnosis_....png\n" +
+			"(README, Training choices). The experiment's own flags (e.g. sim -paper-split) choose its variant;\n" +
+			"invmmd diagnose EXPERIMENT -h lists them. -methods, -lambdas and -seeds take comma-separated lists as the\n" +
+			"experiment commands do."
 	})
 	var opts any
 	if e != nil {
@@ -38,9 +43,12 @@ func runDiagnose(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			return err
 		}
 	}
-	methodName := fs.String("method", "dr", "the penalised method to diagnose")
-	lambda := fs.Float64("lambda", 5, "the penalty weight λ")
-	seed := fs.Uint64("seed", 1, "the seed of the data and of the fit")
+	methods := fs.String("methods", "dr", "comma-separated penalised methods to diagnose")
+	lambdas := fs.String("lambdas", "5", "comma-separated penalty weights λ (each > 0)")
+	seeds := fs.String("seeds", "1", "comma-separated seeds, each of the data and of the fit")
+	experimentAlias(fs, "method", stderr)
+	experimentAlias(fs, "lambda", stderr)
+	experimentAlias(fs, "seed", stderr)
 	objs := fs.String("objectives", "paper,train-norms", "comma-separated objectives to train with, from "+train.ObjectiveNames())
 	quick := fs.Bool("quick", false, "the experiment at its quick size (minutes), for tests and notebooks; writes to "+quickOut()+" unless -out is given")
 	out := fs.String("out", "", "output folder: tables to OUT/tables, the figure to OUT (default figures/, or "+quickOut()+" with -quick)")
@@ -49,17 +57,29 @@ func runDiagnose(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	if e == nil {
-		return fmt.Errorf("diagnose: want the experiment first, e.g. invmmd diagnose sim -paper-split -method dr -lambda 5 -seed 1")
+		return fmt.Errorf("diagnose: want the experiment first, e.g. invmmd diagnose sim -paper-split -methods dr -lambdas 5 -seeds 1")
 	}
-	m, err := method.Parse(*methodName)
+	ms, err := parseMethods(*methods)
 	if err != nil {
-		return fmt.Errorf("-method: %w", err)
+		return err
 	}
-	if !m.Penalised() {
-		return fmt.Errorf("-method %s: it has no penalty to diagnose", *methodName)
+	for _, m := range ms {
+		if !m.Penalised() {
+			return fmt.Errorf("-methods %s: %v has no penalty to diagnose", *methods, m)
+		}
 	}
-	if !(*lambda > 0) {
-		return fmt.Errorf("-lambda %v: want a value > 0", *lambda)
+	ls, err := parseLambdas(*lambdas)
+	if err != nil {
+		return err
+	}
+	for _, l := range ls {
+		if !(l > 0) {
+			return fmt.Errorf("-lambdas %s: λ = %v, want values > 0 (λ = 0 has no penalty to diagnose)", *lambdas, l)
+		}
+	}
+	ss, err := parseSeeds(*seeds)
+	if err != nil {
+		return err
 	}
 	var objectives []train.Objective
 	for _, name := range strings.Split(*objs, ",") {
@@ -77,35 +97,55 @@ func runDiagnose(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	rec := map[string]any{"Experiment": exp.Name, "Method": m.String(), "Lambda": *lambda, "Seed": *seed}
-	name := experiments.DiagnosisName(exp.Name, keyOf(m, *lambda, *seed))
-	if err := guardStudy(dir, name, rec, *force); err != nil {
-		return err
+	type job struct {
+		m      method.Method
+		lambda float64
+		seed   uint64
+		name   string
+	}
+	var jobs []job
+	for _, m := range ms {
+		for _, l := range ls {
+			for _, seed := range ss {
+				j := job{m, l, seed, experiments.DiagnosisName(exp.Name, keyOf(m, l, seed))}
+				rec := map[string]any{"Experiment": exp.Name, "Method": m.String(), "Lambda": l, "Seed": seed}
+				if err := guardStudy(dir, j.name, rec, *force); err != nil {
+					return err
+				}
+				jobs = append(jobs, j)
+			}
+		}
 	}
 	if err := prepareOut(dir); err != nil {
 		return err
 	}
-	var ds []*experiments.Diagnosis
-	err = runUntilDone(ctx, "diagnose", args, "nothing (the diagnosis writes its files at the end)", func() error {
-		ds, err = experiments.Diagnose(ctx, exp, m, *lambda, *seed, objectives, stderr)
-		return err
-	})
-	if err != nil {
-		return err
+	for k, j := range jobs {
+		var ds []*experiments.Diagnosis
+		kept := "nothing of this diagnosis (it writes its files at the end)"
+		if k > 0 {
+			kept = fmt.Sprintf("the %d diagnoses finished before it, under %s", k, dir)
+		}
+		err = runUntilDone(ctx, "diagnose", args, kept, func() error {
+			ds, err = experiments.Diagnose(ctx, exp, j.m, j.lambda, j.seed, objectives, stderr)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if _, err := experiments.WriteDiagnoses(exp, ds, dir); err != nil {
+			return err
+		}
+		base, err := experiments.RedrawDiagnosis(dir, j.name, drawer{})
+		if err != nil {
+			return err
+		}
+		for _, d := range ds {
+			s := d.Summary()
+			fmt.Fprintf(stdout, "%s, %v, λ = %g, seed %d, objective %s: train acc %.3f, test acc %.3f; best epoch %d of %d (%s); %d of %d steps with a stratum's estimate above 1, %d below 0; %d floored normalisers\n",
+				exp.Name, j.m, j.lambda, j.seed, s.Objective, s.TrainAcc, s.TestAcc, s.BestEpoch, s.StopEpoch, s.StopReason, s.StepsAbove1, s.Steps, s.StepsBelow0, s.FlooredNorms)
+		}
+		fmt.Fprintf(stdout, "diagnose: wrote %s/tables/%s{.csv,_config.json}, %s.png, %s.svg\n", dir, j.name, base, base)
 	}
-	if _, err := experiments.WriteDiagnoses(exp, ds, dir); err != nil {
-		return err
-	}
-	base, err := experiments.RedrawDiagnosis(dir, name, drawer{})
-	if err != nil {
-		return err
-	}
-	for _, d := range ds {
-		s := d.Summary()
-		fmt.Fprintf(stdout, "%s, objective %s: train acc %.3f, test acc %.3f; best epoch %d of %d (%s); %d of %d steps with a stratum's estimate above 1, %d below 0; %d floored normalisers\n",
-			exp.Name, s.Objective, s.TrainAcc, s.TestAcc, s.BestEpoch, s.StopEpoch, s.StopReason, s.StepsAbove1, s.Steps, s.StepsBelow0, s.FlooredNorms)
-	}
-	fmt.Fprintf(stdout, "diagnose: wrote %s/tables/%s{.csv,_config.json}, %s.png, %s.svg\n", dir, name, base, base)
 	return nil
 }
 

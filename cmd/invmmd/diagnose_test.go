@@ -16,12 +16,12 @@ func TestDiagnoseCommand(t *testing.T) {
 		t.Skip("trains G, m and two fits of h")
 	}
 	dir := t.TempDir()
-	msg, stdout, _ := run(t, "diagnose", "sim", "-paper-split", "-quick", "-method", "dr", "-lambda", "5", "-seed", "1", "-out", dir)
+	msg, stdout, _ := run(t, "diagnose", "sim", "-paper-split", "-quick", "-methods", "dr", "-lambdas", "5", "-seeds", "1", "-out", dir)
 	if msg != "" {
 		t.Fatal(msg)
 	}
 	name := "diagnosis_sim_mf075_dr_lambda5_seed1"
-	for _, want := range []string{"sim_mf075, objective paper: train acc", "sim_mf075, objective train-norms: train acc", name} {
+	for _, want := range []string{"sim_mf075, dr, λ = 5, seed 1, objective paper: train acc", "sim_mf075, dr, λ = 5, seed 1, objective train-norms: train acc", name} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("output lacks %q:\n%s", want, stdout)
 		}
@@ -54,8 +54,8 @@ func TestDiagnoseCommand(t *testing.T) {
 	}{
 		{[]string{"diagnose"}, "want the experiment first"},
 		{[]string{"diagnose", "nosuch"}, `unknown experiment "nosuch"`},
-		{[]string{"diagnose", "sim", "-quick", "-method", "none"}, "no penalty"},
-		{[]string{"diagnose", "sim", "-quick", "-lambda", "0"}, "-lambda 0"},
+		{[]string{"diagnose", "sim", "-quick", "-methods", "none"}, "no penalty"},
+		{[]string{"diagnose", "sim", "-quick", "-lambdas", "0"}, "-lambdas 0"},
 		{[]string{"diagnose", "sim", "-quick", "-objectives", "paper,cheat"}, `objective "cheat"`},
 	} {
 		if msg, _, _ := run(t, tc.args...); !strings.Contains(msg, tc.want) {

@@ -13,9 +13,12 @@ import (
 	"github.com/invmmd/invmmd/invmmd/method"
 )
 
-// parseMethods parses -methods, refusing an empty name (a doubled or trailing comma, e.g.
+// parseMethods parses -methods, refusing an empty list and an empty name (a doubled or trailing comma, e.g.
 // "dr,,obs", is a typo that would otherwise drop a method silently) and duplicates.
 func parseMethods(s string) ([]method.Method, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, fmt.Errorf("-methods %q: empty; want at least one method", s)
+	}
 	if parts := strings.Split(s, ","); len(parts) > 1 {
 		for i, p := range parts {
 			if strings.TrimSpace(p) == "" {
@@ -37,8 +40,11 @@ func parseMethods(s string) ([]method.Method, error) {
 	return ms, nil
 }
 
-// parseLambdas parses -lambdas: finite values ≥ 0, no duplicates.
+// parseLambdas parses -lambdas: finite values ≥ 0, at least one, no duplicates.
 func parseLambdas(s string) ([]float64, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, fmt.Errorf("-lambdas %q: empty; want at least one λ", s)
+	}
 	var out []float64
 	seen := map[float64]bool{}
 	for _, part := range strings.Split(s, ",") {
@@ -58,9 +64,12 @@ func parseLambdas(s string) ([]float64, error) {
 	return out, nil
 }
 
-// parseSeeds parses -seeds: non-negative integers, no duplicates (two equal seeds would
+// parseSeeds parses -seeds: non-negative integers, at least one, no duplicates (two equal seeds would
 // make a table "over 2 seeds" of one model).
 func parseSeeds(s string) ([]uint64, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, fmt.Errorf("-seeds %q: empty; want at least one seed", s)
+	}
 	var out []uint64
 	seen := map[uint64]bool{}
 	for _, part := range strings.Split(s, ",") {

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/invmmd/invmmd/invmmd/experiments"
@@ -36,11 +38,12 @@ func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		for _, n := range names {
 			have[n] = true
 		}
+		stored := names
 		names = nil
 		for _, n := range strings.Split(*only, ",") {
 			n = strings.TrimSpace(n)
 			if !have[n] {
-				return fmt.Errorf("merge: no results of %q under %s", n, store.Dir(*out, n))
+				return noResults(*out, n, stored)
 			}
 			names = append(names, n)
 		}
@@ -65,4 +68,24 @@ func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 func mergeArgs(out string, force bool, stdout io.Writer) experiments.MergeArgs {
 	return experiments.MergeArgs{Out: out, Draw: drawer{}, Stdout: stdout,
 		Check: func(sw store.Sweep) error { return guardTables(out, sw, force) }}
+}
+
+// noResults is merge's error for -experiments naming n, which has no results under
+// out/fits: it says which experiments' results are there, and, when n is no experiment's
+// name at all, which experiments there are.
+func noResults(out, n string, stored []string) error {
+	there := "there are none"
+	if len(stored) > 0 {
+		there = "the results there are of " + strings.Join(stored, ", ")
+	}
+	msg := fmt.Sprintf("merge: -experiments %s: no results of %q under %s (%s)", n, n, filepath.Join(out, "fits"), there)
+	if _, ok := experiments.Owner(n); !ok {
+		var steps []string
+		for _, st := range experiments.MainJob(false) {
+			steps = append(steps, st.Name)
+		}
+		msg += fmt.Sprintf("; %q is no experiment's name: the main job stores its results as %s (other variants of an experiment, e.g. -objective robust, under their own names)",
+			n, strings.Join(steps, ", "))
+	}
+	return errors.New(msg)
 }

@@ -45,10 +45,14 @@ var ownAliases = map[string]string{
 	"seed": "seeds",   // test: the seed is -seeds, as in fit and the experiments
 }
 
-// alias registers the old flag name old of the flag new of fs: setting it sets new and
-// writes a warning to warn.
-func alias(fs *flag.FlagSet, old string, warn io.Writer) {
-	fs.Var(&aliasValue{fs: fs, old: old, new: ownAliases[old], warn: warn}, old, fmt.Sprintf("the old name of -%s, kept for this release", ownAliases[old]))
+// alias registers the old flag name old of an own-data command (ownAliases): setting it
+// sets the new flag and writes a warning to warn.
+func alias(fs *flag.FlagSet, old string, warn io.Writer) { aliasTo(fs, old, ownAliases[old], warn) }
+
+// aliasTo registers old as an old name of fs's flag new: setting it sets new and writes a
+// warning to warn.
+func aliasTo(fs *flag.FlagSet, old, new string, warn io.Writer) {
+	fs.Var(&aliasValue{fs: fs, old: old, new: new, warn: warn}, old, fmt.Sprintf("the old name of -%s, kept for this release", new))
 }
 
 type aliasValue struct {

@@ -46,9 +46,9 @@ func (s *sweepFlags) register(fs *flag.FlagSet, e experiments.SweepStudy) {
 	fs.StringVar(&s.shard, "shard", "", "i/n: run only the i-th of n slices of the fit grid (1 ≤ i ≤ n) and write their result files; then invmmd merge -out OUT")
 	fs.BoolVar(&s.resume, "resume", false, "skip fits whose result file exists under OUT/fits (made with the same configuration)")
 	if e.TakesBatch() {
-		fs.IntVar(&s.batch, "batch", 0, "rows per training step of h (clinical: of G and m too); 0 keeps the experiment's own")
+		fs.Var(intValue{&s.batch}, "batch", "rows per training step of h (clinical: of G and m too); 0 keeps the experiment's own")
 	}
-	fs.StringVar(&s.objective, "objective", "paper", "what training minimises and selection compares, one of "+train.ObjectiveNames()+"; another than paper stores results under NAME_SUFFIX (README, Training choices)")
+	fs.StringVar(&s.objective, "objective", "paper", "what training minimises and selection compares, one of "+train.ObjectiveNames()+"; the default here is paper, the paper's objective, because the experiment commands reproduce the paper's protocol (invmmd fit, for your own data, defaults to robust); another than paper stores results under NAME_SUFFIX (README, Training choices)")
 	fs.StringVar(&s.represent, "represent", "logits", "the layer of h the MMD penalty acts on: logits (the paper's) or features (the penultimate layer, as DomainBed's MMD penalises the featurizer's output; σ by the median heuristic on the initial network's training features); features stores results under NAME"+experiments.FeaturesSuffix)
 	fs.BoolVar(&s.verbose, "v", false, "show every fit's progress and the auxiliary models' reports")
 	fs.BoolVar(&s.check, "check", false, "check the flags, the inputs, the output folder and the configuration stored there, then exit without training or writing anything (scripts/slurm/sweep.sh does, before submitting); with -v, list the shard's result files")
@@ -145,11 +145,11 @@ func optionFlags(fs *flag.FlagSet, e experiments.SweepStudy) (any, error) {
 		case *string:
 			fs.StringVar(p, f.Flag, *p, f.Help)
 		case *int:
-			fs.IntVar(p, f.Flag, *p, f.Help)
+			fs.Var(intValue{p}, f.Flag, f.Help)
 		case *uint64:
-			fs.Uint64Var(p, f.Flag, *p, f.Help)
+			fs.Var(uintValue{p}, f.Flag, f.Help)
 		case *float64:
-			fs.Float64Var(p, f.Flag, *p, f.Help)
+			fs.Var(floatValue{p}, f.Flag, f.Help)
 		default:
 			return nil, fmt.Errorf("%s: option -%s of type %T", e.Name(), f.Flag, p)
 		}
@@ -179,6 +179,13 @@ func runSweep(ctx context.Context, e experiments.SweepStudy, args []string, stdo
 		return err
 	}
 	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := refuseEmpty(fs, map[string]string{
+		"methods": "the experiment's list, or " + method.List(quick.Methods) + " with -quick",
+		"lambdas": lambdaNames(paper.Lambdas) + ", or " + lambdaNames(quick.Lambdas) + " with -quick",
+		"seeds":   seedNames(paper.Seeds) + ", or " + seedNames(quick.Seeds) + " with -quick",
+	}); err != nil {
 		return err
 	}
 	v := experiments.Variant{Options: opts}

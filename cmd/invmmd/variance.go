@@ -27,8 +27,11 @@ func runVariance(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	})
 	quick := fs.Bool("quick", false, "7 batch sizes × 30 batches and a small training run; writes to "+quickOut()+" unless -out is given")
 	out := fs.String("out", "", "output folder: the table goes to OUT/tables, the figure to OUT (default figures/, or "+quickOut()+" with -quick)")
-	batches := fs.Int("batches", 0, "batches per size, at least 2 (0: 100, or 30 with -quick)")
-	seed := fs.Uint64("seed", 1, "seed of the training run and of the batches")
+	batches, seed := new(int), new(uint64)
+	*seed = 1
+	fs.Var(intValue{batches}, "batches", "`n` batches per size, at least 2 (0: 100, or 30 with -quick)")
+	fs.Var(uintValue{seed}, "seeds", "the `seed` of the training run and of the batches (one: the study trains h once)")
+	experimentAlias(fs, "seed", stderr)
 	shardFlag := fs.String("shard", "", "i/n: estimate only the i-th of n slices of the batch sizes and write their result files under OUT/fits/variance; then invmmd merge -out OUT")
 	resume := fs.Bool("resume", false, "skip batch sizes whose result file exists under OUT/fits/variance (same configuration)")
 	checkOnly := fs.Bool("check", false, "check the flags, the output folder and the configuration stored there, then exit without computing or writing anything")

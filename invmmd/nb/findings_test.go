@@ -7,6 +7,8 @@ import (
 	"github.com/invmmd/invmmd/invmmd/results"
 )
 
+// Every finding reads as one sentence: the claim, whether it holds on this run, the
+// numbers in words.
 func TestFindings(t *testing.T) {
 	none, obs := V{"none", 0.66}, V{"obs", 0.78}
 	full, dr, reg := V{"full", 0.81}, V{"dr", 0.82}, V{"reg", 0.815}
@@ -16,20 +18,36 @@ func TestFindings(t *testing.T) {
 		want string
 	}{
 		{"ordered holds", Ordered("test accuracy", []V{none}, []V{obs}, []V{full, dr, reg}),
-			"none < obs < {full, dr, reg} in test accuracy: holds (0.660 < 0.780 < 0.810, 0.820, 0.815)"},
+			"In test accuracy, none is below obs, which is below each of full, dr and reg: this holds (none at 0.660; obs at 0.780; full at 0.810, dr at 0.820, reg at 0.815)."},
 		{"ordered fails at the tier's extreme", Ordered("test accuracy", []V{none}, []V{{"obs", 0.815}}, []V{full, dr}),
-			"none < obs < {full, dr} in test accuracy: does not hold: obs 0.815 ≥ full 0.810"},
-		{"ties do not hold", Less("", V{"a", 0.5}, V{"b", 0.5}), "a < b: does not hold: a 0.500 ≥ b 0.500"},
-		{"empty tier", Ordered("x", []V{none}, nil), "none < {} in x: not checked (tier 2 has no value in this run)"},
-		{"within", Within(V{"obs", 0.893}, V{"truth", 0.9}, 0.02), "obs within 0.020 of truth: holds (0.893, 0.007 from 0.900)"},
-		{"not within", Within(V{"obs", 0.85}, V{"truth", 0.9}, 0.02), "obs within 0.020 of truth: does not hold: 0.850, 0.050 from 0.900"},
-		{"closer", Closer(V{"reg", 0.22}, V{"dr", 0.3}, V{"full", 0.2}), "reg closer to full than dr: holds (|reg − full| = 0.020, |dr − full| = 0.100)"},
-		{"span", Span("test accuracy", []V{none, obs, full}, 0.2), "test accuracy of {none, obs, full} within 0.200 of each other: holds (from none 0.660 to full 0.810: 0.150 apart)"},
-		{"span too wide", Span("test accuracy", []V{none, obs, full}, 0.1), "test accuracy of {none, obs, full} within 0.100 of each other: does not hold: from none 0.660 to full 0.810: 0.150 apart"},
-		{"span of one", Span("x", []V{none}, 0.1), "x of none within 0.100 of each other: not checked (fewer than two values in this run)"},
-		{"bare bounds", Ordered("|train MMD|", []V{{"none", 0.147}}, []V{{"", 0.05}}), "none < 0.050 in |train MMD|: does not hold: none 0.147 ≥ 0.050"},
-		{"numeric names", Less("", V{"P(Q = 1)", 0.2}, V{"0.1", 0.1}), "P(Q = 1) < 0.1: does not hold: P(Q = 1) 0.200 ≥ 0.100"},
-		{"missing", Missing("dr-po ≥ 0", "no dr-po in the quick sweep"), "dr-po ≥ 0: not checked (no dr-po in the quick sweep)"},
+			"In test accuracy, none is below obs, which is below each of full and dr: this does NOT hold here (obs at 0.815 is not below full at 0.810)."},
+		{"a middle tier of several", Ordered("", []V{none}, []V{obs, full}, []V{dr}),
+			"none is below each of obs and full, each of which is below dr: this holds (none at 0.660; obs at 0.780, full at 0.810; dr at 0.820)."},
+		{"a chain of single values", Ordered("train MMD", []V{{"dr", 0.006}}, []V{{"obs", 0.05}}, []V{{"none", 0.2}}),
+			"In train MMD, dr is below obs, which is below none: this holds (0.006, then 0.050, then 0.200)."},
+		{"ties do not hold", Less("", V{"a", 0.5}, V{"b", 0.5}), "a is below b: this does NOT hold here (a at 0.500 is not below b at 0.500)."},
+		{"empty tier", Ordered("x", []V{none}, nil), "In x, none is below nothing: not checked (the second group of values is empty in this run)."},
+		{"within", Within(V{"obs", 0.893}, V{"the truth", 0.9}, 0.02), "obs is within 0.020 of the truth: this holds (0.893, which is 0.007 from 0.900)."},
+		{"not within", Within(V{"obs", 0.85}, V{"the truth", 0.9}, 0.02), "obs is within 0.020 of the truth: this does NOT hold here (0.850, which is 0.050 from 0.900)."},
+		{"equals", Within(V{"the number of fits stopped by patience", 12}, V{"the number of fits", 12}, 0),
+			"the number of fits stopped by patience equals the number of fits: this holds (both are 12)."},
+		{"does not equal", Within(V{"the epochs after the best", 18}, V{"the patience", 20}, 0),
+			"the epochs after the best equals the patience: this does NOT hold here (18, not 20)."},
+		{"closer", Closer(V{"reg", 0.22}, V{"dr", 0.3}, V{"full", 0.2}), "reg is closer to full than dr is: this holds (reg is 0.020 from it, dr 0.100)."},
+		{"span", Span("test accuracies", []V{none, obs, full}, 0.2), "the test accuracies of none, obs and full lie within 0.200 of each other: this holds (from none at 0.660 to full at 0.810, 0.150 apart)."},
+		{"span too wide", Span("test accuracies", []V{none, obs, full}, 0.1), "the test accuracies of none, obs and full lie within 0.100 of each other: this does NOT hold here (from none at 0.660 to full at 0.810, 0.150 apart)."},
+		{"span of one", Span("x", []V{none}, 0.1), "the x of none lie within 0.100 of each other: not checked (this run has fewer than two of them)."},
+		{"bare bound after", Ordered("|train MMD|", []V{{"none", 0.147}}, []V{{"", 0.05}}), "In |train MMD|, none is below 0.050: this does NOT hold here (none at 0.147 is not below 0.050)."},
+		{"bare bound first", Ordered("size at n = 2000", []V{{"", 0.07}}, []V{{"obs", 0.3}, {"reg", 0.27}}),
+			"In size at n = 2000, each of obs and reg is above 0.070: this holds (obs at 0.300, reg at 0.270; 0.070)."},
+		{"bare bound first, one value", Less("", V{"", 0.8}, V{"power", 0.835}), "power is above 0.800: this holds (0.835 against 0.800)."},
+		{"bare bound first, failing", Ordered("", []V{{"", 0.07}}, []V{{"obs", 0.3}, {"reg", 0.05}}),
+			"each of obs and reg is above 0.070: this does NOT hold here (reg at 0.050 is not above 0.070)."},
+		{"names with commas", Ordered("", []V{{"dr, logits", 0.1}, {"dr, features", 0.2}}, []V{none}),
+			"each of dr, logits and dr, features is below none: this holds (dr, logits at 0.100, dr, features at 0.200; none at 0.660)."},
+		{"numeric names", Less("", V{"P(Q = 1)", 0.2}, V{"0.1", 0.1}), "P(Q = 1) is below 0.1: this does NOT hold here (P(Q = 1) at 0.200 is not below 0.100)."},
+		{"missing", Missing("dr-po is at least 0", "no dr-po in the quick sweep"), "dr-po is at least 0: not checked (no dr-po in the quick sweep)."},
+		{"reworded", Less("test accuracy", obs, V{"", 0.9}).As("obs does no better than 0.9"), "obs does no better than 0.9: this holds (0.780 against 0.900)."},
 	} {
 		if got := c.f.String(); got != c.want {
 			t.Errorf("%s:\n got %s\nwant %s", c.name, got, c.want)
@@ -37,11 +55,25 @@ func TestFindings(t *testing.T) {
 	}
 }
 
+// CheckText prints the findings under their heading and, when some fail, says how many.
 func TestCheckText(t *testing.T) {
-	got := CheckText("The paper's findings, on this run", Less("x", V{"a", 1}, V{"b", 2}))
-	want := "The paper's findings, on this run:\n  - a < b in x: holds (1 < 2)\n"
-	if got != want {
-		t.Errorf("CheckText = %q, want %q", got, want)
+	a, b := V{"a", 1}, V{"b", 2}
+	for _, c := range []struct {
+		name     string
+		findings []Finding
+		want     string
+	}{
+		{"holds", []Finding{Less("x", a, b)}, "The paper's findings, on this run:\n  - In x, a is below b: this holds (1 against 2).\n"},
+		{"one of one fails", []Finding{Less("x", b, a)},
+			"The paper's findings, on this run:\n  - In x, b is below a: this does NOT hold here (b at 2 is not below a at 1).\n  This check fails here.\n"},
+		{"one of two fails", []Finding{Less("", a, b), Less("", b, a)}, "  One of these 2 checks fails here.\n"},
+		{"two of three fail", []Finding{Less("", a, b), Less("", b, a), Less("", b, a)}, "  Two of these 3 checks fail here.\n"},
+		{"not checked is no failure", []Finding{Less("", a, b), Missing("c", "why")}, "not checked (why).\n"},
+	} {
+		got := CheckText("The paper's findings, on this run", c.findings...)
+		if !strings.HasSuffix(got, c.want) {
+			t.Errorf("%s: CheckText =\n%s\nwant it to end with\n%s", c.name, got, c.want)
+		}
 	}
 }
 

@@ -274,7 +274,7 @@ func TestWriteShowsDisagreement(t *testing.T) {
 	for _, want := range []string{
 		"seed 13; 16 repetitions of 1200 rows",
 		"Direction 1:", "Direction 2:",
-		"they disagree: obs calls the invariant h* dependent",
+		"so obs calls the invariant h* dependent",
 		"undefined in 16 of 16 repetitions (no observed row has Z = 1)",
 		"cannot detect the dependence",
 	} {
@@ -314,6 +314,32 @@ func TestAutoMatchesEstimate(t *testing.T) {
 			if math.Abs(exact[k].Value-auto[k].Value) > 1e-7 {
 				t.Errorf("%v %v: Estimate %.10f, Auto %.10f", d, exact[k].Method, exact[k].Value, auto[k].Value)
 			}
+		}
+	}
+}
+
+// The verdict reads as a sentence whose reason matches its conclusion: a difference of many
+// standard errors that the bias allowance or rounding explains is an agreement, and says so.
+func TestVerdictText(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		d    Direction
+		v    Verdict
+		want string
+	}{
+		{"obs inflates an invariant h*", Direction1, Verdict{Diff: 0.0217, Z: 37.5, Allowance: 0.0042, Disagree: true},
+			"they disagree: obs exceeds full by 0.0217 (37.5 standard errors, and more than the 0.0042 that small-sample bias can explain), so obs calls the invariant h* dependent"},
+		{"obs below full", Direction2, Verdict{Diff: -0.05, Z: -8, Allowance: 0.01, Disagree: true},
+			"they disagree: obs − full = -0.0500 (8.0 standard errors, and more than the 0.0100 that small-sample bias can explain)"},
+		{"many SE, within the allowance", Direction1, Verdict{Diff: 0.0157, Z: 7.3, Allowance: 0.0166},
+			"they agree: they differ by 0.0157, which is 7.3 standard errors but less than the 0.0166 that small-sample bias alone can explain"},
+		{"equal up to rounding", Direction2, Verdict{Diff: 1e-14, Z: 24.4, Allowance: 0.008},
+			"they agree: they are equal up to rounding (they differ by 1e-14)"},
+		{"within chance", Direction1, Verdict{Diff: -0.0002, Z: -1.2, Allowance: 0.004},
+			"they agree: they differ by 0.0002, 1.2 standard errors, which chance alone can explain (the cut is 3)"},
+	} {
+		if got := verdictText(c.d, c.v); got != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.name, got, c.want)
 		}
 	}
 }

@@ -125,19 +125,38 @@ func (r Result) Verdicts() []Verdict {
 			v.Diff = obs.Mean - full.Mean
 			v.Z = v.Diff / math.Hypot(obs.SE, full.SE)
 			v.Disagree = math.Abs(v.Z) > 3 && math.Abs(v.Diff) > v.Allowance
-			v.Text = fmt.Sprintf("obs − full = %.4f (%.1f SE; small-sample bias allowance %.4f): ", v.Diff, v.Z, v.Allowance)
-			switch {
-			case !v.Disagree:
-				v.Text += "they agree"
-			case s.Direction == Direction1 && v.Diff > 0:
-				v.Text += "they disagree: obs calls the invariant h* dependent"
-			default:
-				v.Text += "they disagree"
-			}
+			v.Text = verdictText(s.Direction, v)
 		}
 		out = append(out, v)
 	}
 	return out
+}
+
+// verdictText reads a comparison of obs with full as a sentence: whether they agree, by
+// how much they differ, and which of the two yardsticks (3 standard errors of the
+// difference, the small-sample bias allowance) decides it, so that a difference of many
+// standard errors that small-sample bias or rounding explains does not read as a
+// contradiction.
+func verdictText(d Direction, v Verdict) string {
+	diff := fmt.Sprintf("%.2g", math.Abs(v.Diff))
+	if math.Abs(v.Diff) >= 0.001 {
+		diff = fmt.Sprintf("%.4f", math.Abs(v.Diff))
+	}
+	by := fmt.Sprintf("%.1f standard errors", math.Abs(v.Z))
+	switch {
+	case v.Disagree && d == Direction1 && v.Diff > 0:
+		return fmt.Sprintf("they disagree: obs exceeds full by %s (%s, and more than the %.4f that small-sample bias can explain), so obs calls the invariant h* dependent",
+			diff, by, v.Allowance)
+	case v.Disagree:
+		return fmt.Sprintf("they disagree: obs − full = %.4f (%s, and more than the %.4f that small-sample bias can explain)", v.Diff, by, v.Allowance)
+	case math.Abs(v.Diff) < 1e-9:
+		return fmt.Sprintf("they agree: they are equal up to rounding (they differ by %s)", diff)
+	case math.Abs(v.Z) > 3:
+		return fmt.Sprintf("they agree: they differ by %s, which is %s but less than the %.4f that small-sample bias alone can explain",
+			diff, by, v.Allowance)
+	default:
+		return fmt.Sprintf("they agree: they differ by %s, %s, which chance alone can explain (the cut is 3)", diff, by)
+	}
 }
 
 // verdictLines returns the verdict lines of direction d.

@@ -14,7 +14,8 @@
 #   sbatch options go to the array job (e.g. --partition=gpu --time=2:00:00
 #                --cpus-per-task=4 --gres=gpu:1); the merge job gets only --partition,
 #                --account, --qos and --time.
-#   invmmd flags after -- go to every shard (e.g. -- -quick -seeds 1,2,3,4,5).
+#   invmmd flags after -- go to every shard (e.g. -- -quick -seeds 1,2,3,4,5; variance takes one
+#                seed, -seeds 1). The flags are those of invmmd EXPERIMENT -h.
 #
 # Environment: INVMMD_BIN, an invmmd binary every node can run (default: built here into
 # DIR/bin/invmmd); GOMLX_BACKEND (e.g. xla:cuda on GPU partitions) reaches the tasks
