@@ -280,8 +280,8 @@ func powerPanel(rows []results.CalibrationRow, tests []string, n int, alpha floa
 func qqPanel(null []results.CalibrationP, tests []string, n int) *plot.Plot {
 	p := plot.New()
 	legible(p)
-	p.Title.Text = fmt.Sprintf("Null p-values at n = %s; dashed: uniform", thousands(n))
-	p.X.Label.Text = "uniform quantile"
+	p.Title.Text = fmt.Sprintf("Null p-values at n = %s (key below)", thousands(n))
+	p.X.Label.Text = "uniform quantile (dashed: uniform p-values)"
 	p.Y.Label.Text = "p-value (sorted)"
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, 0, 1
 	diag, _ := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 1}})

@@ -299,9 +299,27 @@ func (s *columnShade) Thumbnail(c *draw.Canvas) {
 	s.fillRect(c, c.Rectangle)
 }
 
+// edgeArrow marks a value beyond the axis: an arrow pointing out of the plot (up when up is
+// true), its tip on the edge, so that it cannot be read as a data marker (the triangles some
+// estimators are drawn with).
+type edgeArrow struct{ up bool }
+
+// DrawGlyph implements draw.GlyphDrawer: a shaft of 2r and an open head of r.
+func (a edgeArrow) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
+	r := sty.Radius
+	dir := vg.Length(1)
+	if !a.up {
+		dir = -1
+	}
+	tip := vg.Point{X: pt.X, Y: pt.Y + dir*r}
+	ls := draw.LineStyle{Color: sty.Color, Width: vg.Points(1.3)}
+	c.StrokeLine2(ls, pt.X, pt.Y-dir*r, tip.X, tip.Y)
+	c.StrokeLines(ls, []vg.Point{{X: tip.X - r*0.7, Y: tip.Y - dir*r*0.7}, tip, {X: tip.X + r*0.7, Y: tip.Y - dir*r*0.7}})
+}
+
 // clippedLine is a polyline clipped to the y axis range, with the points beyond the range
-// drawn as triangles on the edge they crossed. With every > 1 the glyph marks only every
-// every-th point from offset (the triangles mark every point beyond the range); a glyph of
+// drawn as arrows (edgeArrow) on the edge they crossed. With every > 1 the glyph marks only every
+// every-th point from offset (the arrows mark every point beyond the range); a glyph of
 // radius 0 is not drawn.
 type clippedLine struct {
 	xys           plotter.XYs
@@ -324,10 +342,10 @@ func (l *clippedLine) Plot(c draw.Canvas, p *plot.Plot) {
 		g := l.glyph
 		switch {
 		case xy.Y > ymax:
-			g.Shape, g.Radius = draw.TriangleGlyph{}, vg.Points(3.5)
+			g.Shape, g.Radius = edgeArrow{up: true}, vg.Points(4)
 			pts[i].Y -= g.Radius
 		case xy.Y < ymin:
-			g.Shape, g.Radius = triangleDown{}, vg.Points(3.5)
+			g.Shape, g.Radius = edgeArrow{up: false}, vg.Points(4)
 			pts[i].Y += g.Radius
 		default:
 			if g.Radius == 0 || g.Shape == nil || (l.every > 1 && (i-l.offset)%l.every != 0) {

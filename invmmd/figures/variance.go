@@ -27,7 +27,7 @@ const (
 // MeanQuantile is the share of the variance study's medians and quartiles, or its means,
 // left out at each end when a panel's axis is fitted to them: small batches give some
 // estimators means far from the rest (5.9 for ip at 1,000 rows, −9.7 for dr+ in a quick
-// run), which would squash the others. Values beyond the axis are drawn as triangles on the
+// run), which would squash the others. Values beyond the axis are drawn as arrows on the
 // edge, and the title counts them and gives the farthest.
 const MeanQuantile = 0.05
 
@@ -91,7 +91,7 @@ func isDR(name string) bool { return strings.HasPrefix(name, "dr") }
 // legend, right of it, says which estimators are in the paper's figure, which only in its
 // tables, and which are this project's. The left axis spans the row's medians and quartiles
 // but the MeanQuantile at each end (and the values just beyond), and always full's mean at
-// the largest batch size, drawn as a line; means beyond it are triangles on its edge.
+// the largest batch size, drawn as a line; means beyond it are arrows on its edge.
 func Variance(points []results.VariancePoint) ([][]*plot.Plot, error) {
 	if len(points) == 0 {
 		return nil, fmt.Errorf("figures: Variance: no points")
@@ -257,7 +257,7 @@ func varianceRow(names []string, refFull, keyed, hatched bool, by map[string][]r
 		ml := &clippedLine{xys: medXY, line: line, glyph: glyph, every: 4, offset: k % 4}
 		il := &clippedLine{xys: iqrXY, line: line, glyph: glyph, every: 4, offset: k % 4}
 		// The mean and sd: thin, faded and unmarked, so that the robust summaries read
-		// first; a mean beyond the axis is a faded triangle on its edge.
+		// first; a mean beyond the axis is a faded arrow on its edge.
 		faded := withAlpha(st.color, 150)
 		thinLine := draw.LineStyle{Color: faded, Width: vg.Points(0.9), Dashes: st.dashes}
 		al := &clippedLine{xys: meanXY, line: thinLine, glyph: draw.GlyphStyle{Color: faded}}
@@ -318,6 +318,9 @@ func varianceRow(names []string, refFull, keyed, hatched bool, by map[string][]r
 		if hatched {
 			keys.add("hatched: a normaliser raised to its floor", &columnShade{fill: CaveatColor, hatch: true})
 		}
+		arrow, _ := plotter.NewScatter(plotter.XYs{{}}) // the key covers every row's arrows
+		arrow.GlyphStyle = draw.GlyphStyle{Color: withAlpha(KeyColor, 150), Radius: vg.Points(4), Shape: edgeArrow{up: true}}
+		keys.add("arrow on an edge: a mean beyond the axis", arrow)
 		keys.add(fmt.Sprintf("full's mean at n = %s (%.3f)", thousands(refN), ref), refLine)
 	}
 	if refFull && len(names) > 2 {
