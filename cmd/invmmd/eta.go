@@ -26,18 +26,20 @@ const stepTimesSource = "times measured on a 2-vCPU AMD EPYC with -jobs 2 under 
 // start, 3.4–4.8 during the simulation, textured-MNIST and clinical steps, 6.7 at the end;
 // 5 min 21 s in all (400 s of user CPU).
 //
-// Full: the README's measurements of the paper-size steps: simulation 22 min, its
-// companion with the paper's split 21 min and variance 2.5 min on a 2-vCPU AMD EPYC;
-// clinical 37 min as one process on a 2-vCPU Xeon under a load of 12–15; textured MNIST
-// 50 min on an earlier machine, times 1.4 for the EPYC (an estimate); the
-// continuous-nuisance simulation about an hour (its fits summed, on a shared 2-vCPU Xeon).
+// Full: the wall times of the paper-size steps in their runs' logs, listed per step with
+// the machine in docs/sweeps.md (TestStepTimesMatchTheManual checks the two agree):
+// simulation 1,335 s, its companion with the paper's split 1,251 s and variance 98 s on a
+// 2-vCPU AMD EPYC; clinical 2,190 s as one process on a 2-vCPU Xeon under a load of 12–15;
+// textured MNIST 2,983 s on an earlier 2-core machine (the EPYC ran its checks about 1.4×
+// as long, which the pace scaling of eta absorbs after the first step); the
+// continuous-nuisance simulation about 3,700 s (its fits summed, on a shared 2-vCPU Xeon).
 var stepTimes = map[string]stepTime{
-	"sim":       {Quick: 46 * time.Second, Full: 22 * time.Minute},
-	"sim_mf075": {Full: 21 * time.Minute},
-	"tmnist":    {Quick: 91 * time.Second, Full: 70 * time.Minute},
-	"clinical":  {Quick: 53 * time.Second, Full: 37 * time.Minute},
-	"variance":  {Quick: 39 * time.Second, Full: 150 * time.Second},
-	"simcont":   {Quick: 92 * time.Second, Full: 60 * time.Minute},
+	"sim":       {Quick: 46 * time.Second, Full: 1335 * time.Second},
+	"sim_mf075": {Full: 1251 * time.Second},
+	"tmnist":    {Quick: 91 * time.Second, Full: 2983 * time.Second},
+	"clinical":  {Quick: 53 * time.Second, Full: 2190 * time.Second},
+	"variance":  {Quick: 39 * time.Second, Full: 98 * time.Second},
+	"simcont":   {Quick: 92 * time.Second, Full: 3700 * time.Second},
 }
 
 // eta estimates how long the main job's remaining steps take: the recorded time of each

@@ -1,6 +1,10 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -107,5 +111,48 @@ func TestRoughly(t *testing.T) {
 		if got := roughly(c.d); got != c.want {
 			t.Errorf("roughly(%v) = %q, want %q", c.d, got, c.want)
 		}
+	}
+}
+
+// TestStepTimesMatchTheManual checks the recorded paper-size times against the table of
+// docs/sweeps.md ("How long the main job takes"), which the README's total sums: the same
+// seconds for every step, so that invmmd all's estimate and the documents give one record.
+func TestStepTimesMatchTheManual(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "sweeps.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	start, end := strings.Index(doc, "<!-- main job times -->"), strings.Index(doc, "<!-- /main job times -->")
+	if start < 0 || end < start {
+		t.Fatal("docs/sweeps.md has no main job times table")
+	}
+	// The table's first cell names the step's command; stepTimes keys by its results' name.
+	names := map[string]string{"`sim`": "sim", "`sim -paper-split`": "sim_mf075", "`tmnist`": "tmnist",
+		"`clinical`": "clinical", "`variance`": "variance", "`simcont`": "simcont"}
+	secs := regexp.MustCompile(`([0-9][0-9,]*) s\b`)
+	seen := 0
+	for _, l := range strings.Split(doc[start:end], "\n") {
+		cells := strings.Split(strings.Trim(strings.TrimSpace(l), "|"), "|")
+		if len(cells) < 2 {
+			continue
+		}
+		name, ok := names[strings.TrimSpace(cells[0])]
+		if !ok {
+			continue
+		}
+		m := secs.FindStringSubmatch(cells[1])
+		if m == nil {
+			t.Errorf("docs/sweeps.md: no seconds for %s", name)
+			continue
+		}
+		v, _ := strconv.Atoi(strings.ReplaceAll(m[1], ",", ""))
+		if got := stepTimes[name].Full; got != time.Duration(v)*time.Second {
+			t.Errorf("%s: stepTimes records %v, docs/sweeps.md %d s", name, got, v)
+		}
+		seen++
+	}
+	if seen != len(names) {
+		t.Errorf("docs/sweeps.md lists %d of the main job's %d steps", seen, len(names))
 	}
 }
