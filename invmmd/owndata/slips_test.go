@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -420,6 +421,56 @@ func TestFewFoldsMarked(t *testing.T) {
 			if want := tc.marked && r.Method != method.Obs; withheld != want {
 				t.Errorf("estimate, %d folds, %v: SE %v, want withheld %v", tc.folds, r.Method, r.ValueSE, want)
 			}
+		}
+	}
+}
+
+// TestConservativeSEFlagged checks ConservativeSENote: invmmd estimate flags the standard
+// error of a method reading a fitted G or m whose estimate is within two of them of 0 (h
+// independent of Z), and not when h depends on Z strongly, nor for a method that reads
+// neither (obs), nor for one whose G and m are given as columns.
+func TestConservativeSEFlagged(t *testing.T) {
+	n := 2000
+	rng := rand.New(rand.NewPCG(3, 4))
+	x, y, z, hNull, hDep, g, m := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+	for i := range n {
+		x[i], y[i] = rng.Float64(), float64(rng.IntN(2))
+		m[i] = 0.5
+		z[i] = float64(rng.IntN(2))
+		hNull[i] = y[i] + rng.NormFloat64()
+		hDep[i] = y[i] + 3*z[i] + 0.3*rng.NormFloat64()
+		g[i] = 0.8
+		if rng.Float64() > g[i] {
+			z[i] = math.NaN()
+		}
+	}
+	tab, err := tabular.NewTable("se", tabular.NumberColumn("x", x), tabular.NumberColumn("y", y), tabular.NumberColumn("z", z),
+		tabular.NumberColumn("h0", hNull), tabular.NumberColumn("h1", hDep), tabular.NumberColumn("g", g), tabular.NumberColumn("m", m))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		h      string
+		given  bool
+		method method.Method
+		want   bool
+	}{
+		{"h0", false, method.DR, true}, {"h0", false, method.IP, true}, {"h0", false, method.Obs, false},
+		{"h1", false, method.DR, false}, {"h0", true, method.DR, false},
+	} {
+		ec := DefaultEstimateConfig()
+		ec.Y, ec.Z, ec.H, ec.X, ec.Methods = "y", "z", tc.h, []string{"x"}, []method.Method{tc.method}
+		if tc.given {
+			ec.G, ec.M = "g", "m"
+		}
+		est, err := estimateTable(context.Background(), tab, ec, (&fakeFitter{}).fit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := est.Results[0]
+		got := slices.ContainsFunc(est.Warnings, func(w string) bool { return strings.Contains(w, ConservativeSENote) })
+		if got != tc.want {
+			t.Errorf("%s, %v, G and m given %v: estimate %.4g ± %.4g, flagged %v, want %v", tc.h, tc.method, tc.given, r.Value, r.ValueSE, got, tc.want)
 		}
 	}
 }
