@@ -86,7 +86,7 @@ func (o *ToolCalibration) Markdown() string {
 			}
 			fmt.Fprintf(&b, "| %d | %g | %.2f | %.2f |\n", r.N, r.Delta, full, r.Rate())
 		}
-		fmt.Fprintf(&b, "\nStandard errors of invmmd estimate (%s): RMS SE / sd of the estimates over the tables (1: calibrated)\n\n| n | δ |", c.Fittings[0].Name)
+		fmt.Fprintf(&b, "\nStandard errors of invmmd estimate (%s): RMS SE / sd of the estimates over the tables (1: calibrated), ± its Monte Carlo SE\n\n| n | δ |", c.Fittings[0].Name)
 		for _, m := range methods {
 			fmt.Fprintf(&b, " %s |", m)
 		}
@@ -104,9 +104,14 @@ func (o *ToolCalibration) Markdown() string {
 				cell := " (no SE) |"
 				for _, s := range o.SE {
 					if s.Kind == s0.Kind && s.N == s0.N && s.Delta == s0.Delta && s.Method == m {
-						cell = fmt.Sprintf(" %.2f |", s.Ratio())
-						if m == method.Reg.String() {
-							cell = fmt.Sprintf(" %.2f (not printed) |", s.Ratio())
+						cell = fmt.Sprintf(" %.2f ± %.2f |", s.Ratio(), s.RatioSE())
+						mt, _ := method.Parse(m)
+						switch {
+						case mt == method.Reg:
+							cell = fmt.Sprintf(" %.2f ± %.2f (not printed) |", s.Ratio(), s.RatioSE())
+						case s.Delta == 0 && (mt.NeedsG() || mt.NeedsM()):
+							// owndata.ConservativeSENote: an upper bound near 0.
+							cell = fmt.Sprintf(" %.2f ± %.2f (an upper bound near 0) |", s.Ratio(), s.RatioSE())
 						}
 					}
 				}

@@ -35,9 +35,9 @@ type figureCase struct {
 	w, h vg.Length
 }
 
-// committedFigures draws the figures of the committed tables (all but the calibration
-// figure, whose layout this package's legends below leave as it was, and the textured-MNIST
-// examples, drawn from the data).
+// committedFigures draws the figures of the committed tables (all but the test's
+// calibration figure, whose layout this package's legends below leave as it was, and the
+// textured-MNIST examples, drawn from the data).
 func committedFigures(t *testing.T) []figureCase {
 	t.Helper()
 	var out []figureCase
@@ -131,7 +131,19 @@ func committedFigures(t *testing.T) []figureCase {
 		}
 		out = append(out, figureCase{name, g, DiagnosisWidth, DiagnosisHeight})
 	}
-	return out
+	rows, err := results.ReadToolCalibrationCSV(filepath.Join(committedTables, "calibration_tool.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	se, err := results.ReadSECalibrationCSV(filepath.Join(committedTables, "calibration_tool_se.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := ToolCalibration(rows, se, 0.05)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(out, figureCase{"calibration_tool", g, ToolCalibrationWidth, ToolCalibrationHeight})
 }
 
 // objectivesFigure draws the objectives figure of the experiment stored under name at λ.

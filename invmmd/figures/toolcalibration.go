@@ -18,7 +18,7 @@ import (
 // and a row of standard-error panels, one column per kind of nuisance.
 const (
 	ToolCalibrationWidth  = 10 * vg.Inch
-	ToolCalibrationHeight = 7 * vg.Inch
+	ToolCalibrationHeight = 8 * vg.Inch
 )
 
 // ToolSizeBand is the range of null rejection rates at α = 0.05 that a p-value invmmd test
@@ -34,9 +34,9 @@ var (
 const toolSizeMax = 0.3
 
 // fittingShapes gives each way of fitting G and m its marker: cross-fitting on 5 folds a
-// circle, on 2 folds a square, sample splitting a triangle.
+// circle, on 2 folds a square, sample splitting a triangle, fit's held-out test a cross.
 var fittingShapes = map[string]draw.GlyphDrawer{
-	"crossfit5": draw.CircleGlyph{}, "crossfit2": draw.BoxGlyph{}, "split": draw.PyramidGlyph{},
+	"crossfit5": draw.CircleGlyph{}, "crossfit2": draw.BoxGlyph{}, "split": draw.PyramidGlyph{}, "fit": draw.CrossGlyph{},
 }
 
 // ToolCalibration returns the panels of the calibration of invmmd test and invmmd estimate
@@ -44,7 +44,8 @@ var fittingShapes = map[string]draw.GlyphDrawer{
 // each method's rejection rate under the null with its 95 % binomial interval, a marker per
 // way of fitting G and m and sample size, the band a valid p-value must lie in; (bottom)
 // each method's RMS standard error over the spread of its estimates, under the null and
-// under dependence, with the band a printed standard error must lie in.
+// under dependence, with its 95 % Monte Carlo interval (results.SECalibrationRow.RatioSE)
+// and the band a printed standard error must lie in.
 func ToolCalibration(rows []results.ToolCalibrationRow, se []results.SECalibrationRow, alpha float64) ([][]*plot.Plot, error) {
 	if len(rows) == 0 {
 		return nil, fmt.Errorf("figures: ToolCalibration: no rows")
@@ -65,13 +66,39 @@ func ToolCalibration(rows []results.ToolCalibrationRow, se []results.SECalibrati
 		}
 	}
 	slices.Sort(sizes)
+	// The cells (fitting, size) and the δs of the standard errors are the study's, not a
+	// kind's, so that a marker sits at the same place in every panel and the key, in the
+	// last column, lists them all.
+	var cells []toolCell
+	for _, f := range fittings {
+		for _, n := range sizes {
+			for _, r := range rows {
+				if r.Fitting == f && r.N == n && r.Delta == 0 && !slices.Contains(cells, toolCell{f, n}) {
+					cells = append(cells, toolCell{f, n})
+				}
+			}
+		}
+	}
+	var deltas []float64
+	for _, s := range se {
+		if !slices.Contains(deltas, s.Delta) {
+			deltas = append(deltas, s.Delta)
+		}
+	}
+	slices.Sort(deltas)
 	top := make([]*plot.Plot, len(kinds))
 	bottom := make([]*plot.Plot, len(kinds))
 	for k, kind := range kinds {
-		top[k] = toolSizePanel(rows, kind, methods, fittings, sizes, alpha, k == len(kinds)-1)
-		bottom[k] = toolSEPanel(se, kind, methods, sizes, k == len(kinds)-1)
+		top[k] = toolSizePanel(rows, kind, methods, cells, sizes, alpha, k == len(kinds)-1)
+		bottom[k] = toolSEPanel(se, kind, methods, sizes, deltas, k == len(kinds)-1)
 	}
 	return [][]*plot.Plot{top, bottom}, nil
+}
+
+// toolCell is a way of fitting G and m at a sample size: one marker of the size panels.
+type toolCell struct {
+	fitting string
+	n       int
 }
 
 // toolMarker returns the marker of a way of fitting at one of the sizes: open at the
@@ -81,6 +108,10 @@ func toolMarker(fitting string, n int, sizes []int, c color.Color) draw.GlyphSty
 	if !ok {
 		shape = draw.CrossGlyph{}
 	}
+	if _, cross := shape.(draw.CrossGlyph); cross {
+		// A cross has no inside to open: drawn larger, the same at every size.
+		return draw.GlyphStyle{Color: c, Radius: vg.Points(4.5), Shape: shape}
+	}
 	if n != sizes[len(sizes)-1] {
 		shape = holed{shape}
 	}
@@ -89,7 +120,7 @@ func toolMarker(fitting string, n int, sizes []int, c color.Color) draw.GlyphSty
 
 // toolSizePanel draws each method's null rejection rate for one kind of nuisance, one row
 // per method, one marker per (fitting, size) around it.
-func toolSizePanel(rows []results.ToolCalibrationRow, kind string, methods, fittings []string, sizes []int, alpha float64, legend bool) *plot.Plot {
+func toolSizePanel(rows []results.ToolCalibrationRow, kind string, methods []string, cells []toolCell, sizes []int, alpha float64, legend bool) *plot.Plot {
 	p := plot.New()
 	legible(p)
 	p.Title.Text = fmt.Sprintf("%s Z: size at α = %g", kind, alpha)
@@ -97,20 +128,6 @@ func toolSizePanel(rows []results.ToolCalibrationRow, kind string, methods, fitt
 	band := &vband{lo: ToolSizeBand[0], hi: ToolSizeBand[1], fill: withAlpha(LightGrey, 90)}
 	aLine := &vline{x: alpha, style: draw.LineStyle{Color: Grey, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}}
 	p.Add(band, aLine)
-	type cell struct {
-		fitting string
-		n       int
-	}
-	var cells []cell
-	for _, f := range fittings {
-		for _, n := range sizes {
-			for _, r := range rows {
-				if r.Kind == kind && r.Fitting == f && r.N == n && r.Delta == 0 && !slices.Contains(cells, cell{f, n}) {
-					cells = append(cells, cell{f, n})
-				}
-			}
-		}
-	}
 	yOf := func(k int) float64 { return float64(len(methods) - 1 - k) }
 	var ticks plot.ConstantTicks
 	for k, m := range methods {
@@ -124,7 +141,7 @@ func toolSizePanel(rows []results.ToolCalibrationRow, kind string, methods, fitt
 				if r.Kind != kind || r.Method != m || r.Fitting != ce.fitting || r.N != ce.n || r.Delta != 0 {
 					continue
 				}
-				y := yOf(k) + (float64(len(cells)-1)/2-float64(j))*0.7/float64(max(1, len(cells)-1))
+				y := yOf(k) + (float64(len(cells)-1)/2-float64(j))*0.8/float64(max(1, len(cells)-1))
 				rate, e := r.Rate(), 1.96*r.SE()
 				x := math.Min(rate, toolSizeMax)
 				whisker, _ := plotter.NewLine(plotter.XYs{{X: math.Max(0, rate-e), Y: y}, {X: math.Min(rate+e, toolSizeMax), Y: y}})
@@ -134,7 +151,7 @@ func toolSizePanel(rows []results.ToolCalibrationRow, kind string, methods, fitt
 				p.Add(whisker, dot)
 				if rate > toolSizeMax {
 					lab, _ := plotter.NewLabels(plotter.XYLabels{XYs: []plotter.XY{{X: toolSizeMax, Y: y}}, Labels: []string{fmt.Sprintf("%.2f ", rate)}})
-					lab.TextStyle[0].Font.Size = vg.Points(10)
+					lab.TextStyle[0].Font.Size = vg.Points(8.5)
 					lab.TextStyle[0].XAlign = draw.XRight
 					lab.TextStyle[0].YAlign = draw.YCenter
 					lab.Offset = vg.Point{X: -vg.Points(6)}
@@ -153,6 +170,7 @@ func toolSizePanel(rows []results.ToolCalibrationRow, kind string, methods, fitt
 			key.GlyphStyle = toolMarker(ce.fitting, ce.n, sizes, KeyColor)
 			p.Legend.Add(fmt.Sprintf("%s, n = %s", ce.fitting, thousands(ce.n)), key)
 		}
+		p.Legend.Add("bars: 95 % binomial interval")
 		p.Legend.Add(fmt.Sprintf("beyond %g: value written", toolSizeMax))
 	}
 	return p
@@ -160,7 +178,7 @@ func toolSizePanel(rows []results.ToolCalibrationRow, kind string, methods, fitt
 
 // toolSEPanel draws each method's RMS standard error over the spread of its estimates for
 // one kind of nuisance: per size, under the null (open) and under dependence (filled).
-func toolSEPanel(se []results.SECalibrationRow, kind string, methods []string, sizes []int, legend bool) *plot.Plot {
+func toolSEPanel(se []results.SECalibrationRow, kind string, methods []string, sizes []int, deltas []float64, legend bool) *plot.Plot {
 	p := plot.New()
 	legible(p)
 	p.Title.Text = fmt.Sprintf("%s Z: standard errors", kind)
@@ -168,13 +186,6 @@ func toolSEPanel(se []results.SECalibrationRow, kind string, methods []string, s
 	band := &vband{lo: ToolSEBand[0], hi: ToolSEBand[1], fill: withAlpha(LightGrey, 90)}
 	one := &vline{x: 1, style: draw.LineStyle{Color: Grey, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}}
 	p.Add(band, one)
-	var deltas []float64
-	for _, s := range se {
-		if s.Kind == kind && !slices.Contains(deltas, s.Delta) {
-			deltas = append(deltas, s.Delta)
-		}
-	}
-	slices.Sort(deltas)
 	yOf := func(k int) float64 { return float64(len(methods) - 1 - k) }
 	var ticks plot.ConstantTicks
 	lo, hi := 0.5, 1.5
@@ -193,11 +204,13 @@ func toolSEPanel(se []results.SECalibrationRow, kind string, methods []string, s
 					}
 					slot := i*len(deltas) + j
 					y := yOf(k) + (float64(slots-1)/2-float64(slot))*0.7/float64(max(1, slots-1))
-					x := s.Ratio()
-					lo, hi = math.Min(lo, x), math.Max(hi, x)
+					x, e := s.Ratio(), 1.96*s.RatioSE()
+					lo, hi = math.Min(lo, x-e), math.Max(hi, x+e)
+					whisker, _ := plotter.NewLine(plotter.XYs{{X: x - e, Y: y}, {X: x + e, Y: y}})
+					whisker.LineStyle = draw.LineStyle{Color: c, Width: vg.Points(1.2)}
 					dot, _ := plotter.NewScatter(plotter.XYs{{X: x, Y: y}})
 					dot.GlyphStyle = seMarker(i, len(sizes), j, c)
-					p.Add(dot)
+					p.Add(whisker, dot)
 				}
 			}
 		}
@@ -206,14 +219,20 @@ func toolSEPanel(se []results.SECalibrationRow, kind string, methods []string, s
 	p.Y.Min, p.Y.Max = -0.6, float64(len(methods))-0.4
 	p.X.Min, p.X.Max = math.Max(0, lo-0.05), hi+0.05
 	if legend {
-		p.Legend.Add(fmt.Sprintf("printed: %g–%g", ToolSEBand[0], ToolSEBand[1]), band)
+		p.Legend.Add(fmt.Sprintf("calibrated: %g–%g", ToolSEBand[0], ToolSEBand[1]), band)
 		for i, n := range sizes {
 			for j, d := range deltas {
+				if !slices.ContainsFunc(se, func(s results.SECalibrationRow) bool { return s.N == n && s.Delta == d }) {
+					continue
+				}
 				key, _ := plotter.NewScatter(plotter.XYs{{}})
 				key.GlyphStyle = seMarker(i, len(sizes), j, KeyColor)
 				p.Legend.Add(fmt.Sprintf("n = %s, δ = %g", thousands(n), d), key)
 			}
 		}
+		p.Legend.Add("bars: 95 % Monte Carlo interval")
+		p.Legend.Add("ip, dr near 0 with fitted G, m:")
+		p.Legend.Add("  printed as an upper bound")
 	}
 	return p
 }

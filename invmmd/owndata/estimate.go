@@ -151,7 +151,8 @@ func seWithheld(m method.Method, missingZ, fittedG, fittedM bool, folds int) str
 // estimate is a degenerate U-statistic, the calibration of the commands
 // (figures/tables/calibration_tool.md) found the jackknife's standard error larger than the
 // spread of the estimates beyond the band it holds under dependence, growing from n = 1000
-// to 3000 (with the true G and m it holds at both sizes). The standard error is printed,
+// to 3000 (with the true G and m the jackknife's second-order correction holds it:
+// invmmd's TestJackknifeSE). The standard error is printed,
 // flagged, since it errs on the safe side; whether the MMD² is 0 is invmmd test's question.
 const ConservativeSENote = "the estimate is within two standard errors of 0, where, with G and m fitted, the jackknife's standard error overstates its spread (the calibration of the commands): read it as an upper bound, and ask invmmd test whether the MMD² is 0"
 

@@ -36,8 +36,8 @@ type Row struct {
 	// PDR is the p-value of the test of H₀: h ⊥ Z | Y on the test split by dr's
 	// pseudo-outcome, by the cross route; absent (OK false) when the test failed (a warning
 	// says why) or the row comes from a run file written before the tests. ip's test is not
-	// run: with G fitted its size is not shown to hold (the calibration of the commands
-	// measured 0.09 at α = 0.05 for it where dr's held).
+	// run: with G fitted on the training split its size rose above α in the calibration of
+	// the commands where dr's held (figures/tables/calibration_tool.md, the fit rows).
 	PDR PValue `json:",omitzero"`
 }
 

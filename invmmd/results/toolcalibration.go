@@ -103,6 +103,14 @@ type SECalibrationRow struct {
 // Ratio returns RMSSE / SD.
 func (r SECalibrationRow) Ratio() float64 { return r.RMSSE / r.SD }
 
+// RatioSE returns the Monte Carlo standard error of Ratio from the spread of the estimates
+// alone: a standard deviation over R replicates has relative error 1/√(2(R−1)) for normal
+// estimates (the RMS of R standard errors varies far less). A ratio is told from a band's
+// edge only beyond about two of these.
+func (r SECalibrationRow) RatioSE() float64 {
+	return r.Ratio() / math.Sqrt(2*float64(max(1, r.Replicates-1)))
+}
+
 var seCalibrationHeader = []string{"kind", "n", "delta", "method", "replicates", "mean", "sd", "rms_se", "ratio"}
 
 // WriteSECalibrationCSV writes the rows with a header line.
