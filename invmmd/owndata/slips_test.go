@@ -474,3 +474,51 @@ func TestConservativeSEFlagged(t *testing.T) {
 		}
 	}
 }
+
+// TestGivenGFitsNoGAndWarnsNoPositivity: with G given as a column (-g), estimate and test
+// fit m alone, never a Ĝ they would not use, and judge positivity on the given G: a fitter
+// whose Ĝ would fail positivity everywhere (0.01) raises no warning when the column's G is
+// 0.5, and does when G is fitted.
+func TestGivenGFitsNoGAndWarnsNoPositivity(t *testing.T) {
+	n := 500
+	x, y, z, h, g := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+	for i := range n {
+		x[i], y[i], z[i], h[i], g[i] = float64(i%17)/3, float64(i%2), float64((i/2)%2), math.Sin(float64(i)), 0.5
+		if i%5 == 0 {
+			z[i] = math.NaN()
+		}
+	}
+	tab, err := tabular.NewTable("given", tabular.NumberColumn("x", x), tabular.NumberColumn("y", y), tabular.NumberColumn("z", z),
+		tabular.NumberColumn("h", h), tabular.NumberColumn("g", g))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, given := range []bool{true, false} {
+		f := &fakeFitter{}
+		lowG := func(ctx context.Context, l *loaded, c EstimateConfig, roles []train.Role, split *[3][]int, w io.Writer, wr *warner) (nuisancePred, AuxReport, error) {
+			p, rep, err := f.fit(ctx, l, c, roles, split, w, wr)
+			for i := range p.G {
+				p.G[i] = 0.01
+			}
+			return p, rep, err
+		}
+		ec := DefaultEstimateConfig()
+		ec.Y, ec.Z, ec.H, ec.X, ec.Methods = "y", "z", "h", []string{"x"}, []method.Method{method.DR}
+		if given {
+			ec.G = "g"
+		}
+		est, err := estimateTable(context.Background(), tab, ec, lowG)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, roles := range f.roles {
+			if given && slices.Contains(roles, train.RoleG) {
+				t.Errorf("G given: a Ĝ was fitted (roles %v)", roles)
+			}
+		}
+		warned := slices.ContainsFunc(est.Warnings, func(w string) bool { return strings.Contains(w, "positivity fails") })
+		if warned == given {
+			t.Errorf("G given %v: positivity warning %v, want %v (warnings %q)", given, warned, !given, est.Warnings)
+		}
+	}
+}
