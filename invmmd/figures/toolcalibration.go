@@ -29,8 +29,9 @@ var (
 	ToolSEBand   = [2]float64{0.85, 1.2}
 )
 
-// toolSizeMax is the right edge of the size panels: a rate beyond it is drawn at the edge
-// with its value written next to it, so that the band stays readable.
+// toolSizeMax is the right edge of the size panels: a rate beyond it is drawn at the edge,
+// and one whose interval reaches it has its value written next to it, so that the band
+// stays readable and no marker at the edge is ambiguous.
 const toolSizeMax = 0.3
 
 // fittingShapes gives each way of fitting G and m its marker: cross-fitting on 5 folds a
@@ -92,6 +93,23 @@ func ToolCalibration(rows []results.ToolCalibrationRow, se []results.SECalibrati
 		top[k] = toolSizePanel(rows, kind, methods, cells, sizes, alpha, k == len(kinds)-1)
 		bottom[k] = toolSEPanel(se, kind, methods, sizes, deltas, k == len(kinds)-1)
 	}
+	// One x range for the standard-error panels, so that their ticks line up.
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, b := range bottom {
+		lo, hi = math.Min(lo, b.X.Min), math.Max(hi, b.X.Max)
+	}
+	var ticks plot.ConstantTicks
+	for v := math.Ceil(lo*4) / 4; v <= hi; v += 0.25 {
+		t := plot.Tick{Value: v}
+		if math.Mod(v, 0.5) == 0 {
+			t.Label = fmt.Sprintf("%g", v) // labelled at 0.5, 1, 1.5: 1 is calibrated
+		}
+		ticks = append(ticks, t)
+	}
+	for _, b := range bottom {
+		b.X.Min, b.X.Max = lo, hi
+		b.X.Tick.Marker = ticks
+	}
 	return [][]*plot.Plot{top, bottom}, nil
 }
 
@@ -149,7 +167,7 @@ func toolSizePanel(rows []results.ToolCalibrationRow, kind string, methods []str
 				dot, _ := plotter.NewScatter(plotter.XYs{{X: x, Y: y}})
 				dot.GlyphStyle = toolMarker(ce.fitting, ce.n, sizes, c)
 				p.Add(whisker, dot)
-				if rate > toolSizeMax {
+				if rate+e > toolSizeMax { // at or near the edge: the value written
 					lab, _ := plotter.NewLabels(plotter.XYLabels{XYs: []plotter.XY{{X: toolSizeMax, Y: y}}, Labels: []string{fmt.Sprintf("%.2f ", rate)}})
 					lab.TextStyle[0].Font.Size = vg.Points(8.5)
 					lab.TextStyle[0].XAlign = draw.XRight
@@ -171,7 +189,7 @@ func toolSizePanel(rows []results.ToolCalibrationRow, kind string, methods []str
 			p.Legend.Add(fmt.Sprintf("%s, n = %s", ce.fitting, thousands(ce.n)), key)
 		}
 		p.Legend.Add("bars: 95 % binomial interval")
-		p.Legend.Add(fmt.Sprintf("beyond %g: value written", toolSizeMax))
+		p.Legend.Add(fmt.Sprintf("at the %g edge: value written", toolSizeMax))
 	}
 	return p
 }
@@ -231,8 +249,8 @@ func toolSEPanel(se []results.SECalibrationRow, kind string, methods []string, s
 			}
 		}
 		p.Legend.Add("bars: 95 % Monte Carlo interval")
-		p.Legend.Add("ip, dr near 0 with fitted G, m:")
-		p.Legend.Add("  printed as an upper bound")
+		p.Legend.Add("ip, dr at δ = 0: upper bounds")
+		p.Legend.Add("reg: not printed")
 	}
 	return p
 }
