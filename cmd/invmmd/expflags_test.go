@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// The experiment commands share the own-data commands' vocabulary (issue #37): -methods,
+// The experiment commands share the own-data commands' vocabulary: -methods,
 // -lambdas and -seeds everywhere, an empty list given on purpose refused as fit refuses it,
 // numbers that do not parse said in words (never Go's "parse error"), and the old names
 // working for this release with a warning. Every case returns before any training.

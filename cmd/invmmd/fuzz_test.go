@@ -81,7 +81,7 @@ func fuzzArgs(line, data, out, model string) []string {
 // FuzzOwnCommands runs fit, predict, estimate and test on fuzzed command lines and CSV
 // contents together (through dispatch, in a scratch folder): no input may panic — a runtime
 // stack dump is a bug — and every failure must be an error. The seed corpus holds the bad
-// command lines of issue #37 and runs under plain go test.
+// command lines the workflow tests name (workflow_test.go) and runs under plain go test.
 func FuzzOwnCommands(f *testing.F) {
 	good := "x1,x2,y,z,h,g,m\n"
 	for i := range 40 {

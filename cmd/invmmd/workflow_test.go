@@ -18,7 +18,7 @@ import (
 	"time"
 )
 
-// The own-data workflow of issue #37: fit → predict → estimate → test without glue, every
+// The own-data workflow: fit → predict → estimate → test without glue, every
 // bad input a named error before any work, Ctrl-C within a second, one writer per folder.
 
 // binCSV writes a table with a 0/1 label y (P(y = 1) rising with x1), a binary z missing
@@ -69,7 +69,9 @@ func writeFile(t *testing.T, name, body string) string {
 	return path
 }
 
-// TestOwnDataBadInputsAreNamedErrors: every bad case and weak class of issue #37 is an
+// TestOwnDataBadInputsAreNamedErrors: every bad case and weak class of input (a
+// diverging learning rate, sizes beyond their bounds, G = 0 where Z is observed, a constant
+// h, malformed or out-of-range cells, a row id as a feature, a tab-separated file) is an
 // error before any work (nothing is fitted: no report of the auxiliary models), naming
 // the file, line, column and value, or the flag by its name in this command — never a
 // package prefix in the middle, never a Go value.

@@ -43,7 +43,7 @@ func rowsTable(t *testing.T) map[string]benchRow {
 	return out
 }
 
-// TestRowsBenchmark checks issue #34's promise against the committed rows benchmark — at 10⁶
+// TestRowsBenchmark checks the engine's promise against the committed rows benchmark — at 10⁶
 // rows on 2 cores estimate and test each take under a minute and 2 GB — and the numbers
 // BENCHMARKS.md's reading of the table quotes from it.
 func TestRowsBenchmark(t *testing.T) {

@@ -29,8 +29,8 @@ func toolCalibration(t *testing.T) ([]results.ToolCalibrationRow, []results.SECa
 	return rows, se
 }
 
-// TestToolCalibrationDesign checks that the committed study has the design issue #35 asks
-// of it and docs/estimators.md describes: every kind of nuisance at n = 1000 and 3000 with
+// TestToolCalibrationDesign checks that the committed study has the design
+// docs/estimators.md describes: every kind of nuisance at n = 1000 and 3000 with
 // G and m cross-fitted on 5 folds, at least 400 null tables per cell.
 func TestToolCalibrationDesign(t *testing.T) {
 	rows, _ := toolCalibration(t)
