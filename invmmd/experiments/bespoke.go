@@ -83,7 +83,7 @@ func (VarianceStudy) Figures(out string, d Drawer, _ io.Writer) ([]string, error
 // CalibrationStudy is the invariance test's calibration study (RunCalibration): its
 // tables calibration.csv and calibration_null.csv, written at the end of a run (it stores
 // no per-fit results), and its figure. It is not part of the main job.
-type CalibrationStudy struct{}
+type CalibrationStudy struct{ standalone }
 
 // Calibration is the registry's calibration study.
 func (builtin) Calibration() Study { return CalibrationStudy{} }
@@ -98,17 +98,6 @@ func (CalibrationStudy) Summary() string {
 
 // Order places the study after the experiments.
 func (CalibrationStudy) Order() int { return 60 }
-
-// Main is empty: the study is not part of the main job.
-func (CalibrationStudy) Main(bool) []Step { return nil }
-
-// Stores is false: the study writes its tables at the end of a run.
-func (CalibrationStudy) Stores(string) bool { return false }
-
-// Merge is an error: the study stores no per-fit results.
-func (CalibrationStudy) Merge(context.Context, MergeArgs, string) ([]string, error) {
-	return nil, fmt.Errorf("experiments: the calibration study stores no results to merge")
-}
 
 // Figures redraws the study's figures from their tables under out/tables: the test's
 // calibration (calibration.png) when there is a calibration.csv, and the commands'
@@ -188,7 +177,7 @@ func toolCalibrationFigure(out string, d Drawer) ([]string, error) {
 
 // Prop1Study is Proposition 2's numerical check (package prop1, appendix D), which prints
 // its numbers and writes no files.
-type Prop1Study struct{}
+type Prop1Study struct{ standalone }
 
 // Prop1 is the registry's Proposition 2 study.
 func (builtin) Prop1() Study { return Prop1Study{} }
@@ -204,24 +193,13 @@ func (Prop1Study) Summary() string {
 // Order places the study after the calibration.
 func (Prop1Study) Order() int { return 70 }
 
-// Main is empty: the study is not part of the main job.
-func (Prop1Study) Main(bool) []Step { return nil }
-
-// Stores is false: the study writes no files.
-func (Prop1Study) Stores(string) bool { return false }
-
-// Merge is an error: the study stores no results.
-func (Prop1Study) Merge(context.Context, MergeArgs, string) ([]string, error) {
-	return nil, fmt.Errorf("experiments: Proposition 2's study stores no results to merge")
-}
-
 // Figures draws nothing: the study prints its numbers.
 func (Prop1Study) Figures(string, Drawer, io.Writer) ([]string, error) { return nil, nil }
 
 // DiagnosisStudy is the step-by-step record of one fit of an experiment, per objective
 // (Diagnose): its tables diagnosis_NAME.csv and their records (WriteDiagnoses), and their
 // figures. It is not part of the main job.
-type DiagnosisStudy struct{}
+type DiagnosisStudy struct{ standalone }
 
 // Diagnose is the registry's diagnosis study.
 func (builtin) Diagnose() Study { return DiagnosisStudy{} }
@@ -236,17 +214,6 @@ func (DiagnosisStudy) Summary() string {
 
 // Order places the study last.
 func (DiagnosisStudy) Order() int { return 80 }
-
-// Main is empty: the study is not part of the main job.
-func (DiagnosisStudy) Main(bool) []Step { return nil }
-
-// Stores is false: a diagnosis writes its tables at the end of its run.
-func (DiagnosisStudy) Stores(string) bool { return false }
-
-// Merge is an error: a diagnosis stores no per-fit results.
-func (DiagnosisStudy) Merge(context.Context, MergeArgs, string) ([]string, error) {
-	return nil, fmt.Errorf("experiments: a diagnosis stores no results to merge")
-}
 
 // Figures redraws the figure of every diagnosis under out/tables (diagnosis_*_config.json).
 func (DiagnosisStudy) Figures(out string, d Drawer, _ io.Writer) ([]string, error) {
@@ -288,4 +255,20 @@ func RedrawDiagnosis(out, name string, d Drawer) (string, error) {
 		return "", fmt.Errorf("%s: %w", name, err)
 	}
 	return base, nil
+}
+
+// standalone gives a study outside the main job that keeps no per-fit results (the
+// calibration, Proposition 2's check, the diagnoses) its Main, Stores and Merge: it writes
+// its tables at the end of its own run, or prints its numbers.
+type standalone struct{}
+
+// Main is empty: the study is not part of the main job.
+func (standalone) Main(bool) []Step { return nil }
+
+// Stores is false: the study stores no per-fit results.
+func (standalone) Stores(string) bool { return false }
+
+// Merge is an error: there are no per-fit results to merge.
+func (standalone) Merge(_ context.Context, _ MergeArgs, name string) ([]string, error) {
+	return nil, fmt.Errorf("experiments: %s stores no per-fit results to merge", name)
 }

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
+	"strings"
 )
 
 // ToolCalibrationRow is one cell of the calibration of invmmd test as the command runs it
@@ -60,7 +60,7 @@ func WriteToolCalibrationCSV(w io.Writer, rows []ToolCalibrationRow) error {
 // ReadToolCalibrationCSV reads what WriteToolCalibrationCSV wrote, naming the line and
 // column of a malformed cell.
 func ReadToolCalibrationCSV(path string) ([]ToolCalibrationRow, error) {
-	recs, err := readRecords(path, toolCalibrationHeader)
+	recs, err := readCSV(path, strings.Join(toolCalibrationHeader, ","))
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +132,7 @@ func WriteSECalibrationCSV(w io.Writer, rows []SECalibrationRow) error {
 
 // ReadSECalibrationCSV reads what WriteSECalibrationCSV wrote.
 func ReadSECalibrationCSV(path string) ([]SECalibrationRow, error) {
-	recs, err := readRecords(path, seCalibrationHeader)
+	recs, err := readCSV(path, strings.Join(seCalibrationHeader, ","))
 	if err != nil {
 		return nil, err
 	}
@@ -159,28 +159,4 @@ func ReadSECalibrationCSV(path string) ([]SECalibrationRow, error) {
 		out = append(out, r)
 	}
 	return out, nil
-}
-
-// readRecords reads a CSV file whose first line must be header, returning the other lines.
-func readRecords(path string, header []string) ([][]string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	cr := csv.NewReader(f)
-	cr.FieldsPerRecord = len(header)
-	recs, err := cr.ReadAll()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if len(recs) == 0 {
-		return nil, fmt.Errorf("%s: empty, want the header %v", path, header)
-	}
-	for i, h := range header {
-		if recs[0][i] != h {
-			return nil, fmt.Errorf("%s:1: column %d is %q, want %q", path, i+1, recs[0][i], h)
-		}
-	}
-	return recs[1:], nil
 }
