@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -46,9 +45,8 @@ func runCalibration(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
-	var rec map[string]any
-	b, _ := json.Marshal(cfg.Record())
-	if err := json.Unmarshal(b, &rec); err != nil {
+	rec, err := asRecord(cfg.Record())
+	if err != nil {
 		return err
 	}
 	if err := guardStudy(dir, "calibration", rec, *force); err != nil {
@@ -99,9 +97,8 @@ func runToolCalibration(ctx context.Context, quick bool, out string, workers int
 	if err != nil {
 		return err
 	}
-	var rec map[string]any
-	b, _ := json.Marshal(cfg.Record())
-	if err := json.Unmarshal(b, &rec); err != nil {
+	rec, err := asRecord(cfg.Record())
+	if err != nil {
 		return err
 	}
 	if err := guardStudy(dir, "calibration_tool", rec, force); err != nil {

@@ -160,6 +160,17 @@ func missing(old, new []string) []string {
 	return out
 }
 
+// asRecord returns a study's configuration record (its Record()) as the JSON object that
+// guardStudy compares with the one its tables hold.
+func asRecord(v any) (map[string]any, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var rec map[string]any
+	return rec, json.Unmarshal(b, &rec)
+}
+
 // guardStudy refuses a study (variance, calibration) whose tables would replace, under out,
 // ones made with other settings (the fields of rec that the tables' record
 // OUT/tables/STUDY_config.json holds), unless force.

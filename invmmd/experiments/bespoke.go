@@ -127,17 +127,12 @@ func calibrationFigure(out string, d Drawer) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	cp := filepath.Join(t, "calibration_config.json")
-	b, err := os.ReadFile(cp)
+	alpha, err := studyAlpha(filepath.Join(t, "calibration_config.json"))
 	if err != nil {
 		return nil, err
 	}
-	var rec struct{ Alpha float64 }
-	if err := json.Unmarshal(b, &rec); err != nil || !(rec.Alpha > 0 && rec.Alpha < 1) {
-		return nil, fmt.Errorf("%s: want a level Alpha in (0, 1) (%v)", cp, err)
-	}
 	base := filepath.Join(out, "calibration")
-	if err := d.Calibration(base, rows, null, rec.Alpha); err != nil {
+	if err := d.Calibration(base, rows, null, alpha); err != nil {
 		return nil, err
 	}
 	return []string{base + ".png", base + ".svg"}, nil
@@ -159,20 +154,28 @@ func toolCalibrationFigure(out string, d Drawer) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	cp := filepath.Join(t, "calibration_tool_config.json")
-	b, err := os.ReadFile(cp)
+	alpha, err := studyAlpha(filepath.Join(t, "calibration_tool_config.json"))
 	if err != nil {
 		return nil, err
 	}
-	var rec struct{ Alpha float64 }
-	if err := json.Unmarshal(b, &rec); err != nil || !(rec.Alpha > 0 && rec.Alpha < 1) {
-		return nil, fmt.Errorf("%s: want a level Alpha in (0, 1) (%v)", cp, err)
-	}
 	base := filepath.Join(out, "calibration_tool")
-	if err := d.ToolCalibration(base, rows, se, rec.Alpha); err != nil {
+	if err := d.ToolCalibration(base, rows, se, alpha); err != nil {
 		return nil, err
 	}
 	return []string{base + ".png", base + ".svg"}, nil
+}
+
+// studyAlpha reads the level α a calibration study recorded in its config file.
+func studyAlpha(path string) (float64, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
+	var rec struct{ Alpha float64 }
+	if err := json.Unmarshal(b, &rec); err != nil || !(rec.Alpha > 0 && rec.Alpha < 1) {
+		return 0, fmt.Errorf("%s: want a level Alpha in (0, 1) (%v)", path, err)
+	}
+	return rec.Alpha, nil
 }
 
 // Prop1Study is Proposition 2's numerical check (package prop1, appendix D), which prints

@@ -41,15 +41,8 @@ func (o *ToolCalibration) Markdown() string {
 		c.Alpha, c.replicatesText())
 	methods := append([]string{"full"}, methodNames(c.Methods)...)
 	for _, kind := range c.Kinds {
-		fmt.Fprintf(&b, "## %v Z: size under H₀ (δ = 0)\n\n| n | fitting |", kind)
-		for _, m := range methods {
-			fmt.Fprintf(&b, " %s |", m)
-		}
-		b.WriteString("\n|---|---|")
-		for range methods {
-			b.WriteString("---|")
-		}
-		b.WriteString("\n")
+		fmt.Fprintf(&b, "## %v Z: size under H₀ (δ = 0)\n\n", kind)
+		tableHead(&b, []string{"n", "fitting"}, methods)
 		for _, r0 := range o.Rows {
 			if r0.Kind != kind.String() || r0.Delta != 0 || r0.Method != "full" {
 				continue
@@ -86,15 +79,8 @@ func (o *ToolCalibration) Markdown() string {
 			}
 			fmt.Fprintf(&b, "| %d | %g | %.2f | %.2f |\n", r.N, r.Delta, full, r.Rate())
 		}
-		fmt.Fprintf(&b, "\nStandard errors of invmmd estimate (%s): RMS SE / sd of the estimates over the tables (1: calibrated), ± its Monte Carlo SE\n\n| n | δ |", c.Fittings[0].Name)
-		for _, m := range methods {
-			fmt.Fprintf(&b, " %s |", m)
-		}
-		b.WriteString("\n|---|---|")
-		for range methods {
-			b.WriteString("---|")
-		}
-		b.WriteString("\n")
+		fmt.Fprintf(&b, "\nStandard errors of invmmd estimate (%s): RMS SE / sd of the estimates over the tables (1: calibrated), ± its Monte Carlo SE\n\n", c.Fittings[0].Name)
+		tableHead(&b, []string{"n", "δ"}, methods)
 		for _, s0 := range o.SE {
 			if s0.Kind != kind.String() || s0.Method != "full" {
 				continue
@@ -122,6 +108,13 @@ func (o *ToolCalibration) Markdown() string {
 		b.WriteString("\n")
 	}
 	return b.String()
+}
+
+// tableHead writes a Markdown table's header and separator: the leading columns, then one
+// per method.
+func tableHead(b *strings.Builder, lead, methods []string) {
+	cols := append(append([]string(nil), lead...), methods...)
+	b.WriteString("| " + strings.Join(cols, " | ") + " |\n|" + strings.Repeat("---|", len(cols)) + "\n")
 }
 
 // Write writes the study's files into dir/tables: calibration_tool.csv (rejection rates),
