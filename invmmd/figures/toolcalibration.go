@@ -195,7 +195,8 @@ func toolSizePanel(rows []results.ToolCalibrationRow, kind string, methods []str
 }
 
 // toolSEPanel draws each method's RMS standard error over the spread of its estimates for
-// one kind of nuisance: per size, under the null (open) and under dependence (filled).
+// one kind of nuisance, with its 95 % Monte Carlo interval: a marker per size and δ (the
+// shape by δ, open at the smaller sizes, filled at the largest; seMarker).
 func toolSEPanel(se []results.SECalibrationRow, kind string, methods []string, sizes []int, deltas []float64, legend bool) *plot.Plot {
 	p := plot.New()
 	legible(p)
