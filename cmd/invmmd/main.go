@@ -74,6 +74,7 @@ func commands() []command {
 		{"estimate", "your own CSV: each estimator's MMD² of a column of model outputs, with diagnostics", runEstimate},
 		{"test", "your own CSV: is a column of model outputs independent of Z given Y? p-values with Z missing at random", runTest},
 		{"fit", "your own CSV with missing Z: fit G and m, train h with each method, report accuracy and held-out MMD", runFit},
+		{"audit", "your own CSV: a model's decisions audited for equalized odds by group with the sensitive attribute partly missing", runAudit},
 		{"predict", "score a CSV with a model saved by fit: probabilities, logits and the columns kept, ready for estimate and test", runPredict},
 	}...)
 }
