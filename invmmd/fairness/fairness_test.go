@@ -229,7 +229,7 @@ func TestSensitivityGammaOneIsDRAndWidens(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bounds, err := Sensitivity(d, res, DefaultGammas)
+	bounds, err := Sensitivity(d, res, DefaultGammas())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +246,7 @@ func TestSensitivityGammaOneIsDRAndWidens(t *testing.T) {
 		}
 	}
 	prev := 0.0
-	for _, g := range DefaultGammas {
+	for _, g := range DefaultGammas() {
 		if width[g] < prev-1e-12 {
 			t.Errorf("the bounds narrow from %v to %v at Γ = %v", prev, width[g], g)
 		}

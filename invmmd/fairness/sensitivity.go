@@ -19,8 +19,8 @@ type Bound struct {
 	Low, High     float64
 }
 
-// DefaultGammas are the departures from missingness at random a report shows.
-var DefaultGammas = []float64{1, 1.5, 2, 3, math.Inf(1)}
+// DefaultGammas returns the departures from missingness at random a report shows.
+func DefaultGammas() []float64 { return []float64{1, 1.5, 2, 3, math.Inf(1)} }
 
 // Sensitivity returns the bounds of the selection, true- and false-positive rates of every
 // group and of equalized_odds_difference at each Γ, from d (its m̂ is read) and res (its dr

@@ -30,7 +30,7 @@ type AuditConfig struct {
 	// Estimators to report (nil means every one); Level the intervals' confidence level
 	// (0 means 0.95); Folds and Seed the cross-fitting of G and m (0 folds means 5);
 	// Gammas the departures from missingness at random the sensitivity bounds take (nil
-	// means fairness.DefaultGammas).
+	// means fairness.DefaultGammas()).
 	Estimators []fairness.Estimator
 	Level      float64
 	Folds      int
@@ -147,7 +147,7 @@ func AuditTable(ctx context.Context, tab *tabular.Table, cfg AuditConfig) (*Audi
 	if rep.Features, err = cfg.features(tab); err != nil {
 		return nil, err
 	}
-	x, dim, err := encodeFeatures(tab, rep.Features)
+	x, dim, err := EncodeFeatures(tab, rep.Features)
 	if err != nil {
 		return nil, err
 	}
@@ -167,7 +167,7 @@ func AuditTable(ctx context.Context, tab *tabular.Table, cfg AuditConfig) (*Audi
 	}
 	gammas := cfg.Gammas
 	if gammas == nil {
-		gammas = fairness.DefaultGammas
+		gammas = fairness.DefaultGammas()
 	}
 	if slices.Contains(ests, fairness.DR) {
 		if rep.Bounds, err = fairness.Sensitivity(d, rep.Result, gammas); err != nil {
@@ -389,9 +389,9 @@ func (c AuditConfig) features(tab *tabular.Table) ([]string, error) {
 	return out, nil
 }
 
-// encodeFeatures encodes the feature columns of every row (standardised numbers, one-hot
-// levels, missing-value indicators) as float64, row-major.
-func encodeFeatures(tab *tabular.Table, cols []string) ([]float64, int, error) {
+// EncodeFeatures encodes the feature columns of every row (standardised numbers, one-hot
+// levels, missing-value indicators) as float64, row-major, for fairness.FitNuisances.
+func EncodeFeatures(tab *tabular.Table, cols []string) ([]float64, int, error) {
 	all := allRows(tab.Len())
 	if len(cols) == 0 {
 		return make([]float64, 0), 0, nil
