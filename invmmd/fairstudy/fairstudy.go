@@ -280,8 +280,7 @@ func (p *population) replicate(ctx context.Context, c Cell, r int) ([]outcome, f
 	for _, b := range bounds {
 		k := key{b.Metric, b.Group, ""}
 		t := p.truth[k]
-		mid := (b.Low + b.High) / 2
-		out = append(out, outcome{k, "bounds Γ=2", mid, b.Low <= t && t <= b.High, b.High - b.Low})
+		out = append(out, outcome{k, "bounds Γ=2", math.NaN(), b.Low <= t && t <= b.High, b.High - b.Low})
 	}
 	return out, float64(hidden) / float64(n), nil
 }
@@ -335,7 +334,7 @@ func Run(ctx context.Context, c Cell, root string, workers int) ([]Row, error) {
 				order = append(order, id)
 				keys[id] = x.k
 			}
-			dev := x.value - p.truth[x.k]
+			dev := x.value - p.truth[x.k] // NaN for bounds: no point estimate
 			a.n++
 			a.sum += dev
 			a.sq += dev * dev

@@ -18,7 +18,12 @@ const CSVHeader = "table,missingness,n,replicates,metric,group,method,estimator,
 func WriteCSV(w io.Writer, rows []Row) error {
 	cw := csv.NewWriter(w)
 	cw.Write(strings.Split(CSVHeader, ","))
-	f := func(v float64) string { return strconv.FormatFloat(v, 'f', 5, 64) }
+	f := func(v float64) string {
+		if math.IsNaN(v) {
+			return ""
+		}
+		return strconv.FormatFloat(v, 'f', 5, 64)
+	}
 	for _, r := range rows {
 		cw.Write([]string{r.Table, r.Missingness, strconv.Itoa(r.N), strconv.Itoa(r.Replicates), r.Metric, r.Group, r.Method, r.Estimator,
 			f(r.Truth), f(r.Coverage), f(r.Bias), f(r.RMSE), f(r.Width), f(r.HiddenShare)})
@@ -68,7 +73,9 @@ func Summarise(rows []Row) []Summary {
 		s.MinCoverage = math.Min(s.MinCoverage, r.Coverage)
 		s.MaxCoverage = math.Max(s.MaxCoverage, r.Coverage)
 		s.MeanBias += math.Abs(r.Bias)
-		s.MaxAbsBias = math.Max(s.MaxAbsBias, math.Abs(r.Bias))
+		if !math.IsNaN(r.Bias) {
+			s.MaxAbsBias = math.Max(s.MaxAbsBias, math.Abs(r.Bias))
+		}
 	}
 	for k := range out {
 		out[k].MeanBias /= float64(out[k].Rows)
@@ -93,7 +100,13 @@ func Markdown(rows []Row, level float64) string {
 		return strings.Compare(a.Missingness, c.Missingness)
 	})
 	for _, s := range sums {
-		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %d | %.3f–%.3f | %.4f | %.4f |\n", s.Table, s.N, s.Missingness, s.Estimator, s.Kind, s.Rows, s.MinCoverage, s.MaxCoverage, s.MeanBias, s.MaxAbsBias)
+		bias := "–"
+		if !math.IsNaN(s.MeanBias) {
+			bias = fmt.Sprintf("%.4f | %.4f", s.MeanBias, s.MaxAbsBias)
+		} else {
+			bias = "– | –"
+		}
+		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %d | %.3f–%.3f | %s |\n", s.Table, s.N, s.Missingness, s.Estimator, s.Kind, s.Rows, s.MinCoverage, s.MaxCoverage, bias)
 	}
 	return b.String()
 }
