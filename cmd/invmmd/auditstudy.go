@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/invmmd/invmmd/invmmd/fairstudy"
+	"github.com/invmmd/invmmd/invmmd/figures"
 )
 
 // runAuditStudy runs the fairness audit's validation study (package fairstudy) and writes
@@ -27,8 +28,12 @@ func runAuditStudy(ctx context.Context, args []string, stdout, stderr io.Writer)
 	sizes := fs.String("sizes", "1000,4000", "comma-separated numbers of rows drawn per replicate")
 	out := fs.String("out", "figures/tables", "folder of the tables")
 	seed := fs.Uint64("seed", 1, "seed of the draws")
+	mpls := fs.Bool("case", false, "run the real case instead: the Minneapolis stops' model audited across race (audit_mplsstops.{csv,md} into -out, audit_mplsstops.png beside it)")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if *mpls {
+		return runMplsCase(ctx, *out, *seed, stdout)
 	}
 	ns, err := parseInts(*sizes)
 	if err != nil {
@@ -82,4 +87,36 @@ func parseInts(s string) ([]int, error) {
 		out = append(out, v)
 	}
 	return out, nil
+}
+
+// runMplsCase audits the Minneapolis stops' model (fairstudy.MplsStops) and writes its
+// report and figure.
+func runMplsCase(ctx context.Context, out string, seed uint64, stdout io.Writer) error {
+	rep, err := fairstudy.MplsStops(ctx, ".", seed)
+	if err != nil {
+		return err
+	}
+	fmt.Fprint(stdout, rep.String())
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	f, err := os.Create(filepath.Join(out, "audit_mplsstops.csv"))
+	if err != nil {
+		return err
+	}
+	if err := rep.WriteCSV(f); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(out, "audit_mplsstops.md"), []byte(rep.Markdown()), 0o644); err != nil {
+		return err
+	}
+	base := filepath.Join(filepath.Dir(filepath.Clean(out)), "audit_mplsstops")
+	if err := figures.Audit(rep.Result, rep.Bounds, base); err != nil {
+		return err
+	}
+	return os.Remove(base + ".svg")
 }

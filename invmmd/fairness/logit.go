@@ -64,10 +64,41 @@ func FitLogit(ctx context.Context, x []float64, d int, labels []int, rows []int,
 	for c := 1; c < classes; c++ {
 		m.Beta[c-1][0] = math.Log((counts[c] + 0.5) / (counts[0] + 0.5))
 	}
+	// Each row's nonzero features (one-hot levels are mostly zero): the gradient and the
+	// Hessian cost the square of these per row, not of d.
+	type sparse struct {
+		idx []int32
+		val []float64
+	}
+	rowsNZ := make([]sparse, len(rows))
+	for k, i := range rows {
+		sp := sparse{idx: []int32{0}, val: []float64{1}}
+		for j, v := range x[i*d : (i+1)*d] {
+			if v != 0 {
+				sp.idx = append(sp.idx, int32(j+1))
+				sp.val = append(sp.val, v)
+			}
+		}
+		rowsNZ[k] = sp
+	}
 	grad := make([]float64, dim)
 	hess := mat.NewSymDense(dim, nil)
 	prob := make([]float64, classes)
-	w := make([]float64, p)
+	loss := func(beta [][]float64) float64 {
+		trial := &Logit{Classes: classes, Beta: beta}
+		total := 0.0
+		for _, i := range rows {
+			trial.probs(x[i*d:(i+1)*d], prob)
+			total -= math.Log(math.Max(prob[labels[i]], 1e-300))
+		}
+		for _, b := range beta {
+			for _, v := range b[1:] {
+				total += o.Ridge * v * v / 2
+			}
+		}
+		return total
+	}
+	current := loss(m.Beta)
 	for iter := range o.MaxIter {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -75,19 +106,17 @@ func FitLogit(ctx context.Context, x []float64, d int, labels []int, rows []int,
 		clear(grad)
 		hd := hess.RawSymmetric().Data
 		clear(hd)
-		for _, i := range rows {
-			row := x[i*d : (i+1)*d]
-			w[0] = 1
-			copy(w[1:], row)
-			m.probs(row, prob)
+		for k, i := range rows {
+			sp := rowsNZ[k]
+			m.probs(x[i*d:(i+1)*d], prob)
 			for c := range free {
 				r := prob[c+1]
 				if labels[i] == c+1 {
 					r--
 				}
 				g := grad[c*p : (c+1)*p]
-				for j, v := range w {
-					g[j] += r * v
+				for t, j := range sp.idx {
+					g[j] += r * sp.val[t]
 				}
 				for e := c; e < free; e++ {
 					h := -prob[c+1] * prob[e+1]
@@ -97,15 +126,14 @@ func FitLogit(ctx context.Context, x []float64, d int, labels []int, rows []int,
 					if h == 0 {
 						continue
 					}
-					for j := range p {
-						hw := h * w[j]
-						base := (c*p+j)*dim + e*p
-						start := 0
-						if e == c {
-							start = j
-						}
-						for l := start; l < p; l++ {
-							hd[base+l] += hw * w[l]
+					for t, j := range sp.idx {
+						hw := h * sp.val[t]
+						for u, l := range sp.idx {
+							// The upper triangle: row (c, j) ≤ column (e, l).
+							if e == c && l < j {
+								continue
+							}
+							hd[(c*p+int(j))*dim+e*p+int(l)] += hw * sp.val[u]
 						}
 					}
 				}
@@ -122,20 +150,33 @@ func FitLogit(ctx context.Context, x []float64, d int, labels []int, rows []int,
 		}
 		var ch mat.Cholesky
 		if ok := ch.Factorize(hess); !ok {
-			return nil, fmt.Errorf("%w: the Hessian is singular at iteration %d", ErrNotConverged, iter+1)
+			return m, fmt.Errorf("%w: the Hessian is singular at iteration %d", ErrNotConverged, iter+1)
 		}
 		step := mat.NewVecDense(dim, nil)
 		if err := ch.SolveVecTo(step, mat.NewVecDense(dim, grad)); err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrNotConverged, err)
+			return m, fmt.Errorf("%w: %v", ErrNotConverged, err)
 		}
-		big := 0.0
-		for c := range free {
-			for j := range p {
-				s := step.AtVec(c*p + j)
-				m.Beta[c][j] -= s
-				big = math.Max(big, math.Abs(s))
+		// Newton's step, halved until the penalised loss does not rise (a damped Newton
+		// method: the plain step can overshoot where the classes are nearly separated).
+		scale, big := 1.0, 0.0
+		next := make([][]float64, free)
+		for range 30 {
+			big = 0
+			for c := range free {
+				next[c] = make([]float64, p)
+				for j := range p {
+					s := scale * step.AtVec(c*p+j)
+					next[c][j] = m.Beta[c][j] - s
+					big = math.Max(big, math.Abs(s))
+				}
 			}
+			if l := loss(next); l <= current+1e-12*math.Abs(current) {
+				current = l
+				break
+			}
+			scale /= 2
 		}
+		m.Beta = next
 		if big < o.Tol {
 			return m, nil
 		}

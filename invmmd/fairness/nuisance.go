@@ -29,6 +29,9 @@ type Nuisances struct {
 	// floor that ip and dr divide by (positivity).
 	MinG, MaxG float64
 	BelowFloor int
+	// NotConverged counts the fits (of 2 × Folds) that met no tolerance in their
+	// iterations; their last coefficients are used.
+	NotConverged int
 }
 
 // NuisanceOptions tune FitNuisances.
@@ -87,7 +90,9 @@ func FitNuisances(ctx context.Context, d *Data, x []float64, dim int, o Nuisance
 		}
 		if nu.FittedG {
 			g, err := FitLogit(ctx, w, wd, delta, train, 2, o.Logit)
-			if err != nil && !errors.Is(err, ErrNotConverged) {
+			if errors.Is(err, ErrNotConverged) {
+				nu.NotConverged++
+			} else if err != nil {
 				return nil, fmt.Errorf("fitting G on the folds other than %d of %d: %w", f+1, o.Folds, err)
 			}
 			for _, i := range held {
@@ -104,7 +109,9 @@ func FitNuisances(ctx context.Context, d *Data, x []float64, dim int, o Nuisance
 			}
 		}
 		m, err := FitLogit(ctx, w, wd, d.Group, trainObs, k, o.Logit)
-		if err != nil && !errors.Is(err, ErrNotConverged) {
+		if errors.Is(err, ErrNotConverged) {
+			nu.NotConverged++
+		} else if err != nil {
 			return nil, fmt.Errorf("fitting m on the folds other than %d of %d: %w", f+1, o.Folds, err)
 		}
 		for _, i := range held {

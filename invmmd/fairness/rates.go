@@ -217,10 +217,16 @@ func (d *Data) checkCells() error {
 		}
 	}
 	if len(bad) > 0 {
-		return errors.New(strings.Join(bad, "; "))
+		return &UndefinedError{strings.Join(bad, "; ")}
 	}
 	return nil
 }
+
+// UndefinedError reports a rate that the data cannot define: a group never observed, or
+// observed without a row of one class, or a stratum whose estimated size is not positive.
+type UndefinedError struct{ Msg string }
+
+func (e *UndefinedError) Error() string { return e.Msg }
 
 // phi writes row i's pseudo-outcomes φ_a for every group a into out (len(Levels) + 1: the
 // last is the overall population's, 1 for every row, or Δ for complete_case, whose overall
@@ -297,7 +303,7 @@ func (d *Data) computeRatios(e Estimator, floor float64) (*ratios, error) {
 		r.theta[b] = make([]float64, k+1)
 		for a := range k + 1 {
 			if !(sum[b][a] > 0) {
-				return nil, fmt.Errorf("%v: %s of %s is undefined (its estimated stratum size is %.3g)", e, baseName(b), groupName(d.Levels, a), sum[b][a])
+				return nil, &UndefinedError{fmt.Sprintf("%v: %s of %s is undefined (its estimated stratum size is %.3g)", e, baseName(b), groupName(d.Levels, a), sum[b][a])}
 			}
 			r.theta[b][a] = val[b][a] / sum[b][a]
 		}

@@ -15,6 +15,7 @@ package fairstudy
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -114,6 +115,7 @@ type Row struct {
 	RMSE               float64
 	Width              float64 // mean interval width
 	HiddenShare        float64 // mean share of rows whose attribute was hidden
+	Refused            int     // replicates the audit refused (a rate undefined: a group without an observed row of a class)
 }
 
 func load(t Table, root string) (*population, error) {
@@ -294,6 +296,7 @@ func Run(ctx context.Context, c Cell, root string, workers int) ([]Row, error) {
 		return nil, err
 	}
 	outs := make([][]outcome, c.Replicates)
+	refused := 0
 	shares := make([]float64, c.Replicates)
 	errs := make([]error, c.Replicates)
 	var wg sync.WaitGroup
@@ -313,7 +316,11 @@ func Run(ctx context.Context, c Cell, root string, workers int) ([]Row, error) {
 	close(next)
 	wg.Wait()
 	for r, err := range errs {
-		if err != nil {
+		var undef *fairness.UndefinedError
+		switch {
+		case errors.As(err, &undef):
+			refused++ // a rate the replicate cannot define: the audit refuses it, and so does the study
+		case err != nil:
 			return nil, fmt.Errorf("%s n=%d %s replicate %d: %w", c.Table.Name, c.N, c.Missingness(), r, err)
 		}
 	}
@@ -345,15 +352,17 @@ func Run(ctx context.Context, c Cell, root string, workers int) ([]Row, error) {
 		}
 	}
 	share := 0.0
-	for _, s := range shares {
-		share += s / float64(len(shares))
+	for r, s := range shares {
+		if errs[r] == nil {
+			share += s / float64(c.Replicates-refused)
+		}
 	}
 	var rows []Row
 	for _, id := range order {
 		a, k := accs[id], keys[id]
 		m := float64(a.n)
 		rows = append(rows, Row{c.Table.Name, c.Missingness(), c.N, a.n, k.metric, k.group, k.method, id[1], p.truth[k],
-			float64(a.cov) / m, a.sum / m, math.Sqrt(a.sq / m), a.width / m, share})
+			float64(a.cov) / m, a.sum / m, math.Sqrt(a.sq / m), a.width / m, share, refused})
 	}
 	return rows, nil
 }

@@ -12,7 +12,7 @@ import (
 
 // CSVHeader is the header of the study's CSV file, one row per cell, metric, group,
 // method and estimator.
-const CSVHeader = "table,missingness,n,replicates,metric,group,method,estimator,truth,coverage,bias,rmse,width,hidden_share"
+const CSVHeader = "table,missingness,n,replicates,metric,group,method,estimator,truth,coverage,bias,rmse,width,hidden_share,refused"
 
 // WriteCSV writes the rows.
 func WriteCSV(w io.Writer, rows []Row) error {
@@ -26,7 +26,7 @@ func WriteCSV(w io.Writer, rows []Row) error {
 	}
 	for _, r := range rows {
 		cw.Write([]string{r.Table, r.Missingness, strconv.Itoa(r.N), strconv.Itoa(r.Replicates), r.Metric, r.Group, r.Method, r.Estimator,
-			f(r.Truth), f(r.Coverage), f(r.Bias), f(r.RMSE), f(r.Width), f(r.HiddenShare)})
+			f(r.Truth), f(r.Coverage), f(r.Bias), f(r.RMSE), f(r.Width), f(r.HiddenShare), strconv.Itoa(r.Refused)})
 	}
 	cw.Flush()
 	return cw.Error()
@@ -100,11 +100,9 @@ func Markdown(rows []Row, level float64) string {
 		return strings.Compare(a.Missingness, c.Missingness)
 	})
 	for _, s := range sums {
-		bias := "–"
+		bias := "– | –"
 		if !math.IsNaN(s.MeanBias) {
 			bias = fmt.Sprintf("%.4f | %.4f", s.MeanBias, s.MaxAbsBias)
-		} else {
-			bias = "– | –"
 		}
 		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %d | %.3f–%.3f | %s |\n", s.Table, s.N, s.Missingness, s.Estimator, s.Kind, s.Rows, s.MinCoverage, s.MaxCoverage, bias)
 	}

@@ -174,6 +174,9 @@ func AuditTable(ctx context.Context, tab *tabular.Table, cfg AuditConfig) (*Audi
 			return nil, err
 		}
 	}
+	if nu.NotConverged > 0 && cfg.Warn != nil {
+		fmt.Fprintf(cfg.Warn, "warning: %d of the logistic regressions of G and m met no tolerance in their iterations; their last coefficients are used\n", nu.NotConverged)
+	}
 	if nu.BelowFloor > 0 && cfg.Warn != nil {
 		fmt.Fprintf(cfg.Warn, "warning: Ĝ is below 0.05 on %d observed rows: ip and dr divide by 0.05 there (positivity is weak)\n", nu.BelowFloor)
 	}
