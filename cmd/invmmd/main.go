@@ -18,6 +18,7 @@
 //	test      your own CSV: is a column of model outputs independent of Z given Y? p-values with Z missing at random
 //	fit       your own CSV with missing Z: fit G and m, train h with each method, held-out MMD
 //	predict   score a CSV with a model saved by fit: probabilities, logits and the columns kept
+//	version   the module's version and the commit this program was built from
 //
 // Run "invmmd help" for the full list and "invmmd <command> -h" for a command's flags.
 // The backend is the pure-Go one unless GOMLX_BACKEND names another (e.g. xla:cpu,
@@ -75,6 +76,7 @@ func commands() []command {
 		{"test", "your own CSV: is a column of model outputs independent of Z given Y? p-values with Z missing at random", runTest},
 		{"fit", "your own CSV with missing Z: fit G and m, train h with each method, report accuracy and held-out MMD", runFit},
 		{"predict", "score a CSV with a model saved by fit: probabilities, logits and the columns kept, ready for estimate and test", runPredict},
+		{"version", "print the module's version and the commit this program was built from", plain(runVersion)},
 	}...)
 }
 
