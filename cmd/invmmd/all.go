@@ -61,7 +61,7 @@ func mainJobText() string {
 // elapsed and an estimate of the time left (eta: the recorded step times of stepTimes,
 // scaled by this run's pace).
 func runAll(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("all", "[-quick] [-out DIR] [-resume] [-jobs N] [-experiments NAME,...]", stdout, stderr, func() string {
+	fs := newFlags("all", "[-quick] [-out DIR] [-resume] [-jobs N] [-experiments NAME,...] [-force] [-check]", stdout, stderr, func() string {
 		return "Runs " + mainJobText() + ",\nin this order, with their default methods, λ and seeds.\n" +
 			"Every step is checked (flags, input data, output folder) before the first fit.\n" +
 			"It prints the steps and an estimate of the total first, and after each step the time elapsed and an\n" +
@@ -77,6 +77,7 @@ func runAll(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.Var(intValue{jobs}, "jobs", "`n` shards of each experiment run at once, each in its own process (1: one process; default: one per CPU up to 8, 1 on XLA)")
 	only := fs.String("experiments", "", "comma-separated steps of the main job to run, by the names their results are stored under (e.g. sim_mf075,variance); default: every step")
 	force := fs.Bool("force", false, "passed to every step: replace tables of another configuration or with fits the step leaves out")
+	checkOnly := fs.Bool("check", false, "run each step's -check (its flags, inputs, output folder and the configuration stored there), print what each says, then exit without training or writing anything")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -101,12 +102,20 @@ func runAll(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if *force {
 		q = append(q, "-force")
 	}
+	checkW := io.Discard
+	if *checkOnly {
+		checkW = stdout
+	}
 	for _, st := range steps {
 		a := append(append(append([]string{}, st.Args...), q...), "-check")
 		var msgs bytes.Buffer
-		if err := dispatchContext(ctx, a, io.Discard, &msgs); err != nil {
+		if err := dispatchContext(ctx, a, checkW, &msgs); err != nil {
 			return fmt.Errorf("all: step %s, checked before any fit: %w", strings.Join(st.Args, " "), err)
 		}
+	}
+	if *checkOnly {
+		fmt.Fprintf(stdout, "all: %d of the main job's steps checked; nothing was trained or written\n", len(steps))
+		return nil
 	}
 	if err := prepareOut(dir); err != nil {
 		return err

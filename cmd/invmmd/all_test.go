@@ -149,3 +149,41 @@ func TestAllForwardsSIGINTToItsShards(t *testing.T) {
 		}
 	}
 }
+
+// TestAllCheck: all -check runs every chosen step's -check, prints what each says, and
+// writes nothing; a step that fails its check is the error, as before a run.
+func TestAllCheck(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "afile")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		wantErr string
+		wantOut []string
+	}{
+		{"two steps", []string{"all", "-quick", "-check", "-experiments", "sim,variance", "-out", out},
+			"", []string{"sim: 5 fits in all", "variance: 7 batch sizes", "all: 2 of the main job's steps checked; nothing was trained or written"}},
+		{"with -resume and -force", []string{"all", "-quick", "-check", "-resume", "-force", "-experiments", "sim", "-out", out},
+			"", []string{"sim: 5 fits in all", "all: 1 of the main job's steps checked"}},
+		{"-out a file", []string{"all", "-quick", "-check", "-experiments", "sim", "-out", file}, "is a file", nil},
+		{"an unknown step", []string{"all", "-quick", "-check", "-experiments", "nope", "-out", out}, `"nope": not a step`, nil},
+	} {
+		msg, stdout, _ := run(t, tc.args...)
+		if tc.wantErr == "" && msg != "" || !strings.Contains(msg, tc.wantErr) {
+			t.Errorf("%s: error %q, want %q", tc.name, msg, tc.wantErr)
+		}
+		for _, w := range tc.wantOut {
+			if !strings.Contains(stdout, w) {
+				t.Errorf("%s: stdout lacks %q:\n%s", tc.name, w, stdout)
+			}
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%s: -check created %s", tc.name, out)
+			os.RemoveAll(out)
+		}
+	}
+}

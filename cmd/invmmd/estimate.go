@@ -56,6 +56,9 @@ func runEstimate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err := o.parse(args, &cfg.Columns, &cfg.Nets, &cfg.Bandwidth, &cfg.Median); err != nil {
 		return err
 	}
+	if err := refuseZero(fs, map[string]string{"folds": foldsWant}); err != nil {
+		return err
+	}
 	var err error
 	if cfg.Methods, err = parseMethods(*methods); err != nil {
 		return err

@@ -27,7 +27,8 @@ func fitMore() string {
 		"The held-out estimates and tests take the kernel's σ by the median heuristic on h, as estimate and test do\n" +
 		"(-bandwidth); an estimate outside its possible range is shown as IMPOSSIBLE. -out is locked while a fit writes\n" +
 		"there: a second fit into it is refused. A folder holding results of other settings or other data is refused\n" +
-		"(-force replaces them); -resume keeps the finished methods, and Ctrl-C stops within a second, keeping them.\n" +
+		"(-force replaces them); -resume keeps the finished methods (not with -force, which would remove them), and\n" +
+		"Ctrl-C stops within a second, keeping them.\n" +
 		"Score rows with: invmmd predict -model OUT/models/METHOD-seedS -data FILE.csv -out scored.csv"
 }
 
@@ -66,6 +67,9 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := o.parse(args, &cfg.Columns, &cfg.Nets, &cfg.Bandwidth, &cfg.Median); err != nil {
 		return err
 	}
+	if cfg.Resume && cfg.Force {
+		return fmt.Errorf("-resume and -force: -resume keeps the finished methods under -out %s, and -force removes every result there when any does not match this run's settings and data; give -resume to go on, or -force to start again", cfg.Out)
+	}
 	if cfg.Split != "" {
 		var set []string
 		fs.Visit(func(f *flag.Flag) {
@@ -92,7 +96,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			done = len(res.Rows)
 		}
 		kept := fmt.Sprintf("the %d finished method(s) of %d are kept under %s (runs/, models/, results.csv)", done, len(cfg.Methods)*len(cfg.Seeds), cfg.Out)
-		return ownError(err, kept, resumeLine("fit", args))
+		return ownError(err, kept, resumeLine("fit", withoutFlag(args, "force"))) // -resume refuses -force
 	}
 	fmt.Fprintf(stdout, "\nmajority baseline on test: %.3f\n\n", res.Majority)
 	fmt.Fprint(stdout, owndata.Markdown(res.Rows))
@@ -101,6 +105,19 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		fmt.Fprintf(stdout, "\nWrote %s/results.csv, results.md, heldout.txt, config.json, runs/ and models/\n", cfg.Out)
 	}
 	return nil
+}
+
+// withoutFlag returns args without the boolean flag name (-name, --name, -name=VALUE).
+func withoutFlag(args []string, name string) []string {
+	var out []string
+	for _, a := range args {
+		n, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-"), "=")
+		if strings.HasPrefix(a, "-") && n == name {
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
 }
 
 // seedList renders seeds as -seeds takes them.

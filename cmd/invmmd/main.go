@@ -18,6 +18,7 @@
 //	test      your own CSV: is a column of model outputs independent of Z given Y? p-values with Z missing at random
 //	fit       your own CSV with missing Z: fit G and m, train h with each method, held-out MMD
 //	predict   score a CSV with a model saved by fit: probabilities, logits and the columns kept
+//	version   the module's version and the commit this program was built from
 //
 // Run "invmmd help" for the full list and "invmmd <command> -h" for a command's flags.
 // The backend is the pure-Go one unless GOMLX_BACKEND names another (e.g. xla:cpu,
@@ -77,6 +78,7 @@ func commands() []command {
 		{"audit", "your own CSV: a model's decisions audited for equalized odds by group with the sensitive attribute partly missing", runAudit},
 		{"auditstudy", "the fairness audit's validation study: coverage and bias of each estimator with the attribute hidden on public tables", runAuditStudy},
 		{"predict", "score a CSV with a model saved by fit: probabilities, logits and the columns kept, ready for estimate and test", runPredict},
+		{"version", "print the module's version and the commit this program was built from", plain(runVersion)},
 	}...)
 }
 
@@ -284,5 +286,48 @@ func parse(fs *flag.FlagSet, args []string) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%s: unexpected argument %q (flags start with -, e.g. -quick; nothing after the flags is read)", fs.Name(), fs.Arg(0))
 	}
-	return nil
+	return refuseBothNames(fs, args)
+}
+
+// refuseBothNames refuses a command line that gives a flag under both its old name (an
+// alias kept for one release, aliasTo) and its new one: the later would win silently.
+func refuseBothNames(fs *flag.FlagSet, args []string) error {
+	given := givenFlags(fs, args)
+	var err error
+	fs.VisitAll(func(f *flag.Flag) {
+		a, ok := f.Value.(*aliasValue)
+		if err != nil || !ok || !given[a.old] || !given[a.new] {
+			return
+		}
+		err = fmt.Errorf("-%s and -%s: -%s is the old name of -%s, so both set one setting; give -%s alone", a.old, a.new, a.old, a.new, a.new)
+	})
+	return err
+}
+
+// givenFlags returns the names of the flags that args (which fs parsed without error) set,
+// reading them as the flag package does: -name or --name, with =VALUE or, unless the flag
+// is boolean, the next argument as its value, up to the first argument that is not a flag
+// or "--".
+func givenFlags(fs *flag.FlagSet, args []string) map[string]bool {
+	given := map[string]bool{}
+	for len(args) > 0 {
+		s := args[0]
+		if len(s) < 2 || s[0] != '-' || s == "--" {
+			break
+		}
+		args = args[1:]
+		name, _, hasValue := strings.Cut(strings.TrimPrefix(s[1:], "-"), "=")
+		given[name] = true
+		f := fs.Lookup(name)
+		if f == nil || hasValue {
+			continue
+		}
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			continue
+		}
+		if len(args) > 0 {
+			args = args[1:]
+		}
+	}
+	return given
 }

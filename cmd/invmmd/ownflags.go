@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/owndata"
 	"github.com/invmmd/invmmd/invmmd/tabular"
 )
@@ -217,6 +218,27 @@ func (o *ownCommand) parse(args []string, c *owndata.Columns, n *owndata.Nets, s
 	}
 	return nil
 }
+
+// refuseZero refuses a 0 that the command line gave one of the named flags: owndata's
+// configurations read 0 as "the default", but a flag whose help gives a range without 0
+// (-B 100 to 100000, -folds 1 to 20) would then run with another value than the one
+// typed. want says, by flag name, what the flag wants and its default.
+func refuseZero(fs *flag.FlagSet, want map[string]string) error {
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		if w, ok := want[f.Name]; ok && err == nil && f.Value.String() == "0" {
+			err = fmt.Errorf("-%s 0: %s", f.Name, w)
+		}
+	})
+	return err
+}
+
+// foldsWant and resamplesWant are what -folds and -B want (refuseZero), in the words of
+// owndata's own refusals of a value out of range.
+var (
+	foldsWant     = fmt.Sprintf("want 1 (sample splitting) to %d folds (leave -folds out for %d)", owndata.MaxFolds, owndata.DefaultFolds)
+	resamplesWant = fmt.Sprintf("want %d to %d resamples (leave -B out for %d)", invmmd.MinResamples, invmmd.MaxResamples, invmmd.DefaultResamples)
+)
 
 // widths renders hidden layer widths as -hidden takes them.
 func widths(w []int) string {

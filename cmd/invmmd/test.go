@@ -68,6 +68,9 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := o.parse(args, &cfg.Columns, &cfg.Nets, &cfg.Bandwidth, &cfg.Median); err != nil {
 		return err
 	}
+	if err := refuseZero(fs, map[string]string{"folds": foldsWant, "B": resamplesWant}); err != nil {
+		return err
+	}
 	fs.Visit(func(f *flag.Flag) {
 		if f.Name == "min-ess" {
 			fmt.Fprintln(stderr, "warning: -min-ess has no effect on test; it will be removed in the next release")
