@@ -84,7 +84,7 @@ func TestCitation(t *testing.T) {
 			names = append(names, fmt.Sprint(m["family-names"]))
 		}
 	}
-	if want := []string{"Goldstein", "Jacobsen", "Chau", "Saporta", "Puli", "Ranganath", "Miller"}; !reflect.DeepEqual(names, want) {
+	if want := []string{"Goldstein", "Puli", "Ranganath", "Jacobsen", "Chau", "Saporta", "Miller"}; !reflect.DeepEqual(names, want) {
 		t.Errorf("CITATION.cff: the paper's authors are %v, want %v (the paper's order)", names, want)
 	}
 }
