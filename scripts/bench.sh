@@ -14,11 +14,13 @@
 #   wide     the DR penalty of a representation of d = 8 and 64 columns at batch 1500 and
 #            10,000: exact kernel against random Fourier features, float64 sums and the
 #            float32 training graph with its gradient (BenchmarkWide in invmmd, BenchmarkWideGraph in invmmd/penalty);
+#   audit    invmmd audit (G and m cross-fitted by logistic regressions, every estimator, the
+#            sensitivity bounds) as a command at 5,000 to 10⁶ rows (cmd/benchrows -audit).
 #   rows     invmmd estimate (obs, ip, reg, dr with standard errors) and invmmd test (dr) as
 #            commands on tables of 10⁴ to 10⁷ rows (cmd/benchrows; G and m given as
 #            columns), wall time and peak memory, with -exact beside where n ≤ ROWS_EXACT_MAX
 #            (default 100000), and the log-log slope of time against rows from 10⁵ up.
-# Usage: scripts/bench.sh [peer|penalty|nuisance|test|wide|rows|all] [benchtime]   (default: all, 2s)
+# Usage: scripts/bench.sh [peer|penalty|nuisance|test|wide|rows|audit|all] [benchtime]   (default: all, 2s)
 # Environment: PEER_REPS (default 5) repetitions per row and side; PEER_FLAGS, extra flags
 # of cmd/peerbench (e.g. "-only default,mlp").
 # The PyTorch peer needs Debian's python3-torch and python3-numpy; this script installs
@@ -30,8 +32,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
 benchtime=${2:-2s}
-case "$what" in peer | penalty | nuisance | test | wide | rows | all) ;; *)
-  echo "usage: scripts/bench.sh [peer|penalty|nuisance|test|wide|rows|all] [benchtime]" >&2
+case "$what" in peer | penalty | nuisance | test | wide | rows | audit | all) ;; *)
+  echo "usage: scripts/bench.sh [peer|penalty|nuisance|test|wide|rows|audit|all] [benchtime]" >&2
   exit 2
   ;;
 esac
@@ -220,6 +222,37 @@ else
   section rows > "$tmp/rows"
 fi
 
+if [ "$what" = all ] || [ "$what" = audit ]; then
+  echo "== audit benchmark: invmmd audit at 5,000 to 10⁶ rows; load: $(cut -d' ' -f1-3 /proc/loadavg)"
+  load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+  go build -o "$tmp/invmmd" ./cmd/invmmd
+  go build -o "$tmp/rows" ./cmd/benchrows
+  : > "$tmp/audit.out"
+  for n in 5000 100000 1000000; do
+    "$tmp/rows" -audit -n "$n" > "$tmp/audit.csv"
+    /usr/bin/time -f "%e %M" -o "$tmp/time" "$tmp/invmmd" audit -data "$tmp/audit.csv" -y y -z z -decisions d -x x1,x2,c > "$tmp/cmd.out" 2>&1
+    echo "$n $(tail -1 "$tmp/time")" | tee -a "$tmp/audit.out"
+  done
+  rm -f "$tmp/audit.csv"
+  {
+    echo "## The fairness audit by the number of rows"
+    echo
+    echo "Measured by \`scripts/bench.sh audit\` on $(date -u +%Y-%m-%d), $(go version | cut -d' ' -f3), $(nproc) CPUs,"
+    echo "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'). Load average before: $load_before; after: $(cut -d' ' -f1-3 /proc/loadavg)."
+    echo "\`invmmd audit -decisions d -x x1,x2,c\` as a user runs it on a CSV of n rows (cmd/benchrows -audit: a binary label, a"
+    echo "three-level attribute blank on about 40% of the rows at random given the features and the label, three features of which"
+    echo "one has five levels): G and m fitted by logistic regressions cross-fitted on 5 folds, every metric by complete_case, ip,"
+    echo "reg and dr with their intervals, the sensitivity bounds at five Γ. Wall time includes reading the CSV; peak memory is"
+    echo "the process's maximum resident set (GNU time)."
+    echo
+    echo "| rows | wall s | peak MB |"
+    echo "|---|---|---|"
+    awk '{ printf "| %d | %.2f | %.0f |\n", $1, $2, $3 / 1024 }' "$tmp/audit.out"
+  } > "$tmp/audit"
+else
+  section audit > "$tmp/audit"
+fi
+
 if [ "$what" = all ] || [ "$what" = penalty ]; then
   echo "== go test -bench (benchtime $benchtime); this takes a few minutes"
   { go test -run XXX -bench 'BenchmarkPenalty$' -benchtime "$benchtime" -timeout 60m ./invmmd/penalty/
@@ -261,6 +294,10 @@ fi
   echo "<!-- rows -->"
   cat "$tmp/rows"
   echo "<!-- /rows -->"
+  echo
+  echo "<!-- audit -->"
+  cat "$tmp/audit"
+  echo "<!-- /audit -->"
   echo
   if [ -f BENCHMARKS.md ] && grep -q '^<!-- analysis -->' BENCHMARKS.md; then
     sed -n '/^<!-- analysis -->/,$p' BENCHMARKS.md

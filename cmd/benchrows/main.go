@@ -4,6 +4,11 @@
 // m, so that invmmd estimate and invmmd test fit nothing and time only the estimators.
 //
 //	go run ./cmd/benchrows -n 1000000 > big.csv
+//
+// With -audit it writes the audit benchmark's table instead (scripts/bench.sh audit): a
+// binary label y, features x1, x2 and a five-level c, a three-level attribute z blank on
+// about 40% of the rows at random given (x1, x2, c, y), and 0/1 decisions d that depend on
+// x1 and z, for invmmd audit (which fits G and m on x1, x2, c and y).
 package main
 
 import (
@@ -19,6 +24,7 @@ import (
 func main() {
 	n := flag.Int("n", 10000, "rows")
 	seed := flag.Uint64("seed", 1, "seed of the draws")
+	audit := flag.Bool("audit", false, "write the audit benchmark's table (y,z,x1,x2,c,d)")
 	flag.Parse()
 	if *n < 1 {
 		fmt.Fprintln(os.Stderr, "benchrows: -n must be at least 1")
@@ -26,6 +32,14 @@ func main() {
 	}
 	rng := rand.New(rand.NewPCG(*seed, uint64(*n)))
 	w := bufio.NewWriterSize(os.Stdout, 1<<20)
+	if *audit {
+		auditRows(w, rng, *n)
+		if err := w.Flush(); err != nil {
+			fmt.Fprintln(os.Stderr, "rows:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	w.WriteString("y,z,h,g,m\n")
 	sigmoid := func(v float64) float64 { return 1 / (1 + math.Exp(-v)) }
 	buf := make([]byte, 0, 64)
@@ -57,5 +71,42 @@ func main() {
 	if err := w.Flush(); err != nil {
 		fmt.Fprintln(os.Stderr, "rows:", err)
 		os.Exit(1)
+	}
+}
+
+// auditRows writes n rows of the audit benchmark's table.
+func auditRows(w *bufio.Writer, rng *rand.Rand, n int) {
+	sigmoid := func(v float64) float64 { return 1 / (1 + math.Exp(-v)) }
+	w.WriteString("y,z,x1,x2,c,d\n")
+	buf := make([]byte, 0, 64)
+	for range n {
+		x1, x2, c := rng.NormFloat64(), rng.NormFloat64(), rng.IntN(5)
+		z := 0
+		if u := rng.Float64(); u < sigmoid(0.8*x2-0.5) {
+			z = 1
+		} else if u < sigmoid(0.8*x2-0.5)+0.25 {
+			z = 2
+		}
+		y := 0
+		if rng.Float64() < sigmoid(x1+0.3*float64(c)-0.6) {
+			y = 1
+		}
+		d := 0
+		if x1+0.4*float64(z)+0.8*rng.NormFloat64() > 0.3 {
+			d = 1
+		}
+		buf = strconv.AppendInt(buf[:0], int64(y), 10)
+		buf = append(buf, ',')
+		if rng.Float64() < sigmoid(0.3+0.7*x1-0.5*x2+0.2*float64(c)-0.6*float64(y)) {
+			buf = append(buf, "abc"[z])
+		}
+		buf = append(buf, ',')
+		buf = strconv.AppendFloat(buf, x1, 'f', 5, 64)
+		buf = append(buf, ',')
+		buf = strconv.AppendFloat(buf, x2, 'f', 5, 64)
+		buf = append(buf, ',', 'k', byte('0'+c), ',')
+		buf = strconv.AppendInt(buf, int64(d), 10)
+		buf = append(buf, '\n')
+		w.Write(buf)
 	}
 }

@@ -47,6 +47,7 @@ func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.Var(floatValue{&cfg.Level}, "level", "confidence `level` of the intervals (default 0.95)")
 	fs.Var(intValue{&cfg.Folds}, "folds", fmt.Sprintf("`K` folds on which G and m are cross-fitted (2 to %d; default %d)", owndata.MaxFolds, owndata.DefaultFolds))
 	fs.Var(uintValue{&cfg.Seed}, "seed", "`seed` of the folds and of the simultaneous intervals' draws")
+	fs.BoolVar(&cfg.ScoreTest, "score-test", false, "with -outputs, also test the scores' distribution, h ⊥ Z | Y, as invmmd test does (dr's MMD² and p-value; G and m by its MLPs: about a minute at a few thousand rows)")
 	ests := fs.String("estimators", "complete_case,ip,reg,dr", "comma-separated estimators to report")
 	gammas := fs.String("gammas", "1,1.5,2,3,inf", "departures Γ from missingness at random for the sensitivity bounds (1: none; inf: no assumption)")
 	out := fs.String("out", "", "write audit.csv, audit.md, sensitivity.csv and audit.png into this new folder (refused if it exists, unless -force)")
@@ -94,7 +95,7 @@ func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 // auditFlagNames names audit's settings by its flags in messages.
 var auditFlagNames = map[string]string{"Data": "-data", "Y": "-y", "YPositive": "-y-positive", "Z": "-z", "ZPositive": "-z-positive", "X": "-x",
-	"Decisions": "-decisions", "DecisionsPositive": "-decisions-positive", "Outputs": "-outputs", "Threshold": "-threshold", "Bins": "-bins", "Level": "-level", "Folds": "-folds", "Gammas": "-gammas"}
+	"Decisions": "-decisions", "DecisionsPositive": "-decisions-positive", "Outputs": "-outputs", "Threshold": "-threshold", "Bins": "-bins", "Level": "-level", "Folds": "-folds", "Gammas": "-gammas", "ScoreTest": "-score-test"}
 
 // parseGammas reads a comma-separated list of factors ≥ 1 (inf allowed).
 func parseGammas(s string) ([]float64, error) {

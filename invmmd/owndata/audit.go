@@ -36,7 +36,11 @@ type AuditConfig struct {
 	Folds      int
 	Seed       uint64
 	Gammas     []float64
-	Log, Warn  io.Writer `json:"-"`
+	// ScoreTest, with Outputs, also tests the scores' distribution: h ⊥ Z | Y by invmmd
+	// test (TestTable: dr's MMD² and its p-value, G and m cross-fitted by its MLPs on the
+	// same features; a minute at a few thousand rows where the rest takes a second).
+	ScoreTest bool
+	Log, Warn io.Writer `json:"-"`
 }
 
 // AuditReport is an audit's result: the estimates, the sensitivity bounds, and what they
@@ -57,6 +61,8 @@ type AuditReport struct {
 	Selected   float64 // the decisions' selection rate over every row
 	Prevalence float64 // P(Y = 1) over every row
 	Data       *fairness.Data
+	// Scores is the scores' test of h ⊥ Z | Y (ScoreTest), nil when not asked for.
+	Scores *Tests
 }
 
 // Audit reads cfg.Data and audits it (AuditTable).
@@ -83,6 +89,8 @@ func (c AuditConfig) validate() error {
 		return fieldError("Level", c.Level, "want a confidence level in [0.5, 1)")
 	case c.Folds != 0 && (c.Folds < 2 || c.Folds > MaxFolds):
 		return fieldError("Folds", c.Folds, "want 2 to %d folds", MaxFolds)
+	case c.ScoreTest && c.Outputs == "":
+		return fieldError("ScoreTest", true, "tests the scores' distribution: name the score column (%s)", c.name("Outputs"))
 	case c.Bins != 0 && (c.Bins < 2 || c.Bins > 20):
 		return fieldError("Bins", c.Bins, "want 2 to 20 groups")
 	case math.IsNaN(c.Threshold) || math.IsInf(c.Threshold, 0):
@@ -172,6 +180,13 @@ func AuditTable(ctx context.Context, tab *tabular.Table, cfg AuditConfig) (*Audi
 	if slices.Contains(ests, fairness.DR) {
 		if rep.Bounds, err = fairness.Sensitivity(d, rep.Result, gammas); err != nil {
 			return nil, err
+		}
+	}
+	if cfg.ScoreTest {
+		tc := DefaultTestConfig()
+		tc.Columns, tc.Columns.X, tc.H, tc.Folds, tc.Log, tc.Warn = cfg.Columns, rep.Features, cfg.Outputs, folds, cfg.Log, cfg.Warn
+		if rep.Scores, err = TestTable(ctx, tab, tc); err != nil {
+			return nil, fmt.Errorf("the scores' test of h ⊥ Z | Y: %w", err)
 		}
 	}
 	if nu.NotConverged > 0 && cfg.Warn != nil {

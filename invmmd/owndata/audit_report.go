@@ -86,6 +86,10 @@ func (r *AuditReport) Markdown() string {
 		b.WriteString("\n## If missingness depends on the attribute itself\n\n")
 		b.WriteString(r.sensitivity(true))
 	}
+	if r.Scores != nil {
+		b.WriteString("\n## The scores' distribution: h ⊥ Z | Y\n\n")
+		b.WriteString(r.Scores.Markdown())
+	}
 	return b.String()
 }
 
@@ -100,6 +104,10 @@ func (r *AuditReport) String() string {
 	if len(r.Bounds) > 0 {
 		b.WriteString("\nIf missingness depends on the attribute itself:\n")
 		b.WriteString(r.sensitivity(false))
+	}
+	if r.Scores != nil {
+		b.WriteString("\nThe scores' distribution, h ⊥ Z | Y (invmmd test):\n")
+		b.WriteString(r.Scores.Markdown())
 	}
 	return b.String()
 }
