@@ -125,7 +125,8 @@ func Estimate(d *Data, ests []Estimator, o Options) (*Result, error) {
 					name = d.Levels[a]
 				}
 				se := math.Sqrt(cov[a][a])
-				res.Rows = append(res.Rows, Row{m, name, "", e, v[a], se, clip01(v[a] - z*se), clip01(v[a] + z*se)})
+				lo, hi := logitInterval(v[a], se, z)
+				res.Rows = append(res.Rows, Row{m, name, "", e, v[a], se, lo, hi})
 			}
 			for a := range k {
 				for b := a + 1; b < k; b++ {
@@ -164,6 +165,19 @@ func Estimate(d *Data, ests []Estimator, o Options) (*Result, error) {
 }
 
 func clip01(x float64) float64 { return math.Min(1, math.Max(0, x)) }
+
+// logitInterval returns a rate's interval: θ ± z·se on the log-odds scale (the delta
+// method: se/(θ(1 − θ))), mapped back, so that it stays inside [0, 1] and leans toward 1/2
+// as a proportion's sampling distribution does near 0 or 1; the plain Wald interval,
+// clipped, where θ is 0 or 1.
+func logitInterval(theta, se, z float64) (float64, float64) {
+	if !(theta > 0 && theta < 1) {
+		return clip01(theta - z*se), clip01(theta + z*se)
+	}
+	l := math.Log(theta / (1 - theta))
+	h := z * se / (theta * (1 - theta))
+	return 1 / (1 + math.Exp(-(l - h))), 1 / (1 + math.Exp(-(l + h)))
+}
 
 func rename(r Row, metric string) Row {
 	r.Metric, r.Group, r.Method = metric, All, ""

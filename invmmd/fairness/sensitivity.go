@@ -3,14 +3,12 @@ package fairness
 import (
 	"fmt"
 	"math"
-
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // Bound is a metric's range when missingness may depend on Z itself: every value the
 // metric can take when the odds of observing Z differ between two groups of rows with the
-// same W by at most a factor Gamma, widened by the dr estimate's sampling margin at the
-// audit's level. Gamma = 1 is missingness at random (dr's interval); Gamma = +Inf assumes
+// same W by at most a factor Gamma, widened by the dr estimate's sampling margins at the
+// audit's level (the distances from its estimate to its interval's ends). Gamma = 1 is missingness at random (dr's interval); Gamma = +Inf assumes
 // nothing (the Manski bounds: each row whose Z is hidden put in the group that pushes the
 // metric up, or down).
 type Bound struct {
@@ -37,7 +35,6 @@ func Sensitivity(d *Data, res *Result, gammas []float64) ([]Bound, error) {
 	if len(d.M) != d.Len() {
 		return nil, fmt.Errorf("the sensitivity bounds read m̂, which the data lacks")
 	}
-	z := distuv.UnitNormal.Quantile(0.5 + res.Level/2)
 	k := len(d.Levels)
 	var out []Bound
 	for _, gamma := range gammas {
@@ -57,12 +54,12 @@ func Sensitivity(d *Data, res *Result, gammas []float64) ([]Bound, error) {
 				rLo, rHi := d.plugInBounds(b, a, gamma)
 				var l, h float64
 				if math.IsInf(gamma, 1) {
-					l, h = rLo, rHi
+					l, h = rLo-(dr.Estimate-dr.Low), rHi+(dr.High-dr.Estimate)
 				} else {
 					mid, _ := d.plugInBounds(b, a, 1)
-					l, h = dr.Estimate+rLo-mid, dr.Estimate+rHi-mid
+					l, h = dr.Low+rLo-mid, dr.High+rHi-mid
 				}
-				l, h = clip01(l-z*dr.SE), clip01(h+z*dr.SE)
+				l, h = clip01(l), clip01(h)
 				lo[m][a], hi[m][a] = l, h
 				out = append(out, Bound{m, d.Levels[a], gamma, l, h})
 			}

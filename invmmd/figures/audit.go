@@ -27,85 +27,101 @@ var (
 const AuditGamma = 2
 
 // AuditPlots returns the audit figure's panels: the selection, true-positive and
-// false-positive rates of every group, complete_case and dr each with its interval, over
-// the ranges the sensitivity bounds allow at Γ = AuditGamma and with no assumption.
+// false-positive rates of every group (one row each, the rate along the horizontal axis),
+// complete_case and dr each with its interval, over the ranges the sensitivity bounds allow
+// at Γ = AuditGamma and with no assumption; the last panel is the key.
 func AuditPlots(res *fairness.Result, bounds []fairness.Bound) ([][]*plot.Plot, error) {
 	var row []*plot.Plot
-	for k, m := range []string{fairness.SelectionRate, fairness.TPR, fairness.FPR} {
+	k := len(res.Levels)
+	// Groups from the top down in their order: group g at y = k − 1 − g.
+	ys := func(g int) float64 { return float64(k - 1 - g) }
+	names := make([]string, k)
+	for g, l := range res.Levels {
+		names[k-1-g] = l
+	}
+	key := plot.New()
+	key.HideAxes()
+	key.Legend.Top, key.Legend.Left = true, true
+	key.Legend.TextStyle.Font.Size = vg.Points(9)
+	key.Legend.Padding = vg.Points(5)
+	for panel, m := range []string{fairness.SelectionRate, fairness.TPR, fairness.FPR} {
 		p := plot.New()
 		p.Title.Text = m
-		p.Y.Label.Text = "rate"
-		p.Y.Min, p.Y.Max = 0, 1
-		p.X.Min, p.X.Max = -0.6, float64(len(res.Levels))-0.4
-		p.NominalX(res.Levels...)
+		p.X.Label.Text = "rate"
+		p.X.Min, p.X.Max = 0, 1
+		p.Y.Min, p.Y.Max = -0.6, float64(k)-0.4
+		p.NominalY(names...)
+		if panel > 0 {
+			p.Y.Tick.Label.Font.Size = 0
+			p.Y.Tick.Label.Color = color.Transparent
+		}
+		p.Add(plotter.NewGrid())
 		for g, level := range res.Levels {
-			x := float64(g)
+			y := ys(g)
 			for _, shade := range []struct {
 				gamma float64
 				fill  color.Color
 				half  float64
-			}{{math.Inf(1), auditManski, 0.38}, {AuditGamma, auditGamma, 0.3}} {
+			}{{math.Inf(1), auditManski, 0.4}, {AuditGamma, auditGamma, 0.3}} {
 				for _, b := range bounds {
 					if b.Metric == m && b.Group == level && b.Gamma == shade.gamma {
-						poly, err := plotter.NewPolygon(plotter.XYs{{X: x - shade.half, Y: b.Low}, {X: x + shade.half, Y: b.Low}, {X: x + shade.half, Y: b.High}, {X: x - shade.half, Y: b.High}})
+						poly, err := plotter.NewPolygon(plotter.XYs{{X: b.Low, Y: y - shade.half}, {X: b.High, Y: y - shade.half}, {X: b.High, Y: y + shade.half}, {X: b.Low, Y: y + shade.half}})
 						if err != nil {
 							return nil, err
 						}
 						poly.Color, poly.LineStyle.Width = shade.fill, 0
 						p.Add(poly)
-						if g == 0 && k == 2 {
-							p.Legend.Add(fmt.Sprintf("bounds, Γ = %s", gammaLabel(shade.gamma)), poly)
+						if g == 0 && panel == 0 {
+							key.Legend.Add(gammaLabel(shade.gamma), poly)
 						}
 					}
 				}
 			}
 			for _, e := range []struct {
 				est    fairness.Estimator
-				dx     float64
+				dy     float64
 				colour color.RGBA
 				shape  draw.GlyphDrawer
-			}{{fairness.CompleteCase, -0.12, auditCC, draw.SquareGlyph{}}, {fairness.DR, 0.12, auditDR, draw.CircleGlyph{}}} {
+			}{{fairness.CompleteCase, 0.14, auditCC, draw.BoxGlyph{}}, {fairness.DR, -0.14, auditDR, draw.CircleGlyph{}}} {
 				r, ok := res.Find(m, level, "", e.est)
 				if !ok {
 					continue
 				}
-				bar, err := plotter.NewLine(plotter.XYs{{X: x + e.dx, Y: r.Low}, {X: x + e.dx, Y: r.High}})
+				bar, err := plotter.NewLine(plotter.XYs{{X: r.Low, Y: y + e.dy}, {X: r.High, Y: y + e.dy}})
 				if err != nil {
 					return nil, err
 				}
 				bar.Color, bar.Width = e.colour, vg.Points(1.5)
-				pt, err := plotter.NewScatter(plotter.XYs{{X: x + e.dx, Y: r.Estimate}})
+				pt, err := plotter.NewScatter(plotter.XYs{{X: r.Estimate, Y: y + e.dy}})
 				if err != nil {
 					return nil, err
 				}
-				pt.GlyphStyle = draw.GlyphStyle{Color: e.colour, Radius: vg.Points(3.5), Shape: e.shape}
+				pt.GlyphStyle = draw.GlyphStyle{Color: e.colour, Radius: vg.Points(3), Shape: e.shape}
 				p.Add(bar, pt)
-				if g == 0 && k == 2 {
-					p.Legend.Add(fmt.Sprintf("%v, %.0f%% CI", e.est, 100*res.Level), bar, pt)
+				if g == 0 && panel == 0 {
+					key.Legend.Add(fmt.Sprintf("%v, %.0f%% CI", e.est, 100*res.Level), bar, pt)
 				}
 			}
 		}
-		if k == 2 {
-			p.Legend.Top = true
-			p.Legend.TextStyle.Font.Size = vg.Points(8)
-		}
 		row = append(row, p)
 	}
-	return [][]*plot.Plot{row}, nil
+	return [][]*plot.Plot{append(row, key)}, nil
 }
 
+// gammaLabel names a shade of sensitivity bounds in the key.
 func gammaLabel(g float64) string {
 	if math.IsInf(g, 1) {
-		return "∞ (no assumption)"
+		return "bounds assuming nothing (Γ = ∞)"
 	}
-	return fmt.Sprintf("%g", g)
+	return fmt.Sprintf("bounds, recording odds ×%g (Γ = %g)", g, g)
 }
 
-// Audit draws AuditPlots to base+".png" and base+".svg".
+// Audit draws AuditPlots to base+".png" and base+".svg", taller with more groups.
 func Audit(res *fairness.Result, bounds []fairness.Bound, base string) error {
 	plots, err := AuditPlots(res, bounds)
 	if err != nil {
 		return err
 	}
-	return SaveGrid(plots, base, 9*vg.Inch, 3.4*vg.Inch)
+	h := vg.Length(1.3+0.42*float64(len(res.Levels))) * vg.Inch
+	return SaveGrid(plots, base, 11*vg.Inch, h)
 }
