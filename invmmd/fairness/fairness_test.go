@@ -245,6 +245,14 @@ func TestSensitivityGammaOneIsDRAndWidens(t *testing.T) {
 			}
 		}
 	}
+	for _, b := range bounds {
+		if b.Metric == EqualizedOddsDifference && b.Gamma == 1 {
+			eo, _ := res.Find(EqualizedOddsDifference, All, "", DR)
+			if math.Abs(b.Low-eo.Low) > 1e-12 || math.Abs(b.High-eo.High) > 1e-12 {
+				t.Errorf("Γ = 1: the gap's range [%v, %v], dr's simultaneous interval [%v, %v]", b.Low, b.High, eo.Low, eo.High)
+			}
+		}
+	}
 	prev := 0.0
 	for _, g := range DefaultGammas() {
 		if width[g] < prev-1e-12 {

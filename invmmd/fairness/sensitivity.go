@@ -30,22 +30,37 @@ func DefaultGammas() []float64 { return []float64{1, 1.5, 2, 3, math.Inf(1)} }
 // with v = 1 and the lower on rows with v = 0 (and the reverse for the smallest). The
 // bound's distance from the same plug-in at Γ = 1 is added to dr's estimate, so that Γ = 1
 // gives dr's interval; at Γ = +Inf the plug-in bounds are used as they are (no model). The
-// gap's bounds take each pair's rates at opposite ends (outer bounds: conservative).
+// gap's range is built alike from the outer bounds of the gap (each pair's rates at opposite
+// ends of their plug-in ranges: conservative) around dr's simultaneous interval of
+// equalized_odds_difference, which it equals at Γ = 1.
 func Sensitivity(d *Data, res *Result, gammas []float64) ([]Bound, error) {
 	if len(d.M) != d.Len() {
 		return nil, fmt.Errorf("the sensitivity bounds read m̂, which the data lacks")
 	}
 	k := len(d.Levels)
+	eo, ok := res.Find(EqualizedOddsDifference, All, "", DR)
+	if !ok {
+		return nil, fmt.Errorf("the audit has no dr estimate of %s", EqualizedOddsDifference)
+	}
+	// The plug-in ranges without sampling margins, for the gap: at Γ = 1 each rate is a point.
+	plugIn := func(gamma float64) (map[string][]float64, map[string][]float64) {
+		lo, hi := map[string][]float64{}, map[string][]float64{}
+		for _, m := range []string{TPR, FPR} {
+			lo[m], hi[m] = make([]float64, k), make([]float64, k)
+			for a := range k {
+				lo[m][a], hi[m][a] = d.plugInBounds(rates[m].base, a, gamma)
+			}
+		}
+		return lo, hi
+	}
+	gapAt1Lo, gapAt1Hi := outerGap(plugIn(1))
 	var out []Bound
 	for _, gamma := range gammas {
 		if !(gamma >= 1) {
 			return nil, fmt.Errorf("Γ = %v: a departure from missingness at random is a factor of 1 or more", gamma)
 		}
-		lo := map[string][]float64{}
-		hi := map[string][]float64{}
 		for _, m := range []string{SelectionRate, TPR, FPR} {
 			b := rates[m].base
-			lo[m], hi[m] = make([]float64, k), make([]float64, k)
 			for a := range k {
 				dr, ok := res.Find(m, d.Levels[a], "", DR)
 				if !ok {
@@ -59,27 +74,37 @@ func Sensitivity(d *Data, res *Result, gammas []float64) ([]Bound, error) {
 					mid, _ := d.plugInBounds(b, a, 1)
 					l, h = dr.Low+rLo-mid, dr.High+rHi-mid
 				}
-				l, h = clip01(l), clip01(h)
-				lo[m][a], hi[m][a] = l, h
-				out = append(out, Bound{m, d.Levels[a], gamma, l, h})
+				out = append(out, Bound{m, d.Levels[a], gamma, clip01(l), clip01(h)})
 			}
 		}
-		var gl, gh float64
-		for _, m := range []string{TPR, FPR} {
-			for a := range k {
-				for c := a + 1; c < k; c++ {
-					dl, dh := lo[m][a]-hi[m][c], hi[m][a]-lo[m][c]
-					absL := math.Min(math.Abs(dl), math.Abs(dh))
-					if dl <= 0 && dh >= 0 {
-						absL = 0
-					}
-					gl, gh = math.Max(gl, absL), math.Max(gh, math.Max(math.Abs(dl), math.Abs(dh)))
-				}
-			}
+		gl, gh := outerGap(plugIn(gamma))
+		if math.IsInf(gamma, 1) {
+			gl, gh = gl-(eo.Estimate-eo.Low), gh+(eo.High-eo.Estimate)
+		} else {
+			gl, gh = eo.Low+gl-gapAt1Lo, eo.High+gh-gapAt1Hi
 		}
-		out = append(out, Bound{EqualizedOddsDifference, All, gamma, gl, gh})
+		out = append(out, Bound{EqualizedOddsDifference, All, gamma, clip01(gl), clip01(gh)})
 	}
 	return out, nil
+}
+
+// outerGap returns the smallest and largest equalized_odds_difference that rates anywhere in
+// their ranges allow: each pair's rates taken at opposite ends (outer bounds, conservative).
+func outerGap(lo, hi map[string][]float64) (float64, float64) {
+	var gl, gh float64
+	for _, m := range []string{TPR, FPR} {
+		for a := range lo[m] {
+			for c := a + 1; c < len(lo[m]); c++ {
+				dl, dh := lo[m][a]-hi[m][c], hi[m][a]-lo[m][c]
+				absL := math.Min(math.Abs(dl), math.Abs(dh))
+				if dl <= 0 && dh >= 0 {
+					absL = 0
+				}
+				gl, gh = math.Max(gl, absL), math.Max(gh, math.Max(math.Abs(dl), math.Abs(dh)))
+			}
+		}
+	}
+	return gl, gh
 }
 
 // plugInBounds returns the smallest and largest value of base b's ratio for group a when

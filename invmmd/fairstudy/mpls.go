@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
 
 	"github.com/invmmd/invmmd/invmmd/fairness"
@@ -29,7 +30,7 @@ func MplsFeatures() []string {
 // share of stops the training half searched, and audits those decisions there with
 // owndata.AuditTable (G and m cross-fitted on the same features and the label).
 func MplsStops(ctx context.Context, root string, seed uint64) (*owndata.AuditReport, error) {
-	tab, err := tabular.ReadFileContext(ctx, root+"/"+MplsFile, nil)
+	tab, err := tabular.ReadFileContext(ctx, filepath.Join(root, MplsFile), nil)
 	if err != nil {
 		return nil, err
 	}

@@ -237,7 +237,7 @@ func (r *AuditReport) gaps(md bool) string {
 
 func (r *AuditReport) sensitivity(md bool) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Each range holds every value the metric can take when the odds of recording Z differ between two groups of rows alike in (X, Y) by at most a factor Γ (Γ = 1: missing at random, dr's interval; Γ = inf: no assumption, each hidden row put in the group that pushes the metric up or down), widened by dr's %.0f%% sampling margin; the gap's ranges take each pair's rates at opposite ends (conservative).\n\n", 100*r.Result.Level)
+	fmt.Fprintf(&b, "Each range holds every value the metric can take when the odds of recording Z differ between two groups of rows alike in (X, Y) by at most a factor Γ (Γ = 1: missing at random, dr's interval; Γ = inf: no assumption, each hidden row put in the group that pushes the metric up or down), widened by dr's %.0f%% sampling margins; the gap's range takes each pair's rates at opposite ends (conservative) around dr's simultaneous interval.\n\n", 100*r.Result.Level)
 	var gammas []float64
 	for _, x := range r.Bounds {
 		if !slices.Contains(gammas, x.Gamma) {

@@ -1,0 +1,170 @@
+package docscheck
+
+import (
+	"encoding/csv"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const fairnessMD = "docs/fairness.md"
+
+// validationRow is one row of figures/tables/audit_validation.csv (invmmd auditstudy).
+type validationRow struct {
+	table, missingness, metric, group, method, estimator string
+	n, replicates, refused                               int
+	coverage, bias                                       float64
+}
+
+func (r validationRow) kind() string {
+	switch {
+	case r.method == "pair":
+		return "pairs"
+	case r.method == "" && r.group != "all":
+		return "rates"
+	}
+	return "gaps"
+}
+
+func auditValidation(t *testing.T) []validationRow {
+	t.Helper()
+	f, err := os.Open(filepath.Join(tables, "audit_validation.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := map[string]int{}
+	for k, h := range recs[0] {
+		col[h] = k
+	}
+	num := func(r []string, c string) float64 {
+		v, err := strconv.ParseFloat(r[col[c]], 64)
+		if err != nil {
+			return math.NaN()
+		}
+		return v
+	}
+	var out []validationRow
+	for _, r := range recs[1:] {
+		out = append(out, validationRow{table: r[col["table"]], missingness: r[col["missingness"]], metric: r[col["metric"]], group: r[col["group"]],
+			method: r[col["method"]], estimator: r[col["estimator"]], n: int(num(r, "n")), replicates: int(num(r, "replicates")),
+			refused: int(num(r, "refused")), coverage: num(r, "coverage"), bias: num(r, "bias")})
+	}
+	if len(out) == 0 {
+		t.Fatal("audit_validation.csv holds no rows")
+	}
+	return out
+}
+
+// covSpan returns the smallest and largest coverage, and the mean absolute bias, of the rows
+// that keep accepts.
+func covSpan(rows []validationRow, keep func(validationRow) bool) (lo, hi, bias float64, n int) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, r := range rows {
+		if keep(r) {
+			lo, hi = math.Min(lo, r.coverage), math.Max(hi, r.coverage)
+			bias += math.Abs(r.bias)
+			n++
+		}
+	}
+	return lo, hi, bias / float64(n), n
+}
+
+// TestAuditValidationDesign: the committed study has the design docs/fairness.md
+// describes: two public tables, 1,000 and 4,000 rows, the attribute hidden at random given
+// (X, Y) and depending on itself (Γ = 2), at least 400 replicates per cell.
+func TestAuditValidationDesign(t *testing.T) {
+	rows := auditValidation(t)
+	for _, table := range []string{"college", "hmda"} {
+		for _, n := range []int{1000, 4000} {
+			for _, miss := range []string{"MAR", "MNAR Γ=2"} {
+				found := false
+				for _, r := range rows {
+					if r.table == table && r.n == n && r.missingness == miss && r.estimator == "dr" {
+						found = true
+						if r.replicates+r.refused < 400 {
+							t.Errorf("%s n=%d %s: %d replicates, want at least 400", table, n, miss, r.replicates+r.refused)
+						}
+					}
+				}
+				if !found {
+					t.Errorf("audit_validation.csv has no cell %s n=%d %s", table, n, miss)
+				}
+			}
+		}
+	}
+}
+
+// TestAuditValidationNumbers checks docs/fairness.md's and the README's reading of the
+// committed study.
+func TestAuditValidationNumbers(t *testing.T) {
+	rows := auditValidation(t)
+	cell := func(table string, n int, miss, est string, kinds ...string) func(validationRow) bool {
+		return func(r validationRow) bool {
+			if r.table != table || r.n != n || r.missingness != miss || r.estimator != est {
+				return false
+			}
+			for _, k := range kinds {
+				if r.kind() == k {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	var wants, glance []string
+	for _, table := range []string{"college", "hmda"} {
+		lo, hi, _, n := covSpan(rows, cell(table, 4000, "MAR", "dr", "rates", "pairs"))
+		ccLo, _, ccBias, _ := covSpan(rows, cell(table, 4000, "MAR", "complete_case", "rates"))
+		_, _, drBias, _ := covSpan(rows, cell(table, 4000, "MAR", "dr", "rates"))
+		gLo, gHi, _, _ := covSpan(rows, cell(table, 4000, "MAR", "dr", "gaps"))
+		mLo, mHi, _, _ := covSpan(rows, cell(table, 4000, "MNAR Γ=2", "dr", "rates", "pairs"))
+		bLo, _, _, _ := covSpan(rows, cell(table, 4000, "MNAR Γ=2", "bounds Γ=2", "rates", "gaps"))
+		wants = append(wants,
+			fmt.Sprintf("| %s | %.3f–%.3f (%d cells) | %.3f–%.3f | %.4f | %.3f | %.4f | %.3f–%.3f | %.3f |", table, lo, hi, n, gLo, gHi, drBias, ccLo, ccBias, mLo, mHi, bLo))
+		glance = append(glance, fmt.Sprintf("%s %.3f–%.3f", table, lo, hi))
+	}
+	says(t, fairnessMD, "figures/tables/audit_validation.csv", wants...)
+	says(t, readme, "figures/tables/audit_validation.csv", strings.Join(glance, ", "))
+}
+
+// TestMplsNumbers checks docs/fairness.md's reading of the Minneapolis case
+// (figures/tables/audit_mplsstops.csv, invmmd auditstudy -case).
+func TestMplsNumbers(t *testing.T) {
+	f, err := os.Open(filepath.Join(tables, "audit_mplsstops.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	get := func(metric, group, method, est string) (float64, float64, float64) {
+		for _, r := range recs[1:] {
+			if r[0] == metric && r[1] == group && r[2] == method && r[3] == est {
+				v, _ := strconv.ParseFloat(r[4], 64)
+				lo, _ := strconv.ParseFloat(r[6], 64)
+				hi, _ := strconv.ParseFloat(r[7], 64)
+				return v, lo, hi
+			}
+		}
+		t.Fatalf("audit_mplsstops.csv has no row %s %s %s %s", metric, group, method, est)
+		return 0, 0, 0
+	}
+	cc, _, _ := get("equalized_odds_difference", "all", "", "complete_case")
+	dr, lo, hi := get("equalized_odds_difference", "all", "", "dr")
+	other, _, _ := get("count", "Other", "", "complete_case")
+	otherDR, _, _ := get("count", "Other", "", "dr")
+	says(t, fairnessMD, "figures/tables/audit_mplsstops.csv",
+		fmt.Sprintf("equalized_odds_difference is %.3f by the complete cases and %.3f by dr (95%% interval %.3f to %.3f)", cc, dr, lo, hi),
+		fmt.Sprintf("the group `Other` counts %.0f complete rows but dr estimates %.0f stops", other, otherDR))
+}
