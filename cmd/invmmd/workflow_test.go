@@ -448,8 +448,8 @@ func TestREADMEOwnDataExample(t *testing.T) {
 	for _, c := range cmds {
 		names = append(names, c[0])
 	}
-	if strings.Join(names, ",") != "fit,predict,estimate,test" {
-		t.Fatalf("the example runs %v, want fit, predict, estimate and test", names)
+	if strings.Join(names, ",") != "fit,predict,estimate,test,audit" {
+		t.Fatalf("the example runs %v, want fit, predict, estimate, test and audit", names)
 	}
 	repoData, err := filepath.Abs(filepath.Join("..", "..", "data"))
 	if err != nil {
@@ -473,7 +473,8 @@ func TestREADMEOwnDataExample(t *testing.T) {
 	if !strings.HasPrefix(scored, "row,line,probability,logit,gender,ethnicity,score,") {
 		t.Errorf("scored.csv header: %.120s", scored)
 	}
-	for file, rows := range map[string][]string{"estimates.csv": {"obs,", "ip,", "dr,"}, "tests.csv": {"dr,"}} {
+	for file, rows := range map[string][]string{"estimates.csv": {"obs,", "ip,", "dr,"}, "tests.csv": {"dr,"},
+		"college-audit/audit.csv": {"equalized_odds_difference,all,,dr,", "true_positive_rate,afam,,complete_case,"}} {
 		got := mustRead(t, file)
 		for _, r := range rows {
 			if !strings.Contains(got, "\n"+r) {
