@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/invmmd/invmmd/invmmd/method"
@@ -96,7 +98,8 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			done = len(res.Rows)
 		}
 		kept := fmt.Sprintf("the %d finished method(s) of %d are kept under %s (runs/, models/, results.csv)", done, len(cfg.Methods)*len(cfg.Seeds), cfg.Out)
-		return ownError(err, kept, resumeLine("fit", withoutFlag(args, "force"))) // -resume refuses -force
+		// -resume refuses -force; the paths absolute, so that the line works from any folder
+		return ownError(err, kept, resumeLine("fit", absolutePaths(withoutFlag(args, "force"), "data", "out")))
 	}
 	fmt.Fprintf(stdout, "\nmajority baseline on test: %.3f\n\n", res.Majority)
 	fmt.Fprint(stdout, owndata.Markdown(res.Rows))
@@ -118,6 +121,43 @@ func withoutFlag(args []string, name string) []string {
 		out = append(out, a)
 	}
 	return out
+}
+
+// absolutePaths returns args with the value of each flag named (-name V, -name=V, with
+// one or two dashes) made an absolute path, so that a command line printed to run again
+// works from any folder. A value that cannot be made absolute is kept as given.
+func absolutePaths(args []string, names ...string) []string {
+	out := slices.Clone(args)
+	for i := 0; i < len(out); i++ {
+		a := out[i]
+		if !strings.HasPrefix(a, "-") || a == "--" {
+			continue
+		}
+		n, v, hasValue := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-"), "=")
+		if !slices.Contains(names, n) {
+			continue
+		}
+		if !hasValue {
+			if i+1 < len(out) {
+				i++
+				out[i] = absPath(out[i])
+			}
+			continue
+		}
+		out[i] = a[:len(a)-len(v)] + absPath(v)
+	}
+	return out
+}
+
+// absPath returns p made absolute, or p when it is empty or cannot be.
+func absPath(p string) string {
+	if p == "" {
+		return p
+	}
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
 }
 
 // seedList renders seeds as -seeds takes them.

@@ -81,6 +81,13 @@ func settingsOf(cfg Config, hash string) Settings {
 	return s
 }
 
+// namedAs sets the path s names its data by to want's: the data is compared by its
+// content (DataHash), so that a relative path, an absolute one or an identical copy is
+// the same data.
+func (s *Settings) namedAs(want Settings) {
+	s.Data, s.Columns.Data = want.Data, want.Columns.Data
+}
+
 // diffSettings lists each setting that differs between a (stored) and b (requested) as
 // "path: stored → requested" (store.Diff of their JSON forms).
 func diffSettings(a, b Settings) []string {
@@ -187,7 +194,11 @@ func openOut(cfg Config) (o *outFolder, note string, err error) {
 		} else {
 			o.rec = &rec
 			stored := rec.Settings
-			stored.DataHash = "" // compared once the data is read
+			// The data is compared by content once it is read (prepare), not by the
+			// path it was named by: a relative path, an absolute one or a copy of the
+			// same bytes is the same data.
+			stored.DataHash = ""
+			stored.namedAs(want)
 			if d := diffSettings(stored, want); len(d) > 0 {
 				o.problems = append(o.problems, "its results were made with other settings ("+strings.Join(d, "; ")+")")
 			}
@@ -273,7 +284,12 @@ func (o *outFolder) prepare(hash string) (map[string]RunFile, error) {
 			continue
 		}
 		var rf RunFile
-		if json.Unmarshal(b, &rf) != nil || len(diffSettings(rf.Settings, want)) > 0 {
+		if json.Unmarshal(b, &rf) != nil {
+			continue
+		}
+		stored := rf.Settings
+		stored.namedAs(want) // the same content (DataHash) by any path
+		if len(diffSettings(stored, want)) > 0 {
 			continue
 		}
 		if _, err := os.Stat(filepath.Join(o.dir, ModelsDir, name, ModelFile)); err != nil {
