@@ -1,9 +1,12 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -29,6 +32,32 @@ func TestResumeLinePathsAbsolute(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := absolutePaths(tc.args, "data", "out"); !slices.Equal(got, tc.want) {
 				t.Errorf("absolutePaths(%q) = %q, want %q", tc.args, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestHelpAmongFlags: -h (or -help) followed by nothing or by another flag asks for
+// help, printed to stdout, in estimate and test too, where -h is also the old name of
+// -outputs and takes a value that is not a flag.
+func TestHelpAmongFlags(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		help bool
+	}{
+		{"estimate -h last", []string{"estimate", "-data", "f.csv", "-h"}, true},
+		{"estimate -h before a flag", []string{"estimate", "-h", "-data", "f.csv"}, true},
+		{"test --h last", []string{"test", "-data", "f.csv", "--h"}, true},
+		{"test -h before a flag", []string{"test", "-h", "-data", "f.csv"}, true},
+		{"fit -help after a value", []string{"fit", "-data", "f.csv", "-help"}, true},
+		{"estimate -h a column", []string{"estimate", "-data", "no-such.csv", "-h", "logit", "-y", "y", "-z", "z", "-g", "g", "-m", "m"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, _, err := runCmd(t, tc.args...)
+			isHelp := errors.Is(err, flag.ErrHelp) && strings.Contains(out, "usage: invmmd "+tc.args[0])
+			if isHelp != tc.help {
+				t.Errorf("%q: help %v (error %v), want %v", tc.args, isHelp, err, tc.help)
 			}
 		})
 	}
