@@ -14,6 +14,7 @@ import (
 	"github.com/invmmd/invmmd/invmmd/backend"
 	"github.com/invmmd/invmmd/invmmd/experiments/store"
 	"github.com/invmmd/invmmd/invmmd/method"
+	"github.com/invmmd/invmmd/invmmd/tabular"
 	"github.com/invmmd/invmmd/invmmd/train"
 )
 
@@ -341,6 +342,9 @@ func (o *outFolder) Finished(p *Plan, r *Result, rf RunFile, t *Trained) error {
 		d := p.Data
 		info := ModelInfo{Data: p.Config.Data, Y: p.Config.Y, YPositive: p.Config.YPositive, Z: p.Config.Z, ZPositive: p.Config.ZPositive,
 			Method: rf.Row.Method, Lambda: p.Config.Lambda, Seed: rf.Row.Seed, Encoder: d.Encoder, Classes: d.Classes}
+		if len(d.Classes) == 0 && p.Config.YPositive != "" {
+			info.YNegative = otherValue(d.Table, p.Config.Y, p.Config.YPositive)
+		}
 		if err := saveModel(modelDir(o.dir, m, rf.Row.Seed), t.Model, info); err != nil {
 			return err
 		}
@@ -349,6 +353,21 @@ func (o *outFolder) Finished(p *Plan, r *Result, rf RunFile, t *Trained) error {
 		}
 	}
 	return r.write(p)
+}
+
+// otherValue returns the first present value of column col of t other than positive: a
+// binary label's value read as 0 ("" when there is none).
+func otherValue(t *tabular.Table, col, positive string) string {
+	c := t.Column(col)
+	if c == nil {
+		return ""
+	}
+	for i := 0; i < t.Len(); i++ {
+		if !c.IsMissing(i) && c.Value(i) != positive {
+			return c.Value(i)
+		}
+	}
+	return ""
 }
 
 // writeAtomic writes path through a temporary file in the same folder renamed over it, so
