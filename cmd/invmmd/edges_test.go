@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"os"
@@ -58,6 +59,27 @@ func TestHelpAmongFlags(t *testing.T) {
 			isHelp := errors.Is(err, flag.ErrHelp) && strings.Contains(out, "usage: invmmd "+tc.args[0])
 			if isHelp != tc.help {
 				t.Errorf("%q: help %v (error %v), want %v", tc.args, isHelp, err, tc.help)
+			}
+		})
+	}
+}
+
+// TestInterruptedSaysRunAgain: after Ctrl-C a command with -resume says how to go on
+// where it stopped, and one without (estimate, test, predict) that its line runs it
+// again, since it keeps nothing to go on from.
+func TestInterruptedSaysRunAgain(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		err        error
+		want, lack string
+	}{
+		{"fit", ownError(context.Canceled, "kept", resumeLine("fit", []string{"-data", "d.csv"})), "To go on where it stopped, run:\n  invmmd fit -data d.csv -resume", "run it again"},
+		{"estimate", ownError(context.Canceled, "nothing was written", rerunLine("estimate", []string{"-data", "d.csv"})), "To run it again, run:\n  invmmd estimate -data d.csv", "go on where it stopped"},
+		{"test", ownError(context.Canceled, "nothing was written", rerunLine("test", []string{"-data", "d.csv"})), "To run it again, run:\n  invmmd test -data d.csv", "go on where it stopped"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if msg := tc.err.Error(); !strings.Contains(msg, tc.want) || strings.Contains(msg, tc.lack) {
+				t.Errorf("%q, want %q and not %q", msg, tc.want, tc.lack)
 			}
 		})
 	}

@@ -41,6 +41,7 @@ import (
 	"os"
 	"os/signal"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -177,7 +178,15 @@ type interrupted struct {
 	resume string // the command line to go on, with -resume
 }
 
+// Error says how to go on: where the line carries -resume (resumeLine) it goes on where
+// the command stopped; a command without -resume (estimate, test, predict: rerunLine)
+// starts again from scratch, and says so.
 func (e *interrupted) Error() string {
+	if !slices.ContainsFunc(strings.Fields(e.resume), func(a string) bool {
+		return a == "-resume" || a == "--resume" || a == "-resume=true" || a == "--resume=true"
+	}) {
+		return fmt.Sprintf("interrupted; %s. To run it again, run:\n  %s", e.kept, e.resume)
+	}
 	return fmt.Sprintf("interrupted; %s. To go on where it stopped, run:\n  %s", e.kept, e.resume)
 }
 
