@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/invmmd/invmmd/invmmd/method"
 )
 
 // TestResumeLinePathsAbsolute: the command line fit prints to go on after an
@@ -82,5 +84,30 @@ func TestInterruptedSaysRunAgain(t *testing.T) {
 				t.Errorf("%q, want %q and not %q", msg, tc.want, tc.lack)
 			}
 		})
+	}
+}
+
+// TestFitMethodsAll: fit's -methods all and ext expand only to methods fit accepts on any
+// table (none needing the true G, not full), where before all gave dr+ and was refused.
+func TestFitMethodsAll(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want string
+	}{
+		{"all", "none,obs,dr,reg,ip"},
+		{" ALL ", "none,obs,dr,reg,ip"},
+		{"dr,full", "dr,full"},
+		{"dr+", "dr+"}, // named: refused by fit, with the reason
+	} {
+		t.Run(tc.in, func(t *testing.T) {
+			ms, err := fitMethods(tc.in)
+			if err != nil || method.List(ms) != tc.want {
+				t.Errorf("fitMethods(%q) = %s, %v; want %s", tc.in, method.List(ms), err, tc.want)
+			}
+		})
+	}
+	ext, err := fitMethods("ext")
+	if err != nil || len(ext) == 0 || slices.ContainsFunc(ext, func(m method.Method) bool { return m.NeedsTrueG() }) {
+		t.Errorf("fitMethods(ext) = %v, %v; want the extensions without the true G", ext, err)
 	}
 }

@@ -17,7 +17,8 @@ import (
 // fitMore is the text of fit -h between the usage line and the flags: the methods and
 // the files written.
 func fitMore() string {
-	return "methods: " + method.List(method.Paper()) + " and the extensions " + method.List(method.Extensions()) + " (full only when no Z is missing; ip+, dr+ and dr-po+ need the true G, which only a simulation knows)\n\n" +
+	return "methods: " + method.List(method.Paper()) + " and the extensions " + method.List(method.Extensions()) + " (full only when no Z is missing; ip+, dr+ and dr-po+ need the true G, which only a simulation knows;\n" +
+		"all and ext name the others)\n\n" +
 		"Writes to -out: config.json (the settings and a SHA-256 of the data, written first), runs/METHOD-seedS.json and\n" +
 		"models/METHOD-seedS/ (one per method and seed, as each finishes), and results.csv, results.md (the table with what\n" +
 		"it was fitted on and where each network stopped: every one stops after -patience / -aux-patience epochs without a\n" +
@@ -84,7 +85,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 	}
 	var err error
-	if cfg.Methods, err = parseMethods(*methods); err != nil {
+	if cfg.Methods, err = fitMethods(*methods); err != nil {
 		return err
 	}
 	if cfg.Seeds, err = parseSeeds(*seeds); err != nil {
@@ -121,6 +122,20 @@ func withoutFlag(args []string, name string) []string {
 		out = append(out, a)
 	}
 	return out
+}
+
+// fitMethods parses fit's -methods: "all" and "ext" name only the methods fit accepts on
+// any table (not those needing the true G, which only a simulation knows, nor full, which
+// needs Z on every row: name it to train it).
+func fitMethods(s string) ([]method.Method, error) {
+	ms, err := parseMethods(s)
+	if err != nil {
+		return nil, err
+	}
+	if t := strings.ToLower(strings.TrimSpace(s)); t != "all" && t != "ext" {
+		return ms, nil
+	}
+	return slices.DeleteFunc(ms, func(m method.Method) bool { return m.NeedsTrueG() || m.UsesMissingZ() }), nil
 }
 
 // absolutePaths returns args with the value of each flag named (-name V, -name=V, with
