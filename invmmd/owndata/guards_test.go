@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -183,5 +184,28 @@ func TestTableInMemory(t *testing.T) {
 	est, err := EstimateTable(context.Background(), mem, ec)
 	if err != nil || len(est.Results) != 5 || est.File != "simulated" {
 		t.Fatalf("EstimateTable: %v", err)
+	}
+}
+
+// TestOnceEach: the warnings of the models fitted on the folds are said once each, in
+// their first order, with how many models gave one given more than once.
+func TestOnceEach(t *testing.T) {
+	w := "G's validation NLL did not improve"
+	for _, tc := range []struct {
+		name   string
+		ws     []string
+		fitted int
+		want   []string
+	}{
+		{"none", nil, 10, nil},
+		{"one model", []string{w}, 10, []string{w}},
+		{"every model", slices.Repeat([]string{w}, 10), 10, []string{w + " (from 10 of the 10 models fitted on the folds)"}},
+		{"two kinds", []string{"a", "b", "a"}, 4, []string{"a (from 2 of the 4 models fitted on the folds)", "b"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := onceEach(tc.ws, tc.fitted); !slices.Equal(got, tc.want) {
+				t.Errorf("onceEach = %q, want %q", got, tc.want)
+			}
+		})
 	}
 }
