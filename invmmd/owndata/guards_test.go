@@ -14,6 +14,7 @@ import (
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/tabular"
+	"github.com/invmmd/invmmd/invmmd/train"
 )
 
 // TestLockDir: a folder's lock refuses a second holder, naming the first (process and
@@ -205,6 +206,28 @@ func TestOnceEach(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := onceEach(tc.ws, tc.fitted); !slices.Equal(got, tc.want) {
 				t.Errorf("onceEach = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestHistoryWarningNamesTheSetting: the warning of unreliable strata kept in the loss
+// names the setting that keeps them (-keep-unreliable for the command line), not the
+// library's Options.DropUnreliable; the warning of dropped strata is unchanged.
+func TestHistoryWarningNamesTheSetting(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Names = tabular.Names{"KeepUnreliable": "-keep-unreliable"}
+	for _, tc := range []struct {
+		name       string
+		hist       train.History
+		want, lack string
+	}{
+		{"kept", train.History{Name: "h", UnreliableStrata: 3, Steps: 10, DropReason: "ESS 2"}, "leave out -keep-unreliable to drop them", "Options.DropUnreliable"},
+		{"dropped", train.History{Name: "h", UnreliableStrata: 3, DroppedStrata: 3, Steps: 10, DropReason: "ESS 2"}, "were dropped as unreliable", "keep-unreliable"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if w := historyWarning(&tc.hist, cfg); !strings.Contains(w, tc.want) || strings.Contains(w, tc.lack) {
+				t.Errorf("%q, want %q and not %q", w, tc.want, tc.lack)
 			}
 		})
 	}
