@@ -232,3 +232,24 @@ func TestHistoryWarningNamesTheSetting(t *testing.T) {
 		})
 	}
 }
+
+// TestZNamesTheLabel: -z naming the label's column (alone or among a vector nuisance's
+// columns) is refused as such before the table is read, not as a nuisance of 0/1 values.
+func TestZNamesTheLabel(t *testing.T) {
+	for _, tc := range []struct {
+		name, y, z string
+		refused    bool
+	}{
+		{"other column", "y", "z", false},
+		{"same column", "y", "y", true},
+		{"among a vector's", "y", "z1,y", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := Columns{Data: "d.csv", Y: tc.y, Z: tc.z, Names: tabular.Names{"Y": "-y", "Z": "-z"}}
+			err := c.validate(true)
+			if got := err != nil && strings.Contains(err.Error(), "-z and -y name the same column"); got != tc.refused {
+				t.Errorf("validate: %v, want refused %v", err, tc.refused)
+			}
+		})
+	}
+}
