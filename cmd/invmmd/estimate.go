@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 
@@ -48,11 +47,6 @@ func runEstimate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	out := fs.String("out", "", "also write one row per estimator to this CSV file: method,value,se,unreliable,impossible (refused if it exists unless -force, or is the -data file)")
 	alias(fs, "csv", stderr)
 	force := fs.Bool("force", false, "replace the -out file if it exists")
-	if len(args) == 1 && (args[0] == "-h" || args[0] == "--h") {
-		fs.SetOutput(stdout) // -h alone asks for help, as for every command
-		fs.Usage()
-		return flag.ErrHelp
-	}
 	if err := o.parse(args, &cfg.Columns, &cfg.Nets, &cfg.Bandwidth, &cfg.Median); err != nil {
 		return err
 	}

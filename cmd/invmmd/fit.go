@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/invmmd/invmmd/invmmd/method"
@@ -15,7 +17,8 @@ import (
 // fitMore is the text of fit -h between the usage line and the flags: the methods and
 // the files written.
 func fitMore() string {
-	return "methods: " + method.List(method.Paper()) + " and the extensions " + method.List(method.Extensions()) + " (full only when no Z is missing; ip+, dr+ and dr-po+ need the true G, which only a simulation knows)\n\n" +
+	return "methods: " + method.List(method.Paper()) + " and the extensions " + method.List(method.Extensions()) + " (full only when no Z is missing; ip+, dr+ and dr-po+ need the true G, which only a simulation knows;\n" +
+		"all and ext name the others)\n\n" +
 		"Writes to -out: config.json (the settings and a SHA-256 of the data, written first), runs/METHOD-seedS.json and\n" +
 		"models/METHOD-seedS/ (one per method and seed, as each finishes), and results.csv, results.md (the table with what\n" +
 		"it was fitted on and where each network stopped: every one stops after -patience / -aux-patience epochs without a\n" +
@@ -82,7 +85,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 	}
 	var err error
-	if cfg.Methods, err = parseMethods(*methods); err != nil {
+	if cfg.Methods, err = fitMethods(*methods); err != nil {
 		return err
 	}
 	if cfg.Seeds, err = parseSeeds(*seeds); err != nil {
@@ -96,7 +99,8 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			done = len(res.Rows)
 		}
 		kept := fmt.Sprintf("the %d finished method(s) of %d are kept under %s (runs/, models/, results.csv)", done, len(cfg.Methods)*len(cfg.Seeds), cfg.Out)
-		return ownError(err, kept, resumeLine("fit", withoutFlag(args, "force"))) // -resume refuses -force
+		// -resume refuses -force; the paths absolute, so that the line works from any folder
+		return ownError(err, kept, resumeLine("fit", absolutePaths(withoutFlag(args, "force"), "data", "out")))
 	}
 	fmt.Fprintf(stdout, "\nmajority baseline on test: %.3f\n\n", res.Majority)
 	fmt.Fprint(stdout, owndata.Markdown(res.Rows))
@@ -118,6 +122,57 @@ func withoutFlag(args []string, name string) []string {
 		out = append(out, a)
 	}
 	return out
+}
+
+// fitMethods parses fit's -methods: "all" and "ext" name only the methods fit accepts on
+// any table (not those needing the true G, which only a simulation knows, nor full, which
+// needs Z on every row: name it to train it).
+func fitMethods(s string) ([]method.Method, error) {
+	ms, err := parseMethods(s)
+	if err != nil {
+		return nil, err
+	}
+	if t := strings.ToLower(strings.TrimSpace(s)); t != "all" && t != "ext" {
+		return ms, nil
+	}
+	return slices.DeleteFunc(ms, func(m method.Method) bool { return m.NeedsTrueG() || m.UsesMissingZ() }), nil
+}
+
+// absolutePaths returns args with the value of each flag named (-name V, -name=V, with
+// one or two dashes) made an absolute path, so that a command line printed to run again
+// works from any folder. A value that cannot be made absolute is kept as given.
+func absolutePaths(args []string, names ...string) []string {
+	out := slices.Clone(args)
+	for i := 0; i < len(out); i++ {
+		a := out[i]
+		if !strings.HasPrefix(a, "-") || a == "--" {
+			continue
+		}
+		n, v, hasValue := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-"), "=")
+		if !slices.Contains(names, n) {
+			continue
+		}
+		if !hasValue {
+			if i+1 < len(out) {
+				i++
+				out[i] = absPath(out[i])
+			}
+			continue
+		}
+		out[i] = a[:len(a)-len(v)] + absPath(v)
+	}
+	return out
+}
+
+// absPath returns p made absolute, or p when it is empty or cannot be.
+func absPath(p string) string {
+	if p == "" {
+		return p
+	}
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
 }
 
 // seedList renders seeds as -seeds takes them.

@@ -41,9 +41,11 @@ import (
 	"os"
 	"os/signal"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
+	"unicode"
 
 	"github.com/invmmd/invmmd/invmmd/experiments"
 )
@@ -176,7 +178,15 @@ type interrupted struct {
 	resume string // the command line to go on, with -resume
 }
 
+// Error says how to go on: where the line carries -resume (resumeLine) it goes on where
+// the command stopped; a command without -resume (estimate, test, predict: rerunLine)
+// starts again from scratch, and says so.
 func (e *interrupted) Error() string {
+	if !slices.ContainsFunc(strings.Fields(e.resume), func(a string) bool {
+		return a == "-resume" || a == "--resume" || a == "-resume=true" || a == "--resume=true"
+	}) {
+		return fmt.Sprintf("interrupted; %s. To run it again, run:\n  %s", e.kept, e.resume)
+	}
 	return fmt.Sprintf("interrupted; %s. To go on where it stopped, run:\n  %s", e.kept, e.resume)
 }
 
@@ -259,26 +269,57 @@ func newFlags(name, usageLine string, stdout, stderr io.Writer, more func() stri
 var helpOut sync.Map
 
 // asksHelp reports whether args ask for help: -h or -help (with one or two dashes) among
-// the flags, where the command has no flag of that name (estimate's -h names a column).
+// the flags, read as the flag package reads them (a flag's value is not a flag). Where
+// the command has a flag of that name (estimate's and test's -h, the old name of
+// -outputs), it asks for help when nothing follows it or another flag does: the old -h
+// needs a value that is not a flag.
 func asksHelp(fs *flag.FlagSet, args []string) bool {
-	for _, a := range args {
-		if !strings.HasPrefix(a, "-") {
+	for len(args) > 0 {
+		s := args[0]
+		if len(s) < 2 || s[0] != '-' || s == "--" {
 			return false
 		}
-		switch n := strings.TrimLeft(a, "-"); n {
-		case "h", "help":
-			return fs.Lookup(n) == nil
+		args = args[1:]
+		name, _, hasValue := strings.Cut(strings.TrimPrefix(s[1:], "-"), "=")
+		f := fs.Lookup(name)
+		if name == "h" || name == "help" {
+			if f == nil || (!hasValue && (len(args) == 0 || isFlag(args[0]))) {
+				return true
+			}
+		}
+		if f == nil || hasValue {
+			continue
+		}
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			continue
+		}
+		if len(args) > 0 {
+			args = args[1:]
 		}
 	}
 	return false
+}
+
+// isFlag reports whether the argument s reads as a flag: one or two dashes and a letter
+// (not a negative number).
+func isFlag(s string) bool {
+	if !strings.HasPrefix(s, "-") {
+		return false
+	}
+	n := strings.TrimPrefix(strings.TrimPrefix(s, "-"), "-")
+	return n != "" && unicode.IsLetter([]rune(n)[0])
 }
 
 // parse parses args and refuses words left over after the flags: Go's flag package stops
 // at the first word that is not a flag, so "invmmd sim extra -quick" would otherwise drop
 // -quick silently.
 func parse(fs *flag.FlagSet, args []string) error {
-	if w, ok := helpOut.Load(fs); ok && asksHelp(fs, args) {
-		fs.SetOutput(w.(io.Writer))
+	if asksHelp(fs, args) {
+		if w, ok := helpOut.Load(fs); ok {
+			fs.SetOutput(w.(io.Writer))
+		}
+		fs.Usage()
+		return flag.ErrHelp
 	}
 	if err := fs.Parse(args); err != nil {
 		return err

@@ -292,6 +292,9 @@ func (c Columns) validate(needData bool) error {
 	if _, err := tabular.ParseColumns(c.Z); err != nil {
 		return &FieldError{Field: "Z", Value: c.Z, Err: err}
 	}
+	if slices.Contains(tabular.ZColumns(c.Z), strings.TrimSpace(c.Y)) {
+		return fieldError("Z", c.Z, "%s and %s name the same column %q: the nuisance must be another column than the label", c.name("Z"), c.name("Y"), strings.TrimSpace(c.Y))
+	}
 	for i, x := range c.X {
 		if strings.TrimSpace(x) == "" || slices.Contains(c.X[:i], x) {
 			return fieldError("X", c.X, "column %q is empty or listed twice", x)

@@ -136,12 +136,16 @@ func (l *loaded) fitNuisances(ctx context.Context, c EstimateConfig, fit nuisanc
 			parts = append(parts, [3][]int{fitRows, stopRows, f})
 		}
 	}
-	// One phase per model: G first (its Ĝ weighs the kernel on Z), then m.
+	// One phase per model: G first (its Ĝ weighs the kernel on Z), then m. The fold
+	// models' warnings are gathered and said once each, with how many models gave them.
 	var reps []AuxReport
+	folded, fitted := &warner{}, 0
+	defer func() { warn.add(onceEach(folded.all, fitted)...) }()
 	fold := func(role train.Role) error {
 		for k, p := range parts {
 			split := p
-			pred, rep, err := fit(ctx, l, c, []train.Role{role}, &split, io.Discard, warn)
+			fitted++
+			pred, rep, err := fit(ctx, l, c, []train.Role{role}, &split, io.Discard, folded)
 			if err != nil {
 				if folds > 1 {
 					return fmt.Errorf("fitting %v on the folds other than %d of %d: %w", role, k+1, folds, err)
@@ -190,6 +194,8 @@ func (l *loaded) fitNuisances(ctx context.Context, c EstimateConfig, fit nuisanc
 			return nf, err
 		}
 	}
+	warn.add(onceEach(folded.all, fitted)...)
+	folded.all = nil
 	nf.Report = foldsReport(reps, rows.G, rows.Delta, fitG, fitM, folds, parts)
 	fmt.Fprint(log, nf.describe(c))
 	if w := nf.Report.Warning(c.Names); w != "" {
@@ -359,4 +365,22 @@ func (l *loaded) useNuisances(n *Nuisances, rows *invmmd.Rows, fitG, fitM bool) 
 		l.zmap, rows.Psi = n.ZMap, psi
 	}
 	return nil
+}
+
+// onceEach returns the distinct warnings of ws in their first order, each said once: one
+// that several of the models fitted (of fitted) gave says how many.
+func onceEach(ws []string, fitted int) []string {
+	count := map[string]int{}
+	var out []string
+	for _, w := range ws {
+		if count[w]++; count[w] == 1 {
+			out = append(out, w)
+		}
+	}
+	for i, w := range out {
+		if n := count[w]; n > 1 {
+			out[i] = fmt.Sprintf("%s (from %d of the %d models fitted on the folds)", w, n, max(n, fitted))
+		}
+	}
+	return out
 }

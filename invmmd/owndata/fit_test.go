@@ -330,3 +330,50 @@ func TestFitChecksEachSplitsCells(t *testing.T) {
 		t.Errorf("error %v, want the training split's missing cell", err)
 	}
 }
+
+// TestResumeComparesDataByContent: Resume keeps the finished methods when the data is
+// named by another path (absolute for relative) or is an identical copy: the data is
+// compared by its recorded SHA-256, not by its path; other content is still refused.
+func TestResumeComparesDataByContent(t *testing.T) {
+	dir := t.TempDir()
+	cfg := tinyConfig()
+	cfg.Out = filepath.Join(dir, "out")
+	if _, err := Fit(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	abs, err := filepath.Abs(tinyCSV)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(tinyCSV)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp := filepath.Join(dir, "copy.csv")
+	os.WriteFile(cp, b, 0o644)
+	lines := strings.SplitAfter(string(b), "\n")
+	other := filepath.Join(dir, "other.csv")
+	os.WriteFile(other, []byte(strings.Join(append(lines[:1], lines[2:]...), "")), 0o644) // a row fewer
+	for _, tc := range []struct {
+		name, data string
+		refused    string // "" when both methods are kept
+	}{
+		{"absolute path", abs, ""},
+		{"identical copy", cp, ""},
+		{"other content", other, "other data"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := cfg
+			r.Data, r.Resume = tc.data, true
+			res, err := Fit(ctx, r)
+			switch {
+			case tc.refused != "" && (err == nil || !strings.Contains(err.Error(), tc.refused)):
+				t.Errorf("error %v, want %q", err, tc.refused)
+			case tc.refused == "" && err != nil:
+				t.Errorf("refused: %v", err)
+			case tc.refused == "" && res.Resumed != 2:
+				t.Errorf("%d methods kept, want 2", res.Resumed)
+			}
+		})
+	}
+}

@@ -7,12 +7,14 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/tabular"
+	"github.com/invmmd/invmmd/invmmd/train"
 )
 
 // TestLockDir: a folder's lock refuses a second holder, naming the first (process and
@@ -183,5 +185,71 @@ func TestTableInMemory(t *testing.T) {
 	est, err := EstimateTable(context.Background(), mem, ec)
 	if err != nil || len(est.Results) != 5 || est.File != "simulated" {
 		t.Fatalf("EstimateTable: %v", err)
+	}
+}
+
+// TestOnceEach: the warnings of the models fitted on the folds are said once each, in
+// their first order, with how many models gave one given more than once.
+func TestOnceEach(t *testing.T) {
+	w := "G's validation NLL did not improve"
+	for _, tc := range []struct {
+		name   string
+		ws     []string
+		fitted int
+		want   []string
+	}{
+		{"none", nil, 10, nil},
+		{"one model", []string{w}, 10, []string{w}},
+		{"every model", slices.Repeat([]string{w}, 10), 10, []string{w + " (from 10 of the 10 models fitted on the folds)"}},
+		{"two kinds", []string{"a", "b", "a"}, 4, []string{"a (from 2 of the 4 models fitted on the folds)", "b"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := onceEach(tc.ws, tc.fitted); !slices.Equal(got, tc.want) {
+				t.Errorf("onceEach = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestHistoryWarningNamesTheSetting: the warning of unreliable strata kept in the loss
+// names the setting that keeps them (-keep-unreliable for the command line), not the
+// library's Options.DropUnreliable; the warning of dropped strata is unchanged.
+func TestHistoryWarningNamesTheSetting(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Names = tabular.Names{"KeepUnreliable": "-keep-unreliable"}
+	for _, tc := range []struct {
+		name       string
+		hist       train.History
+		want, lack string
+	}{
+		{"kept", train.History{Name: "h", UnreliableStrata: 3, Steps: 10, DropReason: "ESS 2"}, "leave out -keep-unreliable to drop them", "Options.DropUnreliable"},
+		{"dropped", train.History{Name: "h", UnreliableStrata: 3, DroppedStrata: 3, Steps: 10, DropReason: "ESS 2"}, "were dropped as unreliable", "keep-unreliable"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if w := historyWarning(&tc.hist, cfg); !strings.Contains(w, tc.want) || strings.Contains(w, tc.lack) {
+				t.Errorf("%q, want %q and not %q", w, tc.want, tc.lack)
+			}
+		})
+	}
+}
+
+// TestZNamesTheLabel: -z naming the label's column (alone or among a vector nuisance's
+// columns) is refused as such before the table is read, not as a nuisance of 0/1 values.
+func TestZNamesTheLabel(t *testing.T) {
+	for _, tc := range []struct {
+		name, y, z string
+		refused    bool
+	}{
+		{"other column", "y", "z", false},
+		{"same column", "y", "y", true},
+		{"among a vector's", "y", "z1,y", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := Columns{Data: "d.csv", Y: tc.y, Z: tc.z, Names: tabular.Names{"Y": "-y", "Z": "-z"}}
+			err := c.validate(true)
+			if got := err != nil && strings.Contains(err.Error(), "-z and -y name the same column"); got != tc.refused {
+				t.Errorf("validate: %v, want refused %v", err, tc.refused)
+			}
+		})
 	}
 }

@@ -2,6 +2,8 @@ package owndata
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -125,6 +127,14 @@ type ModelInfo struct {
 	// Classes names the label's K > 2 classes in the order of the network's outputs
 	// (Table.LabelClasses at fit time); empty for a binary label (format 2).
 	Classes []string `json:"classes,omitempty"`
+	// YNegative is a binary label's value read as 0 when YPositive names the one read as
+	// 1, so that predict refuses a third value; empty for a 0/1 label and in folders
+	// written before it was recorded.
+	YNegative string `json:"y_negative,omitempty"`
+	// WeightsSHA256 is the SHA-256 of weights.json as saved with this model.json, so that
+	// weights copied from another model of the same shape are refused (LoadModel); empty
+	// in folders written before it was recorded.
+	WeightsSHA256 string `json:"weights_sha256,omitempty"`
 	// SaveModel sets Format, Architecture, Inputs and Variables.
 	Architecture Architecture     `json:"architecture"`
 	Encoder      *tabular.Encoder `json:"encoder"`
@@ -183,14 +193,29 @@ func saveModel(dir string, h *train.Model, info ModelInfo) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
+	wpath := filepath.Join(dir, WeightsFile)
+	if err := h.Save(wpath); err != nil {
+		return err
+	}
+	var err error
+	if info.WeightsSHA256, err = fileDigest(wpath); err != nil {
+		return fmt.Errorf("saving %s: %w", dir, err)
+	}
 	b, err := json.MarshalIndent(info, "", "  ")
 	if err != nil {
 		return fmt.Errorf("saving %s: %w", dir, err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, ModelFile), append(b, '\n'), 0o644); err != nil {
-		return err
+	return os.WriteFile(filepath.Join(dir, ModelFile), append(b, '\n'), 0o644)
+}
+
+// fileDigest returns the SHA-256 of the file at path, in hexadecimal.
+func fileDigest(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
 	}
-	return h.Save(filepath.Join(dir, WeightsFile))
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:]), nil
 }
 
 // Model is a saved model read back and checked by LoadModel, ready to predict.
@@ -232,6 +257,16 @@ func LoadModel(dir string) (*Model, error) {
 	}
 	if err := compareVariables(info.Architecture, shapes); err != nil {
 		return nil, fmt.Errorf("%s does not hold the weights of the model described in %s (%v):\n%w", wpath, ModelFile, info.Architecture, err)
+	}
+	if info.WeightsSHA256 != "" {
+		got, err := fileDigest(wpath)
+		if err != nil {
+			return nil, err
+		}
+		if got != info.WeightsSHA256 {
+			return nil, fmt.Errorf("%s is not the file saved with %s (SHA-256 %.12s…, %s records %.12s…): another model's weights, or an edited file; "+
+				"copy the model's folder whole, as fit wrote it", wpath, filepath.Join(dir, ModelFile), got, ModelFile, info.WeightsSHA256)
+		}
 	}
 	return &Model{Dir: dir, Info: *info, net: models.MLP{Hidden: info.Architecture.Hidden, Seed: info.Seed}, ws: ws, heads: info.Architecture.Classes}, nil
 }

@@ -207,6 +207,11 @@ func TestLoadModelRefuses(t *testing.T) {
 			m["data"].([]any)[2] = 1e300
 			return vars
 		}), want: []string{"weights.json: variable /model/output/weights: value 2 is 1e+300, want a finite float32"}},
+		{name: "weights of another model of the same shape", from: v1, file: WeightsFile, edit: weightsEdit(func(vars []any) []any {
+			_, m := variable("/model/output/weights")(vars)
+			m["data"].([]any)[0] = 0.5
+			return vars
+		}), want: []string{"weights.json is not the file saved with", "model.json", "another model's weights"}},
 		{name: "weights of another model", from: v1, file: WeightsFile, edit: weightsEdit(func(vars []any) []any {
 			for _, x := range vars { // a network of 2 inputs and width 3
 				m := x.(map[string]any)
@@ -430,4 +435,68 @@ func FuzzLoadModel(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestPredictRefusesUnseenLabel: a binary model refuses a row whose label is neither of
+// its classes (0 and 1, or its -y-positive value and the other value it was trained on),
+// naming file, line, column and value; a missing label, or a file without the label
+// column, passes.
+func TestPredictRefusesUnseenLabel(t *testing.T) {
+	b, err := os.ReadFile(tinyCSV)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(b), "\n")
+	withLabel := func(label string) string { // line 3's label replaced
+		l := slices.Clone(lines)
+		f := strings.Split(l[2], ",")
+		f[3] = label
+		l[2] = strings.Join(f, ",")
+		path := filepath.Join(t.TempDir(), "new.csv")
+		os.WriteFile(path, []byte(strings.Join(l, "\n")), 0o644)
+		return path
+	}
+	words := func(label string) string { // 0/1 written no/yes, line 3's label replaced
+		path := withLabel(label)
+		b, _ := os.ReadFile(path)
+		l := strings.Split(string(b), "\n")
+		for i := 1; i < len(l); i++ {
+			f := strings.Split(l[i], ",")
+			if len(f) > 3 && i != 2 {
+				f[3] = map[string]string{"0": "no", "1": "yes"}[f[3]]
+			}
+			l[i] = strings.Join(f, ",")
+		}
+		os.WriteFile(path, []byte(strings.Join(l, "\n")), 0o644)
+		return path
+	}
+	for _, tc := range []struct {
+		name, data string
+		yPositive  string // the model's -y-positive ("" for a 0/1 label; its other value is "no")
+		want       string // "" when accepted
+	}{
+		{"0/1 label", withLabel("1"), "", ""},
+		{"missing label", withLabel(""), "", ""},
+		{"a third class", withLabel("2"), "", `:3: column "y" (the model's label): class "2" was absent from training; the model's classes are 0, 1`},
+		{"text label of a 0/1 model", withLabel("yes"), "", `:3: column "y": value "yes"`},
+		{"named classes", words("no"), "yes", ""},
+		{"a class beside the named ones", words("maybe"), "yes", `:3: column "y" (the model's label): class "maybe" was absent from training; the model's classes are no, yes`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := LoadModel(v1Dir(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.yPositive != "" {
+				m.Info.YPositive, m.Info.YNegative = tc.yPositive, "no"
+			}
+			_, err = m.ReadTableContext(ctx, tc.data)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("refused: %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), tc.data)):
+				t.Errorf("error %v, want %q naming %s", err, tc.want, tc.data)
+			}
+		})
+	}
 }

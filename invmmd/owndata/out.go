@@ -14,6 +14,7 @@ import (
 	"github.com/invmmd/invmmd/invmmd/backend"
 	"github.com/invmmd/invmmd/invmmd/experiments/store"
 	"github.com/invmmd/invmmd/invmmd/method"
+	"github.com/invmmd/invmmd/invmmd/tabular"
 	"github.com/invmmd/invmmd/invmmd/train"
 )
 
@@ -79,6 +80,13 @@ func settingsOf(cfg Config, hash string) Settings {
 		s.Backend = cfg.Backend.Name()
 	}
 	return s
+}
+
+// namedAs sets the path s names its data by to want's: the data is compared by its
+// content (DataHash), so that a relative path, an absolute one or an identical copy is
+// the same data.
+func (s *Settings) namedAs(want Settings) {
+	s.Data, s.Columns.Data = want.Data, want.Columns.Data
 }
 
 // diffSettings lists each setting that differs between a (stored) and b (requested) as
@@ -187,7 +195,11 @@ func openOut(cfg Config) (o *outFolder, note string, err error) {
 		} else {
 			o.rec = &rec
 			stored := rec.Settings
-			stored.DataHash = "" // compared once the data is read
+			// The data is compared by content once it is read (prepare), not by the
+			// path it was named by: a relative path, an absolute one or a copy of the
+			// same bytes is the same data.
+			stored.DataHash = ""
+			stored.namedAs(want)
 			if d := diffSettings(stored, want); len(d) > 0 {
 				o.problems = append(o.problems, "its results were made with other settings ("+strings.Join(d, "; ")+")")
 			}
@@ -273,7 +285,12 @@ func (o *outFolder) prepare(hash string) (map[string]RunFile, error) {
 			continue
 		}
 		var rf RunFile
-		if json.Unmarshal(b, &rf) != nil || len(diffSettings(rf.Settings, want)) > 0 {
+		if json.Unmarshal(b, &rf) != nil {
+			continue
+		}
+		stored := rf.Settings
+		stored.namedAs(want) // the same content (DataHash) by any path
+		if len(diffSettings(stored, want)) > 0 {
 			continue
 		}
 		if _, err := os.Stat(filepath.Join(o.dir, ModelsDir, name, ModelFile)); err != nil {
@@ -325,6 +342,9 @@ func (o *outFolder) Finished(p *Plan, r *Result, rf RunFile, t *Trained) error {
 		d := p.Data
 		info := ModelInfo{Data: p.Config.Data, Y: p.Config.Y, YPositive: p.Config.YPositive, Z: p.Config.Z, ZPositive: p.Config.ZPositive,
 			Method: rf.Row.Method, Lambda: p.Config.Lambda, Seed: rf.Row.Seed, Encoder: d.Encoder, Classes: d.Classes}
+		if len(d.Classes) == 0 && p.Config.YPositive != "" {
+			info.YNegative = otherValue(d.Table, p.Config.Y, p.Config.YPositive)
+		}
 		if err := saveModel(modelDir(o.dir, m, rf.Row.Seed), t.Model, info); err != nil {
 			return err
 		}
@@ -333,6 +353,21 @@ func (o *outFolder) Finished(p *Plan, r *Result, rf RunFile, t *Trained) error {
 		}
 	}
 	return r.write(p)
+}
+
+// otherValue returns the first present value of column col of t other than positive: a
+// binary label's value read as 0 ("" when there is none).
+func otherValue(t *tabular.Table, col, positive string) string {
+	c := t.Column(col)
+	if c == nil {
+		return ""
+	}
+	for i := 0; i < t.Len(); i++ {
+		if !c.IsMissing(i) && c.Value(i) != positive {
+			return c.Value(i)
+		}
+	}
+	return ""
 }
 
 // writeAtomic writes path through a temporary file in the same folder renamed over it, so

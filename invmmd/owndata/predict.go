@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/invmmd/invmmd/invmmd/dataset"
@@ -39,7 +40,7 @@ func (m *Model) ReadTable(path string) (*tabular.Table, error) {
 // ReadTableContext reads the model's feature columns from the CSV file at path, as
 // ReadTable, and checks its labels, as CheckLabels; each read stops once ctx is done.
 func (m *Model) ReadTableContext(ctx context.Context, path string) (*tabular.Table, error) {
-	if len(m.Info.Classes) > 0 {
+	if len(m.Info.Classes) > 0 || m.Info.YPositive == "" || m.Info.YNegative != "" {
 		tab, err := tabular.ReadFileContext(ctx, path, []string{m.Info.Y})
 		var ce *tabular.ColumnError
 		switch {
@@ -47,7 +48,7 @@ func (m *Model) ReadTableContext(ctx context.Context, path string) (*tabular.Tab
 		case err != nil:
 			return nil, err
 		default:
-			if _, err := tab.ClassIndex(m.Info.Y, "the model's label", m.Info.Classes); err != nil {
+			if err := m.checkLabel(tab); err != nil {
 				return nil, err
 			}
 		}
@@ -63,11 +64,11 @@ func (m *Model) ReadTableContext(ctx context.Context, path string) (*tabular.Tab
 // CheckLabels reads the model's label column from the CSV file at path when the file has
 // one, and refuses a row whose label is a class the model was not trained on (an error
 // naming file, line, column and value; a missing label is allowed). A file without the
-// column passes: predict needs only the features. Only a model of K > 2 classes records
-// its classes; for a binary model the column is not read.
+// column passes: predict needs only the features. A binary model's classes are 0 and 1,
+// or its YPositive and YNegative (a folder that did not record YNegative: not checked).
 func (m *Model) CheckLabels(path string) error {
-	if len(m.Info.Classes) == 0 {
-		return nil
+	if len(m.Info.Classes) == 0 && m.Info.YPositive != "" && m.Info.YNegative == "" {
+		return nil // a binary model of a folder that did not record its value read as 0
 	}
 	tab, err := tabular.ReadFile(path, []string{m.Info.Y})
 	var ce *tabular.ColumnError
@@ -77,8 +78,42 @@ func (m *Model) CheckLabels(path string) error {
 	if err != nil {
 		return err
 	}
-	_, err = tab.ClassIndex(m.Info.Y, "the model's label", m.Info.Classes)
-	return err
+	return m.checkLabel(tab)
+}
+
+// checkLabel refuses a row of tab (read with the model's label column) whose label is a
+// class the model was not trained on: for K > 2 classes one not in Classes; for a binary
+// label one other than 0 and 1, or than YPositive and YNegative when they were recorded.
+// The error names file, line, column and value; a missing label is allowed.
+func (m *Model) checkLabel(tab *tabular.Table) error {
+	if len(m.Info.Classes) > 0 {
+		_, err := tab.ClassIndex(m.Info.Y, "the model's label", m.Info.Classes)
+		return err
+	}
+	c := tab.Column(m.Info.Y)
+	if c == nil {
+		return nil
+	}
+	classes := []string{"0", "1"}
+	if m.Info.YPositive != "" {
+		classes = []string{m.Info.YNegative, m.Info.YPositive}
+	}
+	for i := 0; i < tab.Len(); i++ {
+		if c.IsMissing(i) {
+			continue
+		}
+		v := c.Value(i)
+		if m.Info.YPositive == "" {
+			if x, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil && (x == 0 || x == 1) {
+				continue
+			}
+		} else if slices.Contains(classes, v) {
+			continue
+		}
+		return fmt.Errorf("%s:%d: column %q (the model's label): class %q was absent from training; the model's classes are %s",
+			tab.File, tab.Lines[i], m.Info.Y, v, strings.Join(classes, ", "))
+	}
+	return nil
 }
 
 // predictBatch is the most rows the prediction graph takes at once.

@@ -165,7 +165,7 @@ func (p *Plan) Train(ctx context.Context, aux *train.Aux, m method.Method, seed 
 			t.Row.PDR = PValue{r.PValue, true}
 		}
 	}
-	if w := hist.Warning(); w != "" {
+	if w := historyWarning(hist, cfg); w != "" {
 		t.Warnings = append(t.Warnings, classText(w, classes))
 	}
 	if k := sp.Train.NumClasses(); m.Penalised() && hist.Steps > 0 {
@@ -324,4 +324,11 @@ func unreliableList(res []invmmd.Result, classes []string) string {
 		}
 	}
 	return strings.Join(parts, "; ")
+}
+
+// historyWarning is hist's warning (train.History.Warning) in the terms of cfg's
+// settings: the setting that keeps unreliable strata (-keep-unreliable), not the library's
+// option.
+func historyWarning(hist *train.History, cfg Config) string {
+	return strings.Replace(hist.Warning(), train.DropHint, "leave out "+cfg.name("KeepUnreliable")+" to drop them from the penalty", 1)
 }

@@ -17,17 +17,23 @@ func FuzzRead(f *testing.F) {
 	for _, s := range []string{
 		good,
 		"a,y,z\n1,0,1\n2,1,0\n",
-		"a,y,z\n1,0,1\n2,1\n",        // ragged row
-		"a,y,z\n",                    // header only
-		"",                           // empty
-		"a,a\n1,2\n",                 // duplicate column
-		"a,,z\n1,2,3\n",              // empty column name
-		"a,y\n\"1\"x,0\n",            // stray quote
-		"a,y\n1,Inf\n",               // infinite value
-		"a,y\n1,NA\n2,?\n3,null\n",   // missing tokens
-		"\xEF\xBB\xBF\"a\r\nb\",y\n", // BOM, quoted header with a line break, no rows
-		"a\n1e400\n",                 // overflows to +Inf
-		"a\nx\n1\n2\n",               // numeric after a string
+		"a,y,z\n1,0,1\n2,1\n",           // ragged row
+		"a,y,z\n",                       // header only
+		"",                              // empty
+		"a,a\n1,2\n",                    // duplicate column
+		"a,,z\n1,2,3\n",                 // empty column name
+		"a,y\n\"1\"x,0\n",               // stray quote
+		"a,y\n1,Inf\n",                  // infinite value
+		"a,y\n1,NA\n2,?\n3,null\n",      // missing tokens
+		"\xEF\xBB\xBF\"a\r\nb\",y\n",    // BOM, quoted header with a line break, no rows
+		"a\n1e400\n",                    // overflows to +Inf
+		"a\nx\n1\n2\n",                  // numeric after a string
+		"a,y\r1,no\r2,yes\r",            // CR alone ends the lines
+		"\xFF\xFEa\x00,\x00y\x00\n\x00", // UTF-16 little-endian
+		"\xFE\xFF\x00a\x00,\x00y\x00\n", // UTF-16 big-endian
+		"\x1F\x8B\x08\x00\x00\x00",      // gzip
+		"a,y\n1,caf\xe9\n",              // Latin-1
+		"a,y\n1,b\x00\n",                // NUL
 	} {
 		f.Add([]byte(s))
 	}

@@ -22,6 +22,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // MaxLevels is the most distinct values a non-numeric column may have: beyond it the
@@ -209,6 +210,50 @@ func ReadFileContext(ctx context.Context, path string, names []string) (*Table, 
 	return Read(ctxReader{ctx, f}, path, names)
 }
 
+// toUTF8 says what to do with a file that is not UTF-8 text with LF or CRLF line ends.
+const toUTF8 = "convert it to a UTF-8 CSV file with LF or CRLF line ends (e.g. save as \"CSV UTF-8\", or iconv -t UTF-8)"
+
+// checkEncoding refuses, from its first bytes, a file that is not UTF-8 text: one with a
+// UTF-16 byte-order mark (FF FE, FE FF) or gzip-compressed (1F 8B), which would otherwise
+// be read as one garbled column name after another.
+func checkEncoding(br *bufio.Reader, file string) error {
+	head, _ := br.Peek(2)
+	switch {
+	case bytes.Equal(head, []byte{0xFF, 0xFE}), bytes.Equal(head, []byte{0xFE, 0xFF}):
+		return fmt.Errorf("%s: UTF-16 text (byte-order mark %X %X), not UTF-8: %s", file, head[0], head[1], toUTF8)
+	case bytes.Equal(head, []byte{0x1F, 0x8B}):
+		return fmt.Errorf("%s: a gzip-compressed file, not a CSV file: decompress it first (gunzip %s)", file, file)
+	}
+	return nil
+}
+
+// checkText refuses a cell (at line of file, in column col; "" for the header) holding a
+// NUL byte or bytes that are not UTF-8 (Latin-1, Windows-1252), which would otherwise
+// become levels of their own.
+func checkText(v, file string, line int, col string) error {
+	nul := strings.IndexByte(v, 0) >= 0
+	if !nul && utf8.ValidString(v) {
+		return nil
+	}
+	where := fmt.Sprintf("%s:%d:", file, line)
+	if col != "" {
+		where += fmt.Sprintf(" column %q:", col)
+	}
+	if nul {
+		return fmt.Errorf("%s a NUL byte: not UTF-8 text (UTF-16 without a byte-order mark, or a binary file?): %s", where, toUTF8)
+	}
+	bad := v
+	for i := 0; i < len(v); {
+		r, n := utf8.DecodeRuneInString(v[i:])
+		if r == utf8.RuneError && n == 1 {
+			bad = v[i:]
+			break
+		}
+		i += n
+	}
+	return fmt.Errorf("%s byte %#02x in %q is not UTF-8 (Latin-1 or Windows-1252 text?): %s", where, bad[0], v, toUTF8)
+}
+
 // ctxReader reads from r until ctx is done.
 type ctxReader struct {
 	ctx context.Context
@@ -235,6 +280,9 @@ func Read(r io.Reader, file string, names []string) (*Table, error) {
 	if bom, err := br.Peek(3); err == nil && bytes.Equal(bom, []byte{0xEF, 0xBB, 0xBF}) {
 		_, _ = br.Discard(3)
 	}
+	if err := checkEncoding(br, file); err != nil {
+		return nil, err
+	}
 	cr := csv.NewReader(br)
 	cr.ReuseRecord = true
 	header, err := cr.Read()
@@ -245,6 +293,14 @@ func Read(r io.Reader, file string, names []string) (*Table, error) {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	t := &Table{File: file, Header: append([]string(nil), header...)}
+	for _, h := range header {
+		if strings.Contains(h, "\r") { // encoding/csv keeps a CR that ends no line
+			return nil, fmt.Errorf("%s: lines end with CR alone (an old Mac format), so the whole file reads as one line: %s", file, toUTF8)
+		}
+		if err := checkText(h, file, 1, ""); err != nil {
+			return nil, err
+		}
+	}
 	seen := map[string]int{}
 	for k, h := range t.Header {
 		h = strings.TrimSpace(h)
@@ -285,6 +341,9 @@ func Read(r io.Reader, file string, names []string) (*Table, error) {
 		}
 		t.Lines = append(t.Lines, int32(line))
 		for _, c := range t.Columns {
+			if err := checkText(rec[c.index], file, line, c.Name); err != nil {
+				return nil, err
+			}
 			c.add(strings.TrimSpace(rec[c.index]), line)
 		}
 	}

@@ -2,6 +2,8 @@ package tabular
 
 import (
 	"bufio"
+	"bytes"
+	"compress/gzip"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -408,5 +410,68 @@ func TestEncodeNamesTheCellThatIsNotANumber(t *testing.T) {
 	}
 	if _, _, err := enc.Encode(tab, []int{0, 1, 2, 3}); err == nil || !strings.Contains(err.Error(), `new.csv:4: column "x": value "abc", want a number`) {
 		t.Errorf("error %v, want line 4 and abc", err)
+	}
+}
+
+// TestReadRefusesOtherEncodings: a file that is not UTF-8 text with LF or CRLF line ends
+// (CR alone, UTF-16 with either byte-order mark, gzip, Latin-1 bytes, NUL bytes) is an
+// error naming the file and what to do, and the line for a cell's bytes, rather than an
+// error about something else or new category levels.
+func TestReadRefusesOtherEncodings(t *testing.T) {
+	gz := func(s string) string {
+		var b bytes.Buffer
+		w := gzip.NewWriter(&b)
+		w.Write([]byte(s))
+		w.Close()
+		return b.String()
+	}
+	utf16 := func(s string, big bool) string {
+		var b []byte
+		if big {
+			b = []byte{0xFE, 0xFF}
+		} else {
+			b = []byte{0xFF, 0xFE}
+		}
+		for _, r := range s {
+			if big {
+				b = append(b, 0, byte(r))
+			} else {
+				b = append(b, byte(r), 0)
+			}
+		}
+		return string(b)
+	}
+	const plain = "x,y,z\n1,no,a\n2,yes,b\n3,no,a\n"
+	for _, tc := range []struct {
+		name, data string
+		want       []string // "" for accepted
+	}{
+		{"LF", plain, nil},
+		{"CRLF", strings.ReplaceAll(plain, "\n", "\r\n"), nil},
+		{"CR alone", strings.ReplaceAll(plain, "\n", "\r"), []string{"f.csv: lines end with CR alone", "LF or CRLF"}},
+		{"UTF-16 little-endian", utf16(plain, false), []string{"f.csv: UTF-16 text (byte-order mark FF FE)", "UTF-8"}},
+		{"UTF-16 big-endian", utf16(plain, true), []string{"f.csv: UTF-16 text (byte-order mark FE FF)", "UTF-8"}},
+		{"gzip", gz(plain), []string{"f.csv: a gzip-compressed file", "gunzip f.csv"}},
+		{"Latin-1", "x,y,z\n1,no,caf\xe9\n2,yes,b\n", []string{`f.csv:2: column "z": byte 0xe9`, "not UTF-8", "UTF-8 CSV"}},
+		{"Latin-1 header", "x,y,z\xe9\n1,no,a\n", []string{"f.csv:1: byte 0xe9", "not UTF-8"}},
+		{"NUL", "x,y,z\n1,no,a\n2,yes,b\x00\n", []string{`f.csv:3: column "z": a NUL byte`, "UTF-8"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Read(strings.NewReader(tc.data), "f.csv", nil)
+			if len(tc.want) == 0 {
+				if err != nil {
+					t.Errorf("refused: %v", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("accepted")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %v lacks %q", err, w)
+				}
+			}
+		})
 	}
 }

@@ -35,5 +35,9 @@ func (h *History) Warning() string {
 			h.Name, h.DroppedStrata, h.Steps, h.DropReason)
 	}
 	return fmt.Sprintf("%s: %d stratum penalties over %d steps were unreliable and kept in the loss; "+
-		"set Options.DropUnreliable (invmmd fit does) to leave them out (first: %s)", h.Name, h.UnreliableStrata, h.Steps, h.DropReason)
+		DropHint+" (first: %s)", h.Name, h.UnreliableStrata, h.Steps, h.DropReason)
 }
+
+// DropHint is what Warning says to do with unreliable strata kept in the loss, in the
+// library's terms; a command replaces it with its own flag's.
+const DropHint = "set Options.DropUnreliable (invmmd fit does) to leave them out"
