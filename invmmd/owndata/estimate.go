@@ -361,9 +361,9 @@ func (e *Estimates) Markdown() string {
 		what = "MMD² of h between Z = 1 and Z = 0 over all rows"
 	}
 	if e.ZMap != nil {
-		what = fmt.Sprintf("Σ_y of the joint MMD² between p(h, Z | Y = y) and p(h | Y = y)·p(Z | Y = y) within each Y stratum; kernel on Z: %s", e.ZMap.Describe())
+		what = fmt.Sprintf("Σ_y of the joint MMD² between p(h, Z | Y = y) and p(h | Y = y)·p(Z | Y = y) within each Y stratum, unscaled; kernel on Z: %s", e.ZMap.Describe())
 		if e.Unconditional {
-			what = fmt.Sprintf("joint MMD² between p(h, Z) and p(h)·p(Z) over all rows; kernel on Z: %s", e.ZMap.Describe())
+			what = fmt.Sprintf("joint MMD² between p(h, Z) and p(h)·p(Z) over all rows, unscaled; kernel on Z: %s", e.ZMap.Describe())
 		}
 	}
 	rows := "every row in both the main terms and the normalisers"
@@ -415,6 +415,10 @@ func (e *Estimates) Markdown() string {
 	return b.String()
 }
 
+// Scale names the estimand and scale of the estimates (MMD2Scale): the joint MMD² of a
+// nuisance that is not binary is unscaled, as fit's held-out estimates are.
+func (e *Estimates) Scale() string { return MMD2Scale(e.ZMap != nil, e.Unconditional) }
+
 // contains reports whether list holds s.
 func contains(list []string, s string) bool {
 	for _, v := range list {
@@ -427,12 +431,12 @@ func contains(list []string, s string) bool {
 
 // CSV writes one row per estimator, with a header: method, the estimate (Σ over strata),
 // its jackknife standard error, the unreliable strata separated by ";" ("Y=0;Y=1", empty
-// when none), and the strata whose estimate is impossible, likewise (a value that is not
-// to be read as a number). Values are written with strconv's shortest round-trip form; a
+// when none), the strata whose estimate is impossible, likewise (a value that is not
+// to be read as a number), and mmd2_scale, the estimand and its scale (Scale). Values are written with strconv's shortest round-trip form; a
 // NaN as "NaN".
 func (e *Estimates) CSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write([]string{"method", "value", "se", "unreliable", "impossible"}); err != nil {
+	if err := cw.Write([]string{"method", "value", "se", "unreliable", "impossible", "mmd2_scale"}); err != nil {
 		return err
 	}
 	for _, r := range e.Results {
@@ -441,7 +445,7 @@ func (e *Estimates) CSV(w io.Writer) error {
 			u = append(u, stratumName(y, false, e.Classes))
 		}
 		if err := cw.Write([]string{r.Method.String(), strconv.FormatFloat(r.Value, 'g', -1, 64), seCell(r.ValueSE),
-			strings.Join(u, ";"), strings.Join(impossibleStrata(r, e.Classes), ";")}); err != nil {
+			strings.Join(u, ";"), strings.Join(impossibleStrata(r, e.Classes), ";"), e.Scale()}); err != nil {
 			return err
 		}
 	}

@@ -184,7 +184,7 @@ func (p *Plan) Close() error { return p.out.close() }
 // continuous or vector Z whose kernel's bandwidth is data-driven, it fits G first, refixes
 // the kernel (Data.ZMap) from the observed training Z weighted by 1/Ĝ (the full data's
 // median distance, which the missingness does not move), then fits m for it; for a Z that
-// is not binary it then sets Data.JointScale. It stops once ctx is done, with an error
+// is not binary it then sets Data.JointScale (the training penalty's only). It stops once ctx is done, with an error
 // wrapping ctx's.
 func (p *Plan) FitNuisances(ctx context.Context) (*train.Aux, AuxReport, error) {
 	d, cfg := p.Data, p.Config
@@ -209,7 +209,7 @@ func (p *Plan) FitNuisances(ctx context.Context) (*train.Aux, AuxReport, error) 
 		if d.JointScale, err = invmmd.JointScaleFor(psi, tr.Y, tr.Delta); err != nil {
 			return nil, rep, fmt.Errorf("the penalty's scale: %w", err)
 		}
-		fmt.Fprintf(p.log, "  the joint MMD² (penalty and estimates) scaled by 2/v² = %.4g, v the within-stratum variance of Z's features on the training split: the scale at which λ weighs it as the paper's λ weighs its MMD² for a binary Z\n", d.JointScale)
+		fmt.Fprintf(p.log, "  the training penalty's joint MMD² scaled by 2/v² = %.4g, v the within-stratum variance of Z's features on the training split: the scale at which λ weighs it as the paper's λ weighs its MMD² for a binary Z (the held-out estimates are unscaled, as estimate prints them)\n", d.JointScale)
 	}
 	return aux, rep, nil
 }

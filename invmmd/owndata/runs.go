@@ -33,6 +33,11 @@ type Row struct {
 	// HStop is how h's training ended (best epoch, last epoch, cap, rule); zero in a run
 	// file written before it was recorded.
 	HStop Stop `json:",omitzero"`
+	// Scale names the estimand and scale of DR and IP (MMD2Scale): the joint MMD² of a
+	// nuisance that is not binary is unscaled, as estimate and test print it (the 2/v² of
+	// Data.JointScale weighs only the training penalty). Empty in a run file written before
+	// it was recorded.
+	Scale string `json:",omitempty"`
 	// PDR is the p-value of the test of H₀: h ⊥ Z | Y on the test split by dr's
 	// pseudo-outcome, by the cross route; absent (OK false) when the test failed (a warning
 	// says why) or the row comes from a run file written before the tests. ip's test is not
@@ -88,7 +93,7 @@ func (t *Trained) HeldOutText() string {
 		fmt.Fprintf(&b, "  %s\n", strings.ReplaceAll(classText(res.String(), t.classes), "\n", "\n  "))
 	}
 	if len(t.HeldOut) > 0 {
-		fmt.Fprintf(&b, "  (Gaussian kernel on h, σ = %.4g; kernel sums %v)\n", t.Sigma, t.HeldOut[0].Path)
+		fmt.Fprintf(&b, "  (Gaussian kernel on h, σ = %.4g; kernel sums %v; MMD²: %s)\n", t.Sigma, t.HeldOut[0].Path, t.Row.Scale)
 	}
 	if len(t.Tests) > 0 {
 		fmt.Fprintf(&b, "  test of H₀: h ⊥ Z | Y on the test split, cross route (halves: a random half of each (Y, Δ) cell; Ĝ and m̂ fitted on the training split, so out of sample), σ = %.4g:\n", t.Tests[0].Sigma)
@@ -136,12 +141,12 @@ func (p *Plan) Train(ctx context.Context, aux *train.Aux, m method.Method, seed 
 		return nil, err
 	}
 	ev, err := await(ctx, func() (train.Evaluation, error) {
-		return train.Evaluate(model, sp, train.EvalOptions{Aux: aux, Options: invmmd.Options{MinESS: cfg.MinESS, JointScale: p.Data.JointScale}, HeldOut: []method.Method{method.DR}})
+		return train.Evaluate(model, sp, train.EvalOptions{Aux: aux, Options: invmmd.Options{MinESS: cfg.MinESS}, HeldOut: []method.Method{method.DR}})
 	})
 	if err != nil {
 		return nil, err
 	}
-	held, sigma, note, err := heldOutEstimates(ctx, cfg, model, sp, aux, p.Data.JointScale)
+	held, sigma, note, err := heldOutEstimates(ctx, cfg, model, sp, aux)
 	if err != nil {
 		return nil, err
 	}
@@ -153,7 +158,7 @@ func (p *Plan) Train(ctx context.Context, aux *train.Aux, m method.Method, seed 
 	t.Warnings = append(t.Warnings, flagImpossible(held, 0, classes)...)
 	t.Row = Row{Method: m.String(), Seed: seed, TestAcc: met.TestAcc, TestAUC: met.TestAUC, ValAcc: met.ValAcc,
 		DR: held[0].Value, IP: held[1].Value, DRSE: held[0].ValueSE, IPSE: held[1].ValueSE, Unreliable: unreliableList(held, classes), Dropped: hist.DroppedStrata,
-		HStop: stopOf(hist), DRImpossible: impossible(held[0]), IPImpossible: impossible(held[1])}
+		HStop: stopOf(hist), DRImpossible: impossible(held[0]), IPImpossible: impossible(held[1]), Scale: MMD2Scale(sp.Train.Nuisance.Kind != dataset.BinaryZ, false)}
 	var testWarn []string
 	t.Tests, testWarn, err = heldOutTests(ctx, cfg, model, sp, aux, seed, method.DR)
 	if err != nil {
@@ -186,6 +191,24 @@ func (p *Plan) Train(ctx context.Context, aux *train.Aux, m method.Method, seed 
 	return t, nil
 }
 
+// MMD2Scale names the estimand, and its scale, of every MMD² that fit, estimate and test
+// print: for a nuisance that is not binary (joint) the joint MMD² between p(h, Z) and
+// p(h)p(Z), unscaled (the 2/v² of invmmd.JointScaleFor weighs only fit's training
+// penalty, so that λ means the same for every Z); for a binary Z the MMD² between
+// p(h | Z = 1) and p(h | Z = 0). Each is summed over the Y strata, or taken over all rows
+// when unconditional.
+func MMD2Scale(joint, unconditional bool) string {
+	switch {
+	case joint && unconditional:
+		return "joint MMD² between p(h,Z) and p(h)p(Z) over all rows, unscaled"
+	case joint:
+		return "joint MMD² between p(h,Z) and p(h)p(Z) within Y strata, unscaled"
+	case unconditional:
+		return "MMD² between p(h|Z=1) and p(h|Z=0) over all rows"
+	}
+	return "MMD² between p(h|Z=1) and p(h|Z=0) within Y strata"
+}
+
 // estimatorOptions returns the options of the estimates and tests on rows of the splits'
 // kind: the joint estimand for a nuisance that is not binary, K strata for K classes,
 // and the bandwidth rule sigma (0 with median).
@@ -200,13 +223,14 @@ func estimatorOptions(s *dataset.Set, sigma float64, median bool, minESS float64
 	return o
 }
 
-// heldOutEstimates estimates the MMD² of h on the test split by dr and ip, with Ĝ and m̂ of
+// heldOutEstimates estimates the MMD² of h on the test split by dr and ip, on the scale
+// estimate and test print (MMD2Scale: the joint MMD² unscaled), with Ĝ and m̂ of
 // aux (fitted on the training split, so out of sample), every test row in the main terms
 // and the normalisers, and the kernel's σ by cfg's rule (the median heuristic on h by
 // default): h is the logit (the K class logits), or h's last hidden layer when the penalty
 // acted on it (Config.Represent). It returns the estimates, σ, and a note when the median
 // heuristic had no bandwidth to give (h tied on most pairs of test rows: σ = 1 instead).
-func heldOutEstimates(ctx context.Context, cfg Config, model *train.Model, sp dataset.Splits, aux *train.Aux, jointScale float64) ([]invmmd.Result, float64, string, error) {
+func heldOutEstimates(ctx context.Context, cfg Config, model *train.Model, sp dataset.Splits, aux *train.Aux) ([]invmmd.Result, float64, string, error) {
 	h, err := await(ctx, func() (invmmd.Rep, error) {
 		if model.Represent == train.RepresentFeatures {
 			return model.Features(sp.Test)
@@ -228,7 +252,6 @@ func heldOutEstimates(ctx context.Context, cfg Config, model *train.Model, sp da
 		note = fmt.Sprintf("%v; the held-out estimates take σ = %g instead (h gives the same output to most test rows: it may be nearly constant)", err, sigma)
 	}
 	opts := estimatorOptions(sp.Train, sigma, false, cfg.MinESS)
-	opts.JointScale = jointScale
 	res, err := invmmd.Estimate(ctx, h, rows, opts, method.DR, method.IP)
 	if err != nil {
 		return nil, 0, "", fmt.Errorf("the held-out MMD² on the test split: %w", err)

@@ -20,7 +20,8 @@ func modelDir(out string, m method.Method, seed uint64) string {
 	return filepath.Join(out, ModelsDir, runName(m, seed))
 }
 
-// Markdown renders the results table (results.md).
+// Markdown renders the results table (results.md), with a line saying the held-out MMD²'s
+// estimand and scale (Row.Scale) when the rows record it.
 func Markdown(rows []Row) string {
 	var b strings.Builder
 	b.WriteString("| method | seed | test acc | test AUC | val acc | held-out MMD² dr ± SE | p dr | held-out MMD² ip ± SE | unreliable strata (held-out) | strata dropped in training | h's training |\n")
@@ -42,6 +43,9 @@ func Markdown(rows []Row) string {
 		}
 		fmt.Fprintf(&b, "| %s | %d | %.3f | %.3f | %.3f | %s | %s | %s | %s | %d | %s |\n", r.Method, r.Seed, r.TestAcc, r.TestAUC, r.ValAcc,
 			held(r.DR, r.DRSE, r.DRImpossible), r.PDR, held(r.IP, r.IPSE, r.IPImpossible), u, r.Dropped, st)
+	}
+	if len(rows) > 0 && rows[0].Scale != "" {
+		fmt.Fprintf(&b, "\nheld-out MMD²: %s\n", rows[0].Scale)
 	}
 	return b.String()
 }
@@ -125,13 +129,14 @@ func (r *Result) write(p *Plan) error {
 // writeCSV writes the results table as CSV (results.csv), numbers with 8 significant digits.
 // The held-out p-value of dr's test comes after the first twelve columns, and how h's training ended
 // (h_best_epoch, h_stop_epoch, h_max_epochs, h_stop_reason: "patience" or "max-epochs")
-// after them, so that a reader of the earlier columns reads a file with or without the
+// after them, then mmd2_scale (Row.Scale: the estimand and scale of the held-out MMD²,
+// e.g. the joint MMD² unscaled), so that a reader of the earlier columns reads a file with or without the
 // later ones alike.
 func writeCSV(path string, rows []Row) error {
 	return writeAtomic(path, func(f io.Writer) error {
 		w := csv.NewWriter(f)
 		_ = w.Write([]string{"method", "seed", "test_acc", "test_auc", "val_acc", "heldout_mmd_dr", "heldout_mmd_dr_se", "heldout_mmd_ip", "heldout_mmd_ip_se", "unreliable", "dropped_strata", "warning",
-			"heldout_p_dr", "h_best_epoch", "h_stop_epoch", "h_max_epochs", "h_stop_reason"})
+			"heldout_p_dr", "h_best_epoch", "h_stop_epoch", "h_max_epochs", "h_stop_reason", "mmd2_scale"})
 		g := func(v float64) string { return strconv.FormatFloat(v, 'g', 8, 64) }
 		p := func(v PValue) string { // empty when the test failed, or the row predates the tests
 			if v.OK {
@@ -148,7 +153,7 @@ func writeCSV(path string, rows []Row) error {
 		for _, r := range rows {
 			s := r.HStop
 			_ = w.Write([]string{r.Method, strconv.FormatUint(r.Seed, 10), g(r.TestAcc), g(r.TestAUC), g(r.ValAcc), g(r.DR), g(r.DRSE), g(r.IP), g(r.IPSE), r.Unreliable, strconv.Itoa(r.Dropped), r.Warning,
-				p(r.PDR), epoch(s.BestEpoch, s), epoch(s.StopEpoch, s), epoch(s.MaxEpochs, s), string(s.Reason)})
+				p(r.PDR), epoch(s.BestEpoch, s), epoch(s.StopEpoch, s), epoch(s.MaxEpochs, s), string(s.Reason), r.Scale})
 		}
 		w.Flush()
 		return w.Error()
