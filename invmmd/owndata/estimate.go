@@ -261,8 +261,9 @@ func Estimate(ctx context.Context, cfg EstimateConfig) (*Estimates, error) {
 // them and no column gives them, and estimates the MMD² of h between Z = 1 and Z = 0
 // (within each Y stratum, or over all rows) by each estimator, every row in both the main
 // terms and the normalisers, with per-stratum terms, diagnostics and jackknife standard
-// errors. Every check of the settings and the table comes before any fitting; once ctx is
-// done it stops within moments with an error wrapping ctx's.
+// errors. Where no row has Z missing it fits neither G nor m (Ĝ = 1, m̂ = Z: dr = ip =
+// full, at full's cost; ObservedNote). Every check of the settings and the table comes
+// before any fitting; once ctx is done it stops within moments with an error wrapping ctx's.
 func EstimateTable(ctx context.Context, tab *tabular.Table, cfg EstimateConfig) (*Estimates, error) {
 	if err := cfg.validate(false); err != nil {
 		return nil, err
@@ -284,7 +285,13 @@ func estimateTable(ctx context.Context, tab *tabular.Table, cfg EstimateConfig, 
 	if out.Sigma, err = bandwidthOf(h, cfg.Bandwidth, cfg.Median); err != nil {
 		return nil, &FieldError{Field: "H", Value: cfg.H, Err: err}
 	}
-	if (out.FittedG || out.FittedM) && cfg.Nuisances != nil {
+	if (out.FittedG || out.FittedM) && observedNuisances(&rows) {
+		// No Z missing: G's target would be all ones and m would never stand in for a Z.
+		out.FittedG, out.FittedM = false, false
+		out.AuxFit = AuxReport{Observed: true, MinG: 1, Rows: rows.Len()}
+		fmt.Fprintf(log, "%s\n", ObservedNote)
+		out.ZMap = l.zmap
+	} else if (out.FittedG || out.FittedM) && cfg.Nuisances != nil {
 		if err := l.useNuisances(cfg.Nuisances, &rows, out.FittedG, out.FittedM); err != nil {
 			return nil, err
 		}

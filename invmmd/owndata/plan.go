@@ -185,7 +185,8 @@ func (p *Plan) Close() error { return p.out.close() }
 // the kernel (Data.ZMap) from the observed training Z weighted by 1/Ĝ (the full data's
 // median distance, which the missingness does not move), then fits m for it; for a Z that
 // is not binary it then sets Data.JointScale (the training penalty's only). It stops once ctx is done, with an error
-// wrapping ctx's.
+// wrapping ctx's. Where no row of any split has Z missing it fits neither G nor m (Ĝ = 1,
+// m̂ = Z, at which dr = ip = full; AuxReport.Observed).
 func (p *Plan) FitNuisances(ctx context.Context) (*train.Aux, AuxReport, error) {
 	d, cfg := p.Data, p.Config
 	tr := d.Splits.Train
@@ -193,7 +194,15 @@ func (p *Plan) FitNuisances(ctx context.Context) (*train.Aux, AuxReport, error) 
 	var aux *train.Aux
 	var rep AuxReport
 	var err error
-	if !weigh {
+	missing := 0
+	for _, s := range []*dataset.Set{tr, d.Splits.Val, d.Splits.Test} {
+		missing += invmmd.Rows{Z: s.Z}.MissingZ()
+	}
+	if missing == 0 {
+		// G's target would be all ones and m would never stand in for a Z: fit neither.
+		aux, err = observedAux(d.Splits, d.ZMap)
+		rep = AuxReport{Observed: true, MinG: 1, Rows: tr.Len()}
+	} else if !weigh {
 		aux, rep, err = fitAux(ctx, cfg.Backend, cfg.Nets, d.Splits, d.ZMap)
 	} else {
 		aux, rep, err = p.fitWeighted(ctx)

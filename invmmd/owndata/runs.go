@@ -3,6 +3,7 @@ package owndata
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/invmmd/invmmd/invmmd"
@@ -38,6 +39,10 @@ type Row struct {
 	// Data.JointScale weighs only the training penalty). Empty in a run file written before
 	// it was recorded.
 	Scale string `json:",omitempty"`
+	// HeldOutFull: no Z is missing on the test split, so DR and IP are the full-data
+	// estimate (method full), which dr and ip equal there; Ĝ and m̂ fitted on the training
+	// split are not read.
+	HeldOutFull bool `json:",omitempty"`
 	// PDR is the p-value of the test of H₀: h ⊥ Z | Y on the test split by dr's
 	// pseudo-outcome, by the cross route; absent (OK false) when the test failed (a warning
 	// says why) or the row comes from a run file written before the tests. ip's test is not
@@ -85,6 +90,9 @@ func (t *Trained) HeldOutText() string {
 		fmt.Fprintf(&b, "h trained with %s (seed %d; %s), held-out test estimates:\n", t.Row.Method, t.Row.Seed, st)
 	} else {
 		fmt.Fprintf(&b, "h trained with %s (seed %d), held-out test estimates:\n", t.Row.Method, t.Row.Seed)
+	}
+	if t.Row.HeldOutFull {
+		fmt.Fprintf(&b, "  %s\n", heldOutFullNote)
 	}
 	for _, res := range t.HeldOut {
 		if impossible(res) {
@@ -150,6 +158,8 @@ func (p *Plan) Train(ctx context.Context, aux *train.Aux, m method.Method, seed 
 	if err != nil {
 		return nil, err
 	}
+	full := held[0].Method == method.Full
+	ip := held[len(held)-1]
 	met := ev.Metrics
 	t := &Trained{Model: model, History: hist, Metrics: met, HeldOut: held, Sigma: sigma, classes: classes}
 	if note != "" {
@@ -157,8 +167,8 @@ func (p *Plan) Train(ctx context.Context, aux *train.Aux, m method.Method, seed 
 	}
 	t.Warnings = append(t.Warnings, flagImpossible(held, 0, classes)...)
 	t.Row = Row{Method: m.String(), Seed: seed, TestAcc: met.TestAcc, TestAUC: met.TestAUC, ValAcc: met.ValAcc,
-		DR: held[0].Value, IP: held[1].Value, DRSE: held[0].ValueSE, IPSE: held[1].ValueSE, Unreliable: unreliableList(held, classes), Dropped: hist.DroppedStrata,
-		HStop: stopOf(hist), DRImpossible: impossible(held[0]), IPImpossible: impossible(held[1]), Scale: MMD2Scale(sp.Train.Nuisance.Kind != dataset.BinaryZ, false)}
+		DR: held[0].Value, IP: ip.Value, DRSE: held[0].ValueSE, IPSE: ip.ValueSE, Unreliable: unreliableList(held, classes), Dropped: hist.DroppedStrata,
+		HStop: stopOf(hist), DRImpossible: impossible(held[0]), IPImpossible: impossible(ip), Scale: MMD2Scale(sp.Train.Nuisance.Kind != dataset.BinaryZ, false), HeldOutFull: full}
 	var testWarn []string
 	t.Tests, testWarn, err = heldOutTests(ctx, cfg, model, sp, aux, seed, method.DR)
 	if err != nil {
@@ -223,12 +233,37 @@ func estimatorOptions(s *dataset.Set, sigma float64, median bool, minESS float64
 	return o
 }
 
+// heldOutFullNote says that the held-out estimates are full's (Row.HeldOutFull).
+const heldOutFullNote = "Z observed on every test row: dr = ip = full, the full-data estimate (method full), given below; Ĝ and m̂ of the training split are not read"
+
+// observedNuisances sets rows' Ĝ to 1 and m̂ to Z itself (ψ(Z) for a nuisance that is not
+// binary, rows.Psi) where no Z of rows is missing, so that dr and ip are full exactly, with
+// no model fitted or read: dr's pseudo-outcome m̂ + Δ/Ĝ·(Z − m̂) is Z, and ip's weights Δ/Ĝ
+// are 1. It reports whether it did (false, rows untouched, when some Z is missing).
+func observedNuisances(rows *invmmd.Rows) bool {
+	if rows.Len() == 0 || rows.MissingZ() > 0 {
+		return false
+	}
+	rows.G = make([]float64, rows.Len())
+	for i := range rows.G {
+		rows.G[i] = 1
+	}
+	if rows.Psi != nil {
+		rows.M, rows.MPsi = nil, rows.Psi
+	} else {
+		rows.M, rows.MPsi = slices.Clone(rows.Z), nil
+	}
+	return true
+}
+
 // heldOutEstimates estimates the MMD² of h on the test split by dr and ip, on the scale
 // estimate and test print (MMD2Scale: the joint MMD² unscaled), with Ĝ and m̂ of
 // aux (fitted on the training split, so out of sample), every test row in the main terms
 // and the normalisers, and the kernel's σ by cfg's rule (the median heuristic on h by
 // default): h is the logit (the K class logits), or h's last hidden layer when the penalty
-// acted on it (Config.Represent). It returns the estimates, σ, and a note when the median
+// acted on it (Config.Represent). Where no test row has Z missing it returns full's
+// estimate alone (the full-data estimate, which dr and ip equal there), not dr and ip with
+// Ĝ fitted on the training split's missingness. It returns the estimates, σ, and a note when the median
 // heuristic had no bandwidth to give (h tied on most pairs of test rows: σ = 1 instead).
 func heldOutEstimates(ctx context.Context, cfg Config, model *train.Model, sp dataset.Splits, aux *train.Aux) ([]invmmd.Result, float64, string, error) {
 	h, err := await(ctx, func() (invmmd.Rep, error) {
@@ -252,7 +287,11 @@ func heldOutEstimates(ctx context.Context, cfg Config, model *train.Model, sp da
 		note = fmt.Sprintf("%v; the held-out estimates take σ = %g instead (h gives the same output to most test rows: it may be nearly constant)", err, sigma)
 	}
 	opts := estimatorOptions(sp.Train, sigma, false, cfg.MinESS)
-	res, err := invmmd.Estimate(ctx, h, rows, opts, method.DR, method.IP)
+	methods := []method.Method{method.DR, method.IP}
+	if rows.MissingZ() == 0 {
+		methods = []method.Method{method.Full}
+	}
+	res, err := invmmd.Estimate(ctx, h, rows, opts, methods...)
 	if err != nil {
 		return nil, 0, "", fmt.Errorf("the held-out MMD² on the test split: %w", err)
 	}
@@ -308,7 +347,8 @@ func heldOutTestsOf(ctx context.Context, cfg Config, h invmmd.Rep, sp dataset.Sp
 	if err != nil {
 		return nil, nil, err
 	}
-	rows.GTrue = nil // the fitted models only, as the held-out estimates
+	rows.GTrue = nil         // the fitted models only, as the held-out estimates
+	observedNuisances(&rows) // no Z missing: dr's pseudo-outcome is Z, as the held-out estimates are full's
 	o := estimatorOptions(sp.Train, cfg.Bandwidth, cfg.Median, 0)
 	opts := invmmd.TestOptions{Options: invmmd.Options{Bandwidth: o.Bandwidth, Median: o.Median, Classes: o.Classes}, Seed: seed}
 	var out []invmmd.TestResult

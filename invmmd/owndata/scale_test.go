@@ -3,6 +3,9 @@ package owndata
 import (
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -12,12 +15,11 @@ import (
 	"github.com/invmmd/invmmd/invmmd/tabular"
 )
 
-// splitTable draws n rows of the calibration simulation with a nuisance of kind, a third
-// of them in each of the train, val and test splits (column split), Z missing where the
-// simulation leaves it missing, and with allTest also every test row's Z observed (drawn
-// again until it is: the simulation's Z given X and Y, so the test rows' own missingness
-// is none).
-func splitTable(t *testing.T, n int, kind dataset.ZKind, seed uint64) (*tabular.Table, *calibsim.KindSample, []string) {
+// splitTable draws n rows of the calibration simulation with dependence 0.5 and a
+// nuisance of kind, half of them in the train split and a quarter in each of val and test
+// (column split), Z missing where the simulation leaves it missing except on the rows of
+// the splits in observed, whose Z is the simulation's full Z.
+func splitTable(t *testing.T, n int, kind dataset.ZKind, seed uint64, observed ...string) (*tabular.Table, *calibsim.KindSample, []string) {
 	t.Helper()
 	k, err := calibsim.DrawKind(n, 0.5, kind, rand.New(rand.NewPCG(seed, uint64(kind))))
 	if err != nil {
@@ -26,6 +28,9 @@ func splitTable(t *testing.T, n int, kind dataset.ZKind, seed uint64) (*tabular.
 	split := make([]string, n)
 	for i := range split {
 		split[i] = []string{"train", "train", "val", "test"}[i%4]
+		if slices.Contains(observed, split[i]) {
+			k.Z[i] = k.ZFull[i]
+		}
 	}
 	tab, err := tabular.NewTable("split", tabular.NumberColumn("x1", k.X1), tabular.NumberColumn("x2", k.X2), tabular.NumberColumn("y", k.Y),
 		tabular.NumberColumn("z", k.Z), tabular.TextColumn("split", split))
@@ -99,6 +104,113 @@ func TestFitHeldOutOnEstimatesScale(t *testing.T) {
 		want := "joint MMD² between p(h,Z) and p(h)p(Z) within Y strata, unscaled"
 		if tr.Row.Scale != want || est.Scale() != want || !strings.Contains(tr.HeldOutText(), want) || !strings.Contains(Markdown([]Row{tr.Row}), want) {
 			t.Errorf("%v: scales %q (fit) and %q (estimate), want %q in each output", kind, tr.Row.Scale, est.Scale(), want)
+		}
+	}
+}
+
+// TestHeldOutFullWhereTestZComplete: where every test row carries Z, fit's held-out dr and
+// ip are the full-data estimate on the test rows (estimate's full, same σ), not dr and ip
+// with the training split's Ĝ, and every output says so.
+func TestHeldOutFullWhereTestZComplete(t *testing.T) {
+	tab, k, split := splitTable(t, 1600, dataset.BinaryZ, 5, "test")
+	cfg := DefaultConfig()
+	cfg.Y, cfg.Z, cfg.X, cfg.Split = "y", "z", []string{"x1", "x2"}, "split"
+	cfg.Hidden, cfg.Epochs, cfg.AuxEpochs = []int{8}, 3, 5
+	cfg.Methods, cfg.Out = []method.Method{method.None}, t.TempDir()
+	res, err := FitTable(ctx, tab, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res.Rows[0]
+	m, err := LoadModel(modelDir(cfg.Out, method.None, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var x1, x2, y, z []float64
+	for i, s := range split {
+		if s == "test" {
+			x1, x2, y, z = append(x1, k.X1[i]), append(x2, k.X2[i]), append(y, k.Y[i]), append(z, k.Z[i])
+		}
+	}
+	test, err := tabular.NewTable("test", tabular.NumberColumn("x1", x1), tabular.NumberColumn("x2", x2), tabular.NumberColumn("y", y), tabular.NumberColumn("z", z))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pred, _, err := m.PredictAll(ctx, test)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := pred.Logits
+	tab2, err := tabular.NewTable("test", tabular.NumberColumn("y", y), tabular.NumberColumn("z", z), tabular.NumberColumn("h", h))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ec := DefaultEstimateConfig()
+	ec.Y, ec.Z, ec.H, ec.Methods = "y", "z", "h", []method.Method{method.Full}
+	est, err := EstimateTable(ctx, tab2, ec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := est.Results[0]
+	t.Logf("held-out dr %.5g ± %.2g, ip %.5g ± %.2g; estimate's full %.5g ± %.2g", r.DR, r.DRSE, r.IP, r.IPSE, full.Value, full.ValueSE)
+	if !r.HeldOutFull || r.DR != r.IP || math.Abs(r.DR-full.Value) > 1e-6+1e-4*math.Abs(full.Value) {
+		t.Errorf("held-out dr %v, ip %v (full %v), want both estimate's full %v", r.DR, r.IP, r.HeldOutFull, full.Value)
+	}
+	if !strings.Contains(res.HeldOut, heldOutFullNote) || !strings.Contains(res.HeldOut, "full: MMD² = ") || !strings.Contains(Markdown(res.Rows), "(full)") {
+		t.Errorf("the held-out text and table do not say the estimates are full's:\n%s\n%s", res.HeldOut, Markdown(res.Rows))
+	}
+	if b, _ := os.ReadFile(filepath.Join(cfg.Out, ResultsCSV)); !strings.Contains(string(b), ",heldout_full\n") || !strings.HasSuffix(strings.TrimSpace(string(b)), ",true") {
+		t.Errorf("results.csv:\n%s", b)
+	}
+}
+
+// TestObservedZFitsNoNuisance: with Z observed on every row, fit and estimate fit neither
+// G nor m (no fit of the fake fitter; fit's G and m reports empty), say so, and give dr =
+// ip = full.
+func TestObservedZFitsNoNuisance(t *testing.T) {
+	tab, k, _ := splitTable(t, 800, dataset.BinaryZ, 6, "train", "val", "test")
+	cfg := DefaultConfig()
+	cfg.Y, cfg.Z, cfg.X, cfg.Split = "y", "z", []string{"x1", "x2"}, "split"
+	cfg.Hidden, cfg.Epochs, cfg.AuxEpochs = []int{8}, 2, 400
+	cfg.Methods, cfg.Out = []method.Method{method.DR}, ""
+	var log strings.Builder
+	cfg.Log = &log
+	res, err := FitTable(ctx, tab, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.AuxFit.Observed || res.Aux.G.Model != "" || res.Aux.M.Model != "" || !strings.Contains(log.String(), ObservedNote) {
+		t.Errorf("fit on a Z observed everywhere: report %+v, G %q, m %q fitted; log:\n%s", res.AuxFit, res.Aux.G.Model, res.Aux.M.Model, log.String())
+	}
+	if r := res.Rows[0]; !r.HeldOutFull || r.DR != r.IP {
+		t.Errorf("held-out dr %v, ip %v (full %v): want full's", r.DR, r.IP, r.HeldOutFull)
+	}
+	sin := make([]float64, tab.Len())
+	for i := range sin {
+		sin[i] = math.Sin(float64(i))
+	}
+	et, err := tabular.NewTable("observed", tabular.NumberColumn("h", sin), tabular.NumberColumn("x1", k.X1), tabular.NumberColumn("x2", k.X2),
+		tabular.NumberColumn("y", k.Y), tabular.NumberColumn("z", k.Z))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ec := DefaultEstimateConfig()
+	ec.Y, ec.Z, ec.H, ec.X = "y", "z", "h", []string{"x1", "x2"}
+	ec.Methods = []method.Method{method.Full, method.IP, method.DR}
+	log.Reset()
+	ec.Log = &log
+	f := &fakeFitter{}
+	est, err := estimateTable(ctx, et, ec, f.fit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.splits) != 0 || est.FittedG || est.FittedM || !est.AuxFit.Observed || !strings.Contains(log.String(), ObservedNote) {
+		t.Errorf("estimate on a Z observed everywhere: %d fits of G or m (want 0), log:\n%s", len(f.splits), log.String())
+	}
+	full := est.Results[0].Value
+	for _, r := range est.Results[1:] {
+		if math.Abs(r.Value-full) > 1e-12 || math.Abs(r.ValueSE-est.Results[0].ValueSE) > 1e-12 {
+			t.Errorf("estimate %v %v ± %v, full %v ± %v: want equal", r.Method, r.Value, r.ValueSE, full, est.Results[0].ValueSE)
 		}
 	}
 }
