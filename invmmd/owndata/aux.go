@@ -137,7 +137,7 @@ func (r AuxReport) Warning(names tabular.Names) string {
 		}
 	}
 	if r.BelowMin > 0 {
-		w = append(w, fmt.Sprintf("Ĝ < %.2f on %d of %d rows: Z is (almost) never observed for rows like these, so no estimator "+
+		w = append(w, fmt.Sprintf("Ĝ < %.2f on %d of %d rows, Z observed or not (G's line counts only the training rows with Z observed, whose weights the floor caps): Z is (almost) never observed for rows like these, so no estimator "+
 			"can recover their Z (positivity fails); ip and dr then speak for the rows where Z can be observed", invmmd.DefaultGFloor, r.BelowMin, r.Rows))
 	}
 	if r.M.HasBaseline && r.M.ValNLL >= r.M.BaselineNLL {

@@ -193,6 +193,9 @@ func (p *Plan) Train(ctx context.Context, aux *train.Aux, m method.Method, seed 
 		t.Warnings = append(t.Warnings, w)
 	}
 	t.Row.AllUnreliable = allUnreliable(held)
+	if w := collapseWarning(m, seed, met.TestAcc, met.TestAUC, Majority(sp.Test)); w != "" {
+		t.Warnings = append(t.Warnings, w)
+	}
 	if base := Majority(sp.Test); m == method.None && met.TestAcc < base-0.005 {
 		t.Warnings = append(t.Warnings, fmt.Sprintf("h (none, seed %d): test accuracy %.3f is below the majority baseline %.3f; h is trained without a penalty, so the features may say little of the label here, or training ended too soon (try a larger %s or %s, or other %s widths)",
 			seed, met.TestAcc, base, cfg.name("Epochs"), cfg.name("Patience"), cfg.name("Hidden")))
@@ -217,6 +220,26 @@ func MMD2Scale(joint, unconditional bool) string {
 		return "MMD² between p(h|Z=1) and p(h|Z=0) over all rows"
 	}
 	return "MMD² between p(h|Z=1) and p(h|Z=0) within Y strata"
+}
+
+// collapseWarning says that h (trained with m and seed) may have collapsed, predicting
+// about one class for every row: its test accuracy is no better than the majority
+// baseline base (equal to it, or below by less than the 0.005 under which the other
+// warnings of Train and steeringWarnings speak), or its test AUC is at most 0.5, no
+// better than chance at ranking the rows. Empty otherwise.
+func collapseWarning(m method.Method, seed uint64, acc, auc, base float64) string {
+	var why []string
+	if acc <= base+1e-9 && acc >= base-0.005 {
+		why = append(why, fmt.Sprintf("test accuracy %.3f is no better than the majority baseline %.3f", acc, base))
+	}
+	if auc <= 0.5 {
+		why = append(why, fmt.Sprintf("test AUC %.3f is no better than chance", auc))
+	}
+	if len(why) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("h (%v, seed %d): %s: the fit may have collapsed to (about) one prediction for every row; check h's training (heldout.txt, the h's training column) before reading its held-out MMD²",
+		m, seed, strings.Join(why, "; "))
 }
 
 // estimatorOptions returns the options of the estimates and tests on rows of the splits'

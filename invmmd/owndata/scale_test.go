@@ -214,3 +214,35 @@ func TestObservedZFitsNoNuisance(t *testing.T) {
 		}
 	}
 }
+
+// TestCollapsedFitsFlagged: a fit whose test accuracy equals the majority baseline, or
+// whose AUC is at most 0.5, is warned of; one better than both is not, and one below the
+// baseline by more than 0.005 is left to the baseline's own warnings.
+func TestCollapsedFitsFlagged(t *testing.T) {
+	for _, tc := range []struct {
+		name           string
+		acc, auc, base float64
+		want           string
+	}{
+		{"equal to the baseline", 0.712, 0.81, 0.712, "no better than the majority baseline 0.712"},
+		{"a hair below", 0.710, 0.81, 0.712, "no better than the majority baseline"},
+		{"AUC at chance", 0.80, 0.5, 0.712, "test AUC 0.500 is no better than chance"},
+		{"AUC below chance", 0.80, 0.42, 0.712, "test AUC 0.420"},
+		{"fine", 0.80, 0.81, 0.712, ""},
+		{"far below: the baseline's own warning", 0.60, 0.7, 0.712, ""},
+	} {
+		got := collapseWarning(method.DR, 1, tc.acc, tc.auc, tc.base)
+		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
+			t.Errorf("%s: %q, want one containing %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestBelowFloorSaysWhichRows: the positivity warning says which rows it counts, unlike
+// G's line, which counts the training rows with Z observed.
+func TestBelowFloorSaysWhichRows(t *testing.T) {
+	w := AuxReport{BelowMin: 1, Rows: 4225}.Warning(nil)
+	if !strings.Contains(w, "on 1 of 4225 rows, Z observed or not") || !strings.Contains(w, "only the training rows with Z observed") {
+		t.Errorf("warning %q", w)
+	}
+}
