@@ -3,6 +3,7 @@ package owndata
 import (
 	"context"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -283,6 +284,9 @@ func estimateTable(ctx context.Context, tab *tabular.Table, cfg EstimateConfig, 
 	out := &Estimates{File: tab.File, Rows: tab.Len(), Estimated: tab.Len(), Unconditional: cfg.Unconditional, FittedG: cfg.fitG(), FittedM: cfg.fitM(), Median: cfg.Median,
 		Nuisance: l.nu, KindWhy: l.why, ZMap: l.zmap, MissingZ: rows.MissingZ(), HColumns: hColumns(cfg.H), Classes: l.classes}
 	if out.Sigma, err = bandwidthOf(h, cfg.Bandwidth, cfg.Median); err != nil {
+		if fe := (*FieldError)(nil); errors.As(err, &fe) {
+			return nil, err
+		}
 		return nil, &FieldError{Field: "H", Value: cfg.H, Err: err}
 	}
 	if (out.FittedG || out.FittedM) && observedNuisances(&rows) {
@@ -348,6 +352,7 @@ func estimateTable(ctx context.Context, tab *tabular.Table, cfg EstimateConfig, 
 		}
 	}
 	warn.add(flagImpossible(out.Results, 0, l.classes)...)
+	warn.add(negativeNotes(out.Results)...)
 	for _, r := range out.Results {
 		if u := r.Report.Unreliable(); len(u) > 0 {
 			warn.add(fmt.Sprintf("%v: strata %s are unreliable (see the diagnostics); their terms rest on too few effective rows or a floored normaliser", r.Method, strataList(u, l.classes)))
@@ -355,6 +360,22 @@ func estimateTable(ctx context.Context, tab *tabular.Table, cfg EstimateConfig, 
 	}
 	out.Warnings = warn.all
 	return out, nil
+}
+
+// NegativeNote follows an estimate more than two standard errors below 0: an MMD² is not
+// negative, and noise alone rarely takes its estimate so far below.
+const NegativeNote = "negative beyond its noise: the nuisance models may be off"
+
+// negativeNotes returns, for each result more than two standard errors below 0 (its
+// standard error printed), a note saying so (NegativeNote).
+func negativeNotes(res []invmmd.Result) []string {
+	var out []string
+	for _, r := range res {
+		if se := r.ValueSE; se > 0 && r.Value < -2*se {
+			out = append(out, fmt.Sprintf("%v: %.4g is %.1f standard errors below 0, %s", r.Method, r.Value, -r.Value/se, NegativeNote))
+		}
+	}
+	return out
 }
 
 // Markdown renders the estimates as invmmd estimate prints them: what was estimated, a

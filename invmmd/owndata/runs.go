@@ -2,6 +2,7 @@ package owndata
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -166,6 +167,9 @@ func (p *Plan) Train(ctx context.Context, aux *train.Aux, m method.Method, seed 
 		t.Warnings = append(t.Warnings, fmt.Sprintf("h (%v, seed %d): %s", m, seed, note))
 	}
 	t.Warnings = append(t.Warnings, flagImpossible(held, 0, classes)...)
+	for _, n := range negativeNotes(held) {
+		t.Warnings = append(t.Warnings, fmt.Sprintf("h (%v, seed %d): held-out %s", m, seed, n))
+	}
 	t.Row = Row{Method: m.String(), Seed: seed, TestAcc: met.TestAcc, TestAUC: met.TestAUC, ValAcc: met.ValAcc,
 		DR: held[0].Value, IP: ip.Value, DRSE: held[0].ValueSE, IPSE: ip.ValueSE, Unreliable: unreliableList(held, classes), Dropped: hist.DroppedStrata,
 		HStop: stopOf(hist), DRImpossible: impossible(held[0]), IPImpossible: impossible(ip), Scale: MMD2Scale(sp.Train.Nuisance.Kind != dataset.BinaryZ, false), HeldOutFull: full}
@@ -305,6 +309,9 @@ func heldOutEstimates(ctx context.Context, cfg Config, model *train.Model, sp da
 	rows.GTrue = nil // the fitted models only
 	note := ""
 	sigma, err := bandwidthOf(h, cfg.Bandwidth, cfg.Median)
+	if fe := (*FieldError)(nil); errors.As(err, &fe) {
+		return nil, 0, "", err
+	}
 	if err != nil {
 		sigma = invmmd.DefaultBandwidth
 		note = fmt.Sprintf("%v; the held-out estimates take σ = %g instead (h gives the same output to most test rows: it may be nearly constant)", err, sigma)
@@ -321,10 +328,21 @@ func heldOutEstimates(ctx context.Context, cfg Config, model *train.Model, sp da
 	return res, sigma, note, nil
 }
 
+// MinBandwidthFraction is the smallest fixed σ of the kernel on h that estimate, test and
+// fit's held-out numbers take, as a fraction of the median heuristic's σ on h's rows
+// (the median distance between them): below it every kernel value between two rows is 0,
+// so every estimate is 0 ± 0 whatever h is.
+const MinBandwidthFraction = 1e-6
+
 // bandwidthOf returns the kernel's σ on h by a bandwidth rule: the median heuristic on h's
-// rows (invmmd.MedianBandwidth), or the fixed sigma.
+// rows (invmmd.MedianBandwidth), or the fixed sigma, refused (a *FieldError of Bandwidth)
+// when below MinBandwidthFraction of the median heuristic's.
 func bandwidthOf(h invmmd.Rep, sigma float64, median bool) (float64, error) {
 	if !median {
+		if med, err := invmmd.MedianBandwidth(h); err == nil && sigma < MinBandwidthFraction*med {
+			return 0, fieldError("Bandwidth", sigma, "σ below %g × the median distance between the rows of h (%.4g): every kernel value between two rows would be 0, and every estimate 0 ± 0 whatever h is; give a σ near %.4g, or the median heuristic",
+				MinBandwidthFraction, med, med)
+		}
 		return sigma, nil
 	}
 	s, err := invmmd.MedianBandwidth(h)

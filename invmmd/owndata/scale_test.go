@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/calibsim"
 	"github.com/invmmd/invmmd/invmmd/dataset"
 	"github.com/invmmd/invmmd/invmmd/method"
@@ -244,5 +245,49 @@ func TestBelowFloorSaysWhichRows(t *testing.T) {
 	w := AuxReport{BelowMin: 1, Rows: 4225}.Warning(nil)
 	if !strings.Contains(w, "on 1 of 4225 rows, Z observed or not") || !strings.Contains(w, "only the training rows with Z observed") {
 		t.Errorf("warning %q", w)
+	}
+}
+
+// TestNegativeBeyondNoiseNoted: an estimate more than two standard errors below 0 gets
+// NegativeNote; one within its noise, or without a printed SE, does not.
+func TestNegativeBeyondNoiseNoted(t *testing.T) {
+	for _, tc := range []struct {
+		v, se float64
+		want  bool
+	}{{-0.023, 0.01, true}, {-0.019, 0.01, false}, {0.05, 0.01, false}, {-0.5, math.NaN(), false}} {
+		got := negativeNotes([]invmmd.Result{{Method: method.DR, Value: tc.v, ValueSE: tc.se}})
+		if (len(got) == 1) != tc.want || tc.want && !strings.Contains(got[0], "dr: -0.023 is 2.3 standard errors below 0, "+NegativeNote) {
+			t.Errorf("%v ± %v: notes %q, want one: %v", tc.v, tc.se, got, tc.want)
+		}
+	}
+}
+
+// TestTinyBandwidthRefused: a fixed σ below MinBandwidthFraction of h's median distance is
+// refused by estimate and test with an error naming Bandwidth, before G or m is fitted.
+func TestTinyBandwidthRefused(t *testing.T) {
+	tab, k, _ := splitTable(t, 400, dataset.BinaryZ, 8)
+	tab, err := tabular.NewTable("tiny", tabular.NumberColumn("x1", k.X1), tabular.NumberColumn("x2", k.X2), tabular.NumberColumn("y", k.Y),
+		tabular.NumberColumn("z", k.Z), tabular.NumberColumn("h", k.H))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ec := DefaultEstimateConfig()
+	ec.Y, ec.Z, ec.H, ec.X, ec.Bandwidth, ec.Median = "y", "z", "h", []string{"x1", "x2"}, 1e-9, false
+	f := &fakeFitter{}
+	_, err = estimateTable(ctx, tab, ec, f.fit)
+	var fe *FieldError
+	if !errorsAs(err, &fe) || fe.Field != "Bandwidth" || len(f.splits) != 0 {
+		t.Errorf("estimate with σ = 1e-9: %v after %d fits; want a Bandwidth error before any", err, len(f.splits))
+	}
+	tc := DefaultTestConfig()
+	tc.Y, tc.Z, tc.H, tc.X, tc.Bandwidth, tc.Median = "y", "z", "h", []string{"x1", "x2"}, 1e-9, false
+	f = &fakeFitter{}
+	_, err = testTable(ctx, tab, tc, f.fit)
+	if !errorsAs(err, &fe) || fe.Field != "Bandwidth" || len(f.splits) != 0 {
+		t.Errorf("test with σ = 1e-9: %v after %d fits; want a Bandwidth error before any", err, len(f.splits))
+	}
+	ec.Bandwidth = 0.5 // a sane σ is taken
+	if _, err := estimateTable(ctx, tab, ec, (&fakeFitter{}).fit); err != nil {
+		t.Errorf("σ = 0.5: %v", err)
 	}
 }
