@@ -123,6 +123,7 @@ func newPlan(tab *tabular.Table, cfg Config, out *outFolder, note string) (_ *Pl
 	}
 	d, sp := p.Data, p.Data.Splits
 	p.warn.add(d.Warnings...)
+	p.warn.add(leakWarnings(d, cfg.Y, cfg.name("X"))...)
 	p.describe()
 	w, err := checkSplitCells(cfg, sp, d.Classes)
 	if err != nil {

@@ -291,3 +291,47 @@ func TestTinyBandwidthRefused(t *testing.T) {
 		t.Errorf("σ = 0.5: %v", err)
 	}
 }
+
+// TestLeakingFeatureWarned: a feature column that alone separates the label on the
+// training split — blank exactly when y = 0 (flchain's chapter), or a code whose every
+// value has one label — is warned of by name; ordinary features are not.
+func TestLeakingFeatureWarned(t *testing.T) {
+	_, k, split := splitTable(t, 400, dataset.BinaryZ, 9)
+	n := len(k.Y)
+	chapter, code := make([]string, n), make([]string, n)
+	for i, y := range k.Y {
+		if y == 1 {
+			chapter[i], code[i] = []string{"Circulatory", "Neoplasms"}[i%2], "c"
+		} else {
+			code[i] = []string{"a", "b"}[i%2]
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		col  tabular.Col
+		want string
+	}{
+		{"blank when y = 0", tabular.TextColumn("chapter", chapter), "feature column chapter alone predicts the label y exactly on the training split by whether it is missing (missing → Y=0; present → Y=1"},
+		{"codes", tabular.TextColumn("code", code), "feature column code alone predicts the label y exactly on the training split ("},
+		{"none", tabular.NumberColumn("x3", k.X2), ""},
+	} {
+		tab, err := tabular.NewTable("leak", tabular.NumberColumn("x1", k.X1), tabular.NumberColumn("x2", k.X2), tabular.NumberColumn("y", k.Y),
+			tabular.NumberColumn("z", k.Z), tabular.TextColumn("split", split), tc.col)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := DefaultConfig()
+		cfg.Y, cfg.Z, cfg.Split, cfg.Out = "y", "z", "split", ""
+		var warn strings.Builder
+		cfg.Warn = &warn
+		p, err := PrepareTable(ctx, tab, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Close()
+		got := warn.String()
+		if tc.want == "" && strings.Contains(got, "alone predicts the label") || tc.want != "" && !strings.Contains(got, tc.want) {
+			t.Errorf("%s: warnings\n%s\nwant one containing %q", tc.name, got, tc.want)
+		}
+	}
+}
