@@ -3,6 +3,7 @@ package invmmd
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/invmmd/invmmd/invmmd/method"
@@ -286,13 +287,25 @@ func diagnose(rows Rows, w weights, blk block, normRows []int) StratumReport {
 	return sr
 }
 
+// belowText renders e, which is below min, with one decimal, or with as many digits as
+// it takes not to read as min or more ("9.96", not "10.0 < 10").
+func belowText(e, min float64) string {
+	for d := 1; d <= 15; d++ {
+		s := strconv.FormatFloat(e, 'f', d, 64)
+		if v, err := strconv.ParseFloat(s, 64); err == nil && v < min {
+			return s
+		}
+	}
+	return strconv.FormatFloat(e, 'g', -1, 64)
+}
+
 // flag marks the stratum unreliable for each reason given, and for each factor column
 // whose ESS is below o.MinESS.
 func (sr *StratumReport) flag(o Options, reasons ...string) {
 	for _, c := range sr.Columns {
 		for b, e := range c.ESS {
 			if e < o.MinESS {
-				reasons = append(reasons, fmt.Sprintf("ESS of %s for %s is %.1f < %g", c.Factor, sr.Levels[b], e, o.MinESS))
+				reasons = append(reasons, fmt.Sprintf("ESS of %s for %s is %s < %g", c.Factor, sr.Levels[b], belowText(e, o.MinESS), o.MinESS))
 			}
 		}
 	}

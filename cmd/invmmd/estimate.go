@@ -44,7 +44,7 @@ func runEstimate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs.BoolVar(&cfg.Unconditional, "unconditional", cfg.Unconditional, "MMD² between p(h|Z=1) and p(h|Z=0) over all rows instead of Σ_y within Y strata")
 	fs.BoolVar(&cfg.Exact, "exact", false, "kernel sums on every pair of rows, the O(n²) reference (default: exact up to 2^24 pairs per stratum, linear in the rows beyond; the output names the path and its error bound)")
 	o.bandwidth("Gaussian kernel bandwidth σ on h, or median (the median heuristic on h: the median distance between rows of h, of any width)")
-	out := fs.String("out", "", "also write one row per estimator to this CSV file: method,value,se,unreliable,impossible (refused if it exists unless -force, or is the -data file)")
+	out := fs.String("out", "", "also write one row per estimator to this CSV file: method,value,se,unreliable,impossible,mmd2_scale (refused if it exists unless -force, or is the -data file)")
 	alias(fs, "csv", stderr)
 	force := fs.Bool("force", false, "replace the -out file if it exists")
 	if err := o.parse(args, &cfg.Columns, &cfg.Nets, &cfg.Bandwidth, &cfg.Median); err != nil {

@@ -145,7 +145,7 @@ func TestEstimateNuisanceKinds(t *testing.T) {
 				t.Fatal(err)
 			}
 			lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-			if len(lines) != 1+len(tc.methods) || lines[0] != "method,value,se,unreliable,impossible" {
+			if len(lines) != 1+len(tc.methods) || lines[0] != "method,value,se,unreliable,impossible,mmd2_scale" {
 				t.Errorf("-csv wrote:\n%s", b)
 			}
 			for i, m := range tc.methods {

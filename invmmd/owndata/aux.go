@@ -29,6 +29,9 @@ type AuxReport struct {
 	// were not needed); Folds holds each fold's report when they were cross-fitted.
 	FittedG, FittedM bool
 	Folds            []AuxReport
+	// Observed: no Z is missing in the rows, so neither G nor m was fitted (Ĝ = 1 and
+	// m̂ = Z: dr = ip = full; observedNuisances).
+	Observed bool `json:",omitempty"`
 	// On says which rows G and m were fitted on and which held-out rows their stopping
 	// rule read; FitAux sets the training and validation splits', and estimate and test
 	// their own.
@@ -37,6 +40,9 @@ type AuxReport struct {
 
 // String renders the report as invmmd fit, estimate and test print it.
 func (r AuxReport) String() string {
+	if r.Observed {
+		return "auxiliary models: " + ObservedNote + "\n"
+	}
 	fitG, fitM := r.FittedG, r.FittedM
 	if !fitG && !fitM { // fit's report: both, on its training split
 		fitG, fitM = true, true
@@ -103,6 +109,9 @@ func (r AuxReport) String() string {
 // nothing when its validation NLL is not below the marginal model's (a nuisance that is
 // not binary); empty otherwise. names names the settings it suggests (nil: their fields).
 func (r AuxReport) Warning(names tabular.Names) string {
+	if r.Observed {
+		return ""
+	}
 	var w []string
 	fitG, fitM := r.FittedG, r.FittedM
 	if !fitG && !fitM {
@@ -128,7 +137,7 @@ func (r AuxReport) Warning(names tabular.Names) string {
 		}
 	}
 	if r.BelowMin > 0 {
-		w = append(w, fmt.Sprintf("Ĝ < %.2f on %d of %d rows: Z is (almost) never observed for rows like these, so no estimator "+
+		w = append(w, fmt.Sprintf("Ĝ < %.2f on %d of %d rows, Z observed or not (G's line counts only the training rows with Z observed, whose weights the floor caps): Z is (almost) never observed for rows like these, so no estimator "+
 			"can recover their Z (positivity fails); ip and dr then speak for the rows where Z can be observed", invmmd.DefaultGFloor, r.BelowMin, r.Rows))
 	}
 	if r.M.HasBaseline && r.M.ValNLL >= r.M.BaselineNLL {
@@ -136,6 +145,30 @@ func (r AuxReport) Warning(names tabular.Names) string {
 			"(more %s, or feature columns %s that predict Z); reg rests on it, dr's correction then rests on Ĝ alone", r.M.ValNLL, r.M.BaselineNLL, names.Of("AuxEpochs"), names.Of("X")))
 	}
 	return strings.Join(w, " | ")
+}
+
+// ObservedNote says that no nuisance was fitted because Z is observed on every row.
+const ObservedNote = "Z observed on every row: dr = ip = full; no G or m fitted (Ĝ = 1, m̂ = Z)"
+
+// observedAux returns the auxiliary predictions of splits whose Z is observed on every
+// row, with no model fitted: Ĝ = 1 and m̂ = Z (ψ(Z) under zmap), at which dr and ip are
+// full (observedNuisances).
+func observedAux(sp dataset.Splits, zmap invmmd.FeatureMap) (*train.Aux, error) {
+	aux := &train.Aux{ZMap: zmap}
+	for _, x := range []struct {
+		s *dataset.Set
+		p *train.Pred
+	}{{sp.Train, &aux.Train}, {sp.Val, &aux.Val}, {sp.Test, &aux.Test}} {
+		rows, err := train.RowsFor(x.s, nil, zmap)
+		if err != nil {
+			return nil, err
+		}
+		if !observedNuisances(&rows) && x.s.Len() > 0 {
+			return nil, fmt.Errorf("owndata: %s has Z missing", x.s.Name)
+		}
+		*x.p = train.Pred{G: rows.G, M: rows.M, MPsi: rows.MPsi}
+	}
+	return aux, nil
 }
 
 // fitAux fits G (target Δ) and m (target Z where observed) on (X, Y) of the training

@@ -149,3 +149,91 @@ func classShares(s *dataset.Set, classes []string) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// maxLeakLevels is the most distinct values (a missing value counting as one) that a
+// feature column may take on the training split for leakWarnings to ask whether its
+// values alone separate the label: beyond it, a column of many values (a number per row)
+// separates any label trivially and says nothing.
+const maxLeakLevels = 20
+
+// leakWarnings names each feature column of d that alone predicts the label exactly on
+// the training split: whether it is missing (a missing-value pattern), or its value when
+// it takes at most maxLeakLevels distinct values there, determines Y on every training
+// row, while Y takes more than one value. Such a column may leak the label (it was
+// recorded because of the outcome, or after it): test accuracy and AUC of 1.000 then say
+// nothing of the task. y names the label column, x the setting of the features.
+func leakWarnings(d *Data, y, x string) []string {
+	rows, labels := d.Rows[0], d.Splits.Train.Y
+	var out []string
+	seen := map[string]bool{}
+	for _, f := range d.Encoder.Features {
+		if seen[f.Column] {
+			continue
+		}
+		seen[f.Column] = true
+		c := d.Table.Column(f.Column)
+		if c == nil || !c.Numeric && c.Codes == nil { // a text column of too many levels to code
+			continue
+		}
+		missing := func(i int) bool {
+			if c.Numeric {
+				return math.IsNaN(c.Num[i])
+			}
+			return c.Codes[i] < 0
+		}
+		value := func(i int) string {
+			switch {
+			case missing(i):
+				return "(missing)"
+			case c.Numeric:
+				return strconv.FormatFloat(c.Num[i], 'g', -1, 64)
+			}
+			return c.Levels[c.Codes[i]]
+		}
+		if why := separates(rows, labels, func(i int) string {
+			if missing(i) {
+				return "missing"
+			}
+			return "present"
+		}); why != "" {
+			out = append(out, fmt.Sprintf("feature column %s alone predicts the label %s exactly on the training split by whether it is missing (%s): it may leak the label (recorded because of the outcome, or after it), and a test accuracy or AUC of 1.000 would then say nothing; leave it out of %s unless it belongs there",
+				f.Column, y, why, x))
+			continue
+		}
+		if why := separates(rows, labels, value); why != "" {
+			out = append(out, fmt.Sprintf("feature column %s alone predicts the label %s exactly on the training split (%s): it may leak the label (recorded because of the outcome, or after it), and a test accuracy or AUC of 1.000 would then say nothing; leave it out of %s unless it belongs there",
+				f.Column, y, why, x))
+		}
+	}
+	return out
+}
+
+// separates says how key separates the labels on rows (labels[j] the label of rows[j]):
+// "missing → Y=1; present → Y=0" when key takes 2 to maxLeakLevels values, each with a
+// single label, and the labels are not all one; "" otherwise.
+func separates(rows []int, labels []float64, key func(int) string) string {
+	label := map[string]float64{}
+	var order []string
+	ys := map[float64]bool{}
+	for j, i := range rows {
+		k := key(i)
+		if l, ok := label[k]; ok && l != labels[j] {
+			return ""
+		} else if !ok {
+			label[k] = labels[j]
+			order = append(order, k)
+			if len(order) > maxLeakLevels {
+				return ""
+			}
+		}
+		ys[labels[j]] = true
+	}
+	if len(order) < 2 || len(ys) < 2 {
+		return ""
+	}
+	parts := make([]string, len(order))
+	for n, k := range order {
+		parts[n] = fmt.Sprintf("%s → Y=%v", k, label[k])
+	}
+	return strings.Join(parts, "; ")
+}

@@ -26,7 +26,8 @@ type Data struct {
 	ZMap invmmd.FeatureMap
 	// JointScale puts the joint MMD² of a nuisance that is not binary on the paper's scale
 	// (invmmd.JointScaleFor of the training split under ZMap; 0 for a binary Z), so that
-	// the penalty λ weighs it as the paper's λ weighs its MMD² of a binary Z.
+	// the penalty λ weighs it as the paper's λ weighs its MMD² of a binary Z. It scales the
+	// training penalty only: every estimate printed is unscaled (MMD2Scale).
 	JointScale float64
 	// Classes names the label's K > 2 classes, whose indices Y holds (Table.LabelClasses);
 	// nil for a binary label.

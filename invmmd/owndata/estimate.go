@@ -3,6 +3,7 @@ package owndata
 import (
 	"context"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -261,8 +262,9 @@ func Estimate(ctx context.Context, cfg EstimateConfig) (*Estimates, error) {
 // them and no column gives them, and estimates the MMD² of h between Z = 1 and Z = 0
 // (within each Y stratum, or over all rows) by each estimator, every row in both the main
 // terms and the normalisers, with per-stratum terms, diagnostics and jackknife standard
-// errors. Every check of the settings and the table comes before any fitting; once ctx is
-// done it stops within moments with an error wrapping ctx's.
+// errors. Where no row has Z missing it fits neither G nor m (Ĝ = 1, m̂ = Z: dr = ip =
+// full, at full's cost; ObservedNote). Every check of the settings and the table comes
+// before any fitting; once ctx is done it stops within moments with an error wrapping ctx's.
 func EstimateTable(ctx context.Context, tab *tabular.Table, cfg EstimateConfig) (*Estimates, error) {
 	if err := cfg.validate(false); err != nil {
 		return nil, err
@@ -282,9 +284,18 @@ func estimateTable(ctx context.Context, tab *tabular.Table, cfg EstimateConfig, 
 	out := &Estimates{File: tab.File, Rows: tab.Len(), Estimated: tab.Len(), Unconditional: cfg.Unconditional, FittedG: cfg.fitG(), FittedM: cfg.fitM(), Median: cfg.Median,
 		Nuisance: l.nu, KindWhy: l.why, ZMap: l.zmap, MissingZ: rows.MissingZ(), HColumns: hColumns(cfg.H), Classes: l.classes}
 	if out.Sigma, err = bandwidthOf(h, cfg.Bandwidth, cfg.Median); err != nil {
+		if fe := (*FieldError)(nil); errors.As(err, &fe) {
+			return nil, err
+		}
 		return nil, &FieldError{Field: "H", Value: cfg.H, Err: err}
 	}
-	if (out.FittedG || out.FittedM) && cfg.Nuisances != nil {
+	if (out.FittedG || out.FittedM) && observedNuisances(&rows) {
+		// No Z missing: G's target would be all ones and m would never stand in for a Z.
+		out.FittedG, out.FittedM = false, false
+		out.AuxFit = AuxReport{Observed: true, MinG: 1, Rows: rows.Len()}
+		fmt.Fprintf(log, "%s\n", ObservedNote)
+		out.ZMap = l.zmap
+	} else if (out.FittedG || out.FittedM) && cfg.Nuisances != nil {
 		if err := l.useNuisances(cfg.Nuisances, &rows, out.FittedG, out.FittedM); err != nil {
 			return nil, err
 		}
@@ -341,6 +352,7 @@ func estimateTable(ctx context.Context, tab *tabular.Table, cfg EstimateConfig, 
 		}
 	}
 	warn.add(flagImpossible(out.Results, 0, l.classes)...)
+	warn.add(negativeNotes(out.Results)...)
 	for _, r := range out.Results {
 		if u := r.Report.Unreliable(); len(u) > 0 {
 			warn.add(fmt.Sprintf("%v: strata %s are unreliable (see the diagnostics); their terms rest on too few effective rows or a floored normaliser", r.Method, strataList(u, l.classes)))
@@ -348,6 +360,22 @@ func estimateTable(ctx context.Context, tab *tabular.Table, cfg EstimateConfig, 
 	}
 	out.Warnings = warn.all
 	return out, nil
+}
+
+// NegativeNote follows an estimate more than two standard errors below 0: an MMD² is not
+// negative, and noise alone rarely takes its estimate so far below.
+const NegativeNote = "negative beyond its noise: the nuisance models may be off"
+
+// negativeNotes returns, for each result more than two standard errors below 0 (its
+// standard error printed), a note saying so (NegativeNote).
+func negativeNotes(res []invmmd.Result) []string {
+	var out []string
+	for _, r := range res {
+		if se := r.ValueSE; se > 0 && r.Value < -2*se {
+			out = append(out, fmt.Sprintf("%v: %.4g is %.1f standard errors below 0, %s", r.Method, r.Value, -r.Value/se, NegativeNote))
+		}
+	}
+	return out
 }
 
 // Markdown renders the estimates as invmmd estimate prints them: what was estimated, a
@@ -361,9 +389,9 @@ func (e *Estimates) Markdown() string {
 		what = "MMD² of h between Z = 1 and Z = 0 over all rows"
 	}
 	if e.ZMap != nil {
-		what = fmt.Sprintf("Σ_y of the joint MMD² between p(h, Z | Y = y) and p(h | Y = y)·p(Z | Y = y) within each Y stratum; kernel on Z: %s", e.ZMap.Describe())
+		what = fmt.Sprintf("Σ_y of the joint MMD² between p(h, Z | Y = y) and p(h | Y = y)·p(Z | Y = y) within each Y stratum, unscaled; kernel on Z: %s", e.ZMap.Describe())
 		if e.Unconditional {
-			what = fmt.Sprintf("joint MMD² between p(h, Z) and p(h)·p(Z) over all rows; kernel on Z: %s", e.ZMap.Describe())
+			what = fmt.Sprintf("joint MMD² between p(h, Z) and p(h)·p(Z) over all rows, unscaled; kernel on Z: %s", e.ZMap.Describe())
 		}
 	}
 	rows := "every row in both the main terms and the normalisers"
@@ -415,6 +443,10 @@ func (e *Estimates) Markdown() string {
 	return b.String()
 }
 
+// Scale names the estimand and scale of the estimates (MMD2Scale): the joint MMD² of a
+// nuisance that is not binary is unscaled, as fit's held-out estimates are.
+func (e *Estimates) Scale() string { return MMD2Scale(e.ZMap != nil, e.Unconditional) }
+
 // contains reports whether list holds s.
 func contains(list []string, s string) bool {
 	for _, v := range list {
@@ -427,12 +459,12 @@ func contains(list []string, s string) bool {
 
 // CSV writes one row per estimator, with a header: method, the estimate (Σ over strata),
 // its jackknife standard error, the unreliable strata separated by ";" ("Y=0;Y=1", empty
-// when none), and the strata whose estimate is impossible, likewise (a value that is not
-// to be read as a number). Values are written with strconv's shortest round-trip form; a
+// when none), the strata whose estimate is impossible, likewise (a value that is not
+// to be read as a number), and mmd2_scale, the estimand and its scale (Scale). Values are written with strconv's shortest round-trip form; a
 // NaN as "NaN".
 func (e *Estimates) CSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write([]string{"method", "value", "se", "unreliable", "impossible"}); err != nil {
+	if err := cw.Write([]string{"method", "value", "se", "unreliable", "impossible", "mmd2_scale"}); err != nil {
 		return err
 	}
 	for _, r := range e.Results {
@@ -441,7 +473,7 @@ func (e *Estimates) CSV(w io.Writer) error {
 			u = append(u, stratumName(y, false, e.Classes))
 		}
 		if err := cw.Write([]string{r.Method.String(), strconv.FormatFloat(r.Value, 'g', -1, 64), seCell(r.ValueSE),
-			strings.Join(u, ";"), strings.Join(impossibleStrata(r, e.Classes), ";")}); err != nil {
+			strings.Join(u, ";"), strings.Join(impossibleStrata(r, e.Classes), ";"), e.Scale()}); err != nil {
 			return err
 		}
 	}

@@ -108,7 +108,7 @@ func TestImpossibleEstimates(t *testing.T) {
 		}
 	}
 	var b strings.Builder
-	if err := e.CSV(&b); err != nil || !strings.Contains(b.String(), "dr,5.43,3,Y=1,Y=1\n") || !strings.Contains(b.String(), "obs,0.3,0.14,,\n") {
+	if err := e.CSV(&b); err != nil || !strings.Contains(b.String(), "dr,5.43,3,Y=1,Y=1,MMD² between p(h|Z=1) and p(h|Z=0) within Y strata\n") || !strings.Contains(b.String(), "obs,0.3,0.14,,,MMD²") {
 		t.Errorf("CSV (%v):\n%s", err, b.String())
 	}
 	row := Row{Method: "dr", DR: -1608, DRSE: 1742, DRImpossible: true, IP: 0.01, IPSE: 0.02}

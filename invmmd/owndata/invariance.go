@@ -203,6 +203,9 @@ func testTable(ctx context.Context, tab *tabular.Table, cfg TestConfig, fit nuis
 		return nil, err
 	}
 	rows, h := l.rows, l.rep
+	if _, err := bandwidthOf(h, cfg.Bandwidth, cfg.Median); err != nil && !cfg.Median {
+		return nil, err // a σ too small for h, refused before any fitting
+	}
 	if ec.Methods == nil {
 		ec.Methods = defaultTestMethods(rows.MissingZ() == 0, cfg.Route)
 		if err := ec.validate(false); err != nil {

@@ -276,8 +276,8 @@ func TestFitHeldOutPValues(t *testing.T) {
 	if err := writeCSV(path, []Row{old.Row}); err != nil {
 		t.Fatal(err)
 	}
-	// Its p-value and h's stop (the last five columns) are empty.
-	if b, _ := os.ReadFile(path); !strings.HasSuffix(strings.TrimSpace(string(b)), ",0,,,,,,") {
+	// Its p-value, h's stop and its scale (the last seven columns) are empty.
+	if b, _ := os.ReadFile(path); !strings.HasSuffix(strings.TrimSpace(string(b)), ",0,,,,,,,,") {
 		t.Errorf("an old row's CSV line ends without empty p-values and stop:\n%s", b)
 	}
 	b, _ := json.Marshal(old.Row)

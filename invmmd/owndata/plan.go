@@ -123,6 +123,7 @@ func newPlan(tab *tabular.Table, cfg Config, out *outFolder, note string) (_ *Pl
 	}
 	d, sp := p.Data, p.Data.Splits
 	p.warn.add(d.Warnings...)
+	p.warn.add(leakWarnings(d, cfg.Y, cfg.name("X"))...)
 	p.describe()
 	w, err := checkSplitCells(cfg, sp, d.Classes)
 	if err != nil {
@@ -184,8 +185,9 @@ func (p *Plan) Close() error { return p.out.close() }
 // continuous or vector Z whose kernel's bandwidth is data-driven, it fits G first, refixes
 // the kernel (Data.ZMap) from the observed training Z weighted by 1/Ĝ (the full data's
 // median distance, which the missingness does not move), then fits m for it; for a Z that
-// is not binary it then sets Data.JointScale. It stops once ctx is done, with an error
-// wrapping ctx's.
+// is not binary it then sets Data.JointScale (the training penalty's only). It stops once ctx is done, with an error
+// wrapping ctx's. Where no row of any split has Z missing it fits neither G nor m (Ĝ = 1,
+// m̂ = Z, at which dr = ip = full; AuxReport.Observed).
 func (p *Plan) FitNuisances(ctx context.Context) (*train.Aux, AuxReport, error) {
 	d, cfg := p.Data, p.Config
 	tr := d.Splits.Train
@@ -193,7 +195,15 @@ func (p *Plan) FitNuisances(ctx context.Context) (*train.Aux, AuxReport, error) 
 	var aux *train.Aux
 	var rep AuxReport
 	var err error
-	if !weigh {
+	missing := 0
+	for _, s := range []*dataset.Set{tr, d.Splits.Val, d.Splits.Test} {
+		missing += invmmd.Rows{Z: s.Z}.MissingZ()
+	}
+	if missing == 0 {
+		// G's target would be all ones and m would never stand in for a Z: fit neither.
+		aux, err = observedAux(d.Splits, d.ZMap)
+		rep = AuxReport{Observed: true, MinG: 1, Rows: tr.Len()}
+	} else if !weigh {
 		aux, rep, err = fitAux(ctx, cfg.Backend, cfg.Nets, d.Splits, d.ZMap)
 	} else {
 		aux, rep, err = p.fitWeighted(ctx)
@@ -209,7 +219,7 @@ func (p *Plan) FitNuisances(ctx context.Context) (*train.Aux, AuxReport, error) 
 		if d.JointScale, err = invmmd.JointScaleFor(psi, tr.Y, tr.Delta); err != nil {
 			return nil, rep, fmt.Errorf("the penalty's scale: %w", err)
 		}
-		fmt.Fprintf(p.log, "  the joint MMD² (penalty and estimates) scaled by 2/v² = %.4g, v the within-stratum variance of Z's features on the training split: the scale at which λ weighs it as the paper's λ weighs its MMD² for a binary Z\n", d.JointScale)
+		fmt.Fprintf(p.log, "  the training penalty's joint MMD² scaled by 2/v² = %.4g, v the within-stratum variance of Z's features on the training split: the scale at which λ weighs it as the paper's λ weighs its MMD² for a binary Z (the held-out estimates are unscaled, as estimate prints them)\n", d.JointScale)
 	}
 	return aux, rep, nil
 }

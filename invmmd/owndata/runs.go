@@ -2,7 +2,9 @@ package owndata
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/invmmd/invmmd/invmmd"
@@ -33,6 +35,15 @@ type Row struct {
 	// HStop is how h's training ended (best epoch, last epoch, cap, rule); zero in a run
 	// file written before it was recorded.
 	HStop Stop `json:",omitzero"`
+	// Scale names the estimand and scale of DR and IP (MMD2Scale): the joint MMD² of a
+	// nuisance that is not binary is unscaled, as estimate and test print it (the 2/v² of
+	// Data.JointScale weighs only the training penalty). Empty in a run file written before
+	// it was recorded.
+	Scale string `json:",omitempty"`
+	// HeldOutFull: no Z is missing on the test split, so DR and IP are the full-data
+	// estimate (method full), which dr and ip equal there; Ĝ and m̂ fitted on the training
+	// split are not read.
+	HeldOutFull bool `json:",omitempty"`
 	// PDR is the p-value of the test of H₀: h ⊥ Z | Y on the test split by dr's
 	// pseudo-outcome, by the cross route; absent (OK false) when the test failed (a warning
 	// says why) or the row comes from a run file written before the tests. ip's test is not
@@ -81,6 +92,9 @@ func (t *Trained) HeldOutText() string {
 	} else {
 		fmt.Fprintf(&b, "h trained with %s (seed %d), held-out test estimates:\n", t.Row.Method, t.Row.Seed)
 	}
+	if t.Row.HeldOutFull {
+		fmt.Fprintf(&b, "  %s\n", heldOutFullNote)
+	}
 	for _, res := range t.HeldOut {
 		if impossible(res) {
 			fmt.Fprintf(&b, "  IMPOSSIBLE estimate (strata %s): not a number to read, see the diagnostics\n", strings.Join(impossibleStrata(res, t.classes), ", "))
@@ -88,7 +102,7 @@ func (t *Trained) HeldOutText() string {
 		fmt.Fprintf(&b, "  %s\n", strings.ReplaceAll(classText(res.String(), t.classes), "\n", "\n  "))
 	}
 	if len(t.HeldOut) > 0 {
-		fmt.Fprintf(&b, "  (Gaussian kernel on h, σ = %.4g; kernel sums %v)\n", t.Sigma, t.HeldOut[0].Path)
+		fmt.Fprintf(&b, "  (Gaussian kernel on h, σ = %.4g; kernel sums %v; MMD²: %s)\n", t.Sigma, t.HeldOut[0].Path, t.Row.Scale)
 	}
 	if len(t.Tests) > 0 {
 		fmt.Fprintf(&b, "  test of H₀: h ⊥ Z | Y on the test split, cross route (halves: a random half of each (Y, Δ) cell; Ĝ and m̂ fitted on the training split, so out of sample), σ = %.4g:\n", t.Tests[0].Sigma)
@@ -136,24 +150,29 @@ func (p *Plan) Train(ctx context.Context, aux *train.Aux, m method.Method, seed 
 		return nil, err
 	}
 	ev, err := await(ctx, func() (train.Evaluation, error) {
-		return train.Evaluate(model, sp, train.EvalOptions{Aux: aux, Options: invmmd.Options{MinESS: cfg.MinESS, JointScale: p.Data.JointScale}, HeldOut: []method.Method{method.DR}})
+		return train.Evaluate(model, sp, train.EvalOptions{Aux: aux, Options: invmmd.Options{MinESS: cfg.MinESS}, HeldOut: []method.Method{method.DR}})
 	})
 	if err != nil {
 		return nil, err
 	}
-	held, sigma, note, err := heldOutEstimates(ctx, cfg, model, sp, aux, p.Data.JointScale)
+	held, sigma, note, err := heldOutEstimates(ctx, cfg, model, sp, aux)
 	if err != nil {
 		return nil, err
 	}
+	full := held[0].Method == method.Full
+	ip := held[len(held)-1]
 	met := ev.Metrics
 	t := &Trained{Model: model, History: hist, Metrics: met, HeldOut: held, Sigma: sigma, classes: classes}
 	if note != "" {
 		t.Warnings = append(t.Warnings, fmt.Sprintf("h (%v, seed %d): %s", m, seed, note))
 	}
 	t.Warnings = append(t.Warnings, flagImpossible(held, 0, classes)...)
+	for _, n := range negativeNotes(held) {
+		t.Warnings = append(t.Warnings, fmt.Sprintf("h (%v, seed %d): held-out %s", m, seed, n))
+	}
 	t.Row = Row{Method: m.String(), Seed: seed, TestAcc: met.TestAcc, TestAUC: met.TestAUC, ValAcc: met.ValAcc,
-		DR: held[0].Value, IP: held[1].Value, DRSE: held[0].ValueSE, IPSE: held[1].ValueSE, Unreliable: unreliableList(held, classes), Dropped: hist.DroppedStrata,
-		HStop: stopOf(hist), DRImpossible: impossible(held[0]), IPImpossible: impossible(held[1])}
+		DR: held[0].Value, IP: ip.Value, DRSE: held[0].ValueSE, IPSE: ip.ValueSE, Unreliable: unreliableList(held, classes), Dropped: hist.DroppedStrata,
+		HStop: stopOf(hist), DRImpossible: impossible(held[0]), IPImpossible: impossible(ip), Scale: MMD2Scale(sp.Train.Nuisance.Kind != dataset.BinaryZ, false), HeldOutFull: full}
 	var testWarn []string
 	t.Tests, testWarn, err = heldOutTests(ctx, cfg, model, sp, aux, seed, method.DR)
 	if err != nil {
@@ -178,12 +197,53 @@ func (p *Plan) Train(ctx context.Context, aux *train.Aux, m method.Method, seed 
 		t.Warnings = append(t.Warnings, w)
 	}
 	t.Row.AllUnreliable = allUnreliable(held)
+	if w := collapseWarning(m, seed, met.TestAcc, met.TestAUC, Majority(sp.Test)); w != "" {
+		t.Warnings = append(t.Warnings, w)
+	}
 	if base := Majority(sp.Test); m == method.None && met.TestAcc < base-0.005 {
 		t.Warnings = append(t.Warnings, fmt.Sprintf("h (none, seed %d): test accuracy %.3f is below the majority baseline %.3f; h is trained without a penalty, so the features may say little of the label here, or training ended too soon (try a larger %s or %s, or other %s widths)",
 			seed, met.TestAcc, base, cfg.name("Epochs"), cfg.name("Patience"), cfg.name("Hidden")))
 	}
 	t.Row.Warning = strings.Join(t.Warnings, " | ")
 	return t, nil
+}
+
+// MMD2Scale names the estimand, and its scale, of every MMD² that fit, estimate and test
+// print: for a nuisance that is not binary (joint) the joint MMD² between p(h, Z) and
+// p(h)p(Z), unscaled (the 2/v² of invmmd.JointScaleFor weighs only fit's training
+// penalty, so that λ means the same for every Z); for a binary Z the MMD² between
+// p(h | Z = 1) and p(h | Z = 0). Each is summed over the Y strata, or taken over all rows
+// when unconditional.
+func MMD2Scale(joint, unconditional bool) string {
+	switch {
+	case joint && unconditional:
+		return "joint MMD² between p(h,Z) and p(h)p(Z) over all rows, unscaled"
+	case joint:
+		return "joint MMD² between p(h,Z) and p(h)p(Z) within Y strata, unscaled"
+	case unconditional:
+		return "MMD² between p(h|Z=1) and p(h|Z=0) over all rows"
+	}
+	return "MMD² between p(h|Z=1) and p(h|Z=0) within Y strata"
+}
+
+// collapseWarning says that h (trained with m and seed) may have collapsed, predicting
+// about one class for every row: its test accuracy is no better than the majority
+// baseline base (equal to it, or below by less than the 0.005 under which the other
+// warnings of Train and steeringWarnings speak), or its test AUC is at most 0.5, no
+// better than chance at ranking the rows. Empty otherwise.
+func collapseWarning(m method.Method, seed uint64, acc, auc, base float64) string {
+	var why []string
+	if acc <= base+1e-9 && acc >= base-0.005 {
+		why = append(why, fmt.Sprintf("test accuracy %.3f is no better than the majority baseline %.3f", acc, base))
+	}
+	if auc <= 0.5 {
+		why = append(why, fmt.Sprintf("test AUC %.3f is no better than chance", auc))
+	}
+	if len(why) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("h (%v, seed %d): %s: the fit may have collapsed to (about) one prediction for every row; check h's training (heldout.txt, the h's training column) before reading its held-out MMD²",
+		m, seed, strings.Join(why, "; "))
 }
 
 // estimatorOptions returns the options of the estimates and tests on rows of the splits'
@@ -200,13 +260,39 @@ func estimatorOptions(s *dataset.Set, sigma float64, median bool, minESS float64
 	return o
 }
 
-// heldOutEstimates estimates the MMD² of h on the test split by dr and ip, with Ĝ and m̂ of
+// heldOutFullNote says that the held-out estimates are full's (Row.HeldOutFull).
+const heldOutFullNote = "Z observed on every test row: dr = ip = full, the full-data estimate (method full), given below; Ĝ and m̂ of the training split are not read"
+
+// observedNuisances sets rows' Ĝ to 1 and m̂ to Z itself (ψ(Z) for a nuisance that is not
+// binary, rows.Psi) where no Z of rows is missing, so that dr and ip are full exactly, with
+// no model fitted or read: dr's pseudo-outcome m̂ + Δ/Ĝ·(Z − m̂) is Z, and ip's weights Δ/Ĝ
+// are 1. It reports whether it did (false, rows untouched, when some Z is missing).
+func observedNuisances(rows *invmmd.Rows) bool {
+	if rows.Len() == 0 || rows.MissingZ() > 0 {
+		return false
+	}
+	rows.G = make([]float64, rows.Len())
+	for i := range rows.G {
+		rows.G[i] = 1
+	}
+	if rows.Psi != nil {
+		rows.M, rows.MPsi = nil, rows.Psi
+	} else {
+		rows.M, rows.MPsi = slices.Clone(rows.Z), nil
+	}
+	return true
+}
+
+// heldOutEstimates estimates the MMD² of h on the test split by dr and ip, on the scale
+// estimate and test print (MMD2Scale: the joint MMD² unscaled), with Ĝ and m̂ of
 // aux (fitted on the training split, so out of sample), every test row in the main terms
 // and the normalisers, and the kernel's σ by cfg's rule (the median heuristic on h by
 // default): h is the logit (the K class logits), or h's last hidden layer when the penalty
-// acted on it (Config.Represent). It returns the estimates, σ, and a note when the median
+// acted on it (Config.Represent). Where no test row has Z missing it returns full's
+// estimate alone (the full-data estimate, which dr and ip equal there), not dr and ip with
+// Ĝ fitted on the training split's missingness. It returns the estimates, σ, and a note when the median
 // heuristic had no bandwidth to give (h tied on most pairs of test rows: σ = 1 instead).
-func heldOutEstimates(ctx context.Context, cfg Config, model *train.Model, sp dataset.Splits, aux *train.Aux, jointScale float64) ([]invmmd.Result, float64, string, error) {
+func heldOutEstimates(ctx context.Context, cfg Config, model *train.Model, sp dataset.Splits, aux *train.Aux) ([]invmmd.Result, float64, string, error) {
 	h, err := await(ctx, func() (invmmd.Rep, error) {
 		if model.Represent == train.RepresentFeatures {
 			return model.Features(sp.Test)
@@ -223,23 +309,40 @@ func heldOutEstimates(ctx context.Context, cfg Config, model *train.Model, sp da
 	rows.GTrue = nil // the fitted models only
 	note := ""
 	sigma, err := bandwidthOf(h, cfg.Bandwidth, cfg.Median)
+	if fe := (*FieldError)(nil); errors.As(err, &fe) {
+		return nil, 0, "", err
+	}
 	if err != nil {
 		sigma = invmmd.DefaultBandwidth
 		note = fmt.Sprintf("%v; the held-out estimates take σ = %g instead (h gives the same output to most test rows: it may be nearly constant)", err, sigma)
 	}
 	opts := estimatorOptions(sp.Train, sigma, false, cfg.MinESS)
-	opts.JointScale = jointScale
-	res, err := invmmd.Estimate(ctx, h, rows, opts, method.DR, method.IP)
+	methods := []method.Method{method.DR, method.IP}
+	if rows.MissingZ() == 0 {
+		methods = []method.Method{method.Full}
+	}
+	res, err := invmmd.Estimate(ctx, h, rows, opts, methods...)
 	if err != nil {
 		return nil, 0, "", fmt.Errorf("the held-out MMD² on the test split: %w", err)
 	}
 	return res, sigma, note, nil
 }
 
+// MinBandwidthFraction is the smallest fixed σ of the kernel on h that estimate, test and
+// fit's held-out numbers take, as a fraction of the median heuristic's σ on h's rows
+// (the median distance between them): below it every kernel value between two rows is 0,
+// so every estimate is 0 ± 0 whatever h is.
+const MinBandwidthFraction = 1e-6
+
 // bandwidthOf returns the kernel's σ on h by a bandwidth rule: the median heuristic on h's
-// rows (invmmd.MedianBandwidth), or the fixed sigma.
+// rows (invmmd.MedianBandwidth), or the fixed sigma, refused (a *FieldError of Bandwidth)
+// when below MinBandwidthFraction of the median heuristic's.
 func bandwidthOf(h invmmd.Rep, sigma float64, median bool) (float64, error) {
 	if !median {
+		if med, err := invmmd.MedianBandwidth(h); err == nil && sigma < MinBandwidthFraction*med {
+			return 0, fieldError("Bandwidth", sigma, "σ below %g × the median distance between the rows of h (%.4g): every kernel value between two rows would be 0, and every estimate 0 ± 0 whatever h is; give a σ near %.4g, or the median heuristic",
+				MinBandwidthFraction, med, med)
+		}
 		return sigma, nil
 	}
 	s, err := invmmd.MedianBandwidth(h)
@@ -285,7 +388,8 @@ func heldOutTestsOf(ctx context.Context, cfg Config, h invmmd.Rep, sp dataset.Sp
 	if err != nil {
 		return nil, nil, err
 	}
-	rows.GTrue = nil // the fitted models only, as the held-out estimates
+	rows.GTrue = nil         // the fitted models only, as the held-out estimates
+	observedNuisances(&rows) // no Z missing: dr's pseudo-outcome is Z, as the held-out estimates are full's
 	o := estimatorOptions(sp.Train, cfg.Bandwidth, cfg.Median, 0)
 	opts := invmmd.TestOptions{Options: invmmd.Options{Bandwidth: o.Bandwidth, Median: o.Median, Classes: o.Classes}, Seed: seed}
 	var out []invmmd.TestResult

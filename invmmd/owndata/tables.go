@@ -20,7 +20,8 @@ func modelDir(out string, m method.Method, seed uint64) string {
 	return filepath.Join(out, ModelsDir, runName(m, seed))
 }
 
-// Markdown renders the results table (results.md).
+// Markdown renders the results table (results.md), with a line saying the held-out MMD²'s
+// estimand and scale (Row.Scale) when the rows record it.
 func Markdown(rows []Row) string {
 	var b strings.Builder
 	b.WriteString("| method | seed | test acc | test AUC | val acc | held-out MMD² dr ± SE | p dr | held-out MMD² ip ± SE | unreliable strata (held-out) | strata dropped in training | h's training |\n")
@@ -38,10 +39,19 @@ func Markdown(rows []Row) string {
 			if bad {
 				return fmt.Sprintf("IMPOSSIBLE (%.4g ± %.4g)", v, se)
 			}
+			if r.HeldOutFull {
+				return fmt.Sprintf("%.4f ± %.4f (full)", v, se)
+			}
 			return fmt.Sprintf("%.4f ± %.4f", v, se)
 		}
 		fmt.Fprintf(&b, "| %s | %d | %.3f | %.3f | %.3f | %s | %s | %s | %s | %d | %s |\n", r.Method, r.Seed, r.TestAcc, r.TestAUC, r.ValAcc,
 			held(r.DR, r.DRSE, r.DRImpossible), r.PDR, held(r.IP, r.IPSE, r.IPImpossible), u, r.Dropped, st)
+	}
+	if len(rows) > 0 && rows[0].Scale != "" {
+		fmt.Fprintf(&b, "\nheld-out MMD²: %s\n", rows[0].Scale)
+	}
+	if len(rows) > 0 && rows[0].HeldOutFull {
+		fmt.Fprintf(&b, "(full): %s\n", heldOutFullNote)
 	}
 	return b.String()
 }
@@ -90,7 +100,9 @@ func (r *Result) Describe(cfg Config) string {
 	fmt.Fprintf(&b, "- rows: %d training, %d validation, %d test (%s)\n", sp.Train.Len(), sp.Val.Len(), sp.Test.Len(), split)
 	fmt.Fprintf(&b, "- λ = %g; methods %s; seeds %v; MLP %v, at most %d epochs with patience %d (G and m: at most %d, patience %d; 0: no early stopping)\n",
 		cfg.Lambda, method.List(cfg.Methods), cfg.Seeds, cfg.Hidden, cfg.Epochs, cfg.Patience, cfg.AuxEpochs, cfg.AuxPatience)
-	if r.Aux != nil {
+	if r.Aux != nil && r.AuxFit.Observed {
+		fmt.Fprintf(&b, "- G and m: %s\n", ObservedNote)
+	} else if r.Aux != nil {
 		fmt.Fprintf(&b, "- G: %s; m: %s\n", r.AuxFit.GStop, r.AuxFit.MStop)
 	}
 	common := "the more common label"
@@ -125,13 +137,15 @@ func (r *Result) write(p *Plan) error {
 // writeCSV writes the results table as CSV (results.csv), numbers with 8 significant digits.
 // The held-out p-value of dr's test comes after the first twelve columns, and how h's training ended
 // (h_best_epoch, h_stop_epoch, h_max_epochs, h_stop_reason: "patience" or "max-epochs")
-// after them, so that a reader of the earlier columns reads a file with or without the
+// after them, then mmd2_scale (Row.Scale: the estimand and scale of the held-out MMD²,
+// e.g. the joint MMD² unscaled) and heldout_full (true: no test row has Z missing, so the
+// held-out dr and ip columns hold full's estimate, Row.HeldOutFull), so that a reader of the earlier columns reads a file with or without the
 // later ones alike.
 func writeCSV(path string, rows []Row) error {
 	return writeAtomic(path, func(f io.Writer) error {
 		w := csv.NewWriter(f)
 		_ = w.Write([]string{"method", "seed", "test_acc", "test_auc", "val_acc", "heldout_mmd_dr", "heldout_mmd_dr_se", "heldout_mmd_ip", "heldout_mmd_ip_se", "unreliable", "dropped_strata", "warning",
-			"heldout_p_dr", "h_best_epoch", "h_stop_epoch", "h_max_epochs", "h_stop_reason"})
+			"heldout_p_dr", "h_best_epoch", "h_stop_epoch", "h_max_epochs", "h_stop_reason", "mmd2_scale", "heldout_full"})
 		g := func(v float64) string { return strconv.FormatFloat(v, 'g', 8, 64) }
 		p := func(v PValue) string { // empty when the test failed, or the row predates the tests
 			if v.OK {
@@ -145,10 +159,19 @@ func writeCSV(path string, rows []Row) error {
 			}
 			return strconv.Itoa(n)
 		}
+		full := func(r Row) string { // empty when the row predates the record
+			switch {
+			case r.HeldOutFull:
+				return "true"
+			case r.Scale != "":
+				return "false"
+			}
+			return ""
+		}
 		for _, r := range rows {
 			s := r.HStop
 			_ = w.Write([]string{r.Method, strconv.FormatUint(r.Seed, 10), g(r.TestAcc), g(r.TestAUC), g(r.ValAcc), g(r.DR), g(r.DRSE), g(r.IP), g(r.IPSE), r.Unreliable, strconv.Itoa(r.Dropped), r.Warning,
-				p(r.PDR), epoch(s.BestEpoch, s), epoch(s.StopEpoch, s), epoch(s.MaxEpochs, s), string(s.Reason)})
+				p(r.PDR), epoch(s.BestEpoch, s), epoch(s.StopEpoch, s), epoch(s.MaxEpochs, s), string(s.Reason), r.Scale, full(r)})
 		}
 		w.Flush()
 		return w.Error()
