@@ -132,8 +132,17 @@ func TestAuditValidationNumbers(t *testing.T) {
 			fmt.Sprintf("| %s | %.3f–%.3f (%d cells) | %.3f–%.3f | %.4f | %.3f | %.4f | %.3f–%.3f | %.3f |", table, lo, hi, n, gLo, gHi, drBias, ccLo, ccBias, mLo, mHi, bLo))
 		glance = append(glance, fmt.Sprintf("%s %.3f–%.3f", table, lo, hi))
 	}
+	ccLo, _, _, _ := covSpan(rows, func(r validationRow) bool {
+		return r.n == 4000 && r.missingness == "MAR" && r.estimator == "complete_case" && r.kind() == "rates"
+	})
+	mnarLo, _, _, _ := covSpan(rows, func(r validationRow) bool {
+		return r.n == 4000 && r.missingness == "MNAR Γ=2" && r.estimator == "dr" && r.kind() != "gaps"
+	})
+	boundsLo, _, _, _ := covSpan(rows, func(r validationRow) bool { return r.n == 4000 && r.missingness == "MNAR Γ=2" && r.estimator == "bounds Γ=2" })
 	says(t, fairnessMD, "figures/tables/audit_validation.csv", wants...)
-	says(t, readme, "figures/tables/audit_validation.csv", strings.Join(glance, ", "))
+	says(t, readme, "figures/tables/audit_validation.csv", strings.Join(glance, ", "),
+		fmt.Sprintf("the complete cases' (Fairlearn's numbers) as few as %.3f", ccLo),
+		fmt.Sprintf("dr's coverage down to %.3f (HMDA); the Γ = 2 sensitivity bounds held in at least %.3f", mnarLo, boundsLo))
 }
 
 // TestMplsNumbers checks docs/fairness.md's reading of the Minneapolis case
@@ -164,7 +173,58 @@ func TestMplsNumbers(t *testing.T) {
 	dr, lo, hi := get("equalized_odds_difference", "all", "", "dr")
 	other, _, _ := get("count", "Other", "", "complete_case")
 	otherDR, _, _ := get("count", "Other", "", "dr")
+	says(t, readme, "figures/tables/audit_mplsstops.csv", fmt.Sprintf("equalized_odds_difference %.3f [%.3f, %.3f] by dr", dr, lo, hi))
 	says(t, fairnessMD, "figures/tables/audit_mplsstops.csv",
-		fmt.Sprintf("equalized_odds_difference is %.3f by the complete cases and %.3f by dr (95%% interval %.3f to %.3f)", cc, dr, lo, hi),
+		fmt.Sprintf("equalized_odds_difference` is %.3f by the complete cases and %.3f by dr (95%% interval %.3f to %.3f)", cc, dr, lo, hi),
 		fmt.Sprintf("the group `Other` counts %.0f complete rows but dr estimates %.0f stops", other, otherDR))
+	// The gap's sensitivity ranges (audit_mplsstops.md): its lower ends at Γ = 3 and Γ = inf.
+	md := readDoc(t, filepath.Join("figures", "tables", "audit_mplsstops.md"))
+	var lows []float64
+	for _, l := range strings.Split(md, "\n") {
+		if strings.HasPrefix(l, "| equalized_odds_difference | all | [") {
+			for _, c := range strings.Split(l, "|")[3:] {
+				if c = strings.TrimSpace(c); strings.HasPrefix(c, "[") {
+					v, _ := strconv.ParseFloat(strings.TrimPrefix(strings.Split(c, ",")[0], "["), 64)
+					lows = append(lows, v)
+				}
+			}
+		}
+	}
+	if len(lows) != 5 {
+		t.Fatalf("audit_mplsstops.md: %d sensitivity ranges of equalized_odds_difference, want 5 (Γ = 1, 1.5, 2, 3, inf)", len(lows))
+	}
+	floor2 := func(v float64) string { return fmt.Sprintf("%.2f", math.Floor(v*100)/100) }
+	says(t, fairnessMD, "figures/tables/audit_mplsstops.md",
+		"the gap would be at least "+floor2(lows[3]), "at all it is above "+floor2(lows[4]))
+	says(t, readme, "figures/tables/audit_mplsstops.md", "above "+floor2(lows[4])+" assuming nothing")
+	// The searches of stops with race unknown and recorded (data/mplsstops/mplsstops.csv).
+	f2, err := os.Open(filepath.Join(repoRoot(t), "data", "mplsstops", "mplsstops.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f2.Close()
+	stops, err := csv.NewReader(f2).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := map[string]int{}
+	for k, h := range stops[0] {
+		c[h] = k
+	}
+	var n, s [2]float64
+	for _, r := range stops[1:] {
+		if r[c["MDC"]] != "MDC" || r[c["personSearch"]] == "" {
+			continue
+		}
+		k := 0
+		if r[c["race"]] == "" {
+			k = 1
+		}
+		n[k]++
+		if r[c["personSearch"]] == "YES" {
+			s[k]++
+		}
+	}
+	says(t, fairnessMD, "data/mplsstops/mplsstops.csv",
+		fmt.Sprintf("searched in %.1f%% of cases against %.1f%% for the others", 100*s[1]/n[1], 100*s[0]/n[0]))
 }
