@@ -39,18 +39,28 @@ func routeDashes(route string) []vg.Length {
 	return nil
 }
 
-// testStyle returns the line and glyph of a test "method/route".
+// methodShapes are the calibration figure's marker shapes, one per method, so that tests
+// whose colours are near (dr's vermillion and obs's orange) or whose lines lie on each other
+// (dr's and full's on the QQ plot's diagonal) stay apart without colour; the route is the
+// line's dashes (routeDashes).
+var methodShapes = map[string]draw.GlyphDrawer{
+	"full": draw.CircleGlyph{},
+	"dr":   draw.BoxGlyph{},     // filled (gonum's SquareGlyph is an outline)
+	"obs":  diamond{},           // filled
+	"reg":  draw.PyramidGlyph{}, // filled (gonum's TriangleGlyph is an outline)
+	"ip":   triangleDown{},
+}
+
+// testStyle returns the line and glyph of a test "method/route": the method's colour
+// (MethodColor) and marker (methodShapes), the route's dashes.
 func testStyle(method, route string) (draw.LineStyle, draw.GlyphStyle) {
 	c, ok := MethodColor(method)
 	if !ok {
 		c = Grey
 	}
-	shape := draw.GlyphDrawer(draw.CircleGlyph{})
-	switch route {
-	case "wild":
-		shape = draw.BoxGlyph{} // filled (gonum's SquareGlyph is an outline)
-	case "permutation":
-		shape = draw.PyramidGlyph{} // filled (gonum's TriangleGlyph is an outline)
+	shape, ok := methodShapes[method]
+	if !ok {
+		shape = draw.CrossGlyph{}
 	}
 	return draw.LineStyle{Color: c, Width: vg.Points(1.8), Dashes: routeDashes(route)},
 		draw.GlyphStyle{Color: c, Radius: vg.Points(3.5), Shape: shape}
@@ -60,8 +70,8 @@ func testStyle(method, route string) (draw.LineStyle, draw.GlyphStyle) {
 // test's rejection rate under the null at every sample size, with a 95 % binomial interval,
 // α and the accepted band; (top right) the QQ plot of the null p-values at the largest size
 // against the uniform; (bottom) the power curves against the dependence strength δ at the
-// smallest and the largest sample size. Each test has its
-// method's colour and its route's line style and marker.
+// smallest and the largest sample size. Each test has its method's colour and marker and its
+// route's dashes; the QQ plot and the first power panel each have their key beside them.
 func Calibration(rows []results.CalibrationRow, null []results.CalibrationP, alpha float64) ([][]*plot.Plot, error) {
 	if len(rows) == 0 {
 		return nil, fmt.Errorf("figures: Calibration: no rows")
@@ -151,8 +161,7 @@ func sizePanel(rows []results.CalibrationRow, tests []string, sizes []int, alpha
 		p.Legend.Add(fmt.Sprintf("n = %s", thousands(n)), key)
 	}
 	p.Legend.Add("lines: 95 % interval")
-	p.Legend.Add("marker: route (● cross,")
-	p.Legend.Add("  ■ wild, ▲ permutation)")
+	p.Legend.Add("marker: method (key at right)")
 	return p, nil
 }
 
@@ -273,6 +282,8 @@ func powerPanel(rows []results.CalibrationRow, tests []string, n int, alpha floa
 	p.Legend.Add("  2 SE at this n: power")
 	p.Legend.Add("  not comparable")
 	p.Legend.Add("grey: α, power 0.8")
+	p.Legend.Add("line: route (solid cross,")
+	p.Legend.Add("  dashed wild, dotted perm.)")
 	return p
 }
 
@@ -280,13 +291,14 @@ func powerPanel(rows []results.CalibrationRow, tests []string, n int, alpha floa
 func qqPanel(null []results.CalibrationP, tests []string, n int) *plot.Plot {
 	p := plot.New()
 	legible(p)
-	p.Title.Text = fmt.Sprintf("Null p-values at n = %s (key below)", thousands(n))
-	p.X.Label.Text = "uniform quantile (dashed: uniform p-values)"
+	p.Title.Text = fmt.Sprintf("Null p-values at n = %s", thousands(n))
+	p.X.Label.Text = "uniform quantile"
 	p.Y.Label.Text = "p-value (sorted)"
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, 0, 1
+	key := legendBelow(p) // the key beside the lines it names
 	diag, _ := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 1}})
-	diag.LineStyle = draw.LineStyle{Color: Grey, Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}
-	for _, t := range tests {
+	diag.LineStyle = draw.LineStyle{Color: Grey, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}
+	for k, t := range tests {
 		m, r := splitTest(t)
 		var ps []float64
 		for _, v := range null {
@@ -302,14 +314,30 @@ func qqPanel(null []results.CalibrationP, tests []string, n int) *plot.Plot {
 		for i, v := range ps {
 			xys[i] = plotter.XY{X: (float64(i) + 0.5) / float64(len(ps)), Y: v}
 		}
-		ls, _ := testStyle(m, r)
+		ls, gs := testStyle(m, r)
+		ls.Width = vg.Points(1.5)
 		l, err := plotter.NewLine(xys)
 		if err != nil {
 			continue
 		}
 		l.LineStyle = ls
-		p.Add(l)
+		// Markers at every eighth of the quantiles, staggered by test, so that lines lying
+		// on each other (every valid test's, on the diagonal) show each test's marker.
+		var marks plotter.XYs
+		for j := 0; j < 8; j++ {
+			q := (float64(j) + (float64(k)+0.5)/float64(len(tests))) / 8
+			i := min(len(xys)-1, int(q*float64(len(xys))))
+			marks = append(marks, xys[i])
+		}
+		sc, err := plotter.NewScatter(marks)
+		if err != nil {
+			continue
+		}
+		sc.GlyphStyle = gs
+		p.Add(l, sc)
+		key.add(m+" "+strings.Replace(r, "permutation", "perm.", 1), l, sc)
 	}
 	p.Add(diag) // on top: the reference every valid test's line should follow
+	key.add("uniform p-values", diag)
 	return p
 }

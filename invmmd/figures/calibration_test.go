@@ -3,6 +3,8 @@ package figures
 import (
 	"testing"
 
+	"gonum.org/v1/plot/vg/draw"
+
 	"github.com/invmmd/invmmd/invmmd/results"
 )
 
@@ -40,6 +42,12 @@ func TestCalibrationPanels(t *testing.T) {
 		if (len(ls.Dashes) > 0) != c.dashed {
 			t.Errorf("%s/%s: dashes %v, want dashed %v", c.method, c.route, ls.Dashes, c.dashed)
 		}
+	}
+	if belowOf(g[0][1]) == nil {
+		t.Error("the QQ plot has no key of its own")
+	}
+	if _, a := testStyle("dr", "cross"); a.Shape == func() draw.GlyphDrawer { _, b := testStyle("obs", "cross"); return b.Shape }() {
+		t.Error("dr and obs share a marker")
 	}
 	one, err := Calibration(rows[:4], null[:10], 0.05) // one sample size: one power panel
 	if err != nil {

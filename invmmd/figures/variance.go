@@ -17,11 +17,11 @@ import (
 	"github.com/invmmd/invmmd/invmmd/results"
 )
 
-// Size of the variance figure (Variance): two rows of two panels, legible when a README
-// shows it 900 pixels wide.
+// Size of the variance figure (Variance): one row of two panels per estimator family,
+// legible when a README shows it 900 pixels wide.
 const (
 	VarianceWidth  = 10 * vg.Inch
-	VarianceHeight = 8 * vg.Inch
+	VarianceHeight = 13 * vg.Inch
 )
 
 // MeanQuantile is the share of the variance study's medians and quartiles, or its means,
@@ -47,24 +47,19 @@ type varianceStyle struct {
 	shape  draw.GlyphDrawer
 }
 
-// styleOf gives an estimator its method's colour (MethodColor) and, so that the estimators
-// of one panel stay apart where their lines meet, the k-th marker shape of its panel; a
-// true-G (+) form is dashed, and full drawn as a reference in a panel not its own (ref)
-// is thin. In a layered panel (the DR family's, whose lines lie on each other) the k-th
-// estimator's line is thinner than the one before, so that each shows as a border of the
-// next where they coincide.
-func styleOf(name string, k int, ref, layered bool) varianceStyle {
+// styleOf gives an estimator its method's colour (MethodColor) and a marker shape: a circle
+// for an estimator with fitted nuisances, a triangle for its true-G (+) form, which is also
+// dashed, so that the two forms of a family stay apart without their colours; full drawn as
+// the reference of a family's row (ref) is thin, black and unmarked.
+func styleOf(name string, k int, ref bool) varianceStyle {
 	c, ok := MethodColor(name)
 	if !ok {
 		c = series[k%len(series)]
 	}
-	shapes := []draw.GlyphDrawer{draw.CircleGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}, diamond{}, draw.CrossGlyph{}, draw.PlusGlyph{}}
-	s := varianceStyle{color: c, width: vg.Points(1.6), shape: shapes[k%len(shapes)]}
+	s := varianceStyle{color: c, width: vg.Points(1.8), shape: draw.CircleGlyph{}}
 	if strings.HasSuffix(name, "+") {
 		s.dashes = []vg.Length{vg.Points(5), vg.Points(2.5)}
-	}
-	if layered {
-		s.width = vg.Points(max(1, 3.4-0.75*float64(k-1)))
+		s.shape = draw.PyramidGlyph{}
 	}
 	if ref {
 		s.width, s.shape = vg.Points(1), nil
@@ -72,26 +67,29 @@ func styleOf(name string, k int, ref, layered bool) varianceStyle {
 	return s
 }
 
-// isDR says whether an estimator is of the doubly robust family (dr, dr+, dr-po, dr-po+),
-// drawn in a row of its own: their lines nearly coincide.
-func isDR(name string) bool { return strings.HasPrefix(name, "dr") }
+// familyOf is the family an estimator is drawn in: its name without the true-G mark (dr and
+// dr+ are the dr family, dr-po and dr-po+ the dr-po family).
+func familyOf(name string) string { return strings.TrimSuffix(name, "+") }
 
-// Variance returns the panels of the variance study (appendix B.3, the paper's figure 3),
-// two per row against batch size. Left, the median of each estimator's estimates (thick)
-// with the middle half of the batches, first to third quartile, shaded, and the mean, the
-// paper's summary (thin); right, on a log axis, the interquartile range (thick) and the
-// standard deviation (thin). A few extreme batches move the mean and sd of the estimators
-// that divide by G by orders of magnitude at small batch sizes, and the median and
-// quartiles not: the thick and thin lines side by side show which is which. Batch sizes
-// where an estimator of the row had a normaliser raised to its floor (Floored) are shaded in
-// both panels of the row: their extreme batches are the floor's. The doubly robust family
-// (dr, dr+, dr-po, dr-po+), whose lines nearly coincide, has a row of its own below the
-// others, with full as a thin reference; within a row each estimator has its method's
-// colour and a marker shape of its own, and the true-G (+) forms are dashed. Each row's
-// legend, right of it, says which estimators are in the paper's figure, which only in its
-// tables, and which are this project's. The left axis spans the row's medians and quartiles
-// but the MeanQuantile at each end (and the values just beyond), and always full's mean at
-// the largest batch size, drawn as a line; means beyond it are arrows on its edge.
+// Variance returns the panels of the variance study (appendix B.3, the paper's figure 3):
+// one row per estimator family (reg; ip and ip+; dr and dr+; dr-po and dr-po+), in the order
+// of the paper's tables, each with full as a thin black reference, against batch size. Left,
+// the median of each estimator's estimates (thick, with markers) with the middle half of the
+// batches, first to third quartile (shaded for the fitted form, dashed edges for the true-G
+// form), and the mean, the paper's summary (thin); right, on a log axis labelled at every
+// tick, the interquartile range (thick) and the standard deviation (thin). A few extreme
+// batches move the mean and sd of the estimators that divide by G by orders of magnitude at
+// small batch sizes, and the median and quartiles not: the thick and thin lines side by side
+// show which is which. Batch sizes where an estimator of the row had a normaliser raised to
+// its floor (Floored) are hatched in both panels of the row: their extreme batches are the
+// floor's. Within a row the fitted form is solid with circles, the true-G (+) form dashed
+// with triangles, each in its method's colour. Every left panel shares one axis and every
+// right panel another, so that the families compare down the figure. Each row's legend,
+// below it, says which estimators are in the paper's figure, which only in its tables, and
+// which are this project's; the last row's right panel carries the key to the marks. The
+// left axis spans the medians and quartiles but the MeanQuantile at each end (and the values
+// just beyond), and always full's mean at the largest batch size, drawn as a line; means
+// beyond it are arrows on its edge.
 func Variance(points []results.VariancePoint) ([][]*plot.Plot, error) {
 	if len(points) == 0 {
 		return nil, fmt.Errorf("figures: Variance: no points")
@@ -124,16 +122,6 @@ func Variance(points []results.VariancePoint) ([][]*plot.Plot, error) {
 	if math.IsNaN(ref) {
 		return nil, fmt.Errorf("figures: Variance: no full estimator to draw the reference at")
 	}
-	// Rows: the others (full first), then the DR family with full as a reference.
-	var rows [][]string
-	var others, drs []string
-	for _, name := range order {
-		if isDR(name) {
-			drs = append(drs, name)
-		} else if name != "full" {
-			others = append(others, name)
-		}
-	}
 	// In the order of the paper's tables (method.Names()), the paper's before this
 	// project's; unknown names last.
 	rank := func(name string) int {
@@ -142,23 +130,58 @@ func Variance(points []results.VariancePoint) ([][]*plot.Plot, error) {
 		}
 		return len(method.Names())
 	}
-	for _, r := range [][]string{others, drs} {
-		slices.SortStableFunc(r, func(a, b string) int { return rank(a) - rank(b) })
+	var others []string
+	for _, name := range order {
+		if name != "full" {
+			others = append(others, name)
+		}
 	}
-	rows = append(rows, append([]string{"full"}, others...))
-	if len(drs) > 0 {
-		rows = append(rows, append([]string{"full"}, drs...))
+	slices.SortStableFunc(others, func(a, b string) int { return rank(a) - rank(b) })
+	// Rows: one per family, in the order of its first estimator, full first in each.
+	var rows [][]string
+	row := map[string]int{}
+	for _, name := range others {
+		f := familyOf(name)
+		i, ok := row[f]
+		if !ok {
+			i = len(rows)
+			row[f] = i
+			rows = append(rows, []string{"full"})
+		}
+		rows[i] = append(rows[i], name)
+	}
+	if len(rows) == 0 { // full alone
+		rows = [][]string{{"full"}}
 	}
 	slices.Sort(sizes)
 	sizes = slices.Compact(sizes)
 	ax := varianceAxes{ticks: batchTicks(sizes[0], sizes[len(sizes)-1]), xmin: sizes[0], xmax: sizes[len(sizes)-1], half: halfStep(sizes)}
+	// One centre axis for every row, fitted to every median and quartile, and one spread axis
+	// holding every positive IQR and sd.
+	var vals []float64
+	ax.spreadLo, ax.spreadHi = math.Inf(1), 0
+	for _, pts := range by {
+		for _, p := range pts {
+			vals = append(vals, p.Median, p.Q25, p.Q75)
+			for _, v := range []float64{p.IQR(), p.Std} {
+				if v > 0 {
+					ax.spreadLo, ax.spreadHi = math.Min(ax.spreadLo, v), math.Max(ax.spreadHi, v)
+				}
+			}
+		}
+	}
+	if ax.spreadHi == 0 {
+		return nil, fmt.Errorf("figures: Variance: every interquartile range and standard deviation is 0")
+	}
+	ax.spreadLo, ax.spreadHi = ax.spreadLo/1.3, ax.spreadHi*1.3
+	ax.centreLo, ax.centreHi = fitAxis(vals, ref)
 	var grid [][]*plot.Plot
 	var anyFloored bool
 	for _, names := range rows {
 		anyFloored = anyFloored || len(flooredSizes(names, by)) > 0
 	}
 	for i, names := range rows {
-		r, err := varianceRow(names, i > 0, i == len(rows)-1, anyFloored, by, ref, refN, ax)
+		r, err := varianceRow(names, len(names) > 1, i == len(rows)-1, anyFloored, by, ref, refN, ax)
 		if err != nil {
 			return nil, err
 		}
@@ -167,11 +190,14 @@ func Variance(points []results.VariancePoint) ([][]*plot.Plot, error) {
 	return grid, nil
 }
 
-// varianceAxes is the batch-size axis every panel of Variance shares: its ticks and range,
-// and half the step between neighbouring batch sizes (the half-width of a shaded size).
+// varianceAxes are the axes every panel of Variance shares: the batch size's ticks and range,
+// half the step between neighbouring batch sizes (the half-width of a shaded size), and the
+// y ranges of the centre and spread panels.
 type varianceAxes struct {
-	ticks            plot.ConstantTicks
-	xmin, xmax, half float64
+	ticks              plot.ConstantTicks
+	xmin, xmax, half   float64
+	centreLo, centreHi float64 // the median panels' y range
+	spreadLo, spreadHi float64 // the spread panels' y range (log)
 }
 
 // halfStep is half the smallest gap between neighbouring values of sorted, distinct sizes
@@ -188,7 +214,7 @@ func halfStep(sizes []float64) float64 {
 }
 
 // varianceRow draws the centre (median and mean) and spread (IQR and sd) panels of one
-// row of Variance; with refFull, names[0] is full drawn thin as a reference.
+// family's row of Variance; with refFull, names[0] is full drawn thin as a reference.
 func varianceRow(names []string, refFull, keyed, hatched bool, by map[string][]results.VariancePoint, ref float64, refN int, ax varianceAxes) ([]*plot.Plot, error) {
 	centre, spread := plot.New(), plot.New()
 	est := legendBelow(centre) // the estimators; the spread panel's legend names the marks
@@ -211,29 +237,26 @@ func varianceRow(names []string, refFull, keyed, hatched bool, by map[string][]r
 	// No y label on the log axis: gonum/plot then reserves room above the data area as if
 	// the label stood there, which misaligns the titles. The title names the axis.
 	spread.Y.Scale = plot.LogScale{}
-	spread.Y.Tick.Marker = plot.LogTicks{Prec: -1}
-
-	// The centre axis fits the medians and quartiles (the means may leave it).
-	var vals []float64
-	for _, name := range names {
-		for _, p := range by[name] {
-			vals = append(vals, p.Median, p.Q25, p.Q75)
-		}
-	}
-	centre.Y.Min, centre.Y.Max = fitAxis(vals, ref)
+	spread.Y.Tick.Marker = labelledLogTicks{}
+	centre.Y.Min, centre.Y.Max = ax.centreLo, ax.centreHi
+	spread.Y.Min, spread.Y.Max = ax.spreadLo, ax.spreadHi
 
 	refLine := newHLine(ref, Grey, vg.Points(6), vg.Points(3))
 	refLine.style.Width = vg.Points(1)
 	centre.Add(refLine)
 	var thick, thin [2][]plot.Plotter
 	clipped, farthest := 0, ref
-	spreadLo, spreadHi := math.Inf(1), 0.0
 	heading := ""
+	var family []string
+	var refKey *clippedLine
 	for k, name := range names {
 		isRef := refFull && k == 0
-		st := styleOf(name, k, isRef, refFull)
+		if !isRef {
+			family = append(family, name)
+		}
+		st := styleOf(name, k, isRef)
 		var medXY, meanXY, iqrXY, sdXY plotter.XYs
-		qb := &band{fill: withAlpha(st.color, 35)}
+		qb := &band{fill: withAlpha(st.color, 45)}
 		for _, p := range by[name] {
 			x := float64(p.BatchSize)
 			medXY = append(medXY, plotter.XY{X: x, Y: p.Median})
@@ -241,27 +264,25 @@ func varianceRow(names []string, refFull, keyed, hatched bool, by map[string][]r
 			iqrXY = append(iqrXY, plotter.XY{X: x, Y: p.IQR()})
 			sdXY = append(sdXY, plotter.XY{X: x, Y: p.Std})
 			qb.x, qb.lo, qb.hi = append(qb.x, x), append(qb.lo, p.Q25), append(qb.hi, p.Q75)
-			for _, v := range []float64{p.IQR(), p.Std} {
-				if v > 0 {
-					spreadLo, spreadHi = math.Min(spreadLo, v), math.Max(spreadHi, v)
-				}
-			}
 		}
 		line := draw.LineStyle{Color: st.color, Width: st.width, Dashes: st.dashes}
-		glyph := draw.GlyphStyle{Color: st.color, Radius: vg.Points(2.6), Shape: st.shape}
+		glyph := draw.GlyphStyle{Color: st.color, Radius: vg.Points(3), Shape: st.shape}
 		if st.shape == nil {
 			glyph.Radius = 0
 		}
 		// A marker on every fourth point, shifted per estimator, so that lines that meet
 		// keep their markers apart.
-		ml := &clippedLine{xys: medXY, line: line, glyph: glyph, every: 4, offset: k % 4}
-		il := &clippedLine{xys: iqrXY, line: line, glyph: glyph, every: 4, offset: k % 4}
+		ml := &clippedLine{xys: medXY, line: line, glyph: glyph, every: 4, offset: 2 * k % 4}
+		il := &clippedLine{xys: iqrXY, line: line, glyph: glyph, every: 4, offset: 2 * k % 4}
 		// The mean and sd: thin, faded and unmarked, so that the robust summaries read
 		// first; a mean beyond the axis is a faded arrow on its edge.
 		faded := withAlpha(st.color, 150)
 		thinLine := draw.LineStyle{Color: faded, Width: vg.Points(0.9), Dashes: st.dashes}
 		al := &clippedLine{xys: meanXY, line: thinLine, glyph: draw.GlyphStyle{Color: faded}}
 		sl := &clippedLine{xys: sdXY, line: thinLine}
+		// The quartiles: a shaded band for the fitted form only, so that two bands never
+		// blend into a third colour.
+		var quart []plot.Thumbnailer
 		if !isRef { // full's mean as a reference is the dashed line
 			clipped += al.clipped(centre.Y.Min, centre.Y.Max)
 			for _, xy := range meanXY { // the farthest mean beyond the axis, for the title
@@ -270,14 +291,19 @@ func varianceRow(names []string, refFull, keyed, hatched bool, by map[string][]r
 				}
 			}
 			thin[0] = append(thin[0], al)
-			centre.Add(qb)
+			if len(st.dashes) == 0 { // a true-G form's quartiles are left to its IQR
+				centre.Add(qb)
+				quart = append(quart, qb)
+			}
 		}
 		thin[1] = append(thin[1], sl)
 		thick[0], thick[1] = append(thick[0], ml), append(thick[1], il)
+		if isRef {
+			refKey = ml
+			continue
+		}
 		var h string
 		switch {
-		case isRef:
-			h = "for reference:"
 		case slices.Contains(paperVarianceEstimators, name):
 			h = "in the paper's figure 3:"
 		case slices.Contains(projectEstimators, name):
@@ -288,33 +314,32 @@ func varianceRow(names []string, refFull, keyed, hatched bool, by map[string][]r
 			h = "others:"
 		}
 		if h != heading {
-			if heading != "" {
-				est.newline()
-			}
 			est.add(h)
 			heading = h
 		}
-		if isRef {
-			est.add(name, il)
-		} else {
-			est.add(name, qb, il)
+		label := name
+		if strings.HasSuffix(name, "+") {
+			label = name + " (true G)"
 		}
+		est.add(label, append(quart, ml)...)
+	}
+	if refKey != nil {
+		est.add("full, for reference", refKey)
+	}
+	if clipped > 0 {
+		est.note(fmt.Sprintf("%d means off the axis (arrows), the farthest %.2f.", clipped, farthest))
 	}
 	// The thin lines under the thick ones, every line over the bands.
 	for i, p := range []*plot.Plot{centre, spread} {
 		p.Add(thin[i]...)
 		p.Add(thick[i]...)
 	}
-	if spreadHi == 0 {
-		return nil, fmt.Errorf("figures: Variance: every interquartile range and standard deviation is 0")
-	}
-	spread.Y.Min, spread.Y.Max = spreadLo/1.3, spreadHi*1.3
 	if keyed {
 		keys := legendBelow(spread)
-		thickKey := &clippedLine{line: draw.LineStyle{Color: KeyColor, Width: vg.Points(1.6)}}
+		thickKey := &clippedLine{line: draw.LineStyle{Color: KeyColor, Width: vg.Points(1.8)}}
 		keys.add("thick: median (left), IQR (right)", thickKey)
 		keys.add("thin: mean (left), sd (right)", &clippedLine{line: draw.LineStyle{Color: withAlpha(KeyColor, 150), Width: vg.Points(0.9)}})
-		keys.add("band: quartiles", &band{fill: withAlpha(KeyColor, 70)}, thickKey)
+		keys.add("band: quartiles (fitted form)", &band{fill: withAlpha(KeyColor, 70)}, thickKey)
 		if hatched {
 			keys.add("hatched: a normaliser raised to its floor", &columnShade{fill: CaveatColor, hatch: true})
 		}
@@ -323,38 +348,54 @@ func varianceRow(names []string, refFull, keyed, hatched bool, by map[string][]r
 		keys.add("arrow on an edge: a mean beyond the axis", arrow)
 		keys.add(fmt.Sprintf("full's mean at n = %s (%.3f)", thousands(refN), ref), refLine)
 	}
-	if refFull && len(names) > 2 {
-		if d := medianSpread(names[1:], by); d < 0.05 {
-			est.note(fmt.Sprintf("Medians within %.2f of each other at every size: lines drawn thick to thin, so that all show.", d))
-		}
+	fam := strings.Join(family, ", ")
+	if fam == "" {
+		fam = names[0]
 	}
-	centre.Title.Text = "Median, quartiles; mean"
-	if clipped > 0 {
-		centre.Title.Text = fmt.Sprintf("Median, quartiles; mean (%d off the axis, to %.2f)", clipped, farthest)
-	}
-	spread.Title.Text = "IQR; sd (log axis)"
+	centre.Title.Text = fam + ": median, quartiles; mean"
+	spread.Title.Text = fam + ": IQR; sd (log axis)"
 	return []*plot.Plot{centre, spread}, nil
 }
 
-// medianSpread is the largest gap, over the batch sizes, between the medians of the named
-// estimators at one size.
-func medianSpread(names []string, by map[string][]results.VariancePoint) float64 {
-	lo, hi := map[int]float64{}, map[int]float64{}
-	for _, name := range names {
-		for _, p := range by[name] {
-			if l, ok := lo[p.BatchSize]; !ok || p.Median < l {
-				lo[p.BatchSize] = p.Median
+// bandEdges is the legend key of quartiles drawn as two thin lines (a true-G form's).
+type bandEdges struct{ line draw.LineStyle }
+
+// Plot implements plot.Plotter (nothing: the key only).
+func (bandEdges) Plot(draw.Canvas, *plot.Plot) {}
+
+// Thumbnail implements plot.Thumbnailer: two lines a band's height apart.
+func (b *bandEdges) Thumbnail(c *draw.Canvas) {
+	r := c.Rectangle
+	lo, hi := r.Min.Y+(r.Max.Y-r.Min.Y)/4, r.Max.Y-(r.Max.Y-r.Min.Y)/3
+	c.StrokeLine2(b.line, r.Min.X, lo, r.Max.X, lo)
+	c.StrokeLine2(b.line, r.Min.X, hi, r.Max.X, hi)
+}
+
+// labelledLogTicks ticks a log axis only where it labels: at 1, 2 and 5 times each power of
+// 10 when the axis spans at most two decades, at 1 and 3 times each power beyond, so that
+// every tick has its value.
+type labelledLogTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (labelledLogTicks) Ticks(lo, hi float64) []plot.Tick {
+	if !(lo > 0) || !(hi > lo) {
+		return nil
+	}
+	mults := []float64{1, 2, 5}
+	if math.Log10(hi/lo) > 2 {
+		mults = []float64{1, 3}
+	}
+	var ticks []plot.Tick
+	for e := math.Floor(math.Log10(lo)); e <= math.Ceil(math.Log10(hi)); e++ {
+		for _, m := range mults {
+			v := m * math.Pow(10, e)
+			if v < lo || v > hi {
+				continue
 			}
-			if h, ok := hi[p.BatchSize]; !ok || p.Median > h {
-				hi[p.BatchSize] = p.Median
-			}
+			ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', 3, 64)})
 		}
 	}
-	d := 0.0
-	for n, l := range lo {
-		d = math.Max(d, hi[n]-l)
-	}
-	return d
+	return ticks
 }
 
 // flooredSizes returns, in ascending order, the batch sizes at which one of the named

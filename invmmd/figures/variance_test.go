@@ -1,7 +1,6 @@
 package figures
 
 import (
-	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -40,17 +39,30 @@ func TestVariance(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(g) != 2 || len(g[0]) != 2 || len(g[1]) != 2 {
-		t.Fatalf("grid %d rows, want 2 of 2 panels (full and the others; the DR family)", len(g))
+		t.Fatalf("grid %d rows, want 2 of 2 panels (the dr family; the dr-po family)", len(g))
 	}
-	centre, spread := g[1][0], g[1][1]
-	// The DR row's centre axis fits the medians and quartiles but their extreme 5% at each
-	// end, and full's mean at the largest size: it holds every median (0.2–0.3), while dr's
-	// means of 4 and -10 leave it, and the title counts them.
+	if g[0][0].Title.Text != "dr: median, quartiles; mean" || g[1][1].Title.Text != "dr-po: IQR; sd (log axis)" {
+		t.Errorf("titles %q, %q: want a row per family", g[0][0].Title.Text, g[1][1].Title.Text)
+	}
+	// Every row shares the centre and spread axes.
+	if g[0][0].Y.Min != g[1][0].Y.Min || g[0][0].Y.Max != g[1][0].Y.Max || g[0][1].Y.Min != g[1][1].Y.Min || g[0][1].Y.Max != g[1][1].Y.Max {
+		t.Error("the rows' axes differ")
+	}
+	// Every tick of the log axis is labelled.
+	for _, tk := range g[0][1].Y.Tick.Marker.Ticks(g[0][1].Y.Min, g[0][1].Y.Max) {
+		if tk.Label == "" {
+			t.Errorf("log tick at %g unlabelled", tk.Value)
+		}
+	}
+	centre, spread := g[0][0], g[0][1]
+	// The centre axis fits the medians and quartiles but their extreme 5% at each end, and
+	// full's mean at the largest size: it holds every median (0.2–0.3), while dr's means of 4
+	// and -10 leave it, and the dr row's legend counts them.
 	if centre.Y.Min > 0.2 || centre.Y.Max < 0.3 || centre.Y.Max > 1 || centre.Y.Min < -0.5 {
 		t.Errorf("DR centre axis [%g, %g], want a tight one holding 0.2–0.3", centre.Y.Min, centre.Y.Max)
 	}
-	if !strings.Contains(centre.Title.Text, "2 off the axis, to -10.00") {
-		t.Errorf("centre title %q does not count the 2 means off the axis", centre.Title.Text)
+	if row := svgText(t, g[:1]); !strings.Contains(row, "2 means off the axis (arrows), the farthest -10.00") {
+		t.Error("the dr row's legend does not count the 2 means off the axis")
 	}
 	if _, ok := spread.Y.Scale.(plot.LogScale); !ok {
 		t.Errorf("spread scale %T, want log", spread.Y.Scale)
@@ -60,8 +72,8 @@ func TestVariance(t *testing.T) {
 	if spread.Y.Min > 0.05 || spread.Y.Max < 5 {
 		t.Errorf("spread axis [%g, %g], want one holding 0.05–5", spread.Y.Min, spread.Y.Max)
 	}
-	// The floored sizes of the DR row (dr at 1,000 and 2,000) are shaded and named in its
-	// legend; the first row, whose estimators floored nothing, has neither.
+	// The floored sizes of the dr row (dr at 1,000 and 2,000) are shaded, and the last row's
+	// legend names them; the first row does not repeat the marks' key.
 	by := map[string][]results.VariancePoint{}
 	for _, p := range variancePoints() {
 		by[p.Estimator] = append(by[p.Estimator], p)
@@ -78,14 +90,13 @@ func TestVariance(t *testing.T) {
 	if row := svgText(t, g[:1]); strings.Contains(row, "hatched") || strings.Contains(row, "thick:") {
 		t.Error("the first row repeats the marks' legend")
 	}
-	// The first row's axis fits full alone, which never leaves it.
-	if m := g[0][0]; strings.Contains(m.Title.Text, "off the axis") || m.Y.Max > 0.5 {
-		t.Errorf("first row: title %q, axis [%g, %g]", m.Title.Text, m.Y.Min, m.Y.Max)
+	// The dr-po row, whose means stay on the axis, counts none.
+	if row := svgText(t, g[1:]); strings.Contains(row, "off the axis") {
+		t.Error("the dr-po row counts means off the axis")
 	}
 	svg := svgText(t, g)
-	for _, w := range []string{"in the paper's figure 3:", "this project's, not in the paper:", "for reference:", "thick: median (left), IQR (right)",
-		"thin: mean (left), sd (right)", "band: quartiles", "hatched: a normaliser raised to its floor", "full's mean at n = 4,000 (0.225)", "Median, quartiles; mean", "IQR; sd (log axis)",
-		"Medians within 0.01 of each other at every size"} {
+	for _, w := range []string{"in the paper's figure 3:", "this project's, not in the paper:", "full, for reference", "thick: median (left), IQR (right)",
+		"thin: mean (left), sd (right)", "band: quartiles (fitted form)", "hatched: a normaliser raised to its floor", "full's mean at n = 4,000 (0.225)", "median, quartiles; mean", "IQR; sd (log axis)"} {
 		if !strings.Contains(svg, w) {
 			t.Errorf("figure lacks %q", w)
 		}
@@ -93,7 +104,7 @@ func TestVariance(t *testing.T) {
 	if strings.Contains(svg, "extensions") {
 		t.Error("the legend calls estimators extensions")
 	}
-	// The paper's estimators come first in the DR row's legend, this project's after.
+	// The paper's estimators come first, this project's after.
 	if i, j, k := strings.Index(svg, ">dr<"), strings.Index(svg, "this project's"), strings.Index(svg, ">dr-po<"); !(i >= 0 && i < j && j < k) {
 		t.Errorf("legend order: dr at %d, this project's heading at %d, dr-po at %d", i, j, k)
 	}
@@ -134,43 +145,20 @@ func TestVariance(t *testing.T) {
 	}
 }
 
-// TestVarianceStyles: the estimators of a panel differ in colour and marker shape, the
-// true-G (+) forms are dashed, and full as a reference is thin and unmarked.
+// TestVarianceStyles: the two forms of a family differ in marker shape and dashes as well as
+// colour (the true-G (+) form dashed), and full as a reference is thin and unmarked.
 func TestVarianceStyles(t *testing.T) {
-	drs := []string{"full", "dr", "dr+", "dr-po", "dr-po+"}
-	colors, shapes := map[any]string{}, map[any]string{}
-	for k, name := range drs {
-		s := styleOf(name, k, k == 0, true)
-		if q, ok := colors[s.color]; ok {
-			t.Errorf("%s and %s share a colour", name, q)
-		}
-		colors[s.color] = name
-		if k > 0 {
-			if q, ok := shapes[s.shape]; ok {
-				t.Errorf("%s and %s share a marker", name, q)
-			}
-			shapes[s.shape] = name
-		}
-		if dashed := len(s.dashes) > 0; dashed != strings.HasSuffix(name, "+") {
-			t.Errorf("%s: dashed %v", name, dashed)
+	for _, fam := range [][2]string{{"dr", "dr+"}, {"ip", "ip+"}, {"dr-po", "dr-po+"}} {
+		a, b := styleOf(fam[0], 1, false), styleOf(fam[1], 2, false)
+		if a.color == b.color || a.shape == b.shape || len(a.dashes) > 0 || len(b.dashes) == 0 {
+			t.Errorf("%s %+v and %s %+v not told apart by colour, marker and dashes", fam[0], a, fam[1], b)
 		}
 	}
-	if ref, own := styleOf("full", 0, true, true), styleOf("full", 0, false, false); ref.width >= own.width || ref.shape != nil {
+	if ref, own := styleOf("full", 0, true), styleOf("full", 0, false); ref.width >= own.width || ref.shape != nil {
 		t.Errorf("full as a reference %+v, as an estimator %+v", ref, own)
 	}
-	// Layered (the DR row): each line thinner than the one before, so that all show where
-	// they coincide.
-	for k := 2; k < len(drs); k++ {
-		if a, b := styleOf(drs[k-1], k-1, false, true), styleOf(drs[k], k, false, true); b.width >= a.width {
-			t.Errorf("%s (%v) is not thinner than %s (%v)", drs[k], b.width, drs[k-1], a.width)
-		}
-	}
-	by := map[string][]results.VariancePoint{}
-	for _, p := range variancePoints() {
-		by[p.Estimator] = append(by[p.Estimator], p)
-	}
-	if d := medianSpread([]string{"dr", "dr-po"}, by); math.Abs(d-0.01) > 1e-12 {
-		t.Errorf("medianSpread = %g, want 0.01", d)
+	if got := (labelledLogTicks{}).Ticks(0.02, 13); len(got) != 6 || got[0].Label != "0.03" || got[5].Label != "10" {
+		t.Errorf("log ticks over 0.02–13: %v", got)
 	}
 }
 
