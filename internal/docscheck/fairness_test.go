@@ -30,9 +30,10 @@ func (r validationRow) kind() string {
 	return "gaps"
 }
 
-func auditValidation(t *testing.T) []validationRow {
+// records reads a CSV file whole (its header first).
+func records(t *testing.T, path string) [][]string {
 	t.Helper()
-	f, err := os.Open(filepath.Join(tables, "audit_validation.csv"))
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,6 +42,12 @@ func auditValidation(t *testing.T) []validationRow {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return recs
+}
+
+func auditValidation(t *testing.T) []validationRow {
+	t.Helper()
+	recs := records(t, filepath.Join(tables, "audit_validation.csv"))
 	col := map[string]int{}
 	for k, h := range recs[0] {
 		col[h] = k
@@ -138,7 +145,9 @@ func TestAuditValidationNumbers(t *testing.T) {
 	mnarLo, _, _, _ := covSpan(rows, func(r validationRow) bool {
 		return r.n == 4000 && r.missingness == "MNAR Γ=2" && r.estimator == "dr" && r.kind() != "gaps"
 	})
-	boundsLo, _, _, _ := covSpan(rows, func(r validationRow) bool { return r.n == 4000 && r.missingness == "MNAR Γ=2" && r.estimator == "bounds Γ=2" })
+	boundsLo, _, _, _ := covSpan(rows, func(r validationRow) bool {
+		return r.n == 4000 && r.missingness == "MNAR Γ=2" && r.estimator == "bounds Γ=2"
+	})
 	says(t, fairnessMD, "figures/tables/audit_validation.csv", wants...)
 	says(t, readme, "figures/tables/audit_validation.csv", strings.Join(glance, ", "),
 		fmt.Sprintf("the complete cases' (Fairlearn's numbers) as few as %.3f", ccLo),
@@ -148,15 +157,7 @@ func TestAuditValidationNumbers(t *testing.T) {
 // TestMplsNumbers checks docs/fairness.md's reading of the Minneapolis case
 // (figures/tables/audit_mplsstops.csv, invmmd auditstudy -case).
 func TestMplsNumbers(t *testing.T) {
-	f, err := os.Open(filepath.Join(tables, "audit_mplsstops.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := records(t, filepath.Join(tables, "audit_mplsstops.csv"))
 	get := func(metric, group, method, est string) (float64, float64, float64) {
 		for _, r := range recs[1:] {
 			if r[0] == metric && r[1] == group && r[2] == method && r[3] == est {
@@ -198,15 +199,7 @@ func TestMplsNumbers(t *testing.T) {
 		"the gap would be at least "+floor2(lows[3]), "at all it is above "+floor2(lows[4]))
 	says(t, readme, "figures/tables/audit_mplsstops.md", "above "+floor2(lows[4])+" assuming nothing")
 	// The searches of stops with race unknown and recorded (data/mplsstops/mplsstops.csv).
-	f2, err := os.Open(filepath.Join(repoRoot(t), "data", "mplsstops", "mplsstops.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f2.Close()
-	stops, err := csv.NewReader(f2).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	stops := records(t, filepath.Join(repoRoot(t), "data", "mplsstops", "mplsstops.csv"))
 	c := map[string]int{}
 	for k, h := range stops[0] {
 		c[h] = k

@@ -1,10 +1,8 @@
 package docscheck
 
 import (
-	"encoding/csv"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -15,15 +13,7 @@ import (
 // its rows by method, in the file's order of methods.
 func fitResults(t *testing.T, name string) (by map[string][]map[string]string, order []string) {
 	t.Helper()
-	f, err := os.Open(filepath.Join(tables, "checks", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := records(t, filepath.Join(tables, "checks", name))
 	by = map[string][]map[string]string{}
 	for _, r := range recs[1:] {
 		row := map[string]string{}

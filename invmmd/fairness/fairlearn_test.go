@@ -9,10 +9,10 @@ import (
 	"testing"
 )
 
-// readExample reads testdata/example.csv: y, z (blank where missing), x1, x2, decision.
-func readExample(t *testing.T) *Data {
+// records reads a CSV file of testdata whole (its header first).
+func records(t *testing.T, name string) [][]string {
 	t.Helper()
-	f, err := os.Open("testdata/example.csv")
+	f, err := os.Open("testdata/" + name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -21,6 +21,13 @@ func readExample(t *testing.T) *Data {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return recs
+}
+
+// readExample reads testdata/example.csv: y, z (blank where missing), x1, x2, decision.
+func readExample(t *testing.T) *Data {
+	t.Helper()
+	recs := records(t, "example.csv")
 	d := &Data{}
 	index := map[string]int{}
 	for _, r := range recs[1:] {
@@ -51,15 +58,7 @@ func TestCountingMatchesFairlearn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open("testdata/fairlearn_reference.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := records(t, "fairlearn_reference.csv")
 	checked := 0
 	for _, r := range recs[1:] {
 		metric, group := r[0], r[1]

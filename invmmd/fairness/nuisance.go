@@ -65,7 +65,7 @@ func FitNuisances(ctx context.Context, d *Data, x []float64, dim int, o Nuisance
 			delta[i] = 1
 		}
 	}
-	folds := cellFolds(d.Y, delta, o.Folds, o.Seed)
+	folds := CellFolds(d.Y, delta, o.Folds, o.Seed)
 	nu := &Nuisances{G: make([]float64, n), M: make([][]float64, n), Folds: o.Folds, MinG: 1, MaxG: 1}
 	k := len(d.Levels)
 	for i := range nu.M {
@@ -145,20 +145,21 @@ func withLabel(x []float64, dim int, y []int) ([]float64, int) {
 	return w, dim + 1
 }
 
-// cellFolds deals the rows of each (Y, Δ) cell, shuffled by seed, into k folds in turn, so
-// that every fold holds the same shares of each label and of missing Z.
-func cellFolds(y, delta []int, k int, seed uint64) [][]int {
+// CellFolds deals the rows of each (Y, Δ) cell, shuffled by seed, into k folds in turn, so
+// that every fold holds the same shares of each label and of missing Z; each fold's rows are
+// sorted. The cross-fitting of the audit and of invmmd estimate and test share it.
+func CellFolds[T int | float64](y, delta []T, k int, seed uint64) [][]int {
 	rng := rand.New(rand.NewPCG(seed, 0xf01d5))
-	cells := map[[2]int][]int{}
+	cells := map[[2]T][]int{}
 	for i := range y {
-		key := [2]int{y[i], delta[i]}
+		key := [2]T{y[i], delta[i]}
 		cells[key] = append(cells[key], i)
 	}
-	keys := make([][2]int, 0, len(cells))
+	keys := make([][2]T, 0, len(cells))
 	for key := range cells {
 		keys = append(keys, key)
 	}
-	slices.SortFunc(keys, func(a, b [2]int) int {
+	slices.SortFunc(keys, func(a, b [2]T) int {
 		if c := cmp.Compare(a[0], b[0]); c != 0 {
 			return c
 		}

@@ -1,17 +1,16 @@
 package owndata
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"math"
-	"math/rand/v2"
 	"slices"
 	"strings"
 
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/dataset"
+	"github.com/invmmd/invmmd/invmmd/fairness"
 	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/tabular"
 	"github.com/invmmd/invmmd/invmmd/train"
@@ -62,41 +61,6 @@ type nuisanceFit struct {
 	Report              AuxReport
 }
 
-// folds returns, for each of k folds, its rows: the rows of each (Y, Δ) cell shuffled by
-// seed and dealt out in turn, each fold sorted.
-func cellFolds(y, delta []float64, k int, seed uint64) [][]int {
-	rng := rand.New(rand.NewPCG(seed, 0xf01d5))
-	cells := map[[2]float64][]int{}
-	for i := range y {
-		key := [2]float64{y[i], delta[i]}
-		cells[key] = append(cells[key], i)
-	}
-	keys := make([][2]float64, 0, len(cells))
-	for key := range cells {
-		keys = append(keys, key)
-	}
-	slices.SortFunc(keys, func(a, b [2]float64) int {
-		if c := cmp.Compare(a[0], b[0]); c != 0 {
-			return c
-		}
-		return cmp.Compare(a[1], b[1])
-	})
-	out := make([][]int, k)
-	next := 0
-	for _, key := range keys {
-		cell := cells[key]
-		rng.Shuffle(len(cell), func(a, b int) { cell[a], cell[b] = cell[b], cell[a] })
-		for _, i := range cell {
-			out[next%k] = append(out[next%k], i)
-			next++
-		}
-	}
-	for f := range out {
-		slices.Sort(out[f])
-	}
-	return out
-}
-
 // fitNuisances fits G (with fitG) and m (with fitM) for every row of l by folds-fold
 // cross-fitting (or, with folds = 1, on half B of inA's halves), sets rows.G and rows.M or
 // rows.MPsi, fixes the kernel on a continuous or vector Z with weights 1/G (l.zmap,
@@ -120,7 +84,7 @@ func (l *loaded) fitNuisances(ctx context.Context, c EstimateConfig, fit nuisanc
 		fitRows, stopRows := splitFit(b, c.AuxSeed)
 		parts = [][3][]int{{fitRows, stopRows, a}}
 	} else {
-		fs := cellFolds(rows.Y, rows.Delta, folds, seed)
+		fs := fairness.CellFolds(rows.Y, rows.Delta, folds, seed)
 		for k, f := range fs {
 			if len(f) < MinFoldRows {
 				return nf, fieldError("Folds", folds, "fold %d of %d holds %d rows, fewer than %d: use fewer folds", k+1, folds, len(f), MinFoldRows)

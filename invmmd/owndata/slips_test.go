@@ -13,6 +13,7 @@ import (
 
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/dataset"
+	"github.com/invmmd/invmmd/invmmd/fairness"
 	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/models"
 	"github.com/invmmd/invmmd/invmmd/tabular"
@@ -322,7 +323,7 @@ func TestCrossFittingNeverPredictsSeenRows(t *testing.T) {
 			d[i] = 1
 		}
 	}
-	fs := cellFolds(y, d, 5, 1)
+	fs := fairness.CellFolds(y, d, 5, 1)
 	for _, cell := range [][2]float64{{0, 0}, {0, 1}, {1, 0}, {1, 1}} {
 		lo, hi := n, 0
 		for _, fold := range fs {
