@@ -226,10 +226,10 @@ if [ "$what" = all ] || [ "$what" = audit ]; then
   echo "== audit benchmark: invmmd audit at 5,000 to 10⁶ rows; load: $(cut -d' ' -f1-3 /proc/loadavg)"
   load_before=$(cut -d' ' -f1-3 /proc/loadavg)
   go build -o "$tmp/invmmd" ./cmd/invmmd
-  go build -o "$tmp/rows" ./cmd/benchrows
+  go build -o "$tmp/benchrows" ./cmd/benchrows
   : > "$tmp/audit.out"
   for n in 5000 100000 1000000; do
-    "$tmp/rows" -audit -n "$n" > "$tmp/audit.csv"
+    "$tmp/benchrows" -audit -n "$n" > "$tmp/audit.csv"
     /usr/bin/time -f "%e %M" -o "$tmp/time" "$tmp/invmmd" audit -data "$tmp/audit.csv" -y y -z z -decisions d -x x1,x2,c > "$tmp/cmd.out" 2>&1
     echo "$n $(tail -1 "$tmp/time")" | tee -a "$tmp/audit.out"
   done
