@@ -32,7 +32,7 @@ func runDiagnose(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return "Trains one fit of the experiment (at paper size unless -quick) for each method, λ and seed listed, once per\n" +
 			"objective, recording every training step's per-stratum penalty estimate and what it rested on, and writes\n" +
 			"OUT/tables/diagnosis_NAME_METHOD_lambdaL_seedS.csv, its _config.json and the figure OUT/diagnosis_....png\n" +
-			"(README, Training choices). The experiment's own flags (e.g. sim -paper-split) choose its variant;\n" +
+			"(docs/training.md). The experiment's own flags (e.g. sim -paper-split) choose its variant;\n" +
 			"invmmd diagnose EXPERIMENT -h lists them. -methods, -lambdas and -seeds take comma-separated lists as the\n" +
 			"experiment commands do."
 	})

@@ -48,7 +48,7 @@ func (s *sweepFlags) register(fs *flag.FlagSet, e experiments.SweepStudy) {
 	if e.TakesBatch() {
 		fs.Var(intValue{&s.batch}, "batch", "rows per training step of h (clinical: of G and m too); 0 keeps the experiment's own")
 	}
-	fs.StringVar(&s.objective, "objective", "paper", "what training minimises and selection compares, one of "+train.ObjectiveNames()+"; the default here is paper, the paper's objective, because the experiment commands reproduce the paper's protocol (invmmd fit, for your own data, defaults to robust); another than paper stores results under NAME_SUFFIX (README, Training choices)")
+	fs.StringVar(&s.objective, "objective", "paper", "what training minimises and selection compares, one of "+train.ObjectiveNames()+"; the default here is paper, the paper's objective, because the experiment commands reproduce the paper's protocol (invmmd fit, for your own data, defaults to robust); another than paper stores results under NAME_SUFFIX (docs/training.md)")
 	fs.StringVar(&s.represent, "represent", "logits", "the layer of h the MMD penalty acts on: logits (the paper's) or features (the penultimate layer, as DomainBed's MMD penalises the featurizer's output; σ by the median heuristic on the initial network's training features); features stores results under NAME"+experiments.FeaturesSuffix)
 	fs.BoolVar(&s.verbose, "v", false, "show every fit's progress and the auxiliary models' reports")
 	fs.BoolVar(&s.check, "check", false, "check the flags, the inputs, the output folder and the configuration stored there, then exit without training or writing anything (scripts/slurm/sweep.sh does, before submitting); with -v, list the shard's result files")

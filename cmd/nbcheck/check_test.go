@@ -193,6 +193,17 @@ func TestRun(t *testing.T) {
 	bad := write("bad.ipynb", nb(code(1, panicked)))
 	broken := write("broken.ipynb", "{")
 	goodPage := write("good.html", page(`<img src="data:image/png;base64,`+tinyPNG(t)+`">`))
+	const meta = `{"invmmd": {"figures": 1}, "kernelspec": {"name": "gonb"}, "language_info": {"pygments_lexer": "go"}}`
+	if err := os.MkdirAll(filepath.Join(dir, "notebooks"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write("README.md", "# Title\n\n## Results at a glance\n")
+	linked := func(name, link string) string {
+		return write(filepath.Join("notebooks", name), source(meta,
+			cell("markdown", "# 01\nSet INVMMD_PAPER_SIZE=1; see ["+link+"]("+link+")."), cell("code", ModuleEdit)))
+	}
+	goodLink := linked("good.ipynb", "../README.md#results-at-a-glance")
+	movedLink := linked("moved.ipynb", "../README.md#training-choices")
 	for _, tc := range []struct {
 		name       string
 		args       []string
@@ -208,6 +219,8 @@ func TestRun(t *testing.T) {
 		{"min-images", []string{"-min-images", "2", good}, 1, "", "want at least 2"},
 		{"source mode", []string{"-source", good}, 1, "", `pygments_lexer is "", want "go"`},
 		{"html and source", []string{"-html", "-source", good}, 2, "", "exclude each other"},
+		{"source mode, README link", []string{"-source", goodLink}, 0, "ok " + goodLink + " (source conventions)", ""},
+		{"source mode, README section moved", []string{"-source", movedLink}, 1, "", "links ../README.md#training-choices, but ../README.md has no heading with that anchor"},
 		{"no files", nil, 2, "", "usage: nbcheck"},
 		{"bad flag", []string{"-nope"}, 2, "", "flag provided but not defined"},
 		{"negative min-images", []string{"-min-images", "-1", good}, 2, "", "want 0 or more"},
@@ -304,6 +317,13 @@ func TestRepositoryNotebooksAndPages(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, p := range srcProbs {
+			t.Errorf("%v", p)
+		}
+		linkProbs, err := CheckLinks(filepath.ToSlash(f), data, func(name string) ([]byte, error) { return os.ReadFile(filepath.FromSlash(name)) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range linkProbs {
 			t.Errorf("%v", p)
 		}
 		// The committed notebook is its executed quick run (make pages): it must pass the
@@ -424,5 +444,67 @@ func TestRepositoryNotebooksShareHelpers(t *testing.T) {
 	}
 	for _, p := range probs {
 		t.Errorf("%v", p)
+	}
+}
+
+func TestSlugAndAnchors(t *testing.T) {
+	for _, tc := range []struct{ heading, want string }{
+		{"Results at a glance", "results-at-a-glance"},
+		{"`invmmd fit`'s defaults", "invmmd-fits-defaults"},
+		{"Experiment commands: `invmmd sim`, `invmmd tmnist`", "experiment-commands-invmmd-sim-invmmd-tmnist"},
+		{"The paper's normaliser split (`sim_mf075`)", "the-papers-normaliser-split-sim_mf075"},
+		{"Differences from the paper above 0.03", "differences-from-the-paper-above-003"},
+		{"A [linked](x.md) heading", "a-linked-heading"},
+		{"Beyond the paper: a continuous nuisance", "beyond-the-paper-a-continuous-nuisance"},
+	} {
+		if got := Slug(tc.heading); got != tc.want {
+			t.Errorf("Slug(%q) = %q, want %q", tc.heading, got, tc.want)
+		}
+	}
+	a := Anchors([]byte("# T\n## Notes\n```sh\n# not a heading\n```\n## Notes ##\n"))
+	for _, want := range []string{"t", "notes", "notes-1"} {
+		if !a[want] {
+			t.Errorf("Anchors lack %q: %v", want, a)
+		}
+	}
+	if a["not-a-heading"] {
+		t.Errorf("Anchors took a comment in a code fence for a heading: %v", a)
+	}
+}
+
+// A link to a section of README.md (or another Markdown file) fails when the file has no
+// heading with that anchor, or cannot be read; one to an existing section passes.
+func TestCheckLinks(t *testing.T) {
+	files := map[string]string{
+		"README.md":       "# invmmd\n\n## Results at a glance\n\n## Your own data\n",
+		"docs/results.md": "# Results in depth\n\n## Why the paper's split collapses fits\n",
+	}
+	read := func(name string) ([]byte, error) {
+		if s, ok := files[name]; ok {
+			return []byte(s), nil
+		}
+		return nil, os.ErrNotExist
+	}
+	nbk := source(`{}`, cell("markdown", "See [the glance](../README.md#results-at-a-glance), [own data](../README.md#your-own-data),\n"+
+		"[why](../docs/results.md#why-the-papers-split-collapses-fits) and [a file](../README.md)."),
+		cell("markdown", "[Training choices](../README.md#training-choices)"),
+		cell("code", "// [not prose](../README.md#nope)"),
+		cell("markdown", "[gone](../docs/gone.md#x) and [moved](../docs/results.md#the-variance-study)"))
+	probs, err := CheckLinks("notebooks/n.ipynb", []byte(nbk), read)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"cell 2: links ../README.md#training-choices, but ../README.md has no heading with that anchor",
+		"cell 4: links ../docs/gone.md#x, but ../docs/gone.md cannot be read",
+		"cell 4: links ../docs/results.md#the-variance-study, but ../docs/results.md has no heading",
+	}
+	if len(probs) != len(want) {
+		t.Fatalf("problems %v, want %d", probs, len(want))
+	}
+	for i, w := range want {
+		if !strings.Contains(probs[i].String(), w) {
+			t.Errorf("problem %d is %q, want it to contain %q", i, probs[i], w)
+		}
 	}
 }

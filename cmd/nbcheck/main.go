@@ -33,6 +33,9 @@
 // the Go lexer in metadata.language_info, a first code cell that points the notebook's
 // module at the repository, the INVMMD_PAPER_SIZE switch named in the first cells, and
 // metadata "invmmd": {"figures": N}. Committed notebooks hold the outputs of their quick run.
+// It also fails on a Markdown link to a section of a Markdown file (../README.md#anchor,
+// ../docs/results.md#anchor) whose file has no heading with that GitHub-style anchor: a
+// section moved out of the README leaves such links behind.
 //
 // Duplicates mode reads several notebook sources together and fails when two of them
 // declare the same helper (a top-level function, method or type): shared helpers live once
@@ -48,6 +51,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 )
 
 func main() {
@@ -99,6 +103,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 			sum, probs, err = CheckHTML(file, data)
 		case *source:
 			probs, err = CheckSource(file, data)
+			if err == nil {
+				var links []Problem
+				links, err = CheckLinks(file, data, func(name string) ([]byte, error) { return os.ReadFile(filepath.FromSlash(name)) })
+				probs = append(probs, links...)
+			}
 		default:
 			sum, probs, err = CheckNotebook(file, data, *minImages)
 		}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/invmmd/invmmd/invmmd/experiments"
+	"github.com/invmmd/invmmd/invmmd/results"
 )
 
 // The README is the front page: at most maxREADMELines lines, its results-at-a-glance table
@@ -63,11 +64,24 @@ type difference struct {
 	lambda           float64
 	method           string
 	ours, oursSD     float64
+	nOurs            int // seeds behind our mean
 	paper, paperSD   float64
-	withinSeedSpread bool
+	withinTwoSE      bool // |delta| < 2·se
 }
 
 func (d difference) delta() float64 { return math.Round(d.ours*1000)/1000 - d.paper }
+
+// se is the standard error of the difference of the two means (Welch):
+// √(sd_ours²/n_ours + sd_paper²/n_paper), our seeds against the paper's results.PaperSeeds.
+func (d difference) se() float64 {
+	return math.Sqrt(d.oursSD*d.oursSD/float64(d.nOurs) + d.paperSD*d.paperSD/float64(results.PaperSeeds))
+}
+
+// stated is the difference as the documents state it, d ± se: "−0.040 ± 0.024".
+func (d difference) stated() string { return fmt.Sprintf("%s ± %.3f", signed(d.delta(), 3), d.se()) }
+
+// ratio is |d|/se as the documents state it, to one decimal: "1.7".
+func (d difference) ratio() string { return fmt.Sprintf("%.1f", math.Abs(d.delta())/d.se()) }
 
 // paperDifferences returns every method of the committed tables of the experiments the paper
 // reports on our data (the simulation and textured MNIST) whose mean test accuracy differs
@@ -86,8 +100,8 @@ func paperDifferences(t *testing.T) []difference {
 				if !ok {
 					continue
 				}
-				d := difference{name, lambda, m, s.TeAcc.Mean, s.TeAcc.Std, p.TeAcc.Mean, p.TeAcc.Std, false}
-				d.withinSeedSpread = math.Abs(d.delta()) < math.Hypot(d.oursSD, d.paperSD)
+				d := difference{name, lambda, m, s.TeAcc.Mean, s.TeAcc.Std, s.N, p.TeAcc.Mean, p.TeAcc.Std, false}
+				d.withinTwoSE = math.Abs(d.delta()) < 2*d.se()
 				if math.Abs(d.delta()) > 0.03+1e-9 {
 					out = append(out, d)
 				}
@@ -107,7 +121,7 @@ func paperDifferences(t *testing.T) []difference {
 	return out
 }
 
-// measuredCause names, for the differences outside both sides' seed spread, the cause the
+// measuredCause names, for the differences of two standard errors or more, the cause the
 // documents give and that a test of this package checks against committed files
 // (TestTexturedMNISTNumbers, TestTexturedMNISTChecks, TestTexturedMNISTAblation).
 var measuredCause = map[string]string{
@@ -117,8 +131,9 @@ var measuredCause = map[string]string{
 
 // TestPaperDifferences computes every difference from the paper above 0.03 in test accuracy
 // and checks that docs/results.md lists each (ours, the paper's, the difference, why) and
-// the README's glance table quotes it: within both sides' seed spread only when it is, and
-// otherwise with a measured cause.
+// the README's glance table quotes it as d ± se (the Welch standard error of the difference
+// of the two means, our seeds against the paper's three): "within 2 SE" only when |d| < 2·se,
+// and otherwise with a measured cause.
 func TestPaperDifferences(t *testing.T) {
 	ds := paperDifferences(t)
 	if len(ds) == 0 {
@@ -132,24 +147,21 @@ func TestPaperDifferences(t *testing.T) {
 	glance, _, _ := between(t, readme, "glance")
 	for _, d := range ds {
 		key := fmt.Sprintf("%s/%g/%s", d.experiment, d.lambda, d.method)
-		why := "within both sides' seed spread"
-		if !d.withinSeedSpread {
+		why := "within 2 SE (|d|/se " + d.ratio() + ")"
+		if !d.withinTwoSE {
 			c, ok := measuredCause[key]
 			if !ok {
-				t.Errorf("%s: %s differs from the paper by %s, beyond both sides' seed spread, with no measured cause: measure one and name it here and in docs/results.md", key, d.method, signed(d.delta(), 3))
+				t.Errorf("%s: %s differs from the paper by %s (|d|/se %s), two standard errors or more, with no measured cause: measure one and name it here and in docs/results.md", key, d.method, d.stated(), d.ratio())
 				continue
 			}
 			why = c
 		}
-		row := fmt.Sprintf("| %s, %g, %s | %.3f ± %.3f | %.3f ± %.3f | %s | %s", label[d.experiment], d.lambda, d.method, d.ours, d.oursSD, d.paper, d.paperSD, signed(d.delta(), 3), why)
+		row := fmt.Sprintf("| %s, %g, %s | %.3f ± %.3f | %.3f ± %.3f | %s | %s", label[d.experiment], d.lambda, d.method, d.ours, d.oursSD, d.paper, d.paperSD, d.stated(), why)
 		if !strings.Contains(oneLine(list), row) {
 			t.Errorf("docs/results.md's list of differences lacks, as the committed tables give:\n%s", row)
 		}
-		if !strings.Contains(glance, signed(d.delta(), 3)) {
-			t.Errorf("README.md's glance table does not quote %s's difference %s (%s)", key, signed(d.delta(), 3), why)
-		}
-		if d.withinSeedSpread && !strings.Contains(glance, fmt.Sprintf("%.2f", d.paperSD)) {
-			t.Errorf("README.md's glance table does not give the paper's sd %.2f beside %s's difference", d.paperSD, key)
+		if !strings.Contains(glance, d.stated()) {
+			t.Errorf("README.md's glance table does not quote %s's difference as d ± se, %s (%s)", key, d.stated(), why)
 		}
 	}
 }

@@ -93,6 +93,12 @@ func TestHMDANumbers(t *testing.T) {
 		"they did so in "+early(robust, pen)+", mean test AUC "+span(robust, "test_auc", pen, "%.2f"),
 		"for every method ("+heldOut+")",
 	)
+	// The glance table's evidence that selection on a raw estimate can be gamed.
+	glance, _, _ := between(t, readme, "glance")
+	if w := "HMDA, obs, ip, dr and dr-po: under the paper's objective an epoch ≤ 9, a nearly untrained h, kept in " + early(paper, pen) +
+		" runs; with the default robust objective in " + early(robust, pen); !strings.Contains(oneLine(glance), w) {
+		t.Errorf("README.md's glance table does not say, as the committed HMDA fits give:\n%s", w)
+	}
 }
 
 // TestChileNumbers checks docs/results.md's multi-class table on data/chile against the

@@ -72,7 +72,7 @@ func styleOf(name string, k int, ref bool) varianceStyle {
 func familyOf(name string) string { return strings.TrimSuffix(name, "+") }
 
 // Variance returns the panels of the variance study (appendix B.3, the paper's figure 3):
-// one row per estimator family (reg; ip and ip+; dr and dr+; dr-po and dr-po+), in the order
+// one row per estimator family (dr and dr+; reg; ip and ip+; dr-po and dr-po+), in the order
 // of the paper's tables, each with full as a thin black reference, against batch size. Left,
 // the median of each estimator's estimates (thick, with markers) with the middle half of the
 // batches, first to third quartile (shaded for the fitted form, dashed edges for the true-G

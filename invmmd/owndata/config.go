@@ -156,7 +156,7 @@ type Config struct {
 	// by default "robust" — the normalisers estimated once on the training split and the
 	// epoch selected with each stratum's estimate clipped at 0 — because with normalisers
 	// from a quarter of each batch and the raw estimate in selection, fits collapse or
-	// keep a nearly untrained h (README, Training choices); "paper" is the paper's.
+	// keep a nearly untrained h (docs/training.md); "paper" is the paper's.
 	Objective string
 	// Represent is the layer of h the penalty acts on (train.Config.Represent): "logits"
 	// (or empty), the paper's, or "features", h's last hidden layer (a binary label only),

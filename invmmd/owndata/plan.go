@@ -311,7 +311,7 @@ func (p *Plan) Execute(ctx context.Context, observers ...Observer) (*Result, err
 			}
 		}
 	}
-	p.warn.add(steeringWarnings(res.Rows, res.Majority, p.Config)...)
+	p.warn.add(SteeringWarnings(res.Rows, res.Majority, p.Config)...)
 	if len(res.Rows) > 0 && allHeldOutUnreliable(res.Rows) {
 		p.warn.add("every held-out stratum of every model is unreliable (see heldout.txt): the held-out MMD² estimates rest on too few effective test rows to say much; " +
 			"use more test rows (" + p.Config.name("TestFrac") + ", or " + p.Config.name("Split") + ") or a smaller " + p.Config.name("MinESS") + " only if you accept noisier estimates")
@@ -319,12 +319,14 @@ func (p *Plan) Execute(ctx context.Context, observers ...Observer) (*Result, err
 	return res, nil
 }
 
-// steeringWarnings says which penalised fits ended below the majority baseline and why, by
-// comparison with none's fit of the same seed: a fit below none's by more than 0.01 may be
-// steered by its penalty (a smaller λ would tell); one no worse than none's shares none's
+// SteeringWarnings says which penalised fits of a table's rows ended below the majority
+// baseline (more than 0.005 below it) and why, by comparison with none's fit of the same
+// seed; Execute (and so Fit and invmmd fit) adds them to its warnings, and a caller that
+// trains fit by fit with Plan.Train calls it on the rows it collected. A fit below none's
+// by more than 0.01 may be steered by its penalty (a smaller λ would tell); one no worse than none's shares none's
 // weakness (the features say little of the label), which is no fault of the penalty; one
 // without none's fit to compare says how to find out.
-func steeringWarnings(rows []Row, majority float64, cfg Config) []string {
+func SteeringWarnings(rows []Row, majority float64, cfg Config) []string {
 	none := map[uint64]float64{}
 	for _, r := range rows {
 		if r.Method == method.None.String() {

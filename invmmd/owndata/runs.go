@@ -229,7 +229,7 @@ func MMD2Scale(joint, unconditional bool) string {
 // collapseWarning says that h (trained with m and seed) may have collapsed, predicting
 // about one class for every row: its test accuracy is no better than the majority
 // baseline base (equal to it, or below by less than the 0.005 under which the other
-// warnings of Train and steeringWarnings speak), or its test AUC is at most 0.5, no
+// warnings of Train and SteeringWarnings speak), or its test AUC is at most 0.5, no
 // better than chance at ranking the rows. Empty otherwise.
 func collapseWarning(m method.Method, seed uint64, acc, auc, base float64) string {
 	var why []string

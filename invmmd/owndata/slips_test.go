@@ -366,7 +366,7 @@ func TestSteeringWarnings(t *testing.T) {
 		{Method: "dr", Seed: 2, TestAcc: 0.61},   // no none for seed 2
 		{Method: "ip", Seed: 1, TestAcc: 0.70},   // above the baseline
 	}
-	got := steeringWarnings(rows, 0.65, cfg)
+	got := SteeringWarnings(rows, 0.65, cfg)
 	if len(got) != 3 {
 		t.Fatalf("%d warnings, want 3:\n%s", len(got), strings.Join(got, "\n"))
 	}

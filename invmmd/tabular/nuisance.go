@@ -66,7 +66,7 @@ func (t *Table) InferZKind(cols []string, positive string) (dataset.ZKind, strin
 		return 0, "", &ColumnError{File: t.File, Name: cols[0], Setting: t.name("Z"), Header: t.Header}
 	}
 	if positive != "" {
-		return dataset.BinaryZ, t.name("ZPositive") + " names the value read as Z = 1", nil
+		return dataset.BinaryZ, t.name("ZPositive") + ", which names the value read as Z = 1", nil
 	}
 	if !c.Numeric {
 		if len(c.Levels) > 2 {

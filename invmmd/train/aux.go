@@ -233,7 +233,11 @@ func (r FitReport) String() string {
 		fmt.Fprintf(&b, ", mean |Ĝ−G| %.3f", r.MAETrueG)
 	}
 	if r.Model == "G" {
-		fmt.Fprintf(&b, ", %d train rows with Z observed below the floor", r.Floored) // Δ = 1 only: the rows whose weight 1/Ĝ the floor caps
+		rows := "rows"
+		if r.Floored == 1 {
+			rows = "row"
+		}
+		fmt.Fprintf(&b, ", %d train %s with Z observed below the floor", r.Floored, rows) // Δ = 1 only: the rows whose weight 1/Ĝ the floor caps
 	}
 	return b.String()
 }

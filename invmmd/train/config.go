@@ -46,7 +46,7 @@ type Config struct {
 	// estimate (the paper uses the raw estimate). MMD² is never negative, but the DR
 	// estimate of eq. (9) can be (its pair weights are indefinite) and the optimiser can drive it far
 	// below 0 by fitting h to the weights; clipping removes that incentive, at the price of
-	// no gradient while an estimate is negative (see README, "Training choices").
+	// no gradient while an estimate is negative (docs/training.md).
 	Clip bool
 	// SelectClipped selects the epoch by the validation objective with max(MMD²_y, 0) per
 	// stratum while training on the raw estimate: an epoch whose validation estimate is

@@ -36,7 +36,7 @@ var objectives = [...]Objective{
 }
 
 // Objectives returns the objectives, the paper's first: a fresh slice, so that no caller
-// can change the table. README, "Training choices", has the evidence on each.
+// can change the table. docs/training.md has the evidence on each.
 func Objectives() []Objective { return append([]Objective(nil), objectives[:]...) }
 
 // ObjectiveNames lists the objectives' names, comma-separated, for help texts.
