@@ -221,3 +221,28 @@ func TestMplsNumbers(t *testing.T) {
 	says(t, fairnessMD, "data/mplsstops/mplsstops.csv",
 		fmt.Sprintf("searched in %.1f%% of cases against %.1f%% for the others", 100*s[1]/n[1], 100*s[0]/n[0]))
 }
+
+// TestAuditSpeed checks docs/fairness.md's times against BENCHMARKS.md's audit table.
+func TestAuditSpeed(t *testing.T) {
+	bench := readDoc(t, "BENCHMARKS.md")
+	_, sec, ok := strings.Cut(bench, "<!-- audit -->")
+	if !ok {
+		t.Fatal("BENCHMARKS.md has no audit section")
+	}
+	sec, _, _ = strings.Cut(sec, "<!-- /audit -->")
+	wall := map[string][2]string{}
+	for _, l := range tableLines(sec)[2:] {
+		c := strings.Split(strings.Trim(l, "|"), "|")
+		wall[strings.TrimSpace(c[0])] = [2]string{strings.TrimSpace(c[1]), strings.TrimSpace(c[2])}
+	}
+	small, big := wall["5000"], wall["1000000"]
+	if small[0] == "" || big[0] == "" {
+		t.Fatalf("BENCHMARKS.md's audit table lacks 5,000 or 10⁶ rows: %v", wall)
+	}
+	says(t, fairnessMD, "BENCHMARKS.md", "An audit of 5,000 rows took "+small[0]+" s, and one of 10⁶ rows "+big[0]+" s and "+big[1]+" MB")
+	for n, w := range map[string]float64{"5000": 10, "1000000": 60} {
+		if v, _ := strconv.ParseFloat(wall[n][0], 64); !(v < w) {
+			t.Errorf("the audit of %s rows took %s s, over the %g s the audit promises", n, wall[n][0], w)
+		}
+	}
+}
