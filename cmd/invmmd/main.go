@@ -274,19 +274,32 @@ var helpOut sync.Map
 // -outputs), it asks for help when nothing follows it or another flag does: the old -h
 // needs a value that is not a flag.
 func asksHelp(fs *flag.FlagSet, args []string) bool {
+	help := false
+	eachFlag(fs, args, func(name string, hasValue bool, rest []string) bool {
+		if name == "h" || name == "help" {
+			help = fs.Lookup(name) == nil || (!hasValue && (len(rest) == 0 || isFlag(rest[0])))
+		}
+		return help
+	})
+	return help
+}
+
+// eachFlag walks args as the flag package reads them: -name or --name, with =VALUE or,
+// unless the flag is boolean, the next argument as its value, up to the first argument that
+// is not a flag or "--". It calls visit with each flag's name, whether it carried =VALUE
+// and the arguments after it; visit returning true stops the walk.
+func eachFlag(fs *flag.FlagSet, args []string, visit func(name string, hasValue bool, rest []string) bool) {
 	for len(args) > 0 {
 		s := args[0]
 		if len(s) < 2 || s[0] != '-' || s == "--" {
-			return false
+			return
 		}
 		args = args[1:]
 		name, _, hasValue := strings.Cut(strings.TrimPrefix(s[1:], "-"), "=")
-		f := fs.Lookup(name)
-		if name == "h" || name == "help" {
-			if f == nil || (!hasValue && (len(args) == 0 || isFlag(args[0]))) {
-				return true
-			}
+		if visit(name, hasValue, args) {
+			return
 		}
+		f := fs.Lookup(name)
 		if f == nil || hasValue {
 			continue
 		}
@@ -297,7 +310,6 @@ func asksHelp(fs *flag.FlagSet, args []string) bool {
 			args = args[1:]
 		}
 	}
-	return false
 }
 
 // isFlag reports whether the argument s reads as a flag: one or two dashes and a letter
@@ -345,30 +357,12 @@ func refuseBothNames(fs *flag.FlagSet, args []string) error {
 	return err
 }
 
-// givenFlags returns the names of the flags that args (which fs parsed without error) set,
-// reading them as the flag package does: -name or --name, with =VALUE or, unless the flag
-// is boolean, the next argument as its value, up to the first argument that is not a flag
-// or "--".
+// givenFlags returns the names of the flags that args (which fs parsed without error) set.
 func givenFlags(fs *flag.FlagSet, args []string) map[string]bool {
 	given := map[string]bool{}
-	for len(args) > 0 {
-		s := args[0]
-		if len(s) < 2 || s[0] != '-' || s == "--" {
-			break
-		}
-		args = args[1:]
-		name, _, hasValue := strings.Cut(strings.TrimPrefix(s[1:], "-"), "=")
+	eachFlag(fs, args, func(name string, _ bool, _ []string) bool {
 		given[name] = true
-		f := fs.Lookup(name)
-		if f == nil || hasValue {
-			continue
-		}
-		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
-			continue
-		}
-		if len(args) > 0 {
-			args = args[1:]
-		}
-	}
+		return false
+	})
 	return given
 }
