@@ -146,3 +146,54 @@ func TestAuditRecoversHiddenRates(t *testing.T) {
 		t.Errorf("true-positive rates: dr's total error %.4f, complete_case's %.4f: dr no closer", drErr, ccErr)
 	}
 }
+
+// TestAuditGroupsIntersectionalAndBinned: several attribute columns are crossed into
+// intersectional groups (missing where any is), and a continuous attribute is binned at its
+// observed quartiles, the rule stated in the report.
+func TestAuditGroupsIntersectionalAndBinned(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	lines := []string{"y,sex,race,age,x,d"}
+	for i := range 800 {
+		sex, race := []string{"f", "m"}[rng.IntN(2)], []string{"a", "b"}[rng.IntN(2)]
+		if i%7 == 0 {
+			sex = ""
+		}
+		if i%5 == 0 {
+			race = ""
+		}
+		age := fmt.Sprintf("%.2f", 20+50*rng.Float64())
+		if i%6 == 0 {
+			age = ""
+		}
+		lines = append(lines, fmt.Sprintf("%d,%s,%s,%s,%.3f,%d", rng.IntN(2), sex, race, age, rng.NormFloat64(), rng.IntN(2)))
+	}
+	path := auditCSV(t, lines...)
+	rep, err := Audit(context.Background(), AuditConfig{Columns: Columns{Data: path, Y: "y", Z: "sex,race", X: []string{"x"}}, Decisions: "d"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Groups) != 4 || !strings.Contains(strings.Join(rep.Groups, ";"), "f × a") {
+		t.Errorf("intersectional groups %q, want the 4 crossings of sex and race", rep.Groups)
+	}
+	want := 0
+	for i := range 800 {
+		if i%7 != 0 && i%5 != 0 {
+			want++
+		}
+	}
+	if rep.Observed != want {
+		t.Errorf("%d rows observed, want %d (missing where either column is)", rep.Observed, want)
+	}
+	rep, err = Audit(context.Background(), AuditConfig{Columns: Columns{Data: path, Y: "y", Z: "age", X: []string{"x"}}, Decisions: "d"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Groups) != 4 || !strings.Contains(rep.BinRule, "age binned into 4 groups at the 4-quantiles") || !strings.Contains(rep.String(), rep.BinRule) {
+		t.Errorf("binned groups %q, rule %q", rep.Groups, rep.BinRule)
+	}
+	for g, n := range rep.GroupRows {
+		if n < 150 || n > 190 {
+			t.Errorf("bin %q holds %d observed rows, want about a quarter of %d", rep.Groups[g], n, rep.Observed)
+		}
+	}
+}
