@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -37,7 +38,6 @@ func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&cfg.YPositive, "y-positive", "", "the label's value read as Y = 1, when the column is not 0/1")
 	fs.StringVar(&cfg.Z, "z", "", "sensitive attribute column, blank (or NA) where unknown; several comma-separated are crossed into intersectional groups; "+
 		"a numeric column of more than 10 values is binned at its observed quantiles (-bins) (required)")
-	fs.StringVar(&cfg.ZPositive, "z-positive", "", "read a numeric attribute as groups by its values, however many")
 	fs.StringVar(&cfg.Decisions, "decisions", "", "column of the model's 0/1 decisions (or -outputs with -threshold)")
 	fs.StringVar(&cfg.DecisionsPositive, "decisions-positive", "", "the decision column's value read as selected (Ŷ = 1), when the column is not 0/1")
 	fs.StringVar(&cfg.Outputs, "outputs", "", "column of the model's scores, decided by -threshold: Ŷ = 1 where score ≥ T")
@@ -55,6 +55,13 @@ func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	given := givenFlags(fs, args)
+	switch {
+	case given["threshold"] && cfg.Decisions != "":
+		return fmt.Errorf("-threshold decides scores (-outputs); -decisions %s are decisions already", cfg.Decisions)
+	case cfg.Outputs != "" && !given["threshold"]:
+		return fmt.Errorf("-outputs %s: name -threshold T, the score at or above which a row is selected (e.g. 0.5 for a probability)", cfg.Outputs)
+	}
 	cfg.Names = auditFlagNames
 	if *x != "" {
 		cfg.X = strings.Split(*x, ",")
@@ -69,13 +76,8 @@ func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if cfg.Data == "" {
 		return fmt.Errorf("-data: name the CSV file")
 	}
-	if *out != "" {
-		if _, err := os.Stat(*out); err == nil && !*force {
-			return fmt.Errorf("-out %s exists: remove it, name another folder, or -force to replace it", *out)
-		}
-		if err := os.MkdirAll(filepath.Dir(filepath.Clean(*out)), 0o755); err != nil {
-			return fmt.Errorf("-out: %w", err)
-		}
+	if err := checkAuditOut(*out, cfg.Data, *force); err != nil {
+		return err
 	}
 	cfg.Log, cfg.Warn = stderr, stderr
 	rep, err := owndata.Audit(ctx, cfg)
@@ -94,7 +96,7 @@ func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 }
 
 // auditFlagNames names audit's settings by its flags in messages.
-var auditFlagNames = map[string]string{"Data": "-data", "Y": "-y", "YPositive": "-y-positive", "Z": "-z", "ZPositive": "-z-positive", "X": "-x",
+var auditFlagNames = map[string]string{"Data": "-data", "Y": "-y", "YPositive": "-y-positive", "Z": "-z", "X": "-x",
 	"Decisions": "-decisions", "DecisionsPositive": "-decisions-positive", "Outputs": "-outputs", "Threshold": "-threshold", "Bins": "-bins", "Level": "-level", "Folds": "-folds", "Gammas": "-gammas", "ScoreTest": "-score-test"}
 
 // parseGammas reads a comma-separated list of factors ≥ 1 (inf allowed).
@@ -111,9 +113,49 @@ func parseGammas(s string) ([]float64, error) {
 	return out, nil
 }
 
+// auditFiles are the files an audit's -out folder holds.
+var auditFiles = []string{"audit.csv", "audit.md", "sensitivity.csv", "audit.png"}
+
+// checkAuditOut checks -out before any work: a new folder, or with force a folder an earlier
+// audit wrote (its files and nothing else), never the -data file's folder nor the current
+// one, so that -force can only replace an audit.
+func checkAuditOut(out, data string, force bool) error {
+	if out == "" {
+		return nil
+	}
+	abs, err := filepath.Abs(out)
+	if err != nil {
+		return fmt.Errorf("-out %s: %w", out, err)
+	}
+	if wd, err := os.Getwd(); err == nil && (abs == wd || strings.HasPrefix(wd+string(filepath.Separator), abs+string(filepath.Separator))) {
+		return fmt.Errorf("-out %s is the current folder or holds it: name a new folder for the audit's files", out)
+	}
+	if d, err := filepath.Abs(data); err == nil && strings.HasPrefix(d, abs+string(filepath.Separator)) {
+		return fmt.Errorf("-out %s holds the -data file %s: name a new folder for the audit's files", out, data)
+	}
+	entries, err := os.ReadDir(out)
+	switch {
+	case os.IsNotExist(err):
+		return nil
+	case err != nil:
+		return fmt.Errorf("-out %s exists and is not a folder an audit wrote: name a new folder", out)
+	case !force:
+		return fmt.Errorf("-out %s exists: remove it, name another folder, or -force to replace the audit it holds", out)
+	}
+	for _, e := range entries {
+		if !slices.Contains(auditFiles, e.Name()) {
+			return fmt.Errorf("-out %s holds %s, which no audit writes: -force replaces only a folder of an earlier audit; name a new folder", out, e.Name())
+		}
+	}
+	return nil
+}
+
 // writeAudit writes the report's files into a temporary folder beside dir, then puts it in
 // dir's place, so that a folder there is replaced whole or not at all.
 func writeAudit(rep *owndata.AuditReport, dir string) error {
+	if err := os.MkdirAll(filepath.Dir(filepath.Clean(dir)), 0o755); err != nil {
+		return err
+	}
 	tmp, err := os.MkdirTemp(filepath.Dir(filepath.Clean(dir)), "."+filepath.Base(dir)+".tmp*")
 	if err != nil {
 		return err
@@ -143,6 +185,9 @@ func writeAudit(rep *owndata.AuditReport, dir string) error {
 		return err
 	}
 	os.Remove(filepath.Join(tmp, "audit.svg"))
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return err
+	}
 	if err := os.RemoveAll(dir); err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -18,13 +19,35 @@ import (
 var (
 	auditCC     = color.RGBA{110, 110, 110, 255}
 	auditDR     = color.RGBA{0, 114, 178, 255}
-	auditGamma  = color.RGBA{190, 215, 235, 255}
+	auditGamma  = color.RGBA{150, 195, 230, 255}
 	auditManski = color.RGBA{232, 232, 232, 255}
 )
 
-// AuditGamma is the departure from missingness at random the figure shades (beside the
-// assumption-free bounds).
+// AuditGamma is the departure from missingness at random the figure shades beside the
+// assumption-free bounds, when the bounds hold it; otherwise the largest finite Γ above 1
+// they hold.
 const AuditGamma = 2
+
+// shadedGammas returns the departures the figure shades: Γ = ∞ when present, and AuditGamma
+// or else the largest finite Γ above 1.
+func shadedGammas(bounds []fairness.Bound) []float64 {
+	var out []float64
+	finite := 0.0
+	for _, b := range bounds {
+		switch {
+		case math.IsInf(b.Gamma, 1) && !slices.Contains(out, b.Gamma):
+			out = append([]float64{b.Gamma}, out...)
+		case b.Gamma == AuditGamma:
+			finite = AuditGamma
+		case b.Gamma > 1 && !math.IsInf(b.Gamma, 1) && finite != AuditGamma:
+			finite = math.Max(finite, b.Gamma)
+		}
+	}
+	if finite > 1 {
+		out = append(out, finite)
+	}
+	return out
+}
 
 // AuditPlots returns the audit figure's panels: the selection, true-positive and
 // false-positive rates of every group (one row each, the rate along the horizontal axis),
@@ -42,8 +65,16 @@ func AuditPlots(res *fairness.Result, bounds []fairness.Bound) ([][]*plot.Plot, 
 	key := plot.New()
 	key.HideAxes()
 	key.Legend.Top, key.Legend.Left = true, true
-	key.Legend.TextStyle.Font.Size = vg.Points(9)
+	key.Legend.TextStyle.Font.Size = vg.Points(10)
 	key.Legend.Padding = vg.Points(5)
+	if dr, ok := res.Find(fairness.EqualizedOddsDifference, fairness.All, "", fairness.DR); ok {
+		key.Title.Text = fmt.Sprintf("equalized_odds_difference\ndr %.3f [%.3f, %.3f]", dr.Estimate, dr.Low, dr.High)
+		if cc, ok := res.Find(fairness.EqualizedOddsDifference, fairness.All, "", fairness.CompleteCase); ok {
+			key.Title.Text += fmt.Sprintf("\ncomplete cases %.3f", cc.Estimate)
+		}
+		key.Title.TextStyle.Font.Size = vg.Points(11)
+	}
+	shades := shadedGammas(bounds)
 	for panel, m := range []string{fairness.SelectionRate, fairness.TPR, fairness.FPR} {
 		p := plot.New()
 		p.Title.Text = m
@@ -58,11 +89,17 @@ func AuditPlots(res *fairness.Result, bounds []fairness.Bound) ([][]*plot.Plot, 
 		p.Add(plotter.NewGrid())
 		for g, level := range res.Levels {
 			y := ys(g)
-			for _, shade := range []struct {
-				gamma float64
-				fill  color.Color
-				half  float64
-			}{{math.Inf(1), auditManski, 0.4}, {AuditGamma, auditGamma, 0.3}} {
+			for k, gamma := range shades {
+				shade := struct {
+					gamma float64
+					fill  color.Color
+					half  float64
+				}{gamma, auditGamma, 0.3}
+				if math.IsInf(gamma, 1) {
+					shade.fill, shade.half = auditManski, 0.4
+				} else if k == 0 {
+					shade.half = 0.4
+				}
 				for _, b := range bounds {
 					if b.Metric == m && b.Group == level && b.Gamma == shade.gamma {
 						poly, err := plotter.NewPolygon(plotter.XYs{{X: b.Low, Y: y - shade.half}, {X: b.High, Y: y - shade.half}, {X: b.High, Y: y + shade.half}, {X: b.Low, Y: y + shade.half}})

@@ -113,6 +113,13 @@ func AuditTable(ctx context.Context, tab *tabular.Table, cfg AuditConfig) (*Audi
 		return nil, err
 	}
 	log := orDiscard(cfg.Log)
+	if len(tab.Header) == 1 {
+		for _, sep := range []struct{ char, name string }{{";", "semicolon"}, {"\t", "tab"}, {"|", "bar"}} {
+			if strings.Contains(tab.Header[0], sep.char) {
+				return nil, fmt.Errorf("%s: the header is one column holding %ss, so the file looks %s-separated; this reads comma-separated values: convert it", tab.File, sep.name, sep.name)
+			}
+		}
+	}
 	ests := cfg.Estimators
 	if ests == nil {
 		ests = fairness.Estimators()
@@ -138,6 +145,11 @@ func AuditTable(ctx context.Context, tab *tabular.Table, cfg AuditConfig) (*Audi
 		return nil, err
 	}
 	rep.Groups, rep.GroupRows = d.Levels, make([]int, len(d.Levels))
+	for _, l := range d.Levels {
+		if slices.Contains(notRecorded, strings.ToLower(strings.TrimSpace(l))) && cfg.Warn != nil {
+			fmt.Fprintf(cfg.Warn, "warning: %s has a group %q, audited as a group; if it means the attribute was not recorded, blank those cells so that they count as missing\n", cfg.Z, l)
+		}
+	}
 	for i, g := range d.Group {
 		if g >= 0 {
 			rep.Observed++
@@ -185,6 +197,7 @@ func AuditTable(ctx context.Context, tab *tabular.Table, cfg AuditConfig) (*Audi
 	if cfg.ScoreTest {
 		tc := DefaultTestConfig()
 		tc.Columns, tc.Columns.X, tc.H, tc.Folds, tc.Log, tc.Warn = cfg.Columns, rep.Features, cfg.Outputs, folds, cfg.Log, cfg.Warn
+		tc.ZKind, tc.ZPositive = scoreTestKind(tab, cfg.Z, d.Levels)
 		if rep.Scores, err = TestTable(ctx, tab, tc); err != nil {
 			return nil, fmt.Errorf("the scores' test of h ⊥ Z | Y: %w", err)
 		}
@@ -212,6 +225,9 @@ func (c AuditConfig) decisions(tab *tabular.Table, dec []int) (string, error) {
 				return "", fmt.Errorf("%s:%d: column %q (%s): value %q: the decision is missing; every row needs one", tab.File, tab.Lines[i], c.Decisions, c.name("Decisions"), col.Raw(i))
 			}
 			dec[i] = int(x)
+		}
+		if c.DecisionsPositive != "" {
+			return fmt.Sprintf("column %s (%q read as selected)", c.Decisions, c.DecisionsPositive), nil
 		}
 		return fmt.Sprintf("column %s (0/1)", c.Decisions), nil
 	}
@@ -255,7 +271,7 @@ func (c AuditConfig) groups(tab *tabular.Table) ([]int, []string, string, error)
 			for i := range n {
 				codes[k][i] = int(col.Codes[i])
 			}
-		case c.ZPositive != "" || integerLevels(col):
+		case integerLevels(col):
 			var vals []float64
 			for i := range n {
 				if !col.IsMissing(i) && !slices.Contains(vals, col.Num[i]) {
@@ -300,6 +316,12 @@ func (c AuditConfig) groups(tab *tabular.Table) ([]int, []string, string, error)
 			rule = fmt.Sprintf("%s binned into %d groups at the %d-quantiles of its observed values (edges %s)", name, len(edges)+1, bins, fmtList(edges))
 		}
 	}
+	if len(cols) == 1 { // one column: its groups in the column's order (numbers and bins by value)
+		for _, name := range names[0] {
+			index[name] = len(levels)
+			levels = append(levels, name)
+		}
+	}
 	for i := range n {
 		parts := make([]string, len(cols))
 		miss := false
@@ -316,6 +338,9 @@ func (c AuditConfig) groups(tab *tabular.Table) ([]int, []string, string, error)
 		}
 		key := strings.Join(parts, " × ")
 		g, ok := index[key]
+		if len(cols) == 1 {
+			g, ok = codes[0][i], true
+		}
 		if !ok {
 			g = len(levels)
 			index[key] = g
@@ -323,8 +348,35 @@ func (c AuditConfig) groups(tab *tabular.Table) ([]int, []string, string, error)
 		}
 		group[i] = g
 	}
+	if len(cols) == 1 { // drop levels no row holds
+		var used []string
+		remap := make([]int, len(levels))
+		seen := make([]bool, len(levels))
+		for _, g := range group {
+			if g >= 0 {
+				seen[g] = true
+			}
+		}
+		for k, l := range levels {
+			remap[k] = -1
+			if seen[k] {
+				remap[k] = len(used)
+				used = append(used, l)
+			}
+		}
+		for i, g := range group {
+			if g >= 0 {
+				group[i] = remap[g]
+			}
+		}
+		levels = used
+	}
 	return group, levels, rule, nil
 }
+
+// notRecorded are group names that usually mean the attribute was not recorded: a group
+// of that name is audited as a group, with a warning to blank it if it means missing.
+var notRecorded = []string{"unknown", "missing", "not recorded", "not reported", "refused", "declined", "n/a", "none"}
 
 // integerLevels reports whether a numeric column holds at most tabular.MaxIntegerLevels
 // distinct integer values (site 1, 2, 3: groups, not a continuous attribute).
@@ -427,4 +479,22 @@ func EncodeFeatures(tab *tabular.Table, cols []string) ([]float64, int, error) {
 		x[i] = float64(v)
 	}
 	return x, enc.Dim(), nil
+}
+
+// scoreTestKind says how the scores' test reads the attribute: several columns as a vector,
+// a binned numeric one as continuous (the kernel on its raw values), two groups as a binary
+// Z (which of them is 1 does not change the test), more as a categorical one.
+func scoreTestKind(tab *tabular.Table, z string, levels []string) (kind, positive string) {
+	cols := tabular.ZColumns(z)
+	switch {
+	case len(cols) > 1:
+		return "vector", ""
+	case tab.Column(cols[0]).Numeric && !integerLevels(tab.Column(cols[0])):
+		return "continuous", ""
+	case len(levels) == 2 && !tab.Column(cols[0]).Numeric:
+		return "binary", levels[1]
+	case len(levels) == 2:
+		return "", ""
+	}
+	return "categorical", ""
 }

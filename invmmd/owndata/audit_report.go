@@ -118,7 +118,11 @@ func (r *AuditReport) assumptions(bullet string) string {
 	pct := 100 * float64(r.Observed) / float64(r.Rows)
 	fmt.Fprintf(&b, "%s%d rows; %s observed on %d (%.0f%%), %d groups:", bullet, r.Rows, r.ZName, r.Observed, pct, len(r.Groups))
 	for g, name := range r.Groups {
-		fmt.Fprintf(&b, " %s %d;", name, r.GroupRows[g])
+		sep := ";"
+		if g == len(r.Groups)-1 {
+			sep = "."
+		}
+		fmt.Fprintf(&b, " %s: %d rows%s", name, r.GroupRows[g], sep)
 	}
 	b.WriteString(" complete_case is what Fairlearn reports after dropping the other rows.\n")
 	if r.BinRule != "" {
@@ -220,7 +224,7 @@ func (r *AuditReport) gaps(md bool) string {
 		rows = append(rows, row)
 	}
 	for _, m := range []string{fairness.EqualizedOddsDifference, fairness.EqualOpportunityDifference, fairness.DemographicParityDifference, fairness.EqualizedOddsRatio, fairness.DemographicParityRatio} {
-		add(m, fairness.All, "", "")
+		add(m, fairness.All, "", fairness.All)
 	}
 	for _, m := range []string{fairness.TPR, fairness.FPR, fairness.SelectionRate} {
 		add(m, fairness.Difference, fairness.BetweenGroups, "difference between_groups")
