@@ -60,13 +60,13 @@ func TestREADMEFrontPage(t *testing.T) {
 
 // difference is one method's mean test accuracy against the paper's.
 type difference struct {
-	experiment       string
-	lambda           float64
-	method           string
-	ours, oursSD     float64
-	nOurs            int // seeds behind our mean
-	paper, paperSD   float64
-	withinTwoSE      bool // |delta| < 2·se
+	experiment     string
+	lambda         float64
+	method         string
+	ours, oursSD   float64
+	nOurs          int // seeds behind our mean
+	paper, paperSD float64
+	withinTwoSE    bool // |delta| < 2·se
 }
 
 func (d difference) delta() float64 { return math.Round(d.ours*1000)/1000 - d.paper }
