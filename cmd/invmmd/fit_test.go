@@ -185,7 +185,7 @@ func TestOwnDataBadCommandLines(t *testing.T) {
 		{[]string{"fit", "-data", data, "-y", "outcome", "-y-positive", "yes", "-z", "z", "-methods", "dr+"}, "needs the true P(Δ = 1 | X, Y)"},
 		{[]string{"fit", "-data", data, "-y", "outcome", "-y-positive", "yes", "-z", "z", "-val-frac", "0.7", "-test-frac", "0.5"}, "sum < 1"},
 		{[]string{"fit", "-data", filepath.Join(t.TempDir(), "none.csv"), "-y", "a", "-z", "b"}, "no such file"},
-		{[]string{"estimate", "-data", data, "-y", "outcome", "-y-positive", "yes", "-z", "z", "-outputs", "h", "-methods", "dr"}, "give a column of fitted probabilities (-g), or feature columns (-x)"},
+		{[]string{"estimate", "-data", data, "-y", "outcome", "-y-positive", "yes", "-z", "z", "-outputs", "h", "-methods", "dr"}, "methods dr need G = P(Δ = 1 | X, Y) and m = P(Z = 1 | X, Y): they are fitted on the features named by -x, or read from columns of fitted probabilities named by -g and -m; obs, which needs neither G nor m, can run alone with -methods obs"},
 		{[]string{"estimate", "-data", data, "-y", "outcome", "-y-positive", "yes", "-z", "z", "-outputs", "h", "-methods", "full"}, `own.csv:3: column "z" (-z): value "": Z is missing but method full needs Z on every row`},
 		{[]string{"estimate", "-data", data, "-y", "outcome", "-y-positive", "yes", "-z", "z", "-outputs", "group", "-methods", "obs"}, `column "group" (-outputs): value "grp a", want a number`},
 		{[]string{"estimate", "-data", data, "-y", "outcome", "-y-positive", "yes", "-z", "z", "-outputs", "h", "-g", "x2", "-methods", "ip"}, `(-g): value`},

@@ -29,3 +29,30 @@ func TestOneClassLabelMessage(t *testing.T) {
 		})
 	}
 }
+
+// TestNoFeaturesSaysWhereGAndMComeFrom: estimate or test without -x, -g or -m say that G
+// and m are fitted on the features of -x or read from -g/-m columns, naming only the
+// methods that need them, and that obs (which needs neither) runs alone with -methods obs,
+// where estimate used to say "methods obs,... need G".
+func TestNoFeaturesSaysWhereGAndMComeFrom(t *testing.T) {
+	data := writeFile(t, "nox.csv", "y,z,x,h\n1,1,0.1,0.2\n0,0,0.2,0.4\n1,1,0.3,0.1\n0,,0.4,0.3\n1,0,0.5,0.5\n0,1,0.6,0.6\n")
+	own := []string{"-data", data, "-y", "y", "-z", "z", "-outputs", "h"}
+	const where = "they are fitted on the features named by -x, or read from columns of fitted probabilities named by -g and -m; obs, which needs neither G nor m, can run alone with -methods obs"
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"estimate, default methods", append([]string{"estimate"}, own...), "methods ip,reg,dr,dr-po need G = P(Δ = 1 | X, Y) and m = P(Z = 1 | X, Y): " + where},
+		{"estimate -methods obs,ip", append([]string{"estimate", "-methods", "obs,ip"}, own...), "methods ip need G = P(Δ = 1 | X, Y): it is fitted on the features named by -x, or read from a column of fitted probabilities named by -g; obs"},
+		{"estimate -g given", append([]string{"estimate", "-g", "x", "-methods", "obs,dr"}, own...), "methods dr need m = P(Z = 1 | X, Y): it is fitted on the features named by -x, or read from a column of fitted probabilities named by -m; obs"},
+		{"test, default methods", append([]string{"test"}, own...), "methods dr need G = P(Δ = 1 | X, Y) and m = P(Z = 1 | X, Y): " + where},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			msg, _, _ := run(t, tc.args...)
+			if !strings.Contains(msg, tc.want) || strings.Contains(msg, "methods obs,") {
+				t.Errorf("invmmd %s:\nerror %q\nwant one containing %q", strings.Join(tc.args, " "), msg, tc.want)
+			}
+		})
+	}
+}
