@@ -56,3 +56,18 @@ func TestNoFeaturesSaysWhereGAndMComeFrom(t *testing.T) {
 		})
 	}
 }
+
+// TestKClassLogitHint: -outputs logit on predict's output for a model of K classes
+// (columns logit_CLASS) says to name them all, comma-separated, listing them.
+func TestKClassLogitHint(t *testing.T) {
+	data := writeFile(t, "scored.csv", "y,z,x,p_a,logit_a,p_b,logit_b,p_c,logit_c,class\na,1,0.1,0.3,0.1,0.3,0.2,0.4,0.3,c\nb,0,0.2,0.3,0.1,0.3,0.2,0.4,0.3,c\n")
+	want := "a model of 3 classes writes logit_a,logit_b,logit_c: name them all, comma-separated (-outputs logit_a,logit_b,logit_c)"
+	for _, cmd := range []string{"estimate", "test"} {
+		t.Run(cmd, func(t *testing.T) {
+			args := []string{cmd, "-data", data, "-y", "y", "-z", "z", "-outputs", "logit", "-methods", "obs"}
+			if msg, _, _ := run(t, args...); !strings.Contains(msg, want) {
+				t.Errorf("invmmd %s:\nerror %q\nwant one containing %q", strings.Join(args, " "), msg, want)
+			}
+		})
+	}
+}

@@ -36,3 +36,26 @@ func TestOneClassSaysTheClass(t *testing.T) {
 		})
 	}
 }
+
+// TestMissingLogitNamesTheClassColumns: a column "logit" asked of a file with columns
+// logit_CLASS (predict's output for a model of K classes) says to name them all,
+// listing those present; other missing columns give no such hint.
+func TestMissingLogitNamesTheClassColumns(t *testing.T) {
+	for _, tc := range []struct {
+		name, header, col, setting string
+		want, lack                 string
+	}{
+		{"three classes", "y,z,p_a,logit_a,p_b,logit_b,p_c,logit_c,class", "logit", "-outputs", `no column named "logit" (-outputs); the columns are y, z, p_a, logit_a, p_b, logit_b, p_c, logit_c, class: a model of 3 classes writes logit_a,logit_b,logit_c: name them all, comma-separated (-outputs logit_a,logit_b,logit_c)`, ""},
+		{"no setting", "y,logit_0,logit_1", "logit", "", `a model of 2 classes writes logit_0,logit_1: name them all, comma-separated (logit_0,logit_1)`, ""},
+		{"no logit columns", "y,z,h", "logit", "-outputs", `no column named "logit" (-outputs); the columns are y, z, h`, "a model of"},
+		{"one logit_ column", "y,z,logit_a", "logit", "-outputs", `no column named "logit"`, "a model of"},
+		{"another name", "y,z,logit_a,logit_b", "score", "-outputs", `no column named "score"`, "a model of"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			msg := (&ColumnError{File: "s.csv", Name: tc.col, Setting: tc.setting, Header: strings.Split(tc.header, ",")}).Error()
+			if !strings.Contains(msg, tc.want) || tc.lack != "" && strings.Contains(msg, tc.lack) {
+				t.Errorf("%q\nwant one containing %q and not %q", msg, tc.want, tc.lack)
+			}
+		})
+	}
+}
