@@ -150,12 +150,12 @@ func TestEstimateFlagsUnreliableStrata(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
-	for _, want := range []string{"| obs |", "| ip |", "| dr |", "Y=[1] |", "observed Z=0", "Z=1: 1;", "ESS of ΔZ/G for Z=1 is 1.0 < 10", "T11", "N11"} {
+	for _, want := range []string{"| obs |", "| ip |", "| dr |", "Y = 1 |", "observed Z=0", "Z=1: 1;", "ESS of ΔZ/G for Z=1 is 1.0 < 10", "T11", "N11"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("estimate output lacks %q:\n%s", want, out)
 		}
 	}
-	if !strings.Contains(stderr, "warning: obs: strata Y=[1] are unreliable") {
+	if !strings.Contains(stderr, "warning: obs: stratum Y = 1 is unreliable") {
 		t.Errorf("no warning on stderr: %q", stderr)
 	}
 
@@ -263,7 +263,7 @@ func TestEstimateFlagsNegativeNormaliser(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
-	for _, w := range []string{"| dr |", "Y=[0 1] |", "estimate of P(Z=1|Y) is -", "(normalisers floored)", "2 normaliser(s) raised to the floor"} {
+	for _, w := range []string{"| dr |", "Y = 0 and Y = 1 |", "estimate of P(Z=1|Y) is -", "(normalisers floored)", "2 normaliser(s) raised to the floor"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("output lacks %q:\n%s", w, out)
 		}

@@ -372,7 +372,7 @@ func estimateTable(ctx context.Context, tab *tabular.Table, cfg EstimateConfig, 
 	warn.add(negativeNotes(out.Results)...)
 	for _, r := range out.Results {
 		if u := r.Report.Unreliable(); len(u) > 0 {
-			warn.add(fmt.Sprintf("%v: strata %s are unreliable (see the diagnostics); their terms rest on too few effective rows or a floored normaliser", r.Method, strataList(u, l.classes)))
+			warn.add(unreliableWarning(r.Method.String(), u, l.classes))
 		}
 	}
 	out.Warnings = warn.all

@@ -41,3 +41,26 @@ func TestEstimateWithoutFeaturesSaysWhere(t *testing.T) {
 		})
 	}
 }
+
+// TestStrataReadable: lists of strata (unreliable ones in the tables, warnings and runs)
+// read as words, with a K-class label's names, where they were "Y=[0 1]".
+func TestStrataReadable(t *testing.T) {
+	classes := []string{"A", "N", "U", "Y"}
+	for _, tc := range []struct {
+		name string
+		got  string
+		want string
+	}{
+		{"binary", strataList([]float64{0, 1}, nil), "Y = 0 and Y = 1"},
+		{"one stratum", strataList([]float64{1}, nil), "Y = 1"},
+		{"K classes", strataList([]float64{0, 2, 3}, classes), "Y = A, Y = U and Y = Y"},
+		{"the estimators' text of K classes", classText("dr: MMD² = 1  [Y=0: 0.1]  [Y=3: 0.2]  UNRELIABLE in Y = 0 and Y = 3\n  Y=2: 40 rows", classes),
+			"dr: MMD² = 1  [Y=A: 0.1]  [Y=Y: 0.2]  UNRELIABLE in Y = A and Y = Y\n  Y=U: 40 rows"},
+		{"a warning of one stratum", unreliableWarning("dr", []float64{1}, nil), "dr: stratum Y = 1 is unreliable"},
+		{"a warning of two", unreliableWarning("dr", []float64{0, 1}, nil), "dr: strata Y = 0 and Y = 1 are unreliable"},
+	} {
+		if !strings.Contains(tc.got, tc.want) {
+			t.Errorf("%s: %q, want one containing %q", tc.name, tc.got, tc.want)
+		}
+	}
+}
