@@ -76,6 +76,9 @@ func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err := os.MkdirAll(filepath.Dir(filepath.Clean(*out)), 0o755); err != nil {
 			return fmt.Errorf("-out: %w", err)
 		}
+		if err := checkReplaceable(*out, true); err != nil {
+			return err
+		}
 	}
 	cfg.Log, cfg.Warn = stderr, stderr
 	rep, err := owndata.Audit(ctx, cfg)

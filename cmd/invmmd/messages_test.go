@@ -1,6 +1,10 @@
 package main
 
 import (
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -69,5 +73,52 @@ func TestKClassLogitHint(t *testing.T) {
 				t.Errorf("invmmd %s:\nerror %q\nwant one containing %q", strings.Join(args, " "), msg, want)
 			}
 		})
+	}
+}
+
+// TestForceOutCheckedFirst: -out with -force that could not be replaced once the work is
+// done (a non-empty file where a folder goes, a folder where a file goes, a folder in
+// which nothing can be created beside it) is refused before any work with
+// errNotReplaceable, naming -out, where it used to fail after the work with a raw rename
+// error (or, for audit, replace a file by its folder). -data names a file that does not
+// exist: a command that did any work would fail on it first.
+func TestForceOutCheckedFirst(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(file, []byte("keep me\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	folder := filepath.Join(dir, "folder")
+	if err := os.Mkdir(folder, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "missing.csv")
+	own := []string{"-data", missing, "-y", "y", "-z", "z"}
+	type tc struct {
+		name string
+		args []string
+		want string
+	}
+	cases := []tc{
+		{"audit: a file where the folder goes", []string{"audit", "-data", missing, "-y", "y", "-z", "z", "-decisions", "d", "-out", file, "-force"}, "-out " + file + " is a file, not a folder"},
+		{"estimate: a folder where the file goes", append([]string{"estimate", "-outputs", "h", "-methods", "obs", "-out", folder, "-force"}, own...), "-out " + folder + " is a folder, not a file"},
+		{"test: a folder where the file goes", append([]string{"test", "-outputs", "h", "-methods", "dr", "-g", "g", "-m", "m", "-out", folder, "-force"}, own...), "-out " + folder + " is a folder, not a file"},
+		{"predict: a folder where the file goes", []string{"predict", "-model", t.TempDir(), "-data", missing, "-out", folder, "-force"}, "-out " + folder + " is a folder, not a file"},
+	}
+	if runtime.GOOS == "linux" { // /proc: nothing can be created there, even by root
+		cases = append(cases,
+			tc{"audit: nothing can be created beside it", []string{"audit", "-data", missing, "-y", "y", "-z", "z", "-decisions", "d", "-out", "/proc/sys", "-force"}, "-out /proc/sys: -force cannot replace it: nothing can be created beside it in /proc"},
+			tc{"estimate: nothing can be created beside it", append([]string{"estimate", "-outputs", "h", "-methods", "obs", "-out", "/proc/version", "-force"}, own...), "-out /proc/version: -force cannot replace it: nothing can be created beside it in /proc"})
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, _, err := runCmd(t, c.args...)
+			if !errors.Is(err, errNotReplaceable) || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("invmmd %s:\nerror %v\nwant errNotReplaceable containing %q", strings.Join(c.args, " "), err, c.want)
+			}
+		})
+	}
+	if b, err := os.ReadFile(file); err != nil || string(b) != "keep me\n" {
+		t.Errorf("%s now %q, %v: want it kept", file, b, err)
 	}
 }
