@@ -5,8 +5,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/invmmd/invmmd/invmmd/owndata"
 )
 
 // TestOneClassLabelMessage: a label column with one value, named positive or not, is
@@ -120,5 +123,48 @@ func TestForceOutCheckedFirst(t *testing.T) {
 	}
 	if b, err := os.ReadFile(file); err != nil || string(b) != "keep me\n" {
 		t.Errorf("%s now %q, %v: want it kept", file, b, err)
+	}
+}
+
+// TestOutFileLockedAtOnce: while a run holds -out FILE's lock (FILE.lock, taken before
+// the work), a second estimate, test or predict into FILE fails at once with a
+// *owndata.LockedError naming the holder, where both used to compute everything before
+// one failed; -data names a file that does not exist, so a command that did any work
+// would fail on it first. A finished run leaves no lock behind.
+func TestOutFileLockedAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "estimates.csv")
+	missing := filepath.Join(dir, "missing.csv")
+	own := []string{"-data", missing, "-y", "y", "-z", "z"}
+	release, _, err := owndata.LockOutputFile(out, "invmmd estimate -out "+out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"estimate", append([]string{"estimate", "-outputs", "h", "-methods", "obs", "-out", out}, own...)},
+		{"estimate -force", append([]string{"estimate", "-outputs", "h", "-methods", "obs", "-out", out, "-force"}, own...)},
+		{"test", append([]string{"test", "-outputs", "h", "-methods", "dr", "-g", "g", "-m", "m", "-out", out}, own...)},
+		{"predict", []string{"predict", "-model", t.TempDir(), "-data", missing, "-out", out}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := runCmd(t, tc.args...)
+			var le *owndata.LockedError
+			if !errors.As(err, &le) || !strings.Contains(err.Error(), out+" is being written by process "+strconv.Itoa(os.Getpid())) || !strings.Contains(err.Error(), "invmmd estimate -out "+out) {
+				t.Errorf("invmmd %s:\nerror %v\nwant a LockedError naming process %d", strings.Join(tc.args, " "), err, os.Getpid())
+			}
+		})
+	}
+	if err := release(); err != nil {
+		t.Fatal(err)
+	}
+	data := writeFile(t, "ok.csv", "y,z,h\n1,1,0.2\n0,0,0.4\n1,1,0.1\n0,1,0.3\n1,0,0.5\n0,1,0.6\n1,0,0.7\n0,0,0.8\n")
+	if _, stderr, err := runCmd(t, "estimate", "-data", data, "-y", "y", "-z", "z", "-outputs", "h", "-methods", "obs", "-out", out); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if _, err := os.Stat(out + ".lock"); !os.IsNotExist(err) {
+		t.Errorf("%s.lock left behind: %v", out, err)
 	}
 }

@@ -422,3 +422,21 @@ func checkReplaceable(out string, folder bool) error {
 	}
 	return os.Remove(tmp)
 }
+
+// lockOutFile takes, before any work, the lock of -out (out; "" for none: nothing to
+// release) for the command line invmmd cmd args, so that a second run writing the same
+// file fails at once naming this one (*owndata.LockedError) rather than after computing
+// everything. The returned release is to be called when the file is written.
+func lockOutFile(out, cmd string, args []string, stderr io.Writer) (release func(), err error) {
+	if out == "" {
+		return func() {}, nil
+	}
+	rel, note, err := owndata.LockOutputFile(out, strings.Join(append([]string{"invmmd", cmd}, args...), " "))
+	if err != nil {
+		return nil, fmt.Errorf("-out %w", err)
+	}
+	if note != "" {
+		fmt.Fprintln(stderr, "note:", note)
+	}
+	return func() { _ = rel() }, nil
+}
