@@ -313,7 +313,7 @@ func TestUnreliableStrata(t *testing.T) {
 			if r.Report.Strata[0].Unreliable {
 				t.Errorf("%v: stratum Y=0 flagged: %v", r.Method, r.Report.Strata[0])
 			}
-			if !strings.Contains(r.String(), "UNRELIABLE in Y=[1]") {
+			if !strings.Contains(r.String(), "UNRELIABLE in Y = 1") {
 				t.Errorf("%v: String() does not flag Y=1:\n%v", r.Method, r)
 			}
 		}

@@ -97,6 +97,19 @@ func (r Report) String() string {
 	return b.String()
 }
 
+// StrataList names the strata of the label values ys (as printed: "0", or a class's
+// name) in words: "Y = 1", "Y = 0 and Y = 1", "Y = A, Y = N and Y = Y"; "" for none.
+func StrataList(ys ...string) string {
+	parts := make([]string, len(ys))
+	for i, y := range ys {
+		parts[i] = "Y = " + y
+	}
+	if len(parts) < 2 {
+		return strings.Join(parts, "")
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+}
+
 // Name names the stratum: "Y=0", "Y=1", or "all rows" for the unconditional penalty.
 func (s StratumReport) Name() string {
 	if s.All {
@@ -179,7 +192,11 @@ func (r Result) String() string {
 		b.WriteString("]")
 	}
 	if u := r.Report.Unreliable(); len(u) > 0 {
-		fmt.Fprintf(&b, "  UNRELIABLE in Y=%v", u)
+		names := make([]string, len(u))
+		for i, y := range u {
+			names[i] = fmt.Sprint(y)
+		}
+		fmt.Fprintf(&b, "  UNRELIABLE in %s", StrataList(names...))
 	}
 	b.WriteString("\n  ")
 	b.WriteString(r.Report.String())

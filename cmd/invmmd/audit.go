@@ -76,6 +76,11 @@ func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if cfg.Data == "" {
 		return fmt.Errorf("-data: name the CSV file")
 	}
+	if *out != "" {
+		if err := checkReplaceable(*out, true); err != nil {
+			return err
+		}
+	}
 	if err := checkAuditOut(*out, cfg.Data, *force); err != nil {
 		return err
 	}

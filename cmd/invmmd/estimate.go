@@ -63,6 +63,11 @@ func runEstimate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err := checkOutFile(*out, cfg.Data, *force); err != nil {
 		return err
 	}
+	release, err := lockOutFile(*out, "estimate", args, stderr)
+	if err != nil {
+		return err
+	}
+	defer release()
 	cfg.Log, cfg.Warn = stdout, stderr
 	err = printTable(*out, *force, stdout, func() (*owndata.Estimates, error) { return owndata.Estimate(ctx, cfg) })
 	return ownError(err, "nothing was written (the estimates are written when they are done)", rerunLine("estimate", args))

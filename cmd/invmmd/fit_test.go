@@ -150,12 +150,12 @@ func TestEstimateFlagsUnreliableStrata(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
-	for _, want := range []string{"| obs |", "| ip |", "| dr |", "Y=[1] |", "observed Z=0", "Z=1: 1;", "ESS of ΔZ/G for Z=1 is 1.0 < 10", "T11", "N11"} {
+	for _, want := range []string{"| obs |", "| ip |", "| dr |", "Y = 1 |", "observed Z=0", "Z=1: 1;", "ESS of ΔZ/G for Z=1 is 1.0 < 10", "T11", "N11"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("estimate output lacks %q:\n%s", want, out)
 		}
 	}
-	if !strings.Contains(stderr, "warning: obs: strata Y=[1] are unreliable") {
+	if !strings.Contains(stderr, "warning: obs: stratum Y = 1 is unreliable") {
 		t.Errorf("no warning on stderr: %q", stderr)
 	}
 
@@ -185,7 +185,7 @@ func TestOwnDataBadCommandLines(t *testing.T) {
 		{[]string{"fit", "-data", data, "-y", "outcome", "-y-positive", "yes", "-z", "z", "-methods", "dr+"}, "needs the true P(Δ = 1 | X, Y)"},
 		{[]string{"fit", "-data", data, "-y", "outcome", "-y-positive", "yes", "-z", "z", "-val-frac", "0.7", "-test-frac", "0.5"}, "sum < 1"},
 		{[]string{"fit", "-data", filepath.Join(t.TempDir(), "none.csv"), "-y", "a", "-z", "b"}, "no such file"},
-		{[]string{"estimate", "-data", data, "-y", "outcome", "-y-positive", "yes", "-z", "z", "-outputs", "h", "-methods", "dr"}, "give a column of fitted probabilities (-g), or feature columns (-x)"},
+		{[]string{"estimate", "-data", data, "-y", "outcome", "-y-positive", "yes", "-z", "z", "-outputs", "h", "-methods", "dr"}, "methods dr need G = P(Δ = 1 | X, Y) and m = P(Z = 1 | X, Y): they are fitted on the features named by -x, or read from columns of fitted probabilities named by -g and -m; obs, which needs neither G nor m, can run alone with -methods obs"},
 		{[]string{"estimate", "-data", data, "-y", "outcome", "-y-positive", "yes", "-z", "z", "-outputs", "h", "-methods", "full"}, `own.csv:3: column "z" (-z): value "": Z is missing but method full needs Z on every row`},
 		{[]string{"estimate", "-data", data, "-y", "outcome", "-y-positive", "yes", "-z", "z", "-outputs", "group", "-methods", "obs"}, `column "group" (-outputs): value "grp a", want a number`},
 		{[]string{"estimate", "-data", data, "-y", "outcome", "-y-positive", "yes", "-z", "z", "-outputs", "h", "-g", "x2", "-methods", "ip"}, `(-g): value`},
@@ -263,7 +263,7 @@ func TestEstimateFlagsNegativeNormaliser(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
-	for _, w := range []string{"| dr |", "Y=[0 1] |", "estimate of P(Z=1|Y) is -", "(normalisers floored)", "2 normaliser(s) raised to the floor"} {
+	for _, w := range []string{"| dr |", "Y = 0 and Y = 1 |", "estimate of P(Z=1|Y) is -", "(normalisers floored)", "2 normaliser(s) raised to the floor"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("output lacks %q:\n%s", w, out)
 		}

@@ -336,7 +336,7 @@ func checkOutFile(out, data string, force bool) error {
 	exists := err != nil && strings.HasSuffix(err.Error(), "exists; remove it or name another file")
 	switch {
 	case exists && force:
-		return nil
+		return checkReplaceable(out, false)
 	case exists:
 		return fmt.Errorf("-out %v (or -force to replace it)", err)
 	case err != nil:
@@ -384,4 +384,59 @@ func printTable[T tableOutput](out string, force bool, stdout io.Writer, work fu
 	}
 	fmt.Fprintf(stdout, "\nwrote %s\n", out)
 	return nil
+}
+
+// errNotReplaceable: -out cannot be replaced once the work is done, as -force asks: it
+// is of another kind than the command writes (a non-empty file where a folder goes, a
+// folder where a file goes), or nothing can be created beside it to take its place.
+var errNotReplaceable = errors.New("-force cannot replace it")
+
+// checkReplaceable checks, before any work, that out (a folder when folder, else a file)
+// can be put in place once the work is done, as -force asks: that it is not of another
+// kind (a non-empty file, or other than a folder or a file, where the folder goes; a
+// folder where the file goes) and that a new folder or file can be created beside it, in
+// its own folder (so on its file system), to take its place. It creates nothing.
+func checkReplaceable(out string, folder bool) error {
+	st, err := os.Lstat(out)
+	switch {
+	case err != nil && !errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("-out %s: %w", out, err)
+	case err == nil && folder && !st.IsDir() && !(st.Mode().IsRegular() && st.Size() == 0):
+		return fmt.Errorf("-out %s is a file, not a folder: %w (remove it, or name another folder)", out, errNotReplaceable)
+	case err == nil && !folder && st.IsDir():
+		return fmt.Errorf("-out %s is a folder, not a file: %w (remove it, or name another file)", out, errNotReplaceable)
+	}
+	parent := filepath.Dir(filepath.Clean(out))
+	var tmp string
+	if folder {
+		tmp, err = os.MkdirTemp(parent, "."+filepath.Base(out)+".tmp*")
+	} else {
+		var f *os.File
+		if f, err = os.CreateTemp(parent, "."+filepath.Base(out)+".tmp*"); err == nil {
+			tmp = f.Name()
+			f.Close()
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("-out %s: %w: nothing can be created beside it in %s (%v)", out, errNotReplaceable, parent, errors.Unwrap(err))
+	}
+	return os.Remove(tmp)
+}
+
+// lockOutFile takes, before any work, the lock of -out (out; "" for none: nothing to
+// release) for the command line invmmd cmd args, so that a second run writing the same
+// file fails at once naming this one (*owndata.LockedError) rather than after computing
+// everything. The returned release is to be called when the file is written.
+func lockOutFile(out, cmd string, args []string, stderr io.Writer) (release func(), err error) {
+	if out == "" {
+		return func() {}, nil
+	}
+	rel, note, err := owndata.LockOutputFile(out, strings.Join(append([]string{"invmmd", cmd}, args...), " "))
+	if err != nil {
+		return nil, fmt.Errorf("-out %w", err)
+	}
+	if note != "" {
+		fmt.Fprintln(stderr, "note:", note)
+	}
+	return func() { _ = rel() }, nil
 }

@@ -60,6 +60,11 @@ func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return err
 		}
 	}
+	release, err := lockOutFile(*out, "predict", args, stderr)
+	if err != nil {
+		return err
+	}
+	defer release()
 	model, err := owndata.LoadModel(*dir)
 	if err != nil {
 		return ownError(err, "", "")

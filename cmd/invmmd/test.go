@@ -86,6 +86,11 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := checkOutFile(*out, cfg.Data, *force); err != nil {
 		return err
 	}
+	release, err := lockOutFile(*out, "test", args, stderr)
+	if err != nil {
+		return err
+	}
+	defer release()
 	cfg.Log, cfg.Warn = stdout, stderr
 	err = printTable(*out, *force, stdout, func() (*owndata.Tests, error) { return owndata.Test(ctx, cfg) })
 	return ownError(err, "nothing was written (the p-values are written when they are done)", rerunLine("test", args))

@@ -115,14 +115,31 @@ func (c EstimateConfig) validate(needData bool) error {
 		return fieldError("Folds", c.Folds, "want 1 (sample splitting) to %d folds (0: %d)", MaxFolds, DefaultFolds)
 	}
 	if (c.fitG() || c.fitM()) && len(c.X) == 0 {
-		field, which := "G", "G = P(Δ = 1 | X, Y)"
-		if !c.fitG() {
-			field, which = "M", "m = P(Z = 1 | X, Y)"
-		}
-		return fieldError(field, nil, "methods %s need %s: give a column of fitted probabilities (%s), or feature columns (%s) to fit an MLP on (X, Y)",
-			method.List(c.Methods), which, c.name(field), c.name("X"))
+		return c.noFeaturesError()
 	}
 	return nil
+}
+
+// noFeaturesError says, of methods that need G or m where no column gives them and no
+// features (X) are named to fit them on, where G and m come from, and that obs (which
+// needs neither) runs alone.
+func (c EstimateConfig) noFeaturesError() error {
+	fitG, fitM := c.fitG(), c.fitM()
+	var need []method.Method
+	for _, m := range c.Methods {
+		if fitG && m.NeedsG() || fitM && m.NeedsM() {
+			need = append(need, m)
+		}
+	}
+	field, which, from := "G", "G = P(Δ = 1 | X, Y)", "it is fitted on the features named by %[1]s, or read from a column of fitted probabilities named by %[2]s"
+	switch {
+	case fitG && fitM:
+		which, from = "G = P(Δ = 1 | X, Y) and m = P(Z = 1 | X, Y)", "they are fitted on the features named by %[1]s, or read from columns of fitted probabilities named by %[2]s and %[3]s"
+	case fitM:
+		field, which = "M", "m = P(Z = 1 | X, Y)"
+	}
+	return fieldError(field, nil, "methods %s need %s: %s; obs, which needs neither G nor m, can run alone with %s obs",
+		method.List(need), which, fmt.Sprintf(from, c.name("X"), c.name(field), c.name("M")), c.name("Methods"))
 }
 
 // fitG and fitM say whether G and m must be fitted: an estimator needs them and no column
@@ -355,7 +372,7 @@ func estimateTable(ctx context.Context, tab *tabular.Table, cfg EstimateConfig, 
 	warn.add(negativeNotes(out.Results)...)
 	for _, r := range out.Results {
 		if u := r.Report.Unreliable(); len(u) > 0 {
-			warn.add(fmt.Sprintf("%v: strata %s are unreliable (see the diagnostics); their terms rest on too few effective rows or a floored normaliser", r.Method, strataList(u, l.classes)))
+			warn.add(unreliableWarning(r.Method.String(), u, l.classes))
 		}
 	}
 	out.Warnings = warn.all

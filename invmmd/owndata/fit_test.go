@@ -147,7 +147,7 @@ func TestConfigRefuses(t *testing.T) {
 		{"estimate none", est(func(c *EstimateConfig) { c.Methods = []method.Method{method.None} }), "Methods", "method none has no estimate"},
 		{"estimate without h", est(func(c *EstimateConfig) { c.H = "" }), "H", "H: required"},
 		{"estimate σ = 0", est(func(c *EstimateConfig) { c.Median, c.Bandwidth = false, 0 }), "Bandwidth", "Bandwidth 0: want a finite σ > 0, or Median"},
-		{"estimate needs G", est(func(c *EstimateConfig) { c.Methods = []method.Method{method.IP} }), "G", "methods ip need G = P(Δ = 1 | X, Y): give a column of fitted probabilities (G), or feature columns (X)"},
+		{"estimate needs G", est(func(c *EstimateConfig) { c.Methods = []method.Method{method.IP} }), "G", "methods ip need G = P(Δ = 1 | X, Y): it is fitted on the features named by X, or read from a column of fitted probabilities named by G"},
 	} {
 		if tc.err == nil || !strings.Contains(tc.err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want one containing %q", tc.name, tc.err, tc.want)

@@ -102,7 +102,7 @@ func TestImpossibleEstimates(t *testing.T) {
 	}
 	e := &Estimates{Results: res, Sigma: 1}
 	md := e.Markdown()
-	for _, w := range []string{"| dr | IMPOSSIBLE (5.43 ± 3) | Y=0: 0.02 ± 0.1, Y=1: IMPOSSIBLE (5.41 ± 3) | Y=[1] |", "| ip | IMPOSSIBLE (-1608 ± 1.7e+03) |", "| obs | 0.3 ± 0.14 |"} {
+	for _, w := range []string{"| dr | IMPOSSIBLE (5.43 ± 3) | Y=0: 0.02 ± 0.1, Y=1: IMPOSSIBLE (5.41 ± 3) | Y = 1 |", "| ip | IMPOSSIBLE (-1608 ± 1.7e+03) |", "| obs | 0.3 ± 0.14 |"} {
 		if !strings.Contains(md, w) {
 			t.Errorf("estimates' table lacks %q:\n%s", w, md)
 		}
@@ -121,15 +121,15 @@ func TestImpossibleEstimates(t *testing.T) {
 // the estimators write; a binary label's text is left as it is.
 func TestClassNamesInText(t *testing.T) {
 	classes := []string{"A", "N", "U", "Y"}
-	in := "dr: MMD² = 1  [Y=0: 0.1]  [Y=3: 0.2]  UNRELIABLE in Y=[0 3]\n  Y=2: 40 rows"
-	want := "dr: MMD² = 1  [Y=A: 0.1]  [Y=Y: 0.2]  UNRELIABLE in Y=[A Y]\n  Y=U: 40 rows"
+	in := "dr: MMD² = 1  [Y=0: 0.1]  [Y=3: 0.2]  UNRELIABLE in Y = 0 and Y = 3\n  Y=2: 40 rows"
+	want := "dr: MMD² = 1  [Y=A: 0.1]  [Y=Y: 0.2]  UNRELIABLE in Y = A and Y = Y\n  Y=U: 40 rows"
 	if got := classText(in, classes); got != want {
 		t.Errorf("classText:\n%s\nwant\n%s", got, want)
 	}
 	if got := classText(in, nil); got != in {
 		t.Errorf("binary: %q", got)
 	}
-	if got := strataList([]float64{0, 1}, nil); got != "Y=[0 1]" {
+	if got := strataList([]float64{0, 1}, nil); got != "Y = 0 and Y = 1" {
 		t.Errorf("strataList binary: %q", got)
 	}
 }

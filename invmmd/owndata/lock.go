@@ -34,14 +34,33 @@ func (l lockInfo) String() string {
 	return fmt.Sprintf("process %d on %s (%s, since %s)", l.PID, l.Host, cmd, l.Started.Format("2006-01-02 15:04:05"))
 }
 
-// LockedError is the refusal of an output folder that another fit is writing.
+// LockedError is the refusal of an output folder that another fit is writing, or of an
+// output file (LockOutputFile) that another command is writing.
 type LockedError struct {
-	Dir    string
+	Dir    string // the folder, or the file when File
 	Holder string // the holder, as lockInfo.String says
+	File   bool   // Dir is an output file, locked by LockOutputFile
 }
 
 func (e *LockedError) Error() string {
+	if e.File {
+		return fmt.Sprintf("%s is being written by %s: two runs writing one file would each compute everything and one replace or refuse the other's; wait for it to finish, or write elsewhere", e.Dir, e.Holder)
+	}
 	return fmt.Sprintf("%s is being written by %s: two fits into one folder would mix their results; wait for it to finish, or write elsewhere", e.Dir, e.Holder)
+}
+
+// LockOutputFile takes, before any work, the lock of the output file path: the file
+// path+".lock" beside it, held as a fit holds its folder's (the operating system's lock,
+// released when the holder exits however it exits), recording the holder's command line
+// command. While one command holds it a second is refused at once with a *LockedError
+// naming the holder. release removes the lock file and releases the lock; note says when
+// the lock file of a process that ended without releasing it was taken over.
+func LockOutputFile(path, command string) (release func() error, note string, err error) {
+	l, note, err := takeLock(path+".lock", path, command, true)
+	if err != nil {
+		return nil, "", err
+	}
+	return l.release, note, nil
 }
 
 // dirLock is a held lock of an output folder.
@@ -54,9 +73,14 @@ type dirLock struct {
 // returns a *LockedError naming the holder. note says when it took over the lock file of a
 // process that ended without releasing it.
 func lockDir(dir string, args []string) (*dirLock, string, error) {
-	path := filepath.Join(dir, LockFile)
+	return takeLock(filepath.Join(dir, LockFile), dir, commandLine(args), false)
+}
+
+// takeLock takes the lock file path of what (a folder, or an output file when file) for
+// the command line command, or returns a *LockedError naming the holder.
+func takeLock(path, what, command string, file bool) (*dirLock, string, error) {
 	host, _ := os.Hostname()
-	me := lockInfo{PID: os.Getpid(), Host: host, Command: commandLine(args), Started: time.Now()}
+	me := lockInfo{PID: os.Getpid(), Host: host, Command: command, Started: time.Now()}
 	for attempt := 0; attempt < 5; attempt++ {
 		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 		if err != nil {
@@ -74,7 +98,7 @@ func lockDir(dir string, args []string) (*dirLock, string, error) {
 			if old.PID > 0 {
 				who = old.String()
 			}
-			return nil, "", &LockedError{Dir: dir, Holder: who}
+			return nil, "", &LockedError{Dir: what, Holder: who, File: file}
 		}
 		if !samePath(f, path) { // removed by its holder between our open and our lock: again
 			unlock(f)
@@ -83,7 +107,7 @@ func lockDir(dir string, args []string) (*dirLock, string, error) {
 		}
 		note := ""
 		if old.PID > 0 && (old.PID != me.PID || old.Host != me.Host) {
-			note = fmt.Sprintf("took over the lock of %s in %s: that process ended without releasing it, and what it finished is kept", old, dir)
+			note = fmt.Sprintf("took over the lock of %s in %s: that process ended without releasing it, and what it finished is kept", old, what)
 		}
 		b, _ := json.Marshal(me)
 		if err := f.Truncate(0); err == nil {
@@ -91,7 +115,7 @@ func lockDir(dir string, args []string) (*dirLock, string, error) {
 		}
 		return &dirLock{path: path, f: f}, note, nil
 	}
-	return nil, "", fmt.Errorf("locking %s: its lock file kept changing", dir)
+	return nil, "", fmt.Errorf("locking %s: its lock file kept changing", what)
 }
 
 // release removes the lock file and releases the lock; a nil lock does nothing.

@@ -91,39 +91,42 @@ func stratumName(y float64, all bool, classes []string) string {
 	return fmt.Sprintf("Y=%v", y)
 }
 
-// strataList renders the Y values ys as a list of strata: "Y=[0 1]", or for K classes
-// "Y=[alpha gamma]".
+// strataList renders the Y values ys as a list of strata in words: "Y = 0 and Y = 1",
+// or for K classes "Y = alpha and Y = gamma".
 func strataList(ys []float64, classes []string) string {
 	parts := make([]string, len(ys))
 	for i, y := range ys {
 		parts[i] = strings.TrimPrefix(stratumName(y, false, classes), "Y=")
 	}
-	return "Y=[" + strings.Join(parts, " ") + "]"
+	return invmmd.StrataList(parts...)
 }
 
-var (
-	stratumRef  = regexp.MustCompile(`Y=(\d+)\b`)
-	stratumList = regexp.MustCompile(`Y=\[([\d ]+)\]`)
-)
+// unreliableWarning says that method's strata ys are unreliable.
+func unreliableWarning(method string, ys []float64, classes []string) string {
+	what := "strata %s are unreliable (see the diagnostics); their terms rest"
+	if len(ys) == 1 {
+		what = "stratum %s is unreliable (see the diagnostics); its term rests"
+	}
+	return fmt.Sprintf("%s: "+what+" on too few effective rows or a floored normaliser", method, strataList(ys, classes))
+}
+
+// stratumRef matches a stratum "Y=k" or "Y = k" (in a list) of the estimators' text.
+var stratumRef = regexp.MustCompile(`Y( = |=)(\d+)\b`)
 
 // classText renames, in text the estimators wrote (Result.String, a stratum's
-// diagnostics, a test's reasons), each stratum "Y=k" and list "Y=[k l]" of a label of
+// diagnostics, a test's reasons), each stratum "Y=k" (or "Y = k" in a list) of a label of
 // K > 2 classes by the classes' names; text of a binary label is returned as it is.
 func classText(s string, classes []string) string {
 	if len(classes) <= 2 {
 		return s
 	}
-	s = stratumList.ReplaceAllStringFunc(s, func(m string) string {
-		var ys []float64
-		for _, f := range strings.Fields(m[3 : len(m)-1]) {
-			k, _ := strconv.Atoi(f)
-			ys = append(ys, float64(k))
-		}
-		return strataList(ys, classes)
-	})
 	return stratumRef.ReplaceAllStringFunc(s, func(m string) string {
-		k, _ := strconv.Atoi(m[2:])
-		return stratumName(float64(k), false, classes)
+		sub := stratumRef.FindStringSubmatch(m)
+		k, _ := strconv.Atoi(sub[2])
+		if k < 0 || k >= len(classes) {
+			return m
+		}
+		return "Y" + sub[1] + classes[k]
 	})
 }
 

@@ -23,7 +23,7 @@ type Row struct {
 	ValAcc     float64
 	DR, IP     float64 // held-out MMD² of h on the test split by dr and ip
 	DRSE, IPSE float64 // their jackknife standard errors
-	Unreliable string  // held-out strata flagged unreliable, "METHOD: Y=[...]; ..."; empty when none
+	Unreliable string  // held-out strata flagged unreliable, "METHOD: Y = 0 and Y = 1; ..."; empty when none
 	Dropped    int     // stratum penalties dropped as unreliable during training
 	Warning    string  // the model's warnings joined by " | "
 	// AllUnreliable: every held-out stratum of dr and ip is flagged unreliable.
@@ -419,7 +419,7 @@ func allUnreliable(res []invmmd.Result) bool {
 	return len(res) > 0
 }
 
-// unreliableList renders the unreliable strata of the results: "dr: Y=[0]; ip: Y=[0 1]".
+// unreliableList renders the unreliable strata of the results: "dr: Y = 0; ip: Y = 0 and Y = 1".
 func unreliableList(res []invmmd.Result, classes []string) string {
 	var parts []string
 	for _, r := range res {

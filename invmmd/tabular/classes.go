@@ -39,7 +39,7 @@ func (t *Table) Classes(name, key string) (y []float64, names []string, err erro
 	case len(seen) > MaxClasses:
 		return nil, nil, fmt.Errorf("%s: column %q (%s) has more than %d distinct values: not a label of classes", t.File, name, flag, MaxClasses)
 	case len(seen) < 2:
-		return nil, nil, fmt.Errorf("%s: column %q (%s) has only the value %s in all %d rows: one class, nothing to learn or stratify", t.File, name, flag, strings.Join(seen, ""), t.Len())
+		return nil, nil, oneClassError(t.File, name, flag, strings.Join(seen, ""))
 	}
 	if c.Numeric {
 		slices.SortFunc(seen, func(a, b string) int {

@@ -24,7 +24,7 @@ func TestClasses(t *testing.T) {
 		{"binary is two classes", "y,x\nyes,1\nno,2\n", []float64{1, 0}, []string{"no", "yes"}, nil},
 		{"missing label", "y,x\na,1\n,2\nb,3\n", nil, nil, []string{"t.csv:3", `"y"`, "label is missing"}},
 		{"fractional code", "y,x\n1,1\n2.5,2\n", nil, nil, []string{"t.csv:3", `"2.5"`, "integer codes"}},
-		{"one class", "y,x\na,1\na,2\n", nil, nil, []string{"one class", "only the value a"}},
+		{"one class", "y,x\na,1\na,2\n", nil, nil, []string{`one class ("a" on every row)`}},
 		{"no column", "y,x\na,1\n", nil, nil, []string{`no column named "w"`}},
 	} {
 		tab := readString(t, tc.csv)

@@ -129,12 +129,20 @@ func (t *Table) bothClasses(y []float64, yCol string) error {
 	for _, v := range y {
 		count[int(v)]++
 	}
-	for k := 0; k < 2; k++ {
-		if count[k] == 0 {
-			return fmt.Errorf("%s: column %q (%s) has only the value %v in all %d rows: one class, nothing to learn or stratify", t.File, yCol, t.name("Y"), 1-k, len(y))
+	if count[0] == 0 || count[1] == 0 {
+		c, value := t.Column(yCol), ""
+		if vs := c.distinct(1); len(vs) == 1 { // every row has a label (labels)
+			value = vs[0]
 		}
+		return oneClassError(t.File, yCol, t.name("Y"), value)
 	}
 	return nil
+}
+
+// oneClassError says that label column name (setting flag) of file holds one class,
+// value (as the file wrote it) on every row.
+func oneClassError(file, name, flag, value string) error {
+	return fmt.Errorf("%s: column %q (%s) has one class (%q on every row): nothing to compare", file, name, flag, value)
 }
 
 // LabelsAndNuisance reads Y (no missing value allowed) and Z (missing allowed) and checks

@@ -106,6 +106,21 @@ func (e *ColumnError) Error() string {
 		by = " (" + e.Setting + ")"
 	}
 	msg := fmt.Sprintf("%s: no column named %q%s; the columns are %s", e.File, e.Name, by, strings.Join(e.Header, ", "))
+	if e.Name == "logit" { // predict's output for a model of K classes has logit_CLASS columns
+		var logits []string
+		for _, h := range e.Header {
+			if strings.HasPrefix(h, "logit_") {
+				logits = append(logits, h)
+			}
+		}
+		if len(logits) >= 2 {
+			list, named := strings.Join(logits, ","), strings.Join(logits, ",")
+			if e.Setting != "" {
+				named = e.Setting + " " + list
+			}
+			return msg + fmt.Sprintf(": a model of %d classes writes %s: name them all, comma-separated (%s)", len(logits), list, named)
+		}
+	}
 	if len(e.Header) == 1 {
 		for _, sep := range []struct{ char, name string }{{"\t", "tab"}, {";", "semicolon"}, {"|", "bar"}} {
 			if strings.Contains(e.Header[0], sep.char) {

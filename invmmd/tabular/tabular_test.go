@@ -65,7 +65,7 @@ func TestBadInput(t *testing.T) {
 		{"non-binary Z", "a,y,z\n1,0,1\n2,1,2\n3,1,0\n", "y", "", "z", []string{"bad.csv:3", `column "z" (Z)`, `value "2"`}},
 		{"three-valued label", "a,y,z\n1,a,1\n2,b,0\n3,c,0\n", "y", "a", "z", []string{`bad.csv:4: column "y" (Y) is not binary: value "c" is a third value; values seen a, b, c`}},
 		{"all Z missing", "a,y,z\n1,0,\n2,1,NA\n", "y", "", "z", []string{`column "z" (Z) is missing in all 2 rows`}},
-		{"one class", "a,y,z\n1,1,1\n2,1,0\n", "y", "", "z", []string{"only the value 1 in all 2 rows"}},
+		{"one class", "a,y,z\n1,1,1\n2,1,0\n", "y", "", "z", []string{`has one class ("1" on every row): nothing to compare`}},
 		{"empty cell", "a,y,z\n1,0,1\n2,0,1\n3,1,0\n4,1,1\n5,0,\n", "y", "", "z", []string{"no row with y = 0 and z = 0 observed", "Y=0,Z=0: 0"}},
 		{"missing label", "a,y,z\n1,0,1\n2,,0\n", "y", "", "z", []string{"bad.csv:3", "the label is missing"}},
 		{"no such column", "a,y,z\n1,0,1\n", "y", "", "nuisance", []string{`no column named "nuisance"`, "the columns are a, y, z"}},
