@@ -65,9 +65,9 @@ func (drawer) ToolCalibration(base string, rows []results.ToolCalibrationRow, se
 	return figures.SaveGrid(plots, base, figures.ToolCalibrationWidth, figures.ToolCalibrationHeight)
 }
 
-// Diagnosis draws a diagnosed fit's steps.
-func (drawer) Diagnosis(base string, steps []results.DiagnosisStep, fit string, labels map[string]string) error {
-	plots, err := figures.Diagnosis(steps, fit, labels)
+// Diagnosis draws a diagnosed fit's steps, with each objective's kept epoch.
+func (drawer) Diagnosis(base string, steps []results.DiagnosisStep, fit string, labels map[string]string, kept []results.DiagnosisKept) error {
+	plots, err := figures.Diagnosis(steps, fit, labels, kept)
 	if err != nil {
 		return err
 	}
