@@ -31,7 +31,7 @@ func (drawer) Results(base, title string, sums []results.Summary, paper map[stri
 
 // Examples draws example images, perCell of each (Y, Z) cell.
 func (drawer) Examples(base string, ex experiments.ExampleImages, perCell int) error {
-	p, w, h, err := figures.TMNISTGrid(ex.Sets, perCell, ex.ZNames)
+	p, w, h, err := figures.TMNISTGrid(ex.Sets, perCell, ex.ZNames, ex.Note)
 	if err != nil {
 		return err
 	}

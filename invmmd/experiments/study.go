@@ -103,6 +103,7 @@ type Step struct {
 type ExampleImages struct {
 	Sets   []*dataset.Set
 	ZNames [2]string
+	Note   string // a line under the images, e.g. that some labels shown are flipped
 }
 
 // builtin has one method per study of the project, each in the study's own file (e.g.
