@@ -31,7 +31,7 @@ func (drawer) Results(base, title string, sums []results.Summary, paper map[stri
 
 // Examples draws example images, perCell of each (Y, Z) cell.
 func (drawer) Examples(base string, ex experiments.ExampleImages, perCell int) error {
-	p, w, h, err := figures.TMNISTGrid(ex.Sets, perCell, ex.ZNames)
+	p, w, h, err := figures.TMNISTGrid(ex.Sets, perCell, ex.ZNames, ex.Note)
 	if err != nil {
 		return err
 	}
@@ -65,9 +65,9 @@ func (drawer) ToolCalibration(base string, rows []results.ToolCalibrationRow, se
 	return figures.SaveGrid(plots, base, figures.ToolCalibrationWidth, figures.ToolCalibrationHeight)
 }
 
-// Diagnosis draws a diagnosed fit's steps.
-func (drawer) Diagnosis(base string, steps []results.DiagnosisStep, fit string, labels map[string]string) error {
-	plots, err := figures.Diagnosis(steps, fit, labels)
+// Diagnosis draws a diagnosed fit's steps, with each objective's kept epoch.
+func (drawer) Diagnosis(base string, steps []results.DiagnosisStep, fit string, labels map[string]string, kept []results.DiagnosisKept) error {
+	plots, err := figures.Diagnosis(steps, fit, labels, kept)
 	if err != nil {
 		return err
 	}

@@ -236,7 +236,7 @@ func (DiagnosisStudy) Figures(out string, d Drawer, _ io.Writer) ([]string, erro
 }
 
 // RedrawDiagnosis draws the diagnosis figure of out/tables/NAME.csv and its record (the
-// title, the objectives' labels) into out/NAME.png and .svg, and returns the figure's base
+// title, the objectives' labels, their kept epochs) into out/NAME.png and .svg, and returns the figure's base
 // path.
 func RedrawDiagnosis(out, name string, d Drawer) (string, error) {
 	t := filepath.Join(out, "tables")
@@ -254,7 +254,7 @@ func RedrawDiagnosis(out, name string, d Drawer) (string, error) {
 		return "", fmt.Errorf("%s: %w", cp, err)
 	}
 	base := filepath.Join(out, name)
-	if err := d.Diagnosis(base, steps, rec.Fit(), rec.Labels()); err != nil {
+	if err := d.Diagnosis(base, steps, rec.Fit(), rec.Labels(), rec.Kept()); err != nil {
 		return "", fmt.Errorf("%s: %w", name, err)
 	}
 	return base, nil

@@ -170,6 +170,20 @@ func (r DiagnosisRecord) Fit() string {
 	return fmt.Sprintf("%s, %s, λ = %s, seed %d", r.Experiment, r.Method, results.LambdaName(r.Lambda), r.Seed)
 }
 
+// Kept returns each objective's kept epoch and its validation values, for the figure; a
+// fit whose record lacks the strata (fewer than two) is left out.
+func (r DiagnosisRecord) Kept() []results.DiagnosisKept {
+	var out []results.DiagnosisKept
+	for _, f := range r.Fits {
+		if f.BestEpoch < 1 || len(f.BestValStrata) < 2 {
+			continue
+		}
+		out = append(out, results.DiagnosisKept{Objective: f.Objective, Epoch: f.BestEpoch, Val: f.BestVal,
+			ValNLL: f.BestValNLL, ValStrata: [2]float64{f.BestValStrata[0], f.BestValStrata[1]}})
+	}
+	return out
+}
+
 // Labels names each objective's fit for the figure's legends, with its accuracies.
 func (r DiagnosisRecord) Labels() map[string]string {
 	out := map[string]string{}

@@ -80,8 +80,9 @@ type Drawer interface {
 	// ToolCalibration draws the calibration of invmmd test and invmmd estimate as the
 	// commands run them (calibration -commands): null rejection rates and standard errors.
 	ToolCalibration(base string, rows []results.ToolCalibrationRow, se []results.SECalibrationRow, alpha float64) error
-	// Diagnosis draws a diagnosed fit's steps, titled fit, each objective labelled.
-	Diagnosis(base string, steps []results.DiagnosisStep, fit string, labels map[string]string) error
+	// Diagnosis draws a diagnosed fit's steps, titled fit, each objective labelled, each
+	// objective's kept epoch marked with its validation values.
+	Diagnosis(base string, steps []results.DiagnosisStep, fit string, labels map[string]string, kept []results.DiagnosisKept) error
 	// Representations draws the comparison of the layer the penalty acts on.
 	Representations(base, title string, fits []results.RepresentationFit) error
 	// Objectives draws the comparison of the objectives an experiment was trained with
@@ -102,6 +103,7 @@ type Step struct {
 type ExampleImages struct {
 	Sets   []*dataset.Set
 	ZNames [2]string
+	Note   string // a line under the images, e.g. that some labels shown are flipped
 }
 
 // builtin has one method per study of the project, each in the study's own file (e.g.

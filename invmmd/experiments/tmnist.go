@@ -48,7 +48,9 @@ func TMNIST(size TMNISTSize) Experiment {
 		if err != nil {
 			return ExampleImages{}, err
 		}
-		return ExampleImages{Sets: []*dataset.Set{sp.Train, sp.Test}, ZNames: [2]string{"brick", "grass"}}, nil
+		note := fmt.Sprintf("Y is the digit's label after the paper's label noise: flipped with probability %g in every split, "+
+			"so about %.0f%% of the images shown under Y=0 are 1s, and of those under Y=1, 0s.", cfg.FlipProb, 100*cfg.FlipProb)
+		return ExampleImages{Sets: []*dataset.Set{sp.Train, sp.Test}, ZNames: [2]string{"brick", "grass"}, Note: note}, nil
 	}
 	return exp
 }

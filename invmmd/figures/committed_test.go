@@ -125,7 +125,7 @@ func committedFigures(t *testing.T) []figureCase {
 		if err := json.Unmarshal(b, &rec); err != nil {
 			t.Fatal(err)
 		}
-		g, err := Diagnosis(steps, rec.Fit(), rec.Labels())
+		g, err := Diagnosis(steps, rec.Fit(), rec.Labels(), rec.Kept())
 		if err != nil {
 			t.Fatal(err)
 		}

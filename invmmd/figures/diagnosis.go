@@ -2,8 +2,10 @@ package figures
 
 import (
 	"fmt"
+	"image/color"
 	"math"
 	"slices"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -31,9 +33,14 @@ const (
 // ±diagnosisLogFrom, else SymLog (linear within ±diagnosisLinear), as their titles say. An
 // objective whose steps equal an earlier one's at every step is drawn dashed over it, and its
 // legend entry says so. fit names the fit (in the legend); labels, when they hold an
-// objective, name it in the legends (e.g. with its training accuracy). The legends are
-// below the top-left panel (the lines) and the bottom-right one (the markers).
-func Diagnosis(steps []results.DiagnosisStep, fit string, labels map[string]string) ([][]*plot.Plot, error) {
+// objective, name it in the legends (e.g. with its training accuracy). kept, per objective,
+// is the epoch whose weights were kept and its validation values (the step tables hold
+// training values only): a dotted vertical line on the top and bottom-left panels marks the
+// last step of each kept epoch ("kept: epoch E" at its top), and each of those panels' titles
+// writes the kept epoch's validation value of what the panel draws (each stratum's MMD²
+// estimate; the NLL and the validation objective). The legends are below the top-left panel
+// (the lines) and the bottom-right one (the markers).
+func Diagnosis(steps []results.DiagnosisStep, fit string, labels map[string]string, kept []results.DiagnosisKept) ([][]*plot.Plot, error) {
 	if len(steps) == 0 {
 		return nil, fmt.Errorf("figures: Diagnosis: no steps")
 	}
@@ -90,6 +97,10 @@ func Diagnosis(steps []results.DiagnosisStep, fit string, labels map[string]stri
 			lo, hi = math.Min(lo, v), math.Max(hi, v)
 		}
 	}
+	marks, err := newKeptMarks(kept, objectives, of)
+	if err != nil {
+		return nil, err
+	}
 	symlog := math.Max(-lo, hi) > diagnosisLogFrom
 	mmdAxis := func(p *plot.Plot) {
 		if !symlog {
@@ -114,6 +125,10 @@ func Diagnosis(steps []results.DiagnosisStep, fit string, labels map[string]stri
 		p.X.Tick.Marker = roundTicks{}
 		mmdAxis(p)
 		p.Add(newHLine(0, ReferenceColor))
+		marks.addTo(p)
+		if line := marks.title(func(k results.DiagnosisKept) string { return signed(k.ValStrata[y]) }, "validation MMD² estimate"); line != "" {
+			p.Title.Text += "\n" + line
+		}
 		var l *belowLegend
 		if y == 0 {
 			l = legendBelow(p)
@@ -134,6 +149,10 @@ func Diagnosis(steps []results.DiagnosisStep, fit string, labels map[string]stri
 				l.add(label(k), line)
 			}
 		}
+		if l != nil && len(marks) > 0 {
+			l.add("the last step of the epoch kept (lowest validation objective)", marks[0])
+		}
+		marks.headroom(&p.Y)
 		return p
 	}
 	nll := plot.New()
@@ -157,6 +176,13 @@ func Diagnosis(steps []results.DiagnosisStep, fit string, labels map[string]stri
 		nll.Add(l)
 	}
 	nll.Y.Min = 0
+	marks.headroom(&nll.Y)
+	marks.addTo(nll)
+	if line := marks.title(func(k results.DiagnosisKept) string {
+		return fmt.Sprintf("NLL %.3f, objective %s", k.ValNLL, signed(k.Val))
+	}, "validation"); line != "" {
+		nll.Title.Text += "\n" + line
+	}
 	var normalisers *plot.Plot
 	if pz := pzRange(steps); pz[1]-pz[0] > 1e-9 {
 		normalisers = pzScatter(steps, objectives, of, label, mmdAxis)
@@ -262,6 +288,146 @@ func pzLines(objectives []string, of func(string) []results.DiagnosisStep, style
 		}
 	}
 	return p
+}
+
+// keptMark is a dotted vertical line at the last step of an objective's kept epoch, in the
+// objective's colour, with "kept: epoch E" near its top (the marks' labels one below the
+// other); kept holds the objectives that kept
+// that step (one line for several).
+type keptMark struct {
+	step int
+	kept []results.DiagnosisKept
+	col  color.Color
+	row  int // the label's row from the top: one per mark, so that labels do not overlap
+}
+
+// keptMarks are the diagnosis figure's kept-epoch marks (newKeptMarks).
+type keptMarks []*keptMark
+
+// newKeptMarks returns the kept-epoch marks, one per distinct step, in the
+// order of the objectives. An objective kept an epoch its steps do not reach is an error;
+// one without a kept epoch gets no mark.
+
+func newKeptMarks(kept []results.DiagnosisKept, objectives []string, of func(string) []results.DiagnosisStep) (keptMarks, error) {
+	var out keptMarks
+	for k, o := range objectives {
+		i := slices.IndexFunc(kept, func(x results.DiagnosisKept) bool { return x.Objective == o })
+		if i < 0 {
+			continue
+		}
+		step := 0
+		for _, s := range of(o) {
+			if s.Epoch == kept[i].Epoch {
+				step = s.Step
+			}
+		}
+		if step == 0 {
+			return nil, fmt.Errorf("figures: Diagnosis: %s kept epoch %d, which none of its steps belongs to", o, kept[i].Epoch)
+		}
+		if j := slices.IndexFunc(out, func(m *keptMark) bool { return m.step == step }); j >= 0 {
+			out[j].kept = append(out[j].kept, kept[i])
+			continue
+		}
+		out = append(out, &keptMark{step: step, kept: []results.DiagnosisKept{kept[i]}, col: series[k], row: len(out)})
+	}
+	return out, nil
+}
+
+// addTo draws the marks on p.
+func (ms keptMarks) addTo(p *plot.Plot) {
+	for _, m := range ms {
+		p.Add(m)
+	}
+}
+
+// headroom raises ax's top so that the marks' labels, one row each at the top of the data
+// area, sit above the data: by keptRow of the axis's span per label.
+func (ms keptMarks) headroom(ax *plot.Axis) {
+	if len(ms) == 0 {
+		return
+	}
+	extra := keptRow * float64(len(ms)) / (1 - keptRow*float64(len(ms)))
+	if s, ok := ax.Scale.(SymLog); ok {
+		lo, hi := s.forward(ax.Min), s.forward(ax.Max)
+		ax.Max = s.inverse(hi + extra*(hi-lo))
+		return
+	}
+	ax.Max += extra * (ax.Max - ax.Min)
+}
+
+// keptRow is the share of a panel's data area's height a kept-epoch label takes.
+const keptRow = 0.11
+
+// title is a title line that writes, per objective, what (e.g. "validation MMD² estimate")
+// value gives at its kept epoch: "kept epoch 25, validation …: −0.604 (paper), −0.017
+// (robust)" when the objectives kept the same epoch, else "kept epoch, validation …: 0.063
+// (paper, epoch 20), 0.027 (train-norms, epoch 28)". Empty without marks.
+func (ms keptMarks) title(value func(results.DiagnosisKept) string, what string) string {
+	var all []results.DiagnosisKept
+	for _, m := range ms {
+		all = append(all, m.kept...)
+	}
+	if len(all) == 0 {
+		return ""
+	}
+	same := !slices.ContainsFunc(all, func(k results.DiagnosisKept) bool { return k.Epoch != all[0].Epoch })
+	parts := make([]string, len(all))
+	for i, k := range all {
+		if same {
+			parts[i] = fmt.Sprintf("%s (%s)", value(k), k.Objective)
+		} else {
+			parts[i] = fmt.Sprintf("%s (%s, epoch %d)", value(k), k.Objective, k.Epoch)
+		}
+	}
+	head := "kept epoch, " + what
+	if same {
+		head = fmt.Sprintf("kept epoch %d, %s", all[0].Epoch, what)
+	}
+	return head + ": " + strings.Join(parts, ", ")
+}
+
+// signed writes v to three decimals with a true minus sign.
+func signed(v float64) string {
+	return strings.Replace(fmt.Sprintf("%.3f", v), "-", "−", 1)
+}
+
+// keptStyle is the dotted line of a kept-epoch mark.
+func keptStyle(c color.Color) draw.LineStyle {
+	return draw.LineStyle{Color: c, Width: vg.Points(1.3), Dashes: []vg.Length{vg.Points(1.5), vg.Points(2.5)}}
+}
+
+// Plot implements plot.Plotter: the line across the data area and, in its row at the top
+// (headroom keeps it above the data), "kept: epoch E" right of the line (left of it where
+// the text would leave the data area).
+func (m *keptMark) Plot(c draw.Canvas, p *plot.Plot) {
+	if float64(m.step) < p.X.Min || float64(m.step) > p.X.Max {
+		return
+	}
+	trX, _ := p.Transforms(&c)
+	x := trX(float64(m.step))
+	c.StrokeLine2(keptStyle(m.col), x, c.Min.Y, x, c.Max.Y)
+	epochs := []string{}
+	for _, k := range m.kept {
+		if e := fmt.Sprint(k.Epoch); !slices.Contains(epochs, e) {
+			epochs = append(epochs, e)
+		}
+	}
+	text := "kept: epoch " + strings.Join(epochs, ", ")
+	sty := p.X.Tick.Label
+	sty.Color = m.col
+	sty.YAlign = draw.YTop
+	at := vg.Point{X: x + vg.Points(4), Y: c.Max.Y - vg.Points(2) - vg.Length(m.row)*(sty.Height(text)+vg.Points(3))}
+	sty.XAlign = draw.XLeft
+	if at.X+sty.Width(text) > c.Max.X {
+		at.X, sty.XAlign = x-vg.Points(4), draw.XRight
+	}
+	c.FillText(sty, at, text)
+}
+
+// Thumbnail implements plot.Thumbnailer: a vertical dotted line.
+func (m *keptMark) Thumbnail(c *draw.Canvas) {
+	x := c.Center().X
+	c.StrokeLine2(keptStyle(m.col), x, c.Min.Y, x, c.Max.Y)
 }
 
 // lineLabel writes text just above (x, y), right-aligned at x.

@@ -37,9 +37,10 @@ func ObjectivesSize(n int) (w, h vg.Length) {
 // (as Results draws them, per-seed so that seeds that collapse and seeds that learn are
 // seen apart); a method an objective was not run with says so. Each panel's title names the
 // objective, its seeds and how many of its fits ended with train accuracy below 0.5 (the
-// inverted label); the first adds title. Chance, none's median (from the first run that has
-// none) and the ceiling (opts: Chance, Ceiling, Hints) are lines; the legend is below the
-// first panel. It is an error to give no run or a run without rows.
+// inverted label); the first adds title. The shared axis spans the seeds' accuracies and
+// the ceiling; chance and none's median (from the first run that has none), where within it,
+// and the ceiling (opts: Chance, Ceiling, Hints) are lines. The legend, below the first
+// panel, keys the seeds in the colours of the methods drawn. It is an error to give no run or a run without rows.
 func Objectives(title string, runs []ObjectiveRun, opts ...ResultOption) ([][]*plot.Plot, error) {
 	if len(runs) == 0 {
 		return nil, fmt.Errorf("figures: Objectives %q: no runs", title)
@@ -70,9 +71,11 @@ func Objectives(title string, runs []ObjectiveRun, opts ...ResultOption) ([][]*p
 		}
 	}
 	slices.SortStableFunc(methods, func(a, b string) int { return slices.Index(method.Names(), a) - slices.Index(method.Names(), b) })
-	lo, hi := o.chance, o.chance
+	// The axis spans the seeds' accuracies and the ceiling; chance and none's median are drawn
+	// only where they fall within it.
+	lo, hi := math.Inf(1), math.Inf(-1)
 	if !math.IsNaN(o.ceiling) {
-		hi = math.Max(hi, o.ceiling)
+		lo, hi = o.ceiling, o.ceiling
 	}
 	var grid [][]*plot.Plot
 	var notRuns [][]float64 // per panel, the columns of methods it was not run with
@@ -119,12 +122,26 @@ func Objectives(title string, runs []ObjectiveRun, opts ...ResultOption) ([][]*p
 		notRuns = append(notRuns, absent)
 		if k == 0 && keys.seeds {
 			l := legendBelow(p)
-			l.add("each seed", legendKey{kind: keySeed})
+			// The methods' own colours when they fit the key (three at most), else the
+			// key's three.
+			var cols []color.Color
+			for _, m := range methods {
+				if c, ok := MethodColor(m); ok {
+					cols = append(cols, c)
+				}
+			}
+			if len(cols) > 3 {
+				cols = nil
+			}
+			l.add("each seed", legendKey{kind: keySeed, colors: cols})
 			l.add("median of the seeds", legendKey{kind: keyMedian})
 		}
 		grid = append(grid, []*plot.Plot{p})
 	}
-	span := hi - lo
+	if math.IsInf(lo, 0) { // no seed and no ceiling: chance alone
+		lo, hi = o.chance, o.chance
+	}
+	span := math.Max(hi-lo, 0.02)
 	for k, row := range grid {
 		p := row[0]
 		p.Y.Min, p.Y.Max = math.Max(0, lo-0.05*span), math.Min(1, hi+0.06*span)
@@ -141,15 +158,29 @@ func Objectives(title string, runs []ObjectiveRun, opts ...ResultOption) ([][]*p
 	return grid, nil
 }
 
-// referenceLines draws chance, none's median (when none has values within p's y range) and
-// the ceiling (when set) across p, and names them in l when l is not nil.
+// referenceLines draws chance and none's median (each when within p's y range) and the
+// ceiling (when set) across p, and names them in l when l is not nil (chance, when below or
+// above the axis, in a note that says so).
 func referenceLines(p *plot.Plot, l *belowLegend, o resultOptions, none []float64) {
-	chance := newHLine(o.chance, ReferenceColor, vg.Points(6), vg.Points(3))
-	p.Add(chance)
-	lines := []struct {
+	var lines []struct {
 		label string
 		line  *hline
-	}{{fmt.Sprintf("chance (%g)", o.chance), chance}}
+	}
+	var off string
+	if o.chance >= p.Y.Min && o.chance <= p.Y.Max {
+		chance := newHLine(o.chance, ReferenceColor, vg.Points(6), vg.Points(3))
+		p.Add(chance)
+		lines = append(lines, struct {
+			label string
+			line  *hline
+		}{fmt.Sprintf("chance (%g)", o.chance), chance})
+	} else {
+		where := "below"
+		if o.chance > p.Y.Max {
+			where = "above"
+		}
+		off = fmt.Sprintf("Chance (%g) is %s the axis, which spans the seeds' accuracies.", o.chance, where)
+	}
 	if len(none) > 0 && median(none) >= p.Y.Min && median(none) <= p.Y.Max {
 		c, _ := MethodColor("none")
 		n := newHLine(median(none), c, vg.Points(2), vg.Points(2))
@@ -172,6 +203,9 @@ func referenceLines(p *plot.Plot, l *belowLegend, o resultOptions, none []float6
 	if l != nil {
 		for _, x := range lines {
 			l.add(x.label, x.line)
+		}
+		if off != "" {
+			l.note(off)
 		}
 	}
 }

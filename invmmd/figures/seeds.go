@@ -197,12 +197,16 @@ func (triangleDownRing) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Poi
 // Kinds of legendKey.
 const (
 	keyMean   = iota // our mean ± sd: a bar on a whisker
-	keySeed          // our seeds: dots in three methods' colours
+	keySeed          // our seeds: dots in the methods' colours
 	keyMedian        // the seeds' median: a bar
 )
 
-// legendKey is the legend thumbnail of a mark drawn in each method's colour.
-type legendKey struct{ kind int }
+// legendKey is the legend thumbnail of a mark drawn in each method's colour: for keySeed,
+// one dot per colour of colors (three methods' colours when nil).
+type legendKey struct {
+	kind   int
+	colors []color.Color
+}
 
 // Thumbnail implements plot.Thumbnailer.
 func (k legendKey) Thumbnail(c *draw.Canvas) {
@@ -217,9 +221,13 @@ func (k legendKey) Thumbnail(c *draw.Canvas) {
 		bar := draw.LineStyle{Color: KeyColor, Width: vg.Points(meanWidth)}
 		c.StrokeLine2(bar, mid.X-vg.Points(meanHalf), mid.Y, mid.X+vg.Points(meanHalf), mid.Y)
 	case keySeed:
-		for i, col := range []color.Color{Blue, Vermillion, BluishGreen} {
+		cols := k.colors
+		if cols == nil {
+			cols = []color.Color{Blue, Vermillion, BluishGreen}
+		}
+		for i, col := range cols {
 			g := draw.GlyphStyle{Color: col, Radius: vg.Points(seedRadius), Shape: ringedCircle{}}
-			c.DrawGlyph(g, vg.Point{X: mid.X + vg.Points(6)*vg.Length(i-1), Y: mid.Y})
+			c.DrawGlyph(g, vg.Point{X: mid.X + vg.Points(6)*(vg.Length(i)-vg.Length(len(cols)-1)/2), Y: mid.Y})
 		}
 	}
 }

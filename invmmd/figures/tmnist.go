@@ -32,10 +32,11 @@ const (
 // these are a random sample). Each strip's caption gives the cell, its share of the set
 // and the fraction of its rows with Z observed, the things the experiment depends on.
 // zNames names the nuisance values (e.g. "grass, dark" and "brick, light"); empty names are
-// left out. Images must have one channel (Shape [H, W, 1]) with values in [0, 1].
+// left out. note, when not empty, is written below the blocks, wrapped to their width (e.g. that the labels shown
+// are noisy). Images must have one channel (Shape [H, W, 1]) with values in [0, 1].
 //
 // It returns the plot and the size to draw it at: pass both to Save or PNG.
-func TMNISTGrid(sets []*dataset.Set, perCell int, zNames [2]string) (*plot.Plot, vg.Length, vg.Length, error) {
+func TMNISTGrid(sets []*dataset.Set, perCell int, zNames [2]string, note string) (*plot.Plot, vg.Length, vg.Length, error) {
 	if len(sets) == 0 || perCell < 1 {
 		return nil, 0, 0, fmt.Errorf("figures: TMNISTGrid needs at least one set and one image per cell, got %d sets, %d per cell", len(sets), perCell)
 	}
@@ -84,6 +85,10 @@ func TMNISTGrid(sets []*dataset.Set, perCell int, zNames [2]string) (*plot.Plot,
 	stripW := vg.Length(perCell)*gridTile + vg.Length(perCell-1)*gridGap
 	w := vg.Length(len(sets))*stripW + vg.Length(len(sets)-1)*gridColGap + 2*gridMargin
 	h := gridTitle + 4*(gridLabel+gridTile+gridGap) + 2*gridMargin
+	if note != "" {
+		g.note = wrapWidth(note, noteStyle, w-2*gridMargin)
+		h += vg.Length(len(g.note))*noteStyle.Height("Mg")*1.25 + gridGap*2
+	}
 	return p, w, h, nil
 }
 
@@ -102,7 +107,11 @@ type gridBlock struct {
 type tmnistGrid struct {
 	blocks  []gridBlock
 	perCell int
+	note    []string // the note's lines
 }
+
+// noteStyle writes the note below TMNISTGrid's blocks.
+var noteStyle = text.Style{Color: color.Black, Font: font.From(plot.DefaultFont, 10), XAlign: draw.XLeft, YAlign: draw.YBottom, Handler: plot.DefaultTextHandler}
 
 // Plot implements plot.Plotter.
 func (g *tmnistGrid) Plot(c draw.Canvas, _ *plot.Plot) {
@@ -123,6 +132,10 @@ func (g *tmnistGrid) Plot(c draw.Canvas, _ *plot.Plot) {
 			}
 			y -= gridGap
 		}
+	}
+	for i, l := range g.note {
+		y := c.Min.Y + gridMargin + vg.Length(len(g.note)-1-i)*noteStyle.Height("Mg")*1.25
+		c.FillText(noteStyle, vg.Point{X: c.Min.X + gridMargin, Y: y}, l)
 	}
 }
 

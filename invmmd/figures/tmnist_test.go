@@ -65,7 +65,7 @@ func TestTMNISTGridRenders(t *testing.T) {
 	cyc := func(i int) float64 { return float64(i % 2) }
 	train := gridSet("train", 16, cyc, func(i int) float64 { return float64(i / 2 % 2) }, grey)
 	test := gridSet("test", 8, cyc, cyc, grey) // cells (0,1) and (1,0) empty
-	p, w, h, err := TMNISTGrid([]*dataset.Set{train, test}, 4, [2]string{"grass", "brick"})
+	p, w, h, err := TMNISTGrid([]*dataset.Set{train, test}, 4, [2]string{"grass", "brick"}, "some labels are flipped")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func TestTMNISTGridErrors(t *testing.T) {
 		{"pixel 1.5", []*dataset.Set{badPixel}, 4, "row 1: pixel value 1.5"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, _, _, err := TMNISTGrid(c.sets, c.perCell, [2]string{})
+			_, _, _, err := TMNISTGrid(c.sets, c.perCell, [2]string{}, "")
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("error %v, want one containing %q", err, c.want)
 			}

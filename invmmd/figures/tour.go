@@ -30,7 +30,8 @@ type Reference struct {
 // Spread draws one box plot per group (median, quartiles, whiskers to 1.5 IQR, outliers as
 // points; filled in the group's method colour when its name names a method, see
 // MethodColor), the group's mean as a cross, and the reference as a dashed horizontal line, so
-// that bias (mean off the line) and variance (box height) read off one picture. A group
+// that bias (mean off the line) and variance (box height) read off one picture; the legend
+// (the mean, the reference) is below the panel. A group
 // with undefined values gets "(k undefined)" appended to its name; a group with no finite
 // value is an error, as are no groups and an infinite value.
 func Spread(title, ylabel string, groups []Group, ref Reference) (*plot.Plot, error) {
@@ -80,7 +81,8 @@ func Spread(title, ylabel string, groups []Group, ref Reference) (*plot.Plot, er
 	}
 	sc.GlyphStyle = draw.GlyphStyle{Shape: draw.CrossGlyph{}, Radius: vg.Points(4), Color: Black}
 	p.Add(sc)
-	p.Legend.Add("mean", sc)
+	l := legendBelow(p) // below the panel: a column beside it would take a third of the width
+	l.add("mean", sc)
 	if !math.IsNaN(ref.Value) {
 		if math.IsInf(ref.Value, 0) {
 			return nil, fmt.Errorf("figures: Spread %q: reference %v, want a finite value or NaN", title, ref.Value)
@@ -93,13 +95,12 @@ func Spread(title, ylabel string, groups []Group, ref Reference) (*plot.Plot, er
 		line.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
 		line.Width = vg.Points(1.5)
 		p.Add(line)
-		p.Legend.Add(ref.Label, line)
+		l.add(ref.Label, line)
 		p.Y.Min = math.Min(p.Y.Min, ref.Value)
 		p.Y.Max = math.Max(p.Y.Max, ref.Value)
 	}
 	p.NominalX(names...)
 	p.X.Min, p.X.Max = -0.5, float64(len(groups))-0.5
-	p.Legend.Top = true
 	p.Add(plotter.NewGrid())
 	return p, nil
 }
@@ -114,7 +115,8 @@ type Distribution struct {
 // Histograms draws the series as overlaid density histograms (step outlines on common
 // bins spanning all values), so that distributions of different sizes compare. A series
 // named after a method takes its colour (MethodColor), one named "Z = 0" or "Z = 1" (or
-// "Z < 0", "Z ≥ 0") its Z value's (ZColors), the others the colours of Series in order. It is an
+// "Z < 0", "Z ≥ 0") its Z value's (ZColors), the others the colours of Series in order; the
+// legend is below the panel. It is an
 // error to give no series, bins < 1, a series with no values or a non-finite value.
 func Histograms(title, xlabel string, series []Distribution, bins int) (*plot.Plot, error) {
 	if len(series) == 0 {
@@ -143,6 +145,7 @@ func Histograms(title, xlabel string, series []Distribution, bins int) (*plot.Pl
 	p.Title.Text = title
 	p.X.Label.Text = xlabel
 	p.Y.Label.Text = "density"
+	l := legendBelow(p) // below the panel: a column beside it would take a third of the width
 	for i, s := range series {
 		counts := make([]float64, bins)
 		for _, v := range s.Values {
@@ -167,9 +170,8 @@ func Histograms(title, xlabel string, series []Distribution, bins int) (*plot.Pl
 			line.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
 		}
 		p.Add(line)
-		p.Legend.Add(fmt.Sprintf("%s (n = %d)", s.Name, len(s.Values)), line)
+		l.add(fmt.Sprintf("%s (n = %d)", s.Name, len(s.Values)), line)
 	}
-	p.Legend.Top = true
 	p.Add(plotter.NewGrid())
 	return p, nil
 }

@@ -23,6 +23,19 @@ type DiagnosisStep struct {
 	Floored int // normalisers raised to the floor on this batch
 }
 
+// DiagnosisKept is the epoch a diagnosed fit kept under one objective (its lowest
+// validation objective, after the selection's first epochs) and that epoch's validation
+// values: the objective, its NLL and the method's estimate of each Y stratum's MMD² (the
+// record's summary, experiments.DiagnosisSummary). The step tables hold training values
+// only; these are what the figure marks.
+type DiagnosisKept struct {
+	Objective string
+	Epoch     int
+	Val       float64    // the validation objective
+	ValNLL    float64    // its NLL
+	ValStrata [2]float64 // the estimate of MMD²_y for y = 0, 1 on the validation split
+}
+
 // DiagnosisCSVHeader is the header of diagnosis CSV files.
 const DiagnosisCSVHeader = "objective,step,epoch,nll,mmd2_y0,mmd2_y1,pz1_y0,pz1_y1,floored"
 
