@@ -153,12 +153,25 @@ func gammaLabel(g float64) string {
 	return fmt.Sprintf("bounds, recording odds ×%g (Γ = %g)", g, g)
 }
 
-// Audit draws AuditPlots to base+".png" and base+".svg", taller with more groups.
+// AuditKey adds an entry to the key below one of AuditPlots' panels (0, 1 or 2), for a
+// caller that draws more on them (a notebook's complete-data values, say).
+func AuditKey(p *plot.Plot, text string, thumbs ...plot.Thumbnailer) {
+	k := legendBelow(p)
+	k.add(text, thumbs...)
+	k.newline()
+}
+
+// AuditSize is the audit figure's size for groups groups: taller with more groups.
+func AuditSize(groups int) (w, h vg.Length) {
+	return 10 * vg.Inch, vg.Length(1.9+0.42*float64(groups)) * vg.Inch
+}
+
+// Audit draws AuditPlots to base+".png" and base+".svg".
 func Audit(res *fairness.Result, bounds []fairness.Bound, base string) error {
 	plots, err := AuditPlots(res, bounds)
 	if err != nil {
 		return err
 	}
-	h := vg.Length(1.9+0.42*float64(len(res.Levels))) * vg.Inch
-	return SaveGrid(plots, base, 10*vg.Inch, h)
+	w, h := AuditSize(len(res.Levels))
+	return SaveGrid(plots, base, w, h)
 }
