@@ -337,6 +337,11 @@ func jointCov(cs []contrast) [][]float64 {
 	return out
 }
 
+// MaxTContrasts is the most contrasts whose simultaneous critical value is drawn by Monte
+// Carlo from their correlation (its cost grows with their square); beyond, Bonferroni's
+// bound, valid and more conservative, is used.
+const MaxTContrasts = 200
+
 // maxTCritical returns q with P(max_j |T_j| ≤ q) = level for T normal with the correlation
 // of cov, by draws Monte Carlo draws (the max-|t| method of simultaneous inference; Hothorn,
 // Bretz and Westfall 2008). Contrasts of zero variance are left out; one contrast gives
@@ -353,6 +358,9 @@ func maxTCritical(cov [][]float64, level float64, draws int, rng *rand.Rand) flo
 		return z
 	}
 	m := len(keep)
+	if m > MaxTContrasts { // Bonferroni: valid, conservative, and linear in the contrasts
+		return distuv.UnitNormal.Quantile(1 - (1-level)/(2*float64(m)))
+	}
 	corr := make([][]float64, m)
 	for i, a := range keep {
 		corr[i] = make([]float64, m)

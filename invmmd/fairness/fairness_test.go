@@ -2,10 +2,13 @@ package fairness
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // simulate draws n rows of a population with three groups whose decisions' rates differ,
@@ -277,6 +280,12 @@ func TestBadInput(t *testing.T) {
 		{"never observed", func(d *Data) { d.Group = []int{0, 0, -1, -1} }, `group "b" is never observed`},
 		{"no positives", func(d *Data) { d.Group = []int{0, 0, 1, -1} }, `group "b" has no observed row with Y = 1`},
 		{"missing G", func(d *Data) {}, "reads Ĝ"},
+		{"too many groups", func(d *Data) {
+			d.Levels = nil
+			for k := range MaxGroups + 1 {
+				d.Levels = append(d.Levels, fmt.Sprint(k))
+			}
+		}, "bin it or merge"},
 	} {
 		d := base()
 		c.edit(d)
@@ -314,5 +323,29 @@ func TestFitLogitStationary(t *testing.T) {
 		if math.Abs(v) > 1e-6 {
 			t.Errorf("gradient[%d] = %v at the fit", j, v)
 		}
+	}
+}
+
+// TestMaxTCritical: one contrast gives the normal quantile; independent contrasts give the
+// Šidák value; beyond MaxTContrasts, Bonferroni's.
+func TestMaxTCritical(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	eye := func(m int) [][]float64 {
+		c := make([][]float64, m)
+		for i := range c {
+			c[i] = make([]float64, m)
+			c[i][i] = 1
+		}
+		return c
+	}
+	if q := maxTCritical(eye(1), 0.95, 20000, rng); math.Abs(q-1.959964) > 1e-5 {
+		t.Errorf("one contrast: %v, want 1.96", q)
+	}
+	// Šidák: P(max |T| ≤ q) = (2Φ(q) − 1)^m = 0.95 for m independent contrasts.
+	if q := maxTCritical(eye(5), 0.95, 40000, rng); math.Abs(q-2.5683) > 0.03 {
+		t.Errorf("five independent contrasts: %v, want about 2.568 (Šidák)", q)
+	}
+	if q := maxTCritical(eye(MaxTContrasts+1), 0.95, 10, rng); math.Abs(q-distuv.UnitNormal.Quantile(1-0.05/(2*float64(MaxTContrasts+1)))) > 1e-12 {
+		t.Errorf("beyond MaxTContrasts: %v, want Bonferroni's", q)
 	}
 }

@@ -136,6 +136,9 @@ func (d *Data) Observed() int {
 	return n
 }
 
+// MaxGroups is the most groups an audit compares.
+const MaxGroups = 50
+
 // Check refuses data an audit cannot read: unequal lengths, values other than 0 and 1,
 // group indices out of range, fewer than two groups observed, a label with one class, and a
 // missing G or m that the estimators read. Its errors name the row (from 0).
@@ -146,6 +149,9 @@ func (d *Data) Check(ests []Estimator) error {
 	}
 	if len(d.Decision) != n || len(d.Group) != n {
 		return fmt.Errorf("Y has %d rows, Decision %d and Group %d", n, len(d.Decision), len(d.Group))
+	}
+	if len(d.Levels) > MaxGroups {
+		return fmt.Errorf("the sensitive attribute has %d groups, more than %d: bin it or merge small groups (an audit of so many groups' rates is mostly noise)", len(d.Levels), MaxGroups)
 	}
 	if len(d.Levels) < 2 {
 		return fmt.Errorf("the sensitive attribute has %d group (%s): an audit compares at least two", len(d.Levels), strings.Join(d.Levels, ", "))

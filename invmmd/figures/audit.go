@@ -52,7 +52,7 @@ func shadedGammas(bounds []fairness.Bound) []float64 {
 // AuditPlots returns the audit figure's panels: the selection, true-positive and
 // false-positive rates of every group (one row each, the rate along the horizontal axis),
 // complete_case and dr each with its interval, over the ranges the sensitivity bounds allow
-// at Γ = AuditGamma and with no assumption; the last panel is the key.
+// at Γ = AuditGamma and with no assumption; the key is below the panels, with the gap.
 func AuditPlots(res *fairness.Result, bounds []fairness.Bound) ([][]*plot.Plot, error) {
 	var row []*plot.Plot
 	k := len(res.Levels)
@@ -61,18 +61,6 @@ func AuditPlots(res *fairness.Result, bounds []fairness.Bound) ([][]*plot.Plot, 
 	names := make([]string, k)
 	for g, l := range res.Levels {
 		names[k-1-g] = l
-	}
-	key := plot.New()
-	key.HideAxes()
-	key.Legend.Top, key.Legend.Left = true, true
-	key.Legend.TextStyle.Font.Size = vg.Points(10)
-	key.Legend.Padding = vg.Points(5)
-	if dr, ok := res.Find(fairness.EqualizedOddsDifference, fairness.All, "", fairness.DR); ok {
-		key.Title.Text = fmt.Sprintf("equalized_odds_difference\ndr %.3f [%.3f, %.3f]", dr.Estimate, dr.Low, dr.High)
-		if cc, ok := res.Find(fairness.EqualizedOddsDifference, fairness.All, "", fairness.CompleteCase); ok {
-			key.Title.Text += fmt.Sprintf("\ncomplete cases %.3f", cc.Estimate)
-		}
-		key.Title.TextStyle.Font.Size = vg.Points(11)
 	}
 	shades := shadedGammas(bounds)
 	for panel, m := range []string{fairness.SelectionRate, fairness.TPR, fairness.FPR} {
@@ -87,6 +75,16 @@ func AuditPlots(res *fairness.Result, bounds []fairness.Bound) ([][]*plot.Plot, 
 			p.Y.Tick.Label.Color = color.Transparent
 		}
 		p.Add(plotter.NewGrid())
+		key := legendBelow(p) // the key in three parts, one below each panel
+		if panel == 2 {
+			if dr, ok := res.Find(fairness.EqualizedOddsDifference, fairness.All, "", fairness.DR); ok {
+				note := fmt.Sprintf("equalized_odds_difference: dr %.3f [%.3f, %.3f]", dr.Estimate, dr.Low, dr.High)
+				if cc, ok := res.Find(fairness.EqualizedOddsDifference, fairness.All, "", fairness.CompleteCase); ok {
+					note += fmt.Sprintf("; complete cases %.3f", cc.Estimate)
+				}
+				key.note(note)
+			}
+		}
 		for g, level := range res.Levels {
 			y := ys(g)
 			for k, gamma := range shades {
@@ -109,7 +107,8 @@ func AuditPlots(res *fairness.Result, bounds []fairness.Bound) ([][]*plot.Plot, 
 						poly.Color, poly.LineStyle.Width = shade.fill, 0
 						p.Add(poly)
 						if g == 0 && panel == 0 {
-							key.Legend.Add(gammaLabel(shade.gamma), poly)
+							key.add(gammaLabel(shade.gamma), poly)
+							key.newline()
 						}
 					}
 				}
@@ -135,14 +134,15 @@ func AuditPlots(res *fairness.Result, bounds []fairness.Bound) ([][]*plot.Plot, 
 				}
 				pt.GlyphStyle = draw.GlyphStyle{Color: e.colour, Radius: vg.Points(3), Shape: e.shape}
 				p.Add(bar, pt)
-				if g == 0 && panel == 0 {
-					key.Legend.Add(fmt.Sprintf("%v, %.0f%% CI", e.est, 100*res.Level), bar, pt)
+				if g == 0 && panel == 1 {
+					key.add(fmt.Sprintf("%v, %.0f%% CI", e.est, 100*res.Level), bar, pt)
+					key.newline()
 				}
 			}
 		}
 		row = append(row, p)
 	}
-	return [][]*plot.Plot{append(row, key)}, nil
+	return [][]*plot.Plot{row}, nil
 }
 
 // gammaLabel names a shade of sensitivity bounds in the key.
@@ -153,12 +153,25 @@ func gammaLabel(g float64) string {
 	return fmt.Sprintf("bounds, recording odds ×%g (Γ = %g)", g, g)
 }
 
-// Audit draws AuditPlots to base+".png" and base+".svg", taller with more groups.
+// AuditKey adds an entry to the key below one of AuditPlots' panels (0, 1 or 2), for a
+// caller that draws more on them (a notebook's complete-data values, say).
+func AuditKey(p *plot.Plot, text string, thumbs ...plot.Thumbnailer) {
+	k := legendBelow(p)
+	k.add(text, thumbs...)
+	k.newline()
+}
+
+// AuditSize is the audit figure's size for groups groups: taller with more groups.
+func AuditSize(groups int) (w, h vg.Length) {
+	return 10 * vg.Inch, vg.Length(1.9+0.42*float64(groups)) * vg.Inch
+}
+
+// Audit draws AuditPlots to base+".png" and base+".svg".
 func Audit(res *fairness.Result, bounds []fairness.Bound, base string) error {
 	plots, err := AuditPlots(res, bounds)
 	if err != nil {
 		return err
 	}
-	h := vg.Length(1.3+0.42*float64(len(res.Levels))) * vg.Inch
-	return SaveGrid(plots, base, 11*vg.Inch, h)
+	w, h := AuditSize(len(res.Levels))
+	return SaveGrid(plots, base, w, h)
 }

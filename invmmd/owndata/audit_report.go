@@ -88,6 +88,8 @@ func (r *AuditReport) Markdown() string {
 	}
 	if r.Scores != nil {
 		b.WriteString("\n## The scores' distribution: h ⊥ Z | Y\n\n")
+		b.WriteString(r.ScoreEstimate.Markdown())
+		b.WriteString("\n")
 		b.WriteString(r.Scores.Markdown())
 	}
 	return b.String()
@@ -106,7 +108,9 @@ func (r *AuditReport) String() string {
 		b.WriteString(r.sensitivity(false))
 	}
 	if r.Scores != nil {
-		b.WriteString("\nThe scores' distribution, h ⊥ Z | Y (invmmd test):\n")
+		b.WriteString("\nThe scores' distribution, h ⊥ Z | Y (invmmd estimate and test):\n")
+		b.WriteString(r.ScoreEstimate.Markdown())
+		b.WriteString("\n")
 		b.WriteString(r.Scores.Markdown())
 	}
 	return b.String()

@@ -197,3 +197,39 @@ func TestAuditGroupsIntersectionalAndBinned(t *testing.T) {
 		}
 	}
 }
+
+// TestAuditScoreTest: with Outputs and ScoreTest the report carries dr's estimate of the
+// scores' MMD² of h ⊥ Z | Y and its test, from one fit of G and m, as estimate and test
+// print them.
+func TestAuditScoreTest(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits G and m by MLPs (seconds)")
+	}
+	rng := rand.New(rand.NewPCG(8, 9))
+	lines := []string{"y,z,x,s"}
+	for range 600 {
+		x := rng.NormFloat64()
+		z := []string{"a", "b", "c"}[rng.IntN(3)]
+		y := 0
+		if rng.Float64() < 1/(1+math.Exp(-x)) {
+			y = 1
+		}
+		if rng.Float64() < 0.3 {
+			z = ""
+		}
+		lines = append(lines, fmt.Sprintf("%d,%s,%.4f,%.4f", y, z, x, x+0.3*rng.NormFloat64()))
+	}
+	path := auditCSV(t, lines...)
+	rep, err := Audit(context.Background(), AuditConfig{Columns: Columns{Data: path, Y: "y", Z: "z", X: []string{"x"}}, Outputs: "s", Threshold: 0, ScoreTest: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.ScoreEstimate == nil || rep.Scores == nil {
+		t.Fatal("no score-level estimate or test")
+	}
+	for _, want := range []string{"h ⊥ Z | Y", "| dr |"} {
+		if !strings.Contains(rep.String(), want) {
+			t.Errorf("the report lacks %q", want)
+		}
+	}
+}
