@@ -75,40 +75,38 @@ func num(v float64) string {
 // Markdown returns the report as Markdown: what the estimates rest on, the rates by group,
 // the gaps, and the sensitivity bounds.
 func (r *AuditReport) Markdown() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "# Fairness audit of %s\n\n", r.File)
-	b.WriteString(r.assumptions("- "))
-	b.WriteString("\n## Rates by group\n\n")
-	b.WriteString(r.table(true))
-	b.WriteString("\n## Gaps between groups\n\n")
-	b.WriteString(r.gaps(true))
-	if len(r.Bounds) > 0 {
-		b.WriteString("\n## If missingness depends on the attribute itself\n\n")
-		b.WriteString(r.sensitivity(true))
-	}
-	if r.Scores != nil {
-		b.WriteString("\n## The scores' distribution: h ⊥ Z | Y\n\n")
-		b.WriteString(r.ScoreEstimate.Markdown())
-		b.WriteString("\n")
-		b.WriteString(r.Scores.Markdown())
-	}
-	return b.String()
+	return fmt.Sprintf("# Fairness audit of %s\n\n", r.File) + r.render(true)
 }
 
 // String returns the report as the terminal shows it.
-func (r *AuditReport) String() string {
+func (r *AuditReport) String() string { return r.render(false) }
+
+// render writes the report's sections, as Markdown (headings, tables) or for the terminal
+// (plain headings, aligned columns).
+func (r *AuditReport) render(md bool) string {
 	var b strings.Builder
-	b.WriteString(r.assumptions("  "))
-	b.WriteString("\nRates by group:\n")
-	b.WriteString(r.table(false))
-	b.WriteString("\nGaps between groups:\n")
-	b.WriteString(r.gaps(false))
+	heading := func(h string) {
+		if md {
+			fmt.Fprintf(&b, "\n## %s\n\n", h)
+		} else {
+			fmt.Fprintf(&b, "\n%s:\n", h)
+		}
+	}
+	if md {
+		b.WriteString(r.assumptions("- "))
+	} else {
+		b.WriteString(r.assumptions("  "))
+	}
+	heading("Rates by group")
+	b.WriteString(r.table(md))
+	heading("Gaps between groups")
+	b.WriteString(r.gaps(md))
 	if len(r.Bounds) > 0 {
-		b.WriteString("\nIf missingness depends on the attribute itself:\n")
-		b.WriteString(r.sensitivity(false))
+		heading("If missingness depends on the attribute itself")
+		b.WriteString(r.sensitivity(md))
 	}
 	if r.Scores != nil {
-		b.WriteString("\nThe scores' distribution, h ⊥ Z | Y (invmmd estimate and test):\n")
+		heading("The scores' distribution, h ⊥ Z | Y (invmmd estimate and test)")
 		b.WriteString(r.ScoreEstimate.Markdown())
 		b.WriteString("\n")
 		b.WriteString(r.Scores.Markdown())
