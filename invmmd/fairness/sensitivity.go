@@ -42,10 +42,10 @@ func Sensitivity(d *Data, res *Result, gammas []float64) ([]Bound, error) {
 	if !ok {
 		return nil, fmt.Errorf("the audit has no dr estimate of %s", EqualizedOddsDifference)
 	}
-	// The plug-in ranges without sampling margins, for the gap: at Γ = 1 each rate is a point.
-	plugIn := func(gamma float64) (map[string][]float64, map[string][]float64) {
-		lo, hi := map[string][]float64{}, map[string][]float64{}
-		for _, m := range []string{TPR, FPR} {
+	// The plug-in ranges, without sampling margins, of the rates at Γ (at Γ = 1 each is a point).
+	plugIn := func(gamma float64) (lo, hi map[string][]float64) {
+		lo, hi = map[string][]float64{}, map[string][]float64{}
+		for _, m := range []string{SelectionRate, TPR, FPR} {
 			lo[m], hi[m] = make([]float64, k), make([]float64, k)
 			for a := range k {
 				lo[m][a], hi[m][a] = d.plugInBounds(rates[m].base, a, gamma)
@@ -53,37 +53,35 @@ func Sensitivity(d *Data, res *Result, gammas []float64) ([]Bound, error) {
 		}
 		return lo, hi
 	}
-	gapAt1Lo, gapAt1Hi := outerGap(plugIn(1))
+	// widen moves dr's interval r by the plug-in range's distance from its value at Γ = 1
+	// (lo1, hi1), or at Γ = ∞ puts dr's margins around the plug-in range itself.
+	widen := func(r Row, gamma, lo, hi, lo1, hi1 float64) (float64, float64) {
+		if math.IsInf(gamma, 1) {
+			return clip01(lo - (r.Estimate - r.Low)), clip01(hi + (r.High - r.Estimate))
+		}
+		return clip01(r.Low + lo - lo1), clip01(r.High + hi - hi1)
+	}
+	lo1, hi1 := plugIn(1)
+	gapLo1, gapHi1 := outerGap(lo1, hi1)
 	var out []Bound
 	for _, gamma := range gammas {
 		if !(gamma >= 1) {
 			return nil, fmt.Errorf("Γ = %v: a departure from missingness at random is a factor of 1 or more", gamma)
 		}
+		lo, hi := plugIn(gamma)
 		for _, m := range []string{SelectionRate, TPR, FPR} {
-			b := rates[m].base
 			for a := range k {
 				dr, ok := res.Find(m, d.Levels[a], "", DR)
 				if !ok {
 					return nil, fmt.Errorf("the audit has no dr estimate of %s for %q", m, d.Levels[a])
 				}
-				rLo, rHi := d.plugInBounds(b, a, gamma)
-				var l, h float64
-				if math.IsInf(gamma, 1) {
-					l, h = rLo-(dr.Estimate-dr.Low), rHi+(dr.High-dr.Estimate)
-				} else {
-					mid, _ := d.plugInBounds(b, a, 1)
-					l, h = dr.Low+rLo-mid, dr.High+rHi-mid
-				}
-				out = append(out, Bound{m, d.Levels[a], gamma, clip01(l), clip01(h)})
+				l, h := widen(dr, gamma, lo[m][a], hi[m][a], lo1[m][a], hi1[m][a])
+				out = append(out, Bound{m, d.Levels[a], gamma, l, h})
 			}
 		}
-		gl, gh := outerGap(plugIn(gamma))
-		if math.IsInf(gamma, 1) {
-			gl, gh = gl-(eo.Estimate-eo.Low), gh+(eo.High-eo.Estimate)
-		} else {
-			gl, gh = eo.Low+gl-gapAt1Lo, eo.High+gh-gapAt1Hi
-		}
-		out = append(out, Bound{EqualizedOddsDifference, All, gamma, clip01(gl), clip01(gh)})
+		gl, gh := outerGap(lo, hi)
+		gl, gh = widen(eo, gamma, gl, gh, gapLo1, gapHi1)
+		out = append(out, Bound{EqualizedOddsDifference, All, gamma, gl, gh})
 	}
 	return out, nil
 }

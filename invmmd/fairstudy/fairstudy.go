@@ -163,9 +163,7 @@ func load(t Table, root string) (*population, error) {
 		score[i] = m.Probs(p.x[i*p.dim : (i+1)*p.dim])[1]
 		prev += p.y[i]
 	}
-	sorted := slices.Clone(score)
-	slices.Sort(sorted)
-	cut := sorted[n-prev]
+	cut := cutFor(score, prev)
 	for i := range n {
 		if score[i] >= cut {
 			p.dec[i] = 1
@@ -365,4 +363,9 @@ func Run(ctx context.Context, c Cell, root string, workers int) ([]Row, error) {
 			float64(a.cov) / m, a.sum / m, math.Sqrt(a.sq / m), a.width / m, share, refused})
 	}
 	return rows, nil
+}
+
+// cutFor returns the score at or above which the k highest of scores are selected.
+func cutFor(scores []float64, k int) float64 {
+	return slices.Sorted(slices.Values(scores))[len(scores)-k]
 }

@@ -79,19 +79,14 @@ func MplsStops(ctx context.Context, root string, seed uint64) (*owndata.AuditRep
 		trainScores = append(trainScores, score(i))
 		searched += labels[i]
 	}
-	slices.Sort(trainScores)
-	cut := trainScores[len(trainScores)-searched]
-	held, err := subTable(all, test, append([]string{"personSearch", "race"}, feats...))
-	if err != nil {
-		return nil, err
-	}
+	cut := cutFor(trainScores, searched)
 	dec := make([]float64, len(test))
 	for k, i := range test {
 		if score(i) >= cut {
 			dec[k] = 1
 		}
 	}
-	withDec, err := addColumn(held, tabular.NumberColumn("decision", dec))
+	withDec, err := subTable(all, test, append([]string{"personSearch", "race"}, feats...), tabular.NumberColumn("decision", dec))
 	if err != nil {
 		return nil, err
 	}
@@ -101,8 +96,9 @@ func MplsStops(ctx context.Context, root string, seed uint64) (*owndata.AuditRep
 	})
 }
 
-// subTable returns the rows of tab's columns cols as a table in memory.
-func subTable(tab *tabular.Table, rows []int, cols []string) (*tabular.Table, error) {
+// subTable returns the rows of tab's columns cols, and the columns extra, as a table in
+// memory.
+func subTable(tab *tabular.Table, rows []int, cols []string, extra ...tabular.Col) (*tabular.Table, error) {
 	var out []tabular.Col
 	for _, name := range cols {
 		c := tab.Column(name)
@@ -125,25 +121,5 @@ func subTable(tab *tabular.Table, rows []int, cols []string) (*tabular.Table, er
 		}
 		out = append(out, tabular.TextColumn(name, v))
 	}
-	return tabular.NewTable(tab.File, out...)
-}
-
-// addColumn returns tab with one more column.
-func addColumn(tab *tabular.Table, col tabular.Col) (*tabular.Table, error) {
-	var cols []tabular.Col
-	for _, name := range tab.Header {
-		c := tab.Column(name)
-		if c.Numeric {
-			cols = append(cols, tabular.NumberColumn(name, c.Num))
-			continue
-		}
-		v := make([]string, tab.Len())
-		for i := range v {
-			if !c.IsMissing(i) {
-				v[i] = c.Value(i)
-			}
-		}
-		cols = append(cols, tabular.TextColumn(name, v))
-	}
-	return tabular.NewTable(tab.File, append(cols, col)...)
+	return tabular.NewTable(tab.File, append(out, extra...)...)
 }

@@ -317,60 +317,30 @@ func (c AuditConfig) groups(tab *tabular.Table) ([]int, []string, string, error)
 			rule = fmt.Sprintf("%s binned into %d groups at the %d-quantiles of its observed values (edges %s)", name, len(edges)+1, bins, fmtList(edges))
 		}
 	}
-	if len(cols) == 1 { // one column: its groups in the column's order (numbers and bins by value)
-		for _, name := range names[0] {
-			index[name] = len(levels)
-			levels = append(levels, name)
-		}
+	if len(cols) == 1 { // one column: its groups in its order (numbers and bins by value), each held by a row
+		return codes[0], names[0], rule, nil
 	}
 	for i := range n {
 		parts := make([]string, len(cols))
-		miss := false
+		group[i] = -1
 		for k := range cols {
 			if codes[k][i] < 0 {
-				miss = true
+				parts = nil
 				break
 			}
 			parts[k] = names[k][codes[k][i]]
 		}
-		if miss {
-			group[i] = -1
+		if parts == nil {
 			continue
 		}
 		key := strings.Join(parts, " × ")
 		g, ok := index[key]
-		if len(cols) == 1 {
-			g, ok = codes[0][i], true
-		}
 		if !ok {
 			g = len(levels)
 			index[key] = g
 			levels = append(levels, key)
 		}
 		group[i] = g
-	}
-	if len(cols) == 1 { // drop levels no row holds
-		var used []string
-		remap := make([]int, len(levels))
-		seen := make([]bool, len(levels))
-		for _, g := range group {
-			if g >= 0 {
-				seen[g] = true
-			}
-		}
-		for k, l := range levels {
-			remap[k] = -1
-			if seen[k] {
-				remap[k] = len(used)
-				used = append(used, l)
-			}
-		}
-		for i, g := range group {
-			if g >= 0 {
-				group[i] = remap[g]
-			}
-		}
-		levels = used
 	}
 	return group, levels, rule, nil
 }
