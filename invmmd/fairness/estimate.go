@@ -134,32 +134,35 @@ func Estimate(d *Data, ests []Estimator, o Options) (*Result, error) {
 					res.Rows = append(res.Rows, Row{m, d.Levels[a] + " − " + d.Levels[b], Pair, e, c.est, c.se, c.est - z*c.se, c.est + z*c.se})
 				}
 			}
-			for _, agg := range []struct {
-				method string
-				cs     []contrast
-			}{{BetweenGroups, pairs(v, cov, k)}, {ToOverall, toOverall(v, cov, k)}} {
-				res.Rows = append(res.Rows, aggregate(m, Difference, agg.method, e, agg.cs, crit))
-				lv, lcov := logs(v, cov)
-				lc := pairs(lv, lcov, k)
-				if agg.method == ToOverall {
-					lc = toOverall(lv, lcov, k)
+			lv, lcov := logs(v, cov)
+			for _, method := range []string{BetweenGroups, ToOverall} {
+				cs, lcs := pairs(v, cov, 0, k), pairs(lv, lcov, 0, k)
+				if method == ToOverall {
+					cs, lcs = toOverall(v, cov, k), toOverall(lv, lcov, k)
 				}
-				res.Rows = append(res.Rows, ratioRow(aggregate(m, Ratio, agg.method, e, lc, crit)))
+				res.Rows = append(res.Rows, aggregate(m, Difference, method, e, cs, cov, crit),
+					ratioRow(aggregate(m, Ratio, method, e, lcs, lcov, crit)))
 			}
 		}
-		sel, selCov := r.values(SelectionRate)
+		// The scalar gaps: three are rows above under Fairlearn's names; equalized odds
+		// takes the true- and false-positive rates' pairs together.
+		for _, alias := range []struct{ metric, group, name string }{
+			{SelectionRate, Difference, DemographicParityDifference},
+			{SelectionRate, Ratio, DemographicParityRatio},
+			{TPR, Difference, EqualOpportunityDifference},
+		} {
+			row, _ := res.Find(alias.metric, alias.group, BetweenGroups, e)
+			res.Rows = append(res.Rows, rename(row, alias.name))
+		}
 		tpr, tprCov := r.values(TPR)
 		fpr, fprCov := r.values(FPR)
-		eo := append(pairs(tpr, tprCov, k), pairs(fpr, fprCov, k)...)
-		eo = blockJoin(eo, len(eo)/2)
+		v, cov := joined(tpr, tprCov, fpr, fprCov)
+		lv, lcov := logs(v, cov)
+		eo := append(pairs(v, cov, 0, k), pairs(v, cov, k+1, k)...)
+		leo := append(pairs(lv, lcov, 0, k), pairs(lv, lcov, k+1, k)...)
 		res.Rows = append(res.Rows,
-			rename(aggregate(SelectionRate, Difference, BetweenGroups, e, pairs(sel, selCov, k), crit), DemographicParityDifference),
-			rename(ratioRow(aggregate(SelectionRate, Ratio, BetweenGroups, e, logPairs(sel, selCov, k), crit)), DemographicParityRatio),
-			rename(aggregate(TPR, Difference, BetweenGroups, e, pairs(tpr, tprCov, k), crit), EqualOpportunityDifference),
-			rename(aggregate("", Difference, BetweenGroups, e, eo, crit), EqualizedOddsDifference),
-		)
-		leo := blockJoin(append(logPairs(tpr, tprCov, k), logPairs(fpr, fprCov, k)...), k*(k-1)/2)
-		res.Rows = append(res.Rows, rename(ratioRow(aggregate("", Ratio, BetweenGroups, e, leo, crit)), EqualizedOddsRatio))
+			rename(aggregate("", Difference, BetweenGroups, e, eo, cov, crit), EqualizedOddsDifference),
+			rename(ratioRow(aggregate("", Ratio, BetweenGroups, e, leo, lcov, crit)), EqualizedOddsRatio))
 	}
 	return res, nil
 }
@@ -184,27 +187,26 @@ func rename(r Row, metric string) Row {
 	return r
 }
 
-// contrast is a linear combination of the values, with its coefficient vector over the
-// values (for the joint covariance of several contrasts).
+// contrast is a linear combination of the values, with its coefficient vector over them
+// (for the joint covariance of several contrasts of the same values).
 type contrast struct {
 	est, se float64
 	coef    []float64
-	cov     [][]float64 // the values' covariance the coefficients apply to
 }
 
 func contrastOf(v []float64, cov [][]float64, a, b int) contrast {
 	coef := make([]float64, len(v))
 	coef[a], coef[b] = 1, -1
 	vr := cov[a][a] + cov[b][b] - 2*cov[a][b]
-	return contrast{v[a] - v[b], math.Sqrt(math.Max(vr, 0)), coef, cov}
+	return contrast{v[a] - v[b], math.Sqrt(math.Max(vr, 0)), coef}
 }
 
-// pairs returns θ_a − θ_b for every pair of groups a < b.
-func pairs(v []float64, cov [][]float64, k int) []contrast {
+// pairs returns θ_a − θ_b for every pair of the k groups whose values start at off.
+func pairs(v []float64, cov [][]float64, off, k int) []contrast {
 	var cs []contrast
 	for a := range k {
 		for b := a + 1; b < k; b++ {
-			cs = append(cs, contrastOf(v, cov, a, b))
+			cs = append(cs, contrastOf(v, cov, off+a, off+b))
 		}
 	}
 	return cs
@@ -235,43 +237,27 @@ func logs(v []float64, cov [][]float64) ([]float64, [][]float64) {
 	return lv, lc
 }
 
-func logPairs(v []float64, cov [][]float64, k int) []contrast {
-	lv, lc := logs(v, cov)
-	return pairs(lv, lc, k)
-}
-
-// blockJoin marks two families of contrasts as uncorrelated: the first n read the
-// true-positive rates' covariance, the rest the false-positive rates', estimated on disjoint
-// rows (Y = 1 and Y = 0), so their influence functions never overlap.
-func blockJoin(cs []contrast, n int) []contrast {
-	out := slices.Clone(cs)
-	for j := range out {
-		c := out[j]
-		m := len(c.coef)
-		coef := make([]float64, 2*m)
-		if j < n {
-			copy(coef, c.coef)
-		} else {
-			copy(coef[m:], c.coef)
-		}
-		cov := make([][]float64, 2*m)
-		for a := range cov {
-			cov[a] = make([]float64, 2*m)
-		}
-		first, second := cs[0].cov, cs[len(cs)-1].cov
-		for a := range m {
-			copy(cov[a][:m], first[a])
-			copy(cov[m+a][m:], second[a])
-		}
-		out[j] = contrast{c.est, c.se, coef, cov}
+// joined returns two metrics' values side by side and their covariance, block-diagonal:
+// the true- and false-positive rates are estimated on disjoint rows (Y = 1 and Y = 0), so
+// their influence functions never overlap.
+func joined(v1 []float64, c1 [][]float64, v2 []float64, c2 [][]float64) ([]float64, [][]float64) {
+	m := len(v1)
+	v := append(slices.Clone(v1), v2...)
+	cov := make([][]float64, 2*m)
+	for a := range cov {
+		cov[a] = make([]float64, 2*m)
 	}
-	return out
+	for a := range m {
+		copy(cov[a][:m], c1[a])
+		copy(cov[m+a][m:], c2[a])
+	}
+	return v, cov
 }
 
 // aggregate returns the maximum of |contrast| with an interval simultaneous over every
 // contrast: each contrast c_j lies in c_j ± q·se_j together with probability level, so the
 // maximum of |c_j| lies between the largest lower and the largest upper end of |·|.
-func aggregate(metric, group, method string, e Estimator, cs []contrast, crit func([][]float64) float64) Row {
+func aggregate(metric, group, method string, e Estimator, cs []contrast, cov [][]float64, crit func([][]float64) float64) Row {
 	row := Row{Metric: metric, Group: group, Method: method, Estimator: e, Low: math.NaN(), High: math.NaN(), SE: math.NaN()}
 	if len(cs) == 0 {
 		return row
@@ -287,7 +273,7 @@ func aggregate(metric, group, method string, e Estimator, cs []contrast, crit fu
 		}
 	}
 	row.Estimate = best
-	q := crit(jointCov(cs))
+	q := crit(jointCov(cs, cov))
 	row.Low, row.High = 0, 0
 	for _, c := range cs {
 		lo, hi := c.est-q*c.se, c.est+q*c.se
@@ -314,8 +300,8 @@ func ratioRow(r Row) Row {
 	return r
 }
 
-// jointCov returns the covariance of the contrasts: cᵢᵀ Σ cⱼ.
-func jointCov(cs []contrast) [][]float64 {
+// jointCov returns the covariance of the contrasts of values whose covariance is cov: cᵢᵀ Σ cⱼ.
+func jointCov(cs []contrast, cov [][]float64) [][]float64 {
 	out := make([][]float64, len(cs))
 	for i := range cs {
 		out[i] = make([]float64, len(cs))
@@ -327,7 +313,7 @@ func jointCov(cs []contrast) [][]float64 {
 				}
 				for b, y := range cs[j].coef {
 					if y != 0 {
-						s += x * y * cs[i].cov[a][b]
+						s += x * y * cov[a][b]
 					}
 				}
 			}
