@@ -36,7 +36,8 @@ type Config struct {
 	// AllStays keeps every ICU stay; by default only each patient's first (adult, timed)
 	// stay is kept, so that no patient is in two splits.
 	AllStays bool
-	// DropUnknownEthnicity leaves out stays whose ETHNICITY is one of UnknownEthnicities();
+	// DropUnknownEthnicity leaves out stays whose ETHNICITY records none (UNKNOWN/NOT SPECIFIED, UNABLE TO OBTAIN,
+	// PATIENT DECLINED TO ANSWER);
 	// by default they stay in with Z = 0 ("not recorded as white", the paper's wording).
 	DropUnknownEthnicity bool
 	// LabsBySubject joins LABEVENTS to a stay on SUBJECT_ID and the window only, so that

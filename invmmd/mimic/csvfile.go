@@ -185,15 +185,38 @@ func (t *tableFile) malformed(line int, format string, args ...any) error {
 	return nil
 }
 
-// intField parses column col (named name) of rec as an integer. A malformed value is
-// reported with its line (malformed): ok is false then, and err is set once the file has
-// more malformed rows than tolerated.
-func (t *tableFile) intField(rec []string, line, col int, name string) (v int, ok bool, err error) {
-	v, ok = atoi(rec[col])
-	if !ok {
-		err = t.malformed(line, "column %s: %q is not an integer", name, rec[col])
+// errSkip is returned for a malformed row the file tolerates (see malformed): each skips it.
+var errSkip = errors.New("mimic: malformed row skipped")
+
+// each calls row on every well-formed row until the end of the file. row returns nil, or
+// errSkip, to go on to the next row; any other error stops the file.
+func (t *tableFile) each(row func(rec []string, line int) error) error {
+	for {
+		rec, line, err := t.next()
+		if err == io.EOF {
+			return nil
+		}
+		if err == nil {
+			err = row(rec, line)
+		}
+		if err != nil && err != errSkip {
+			return err
+		}
 	}
-	return v, ok, err
+}
+
+// intField parses column col (named name) of rec as an integer. A malformed value is
+// reported with its line (malformed): err is errSkip then, or the error that stops the file
+// once it has more malformed rows than tolerated.
+func (t *tableFile) intField(rec []string, line, col int, name string) (int, error) {
+	v, ok := atoi(rec[col])
+	if !ok {
+		if err := t.malformed(line, "column %s: %q is not an integer", name, rec[col]); err != nil {
+			return 0, err
+		}
+		return 0, errSkip
+	}
+	return v, nil
 }
 
 // Close closes the file and finishes its report.

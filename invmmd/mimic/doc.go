@@ -30,7 +30,7 @@
 // Y = 1 when OUTTIME − INTIME exceeds LongStayDays (2.5 days, the paper). Z = 1 when
 // ADMISSIONS.ETHNICITY is recorded as white ("WHITE" or "WHITE - ...": the five values
 // icustay_detail.sql groups as white all have that form); unknown ethnicities (the three
-// values icustay_detail.sql groups as unknown, UnknownEthnicities()) count as not white
+// values icustay_detail.sql groups as unknown) count as not white
 // unless DropUnknownEthnicity.
 //
 // # Features (FeatureNames)

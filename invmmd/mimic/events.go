@@ -1,7 +1,6 @@
 package mimic
 
 import (
-	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -82,51 +81,32 @@ func (x *extraction) readLabs() error {
 	cSub, cHadm, cItem, cTime, cVal := t.column("SUBJECT_ID"), t.column("HADM_ID"), t.column("ITEMID"), t.column("CHARTTIME"), t.column("VALUENUM")
 	rs := rules(Lab)
 	lead, span := int64(x.cfg.LabLeadHours*3600), int64(x.cfg.FirstDayHours*3600)
-	for {
-		rec, line, err := t.next()
-		if err == io.EOF {
-			return nil
-		}
+	return t.each(func(rec []string, line int) error {
+		item, err := t.intField(rec, line, cItem, "ITEMID")
 		if err != nil {
 			return err
-		}
-		item, ok, err := t.intField(rec, line, cItem, "ITEMID")
-		if err != nil {
-			return err
-		}
-		if !ok {
-			continue
 		}
 		r, used := rs[item]
 		if !used {
-			continue
+			return nil
 		}
-		sub, ok, err := t.intField(rec, line, cSub, "SUBJECT_ID")
+		sub, err := t.intField(rec, line, cSub, "SUBJECT_ID")
 		if err != nil {
 			return err
-		}
-		if !ok {
-			continue
 		}
 		stays := x.bySubject[sub]
 		if len(stays) == 0 {
-			continue
+			return nil
 		}
 		hadm := 0 // none: an empty HADM_ID matches no stay's admission
 		if rec[cHadm] != "" {
-			if hadm, ok, err = t.intField(rec, line, cHadm, "HADM_ID"); err != nil {
+			if hadm, err = t.intField(rec, line, cHadm, "HADM_ID"); err != nil {
 				return err
-			}
-			if !ok {
-				continue
 			}
 		}
 		sec, v, status, err := eventValue(t, line, rec[cTime], rec[cVal])
-		if err != nil {
+		if err != nil || status == eventMalformed {
 			return err
-		}
-		if status == eventMalformed {
-			continue
 		}
 		for _, s := range stays {
 			if in := x.inSec[s]; LabWindow.contains(sec, in, lead, span) {
@@ -141,7 +121,8 @@ func (x *extraction) readLabs() error {
 				x.record(s, r, v)
 			}
 		}
-	}
+		return nil
+	})
 }
 
 // readCharts streams CHARTEVENTS into the stays' vital-sign aggregates and GCS rows:
@@ -156,64 +137,49 @@ func (x *extraction) readCharts() error {
 	cText := t.column("VALUE")
 	rs, gs := rules(Chart), gcsRules()
 	span := int64(x.cfg.FirstDayHours * 3600)
-	for {
-		rec, line, err := t.next()
-		if err == io.EOF {
-			return nil
-		}
+	return t.each(func(rec []string, line int) error {
+		item, err := t.intField(rec, line, cItem, "ITEMID")
 		if err != nil {
 			return err
-		}
-		item, ok, err := t.intField(rec, line, cItem, "ITEMID")
-		if err != nil {
-			return err
-		}
-		if !ok {
-			continue
 		}
 		r, used := rs[item]
 		g, isGCS := gs[item]
 		if !used && !isGCS {
-			continue
+			return nil
 		}
 		if rec[cICU] == "" {
 			x.rep.ChartNoStay++
-			continue
+			return nil
 		}
-		icu, ok, err := t.intField(rec, line, cICU, "ICUSTAY_ID")
+		icu, err := t.intField(rec, line, cICU, "ICUSTAY_ID")
 		if err != nil {
 			return err
 		}
-		if !ok {
-			continue
-		}
 		s, in := x.byICU[icu]
 		if !in {
-			continue
+			return nil
 		}
 		if cErr >= 0 && strings.TrimSpace(rec[cErr]) == "1" {
 			x.rep.ChartErrors++
-			continue
+			return nil
 		}
 		sec, v, status, err := eventValue(t, line, rec[cTime], rec[cVal])
 		if err != nil {
 			return err
 		}
-		if isGCS {
+		switch {
+		case isGCS:
 			if status != eventMalformed && GCSWindow.contains(sec, x.inSec[s], 0, span) {
 				x.addGCS(s, sec, g, rec[cText], v, status)
 			}
-			continue
-		}
-		if status == eventMalformed || !variables[r.variable].Window.contains(sec, x.inSec[s], 0, span) {
-			continue
-		}
-		if status == eventNoValue {
+		case status == eventMalformed || !variables[r.variable].Window.contains(sec, x.inSec[s], 0, span):
+		case status == eventNoValue:
 			x.rep.NoValue++
-			continue
+		default:
+			x.record(s, r, v)
 		}
-		x.record(s, r, v)
-	}
+		return nil
+	})
 }
 
 // addGCS buffers a GCS row of stay s inside its window: an intubated patient's verbal row

@@ -42,9 +42,6 @@ func GCSItems() []GCSItem { return slices.Clone(gcsItems) }
 // has no GCS row in the window; the others are then missing and imputed).
 var gcsFeatures = []string{"gcs_min", "gcs_motor", "gcs_verbal", "gcs_eyes", "gcs_endotrach", "gcs_missing"}
 
-// GCSFeatures returns the GCS feature columns, the last of FeatureNames.
-func GCSFeatures() []string { return slices.Clone(gcsFeatures) }
-
 // gcsRule is how a GCS ITEMID is read.
 type gcsRule struct {
 	component int
@@ -77,7 +74,7 @@ type gcsScore struct {
 	ok                                  bool // the stay has a GCS row
 }
 
-// features appends the stay's GCSFeatures values.
+// features appends the stay's gcsFeatures values.
 func (g gcsScore) features(dst []float64) []float64 {
 	if !g.ok {
 		nan := math.NaN()

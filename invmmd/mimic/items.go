@@ -172,11 +172,8 @@ func Variables() []Variable {
 	return out
 }
 
-// aggregates are the per-variable feature suffixes, in column order (Aggregates).
+// aggregates are the per-variable feature suffixes, in column order.
 var aggregates = []string{"min", "max", "mean", "missing"}
-
-// Aggregates returns the per-variable feature suffixes, in column order.
-func Aggregates() []string { return slices.Clone(aggregates) }
 
 // Categorical demographics and admission context, one-hot with an "other" column for any
 // value not listed (the values are MIMIC-III's own spellings).
@@ -196,23 +193,15 @@ func CareUnits() []string { return slices.Clone(careUnits) }
 // Insurances returns the insurances that get a one-hot column, in column order.
 func Insurances() []string { return slices.Clone(insurances) }
 
-// unknownEthnicities are the ETHNICITY values that record no ethnicity (UnknownEthnicities); Z = 0 for them
+// unknownEthnicities are the ETHNICITY values that record no ethnicity; Z = 0 for them
 // unless Config.DropUnknownEthnicity removes them.
 var unknownEthnicities = []string{"UNKNOWN/NOT SPECIFIED", "UNABLE TO OBTAIN", "PATIENT DECLINED TO ANSWER"}
-
-// UnknownEthnicities returns the ETHNICITY values that record no ethnicity.
-func UnknownEthnicities() []string { return slices.Clone(unknownEthnicities) }
 
 // IsWhite is the nuisance Z: ETHNICITY recorded as white ("WHITE" or "WHITE - ...").
 func IsWhite(ethnicity string) bool { return strings.HasPrefix(strings.TrimSpace(ethnicity), "WHITE") }
 
 func isUnknownEthnicity(e string) bool {
-	for _, u := range unknownEthnicities {
-		if strings.TrimSpace(e) == u {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(unknownEthnicities, strings.TrimSpace(e))
 }
 
 func snake(s string) string {
@@ -221,7 +210,7 @@ func snake(s string) string {
 
 // FeatureNames returns the cohort's feature columns in order: age, male, the one-hot
 // admission type, first care unit and insurance, four aggregates per variable, then
-// GCSFeatures.
+// the GCS features (gcsFeatures).
 func FeatureNames() []string {
 	names := []string{"age", "male"}
 	for _, g := range []struct {

@@ -2,7 +2,6 @@ package mimic
 
 import (
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 )
@@ -20,43 +19,25 @@ func (x *extraction) readPatients() error {
 	defer x.addFile(t)
 	cSub, cGen, cDob := t.column("SUBJECT_ID"), t.column("GENDER"), t.column("DOB")
 	x.patients = map[int]patient{}
-	for {
-		rec, line, err := t.next()
-		if err == io.EOF {
-			return nil
-		}
+	return t.each(func(rec []string, line int) error {
+		sub, err := t.intField(rec, line, cSub, "SUBJECT_ID")
 		if err != nil {
 			return err
-		}
-		sub, ok, err := t.intField(rec, line, cSub, "SUBJECT_ID")
-		if err != nil {
-			return err
-		}
-		if !ok {
-			continue
 		}
 		dob, err := parseTimestamp(rec[cDob])
 		if err != nil {
-			if err := t.malformed(line, "column DOB: %v", err); err != nil {
-				return err
-			}
-			continue
+			return t.malformed(line, "column DOB: %v", err)
 		}
 		g := strings.TrimSpace(rec[cGen])
 		if g != "M" && g != "F" {
-			if err := t.malformed(line, "column GENDER: %q, want M or F", rec[cGen]); err != nil {
-				return err
-			}
-			continue
+			return t.malformed(line, "column GENDER: %q, want M or F", rec[cGen])
 		}
 		if _, dup := x.patients[sub]; dup {
-			if err := t.malformed(line, "SUBJECT_ID %d appears twice", sub); err != nil {
-				return err
-			}
-			continue
+			return t.malformed(line, "SUBJECT_ID %d appears twice", sub)
 		}
 		x.patients[sub] = patient{dob: dob, male: g == "M"}
-	}
+		return nil
+	})
 }
 
 // readAdmissions reads each admission's type, insurance, ethnicity and whether it has
@@ -79,38 +60,23 @@ func (x *extraction) readAdmissions() error {
 		intern[s] = s
 		return s
 	}
-	for {
-		rec, line, err := t.next()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
+	return t.each(func(rec []string, line int) error {
 		sub, ok1 := atoi(rec[cSub])
 		hadm, ok2 := atoi(rec[cHadm])
 		if !ok1 || !ok2 {
-			if err := t.malformed(line, "columns SUBJECT_ID, HADM_ID: %q, %q are not integers", rec[cSub], rec[cHadm]); err != nil {
-				return err
-			}
-			continue
+			return t.malformed(line, "columns SUBJECT_ID, HADM_ID: %q, %q are not integers", rec[cSub], rec[cHadm])
 		}
 		if _, dup := x.admissions[hadm]; dup {
-			if err := t.malformed(line, "HADM_ID %d appears twice", hadm); err != nil {
-				return err
-			}
-			continue
+			return t.malformed(line, "HADM_ID %d appears twice", hadm)
 		}
 		hasChart := strings.TrimSpace(rec[cChart])
 		if hasChart != "0" && hasChart != "1" {
-			if err := t.malformed(line, "column HAS_CHARTEVENTS_DATA: %q, want 0 or 1", rec[cChart]); err != nil {
-				return err
-			}
-			continue
+			return t.malformed(line, "column HAS_CHARTEVENTS_DATA: %q, want 0 or 1", rec[cChart])
 		}
 		x.admissions[hadm] = admission{subject: sub, admType: in(rec[cType]), insurance: in(rec[cIns]), ethnicity: in(rec[cEth]),
 			chartData: hasChart == "1"}
-	}
+		return nil
+	})
 }
 
 // readICUStays reads ICUSTAYS, applies the cohort's exclusions and counts them, and
@@ -138,24 +104,12 @@ func (x *extraction) readICUStays() error {
 		exUnknown   = "unknown ethnicity (DropUnknownEthnicity)"
 	)
 	seen := map[int]bool{}
-	for {
-		rec, line, err := t.next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			x.addFile(t)
-			return err
-		}
+	err = t.each(func(rec []string, line int) error {
 		sub, ok1 := atoi(rec[cSub])
 		hadm, ok2 := atoi(rec[cHadm])
 		icu, ok3 := atoi(rec[cICU])
 		if !ok1 || !ok2 || !ok3 {
-			if err := t.malformed(line, "columns SUBJECT_ID, HADM_ID, ICUSTAY_ID: %q, %q, %q are not integers", rec[cSub], rec[cHadm], rec[cICU]); err != nil {
-				x.addFile(t)
-				return err
-			}
-			continue
+			return t.malformed(line, "columns SUBJECT_ID, HADM_ID, ICUSTAY_ID: %q, %q, %q are not integers", rec[cSub], rec[cHadm], rec[cICU])
 		}
 		var in, out int64
 		var tErr error
@@ -173,11 +127,7 @@ func (x *extraction) readICUStays() error {
 			tErr = fmt.Errorf("ICUSTAY_ID %d appears twice", icu)
 		}
 		if tErr != nil {
-			if err := t.malformed(line, "%v", tErr); err != nil {
-				x.addFile(t)
-				return err
-			}
-			continue
+			return t.malformed(line, "%v", tErr)
 		}
 		seen[icu] = true
 		x.rep.ICUStays++
@@ -186,21 +136,21 @@ func (x *extraction) readICUStays() error {
 		switch {
 		case !okP:
 			excl[exNoPatient]++
-			continue
+			return nil
 		case !okA:
 			excl[exNoAdm]++
-			continue
+			return nil
 		case !a.chartData:
 			excl[exNoChart]++
-			continue
+			return nil
 		case rec[cIn] == "" || rec[cOut] == "":
 			excl[exNoTime]++
-			continue
+			return nil
 		}
 		age := float64(in-p.dob) / (365.2425 * 86400)
 		if age < x.cfg.MinAge {
 			excl[exYoung]++
-			continue
+			return nil
 		}
 		if age > 89 {
 			age = x.cfg.AgeCap
@@ -208,8 +158,12 @@ func (x *extraction) readICUStays() error {
 		cands = append(cands, cand{Stay: Stay{SubjectID: sub, HadmID: hadm, ICUStayID: icu, InTime: toTime(in), OutTime: toTime(out),
 			LOSDays: float64(out-in) / 86400, Age: age, Male: p.male, Ethnicity: a.ethnicity, AdmissionType: a.admType,
 			FirstCareUnit: strings.Clone(rec[cUnit]), Insurance: a.insurance}, in: in, out: out})
-	}
+		return nil
+	})
 	x.addFile(t)
+	if err != nil {
+		return err
+	}
 	if !x.cfg.AllStays {
 		first := map[int]int{} // subject → index of the earliest candidate
 		for i, c := range cands {
