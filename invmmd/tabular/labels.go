@@ -70,25 +70,20 @@ func (t *Table) Binary(name, positive, key string) ([]float64, error) {
 // Probabilities returns column name of t as values in [0, 1] (a fitted G or m). key is the
 // setting that chose it (Names names it).
 func (t *Table) Probabilities(name, key string) ([]float64, error) {
-	flag := t.name(key)
-	c := t.Column(name)
-	if c == nil {
-		return nil, &ColumnError{File: t.File, Name: name, Setting: flag, Header: t.Header}
-	}
-	for i := 0; i < t.Len(); i++ {
-		switch {
-		case c.IsMissing(i):
-			return nil, fmt.Errorf("%s:%d: column %q (%s): value %q is missing, want a probability in [0, 1] on every row", t.File, t.Lines[i], name, flag, c.Raw(i))
-		case !c.Numeric || !(c.Num[i] >= 0 && c.Num[i] <= 1):
-			return nil, fmt.Errorf("%s:%d: column %q (%s): value %q, want a probability in [0, 1]", t.File, t.Lines[i], name, flag, c.Value(i))
-		}
-	}
-	return append([]float64(nil), c.Num...), nil
+	return t.numbers(name, key, "a probability in [0, 1]", ", want a probability in [0, 1]", func(v float64) bool { return v >= 0 && v <= 1 })
 }
 
 // Numbers returns column name of t as finite numbers (model outputs h), refusing missing
 // cells (quoted as written: "", "NA", "NaN"...). key is the setting that chose it.
 func (t *Table) Numbers(name, key string) ([]float64, error) {
+	return t.numbers(name, key, "a number", fmt.Sprintf(" is beyond ±%g, where the squared distances of a kernel overflow; rescale the column", MaxMagnitude),
+		func(v float64) bool { return !(math.Abs(v) > MaxMagnitude) })
+}
+
+// numbers returns column name of t (chosen by setting key) when every row holds a number
+// that ok accepts; the error names the first row that does not: a missing or non-numeric
+// value wants want, a value ok refuses says why (its text after the quoted value).
+func (t *Table) numbers(name, key, want, why string, ok func(float64) bool) ([]float64, error) {
 	flag := t.name(key)
 	c := t.Column(name)
 	if c == nil {
@@ -97,11 +92,11 @@ func (t *Table) Numbers(name, key string) ([]float64, error) {
 	for i := 0; i < t.Len(); i++ {
 		switch {
 		case c.IsMissing(i):
-			return nil, fmt.Errorf("%s:%d: column %q (%s): value %q is missing, want a number on every row", t.File, t.Lines[i], name, flag, c.Raw(i))
+			return nil, fmt.Errorf("%s:%d: column %q (%s): value %q is missing, want %s on every row", t.File, t.Lines[i], name, flag, c.Raw(i), want)
 		case !c.Numeric:
-			return nil, fmt.Errorf("%s:%d: column %q (%s): value %q, want a number", t.File, t.Lines[i], name, flag, c.Value(i))
-		case math.Abs(c.Num[i]) > MaxMagnitude:
-			return nil, fmt.Errorf("%s:%d: column %q (%s): value %q is beyond ±%g, where the squared distances of a kernel overflow; rescale the column", t.File, t.Lines[i], name, flag, c.Value(i), MaxMagnitude)
+			return nil, fmt.Errorf("%s:%d: column %q (%s): value %q, want %s", t.File, t.Lines[i], name, flag, c.Value(i), want)
+		case !ok(c.Num[i]):
+			return nil, fmt.Errorf("%s:%d: column %q (%s): value %q%s", t.File, t.Lines[i], name, flag, c.Value(i), why)
 		}
 	}
 	return append([]float64(nil), c.Num...), nil
