@@ -17,7 +17,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -81,11 +80,8 @@ type FigureHints struct {
 	MMDOf string
 }
 
-// csvHeader is the header of every result CSV (CSVHeader).
+// csvHeader is the header of every result CSV.
 var csvHeader = []string{"method", "seed", "tr_mmd", "tr_acc", "te_acc"}
-
-// CSVHeader returns the header of every result CSV: method, seed, tr_mmd, tr_acc, te_acc.
-func CSVHeader() []string { return slices.Clone(csvHeader) }
 
 // LambdaName formats λ for file names: 1 → "1", 0.5 → "0.5".
 func LambdaName(l float64) string { return strconv.FormatFloat(l, 'f', -1, 64) }
@@ -220,17 +216,12 @@ func cellOf(rs []Row, f func(Row) float64) Cell {
 // DefaultMMDNote says what the tr mmd row of the paper's experiments is.
 const DefaultMMDNote = "tr mmd is the full estimator of Σ_y MMD²_y on the training set."
 
-// WriteMarkdown writes a table of sums next to the paper's numbers (when paper is not nil),
-// in the paper's layout: a column per method, rows train MMD, train accuracy and test
+// WriteMarkdownNote writes a table of sums next to the paper's numbers (when paper is not
+// nil), in the paper's layout: a column per method, rows train MMD, train accuracy and test
 // accuracy. Our cells are mean ± standard deviation over seeds; a method with one seed
-// shows its value alone. The footnote says what tr mmd is with DefaultMMDNote.
-func WriteMarkdown(w io.Writer, title string, sums []Summary, paper map[string]PaperRow) error {
-	return WriteMarkdownNote(w, title, sums, paper, DefaultMMDNote)
-}
-
-// WriteMarkdownNote is WriteMarkdown with the footnote's sentence on what tr mmd is given
-// (an experiment whose penalty is not the paper's MMD², e.g. the joint MMD² of a continuous
-// nuisance, says so).
+// shows its value alone. The footnote's sentence mmdNote says what tr mmd is
+// (DefaultMMDNote for the paper's MMD²; an experiment whose penalty is another, e.g. the
+// joint MMD² of a continuous nuisance, says so).
 func WriteMarkdownNote(w io.Writer, title string, sums []Summary, paper map[string]PaperRow, mmdNote string) error {
 	return WriteMarkdownWith(w, title, sums, paper, mmdNote, TableExtras{})
 }

@@ -81,7 +81,7 @@ func TestSummarizeAndMarkdown(t *testing.T) {
 		t.Errorf("rows kept: none %+v, full %+v", sums[0].Rows, sums[1].Rows)
 	}
 	var b strings.Builder
-	if err := WriteMarkdown(&b, "Sim", sums, paperSim); err != nil {
+	if err := WriteMarkdownNote(&b, "Sim", sums, paperSim, DefaultMMDNote); err != nil {
 		t.Fatal(err)
 	}
 	// none has one seed: its value alone, no "± 0.000".
@@ -91,7 +91,7 @@ func TestSummarizeAndMarkdown(t *testing.T) {
 		}
 	}
 	b.Reset()
-	if err := WriteMarkdown(&b, "Sim", Summarize(rows[2:]), nil); err != nil {
+	if err := WriteMarkdownNote(&b, "Sim", Summarize(rows[2:]), nil, DefaultMMDNote); err != nil {
 		t.Fatal(err)
 	}
 	if s := b.String(); strings.Contains(s, "±") || !strings.Contains(s, "One seed") {
