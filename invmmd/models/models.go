@@ -249,13 +249,6 @@ func BernoulliNLL(logit, y *Node) *Node {
 	return ReduceAllMean(Sub(Softplus(logit), Mul(y, logit)))
 }
 
-// WeightedBernoulliNLL is BernoulliNLL with per-row weights w, normalised by their sum:
-// the loss of m, which is fit on the rows where Z is observed (w = Δ).
-func WeightedBernoulliNLL(logit, y, w *Node) *Node {
-	nll := Sub(Softplus(logit), Mul(y, logit))
-	return Div(ReduceAllSum(Mul(w, nll)), Max(ReduceAllSum(w), OnesLike(ReduceAllSum(w))))
-}
-
 // WeightedSoftmaxNLL returns the mean negative log-likelihood of one-hot targets onehot
 // ([batch, K]) under softmax(logits) ([batch, K]), over the rows with weight w ([batch]; the
 // rows where a categorical Z is observed), normalised by Σw: the loss of a categorical
