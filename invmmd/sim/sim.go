@@ -75,14 +75,22 @@ func Generate(cfg Config) (dataset.Splits, error) {
 
 // Sample draws n rows with P(Z = Y) = agree and feature noise sigmaX from rng.
 func Sample(rng *rand.Rand, name string, n int, agree, sigmaX float64) *dataset.Set {
+	return SampleZ(rng, name, n, sigmaX, func(y float64) float64 {
+		if rng.Float64() >= agree {
+			return 1 - y
+		}
+		return y
+	})
+}
+
+// SampleZ draws n rows as Sample does, with Z drawn from Y by z (which draws from rng, right
+// after Y): X = (Y − Z, Y + Z) + σ_X·noise and Δ ~ Bernoulli(TrueG(X)).
+func SampleZ(rng *rand.Rand, name string, n int, sigmaX float64, z func(y float64) float64) *dataset.Set {
 	s := &dataset.Set{Name: name, Shape: []int{2}, X: make([]float32, 2*n),
 		Y: make([]float64, n), Z: make([]float64, n), Delta: make([]float64, n), GTrue: make([]float64, n)}
 	for i := 0; i < n; i++ {
 		y := float64(rng.IntN(2))
-		z := y
-		if rng.Float64() >= agree {
-			z = 1 - y
-		}
+		z := z(y)
 		x1 := y - z + sigmaX*rng.NormFloat64()
 		x2 := y + z + sigmaX*rng.NormFloat64()
 		g := TrueG(x1, x2)

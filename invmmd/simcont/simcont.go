@@ -92,22 +92,8 @@ func Mean(y float64, test bool) float64 {
 // Sample draws n rows of the training (test = false) or test distribution from rng. Z is
 // kept on every row (the hidden truth where Δ = 0, for the full method).
 func Sample(rng *rand.Rand, name string, n int, test bool, sigmaX, tau float64) *dataset.Set {
-	s := &dataset.Set{Name: name, Shape: []int{2}, X: make([]float32, 2*n),
-		Y: make([]float64, n), Z: make([]float64, n), Delta: make([]float64, n), GTrue: make([]float64, n),
-		Nuisance: dataset.Nuisance{Kind: dataset.ContinuousZ}}
-	for i := 0; i < n; i++ {
-		y := float64(rng.IntN(2))
-		z := Mean(y, test) + tau*rng.NormFloat64()
-		x1 := y - z + sigmaX*rng.NormFloat64()
-		x2 := y + z + sigmaX*rng.NormFloat64()
-		g := sim.TrueG(x1, x2)
-		d := 0.0
-		if rng.Float64() < g {
-			d = 1
-		}
-		s.X[2*i], s.X[2*i+1] = float32(x1), float32(x2)
-		s.Y[i], s.Z[i], s.Delta[i], s.GTrue[i] = y, z, d, g
-	}
+	s := sim.SampleZ(rng, name, n, sigmaX, func(y float64) float64 { return Mean(y, test) + tau*rng.NormFloat64() })
+	s.Nuisance = dataset.Nuisance{Kind: dataset.ContinuousZ}
 	return s
 }
 
@@ -119,20 +105,4 @@ func TruePosterior(x1, x2, y, sigmaX, tau float64) (mean, variance float64) {
 	pPrior, pObs := 1/(tau*tau), 2/(sigmaX*sigmaX)
 	variance = 1 / (pPrior + pObs)
 	return variance * (pPrior*Mean(y, false) + pObs*zHat), variance
-}
-
-// BayesLogit returns log P(Y = 1 | X) − log P(Y = 0 | X) under the training distribution:
-// X | Y is normal with mean (Y − μ(Y), Y + μ(Y)) and covariance σ_X²I + τ²[[1, −1], [−1, 1]].
-// It is the best a model that may use Z's trace in X can do in training, and what the
-// unpenalised method approaches.
-func BayesLogit(x1, x2, sigmaX, tau float64) float64 {
-	// Σ = [[a, −b], [−b, a]], a = σ² + τ², b = τ²; Σ⁻¹ = [[a, b], [b, a]] / (a² − b²).
-	a, b := sigmaX*sigmaX+tau*tau, tau*tau
-	det := a*a - b*b
-	quad := func(y float64) float64 {
-		mu := Mean(y, false)
-		d1, d2 := x1-(y-mu), x2-(y+mu)
-		return (a*d1*d1 + 2*b*d1*d2 + a*d2*d2) / det
-	}
-	return -0.5*quad(1) + 0.5*quad(0)
 }

@@ -119,3 +119,19 @@ func TestBayesAccuracy(t *testing.T) {
 		t.Errorf("Bayes train %.3f / test %.3f: want above the ceiling %.3f in training and well below it in test", tr, te, ceiling)
 	}
 }
+
+// BayesLogit returns log P(Y = 1 | X) − log P(Y = 0 | X) under the training distribution:
+// X | Y is normal with mean (Y − μ(Y), Y + μ(Y)) and covariance σ_X²I + τ²[[1, −1], [−1, 1]].
+// It is the best a model that may use Z's trace in X can do in training, and what the
+// unpenalised method approaches.
+func BayesLogit(x1, x2, sigmaX, tau float64) float64 {
+	// Σ = [[a, −b], [−b, a]], a = σ² + τ², b = τ²; Σ⁻¹ = [[a, b], [b, a]] / (a² − b²).
+	a, b := sigmaX*sigmaX+tau*tau, tau*tau
+	det := a*a - b*b
+	quad := func(y float64) float64 {
+		mu := Mean(y, false)
+		d1, d2 := x1-(y-mu), x2-(y+mu)
+		return (a*d1*d1 + 2*b*d1*d2 + a*d2*d2) / det
+	}
+	return -0.5*quad(1) + 0.5*quad(0)
+}
