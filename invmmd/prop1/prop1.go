@@ -33,7 +33,6 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
-	"slices"
 
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/method"
@@ -428,9 +427,4 @@ func meanSE(xs []float64) (mean, se float64, n int) {
 		}
 	}
 	return mean, math.Sqrt(v / float64(n-1) / float64(n)), n
-}
-
-// DefinedValues returns the estimate's defined values (the repetitions without an empty stratum).
-func (e Estimate) DefinedValues() []float64 {
-	return slices.DeleteFunc(slices.Clone(e.Values), math.IsNaN)
 }
