@@ -14,11 +14,10 @@ import (
 	"github.com/invmmd/invmmd/invmmd/fairness"
 )
 
-// The audit figure's colours: complete cases grey (what Fairlearn reports), dr blue, and
+// The audit figure's colours: complete cases grey (what Fairlearn reports), dr Blue, and
 // the sensitivity bounds as two greys behind them.
 var (
 	auditCC     = color.RGBA{110, 110, 110, 255}
-	auditDR     = color.RGBA{0, 114, 178, 255}
 	auditGamma  = color.RGBA{150, 195, 230, 255}
 	auditManski = color.RGBA{232, 232, 232, 255}
 )
@@ -118,7 +117,7 @@ func AuditPlots(res *fairness.Result, bounds []fairness.Bound) ([][]*plot.Plot, 
 				dy     float64
 				colour color.RGBA
 				shape  draw.GlyphDrawer
-			}{{fairness.CompleteCase, 0.14, auditCC, draw.BoxGlyph{}}, {fairness.DR, -0.14, auditDR, draw.CircleGlyph{}}} {
+			}{{fairness.CompleteCase, 0.14, auditCC, draw.BoxGlyph{}}, {fairness.DR, -0.14, Blue, draw.CircleGlyph{}}} {
 				r, ok := res.Find(m, level, "", e.est)
 				if !ok {
 					continue

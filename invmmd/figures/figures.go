@@ -15,9 +15,7 @@ package figures
 import (
 	"bytes"
 	"fmt"
-	"image"
 	"image/color"
-	"image/png"
 	"io"
 	"os"
 	"path/filepath"
@@ -57,26 +55,6 @@ func Save(p *plot.Plot, base string, w, h vg.Length) error {
 // PNG renders p as PNG bytes at ScreenDPI, e.g. for gonbui.DisplayPng in a notebook.
 func PNG(p *plot.Plot, w, h vg.Length) ([]byte, error) {
 	return GridPNG([][]*plot.Plot{{p}}, w, h)
-}
-
-// SaveImage writes img as a PNG file at path (the extension must be .png), creating the
-// folder.
-func SaveImage(img image.Image, path string) error {
-	if !strings.HasSuffix(path, ".png") {
-		return fmt.Errorf("figures: %s: want a .png path", path)
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("figures: %w", err)
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("figures: %w", err)
-	}
-	if err := png.Encode(f, img); err != nil {
-		f.Close()
-		return fmt.Errorf("figures: writing %s: %w", path, err)
-	}
-	return f.Close()
 }
 
 // SaveGrid writes a grid of plots (rows of columns, aligned axes) to base+".png" (at
@@ -167,7 +145,7 @@ func legendWidth(p *plot.Plot, c draw.Canvas) vg.Length {
 // its right, lw wide, that holds the legend (empty when lw is 0).
 func panelLayout(p *plot.Plot, c draw.Canvas, lw vg.Length) (plotC, legendC draw.Canvas) {
 	if lw == 0 {
-		return c, draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{Min: c.Max, Max: c.Max}}
+		return c, emptyAt(c)
 	}
 	plotC = draw.Crop(c, 0, -lw, 0, 0)
 	return plotC, legendBeside(p, plotC, lw)
@@ -249,22 +227,7 @@ func layoutRight(plots [][]*plot.Plot, dc draw.Canvas) (plotCs, legendCs [][]dra
 		plotC, legendC := panelLayout(p, dc, legendWidth(p, dc))
 		return [][]draw.Canvas{{plotC}}, [][]draw.Canvas{{legendC}}
 	}
-	rows, cols := len(plots), 0
-	for _, r := range plots {
-		cols = max(cols, len(r))
-	}
-	lw := make([]vg.Length, cols)
-	var total vg.Length
-	for _, r := range plots {
-		for j, p := range r {
-			if p != nil {
-				lw[j] = max(lw[j], legendWidth(p, dc))
-			}
-		}
-	}
-	for _, w := range lw {
-		total += w
-	}
+	rows, cols, lw, total := legendColumns(plots, dc)
 	// Align the panels on a canvas narrower by the legends' width, then move each column
 	// right by the legends of the columns left of it.
 	narrow := dc
@@ -281,12 +244,33 @@ func layoutRight(plots [][]*plot.Plot, dc draw.Canvas) (plotCs, legendCs [][]dra
 			if j < len(plots[i]) && plots[i][j] != nil && lw[j] > 0 {
 				legendCs[i][j] = legendBeside(plots[i][j], c, lw[j])
 			} else {
-				legendCs[i][j] = draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{Min: c.Max, Max: c.Max}}
+				legendCs[i][j] = emptyAt(c)
 			}
 			shift += lw[j]
 		}
 	}
 	return plotCs, legendCs
+}
+
+// legendColumns is the grid's size, the width of each column's widest legend right of its
+// panels (legendWidth) and their sum.
+func legendColumns(plots [][]*plot.Plot, dc draw.Canvas) (rows, cols int, lw []vg.Length, total vg.Length) {
+	rows = len(plots)
+	for _, r := range plots {
+		cols = max(cols, len(r))
+	}
+	lw = make([]vg.Length, cols)
+	for _, r := range plots {
+		for j, p := range r {
+			if p != nil {
+				lw[j] = max(lw[j], legendWidth(p, dc))
+			}
+		}
+	}
+	for _, w := range lw {
+		total += w
+	}
+	return rows, cols, lw, total
 }
 
 // gridTiles are the tiles of a grid of panels: the gaps between panels and at the edges.

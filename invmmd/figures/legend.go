@@ -241,22 +241,7 @@ func layoutBelow(plots [][]*plot.Plot, dc draw.Canvas) (plotCs, legendCs, belowC
 		plotC, legendC := panelLayout(p, c, legendWidth(p, c))
 		return [][]draw.Canvas{{plotC}}, [][]draw.Canvas{{legendC}}, [][]draw.Canvas{{below}}
 	}
-	rows, cols := len(plots), 0
-	for _, r := range plots {
-		cols = max(cols, len(r))
-	}
-	lw := make([]vg.Length, cols)
-	var total vg.Length
-	for _, r := range plots {
-		for j, p := range r {
-			if p != nil {
-				lw[j] = max(lw[j], legendWidth(p, dc))
-			}
-		}
-	}
-	for _, w := range lw {
-		total += w
-	}
+	rows, cols, lw, total := legendColumns(plots, dc)
 	narrow := dc
 	narrow.Max.X -= total
 	t := gridTiles(rows, cols)
