@@ -22,20 +22,9 @@ type KindSample struct {
 	*Sample // Z, ZFull hold the level (0, 1, 2) or the value; MTrue is unused unless binary
 	Kind    dataset.ZKind
 	// ZProb holds the true P(Z = b | X, Y) of a categorical or binary Z, row-major
-	// (Levels() per row); ZMean the true E[Z | X, Y] of a continuous Z (its variance is 1).
+	// (2 or 3 per row); ZMean the true E[Z | X, Y] of a continuous Z (its variance is 1).
 	ZProb []float64
 	ZMean []float64
-}
-
-// Levels returns the number of levels of a binary (2) or categorical (3) Z, 0 otherwise.
-func (k *KindSample) Levels() int {
-	switch k.Kind {
-	case dataset.BinaryZ:
-		return 2
-	case dataset.CategoricalZ:
-		return 3
-	}
-	return 0
 }
 
 // DrawKind returns n rows with dependence strength delta and a nuisance of the given kind
