@@ -50,29 +50,17 @@ const (
 
 // WriteCalibrationCSV writes rows under CalibrationCSVHeader (rate and SE to 4 decimals).
 func WriteCalibrationCSV(w io.Writer, rows []CalibrationRow) error {
-	if _, err := fmt.Fprintln(w, CalibrationCSVHeader); err != nil {
-		return err
-	}
-	for _, r := range rows {
-		if _, err := fmt.Fprintf(w, "%d,%g,%s,%s,%d,%d,%.4f,%.4f\n", r.N, r.Delta, r.Method, r.Route, r.Replicates, r.Rejections, r.Rate(), r.SE()); err != nil {
-			return err
-		}
-	}
-	return nil
+	return writeLines(w, CalibrationCSVHeader, rows, func(r CalibrationRow) string {
+		return fmt.Sprintf("%d,%g,%s,%s,%d,%d,%.4f,%.4f", r.N, r.Delta, r.Method, r.Route, r.Replicates, r.Rejections, r.Rate(), r.SE())
+	})
 }
 
 // WriteCalibrationNullCSV writes the null p-values under CalibrationNullCSVHeader, each to
 // 6 decimals.
 func WriteCalibrationNullCSV(w io.Writer, ps []CalibrationP) error {
-	if _, err := fmt.Fprintln(w, CalibrationNullCSVHeader); err != nil {
-		return err
-	}
-	for _, p := range ps {
-		if _, err := fmt.Fprintf(w, "%d,%s,%s,%d,%.6f\n", p.N, p.Method, p.Route, p.Replicate, p.P); err != nil {
-			return err
-		}
-	}
-	return nil
+	return writeLines(w, CalibrationNullCSVHeader, ps, func(p CalibrationP) string {
+		return fmt.Sprintf("%d,%s,%s,%d,%.6f", p.N, p.Method, p.Route, p.Replicate, p.P)
+	})
 }
 
 // ReadCalibrationCSV reads calibration.csv; errors name the file, line and column.

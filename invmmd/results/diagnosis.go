@@ -41,16 +41,10 @@ const DiagnosisCSVHeader = "objective,step,epoch,nll,mmd2_y0,mmd2_y1,pz1_y0,pz1_
 
 // WriteDiagnosisCSV writes steps under DiagnosisCSVHeader, numbers to 6 significant digits.
 func WriteDiagnosisCSV(w io.Writer, steps []DiagnosisStep) error {
-	if _, err := fmt.Fprintln(w, DiagnosisCSVHeader); err != nil {
-		return err
-	}
-	for _, s := range steps {
-		if _, err := fmt.Fprintf(w, "%s,%d,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%d\n", s.Objective, s.Step, s.Epoch, s.NLL,
-			s.MMD2[0], s.MMD2[1], s.PZ1[0], s.PZ1[1], s.Floored); err != nil {
-			return err
-		}
-	}
-	return nil
+	return writeLines(w, DiagnosisCSVHeader, steps, func(s DiagnosisStep) string {
+		return fmt.Sprintf("%s,%d,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%d", s.Objective, s.Step, s.Epoch, s.NLL,
+			s.MMD2[0], s.MMD2[1], s.PZ1[0], s.PZ1[1], s.Floored)
+	})
 }
 
 // ReadDiagnosisCSV reads a diagnosis CSV file; errors name the file, line, column and value.

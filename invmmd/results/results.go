@@ -94,18 +94,37 @@ func TablePath(dir, name string, lambda float64) string {
 
 // WriteCSV writes rows with CSVHeader, numbers with 6 decimals.
 func WriteCSV(w io.Writer, rows []Row) error {
+	return writeRecords(w, csvHeader, rows, func(r Row) []string {
+		return []string{r.Method, strconv.FormatUint(r.Seed, 10), fmtF(r.TrMMD), fmtF(r.TrAcc), fmtF(r.TeAcc)}
+	})
+}
+
+// writeRecords writes header and then one record per row (rec) with encoding/csv.
+func writeRecords[T any](w io.Writer, header []string, rows []T, rec func(T) []string) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write(csvHeader); err != nil {
+	if err := cw.Write(header); err != nil {
 		return err
 	}
 	for _, r := range rows {
-		rec := []string{r.Method, strconv.FormatUint(r.Seed, 10), fmtF(r.TrMMD), fmtF(r.TrAcc), fmtF(r.TeAcc)}
-		if err := cw.Write(rec); err != nil {
+		if err := cw.Write(rec(r)); err != nil {
 			return err
 		}
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// writeLines writes header and then one line per row (line, without its newline).
+func writeLines[T any](w io.Writer, header string, rows []T, line func(T) string) error {
+	if _, err := fmt.Fprintln(w, header); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if _, err := fmt.Fprintln(w, line(r)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func fmtF(x float64) string { return strconv.FormatFloat(x, 'f', 6, 64) }

@@ -1,7 +1,6 @@
 package results
 
 import (
-	"encoding/csv"
 	"fmt"
 	"io"
 	"math"
@@ -42,19 +41,10 @@ var toolCalibrationHeader = []string{"kind", "n", "fitting", "delta", "method", 
 
 // WriteToolCalibrationCSV writes the rows with a header line.
 func WriteToolCalibrationCSV(w io.Writer, rows []ToolCalibrationRow) error {
-	cw := csv.NewWriter(w)
-	if err := cw.Write(toolCalibrationHeader); err != nil {
-		return err
-	}
-	for _, r := range rows {
-		rec := []string{r.Kind, strconv.Itoa(r.N), r.Fitting, strconv.FormatFloat(r.Delta, 'g', -1, 64), r.Method, strconv.Itoa(r.Replicates),
+	return writeRecords(w, toolCalibrationHeader, rows, func(r ToolCalibrationRow) []string {
+		return []string{r.Kind, strconv.Itoa(r.N), r.Fitting, strconv.FormatFloat(r.Delta, 'g', -1, 64), r.Method, strconv.Itoa(r.Replicates),
 			strconv.Itoa(r.Rejections), fmt.Sprintf("%.4f", r.Rate()), fmt.Sprintf("%.4f", r.SE()), strconv.Itoa(r.Marked), strconv.Itoa(r.Failed)}
-		if err := cw.Write(rec); err != nil {
-			return err
-		}
-	}
-	cw.Flush()
-	return cw.Error()
+	})
 }
 
 // ReadToolCalibrationCSV reads what WriteToolCalibrationCSV wrote, naming the line and
@@ -115,19 +105,10 @@ var seCalibrationHeader = []string{"kind", "n", "delta", "method", "replicates",
 
 // WriteSECalibrationCSV writes the rows with a header line.
 func WriteSECalibrationCSV(w io.Writer, rows []SECalibrationRow) error {
-	cw := csv.NewWriter(w)
-	if err := cw.Write(seCalibrationHeader); err != nil {
-		return err
-	}
-	for _, r := range rows {
-		rec := []string{r.Kind, strconv.Itoa(r.N), strconv.FormatFloat(r.Delta, 'g', -1, 64), r.Method, strconv.Itoa(r.Replicates),
+	return writeRecords(w, seCalibrationHeader, rows, func(r SECalibrationRow) []string {
+		return []string{r.Kind, strconv.Itoa(r.N), strconv.FormatFloat(r.Delta, 'g', -1, 64), r.Method, strconv.Itoa(r.Replicates),
 			fmt.Sprintf("%.6f", r.Mean), fmt.Sprintf("%.6f", r.SD), fmt.Sprintf("%.6f", r.RMSSE), fmt.Sprintf("%.3f", r.Ratio())}
-		if err := cw.Write(rec); err != nil {
-			return err
-		}
-	}
-	cw.Flush()
-	return cw.Error()
+	})
 }
 
 // ReadSECalibrationCSV reads what WriteSECalibrationCSV wrote.

@@ -70,20 +70,14 @@ func Quartiles(values []float64) (q25, median, q75 float64) {
 // with the estimates' summaries (mean, sd, median, quartiles) and MinG to 6 decimals;
 // min_g is left empty for an estimator that reads no G (MinG 0).
 func WriteVarianceCSV(w io.Writer, pts []VariancePoint) error {
-	if _, err := fmt.Fprintln(w, VarianceCSVHeader); err != nil {
-		return err
-	}
-	for _, pt := range pts {
+	return writeLines(w, VarianceCSVHeader, pts, func(pt VariancePoint) string {
 		minG := ""
 		if pt.MinG != 0 {
 			minG = fmtF(pt.MinG)
 		}
-		if _, err := fmt.Fprintf(w, "%s,%d,%.6f,%.6f,%d,%.6f,%.6f,%.6f,%d,%d,%s\n", pt.Estimator, pt.BatchSize, pt.Mean, pt.Std, pt.N,
-			pt.Median, pt.Q25, pt.Q75, pt.Empty, pt.Floored, minG); err != nil {
-			return err
-		}
-	}
-	return nil
+		return fmt.Sprintf("%s,%d,%.6f,%.6f,%d,%.6f,%.6f,%.6f,%d,%d,%s", pt.Estimator, pt.BatchSize, pt.Mean, pt.Std, pt.N,
+			pt.Median, pt.Q25, pt.Q75, pt.Empty, pt.Floored, minG)
+	})
 }
 
 // VarianceAsWritten returns a copy of pts with their numbers rounded as variance.csv writes
