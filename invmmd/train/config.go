@@ -82,17 +82,6 @@ func (s NormaliserSource) String() string {
 	return string(s)
 }
 
-// ParseNormaliserSource reads "batch" or "training" (the names String gives).
-func ParseNormaliserSource(name string) (NormaliserSource, error) {
-	switch name {
-	case "batch", "":
-		return NormalisersBatch, nil
-	case "training":
-		return NormalisersTraining, nil
-	}
-	return "", fmt.Errorf("train: normaliser source %q, want batch or training", name)
-}
-
 // Validate checks the configuration against a training set of n rows.
 func (c Config) Validate(n int) error {
 	switch {

@@ -82,29 +82,49 @@ func (m *Model) outputs(s *dataset.Set, k int) ([]float64, error) {
 		}
 		m.predict = e
 	}
+	out, _, err := m.rows(m.predict, s, k, false)
+	return out, err
+}
+
+// rows runs e (a graph of the rows' features) over s in batches of m.batch, the last one
+// padded with its last row, and returns its dim values per row, row-major, refusing a value
+// that is not finite. For the penultimate layer (features) dim is read from the output,
+// [batch, dim]; features also names those values in the errors.
+func (m *Model) rows(e *context.Exec, s *dataset.Set, dim int, features bool) ([]float64, int, error) {
 	n := s.Len()
-	out := make([]float64, 0, n*k)
+	out := make([]float64, 0, n*dim)
 	for start := 0; start < n; start += m.batch {
 		idx := make([]int, m.batch)
 		for j := range idx {
 			idx[j] = min(start+j, n-1) // pad with the last row
 		}
-		res, err := m.predict.Exec(featureTensor(s, idx))
+		res, err := e.Exec(featureTensor(s, idx))
 		if err != nil {
-			return nil, fmt.Errorf("train: predicting rows %d..%d of %s: %w", start, min(start+m.batch, n)-1, s.Name, err)
+			what := "predicting rows"
+			if features {
+				what = "features of rows"
+			}
+			return nil, 0, fmt.Errorf("train: %s %d..%d of %s: %w", what, start, min(start+m.batch, n)-1, s.Name, err)
+		}
+		if features {
+			dim = res[0].Shape().Dimensions[1]
 		}
 		vals := tensors.MustCopyFlatData[float32](res[0])
 		for j := 0; j < m.batch && start+j < n; j++ {
-			for c := 0; c < k; c++ {
-				v := float64(vals[j*k+c])
-				if math.IsNaN(v) || math.IsInf(v, 0) {
-					return nil, fmt.Errorf("train: model output for row %d of %s is %v", start+j, s.Name, v)
+			for c := 0; c < dim; c++ {
+				v := float64(vals[j*dim+c])
+				switch {
+				case !math.IsNaN(v) && !math.IsInf(v, 0):
+					out = append(out, v)
+				case features:
+					return nil, 0, fmt.Errorf("train: feature %d of row %d of %s is %v", c, start+j, s.Name, v)
+				default:
+					return nil, 0, fmt.Errorf("train: model output for row %d of %s is %v", start+j, s.Name, v)
 				}
-				out = append(out, v)
 			}
 		}
 	}
-	return out, nil
+	return out, dim, nil
 }
 
 // Probabilities returns sigmoid(Logits(s)).

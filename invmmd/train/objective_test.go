@@ -116,10 +116,7 @@ func TestTrainingNormalisers(t *testing.T) {
 	if err := cfg.Validate(10); err == nil {
 		t.Error("an unknown normaliser source was accepted")
 	}
-	for _, name := range []string{"batch", "training"} {
-		s, err := ParseNormaliserSource(name)
-		if err != nil || s.String() != name {
-			t.Errorf("ParseNormaliserSource(%q) = %q, %v", name, s, err)
-		}
+	if NormalisersBatch.String() != "batch" || NormalisersTraining.String() != "training" {
+		t.Errorf("normaliser sources named %q and %q, want batch and training", NormalisersBatch, NormalisersTraining)
 	}
 }

@@ -2,10 +2,8 @@ package train
 
 import (
 	"fmt"
-	"math"
 
 	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:revive // GoMLX graph code reads best with the dot import.
-	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/gomlx/gomlx/pkg/ml/context"
 
 	"github.com/invmmd/invmmd/invmmd"
@@ -86,29 +84,9 @@ func (m *Model) Features(s *dataset.Set) (invmmd.Rep, error) {
 		}
 		m.features = e
 	}
-	n := s.Len()
-	var out []float64
-	dim := 0
-	for start := 0; start < n; start += m.batch {
-		idx := make([]int, m.batch)
-		for j := range idx {
-			idx[j] = min(start+j, n-1) // pad with the last row
-		}
-		res, err := m.features.Exec(featureTensor(s, idx))
-		if err != nil {
-			return invmmd.Rep{}, fmt.Errorf("train: features of rows %d..%d of %s: %w", start, min(start+m.batch, n)-1, s.Name, err)
-		}
-		dim = res[0].Shape().Dimensions[1]
-		vals := tensors.MustCopyFlatData[float32](res[0])
-		for j := 0; j < m.batch && start+j < n; j++ {
-			for c := 0; c < dim; c++ {
-				v := float64(vals[j*dim+c])
-				if math.IsNaN(v) || math.IsInf(v, 0) {
-					return invmmd.Rep{}, fmt.Errorf("train: feature %d of row %d of %s is %v", c, start+j, s.Name, v)
-				}
-				out = append(out, v)
-			}
-		}
+	out, dim, err := m.rows(m.features, s, 0, true)
+	if err != nil {
+		return invmmd.Rep{}, err
 	}
 	return invmmd.NewRep(out, dim)
 }
