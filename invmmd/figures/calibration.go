@@ -110,10 +110,7 @@ func splitTest(t string) (method, route string) {
 // sizePanel draws each test's null rejection rate per sample size with its 95 % interval,
 // one test per row (the first at the top), the rate along the x axis.
 func sizePanel(rows []results.CalibrationRow, tests []string, sizes []int, alpha float64) (*plot.Plot, error) {
-	p := plot.New()
-	legible(p)
-	p.Title.Text = fmt.Sprintf("Size at α = %g (H₀ true)", alpha)
-	p.X.Label.Text = "rejection rate under H₀ (δ = 0)"
+	p := legiblePlot(fmt.Sprintf("Size at α = %g (H₀ true)", alpha), "rejection rate under H₀ (δ = 0)")
 	yOf := func(k int) float64 { return float64(len(tests) - 1 - k) }
 	band := &vband{lo: SizeBand[0], hi: SizeBand[1], fill: withAlpha(LightGrey, 90)}
 	p.Add(band)
@@ -232,10 +229,7 @@ func inflated(rows []results.CalibrationRow, test string, n int) bool {
 // With legend false it has no legend: its title says that the tests are drawn as in the
 // panel left of it.
 func powerPanel(rows []results.CalibrationRow, tests []string, n int, alpha float64, legend bool) *plot.Plot {
-	p := plot.New()
-	legible(p)
-	p.Title.Text = fmt.Sprintf("Power at n = %s", thousands(n))
-	p.X.Label.Text = "dependence strength δ (h = X₁ + δ·X₂)"
+	p := legiblePlot(fmt.Sprintf("Power at n = %s", thousands(n)), "dependence strength δ (h = X₁ + δ·X₂)")
 	p.Y.Label.Text = "rejection rate"
 	p.Y.Min, p.Y.Max = 0, 1
 	p.Add(newHLine(alpha, Grey, vg.Points(5), vg.Points(3)))
@@ -289,10 +283,7 @@ func powerPanel(rows []results.CalibrationRow, tests []string, n int, alpha floa
 
 // qqPanel draws the sorted null p-values of each test at size n against uniform quantiles.
 func qqPanel(null []results.CalibrationP, tests []string, n int) *plot.Plot {
-	p := plot.New()
-	legible(p)
-	p.Title.Text = fmt.Sprintf("Null p-values at n = %s", thousands(n))
-	p.X.Label.Text = "uniform quantile"
+	p := legiblePlot(fmt.Sprintf("Null p-values at n = %s", thousands(n)), "uniform quantile")
 	p.Y.Label.Text = "p-value (sorted)"
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, 0, 1
 	key := legendBelow(p) // the key beside the lines it names

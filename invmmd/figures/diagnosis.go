@@ -118,10 +118,7 @@ func Diagnosis(steps []results.DiagnosisStep, fit string, labels map[string]stri
 		p.Title.Text += fmt.Sprintf("\ny axis linear within ±%g, logarithmic beyond", diagnosisLinear)
 	}
 	stratum := func(y int) *plot.Plot {
-		p := plot.New()
-		legible(p)
-		p.Title.Text = fmt.Sprintf("Y = %d: MMD² estimate per step", y)
-		p.X.Label.Text = "training step"
+		p := legiblePlot(fmt.Sprintf("Y = %d: MMD² estimate per step", y), "training step")
 		p.X.Tick.Marker = roundTicks{}
 		mmdAxis(p)
 		p.Add(newHLine(0, ReferenceColor))
@@ -261,10 +258,7 @@ func pzScatter(steps []results.DiagnosisStep, objectives []string, of func(strin
 // give the same P(Z = 1 | Y = 0): each stratum's estimate of P(Z = 1 | y) per step on a
 // probability axis, labelled with its value.
 func pzLines(objectives []string, of func(string) []results.DiagnosisStep, style func(int, float64) draw.LineStyle) *plot.Plot {
-	p := plot.New()
-	legible(p)
-	p.Title.Text = "P(Z = 1 | y) on the normaliser rows: the same at every step"
-	p.X.Label.Text = "training step"
+	p := legiblePlot("P(Z = 1 | y) on the normaliser rows: the same at every step", "training step")
 	p.X.Tick.Marker = roundTicks{}
 	p.Y.Label.Text = "P(Z = 1 | y)"
 	p.Y.Min, p.Y.Max = 0, 1

@@ -60,9 +60,7 @@ func Representations(title string, fits []results.RepresentationFit) (*plot.Plot
 		return nil, fmt.Errorf("figures: Representations %q: %d settings, at most %d markers", title, len(settings), len(settingShapes))
 	}
 	slices.SortStableFunc(methods, func(a, b string) int { return slices.Index(method.Names(), a) - slices.Index(method.Names(), b) })
-	p := plot.New()
-	legible(p)
-	p.Title.Text = title
+	p := legiblePlot(title, "")
 	// A short label: gonum/plot reserves room for the x label's box as if centred on the
 	// middle of the data range, which a SymLog draws far right; the legend says the rest.
 	p.X.Label.Text = "logit MMD² (training)"

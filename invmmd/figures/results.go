@@ -238,6 +238,14 @@ const (
 	legendSize = 11
 )
 
+// legiblePlot is a new plot, legible, with its title and x axis label.
+func legiblePlot(title, xlabel string) *plot.Plot {
+	p := plot.New()
+	legible(p)
+	p.Title.Text, p.X.Label.Text = title, xlabel
+	return p
+}
+
 // legible sets p's fonts to the sizes above.
 func legible(p *plot.Plot) {
 	p.Title.TextStyle.Font.Size = vg.Points(titleSize)
@@ -297,9 +305,7 @@ func (k panelKeys) addTo(l *belowLegend, o resultOptions) {
 // left to the caller (panelKeys).
 func methodPanel(title, ylabel string, sums []results.Summary, paper map[string]results.PaperRow,
 	ours func(results.Summary) results.Cell, seed func(results.Row) float64, theirs func(results.PaperRow) results.Cell) (*plot.Plot, panelKeys) {
-	p := plot.New()
-	legible(p)
-	p.Title.Text = title
+	p := legiblePlot(title, "")
 	p.Y.Label.Text = ylabel
 	grid := plotter.NewGrid()
 	grid.Vertical.Width = 0

@@ -139,10 +139,7 @@ func toolMarker(fitting string, n int, sizes []int, c color.Color) draw.GlyphSty
 // toolSizePanel draws each method's null rejection rate for one kind of nuisance, one row
 // per method, one marker per (fitting, size) around it.
 func toolSizePanel(rows []results.ToolCalibrationRow, kind string, methods []string, cells []toolCell, sizes []int, alpha float64, legend bool) *plot.Plot {
-	p := plot.New()
-	legible(p)
-	p.Title.Text = fmt.Sprintf("%s Z: size at α = %g", kind, alpha)
-	p.X.Label.Text = "rejection rate under H₀"
+	p := legiblePlot(fmt.Sprintf("%s Z: size at α = %g", kind, alpha), "rejection rate under H₀")
 	band := &vband{lo: ToolSizeBand[0], hi: ToolSizeBand[1], fill: withAlpha(LightGrey, 90)}
 	aLine := &vline{x: alpha, style: draw.LineStyle{Color: Grey, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}}
 	p.Add(band, aLine)
@@ -198,10 +195,7 @@ func toolSizePanel(rows []results.ToolCalibrationRow, kind string, methods []str
 // one kind of nuisance, with its 95 % Monte Carlo interval: a marker per size and δ (the
 // shape by δ, open at the smaller sizes, filled at the largest; seMarker).
 func toolSEPanel(se []results.SECalibrationRow, kind string, methods []string, sizes []int, deltas []float64, legend bool) *plot.Plot {
-	p := plot.New()
-	legible(p)
-	p.Title.Text = fmt.Sprintf("%s Z: standard errors", kind)
-	p.X.Label.Text = "RMS SE / sd of the estimates"
+	p := legiblePlot(fmt.Sprintf("%s Z: standard errors", kind), "RMS SE / sd of the estimates")
 	band := &vband{lo: ToolSEBand[0], hi: ToolSEBand[1], fill: withAlpha(LightGrey, 90)}
 	one := &vline{x: 1, style: draw.LineStyle{Color: Grey, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}}
 	p.Add(band, one)
