@@ -24,7 +24,7 @@ const (
 	ConvNative
 	// ConvBatchLast is im2col with the activations laid out [H, W, C, batch]: each
 	// convolution is a product batched over output pixels whose operands and gradients
-	// need no transposed copies on the pure-Go backend (see conv2DBatchLast). The same
+	// need no transposed copies on the pure-Go backend (see conv2D). The same
 	// function as ConvIm2col, up to the order of float32 sums.
 	ConvBatchLast
 )
@@ -223,10 +223,8 @@ func (m CNN) features(ctx *context.Context, x *Node, native bool) *Node {
 			x = MaxPool(Convolve(x, kernel).Strides(s).PaddingPerDim([][2]int{{r, r}, {r, r}}).Done()).Window(2).Done()
 		case native:
 			x = Convolve(x, kernel).Strides(s).PaddingPerDim([][2]int{{r, r}, {r, r}}).Done()
-		case batchLast:
-			x = conv2DBatchLast(x, kernel, s)
 		default:
-			x = conv2DSpatialMajor(x, kernel, s)
+			x = conv2D(x, kernel, s, batchLast)
 		}
 		if pool && !native {
 			x = maxPool2SpatialMajor(x) // pools the two leading axes, whatever the other two are

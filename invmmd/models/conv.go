@@ -25,9 +25,9 @@ import (
 //
 // Inside the CNN the activations are kept spatial-major, so that the Gather indexes the
 // leading (spatial) axis with one small index table whatever the batch size, and the
-// pooling is a plain reshape: [H, W, C, batch] by default (conv2DBatchLast, whose products
+// pooling is a plain reshape: [H, W, C, batch] by default (conv2D batchLast, whose products
 // need no transposed copies on the pure-Go backend), or [H, W, batch, C] (ConvIm2col,
-// conv2DSpatialMajor, the layout of Conv2D and MaxPool2).
+// conv2D, the layout of Conv2D and MaxPool2).
 
 // Conv2D returns the convolution of x, shape [batch, H, W, C], with kernel, shape
 // [k, k, C, Cout] (k odd), at stride 1 with zero "same" padding: shape [batch, H, W, Cout].
@@ -38,7 +38,7 @@ func Conv2D(x, kernel *Node) *Node {
 	if x.Rank() != 4 {
 		panic(fmt.Sprintf("models.Conv2D: want x of shape [batch, H, W, C], got %s", x.Shape()))
 	}
-	return TransposeAllAxes(conv2DSpatialMajor(TransposeAllAxes(x, 1, 2, 0, 3), kernel, 1), 2, 0, 1, 3)
+	return TransposeAllAxes(conv2D(TransposeAllAxes(x, 1, 2, 0, 3), kernel, 1, false), 2, 0, 1, 3)
 }
 
 // MaxPool2 returns the maximum over 2×2 windows at stride 2 of x, shape [batch, H, W, C]
@@ -51,14 +51,24 @@ func MaxPool2(x *Node) *Node {
 	return TransposeAllAxes(maxPool2SpatialMajor(TransposeAllAxes(x, 1, 2, 0, 3)), 2, 0, 1, 3)
 }
 
-// conv2DSpatialMajor is Conv2D at the given stride for x of shape [H, W, batch, C]; it
-// returns [Ho, Wo, batch, Cout] with Ho = ⌊(H−1)/stride⌋+1 (output pixel y reads input rows
-// stride·y−k/2 … stride·y+k/2, zero outside the image: PyTorch's padding k/2).
-func conv2DSpatialMajor(x, kernel *Node, stride int) *Node {
-	if x.Rank() != 4 || kernel.Rank() != 4 || stride < 1 {
-		panic(fmt.Sprintf("models: convolution wants x [H, W, batch, C], kernel [k, k, C, Cout] and a stride ≥ 1, got %s, %s and %d", x.Shape(), kernel.Shape(), stride))
+// conv2D is Conv2D at the given stride for activations laid out spatial-major: x of shape
+// [H, W, batch, C] gives [Ho, Wo, batch, Cout], with Ho = ⌊(H−1)/stride⌋+1 (output pixel y
+// reads input rows stride·y−k/2 … stride·y+k/2, zero outside the image: PyTorch's padding
+// k/2). With batchLast, x is [H, W, C, batch] and the result [Ho, Wo, Cout, batch]: the
+// Gather of the input's rows (one row per pixel, its C×batch values) gives the patches
+// directly as [Ho·Wo, taps·C, batch], and matmul.Stacked multiplies each output pixel's
+// patch matrix by the kernel; none of its products or gradients needs a transposed copy of
+// the patches, which the spatial-major layout needs three times per layer.
+func conv2D(x, kernel *Node, stride int, batchLast bool) *Node {
+	layout, bAxis, cAxis := "[H, W, batch, C]", 2, 3
+	if batchLast {
+		layout, bAxis, cAxis = "[H, W, C, batch]", 3, 2
 	}
-	h, w, b, c := x.Shape().Dimensions[0], x.Shape().Dimensions[1], x.Shape().Dimensions[2], x.Shape().Dimensions[3]
+	if x.Rank() != 4 || kernel.Rank() != 4 || stride < 1 {
+		panic(fmt.Sprintf("models: convolution wants x %s, kernel [k, k, C, Cout] and a stride ≥ 1, got %s, %s and %d", layout, x.Shape(), kernel.Shape(), stride))
+	}
+	d := x.Shape().Dimensions
+	h, w, b, c := d[0], d[1], d[bAxis], d[cAxis]
 	kd := kernel.Shape().Dimensions
 	k, cout := kd[0], kd[3]
 	if kd[1] != k || k%2 != 1 || kd[2] != c {
@@ -68,49 +78,26 @@ func conv2DSpatialMajor(x, kernel *Node, stride int) *Node {
 	taps := k * k
 	idx, padded := im2colIndex(h, w, k, stride)
 	ho, wo := (h-1)/stride+1, (w-1)/stride+1
-	src := Reshape(x, h*w, b, c)
+	src := Reshape(x, h*w, d[2], d[3])
 	if padded {
 		// Row h·w is zero: the taps that fall outside the image read it ("same" padding).
-		src = Concatenate([]*Node{src, Zeros(g, shapes.Make(x.DType(), 1, b, c))}, 0)
+		src = Concatenate([]*Node{src, Zeros(g, shapes.Make(x.DType(), 1, d[2], d[3]))}, 0)
 	}
-	patches := Gather(src, Const(g, idx)) // [Ho·Wo·taps, batch, C]
-	if c == 1 {
+	patches := Gather(src, Const(g, idx)) // [Ho·Wo·taps, d[2], d[3]]
+	switch {
+	case batchLast:
+		// [Ho·Wo, taps·C, batch], (tap, channel) pairs in the kernel's order; the product is
+		// [Ho·Wo, Cout, batch].
+		patches = Reshape(patches, ho*wo, taps*c, b)
+		return Reshape(matmul.Stacked(Reshape(kernel, taps*c, cout), patches), ho, wo, cout, b)
+	case c == 1:
 		// One input channel: [Ho·Wo, taps, batch] → [Ho·Wo, batch, taps].
 		patches = TransposeAllAxes(Reshape(patches, ho*wo, taps, b), 0, 2, 1)
-	} else {
+	default:
 		patches = TransposeAllAxes(Reshape(patches, ho*wo, taps, b, c), 0, 2, 1, 3) // [Ho·Wo, batch, taps, C]
 	}
 	y := matmul.MatMul(Reshape(patches, ho*wo*b, taps*c), Reshape(kernel, taps*c, cout))
 	return Reshape(y, ho, wo, b, cout)
-}
-
-// conv2DBatchLast is conv2DSpatialMajor for activations laid out [H, W, C, batch]: it
-// returns [Ho, Wo, Cout, batch]. The Gather of the input's rows (one row per pixel, its C×batch
-// values) gives the patches directly as [Ho·Wo, taps·C, batch], and matmul.Stacked multiplies
-// each output pixel's patch matrix by the kernel; none of its products or gradients needs a
-// transposed copy of the patches, which the spatial-major layout needs three times per layer.
-func conv2DBatchLast(x, kernel *Node, stride int) *Node {
-	if x.Rank() != 4 || kernel.Rank() != 4 || stride < 1 {
-		panic(fmt.Sprintf("models: convolution wants x [H, W, C, batch], kernel [k, k, C, Cout] and a stride ≥ 1, got %s, %s and %d", x.Shape(), kernel.Shape(), stride))
-	}
-	h, w, c, b := x.Shape().Dimensions[0], x.Shape().Dimensions[1], x.Shape().Dimensions[2], x.Shape().Dimensions[3]
-	kd := kernel.Shape().Dimensions
-	k, cout := kd[0], kd[3]
-	if kd[1] != k || k%2 != 1 || kd[2] != c {
-		panic(fmt.Sprintf("models: convolution kernel %s for input %s: want [k, k, %d, Cout] with k odd", kernel.Shape(), x.Shape(), c))
-	}
-	g := x.Graph()
-	taps := k * k
-	idx, padded := im2colIndex(h, w, k, stride)
-	ho, wo := (h-1)/stride+1, (w-1)/stride+1
-	src := Reshape(x, h*w, c, b)
-	if padded {
-		// Row h·w is zero: the taps that fall outside the image read it ("same" padding).
-		src = Concatenate([]*Node{src, Zeros(g, shapes.Make(x.DType(), 1, c, b))}, 0)
-	}
-	patches := Reshape(Gather(src, Const(g, idx)), ho*wo, taps*c, b) // (tap, channel) pairs in the kernel's order
-	y := matmul.Stacked(Reshape(kernel, taps*c, cout), patches)      // [Ho·Wo, Cout, batch]
-	return Reshape(y, ho, wo, cout, b)
 }
 
 // im2colIndex returns, for an h×w image, a k×k kernel and a stride, the flat source pixel

@@ -160,7 +160,7 @@ func TestStridedConvMatchesNativeForward(t *testing.T) {
 				k := tensors.FromFlatDataAndDimensions(kv, c.k, c.k, c.c, c.co)
 				r := c.k / 2
 				out := exec(t, be, func(x, k *graph.Node) []*graph.Node {
-					ours := graph.TransposeAllAxes(conv2DSpatialMajor(graph.TransposeAllAxes(x, 1, 2, 0, 3), k, s), 2, 0, 1, 3)
+					ours := graph.TransposeAllAxes(conv2D(graph.TransposeAllAxes(x, 1, 2, 0, 3), k, s, false), 2, 0, 1, 3)
 					return []*graph.Node{ours, graph.Convolve(x, k).Strides(s).PaddingPerDim([][2]int{{r, r}, {r, r}}).Done()}
 				}, x, k)
 				assertClose(t, "strided conv vs GoMLX Convolve", out[0], out[1], 1e-12)
