@@ -176,8 +176,6 @@ type ringedCircle struct{}
 
 func (ringedCircle) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
 	draw.CircleGlyph{}.DrawGlyph(c, sty, pt)
-	ring := sty
-	ring.Color = color.White
 	c.SetLineStyle(draw.LineStyle{Color: color.White, Width: vg.Points(0.5)})
 	var p vg.Path
 	p.Move(vg.Point{X: pt.X + sty.Radius, Y: pt.Y})

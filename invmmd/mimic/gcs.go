@@ -1,6 +1,7 @@
 package mimic
 
 import (
+	"cmp"
 	"math"
 	"slices"
 )
@@ -95,18 +96,7 @@ func coalesce(vs ...float64) float64 {
 
 // scoreGCS sorts the events by stay and time and returns each of n stays' features.
 func scoreGCS(events []gcsEvent, n int) []gcsScore {
-	slices.SortFunc(events, func(a, b gcsEvent) int {
-		if a.stay != b.stay {
-			return int(a.stay - b.stay)
-		}
-		switch {
-		case a.sec < b.sec:
-			return -1
-		case a.sec > b.sec:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(events, func(a, b gcsEvent) int { return cmp.Or(cmp.Compare(a.stay, b.stay), cmp.Compare(a.sec, b.sec)) })
 	out := make([]gcsScore, n)
 	type row struct {
 		sec int32
