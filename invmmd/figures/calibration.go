@@ -54,10 +54,7 @@ var methodShapes = map[string]draw.GlyphDrawer{
 // testStyle returns the line and glyph of a test "method/route": the method's colour
 // (MethodColor) and marker (methodShapes), the route's dashes.
 func testStyle(method, route string) (draw.LineStyle, draw.GlyphStyle) {
-	c, ok := MethodColor(method)
-	if !ok {
-		c = Grey
-	}
+	c := methodColorOr(method, Grey)
 	shape, ok := methodShapes[method]
 	if !ok {
 		shape = draw.CrossGlyph{}
@@ -132,14 +129,10 @@ func sizePanel(rows []results.CalibrationRow, tests []string, sizes []int, alpha
 				hi = math.Max(hi, rate+e)
 				ls.Dashes = nil
 				ls.Width = vg.Points(1.3)
-				whisker, _ := plotter.NewLine(plotter.XYs{{X: math.Max(0, rate-e), Y: y}, {X: rate + e, Y: y}})
-				whisker.LineStyle = ls
 				if j < len(sizes)-1 {
 					gs.Shape = holed{gs.Shape}
 				}
-				dot, _ := plotter.NewScatter(plotter.XYs{{X: rate, Y: y}})
-				dot.GlyphStyle = gs
-				p.Add(whisker, dot)
+				addWhisker(p, math.Max(0, rate-e), rate+e, rate, y, ls, gs)
 			}
 		}
 	}
@@ -153,13 +146,27 @@ func sizePanel(rows []results.CalibrationRow, tests []string, sizes []int, alpha
 		if j < len(sizes)-1 {
 			g = holed{g}
 		}
-		key, _ := plotter.NewScatter(plotter.XYs{{}})
-		key.GlyphStyle = draw.GlyphStyle{Color: KeyColor, Radius: vg.Points(3.5), Shape: g}
-		p.Legend.Add(fmt.Sprintf("n = %s", thousands(n)), key)
+		p.Legend.Add(fmt.Sprintf("n = %s", thousands(n)), glyphKey(draw.GlyphStyle{Color: KeyColor, Radius: vg.Points(3.5), Shape: g}))
 	}
 	p.Legend.Add("lines: 95 % interval")
 	p.Legend.Add("marker: method (key at right)")
 	return p, nil
+}
+
+// addWhisker adds the interval [lo, hi] at height y, drawn with ls, and a marker gs at x.
+func addWhisker(p *plot.Plot, lo, hi, x, y float64, ls draw.LineStyle, gs draw.GlyphStyle) {
+	whisker, _ := plotter.NewLine(plotter.XYs{{X: lo, Y: y}, {X: hi, Y: y}})
+	whisker.LineStyle = ls
+	dot, _ := plotter.NewScatter(plotter.XYs{{X: x, Y: y}})
+	dot.GlyphStyle = gs
+	p.Add(whisker, dot)
+}
+
+// glyphKey is a legend key of one marker drawn as g.
+func glyphKey(g draw.GlyphStyle) *plotter.Scatter {
+	key, _ := plotter.NewScatter(plotter.XYs{{}})
+	key.GlyphStyle = g
+	return key
 }
 
 // holed draws a filled shape with a white centre: an open marker whose outline is as

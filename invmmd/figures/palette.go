@@ -71,6 +71,14 @@ func MethodColor(name string) (color.Color, bool) {
 	return m.Colour(), true
 }
 
+// methodColorOr is MethodColor(name), or other when name is no method.
+func methodColorOr(name string, other color.Color) color.Color {
+	if c, ok := MethodColor(name); ok {
+		return c
+	}
+	return other
+}
+
 // methodOf finds the method a series label names: the whole label ("dr"), its first word
 // or line ("ip+\ntrue G", "dr trained"), or the text of its last parentheses ("h (dr)", as
 // the training curves are named).

@@ -89,10 +89,7 @@ func Representations(title string, fits []results.RepresentationFit) (*plot.Plot
 			if len(xy) == 0 {
 				continue
 			}
-			c, ok := MethodColor(m)
-			if !ok {
-				c = Grey
-			}
+			c := methodColorOr(m, Grey)
 			sc, err := plotter.NewScatter(xy)
 			if err != nil {
 				return nil, fmt.Errorf("figures: Representations %q: %w", title, err)
@@ -120,10 +117,7 @@ func Representations(title string, fits []results.RepresentationFit) (*plot.Plot
 	p.Add(plotter.NewGrid())
 	l := legendBelow(p)
 	for _, m := range methods {
-		c, ok := MethodColor(m)
-		if !ok {
-			c = Grey
-		}
+		c := methodColorOr(m, Grey)
 		key, _ := plotter.NewScatter(plotter.XYs{{}})
 		key.GlyphStyle = draw.GlyphStyle{Color: c, Radius: vg.Points(4), Shape: draw.CircleGlyph{}}
 		label := m
@@ -136,9 +130,7 @@ func Representations(title string, fits []results.RepresentationFit) (*plot.Plot
 	l.newline()
 	l.add("penalty on the")
 	for k, s := range settings {
-		key, _ := plotter.NewScatter(plotter.XYs{{}})
-		key.GlyphStyle = draw.GlyphStyle{Color: KeyColor, Radius: vg.Points(4), Shape: settingShapes[k]}
-		l.add(s, key)
+		l.add(s, glyphKey(draw.GlyphStyle{Color: KeyColor, Radius: vg.Points(4), Shape: settingShapes[k]}))
 	}
 	l.note(xNote + "; grey line: 0.")
 	return p, nil

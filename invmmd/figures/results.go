@@ -327,10 +327,7 @@ func methodPanel(title, ylabel string, sums []results.Summary, paper map[string]
 			them.add(x+paperAt, c.Mean, c.Std)
 			x += oursAt
 		}
-		col, ok := MethodColor(s.Method)
-		if !ok {
-			col = series[i%len(series)]
-		}
+		col := methodColorOr(s.Method, series[i%len(series)])
 		we.add(x, ours(s), seedValues(s, seed), col)
 	}
 	k.minN = min(k.minN, k.maxN)

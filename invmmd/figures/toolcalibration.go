@@ -147,10 +147,7 @@ func toolSizePanel(rows []results.ToolCalibrationRow, kind string, methods []str
 	var ticks plot.ConstantTicks
 	for k, m := range methods {
 		ticks = append(ticks, plot.Tick{Value: yOf(k), Label: m})
-		c, ok := MethodColor(m)
-		if !ok {
-			c = Grey
-		}
+		c := methodColorOr(m, Grey)
 		for j, ce := range cells {
 			for _, r := range rows {
 				if r.Kind != kind || r.Method != m || r.Fitting != ce.fitting || r.N != ce.n || r.Delta != 0 {
@@ -159,11 +156,7 @@ func toolSizePanel(rows []results.ToolCalibrationRow, kind string, methods []str
 				y := yOf(k) + (float64(len(cells)-1)/2-float64(j))*0.8/float64(max(1, len(cells)-1))
 				rate, e := r.Rate(), 1.96*r.SE()
 				x := math.Min(rate, toolSizeMax)
-				whisker, _ := plotter.NewLine(plotter.XYs{{X: math.Max(0, rate-e), Y: y}, {X: math.Min(rate+e, toolSizeMax), Y: y}})
-				whisker.LineStyle = draw.LineStyle{Color: c, Width: vg.Points(1.2)}
-				dot, _ := plotter.NewScatter(plotter.XYs{{X: x, Y: y}})
-				dot.GlyphStyle = toolMarker(ce.fitting, ce.n, sizes, c)
-				p.Add(whisker, dot)
+				addWhisker(p, math.Max(0, rate-e), math.Min(rate+e, toolSizeMax), x, y, draw.LineStyle{Color: c, Width: vg.Points(1.2)}, toolMarker(ce.fitting, ce.n, sizes, c))
 				if rate+e > toolSizeMax { // at or near the edge: the value written
 					lab, _ := plotter.NewLabels(plotter.XYLabels{XYs: []plotter.XY{{X: toolSizeMax, Y: y}}, Labels: []string{fmt.Sprintf("%.2f ", rate)}})
 					lab.TextStyle[0].Font.Size = vg.Points(8.5)
@@ -181,9 +174,7 @@ func toolSizePanel(rows []results.ToolCalibrationRow, kind string, methods []str
 	if legend {
 		p.Legend.Add(fmt.Sprintf("valid: %g–%g", ToolSizeBand[0], ToolSizeBand[1]), band)
 		for _, ce := range cells {
-			key, _ := plotter.NewScatter(plotter.XYs{{}})
-			key.GlyphStyle = toolMarker(ce.fitting, ce.n, sizes, KeyColor)
-			p.Legend.Add(fmt.Sprintf("%s, n = %s", ce.fitting, thousands(ce.n)), key)
+			p.Legend.Add(fmt.Sprintf("%s, n = %s", ce.fitting, thousands(ce.n)), glyphKey(toolMarker(ce.fitting, ce.n, sizes, KeyColor)))
 		}
 		p.Legend.Add("bars: 95 % binomial interval")
 		p.Legend.Add(fmt.Sprintf("at the %g edge: value written", toolSizeMax))
@@ -205,10 +196,7 @@ func toolSEPanel(se []results.SECalibrationRow, kind string, methods []string, s
 	slots := len(sizes) * len(deltas)
 	for k, m := range methods {
 		ticks = append(ticks, plot.Tick{Value: yOf(k), Label: m})
-		c, ok := MethodColor(m)
-		if !ok {
-			c = Grey
-		}
+		c := methodColorOr(m, Grey)
 		for i, n := range sizes {
 			for j, d := range deltas {
 				for _, s := range se {
@@ -219,11 +207,7 @@ func toolSEPanel(se []results.SECalibrationRow, kind string, methods []string, s
 					y := yOf(k) + (float64(slots-1)/2-float64(slot))*0.7/float64(max(1, slots-1))
 					x, e := s.Ratio(), 1.96*s.RatioSE()
 					lo, hi = math.Min(lo, x-e), math.Max(hi, x+e)
-					whisker, _ := plotter.NewLine(plotter.XYs{{X: x - e, Y: y}, {X: x + e, Y: y}})
-					whisker.LineStyle = draw.LineStyle{Color: c, Width: vg.Points(1.2)}
-					dot, _ := plotter.NewScatter(plotter.XYs{{X: x, Y: y}})
-					dot.GlyphStyle = seMarker(i, len(sizes), j, c)
-					p.Add(whisker, dot)
+					addWhisker(p, x-e, x+e, x, y, draw.LineStyle{Color: c, Width: vg.Points(1.2)}, seMarker(i, len(sizes), j, c))
 				}
 			}
 		}
@@ -238,9 +222,7 @@ func toolSEPanel(se []results.SECalibrationRow, kind string, methods []string, s
 				if !slices.ContainsFunc(se, func(s results.SECalibrationRow) bool { return s.N == n && s.Delta == d }) {
 					continue
 				}
-				key, _ := plotter.NewScatter(plotter.XYs{{}})
-				key.GlyphStyle = seMarker(i, len(sizes), j, KeyColor)
-				p.Legend.Add(fmt.Sprintf("n = %s, δ = %g", thousands(n), d), key)
+				p.Legend.Add(fmt.Sprintf("n = %s, δ = %g", thousands(n), d), glyphKey(seMarker(i, len(sizes), j, KeyColor)))
 			}
 		}
 		p.Legend.Add("bars: 95 % Monte Carlo interval")
