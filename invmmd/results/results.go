@@ -92,7 +92,8 @@ func TablePath(dir, name string, lambda float64) string {
 	return filepath.Join(dir, name+"_lambda"+LambdaName(lambda)+".csv")
 }
 
-// WriteCSV writes rows with CSVHeader, numbers with 6 decimals.
+// WriteCSV writes rows under the header method, seed, tr_mmd, tr_acc, te_acc, numbers with
+// 6 decimals.
 func WriteCSV(w io.Writer, rows []Row) error {
 	return writeRecords(w, csvHeader, rows, func(r Row) []string {
 		return []string{r.Method, strconv.FormatUint(r.Seed, 10), fmtF(r.TrMMD), fmtF(r.TrAcc), fmtF(r.TeAcc)}

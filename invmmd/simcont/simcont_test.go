@@ -106,7 +106,7 @@ func TestBayesAccuracy(t *testing.T) {
 		right := 0.0
 		for i := 0; i < s.Len(); i++ {
 			x := s.Row(i)
-			if (BayesLogit(float64(x[0]), float64(x[1]), sim.DefaultSigmaX, DefaultTau) > 0) == (y[i] == 1) {
+			if (bayesLogit(float64(x[0]), float64(x[1]), sim.DefaultSigmaX, DefaultTau) > 0) == (y[i] == 1) {
 				right++
 			}
 		}
@@ -120,11 +120,11 @@ func TestBayesAccuracy(t *testing.T) {
 	}
 }
 
-// BayesLogit returns log P(Y = 1 | X) − log P(Y = 0 | X) under the training distribution:
+// bayesLogit returns log P(Y = 1 | X) − log P(Y = 0 | X) under the training distribution:
 // X | Y is normal with mean (Y − μ(Y), Y + μ(Y)) and covariance σ_X²I + τ²[[1, −1], [−1, 1]].
 // It is the best a model that may use Z's trace in X can do in training, and what the
 // unpenalised method approaches.
-func BayesLogit(x1, x2, sigmaX, tau float64) float64 {
+func bayesLogit(x1, x2, sigmaX, tau float64) float64 {
 	// Σ = [[a, −b], [−b, a]], a = σ² + τ², b = τ²; Σ⁻¹ = [[a, b], [b, a]] / (a² − b²).
 	a, b := sigmaX*sigmaX+tau*tau, tau*tau
 	det := a*a - b*b
