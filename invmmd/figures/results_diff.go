@@ -72,40 +72,20 @@ func diffPanel(sums []results.Summary, paper map[string]results.PaperRow, o resu
 // per row, minus none's row of the same seed (rows of seeds none lacks are left out); for a
 // summary without rows, its mean minus none's mean. none itself is left out (its
 // differences are 0), its column kept empty. ok is false without none.
-func diffSummaries(sums []results.Summary) (d []results.Summary, ok bool) {
-	var none *results.Summary
-	for i := range sums {
-		if sums[i].Method == "none" {
-			none = &sums[i]
-		}
-	}
-	if none == nil {
+func diffSummaries(sums []results.Summary) ([]results.Summary, bool) {
+	diffs, ok := results.DiffsFromNone(sums)
+	if !ok {
 		return nil, false
 	}
-	bySeed := map[uint64]float64{}
-	for _, r := range none.Rows {
-		bySeed[r.Seed] = r.TeAcc
-	}
-	for _, s := range sums {
-		t := results.Summary{Method: s.Method, N: s.N}
+	d := make([]results.Summary, len(sums))
+	for i, s := range sums {
+		d[i] = results.Summary{Method: s.Method, N: s.N, TeAcc: results.Cell{Mean: math.NaN()}}
 		if s.Method != "none" {
-			var v []float64
-			for _, r := range s.Rows {
-				if base, ok := bySeed[r.Seed]; ok {
-					r.TeAcc -= base
-					t.Rows = append(t.Rows, r)
-					v = append(v, r.TeAcc)
-				}
+			d[i].Rows, d[i].TeAcc = diffs[i].Rows, diffs[i].Cell
+			if diffs[i].Seeds > 0 {
+				d[i].N = diffs[i].Seeds
 			}
-			if len(v) > 0 {
-				t.TeAcc, t.N = results.CellOf(v), len(v)
-			} else {
-				t.TeAcc = results.Cell{Mean: s.TeAcc.Mean - none.TeAcc.Mean}
-			}
-		} else {
-			t.TeAcc = results.Cell{Mean: math.NaN()}
 		}
-		d = append(d, t)
 	}
 	return d, true
 }

@@ -370,10 +370,12 @@ func WriteMarkdownWith(w io.Writer, title string, sums []Summary, paper map[stri
 }
 
 // Diff is a method's test accuracy minus none's, mean ± sd over the Seeds seeds both
-// have (0 seeds: the difference of the two means, rows not known).
+// have (0 seeds: the difference of the two means, rows not known); Rows are the method's
+// rows of those seeds, each with its test accuracy minus none's on the same seed.
 type Diff struct {
 	Cell
 	Seeds int
+	Rows  []Row
 }
 
 // DiffsFromNone returns, for each summary, its test accuracy minus none's: per seed on the
@@ -398,14 +400,16 @@ func DiffsFromNone(sums []Summary) (d []Diff, ok bool) {
 		var v []float64
 		for _, r := range s.Rows {
 			if base, ok := bySeed[r.Seed]; ok {
-				v = append(v, r.TeAcc-base)
+				r.TeAcc -= base
+				d[i].Rows = append(d[i].Rows, r)
+				v = append(v, r.TeAcc)
 			}
 		}
 		if len(v) == 0 {
-			d[i] = Diff{Cell: Cell{Mean: s.TeAcc.Mean - none.TeAcc.Mean}}
+			d[i].Cell = Cell{Mean: s.TeAcc.Mean - none.TeAcc.Mean}
 			continue
 		}
-		d[i] = Diff{Cell: CellOf(v), Seeds: len(v)}
+		d[i].Cell, d[i].Seeds = CellOf(v), len(v)
 	}
 	return d, true
 }
