@@ -61,19 +61,21 @@ func Draw(n int, delta float64, rng *rand.Rand) *Sample {
 		if rng.Float64() < m {
 			z = 1
 		}
-		d := 0.0
-		if rng.Float64() < g {
-			d = 1
-		}
-		zo := z
-		if d == 0 {
-			zo = math.NaN()
-		}
-		s.X1, s.X2, s.Y = append(s.X1, x1), append(s.X2, x2), append(s.Y, y)
-		s.Z, s.ZFull, s.Delta = append(s.Z, zo), append(s.ZFull, z), append(s.Delta, d)
-		s.GTrue, s.MTrue, s.H = append(s.GTrue, g), append(s.MTrue, m), append(s.H, x1+delta*x2)
+		s.add(x1, x2, y, z, g, x1+delta*x2, rng)
+		s.MTrue = append(s.MTrue, m)
 	}
 	return s
+}
+
+// add appends a row with Δ ~ Bernoulli(g) drawn from rng (Z observed where Δ = 1).
+func (s *Sample) add(x1, x2, y, z, g, h float64, rng *rand.Rand) {
+	d, zo := 0.0, math.NaN()
+	if rng.Float64() < g {
+		d, zo = 1, z
+	}
+	s.X1, s.X2, s.Y = append(s.X1, x1), append(s.X2, x2), append(s.Y, y)
+	s.Z, s.ZFull, s.Delta = append(s.Z, zo), append(s.ZFull, z), append(s.Delta, d)
+	s.GTrue, s.H = append(s.GTrue, g), append(s.H, h)
 }
 
 func sigmoid(t float64) float64 { return 1 / (1 + math.Exp(-t)) }

@@ -73,17 +73,7 @@ func DrawKind(n int, delta float64, kind dataset.ZKind, rng *rand.Rand) (*KindSa
 			z = mu + rng.NormFloat64()
 			k.ZMean = append(k.ZMean, mu)
 		}
-		d := 0.0
-		if rng.Float64() < g {
-			d = 1
-		}
-		zo := z
-		if d == 0 {
-			zo = math.NaN()
-		}
-		s.X1, s.X2, s.Y = append(s.X1, x1), append(s.X2, x2), append(s.Y, y)
-		s.Z, s.ZFull, s.Delta = append(s.Z, zo), append(s.ZFull, z), append(s.Delta, d)
-		s.GTrue, s.H = append(s.GTrue, g), append(s.H, x1+delta*x2)
+		s.add(x1, x2, y, z, g, x1+delta*x2, rng)
 	}
 	return k, nil
 }
