@@ -61,13 +61,14 @@ type nuisanceFit struct {
 	Report              AuxReport
 }
 
-// fitNuisances fits G (with fitG) and m (with fitM) for every row of l by folds-fold
-// cross-fitting (or, with folds = 1, on half B of inA's halves), sets rows.G and rows.M or
-// rows.MPsi, fixes the kernel on a continuous or vector Z with weights 1/G (l.zmap,
-// rows.Psi) unless its bandwidth was given, and reports it all to log and its warnings to
-// warn. A given column of G (rows.G set by load) weighs the kernel likewise.
-func (l *loaded) fitNuisances(ctx context.Context, c EstimateConfig, fit nuisanceFitter, folds int, seed uint64, inA []bool,
-	rows *invmmd.Rows, fitG, fitM bool, log io.Writer, warn *warner) (nuisanceFit, error) {
+// fitNuisances fits G and m where c needs them fitted (fitG, fitM) for every row of l by
+// folds-fold cross-fitting (or, with folds = 1, on half B of inA's halves), seeded by
+// c.AuxSeed, sets rows.G and rows.M or rows.MPsi, fixes the kernel on a continuous or
+// vector Z with weights 1/G (l.zmap, rows.Psi) unless its bandwidth was given, and reports
+// it all to c.Log and its warnings to warn. A given column of G (rows.G set by load)
+// weighs the kernel likewise.
+func (l *loaded) fitNuisances(ctx context.Context, c EstimateConfig, fit nuisanceFitter, folds int, inA []bool, rows *invmmd.Rows, warn *warner) (nuisanceFit, error) {
+	seed, fitG, fitM, log := c.AuxSeed, c.fitG(), c.fitM(), orDiscard(c.Log)
 	nf := nuisanceFit{Folds: folds}
 	n := l.tab.Len()
 	var parts [][3][]int // per fit: its training rows, its stopping rows, the rows it predicts
@@ -290,7 +291,7 @@ func FitNuisancesTable(ctx context.Context, tab *tabular.Table, cfg EstimateConf
 	if !cfg.fitG() && !cfg.fitM() {
 		return nil, fieldError("Methods", method.List(cfg.Methods), "no nuisance to fit: the methods need neither G nor m, or columns give them")
 	}
-	nf, err := l.fitNuisances(ctx, cfg, fitNuisancesMLP, cfg.folds(), cfg.AuxSeed, nil, &rows, cfg.fitG(), cfg.fitM(), log, warn)
+	nf, err := l.fitNuisances(ctx, cfg, fitNuisancesMLP, cfg.folds(), nil, &rows, warn)
 	if err != nil {
 		return nil, err
 	}
