@@ -64,6 +64,9 @@ func (o *ownFlags) walk(v reflect.Value, path string) {
 			}
 			continue
 		}
+		if name == "-" { // for Go callers only
+			continue
+		}
 		if cmds, ok := f.Tag.Lookup("cmds"); ok && !slices.Contains(strings.Split(cmds, ","), o.cmd) {
 			continue
 		}

@@ -23,8 +23,8 @@ import (
 // Config, EstimateConfig, TestConfig or AuditConfig: the tag flag names its command-line
 // flag, help its help (help.COMMAND where one command says it otherwise), cmds the commands
 // that offer it (every command that reads the configuration when absent) and alias an old
-// name kept for a release. The command line derives from them its flags, their old names
-// and the flag each FieldError names (FlagFields walks them).
+// name kept for a release; flag:"-" marks a field only Go callers set. The command line
+// derives from them its flags, their old names and the flag each FieldError names.
 type Columns struct {
 	// Data is the CSV file, with a header line; Fit, Estimate and Test read it, FitTable,
 	// EstimateTable and TestTable take their table instead.

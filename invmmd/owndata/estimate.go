@@ -44,7 +44,7 @@ type EstimateConfig struct {
 	Folds int "flag:\"folds\" help:\"`K` folds on which G and m are cross-fitted, each row's Ĝ and m̂ from the models fitted on the other folds (1 to 20; 1: fitted on a random half, the other half estimated); with fewer than 5 the standard errors of the methods reading G or m are withheld: the calibration study found G and m fitted on half the rows too rough for them\" help.test:\"`K` folds on which G and m are cross-fitted (1 to 20; 1: fitted on half B, half A tested); with fewer than 5 the p-values of the methods reading G or m are marked unreliable: the calibration study found dr's test rejecting a true H₀ too often then\""
 	// Nuisances, when set, are G and m fitted for this table (FitNuisancesTable): used
 	// instead of fitting them.
-	Nuisances *Nuisances `json:"-"`
+	Nuisances *Nuisances `json:"-" flag:"-"` // no flag: for Go callers only
 	// Methods are the estimators (full only when no Z is missing; none is refused). In
 	// Test, the estimators whose pseudo-outcome of Z is tested; nil chooses them once the
 	// table is read (full without missing Z; dr; obs on the permutation route).
