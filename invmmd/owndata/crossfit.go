@@ -169,6 +169,34 @@ func (l *loaded) fitNuisances(ctx context.Context, c EstimateConfig, fit nuisanc
 	return nf, nil
 }
 
+// nuisances gives rows their Ĝ and m̂ where b says G or m is fitted — from c.Nuisances
+// when set, else fitted by fit on c's folds (on half B of inA's halves with one fold) — and
+// fixes the kernel on Z, recording in b how (AuxFit, Folds, ZMap).
+func (l *loaded) nuisances(ctx context.Context, c EstimateConfig, fit nuisanceFitter, inA []bool, rows *invmmd.Rows, b *Basis, warn *warner) error {
+	switch {
+	case !b.FittedG && !b.FittedM:
+		if err := l.weighZKernel(c, rows, &nuisanceFit{}); err != nil {
+			return err
+		}
+	case c.Nuisances != nil:
+		if err := l.useNuisances(c.Nuisances, rows, b.FittedG, b.FittedM); err != nil {
+			return err
+		}
+		b.AuxFit, b.Folds = c.Nuisances.Report, c.Nuisances.Folds
+	default:
+		if c.folds() > 1 {
+			inA = nil
+		}
+		nf, err := l.fitNuisances(ctx, c, fit, c.folds(), inA, rows, warn)
+		if err != nil {
+			return err
+		}
+		b.AuxFit, b.Folds = nf.Report, c.folds()
+	}
+	b.ZMap = l.zmap
+	return nil
+}
+
 // allRows returns 0, …, n−1.
 func allRows(n int) []int {
 	r := make([]int, n)

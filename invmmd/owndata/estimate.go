@@ -252,30 +252,18 @@ func estimateTable(ctx context.Context, tab *tabular.Table, cfg EstimateConfig, 
 		out.AuxFit = AuxReport{Observed: true, MinG: 1, Rows: rows.Len()}
 		fmt.Fprintf(log, "%s\n", ObservedNote)
 		out.ZMap = l.zmap
-	} else if (out.FittedG || out.FittedM) && cfg.Nuisances != nil {
-		if err := l.useNuisances(cfg.Nuisances, &rows, out.FittedG, out.FittedM); err != nil {
-			return nil, err
-		}
-		out.AuxFit, out.Folds, out.ZMap = cfg.Nuisances.Report, cfg.Nuisances.Folds, l.zmap
-	} else if out.FittedG || out.FittedM {
-		folds := cfg.folds()
+	} else {
 		var inA []bool
-		if folds == 1 {
+		if (out.FittedG || out.FittedM) && cfg.Nuisances == nil && cfg.folds() == 1 {
 			inA = invmmd.Halves(invmmd.Rows{Y: rows.Y, Delta: rows.Delta}, false, cfg.AuxSeed)
 		}
-		nf, err := l.fitNuisances(ctx, cfg, fit, folds, inA, &rows, warn)
-		if err != nil {
+		if err := l.nuisances(ctx, cfg, fit, inA, &rows, &out.Basis, warn); err != nil {
 			return nil, err
 		}
-		out.AuxFit, out.Folds, out.ZMap = nf.Report, folds, l.zmap
 		if inA != nil {
 			rows, h = keepRows(rows, h, inA)
 			out.Estimated = rows.Len()
 		}
-	} else if err := l.weighZKernel(cfg, &rows, &nuisanceFit{}); err != nil {
-		return nil, err
-	} else {
-		out.ZMap = l.zmap
 	}
 	if out.ZMap != nil && rows.G == nil && cfg.ZMap.Bandwidth == 0 && (l.kind == dataset.ContinuousZ || l.kind == dataset.VectorZ) && out.MissingZ > 0 {
 		warn.add("the kernel on Z takes its bandwidth from the observed Z with equal weights, so it moves with which Z are missing (no G to weigh them by 1/G with): give its bandwidth, or a method that reads G")

@@ -163,13 +163,10 @@ func testTable(ctx context.Context, tab *tabular.Table, cfg TestConfig, fit nuis
 	if !cfg.Median {
 		opts.Bandwidth = cfg.Bandwidth
 	}
-	if (out.FittedG || out.FittedM) && cfg.Nuisances != nil {
-		if err := l.useNuisances(cfg.Nuisances, &rows, out.FittedG, out.FittedM); err != nil {
-			return nil, err
-		}
-		inA := invmmd.Halves(invmmd.Rows{Y: rows.Y, Delta: rows.Delta}, false, cfg.Seed)
-		out.AuxFit, out.Folds, out.ZMap, out.inA = cfg.Nuisances.Report, cfg.Nuisances.Folds, l.zmap, inA
-		for _, in := range inA {
+	fitted, fitHere := out.FittedG || out.FittedM, (out.FittedG || out.FittedM) && cfg.Nuisances == nil
+	if fitted {
+		out.inA = invmmd.Halves(invmmd.Rows{Y: rows.Y, Delta: rows.Delta}, false, cfg.Seed)
+		for _, in := range out.inA {
 			if in {
 				out.HalfA++
 			} else {
@@ -177,41 +174,22 @@ func testTable(ctx context.Context, tab *tabular.Table, cfg TestConfig, fit nuis
 			}
 		}
 		if cfg.Route == invmmd.CrossRoute {
-			opts.InA = inA
+			opts.InA = out.inA
 		}
-	} else if out.FittedG || out.FittedM {
-		folds := ec.folds()
-		inA := invmmd.Halves(invmmd.Rows{Y: rows.Y, Delta: rows.Delta}, false, cfg.Seed)
-		var a, b []int
-		for i, in := range inA {
-			if in {
-				a = append(a, i)
-			} else {
-				b = append(b, i)
-			}
+	}
+	sampleSplit := fitHere && ec.folds() == 1 // G and m fitted on half B, half A tested
+	if sampleSplit {
+		fmt.Fprintf(log, "halves: A %d rows (tested), B %d rows (G and m fitted on them only)\n", out.HalfA, out.HalfB)
+	}
+	if err := l.nuisances(ctx, ec, fit, out.inA, &rows, &out.Basis, warn); err != nil {
+		if fitHere {
+			err = fmt.Errorf("fitting G and m: %w", err)
 		}
-		out.HalfA, out.HalfB, out.inA, out.Folds = len(a), len(b), inA, folds
-		var splitA []bool
-		if folds == 1 {
-			splitA = inA
-			fmt.Fprintf(log, "halves: A %d rows (tested), B %d rows (G and m fitted on them only)\n", len(a), len(b))
-		}
-		nf, err := l.fitNuisances(ctx, ec, fit, folds, splitA, &rows, warn)
-		if err != nil {
-			return nil, fmt.Errorf("fitting G and m: %w", err)
-		}
-		out.AuxFit, out.ZMap = nf.Report, l.zmap
-		switch {
-		case cfg.Route == invmmd.CrossRoute:
-			opts.InA = inA
-		case folds == 1:
-			rows, h = keepRows(rows, h, inA)
-			out.Tested = len(a)
-		}
-	} else if err := l.weighZKernel(ec, &rows, &nuisanceFit{}); err != nil {
 		return nil, err
-	} else {
-		out.ZMap = l.zmap
+	}
+	if sampleSplit && cfg.Route != invmmd.CrossRoute {
+		rows, h = keepRows(rows, h, out.inA)
+		out.Tested = out.HalfA
 	}
 	if out.Results, err = invmmd.InvarianceTest(ctx, h, rows, opts, ec.Methods...); err != nil {
 		if len(ec.Methods) == 1 || ctx.Err() != nil {
