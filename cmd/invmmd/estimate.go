@@ -36,18 +36,6 @@ func runEstimate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	cfg.Names = o.names
-	if err := cfg.Validate(); err != nil {
-		return ownError(o.names, err, "", "")
-	}
-	if err := checkOutFile(out.Out, cfg.Data, out.Force); err != nil {
-		return err
-	}
-	release, err := lockOutFile(out.Out, "estimate", args, stderr)
-	if err != nil {
-		return err
-	}
-	defer release()
 	cfg.Log, cfg.Warn = stdout, stderr
-	err = printTable(out.Out, out.Force, stdout, func() (*owndata.Estimates, error) { return owndata.Estimate(ctx, cfg) })
-	return ownError(o.names, err, "nothing was written (the estimates are written when they are done)", rerunLine("estimate", args))
+	return writeTable(o, out, cfg.Data, args, stdout, "estimates", cfg.Validate, func() (*owndata.Estimates, error) { return owndata.Estimate(ctx, cfg) })
 }

@@ -299,6 +299,26 @@ type outFile struct {
 	Force bool   `flag:"force" help:"replace the -out file if it exists"`
 }
 
+// writeTable runs an own-data command that prints a table and writes its CSV (estimate,
+// test) once its flags are parsed: it validates the configuration (validate, before any
+// work), checks and locks -out, then prints what work returns and writes it (printTable);
+// what names the results in the message of a run stopped before they were written.
+func writeTable[T tableOutput](o *ownFlags, out outFile, data string, args []string, stdout io.Writer, what string, validate func() error, work func() (T, error)) error {
+	if err := validate(); err != nil {
+		return ownError(o.names, err, "", "")
+	}
+	if err := checkOutFile(out.Out, data, out.Force); err != nil {
+		return err
+	}
+	release, err := lockOutFile(out.Out, o.cmd, args, o.warn)
+	if err != nil {
+		return err
+	}
+	defer release()
+	err = printTable(out.Out, out.Force, stdout, work)
+	return ownError(o.names, err, "nothing was written (the "+what+" are written when they are done)", rerunLine(o.cmd, args))
+}
+
 // refuseZero refuses a 0 that the command line gave one of the named flags: owndata's
 // configurations read 0 as "the default", but a flag whose help gives a range without 0
 // (-B 100 to 100000, -folds 1 to 20) would then run with another value than the one

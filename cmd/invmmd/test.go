@@ -54,18 +54,6 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 	})
 	cfg.Names = o.names
-	if err := cfg.Validate(); err != nil { // -B, -route with -methods: before the table is read
-		return ownError(o.names, err, "", "")
-	}
-	if err := checkOutFile(out.Out, cfg.Data, out.Force); err != nil {
-		return err
-	}
-	release, err := lockOutFile(out.Out, "test", args, stderr)
-	if err != nil {
-		return err
-	}
-	defer release()
 	cfg.Log, cfg.Warn = stdout, stderr
-	err = printTable(out.Out, out.Force, stdout, func() (*owndata.Tests, error) { return owndata.Test(ctx, cfg) })
-	return ownError(o.names, err, "nothing was written (the p-values are written when they are done)", rerunLine("test", args))
+	return writeTable(o, out, cfg.Data, args, stdout, "p-values", cfg.Validate, func() (*owndata.Tests, error) { return owndata.Test(ctx, cfg) })
 }
