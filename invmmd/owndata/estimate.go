@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -359,7 +360,7 @@ func (e *Estimates) Markdown() string {
 		var per []string
 		for s, v := range r.Strata {
 			name := stratumName(r.Report.Strata[s].Y, r.Report.Strata[s].All, e.Classes)
-			per = append(per, fmt.Sprintf("%s: %s", name, estimateText(v, r.SE[s], contains(bad, name))))
+			per = append(per, fmt.Sprintf("%s: %s", name, estimateText(v, r.SE[s], slices.Contains(bad, name))))
 		}
 		u := "none"
 		if l := r.Report.Unreliable(); len(l) > 0 {
@@ -391,16 +392,6 @@ func (e *Estimates) Markdown() string {
 // Scale names the estimand and scale of the estimates (MMD2Scale): the joint MMD² of a
 // nuisance that is not binary is unscaled, as fit's held-out estimates are.
 func (e *Estimates) Scale() string { return MMD2Scale(e.ZMap != nil, e.Unconditional) }
-
-// contains reports whether list holds s.
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
-}
 
 // CSV writes one row per estimator, with a header: method, the estimate (Σ over strata),
 // its jackknife standard error, the unreliable strata separated by ";" ("Y=0;Y=1", empty
