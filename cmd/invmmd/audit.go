@@ -31,28 +31,12 @@ func auditMore() string {
 // runAudit audits a CSV (owndata.Audit) and prints the report; with -out it writes
 // audit.csv, audit.md, sensitivity.csv and audit.png into a new folder.
 func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	cfg := owndata.AuditConfig{}
+	cfg := owndata.AuditConfig{Estimators: fairness.Estimators(), Gammas: fairness.DefaultGammas()}
 	fs := newFlags("audit", "-data FILE.csv -y COL -z COL[,COL...] (-decisions COL | -outputs COL -threshold T) [-x COLS] [-out DIR]", stdout, stderr, auditMore)
-	fs.StringVar(&cfg.Data, "data", "", "CSV file with a header line (required)")
-	fs.StringVar(&cfg.Y, "y", "", "label column, binary: 0/1, or two values with -y-positive (required)")
-	fs.StringVar(&cfg.YPositive, "y-positive", "", "the label's value read as Y = 1, when the column is not 0/1")
-	fs.StringVar(&cfg.Z, "z", "", "sensitive attribute column, blank (or NA) where unknown; several comma-separated are crossed into intersectional groups; "+
-		"a numeric column of more than 10 values is binned at its observed quantiles (-bins) (required)")
-	fs.StringVar(&cfg.Decisions, "decisions", "", "column of the model's 0/1 decisions (or -outputs with -threshold)")
-	fs.StringVar(&cfg.DecisionsPositive, "decisions-positive", "", "the decision column's value read as selected (Ŷ = 1), when the column is not 0/1")
-	fs.StringVar(&cfg.Outputs, "outputs", "", "column of the model's scores, decided by -threshold: Ŷ = 1 where score ≥ T")
-	fs.Var(floatValue{&cfg.Threshold}, "threshold", "the score `T` at or above which a row is selected (with -outputs)")
-	x := fs.String("x", "", "comma-separated feature columns on which G and m are fitted (default: every column but -y, -z, -decisions and -outputs)")
-	fs.Var(intValue{&cfg.Bins}, "bins", "groups of a continuous attribute, at its observed values' quantiles (2 to 20; default 4)")
-	fs.Var(floatValue{&cfg.Level}, "level", "confidence `level` of the intervals (default 0.95)")
-	fs.Var(intValue{&cfg.Folds}, "folds", fmt.Sprintf("`K` folds on which G and m are cross-fitted (2 to %d; default %d)", owndata.MaxFolds, owndata.DefaultFolds))
-	fs.Var(uintValue{&cfg.Seed}, "seed", "`seed` of the folds and of the simultaneous intervals' draws")
-	fs.BoolVar(&cfg.ScoreTest, "score-test", false, "with -outputs, also estimate and test the scores' distribution, h ⊥ Z | Y, as invmmd estimate and test do (dr's MMD² with its SE, and its p-value; G and m fitted once by their MLPs: about 10 s at 5,000 rows)")
-	ests := fs.String("estimators", "complete_case,ip,reg,dr", "comma-separated estimators to report")
-	gammas := fs.String("gammas", "1,1.5,2,3,inf", "departures Γ from missingness at random for the sensitivity bounds (1: none; inf: no assumption)")
+	o := ownFlagsOf(fs, "audit", stderr, &cfg)
 	out := fs.String("out", "", "write audit.csv, audit.md, sensitivity.csv and audit.png into this new folder (refused if it exists, unless -force)")
 	force := fs.Bool("force", false, "replace the -out folder if it exists")
-	if err := parse(fs, args); err != nil {
+	if err := o.parse(args); err != nil {
 		return err
 	}
 	given := givenFlags(fs, args)
@@ -62,17 +46,7 @@ func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case cfg.Outputs != "" && !given["threshold"]:
 		return fmt.Errorf("-outputs %s: name -threshold T, the score at or above which a row is selected (e.g. 0.5 for a probability)", cfg.Outputs)
 	}
-	cfg.Names = auditFlagNames
-	if *x != "" {
-		cfg.X = strings.Split(*x, ",")
-	}
-	var err error
-	if cfg.Estimators, err = fairness.ParseEstimators(*ests); err != nil {
-		return fmt.Errorf("-estimators: %w", err)
-	}
-	if cfg.Gammas, err = parseGammas(*gammas); err != nil {
-		return fmt.Errorf("-gammas: %w", err)
-	}
+	cfg.Names = o.names
 	if cfg.Data == "" {
 		return fmt.Errorf("-data: name the CSV file")
 	}
@@ -87,7 +61,7 @@ func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	cfg.Log, cfg.Warn = stderr, stderr
 	rep, err := owndata.Audit(ctx, cfg)
 	if err != nil {
-		return ownError(err, "", "")
+		return ownError(o.names, err, "", "")
 	}
 	fmt.Fprint(stdout, rep.String())
 	if *out == "" {
@@ -99,10 +73,6 @@ func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fmt.Fprintf(stdout, "\nwrote %s/{audit.csv,audit.md,sensitivity.csv,audit.png}\n", *out)
 	return nil
 }
-
-// auditFlagNames names audit's settings by its flags in messages.
-var auditFlagNames = map[string]string{"Data": "-data", "Y": "-y", "YPositive": "-y-positive", "Z": "-z", "X": "-x",
-	"Decisions": "-decisions", "DecisionsPositive": "-decisions-positive", "Outputs": "-outputs", "Threshold": "-threshold", "Bins": "-bins", "Level": "-level", "Folds": "-folds", "Gammas": "-gammas", "ScoreTest": "-score-test"}
 
 // parseGammas reads a comma-separated list of factors ≥ 1 (inf allowed).
 func parseGammas(s string) ([]float64, error) {

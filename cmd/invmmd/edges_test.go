@@ -75,9 +75,9 @@ func TestInterruptedSaysRunAgain(t *testing.T) {
 		err        error
 		want, lack string
 	}{
-		{"fit", ownError(context.Canceled, "kept", resumeLine("fit", []string{"-data", "d.csv"})), "To go on where it stopped, run:\n  invmmd fit -data d.csv -resume", "run it again"},
-		{"estimate", ownError(context.Canceled, "nothing was written", rerunLine("estimate", []string{"-data", "d.csv"})), "To run it again, run:\n  invmmd estimate -data d.csv", "go on where it stopped"},
-		{"test", ownError(context.Canceled, "nothing was written", rerunLine("test", []string{"-data", "d.csv"})), "To run it again, run:\n  invmmd test -data d.csv", "go on where it stopped"},
+		{"fit", ownError(nil, context.Canceled, "kept", resumeLine("fit", []string{"-data", "d.csv"})), "To go on where it stopped, run:\n  invmmd fit -data d.csv -resume", "run it again"},
+		{"estimate", ownError(nil, context.Canceled, "nothing was written", rerunLine("estimate", []string{"-data", "d.csv"})), "To run it again, run:\n  invmmd estimate -data d.csv", "go on where it stopped"},
+		{"test", ownError(nil, context.Canceled, "nothing was written", rerunLine("test", []string{"-data", "d.csv"})), "To run it again, run:\n  invmmd test -data d.csv", "go on where it stopped"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if msg := tc.err.Error(); !strings.Contains(msg, tc.want) || strings.Contains(msg, tc.lack) {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/owndata"
-	"github.com/invmmd/invmmd/invmmd/train"
 )
 
 // fitMore is the text of fit -h between the usage line and the flags: the methods and
@@ -41,33 +40,8 @@ func fitMore() string {
 func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg := owndata.DefaultConfig()
 	fs := newFlags("fit", "-data FILE.csv -y COL -z COL [-x COLS] [-split COL | -val-frac F -test-frac F] [-methods ...] [-lambda L] [-seeds ...] [-out DIR]", stdout, stderr, fitMore)
-	o := &ownCommand{fs: fs, stderr: stderr}
-	o.columns(&cfg.Columns, "comma-separated feature columns (default: every column but -y, -z and -split; a text column with about one value per row, "+
-		"or a numeric column of row numbers, is refused unless named here)")
-	o.hidden = widths(cfg.Hidden)
-	fs.StringVar(&o.hidden, "hidden", o.hidden, "hidden layer widths of every MLP (h, G and m), each at most 65536")
-	fs.Var(intValue{&cfg.Epochs}, "epochs", "the cap `n` on training epochs of h (the best epoch by validation objective is kept)")
-	fs.Var(intValue{&cfg.Patience}, "patience", "stop h's training after `n` epochs without a better validation objective (0: train to -epochs)")
-	fs.Var(intValue{&cfg.AuxEpochs}, "aux-epochs", "the cap `n` on training epochs of G and m (the best epoch by validation NLL is kept)")
-	fs.Var(intValue{&cfg.AuxPatience}, "aux-patience", "stop the training of G and m after `n` epochs without a better validation NLL (0: train to -aux-epochs)")
-	fs.Var(intValue{&cfg.Batch}, "batch", "`rows` per training step of h, G and m (capped at the training rows); smaller batches leave fewer effective rows per stratum in the penalty")
-	fs.Var(floatValue{&cfg.LearningRate}, "lr", "Adam learning `rate` of every network, in (0, 1]")
-	fs.Var(floatValue{&cfg.MinESS}, "min-ess", "Kish effective sample size `ess` under which a stratum is flagged unreliable (and dropped from the training penalty, unless -keep-unreliable)")
-	fs.Var(uintValue{&cfg.AuxSeed}, "aux-seed", "`seed` of G and m")
-	fs.StringVar(&cfg.Split, "split", cfg.Split, "column whose values (train, val, test) give each row's split (default: a random split by -val-frac and -test-frac)")
-	fs.Var(floatValue{&cfg.ValFrac}, "val-frac", "`share` of rows for validation, without -split")
-	fs.Var(floatValue{&cfg.TestFrac}, "test-frac", "`share` of rows for test, without -split")
-	methods := fs.String("methods", method.List(cfg.Methods), "comma-separated methods to train h with (see above)")
-	fs.Var(floatValue{&cfg.Lambda}, "lambda", "penalty weight `λ`, from 0 to 1e6")
-	seeds := fs.String("seeds", seedList(cfg.Seeds), "comma-separated seeds of h (and of the random split: the first)")
-	fs.StringVar(&cfg.Out, "out", cfg.Out, "output folder (see above), checked and locked before anything is read or fitted; \"\" writes nothing")
-	fs.StringVar(&cfg.Objective, "objective", cfg.Objective, "what training minimises and selection compares, one of "+train.ObjectiveNames()+": robust (the default here) estimates the normalisers once on the training split and selects the epoch with each stratum's estimate clipped at 0; paper is the paper's objective, the default of the experiment commands (sim, tmnist, ...), which reproduce the paper's protocol (docs/training.md)")
-	fs.StringVar(&cfg.Represent, "represent", "logits", "the layer of h the MMD penalty acts on: logits (the paper's) or features (h's last hidden layer, a binary label only, σ by the median heuristic on the initial network's training features; the held-out MMD² is then on the features)")
-	o.bandwidth("Gaussian kernel bandwidth σ of the held-out estimates and tests on the test split, or median (the median heuristic on h, as estimate and test); the training penalty's σ is 1")
-	fs.BoolVar(&cfg.KeepUnreliable, "keep-unreliable", cfg.KeepUnreliable, "keep strata flagged unreliable in the training penalty (the paper's behaviour); by default they are dropped, with a warning")
-	fs.BoolVar(&cfg.Force, "force", false, "write into an -out folder holding results of other settings or data, or of methods and seeds this run does not list, after removing those results")
-	fs.BoolVar(&cfg.Resume, "resume", false, "keep the methods whose files under -out were made with the same settings and data instead of training them again")
-	if err := o.parse(args, &cfg.Columns, &cfg.Nets, &cfg.Bandwidth, &cfg.Median); err != nil {
+	o := ownFlagsOf(fs, "fit", stderr, &cfg)
+	if err := o.parse(args); err != nil {
 		return err
 	}
 	if cfg.Resume && cfg.Force {
@@ -84,13 +58,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			return fmt.Errorf("-split %s and %s: the split column says each row's split, so there are no shares to set; give one or the other", cfg.Split, strings.Join(set, ", "))
 		}
 	}
-	var err error
-	if cfg.Methods, err = fitMethods(*methods); err != nil {
-		return err
-	}
-	if cfg.Seeds, err = parseSeeds(*seeds); err != nil {
-		return err
-	}
+	cfg.Names = o.names
 	cfg.Args, cfg.Log, cfg.Warn = args, stdout, stderr
 	res, err := owndata.Fit(ctx, cfg)
 	if err != nil {
@@ -100,7 +68,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 		kept := fmt.Sprintf("the %d finished method(s) of %d are kept under %s (runs/, models/, results.csv)", done, len(cfg.Methods)*len(cfg.Seeds), cfg.Out)
 		// -resume refuses -force; the paths absolute, so that the line works from any folder
-		return ownError(err, kept, resumeLine("fit", absolutePaths(withoutFlag(args, "force"), "data", "out")))
+		return ownError(o.names, err, kept, resumeLine("fit", absolutePaths(withoutFlag(args, "force"), "data", "out")))
 	}
 	fmt.Fprintf(stdout, "\nmajority baseline on test: %.3f\n\n", res.Majority)
 	fmt.Fprint(stdout, owndata.Markdown(res.Rows))

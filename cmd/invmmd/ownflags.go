@@ -9,46 +9,200 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/invmmd/invmmd/invmmd"
+	"github.com/invmmd/invmmd/invmmd/fairness"
+	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/owndata"
 	"github.com/invmmd/invmmd/invmmd/tabular"
 )
 
-// The one vocabulary of the own-data commands (fit, predict, estimate, test): each setting
-// has one flag, with the same name, meaning and default in every command that takes it,
-// and help written for that command. Old names are kept for one release as aliases that
-// warn (ownAliases).
+// The one vocabulary of the own-data commands (fit, estimate, test, audit): each setting
+// is a field of owndata's configurations, declared there once with its flag, help and old
+// name (owndata.Columns says the tags); the commands derive from them their flags, the old
+// names that warn, and the flag each FieldError names.
 
-// ownFlagNames maps each field of owndata's configurations (owndata.FieldError.Field, and
-// the settings messages name) to its flag. The library names the fields; the commands
-// pass this table as the configurations' Names and map every FieldError through it, so
-// that a user reads the flags they typed.
-var ownFlagNames = tabular.Names{
-	"Data": "-data", "Y": "-y", "YPositive": "-y-positive", "Z": "-z", "ZPositive": "-z-positive", "X": "-x",
-	"ZKind": "-z-kind", "ZMap.Bandwidth": "-z-bandwidth", "ZMap.Features": "-z-features",
-	"Hidden": "-hidden", "Epochs": "-epochs", "Patience": "-patience", "AuxEpochs": "-aux-epochs", "AuxPatience": "-aux-patience",
-	"Batch": "-batch", "LearningRate": "-lr", "MinESS": "-min-ess", "AuxSeed": "-aux-seed", "Folds": "-folds",
-	"Split": "-split", "ValFrac": "-val-frac", "TestFrac": "-test-frac", "Methods": "-methods", "Lambda": "-lambda",
-	"Seeds": "-seeds", "Seed": "-seeds", "KeepUnreliable": "-keep-unreliable", "Objective": "-objective", "Represent": "-represent",
-	"Bandwidth": "-bandwidth", "Median": "-bandwidth", "Out": "-out", "Force": "-force", "Resume": "-resume",
-	"H": "-outputs", "G": "-g", "M": "-m", "Unconditional": "-unconditional", "Route": "-route", "Resamples": "-B",
+// ownFlags are an own-data command's flags, derived from its configuration's tagged fields.
+type ownFlags struct {
+	fs    *flag.FlagSet
+	cmd   string
+	warn  io.Writer
+	names tabular.Names // field path ("ZMap.Bandwidth") → its flag ("-z-bandwidth")
+	// parsers read, after fs.Parse, the flags given as text (lists, the bandwidth rule)
+	// into their fields, in the order the fields were registered.
+	parsers []func() error
 }
 
-// ownAliases are the old flag names of the own-data commands, kept for one release: each
-// still works and warns, naming its new name.
-var ownAliases = map[string]string{
-	"h":    "outputs", // estimate, test: -h named a column, where every other command's -h is help
-	"csv":  "out",     // estimate, test: the output file is -out, as in predict
-	"seed": "seeds",   // test: the seed is -seeds, as in fit and the experiments
+// ownFlagsOf registers on fs, for command cmd, a flag for every tagged field of the
+// configurations cfgs point to (and of the structs they embed or hold) that cmd offers,
+// and an old name for each that has one; warn receives the old names' warnings.
+func ownFlagsOf(fs *flag.FlagSet, cmd string, warn io.Writer, cfgs ...any) *ownFlags {
+	o := &ownFlags{fs: fs, cmd: cmd, warn: warn, names: tabular.Names{}}
+	for _, c := range cfgs {
+		o.walk(reflect.ValueOf(c).Elem(), "")
+	}
+	return o
 }
 
-// alias registers the old flag name old of an own-data command (ownAliases): setting it
-// sets the new flag and writes a warning to warn.
-func alias(fs *flag.FlagSet, old string, warn io.Writer) { aliasTo(fs, old, ownAliases[old], warn) }
+// walk registers the tagged fields of the struct v, whose fields' paths start with path.
+func (o *ownFlags) walk(v reflect.Value, path string) {
+	for i := 0; i < v.NumField(); i++ {
+		f, fv := v.Type().Field(i), v.Field(i)
+		name, ok := f.Tag.Lookup("flag")
+		if !ok {
+			if f.Type.Kind() == reflect.Struct && f.IsExported() {
+				sub := path
+				if !f.Anonymous {
+					sub += f.Name + "."
+				}
+				o.walk(fv, sub)
+			}
+			continue
+		}
+		if name == "-" { // for Go callers only
+			continue
+		}
+		if cmds, ok := f.Tag.Lookup("cmds"); ok && !slices.Contains(strings.Split(cmds, ","), o.cmd) {
+			continue
+		}
+		help, ok := f.Tag.Lookup("help." + o.cmd)
+		if !ok {
+			help = f.Tag.Get("help")
+		}
+		o.names[path+f.Name] = "-" + name
+		o.register(fv.Addr().Interface(), v, path, name, help)
+		if old := f.Tag.Get("alias"); old != "" {
+			aliasTo(o.fs, old, name, o.warn)
+		}
+	}
+}
+
+// register registers the flag name of the field p points to, in the struct parent.
+func (o *ownFlags) register(p any, parent reflect.Value, path, name, help string) {
+	fs := o.fs
+	switch p := p.(type) {
+	case *string:
+		fs.StringVar(p, name, *p, help)
+	case *bool:
+		fs.BoolVar(p, name, *p, help)
+	case *int:
+		fs.Var(intValue{p}, name, help)
+	case *uint64:
+		fs.Var(uintValue{p}, name, help)
+	case *float64:
+		mv := parent.FieldByName("Median")
+		if name != "bandwidth" || !mv.IsValid() || mv.Kind() != reflect.Bool {
+			fs.Var(floatValue{p}, name, help)
+			break
+		}
+		// the kernel's σ on h: median, or a fixed σ (Bandwidth and Median)
+		median := mv.Addr().Interface().(*bool)
+		o.names[path+"Median"] = "-" + name
+		def := "median"
+		if !*median {
+			def = strconv.FormatFloat(*p, 'g', -1, 64)
+		}
+		o.text(name, def, help, func(s string) (err error) {
+			*p, *median, err = parseBandwidth(s)
+			return err
+		})
+	case *[]int:
+		o.text(name, widths(*p), help, func(s string) error {
+			*p = nil
+			for _, w := range strings.Split(s, ",") {
+				v, err := strconv.Atoi(strings.TrimSpace(w))
+				if err != nil || v < 1 {
+					return fmt.Errorf("-%s %q: want comma-separated widths, whole numbers ≥ 1", name, s)
+				}
+				*p = append(*p, v)
+			}
+			return nil
+		})
+	case *[]string:
+		o.text(name, strings.Join(*p, ","), help, func(s string) (err error) {
+			*p = nil
+			if strings.TrimSpace(s) != "" {
+				if *p, err = tabular.ParseColumns(s); err != nil {
+					return fmt.Errorf("-%s %s: %w", name, s, err)
+				}
+			}
+			return nil
+		})
+	case *[]uint64:
+		o.text(name, seedList(*p), help, func(s string) (err error) {
+			*p, err = parseSeeds(s)
+			return err
+		})
+	case *[]method.Method:
+		def, parse := *p, parseMethods
+		if o.cmd == "fit" {
+			parse = fitMethods
+		}
+		o.text(name, method.List(def), help, func(s string) (err error) {
+			if s == "" && def == nil { // chosen once the table is read
+				return nil
+			}
+			*p, err = parse(s)
+			return err
+		})
+	case *invmmd.TestRoute:
+		o.text(name, p.String(), help, func(s string) (err error) {
+			if *p, err = invmmd.ParseTestRoute(s); err != nil {
+				return fmt.Errorf("-%s: %w", name, err)
+			}
+			return nil
+		})
+	case *[]fairness.Estimator:
+		names := make([]string, len(*p))
+		for i, e := range *p {
+			names[i] = e.String()
+		}
+		o.text(name, strings.Join(names, ","), help, func(s string) (err error) {
+			if *p, err = fairness.ParseEstimators(s); err != nil {
+				return fmt.Errorf("-%s: %w", name, err)
+			}
+			return nil
+		})
+	case *[]float64: // factors ≥ 1, inf allowed (audit's -gammas)
+		vals := make([]string, len(*p))
+		for i, g := range *p {
+			vals[i] = strings.TrimPrefix(strings.ToLower(strconv.FormatFloat(g, 'g', -1, 64)), "+")
+		}
+		o.text(name, strings.Join(vals, ","), help, func(s string) (err error) {
+			if *p, err = parseGammas(s); err != nil {
+				return fmt.Errorf("-%s: %w", name, err)
+			}
+			return nil
+		})
+	default:
+		panic(fmt.Sprintf("own-data flag -%s: a field of type %T has no flag value", name, p))
+	}
+}
+
+// text registers name as a string flag of default def, which parse reads into its field
+// after fs.Parse.
+func (o *ownFlags) text(name, def, help string, parse func(string) error) {
+	s := o.fs.String(name, def, help)
+	o.parsers = append(o.parsers, func() error { return parse(*s) })
+}
+
+// parse parses args, then the flags given as text; every error names its flag.
+func (o *ownFlags) parse(args []string) error {
+	if err := parse(o.fs, args); err != nil {
+		return err
+	}
+	for _, p := range o.parsers {
+		if err := p(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // aliasTo registers old as an old name of fs's flag new: setting it sets new and writes a
 // warning to warn.
@@ -139,84 +293,30 @@ func (v floatValue) Set(s string) error {
 	return nil
 }
 
-// ownCommand is what the own-data commands share: their flag set, the settings every
-// one of them reads (the table's columns, the networks of G and m) and their output.
-type ownCommand struct {
-	fs     *flag.FlagSet
-	stderr io.Writer
-	x      string // -x, parsed into Columns.X
-	hidden string // -hidden, parsed into Nets.Hidden
-	bw     string // -bandwidth
+// outFile is the CSV file estimate and test also write: -out, and -force to replace it.
+type outFile struct {
+	Out   string "flag:\"out\" alias:\"csv\" help.estimate:\"also write one row per estimator to this CSV file: method,value,se,unreliable,impossible,mmd2_scale (refused if it exists unless -force, or is the -data file)\" help.test:\"also write one row per method to this CSV file: method,statistic,p_value,unreliable (refused if it exists unless -force, or is the -data file)\""
+	Force bool   `flag:"force" help:"replace the -out file if it exists"`
 }
 
-// columns registers -data, -y, -z, -y-positive, -z-positive, -x and the nuisance's kernel
-// flags; xHelp says what -x is for and its default in this command.
-func (o *ownCommand) columns(c *owndata.Columns, xHelp string) {
-	fs := o.fs
-	fs.StringVar(&c.Data, "data", c.Data, "CSV file with a header line (required)")
-	fs.StringVar(&c.Y, "y", c.Y, "label column (required): binary (0/1, or two values with -y-positive), or K > 2 classes (text or integer codes; classes in byte or numeric order)")
-	fs.StringVar(&c.Z, "z", c.Z, "nuisance column (several, comma-separated, for a vector nuisance); empty, NA, N/A, NaN or null cells (in any case) are missing Z (required)")
-	fs.StringVar(&c.ZKind, "z-kind", c.ZKind, "the nuisance's kind: binary, categorical, continuous or vector (default: inferred from the column and printed; up to 10 integer codes are categorical); "+
-		"a nuisance that is not binary is estimated by the joint MMD² between p(h, Z) and p(h)p(Z) within each Y stratum")
-	fs.Var(floatValue{&c.ZMap.Bandwidth}, "z-bandwidth", "bandwidth `σ` of the Gaussian kernel on a continuous or vector Z (0: the median of the distances between observed Z)")
-	fs.Var(intValue{&c.ZMap.Features}, "z-features", fmt.Sprintf("`n` random Fourier frequencies of the kernel on a vector Z, 2 features each (0: 16; at most %d)", 1024))
-	fs.StringVar(&c.YPositive, "y-positive", c.YPositive, "the label's value read as Y = 1, when the column is binary and not 0/1 (refused for a label of more than two classes)")
-	fs.StringVar(&c.ZPositive, "z-positive", c.ZPositive, "the nuisance's value read as Z = 1, when the column is not 0/1")
-	fs.StringVar(&o.x, "x", strings.Join(c.X, ","), xHelp)
-	c.Names = ownFlagNames
-}
-
-// auxNets registers the flags of the MLPs fitted for G and m (estimate and test): their
-// widths, epochs, patience, batch, learning rate and seed.
-func (o *ownCommand) auxNets(n *owndata.Nets, what string) {
-	fs := o.fs
-	o.hidden = widths(n.Hidden)
-	fs.StringVar(&o.hidden, "hidden", o.hidden, "hidden layer widths of the MLPs fitted for G and m "+what)
-	fs.Var(intValue{&n.AuxEpochs}, "aux-epochs", "the cap `n` on training epochs of G and m (the best epoch by validation NLL is kept)")
-	fs.Var(intValue{&n.AuxPatience}, "aux-patience", "stop the training of G and m after `n` epochs without a better validation NLL (0: train to -aux-epochs)")
-	fs.Var(intValue{&n.Batch}, "batch", "`rows` per training step of G and m (capped at the rows they are fitted on)")
-	fs.Var(floatValue{&n.LearningRate}, "lr", "Adam learning `rate` of G and m, in (0, 1]")
-	fs.Var(uintValue{&n.AuxSeed}, "aux-seed", "`seed` of G and m")
-}
-
-// bandwidth registers -bandwidth with this command's help: the median heuristic on h by
-// default, as every own-data command.
-func (o *ownCommand) bandwidth(what string) {
-	o.bw = "median"
-	o.fs.StringVar(&o.bw, "bandwidth", o.bw, what)
-}
-
-// parse parses args and the flags that need it (-x, -hidden, -bandwidth) into c, n and
-// the bandwidth rule; every error names its flag.
-func (o *ownCommand) parse(args []string, c *owndata.Columns, n *owndata.Nets, sigma *float64, median *bool) error {
-	if err := parse(o.fs, args); err != nil {
+// writeTable runs an own-data command that prints a table and writes its CSV (estimate,
+// test) once its flags are parsed: it validates the configuration (validate, before any
+// work), checks and locks -out, then prints what work returns and writes it (printTable);
+// what names the results in the message of a run stopped before they were written.
+func writeTable[T tableOutput](o *ownFlags, out outFile, data string, args []string, stdout io.Writer, what string, validate func() error, work func() (T, error)) error {
+	if err := validate(); err != nil {
+		return ownError(o.names, err, "", "")
+	}
+	if err := checkOutFile(out.Out, data, out.Force); err != nil {
 		return err
 	}
-	c.X = nil
-	if strings.TrimSpace(o.x) != "" {
-		x, err := tabular.ParseColumns(o.x)
-		if err != nil {
-			return fmt.Errorf("-x %s: %w", o.x, err)
-		}
-		c.X = x
+	release, err := lockOutFile(out.Out, o.cmd, args, o.warn)
+	if err != nil {
+		return err
 	}
-	if n != nil {
-		n.Hidden = nil
-		for _, p := range strings.Split(o.hidden, ",") {
-			v, err := strconv.Atoi(strings.TrimSpace(p))
-			if err != nil || v < 1 {
-				return fmt.Errorf("-hidden %q: want comma-separated widths, whole numbers ≥ 1", o.hidden)
-			}
-			n.Hidden = append(n.Hidden, v)
-		}
-	}
-	if sigma != nil {
-		var err error
-		if *sigma, *median, err = parseBandwidth(o.bw); err != nil {
-			return err
-		}
-	}
-	return nil
+	defer release()
+	err = printTable(out.Out, out.Force, stdout, work)
+	return ownError(o.names, err, "nothing was written (the "+what+" are written when they are done)", rerunLine(o.cmd, args))
 }
 
 // refuseZero refuses a 0 that the command line gave one of the named flags: owndata's
@@ -275,10 +375,11 @@ func rerunLine(name string, args []string) string {
 var packagePrefix = regexp.MustCompile(`(^|: |\()(invmmd|owndata|train|tabular|dataset|models): `)
 
 // ownError returns err as the own-data commands print it: a *owndata.FieldError names the
-// flag that sets its field (ownFlagNames) instead of the field, and the package names
-// that layers of wrapping put in front of messages ("invmmd: ", "train: ") are dropped.
-// A context's error becomes the *interrupted of kept and resume. nil stays nil.
-func ownError(err error, kept, resume string) error {
+// flag that sets its field (names, the command's ownFlags.names) instead of the field, and
+// the package names that layers of wrapping put in front of messages ("invmmd: ",
+// "train: ") are dropped. A context's error becomes the *interrupted of kept and resume.
+// nil stays nil.
+func ownError(names tabular.Names, err error, kept, resume string) error {
 	if err == nil || errors.Is(err, flag.ErrHelp) {
 		return err
 	}
@@ -288,7 +389,7 @@ func ownError(err error, kept, resume string) error {
 	msg := err.Error()
 	var fe *owndata.FieldError
 	if errors.As(err, &fe) {
-		if name, ok := ownFlagNames[fe.Field]; ok {
+		if name, ok := names[fe.Field]; ok {
 			named := *fe
 			named.Field = name
 			if fe.Field == "Median" || (fe.Field == "Bandwidth" && fe.Value == nil) {

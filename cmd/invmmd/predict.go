@@ -67,13 +67,13 @@ func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	defer release()
 	model, err := owndata.LoadModel(*dir)
 	if err != nil {
-		return ownError(err, "", "")
+		return ownError(nil, err, "", "")
 	}
 	var kept []string
 	switch {
 	case *keepAll:
 		if kept, err = tabular.Header(*data); err != nil {
-			return ownError(err, "", "")
+			return ownError(nil, err, "", "")
 		}
 	case *keep != "":
 		if kept, err = tabular.ParseColumns(*keep); err != nil {
@@ -88,7 +88,7 @@ func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	tab, err := model.ReadTableContext(ctx, *data)
 	if err != nil {
-		return ownError(err, "nothing was written", rerunLine("predict", args))
+		return ownError(nil, err, "nothing was written", rerunLine("predict", args))
 	}
 	if len(kept) > 0 { // every kept column is there, before anything is computed
 		if err := tabular.ReadRecords(*data, kept, func(int, []string) error { return errFirstRecord }); err != nil && !errors.Is(err, errFirstRecord) {
@@ -97,14 +97,14 @@ func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	pred, warn, err := model.PredictAll(ctx, tab)
 	if err != nil {
-		return ownError(err, "nothing was written", rerunLine("predict", args))
+		return ownError(nil, err, "nothing was written", rerunLine("predict", args))
 	}
 	for _, w := range warn {
 		fmt.Fprintln(stderr, "warning:", w)
 	}
 	write := func(w io.Writer) error { return writePredictions(ctx, w, header, pred, tab, *data, kept) }
 	if *out == "" {
-		return ownError(write(stdout), "the rows written so far are on standard output", rerunLine("predict", args))
+		return ownError(nil, write(stdout), "the rows written so far are on standard output", rerunLine("predict", args))
 	}
 	tmp, err := newTemp(*out)
 	if err != nil {
@@ -129,7 +129,7 @@ func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		os.Remove(tmp)
 		if ctx.Err() != nil {
-			return ownError(ctx.Err(), "nothing was written (-out is written whole or not at all)", rerunLine("predict", args))
+			return ownError(nil, ctx.Err(), "nothing was written (-out is written whole or not at all)", rerunLine("predict", args))
 		}
 		return fmt.Errorf("-out: %w", err)
 	}

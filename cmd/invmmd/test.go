@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/owndata"
 )
 
@@ -39,28 +38,11 @@ func testMore() string {
 func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg := owndata.DefaultTestConfig()
 	fs := newFlags("test", "-data FILE.csv -outputs COL[,COL...] -y COL -z COL [-g COL] [-m COL] [-x COLS] [-methods ...] [-route cross|wild|permutation] [-B N] [-seeds S] [-bandwidth median|σ] [-unconditional] [-out FILE.csv]", stdout, stderr, testMore)
-	o := &ownCommand{fs: fs, stderr: stderr}
-	o.columns(&cfg.Columns, "comma-separated feature columns on which G and m are fitted (cross-fitted, -folds) when -g or -m is not given (default: none)")
-	o.auxNets(&cfg.Nets, "(cross-fitted, -folds) when -g or -m is not given")
-	fs.Var(intValue{&cfg.Folds}, "folds", fmt.Sprintf("`K` folds on which G and m are cross-fitted (1 to %d; 1: fitted on half B, half A tested); with fewer than %d the p-values of the methods reading G or m are marked unreliable: the calibration study found dr's test rejecting a true H₀ too often then", owndata.MaxFolds, owndata.DefaultFolds))
+	var out outFile
+	o := ownFlagsOf(fs, "test", stderr, &cfg, &out)
 	var minESS float64
 	fs.Var(floatValue{&minESS}, "min-ess", "no effect on test, whose p-values flag strata by their rows with a pseudo-outcome (fewer than 20), not by an effective sample size `ess`; kept for this release")
-	fs.StringVar(&cfg.H, "outputs", cfg.H, "column of model outputs h (a logit, a score), or comma-separated columns of one representation (cross route only) (required)")
-	alias(fs, "h", stderr)
-	fs.StringVar(&cfg.G, "g", cfg.G, "column of P(Δ = 1 | X, Y) fitted on rows other than these, > 0 on every row whose Z is observed (default: cross-fit an MLP on -x)")
-	fs.StringVar(&cfg.M, "m", cfg.M, "column of P(Z = 1 | X, Y) fitted on rows other than these (default: cross-fit an MLP on -x)")
-	methods := fs.String("methods", "", "comma-separated methods whose pseudo-outcome of Z is tested (default: see above)")
-	route := fs.String("route", cfg.Route.String(), "null distribution: cross, wild or permutation (see above)")
-	fs.Var(intValue{&cfg.Resamples}, "B", fmt.Sprintf("`N` draws of the wild bootstrap or the permutation test (%d to %d)", invmmd.MinResamples, invmmd.MaxResamples))
-	fs.Var(uintValue{&cfg.Seed}, "seeds", "`seed` of the halves and the draws (one)")
-	alias(fs, "seed", stderr)
-	fs.BoolVar(&cfg.Unconditional, "unconditional", cfg.Unconditional, "test h ⊥ Z over all rows instead of h ⊥ Z | Y")
-	fs.BoolVar(&cfg.Exact, "exact", false, "kernel sums on every pair of rows, the O(n²) reference (default: exact up to 2^24 pairs per stratum, linear in the rows beyond; the output names the path and its error bound)")
-	o.bandwidth("Gaussian kernel bandwidth σ on h, or median (the median heuristic on h: of half B for the cross route)")
-	out := fs.String("out", "", "also write one row per method to this CSV file: method,statistic,p_value,unreliable (refused if it exists unless -force, or is the -data file)")
-	alias(fs, "csv", stderr)
-	force := fs.Bool("force", false, "replace the -out file if it exists")
-	if err := o.parse(args, &cfg.Columns, &cfg.Nets, &cfg.Bandwidth, &cfg.Median); err != nil {
+	if err := o.parse(args); err != nil {
 		return err
 	}
 	if err := refuseZero(fs, map[string]string{"folds": foldsWant, "B": resamplesWant}); err != nil {
@@ -71,27 +53,7 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			fmt.Fprintln(stderr, "warning: -min-ess has no effect on test; it will be removed in the next release")
 		}
 	})
-	var err error
-	if *methods != "" {
-		if cfg.Methods, err = parseMethods(*methods); err != nil {
-			return err
-		}
-	}
-	if cfg.Route, err = invmmd.ParseTestRoute(*route); err != nil {
-		return fmt.Errorf("-route: %w", err)
-	}
-	if err := cfg.Validate(); err != nil { // -B, -route with -methods: before the table is read
-		return ownError(err, "", "")
-	}
-	if err := checkOutFile(*out, cfg.Data, *force); err != nil {
-		return err
-	}
-	release, err := lockOutFile(*out, "test", args, stderr)
-	if err != nil {
-		return err
-	}
-	defer release()
+	cfg.Names = o.names
 	cfg.Log, cfg.Warn = stdout, stderr
-	err = printTable(*out, *force, stdout, func() (*owndata.Tests, error) { return owndata.Test(ctx, cfg) })
-	return ownError(err, "nothing was written (the p-values are written when they are done)", rerunLine("test", args))
+	return writeTable(o, out, cfg.Data, args, stdout, "p-values", cfg.Validate, func() (*owndata.Tests, error) { return owndata.Test(ctx, cfg) })
 }

@@ -29,7 +29,7 @@ import (
 // α; the dependence δ > 0 gives dr's power; and over the same tables, the standard errors
 // of invmmd estimate are compared with the spread of its estimates. The study decides
 // which tests invmmd test prints by default (those whose size held) and which standard
-// errors invmmd estimate prints (method.Info.TestCaveat; owndata's seWithheld).
+// errors invmmd estimate prints (method.Info.TestCaveat; owndata's Provenance.SEWithheld).
 
 // ToolFitting is a way of fitting G and m in the study.
 type ToolFitting struct {

@@ -94,6 +94,13 @@ type Info struct {
 	// command line's default list of tests. "" for a method whose size held in the study
 	// (dr, dr-po; full on complete data) or that reads the true G (the "+" forms).
 	TestCaveat string
+	// CaveatIfFitted says that TestCaveat holds only when the nuisance the method reads
+	// was fitted by the tool: a given column is taken to be the truth, as the method
+	// assumes (ip's G).
+	CaveatIfFitted bool
+	// SEWithheld says why the method's jackknife standard error is not printed when Z is
+	// missing on some row (the estimate itself is); "" for none.
+	SEWithheld string
 	// Help is one line for help texts.
 	Help string
 }
@@ -133,11 +140,15 @@ var table = [...]Info{
 	{Method: Reg, Name: "reg", InPaper: true, Family: FamilyReg, NeedsM: true, Colour: blue,
 		TestAssumes: "m̂ right",
 		TestCaveat:  "reg's pseudo-outcome m̂(X) is not orthogonal: m̂'s estimation error enters its statistic at first order, and its size was far above α in the calibration study",
-		Help:        "regression: Z replaced by learned m"},
+		// m̂ stands in for Z where it is missing, and its error does not shrink faster than
+		// the estimate's (the calibration study measures reg's SE against its spread).
+		SEWithheld: "reg's jackknife treats the fitted m̂ as known and leaves out its error, so it would understate the uncertainty",
+		Help:       "regression: Z replaced by learned m"},
 	{Method: IP, Name: "ip", InPaper: true, Family: FamilyIP, NeedsG: true, Colour: skyBlue,
-		TestAssumes: "Ĝ right",
-		TestCaveat:  "ip's pseudo-outcome ΔZ/Ĝ is not orthogonal: Ĝ's estimation error enters its statistic at first order, and its size drifted above α in the calibration study",
-		Help:        "inverse probability weighting by learned G"},
+		TestAssumes:    "Ĝ right",
+		TestCaveat:     "ip's pseudo-outcome ΔZ/Ĝ is not orthogonal: Ĝ's estimation error enters its statistic at first order, and its size drifted above α in the calibration study",
+		CaveatIfFitted: true,
+		Help:           "inverse probability weighting by learned G"},
 	{Method: IPPlus, Name: "ip+", InPaper: true, Family: FamilyIP, NeedsTrueG: true, Colour: darkYellow,
 		TestAssumes: "the true G given",
 		Help:        "inverse probability weighting by the true G"},

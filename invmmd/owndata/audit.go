@@ -3,7 +3,6 @@ package owndata
 import (
 	"context"
 	"fmt"
-	"io"
 	"math"
 	"slices"
 	"strconv"
@@ -23,26 +22,29 @@ type AuditConfig struct {
 	// crossed into intersectional groups (missing where any is). X nil means every column
 	// but Y, Z, Decisions and Outputs.
 	Columns
-	Decisions         string // the 0/1 decision column (or two values, DecisionsPositive the selected one); or
-	DecisionsPositive string
-	Outputs           string  // a score column, decided by Threshold: Ŷ = 1{score ≥ Threshold}
-	Threshold         float64 // read with Outputs
-	Bins              int     // groups of a continuous Z: its observed values' quantiles (0 means 4)
+	// Decisions is the 0/1 decision column (or two values, DecisionsPositive the selected
+	// one); or Outputs, a score column decided by Threshold: Ŷ = 1{score ≥ Threshold}.
+	Decisions         string  "flag:\"decisions\" help:\"column of the model's 0/1 decisions (or -outputs with -threshold)\""
+	DecisionsPositive string  "flag:\"decisions-positive\" help:\"the decision column's value read as selected (Ŷ = 1), when the column is not 0/1\""
+	Outputs           string  "flag:\"outputs\" help:\"column of the model's scores, decided by -threshold: Ŷ = 1 where score ≥ T\""
+	Threshold         float64 "flag:\"threshold\" help:\"the score `T` at or above which a row is selected (with -outputs)\""
+	// Bins are the groups of a continuous Z: its observed values' quantiles (0 means 4).
+	Bins int "flag:\"bins\" help:\"groups of a continuous attribute, at its observed values' quantiles (2 to 20; default 4)\""
 	// Estimators to report (nil means every one); Level the intervals' confidence level
 	// (0 means 0.95); Folds and Seed the cross-fitting of G and m (0 folds means 5);
 	// Gammas the departures from missingness at random the sensitivity bounds take (nil
 	// means fairness.DefaultGammas()).
-	Estimators []fairness.Estimator
-	Level      float64
-	Folds      int
-	Seed       uint64
-	Gammas     []float64
+	Estimators []fairness.Estimator "flag:\"estimators\" help:\"comma-separated estimators to report\""
+	Level      float64              "flag:\"level\" help:\"confidence `level` of the intervals (default 0.95)\""
+	Folds      int                  "flag:\"folds\" help:\"`K` folds on which G and m are cross-fitted (2 to 20; default 5)\""
+	Seed       uint64               "flag:\"seed\" help:\"`seed` of the folds and of the simultaneous intervals' draws\""
+	Gammas     []float64            "flag:\"gammas\" help:\"departures Γ from missingness at random for the sensitivity bounds (1: none; inf: no assumption)\""
 	// ScoreTest, with Outputs, also estimates and tests the scores' distribution, h ⊥ Z | Y,
 	// as invmmd estimate and test do (EstimateTable and TestTable: dr's MMD² with its SE, and
 	// its p-value; G and m fitted once by their MLPs, cross-fitted on the same features;
 	// about 10 s at 5,000 rows where the rest takes a second).
-	ScoreTest bool
-	Log, Warn io.Writer `json:"-"`
+	ScoreTest bool       "flag:\"score-test\" help:\"with -outputs, also estimate and test the scores' distribution, h ⊥ Z | Y, as invmmd estimate and test do (dr's MMD² with its SE, and its p-value; G and m fitted once by their MLPs: about 10 s at 5,000 rows)\""
+	Runtime   `json:"-"` // Log and Warn; Args and Backend unused
 }
 
 // AuditReport is an audit's result: the estimates, the sensitivity bounds, and what they
@@ -474,7 +476,7 @@ func scoreTest(ctx context.Context, tab *tabular.Table, cfg AuditConfig, feature
 		return nil, nil, err
 	}
 	tc := DefaultTestConfig()
-	tc.Columns, tc.H, tc.Folds, tc.Log, tc.Warn, tc.Nuisances, tc.Methods = ec.Columns, ec.H, folds, cfg.Log, cfg.Warn, ec.Nuisances, ec.Methods
+	tc.EstimateConfig = ec
 	tests, err := TestTable(ctx, tab, tc)
 	if err != nil {
 		return nil, nil, err

@@ -18,31 +18,58 @@ import (
 
 // Columns says which columns of a table are what. Every command reads its table through
 // them; the comments give the field names that errors use (FieldError.Field).
+//
+// Every setting of the own-data workflow is declared once, as a field here or in Nets,
+// Config, EstimateConfig, TestConfig or AuditConfig: the tag flag names its command-line
+// flag, help its help (help.COMMAND where one command says it otherwise), cmds the commands
+// that offer it (every command that reads the configuration when absent) and alias an old
+// name kept for a release; flag:"-" marks a field only Go callers set. The command line
+// derives from them its flags, their old names and the flag each FieldError names.
 type Columns struct {
 	// Data is the CSV file, with a header line; Fit, Estimate and Test read it, FitTable,
 	// EstimateTable and TestTable take their table instead.
-	Data string
-	Y    string // the label column: binary, or of K > 2 classes
+	Data string `flag:"data" help:"CSV file with a header line (required)"`
+	// Y is the label column: binary, or of K > 2 classes.
+	Y string `flag:"y" help:"label column (required): binary (0/1, or two values with -y-positive), or K > 2 classes (text or integer codes; classes in byte or numeric order)" help.audit:"label column, binary: 0/1, or two values with -y-positive (required)"`
 	// Z is the nuisance column, or several comma-separated for a vector nuisance; empty,
 	// NA or NaN cells (in any case) are missing Z.
-	Z         string
-	YPositive string   // the label's value read as Y = 1 when the column is not 0/1
-	ZPositive string   // the nuisance's value read as Z = 1 when the column is not 0/1
-	X         []string // feature columns; nil means every other column (Fit), none (Estimate, Test)
+	Z string `flag:"z" help:"nuisance column (several, comma-separated, for a vector nuisance); empty, NA, N/A, NaN or null cells (in any case) are missing Z (required)" help.audit:"sensitive attribute column, blank (or NA) where unknown; several comma-separated are crossed into intersectional groups; a numeric column of more than 10 values is binned at its observed quantiles (-bins) (required)"`
+	// YPositive is the label's value read as Y = 1 when the column is not 0/1.
+	YPositive string `flag:"y-positive" help:"the label's value read as Y = 1, when the column is binary and not 0/1 (refused for a label of more than two classes)" help.audit:"the label's value read as Y = 1, when the column is not 0/1"`
+	// ZPositive is the nuisance's value read as Z = 1 when the column is not 0/1.
+	ZPositive string `flag:"z-positive" cmds:"fit,estimate,test" help:"the nuisance's value read as Z = 1, when the column is not 0/1"`
+	// X are the feature columns; nil means every other column (Fit, Audit), none
+	// (Estimate, Test).
+	X []string `flag:"x" help.fit:"comma-separated feature columns (default: every column but -y, -z and -split; a text column with about one value per row, or a numeric column of row numbers, is refused unless named here)" help.estimate:"comma-separated feature columns on which G and m are fitted when -g or -m is not given: cross-fitted on -folds folds, each fit with a fifth of its rows held out to stop its training (-aux-patience, -aux-epochs) (default: none)" help.test:"comma-separated feature columns on which G and m are fitted (cross-fitted, -folds) when -g or -m is not given (default: none)" help.audit:"comma-separated feature columns on which G and m are fitted (default: every column but -y, -z, -decisions and -outputs)"`
 	// ZKind is the nuisance's kind, "binary", "categorical", "continuous" or "vector";
 	// empty infers it from the column(s) as tabular.Table.InferZKind says. A nuisance that
 	// is not binary is estimated and penalised by the joint MMD² between p(h, Z) and
 	// p(h)p(Z) within each Y stratum (invmmd.JointMMD).
-	ZKind string
-	// ZMap chooses the kernel on a continuous or vector Z: its bandwidth (0: the median
-	// heuristic on the observed Z), the Fourier tolerance, and a vector's random features
-	// (at most invmmd.MaxRandomFeatures) and their seed.
-	ZMap invmmd.MapSpec
+	ZKind string `flag:"z-kind" cmds:"fit,estimate,test" help:"the nuisance's kind: binary, categorical, continuous or vector (default: inferred from the column and printed; up to 10 integer codes are categorical); a nuisance that is not binary is estimated by the joint MMD² between p(h, Z) and p(h)p(Z) within each Y stratum"`
+	// ZMap chooses the kernel on a continuous or vector Z (invmmd.MapSpec, field for field).
+	ZMap ZMap
 	// Names names the settings in messages and warnings: a field's name above (or of Nets,
 	// Config, EstimateConfig, TestConfig) → the caller's name for it; nil names them by
 	// their field names. The command line sets its flags ("LearningRate" → "-lr").
 	Names tabular.Names `json:"-"`
 }
+
+// ZMap is the kernel on a continuous or vector Z: invmmd.MapSpec's fields (a conversion
+// apart), with their flags.
+type ZMap struct {
+	// Bandwidth is σ of the Gaussian kernel on Z; 0: the median heuristic on the observed Z.
+	Bandwidth float64 "flag:\"z-bandwidth\" cmds:\"fit,estimate,test\" help:\"bandwidth `σ` of the Gaussian kernel on a continuous or vector Z (0: the median of the distances between observed Z)\""
+	// Tol is the per-pair error of the Fourier expansion of the kernel on a continuous Z;
+	// 0: invmmd.DefaultZFourierTol.
+	Tol float64 "flag:\"z-tol\" cmds:\"fit,estimate,test\" help:\"per-pair `error` of the Fourier expansion of the kernel on a continuous Z, in [0, 1) (0: 1e-3)\""
+	// Features are a vector Z's random frequencies (2 features each; 0: 16; at most
+	// invmmd.MaxRandomFeatures).
+	Features int    "flag:\"z-features\" cmds:\"fit,estimate,test\" help:\"`n` random Fourier frequencies of the kernel on a vector Z, 2 features each (0: 16; at most 1024)\""
+	Seed     uint64 // draws a vector's frequencies
+}
+
+// spec returns the kernel's specification as invmmd takes it.
+func (z ZMap) spec() invmmd.MapSpec { return invmmd.MapSpec(z) }
 
 // name returns how messages name the setting field.
 func (c Columns) name(field string) string { return c.Names.Of(field) }
@@ -55,21 +82,27 @@ func (c Columns) name(field string) string { return c.Names.Of(field) }
 // says which rule ended it (train.History.StopReason, train.FitReport.StopReason). The
 // rule is the experiments' (train.Config.Patience, train.AuxConfig.Patience).
 type Nets struct {
-	Hidden []int // hidden layer widths of every MLP: h, G and m (each 1 to MaxWidth)
-	Epochs int   // the cap on training epochs of h; the best epoch by validation objective is kept
+	// Hidden are the hidden layer widths of every MLP: h, G and m (each 1 to MaxWidth).
+	Hidden []int "flag:\"hidden\" help.fit:\"hidden layer widths of every MLP (h, G and m), each at most 65536\" help:\"hidden layer widths of the MLPs fitted for G and m (cross-fitted, -folds) when -g or -m is not given\""
+	// Epochs is the cap on training epochs of h; the best epoch by validation objective is kept.
+	Epochs int "flag:\"epochs\" cmds:\"fit\" help:\"the cap `n` on training epochs of h (the best epoch by validation objective is kept)\""
 	// Patience stops h's training once this many epochs have brought no better validation
 	// objective; 0 trains every model to Epochs.
-	Patience  int
-	AuxEpochs int // the cap on training epochs of G and m
+	Patience int "flag:\"patience\" cmds:\"fit\" help:\"stop h's training after `n` epochs without a better validation objective (0: train to -epochs)\""
+	// AuxEpochs is the cap on training epochs of G and m.
+	AuxEpochs int "flag:\"aux-epochs\" help:\"the cap `n` on training epochs of G and m (the best epoch by validation NLL is kept)\""
 	// AuxPatience stops the training of G and m once this many epochs have brought no
 	// better validation NLL; 0 trains them to AuxEpochs.
-	AuxPatience  int
-	Batch        int     // rows per step, capped at the training rows (2 to MaxBatch)
-	LearningRate float64 // Adam's step size, in (0, MaxLearningRate]
+	AuxPatience int "flag:\"aux-patience\" help:\"stop the training of G and m after `n` epochs without a better validation NLL (0: train to -aux-epochs)\""
+	// Batch is the rows per step, capped at the training rows (2 to MaxBatch).
+	Batch int "flag:\"batch\" help.fit:\"`rows` per training step of h, G and m (capped at the training rows); smaller batches leave fewer effective rows per stratum in the penalty\" help:\"`rows` per training step of G and m (capped at the rows they are fitted on)\""
+	// LearningRate is Adam's step size, in (0, MaxLearningRate].
+	LearningRate float64 "flag:\"lr\" help.fit:\"Adam learning `rate` of every network, in (0, 1]\" help:\"Adam learning `rate` of G and m, in (0, 1]\""
 	// MinESS is the Kish effective sample size under which a stratum is flagged unreliable
 	// (and, in Fit, dropped from the training penalty unless KeepUnreliable).
-	MinESS  float64
-	AuxSeed uint64 // seed of G and m
+	MinESS float64 "flag:\"min-ess\" cmds:\"fit,estimate\" help.fit:\"Kish effective sample size `ess` under which a stratum is flagged unreliable (and dropped from the training penalty, unless -keep-unreliable)\" help:\"Kish effective sample size `ess` under which a stratum is flagged unreliable\""
+	// AuxSeed seeds G and m.
+	AuxSeed uint64 "flag:\"aux-seed\" help:\"`seed` of G and m\""
 }
 
 // Bounds on the settings, checked before any work (FieldError), and the memory a fit may
@@ -136,61 +169,73 @@ func (n Nets) validate(c Columns) error {
 }
 
 // Config is one run of Fit: the table, the split, the methods, the networks and where the
-// results go. DefaultConfig gives the defaults of invmmd fit; set at least Data (Fit), Y
-// and Z. Errors about a setting are *FieldError naming its field.
+// results go, and what the run is carried out with (Runtime). DefaultConfig gives the
+// defaults of invmmd fit; set at least Data (Fit), Y and Z. Errors about a setting are
+// *FieldError naming its field.
 type Config struct {
 	Columns
 	Nets
 	// Split names a column whose values (train, val, test) give each row's split; empty:
 	// a random split with ValFrac and TestFrac, seeded by the first of Seeds.
-	Split             string
-	ValFrac, TestFrac float64         // shares of rows for validation and test without Split
-	Methods           []method.Method // the methods h is trained with, each once
-	Lambda            float64         // penalty weight λ, in [0, MaxLambda]
-	Seeds             []uint64        // seeds of h, one model per seed and method
+	Split string "flag:\"split\" help:\"column whose values (train, val, test) give each row's split (default: a random split by -val-frac and -test-frac)\""
+	// ValFrac and TestFrac are the shares of rows for validation and test without Split.
+	ValFrac  float64 "flag:\"val-frac\" help:\"`share` of rows for validation, without -split\""
+	TestFrac float64 "flag:\"test-frac\" help:\"`share` of rows for test, without -split\""
+	// Methods are the methods h is trained with, each once.
+	Methods []method.Method "flag:\"methods\" help:\"comma-separated methods to train h with (see above)\""
+	// Lambda is the penalty weight λ, in [0, MaxLambda].
+	Lambda float64 "flag:\"lambda\" help:\"penalty weight `λ`, from 0 to 1e6\""
+	// Seeds are the seeds of h, one model per seed and method.
+	Seeds []uint64 "flag:\"seeds\" help:\"comma-separated seeds of h (and of the random split: the first)\""
 	// KeepUnreliable keeps strata flagged unreliable in the training penalty, as the
 	// paper's experiments do; by default they are dropped from that step's penalty, with a
 	// warning.
-	KeepUnreliable bool
+	KeepUnreliable bool "flag:\"keep-unreliable\" help:\"keep strata flagged unreliable in the training penalty (the paper's behaviour); by default they are dropped, with a warning\""
 	// Objective names what training minimises and selection compares (train.Objectives):
 	// by default "robust" — the normalisers estimated once on the training split and the
 	// epoch selected with each stratum's estimate clipped at 0 — because with normalisers
 	// from a quarter of each batch and the raw estimate in selection, fits collapse or
 	// keep a nearly untrained h (docs/training.md); "paper" is the paper's.
-	Objective string
+	Objective string "flag:\"objective\" help:\"what training minimises and selection compares, one of paper,clip,select-clip,train-norms,robust: robust (the default here) estimates the normalisers once on the training split and selects the epoch with each stratum's estimate clipped at 0; paper is the paper's objective, the default of the experiment commands (sim, tmnist, ...), which reproduce the paper's protocol (docs/training.md)\""
 	// Represent is the layer of h the penalty acts on (train.Config.Represent): "logits"
 	// (or empty), the paper's, or "features", h's last hidden layer (a binary label only),
 	// with the kernel's σ by the median heuristic on the initial network's training
 	// features. The held-out MMD² of h is then on the features too; the invariance tests
 	// stay on the logit, the model's prediction.
-	Represent string
+	Represent string "flag:\"represent\" help:\"the layer of h the MMD penalty acts on: logits (the paper's) or features (h's last hidden layer, a binary label only, σ by the median heuristic on the initial network's training features; the held-out MMD² is then on the features)\""
 	// Bandwidth and Median are the kernel of the held-out estimates and tests on the test
 	// split: σ by the median heuristic on h (Median, the default, as estimate and test), or
 	// the fixed σ Bandwidth. The training penalty's σ is 1, the paper's.
-	Bandwidth float64
+	Bandwidth float64 "flag:\"bandwidth\" help:\"Gaussian kernel bandwidth σ of the held-out estimates and tests on the test split, or median (the median heuristic on h, as estimate and test); the training penalty's σ is 1\""
 	Median    bool
 	// Out is the folder that receives results.csv, results.md, heldout.txt, config.json,
 	// runs/METHOD-seedS.json and models/METHOD-seedS/; empty writes nothing. It is locked
 	// while a fit writes there, and checked before the data is read (see Fit).
-	Out string
+	Out string "flag:\"out\" help:\"output folder (see above), checked and locked before anything is read or fitted; \\\"\\\" writes nothing\""
 	// Force lets Fit write into an Out that holds results of other settings or data, or
 	// of methods and seeds this run does not list, after removing those earlier results.
-	Force bool
+	Force bool "flag:\"force\" help:\"write into an -out folder holding results of other settings or data, or of methods and seeds this run does not list, after removing those results\""
 	// Resume keeps the methods whose run file and model under Out were made with the same
 	// settings and data instead of training them again.
-	Resume bool
+	Resume  bool "flag:\"resume\" help:\"keep the methods whose files under -out were made with the same settings and data instead of training them again\""
+	Runtime `json:"-"`
+}
+
+// Runtime is what a run is carried out with, apart from its settings: never recorded, nor
+// compared by Resume.
+type Runtime struct {
 	// Args is the command line recorded in config.json and in Out's lock (invmmd fit sets
 	// it; nil for a call from Go).
 	Args []string
 	// Backend runs the networks (G, m and h, their training and evaluation); nil means
 	// the shared default (backend.Shared, which GOMLX_BACKEND selects).
-	Backend backends.Backend `json:"-"`
+	Backend backends.Backend
 	// Log receives the progress reports (the table read, the splits, the auxiliary models)
 	// as the run goes; nil discards them.
-	Log io.Writer `json:"-"`
+	Log io.Writer
 	// Warn receives each warning as a line "warning: ..." when it arises; nil discards
 	// them. The result holds them all either way.
-	Warn io.Writer `json:"-"`
+	Warn io.Writer
 }
 
 // DefaultConfig returns the defaults of invmmd fit: a random 60/20/20 split, the methods
@@ -205,6 +250,7 @@ func DefaultConfig() Config {
 		Lambda:    1,
 		Seeds:     []uint64{1},
 		Objective: "robust",
+		Represent: "logits",
 		Median:    true,
 		Out:       "invmmd-fit",
 	}

@@ -61,13 +61,14 @@ type nuisanceFit struct {
 	Report              AuxReport
 }
 
-// fitNuisances fits G (with fitG) and m (with fitM) for every row of l by folds-fold
-// cross-fitting (or, with folds = 1, on half B of inA's halves), sets rows.G and rows.M or
-// rows.MPsi, fixes the kernel on a continuous or vector Z with weights 1/G (l.zmap,
-// rows.Psi) unless its bandwidth was given, and reports it all to log and its warnings to
-// warn. A given column of G (rows.G set by load) weighs the kernel likewise.
-func (l *loaded) fitNuisances(ctx context.Context, c EstimateConfig, fit nuisanceFitter, folds int, seed uint64, inA []bool,
-	rows *invmmd.Rows, fitG, fitM bool, log io.Writer, warn *warner) (nuisanceFit, error) {
+// fitNuisances fits G and m where c needs them fitted (fitG, fitM) for every row of l by
+// folds-fold cross-fitting (or, with folds = 1, on half B of inA's halves), seeded by
+// c.AuxSeed, sets rows.G and rows.M or rows.MPsi, fixes the kernel on a continuous or
+// vector Z with weights 1/G (l.zmap, rows.Psi) unless its bandwidth was given, and reports
+// it all to c.Log and its warnings to warn. A given column of G (rows.G set by load)
+// weighs the kernel likewise.
+func (l *loaded) fitNuisances(ctx context.Context, c EstimateConfig, fit nuisanceFitter, folds int, inA []bool, rows *invmmd.Rows, warn *warner) (nuisanceFit, error) {
+	seed, fitG, fitM, log := c.AuxSeed, c.fitG(), c.fitM(), orDiscard(c.Log)
 	nf := nuisanceFit{Folds: folds}
 	n := l.tab.Len()
 	var parts [][3][]int // per fit: its training rows, its stopping rows, the rows it predicts
@@ -166,6 +167,34 @@ func (l *loaded) fitNuisances(ctx context.Context, c EstimateConfig, fit nuisanc
 		warn.add(w)
 	}
 	return nf, nil
+}
+
+// nuisances gives rows their Ĝ and m̂ where b says G or m is fitted — from c.Nuisances
+// when set, else fitted by fit on c's folds (on half B of inA's halves with one fold) — and
+// fixes the kernel on Z, recording in b how (AuxFit, Folds, ZMap).
+func (l *loaded) nuisances(ctx context.Context, c EstimateConfig, fit nuisanceFitter, inA []bool, rows *invmmd.Rows, b *Basis, warn *warner) error {
+	switch {
+	case !b.FittedG && !b.FittedM:
+		if err := l.weighZKernel(c, rows, &nuisanceFit{}); err != nil {
+			return err
+		}
+	case c.Nuisances != nil:
+		if err := l.useNuisances(c.Nuisances, rows, b.FittedG, b.FittedM); err != nil {
+			return err
+		}
+		b.AuxFit, b.Folds = c.Nuisances.Report, c.Nuisances.Folds
+	default:
+		if c.folds() > 1 {
+			inA = nil
+		}
+		nf, err := l.fitNuisances(ctx, c, fit, c.folds(), inA, rows, warn)
+		if err != nil {
+			return err
+		}
+		b.AuxFit, b.Folds = nf.Report, c.folds()
+	}
+	b.ZMap = l.zmap
+	return nil
 }
 
 // allRows returns 0, …, n−1.
@@ -290,7 +319,7 @@ func FitNuisancesTable(ctx context.Context, tab *tabular.Table, cfg EstimateConf
 	if !cfg.fitG() && !cfg.fitM() {
 		return nil, fieldError("Methods", method.List(cfg.Methods), "no nuisance to fit: the methods need neither G nor m, or columns give them")
 	}
-	nf, err := l.fitNuisances(ctx, cfg, fitNuisancesMLP, cfg.folds(), cfg.AuxSeed, nil, &rows, cfg.fitG(), cfg.fitM(), log, warn)
+	nf, err := l.fitNuisances(ctx, cfg, fitNuisancesMLP, cfg.folds(), nil, &rows, warn)
 	if err != nil {
 		return nil, err
 	}

@@ -139,7 +139,7 @@ func zKernel(c Columns, file string, nu dataset.Nuisance, z []float64) (invmmd.F
 // zKernelWeighted is zKernel with the rows weighted by w in the kernel's data-driven
 // constants (invmmd.NewMap): w = 1/Ĝ makes them the full data's.
 func zKernelWeighted(c Columns, file string, nu dataset.Nuisance, z, w []float64) (invmmd.FeatureMap, error) {
-	zmap, err := invmmd.NewMap(nu, z, w, c.ZMap)
+	zmap, err := invmmd.NewMap(nu, z, w, c.ZMap.spec())
 	if err != nil {
 		if c.ZMap.Bandwidth > 0 || c.ZMap.Features > 0 {
 			return nil, &FieldError{Field: "ZMap.Bandwidth", Value: c.ZMap.Bandwidth, Err: fmt.Errorf("%s: the kernel on Z: %w", file, err)}

@@ -9,10 +9,9 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/gomlx/gomlx/backends"
 
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/dataset"
@@ -22,7 +21,7 @@ import (
 
 // EstimateConfig is one run of Estimate: which column holds the model outputs h, the
 // estimators, and where G and m come from. DefaultEstimateConfig gives the defaults of
-// invmmd estimate; set at least Data (Estimate), Y, Z and H.
+// invmmd estimate; set at least Data (Estimate), Y, Z and H. TestConfig extends it.
 type EstimateConfig struct {
 	Columns
 	// Nets are the settings of the MLPs fitted for G and m on X when G or M is not given
@@ -31,37 +30,40 @@ type EstimateConfig struct {
 	Nets
 	// H is the column of model outputs h, logits or scores, or several comma-separated
 	// columns of one representation h ∈ ℝ^d, with the Gaussian kernel on the Euclidean
-	// distance between rows.
-	H string
-	G string // a column of fitted P(Δ = 1 | X, Y); empty: fit an MLP on X
-	M string // a column of fitted P(Z = 1 | X, Y) of a binary Z; empty: fit an MLP on X
+	// distance between rows (the cross route only, in Test).
+	H string "flag:\"outputs\" alias:\"h\" help:\"column of model outputs h (a logit, a score), or several comma-separated columns of one representation h ∈ ℝ^d, the kernel on the Euclidean distance between rows; every row needs a number in each (required)\" help.test:\"column of model outputs h (a logit, a score), or comma-separated columns of one representation (cross route only) (required)\""
+	// G is a column of fitted P(Δ = 1 | X, Y) (in Test, fitted on other rows); empty: fit
+	// an MLP on X.
+	G string "flag:\"g\" help:\"column of fitted P(Δ = 1 | X, Y), > 0 on every row whose Z is observed (default: cross-fit an MLP on -x)\" help.test:\"column of P(Δ = 1 | X, Y) fitted on rows other than these, > 0 on every row whose Z is observed (default: cross-fit an MLP on -x)\""
+	// M is a column of fitted P(Z = 1 | X, Y) of a binary Z (in Test, fitted on other
+	// rows); empty: fit an MLP on X.
+	M string "flag:\"m\" help:\"column of fitted P(Z = 1 | X, Y) of a binary Z (default: cross-fit an MLP on -x)\" help.test:\"column of P(Z = 1 | X, Y) fitted on rows other than these (default: cross-fit an MLP on -x)\""
 	// Folds is the number of folds on which G and m are cross-fitted when fitted (each
 	// row's Ĝ and m̂ from the models fitted on the other folds; see crossfit.go), or 1 for
-	// sample splitting (fitted on a random half, the other half estimated). 0 means
-	// DefaultFolds.
-	Folds int
+	// sample splitting (fitted on a random half, the other half estimated; in Test, fitted
+	// on half B, half A tested). 0 means DefaultFolds.
+	Folds int "flag:\"folds\" help:\"`K` folds on which G and m are cross-fitted, each row's Ĝ and m̂ from the models fitted on the other folds (1 to 20; 1: fitted on a random half, the other half estimated); with fewer than 5 the standard errors of the methods reading G or m are withheld: the calibration study found G and m fitted on half the rows too rough for them\" help.test:\"`K` folds on which G and m are cross-fitted (1 to 20; 1: fitted on half B, half A tested); with fewer than 5 the p-values of the methods reading G or m are marked unreliable: the calibration study found dr's test rejecting a true H₀ too often then\""
 	// Nuisances, when set, are G and m fitted for this table (FitNuisancesTable): used
 	// instead of fitting them.
-	Nuisances *Nuisances `json:"-"`
-	// Methods are the estimators (full only when no Z is missing; none is refused).
-	Methods []method.Method
+	Nuisances *Nuisances `json:"-" flag:"-"` // no flag: for Go callers only
+	// Methods are the estimators (full only when no Z is missing; none is refused). In
+	// Test, the estimators whose pseudo-outcome of Z is tested; nil chooses them once the
+	// table is read (full without missing Z; dr; obs on the permutation route).
+	Methods []method.Method "flag:\"methods\" help:\"comma-separated estimators (full only when no Z is missing)\" help.test:\"comma-separated methods whose pseudo-outcome of Z is tested (default: see above)\""
 	// Unconditional estimates the MMD² between p(h | Z = 1) and p(h | Z = 0) over all rows
-	// instead of Σ_y MMD²_y within Y strata.
-	Unconditional bool
-	// Exact computes the kernel sums behind the estimates and their standard errors on
-	// every pair of rows (invmmd.ExactSums, the O(n²) reference) instead of
-	// invmmd.AutoSums, which is exact up to invmmd.ExactPairs pairs per stratum and linear
-	// in the rows beyond.
-	Exact bool
+	// instead of Σ_y MMD²_y within Y strata (in Test, tests h ⊥ Z over all rows).
+	Unconditional bool "flag:\"unconditional\" help:\"MMD² between p(h|Z=1) and p(h|Z=0) over all rows instead of Σ_y within Y strata\" help.test:\"test h ⊥ Z over all rows instead of h ⊥ Z | Y\""
+	// Exact computes the kernel sums behind the estimates and their standard errors (in
+	// Test, the cross route's) on every pair of rows (invmmd.ExactSums, the O(n²)
+	// reference) instead of invmmd.AutoSums, which is exact up to invmmd.ExactPairs pairs
+	// per stratum and linear in the rows beyond.
+	Exact bool "flag:\"exact\" help:\"kernel sums on every pair of rows, the O(n²) reference (default: exact up to 2^24 pairs per stratum, linear in the rows beyond; the output names the path and its error bound)\""
 	// Bandwidth and Median are the kernel's σ on h: by the median heuristic on h's rows
-	// (Median, the default of estimate, test and fit's held-out numbers), or the fixed σ
-	// Bandwidth.
-	Bandwidth float64
+	// (Median, the default of estimate, test and fit's held-out numbers; in Test on the
+	// rows of half B for the cross route), or the fixed σ Bandwidth.
+	Bandwidth float64 "flag:\"bandwidth\" help:\"Gaussian kernel bandwidth σ on h, or median (the median heuristic on h: the median distance between rows of h, of any width)\" help.test:\"Gaussian kernel bandwidth σ on h, or median (the median heuristic on h: of half B for the cross route)\""
 	Median    bool
-	// Backend, Log and Warn are as in Config.
-	Backend backends.Backend `json:"-"`
-	Log     io.Writer        `json:"-"`
-	Warn    io.Writer        `json:"-"`
+	Runtime   `json:"-"` // Args unused
 }
 
 // DefaultEstimateConfig returns the defaults of invmmd estimate: the estimators obs, ip,
@@ -142,48 +144,6 @@ func (c EstimateConfig) noFeaturesError() error {
 		method.List(need), which, fmt.Sprintf(from, c.name("X"), c.name(field), c.name("M")), c.name("Methods"))
 }
 
-// fitG and fitM say whether G and m must be fitted: an estimator needs them and no column
-// gives them.
-// seWithheld says why the standard error of method m's estimate is not printed, or "": reg's
-// jackknife treats m̂ as known, so with Z missing (where m̂ stands in for Z) it leaves out
-// m̂'s own error, which does not shrink faster than the estimate's (the calibration study
-// measures its SE against the spread of its estimates). The estimate itself is printed.
-//
-// With G or m fitted on fewer than DefaultFolds folds no standard error of a method that
-// reads them is printed either (FewFoldsCaveat: the study measured 5 folds).
-func seWithheld(m method.Method, missingZ, fittedG, fittedM bool, folds int) string {
-	switch {
-	case !missingZ:
-		return ""
-	case folds < DefaultFolds && (fittedG && m.NeedsG() || fittedM && m.NeedsM()):
-		return FewFoldsCaveat
-	case m.Family() == method.FamilyReg:
-		return "reg's jackknife treats the fitted m̂ as known and leaves out its error, so it would understate the uncertainty"
-	}
-	return ""
-}
-
-// ConservativeSENote flags a printed standard error that overstates the spread of its
-// estimate: that of a method reading a fitted G or m (ip, dr) whose estimate lies within
-// two standard errors of 0. There, where h may be independent of Z given Y and the
-// estimate is a degenerate U-statistic, the calibration of the commands
-// (figures/tables/calibration_tool.md) found the jackknife's standard error larger than the
-// spread of the estimates beyond the band it holds under dependence, growing from n = 1000
-// to 3000 (with the true G and m the jackknife's second-order correction holds it:
-// invmmd's TestJackknifeSE). The standard error is printed,
-// flagged, since it errs on the safe side; whether the MMD² is 0 is invmmd test's question.
-const ConservativeSENote = "the estimate is within two standard errors of 0, where, with G and m fitted, the jackknife's standard error overstates its spread (the calibration of the commands): read it as an upper bound, and ask invmmd test whether the MMD² is 0"
-
-// seConservative says whether r's standard error is printed with ConservativeSENote: Z is
-// missing, r's method reads a fitted G or m, its standard error is printed, and its
-// estimate is within two of them of 0.
-func seConservative(r invmmd.Result, missingZ, fittedG, fittedM bool) bool {
-	if !missingZ || math.IsNaN(r.ValueSE) || !(fittedG && r.Method.NeedsG() || fittedM && r.Method.NeedsM()) {
-		return false
-	}
-	return math.Abs(r.Value) < 2*r.ValueSE
-}
-
 // seCell writes a standard error for the CSV: empty when it is not printed (NaN).
 func seCell(se float64) string {
 	if math.IsNaN(se) {
@@ -213,6 +173,8 @@ func keepRows(rows invmmd.Rows, h invmmd.Rep, keep []bool) (invmmd.Rows, invmmd.
 	return rows.Subset(idx), out
 }
 
+// fitG and fitM say whether G and m must be fitted: an estimator needs them and no column
+// gives them.
 func (c EstimateConfig) fitG() bool { return c.G == "" && c.needs(method.Method.NeedsG) }
 func (c EstimateConfig) fitM() bool { return c.M == "" && c.needs(method.Method.NeedsM) }
 
@@ -227,38 +189,18 @@ func (c EstimateConfig) needs(f func(method.Method) bool) bool {
 
 // Estimates are each estimator's MMD² of a column of model outputs, with what they rest on.
 type Estimates struct {
-	File     string
+	Basis
 	HColumns []string // the columns of h
-	// Classes names the label's K > 2 classes (Table.LabelClasses), each one stratum; nil
-	// for a binary label.
-	Classes        []string
-	Rows, MissingZ int // rows of the table, and those with Z missing
 	// Estimated is the rows estimated on: every row, or half A with sample splitting.
 	Estimated int
-	// Folds is how G and m were fitted (when fitted): cross-fitted on Folds folds, or on
-	// half B (Folds = 1).
-	Folds         int
-	Sigma         float64 // the kernel bandwidth used
-	Median        bool    // Sigma is the median heuristic on h
-	Unconditional bool
-	// Nuisance is Z's kind (and levels), KindWhy how the kind was decided, and ZMap the
-	// kernel on a nuisance that is not binary (nil for a binary Z), whose estimand is the
-	// joint MMD² between p(h, Z) and p(h)p(Z).
-	Nuisance dataset.Nuisance
-	KindWhy  string
-	ZMap     invmmd.FeatureMap
-	FittedG  bool // Ĝ came from an MLP fitted on X, not from a column
-	FittedM  bool // m̂ likewise
-	// AuxFit is how the fitted G and m fit and how their training ended (zero when
-	// neither was fitted).
-	AuxFit AuxReport
+	Sigma     float64 // the kernel bandwidth used
 	// Results are the estimates, strata whose estimate is impossible (beyond ±MaxMMD2, or
 	// a probability far outside [0, 1]) flagged unreliable with the reason.
 	Results []invmmd.Result
 	// WithheldSE holds, per result, the jackknife standard error that is not printed
-	// (seWithheld; NaN where it is printed), for the calibration study that measures it.
+	// (Provenance.SEWithheld; NaN where it is printed), for the calibration study that
+	// measures it.
 	WithheldSE []float64
-	Warnings   []string
 }
 
 // Estimate runs invmmd estimate on the CSV file cfg.Data: it validates cfg, reads the
@@ -298,8 +240,7 @@ func estimateTable(ctx context.Context, tab *tabular.Table, cfg EstimateConfig, 
 		return nil, err
 	}
 	rows, h := l.rows, l.rep
-	out := &Estimates{File: tab.File, Rows: tab.Len(), Estimated: tab.Len(), Unconditional: cfg.Unconditional, FittedG: cfg.fitG(), FittedM: cfg.fitM(), Median: cfg.Median,
-		Nuisance: l.nu, KindWhy: l.why, ZMap: l.zmap, MissingZ: rows.MissingZ(), HColumns: hColumns(cfg.H), Classes: l.classes}
+	out := &Estimates{Basis: l.basis(tab, cfg), Estimated: tab.Len(), HColumns: hColumns(cfg.H)}
 	if out.Sigma, err = bandwidthOf(h, cfg.Bandwidth, cfg.Median); err != nil {
 		if fe := (*FieldError)(nil); errors.As(err, &fe) {
 			return nil, err
@@ -312,30 +253,18 @@ func estimateTable(ctx context.Context, tab *tabular.Table, cfg EstimateConfig, 
 		out.AuxFit = AuxReport{Observed: true, MinG: 1, Rows: rows.Len()}
 		fmt.Fprintf(log, "%s\n", ObservedNote)
 		out.ZMap = l.zmap
-	} else if (out.FittedG || out.FittedM) && cfg.Nuisances != nil {
-		if err := l.useNuisances(cfg.Nuisances, &rows, out.FittedG, out.FittedM); err != nil {
-			return nil, err
-		}
-		out.AuxFit, out.Folds, out.ZMap = cfg.Nuisances.Report, cfg.Nuisances.Folds, l.zmap
-	} else if out.FittedG || out.FittedM {
-		folds := cfg.folds()
+	} else {
 		var inA []bool
-		if folds == 1 {
+		if (out.FittedG || out.FittedM) && cfg.Nuisances == nil && cfg.folds() == 1 {
 			inA = invmmd.Halves(invmmd.Rows{Y: rows.Y, Delta: rows.Delta}, false, cfg.AuxSeed)
 		}
-		nf, err := l.fitNuisances(ctx, cfg, fit, folds, cfg.AuxSeed, inA, &rows, out.FittedG, out.FittedM, log, warn)
-		if err != nil {
+		if err := l.nuisances(ctx, cfg, fit, inA, &rows, &out.Basis, warn); err != nil {
 			return nil, err
 		}
-		out.AuxFit, out.Folds, out.ZMap = nf.Report, folds, l.zmap
 		if inA != nil {
 			rows, h = keepRows(rows, h, inA)
 			out.Estimated = rows.Len()
 		}
-	} else if err := l.weighZKernel(cfg, &rows, &nuisanceFit{}); err != nil {
-		return nil, err
-	} else {
-		out.ZMap = l.zmap
 	}
 	if out.ZMap != nil && rows.G == nil && cfg.ZMap.Bandwidth == 0 && (l.kind == dataset.ContinuousZ || l.kind == dataset.VectorZ) && out.MissingZ > 0 {
 		warn.add("the kernel on Z takes its bandwidth from the observed Z with equal weights, so it moves with which Z are missing (no G to weigh them by 1/G with): give its bandwidth, or a method that reads G")
@@ -353,7 +282,7 @@ func estimateTable(ctx context.Context, tab *tabular.Table, cfg EstimateConfig, 
 	out.WithheldSE = make([]float64, len(out.Results))
 	for k := range out.Results {
 		out.WithheldSE[k] = math.NaN()
-		if why := seWithheld(out.Results[k].Method, out.MissingZ > 0, out.FittedG, out.FittedM, out.Folds); why != "" {
+		if why := out.SEWithheld(out.Results[k].Method); why != "" {
 			r := &out.Results[k]
 			out.WithheldSE[k] = r.ValueSE
 			r.ValueSE = math.NaN()
@@ -364,7 +293,7 @@ func estimateTable(ctx context.Context, tab *tabular.Table, cfg EstimateConfig, 
 		}
 	}
 	for _, r := range out.Results {
-		if seConservative(r, out.MissingZ > 0, out.FittedG, out.FittedM) {
+		if out.SEConservative(r) {
 			warn.add(fmt.Sprintf("%v: %s", r.Method, ConservativeSENote))
 		}
 	}
@@ -431,7 +360,7 @@ func (e *Estimates) Markdown() string {
 		var per []string
 		for s, v := range r.Strata {
 			name := stratumName(r.Report.Strata[s].Y, r.Report.Strata[s].All, e.Classes)
-			per = append(per, fmt.Sprintf("%s: %s", name, estimateText(v, r.SE[s], contains(bad, name))))
+			per = append(per, fmt.Sprintf("%s: %s", name, estimateText(v, r.SE[s], slices.Contains(bad, name))))
 		}
 		u := "none"
 		if l := r.Report.Unreliable(); len(l) > 0 {
@@ -463,16 +392,6 @@ func (e *Estimates) Markdown() string {
 // Scale names the estimand and scale of the estimates (MMD2Scale): the joint MMD² of a
 // nuisance that is not binary is unscaled, as fit's held-out estimates are.
 func (e *Estimates) Scale() string { return MMD2Scale(e.ZMap != nil, e.Unconditional) }
-
-// contains reports whether list holds s.
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
-}
 
 // CSV writes one row per estimator, with a header: method, the estimate (Σ over strata),
 // its jackknife standard error, the unreliable strata separated by ";" ("Y=0;Y=1", empty

@@ -11,64 +11,32 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gomlx/gomlx/backends"
-
 	"github.com/invmmd/invmmd/invmmd"
-	"github.com/invmmd/invmmd/invmmd/dataset"
 	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/tabular"
 )
 
-// TestConfig is one run of Test: which column holds the model outputs h, where G and m
-// come from, the methods whose pseudo-outcomes are tested, and the test's route.
+// TestConfig is one run of Test: EstimateConfig's settings (the columns, where G and m
+// come from, the methods whose pseudo-outcomes are tested) and the test's route.
 // DefaultTestConfig gives the defaults of invmmd test; set at least Data (Test), Y, Z and H.
 type TestConfig struct {
-	Columns
-	// Nets are the settings of the MLPs fitted for G and m on X when G or M is not given
-	// (only Hidden, AuxEpochs, AuxPatience, Batch, LearningRate and AuxSeed matter).
-	Nets
-	H string // the column of model outputs h, logits or scores, or columns "a,b,c" of a representation (cross route only)
-	G string // a column of P(Δ = 1 | X, Y) fitted on other rows; empty: fit an MLP on X
-	M string // a column of P(Z = 1 | X, Y) of a binary Z fitted on other rows; empty: fit an MLP on X
-	// Folds is the number of folds on which G and m are cross-fitted when fitted (every
-	// row's Ĝ and m̂ from the models fitted on the other folds), or 1 for sample splitting
-	// (fitted on half B, half A tested). 0 means DefaultFolds.
-	Folds int
-	// Nuisances, when set, are G and m fitted for this table (FitNuisancesTable): used
-	// instead of fitting them.
-	Nuisances *Nuisances `json:"-"`
-	// Methods are the estimators whose pseudo-outcome of Z is tested; nil chooses them once
-	// the table is read (full without missing Z; dr, ip and reg; obs on the permutation
-	// route).
-	Methods []method.Method
-	// Unconditional tests h ⊥ Z over all rows instead of h ⊥ Z | Y.
-	Unconditional bool
-	// Bandwidth and Median are the kernel's σ on h: by the median heuristic (Median, the
-	// default: on the rows of half B for the cross route, on the rows tested otherwise),
-	// or the fixed σ Bandwidth.
-	Bandwidth float64
-	Median    bool
-	Route     invmmd.TestRoute // how the null distribution is obtained
+	EstimateConfig
+	Route invmmd.TestRoute "flag:\"route\" help:\"null distribution: cross, wild or permutation (see above)\"" // how the null distribution is obtained
 	// Resamples are the draws of the wild bootstrap or the permutation test; the cross
 	// route draws none. 0 means invmmd.DefaultResamples; fewer than invmmd.MinResamples or
 	// more than invmmd.MaxResamples are refused, whatever the route.
-	Resamples int
-	Seed      uint64 // seeds the halves and the draws
-	// Exact computes the cross route's kernel sums on every pair of rows (invmmd.ExactSums,
-	// the O(n²) reference) instead of invmmd.AutoSums, which is exact up to
-	// invmmd.ExactPairs pairs per stratum and linear in the rows beyond.
-	Exact bool
-	// Backend, Log and Warn are as in Config.
-	Backend backends.Backend `json:"-"`
-	Log     io.Writer        `json:"-"`
-	Warn    io.Writer        `json:"-"`
+	Resamples int "flag:\"B\" help:\"`N` draws of the wild bootstrap or the permutation test (100 to 100000)\""
+	// Seed seeds the halves and the draws.
+	Seed uint64 "flag:\"seeds\" alias:\"seed\" help:\"`seed` of the halves and the draws (one)\""
 }
 
 // DefaultTestConfig returns the defaults of invmmd test: the cross route, the median
 // heuristic bandwidth, h ⊥ Z | Y, invmmd.DefaultResamples draws (for the other routes),
 // seed 1, the methods chosen once the table is read, and DefaultNets for G and m.
 func DefaultTestConfig() TestConfig {
-	return TestConfig{Nets: DefaultNets(), Folds: DefaultFolds, Median: true, Route: invmmd.CrossRoute, Resamples: invmmd.DefaultResamples, Seed: 1}
+	ec := DefaultEstimateConfig()
+	ec.Methods = nil
+	return TestConfig{EstimateConfig: ec, Route: invmmd.CrossRoute, Resamples: invmmd.DefaultResamples, Seed: 1}
 }
 
 // defaultTestMethods returns the methods Test uses when none are named: full when no Z is
@@ -83,13 +51,6 @@ func defaultTestMethods(zComplete bool, route invmmd.TestRoute) []method.Method 
 		return []method.Method{method.Obs}
 	}
 	return []method.Method{method.DR}
-}
-
-// estimateConfig returns the settings Test shares with Estimate, for reading the table and
-// fitting G and m.
-func (c TestConfig) estimateConfig() EstimateConfig {
-	return EstimateConfig{Columns: c.Columns, Nets: c.Nets, H: c.H, G: c.G, M: c.M, Methods: c.Methods, Unconditional: c.Unconditional,
-		Bandwidth: c.Bandwidth, Median: c.Median, Folds: c.Folds, Nuisances: c.Nuisances, Backend: c.Backend, Log: c.Log, Warn: c.Warn}
 }
 
 // Validate checks every setting that can be checked before the table is read (Data
@@ -115,7 +76,7 @@ func (c TestConfig) validate(needData bool) error {
 			}
 		}
 	}
-	ec := c.estimateConfig()
+	ec := c.EstimateConfig
 	if ec.Methods == nil {
 		ec.Methods = []method.Method{method.Obs} // the defaults are chosen once the table is read
 	}
@@ -125,36 +86,18 @@ func (c TestConfig) validate(needData bool) error {
 // Tests are the invariance tests of model outputs (a column, or several: one
 // representation), with what they rest on.
 type Tests struct {
-	File           string
-	Rows, MissingZ int // rows of the table, and those with Z missing
+	Basis
 	// Tested are the rows the tests used: every row, or half A when G or m was fitted
 	// on half B and the route is wild or permutation.
-	Tested        int
-	Route         invmmd.TestRoute
-	Unconditional bool
-	// Nuisance is Z's kind (and levels), KindWhy how the kind was decided, and ZMap the
-	// kernel on a nuisance that is not binary (nil for a binary Z).
-	Nuisance dataset.Nuisance
-	KindWhy  string
-	ZMap     invmmd.FeatureMap
-	Classes  []string // the label's K > 2 classes; nil for a binary label
-	Median   bool     // σ by the median heuristic on h
-	FittedG  bool     // Ĝ came from an MLP fitted on X (cross-fitted, or on half B), not from a column
-	FittedM  bool     // m̂ likewise
-	// AuxFit is how the fitted G and m fit and how their training ended (zero when
-	// neither was fitted).
-	AuxFit AuxReport
+	Tested int
+	Route  invmmd.TestRoute
 	// HalfA and HalfB are the rows of the halves when G or m was fitted (the cross route's
 	// halves; with Folds = 1 also the rows tested, A, and fitted on, B); 0 otherwise.
 	HalfA, HalfB int
-	// Folds is how G and m were fitted (when fitted): cross-fitted on Folds folds, or on
-	// half B (Folds = 1).
-	Folds   int
-	Results []invmmd.TestResult
+	Results      []invmmd.TestResult
 	// Failed lists the methods whose test could not be made (a warning says why).
-	Failed   []method.Method
-	Warnings []string
-	inA      []bool // the halves (true: A), when G or m was fitted
+	Failed []method.Method
+	inA    []bool // the halves (true: A), when G or m was fitted
 }
 
 // Test runs invmmd test on the CSV file cfg.Data: it validates cfg, reads the columns it
@@ -163,7 +106,7 @@ func Test(ctx context.Context, cfg TestConfig) (*Tests, error) {
 	if err := cfg.validate(true); err != nil {
 		return nil, err
 	}
-	tab, err := cfg.estimateConfig().readCSV(ctx)
+	tab, err := cfg.readCSV(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -197,7 +140,7 @@ func TestTable(ctx context.Context, tab *tabular.Table, cfg TestConfig) (*Tests,
 func testTable(ctx context.Context, tab *tabular.Table, cfg TestConfig, fit nuisanceFitter) (*Tests, error) {
 	log := orDiscard(cfg.Log)
 	warn := &warner{w: cfg.Warn}
-	ec := cfg.estimateConfig()
+	ec := cfg.EstimateConfig
 	l, err := ec.load(tab, log)
 	if err != nil {
 		return nil, err
@@ -212,8 +155,7 @@ func testTable(ctx context.Context, tab *tabular.Table, cfg TestConfig, fit nuis
 			return nil, fmt.Errorf("the default methods (%s): %w", method.List(ec.Methods), err)
 		}
 	}
-	out := &Tests{File: tab.File, Rows: tab.Len(), MissingZ: rows.MissingZ(), Tested: tab.Len(), Route: cfg.Route, Unconditional: cfg.Unconditional,
-		Nuisance: l.nu, KindWhy: l.why, ZMap: l.zmap, Classes: l.classes, Median: cfg.Median, FittedG: ec.fitG(), FittedM: ec.fitM()}
+	out := &Tests{Basis: l.basis(tab, ec), Tested: tab.Len(), Route: cfg.Route}
 	opts := invmmd.TestOptions{Options: invmmd.Options{Median: cfg.Median, Unconditional: cfg.Unconditional, Sums: summerFor(cfg.Exact)}, Route: cfg.Route, Resamples: cfg.Resamples, Seed: cfg.Seed}
 	if len(l.classes) > 2 {
 		opts.Classes = len(l.classes)
@@ -221,13 +163,10 @@ func testTable(ctx context.Context, tab *tabular.Table, cfg TestConfig, fit nuis
 	if !cfg.Median {
 		opts.Bandwidth = cfg.Bandwidth
 	}
-	if (out.FittedG || out.FittedM) && cfg.Nuisances != nil {
-		if err := l.useNuisances(cfg.Nuisances, &rows, out.FittedG, out.FittedM); err != nil {
-			return nil, err
-		}
-		inA := invmmd.Halves(invmmd.Rows{Y: rows.Y, Delta: rows.Delta}, false, cfg.Seed)
-		out.AuxFit, out.Folds, out.ZMap, out.inA = cfg.Nuisances.Report, cfg.Nuisances.Folds, l.zmap, inA
-		for _, in := range inA {
+	fitted, fitHere := out.FittedG || out.FittedM, (out.FittedG || out.FittedM) && cfg.Nuisances == nil
+	if fitted {
+		out.inA = invmmd.Halves(invmmd.Rows{Y: rows.Y, Delta: rows.Delta}, false, cfg.Seed)
+		for _, in := range out.inA {
 			if in {
 				out.HalfA++
 			} else {
@@ -235,41 +174,22 @@ func testTable(ctx context.Context, tab *tabular.Table, cfg TestConfig, fit nuis
 			}
 		}
 		if cfg.Route == invmmd.CrossRoute {
-			opts.InA = inA
+			opts.InA = out.inA
 		}
-	} else if out.FittedG || out.FittedM {
-		folds := ec.folds()
-		inA := invmmd.Halves(invmmd.Rows{Y: rows.Y, Delta: rows.Delta}, false, cfg.Seed)
-		var a, b []int
-		for i, in := range inA {
-			if in {
-				a = append(a, i)
-			} else {
-				b = append(b, i)
-			}
+	}
+	sampleSplit := fitHere && ec.folds() == 1 // G and m fitted on half B, half A tested
+	if sampleSplit {
+		fmt.Fprintf(log, "halves: A %d rows (tested), B %d rows (G and m fitted on them only)\n", out.HalfA, out.HalfB)
+	}
+	if err := l.nuisances(ctx, ec, fit, out.inA, &rows, &out.Basis, warn); err != nil {
+		if fitHere {
+			err = fmt.Errorf("fitting G and m: %w", err)
 		}
-		out.HalfA, out.HalfB, out.inA, out.Folds = len(a), len(b), inA, folds
-		var splitA []bool
-		if folds == 1 {
-			splitA = inA
-			fmt.Fprintf(log, "halves: A %d rows (tested), B %d rows (G and m fitted on them only)\n", len(a), len(b))
-		}
-		nf, err := l.fitNuisances(ctx, ec, fit, folds, ec.AuxSeed, splitA, &rows, out.FittedG, out.FittedM, log, warn)
-		if err != nil {
-			return nil, fmt.Errorf("fitting G and m: %w", err)
-		}
-		out.AuxFit, out.ZMap = nf.Report, l.zmap
-		switch {
-		case cfg.Route == invmmd.CrossRoute:
-			opts.InA = inA
-		case folds == 1:
-			rows, h = keepRows(rows, h, inA)
-			out.Tested = len(a)
-		}
-	} else if err := l.weighZKernel(ec, &rows, &nuisanceFit{}); err != nil {
 		return nil, err
-	} else {
-		out.ZMap = l.zmap
+	}
+	if sampleSplit && cfg.Route != invmmd.CrossRoute {
+		rows, h = keepRows(rows, h, out.inA)
+		out.Tested = out.HalfA
 	}
 	if out.Results, err = invmmd.InvarianceTest(ctx, h, rows, opts, ec.Methods...); err != nil {
 		if len(ec.Methods) == 1 || ctx.Err() != nil {
@@ -295,7 +215,8 @@ func testTable(ctx context.Context, tab *tabular.Table, cfg TestConfig, fit nuis
 		}
 	}
 	for k := range out.Results {
-		markCaveat(&out.Results[k], out.MissingZ > 0, out.FittedG, out.FittedM, out.Folds)
+		r := &out.Results[k]
+		r.Unreliable = append(r.Unreliable, out.TestCaveats(r.Method)...)
 	}
 	for _, r := range out.Results {
 		if len(r.Unreliable) > 0 {
@@ -307,33 +228,6 @@ func testTable(ctx context.Context, tab *tabular.Table, cfg TestConfig, fit nuis
 	}
 	out.Warnings = warn.all
 	return out, nil
-}
-
-// FewFoldsCaveat marks a p-value whose G or m were fitted on fewer than DefaultFolds
-// folds (-folds 1 or 2: each model on at most half the rows), and withholds an estimate's
-// standard error likewise: the calibration study (figures/tables/calibration_tool.md)
-// found dr's test rejecting a true H₀ about twice as often as α then, where 5 folds held
-// it, so the nuisances' error is not negligible on half the rows.
-const FewFoldsCaveat = "G and m were fitted on fewer than 5 folds, at most half the rows each: the calibration study found dr's test rejecting a true H₀ too often then; fit them on 5 folds or more"
-
-// markCaveat marks r's p-value unreliable where the test is not shown valid: with its
-// method's TestCaveat for obs whenever Z is missing, reg when m was fitted or given (any
-// estimate of m, not the truth), ip when G was fitted (a given column of G is taken to be
-// the truth, as ip assumes, and said so by TestAssumes); and with FewFoldsCaveat when G
-// or m were fitted on fewer than DefaultFolds folds. The caveats are in the Markdown table
-// and the CSV's unreliable column, never silent.
-func markCaveat(r *invmmd.TestResult, missingZ, fittedG, fittedM bool, folds int) {
-	if !missingZ {
-		return
-	}
-	if folds < DefaultFolds && (fittedG && r.Method.NeedsG() || fittedM && r.Method.NeedsM()) {
-		r.Unreliable = append(r.Unreliable, FewFoldsCaveat)
-	}
-	caveat := r.Method.Info().TestCaveat
-	if caveat == "" || r.Method.Family() == method.FamilyIP && !fittedG {
-		return
-	}
-	r.Unreliable = append(r.Unreliable, caveat)
 }
 
 // splitFit splits the rows of half B into 80% on which G and m are fitted and 20% on

@@ -294,3 +294,10 @@ func checkEstimators(ms []method.Method, gName string) error {
 	}
 	return nil
 }
+
+// basis returns what the estimates or tests of c on tab rest on, before G and m are
+// fitted (FittedG and FittedM say whether they are to be).
+func (l *loaded) basis(tab *tabular.Table, c EstimateConfig) Basis {
+	return Basis{File: tab.File, Rows: tab.Len(), Classes: l.classes, Unconditional: c.Unconditional, Median: c.Median,
+		Nuisance: l.nu, KindWhy: l.why, ZMap: l.zmap, Provenance: Provenance{MissingZ: l.rows.MissingZ(), FittedG: c.fitG(), FittedM: c.fitM()}}
+}

@@ -12,8 +12,8 @@ import (
 	"strings"
 
 	"github.com/invmmd/invmmd/invmmd/backend"
-	"github.com/invmmd/invmmd/invmmd/experiments/store"
 	"github.com/invmmd/invmmd/invmmd/method"
+	"github.com/invmmd/invmmd/invmmd/settings"
 	"github.com/invmmd/invmmd/invmmd/tabular"
 	"github.com/invmmd/invmmd/invmmd/train"
 )
@@ -90,15 +90,8 @@ func (s *Settings) namedAs(want Settings) {
 }
 
 // diffSettings lists each setting that differs between a (stored) and b (requested) as
-// "path: stored → requested" (store.Diff of their JSON forms).
-func diffSettings(a, b Settings) []string {
-	ja, errA := json.Marshal(a)
-	jb, errB := json.Marshal(b)
-	if errA != nil || errB != nil {
-		return []string{fmt.Sprintf("settings not comparable: %v %v", errA, errB)}
-	}
-	return store.Diff(ja, jb)
-}
+// "path: stored → requested" (settings.DiffValues).
+func diffSettings(a, b Settings) []string { return settings.DiffValues(a, b) }
 
 // configRecord is config.json: the settings, the methods and seeds asked for, and the
 // command line; Fit adds what it learns once the data is read.

@@ -132,7 +132,7 @@ func classText(s string, classes []string) string {
 
 // valueText renders an estimate with its standard error, marking an impossible one.
 func estimateText(v, se float64, bad bool) string {
-	if math.IsNaN(se) { // a standard error not printed (seWithheld)
+	if math.IsNaN(se) { // a standard error not printed (Provenance.SEWithheld)
 		if bad {
 			return fmt.Sprintf("IMPOSSIBLE (%.5g)", v)
 		}

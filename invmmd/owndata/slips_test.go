@@ -307,7 +307,7 @@ func TestCrossFittingNeverPredictsSeenRows(t *testing.T) {
 			inA = nil
 		}
 		f := &fakeFitter{}
-		if _, err := l.fitNuisances(context.Background(), ec, f.fit, folds, 1, inA, &rows, true, true, io.Discard, &warner{}); err != nil {
+		if _, err := l.fitNuisances(context.Background(), ec, f.fit, folds, inA, &rows, &warner{}); err != nil {
 			t.Fatal(err)
 		}
 		for i := range n {

@@ -9,7 +9,6 @@
 package store
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,6 +20,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/invmmd/invmmd/invmmd/settings"
 )
 
 // Key names one fit of a sweep: a method at a penalty weight λ and a seed. Methods that
@@ -349,50 +350,8 @@ func (e *MismatchError) Error() string {
 }
 
 // Diff compares two JSON documents and lists each leaf that differs as "path: a → b", in
-// path order. Equal documents give nil.
-func Diff(a, b json.RawMessage) []string {
-	var va, vb any
-	if err := json.Unmarshal(a, &va); err != nil {
-		return []string{"stored configuration unreadable: " + err.Error()}
-	}
-	if err := json.Unmarshal(b, &vb); err != nil {
-		return []string{"configuration unreadable: " + err.Error()}
-	}
-	var out []string
-	diff("", va, vb, &out)
-	sort.Strings(out)
-	return out
-}
-
-func diff(path string, a, b any, out *[]string) {
-	ma, aok := a.(map[string]any)
-	mb, bok := b.(map[string]any)
-	if aok && bok {
-		keys := map[string]bool{}
-		for k := range ma {
-			keys[k] = true
-		}
-		for k := range mb {
-			keys[k] = true
-		}
-		for k := range keys {
-			p := k
-			if path != "" {
-				p = path + "." + k
-			}
-			diff(p, ma[k], mb[k], out)
-		}
-		return
-	}
-	ja, _ := json.Marshal(a)
-	jb, _ := json.Marshal(b)
-	if !bytes.Equal(ja, jb) {
-		if path == "" {
-			path = "(whole)"
-		}
-		*out = append(*out, fmt.Sprintf("%s: %s → %s", path, ja, jb))
-	}
-}
+// path order (settings.Diff, which the own-data workflow shares).
+func Diff(a, b json.RawMessage) []string { return settings.Diff(a, b) }
 
 // WriteJSON writes v as indented JSON, with a final newline, to path atomically.
 func WriteJSON(path string, v any) error {
