@@ -59,6 +59,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.Var(floatValue{&cfg.TestFrac}, "test-frac", "`share` of rows for test, without -split")
 	methods := fs.String("methods", method.List(cfg.Methods), "comma-separated methods to train h with (see above)")
 	fs.Var(floatValue{&cfg.Lambda}, "lambda", "penalty weight `λ`, from 0 to 1e6")
+	lambdas := fs.String("lambdas", "", "comma-separated penalty weights: each penalised method trained at each λ, none once, G and m fitted once; models/METHOD-lambdaL-seedS (one value: as -lambda)")
 	seeds := fs.String("seeds", seedList(cfg.Seeds), "comma-separated seeds of h (and of the random split: the first)")
 	fs.StringVar(&cfg.Out, "out", cfg.Out, "output folder (see above), checked and locked before anything is read or fitted; \"\" writes nothing")
 	fs.StringVar(&cfg.Objective, "objective", cfg.Objective, "what training minimises and selection compares, one of "+train.ObjectiveNames()+": robust (the default here) estimates the normalisers once on the training split and selects the epoch with each stratum's estimate clipped at 0; paper is the paper's objective, the default of the experiment commands (sim, tmnist, ...), which reproduce the paper's protocol (docs/training.md)")
@@ -85,6 +86,9 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 	}
 	var err error
+	if cfg.Lambda, cfg.Lambdas, err = fitLambdas(fs, *lambdas, cfg.Lambda); err != nil {
+		return err
+	}
 	if cfg.Methods, err = fitMethods(*methods); err != nil {
 		return err
 	}
@@ -109,6 +113,27 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		fmt.Fprintf(stdout, "\nWrote %s/results.csv, results.md, heldout.txt, config.json, runs/ and models/\n", cfg.Out)
 	}
 	return nil
+}
+
+// fitLambdas reads fit's -lambdas beside -lambda: one value is -lambda (the same files),
+// two or more the list of a fit over several λ.
+func fitLambdas(fs *flag.FlagSet, list string, lambda float64) (float64, []float64, error) {
+	if list == "" {
+		return lambda, nil, nil
+	}
+	both := false
+	fs.Visit(func(f *flag.Flag) { both = both || f.Name == "lambda" })
+	if both {
+		return 0, nil, fmt.Errorf("-lambda and -lambdas: give one (-lambdas 5 is -lambda 5)")
+	}
+	ls, err := parseLambdas(list)
+	if err != nil {
+		return 0, nil, err
+	}
+	if len(ls) == 1 {
+		return ls[0], nil, nil
+	}
+	return lambda, ls, nil
 }
 
 // withoutFlag returns args without the boolean flag name (-name, --name, -name=VALUE).

@@ -32,7 +32,7 @@ var ownFlagNames = tabular.Names{
 	"ZKind": "-z-kind", "ZMap.Bandwidth": "-z-bandwidth", "ZMap.Features": "-z-features",
 	"Hidden": "-hidden", "Epochs": "-epochs", "Patience": "-patience", "AuxEpochs": "-aux-epochs", "AuxPatience": "-aux-patience",
 	"Batch": "-batch", "LearningRate": "-lr", "MinESS": "-min-ess", "AuxSeed": "-aux-seed", "Folds": "-folds",
-	"Split": "-split", "ValFrac": "-val-frac", "TestFrac": "-test-frac", "Methods": "-methods", "Lambda": "-lambda",
+	"Split": "-split", "ValFrac": "-val-frac", "TestFrac": "-test-frac", "Methods": "-methods", "Lambda": "-lambda", "Lambdas": "-lambdas",
 	"Seeds": "-seeds", "Seed": "-seeds", "KeepUnreliable": "-keep-unreliable", "Objective": "-objective", "Represent": "-represent",
 	"Bandwidth": "-bandwidth", "Median": "-bandwidth", "Out": "-out", "Force": "-force", "Resume": "-resume",
 	"H": "-outputs", "G": "-g", "M": "-m", "Unconditional": "-unconditional", "Route": "-route", "Resamples": "-B",

@@ -147,7 +147,10 @@ type Config struct {
 	ValFrac, TestFrac float64         // shares of rows for validation and test without Split
 	Methods           []method.Method // the methods h is trained with, each once
 	Lambda            float64         // penalty weight λ, in [0, MaxLambda]
-	Seeds             []uint64        // seeds of h, one model per seed and method
+	// Lambdas, with two or more values, trains every penalised method at each λ (Lambda is
+	// not read) and none once, sharing G and m; runs are named METHOD-lambdaL-seedS (lambdas.go).
+	Lambdas []float64
+	Seeds   []uint64 // seeds of h, one model per seed and method
 	// KeepUnreliable keeps strata flagged unreliable in the training penalty, as the
 	// paper's experiments do; by default they are dropped from that step's penalty, with a
 	// warning.
@@ -239,6 +242,9 @@ func (c Config) validate(needData bool) error {
 	}
 	if !(c.Lambda >= 0 && c.Lambda <= MaxLambda) {
 		return fieldError("Lambda", c.Lambda, "want a value from 0 to %g: the training loss is float32, and beyond it the likelihood falls below its resolution next to λ times the penalty (at most 2 per stratum)", MaxLambda)
+	}
+	if err := c.checkLambdas(); err != nil {
+		return err
 	}
 	if c.Split == "" && !(c.ValFrac > 0 && c.TestFrac > 0 && c.ValFrac+c.TestFrac < 1) {
 		f, v := "ValFrac", c.ValFrac
