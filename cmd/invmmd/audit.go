@@ -42,6 +42,7 @@ func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&cfg.DecisionsPositive, "decisions-positive", "", "the decision column's value read as selected (Ŷ = 1), when the column is not 0/1")
 	fs.StringVar(&cfg.Outputs, "outputs", "", "column of the model's scores, decided by -threshold: Ŷ = 1 where score ≥ T")
 	fs.Var(floatValue{&cfg.Threshold}, "threshold", "the score `T` at or above which a row is selected (with -outputs)")
+	fs.StringVar(&cfg.Rate, "rate", "", "with -outputs instead of -threshold: select this share of rows by score, ties at random (seeded by -seed): prevalence (the label's share) or a number in (0, 1)")
 	x := fs.String("x", "", "comma-separated feature columns on which G and m are fitted (default: every column but -y, -z, -decisions and -outputs)")
 	fs.Var(intValue{&cfg.Bins}, "bins", "groups of a continuous attribute, at its observed values' quantiles (2 to 20; default 4)")
 	fs.Var(floatValue{&cfg.Level}, "level", "confidence `level` of the intervals (default 0.95)")
@@ -59,8 +60,8 @@ func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	switch {
 	case given["threshold"] && cfg.Decisions != "":
 		return fmt.Errorf("-threshold decides scores (-outputs); -decisions %s are decisions already", cfg.Decisions)
-	case cfg.Outputs != "" && !given["threshold"]:
-		return fmt.Errorf("-outputs %s: name -threshold T, the score at or above which a row is selected (e.g. 0.5 for a probability)", cfg.Outputs)
+	case cfg.Outputs != "" && given["threshold"] == (cfg.Rate != ""):
+		return fmt.Errorf("-outputs %s: name -threshold T, the score at or above which a row is selected (e.g. 0.5 for a probability), or -rate (e.g. prevalence), not both", cfg.Outputs)
 	}
 	cfg.Names = auditFlagNames
 	if *x != "" {
@@ -102,7 +103,7 @@ func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 // auditFlagNames names audit's settings by its flags in messages.
 var auditFlagNames = map[string]string{"Data": "-data", "Y": "-y", "YPositive": "-y-positive", "Z": "-z", "X": "-x",
-	"Decisions": "-decisions", "DecisionsPositive": "-decisions-positive", "Outputs": "-outputs", "Threshold": "-threshold", "Bins": "-bins", "Level": "-level", "Folds": "-folds", "Gammas": "-gammas", "ScoreTest": "-score-test"}
+	"Decisions": "-decisions", "DecisionsPositive": "-decisions-positive", "Outputs": "-outputs", "Threshold": "-threshold", "Rate": "-rate", "Bins": "-bins", "Level": "-level", "Folds": "-folds", "Gammas": "-gammas", "ScoreTest": "-score-test"}
 
 // parseGammas reads a comma-separated list of factors ≥ 1 (inf allowed).
 func parseGammas(s string) ([]float64, error) {

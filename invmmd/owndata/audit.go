@@ -27,6 +27,7 @@ type AuditConfig struct {
 	DecisionsPositive string
 	Outputs           string  // a score column, decided by Threshold: Ŷ = 1{score ≥ Threshold}
 	Threshold         float64 // read with Outputs
+	Rate              string  // with Outputs instead of Threshold: "prevalence" or a share of rows selected by score (decide.go)
 	Bins              int     // groups of a continuous Z: its observed values' quantiles (0 means 4)
 	// Estimators to report (nil means every one); Level the intervals' confidence level
 	// (0 means 0.95); Folds and Seed the cross-fitting of G and m (0 folds means 5);
@@ -48,19 +49,22 @@ type AuditConfig struct {
 // AuditReport is an audit's result: the estimates, the sensitivity bounds, and what they
 // rest on.
 type AuditReport struct {
-	File       string
-	Rows       int
-	Observed   int // rows whose Z is observed
-	ZName      string
-	Groups     []string
-	GroupRows  []int  // observed rows by group
-	BinRule    string // how a continuous Z was binned ("" otherwise)
-	Decision   string // what the decisions are ("column d", "score ≥ 0.5 (column p)")
-	Features   []string
-	Nuisances  *fairness.Nuisances
-	Result     *fairness.Result
-	Bounds     []fairness.Bound
-	Selected   float64 // the decisions' selection rate over every row
+	File      string
+	Rows      int
+	Observed  int // rows whose Z is observed
+	ZName     string
+	Groups    []string
+	GroupRows []int  // observed rows by group
+	BinRule   string // how a continuous Z was binned ("" otherwise)
+	Decision  string // what the decisions are ("column d", "score ≥ 0.5 (column p)")
+	Features  []string
+	Nuisances *fairness.Nuisances
+	Result    *fairness.Result
+	Bounds    []fairness.Bound
+	Selected  float64 // the decisions' selection rate over every row
+	// Protocol is the score column's evaluation (Outputs) on the rows whose attribute is
+	// recorded: at the audit's rate (or the label's prevalence there) and at 0.5 (decide.go).
+	Protocol   []fairness.Decisions
 	Prevalence float64 // P(Y = 1) over every row
 	Data       *fairness.Data
 	// ScoreEstimate and Scores are the scores' dr estimate of the MMD² of h ⊥ Z | Y and its
@@ -97,6 +101,8 @@ func (c AuditConfig) validate() error {
 		return fieldError("ScoreTest", true, "tests the scores' distribution: name the score column (%s)", c.name("Outputs"))
 	case c.Bins != 0 && (c.Bins < 2 || c.Bins > 20):
 		return fieldError("Bins", c.Bins, "want 2 to 20 groups")
+	case c.Rate != "" && (c.Outputs == "" || c.Threshold != 0):
+		return fieldError("Rate", c.Rate, "selects a share of rows by their scores: name the score column (%s), without %s", c.name("Outputs"), c.name("Threshold"))
 	case math.IsNaN(c.Threshold) || math.IsInf(c.Threshold, 0):
 		return fieldError("Threshold", c.Threshold, "want a finite number")
 	}
@@ -168,6 +174,11 @@ func AuditTable(ctx context.Context, tab *tabular.Table, cfg AuditConfig) (*Audi
 	if err := d.Check(nil); err != nil {
 		return nil, fmt.Errorf("%s: %s (%s): %w", tab.File, cfg.Z, cfg.name("Z"), err)
 	}
+	if cfg.Outputs != "" {
+		if rep.Protocol, err = cfg.protocol(tab, d); err != nil {
+			return nil, err
+		}
+	}
 	if rep.Features, err = cfg.features(tab); err != nil {
 		return nil, err
 	}
@@ -235,6 +246,9 @@ func (c AuditConfig) decisions(tab *tabular.Table, dec []int) (string, error) {
 	s, err := tab.Numbers(c.Outputs, "Outputs")
 	if err != nil {
 		return "", err
+	}
+	if c.Rate != "" {
+		return c.decideAtRate(tab, s, dec)
 	}
 	lo, hi := slices.Min(s), slices.Max(s)
 	if !(c.Threshold > lo && c.Threshold <= hi) {
