@@ -13,9 +13,10 @@ import (
 
 // MitigationCSVHeader is the header of the study's per-seed file, one row per table,
 // seed, model, λ and rule (the groups' columns for groups 0 and 1, the study's attribute
-// being binary).
+// being binary). The fits' times are logged, not written, so that a rerun writes the same
+// file.
 const MitigationCSVHeader = "table,seed,model,lambda,rule,selection,accuracy,balanced_accuracy,auc,gap,noise_mean,noise_sd,noise_95," +
-	"within_noise,collapsed,low_auc,tpr_0,tpr_1,fpr_0,fpr_1,auc_0,auc_1,hidden_share,hidden_group,seconds"
+	"within_noise,collapsed,low_auc,tpr_0,tpr_1,fpr_0,fpr_1,auc_0,auc_1,hidden_share,hidden_group"
 
 // fmtF renders v with 5 decimals, empty for NaN.
 func fmtF(v float64) string {
@@ -42,7 +43,7 @@ func WriteMitigationCSV(w io.Writer, rows []MitigationRow) error {
 		cw.Write([]string{r.Table, strconv.FormatUint(r.Seed, 10), r.Model, fmtF(r.Lambda), r.Rule, fmtF(r.Selection), fmtF(r.Accuracy),
 			fmtF(r.BalancedAcc), fmtF(r.AUC), fmtF(r.Gap), fmtF(r.NoiseMean), fmtF(r.NoiseSD), fmtF(r.Noise95),
 			strconv.FormatBool(r.WithinNoise), strconv.FormatBool(r.Collapsed), strconv.FormatBool(r.LowAUC),
-			g(0, tpr), g(1, tpr), g(0, fpr), g(1, fpr), g(0, auc), g(1, auc), fmtF(r.HiddenShare), fmtF(r.HiddenGroup), strconv.FormatFloat(r.Seconds, 'f', 1, 64)})
+			g(0, tpr), g(1, tpr), g(0, fpr), g(1, fpr), g(0, auc), g(1, auc), fmtF(r.HiddenShare), fmtF(r.HiddenGroup)})
 	}
 	cw.Flush()
 	return cw.Error()
@@ -72,13 +73,13 @@ func meanSE(v []float64) MeanSE {
 
 // MitigationSummary is one model's (and λ's) numbers under one rule over the seeds.
 type MitigationSummary struct {
-	Table, Model, Rule                       string
-	Lambda                                   float64 // NaN for none and the score files
-	Seeds                                    int
-	Selection, BalancedAcc, AUC, Gap         MeanSE
-	NoiseMean, NoiseSD, Noise95              float64 // means over seeds
-	WithinNoise, Collapsed, LowAUC           int     // seeds flagged
-	HiddenShare, HiddenGroup, SecondsPerSeed float64
+	Table, Model, Rule               string
+	Lambda                           float64 // NaN for none and the score files
+	Seeds                            int
+	Selection, BalancedAcc, AUC, Gap MeanSE
+	NoiseMean, NoiseSD, Noise95      float64 // means over seeds
+	WithinNoise, Collapsed, LowAUC   int     // seeds flagged
+	HiddenShare, HiddenGroup         float64
 }
 
 // SummariseMitigation groups rows by table, model, λ and rule, in the order they first
@@ -109,7 +110,6 @@ func SummariseMitigation(rows []MitigationRow) []MitigationSummary {
 			s.Noise95 += r.Noise95 / float64(len(g))
 			s.HiddenShare += r.HiddenShare / float64(len(g))
 			s.HiddenGroup += r.HiddenGroup / float64(len(g))
-			s.SecondsPerSeed += r.Seconds / float64(len(g))
 			s.WithinNoise += b2i(r.WithinNoise)
 			s.Collapsed += b2i(r.Collapsed)
 			s.LowAUC += b2i(r.LowAUC)
@@ -327,7 +327,7 @@ func ReadMitigationCSV(r io.Reader) ([]MitigationRow, error) {
 				d.Groups = append(d.Groups, fairness.GroupDecisions{Group: g, TPR: num(16 + g), FPR: num(18 + g), AUC: num(20 + g)})
 			}
 		}
-		row.HiddenShare, row.HiddenGroup, row.Seconds = num(22), num(23), num(24)
+		row.HiddenShare, row.HiddenGroup = num(22), num(23)
 		if bad != nil {
 			return nil, bad
 		}
