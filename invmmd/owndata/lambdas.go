@@ -37,8 +37,12 @@ var fitCount struct{ aux, h atomic.Int64 }
 // METHOD-lambdaL-seedS.
 func (c Config) multiLambda() bool { return len(c.Lambdas) > 1 }
 
-// checkLambdas checks Config.Lambdas: each in [0, MaxLambda], none twice.
+// checkLambdas checks Config.Lambdas: none or two or more (one λ is Lambda's), each in
+// [0, MaxLambda], none twice.
 func (c Config) checkLambdas() error {
+	if len(c.Lambdas) == 1 {
+		return fieldError("Lambdas", c.Lambdas, "one λ: set %s instead (the list is for a fit over several)", c.name("Lambda"))
+	}
 	for i, l := range c.Lambdas {
 		if !(l >= 0 && l <= MaxLambda) {
 			return fieldError("Lambdas", l, "want values from 0 to %g", MaxLambda)

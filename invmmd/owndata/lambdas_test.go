@@ -58,9 +58,12 @@ func TestFitLambdasSharesFits(t *testing.T) {
 	if res.Resumed != 7 || fitCount.aux.Load() != aux0 || fitCount.h.Load() != h0 {
 		t.Errorf("resumed %d runs, fitted G and m %d and h %d times: want 7, 0, 0", res.Resumed, fitCount.aux.Load()-aux0, fitCount.h.Load()-h0)
 	}
-	// A λ listed twice is refused before anything is read.
-	cfg.Lambdas = []float64{1, 1}
-	if _, err := Fit(ctx, cfg); err == nil || !strings.Contains(err.Error(), "listed twice") {
-		t.Errorf("λ listed twice: %v", err)
+	// A λ listed twice, or one λ alone (Lambda's job), is refused before anything is read.
+	for _, bad := range [][]float64{{1, 1}, {5}} {
+		cfg.Lambdas = bad
+		var fe *FieldError
+		if _, err := Fit(ctx, cfg); !errorsAs(err, &fe) || fe.Field != "Lambdas" {
+			t.Errorf("λ %v: %v", bad, err)
+		}
 	}
 }
