@@ -168,12 +168,18 @@ func (o *ownFlags) register(p any, parent reflect.Value, path, name, help string
 			}
 			return nil
 		})
-	case *[]float64: // factors ≥ 1, inf allowed (audit's -gammas)
+	case *[]float64: // audit's -gammas (factors ≥ 1, inf allowed) or fit's -lambdas
 		vals := make([]string, len(*p))
 		for i, g := range *p {
 			vals[i] = strings.TrimPrefix(strings.ToLower(strconv.FormatFloat(g, 'g', -1, 64)), "+")
 		}
 		o.text(name, strings.Join(vals, ","), help, func(s string) (err error) {
+			if name == "lambdas" {
+				if s != "" {
+					*p, err = parseLambdas(s) // its errors name -lambdas
+				}
+				return err
+			}
 			if *p, err = parseGammas(s); err != nil {
 				return fmt.Errorf("-%s: %w", name, err)
 			}

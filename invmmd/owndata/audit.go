@@ -28,6 +28,9 @@ type AuditConfig struct {
 	DecisionsPositive string  "flag:\"decisions-positive\" help:\"the decision column's value read as selected (Ŷ = 1), when the column is not 0/1\""
 	Outputs           string  "flag:\"outputs\" help:\"column of the model's scores, decided by -threshold: Ŷ = 1 where score ≥ T\""
 	Threshold         float64 "flag:\"threshold\" help:\"the score `T` at or above which a row is selected (with -outputs)\""
+	// Rate, with Outputs instead of Threshold, selects a share of rows by score, ties at
+	// random: "prevalence" (the label's share) or a number in (0, 1) (decide.go).
+	Rate string "flag:\"rate\" help:\"with -outputs instead of -threshold: select this share of rows by score, ties at random (seeded by -seed): prevalence (the label's share) or a number in (0, 1)\""
 	// Bins are the groups of a continuous Z: its observed values' quantiles (0 means 4).
 	Bins int "flag:\"bins\" help:\"groups of a continuous attribute, at its observed values' quantiles (2 to 20; default 4)\""
 	// Estimators to report (nil means every one); Level the intervals' confidence level
@@ -50,19 +53,22 @@ type AuditConfig struct {
 // AuditReport is an audit's result: the estimates, the sensitivity bounds, and what they
 // rest on.
 type AuditReport struct {
-	File       string
-	Rows       int
-	Observed   int // rows whose Z is observed
-	ZName      string
-	Groups     []string
-	GroupRows  []int  // observed rows by group
-	BinRule    string // how a continuous Z was binned ("" otherwise)
-	Decision   string // what the decisions are ("column d", "score ≥ 0.5 (column p)")
-	Features   []string
-	Nuisances  *fairness.Nuisances
-	Result     *fairness.Result
-	Bounds     []fairness.Bound
-	Selected   float64 // the decisions' selection rate over every row
+	File      string
+	Rows      int
+	Observed  int // rows whose Z is observed
+	ZName     string
+	Groups    []string
+	GroupRows []int  // observed rows by group
+	BinRule   string // how a continuous Z was binned ("" otherwise)
+	Decision  string // what the decisions are ("column d", "score ≥ 0.5 (column p)")
+	Features  []string
+	Nuisances *fairness.Nuisances
+	Result    *fairness.Result
+	Bounds    []fairness.Bound
+	Selected  float64 // the decisions' selection rate over every row
+	// Protocol is the score column's evaluation (Outputs) on the rows whose attribute is
+	// recorded: at the audit's rate (or the label's prevalence there) and at 0.5 (decide.go).
+	Protocol   []fairness.Decisions
 	Prevalence float64 // P(Y = 1) over every row
 	Data       *fairness.Data
 	// ScoreEstimate and Scores are the scores' dr estimate of the MMD² of h ⊥ Z | Y and its
@@ -99,6 +105,8 @@ func (c AuditConfig) validate() error {
 		return fieldError("ScoreTest", true, "tests the scores' distribution: name the score column (%s)", c.name("Outputs"))
 	case c.Bins != 0 && (c.Bins < 2 || c.Bins > 20):
 		return fieldError("Bins", c.Bins, "want 2 to 20 groups")
+	case c.Rate != "" && (c.Outputs == "" || c.Threshold != 0):
+		return fieldError("Rate", c.Rate, "selects a share of rows by their scores: name the score column (%s), without %s", c.name("Outputs"), c.name("Threshold"))
 	case math.IsNaN(c.Threshold) || math.IsInf(c.Threshold, 0):
 		return fieldError("Threshold", c.Threshold, "want a finite number")
 	}
@@ -170,6 +178,11 @@ func AuditTable(ctx context.Context, tab *tabular.Table, cfg AuditConfig) (*Audi
 	if err := d.Check(nil); err != nil {
 		return nil, fmt.Errorf("%s: %s (%s): %w", tab.File, cfg.Z, cfg.name("Z"), err)
 	}
+	if cfg.Outputs != "" {
+		if rep.Protocol, err = cfg.protocol(tab, d); err != nil {
+			return nil, err
+		}
+	}
 	if rep.Features, err = cfg.features(tab); err != nil {
 		return nil, err
 	}
@@ -237,6 +250,9 @@ func (c AuditConfig) decisions(tab *tabular.Table, dec []int) (string, error) {
 	s, err := tab.Numbers(c.Outputs, "Outputs")
 	if err != nil {
 		return "", err
+	}
+	if c.Rate != "" {
+		return c.decideAtRate(tab, s, dec)
 	}
 	lo, hi := slices.Min(s), slices.Max(s)
 	if !(c.Threshold > lo && c.Threshold <= hi) {

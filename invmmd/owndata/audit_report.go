@@ -101,6 +101,10 @@ func (r *AuditReport) render(md bool) string {
 	b.WriteString(r.table(md))
 	heading("Gaps between groups")
 	b.WriteString(r.gaps(md))
+	if len(r.Protocol) > 0 {
+		heading("The scores at equal selection rate and at 0.5, with the gap's noise")
+		b.WriteString(r.protocolText(md))
+	}
 	if len(r.Bounds) > 0 {
 		heading("If missingness depends on the attribute itself")
 		b.WriteString(r.sensitivity(md))

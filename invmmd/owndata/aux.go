@@ -182,6 +182,7 @@ func observedAux(sp dataset.Splits, zmap invmmd.FeatureMap) (*train.Aux, error) 
 // learn from is its callers' choice (fit: the training split; estimate: a random 70%;
 // test: a part of half B), and cross-fitting goes here.
 func fitAux(ctx context.Context, b backends.Backend, n Nets, sp dataset.Splits, zmap invmmd.FeatureMap, roles ...train.Role) (*train.Aux, AuxReport, error) {
+	fitCount.aux.Add(1)
 	hidden := n.Hidden
 	aux, err := train.FitAux(ctx, sp, func(_ train.Role, seed uint64) models.Net { return models.MLP{Hidden: hidden, Seed: seed} },
 		train.AuxConfig{BatchSize: min(n.Batch, sp.Train.Len()), Epochs: n.AuxEpochs, Patience: n.AuxPatience, LearningRate: n.LearningRate,

@@ -185,6 +185,9 @@ type Config struct {
 	Methods []method.Method "flag:\"methods\" help:\"comma-separated methods to train h with (see above)\""
 	// Lambda is the penalty weight λ, in [0, MaxLambda].
 	Lambda float64 "flag:\"lambda\" help:\"penalty weight `λ`, from 0 to 1e6\""
+	// Lambdas, with two or more values, trains every penalised method at each λ (Lambda is
+	// not read) and none once, sharing G and m; runs are named METHOD-lambdaL-seedS (lambdas.go).
+	Lambdas []float64 "flag:\"lambdas\" help:\"comma-separated penalty weights: each penalised method trained at each λ, none once, G and m fitted once; models/METHOD-lambdaL-seedS (one value: as -lambda)\""
 	// Seeds are the seeds of h, one model per seed and method.
 	Seeds []uint64 "flag:\"seeds\" help:\"comma-separated seeds of h (and of the random split: the first)\""
 	// KeepUnreliable keeps strata flagged unreliable in the training penalty, as the
@@ -285,6 +288,9 @@ func (c Config) validate(needData bool) error {
 	}
 	if !(c.Lambda >= 0 && c.Lambda <= MaxLambda) {
 		return fieldError("Lambda", c.Lambda, "want a value from 0 to %g: the training loss is float32, and beyond it the likelihood falls below its resolution next to λ times the penalty (at most 2 per stratum)", MaxLambda)
+	}
+	if err := c.checkLambdas(); err != nil {
+		return err
 	}
 	if c.Split == "" && !(c.ValFrac > 0 && c.TestFrac > 0 && c.ValFrac+c.TestFrac < 1) {
 		f, v := "ValFrac", c.ValFrac

@@ -38,16 +38,17 @@ type Settings struct {
 	Data string `json:"data"`
 	// DataHash is the SHA-256 of the table's content as read (tabular.Table.Digest): the
 	// same file name with any value changed (every label flipped) is other data.
-	DataHash       string  `json:"data_sha256"`
-	Columns        Columns `json:"columns"`
-	Split          string  `json:"split,omitempty"`
-	ValFrac        float64 `json:"val_frac,omitempty"`
-	TestFrac       float64 `json:"test_frac,omitempty"`
-	SplitSeed      uint64  `json:"split_seed,omitempty"` // the first seed, which seeds the random split
-	Lambda         float64 `json:"lambda"`
-	Nets           Nets    `json:"nets"`
-	DropUnreliable bool    `json:"drop_unreliable"`
-	Objective      string  `json:"objective"` // the training objective (train.Objectives)
+	DataHash       string    `json:"data_sha256"`
+	Columns        Columns   `json:"columns"`
+	Split          string    `json:"split,omitempty"`
+	ValFrac        float64   `json:"val_frac,omitempty"`
+	TestFrac       float64   `json:"test_frac,omitempty"`
+	SplitSeed      uint64    `json:"split_seed,omitempty"` // the first seed, which seeds the random split
+	Lambda         float64   `json:"lambda"`
+	Lambdas        []float64 `json:"lambdas,omitempty"` // a fit over several λ (Config.Lambdas)
+	Nets           Nets      `json:"nets"`
+	DropUnreliable bool      `json:"drop_unreliable"`
+	Objective      string    `json:"objective"` // the training objective (train.Objectives)
 	// Represent is the layer the penalty acted on when it is not the logit ("features").
 	Represent string `json:"represent,omitempty"`
 	// HeldOutBandwidth is the held-out estimates' and tests' kernel rule: "median", or σ.
@@ -58,7 +59,7 @@ type Settings struct {
 // settingsOf returns cfg's Settings for the data of content hash hash ("" before the data
 // is read: compared without it).
 func settingsOf(cfg Config, hash string) Settings {
-	s := Settings{Data: cfg.Data, DataHash: hash, Columns: cfg.Columns, Split: cfg.Split, Lambda: cfg.Lambda, Nets: cfg.Nets, DropUnreliable: !cfg.KeepUnreliable, Objective: cfg.Objective}
+	s := Settings{Data: cfg.Data, DataHash: hash, Columns: cfg.Columns, Split: cfg.Split, Lambda: cfg.Lambda, Lambdas: lambdasOf(cfg), Nets: cfg.Nets, DropUnreliable: !cfg.KeepUnreliable, Objective: cfg.Objective}
 	if s.Objective == "" {
 		s.Objective = "paper"
 	}
@@ -229,10 +230,8 @@ func openOut(cfg Config) (o *outFolder, note string, err error) {
 // listed returns the run names of cfg's methods and seeds.
 func (o *outFolder) listed() map[string]bool {
 	m := map[string]bool{}
-	for _, s := range o.cfg.Seeds {
-		for _, x := range o.cfg.Methods {
-			m[runName(x, s)] = true
-		}
+	for _, r := range runsOf(o.cfg) {
+		m[r.Name()] = true
 	}
 	return m
 }
@@ -331,17 +330,20 @@ func (o *outFolder) Started(p *Plan, r *Result) error {
 // heldout.txt and results.csv with every run so far (Observer).
 func (o *outFolder) Finished(p *Plan, r *Result, rf RunFile, t *Trained) error {
 	if t != nil {
-		m, _ := method.Parse(rf.Row.Method)
 		d := p.Data
+		name, lambda := rowRunName(rf.Row), p.Config.Lambda
+		if rf.Row.Lambda != nil {
+			lambda = *rf.Row.Lambda
+		}
 		info := ModelInfo{Data: p.Config.Data, Y: p.Config.Y, YPositive: p.Config.YPositive, Z: p.Config.Z, ZPositive: p.Config.ZPositive,
-			Method: rf.Row.Method, Lambda: p.Config.Lambda, Seed: rf.Row.Seed, Encoder: d.Encoder, Classes: d.Classes}
+			Method: rf.Row.Method, Lambda: lambda, Seed: rf.Row.Seed, Encoder: d.Encoder, Classes: d.Classes}
 		if len(d.Classes) == 0 && p.Config.YPositive != "" {
 			info.YNegative = otherValue(d.Table, p.Config.Y, p.Config.YPositive)
 		}
-		if err := saveModel(modelDir(o.dir, m, rf.Row.Seed), t.Model, info); err != nil {
+		if err := saveModel(filepath.Join(o.dir, ModelsDir, name), t.Model, info); err != nil {
 			return err
 		}
-		if err := writeJSON(runPath(o.dir, m, rf.Row.Seed), rf); err != nil {
+		if err := writeJSON(filepath.Join(o.dir, RunsDir, name+".json"), rf); err != nil {
 			return err
 		}
 	}
@@ -405,7 +407,7 @@ func runsOf(cfg Config) []Run {
 	var runs []Run
 	for _, s := range cfg.Seeds {
 		for _, m := range cfg.Methods {
-			runs = append(runs, Run{Method: m, Seed: s})
+			runs = append(runs, expandLambdas(cfg, m, s)...)
 		}
 	}
 	return slices.Clip(runs)

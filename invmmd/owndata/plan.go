@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 	"strings"
 
 	"github.com/invmmd/invmmd/invmmd"
@@ -41,10 +42,18 @@ type Run struct {
 	Method method.Method
 	Seed   uint64
 	Kept   *RunFile
+	Lambda float64 // the penalty weight h is trained at
+	// atLambda: a run of a fit over several λ (Config.Lambdas), named METHOD-lambdaL-seedS.
+	atLambda bool
 }
 
 // Name is the run's name, METHOD-seedS, as its run file and model folder are named.
-func (r Run) Name() string { return runName(r.Method, r.Seed) }
+func (r Run) Name() string {
+	if r.atLambda {
+		return lambdaRunName(r.Method.String(), r.Lambda, r.Seed)
+	}
+	return runName(r.Method, r.Seed)
+}
 
 // Observer hears of a fit as it runs: Started once G and m are fitted (or all runs are
 // kept), before any h is trained; Finished for each run as it finishes or is kept, in the
@@ -289,11 +298,11 @@ func (p *Plan) Execute(ctx context.Context, observers ...Observer) (*Result, err
 	for _, run := range p.Runs {
 		rf, t := run.Kept, (*Trained)(nil)
 		if rf != nil {
-			fmt.Fprintf(p.log, "%s: kept from %s (%s)\n", run.Name(), runPath(p.Config.Out, run.Method, run.Seed), p.Config.name("Resume"))
+			fmt.Fprintf(p.log, "%s: kept from %s (%s)\n", run.Name(), filepath.Join(p.Config.Out, RunsDir, run.Name()+".json"), p.Config.name("Resume"))
 			res.Resumed++
 		} else {
 			var err error
-			if t, err = p.Train(ctx, res.Aux, run.Method, run.Seed); err != nil {
+			if t, err = p.trainRun(ctx, res.Aux, run); err != nil {
 				if ctx.Err() != nil {
 					return res, fmt.Errorf("stopped while training h with %v (seed %d), %d of %d runs finished: %w", run.Method, run.Seed, len(res.Rows), len(p.Runs), ctx.Err())
 				}

@@ -50,6 +50,8 @@ type Row struct {
 	// run: with G fitted on the training split its size rose above α in the calibration of
 	// the commands where dr's held (figures/tables/calibration_tool.md, the fit rows).
 	PDR PValue `json:",omitzero"`
+	// Lambda is the λ of a row of a fit over several λ (Config.Lambdas); nil otherwise.
+	Lambda *float64 `json:",omitempty"`
 }
 
 // PValue is a p-value that may be absent.
@@ -120,6 +122,7 @@ func (t *Trained) HeldOutText() string {
 // trainH trains h with method m and seed on sp, with the frozen nuisances aux. It is the
 // one place where owndata calls train.Fit; it returns within a step once ctx is done.
 func trainH(ctx context.Context, cfg Config, sp dataset.Splits, aux *train.Aux, m method.Method, seed uint64, jointScale float64) (*train.Model, *train.History, error) {
+	fitCount.h.Add(1)
 	tc := train.Config{Method: m, Lambda: cfg.Lambda, BatchSize: min(cfg.Batch, sp.Train.Len()), Epochs: cfg.Epochs, Patience: cfg.Patience,
 		LearningRate: cfg.LearningRate, Seed: seed, Estimator: invmmd.Options{MinESS: cfg.MinESS, DropUnreliable: !cfg.KeepUnreliable, JointScale: jointScale}}
 	obj, err := cfg.objective()

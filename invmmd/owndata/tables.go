@@ -44,7 +44,7 @@ func Markdown(rows []Row) string {
 			}
 			return fmt.Sprintf("%.4f ± %.4f", v, se)
 		}
-		fmt.Fprintf(&b, "| %s | %d | %.3f | %.3f | %.3f | %s | %s | %s | %s | %d | %s |\n", r.Method, r.Seed, r.TestAcc, r.TestAUC, r.ValAcc,
+		fmt.Fprintf(&b, "| %s | %d | %.3f | %.3f | %.3f | %s | %s | %s | %s | %d | %s |\n", r.Label(), r.Seed, r.TestAcc, r.TestAUC, r.ValAcc,
 			held(r.DR, r.DRSE, r.DRImpossible), r.PDR, held(r.IP, r.IPSE, r.IPImpossible), u, r.Dropped, st)
 	}
 	if len(rows) > 0 && rows[0].Scale != "" {
@@ -98,8 +98,8 @@ func (r *Result) Describe(cfg Config) string {
 		fmt.Fprintf(&b, "- label %s of %d classes: %s; accuracy is of the most probable class, AUC the macro-AUC (the mean over the classes of each one-vs-rest AUC)\n", cfg.Y, len(c), strings.Join(c, ", "))
 	}
 	fmt.Fprintf(&b, "- rows: %d training, %d validation, %d test (%s)\n", sp.Train.Len(), sp.Val.Len(), sp.Test.Len(), split)
-	fmt.Fprintf(&b, "- λ = %g; methods %s; seeds %v; MLP %v, at most %d epochs with patience %d (G and m: at most %d, patience %d; 0: no early stopping)\n",
-		cfg.Lambda, method.List(cfg.Methods), cfg.Seeds, cfg.Hidden, cfg.Epochs, cfg.Patience, cfg.AuxEpochs, cfg.AuxPatience)
+	fmt.Fprintf(&b, "- λ = %s; methods %s; seeds %v; MLP %v, at most %d epochs with patience %d (G and m: at most %d, patience %d; 0: no early stopping)\n",
+		lambdaText(cfg), method.List(cfg.Methods), cfg.Seeds, cfg.Hidden, cfg.Epochs, cfg.Patience, cfg.AuxEpochs, cfg.AuxPatience)
 	if r.Aux != nil && r.AuxFit.Observed {
 		fmt.Fprintf(&b, "- G and m: %s\n", ObservedNote)
 	} else if r.Aux != nil {
@@ -170,7 +170,7 @@ func writeCSV(path string, rows []Row) error {
 		}
 		for _, r := range rows {
 			s := r.HStop
-			_ = w.Write([]string{r.Method, strconv.FormatUint(r.Seed, 10), g(r.TestAcc), g(r.TestAUC), g(r.ValAcc), g(r.DR), g(r.DRSE), g(r.IP), g(r.IPSE), r.Unreliable, strconv.Itoa(r.Dropped), r.Warning,
+			_ = w.Write([]string{r.Label(), strconv.FormatUint(r.Seed, 10), g(r.TestAcc), g(r.TestAUC), g(r.ValAcc), g(r.DR), g(r.DRSE), g(r.IP), g(r.IPSE), r.Unreliable, strconv.Itoa(r.Dropped), r.Warning,
 				p(r.PDR), epoch(s.BestEpoch, s), epoch(s.StopEpoch, s), epoch(s.MaxEpochs, s), string(s.Reason), r.Scale, full(r)})
 		}
 		w.Flush()
