@@ -29,7 +29,7 @@ func mitigationNets() owndata.Nets {
 // and one frontier figure per table.
 func runMitigation(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("mitigation", "[-seeds 1,...,8] [-lambdas 0.25,1,5,25] [-rows DIR] [-out figures/tables] [-quick]", stdout, stderr, func() string {
-		return "The mitigation study (issue 44): on public tables with the attribute hidden on part of the training rows, fit's none, obs,\n" +
+		return "The mitigation study: on public tables with the attribute hidden on part of the training rows, fit's none, obs,\n" +
 			"ip and dr over λ and the oracle (full, the attribute whole) evaluated on complete held-out rows at the training prevalence\n" +
 			"and at 0.5, with the gap's noise. Writes mitigation_seeds.csv, mitigation_summary.csv and mitigation.md into -out and\n" +
 			"mitigation_TABLE.png beside it; exports each seed's rows to -rows for scripts/fairness/mitigation_peer.py and evaluates\n" +
@@ -39,7 +39,7 @@ func runMitigation(ctx context.Context, args []string, stdout, stderr io.Writer)
 	lambdas := fs.String("lambdas", "0.25,1,5,25", "comma-separated penalty weights λ of obs, ip, dr and the oracle")
 	rows := fs.String("rows", "mitigation-rows", "folder of the exported rows and score files, ROWS/TABLE/seedS/ (\"\": none)")
 	out := fs.String("out", "figures/tables", "folder of the tables")
-	from := fs.Bool("from-tables", false, "fit nothing: read -out/mitigation_seeds.csv and write the summary, mitigation.md and the figures again")
+	from := fs.Bool("from-tables", false, "fit nothing: read -out/mitigation_seeds.csv, evaluate the score files found under -rows in place of those it holds, and write the tables and figures again")
 	quick := fs.Bool("quick", false, "a check in seconds: 600 rows of each table, the first seed and λ, 10 epochs (not the committed study)")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -76,14 +76,24 @@ func runMitigation(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	// The summaries from the file as written (5 decimals), so that -from-tables makes the
 	// same files as the run did.
-	f, err := os.Open(seedsCSV)
+	res, err := readMitigation(seedsCSV)
 	if err != nil {
 		return err
 	}
-	res, err := fairstudy.ReadMitigationCSV(f)
-	f.Close()
-	if err != nil {
-		return err
+	if *from && *rows != "" {
+		peers, had, err := fairstudy.PeerRows(*rows, c.Tables, c.Seeds, c.Draws, stderr)
+		if err != nil {
+			return err
+		}
+		if len(had) > 0 {
+			res = fairstudy.WithPeers(res, peers, had)
+			if err := writeWith(seedsCSV, func(w io.Writer) error { return fairstudy.WriteMitigationCSV(w, res) }); err != nil {
+				return err
+			}
+			if res, err = readMitigation(seedsCSV); err != nil { // as written, 5 decimals
+				return err
+			}
+		}
 	}
 	sums := fairstudy.SummariseMitigation(res)
 	if err := writeWith(filepath.Join(*out, "mitigation_summary.csv"), func(w io.Writer) error { return fairstudy.WriteMitigationSummaryCSV(w, sums) }); err != nil {
@@ -103,6 +113,16 @@ func runMitigation(ctx context.Context, args []string, stdout, stderr io.Writer)
 		}
 	}
 	return nil
+}
+
+// readMitigation reads the study's per-seed file.
+func readMitigation(path string) ([]fairstudy.MitigationRow, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return fairstudy.ReadMitigationCSV(f)
 }
 
 // writeWith creates path and writes it with write.

@@ -20,7 +20,7 @@ import (
 	"github.com/invmmd/invmmd/invmmd/tabular"
 )
 
-// The mitigation study (issue 44): on public tables with the attribute complete, the
+// The mitigation study: on public tables with the attribute complete, the
 // attribute is hidden on part of the training rows by a documented rule; fit's models are
 // trained with the attribute partly missing (none, obs, ip, dr over λ), the oracle (full)
 // with it whole, and every model's test scores are evaluated on complete held-out rows by
@@ -276,48 +276,30 @@ func mitigationSeed(ctx context.Context, c MitigationConfig, t MitigationTable, 
 		return nil, err
 	}
 	defer po.Close()
-	test := p.Data.Splits.Test
-	yt, zt := ints(test.Y), ints(po.Data.Splits.Test.Z)
-	tr := p.Data.Splits.Train
-	rate := 0.0
+	test, tr := p.Data.Splits.Test, p.Data.Splits.Train
+	e := evaluation{table: t.Name, seed: seed, y: ints(test.Y), z: ints(po.Data.Splits.Test.Z), draws: c.Draws, log: log}
 	for _, v := range tr.Y {
-		rate += v
+		e.rate += v
 	}
-	rate /= float64(tr.Len())
-	var hid, hidG, nG float64
+	e.rate /= float64(tr.Len())
+	var nG float64
 	for i := range s.y {
 		if s.split[i] == "train" {
-			hid += b2f(s.hidden[i])
-			hidG += b2f(s.hidden[i] && s.z[i] == 1)
+			e.hid += b2f(s.hidden[i])
+			e.hidG += b2f(s.hidden[i] && s.z[i] == 1)
 			nG += float64(s.z[i])
 		}
 	}
-	hid /= float64(tr.Len())
-	hidG /= nG
+	e.hid /= float64(tr.Len())
+	e.hidG /= nG
 	var out []MitigationRow
-	eval := func(model string, lambda float64, scores []float64, secs float64) error {
-		r, h, err := fairness.EvaluateScores(scores, yt, zt, fairness.DecisionOptions{Rate: rate, Seed: seed, Draws: c.Draws})
-		if err != nil {
-			return fmt.Errorf("%s (λ %g): %w", model, lambda, err)
-		}
-		for _, d := range []struct {
-			rule string
-			d    fairness.Decisions
-		}{{"rate", r}, {"0.5", h}} {
-			out = append(out, MitigationRow{Table: t.Name, Seed: seed, Model: model, Lambda: lambda, Rule: d.rule, Decisions: d.d,
-				HiddenShare: hid, HiddenGroup: hidG, Seconds: secs})
-		}
-		fmt.Fprintf(log, "mitigation %s seed %d %s λ %g: AUC %.3f, balanced accuracy %.3f, gap %.3f (noise %.3f ± %.3f) at rate %.3f, %.1f s\n",
-			t.Name, seed, model, lambda, r.AUC, r.BalancedAcc, r.Gap, r.NoiseMean, r.NoiseSD, rate, secs)
-		return nil
-	}
 	start := time.Now()
 	aux, _, err := p.FitNuisances(ctx)
 	if err != nil {
 		return nil, err
 	}
 	fmt.Fprintf(log, "mitigation %s seed %d: %d rows (train %d, val %d, test %d), %.0f%% of training rows hidden (%.0f%% of group %s), G and m in %.1f s\n",
-		t.Name, seed, len(s.y), tr.Len(), p.Data.Splits.Val.Len(), test.Len(), 100*hid, 100*hidG, t.Group, time.Since(start).Seconds())
+		t.Name, seed, len(s.y), tr.Len(), p.Data.Splits.Val.Len(), test.Len(), 100*e.hid, 100*e.hidG, t.Group, time.Since(start).Seconds())
 	auxO, _, err := po.FitNuisances(ctx)
 	if err != nil {
 		return nil, err
@@ -353,9 +335,11 @@ func mitigationSeed(ctx context.Context, c MitigationConfig, t MitigationTable, 
 		if f.m == method.Full {
 			name = "oracle"
 		}
-		if err := eval(name, f.l, scores, time.Since(start).Seconds()); err != nil {
+		rows, err := e.rows(name, f.l, scores, time.Since(start).Seconds())
+		if err != nil {
 			return nil, err
 		}
+		out = append(out, rows...)
 	}
 	if c.Dir == "" {
 		return out, nil
@@ -364,14 +348,120 @@ func mitigationSeed(ctx context.Context, c MitigationConfig, t MitigationTable, 
 	if err := exportRows(dir, p.Data.Splits, po.Data.Splits); err != nil {
 		return nil, err
 	}
-	peers, err := readScores(dir, test.Len())
+	peers, err := peerRows(dir, t.Name, seed, c.Draws, log)
 	if err != nil {
 		return nil, err
 	}
-	for _, sc := range peers {
-		if err := eval(sc.name, math.NaN(), sc.scores, 0); err != nil {
+	return append(out, peers...), nil
+}
+
+// evaluation evaluates one seed's models: on the held-out rows' labels and complete
+// attribute, at the training prevalence, with the seed's ties; hid and hidG are the shares
+// of training rows hidden overall and in the attribute's group.
+type evaluation struct {
+	table           string
+	seed            uint64
+	y, z            []int
+	rate, hid, hidG float64
+	draws           int
+	log             io.Writer
+}
+
+// rows evaluates one model's test scores at the training prevalence and at 0.5.
+func (e evaluation) rows(model string, lambda float64, scores []float64, secs float64) ([]MitigationRow, error) {
+	r, h, err := fairness.EvaluateScores(scores, e.y, e.z, fairness.DecisionOptions{Rate: e.rate, Seed: e.seed, Draws: e.draws})
+	if err != nil {
+		return nil, fmt.Errorf("%s (λ %g): %w", model, lambda, err)
+	}
+	fmt.Fprintf(e.log, "mitigation %s seed %d %s λ %g: AUC %.3f, balanced accuracy %.3f, gap %.3f (noise %.3f ± %.3f) at rate %.3f, %.1f s\n",
+		e.table, e.seed, model, lambda, r.AUC, r.BalancedAcc, r.Gap, r.NoiseMean, r.NoiseSD, e.rate, secs)
+	row := MitigationRow{Table: e.table, Seed: e.seed, Model: model, Lambda: lambda, HiddenShare: e.hid, HiddenGroup: e.hidG, Seconds: secs}
+	atRate, atHalf := row, row
+	atRate.Rule, atRate.Decisions = "rate", r
+	atHalf.Rule, atHalf.Decisions = "0.5", h
+	return []MitigationRow{atRate, atHalf}, nil
+}
+
+// PeerRows evaluates the score files that scripts/fairness/mitigation_peer.py wrote beside
+// the study's exported rows, DIR/TABLE/seedS/scores_NAME.csv, for every table and seed whose
+// folder holds any, as the study evaluates its own models (the same rows, rate, ties and
+// noise): so Fairlearn's scores join a committed study without fitting it again. A folder
+// without score files gives no rows; the second result lists the folders that had some.
+func PeerRows(dir string, tables []MitigationTable, seeds []uint64, draws int, log io.Writer) ([]MitigationRow, map[string]bool, error) {
+	var out []MitigationRow
+	had := map[string]bool{}
+	for _, t := range tables {
+		for _, s := range seeds {
+			d := filepath.Join(dir, t.Name, "seed"+strconv.FormatUint(s, 10))
+			rows, err := peerRows(d, t.Name, s, draws, log)
+			if err != nil {
+				return nil, nil, err
+			}
+			if len(rows) > 0 {
+				had[t.Name+"/"+strconv.FormatUint(s, 10)] = true
+			}
+			out = append(out, rows...)
+		}
+	}
+	return out, had, nil
+}
+
+// peerRows evaluates the score files of one exported folder (none: no rows), reading the
+// labels, attribute, prevalence and hidden shares back from its train.csv and test.csv.
+func peerRows(dir, table string, seed uint64, draws int, log io.Writer) ([]MitigationRow, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "scores_*.csv"))
+	if err != nil || len(files) == 0 {
+		return nil, err
+	}
+	slices.Sort(files)
+	if log == nil {
+		log = io.Discard
+	}
+	e := evaluation{table: table, seed: seed, draws: draws, log: log}
+	test, err := tabular.ReadFile(filepath.Join(dir, "test.csv"), []string{"y", "z"})
+	if err != nil {
+		return nil, err
+	}
+	for i := range test.Len() {
+		y, err1 := strconv.Atoi(test.Column("y").Value(i))
+		z, err2 := strconv.Atoi(test.Column("z").Value(i))
+		if err1 != nil || err2 != nil {
+			return nil, fmt.Errorf("%s/test.csv: row %d: want whole numbers y and z", dir, i+1)
+		}
+		e.y, e.z = append(e.y, y), append(e.z, z)
+	}
+	train, err := tabular.ReadFile(filepath.Join(dir, "train.csv"), []string{"y", "z", "z_full", "split"})
+	if err != nil {
+		return nil, err
+	}
+	var n, nG float64
+	for i := range train.Len() {
+		if train.Column("split").Value(i) != "train" {
+			continue
+		}
+		hidden, inG := train.Column("z").IsMissing(i), train.Column("z_full").Value(i) == "1"
+		n++
+		e.rate += b2f(train.Column("y").Value(i) == "1")
+		e.hid += b2f(hidden)
+		e.hidG += b2f(hidden && inG)
+		nG += b2f(inG)
+	}
+	e.rate, e.hid, e.hidG = e.rate/n, e.hid/n, e.hidG/nG
+	var out []MitigationRow
+	for _, f := range files {
+		tab, err := tabular.ReadFile(f, []string{"score"})
+		if err != nil {
 			return nil, err
 		}
+		c := tab.Column("score")
+		if !c.Numeric || tab.Len() != len(e.y) {
+			return nil, fmt.Errorf("%s: want a numeric column score of %d rows (one per test row), got %d", f, len(e.y), tab.Len())
+		}
+		rows, err := e.rows(strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), "scores_"), ".csv"), math.NaN(), c.Num, 0)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rows...)
 	}
 	return out, nil
 }
@@ -437,31 +527,27 @@ func exportRows(dir string, sp, whole dataset.Splits) error {
 	return write("test.csv", []*dataset.Set{sp.Test}, nil)
 }
 
-type peerScores struct {
-	name   string
-	scores []float64
-}
-
-// readScores reads dir/scores_NAME.csv (one column score, one row per test row), sorted by
-// NAME; none is no error.
-func readScores(dir string, n int) ([]peerScores, error) {
-	files, err := filepath.Glob(filepath.Join(dir, "scores_*.csv"))
-	if err != nil {
-		return nil, err
+// WithPeers returns rows with the score files' rows of every table and seed that had score
+// files (PeerRows) in place of those rows had: each table and seed's own models first, then
+// its score files', as a full run orders them.
+func WithPeers(rows, peers []MitigationRow, had map[string]bool) []MitigationRow {
+	key := func(r MitigationRow) string { return r.Table + "/" + strconv.FormatUint(r.Seed, 10) }
+	own := func(r MitigationRow) bool {
+		return slices.Contains([]string{"none", "obs", "ip", "dr", "oracle"}, r.Model)
 	}
-	slices.Sort(files)
-	var out []peerScores
-	for _, f := range files {
-		tab, err := tabular.ReadFile(f, []string{"score"})
-		if err != nil {
-			return nil, err
+	var out []MitigationRow
+	for i, r := range rows {
+		if had[key(r)] && !own(r) {
+			continue
 		}
-		c := tab.Column("score")
-		if !c.Numeric || tab.Len() != n {
-			return nil, fmt.Errorf("%s: want a numeric column score of %d rows (one per test row), got %d", f, n, tab.Len())
+		out = append(out, r)
+		if last := i == len(rows)-1 || key(rows[i+1]) != key(r); last && had[key(r)] {
+			for _, p := range peers {
+				if key(p) == key(r) {
+					out = append(out, p)
+				}
+			}
 		}
-		name := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), "scores_"), ".csv")
-		out = append(out, peerScores{name, slices.Clone(c.Num)})
 	}
-	return out, nil
+	return out
 }

@@ -232,7 +232,7 @@ func Verdicts(sums []MitigationSummary) []Verdict {
 // 0.5), then the verdicts.
 func MitigationMarkdown(sums []MitigationSummary, seeds int, lambdas string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Mitigation with the attribute partly missing (issue 44)\n\n")
+	fmt.Fprintf(&b, "# Mitigation with the attribute partly missing\n\n")
 	fmt.Fprintf(&b, "%d seeds; λ %s; decisions on complete held-out rows. Numbers are means ± standard errors over the seeds. "+
 		"The gap is equalized_odds_difference; its noise is the gap of a random ranking selecting as many rows (mean, sd and 95th percentile over 200 draws, averaged over seeds). "+
 		"Flags count seeds: within = gap ≤ the noise's 95th percentile; collapsed = the rarer decision under 1%% of rows; low AUC = AUC < 0.55.\n", seeds, lambdas)

@@ -55,6 +55,8 @@ func TestEveryFitFlagIsInTheSettings(t *testing.T) {
 				*p = append(*p, 7)
 			case *[]string:
 				*p = append(*p, "other")
+			case *[]float64:
+				*p = append(*p, 2, 3)
 			default:
 				t.Errorf("%s (-%s): a %T this test cannot change; teach it", path+f.Name, name, p)
 				continue
