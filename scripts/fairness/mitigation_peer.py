@@ -25,8 +25,12 @@ decision, one row per test.csv row, in order) for
   fairlearn_to_{cc,oracle}        ThresholdOptimizer(that LR, constraints="equalized_odds",
                                   predict_method="predict_proba"); it needs the attribute at
                                   prediction time: it is given test.csv's z
-where cc trains on the rows whose z is present (what a Fairlearn user can do: it fails on a
-missing group) and oracle on every row with z_full. peer_meta.json records the versions, the
+and, with --balanced, the same EG and TO models with balanced error as the objective (NAME_bal:
+ErrorRate(costs fp = 1/(2(1-p)), fn = 1/(2p)), p the training prevalence; objective =
+"balanced_accuracy_score"): at a low prevalence the accuracy objective makes both near-constant
+(ThresholdOptimizer then rejects everyone; its score is constant). cc trains on the rows whose z
+is present (what a Fairlearn user can do: it fails on a missing group) and oracle on every row
+with z_full. peer_meta.json records the versions, the
 bounds, the rows used and the seconds per model. Existing score files are kept unless --force.
 Randomness (numpy's global state, used by ThresholdOptimizer's tie handling) is seeded from S.
 """
@@ -68,10 +72,10 @@ def load(folder):
             tr["z_full"].to_numpy(int), te[xs].to_numpy(float), te["z"].to_numpy(int))
 
 
-def models(bounds):
+def models(bounds, balanced):
     """NAME -> (training rows "cc"/"oracle", fit(X, y, z) returning score(Xte, zte))."""
     from fairlearn.postprocessing import ThresholdOptimizer
-    from fairlearn.reductions import EqualizedOdds, ExponentiatedGradient
+    from fairlearn.reductions import EqualizedOdds, ErrorRate, ExponentiatedGradient
 
     def lr():
         return LogisticRegression(max_iter=1000)
@@ -80,27 +84,35 @@ def models(bounds):
         m = lr().fit(X, y)
         return lambda Xt, zt: m.predict_proba(Xt)[:, 1]
 
-    def fit_eg(b):
+    def fit_eg(b, bal):
         def fit(X, y, z):
-            m = ExponentiatedGradient(lr(), EqualizedOdds(difference_bound=b)).fit(X, y, sensitive_features=z)
+            p = y.mean()  # balanced error = FP/(2(1-p)) + FN/(2p), as rates of all rows
+            obj = ErrorRate(costs={"fp": 0.5 / (1 - p), "fn": 0.5 / p}) if bal else None
+            m = ExponentiatedGradient(lr(), EqualizedOdds(difference_bound=b), objective=obj)
+            m.fit(X, y, sensitive_features=z)
             return lambda Xt, zt: np.asarray(m._pmf_predict(Xt))[:, 1]
         return fit
 
-    def fit_to(X, y, z):
-        m = ThresholdOptimizer(estimator=lr(), constraints="equalized_odds", prefit=False,
-                               predict_method="predict_proba").fit(X, y, sensitive_features=z)
-        return lambda Xt, zt: np.asarray(m._pmf_predict(Xt, sensitive_features=zt))[:, 1]
+    def fit_to(bal):
+        def fit(X, y, z):
+            m = ThresholdOptimizer(estimator=lr(), constraints="equalized_odds", prefit=False,
+                                   objective="balanced_accuracy_score" if bal else "accuracy_score",
+                                   predict_method="predict_proba").fit(X, y, sensitive_features=z)
+            return lambda Xt, zt: np.asarray(m._pmf_predict(Xt, sensitive_features=zt))[:, 1]
+        return fit
 
     out = {"fairlearn_lr_cc": ("cc", fit_lr)}
-    for rows in ("cc", "oracle"):
-        for b in bounds:
-            out[f"fairlearn_eg_{rows}_b{b:g}"] = (rows, fit_eg(b))
-        out[f"fairlearn_to_{rows}"] = (rows, fit_to)
+    for bal in (False, True) if balanced else (False,):
+        sfx = "_bal" if bal else ""
+        for rows in ("cc", "oracle"):
+            for b in bounds:
+                out[f"fairlearn_eg_{rows}_b{b:g}{sfx}"] = (rows, fit_eg(b, bal))
+            out[f"fairlearn_to_{rows}{sfx}"] = (rows, fit_to(bal))
     return out
 
 
-def run_folder(folder, seed, bounds, force, meta_base):
-    todo = {n: v for n, v in models(bounds).items()
+def run_folder(folder, seed, bounds, balanced, force, meta_base):
+    todo = {n: v for n, v in models(bounds, balanced).items()
             if force or not os.path.exists(os.path.join(folder, f"scores_{n}.csv"))}
     if not todo:
         return 0
@@ -129,6 +141,8 @@ def main():
     ap.add_argument("--force", action="store_true", help="recompute existing score files")
     ap.add_argument("--fairlearn-src", default=os.environ.get("FAIRLEARN_SRC"))
     ap.add_argument("--bounds", default="0.01,0.02,0.05,0.1")
+    ap.add_argument("--balanced", action="store_true",
+                    help="also the _bal variants: balanced error/accuracy as the objective")
     a = ap.parse_args()
     fl = import_fairlearn(a.fairlearn_src)
     bounds = [float(b) for b in a.bounds.split(",")]
@@ -141,7 +155,7 @@ def main():
     print(f"fairlearn {fl.__version__} ({meta_base['fairlearn_source']}), scikit-learn {sklearn.__version__}")
     for f in folders:
         seed = int(re.fullmatch(r"seed(\d+)", os.path.basename(os.path.dirname(f))).group(1))
-        n = run_folder(f, seed, bounds, a.force, meta_base)
+        n = run_folder(f, seed, bounds, a.balanced, a.force, meta_base)
         print(f"{f}: {n} score files written")
 
 
