@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/invmmd/invmmd/invmmd/experiments"
+	"github.com/invmmd/invmmd/invmmd/experiments/store"
 )
 
 // runCalibration runs the calibration study of the invariance test (invmmd test): its size
@@ -74,7 +75,7 @@ func runCalibration(ctx context.Context, args []string, stdout, stderr io.Writer
 		return err
 	}
 	// The figure from the tables as written, as invmmd figures draws it.
-	if _, err := (experiments.CalibrationStudy{}).Figures(dir, drawer{}, io.Discard); err != nil {
+	if _, err := experiments.CalibrationFigures(dir, drawer{}, io.Discard); err != nil {
 		return err
 	}
 	base := filepath.Join(dir, "calibration")
@@ -86,7 +87,8 @@ func runCalibration(ctx context.Context, args []string, stdout, stderr io.Writer
 
 // runToolCalibration runs experiments.RunToolCalibration: the calibration of invmmd test and
 // invmmd estimate as a user runs them. Finished tables are kept under OUT/fits/calibration_tool
-// (one JSON line per table), so that an interrupted run continues where it stopped.
+// (one result file per table, package store), so that an interrupted run continues where it
+// stopped.
 func runToolCalibration(ctx context.Context, quick bool, out string, workers int, checkOnly, force bool, stdout, stderr io.Writer) error {
 	cfg := experiments.ToolCalibrationPaper()
 	if quick {
@@ -104,7 +106,7 @@ func runToolCalibration(ctx context.Context, quick bool, out string, workers int
 	if err := guardStudy(dir, "calibration_tool", rec, force); err != nil {
 		return err
 	}
-	runs := filepath.Join(dir, "fits", "calibration_tool")
+	runs := store.Dir(dir, "calibration_tool")
 	if checkOnly {
 		fmt.Fprintf(stdout, "calibration -commands: %v Z, n %v; results under %s, finished tables kept in %s\n", cfg.Kinds, cfg.Sizes, dir, runs)
 		return nil
@@ -114,7 +116,7 @@ func runToolCalibration(ctx context.Context, quick bool, out string, workers int
 	}
 	cfg.Progress = stderr
 	t0 := time.Now()
-	res, err := experiments.RunToolCalibration(ctx, cfg, runs)
+	res, err := experiments.RunToolCalibration(ctx, cfg, dir)
 	if err != nil {
 		return fmt.Errorf("calibration -commands: %w (the finished tables are kept in %s; rerun to continue)", err, runs)
 	}
@@ -122,7 +124,7 @@ func runToolCalibration(ctx context.Context, quick bool, out string, workers int
 		return err
 	}
 	// The figures from the tables as written, as invmmd figures draws them.
-	if _, err := (experiments.CalibrationStudy{}).Figures(dir, drawer{}, io.Discard); err != nil {
+	if _, err := experiments.CalibrationFigures(dir, drawer{}, io.Discard); err != nil {
 		return err
 	}
 	fmt.Fprint(stdout, res.Markdown())

@@ -98,24 +98,22 @@ func (drawer) Objectives(base, title string, objectives []string, rows [][]resul
 }
 
 // commandFor returns the command of study s: the sweep command of an experiment (with the
-// shared flags and its options' own), or the command of a bespoke study's kind. A study of
-// a kind the command line does not know gets a command that says so.
+// shared flags and its options' own, runSweep), or the command of a bespoke study, whose
+// flags and run are the command line's. A bespoke study without one gets a command that
+// says so.
 func commandFor(s experiments.Study) command {
-	c := command{name: s.Name(), summary: s.Summary()}
-	switch s := s.(type) {
-	case experiments.SweepStudy:
-		return sweepCommand(s)
-	case experiments.VarianceStudy:
-		c.run = runVariance
-	case experiments.CalibrationStudy:
-		c.run = runCalibration
-	case experiments.Prop1Study:
-		c.run = runProp1
-	case experiments.DiagnosisStudy:
-		c.run = runDiagnose
-	default:
+	bespoke := map[string]func(context.Context, []string, io.Writer, io.Writer) error{
+		"variance": runVariance, "calibration": runCalibration, "prop1": runProp1, "diagnose": runDiagnose,
+	}
+	c := command{name: s.Name, summary: s.Summary, run: bespoke[s.Name]}
+	switch {
+	case s.Sweep != nil:
+		c.run = func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+			return runSweep(ctx, s, args, stdout, stderr)
+		}
+	case c.run == nil:
 		c.run = func(context.Context, []string, io.Writer, io.Writer) error {
-			return fmt.Errorf("%s: the command line has no command for a study of kind %T", s.Name(), s)
+			return fmt.Errorf("%s: the command line has no command for this study", s.Name)
 		}
 	}
 	return c
