@@ -80,70 +80,59 @@ func calibrationStudy() Study {
 }
 
 // CalibrationFigures redraws the calibration study's figures from their tables under
-// out/tables: the test's calibration (calibration.png) when there is a calibration.csv,
-// and the commands' (calibration_tool.png, toolCalibrationFigure) when there is a
-// calibration_tool.csv.
+// out/tables: the test's calibration (calibration.png, from calibration.csv and
+// calibration_null.csv) when there is a calibration.csv, and the commands'
+// (calibration_tool.png, from calibration_tool.csv and calibration_tool_se.csv) when there
+// is a calibration_tool.csv, each at the level α its _config.json records.
 func CalibrationFigures(out string, d Drawer, _ io.Writer) ([]string, error) {
-	drawn, err := calibrationFigure(out, d)
-	if err != nil {
-		return nil, err
+	t := filepath.Join(out, "tables")
+	var files []string
+	for _, name := range []string{"calibration", "calibration_tool"} {
+		if _, err := os.Stat(filepath.Join(t, name+".csv")); err != nil {
+			continue
+		}
+		alpha, err := studyAlpha(filepath.Join(t, name+"_config.json"))
+		if err != nil {
+			return nil, err
+		}
+		base := filepath.Join(out, name)
+		if name == "calibration" {
+			err = drawCalibration(t, base, alpha, d)
+		} else {
+			err = drawToolCalibration(t, base, alpha, d)
+		}
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, base+".png", base+".svg")
 	}
-	tool, err := toolCalibrationFigure(out, d)
-	return append(drawn, tool...), err
+	return files, nil
 }
 
-// calibrationFigure redraws the figure from out/tables/calibration.csv,
-// calibration_null.csv and the level α of calibration_config.json, when there is a
-// calibration.csv.
-func calibrationFigure(out string, d Drawer) ([]string, error) {
-	t := filepath.Join(out, "tables")
-	if _, err := os.Stat(filepath.Join(t, "calibration.csv")); err != nil {
-		return nil, nil
-	}
+// drawCalibration draws the test's calibration from the tables under t into base.
+func drawCalibration(t, base string, alpha float64, d Drawer) error {
 	rows, err := results.ReadCalibrationCSV(filepath.Join(t, "calibration.csv"))
 	if err != nil {
-		return nil, err
+		return err
 	}
 	null, err := results.ReadCalibrationNullCSV(filepath.Join(t, "calibration_null.csv"))
 	if err != nil {
-		return nil, err
+		return err
 	}
-	alpha, err := studyAlpha(filepath.Join(t, "calibration_config.json"))
-	if err != nil {
-		return nil, err
-	}
-	base := filepath.Join(out, "calibration")
-	if err := d.Calibration(base, rows, null, alpha); err != nil {
-		return nil, err
-	}
-	return []string{base + ".png", base + ".svg"}, nil
+	return d.Calibration(base, rows, null, alpha)
 }
 
-// toolCalibrationFigure redraws the figure of calibration -commands from
-// out/tables/calibration_tool.csv, calibration_tool_se.csv and the level α of
-// calibration_tool_config.json, when there is a calibration_tool.csv.
-func toolCalibrationFigure(out string, d Drawer) ([]string, error) {
-	t := filepath.Join(out, "tables")
-	if _, err := os.Stat(filepath.Join(t, "calibration_tool.csv")); err != nil {
-		return nil, nil
-	}
+// drawToolCalibration draws the commands' calibration from the tables under t into base.
+func drawToolCalibration(t, base string, alpha float64, d Drawer) error {
 	rows, err := results.ReadToolCalibrationCSV(filepath.Join(t, "calibration_tool.csv"))
 	if err != nil {
-		return nil, err
+		return err
 	}
 	se, err := results.ReadSECalibrationCSV(filepath.Join(t, "calibration_tool_se.csv"))
 	if err != nil {
-		return nil, err
+		return err
 	}
-	alpha, err := studyAlpha(filepath.Join(t, "calibration_tool_config.json"))
-	if err != nil {
-		return nil, err
-	}
-	base := filepath.Join(out, "calibration_tool")
-	if err := d.ToolCalibration(base, rows, se, alpha); err != nil {
-		return nil, err
-	}
-	return []string{base + ".png", base + ".svg"}, nil
+	return d.ToolCalibration(base, rows, se, alpha)
 }
 
 // studyAlpha reads the level α a calibration study recorded in its config file.

@@ -96,19 +96,10 @@ func simulationStudy() Study {
 		Name:    "sim",
 		Summary: "Experiment 1: the simulation, every method × seeds × λ",
 		Build: func(quick bool, batch int, o SimulationOptions) (Experiment, error) {
-			size := SimulationPaper
-			if quick {
-				size = SimulationQuick
-			}
-			if batch > 0 {
-				size.Batch = batch
-			}
-			exp := Simulation(size)
 			if o.PaperSplit {
-				exp = SimulationPaperSplit(size)
+				return simulationSized(quick, batch, SimulationPaperSplit), nil
 			}
-			exp.Size = size
-			return exp, nil
+			return simulationSized(quick, batch, Simulation), nil
 		},
 		Variants: func() []SimulationOptions { return []SimulationOptions{{PaperSplit: true}} },
 		Batch:    true,
@@ -118,4 +109,19 @@ func simulationStudy() Study {
 			{Options: SimulationOptions{PaperSplit: true}, PaperOnly: true, Full: 1251 * time.Second},
 		},
 	})
+}
+
+// simulationSized returns the simulation experiment build makes at paper or quick size,
+// with batch rows per step of h when batch > 0, its size recorded.
+func simulationSized(quick bool, batch int, build func(SimulationSize) Experiment) Experiment {
+	size := SimulationPaper
+	if quick {
+		size = SimulationQuick
+	}
+	if batch > 0 {
+		size.Batch = batch
+	}
+	exp := build(size)
+	exp.Size = size
+	return exp
 }

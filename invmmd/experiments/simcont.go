@@ -48,16 +48,7 @@ func simulationContinuousStudy() Study {
 		Name:    "simcont",
 		Summary: "the simulation with a continuous nuisance: the joint MMD² of the paper's appendix H, every method × seeds × λ",
 		Build: func(quick bool, batch int, _ struct{}) (Experiment, error) {
-			size := SimulationPaper
-			if quick {
-				size = SimulationQuick
-			}
-			if batch > 0 {
-				size.Batch = batch
-			}
-			exp := SimulationContinuous(size)
-			exp.Size = size
-			return exp, nil
+			return simulationSized(quick, batch, SimulationContinuous), nil
 		},
 		Batch: true,
 		Sweep: RunConfig{Methods: method.Paper(), Lambdas: []float64{1, 5}, Seeds: PaperSeeds()},
