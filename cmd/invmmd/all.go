@@ -33,7 +33,7 @@ func defaultJobs() int {
 	return min(runtime.NumCPU(), 8)
 }
 
-// mainJobText says what the main job runs, in order, from the registry: each step's
+// mainJobText says what the main job runs, in order, from the study list: each step's
 // command line, those left out with -quick marked.
 func mainJobText() string {
 	quick := map[string]bool{}
@@ -51,7 +51,7 @@ func mainJobText() string {
 	return strings.Join(parts, ", ")
 }
 
-// runAll runs the main job, every experiment of the registry that is part of it and the
+// runAll runs the main job, every experiment of the study list that is part of it and the
 // variance study, into one folder. Before the first fit it checks every step (its flags,
 // its inputs such as MNIST, the textures and the flchain CSV, and the tables it would
 // replace), so that a missing input is reported at once rather than after hours of

@@ -2,9 +2,10 @@ package main
 
 import (
 	"fmt"
-	"github.com/invmmd/invmmd/invmmd/experiments"
 	"io"
 	"time"
+
+	"github.com/invmmd/invmmd/invmmd/experiments"
 )
 
 // eta estimates how long the main job's remaining steps take: the recorded time of each

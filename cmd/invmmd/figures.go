@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// runFigures redraws the figures of every study of the registry from the tables under
+// runFigures redraws the figures of every study of the list (experiments.Studies) from the tables under
 // OUT/tables, without training anything (each study's Figures: the results figures of the
 // experiments' tables, with the comparisons of their objectives and layers, and the
 // bespoke studies' figures). A results table no study stores under its name is skipped

@@ -5,7 +5,7 @@
 //
 //	invmmd <command> [flags]
 //
-// The commands are, first, one per study of the registry (package experiments,
+// The commands are, first, one per study of the list (package experiments,
 // experiments.Studies): the paper's experiments (sim, tmnist, clinical), the simulation
 // with a continuous nuisance (simcont), the variance study of appendix B.3 (variance), the
 // invariance test's calibration (calibration), Proposition 2 (prop1) and the step-by-step
