@@ -172,7 +172,7 @@ func TestContributingMatchesTheRegistry(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, v := range listsStudies(fset, f, names) {
-				t.Errorf("%s/%s:%d: %s: only the registry lists the studies", r, name, v.pos.Line, v.what)
+				t.Errorf("%s/%s:%d: %s: only experiments.Studies lists the studies", r, name, v.pos.Line, v.what)
 			}
 		}
 	}

@@ -15,7 +15,7 @@ import (
 )
 
 // TestResultNamesResolve checks that every name the experiments' results are stored
-// under resolves, through the registry, to its study and to the experiment of that name,
+// under resolves, through the study list, to its study and to the experiment of that name,
 // and that names no variant is named are unknown.
 func TestResultNamesResolve(t *testing.T) {
 	for _, tc := range []struct{ name, study string }{
@@ -48,8 +48,8 @@ func TestResultNamesResolve(t *testing.T) {
 
 // TestVariantNamesRoundTrip: every variant of every sweep is found again by its name,
 // with the same experiment (title and construction), and no two variants share a name.
-// The registry's Describe is asked for every variant on the logit with the paper's
-// objective and every seventh other one (each lookup names every variant of the registry).
+// The list's Describe is asked for every variant on the logit with the paper's
+// objective and every seventh other one (each lookup names every variant of the list).
 func TestVariantNamesRoundTrip(t *testing.T) {
 	for _, s := range Studies() {
 		sw := s.Sweep

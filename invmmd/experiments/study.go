@@ -166,8 +166,9 @@ type StudyList []Study
 // Check checks what the command line, merge and the main job need of the list: each
 // study's name a usable file name and command, a summary, main steps with names of their
 // own, a Sweep's own check (Sweep.check), and no name, or name results are stored under,
-// that is another study's.
+// that is another study's. Each sweep's variants are named once.
 func (l StudyList) Check() error {
+	owner := map[string]int{} // a command's or stored name → 1 + the index of its study
 	for i, s := range l {
 		name := s.Name
 		switch {
@@ -188,18 +189,23 @@ func (l StudyList) Check() error {
 			}
 			seen[st.Name] = true
 		}
-		for _, o := range l[:i] {
-			if o.Name == name || o.Stores(name) || s.Stores(o.Name) {
-				return fmt.Errorf("experiments: study %q: the name is %s's", name, o.Name)
-			}
-			if o.Sweep == nil {
-				continue
-			}
-			for _, v := range o.Sweep.Variants() {
-				if n, err := o.Sweep.VariantName(v); err == nil && s.Stores(n) {
-					return fmt.Errorf("experiments: study %q: its results would be stored under %s, %s's", name, n, o.Name)
+		names := []string{name}
+		if s.Sweep != nil {
+			for _, v := range s.Sweep.Variants() {
+				if n, err := s.Sweep.VariantName(v); err == nil && n != name {
+					names = append(names, n)
 				}
 			}
+		}
+		for k, n := range names {
+			o, taken := owner[n]
+			switch {
+			case taken && k == 0:
+				return fmt.Errorf("experiments: study %q: the name is %s's", name, l[o-1].Name)
+			case taken:
+				return fmt.Errorf("experiments: study %q: its results would be stored under %s, %s's", name, n, l[o-1].Name)
+			}
+			owner[n] = i + 1
 		}
 	}
 	return nil
