@@ -33,15 +33,15 @@ func defaultJobs() int {
 	return min(runtime.NumCPU(), 8)
 }
 
-// mainJobText says what the main job runs, in order, from the registry: each step's
+// mainJobText says what the main job runs, in order, from the study list: each step's
 // command line, those left out with -quick marked.
 func mainJobText() string {
 	quick := map[string]bool{}
-	for _, st := range experiments.MainJob(true) {
+	for _, st := range studies.MainJob(true) {
 		quick[st.Name] = true
 	}
 	var parts []string
-	for _, st := range experiments.MainJob(false) {
+	for _, st := range studies.MainJob(false) {
 		p := strings.Join(st.Args, " ")
 		if !quick[st.Name] {
 			p += " (not with -quick)"
@@ -51,21 +51,21 @@ func mainJobText() string {
 	return strings.Join(parts, ", ")
 }
 
-// runAll runs the main job, every experiment of the registry that is part of it and the
+// runAll runs the main job, every experiment of the study list that is part of it and the
 // variance study, into one folder. Before the first fit it checks every step (its flags,
 // its inputs such as MNIST, the textures and the flchain CSV, and the tables it would
 // replace), so that a missing input is reported at once rather than after hours of
 // earlier steps. Once ctx is done it stops (forwarding the signal to its shard processes
 // and waiting for them), keeping every finished fit, and says how to go on. Before the
 // first step it prints the steps and an estimate of the total, and after each the time
-// elapsed and an estimate of the time left (eta: the recorded step times of stepTimes,
+// elapsed and an estimate of the time left (eta: the step times each study records,
 // scaled by this run's pace).
 func runAll(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("all", "[-quick] [-out DIR] [-resume] [-jobs N] [-experiments NAME,...] [-force] [-check]", stdout, stderr, func() string {
 		return "Runs " + mainJobText() + ",\nin this order, with their default methods, λ and seeds.\n" +
 			"Every step is checked (flags, input data, output folder) before the first fit.\n" +
 			"It prints the steps and an estimate of the total first, and after each step the time elapsed and an\n" +
-			"estimate of the time left: the step times recorded in cmd/invmmd/eta.go, scaled by this run's pace.\n" +
+			"estimate of the time left: the step times recorded with each study, scaled by this run's pace.\n" +
 			"With -jobs N > 1 each experiment runs as N shards (invmmd EXPERIMENT -shard i/N) in parallel processes,\n" +
 			"whose output goes to OUT/logs/, and then invmmd merge assembles its tables; the results are the same."
 	})
@@ -84,7 +84,7 @@ func runAll(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if *jobs < 1 {
 		return fmt.Errorf("all: -jobs %d: want at least 1", *jobs)
 	}
-	steps, err := chooseSteps(experiments.MainJob(*quick), *only)
+	steps, err := chooseSteps(studies.MainJob(*quick), *only)
 	if err != nil {
 		return err
 	}
@@ -120,11 +120,7 @@ func runAll(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := prepareOut(dir); err != nil {
 		return err
 	}
-	names := make([]string, len(steps))
-	for i, st := range steps {
-		names[i] = st.Name
-	}
-	est := newETA(names, *quick)
+	est := newETA(steps, *quick)
 	est.plan(stderr, *quick)
 	start := time.Now()
 	for _, st := range steps {

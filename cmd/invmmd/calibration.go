@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/invmmd/invmmd/invmmd/experiments"
+	"github.com/invmmd/invmmd/invmmd/experiments/store"
 )
 
 // runCalibration runs the calibration study of the invariance test (invmmd test): its size
@@ -41,15 +42,8 @@ func runCalibration(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	dir, err := outFor(*out, *quick, *force)
+	dir, err := calibrationOut(*out, *quick, *force, "calibration", cfg.Record())
 	if err != nil {
-		return err
-	}
-	rec, err := asRecord(cfg.Record())
-	if err != nil {
-		return err
-	}
-	if err := guardStudy(dir, "calibration", rec, *force); err != nil {
 		return err
 	}
 	if *checkOnly {
@@ -70,15 +64,10 @@ func runCalibration(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
-	if err := res.Write(dir); err != nil {
-		return err
-	}
-	// The figure from the tables as written, as invmmd figures draws it.
-	if _, err := (experiments.CalibrationStudy{}).Figures(dir, drawer{}, io.Discard); err != nil {
+	if err := writeCalibration(dir, res, stdout); err != nil {
 		return err
 	}
 	base := filepath.Join(dir, "calibration")
-	fmt.Fprint(stdout, res.Markdown())
 	fmt.Fprintf(stdout, "calibration: done in %s; wrote %s/tables/calibration{.csv,_null.csv,.md,_config.json}, %s.png, %s.svg\n",
 		time.Since(t0).Round(time.Second), dir, base, base)
 	return nil
@@ -86,25 +75,19 @@ func runCalibration(ctx context.Context, args []string, stdout, stderr io.Writer
 
 // runToolCalibration runs experiments.RunToolCalibration: the calibration of invmmd test and
 // invmmd estimate as a user runs them. Finished tables are kept under OUT/fits/calibration_tool
-// (one JSON line per table), so that an interrupted run continues where it stopped.
+// (one result file per table, package store), so that an interrupted run continues where it
+// stopped.
 func runToolCalibration(ctx context.Context, quick bool, out string, workers int, checkOnly, force bool, stdout, stderr io.Writer) error {
 	cfg := experiments.ToolCalibrationPaper()
 	if quick {
 		cfg = experiments.ToolCalibrationQuick()
 	}
 	cfg.Workers = workers
-	dir, err := outFor(out, quick, force)
+	dir, err := calibrationOut(out, quick, force, "calibration_tool", cfg.Record())
 	if err != nil {
 		return err
 	}
-	rec, err := asRecord(cfg.Record())
-	if err != nil {
-		return err
-	}
-	if err := guardStudy(dir, "calibration_tool", rec, force); err != nil {
-		return err
-	}
-	runs := filepath.Join(dir, "fits", "calibration_tool")
+	runs := store.Dir(dir, "calibration_tool")
 	if checkOnly {
 		fmt.Fprintf(stdout, "calibration -commands: %v Z, n %v; results under %s, finished tables kept in %s\n", cfg.Kinds, cfg.Sizes, dir, runs)
 		return nil
@@ -114,19 +97,45 @@ func runToolCalibration(ctx context.Context, quick bool, out string, workers int
 	}
 	cfg.Progress = stderr
 	t0 := time.Now()
-	res, err := experiments.RunToolCalibration(ctx, cfg, runs)
+	res, err := experiments.RunToolCalibration(ctx, cfg, dir)
 	if err != nil {
 		return fmt.Errorf("calibration -commands: %w (the finished tables are kept in %s; rerun to continue)", err, runs)
 	}
-	if err := res.Write(dir); err != nil {
+	if err := writeCalibration(dir, res, stdout); err != nil {
 		return err
 	}
-	// The figures from the tables as written, as invmmd figures draws them.
-	if _, err := (experiments.CalibrationStudy{}).Figures(dir, drawer{}, io.Discard); err != nil {
-		return err
-	}
-	fmt.Fprint(stdout, res.Markdown())
 	fmt.Fprintf(stdout, "calibration -commands: done in %s; wrote %s/tables/calibration_tool{.csv,_se.csv,.md,_config.json}, %s/calibration_tool.png and .svg\n",
 		time.Since(t0).Round(time.Second), dir, dir)
 	return nil
+}
+
+// calibrationOut returns the output folder of a calibration study's -out and -quick
+// (outFor), once guardStudy has checked that the tables NAME there, if any, were made
+// with the settings record.
+func calibrationOut(out string, quick, force bool, name string, record any) (string, error) {
+	dir, err := outFor(out, quick, force)
+	if err != nil {
+		return "", err
+	}
+	rec, err := asRecord(record)
+	if err != nil {
+		return "", err
+	}
+	return dir, guardStudy(dir, name, rec, force)
+}
+
+// writeCalibration writes a calibration study's tables under dir, draws its figures from
+// the tables as written (as invmmd figures draws them) and shows the tables on stdout.
+func writeCalibration(dir string, res interface {
+	Write(dir string) error
+	Markdown() string
+}, stdout io.Writer) error {
+	if err := res.Write(dir); err != nil {
+		return err
+	}
+	if _, err := experiments.CalibrationFigures(dir, drawer{}, io.Discard); err != nil {
+		return err
+	}
+	_, err := fmt.Fprint(stdout, res.Markdown())
+	return err
 }

@@ -19,11 +19,10 @@ import (
 // (-methods, -lambdas, -seeds); the old -method, -lambda and -seed still work for this
 // release, with a warning.
 func runDiagnose(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	var e experiments.SweepStudy
+	var s experiments.Study
 	rest := args
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		s, ok := experiments.Lookup(args[0])
-		if e, _ = s.(experiments.SweepStudy); !ok || e == nil {
+		if s, _ = studies.Lookup(args[0]); s.Sweep == nil {
 			return fmt.Errorf("diagnose: unknown experiment %q (the experiments are the commands listed by invmmd -h; variants are chosen by their flags)", args[0])
 		}
 		rest = args[1:]
@@ -37,9 +36,9 @@ func runDiagnose(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			"experiment commands do."
 	})
 	var opts any
-	if e != nil {
+	if s.Sweep != nil {
 		var err error
-		if opts, err = optionFlags(fs, e); err != nil {
+		if opts, err = optionFlags(fs, s); err != nil {
 			return err
 		}
 	}
@@ -56,7 +55,7 @@ func runDiagnose(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err := parse(fs, rest); err != nil {
 		return err
 	}
-	if e == nil {
+	if s.Sweep == nil {
 		return fmt.Errorf("diagnose: want the experiment first, e.g. invmmd diagnose sim -paper-split -methods dr -lambdas 5 -seeds 1")
 	}
 	ms, err := parseMethods(*methods)
@@ -89,7 +88,7 @@ func runDiagnose(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		}
 		objectives = append(objectives, o)
 	}
-	exp, err := e.Build(*quick, 0, experiments.Variant{Options: opts})
+	exp, err := s.Sweep.Build(*quick, 0, experiments.Variant{Options: opts})
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,8 @@ import (
 	"github.com/invmmd/invmmd/invmmd/experiments"
 	"github.com/invmmd/invmmd/invmmd/figures"
 	"github.com/invmmd/invmmd/invmmd/results"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
 )
 
 // drawer draws the studies' figures with package figures (experiments.Drawer): each
@@ -22,11 +24,7 @@ func (drawer) Results(base, title string, sums []results.Summary, paper map[stri
 	if ex.Majority != nil {
 		opts = append(opts, figures.Majority(*ex.Majority))
 	}
-	plots, err := figures.Results(title, sums, paper, opts...)
-	if err != nil {
-		return err
-	}
-	return figures.SaveGrid(plots, base, figures.ResultsWidth, figures.ResultsHeight)
+	return saveGrid(base, figures.ResultsWidth, figures.ResultsHeight)(figures.Results(title, sums, paper, opts...))
 }
 
 // Examples draws example images, perCell of each (Y, Z) cell.
@@ -40,38 +38,33 @@ func (drawer) Examples(base string, ex experiments.ExampleImages, perCell int) e
 
 // Variance draws the variance study from its points as the table holds them.
 func (drawer) Variance(base string, pts []results.VariancePoint) error {
-	plots, err := figures.Variance(results.VarianceAsWritten(pts))
-	if err != nil {
-		return err
-	}
-	return figures.SaveGrid(plots, base, figures.VarianceWidth, figures.VarianceHeight)
+	return saveGrid(base, figures.VarianceWidth, figures.VarianceHeight)(figures.Variance(results.VarianceAsWritten(pts)))
 }
 
 // Calibration draws the calibration study's rejection rates and null p-values.
 func (drawer) Calibration(base string, rows []results.CalibrationRow, null []results.CalibrationP, alpha float64) error {
-	plots, err := figures.Calibration(rows, null, alpha)
-	if err != nil {
-		return err
-	}
-	return figures.SaveGrid(plots, base, figures.CalibrationWidth, figures.CalibrationHeight)
+	return saveGrid(base, figures.CalibrationWidth, figures.CalibrationHeight)(figures.Calibration(rows, null, alpha))
 }
 
 // ToolCalibration draws the calibration of the commands' tests and standard errors.
 func (drawer) ToolCalibration(base string, rows []results.ToolCalibrationRow, se []results.SECalibrationRow, alpha float64) error {
-	plots, err := figures.ToolCalibration(rows, se, alpha)
-	if err != nil {
-		return err
-	}
-	return figures.SaveGrid(plots, base, figures.ToolCalibrationWidth, figures.ToolCalibrationHeight)
+	return saveGrid(base, figures.ToolCalibrationWidth, figures.ToolCalibrationHeight)(figures.ToolCalibration(rows, se, alpha))
 }
 
 // Diagnosis draws a diagnosed fit's steps, with each objective's kept epoch.
 func (drawer) Diagnosis(base string, steps []results.DiagnosisStep, fit string, labels map[string]string, kept []results.DiagnosisKept) error {
-	plots, err := figures.Diagnosis(steps, fit, labels, kept)
-	if err != nil {
-		return err
+	return saveGrid(base, figures.DiagnosisWidth, figures.DiagnosisHeight)(figures.Diagnosis(steps, fit, labels, kept))
+}
+
+// saveGrid returns what saves a grid of plots, or passes on the error of drawing them, to
+// base.png and base.svg at width × height.
+func saveGrid(base string, width, height vg.Length) func([][]*plot.Plot, error) error {
+	return func(plots [][]*plot.Plot, err error) error {
+		if err != nil {
+			return err
+		}
+		return figures.SaveGrid(plots, base, width, height)
 	}
-	return figures.SaveGrid(plots, base, figures.DiagnosisWidth, figures.DiagnosisHeight)
 }
 
 // Representations draws the comparison of the layer the penalty acts on.
@@ -89,33 +82,27 @@ func (drawer) Objectives(base, title string, objectives []string, rows [][]resul
 	for i, o := range objectives {
 		runs[i] = figures.ObjectiveRun{Objective: o, Rows: rows[i]}
 	}
-	plots, err := figures.Objectives(title, runs, figures.Hints(hints))
-	if err != nil {
-		return err
-	}
 	w, h := figures.ObjectivesSize(len(runs))
-	return figures.SaveGrid(plots, base, w, h)
+	return saveGrid(base, w, h)(figures.Objectives(title, runs, figures.Hints(hints)))
 }
 
 // commandFor returns the command of study s: the sweep command of an experiment (with the
-// shared flags and its options' own), or the command of a bespoke study's kind. A study of
-// a kind the command line does not know gets a command that says so.
+// shared flags and its options' own, runSweep), or the command of a bespoke study, whose
+// flags and run are the command line's. A bespoke study without one gets a command that
+// says so.
 func commandFor(s experiments.Study) command {
-	c := command{name: s.Name(), summary: s.Summary()}
-	switch s := s.(type) {
-	case experiments.SweepStudy:
-		return sweepCommand(s)
-	case experiments.VarianceStudy:
-		c.run = runVariance
-	case experiments.CalibrationStudy:
-		c.run = runCalibration
-	case experiments.Prop1Study:
-		c.run = runProp1
-	case experiments.DiagnosisStudy:
-		c.run = runDiagnose
-	default:
+	bespoke := map[string]func(context.Context, []string, io.Writer, io.Writer) error{
+		"variance": runVariance, "calibration": runCalibration, "prop1": runProp1, "diagnose": runDiagnose,
+	}
+	c := command{name: s.Name, summary: s.Summary, run: bespoke[s.Name]}
+	switch {
+	case s.Sweep != nil:
+		c.run = func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+			return runSweep(ctx, s, args, stdout, stderr)
+		}
+	case c.run == nil:
 		c.run = func(context.Context, []string, io.Writer, io.Writer) error {
-			return fmt.Errorf("%s: the command line has no command for a study of kind %T", s.Name(), s)
+			return fmt.Errorf("%s: the command line has no command for this study", s.Name)
 		}
 	}
 	return c

@@ -4,46 +4,12 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/invmmd/invmmd/invmmd/experiments"
 )
 
-// stepTime is the wall time one step of the main job took when it was measured: its quick
-// form (all -quick) and its paper-size form (all).
-type stepTime struct {
-	Quick, Full time.Duration
-}
-
-// stepTimesSource says where stepTimes come from, for the plan that invmmd all prints.
-const stepTimesSource = "times measured on a 2-vCPU AMD EPYC with -jobs 2 under other load, recorded in cmd/invmmd/eta.go"
-
-// stepTimes are the measured wall times of the main job's steps, by the name their results
-// are stored under (experiments.Step.Name), from which invmmd all estimates its total and
-// the time left. A step missing here (a new experiment) is announced as having no recorded
-// time; add its row once it has been timed.
-//
-// Quick: one run of `go run ./cmd/invmmd all -quick -out /tmp/q` (its own "done in" lines),
-// on a 2-vCPU AMD EPYC (nproc 2, /proc/cpuinfo "AMD EPYC"), -jobs 2 (the default there),
-// while another engineer's builds and tests shared the machine: load average 1.7 at the
-// start, 3.4–4.8 during the simulation, textured-MNIST and clinical steps, 6.7 at the end;
-// 5 min 21 s in all (400 s of user CPU).
-//
-// Full: the wall times of the paper-size steps in their runs' logs, listed per step with
-// the machine in docs/sweeps.md (TestStepTimesMatchTheManual checks the two agree):
-// simulation 1,335 s, its companion with the paper's split 1,251 s and variance 98 s on a
-// 2-vCPU AMD EPYC; clinical 2,190 s as one process on a 2-vCPU Xeon under a load of 12–15;
-// textured MNIST 2,983 s on an earlier 2-core machine (the EPYC ran its checks about 1.4×
-// as long, which the pace scaling of eta absorbs after the first step); the
-// continuous-nuisance simulation about 3,700 s (its fits summed, on a shared 2-vCPU Xeon).
-var stepTimes = map[string]stepTime{
-	"sim":       {Quick: 46 * time.Second, Full: 1335 * time.Second},
-	"sim_mf075": {Full: 1251 * time.Second},
-	"tmnist":    {Quick: 91 * time.Second, Full: 2983 * time.Second},
-	"clinical":  {Quick: 53 * time.Second, Full: 2190 * time.Second},
-	"variance":  {Quick: 39 * time.Second, Full: 98 * time.Second},
-	"simcont":   {Quick: 92 * time.Second, Full: 3700 * time.Second},
-}
-
 // eta estimates how long the main job's remaining steps take: the recorded time of each
-// (stepTimes), scaled by the pace of this run so far, the ratio of the time its finished
+// (experiments.Step's Quick and Full), scaled by the pace of this run so far, the ratio of the time its finished
 // steps took to the time recorded for them. A machine twice as slow as the recorded one
 // doubles every estimate after its first step.
 type eta struct {
@@ -55,15 +21,15 @@ type eta struct {
 	recDone  time.Duration   // the recorded time of those
 }
 
-// newETA returns the estimate for the named steps of the quick or paper-size main job.
-func newETA(names []string, quick bool) *eta {
-	e := &eta{names: names, expected: make([]time.Duration, len(names))}
-	for i, n := range names {
-		t := stepTimes[n]
-		e.expected[i] = t.Full
+// newETA returns the estimate for the steps of the quick or paper-size main job.
+func newETA(steps []experiments.Step, quick bool) *eta {
+	e := &eta{}
+	for _, st := range steps {
+		d := st.Full
 		if quick {
-			e.expected[i] = t.Quick
+			d = st.Quick
 		}
+		e.names, e.expected = append(e.names, st.Name), append(e.expected, d)
 	}
 	return e
 }
@@ -113,7 +79,7 @@ func (e *eta) plan(w io.Writer, quick bool) {
 	}
 	total, unknown := e.left()
 	fmt.Fprintf(w, "invmmd all: %s of the %s main job, about %s in all (%s)%s:\n",
-		plural(len(e.names), "step"), size, roughly(total), stepTimesSource, unknownNote(unknown))
+		plural(len(e.names), "step"), size, roughly(total), experiments.StepTimesSource, unknownNote(unknown))
 	width := 0
 	for _, n := range e.names {
 		width = max(width, len(n))

@@ -16,13 +16,10 @@ import (
 // invmmd all's estimate covers the whole job (the toy experiment of the tests has none).
 func TestEveryMainStepHasATime(t *testing.T) {
 	for _, quick := range []bool{true, false} {
-		for _, st := range experiments.MainJob(quick) {
-			if st.Name == "toy" {
-				continue
-			}
-			rec := stepTimes[st.Name]
-			if d := map[bool]time.Duration{true: rec.Quick, false: rec.Full}[quick]; d <= 0 {
-				t.Errorf("main job (quick %v) step %s has no recorded time in stepTimes", quick, st.Name)
+		e := newETA(experiments.Studies().MainJob(quick), quick)
+		for i, d := range e.expected {
+			if d <= 0 {
+				t.Errorf("main job (quick %v) step %s has no recorded time", quick, e.names[i])
 			}
 		}
 	}
@@ -31,12 +28,11 @@ func TestEveryMainStepHasATime(t *testing.T) {
 // The estimate of the time left is the remaining steps' recorded times, scaled by the
 // pace of the steps finished so far; steps without a record are counted apart.
 func TestETA(t *testing.T) {
-	saved := stepTimes
-	defer func() { stepTimes = saved }()
-	stepTimes = map[string]stepTime{
-		"a": {Quick: 10 * time.Second, Full: time.Hour},
-		"b": {Quick: 20 * time.Second, Full: 2 * time.Hour},
-		"c": {Quick: 30 * time.Second},
+	times := map[string]experiments.Step{
+		"a": {Name: "a", Quick: 10 * time.Second, Full: time.Hour},
+		"b": {Name: "b", Quick: 20 * time.Second, Full: 2 * time.Hour},
+		"c": {Name: "c", Quick: 30 * time.Second},
+		"x": {Name: "x"}, "y": {Name: "y"},
 	}
 	for _, c := range []struct {
 		name    string
@@ -56,7 +52,11 @@ func TestETA(t *testing.T) {
 		{"an unknown step finished does not move the pace", []string{"x", "a"}, true, []time.Duration{time.Hour}, 10 * time.Second, 0, 1},
 		{"only unknown steps left", []string{"a", "x", "y"}, true, []time.Duration{10 * time.Second}, 0, 2, 1},
 	} {
-		e := newETA(c.steps, c.quick)
+		var steps []experiments.Step
+		for _, n := range c.steps {
+			steps = append(steps, times[n])
+		}
+		e := newETA(steps, c.quick)
 		for _, d := range c.took {
 			e.finish(d)
 		}
@@ -70,13 +70,10 @@ func TestETA(t *testing.T) {
 // The plan lists every step with its recorded time and the total; each progress line says
 // the step, the time elapsed and the estimate of the time left.
 func TestETALines(t *testing.T) {
-	saved := stepTimes
-	defer func() { stepTimes = saved }()
-	stepTimes = map[string]stepTime{"sim": {Quick: 40 * time.Second}, "variance": {Quick: 100 * time.Second}}
-	e := newETA([]string{"sim", "variance", "new"}, true)
+	e := newETA([]experiments.Step{{Name: "sim", Quick: 40 * time.Second}, {Name: "variance", Quick: 100 * time.Second}, {Name: "new"}}, true)
 	var b strings.Builder
 	e.plan(&b, true)
-	want := "invmmd all: 3 steps of the quick main job, about 2 min in all (" + stepTimesSource + "), plus 1 step without a recorded time:\n" +
+	want := "invmmd all: 3 steps of the quick main job, about 2 min in all (" + experiments.StepTimesSource + "), plus 1 step without a recorded time:\n" +
 		"  1. sim       about 40s\n" +
 		"  2. variance  about 1m40s\n" +
 		"  3. new       no recorded time\n"
@@ -127,9 +124,13 @@ func TestStepTimesMatchTheManual(t *testing.T) {
 	if start < 0 || end < start {
 		t.Fatal("docs/sweeps.md has no main job times table")
 	}
-	// The table's first cell names the step's command; stepTimes keys by its results' name.
+	// The table's first cell names the step's command; a step is named by its results' name.
 	names := map[string]string{"`sim`": "sim", "`sim -paper-split`": "sim_mf075", "`tmnist`": "tmnist",
 		"`clinical`": "clinical", "`variance`": "variance", "`simcont`": "simcont"}
+	full := map[string]time.Duration{}
+	for _, st := range experiments.Studies().MainJob(false) {
+		full[st.Name] = st.Full
+	}
 	secs := regexp.MustCompile(`([0-9][0-9,]*) s\b`)
 	seen := 0
 	for _, l := range strings.Split(doc[start:end], "\n") {
@@ -147,8 +148,8 @@ func TestStepTimesMatchTheManual(t *testing.T) {
 			continue
 		}
 		v, _ := strconv.Atoi(strings.ReplaceAll(m[1], ",", ""))
-		if got := stepTimes[name].Full; got != time.Duration(v)*time.Second {
-			t.Errorf("%s: stepTimes records %v, docs/sweeps.md %d s", name, got, v)
+		if got := full[name]; got != time.Duration(v)*time.Second {
+			t.Errorf("%s: its study records %v, docs/sweeps.md %d s", name, got, v)
 		}
 		seen++
 	}

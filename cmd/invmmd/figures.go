@@ -5,11 +5,9 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
-
-	"github.com/invmmd/invmmd/invmmd/experiments"
 )
 
-// runFigures redraws the figures of every study of the registry from the tables under
+// runFigures redraws the figures of every study of the list (experiments.Studies) from the tables under
 // OUT/tables, without training anything (each study's Figures: the results figures of the
 // experiments' tables, with the comparisons of their objectives and layers, and the
 // bespoke studies' figures). A results table no study stores under its name is skipped
@@ -27,12 +25,15 @@ func runFigures(args []string, stdout, stderr io.Writer) error {
 	}
 	for _, p := range paths {
 		name, _, _ := strings.Cut(strings.TrimSuffix(filepath.Base(p), ".csv"), "_lambda")
-		if _, ok := experiments.Owner(name); !ok && !strings.HasPrefix(filepath.Base(p), "diagnosis_") {
+		if _, ok := studies.Owner(name); !ok && !strings.HasPrefix(filepath.Base(p), "diagnosis_") {
 			fmt.Fprintf(stderr, "invmmd figures: skipping %s (unknown experiment %q)\n", p, name)
 		}
 	}
 	var files []string
-	for _, s := range experiments.Studies() {
+	for _, s := range studies {
+		if s.Figures == nil {
+			continue
+		}
 		f, err := s.Figures(*out, drawer{}, stdout)
 		if err != nil {
 			return err

@@ -5,7 +5,7 @@
 //
 //	invmmd <command> [flags]
 //
-// The commands are, first, one per study of the registry (package experiments,
+// The commands are, first, one per study of the list (package experiments,
 // experiments.Studies): the paper's experiments (sim, tmnist, clinical), the simulation
 // with a continuous nuisance (simcont), the variance study of appendix B.3 (variance), the
 // invariance test's calibration (calibration), Proposition 2 (prop1) and the step-by-step
@@ -57,12 +57,16 @@ type command struct {
 	run           func(ctx context.Context, args []string, stdout, stderr io.Writer) error
 }
 
-// commands are the studies of the registry (experiments.Studies), one command each in
-// their order (commandFor), then the commands that work on their results and the
-// own-data commands.
+// studies are the studies the command line knows: the project's list
+// (experiments.Studies); a program, or a test, with a study of its own appends it before
+// it dispatches.
+var studies = experiments.Studies()
+
+// commands are the studies (studies), one command each in their order (commandFor), then
+// the commands that work on their results and the own-data commands.
 func commands() []command {
 	var cs []command
-	for _, s := range experiments.Studies() {
+	for _, s := range studies {
 		cs = append(cs, commandFor(s))
 	}
 	plain := func(run func(args []string, stdout, stderr io.Writer) error) func(context.Context, []string, io.Writer, io.Writer) error {

@@ -171,7 +171,7 @@ func TestTMNISTVariantCommand(t *testing.T) {
 	}
 	// merge and figures find the experiment by that name (the registry's tests cover every
 	// variant's name).
-	if e, ok := experiments.Describe("tmnist_fused_brick_gravel"); !ok || e.Name != "tmnist_fused_brick_gravel" {
+	if e, ok := experiments.Studies().Describe("tmnist_fused_brick_gravel"); !ok || e.Name != "tmnist_fused_brick_gravel" {
 		t.Errorf("experiments.Describe(tmnist_fused_brick_gravel) = %q, %v", e.Name, ok)
 	}
 }

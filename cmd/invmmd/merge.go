@@ -14,7 +14,7 @@ import (
 
 // runMerge assembles the tables, Markdown and figures of every study's results (or those
 // named) from the per-fit result files under OUT/fits, e.g. after the shards of a Slurm
-// job array: each folder's study (experiments.Owner) merges it. It refuses, listing them,
+// job array: each folder's study (studies.Owner) merges it. It refuses, listing them,
 // when fits are missing or were made with another configuration.
 func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("merge", "-out DIR [-experiments sim,tmnist,...]", stdout, stderr, func() string {
@@ -52,7 +52,7 @@ func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("merge: no results under %s/fits: run an experiment (or its shards) with -out %s first", *out, *out)
 	}
 	for _, n := range names {
-		s, ok := experiments.Owner(n)
+		s, ok := studies.Owner(n)
 		if !ok {
 			return fmt.Errorf("merge: %s: unknown experiment %q", store.Dir(*out, n), n)
 		}
@@ -79,9 +79,9 @@ func noResults(out, n string, stored []string) error {
 		there = "the results there are of " + strings.Join(stored, ", ")
 	}
 	msg := fmt.Sprintf("merge: -experiments %s: no results of %q under %s (%s)", n, n, filepath.Join(out, "fits"), there)
-	if _, ok := experiments.Owner(n); !ok {
+	if _, ok := studies.Owner(n); !ok {
 		var steps []string
-		for _, st := range experiments.MainJob(false) {
+		for _, st := range studies.MainJob(false) {
 			steps = append(steps, st.Name)
 		}
 		msg += fmt.Sprintf("; %q is no experiment's name: the main job stores its results as %s (other variants of an experiment, e.g. -objective robust, under their own names)",

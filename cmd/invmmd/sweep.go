@@ -121,19 +121,11 @@ func seedNames(seeds []uint64) string {
 	return strings.Join(parts, ",")
 }
 
-// sweepCommand is the command of a registered experiment, invmmd NAME: the shared flags,
-// its options' own (optionFlags), and a run of its sweep.
-func sweepCommand(e experiments.SweepStudy) command {
-	return command{name: e.Name(), summary: e.Summary(), run: func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-		return runSweep(ctx, e, args, stdout, stderr)
-	}}
-}
-
 // optionFlags registers on fs a flag for each tagged field of a sweep's options (a fresh
 // copy of its defaults, NewOptions), and returns the options the flags set once fs is
 // parsed: the command line's side of a typed variant (experiments.OptionFields).
-func optionFlags(fs *flag.FlagSet, e experiments.SweepStudy) (any, error) {
-	o := e.NewOptions()
+func optionFlags(fs *flag.FlagSet, s experiments.Study) (any, error) {
+	o := s.Sweep.NewOptions()
 	fields, err := experiments.OptionFields(o)
 	if err != nil {
 		return nil, err
@@ -151,30 +143,31 @@ func optionFlags(fs *flag.FlagSet, e experiments.SweepStudy) (any, error) {
 		case *float64:
 			fs.Var(floatValue{p}, f.Flag, f.Help)
 		default:
-			return nil, fmt.Errorf("%s: option -%s of type %T", e.Name(), f.Flag, p)
+			return nil, fmt.Errorf("%s: option -%s of type %T", s.Name, f.Flag, p)
 		}
 	}
 	return o, nil
 }
 
-// runSweep runs study e's command line args: it builds the experiment of the variant the
+// runSweep runs study s's command line args: it builds the experiment of the variant the
 // flags choose (its options, -objective and -represent), runs its grid (or a shard of it)
 // and, for a whole run, writes its tables and figures. Before any work it refuses tables
 // it would replace (guardTables) and a quick run into the repository's figures/. Once ctx
 // is done it stops after the training step in progress, keeping every finished fit's
 // file, and says how to go on.
-func runSweep(ctx context.Context, e experiments.SweepStudy, args []string, stdout, stderr io.Writer) error {
+func runSweep(ctx context.Context, s experiments.Study, args []string, stdout, stderr io.Writer) error {
+	e := s.Sweep
 	var sf sweepFlags
 	all := method.List(e.DefaultSweep(false).Methods)
 	paper, quick := e.DefaultSweep(false), e.DefaultSweep(true)
-	fs := newFlags(e.Name(), "[flags]", stdout, stderr, func() string {
+	fs := newFlags(s.Name, "[flags]", stdout, stderr, func() string {
 		return "methods (-methods all): " + all + "\n" +
 			"default grid: λ " + lambdaNames(paper.Lambdas) + ", seeds " + seedNames(paper.Seeds) + "; with -quick: methods " + method.List(quick.Methods) + ", λ " + lambdaNames(quick.Lambdas) + ", seeds " + seedNames(quick.Seeds) + "\n\n" +
-			"Each fit's result is written to OUT/fits/" + e.Name() + "/ when it is done, and the tables are\nassembled from those files; -resume skips fits already done, -shard i/n runs a slice of the grid.\n" +
+			"Each fit's result is written to OUT/fits/" + s.Name + "/ when it is done, and the tables are\nassembled from those files; -resume skips fits already done, -shard i/n runs a slice of the grid.\n" +
 			"Tables already under OUT/tables are replaced only by a run of the same configuration holding all their fits (or with -force)."
 	})
 	sf.register(fs, e)
-	opts, err := optionFlags(fs, e)
+	opts, err := optionFlags(fs, s)
 	if err != nil {
 		return err
 	}
@@ -222,10 +215,10 @@ func runSweep(ctx context.Context, e experiments.SweepStudy, args []string, stdo
 		return err
 	}
 	rc.StoreDir = out
-	fmt.Fprintf(stderr, "invmmd %s: results under %s\n", e.Name(), out)
+	fmt.Fprintf(stderr, "invmmd %s: results under %s\n", s.Name, out)
 	var res *experiments.Outcome
 	kept := "every finished fit is kept under " + store.Dir(out, exp.Name)
-	err = runUntilDone(ctx, e.Name(), args, kept, func() error {
+	err = runUntilDone(ctx, s.Name, args, kept, func() error {
 		var err error
 		res, err = experiments.Run(ctx, exp, rc)
 		return err
@@ -238,7 +231,7 @@ func runSweep(ctx context.Context, e experiments.SweepStudy, args []string, stdo
 			exp.Name, rc.Shard, len(res.Fits), res.Skipped, res.Seconds, store.Dir(out, exp.Name), out)
 		return nil
 	}
-	_, err = e.Merge(ctx, mergeArgs(out, sf.force, stdout), exp.Name)
+	_, err = s.Merge(ctx, mergeArgs(out, sf.force, stdout), exp.Name)
 	return err
 }
 

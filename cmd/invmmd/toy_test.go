@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -19,13 +18,12 @@ import (
 )
 
 // toyStudy is an experiment that only the tests know: a few hundred simulated rows, small
-// networks, a few epochs, one fit in its quick sweep; seconds. Placed between the clinical
-// experiment (30) and the variance study (40) in the main job.
-func toyStudy() *experiments.Sweep[struct{}] {
+// networks, a few epochs, one fit in its quick sweep; seconds. Appended to the study list,
+// it is the main job's last step.
+func toyStudy() experiments.Study {
 	return experiments.NewSweep(experiments.SweepSpec[struct{}]{
 		Name:    "toy",
 		Summary: "a toy experiment that only the tests register",
-		Order:   35,
 		Build: func(quick bool, batch int, _ struct{}) (experiments.Experiment, error) {
 			return experiments.Experiment{
 				Name:  "toy",
@@ -47,36 +45,32 @@ func toyStudy() *experiments.Sweep[struct{}] {
 	})
 }
 
-// registerToy adds the toy experiment to the registry; TestMain calls it in the test
-// process and in the shard processes the tests start.
+// registerToy appends the toy experiment to the command line's studies, as a program with
+// a study of its own does; TestMain calls it in the test process and in the shard
+// processes the tests start.
 func registerToy() {
-	if err := experiments.Register(toyStudy()); err != nil {
+	studies = append(experiments.Studies(), toyStudy())
+	if err := studies.Check(); err != nil {
 		panic(err)
 	}
 }
 
-// TestRegisteredExperimentRunsEverywhere: an experiment registered in the experiments
-// registry, and nowhere else, is a command, a step of the main job in its place, runs
-// there (in shard processes, then merged), and merge and figures know it: they rebuild
-// its tables and figures to the byte.
+// TestRegisteredExperimentRunsEverywhere: an experiment appended to the study list, and
+// nowhere else, is a command, the main job's last step, runs there (in shard processes,
+// then merged), and merge and figures know it: they rebuild its tables and figures to the
+// byte.
 func TestRegisteredExperimentRunsEverywhere(t *testing.T) {
 	_, usage, _ := run(t, "help")
 	if !strings.Contains(usage, "  toy       a toy experiment that only the tests register\n") {
 		t.Errorf("the command list lacks the toy:\n%s", usage)
 	}
-	// A step of the main job in its place: after every step of a study ordered before it,
-	// before every step of one ordered after it.
-	var steps []string
-	for _, st := range experiments.MainJob(false) {
-		s, _ := experiments.Lookup(st.Args[0])
-		if st.Name == "toy" || (s.Order() < toyStudy().Order()) != slices.Contains(steps, "toy") {
-			steps = append(steps, st.Name)
-		} else {
-			t.Errorf("main job step %s (order %d) is on the wrong side of the toy (order %d)", st.Name, s.Order(), toyStudy().Order())
-		}
+	// The main job's last step, after the project's.
+	steps := studies.MainJob(false)
+	if last := steps[len(steps)-1]; last.Name != "toy" || len(steps) != len(experiments.Studies().MainJob(false))+1 {
+		t.Errorf("main job %v: want the project's steps, then toy", steps)
 	}
-	if _, help, _ := run(t, "all", "-h"); !slices.Contains(steps, "toy") || !strings.Contains(help, ", toy, ") {
-		t.Errorf("all -h does not list the toy among the main job's steps %v:\n%s", steps, help)
+	if _, help, _ := run(t, "all", "-h"); !strings.Contains(help, ", toy,\n") {
+		t.Errorf("all -h does not list the toy last among the main job's steps:\n%s", help)
 	}
 	if msg, stdout, _ := run(t, "toy", "-quick", "-check", "-out", t.TempDir()); msg != "" || !strings.HasPrefix(stdout, "toy: 1 fits in all;") {
 		t.Errorf("toy -quick -check: %q, stdout %q; want its quick sweep's one fit", msg, stdout)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -67,7 +66,8 @@ func runVariance(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	if *checkOnly {
-		if err := checkVarianceStore(cfg, dir); err != nil {
+		cfg.StoreDir = dir
+		if err := experiments.CheckVariance(cfg); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "variance: %d batch sizes; results under %s\n", len(cfg.Sizes), dir)
@@ -81,18 +81,6 @@ func runVariance(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	kept := "every finished batch size is kept under " + store.Dir(dir, "variance")
 	if cfg.Shard.N > 1 {
 		cfg.TableDir = ""
-		var res *experiments.VarianceOutcome
-		err := runUntilDone(ctx, "variance", args, kept, func() error {
-			var err error
-			res, err = experiments.Variance(ctx, cfg)
-			return err
-		})
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "variance shard %v: done in %.0f s, written to %s. When every shard is done: invmmd merge -out %s\n",
-			cfg.Shard, res.Seconds, store.Dir(dir, "variance"), dir)
-		return nil
 	}
 	var res *experiments.VarianceOutcome
 	err = runUntilDone(ctx, "variance", args, kept, func() error {
@@ -102,6 +90,11 @@ func runVariance(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	})
 	if err != nil {
 		return err
+	}
+	if cfg.Shard.N > 1 {
+		fmt.Fprintf(stdout, "variance shard %v: done in %.0f s, written to %s. When every shard is done: invmmd merge -out %s\n",
+			cfg.Shard, res.Seconds, store.Dir(dir, "variance"), dir)
+		return nil
 	}
 	base := filepath.Join(dir, "variance")
 	if err := (drawer{}).Variance(base, res.Points); err != nil {
@@ -128,22 +121,4 @@ func varianceSettings(cfg experiments.VarianceConfig) map[string]any {
 		methods = append(methods, m.String())
 	}
 	return map[string]any{"Sizes": cfg.Sizes, "Batches": cfg.Batches, "Seed": cfg.Seed, "Data": cfg.Data, "Methods": methods, "Backend": backend.Config()}
-}
-
-// checkVarianceStore checks the study's result store under dir as experiments.CheckVariance
-// does, leaving the folder as it found it: CheckVariance opens the store, which records
-// the sweep, so what that created is removed again.
-func checkVarianceStore(cfg experiments.VarianceConfig, dir string) error {
-	var created []string
-	for _, p := range []string{dir, filepath.Join(dir, "fits"), store.Dir(dir, "variance"), filepath.Join(store.Dir(dir, "variance"), "sweep.json")} {
-		if _, err := os.Stat(p); err != nil {
-			created = append(created, p)
-		}
-	}
-	cfg.StoreDir, cfg.TableDir = dir, ""
-	err := experiments.CheckVariance(cfg)
-	for i := len(created) - 1; i >= 0; i-- {
-		os.Remove(created[i])
-	}
-	return err
 }

@@ -90,7 +90,7 @@ func paperDifferences(t *testing.T) []difference {
 	t.Helper()
 	var out []difference
 	for _, name := range []string{"sim", "tmnist"} {
-		exp, ok := experiments.Describe(name)
+		exp, ok := experiments.Studies().Describe(name)
 		if !ok {
 			t.Fatalf("no experiment %s", name)
 		}

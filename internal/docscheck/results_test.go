@@ -208,7 +208,7 @@ func TestVarianceNumbers(t *testing.T) {
 // the ranges the documents quote for full, dr and reg against the paper, none's row, and
 // the auxiliary models' validation NLL.
 func TestTexturedMNISTNumbers(t *testing.T) {
-	exp, ok := experiments.Describe("tmnist")
+	exp, ok := experiments.Studies().Describe("tmnist")
 	if !ok {
 		t.Fatal("no tmnist experiment")
 	}
@@ -477,7 +477,7 @@ func TestClinicalNumbers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	exp, ok := experiments.Describe("clinical")
+	exp, ok := experiments.Studies().Describe("clinical")
 	if !ok {
 		t.Fatal("no clinical experiment")
 	}
@@ -678,7 +678,7 @@ func TestTexturedMNISTAblation(t *testing.T) {
 		fmt.Sprintf("gap (%s with it, %s without, %s with the earlier toned rendering), and no packaged texture pair opens it further (brick and gravel %s)",
 			gap["tmnist"], gap["tmnist_fused"], gap["tmnist_toned"], gap["tmnist_brick_gravel"]),
 		fmt.Sprintf("full reaches %s on the earlier toned rendering and %s without the emboss step", full["tmnist_toned"], full["tmnist_fused"]))
-	exp, ok := experiments.Describe("tmnist")
+	exp, ok := experiments.Studies().Describe("tmnist")
 	if !ok {
 		t.Fatal("no tmnist experiment")
 	}
@@ -692,7 +692,7 @@ func TestTexturedMNISTAblation(t *testing.T) {
 // TestSimulationNumbers checks the prose of Experiment 1 and of the continuous nuisance
 // against the committed tables and the closed form of the invariant ceiling.
 func TestSimulationNumbers(t *testing.T) {
-	exp, ok := experiments.Describe("sim")
+	exp, ok := experiments.Studies().Describe("sim")
 	if !ok {
 		t.Fatal("no sim experiment")
 	}

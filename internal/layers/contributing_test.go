@@ -37,19 +37,22 @@ func section(t *testing.T, title string) string {
 // codeSpan matches a Markdown code span.
 var codeSpan = regexp.MustCompile("`([^`]+)`")
 
-// builtinMethod is a method of package experiments' builtin type: a study of the project.
-type builtinMethod struct{ file, name string }
+// studyFunc is a function of package experiments that returns a study of the project
+// list (Studies): its file and its name.
+type studyFunc struct{ file, name string }
 
-// builtinMethods parses package experiments' non-test files for the methods of builtin.
-func builtinMethods(t *testing.T) ([]builtinMethod, map[string]*ast.File) {
+// studyFuncs parses package experiments' non-test files for the functions that
+// Studies' list calls, each with the file that declares it.
+func studyFuncs(t *testing.T) ([]studyFunc, map[string]*ast.File) {
 	t.Helper()
 	dir := filepath.Join(moduleRoot(t), "invmmd", "experiments")
 	paths, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []builtinMethod
 	files := map[string]*ast.File{}
+	declared := map[string]string{} // function → its file
+	var listed []string
 	for _, p := range paths {
 		if strings.HasSuffix(p, "_test.go") {
 			continue
@@ -61,20 +64,36 @@ func builtinMethods(t *testing.T) ([]builtinMethod, map[string]*ast.File) {
 		files[filepath.Base(p)] = f
 		for _, d := range f.Decls {
 			fd, ok := d.(*ast.FuncDecl)
-			if !ok || fd.Recv == nil || len(fd.Recv.List) != 1 {
+			if !ok || fd.Recv != nil {
 				continue
 			}
-			if id, ok := fd.Recv.List[0].Type.(*ast.Ident); ok && id.Name == "builtin" {
-				out = append(out, builtinMethod{filepath.Base(p), fd.Name.Name})
+			declared[fd.Name.Name] = filepath.Base(p)
+			if fd.Name.Name != "Studies" {
+				continue
 			}
+			ast.Inspect(fd.Body, func(n ast.Node) bool {
+				if c, ok := n.(*ast.CallExpr); ok {
+					if id, ok := c.Fun.(*ast.Ident); ok {
+						listed = append(listed, id.Name)
+					}
+				}
+				return true
+			})
 		}
+	}
+	var out []studyFunc
+	for _, n := range listed {
+		if declared[n] == "" {
+			t.Errorf("Studies calls %s, which package experiments does not declare", n)
+		}
+		out = append(out, studyFunc{declared[n], n})
 	}
 	return out, files
 }
 
 // TestContributingMatchesTheRegistry checks CONTRIBUTING.md's steps for adding an
 // experiment against the code they describe: every path they name exists; every study of
-// the registry is a method of builtin in a file of its own (what step 2 says); each
+// the list (Studies) is made by a function in a file of its own (what step 2 says); each
 // experiment's file imports its data from packages of the data layer of the layer table
 // (step 1); and no file outside package experiments lists the studies (what "nothing else
 // lists the experiments" promises): no composite literal holding two of their names and
@@ -94,16 +113,16 @@ func TestContributingMatchesTheRegistry(t *testing.T) {
 			t.Errorf("CONTRIBUTING.md, Adding an experiment, names %s: %v", m[1], err)
 		}
 	}
-	for _, w := range []string{"`builtin`", "`NewSweep`", "`SweepSpec`", "`experiments.Register`", "layer table"} {
+	for _, w := range []string{"`Studies`", "`NewSweep`", "`SweepSpec`", "`StudyList.Check`", "layer table"} {
 		if !strings.Contains(text, w) {
 			t.Errorf("CONTRIBUTING.md, Adding an experiment, does not mention %s", w)
 		}
 	}
 
 	studies := experiments.Studies()
-	methods, files := builtinMethods(t)
+	methods, files := studyFuncs(t)
 	if len(methods) != len(studies) {
-		t.Errorf("package experiments declares %d methods of builtin %v, and the registry holds %d studies", len(methods), methods, len(studies))
+		t.Errorf("Studies calls %d functions %v, and holds %d studies", len(methods), methods, len(studies))
 	}
 	perFile := map[string]int{}
 	for _, m := range methods {
@@ -112,7 +131,7 @@ func TestContributingMatchesTheRegistry(t *testing.T) {
 	layers := layerOf(t)
 	sweeps := 0
 	for _, s := range studies {
-		if _, ok := s.(experiments.SweepStudy); ok {
+		if s.Sweep != nil {
 			sweeps++
 		}
 	}
@@ -139,7 +158,7 @@ func TestContributingMatchesTheRegistry(t *testing.T) {
 
 	names := map[string]bool{}
 	for _, s := range studies {
-		names[s.Name()] = true
+		names[s.Name] = true
 	}
 	for _, p := range listPackages(t) {
 		r, _ := rel(p.ImportPath)
@@ -153,7 +172,7 @@ func TestContributingMatchesTheRegistry(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, v := range listsStudies(fset, f, names) {
-				t.Errorf("%s/%s:%d: %s: only the registry lists the studies", r, name, v.pos.Line, v.what)
+				t.Errorf("%s/%s:%d: %s: only experiments.Studies lists the studies", r, name, v.pos.Line, v.what)
 			}
 		}
 	}

@@ -5,7 +5,7 @@
 // aside) is longer than MaxLines, that the library has no side effects (it imports no
 // flag, exposes no mutable package-level table, has no init function and writes no other
 // package's state), and that CONTRIBUTING.md's steps for adding an experiment match the
-// registry and the layer table.
+// study list and the layer table.
 package layers
 
 // MaxLines is the most lines a non-test library .go file under invmmd/ may have: beyond

@@ -8,43 +8,31 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/invmmd/invmmd/invmmd/results"
 )
 
-// The bespoke studies: Study values of the kinds that are not a Sweep. Each kind runs with
-// its own typed settings (Variance, RunCalibration, prop1.Run, Diagnose), which its command
-// fills from its flags; here is what the registry, the main job, merge and figures need
-// of them.
+// The bespoke studies: the studies that are not a Sweep. Each runs with its own typed
+// settings (Variance, RunCalibration, prop1.Run, Diagnose), which its command fills from
+// its flags; here is what the study list, the main job, merge and figures need of them.
 
-// VarianceStudy is the variance study of appendix B.3 (Variance): a step of the main job,
+// varianceStudy is the variance study of appendix B.3 (Variance): a step of the main job,
 // its batch sizes' results stored under OUT/fits/variance, its table variance.csv and its
 // figure variance.png.
-type VarianceStudy struct{}
-
-// Variance is the registry's variance study.
-func (builtin) Variance() Study { return VarianceStudy{} }
-
-// Name is "variance".
-func (VarianceStudy) Name() string { return "variance" }
-
-// Summary says what the study is.
-func (VarianceStudy) Summary() string {
-	return "the variance study of appendix B.3 (mean, sd, median and quartiles of each estimator against batch size)"
+func varianceStudy() Study {
+	return Study{
+		Name:    "variance",
+		Summary: "the variance study of appendix B.3 (mean, sd, median and quartiles of each estimator against batch size)",
+		Steps:   []Step{{Name: "variance", Args: []string{"variance"}, Quick: 39 * time.Second, Full: 98 * time.Second}},
+		Merge:   mergeVariance,
+		Figures: varianceFigure,
+	}
 }
 
-// Order places the study after the paper's three experiments.
-func (VarianceStudy) Order() int { return 40 }
-
-// Main is the study's one step, at both sizes.
-func (VarianceStudy) Main(bool) []Step { return []Step{{Name: "variance", Args: []string{"variance"}}} }
-
-// Stores reports whether name is "variance".
-func (VarianceStudy) Stores(name string) bool { return name == "variance" }
-
-// Merge assembles variance.csv and its records from the batch sizes' files under a.Out
-// (MergeVariance) and draws the figure.
-func (VarianceStudy) Merge(_ context.Context, a MergeArgs, name string) ([]string, error) {
+// mergeVariance assembles variance.csv and its records from the batch sizes' files under
+// a.Out (MergeVariance) and draws the figure.
+func mergeVariance(_ context.Context, a MergeArgs, name string) ([]string, error) {
 	if name != "variance" {
 		return nil, fmt.Errorf("experiments: the variance study stores no results under %q", name)
 	}
@@ -60,8 +48,8 @@ func (VarianceStudy) Merge(_ context.Context, a MergeArgs, name string) ([]strin
 	return append(res.Files, base+".png", base+".svg"), nil
 }
 
-// Figures redraws the figure from out/tables/variance.csv, when there is one.
-func (VarianceStudy) Figures(out string, d Drawer, _ io.Writer) ([]string, error) {
+// varianceFigure redraws the figure from out/tables/variance.csv, when there is one.
+func varianceFigure(out string, d Drawer, _ io.Writer) ([]string, error) {
 	vp := filepath.Join(out, "tables", "variance.csv")
 	if _, err := os.Stat(vp); err != nil {
 		return nil, nil
@@ -80,89 +68,71 @@ func (VarianceStudy) Figures(out string, d Drawer, _ io.Writer) ([]string, error
 	return []string{base + ".png", base + ".svg"}, nil
 }
 
-// CalibrationStudy is the invariance test's calibration study (RunCalibration): its
+// calibrationStudy is the invariance test's calibration study (RunCalibration): its
 // tables calibration.csv and calibration_null.csv, written at the end of a run (it stores
 // no per-fit results), and its figure. It is not part of the main job.
-type CalibrationStudy struct{ standalone }
-
-// Calibration is the registry's calibration study.
-func (builtin) Calibration() Study { return CalibrationStudy{} }
-
-// Name is "calibration".
-func (CalibrationStudy) Name() string { return "calibration" }
-
-// Summary says what the study is.
-func (CalibrationStudy) Summary() string {
-	return "the invariance test's calibration study: size under a null where obs is biased, and power"
-}
-
-// Order places the study after the experiments.
-func (CalibrationStudy) Order() int { return 60 }
-
-// Figures redraws the study's figures from their tables under out/tables: the test's
-// calibration (calibration.png) when there is a calibration.csv, and the commands'
-// (calibration_tool.png, toolCalibrationFigure) when there is a calibration_tool.csv.
-func (CalibrationStudy) Figures(out string, d Drawer, _ io.Writer) ([]string, error) {
-	drawn, err := calibrationFigure(out, d)
-	if err != nil {
-		return nil, err
+func calibrationStudy() Study {
+	return Study{
+		Name:    "calibration",
+		Summary: "the invariance test's calibration study: size under a null where obs is biased, and power",
+		Figures: CalibrationFigures,
 	}
-	tool, err := toolCalibrationFigure(out, d)
-	return append(drawn, tool...), err
 }
 
-// calibrationFigure redraws the figure from out/tables/calibration.csv,
-// calibration_null.csv and the level α of calibration_config.json, when there is a
-// calibration.csv.
-func calibrationFigure(out string, d Drawer) ([]string, error) {
+// CalibrationFigures redraws the calibration study's figures from their tables under
+// out/tables: the test's calibration (calibration.png, from calibration.csv and
+// calibration_null.csv) when there is a calibration.csv, and the commands'
+// (calibration_tool.png, from calibration_tool.csv and calibration_tool_se.csv) when there
+// is a calibration_tool.csv, each at the level α its _config.json records.
+func CalibrationFigures(out string, d Drawer, _ io.Writer) ([]string, error) {
 	t := filepath.Join(out, "tables")
-	if _, err := os.Stat(filepath.Join(t, "calibration.csv")); err != nil {
-		return nil, nil
+	var files []string
+	for _, name := range []string{"calibration", "calibration_tool"} {
+		if _, err := os.Stat(filepath.Join(t, name+".csv")); err != nil {
+			continue
+		}
+		alpha, err := studyAlpha(filepath.Join(t, name+"_config.json"))
+		if err != nil {
+			return nil, err
+		}
+		base := filepath.Join(out, name)
+		if name == "calibration" {
+			err = drawCalibration(t, base, alpha, d)
+		} else {
+			err = drawToolCalibration(t, base, alpha, d)
+		}
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, base+".png", base+".svg")
 	}
+	return files, nil
+}
+
+// drawCalibration draws the test's calibration from the tables under t into base.
+func drawCalibration(t, base string, alpha float64, d Drawer) error {
 	rows, err := results.ReadCalibrationCSV(filepath.Join(t, "calibration.csv"))
 	if err != nil {
-		return nil, err
+		return err
 	}
 	null, err := results.ReadCalibrationNullCSV(filepath.Join(t, "calibration_null.csv"))
 	if err != nil {
-		return nil, err
+		return err
 	}
-	alpha, err := studyAlpha(filepath.Join(t, "calibration_config.json"))
-	if err != nil {
-		return nil, err
-	}
-	base := filepath.Join(out, "calibration")
-	if err := d.Calibration(base, rows, null, alpha); err != nil {
-		return nil, err
-	}
-	return []string{base + ".png", base + ".svg"}, nil
+	return d.Calibration(base, rows, null, alpha)
 }
 
-// toolCalibrationFigure redraws the figure of calibration -commands from
-// out/tables/calibration_tool.csv, calibration_tool_se.csv and the level α of
-// calibration_tool_config.json, when there is a calibration_tool.csv.
-func toolCalibrationFigure(out string, d Drawer) ([]string, error) {
-	t := filepath.Join(out, "tables")
-	if _, err := os.Stat(filepath.Join(t, "calibration_tool.csv")); err != nil {
-		return nil, nil
-	}
+// drawToolCalibration draws the commands' calibration from the tables under t into base.
+func drawToolCalibration(t, base string, alpha float64, d Drawer) error {
 	rows, err := results.ReadToolCalibrationCSV(filepath.Join(t, "calibration_tool.csv"))
 	if err != nil {
-		return nil, err
+		return err
 	}
 	se, err := results.ReadSECalibrationCSV(filepath.Join(t, "calibration_tool_se.csv"))
 	if err != nil {
-		return nil, err
+		return err
 	}
-	alpha, err := studyAlpha(filepath.Join(t, "calibration_tool_config.json"))
-	if err != nil {
-		return nil, err
-	}
-	base := filepath.Join(out, "calibration_tool")
-	if err := d.ToolCalibration(base, rows, se, alpha); err != nil {
-		return nil, err
-	}
-	return []string{base + ".png", base + ".svg"}, nil
+	return d.ToolCalibration(base, rows, se, alpha)
 }
 
 // studyAlpha reads the level α a calibration study recorded in its config file.
@@ -178,48 +148,26 @@ func studyAlpha(path string) (float64, error) {
 	return rec.Alpha, nil
 }
 
-// Prop1Study is Proposition 2's numerical check (package prop1, appendix D), which prints
-// its numbers and writes no files.
-type Prop1Study struct{ standalone }
-
-// Prop1 is the registry's Proposition 2 study.
-func (builtin) Prop1() Study { return Prop1Study{} }
-
-// Name is "prop1" (the package's historical name).
-func (Prop1Study) Name() string { return "prop1" }
-
-// Summary says what the study is.
-func (Prop1Study) Summary() string {
-	return "Proposition 2 (appendix D): full-data vs observed-only MMD of h* in both constructions"
+// prop1Study is Proposition 2's numerical check (package prop1, appendix D), which prints
+// its numbers and writes no files (the package's name is historical).
+func prop1Study() Study {
+	return Study{Name: "prop1", Summary: "Proposition 2 (appendix D): full-data vs observed-only MMD of h* in both constructions"}
 }
 
-// Order places the study after the calibration.
-func (Prop1Study) Order() int { return 70 }
-
-// Figures draws nothing: the study prints its numbers.
-func (Prop1Study) Figures(string, Drawer, io.Writer) ([]string, error) { return nil, nil }
-
-// DiagnosisStudy is the step-by-step record of one fit of an experiment, per objective
+// diagnosisStudy is the step-by-step record of one fit of an experiment, per objective
 // (Diagnose): its tables diagnosis_NAME.csv and their records (WriteDiagnoses), and their
 // figures. It is not part of the main job.
-type DiagnosisStudy struct{ standalone }
-
-// Diagnose is the registry's diagnosis study.
-func (builtin) Diagnose() Study { return DiagnosisStudy{} }
-
-// Name is "diagnose", its command's.
-func (DiagnosisStudy) Name() string { return "diagnose" }
-
-// Summary says what the study is.
-func (DiagnosisStudy) Summary() string {
-	return "one fit of an experiment step by step, per objective: what the penalty's estimates did"
+func diagnosisStudy() Study {
+	return Study{
+		Name:    "diagnose",
+		Summary: "one fit of an experiment step by step, per objective: what the penalty's estimates did",
+		Figures: diagnosisFigures,
+	}
 }
 
-// Order places the study last.
-func (DiagnosisStudy) Order() int { return 80 }
-
-// Figures redraws the figure of every diagnosis under out/tables (diagnosis_*_config.json).
-func (DiagnosisStudy) Figures(out string, d Drawer, _ io.Writer) ([]string, error) {
+// diagnosisFigures redraws the figure of every diagnosis under out/tables
+// (diagnosis_*_config.json).
+func diagnosisFigures(out string, d Drawer, _ io.Writer) ([]string, error) {
 	cfgs, err := filepath.Glob(filepath.Join(out, "tables", "diagnosis_*_config.json"))
 	if err != nil {
 		return nil, err
@@ -258,20 +206,4 @@ func RedrawDiagnosis(out, name string, d Drawer) (string, error) {
 		return "", fmt.Errorf("%s: %w", name, err)
 	}
 	return base, nil
-}
-
-// standalone gives a study outside the main job that keeps no per-fit results (the
-// calibration, Proposition 2's check, the diagnoses) its Main, Stores and Merge: it writes
-// its tables at the end of its own run, or prints its numbers.
-type standalone struct{}
-
-// Main is empty: the study is not part of the main job.
-func (standalone) Main(bool) []Step { return nil }
-
-// Stores is false: the study stores no per-fit results.
-func (standalone) Stores(string) bool { return false }
-
-// Merge is an error: there are no per-fit results to merge.
-func (standalone) Merge(_ context.Context, _ MergeArgs, name string) ([]string, error) {
-	return nil, fmt.Errorf("experiments: %s stores no per-fit results to merge", name)
 }

@@ -1,21 +1,18 @@
 package experiments
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
+	"time"
 
 	"github.com/invmmd/invmmd/invmmd/dataset"
+	"github.com/invmmd/invmmd/invmmd/experiments/store"
 	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/results"
 )
@@ -136,7 +133,7 @@ func (c ToolCalibrationConfig) cells() []toolCell {
 	return out
 }
 
-// name names the cell's file of replicates.
+// name names the cell: its key in the store.
 func (t toolCell) name() string {
 	return fmt.Sprintf("%v_n%d_%s_d%g", t.Kind, t.N, t.Fitting.Name, t.Delta)
 }
@@ -148,55 +145,57 @@ type ToolCalibration struct {
 	SE     []results.SECalibrationRow
 }
 
-// RunToolCalibration runs the study, keeping every finished table's results in runs/ (one
-// JSON line each, a file per cell), so that an interrupted run continues where it stopped
-// and a finished one rebuilds its tables without refitting. Table r of a cell draws its
-// data from a generator seeded by (Seed, the cell, r), so the results do not depend on
-// Workers or on interruptions.
-func RunToolCalibration(ctx context.Context, cfg ToolCalibrationConfig, runs string) (*ToolCalibration, error) {
-	if err := os.MkdirAll(runs, 0o755); err != nil {
-		return nil, err
-	}
-	// A finished table's results depend on its cell (in the file's name), its index, the
-	// seed and the methods: a runs folder of another seed or methods would mix them.
-	rec, err := json.MarshalIndent(struct {
+// RunToolCalibration runs the study, keeping every finished table's results in its store
+// under out (store.Dir(out, "calibration_tool"): one file per table, keyed by its cell and
+// index), so that an interrupted run continues where it stopped and a finished one
+// rebuilds its tables without refitting. Table r of a cell draws its data from a generator
+// seeded by (Seed, the cell, r), so the results do not depend on Workers or on
+// interruptions.
+func RunToolCalibration(ctx context.Context, cfg ToolCalibrationConfig, out string) (*ToolCalibration, error) {
+	// A finished table's results depend on its cell (its key's method), its index (its
+	// key's seed), the seed and the methods: the store refuses a folder of another seed or
+	// other methods (store.Open), which would mix them.
+	conf, err := json.Marshal(struct {
 		Seed    uint64
 		Methods []string
-	}{cfg.Seed, methodNames(cfg.Methods)}, "", "  ")
+	}{cfg.Seed, methodNames(cfg.Methods)})
 	if err != nil {
 		return nil, err
 	}
-	cp := filepath.Join(runs, "config.json")
-	switch old, err := os.ReadFile(cp); {
-	case errors.Is(err, os.ErrNotExist):
-		if err := os.WriteFile(cp, append(rec, '\n'), 0o644); err != nil {
-			return nil, err
+	cells := cfg.cells()
+	sw := store.Sweep{Experiment: "calibration_tool", Config: conf, Lambdas: []float64{0}}
+	for _, t := range cells {
+		sw.Methods = append(sw.Methods, t.name())
+		for len(sw.Seeds) < t.Reps {
+			sw.Seeds = append(sw.Seeds, uint64(len(sw.Seeds)))
 		}
-	case err != nil:
+	}
+	st, err := store.Open(out, sw)
+	if err != nil {
 		return nil, err
-	case strings.TrimSpace(string(old)) != strings.TrimSpace(string(rec)):
-		return nil, fmt.Errorf("%s holds the tables of another seed or other methods (%s); remove the folder to start this design", runs, cp)
 	}
 	workers := cfg.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	out := &ToolCalibration{Config: cfg}
-	for _, t := range cfg.cells() {
-		path := filepath.Join(runs, t.name()+".jsonl")
-		done, err := readToolRuns(path)
-		if err != nil {
-			return nil, err
-		}
+	res := &ToolCalibration{Config: cfg}
+	for _, t := range cells {
+		done := map[int]toolReplicate{}
 		var todo []int
 		for r := range t.Reps {
-			if _, ok := done[r]; !ok {
-				todo = append(todo, r)
+			rec, ok, err := st.Get(t.key(r))
+			if err != nil {
+				return nil, err
 			}
-		}
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
-		if err != nil {
-			return nil, err
+			if !ok {
+				todo = append(todo, r)
+				continue
+			}
+			var rep toolReplicate
+			if err := json.Unmarshal(rec.Result, &rep); err != nil {
+				return nil, fmt.Errorf("%s, table %d: %w", t.name(), r, err)
+			}
+			done[r] = rep
 		}
 		var mu sync.Mutex
 		var firstErr error
@@ -215,17 +214,15 @@ func RunToolCalibration(ctx context.Context, cfg ToolCalibrationConfig, runs str
 					r := todo[next]
 					next++
 					mu.Unlock()
+					t0 := time.Now()
 					rep, err := cfg.replicate(ctx, t, r)
+					if err == nil {
+						err = st.Put(t.key(r), rep, time.Since(t0).Seconds())
+					}
 					mu.Lock()
-					if err != nil {
-						if firstErr == nil {
-							firstErr = fmt.Errorf("%s, table %d: %w", t.name(), r, err)
-						}
-					} else {
-						b, _ := json.Marshal(rep)
-						if _, err := f.Write(append(b, '\n')); err != nil && firstErr == nil {
-							firstErr = err
-						}
+					if err != nil && firstErr == nil {
+						firstErr = fmt.Errorf("%s, table %d: %w", t.name(), r, err)
+					} else if err == nil {
 						done[r] = rep
 					}
 					mu.Unlock()
@@ -233,51 +230,22 @@ func RunToolCalibration(ctx context.Context, cfg ToolCalibrationConfig, runs str
 			}()
 		}
 		wg.Wait()
-		f.Close()
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		if firstErr != nil {
 			return nil, firstErr
 		}
-		out.add(t, done)
+		res.add(t, done)
 		if cfg.Progress != nil {
 			fmt.Fprintf(cfg.Progress, "calibration of the commands: %s: %d tables\n", t.name(), t.Reps)
 		}
 	}
-	return out, nil
+	return res, nil
 }
 
-// readToolRuns reads a cell's finished tables (none when the file does not exist). A last
-// line cut short (the run was killed while writing it) is removed from the file, so that
-// the tables appended next start on a line of their own.
-func readToolRuns(path string) (map[int]toolReplicate, error) {
-	done := map[int]toolReplicate{}
-	b, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return done, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	if cut := bytes.LastIndexByte(b, '\n') + 1; cut < len(b) {
-		if err := os.Truncate(path, int64(cut)); err != nil {
-			return nil, err
-		}
-		b = b[:cut]
-	}
-	for line, text := range bytes.Split(bytes.TrimSuffix(b, []byte("\n")), []byte("\n")) {
-		if len(text) == 0 {
-			continue
-		}
-		var r toolReplicate
-		if err := json.Unmarshal(text, &r); err != nil {
-			return nil, fmt.Errorf("%s:%d: %w (remove the line, or the file, to rerun those tables)", path, line+1, err)
-		}
-		done[r.R] = r
-	}
-	return done, nil
-}
+// key is the store key of table r of the cell.
+func (t toolCell) key(r int) store.Key { return store.Key{Method: t.name(), Seed: uint64(r)} }
 
 // add summarises a cell's tables into rows.
 func (o *ToolCalibration) add(t toolCell, done map[int]toolReplicate) {

@@ -17,7 +17,7 @@ import (
 )
 
 // One table of the calibration of the commands: drawn, run through the commands, and stored as
-// one JSON line of its cell's runs file.
+// one record of the study's store.
 
 // toolReplicate is what one table of a cell gave: each method's p-value (NaN: no test),
 // whether the command marked it unreliable for a reason of the data, and each method's

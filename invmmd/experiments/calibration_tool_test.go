@@ -7,10 +7,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/invmmd/invmmd/invmmd/experiments/store"
 )
 
-// TestToolCalibrationResumes runs the quick study, then runs it again from its runs/
-// folder: the second run refits nothing and gives the same tables, and a run with more
+// TestToolCalibrationResumes runs the quick study, then runs it again from its store: the
+// second run refits nothing and gives the same tables, and a run with more
 // workers gives them too (each table's data is seeded by its cell and index).
 func TestToolCalibrationResumes(t *testing.T) {
 	if testing.Short() {
@@ -51,15 +53,14 @@ func TestToolCalibrationResumes(t *testing.T) {
 			t.Errorf("no standard errors of %s summarised (reg's is measured though not printed)", m)
 		}
 	}
-	// The rerun reads every table from runs/: removing the simulator's seed from the
-	// config would change nothing, so check by timing-free means that no line is added.
-	before := countLines(t, runs)
+	// The rerun reads every table from the store: no file is added.
+	before := countFiles(t, runs)
 	cfg.Workers = 2
 	b, err := RunToolCalibration(context.Background(), cfg, runs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if after := countLines(t, runs); after != before {
+	if after := countFiles(t, runs); after != before {
 		t.Errorf("the rerun added %d results; it should have read them all", after-before)
 	}
 	if a.Markdown() != b.Markdown() {
@@ -75,46 +76,28 @@ func TestToolCalibrationResumes(t *testing.T) {
 	}
 }
 
-func countLines(t *testing.T, dir string) int {
+// countFiles counts the result files under the study's store in out.
+func countFiles(t *testing.T, out string) int {
 	t.Helper()
-	n := 0
-	ents, err := os.ReadDir(dir)
+	ents, err := os.ReadDir(store.Dir(out, "calibration_tool"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, e := range ents {
-		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, c := range b {
-			if c == '\n' {
-				n++
-			}
-		}
-	}
-	return n
+	return len(ents)
 }
 
-// TestReadToolRunsCutLine checks that a last line cut short by a killed run is dropped
-// from the file, so that the next tables appended start on a line of their own, and that
-// a damaged line inside the file is an error naming it.
-func TestReadToolRunsCutLine(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "cell.jsonl")
-	if err := os.WriteFile(p, []byte(`{"R":0,"P":{"dr":0.5}}`+"\n"+`{"R":1,"P":{"dr":0.`), 0o644); err != nil {
-		t.Fatal(err)
+// TestToolCalibrationRefusesAnotherSeed: a store of another seed would mix tables, so the
+// study refuses it, naming what differs.
+func TestToolCalibrationRefusesAnotherSeed(t *testing.T) {
+	cfg := ToolCalibrationQuick()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // the store is opened, no table is run
+	dir := t.TempDir()
+	if _, err := RunToolCalibration(ctx, cfg, dir); err != context.Canceled {
+		t.Fatalf("cancelled: error %v", err)
 	}
-	done, err := readToolRuns(p)
-	if err != nil || len(done) != 1 || done[0].P["dr"] != 0.5 {
-		t.Fatalf("read %v (%v), want table 0 alone", done, err)
-	}
-	if b, _ := os.ReadFile(p); string(b) != `{"R":0,"P":{"dr":0.5}}`+"\n" {
-		t.Errorf("the cut line was left in the file: %q", b)
-	}
-	if err := os.WriteFile(p, []byte("{\"R\":0}\nnot json\n{\"R\":2}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := readToolRuns(p); err == nil || !strings.Contains(err.Error(), "cell.jsonl:2") {
-		t.Errorf("a damaged line: error %v, want one naming line 2", err)
+	cfg.Seed++
+	if _, err := RunToolCalibration(ctx, cfg, dir); err == nil || !strings.Contains(err.Error(), "Seed") {
+		t.Errorf("another seed: error %v, want one naming Seed", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/clinical"
@@ -100,9 +101,6 @@ type ClinicalOptions struct {
 	Data string `flag:"data" help:"the flchain CSV (default: $INVMMD_DATA_DIR/flchain/flchain.csv when INVMMD_DATA_DIR is set, else data/flchain/flchain.csv found from the working directory up)"`
 }
 
-// Clinical is the registry's clinical experiment (clinicalStudy).
-func (builtin) Clinical() Study { return clinicalStudy() }
-
 // clinicalOptions builds the clinical experiment of options o at size without reading
 // its data: the flchain stand-in, or MIMIC-III when o.MIMIC is set.
 func clinicalOptions(quick bool, o ClinicalOptions) (Experiment, error) {
@@ -128,11 +126,10 @@ func clinicalOptions(quick bool, o ClinicalOptions) (Experiment, error) {
 // clinicalStudy is the clinical experiment's sweep: the flchain stand-in (command
 // clinical, in the main job; its CSV from -data, $INVMMD_DATA_DIR or the repository) and
 // MIMIC-III with -mimic DIR, stored as mimic. -batch sets the batch of h, G and m.
-func clinicalStudy() *Sweep[ClinicalOptions] {
+func clinicalStudy() Study {
 	return NewSweep(SweepSpec[ClinicalOptions]{
 		Name:    "clinical",
 		Summary: "Experiment 3: the flchain stand-in, or MIMIC-III with -mimic DIR",
-		Order:   30,
 		Build: func(quick bool, batch int, o ClinicalOptions) (Experiment, error) {
 			exp, err := clinicalOptions(quick, o)
 			if err != nil {
@@ -166,7 +163,7 @@ func clinicalStudy() *Sweep[ClinicalOptions] {
 		Variants: func() []ClinicalOptions { return []ClinicalOptions{{MIMIC: "MIMIC-III"}} },
 		Batch:    true,
 		Sweep:    RunConfig{Methods: ClinicalMethods(), Lambdas: []float64{1}, Seeds: PaperSeeds()},
-		Main:     []MainRun[ClinicalOptions]{{}},
+		Main:     []MainRun[ClinicalOptions]{{Quick: 53 * time.Second, Full: 2190 * time.Second}},
 	})
 }
 

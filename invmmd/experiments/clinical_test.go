@@ -39,7 +39,7 @@ func TestMajorityFromConfig(t *testing.T) {
 	if _, err := exp.TableExtras(filepath.Join(dir, "none.json")); err == nil {
 		t.Error("missing configuration record: want an error")
 	}
-	sim, _ := Describe("sim")
+	sim, _ := Studies().Describe("sim")
 	if ex, err := sim.TableExtras(filepath.Join(dir, "none.json")); err != nil || ex.Majority != nil {
 		t.Errorf("sim (no Majority) extras %+v, %v: want none and no file read", ex, err)
 	}

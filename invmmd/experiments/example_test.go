@@ -7,20 +7,20 @@ import (
 	"github.com/invmmd/invmmd/invmmd/train"
 )
 
-// ExampleOwner looks up the study of the registry that stores its results under a name,
+// ExampleStudyList_Owner looks up the study of the list that stores its results under a name,
 // here the simulation's companion with the paper's batch split, and reads what the
 // command line, merge and the notebooks read from it: its command, its default sweep at
 // paper size and quick, its steps in the main job (invmmd all), and the variant the name
 // stands for, whose name is derived from its fields and whose experiment is described
 // without reading data.
-func ExampleOwner() {
-	s, ok := experiments.Owner("sim_mf075")
+func ExampleStudyList_Owner() {
+	s, ok := experiments.Studies().Owner("sim_mf075")
 	if !ok {
 		fmt.Println("unknown")
 		return
 	}
-	sw := s.(experiments.SweepStudy)
-	fmt.Printf("command: invmmd %s (%s)\n", s.Name(), s.Summary())
+	sw := s.Sweep
+	fmt.Printf("command: invmmd %s (%s)\n", s.Name, s.Summary)
 	paper, quick := sw.DefaultSweep(false), sw.DefaultSweep(true)
 	fmt.Printf("paper-size sweep: methods %v, λ %v, seeds %v\n", paper.Methods, paper.Lambdas, paper.Seeds)
 	fmt.Printf("quick sweep: methods %v, λ %v, seeds %v\n", quick.Methods, quick.Lambdas, quick.Seeds)
@@ -31,7 +31,7 @@ func ExampleOwner() {
 	name, _ := sw.VariantName(v)
 	exp, _ := sw.Describe(v)
 	fmt.Printf("results of the paper split trained with %s: under %q, %s\n", v.Objective.Name, name, exp.Title)
-	_, ok = experiments.Owner("nosuch")
+	_, ok = experiments.Studies().Owner("nosuch")
 	fmt.Println("nosuch known:", ok)
 	// Output:
 	// command: invmmd sim (Experiment 1: the simulation, every method × seeds × λ)

@@ -45,20 +45,20 @@ func TestObjectives(t *testing.T) {
 		"clinical_ntrain":   func(c train.Config) bool { return c.Normalisers == train.NormalisersTraining },
 	}
 	for name, ok := range want {
-		exp, found := Describe(name)
+		exp, found := Studies().Describe(name)
 		if !found || exp.Name != name || !ok(exp.H) {
-			t.Errorf("Describe(%q) = %q (found %v) with %+v", name, exp.Name, found, exp.H)
+			t.Errorf("Studies().Describe(%q) = %q (found %v) with %+v", name, exp.Name, found, exp.H)
 		}
 		if !strings.HasPrefix(exp.Notes[0], "Objective ") {
 			t.Errorf("%s: the first note does not say its objective: %q", name, exp.Notes[0])
 		}
 	}
 	for _, name := range []string{"sim_ntrain_ntrain", "nothing_ntrain", "_ntrain"} {
-		if _, found := Describe(name); found {
-			t.Errorf("Describe(%q) found an experiment", name)
+		if _, found := Studies().Describe(name); found {
+			t.Errorf("Studies().Describe(%q) found an experiment", name)
 		}
 	}
-	paper, _ := Describe("sim")
+	paper, _ := Studies().Describe("sim")
 	cfg, err := ConfigOf(paper)
 	if err != nil {
 		t.Fatal(err)
@@ -133,9 +133,9 @@ func TestCommittedCheckNotes(t *testing.T) {
 		if err := json.Unmarshal(b, &rec); err != nil {
 			t.Fatal(err)
 		}
-		exp, ok := Describe(name)
+		exp, ok := Studies().Describe(name)
 		if !ok {
-			t.Fatalf("Describe(%q) found nothing", name)
+			t.Fatalf("Studies().Describe(%q) found nothing", name)
 		}
 		if strings.Join(rec.Notes, "\n") != strings.Join(exp.Notes, "\n") {
 			t.Errorf("%s: committed notes\n%s\nthe experiment's\n%s", name, strings.Join(rec.Notes, "\n"), strings.Join(exp.Notes, "\n"))

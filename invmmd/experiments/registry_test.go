@@ -15,7 +15,7 @@ import (
 )
 
 // TestResultNamesResolve checks that every name the experiments' results are stored
-// under resolves, through the registry, to its study and to the experiment of that name,
+// under resolves, through the study list, to its study and to the experiment of that name,
 // and that names no variant is named are unknown.
 func TestResultNamesResolve(t *testing.T) {
 	for _, tc := range []struct{ name, study string }{
@@ -26,48 +26,48 @@ func TestResultNamesResolve(t *testing.T) {
 		{"clinical", "clinical"}, {"mimic", "clinical"}, {"clinical_ntrain", "clinical"},
 		{"simcont", "simcont"}, {"variance", "variance"},
 	} {
-		s, ok := Owner(tc.name)
-		if !ok || s.Name() != tc.study {
-			t.Errorf("Owner(%q) = %v, %v; want study %q", tc.name, s, ok, tc.study)
+		s, ok := Studies().Owner(tc.name)
+		if !ok || s.Name != tc.study {
+			t.Errorf("Studies().Owner(%q) = %v, %v; want study %q", tc.name, s, ok, tc.study)
 			continue
 		}
-		if _, sweep := s.(SweepStudy); !sweep {
+		if s.Sweep == nil {
 			continue
 		}
-		if exp, ok := Describe(tc.name); !ok || exp.Name != tc.name || exp.Title == "" {
-			t.Errorf("Describe(%q) = %q (title %q), %v", tc.name, exp.Name, exp.Title, ok)
+		if exp, ok := Studies().Describe(tc.name); !ok || exp.Name != tc.name || exp.Title == "" {
+			t.Errorf("Studies().Describe(%q) = %q (title %q), %v", tc.name, exp.Name, exp.Title, ok)
 		}
 	}
 	for _, name := range []string{"", "simulation", "sim_mf", "tmnist_x", "tmnist_brick", "tmnist_mnistplus", "tmnist_brick_grass",
 		"tmnist_net-strided", "tmnist_net-huge", "tmnist_toned_grass_brick", "tmnist_a_b_c", "clinical_mimic", "calibration", "prop1", "diagnose"} {
-		if s, ok := Owner(name); ok {
-			t.Errorf("Owner(%q) = %q, want unknown", name, s.Name())
+		if s, ok := Studies().Owner(name); ok {
+			t.Errorf("Studies().Owner(%q) = %q, want unknown", name, s.Name)
 		}
 	}
 }
 
 // TestVariantNamesRoundTrip: every variant of every sweep is found again by its name,
 // with the same experiment (title and construction), and no two variants share a name.
-// The registry's Describe is asked for every variant on the logit with the paper's
-// objective and every seventh other one (each lookup names every variant of the registry).
+// The list's Describe is asked for every variant on the logit with the paper's
+// objective and every seventh other one (each lookup names every variant of the list).
 func TestVariantNamesRoundTrip(t *testing.T) {
 	for _, s := range Studies() {
-		sw, ok := s.(SweepStudy)
-		if !ok {
+		sw := s.Sweep
+		if sw == nil {
 			continue
 		}
 		seen := map[string]bool{}
 		for i, v := range sw.Variants() {
 			name, err := sw.VariantName(v)
 			if err != nil || seen[name] {
-				t.Errorf("%s: variant %+v named %q (%v), twice: %v", s.Name(), v, name, err, seen[name])
+				t.Errorf("%s: variant %+v named %q (%v), twice: %v", s.Name, v, name, err, seen[name])
 				continue
 			}
 			seen[name] = true
 			want, _ := sw.Describe(v)
 			got, ok := want, true
 			if (v.Objective.Suffix == "" && v.Represent == train.RepresentLogits) || i%7 == 0 {
-				got, ok = Describe(name)
+				got, ok = Studies().Describe(name)
 			}
 			a, _ := json.Marshal(want.Construction)
 			b, _ := json.Marshal(got.Construction)
@@ -75,7 +75,7 @@ func TestVariantNamesRoundTrip(t *testing.T) {
 				t.Errorf("%q reads back as %q (%v), construction %s, want %s", name, got.Name, ok, b, a)
 			}
 		}
-		if s.Name() == "tmnist" && len(seen) < 2*5*12 {
+		if s.Name == "tmnist" && len(seen) < 2*5*12 {
 			t.Errorf("textured MNIST has %d variants, want its checks and ablations with every objective and layer", len(seen))
 		}
 	}
@@ -86,7 +86,7 @@ func TestTMNISTNamesRoundTrip(t *testing.T) {
 	for _, r := range []tmnist.Rendering{tmnist.MNISTPlus, tmnist.Fused, tmnist.Toned} {
 		for _, tex := range [][2]string{{}, {"brick.png", "grass.png"}, {"grass.png", "brick.png"}, {"brick.png", "gravel.png"}} {
 			want := TMNISTVariant(TMNISTQuick, r, tex)
-			got, ok := Describe(want.Name)
+			got, ok := Studies().Describe(want.Name)
 			if !ok || got.Name != want.Name || got.Title != want.Title {
 				t.Errorf("%v %v: %q reads back as %q (%v)", r, tex, want.Name, got.Name, ok)
 				continue
@@ -112,30 +112,30 @@ func TestFigureHints(t *testing.T) {
 		{"tmnist", "label noise", "", true}, {"tmnist_digits", "", "", false}, {"tmnist_net-wide", "", "", false}, {"tmnist_fused", "", "", false},
 		{"clinical", "", "MIMIC-III", false}, {"mimic", "", "", false},
 	} {
-		exp, ok := Describe(tc.name)
+		exp, ok := Studies().Describe(tc.name)
 		if !ok {
-			t.Fatalf("Describe(%q): unknown", tc.name)
+			t.Fatalf("Studies().Describe(%q): unknown", tc.name)
 		}
 		h := exp.Figure
 		if h.CeilingWhat != tc.what || (h.Ceiling > 0) != (tc.what != "") || h.PaperDataset != tc.paper || (exp.Examples != nil) != tc.examples {
 			t.Errorf("%s: hints %+v, examples %v; want ceiling %q, paper dataset %q, examples %v", tc.name, h, exp.Examples != nil, tc.what, tc.paper, tc.examples)
 		}
 	}
-	if exp, _ := Describe("tmnist"); exp.Figure.Ceiling != 0.75 {
+	if exp, _ := Studies().Describe("tmnist"); exp.Figure.Ceiling != 0.75 {
 		t.Errorf("textured MNIST's ceiling %v, want 1 − the flip probability 0.25", exp.Figure.Ceiling)
 	}
 }
 
-// parseOptions sets the options of sw's command line args on a fresh copy of its
+// parseOptions sets the options of study s's command line args on a fresh copy of its
 // defaults, as the command line does (its flags named by the options' tags).
-func parseOptions(t *testing.T, sw SweepStudy, args []string) any {
+func parseOptions(t *testing.T, s Study, args []string) any {
 	t.Helper()
-	o := sw.NewOptions()
+	o := s.Sweep.NewOptions()
 	fields, err := OptionFields(o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fs := flag.NewFlagSet(sw.Name(), flag.ContinueOnError)
+	fs := flag.NewFlagSet(s.Name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	for _, f := range fields {
 		switch p := f.Ptr.(type) {
@@ -144,17 +144,17 @@ func parseOptions(t *testing.T, sw SweepStudy, args []string) any {
 		case *string:
 			fs.StringVar(p, f.Flag, *p, f.Help)
 		default:
-			t.Fatalf("%s: option %s of type %T", sw.Name(), f.Flag, p)
+			t.Fatalf("%s: option %s of type %T", s.Name, f.Flag, p)
 		}
 	}
 	if err := fs.Parse(args); err != nil {
-		t.Fatalf("%s %v: %v", sw.Name(), args, err)
+		t.Fatalf("%s %v: %v", s.Name, args, err)
 	}
 	return o
 }
 
 // TestMainJob: the main job's steps in the studies' order, the paper's among them in the
-// order docs/cli.md gives (an experiment added later takes its place by its Order without
+// order docs/cli.md gives (an experiment added later takes its place in the list without
 // changing this test), the companion sim_mf075 left out of the quick job, and each step's
 // flags choosing the variant its name says.
 func TestMainJob(t *testing.T) {
@@ -169,7 +169,7 @@ func TestMainJob(t *testing.T) {
 		quick bool
 		want  []string
 	}{{false, []string{"sim", "sim_mf075", "tmnist", "clinical", "variance", "simcont"}}, {true, []string{"sim", "tmnist", "clinical", "variance", "simcont"}}} {
-		steps := MainJob(tc.quick)
+		steps := Studies().MainJob(tc.quick)
 		got := names(steps)
 		var paper []string
 		for _, n := range got {
@@ -178,29 +178,29 @@ func TestMainJob(t *testing.T) {
 			}
 		}
 		if !slices.Equal(paper, tc.want) {
-			t.Errorf("MainJob(%v) = %v: the paper's steps %v, want %v", tc.quick, got, paper, tc.want)
+			t.Errorf("Studies().MainJob(%v) = %v: the paper's steps %v, want %v", tc.quick, got, paper, tc.want)
+		}
+		at := func(name string) int {
+			return slices.IndexFunc(Studies(), func(s Study) bool { return s.Name == name })
 		}
 		for i := 1; i < len(steps); i++ {
-			a, _ := Lookup(steps[i-1].Args[0])
-			b, _ := Lookup(steps[i].Args[0])
-			if a == nil || b == nil || a.Order() > b.Order() {
-				t.Errorf("MainJob(%v): step %s before %s, out of the studies' order", tc.quick, steps[i-1].Name, steps[i].Name)
+			if a, b := at(steps[i-1].Args[0]), at(steps[i].Args[0]); a < 0 || b < 0 || a > b {
+				t.Errorf("Studies().MainJob(%v): step %s before %s, out of the studies' order", tc.quick, steps[i-1].Name, steps[i].Name)
 			}
 		}
 	}
-	if sim := MainJob(false)[1]; strings.Join(sim.Args, " ") != "sim -paper-split" {
+	if sim := Studies().MainJob(false)[1]; strings.Join(sim.Args, " ") != "sim -paper-split" {
 		t.Errorf("the companion's step is %v, want sim -paper-split", sim.Args)
 	}
-	for _, st := range MainJob(false) {
-		s, ok := Lookup(st.Args[0])
+	for _, st := range Studies().MainJob(false) {
+		s, ok := Studies().Lookup(st.Args[0])
 		if !ok {
 			t.Fatalf("%s: no study %q", st.Name, st.Args[0])
 		}
-		sw, ok := s.(SweepStudy)
-		if !ok {
+		if s.Sweep == nil {
 			continue
 		}
-		name, err := sw.VariantName(Variant{Options: parseOptions(t, sw, st.Args[1:])})
+		name, err := s.Sweep.VariantName(Variant{Options: parseOptions(t, s, st.Args[1:])})
 		if err != nil || name != st.Name {
 			t.Errorf("%s: the step's command chooses %q (%v)", st.Name, name, err)
 		}
@@ -210,9 +210,8 @@ func TestMainJob(t *testing.T) {
 // TestOptionArgs: the flags of a variant's options against the defaults, for the main
 // job's command lines, read back by the command line's flags to the same options.
 func TestOptionArgs(t *testing.T) {
-	tm, _ := Lookup("tmnist")
-	sw := tm.(SweepStudy)
-	def := *sw.NewOptions().(*TMNISTOptions)
+	tm, _ := Studies().Lookup("tmnist")
+	def := *tm.Sweep.NewOptions().(*TMNISTOptions)
 	for _, tc := range []struct {
 		o    TMNISTOptions
 		want []string
@@ -226,7 +225,7 @@ func TestOptionArgs(t *testing.T) {
 		if !slices.Equal(args, tc.want) {
 			t.Errorf("OptionArgs(%+v) = %q, want %q", tc.o, args, tc.want)
 		}
-		if back := *parseOptions(t, sw, args).(*TMNISTOptions); back != tc.o {
+		if back := *parseOptions(t, tm, args).(*TMNISTOptions); back != tc.o {
 			t.Errorf("%q reads back as %+v, want %+v", args, back, tc.o)
 		}
 	}
@@ -241,13 +240,13 @@ func TestOptionArgs(t *testing.T) {
 // experiment, named as the sweep, with the configuration Describe gives at quick size.
 func TestDefaultOptionsBuildTheSweepsExperiment(t *testing.T) {
 	for _, s := range Studies() {
-		sw, ok := s.(SweepStudy)
-		if !ok {
+		sw := s.Sweep
+		if sw == nil {
 			continue
 		}
 		got, err := sw.Build(true, 0, Variant{Options: sw.NewOptions()})
 		if err != nil {
-			t.Logf("%s: %v (data missing?)", s.Name(), err)
+			t.Logf("%s: %v (data missing?)", s.Name, err)
 			continue
 		}
 		want, err := sw.Describe(Variant{})
@@ -259,15 +258,15 @@ func TestDefaultOptionsBuildTheSweepsExperiment(t *testing.T) {
 		a.Size, b.Size = nil, nil // Describe leaves the size record to Build
 		ja, _ := json.Marshal(a)
 		jb, _ := json.Marshal(b)
-		if string(ja) != string(jb) || got.Name != s.Name() {
-			t.Errorf("%s: the defaults build %s (%s), Describe %s", s.Name(), got.Name, jb, ja)
+		if string(ja) != string(jb) || got.Name != s.Name {
+			t.Errorf("%s: the defaults build %s (%s), Describe %s", s.Name, got.Name, jb, ja)
 		}
 	}
 }
 
-// toyStudy is a valid sweep for the registration tests.
-func toyStudy(name string, order int, mut ...func(*SweepSpec[struct{}])) *Sweep[struct{}] {
-	spec := SweepSpec[struct{}]{Name: name, Summary: "a toy", Order: order,
+// toyStudy is a valid sweep for the list's checks.
+func toyStudy(name string, mut ...func(*SweepSpec[struct{}])) Study {
+	spec := SweepSpec[struct{}]{Name: name, Summary: "a toy",
 		Build: func(quick bool, batch int, _ struct{}) (Experiment, error) {
 			exp := Simulation(SimulationQuick)
 			exp.Name = name
@@ -282,109 +281,67 @@ func toyStudy(name string, order int, mut ...func(*SweepSpec[struct{}])) *Sweep[
 	return NewSweep(spec)
 }
 
-// bespoke is a minimal study that is not a sweep, for the registration tests.
-type bespoke struct{ name string }
-
-func (b bespoke) Name() string                                             { return b.name }
-func (bespoke) Summary() string                                            { return "a bespoke toy" }
-func (bespoke) Order() int                                                 { return 45 }
-func (b bespoke) Main(bool) []Step                                         { return []Step{{Name: b.name, Args: []string{b.name}}} }
-func (b bespoke) Stores(n string) bool                                     { return n == b.name }
-func (bespoke) Merge(context.Context, MergeArgs, string) ([]string, error) { return nil, nil }
-func (bespoke) Figures(string, Drawer, io.Writer) ([]string, error)        { return nil, nil }
-
-// TestRegister refuses studies that would clash or could not run, and places an accepted
-// one in Studies, Owner and the main job by its Order.
-func TestRegister(t *testing.T) {
-	t.Cleanup(func() {
-		registry.Lock()
-		registry.added = nil
-		registry.Unlock()
-	})
+// TestStudyListCheck: the project's list passes its check, and the check refuses studies
+// appended to it that would clash or could not run; an accepted one is found by Owner,
+// Describe and the main job, last.
+func TestStudyListCheck(t *testing.T) {
+	if err := Studies().Check(); err != nil {
+		t.Fatal(err)
+	}
+	odd := Study{Name: "mimic", Summary: "a bespoke toy", Merge: func(context.Context, MergeArgs, string) ([]string, error) { return nil, nil }}
 	for _, tc := range []struct {
 		s    Study
 		want string
 	}{
-		{toyStudy("", 35), "want a non-empty file name"},
-		{toyStudy("a/b", 35), "want a non-empty file name"},
-		{toyStudy("x_lambda1", 35), "_lambda"},
-		{toyStudy("variance", 35), "the name is variance's"},
-		{toyStudy("sim", 35), "the name is sim's"},
-		{toyStudy("sim_mf075", 35), "the name is sim's"},
-		{toyStudy("tmnist_fused", 35), "the name is tmnist's"},
-		{toyStudy("toy", 35, func(s *SweepSpec[struct{}]) { s.Summary = "" }), "no summary"},
-		{toyStudy("toy", 35, func(s *SweepSpec[struct{}]) { s.Build = nil }), "no builder"},
-		{toyStudy("toy", 35, func(s *SweepSpec[struct{}]) { s.Sweep.Seeds = nil }), "needs methods, λ and seeds"},
-		{toyStudy("toy", 35, func(s *SweepSpec[struct{}]) { s.Main = []MainRun[struct{}]{{}, {}} }), "each needs a name of its own"},
-		{bespoke{"mimic"}, "the name is clinical's"},
+		{toyStudy(""), "want a non-empty file name"},
+		{toyStudy("a/b"), "want a non-empty file name"},
+		{toyStudy("x_lambda1"), "_lambda"},
+		{toyStudy("variance"), "the name is variance's"},
+		{toyStudy("sim"), "the name is sim's"},
+		{toyStudy("sim_mf075"), "the name is sim's"},
+		{toyStudy("tmnist_fused"), "the name is tmnist's"},
+		{toyStudy("toy", func(s *SweepSpec[struct{}]) { s.Summary = "" }), "no summary"},
+		{toyStudy("toy", func(s *SweepSpec[struct{}]) { s.Build = nil }), "no builder"},
+		{toyStudy("toy", func(s *SweepSpec[struct{}]) { s.Sweep.Seeds = nil }), "needs methods, λ and seeds"},
+		{toyStudy("toy", func(s *SweepSpec[struct{}]) { s.Main = []MainRun[struct{}]{{}, {}} }), "each needs a name of its own"},
+		{odd, "the name is clinical's"},
+		{Study{Name: "sim_x", Summary: "stores sim's", Merge: odd.Merge}, ""},
 	} {
-		err := Register(tc.s)
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("Register(%q): error %v, want one saying %q", tc.s.Name(), err, tc.want)
+		err := append(Studies(), tc.s).Check()
+		if tc.want == "" {
+			if err != nil {
+				t.Errorf("%q: %v", tc.s.Name, err)
+			}
+		} else if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: error %v, want one saying %q", tc.s.Name, err, tc.want)
 		}
 	}
-	if len(Studies()) != len(builtins()) {
-		t.Fatalf("refused studies were registered: %d studies", len(Studies()))
+	if err := append(Studies(), toyStudy("toy"), toyStudy("toy")).Check(); err == nil {
+		t.Error("two studies named toy passed")
 	}
-	for _, s := range []Study{toyStudy("toy", 35), toyStudy("early", 5), bespoke{"odd"}} {
-		if err := Register(s); err != nil {
-			t.Fatal(err)
-		}
+	l := append(Studies(), toyStudy("toy"))
+	if steps := l.MainJob(true); steps[len(steps)-1].Name != "toy" {
+		t.Errorf("MainJob(true) = %v: want toy last", steps)
 	}
-	if err := Register(toyStudy("toy", 5)); err == nil {
-		t.Error("a second study named toy was registered")
+	if s, ok := l.Owner("toy_ntrain"); !ok || s.Summary != "a toy" {
+		t.Errorf("Owner(toy_ntrain) = %v, %v", s.Name, ok)
 	}
-	var names []string
-	for _, s := range Studies() {
-		names = append(names, s.Name())
-	}
-	// In their Order: early (5) first, toy (35) between clinical (30) and variance (40),
-	// odd (45) between variance and simcont (50).
-	at := func(n string) int { return slices.Index(names, n) }
-	if at("early") != 0 || !(at("clinical") < at("toy") && at("toy") < at("variance") && at("variance") < at("odd") && at("odd") < at("simcont")) {
-		t.Errorf("Studies() = %v, out of order", names)
-	}
-	var steps []string
-	for _, st := range MainJob(true) {
-		steps = append(steps, st.Name)
-	}
-	if i := slices.Index(steps, "toy"); steps[0] != "early" || i < 0 || steps[i-1] != "clinical" || steps[i+1] != "variance" || steps[i+2] != "odd" {
-		t.Errorf("MainJob(true) = %v: want early first, toy between clinical and variance, odd after variance", steps)
-	}
-	if s, ok := Owner("toy_ntrain"); !ok || s.Summary() != "a toy" {
-		t.Errorf("Owner(toy_ntrain) = %v, %v", s, ok)
-	}
-	if exp, ok := Describe("toy"); !ok || exp.Name != "toy" {
+	if exp, ok := l.Describe("toy"); !ok || exp.Name != "toy" {
 		t.Errorf("Describe(toy) = %q, %v", exp.Name, ok)
 	}
-	if q := toyStudy("toy", 35).DefaultSweep(true); !slices.Equal(q.Methods, QuickMethods()) {
+	if q := toyStudy("toy").Sweep.DefaultSweep(true); !slices.Equal(q.Methods, QuickMethods()) {
 		t.Errorf("a sweep without a Quick sweep: quick methods %v, want QuickSweep's %v", q.Methods, QuickMethods())
 	}
-}
-
-// TestBuiltinsAreValid: every built-in study passes the registry's checks, and no two
-// share a name or a stored name.
-func TestBuiltinsAreValid(t *testing.T) {
-	seen := map[string]string{}
-	for _, s := range builtins() {
-		if err := CheckStudy(s); err != nil {
-			t.Errorf("%s: %v", s.Name(), err)
-		}
-		names := []string{s.Name()}
-		if sw, ok := s.(SweepStudy); ok {
-			for _, v := range sw.Variants() {
-				n, _ := sw.VariantName(v)
-				names = append(names, n)
+	names := map[string]bool{}
+	for _, s := range Studies() {
+		if s.Sweep != nil {
+			for _, v := range s.Sweep.Variants() {
+				n, _ := s.Sweep.VariantName(v)
+				names[n] = true
 			}
-		}
-		for _, n := range names {
-			if o, ok := seen[n]; ok && o != s.Name() {
-				t.Errorf("%s and %s both use the name %s", o, s.Name(), n)
-			}
-			seen[n] = s.Name()
 		}
 	}
-	if _, ok := seen["sim_mf075_robust_feat"]; !ok {
+	if !names["sim_mf075_robust_feat"] {
 		t.Error("the simulation's variants lack sim_mf075_robust_feat")
 	}
 }

@@ -26,9 +26,9 @@ func TestWithRepresentation(t *testing.T) {
 			return c.Represent == train.RepresentFeatures && c.SelectClipped && c.Normalisers == train.NormalisersTraining
 		}},
 	} {
-		exp, ok := Describe(tc.name)
+		exp, ok := Studies().Describe(tc.name)
 		if !ok || exp.Name != tc.name || !tc.check(exp.H) {
-			t.Errorf("Describe(%q) = %q (found %v) with %+v", tc.name, exp.Name, ok, exp.H)
+			t.Errorf("Studies().Describe(%q) = %q (found %v) with %+v", tc.name, exp.Name, ok, exp.H)
 			continue
 		}
 		if exp.Paper != nil || exp.Figure.MMDOf != "the penultimate features" || !strings.Contains(exp.Notes[0], "representations_"+strings.TrimSuffix(tc.name, "_feat")+".md") {
@@ -37,10 +37,10 @@ func TestWithRepresentation(t *testing.T) {
 		if !strings.HasPrefix(exp.Notes[0], "Representation: ") || !strings.Contains(exp.TrMMDNote(), "penultimate features") {
 			t.Errorf("%s: notes %q, tr mmd note %q", tc.name, exp.Notes[0], exp.TrMMDNote())
 		}
-		s, _ := Owner(tc.name)
-		v, ok := variantNamed(s.(SweepStudy), tc.name)
+		s, _ := Studies().Owner(tc.name)
+		v, ok := variantNamed(s.Sweep, tc.name)
 		v.Represent = train.RepresentLogits
-		if base, err := s.(SweepStudy).VariantName(v); !ok || err != nil || base != tc.base {
+		if base, err := s.Sweep.VariantName(v); !ok || err != nil || base != tc.base {
 			t.Errorf("the variant of %q on the logit is %q (%v, %v), want %q", tc.name, base, ok, err, tc.base)
 		}
 		cfg, err := ConfigOf(exp)
@@ -52,11 +52,11 @@ func TestWithRepresentation(t *testing.T) {
 		}
 	}
 	for _, name := range []string{"sim_feat_feat", "_feat", "nothing_feat", "sim_feat_ntrain"} {
-		if exp, found := Describe(name); found {
-			t.Errorf("Describe(%q) found %q", name, exp.Name)
+		if exp, found := Studies().Describe(name); found {
+			t.Errorf("Studies().Describe(%q) found %q", name, exp.Name)
 		}
 	}
-	paper, _ := Describe("sim")
+	paper, _ := Studies().Describe("sim")
 	if got := WithRepresentation(paper, train.RepresentLogits); got.Name != "sim" || got.H.Represent != train.RepresentLogits {
 		t.Errorf("the logits changed the experiment: %q, %+v", got.Name, got.H)
 	}

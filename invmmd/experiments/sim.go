@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"strings"
+	"time"
 
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/dataset"
@@ -87,35 +88,40 @@ type SimulationOptions struct {
 	PaperSplit bool `flag:"paper-split" help:"the companion run: the paper's 1/4 : 3/4 normaliser split of each batch (MainFraction 0.75), written as the sim_mf075 tables"`
 }
 
-// Sim is the registry's simulation (simulationStudy).
-func (builtin) Sim() Study { return simulationStudy() }
-
 // simulationStudy is the simulation's sweep: the experiment (command sim) and its
 // companion sim_mf075 (sim -paper-split), both in the main job, the companion only at
 // paper size (quick runs teach with the default split). -batch sets h's batch.
-func simulationStudy() *Sweep[SimulationOptions] {
+func simulationStudy() Study {
 	return NewSweep(SweepSpec[SimulationOptions]{
 		Name:    "sim",
 		Summary: "Experiment 1: the simulation, every method × seeds × λ",
-		Order:   10,
 		Build: func(quick bool, batch int, o SimulationOptions) (Experiment, error) {
-			size := SimulationPaper
-			if quick {
-				size = SimulationQuick
-			}
-			if batch > 0 {
-				size.Batch = batch
-			}
-			exp := Simulation(size)
 			if o.PaperSplit {
-				exp = SimulationPaperSplit(size)
+				return simulationSized(quick, batch, SimulationPaperSplit), nil
 			}
-			exp.Size = size
-			return exp, nil
+			return simulationSized(quick, batch, Simulation), nil
 		},
 		Variants: func() []SimulationOptions { return []SimulationOptions{{PaperSplit: true}} },
 		Batch:    true,
 		Sweep:    RunConfig{Methods: method.All(), Lambdas: []float64{1, 5}, Seeds: PaperSeeds()},
-		Main:     []MainRun[SimulationOptions]{{}, {Options: SimulationOptions{PaperSplit: true}, PaperOnly: true}},
+		Main: []MainRun[SimulationOptions]{
+			{Quick: 46 * time.Second, Full: 1335 * time.Second},
+			{Options: SimulationOptions{PaperSplit: true}, PaperOnly: true, Full: 1251 * time.Second},
+		},
 	})
+}
+
+// simulationSized returns the simulation experiment build makes at paper or quick size,
+// with batch rows per step of h when batch > 0, its size recorded.
+func simulationSized(quick bool, batch int, build func(SimulationSize) Experiment) Experiment {
+	size := SimulationPaper
+	if quick {
+		size = SimulationQuick
+	}
+	if batch > 0 {
+		size.Batch = batch
+	}
+	exp := build(size)
+	exp.Size = size
+	return exp
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/invmmd/invmmd/invmmd/sim"
 	"github.com/invmmd/invmmd/invmmd/simcont"
 	"github.com/invmmd/invmmd/invmmd/train"
+	"time"
 )
 
 // SimulationContinuous is the simulation with a continuous nuisance (package simcont):
@@ -38,33 +39,20 @@ func SimulationContinuous(size SimulationSize) Experiment {
 	return e
 }
 
-// SimCont is the registry's continuous-nuisance simulation (simulationContinuousStudy).
-func (builtin) SimCont() Study { return simulationContinuousStudy() }
-
 // simulationContinuousStudy is the sweep of the continuous-nuisance simulation (command
 // simcont), in the main job after the paper's experiments and the variance study. Its
 // sweep is the paper's methods (the "+" forms read the simulation's true G) at λ = 1 and
 // 5 over the paper's five seeds. It has no options of its own.
-func simulationContinuousStudy() *Sweep[struct{}] {
+func simulationContinuousStudy() Study {
 	return NewSweep(SweepSpec[struct{}]{
 		Name:    "simcont",
 		Summary: "the simulation with a continuous nuisance: the joint MMD² of the paper's appendix H, every method × seeds × λ",
-		Order:   50,
 		Build: func(quick bool, batch int, _ struct{}) (Experiment, error) {
-			size := SimulationPaper
-			if quick {
-				size = SimulationQuick
-			}
-			if batch > 0 {
-				size.Batch = batch
-			}
-			exp := SimulationContinuous(size)
-			exp.Size = size
-			return exp, nil
+			return simulationSized(quick, batch, SimulationContinuous), nil
 		},
 		Batch: true,
 		Sweep: RunConfig{Methods: method.Paper(), Lambdas: []float64{1, 5}, Seeds: PaperSeeds()},
 		Quick: RunConfig{Methods: []method.Method{method.None, method.Obs, method.Full, method.DR}, Lambdas: []float64{1}, Seeds: []uint64{1}},
-		Main:  []MainRun[struct{}]{{}},
+		Main:  []MainRun[struct{}]{{Quick: 92 * time.Second, Full: 3700 * time.Second}},
 	})
 }

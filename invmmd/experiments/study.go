@@ -4,51 +4,112 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"reflect"
-	"slices"
 	"strings"
-	"sync"
+	"time"
 
 	"github.com/invmmd/invmmd/invmmd/dataset"
 	"github.com/invmmd/invmmd/invmmd/experiments/store"
 	"github.com/invmmd/invmmd/invmmd/results"
 )
 
-// Study is one entry of the registry: an experiment of the paper swept over methods, λ and
-// seeds (a Sweep), or a bespoke study (the variance study of appendix B.3, the invariance
-// test's calibration, Proposition 2, the step-by-step diagnosis of a fit). The command
-// line gives each study its command, the main job (invmmd all) runs its Main steps in
-// Order, and merge and figures ask each study for its tables and figures: none of them
-// lists the studies.
-//
-// How a study runs depends on its kind, and takes that kind's typed settings: a Sweep
-// runs an Experiment over a RunConfig (Run), the variance study a VarianceConfig
-// (Variance), the calibration a CalibrationConfig (RunCalibration), Proposition 2 a
-// prop1.Config, a diagnosis Diagnose's arguments; each takes a context and stops when it
-// is done. The command line fills those settings from its flags.
-type Study interface {
+// Studies is the project's list of studies, in the order of the command list and the main
+// job: the paper's experiments and the continuous-nuisance simulation (each a Sweep, in
+// its own file), and the bespoke studies (bespoke.go). The command line gives each its
+// command, invmmd all runs their Steps, merge and figures ask them for their tables and
+// figures: nothing else lists the studies. A program with a study of its own appends it to
+// this list and passes the list on (the command line's tests do).
+func Studies() StudyList {
+	return StudyList{
+		simulationStudy(),           // sim.go
+		tmnistStudy(),               // tmnist.go
+		clinicalStudy(),             // clinical.go
+		varianceStudy(),             // bespoke.go
+		simulationContinuousStudy(), // simcont.go
+		calibrationStudy(),          // bespoke.go
+		prop1Study(),                // bespoke.go
+		diagnosisStudy(),            // bespoke.go
+	}
+}
+
+// Study is one entry of the study list: an experiment of the paper swept over methods, λ
+// and seeds (Sweep set, made by NewSweep), or a bespoke study (the variance study of
+// appendix B.3, the invariance test's calibration, Proposition 2, the step-by-step
+// diagnosis of a fit), whose typed settings and run its command fills from its flags.
+type Study struct {
 	// Name names the study: its command (invmmd NAME) and, for a study that stores
 	// results, the folder of its own (OUT/fits/NAME) and the prefix of its tables.
-	Name() string
+	Name string
 	// Summary is one line saying what the study is: its command's description.
-	Summary() string
-	// Order places the study among the others, ascending (ties keep the order of
-	// registration): in the command list and, for its Main steps, in the main job.
-	Order() int
-	// Main returns the study's steps in the main job, in order (with quick, in the quick
-	// main job); none: it is not part of it.
-	Main(quick bool) []Step
-	// Stores reports whether results stored under name — a folder under OUT/fits, the
-	// prefix of tables under OUT/tables — are this study's.
-	Stores(name string) bool
-	// Merge assembles the tables of the results stored under name (Stores) from the files
-	// under a.Out/fits into a.Out/tables, draws their figures with a.Draw and writes what
-	// it made to a.Stdout, returning the files it wrote.
-	Merge(ctx context.Context, a MergeArgs, name string) ([]string, error)
+	Summary string
+	// Steps are the study's steps in the main job, in order, each with the time it took
+	// when measured; none: it is not part of it.
+	Steps []Step
+	// Sweep is the sweep of an experiment (nil for a bespoke study): the command line's
+	// flags and run, the names its results are stored under.
+	Sweep SweepStudy
+	// Merge, when the study keeps per-fit results under OUT/fits, assembles the tables of
+	// the results stored under name (Stores) from the files under a.Out/fits into
+	// a.Out/tables, draws their figures with a.Draw and writes what it made to a.Stdout,
+	// returning the files it wrote.
+	Merge func(ctx context.Context, a MergeArgs, name string) ([]string, error)
 	// Figures redraws the study's figures, and the comparisons it derives from its
-	// tables, from the tables under out/tables, writing the figures to out with d and
-	// what it shows to w; it returns the files it wrote (none when it has no tables).
-	Figures(out string, d Drawer, w io.Writer) ([]string, error)
+	// tables, from the tables under out/tables, writing the figures to out with d and what
+	// it shows to w; it returns the files it wrote (none when it has no tables). Nil: the
+	// study draws nothing.
+	Figures func(out string, d Drawer, w io.Writer) ([]string, error)
+}
+
+// Step is one step of the main job: the command line that runs it, the name its results
+// are stored under, and the wall time it took when it was measured (0: never measured),
+// from which invmmd all estimates its total and the time left.
+type Step struct {
+	Name      string
+	Args      []string // the command, then its flags: e.g. sim -paper-split
+	PaperOnly bool     // left out of the quick main job
+	// Quick and Full are the step's measured wall times in the quick main job (all -quick)
+	// and at paper size (all), StepTimesSource says where.
+	Quick, Full time.Duration
+}
+
+// StepTimesSource says where the Steps' recorded times come from, for the plan that
+// invmmd all prints.
+//
+// Quick: one run of `go run ./cmd/invmmd all -quick -out /tmp/q` (its own "done in" lines),
+// on a 2-vCPU AMD EPYC (nproc 2, /proc/cpuinfo "AMD EPYC"), -jobs 2 (the default there),
+// while another engineer's builds and tests shared the machine: load average 1.7 at the
+// start, 3.4–4.8 during the simulation, textured-MNIST and clinical steps, 6.7 at the end;
+// 5 min 21 s in all (400 s of user CPU).
+//
+// Full: the wall times of the paper-size steps in their runs' logs, listed per step with
+// the machine in docs/sweeps.md (TestStepTimesMatchTheManual checks the two agree):
+// simulation 1,335 s, its companion with the paper's split 1,251 s and variance 98 s on a
+// 2-vCPU AMD EPYC; clinical 2,190 s as one process on a 2-vCPU Xeon under a load of 12–15;
+// textured MNIST 2,983 s on an earlier 2-core machine (the EPYC ran its checks about 1.4×
+// as long, which the pace scaling of eta absorbs after the first step); the
+// continuous-nuisance simulation about 3,700 s (its fits summed, on a shared 2-vCPU Xeon).
+const StepTimesSource = "times measured on a 2-vCPU AMD EPYC with -jobs 2 under other load, recorded with each study in invmmd/experiments"
+
+// Main returns the study's steps in the main job (with quick, those of the quick main
+// job).
+func (s Study) Main(quick bool) []Step {
+	var out []Step
+	for _, st := range s.Steps {
+		if !quick || !st.PaperOnly {
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+// Stores reports whether results stored under name — a folder under OUT/fits, the prefix
+// of tables under OUT/tables — are this study's: a variant of its sweep, or its own name
+// for a bespoke study that merges per-fit results.
+func (s Study) Stores(name string) bool {
+	if s.Sweep != nil {
+		_, ok := variantNamed(s.Sweep, name)
+		return ok
+	}
+	return s.Merge != nil && name == s.Name
 }
 
 // MergeArgs are what Study.Merge reads besides the name of the results.
@@ -62,9 +123,9 @@ type MergeArgs struct {
 	Check func(sw store.Sweep) error
 }
 
-// Drawer draws the figures of the studies into files: base.png and base.svg for each.
-// The command line's drawer is package figures' (which this package may not import: it is
-// a later layer); a test can record what is drawn instead.
+// Drawer draws the studies' figures into files: base.png and base.svg for each. The
+// command line's drawer is package figures' (which this package may not import: it is a
+// later layer); a test can record what is drawn instead.
 type Drawer interface {
 	// Results draws an experiment's results at one λ: the summaries of its fits next to
 	// the paper's numbers, with the experiment's figure hints and the majority baseline
@@ -90,13 +151,6 @@ type Drawer interface {
 	Objectives(base, title string, objectives []string, rows [][]results.Row, hints results.FigureHints) error
 }
 
-// Step is one step of the main job: the command line that runs it and the name its
-// results are stored under.
-type Step struct {
-	Name string
-	Args []string // the command, then its flags: e.g. sim -paper-split
-}
-
 // ExampleImages are images of an experiment's data to show next to its results, one strip
 // per (Y, Z) cell: the sets whose first images are drawn (e.g. train and test) and the
 // names of Z's two values.
@@ -106,135 +160,95 @@ type ExampleImages struct {
 	Note   string // a line under the images, e.g. that some labels shown are flipped
 }
 
-// builtin has one method per study of the project, each in the study's own file (e.g.
-// Sim in sim.go): Studies finds them by reflection, so that adding a study is adding its
-// file, with no list to extend and no init function.
-type builtin struct{}
+// StudyList is a list of studies (Studies, with any a program appends), in order.
+type StudyList []Study
 
-// builtins returns the project's studies, one per method of builtin, in the methods'
-// order (by name; Studies sorts them by Order).
-func builtins() []Study {
-	v := reflect.ValueOf(builtin{})
-	var out []Study
-	for i := 0; i < v.NumMethod(); i++ {
-		s, ok := v.Method(i).Interface().(func() Study)
-		if !ok {
-			panic(fmt.Sprintf("experiments: builtin.%s is not a func() Study", v.Type().Method(i).Name))
+// Check checks what the command line, merge and the main job need of the list: each
+// study's name a usable file name and command, a summary, main steps with names of their
+// own, a Sweep's own check (Sweep.check), and no name, or name results are stored under,
+// that is another study's. Each sweep's variants are named once.
+func (l StudyList) Check() error {
+	owner := map[string]int{} // a command's or stored name → 1 + the index of its study
+	for i, s := range l {
+		name := s.Name
+		switch {
+		case name == "" || strings.ContainsAny(name, "/\\ \t\n.") || strings.Contains(name, "_lambda") || strings.HasPrefix(name, "-"):
+			return fmt.Errorf("experiments: study %q: want a non-empty file name without /, spaces, dots, a leading - or _lambda", name)
+		case s.Summary == "":
+			return fmt.Errorf("experiments: study %q: no summary", name)
 		}
-		out = append(out, s())
-	}
-	return out
-}
-
-// registry holds the studies added by Register, in order.
-var registry struct {
-	sync.Mutex
-	added []Study
-}
-
-// Register adds s to the registry, after checking it (CheckStudy) and that neither its
-// name nor any name its results are stored under is another study's. The command line,
-// merge, figures and the main job then know it. A program that wants a study for itself
-// registers it before it runs; the project's own studies need no registration.
-func Register(s Study) error {
-	if err := CheckStudy(s); err != nil {
-		return err
-	}
-	registry.Lock()
-	defer registry.Unlock()
-	for _, o := range all(registry.added) {
-		if o.Name() == s.Name() || o.Stores(s.Name()) || s.Stores(o.Name()) {
-			return fmt.Errorf("experiments: Register %q: the name is %s's", s.Name(), o.Name())
-		}
-		if sw, ok := o.(SweepStudy); ok {
-			for _, v := range sw.Variants() {
-				if n, err := sw.VariantName(v); err == nil && s.Stores(n) {
-					return fmt.Errorf("experiments: Register %q: its results would be stored under %s, %s's", s.Name(), n, o.Name())
-				}
+		if c, ok := s.Sweep.(interface{ check() error }); ok {
+			if err := c.check(); err != nil {
+				return err
 			}
 		}
-	}
-	registry.added = append(registry.added, s)
-	return nil
-}
-
-// CheckStudy checks what the registry needs of a study: a name that is a usable file name
-// and command, a summary, main steps with names of their own, and for a Sweep what its
-// check says (Sweep.check).
-func CheckStudy(s Study) error {
-	name := s.Name()
-	switch {
-	case name == "" || strings.ContainsAny(name, "/\\ \t\n.") || strings.Contains(name, "_lambda") || strings.HasPrefix(name, "-"):
-		return fmt.Errorf("experiments: study %q: want a non-empty file name without /, spaces, dots, a leading - or _lambda", name)
-	case s.Summary() == "":
-		return fmt.Errorf("experiments: study %q: no summary", name)
-	}
-	if c, ok := s.(interface{ check() error }); ok {
-		if err := c.check(); err != nil {
-			return err
-		}
-	}
-	for _, quick := range []bool{false, true} {
 		seen := map[string]bool{}
-		for _, st := range s.Main(quick) {
+		for _, st := range s.Steps {
 			if st.Name == "" || seen[st.Name] || len(st.Args) == 0 || st.Args[0] != name {
-				return fmt.Errorf("experiments: study %q: main steps %v: each needs a name of its own and the study's command", name, s.Main(quick))
+				return fmt.Errorf("experiments: study %q: main steps %v: each needs a name of its own and the study's command", name, s.Steps)
 			}
 			seen[st.Name] = true
 		}
+		names := []string{name}
+		if s.Sweep != nil {
+			for _, v := range s.Sweep.Variants() {
+				if n, err := s.Sweep.VariantName(v); err == nil && n != name {
+					names = append(names, n)
+				}
+			}
+		}
+		for k, n := range names {
+			o, taken := owner[n]
+			switch {
+			case taken && k == 0:
+				return fmt.Errorf("experiments: study %q: the name is %s's", name, l[o-1].Name)
+			case taken:
+				return fmt.Errorf("experiments: study %q: its results would be stored under %s, %s's", name, n, l[o-1].Name)
+			}
+			owner[n] = i + 1
+		}
 	}
 	return nil
 }
 
-// all returns the built-in studies and added, sorted by Order (stable).
-func all(added []Study) []Study {
-	ss := append(builtins(), added...)
-	slices.SortStableFunc(ss, func(a, b Study) int { return a.Order() - b.Order() })
-	return ss
-}
-
-// Studies returns every study of the registry, the built-in ones and those added by
-// Register, in Order.
-func Studies() []Study {
-	registry.Lock()
-	defer registry.Unlock()
-	return all(registry.added)
-}
-
 // Lookup returns the study named name (its command's name).
-func Lookup(name string) (Study, bool) {
-	for _, s := range Studies() {
-		if s.Name() == name {
+func (l StudyList) Lookup(name string) (Study, bool) {
+	for _, s := range l {
+		if s.Name == name {
 			return s, true
 		}
 	}
-	return nil, false
+	return Study{}, false
 }
 
 // Owner returns the study whose results are stored under name (e.g. "sim_mf075" gives the
 // simulation, "variance" the variance study).
-func Owner(name string) (Study, bool) {
-	for _, s := range Studies() {
+func (l StudyList) Owner(name string) (Study, bool) {
+	for _, s := range l {
 		if s.Stores(name) {
 			return s, true
 		}
 	}
-	return nil, false
+	return Study{}, false
+}
+
+// VariantOf returns the sweep, and its variant, whose results are stored under name
+// (e.g. "sim_mf075_robust" gives the simulation with the paper's split and the robust
+// objective), found by naming the sweep's variants, never by parsing name.
+func (l StudyList) VariantOf(name string) (SweepStudy, Variant, bool) {
+	s, ok := l.Owner(name)
+	if !ok || s.Sweep == nil {
+		return nil, Variant{}, false
+	}
+	v, ok := variantNamed(s.Sweep, name)
+	return s.Sweep, v, ok
 }
 
 // Describe returns the experiment, of any Sweep, whose results are stored under name, as
 // the sweep describes it without reading data (SweepStudy.Describe): for merge, figures
 // and the notebooks, which need its title, notes, paper numbers and figure hints.
-func Describe(name string) (Experiment, bool) {
-	s, ok := Owner(name)
-	if !ok {
-		return Experiment{}, false
-	}
-	sw, ok := s.(SweepStudy)
-	if !ok {
-		return Experiment{}, false
-	}
-	v, ok := variantNamed(sw, name)
+func (l StudyList) Describe(name string) (Experiment, bool) {
+	sw, v, ok := l.VariantOf(name)
 	if !ok {
 		return Experiment{}, false
 	}
@@ -242,27 +256,11 @@ func Describe(name string) (Experiment, bool) {
 	return exp, err == nil
 }
 
-// VariantOf returns the sweep, and its variant, whose results are stored under name
-// (e.g. "sim_mf075_robust" gives the simulation with the paper's split and the robust
-// objective), found by naming the sweep's variants, never by parsing name.
-func VariantOf(name string) (SweepStudy, Variant, bool) {
-	s, ok := Owner(name)
-	if !ok {
-		return nil, Variant{}, false
-	}
-	sw, ok := s.(SweepStudy)
-	if !ok {
-		return nil, Variant{}, false
-	}
-	v, ok := variantNamed(sw, name)
-	return sw, v, ok
-}
-
 // MainJob returns the steps of the main job (invmmd all) in order: every study's Main
-// steps (with quick, those of the quick main job) in the studies' Order.
-func MainJob(quick bool) []Step {
+// steps (with quick, those of the quick main job) in the list's order.
+func (l StudyList) MainJob(quick bool) []Step {
 	var steps []Step
-	for _, s := range Studies() {
+	for _, s := range l {
 		steps = append(steps, s.Main(quick)...)
 	}
 	return steps

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/invmmd/invmmd/invmmd/train"
 )
@@ -23,12 +24,11 @@ type Variant struct {
 	Represent train.Representation
 }
 
-// SweepStudy is a Study that sweeps an Experiment over methods, λ and seeds (a Sweep of
-// any options type): what the command line, merge, figures and the notebooks need of it,
-// with its options as untyped values. Its run is Run(ctx, exp, rc) of the experiment one
-// of its variants builds.
+// SweepStudy is the sweep of a Study that sweeps an Experiment over methods, λ and seeds
+// (a Sweep of any options type): what the command line, merge, figures and the notebooks
+// need of it, with its options as untyped values. Its run is Run(ctx, exp, rc) of the
+// experiment one of its variants builds.
 type SweepStudy interface {
-	Study
 	// NewOptions returns a pointer to a fresh copy of the sweep's default options, whose
 	// tagged fields the command line offers as flags (OptionFields).
 	NewOptions() any
@@ -51,7 +51,7 @@ type SweepStudy interface {
 	TakesBatch() bool
 }
 
-// SweepSpec describes a Sweep: an experiment of the registry run over a grid of methods,
+// SweepSpec describes a Sweep: an experiment of the study list run over a grid of methods,
 // λ and seeds, with options of type O (a struct whose fields tagged `flag:"NAME"
 // help:"…"` the command line offers as flags; struct{} when it has none).
 type SweepSpec[O any] struct {
@@ -59,8 +59,6 @@ type SweepSpec[O any] struct {
 	Name string
 	// Summary is one line saying what it is: its command's description.
 	Summary string
-	// Order places it in the command list and the main job (Study.Order).
-	Order int
 	// Defaults are its options when none are given.
 	Defaults O
 	// Build builds the experiment of options o at quick or paper size, with batch rows per
@@ -84,28 +82,33 @@ type SweepSpec[O any] struct {
 }
 
 // MainRun is one run of a Sweep in the main job (invmmd all): its options, whose
-// non-default fields become the step's flags, and whether it is left out of the quick
-// main job.
+// non-default fields become the step's flags, whether it is left out of the quick main
+// job, and its measured wall times (Step).
 type MainRun[O any] struct {
-	Options   O
-	PaperOnly bool
+	Options     O
+	PaperOnly   bool
+	Quick, Full time.Duration
 }
 
-// Sweep is the Study of a SweepSpec (NewSweep).
+// Sweep is the SweepStudy of a SweepSpec (NewSweep).
 type Sweep[O any] struct{ spec SweepSpec[O] }
 
-// NewSweep returns the study of spec, for Register (the project's own sweeps are in the
-// registry already).
-func NewSweep[O any](spec SweepSpec[O]) *Sweep[O] { return &Sweep[O]{spec: spec} }
-
-// Name is the sweep's name (SweepSpec.Name).
-func (s *Sweep[O]) Name() string { return s.spec.Name }
-
-// Summary is the sweep's one-line description.
-func (s *Sweep[O]) Summary() string { return s.spec.Summary }
-
-// Order is the sweep's place in the command list and the main job.
-func (s *Sweep[O]) Order() int { return s.spec.Order }
+// NewSweep returns the study of spec: its Sweep, its steps in the main job (the name each
+// run's results are stored under and its command line, the sweep's command with the flags
+// of its options that differ from the defaults, OptionArgs), its merge and its figures.
+func NewSweep[O any](spec SweepSpec[O]) Study {
+	s := &Sweep[O]{spec: spec}
+	st := Study{Name: spec.Name, Summary: spec.Summary, Sweep: s, Merge: s.merge, Figures: s.figures}
+	for _, r := range spec.Main {
+		name, err := s.VariantName(Variant{Options: r.Options})
+		if err != nil {
+			name = "" // refused by StudyList.Check
+		}
+		st.Steps = append(st.Steps, Step{Name: name, Args: append([]string{spec.Name}, OptionArgs(spec.Defaults, r.Options)...),
+			PaperOnly: r.PaperOnly, Quick: r.Quick, Full: r.Full})
+	}
+	return st
+}
 
 // TakesBatch says whether Build reads its batch argument.
 func (s *Sweep[O]) TakesBatch() bool { return s.spec.Batch }
@@ -159,10 +162,13 @@ func (s *Sweep[O]) Describe(v Variant) (Experiment, error) {
 		return Experiment{}, err
 	}
 	var exp Experiment
-	if s.spec.Describe != nil {
+	switch {
+	case s.spec.Describe != nil:
 		exp, err = s.spec.Describe(o)
-	} else {
+	case s.spec.Build != nil:
 		exp, err = s.spec.Build(true, 0, o)
+	default:
+		err = fmt.Errorf("experiments: study %q: no builder (Build)", s.spec.Name)
 	}
 	if err != nil {
 		return Experiment{}, err
@@ -200,12 +206,6 @@ func (s *Sweep[O]) Variants() []Variant {
 	return out
 }
 
-// Stores reports whether name is the name of one of the sweep's Variants.
-func (s *Sweep[O]) Stores(name string) bool {
-	_, ok := variantNamed(s, name)
-	return ok
-}
-
 // variantNamed returns the variant of s whose results are stored under name.
 func variantNamed(s SweepStudy, name string) (Variant, bool) {
 	for _, v := range s.Variants() {
@@ -228,25 +228,7 @@ func (s *Sweep[O]) DefaultSweep(quick bool) RunConfig {
 	return RunConfig{Methods: slices.Clone(g.Methods), Lambdas: slices.Clone(g.Lambdas), Seeds: slices.Clone(g.Seeds)}
 }
 
-// Main returns the sweep's runs in the main job as steps: the name each run's results are
-// stored under and its command line, the sweep's command with the flags of its options
-// that differ from the defaults (OptionArgs).
-func (s *Sweep[O]) Main(quick bool) []Step {
-	var steps []Step
-	for _, r := range s.spec.Main {
-		if quick && r.PaperOnly {
-			continue
-		}
-		name, err := s.VariantName(Variant{Options: r.Options})
-		if err != nil {
-			name = "" // refused by check
-		}
-		steps = append(steps, Step{Name: name, Args: append([]string{s.spec.Name}, OptionArgs(s.spec.Defaults, r.Options)...)})
-	}
-	return steps
-}
-
-// check checks what the registry needs of a sweep: a builder, a default sweep, the
+// check checks what the study list needs of a sweep: a builder, a default sweep, the
 // default options naming the sweep's own experiment, and options that the command line can
 // offer as flags.
 func (s *Sweep[O]) check() error {
@@ -265,9 +247,9 @@ func (s *Sweep[O]) check() error {
 	return nil
 }
 
-// Merge assembles the tables of the variant whose results are stored under name, draws
+// merge assembles the tables of the variant whose results are stored under name, draws
 // their figures and shows them (mergeSweep).
-func (s *Sweep[O]) Merge(_ context.Context, a MergeArgs, name string) ([]string, error) {
+func (s *Sweep[O]) merge(_ context.Context, a MergeArgs, name string) ([]string, error) {
 	v, ok := variantNamed(s, name)
 	if !ok {
 		return nil, fmt.Errorf("experiments: %s stores no results under %q", s.spec.Name, name)

@@ -120,14 +120,14 @@ func tables(s SweepStudy, dir string) ([]table, error) {
 	return out, nil
 }
 
-// Figures redraws the results figure of every table of the sweep's variants under
+// figures redraws the results figure of every table of the sweep's variants under
 // out/tables (showing each table on w), then writes the comparisons they allow: of the
 // training objectives of a variant at one λ (ObjectiveComparison, as
 // tables/objectives_NAME_lambdaΛ.md) and of the layer its penalty acted on
 // (RepresentationFits, as tables/representations_NAME.md and its figure). A table whose λ
 // its configuration record does not list (left by an earlier sweep) is an error, as is a
 // table without rows.
-func (s *Sweep[O]) Figures(out string, d Drawer, w io.Writer) ([]string, error) {
+func (s *Sweep[O]) figures(out string, d Drawer, w io.Writer) ([]string, error) {
 	dir := filepath.Join(out, "tables")
 	ts, err := tables(s, dir)
 	if err != nil {
@@ -163,7 +163,8 @@ func (s *Sweep[O]) Figures(out string, d Drawer, w io.Writer) ([]string, error) 
 		if t.v.Objective.Suffix == "" || t.v.Represent == train.RepresentFeatures {
 			continue
 		}
-		base, err := s.VariantName(Variant{Options: t.v.Options})
+		bexp, err := s.Describe(Variant{Options: t.v.Options})
+		base := bexp.Name
 		if err != nil || done[base+"_lambda"+t.lam] {
 			continue
 		}
@@ -176,7 +177,7 @@ func (s *Sweep[O]) Figures(out string, d Drawer, w io.Writer) ([]string, error) 
 		if err := os.WriteFile(f, []byte(md), 0o644); err != nil {
 			return nil, err
 		}
-		fig, err := s.drawObjectives(out, base, t.lambda, d)
+		fig, err := drawObjectives(out, bexp, t.lambda, d)
 		if err != nil {
 			return nil, err
 		}
@@ -210,11 +211,12 @@ func (s *Sweep[O]) Figures(out string, d Drawer, w io.Writer) ([]string, error) 
 	return files, nil
 }
 
-// drawObjectives draws the comparison of the objectives the experiment stored under name
-// was trained with at λ (its tables NAME[SUFFIX]_lambdaΛ.csv under out/tables, in the order
-// of train.Objectives; objectives without a table are left out) into out as
+// drawObjectives draws the comparison of the objectives experiment exp (stored under
+// NAME) was trained with at λ (its tables NAME[SUFFIX]_lambdaΛ.csv under out/tables, in
+// the order of train.Objectives; objectives without a table are left out) into out as
 // objectives_NAME_lambdaΛ, returning that base path.
-func (s *Sweep[O]) drawObjectives(out, name string, l float64, d Drawer) (string, error) {
+func drawObjectives(out string, exp Experiment, l float64, d Drawer) (string, error) {
+	name := exp.Name
 	var objs []string
 	var rows [][]results.Row
 	for _, o := range train.Objectives() {
@@ -228,13 +230,8 @@ func (s *Sweep[O]) drawObjectives(out, name string, l float64, d Drawer) (string
 		}
 		objs, rows = append(objs, o.Name), append(rows, results.AsWritten(rs))
 	}
-	title := name
-	var hints results.FigureHints
-	if exp, ok := Describe(name); ok {
-		title, hints = exp.Title, exp.Figure
-	}
 	base := filepath.Join(out, "objectives_"+name+"_lambda"+results.LambdaName(l))
-	return base, d.Objectives(base, fmt.Sprintf("%s, λ = %s", title, results.LambdaName(l)), objs, rows, hints)
+	return base, d.Objectives(base, fmt.Sprintf("%s, λ = %s", exp.Title, results.LambdaName(l)), objs, rows, exp.Figure)
 }
 
 // listed checks that the configuration record at cfgPath, when there is one, lists λ l.

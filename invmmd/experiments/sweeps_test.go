@@ -18,17 +18,17 @@ import (
 // paper-size table, and quick runs that use the paper-size data with fewer fits.
 func TestSweeps(t *testing.T) {
 	for _, name := range []string{"sim", "sim_mf075", "tmnist", "clinical", "mimic", "tmnist_fused"} {
-		s, ok := Owner(name)
+		s, ok := Studies().Owner(name)
 		if !ok {
-			t.Fatalf("Owner(%q): no study", name)
+			t.Fatalf("Studies().Owner(%q): no study", name)
 		}
-		e := s.(SweepStudy)
+		e := s.Sweep
 		rc := e.DefaultSweep(false)
 		if !slices.Equal(rc.Seeds, []uint64{1, 2, 3, 4, 5}) {
 			t.Errorf("%s: seeds %v, want 1–5", name, rc.Seeds)
 		}
 		wantL := []float64{1, 5}
-		if e.Name() == "clinical" {
+		if s.Name == "clinical" {
 			wantL = []float64{1}
 		}
 		if !slices.Equal(rc.Lambdas, wantL) {
@@ -45,7 +45,7 @@ func TestSweeps(t *testing.T) {
 	if TMNISTQuick.MaxTrain != TMNISTPaper.MaxTrain || TMNISTQuick.MaxTest != TMNISTPaper.MaxTest {
 		t.Errorf("quick textured MNIST caps %+v, want the paper-size data", TMNISTQuick)
 	}
-	if s, _ := Lookup("sim"); !slices.Contains(s.(SweepStudy).DefaultSweep(false).Methods, method.DRPO) {
+	if s, _ := Studies().Lookup("sim"); !slices.Contains(s.Sweep.DefaultSweep(false).Methods, method.DRPO) {
 		t.Error("the simulation sweep lacks the dr-po extension")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/dataset"
@@ -214,9 +215,6 @@ type TMNISTOptions struct {
 	Textures string `flag:"textures" help:"the texture files for Z = 0 and Z = 1 under data/textures, e.g. brick,gravel (default brick,grass; toned: grass,brick); results of another pair go to tables named tmnist_..._A_B"`
 }
 
-// TMNIST is the registry's textured MNIST (tmnistStudy).
-func (builtin) TMNIST() Study { return tmnistStudy() }
-
 // tmnistOptions builds the textured-MNIST experiment of options o at size: the experiment,
 // or the check or ablation the options choose, refusing combinations that mean nothing.
 // It reads no data; the textures it names are returned for Build to check.
@@ -298,11 +296,10 @@ func tmnistVariants() []TMNISTOptions {
 // tmnistStudy is textured MNIST's sweep: the experiment (command tmnist, in the main job)
 // and its checks and ablations, chosen by the command's -net, -digits, -rendering and
 // -textures (TMNISTOptions) and stored under their own names. -batch sets h's batch.
-func tmnistStudy() *Sweep[TMNISTOptions] {
+func tmnistStudy() Study {
 	return NewSweep(SweepSpec[TMNISTOptions]{
 		Name:     "tmnist",
 		Summary:  "Experiment 2: textured MNIST, every method × seeds × λ",
-		Order:    20,
 		Defaults: TMNISTOptions{Net: "strided", Rendering: tmnist.MNISTPlus.String()},
 		Build: func(quick bool, batch int, o TMNISTOptions) (Experiment, error) {
 			size := TMNISTPaper
@@ -333,6 +330,6 @@ func tmnistStudy() *Sweep[TMNISTOptions] {
 		Variants: tmnistVariants,
 		Batch:    true,
 		Sweep:    RunConfig{Methods: method.Paper(), Lambdas: []float64{1, 5}, Seeds: PaperSeeds()},
-		Main:     []MainRun[TMNISTOptions]{{Options: TMNISTOptions{Net: "strided", Rendering: tmnist.MNISTPlus.String()}}},
+		Main:     []MainRun[TMNISTOptions]{{Options: TMNISTOptions{Net: "strided", Rendering: tmnist.MNISTPlus.String()}, Quick: 91 * time.Second, Full: 2983 * time.Second}},
 	})
 }

@@ -175,8 +175,8 @@ func Variance(ctx context.Context, cfg VarianceConfig) (*VarianceOutcome, error)
 	return out, nil
 }
 
-// CheckVariance validates cfg and opens its result store (refusing a folder of another
-// configuration) without computing anything.
+// CheckVariance validates cfg and checks its result store (refusing a folder of another
+// configuration) without computing or writing anything (store.Check), for -check.
 func CheckVariance(cfg VarianceConfig) error {
 	if err := cfg.Validate(); err != nil {
 		return err
@@ -189,7 +189,7 @@ func CheckVariance(cfg VarianceConfig) error {
 	if err != nil || dir == "" {
 		return err
 	}
-	if _, err := store.Open(dir, sw); err != nil {
+	if err := store.Check(dir, sw); err != nil {
 		return fmt.Errorf("experiments: variance study: %w", err)
 	}
 	return nil

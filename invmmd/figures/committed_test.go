@@ -56,7 +56,7 @@ func committedFigures(t *testing.T) []figureCase {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if sw, v, ok := experiments.VariantOf(name); ok && v.Objective.Suffix != "" {
+		if sw, v, ok := experiments.Studies().VariantOf(name); ok && v.Objective.Suffix != "" {
 			base, err := sw.VariantName(experiments.Variant{Options: v.Options, Represent: v.Represent})
 			if err != nil {
 				t.Fatal(err)
@@ -67,7 +67,7 @@ func committedFigures(t *testing.T) []figureCase {
 			}
 			continue
 		}
-		exp, ok := experiments.Describe(name)
+		exp, ok := experiments.Studies().Describe(name)
 		if !ok {
 			t.Fatalf("%s: unknown experiment", p)
 		}
@@ -161,7 +161,7 @@ func objectivesFigure(t *testing.T, name string, l float64) figureCase {
 		}
 		runs = append(runs, ObjectiveRun{Objective: o.Name, Rows: results.AsWritten(rows)})
 	}
-	exp, ok := experiments.Describe(name)
+	exp, ok := experiments.Studies().Describe(name)
 	if !ok {
 		t.Fatalf("%s: unknown experiment", name)
 	}

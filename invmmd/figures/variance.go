@@ -33,11 +33,9 @@ const MeanQuantile = 0.05
 
 // paperVarianceEstimators are the estimators of the paper's variance figure (figure 3,
 // appendix B.3). ip and ip+ are the paper's methods too (its Tables 4–7) but not in that
-// figure; projectEstimators are this project's additions, in no table of the paper.
-var (
-	paperVarianceEstimators = []string{"full", "dr", "dr+", "reg"}
-	projectEstimators       = []string{"dr-po", "dr-po+"}
-)
+// figure; the methods the table marks as not the paper's (method.Extensions) are this
+// project's additions, in no table of the paper.
+var paperVarianceEstimators = []method.Method{method.Full, method.DR, method.DRPlus, method.Reg}
 
 // varianceStyle is how one estimator is drawn.
 type varianceStyle struct {
@@ -113,8 +111,9 @@ func Variance(points []results.VariancePoint) ([][]*plot.Plot, error) {
 	for _, pts := range by {
 		slices.SortFunc(pts, func(a, b results.VariancePoint) int { return a.BatchSize - b.BatchSize })
 	}
+	full := method.Full.String() // the reference: the full-data estimator
 	ref, refN := math.NaN(), 0
-	for _, p := range by["full"] {
+	for _, p := range by[full] {
 		if p.BatchSize > refN {
 			ref, refN = p.Mean, p.BatchSize
 		}
@@ -132,7 +131,7 @@ func Variance(points []results.VariancePoint) ([][]*plot.Plot, error) {
 	}
 	var others []string
 	for _, name := range order {
-		if name != "full" {
+		if name != full {
 			others = append(others, name)
 		}
 	}
@@ -146,12 +145,12 @@ func Variance(points []results.VariancePoint) ([][]*plot.Plot, error) {
 		if !ok {
 			i = len(rows)
 			row[f] = i
-			rows = append(rows, []string{"full"})
+			rows = append(rows, []string{full})
 		}
 		rows[i] = append(rows[i], name)
 	}
 	if len(rows) == 0 { // full alone
-		rows = [][]string{{"full"}}
+		rows = [][]string{{full}}
 	}
 	slices.Sort(sizes)
 	sizes = slices.Compact(sizes)
@@ -302,16 +301,16 @@ func varianceRow(names []string, refFull, keyed, hatched bool, by map[string][]r
 			refKey = ml
 			continue
 		}
-		var h string
-		switch {
-		case slices.Contains(paperVarianceEstimators, name):
-			h = "in the paper's figure 3:"
-		case slices.Contains(projectEstimators, name):
-			h = "this project's, not in the paper:"
-		case slices.Contains(method.Names(), name):
-			h = "in the paper's tables only:"
-		default:
-			h = "others:"
+		h := "others:"
+		if m, err := method.Parse(name); err == nil {
+			switch {
+			case slices.Contains(paperVarianceEstimators, m):
+				h = "in the paper's figure 3:"
+			case !m.InPaper():
+				h = "this project's, not in the paper:"
+			default:
+				h = "in the paper's tables only:"
+			}
 		}
 		if h != heading {
 			est.add(h)

@@ -130,16 +130,16 @@ func relTo(dir, p string) string {
 	return filepath.Base(p)
 }
 
-// Sweep returns the registry's default sweep of the experiment stored under name
-// (experiments.SweepStudy.DefaultSweep of its study, experiments.Owner): its quick sweep in
-// the quick run, its paper-size one at paper size, with its tables going to CacheDir().
+// Sweep returns the default sweep of the experiment stored under name
+// (experiments.SweepStudy.DefaultSweep of its study in experiments.Studies): its quick
+// sweep in the quick run, its paper-size one at paper size, with its tables going to
+// CacheDir().
 func (r *Run) Sweep(name string) experiments.RunConfig {
-	s, _ := experiments.Owner(name)
-	sw, ok := s.(experiments.SweepStudy)
-	if !ok {
-		panic(fmt.Sprintf("nb: no experiment %q in the registry", name))
+	s, _ := experiments.Studies().Owner(name)
+	if s.Sweep == nil {
+		panic(fmt.Sprintf("nb: no experiment %q in the study list", name))
 	}
-	rc := sw.DefaultSweep(!r.Paper)
+	rc := s.Sweep.DefaultSweep(!r.Paper)
 	rc.TableDir = r.CacheDir()
 	return rc
 }

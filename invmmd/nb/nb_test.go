@@ -57,8 +57,8 @@ func TestRunPathsAndKeys(t *testing.T) {
 func TestSweep(t *testing.T) {
 	r := &Run{Name: "nb01", dir: "/repo/notebooks"}
 	rc := r.Sweep("sim")
-	s, _ := experiments.Lookup("sim")
-	want := s.(experiments.SweepStudy).DefaultSweep(true)
+	s, _ := experiments.Studies().Lookup("sim")
+	want := s.Sweep.DefaultSweep(true)
 	if len(rc.Methods) != len(want.Methods) || rc.TableDir != "/repo/data/cache/nb01-quick" {
 		t.Errorf("Sweep(sim) = %+v, want the quick sweep %v into the run's cache folder", rc, want.Methods)
 	}
