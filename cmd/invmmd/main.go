@@ -234,8 +234,12 @@ func runUntilDone(ctx context.Context, name string, args []string, kept string, 
 
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: invmmd <command> [flags]\n\ncommands:")
+	width := 0
 	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
+		width = max(width, len(c.name))
+	}
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-*s  %s\n", width, c.name, c.summary)
 	}
 	fmt.Fprintln(w, "\nRun \"invmmd help <command>\" (or \"invmmd <command> -h\") for a command's flags and defaults.")
 }
