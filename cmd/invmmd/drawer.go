@@ -93,6 +93,7 @@ func (drawer) Objectives(base, title string, objectives []string, rows [][]resul
 func commandFor(s experiments.Study) command {
 	bespoke := map[string]func(context.Context, []string, io.Writer, io.Writer) error{
 		"variance": runVariance, "calibration": runCalibration, "prop1": runProp1, "diagnose": runDiagnose,
+		"auditstudy": runAuditStudy, "mitigation": runMitigation,
 	}
 	c := command{name: s.Name, summary: s.Summary, run: bespoke[s.Name]}
 	switch {

@@ -82,8 +82,6 @@ func commands() []command {
 		{"test", "your own CSV: is a column of model outputs independent of Z given Y? p-values with Z missing at random", runTest},
 		{"fit", "your own CSV with missing Z: fit G and m, train h with each method, report accuracy and held-out MMD", runFit},
 		{"audit", "your own CSV: a model's decisions audited for equalized odds by group with the sensitive attribute partly missing", runAudit},
-		{"auditstudy", "the fairness audit's validation study: coverage and bias of each estimator with the attribute hidden on public tables", runAuditStudy},
-		{"mitigation", "the mitigation study: fit with the attribute partly missing against the oracle, at equal selection rate, with the gap's noise", runMitigation},
 		{"predict", "score a CSV with a model saved by fit: probabilities, logits and the columns kept, ready for estimate and test", runPredict},
 		{"version", "print the module's version and the commit this program was built from", plain(runVersion)},
 	}...)
