@@ -83,9 +83,18 @@ func TestMitigationQuick(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	last := again[len(again)-2]
-	if last.Model != "fairlearn_const" || last.AUC != 0.5 || !last.LowAUC {
-		t.Errorf("score file row: %s AUC %v low %v", last.Model, last.AUC, last.LowAUC)
+	last, own := again[len(again)-3], again[len(again)-1]
+	if last.Model != "fairlearn_const" || last.Rule != "rate" || last.AUC != 0.5 || !last.LowAUC {
+		t.Errorf("score file row: %s %s AUC %v low %v", last.Model, last.Rule, last.AUC, last.LowAUC)
+	}
+	// At its own operating point a fair coin for everyone: selection 0.5, every rate 0.5,
+	// no gap.
+	if own.Model != "fairlearn_const" || own.Rule != "own" || own.Selection != 0.5 || own.BalancedAcc != 0.5 || own.Gap != 0 || own.Groups[1].TPR != 0.5 {
+		t.Errorf("score file at its own point: %s %s selection %v balanced accuracy %v gap %v", own.Model, own.Rule, own.Selection, own.BalancedAcc, own.Gap)
+	}
+	if md := MitigationMarkdown(SummariseMitigation(again), 1, "1"); !strings.Contains(md, "## mplsstops, decisions at each model's own operating point") ||
+		!strings.Contains(md, "| fairlearn_const | – | 0.500 |") {
+		t.Errorf("markdown without the own operating point's section:\n%s", md)
 	}
 	for i := range 10 {
 		a, b := rows[i], again[i]
