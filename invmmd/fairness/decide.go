@@ -140,17 +140,21 @@ func EvaluateScores(scores []float64, y, z []int, o DecisionOptions) (atRate, at
 // selection the mean score, accuracy and balanced accuracy from the expected confusion
 // counts; the AUC is the scores'. The gap's noise is a random ranking selecting the
 // expected share, round(selection·n) rows, drawn from o.Seed (o.Rate is not used). It
-// fails as EvaluateScores does, and for a score outside [0, 1].
+// fails as EvaluateScores does, and for a score outside [0, 1] by more than a rounding
+// error (a mixture's sum of weights may reach 1 + 2e-16; such scores are clipped).
 func EvaluateOwn(scores []float64, y, z []int, o DecisionOptions) (Decisions, error) {
 	k, err := checkRows(scores, y, z)
 	if err != nil {
 		return Decisions{}, err
 	}
+	p := make([]float64, len(scores))
 	for i, s := range scores {
-		if s < 0 || s > 1 {
+		if s < -ownSlack || s > 1+ownSlack {
 			return Decisions{}, fmt.Errorf("fairness: score %v of row %d: a randomised decision's probability must lie in [0, 1]", s, i)
 		}
+		p[i] = min(max(s, 0), 1)
 	}
+	scores = p
 	draws := o.Draws
 	if draws <= 0 {
 		draws = DefaultNoiseDraws
@@ -161,6 +165,9 @@ func EvaluateOwn(scores []float64, y, z []int, o DecisionOptions) (Decisions, er
 	d.WithinNoise = d.Gap <= d.Noise95
 	return d, nil
 }
+
+// ownSlack is the rounding error EvaluateOwn forgives a probability.
+const ownSlack = 1e-9
 
 // checkRows checks the rows EvaluateScores and EvaluateOwn read and returns the number of
 // groups: equal lengths, labels 0/1, groups ≥ 0, finite scores, both labels in every group.

@@ -239,6 +239,11 @@ func TestEvaluateOwnReference(t *testing.T) {
 	if math.Abs(mTPR0-tpr[0]) > 0.005 || math.Abs(mFPR1-fpr[1]) > 0.005 {
 		t.Errorf("drawn decisions' mean TPR_0 %v, FPR_1 %v against the expected %v, %v", mTPR0, mFPR1, tpr[0], fpr[1])
 	}
+	rounded := append([]float64(nil), s...)
+	rounded[5] = 1 + 2e-16 // a mixture's weights summed: clipped, not refused
+	if d2, err := EvaluateOwn(rounded, y, z, DecisionOptions{Seed: 3, Draws: 50}); err != nil || d2.Groups[z[5]].Selection > 1 {
+		t.Errorf("a score 1 + 2e-16: %v", err)
+	}
 	bad := append([]float64(nil), s...)
 	bad[5] = 1.2
 	if _, err := EvaluateOwn(bad, y, z, DecisionOptions{}); err == nil {

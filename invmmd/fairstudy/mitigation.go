@@ -549,10 +549,10 @@ func WithPeers(rows, peers []MitigationRow, had map[string]bool) []MitigationRow
 	}
 	var out []MitigationRow
 	for i, r := range rows {
-		if had[key(r)] && !own(r) {
-			continue
+		if !had[key(r)] || own(r) {
+			out = append(out, r)
 		}
-		out = append(out, r)
+		// After the folder's last row, kept or not (a file holding score files' rows ends with one).
 		if last := i == len(rows)-1 || key(rows[i+1]) != key(r); last && had[key(r)] {
 			for _, p := range peers {
 				if key(p) == key(r) {

@@ -108,3 +108,23 @@ func TestMitigationQuick(t *testing.T) {
 		t.Errorf("markdown:\n%s", md)
 	}
 }
+
+// TestWithPeers: the score files' rows replace those a file held (a file that already
+// ends each folder with score files' rows too), after each folder's own models; a folder
+// without score files keeps its rows.
+func TestWithPeers(t *testing.T) {
+	row := func(table string, seed uint64, model, rule string) MitigationRow {
+		return MitigationRow{Table: table, Seed: seed, Model: model, Rule: rule}
+	}
+	rows := []MitigationRow{row("a", 1, "none", "rate"), row("a", 1, "dr", "rate"), row("a", 1, "fairlearn_old", "rate"),
+		row("a", 2, "none", "rate"), row("a", 2, "fairlearn_old", "rate"), row("b", 1, "dr", "rate")}
+	peers := []MitigationRow{row("a", 1, "fairlearn_new", "rate"), row("a", 1, "fairlearn_new", "own")}
+	var got []string
+	for _, r := range WithPeers(rows, peers, map[string]bool{"a/1": true}) {
+		got = append(got, fmt.Sprintf("%s%d %s %s", r.Table, r.Seed, r.Model, r.Rule))
+	}
+	want := "a1 none rate,a1 dr rate,a1 fairlearn_new rate,a1 fairlearn_new own,a2 none rate,a2 fairlearn_old rate,b1 dr rate"
+	if g := strings.Join(got, ","); g != want {
+		t.Errorf("got  %s\nwant %s", g, want)
+	}
+}
