@@ -36,7 +36,7 @@ func runMitigation(ctx context.Context, args []string, stdout, stderr io.Writer)
 			"ip and dr over λ and the oracle (full, the attribute whole) evaluated on complete held-out rows at the training prevalence\n" +
 			"and at 0.5, with the gap's noise. Writes mitigation_seeds.csv, mitigation_summary.csv and mitigation.md into -out and\n" +
 			"mitigation_TABLE.png beside it; exports each seed's rows to -rows for scripts/fairness/mitigation_peer.py and evaluates\n" +
-			"the scores_NAME.csv files it finds there."
+			"the scores_NAME.csv files it finds there (also at their own operating point: Ŷ ~ Bernoulli(score))."
 	})
 	seeds := fs.String("seeds", "1,2,3,4,5,6,7,8", "comma-separated seeds (each: a subsample, split, hiding and fit)")
 	lambdas := fs.String("lambdas", "0.25,1,5,25", "comma-separated penalty weights λ of obs, ip, dr and the oracle")
