@@ -8,12 +8,15 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/invmmd/invmmd/invmmd/fairstudy"
 	"github.com/invmmd/invmmd/invmmd/figures"
 	"github.com/invmmd/invmmd/invmmd/owndata"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 // mitigationNets are the networks of the mitigation study: fit's defaults with batches of
@@ -33,7 +36,7 @@ func runMitigation(ctx context.Context, args []string, stdout, stderr io.Writer)
 			"ip and dr over λ and the oracle (full, the attribute whole) evaluated on complete held-out rows at the training prevalence\n" +
 			"and at 0.5, with the gap's noise. Writes mitigation_seeds.csv, mitigation_summary.csv and mitigation.md into -out and\n" +
 			"mitigation_TABLE.png beside it; exports each seed's rows to -rows for scripts/fairness/mitigation_peer.py and evaluates\n" +
-			"the scores_NAME.csv files it finds there."
+			"the scores_NAME.csv files it finds there (also at their own operating point: Ŷ ~ Bernoulli(score))."
 	})
 	seeds := fs.String("seeds", "1,2,3,4,5,6,7,8", "comma-separated seeds (each: a subsample, split, hiding and fit)")
 	lambdas := fs.String("lambdas", "0.25,1,5,25", "comma-separated penalty weights λ of obs, ip, dr and the oracle")
@@ -108,6 +111,9 @@ func runMitigation(ctx context.Context, args []string, stdout, stderr io.Writer)
 		series, noise := frontierSeries(sums, t.Name)
 		base := filepath.Join(filepath.Dir(filepath.Clean(*out)), "mitigation_"+t.Name)
 		title := fmt.Sprintf("%s: decisions at the training prevalence, %d seeds", t.Name, len(c.Seeds))
+		if slices.ContainsFunc(series, func(s figures.FrontierSeries) bool { return strings.HasSuffix(s.Name, ", own point") }) {
+			title = fmt.Sprintf("%s, %d seeds: decisions at the training prevalence or at Fairlearn's own point", t.Name, len(c.Seeds))
+		}
 		if err := figures.Frontier(title, series, noise, base); err != nil {
 			return err
 		}
@@ -144,38 +150,61 @@ var frontierColours = map[string]color.Color{
 	"dr": color.RGBA{0, 114, 178, 255}, "oracle": color.RGBA{204, 121, 167, 255},
 }
 
-// frontierSeries returns a table's series at the rate rule: none's point, obs, ip, dr and
+// frontierSeries returns a table's series: at the rate rule none's point, obs, ip, dr and
 // the oracle over λ, and each family of score files (NAME without a trailing _bB, over its
-// bounds); and the mean noise's 95th percentile.
+// bounds) fitted with the default objective; then Fairlearn's ExponentiatedGradient and
+// ThresholdOptimizer at their own operating point (rule own), one marker per family,
+// both objectives (the balanced one's points labelled bal); and the mean noise's 95th
+// percentile (none's, at the rate).
 func frontierSeries(sums []fairstudy.MitigationSummary, table string) ([]figures.FrontierSeries, float64) {
 	var out []figures.FrontierSeries
 	idx := map[string]int{}
 	noise := 0.0
-	for _, s := range sums {
-		if s.Table != table || s.Rule != "rate" {
-			continue
-		}
-		name, label := s.Model, ""
-		if !math.IsNaN(s.Lambda) {
-			label = fmt.Sprintf("λ%g", s.Lambda)
-		} else if i := strings.LastIndex(name, "_b"); i > 0 {
-			name, label = name[:i], name[i+1:]
-		}
-		if name == "none" {
-			noise = s.Noise95
-		}
-		i, ok := idx[name]
-		if !ok {
-			col, known := frontierColours[name]
-			if !known {
-				g := uint8(90 + 40*(len(out)%4))
-				col = color.RGBA{g, g, g, 255}
+	bound := regexp.MustCompile(`_b[0-9.]+`)
+	for _, rule := range []string{"rate", "own"} {
+		for _, s := range sums {
+			bal := strings.HasSuffix(s.Model, "_bal")
+			if s.Table != table || s.Rule != rule || rule == "rate" && bal || rule == "own" && !ownFamily.MatchString(s.Model) {
+				continue
 			}
-			i = len(out)
-			idx[name] = i
-			out = append(out, figures.FrontierSeries{Name: name, Colour: col, Line: true})
+			name, label := s.Model, ""
+			if !math.IsNaN(s.Lambda) {
+				label = fmt.Sprintf("λ%g", s.Lambda)
+			} else if b := bound.FindString(name); b != "" && rule == "rate" {
+				name, label = strings.Replace(name, b, "", 1), b[1:]
+			}
+			var glyph draw.GlyphDrawer
+			col, known := frontierColours[name]
+			if rule == "own" {
+				name, label = ownFamily.FindString(s.Model)+", own point", map[bool]string{true: "bal"}[bal]
+				glyph, col = draw.PyramidGlyph{}, color.RGBA{213, 94, 0, 255} // vermillion: the complete cases
+				if strings.Contains(name, "oracle") {
+					col = color.RGBA{86, 180, 233, 255} // sky blue: the attribute whole
+				}
+				if strings.Contains(name, "_to_") {
+					glyph = draw.BoxGlyph{}
+				}
+				known = true
+			}
+			if name == "none" {
+				noise = s.Noise95
+			}
+			i, ok := idx[name]
+			if !ok {
+				if !known {
+					g := uint8(90 + 40*(len(out)%4))
+					col = color.RGBA{g, g, g, 255}
+				}
+				i = len(out)
+				idx[name] = i
+				out = append(out, figures.FrontierSeries{Name: name, Colour: col, Line: rule == "rate", Glyph: glyph})
+			}
+			out[i].Points = append(out[i].Points, figures.FrontierPoint{X: s.Gap.Mean, Y: s.BalancedAcc.Mean, XSE: s.Gap.SE, YSE: s.BalancedAcc.SE, Label: label})
 		}
-		out[i].Points = append(out[i].Points, figures.FrontierPoint{X: s.Gap.Mean, Y: s.BalancedAcc.Mean, XSE: s.Gap.SE, YSE: s.BalancedAcc.SE, Label: label})
 	}
 	return out, noise
 }
+
+// ownFamily matches the score files drawn at their own operating point and names their
+// family: Fairlearn's randomised ExponentiatedGradient and ThresholdOptimizer.
+var ownFamily = regexp.MustCompile(`^fairlearn_(eg|to)_(cc|oracle)`)

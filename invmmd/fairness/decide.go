@@ -95,38 +95,14 @@ func (d Decisions) Flags() string {
 // outside (0, 1), a non-finite score, or a group without a positive or a negative row
 // (its rates are undefined).
 func EvaluateScores(scores []float64, y, z []int, o DecisionOptions) (atRate, atHalf Decisions, err error) {
-	n := len(scores)
-	if len(y) != n || len(z) != n {
-		return atRate, atHalf, fmt.Errorf("fairness: %d scores, %d labels, %d groups: want one of each per row", n, len(y), len(z))
-	}
 	if !(o.Rate > 0 && o.Rate < 1) {
 		return atRate, atHalf, fmt.Errorf("fairness: selection rate %v: want a share in (0, 1)", o.Rate)
 	}
-	k := 0
-	for i := range n {
-		if y[i] != 0 && y[i] != 1 {
-			return atRate, atHalf, fmt.Errorf("fairness: label %d of row %d: want 0 or 1", y[i], i)
-		}
-		if z[i] < 0 {
-			return atRate, atHalf, fmt.Errorf("fairness: group %d of row %d: want a code ≥ 0 (every test row's attribute known)", z[i], i)
-		}
-		if math.IsNaN(scores[i]) || math.IsInf(scores[i], 0) {
-			return atRate, atHalf, fmt.Errorf("fairness: score of row %d is %v", i, scores[i])
-		}
-		k = max(k, z[i]+1)
+	k, err := checkRows(scores, y, z)
+	if err != nil {
+		return atRate, atHalf, err
 	}
-	for g := range k {
-		var pos, neg int
-		for i := range n {
-			if z[i] == g {
-				pos += y[i]
-				neg += 1 - y[i]
-			}
-		}
-		if pos == 0 || neg == 0 {
-			return atRate, atHalf, fmt.Errorf("fairness: group %d has %d positive and %d negative rows: its true- and false-positive rates need both", g, pos, neg)
-		}
-	}
+	n := len(scores)
 	draws := o.Draws
 	if draws <= 0 {
 		draws = DefaultNoiseDraws
@@ -153,6 +129,79 @@ func EvaluateScores(scores []float64, y, z []int, o DecisionOptions) (atRate, at
 		d.WithinNoise = d.Gap <= d.Noise95
 	}
 	return atRate, atHalf, nil
+}
+
+// EvaluateOwn evaluates scores read as a randomised classifier's probabilities of a
+// positive decision, Ŷ ~ Bernoulli(score) row by row: the model's own operating point,
+// which Fairlearn's ExponentiatedGradient and ThresholdOptimizer constrain (their
+// guarantee is for these decisions, at their own selection rate, not for a ranking of
+// their probabilities at another rate). The rates are the decisions' expected ones: a
+// group's TPR is its mean score over positive rows, its FPR over negative rows, the
+// selection the mean score, accuracy and balanced accuracy from the expected confusion
+// counts; the AUC is the scores'. The gap's noise is a random ranking selecting the
+// expected share, round(selection·n) rows, drawn from o.Seed (o.Rate is not used). It
+// fails as EvaluateScores does, and for a score outside [0, 1] by more than a rounding
+// error (a mixture's sum of weights may reach 1 + 2e-16; such scores are clipped).
+func EvaluateOwn(scores []float64, y, z []int, o DecisionOptions) (Decisions, error) {
+	k, err := checkRows(scores, y, z)
+	if err != nil {
+		return Decisions{}, err
+	}
+	p := make([]float64, len(scores))
+	for i, s := range scores {
+		if s < -ownSlack || s > 1+ownSlack {
+			return Decisions{}, fmt.Errorf("fairness: score %v of row %d: a randomised decision's probability must lie in [0, 1]", s, i)
+		}
+		p[i] = min(max(s, 0), 1)
+	}
+	scores = p
+	draws := o.Draws
+	if draws <= 0 {
+		draws = DefaultNoiseDraws
+	}
+	d := measure("own: Ŷ ~ Bernoulli(score), expected rates", scores, scores, y, z, k, AUC(scores, y))
+	rng := rand.New(rand.NewPCG(o.Seed, 0x0e1f)) // its own stream: the other rules' draws stay as they were
+	d.NoiseMean, d.NoiseSD, d.Noise95 = randomGaps(y, z, k, int(math.Round(d.Selection*float64(len(y)))), draws, rng)
+	d.WithinNoise = d.Gap <= d.Noise95
+	return d, nil
+}
+
+// ownSlack is the rounding error EvaluateOwn forgives a probability.
+const ownSlack = 1e-9
+
+// checkRows checks the rows EvaluateScores and EvaluateOwn read and returns the number of
+// groups: equal lengths, labels 0/1, groups ≥ 0, finite scores, both labels in every group.
+func checkRows(scores []float64, y, z []int) (int, error) {
+	n := len(scores)
+	if len(y) != n || len(z) != n {
+		return 0, fmt.Errorf("fairness: %d scores, %d labels, %d groups: want one of each per row", n, len(y), len(z))
+	}
+	k := 0
+	for i := range n {
+		if y[i] != 0 && y[i] != 1 {
+			return 0, fmt.Errorf("fairness: label %d of row %d: want 0 or 1", y[i], i)
+		}
+		if z[i] < 0 {
+			return 0, fmt.Errorf("fairness: group %d of row %d: want a code ≥ 0 (every test row's attribute known)", z[i], i)
+		}
+		if math.IsNaN(scores[i]) || math.IsInf(scores[i], 0) {
+			return 0, fmt.Errorf("fairness: score of row %d is %v", i, scores[i])
+		}
+		k = max(k, z[i]+1)
+	}
+	for g := range k {
+		var pos, neg int
+		for i := range n {
+			if z[i] == g {
+				pos += y[i]
+				neg += 1 - y[i]
+			}
+		}
+		if pos == 0 || neg == 0 {
+			return 0, fmt.Errorf("fairness: group %d has %d positive and %d negative rows: its true- and false-positive rates need both", g, pos, neg)
+		}
+	}
+	return k, nil
 }
 
 // DecideAtRate selects the round(rate·n) rows of highest score (at least one, at most
@@ -220,8 +269,9 @@ func AUC(scores []float64, y []int) float64 {
 	return (rankSum - pos*(pos+1)/2) / (pos * neg)
 }
 
-// measure computes a rule's numbers from its decisions dec.
-func measure(rule string, dec []int, scores []float64, y, z []int, k int, auc float64) Decisions {
+// measure computes a rule's numbers from its decisions dec: 0/1, or each row's
+// probability of a positive decision (the expected rates).
+func measure[D int | float64](rule string, dec []D, scores []float64, y, z []int, k int, auc float64) Decisions {
 	d := Decisions{Rule: rule, AUC: auc}
 	d.Selection, d.Accuracy, d.BalancedAcc, _, _ = decisionRates(dec, y, nil, -1)
 	tprs, fprs := make([]float64, k), make([]float64, k)
@@ -248,9 +298,10 @@ func measure(rule string, dec []int, scores []float64, y, z []int, k int, auc fl
 	return d
 }
 
-// decisionRates returns the selection rate, accuracy, balanced accuracy, TPR and FPR of dec over
-// the rows of group g (every row when z is nil).
-func decisionRates(dec, y, z []int, g int) (sel, acc, bal, tpr, fpr float64) {
+// decisionRates returns the selection rate, accuracy, balanced accuracy, TPR and FPR of dec
+// (0/1 decisions, or probabilities of a positive one: the expected rates) over the rows of
+// group g (every row when z is nil).
+func decisionRates[D int | float64](dec []D, y, z []int, g int) (sel, acc, bal, tpr, fpr float64) {
 	var n, tp, fp, pos, neg, selected float64
 	for i := range dec {
 		if z != nil && z[i] != g {

@@ -166,3 +166,120 @@ func b2i(b bool) int {
 	}
 	return 0
 }
+
+// TestEvaluateOwnReference checks the own rule against plain loops over the rows (the
+// expected confusion counts of Ŷ ~ Bernoulli(score)) and against the mean of many drawn
+// decisions' rates, whose expectation it is.
+func TestEvaluateOwnReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	n := 600
+	s, y, z := make([]float64, n), make([]int, n), make([]int, n)
+	for i := range n {
+		y[i], z[i] = rng.IntN(2), rng.IntN(2)
+		s[i] = math.Min(1, 0.2+0.3*float64(y[i])+0.2*float64(z[i])*rng.Float64())
+		if i%7 == 0 {
+			s[i] = float64(rng.IntN(2)) // some hard decisions, as a mixture's
+		}
+	}
+	d, err := EvaluateOwn(s, y, z, DecisionOptions{Seed: 3, Draws: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tp, fp, pos, neg, sel [2]float64
+	for i := range n {
+		sel[z[i]] += s[i]
+		if y[i] == 1 {
+			tp[z[i]] += s[i]
+			pos[z[i]]++
+		} else {
+			fp[z[i]] += s[i]
+			neg[z[i]]++
+		}
+	}
+	N := float64(n)
+	wantSel := (sel[0] + sel[1]) / N
+	wantAcc := (tp[0] + tp[1] + neg[0] + neg[1] - fp[0] - fp[1]) / N
+	tprAll, fprAll := (tp[0]+tp[1])/(pos[0]+pos[1]), (fp[0]+fp[1])/(neg[0]+neg[1])
+	var tpr, fpr [2]float64
+	for g := range 2 {
+		tpr[g], fpr[g] = tp[g]/pos[g], fp[g]/neg[g]
+	}
+	wantGap := math.Max(math.Abs(tpr[0]-tpr[1]), math.Abs(fpr[0]-fpr[1]))
+	near := func(what string, got, want float64) {
+		if math.Abs(got-want) > 1e-12 {
+			t.Errorf("%s %v, want %v", what, got, want)
+		}
+	}
+	near("selection", d.Selection, wantSel)
+	near("accuracy", d.Accuracy, wantAcc)
+	near("balanced accuracy", d.BalancedAcc, (tprAll+1-fprAll)/2)
+	near("gap", d.Gap, wantGap)
+	near("AUC", d.AUC, aucByPairs(s, y))
+	for g := range 2 {
+		near("TPR", d.Groups[g].TPR, tpr[g])
+		near("FPR", d.Groups[g].FPR, fpr[g])
+		near("group selection", d.Groups[g].Selection, sel[g]/(pos[g]+neg[g]))
+	}
+	if d.NoiseMean <= 0 || d.Noise95 < d.NoiseMean || d.WithinNoise != (d.Gap <= d.Noise95) {
+		t.Errorf("noise %v, 95%% %v, within %v for gap %v", d.NoiseMean, d.Noise95, d.WithinNoise, d.Gap)
+	}
+	// The expectation of drawn decisions: 4,000 draws of Ŷ, their rates averaged.
+	var mTPR0, mFPR1 float64
+	draws := 4000
+	dec := make([]int, n)
+	for range draws {
+		for i := range n {
+			dec[i] = b2i(rng.Float64() < s[i])
+		}
+		_, _, _, t0, _ := decisionRates(dec, y, z, 0)
+		_, _, _, _, f1 := decisionRates(dec, y, z, 1)
+		mTPR0 += t0 / float64(draws)
+		mFPR1 += f1 / float64(draws)
+	}
+	if math.Abs(mTPR0-tpr[0]) > 0.005 || math.Abs(mFPR1-fpr[1]) > 0.005 {
+		t.Errorf("drawn decisions' mean TPR_0 %v, FPR_1 %v against the expected %v, %v", mTPR0, mFPR1, tpr[0], fpr[1])
+	}
+	rounded := append([]float64(nil), s...)
+	rounded[5] = 1 + 2e-16 // a mixture's weights summed: clipped, not refused
+	if d2, err := EvaluateOwn(rounded, y, z, DecisionOptions{Seed: 3, Draws: 50}); err != nil || d2.Groups[z[5]].Selection > 1 {
+		t.Errorf("a score 1 + 2e-16: %v", err)
+	}
+	bad := append([]float64(nil), s...)
+	bad[5] = 1.2
+	if _, err := EvaluateOwn(bad, y, z, DecisionOptions{}); err == nil {
+		t.Error("a score above 1 accepted")
+	}
+}
+
+// TestEvaluateOwnKeepsRandomisedOdds: a ThresholdOptimizer-like classifier whose groups'
+// randomised decisions have equal expected TPR (0.6) and FPR (0.1), reached by different
+// score mixtures, has gap 0 at its own operating point; ranked at a rate it does not.
+func TestEvaluateOwnKeepsRandomisedOdds(t *testing.T) {
+	var s []float64
+	var y, z []int
+	add := func(score float64, label, group, count int) {
+		for range count {
+			s, y, z = append(s, score), append(y, label), append(z, group)
+		}
+	}
+	add(0.6, 1, 0, 100)
+	add(0.1, 0, 0, 300)
+	add(1, 1, 1, 50) // group 1's positives: half 1, half 0.2: TPR 0.6
+	add(0.2, 1, 1, 50)
+	add(0.2, 0, 1, 150) // its negatives: half 0.2, half 0: FPR 0.1
+	add(0, 0, 1, 150)
+	d, err := EvaluateOwn(s, y, z, DecisionOptions{Seed: 1, Draws: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(d.Gap) > 1e-12 || !d.WithinNoise {
+		t.Errorf("own gap %v (within noise %v), want 0", d.Gap, d.WithinNoise)
+	}
+	r, _, err := EvaluateScores(s, y, z, DecisionOptions{Rate: d.Selection, Seed: 1, Draws: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Gap < 0.2 {
+		t.Errorf("ranked at its own selection %v the gap is %v: want the property lost (≥ 0.2)", d.Selection, r.Gap)
+	}
+}

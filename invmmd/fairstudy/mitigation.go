@@ -90,7 +90,7 @@ type MitigationRow struct {
 	Seed   uint64
 	Model  string  // none, obs, ip, dr, oracle, or a score file's NAME
 	Lambda float64 // NaN for none and the score files
-	Rule   string  // "rate" (the training prevalence) or "0.5"
+	Rule   string  // "rate" (the training prevalence), "0.5", or "own" (a score file's randomised decisions)
 	fairness.Decisions
 	// HiddenShare and HiddenGroup are the shares of training rows hidden overall and in the
 	// attribute's Group; Seconds the fit's time (0 for score files).
@@ -335,7 +335,7 @@ func mitigationSeed(ctx context.Context, c MitigationConfig, t MitigationTable, 
 		if f.m == method.Full {
 			name = "oracle"
 		}
-		rows, err := e.rows(name, f.l, scores, time.Since(start).Seconds())
+		rows, err := e.rows(name, f.l, scores, time.Since(start).Seconds(), false)
 		if err != nil {
 			return nil, err
 		}
@@ -367,8 +367,11 @@ type evaluation struct {
 	log             io.Writer
 }
 
-// rows evaluates one model's test scores at the training prevalence and at 0.5.
-func (e evaluation) rows(model string, lambda float64, scores []float64, secs float64) ([]MitigationRow, error) {
+// rows evaluates one model's test scores at the training prevalence and at 0.5, and with
+// own at its own operating point too (fairness.EvaluateOwn: the score files, whose scores
+// are a randomised classifier's P(Ŷ = 1); fit's models decide by threshold, their own
+// point being the 0.5 rule).
+func (e evaluation) rows(model string, lambda float64, scores []float64, secs float64, own bool) ([]MitigationRow, error) {
 	r, h, err := fairness.EvaluateScores(scores, e.y, e.z, fairness.DecisionOptions{Rate: e.rate, Seed: e.seed, Draws: e.draws})
 	if err != nil {
 		return nil, fmt.Errorf("%s (λ %g): %w", model, lambda, err)
@@ -379,7 +382,16 @@ func (e evaluation) rows(model string, lambda float64, scores []float64, secs fl
 	atRate, atHalf := row, row
 	atRate.Rule, atRate.Decisions = "rate", r
 	atHalf.Rule, atHalf.Decisions = "0.5", h
-	return []MitigationRow{atRate, atHalf}, nil
+	if !own {
+		return []MitigationRow{atRate, atHalf}, nil
+	}
+	o, err := fairness.EvaluateOwn(scores, e.y, e.z, fairness.DecisionOptions{Seed: e.seed, Draws: e.draws})
+	if err != nil {
+		return nil, fmt.Errorf("%s at its own operating point: %w", model, err)
+	}
+	atOwn := row
+	atOwn.Rule, atOwn.Decisions = "own", o
+	return []MitigationRow{atRate, atHalf, atOwn}, nil
 }
 
 // PeerRows evaluates the score files that scripts/fairness/mitigation_peer.py wrote beside
@@ -457,7 +469,7 @@ func peerRows(dir, table string, seed uint64, draws int, log io.Writer) ([]Mitig
 		if !c.Numeric || tab.Len() != len(e.y) {
 			return nil, fmt.Errorf("%s: want a numeric column score of %d rows (one per test row), got %d", f, len(e.y), tab.Len())
 		}
-		rows, err := e.rows(strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), "scores_"), ".csv"), math.NaN(), c.Num, 0)
+		rows, err := e.rows(strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), "scores_"), ".csv"), math.NaN(), c.Num, 0, true)
 		if err != nil {
 			return nil, err
 		}
@@ -537,10 +549,10 @@ func WithPeers(rows, peers []MitigationRow, had map[string]bool) []MitigationRow
 	}
 	var out []MitigationRow
 	for i, r := range rows {
-		if had[key(r)] && !own(r) {
-			continue
+		if !had[key(r)] || own(r) {
+			out = append(out, r)
 		}
-		out = append(out, r)
+		// After the folder's last row, kept or not (a file holding score files' rows ends with one).
 		if last := i == len(rows)-1 || key(rows[i+1]) != key(r); last && had[key(r)] {
 			for _, p := range peers {
 				if key(p) == key(r) {

@@ -229,7 +229,7 @@ func Verdicts(sums []MitigationSummary) []Verdict {
 }
 
 // MitigationMarkdown renders the study: per table, every model at the rate rule (and at
-// 0.5), then the verdicts.
+// 0.5), the score files at their own operating point, then the verdicts.
 func MitigationMarkdown(sums []MitigationSummary, seeds int, lambdas string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Mitigation with the attribute partly missing\n\n")
@@ -242,7 +242,7 @@ func MitigationMarkdown(sums []MitigationSummary, seeds int, lambdas string) str
 		}
 		return strconv.FormatFloat(l, 'g', -1, 64)
 	}
-	for _, rule := range []string{"rate", "0.5"} {
+	for _, rule := range []string{"rate", "0.5", "own"} {
 		table := ""
 		for _, s := range sums {
 			if s.Rule != rule {
@@ -250,11 +250,15 @@ func MitigationMarkdown(sums []MitigationSummary, seeds int, lambdas string) str
 			}
 			if s.Table != table {
 				table = s.Table
-				what := "at the training prevalence, ties broken at random"
-				if rule == "0.5" {
-					what = "at threshold 0.5"
-				}
+				what := map[string]string{"rate": "at the training prevalence, ties broken at random", "0.5": "at threshold 0.5",
+					"own": "at each model's own operating point"}[rule]
 				fmt.Fprintf(&b, "\n## %s, decisions %s\n\n", table, what)
+				if rule == "own" {
+					b.WriteString("The score files' models decide at random, Ŷ ~ Bernoulli(score) (Fairlearn's ExponentiatedGradient and ThresholdOptimizer: " +
+						"their equalized-odds guarantee is for these decisions, at their own selection rate); each row is their expected rates, " +
+						"the noise a random ranking selecting the expected share. fit's models decide by threshold: their own point is the 0.5 rule; " +
+						"so does fairlearn_lr_cc (unconstrained, listed for reference).\n\n")
+				}
 				fmt.Fprintf(&b, "Training rows hidden: %.0f%% overall, %.0f%% of the group coded 1.\n\n", 100*s.HiddenShare, 100*s.HiddenGroup)
 				b.WriteString("| model | λ | selection | balanced accuracy | AUC | gap | noise (mean ± sd, 95%) | within / collapsed / low AUC |\n|---|---|---|---|---|---|---|---|\n")
 			}

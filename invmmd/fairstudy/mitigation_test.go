@@ -83,9 +83,18 @@ func TestMitigationQuick(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	last := again[len(again)-2]
-	if last.Model != "fairlearn_const" || last.AUC != 0.5 || !last.LowAUC {
-		t.Errorf("score file row: %s AUC %v low %v", last.Model, last.AUC, last.LowAUC)
+	last, own := again[len(again)-3], again[len(again)-1]
+	if last.Model != "fairlearn_const" || last.Rule != "rate" || last.AUC != 0.5 || !last.LowAUC {
+		t.Errorf("score file row: %s %s AUC %v low %v", last.Model, last.Rule, last.AUC, last.LowAUC)
+	}
+	// At its own operating point a fair coin for everyone: selection 0.5, every rate 0.5,
+	// no gap.
+	if own.Model != "fairlearn_const" || own.Rule != "own" || own.Selection != 0.5 || own.BalancedAcc != 0.5 || own.Gap != 0 || own.Groups[1].TPR != 0.5 {
+		t.Errorf("score file at its own point: %s %s selection %v balanced accuracy %v gap %v", own.Model, own.Rule, own.Selection, own.BalancedAcc, own.Gap)
+	}
+	if md := MitigationMarkdown(SummariseMitigation(again), 1, "1"); !strings.Contains(md, "## mplsstops, decisions at each model's own operating point") ||
+		!strings.Contains(md, "| fairlearn_const | – | 0.500 |") {
+		t.Errorf("markdown without the own operating point's section:\n%s", md)
 	}
 	for i := range 10 {
 		a, b := rows[i], again[i]
@@ -97,5 +106,25 @@ func TestMitigationQuick(t *testing.T) {
 	md := MitigationMarkdown(sums, 1, "1")
 	if !strings.Contains(md, "## mplsstops, decisions at the training prevalence") || !strings.Contains(md, "### college") {
 		t.Errorf("markdown:\n%s", md)
+	}
+}
+
+// TestWithPeers: the score files' rows replace those a file held (a file that already
+// ends each folder with score files' rows too), after each folder's own models; a folder
+// without score files keeps its rows.
+func TestWithPeers(t *testing.T) {
+	row := func(table string, seed uint64, model, rule string) MitigationRow {
+		return MitigationRow{Table: table, Seed: seed, Model: model, Rule: rule}
+	}
+	rows := []MitigationRow{row("a", 1, "none", "rate"), row("a", 1, "dr", "rate"), row("a", 1, "fairlearn_old", "rate"),
+		row("a", 2, "none", "rate"), row("a", 2, "fairlearn_old", "rate"), row("b", 1, "dr", "rate")}
+	peers := []MitigationRow{row("a", 1, "fairlearn_new", "rate"), row("a", 1, "fairlearn_new", "own")}
+	var got []string
+	for _, r := range WithPeers(rows, peers, map[string]bool{"a/1": true}) {
+		got = append(got, fmt.Sprintf("%s%d %s %s", r.Table, r.Seed, r.Model, r.Rule))
+	}
+	want := "a1 none rate,a1 dr rate,a1 fairlearn_new rate,a1 fairlearn_new own,a2 none rate,a2 fairlearn_old rate,b1 dr rate"
+	if g := strings.Join(got, ","); g != want {
+		t.Errorf("got  %s\nwant %s", g, want)
 	}
 }

@@ -3,6 +3,7 @@ package figures
 import (
 	"image/color"
 	"math"
+	"slices"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -18,11 +19,12 @@ type FrontierPoint struct {
 }
 
 // FrontierSeries is one method's points (over λ, joined by a line when Line) or a lone
-// model's point.
+// model's point; Glyph is its marker (nil: the next of a fixed cycle, by its place).
 type FrontierSeries struct {
 	Name   string
 	Colour color.Color
 	Line   bool
+	Glyph  draw.GlyphDrawer
 	Points []FrontierPoint
 }
 
@@ -55,6 +57,9 @@ func FrontierPlot(title string, series []FrontierSeries, noise95 float64) (*plot
 			return nil, err
 		}
 		sc.GlyphStyle = draw.GlyphStyle{Color: s.Colour, Radius: vg.Points(3), Shape: glyphs[i%len(glyphs)]}
+		if s.Glyph != nil {
+			sc.GlyphStyle.Shape = s.Glyph
+		}
 		bars := struct {
 			plotter.XYs
 			plotter.XErrors
@@ -84,7 +89,7 @@ func FrontierPlot(title string, series []FrontierSeries, noise95 float64) (*plot
 			p.Add(l)
 			thumbs = []plot.Thumbnailer{l, sc}
 		}
-		if len(labels) > 0 && labels[0] != "" {
+		if slices.ContainsFunc(labels, func(l string) bool { return l != "" }) {
 			lb, err := plotter.NewLabels(plotter.XYLabels{XYs: xy, Labels: labels})
 			if err != nil {
 				return nil, err
