@@ -207,3 +207,17 @@ func RedrawDiagnosis(out, name string, d Drawer) (string, error) {
 	}
 	return base, nil
 }
+
+// auditStudy is the fairness audit's validation study (invmmd/fairstudy): coverage and
+// bias of each estimator with the attribute hidden on public tables. It is not part of
+// the main job.
+func auditStudy() Study {
+	return Study{Name: "auditstudy", Summary: "the fairness audit's validation study: coverage and bias of each estimator with the attribute hidden on public tables"}
+}
+
+// mitigationStudy is the mitigation comparison (invmmd/fairstudy): fit with the attribute
+// partly missing against the oracle and Fairlearn, at equal selection rate. It is not part
+// of the main job.
+func mitigationStudy() Study {
+	return Study{Name: "mitigation", Summary: "the mitigation study: fit with the attribute partly missing against the oracle, at equal selection rate, with the gap's noise"}
+}

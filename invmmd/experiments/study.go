@@ -28,10 +28,8 @@ func Studies() StudyList {
 		calibrationStudy(),          // bespoke.go
 		prop1Study(),                // bespoke.go
 		diagnosisStudy(),            // bespoke.go
-		// The fairness studies (invmmd/fairstudy), not part of the main job: the audit's
-		// validation and the mitigation comparison, each with its committed tables.
-		{Name: "auditstudy", Summary: "the fairness audit's validation study: coverage and bias of each estimator with the attribute hidden on public tables"},
-		{Name: "mitigation", Summary: "the mitigation study: fit with the attribute partly missing against the oracle, at equal selection rate, with the gap's noise"},
+		auditStudy(),                // bespoke.go
+		mitigationStudy(),           // bespoke.go
 	}
 }
 
