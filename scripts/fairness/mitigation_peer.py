@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Fairlearn's own mitigation on the comparison study's split folders: the peer that `fit`'s
-penalties are compared with (issue #44 item 2).
+penalties are compared with (docs/fairness.md, "Mitigation").
 
 Rerun from the repository root, after the Go study has written its splits:
 
