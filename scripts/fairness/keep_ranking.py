@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-""""Keeping the ranking" (docs/fairness.md): which mitigation lowers the equalized-odds gap of the
+"""Keeping the ranking (docs/fairness.md): which mitigation lowers the equalized-odds gap of the
 DECISION (at the training selection rate) without flattening the score, using the training rows
 whose attribute is hidden through AIPW pseudo-outcomes phi_a = m_a + R/G (1{Z=a} - m_a).
 
