@@ -235,15 +235,12 @@ func (d *Design) Matrices() (v, c []float64, p, strata int) {
 
 // Evaluate returns each method's estimate for model outputs h of any width d (one row per
 // row of the design; a logit is the one-column ScalarRep), with the kernel
-// exp(−‖h − h'‖²/(2σ²)), computing the kernel sums with summer (nil means Exact with one
-// goroutine per CPU). For d > 1 the summers are ExactSums (AutoSums takes it too) and
-// RFFSums; FourierSums returns an error.
+// exp(−‖h − h'‖²/(2σ²)), computing the kernel sums with summer (nil means AutoSums, as
+// everywhere). For d > 1 the summers are ExactSums (AutoSums takes it too) and RFFSums;
+// FourierSums and WindowSums return an error.
 func (d *Design) Evaluate(h Rep, summer Summer) ([]Result, error) {
 	if err := h.check(d.n); err != nil {
 		return nil, err
-	}
-	if summer == nil {
-		summer = DefaultSummer()
 	}
 	p := len(d.cols)
 	q := make([][]float64, p)
@@ -262,7 +259,7 @@ func (d *Design) Evaluate(h Rep, summer Summer) ([]Result, error) {
 		if len(idx) == 0 || len(blk.rows) < 2 {
 			continue
 		}
-		qs, err := summer.PairSums(h, blk.rows, cols, d.opts.Bandwidth)
+		qs, _, err := PairSums(context.Background(), summer, h, blk.rows, cols, d.opts.Bandwidth)
 		if err != nil {
 			return nil, err
 		}
@@ -339,9 +336,6 @@ func Estimate(ctx context.Context, h Rep, rows Rows, opts Options, methods ...me
 		return nil, err
 	}
 	sums := opts.Sums
-	if sums == nil {
-		sums = AutoSums{}
-	}
 	rs, err := d.rowSums(ctx, h, sums)
 	if err != nil {
 		return nil, err

@@ -12,7 +12,7 @@ import (
 // without it, and the variance estimate is (n−1)/n·Σ_i (θ₋ᵢ − θ̄)² over the n rows. One
 // per-row kernel sum serves every deletion: with T = Σ_{i≠j} g_ij/(m(m−1)) over m main
 // rows (g symmetric), T₋ᵢ = (T − 2t_i)·m/(m−2), t_i = Σ_{j≠i} g_ij/(m(m−1)), and t_i comes
-// from the row sums KV_ip = Σ_{j≠i} k_ij V_jp (Summer.RowSums); the normalisers' sums lose
+// from the row sums KV_ip = Σ_{j≠i} k_ij V_jp (RowSums); the normalisers' sums lose
 // row i's terms. By the Efron–Stein inequality the jackknife variance is conservative in
 // expectation for a symmetric statistic, including near MMD² = 0, where the U-statistic
 // is degenerate and a first-order (Hájek) standard error would be near 0; and because the
@@ -25,9 +25,6 @@ import (
 // outputs that Evaluate accepts (one finite row per row of the design). It returns ctx's
 // error if ctx is cancelled first.
 func (d *Design) StandardErrors(ctx context.Context, h Rep, summer Summer) ([][]float64, KernelPath, error) {
-	if summer == nil {
-		summer = AutoSums{}
-	}
 	rs, err := d.rowSums(ctx, h, summer)
 	if err != nil {
 		return nil, KernelPath{}, err
@@ -49,9 +46,6 @@ type strataSums struct {
 
 // rowSums computes the per-row kernel sums of every stratum with at least 2 main rows.
 func (d *Design) rowSums(ctx context.Context, h Rep, summer Summer) (*strataSums, error) {
-	if summer == nil {
-		summer = AutoSums{}
-	}
 	rs := &strataSums{kv: make([][]float64, len(d.blocks)), idx: make([][]int, len(d.blocks)), pos: make([]int, len(d.cols))}
 	for s, blk := range d.blocks {
 		var cols [][]float64
@@ -65,7 +59,7 @@ func (d *Design) rowSums(ctx context.Context, h Rep, summer Summer) (*strataSums
 		if len(cols) == 0 || len(blk.rows) < 2 {
 			continue
 		}
-		kv, path, err := summer.RowSums(ctx, h, blk.rows, blk.rows, cols, d.opts.Bandwidth)
+		kv, path, err := RowSums(ctx, summer, h, blk.rows, blk.rows, cols, d.opts.Bandwidth)
 		if err != nil {
 			return nil, err
 		}
@@ -91,7 +85,7 @@ func (d *Design) pairSums(rs *strataSums) [][]float64 {
 		for _, j := range rs.idx[s] {
 			cols = append(cols, d.cols[j])
 		}
-		qs := pairsFromRows(blk.rows, cols, rs.kv[s])
+		qs := pairsOf(blk.rows, cols, rs.kv[s], nil)
 		for a, pa := range rs.idx[s] {
 			for b, pb := range rs.idx[s] {
 				q[pa][pb] = qs[a][b]

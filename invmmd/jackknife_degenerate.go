@@ -56,7 +56,7 @@ func (d *Design) degenerateExcess(ctx context.Context, h Rep, summer Summer, rs 
 			if d.joint[k] != nil {
 				v = d.jointExcess(h, k, s, rs)
 			} else {
-				v, err = d.conditionalExcess(h, summer, k, s, rs, sigma2)
+				v, err = d.conditionalExcess(ctx, h, summer, k, s, rs, sigma2)
 			}
 			if err != nil {
 				return nil, err
@@ -90,7 +90,7 @@ func excessOf(a float64, r []float64, m float64) float64 {
 // method's per-row estimates of Z_b). With every row in both (MainFraction 1) the two are
 // one U-statistic, φ = k·s − s'; with the normalisers on other rows they are two, φ = k·s
 // over the main rows and −s' over the normaliser rows, whose excesses add.
-func (d *Design) conditionalExcess(h Rep, summer Summer, k, s int, rs *strataSums, sigma2 float64) (float64, error) {
+func (d *Design) conditionalExcess(ctx context.Context, h Rep, summer Summer, k, s int, rs *strataSums, sigma2 float64) (float64, error) {
 	blk := d.blocks[s]
 	inc := d.includes[k]
 	norm := d.norms[k][s]
@@ -190,7 +190,7 @@ func (d *Design) conditionalExcess(h Rep, summer Summer, k, s int, rs *strataSum
 			prod = append(prod, c)
 		}
 	}
-	q2, err := summer.PairSums(hm, local, prod, sigma2)
+	q2, _, err := PairSums(ctx, summer, hm, local, prod, sigma2)
 	if err != nil {
 		return 0, err
 	}
@@ -271,7 +271,7 @@ func (d *Design) conditionalExcess(h Rep, summer Summer, k, s int, rs *strataSum
 			vf = append(vf, c)
 		}
 	}
-	q1, err := summer.PairSums(hm, local, vf, d.opts.Bandwidth)
+	q1, _, err := PairSums(ctx, summer, hm, local, vf, d.opts.Bandwidth)
 	if err != nil {
 		return 0, err
 	}
