@@ -19,8 +19,8 @@ type AutoSums struct {
 	Workers int     // 0 means one per CPU
 }
 
-func (a AutoSums) rowSums(ctx context.Context, h Rep, tgt, src []int, cols [][]float64, sigma float64, emit func(int, []float64)) (KernelPath, error) {
-	return a.choose(h, tgt, src, len(cols), sigma).rowSums(ctx, h, tgt, src, cols, sigma, emit)
+func (a AutoSums) rowSums(ctx context.Context, h Rep, tgt, src []int, cols colSet, sigma float64, emit func(int, []float64)) (KernelPath, error) {
+	return a.choose(h, tgt, src, cols.P, sigma).rowSums(ctx, h, tgt, src, cols, sigma, emit)
 }
 
 // choose returns the summer AutoSums takes for the row sums of these rows.

@@ -10,7 +10,7 @@ import (
 
 // Design holds what one kernel pass over a batch needs to evaluate a set of methods: the
 // factor columns V (one per factor, feature of ψ(Z) — the Z value b for a binary Z — and
-// stratum, restricted to the stratum's main rows) and, per method, coefficients C such that
+// stratum, read only on the stratum's main rows) and, per method, coefficients C such that
 // the method's penalty is
 //
 //	Σ_pq C_pq Q_pq,   Q_pq = Σ_{i≠j} V_ip V_jq k(h_i, h_j).
@@ -121,12 +121,20 @@ func NewDesign(rows Rows, opts Options, methods ...method.Method) (*Design, erro
 
 	d.normRows = normRows
 	colIndex := map[string]int{}
+	// The columns of one factor in different strata share one array: each is read only on
+	// its stratum's rows, which are disjoint, so a design holds n values per factor, not
+	// n per factor and stratum.
+	shared := map[string][]float64{}
 	column := func(key string, b, s int, values []float64) int {
 		id := fmt.Sprintf("%s|%d|%d", key, b, s)
 		if p, ok := colIndex[id]; ok {
 			return p
 		}
-		c := make([]float64, n)
+		c := shared[fmt.Sprintf("%s|%d", key, b)]
+		if c == nil {
+			c = make([]float64, n)
+			shared[fmt.Sprintf("%s|%d", key, b)] = c
+		}
 		for _, i := range d.blocks[s].rows {
 			c[i] = values[i]
 		}
@@ -211,8 +219,8 @@ func (d *Design) Matrices() (v, c []float64, p, strata int) {
 	p, strata = len(d.cols), len(d.blocks)
 	v = make([]float64, d.n*p)
 	for j, col := range d.cols {
-		for i, x := range col {
-			v[i*p+j] = x
+		for _, i := range d.blocks[d.colBlock[j]].rows {
+			v[i*p+j] = col[i]
 		}
 	}
 	c = make([]float64, strata*p*p)

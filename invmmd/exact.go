@@ -11,13 +11,11 @@ type ExactSums struct {
 	Workers int
 }
 
-func (e ExactSums) rowSums(ctx context.Context, h Rep, tgt, src []int, cols [][]float64, sigma float64, emit func(int, []float64)) (KernelPath, error) {
-	P, dim := len(cols), h.Dim
+func (e ExactSums) rowSums(ctx context.Context, h Rep, tgt, src []int, cols colSet, sigma float64, emit func(int, []float64)) (KernelPath, error) {
+	P, dim := cols.P, h.Dim
 	vals := make([]float64, len(src)*P) // source rows' column values, row-major
 	for q, j := range src {
-		for p, c := range cols {
-			vals[q*P+p] = c[j]
-		}
+		cols.fill(j, vals[q*P:(q+1)*P])
 	}
 	err := chunkRows(ctx, len(tgt), P, e.Workers, func(lo int, kv []float64) {
 		for a := range len(kv) / max(P, 1) {

@@ -129,7 +129,7 @@ func (f FourierSums) plan(h Rep, tgt, src []int, sigma float64) (FourierPlan, fl
 	return plan, (lo + hi) / 2, err
 }
 
-func (f FourierSums) rowSums(ctx context.Context, h Rep, tgt, src []int, cols [][]float64, sigma float64, emit func(int, []float64)) (KernelPath, error) {
+func (f FourierSums) rowSums(ctx context.Context, h Rep, tgt, src []int, cols colSet, sigma float64, emit func(int, []float64)) (KernelPath, error) {
 	plan, center, err := f.plan(h, tgt, src, sigma)
 	if err != nil {
 		return KernelPath{}, err

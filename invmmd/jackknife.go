@@ -85,7 +85,7 @@ func (d *Design) pairSums(rs *strataSums) [][]float64 {
 		for _, j := range rs.idx[s] {
 			cols = append(cols, d.cols[j])
 		}
-		qs := pairsOf(blk.rows, cols, rs.kv[s], nil)
+		qs := pairsOf(blk.rows, sliceCols(cols), rs.kv[s], nil)
 		for a, pa := range rs.idx[s] {
 			for b, pb := range rs.idx[s] {
 				q[pa][pb] = qs[a][b]

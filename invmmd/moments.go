@@ -26,8 +26,8 @@ type featureMap struct {
 }
 
 // sums computes the row sums through the features (see featureMap).
-func (fm featureMap) sums(ctx context.Context, tgt, src []int, cols [][]float64, n, workers int, emit func(int, []float64)) error {
-	P, F := len(cols), fm.F
+func (fm featureMap) sums(ctx context.Context, tgt, src []int, cols colSet, n, workers int, emit func(int, []float64)) error {
+	P, F := cols.P, fm.F
 	nw := max(1, min(workersOf(workers), len(src)/fm.grain+1))
 	re, im := make([][]float64, nw), make([][]float64, nw) // per worker, index f·P + p
 	var wg sync.WaitGroup
@@ -42,10 +42,10 @@ func (fm featureMap) sums(ctx context.Context, tgt, src []int, cols [][]float64,
 					return
 				}
 				i := src[k]
+				cols.fill(i, v)
 				nz := false
-				for p, c := range cols {
-					v[p] = c[i]
-					nz = nz || v[p] != 0
+				for _, x := range v {
+					nz = nz || x != 0
 				}
 				if !nz {
 					continue
@@ -75,7 +75,7 @@ func (fm featureMap) sums(ctx context.Context, tgt, src []int, cols [][]float64,
 	S, T := re[0], im[0]
 	isSrc := srcMask(n, src)
 	return chunkRows(ctx, len(tgt), P, workers, func(lo int, kv []float64) {
-		cs, sn := make([]float64, F), make([]float64, F)
+		cs, sn, v := make([]float64, F), make([]float64, F), make([]float64, P)
 		for a := range len(kv) / max(P, 1) {
 			i, acc := tgt[lo+a], kv[a*P:(a+1)*P]
 			fm.at(i, cs, sn)
@@ -92,8 +92,9 @@ func (fm featureMap) sums(ctx context.Context, tgt, src []int, cols [][]float64,
 				}
 			}
 			if isSrc[i] {
-				for p, c := range cols {
-					acc[p] -= fm.k0 * c[i]
+				cols.fill(i, v)
+				for p, x := range v {
+					acc[p] -= fm.k0 * x
 				}
 			}
 		}

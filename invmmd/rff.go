@@ -86,7 +86,7 @@ func (r RFFSums) count() int {
 	return DefaultRFFFrequencies
 }
 
-func (r RFFSums) rowSums(ctx context.Context, h Rep, tgt, src []int, cols [][]float64, sigma float64, emit func(int, []float64)) (KernelPath, error) {
+func (r RFFSums) rowSums(ctx context.Context, h Rep, tgt, src []int, cols colSet, sigma float64, emit func(int, []float64)) (KernelPath, error) {
 	if r.Frequencies < 0 {
 		return KernelPath{}, fmt.Errorf("invmmd: RFFSums.Frequencies = %d, want ≥ 1 (or 0 for %d)", r.Frequencies, DefaultRFFFrequencies)
 	}

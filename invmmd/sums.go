@@ -37,7 +37,24 @@ type Summer interface {
 	// rowSums computes the row sums of the targets chunk by chunk, calling emit(lo, kv)
 	// with the sums of tgt[lo : lo+len(kv)/P] (row-major), from several goroutines at once
 	// for disjoint chunks.
-	rowSums(ctx context.Context, h Rep, tgt, src []int, cols [][]float64, sigma float64, emit func(lo int, kv []float64)) (KernelPath, error)
+	rowSums(ctx context.Context, h Rep, tgt, src []int, cols colSet, sigma float64, emit func(lo int, kv []float64)) (KernelPath, error)
+}
+
+// colSet is a set of P factor columns read a row at a time: fill(i, v) writes row i's P
+// values to v. Columns held in memory are sliceCols; columns computed from others as they
+// are read (the products of the jackknife's excess) need no memory of their own.
+type colSet struct {
+	P    int
+	fill func(i int, v []float64)
+}
+
+// sliceCols returns the colSet of columns held as slices indexed by row.
+func sliceCols(cols [][]float64) colSet {
+	return colSet{P: len(cols), fill: func(i int, v []float64) {
+		for p, c := range cols {
+			v[p] = c[i]
+		}
+	}}
 }
 
 // ExactPairs is the number of (target, source) pairs up to which AutoSums takes the exact
@@ -59,7 +76,7 @@ func RowSums(ctx context.Context, s Summer, h Rep, tgt, src []int, cols [][]floa
 	}
 	P := len(cols)
 	kv := make([]float64, len(tgt)*P)
-	path, err := s.rowSums(ctx, h, tgt, src, cols, sigma, func(lo int, part []float64) { copy(kv[lo*P:], part) })
+	path, err := s.rowSums(ctx, h, tgt, src, sliceCols(cols), sigma, func(lo int, part []float64) { copy(kv[lo*P:], part) })
 	if err != nil {
 		return nil, KernelPath{}, err
 	}
@@ -76,13 +93,21 @@ func PairSums(ctx context.Context, s Summer, h Rep, rows []int, cols [][]float64
 	if err := checkSums(h, cols, sigma); err != nil {
 		return nil, KernelPath{}, err
 	}
+	return pairSums(ctx, s, h, rows, sliceCols(cols), sigma)
+}
+
+// pairSums is PairSums of a colSet, arguments checked.
+func pairSums(ctx context.Context, s Summer, h Rep, rows []int, cols colSet, sigma float64) ([][]float64, KernelPath, error) {
+	if s == nil {
+		s = AutoSums{}
+	}
 	if a, ok := s.(AutoSums); ok {
-		s = a.forPairs(h, rows, len(cols), sigma)
+		s = a.forPairs(h, rows, cols.P, sigma)
 	}
 	var mu sync.Mutex
 	parts := map[int][][]float64{} // per chunk, summed in chunk order for the same result on any number of workers
 	path, err := s.rowSums(ctx, h, rows, rows, cols, sigma, func(lo int, kv []float64) {
-		q := pairsOf(rows[lo:lo+len(kv)/max(len(cols), 1)], cols, kv, nil)
+		q := pairsOf(rows[lo:lo+len(kv)/max(cols.P, 1)], cols, kv, nil)
 		mu.Lock()
 		parts[lo] = q
 		mu.Unlock()
@@ -103,23 +128,24 @@ func PairSums(ctx context.Context, s Summer, h Rep, rows []int, cols [][]float64
 
 // pairsOf adds Σ_a cols[p][rows[a]]·kv[a][q] to q (a new P×P matrix when q is nil) and
 // returns it: pair sums from row sums.
-func pairsOf(rows []int, cols [][]float64, kv []float64, q [][]float64) [][]float64 {
-	P := len(cols)
+func pairsOf(rows []int, cols colSet, kv []float64, q [][]float64) [][]float64 {
+	P := cols.P
 	if q == nil {
 		q = make([][]float64, P)
 		for x := range q {
 			q[x] = make([]float64, P)
 		}
 	}
+	v := make([]float64, P)
 	for a, i := range rows {
 		ka := kv[a*P : (a+1)*P]
-		for x, c := range cols {
-			v := c[i]
-			if v == 0 {
+		cols.fill(i, v)
+		for x, vx := range v {
+			if vx == 0 {
 				continue
 			}
 			for y := range ka {
-				q[x][y] += v * ka[y]
+				q[x][y] += vx * ka[y]
 			}
 		}
 	}

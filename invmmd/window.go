@@ -26,21 +26,19 @@ func (w WindowSums) radius(sigma float64) (r, tol float64) {
 	return sigma * math.Sqrt(2*math.Log(1/tol)), tol
 }
 
-func (w WindowSums) rowSums(ctx context.Context, h Rep, tgt, src []int, cols [][]float64, sigma float64, emit func(int, []float64)) (KernelPath, error) {
+func (w WindowSums) rowSums(ctx context.Context, h Rep, tgt, src []int, cols colSet, sigma float64, emit func(int, []float64)) (KernelPath, error) {
 	if err := oneColumn(h, "window"); err != nil {
 		return KernelPath{}, err
 	}
 	r, tol := w.radius(sigma)
-	P := len(cols)
+	P := cols.P
 	ss := slices.Clone(src) // sorted by output, ties by row
 	sort.SliceStable(ss, func(a, b int) bool { return h.Data[ss[a]] < h.Data[ss[b]] })
 	sv := make([]float64, len(ss))
 	vals := make([]float64, len(ss)*P)
 	for q, j := range ss {
 		sv[q] = h.Data[j]
-		for p, c := range cols {
-			vals[q*P+p] = c[j]
-		}
+		cols.fill(j, vals[q*P:(q+1)*P])
 	}
 	err := chunkRows(ctx, len(tgt), P, w.Workers, func(lo int, kv []float64) {
 		for a := range len(kv) / max(P, 1) {
