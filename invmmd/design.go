@@ -343,23 +343,18 @@ func Estimate(ctx context.Context, h Rep, rows Rows, opts Options, methods ...me
 	if err != nil {
 		return nil, err
 	}
-	sums := opts.Sums
-	rs, err := d.rowSums(ctx, h, sums)
+	q, se, path, err := d.strataSums(ctx, h, opts.Sums)
 	if err != nil {
 		return nil, err
 	}
-	res, err := d.assemble(d.pairSums(rs))
-	if err != nil {
-		return nil, err
-	}
-	se, err := d.standardErrors(ctx, h, sums, rs)
+	res, err := d.assemble(q)
 	if err != nil {
 		return nil, err
 	}
 	for k := range res {
 		r := &res[k]
 		r.SE = se[k]
-		r.Path = rs.path
+		r.Path = path
 		var v float64
 		for _, e := range r.SE {
 			v += e * e

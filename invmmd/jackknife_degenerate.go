@@ -35,36 +35,16 @@ import (
 // one pair kernel of the design's columns; its excess is measured from second differences
 // of the estimate on a sample of pairs (jointExcess).
 
-// degenerateExcess returns, for each method and stratum, the jackknife variance's
-// second-order excess estimated as above (0 where it does not apply).
-func (d *Design) degenerateExcess(ctx context.Context, h Rep, summer Summer, rs *strataSums) ([][]float64, error) {
-	out := make([][]float64, len(d.methods))
-	for k := range out {
-		out[k] = make([]float64, len(d.blocks))
+// degenerateExcess returns method k's jackknife variance's second-order excess in stratum
+// s, estimated as above (0 where it does not apply: fewer than 4 rows).
+func (d *Design) degenerateExcess(ctx context.Context, h Rep, summer Summer, rs *strataSums, k, s int) (float64, error) {
+	if len(d.blocks[s].rows) < 4 {
+		return 0, nil
 	}
-	sigma2 := d.opts.Bandwidth / math.Sqrt2 // k² is the Gaussian of bandwidth σ/√2
-	for s, blk := range d.blocks {
-		if len(blk.rows) < 4 || rs.kv[s] == nil {
-			continue
-		}
-		for k := range d.methods {
-			if d.empty[k][s] {
-				continue
-			}
-			var v float64
-			var err error
-			if d.joint[k] != nil {
-				v = d.jointExcess(h, k, s, rs)
-			} else {
-				v, err = d.conditionalExcess(ctx, h, summer, k, s, rs, sigma2)
-			}
-			if err != nil {
-				return nil, err
-			}
-			out[k][s] = v
-		}
+	if d.joint[k] != nil {
+		return d.jointExcess(h, k, s, rs), nil
 	}
-	return out, nil
+	return d.conditionalExcess(ctx, h, summer, k, s, rs, d.opts.Bandwidth/math.Sqrt2) // k² is the Gaussian of bandwidth σ/√2
 }
 
 // excessOf returns (4/(m(m−2)) − 2/(m(m−1)))·ζ̂₂ from Σ_{i≠j} φ² (a), the row sums r of the
