@@ -1,6 +1,9 @@
 package invmmd
 
-import "context"
+import (
+	"context"
+	"sync"
+)
 
 // ExactSums sums over every (target, source) pair in float64 on Workers goroutines (≤ 0:
 // one per CPU), each target row on one goroutine in source order, so that the sums do not
@@ -39,4 +42,63 @@ func (e ExactSums) rowSums(ctx context.Context, h Rep, tgt, src []int, cols colS
 		}
 	}, emit)
 	return KernelPath{Name: "exact"}, err
+}
+
+// symmetricSums is ExactSums for the pair sums of one set of rows (PairSums): it visits
+// each unordered pair once, half the exponentials of ExactSums, with the rows interleaved
+// over the workers (row a has n−a−1 partners, so interleaving balances them) and each
+// worker's sums added at the end, then hands the row sums on in chunks.
+type symmetricSums struct{ workers int }
+
+func (e symmetricSums) rowSums(ctx context.Context, h Rep, rows, _ []int, cols colSet, sigma float64, emit func(int, []float64)) (KernelPath, error) {
+	n, P, dim := len(rows), cols.P, h.Dim
+	vals := make([]float64, n*P)
+	for a, i := range rows {
+		cols.fill(i, vals[a*P:(a+1)*P])
+	}
+	workers := max(1, min(workersOf(e.workers), n))
+	parts := make([][]float64, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			kv := make([]float64, n*P)
+			for a := w; a < n; a += workers {
+				if a%256 == w && ctx.Err() != nil {
+					return
+				}
+				ra := h.Row(rows[a])
+				va, acc := vals[a*P:(a+1)*P], kv[a*P:(a+1)*P]
+				for b := a + 1; b < n; b++ {
+					var k float64
+					if dim == 1 {
+						k = gaussian1D(ra[0], h.Data[rows[b]], sigma)
+					} else {
+						k = GaussianKernel(ra, h.Row(rows[b]), sigma)
+					}
+					vb, accb := vals[b*P:(b+1)*P], kv[b*P:(b+1)*P]
+					for x := range P {
+						acc[x] += k * vb[x]
+						accb[x] += k * va[x]
+					}
+				}
+			}
+			parts[w] = kv
+		}(w)
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return KernelPath{}, err
+	}
+	kv := parts[0]
+	for _, part := range parts[1:] {
+		for i, x := range part {
+			kv[i] += x
+		}
+	}
+	for lo := 0; lo < n; lo += sumChunk {
+		emit(lo, kv[lo*P:min(n, lo+sumChunk)*P])
+	}
+	return KernelPath{Name: "exact"}, nil
 }

@@ -44,7 +44,7 @@ func PlanFourier(span, sigma, tol float64) (FourierPlan, error) {
 	switch {
 	case !(span >= 0) || math.IsInf(span, 0):
 		return FourierPlan{}, fmt.Errorf("invmmd: Fourier plan: the outputs span %v, want a finite range", span)
-	case !(sigma > 0) || math.IsInf(sigma, 0):
+	case checkBandwidth(sigma) != nil:
 		return FourierPlan{}, fmt.Errorf("invmmd: Fourier plan: bandwidth %v, want a finite value > 0", sigma)
 	case !(tol > 0 && tol < 1):
 		return FourierPlan{}, fmt.Errorf("invmmd: Fourier plan: tolerance %v, want a value in (0, 1)", tol)

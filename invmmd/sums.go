@@ -26,8 +26,8 @@ import (
 // expansions that make them linear, O((|tgt| + |src|)·F) for F features of the kernel:
 // the Fourier series of the Gaussian on the outputs' range (FourierSums, scalar h) or
 // random Fourier features (RFFSums, h of any width), both through one accumulator of
-// feature moments (features.go... featureSums); a window over the sorted outputs where
-// the range is too wide for the series (WindowSums, scalar h). AutoSums picks by cost,
+// feature moments (featureMap, moments.go); a window over the sorted outputs where the
+// range is too wide for the series (WindowSums, scalar h). AutoSums picks by cost,
 // and is what nil means everywhere. Each path says what it was and its error bound
 // (KernelPath). The columns are indexed by row (len ≥ h.Len()).
 
@@ -85,7 +85,8 @@ func RowSums(ctx context.Context, s Summer, h Rep, tgt, src []int, cols [][]floa
 
 // PairSums returns the pair sums Q of the rows with summer s (nil: AutoSums), summed from
 // the row sums a chunk at a time (pairsOf), and the path they took. AutoSums chooses its
-// path for pair sums by the cost of one pass (AutoSums.forPairs).
+// path for pair sums by the cost of one pass (AutoSums.forPairs); ExactSums visits each
+// unordered pair once (symmetricSums).
 func PairSums(ctx context.Context, s Summer, h Rep, rows []int, cols [][]float64, sigma float64) ([][]float64, KernelPath, error) {
 	if s == nil {
 		s = AutoSums{}
@@ -103,6 +104,9 @@ func pairSums(ctx context.Context, s Summer, h Rep, rows []int, cols colSet, sig
 	}
 	if a, ok := s.(AutoSums); ok {
 		s = a.forPairs(h, rows, cols.P, sigma)
+	}
+	if e, ok := s.(ExactSums); ok {
+		s = symmetricSums{e.Workers}
 	}
 	var mu sync.Mutex
 	parts := map[int][][]float64{} // per chunk, summed in chunk order for the same result on any number of workers
