@@ -10,7 +10,7 @@ import (
 
 // Design holds what one kernel pass over a batch needs to evaluate a set of methods: the
 // factor columns V (one per factor, feature of ψ(Z) — the Z value b for a binary Z — and
-// stratum, restricted to the stratum's main rows) and, per method, coefficients C such that
+// stratum, read only on the stratum's main rows) and, per method, coefficients C such that
 // the method's penalty is
 //
 //	Σ_pq C_pq Q_pq,   Q_pq = Σ_{i≠j} V_ip V_jq k(h_i, h_j).
@@ -121,12 +121,20 @@ func NewDesign(rows Rows, opts Options, methods ...method.Method) (*Design, erro
 
 	d.normRows = normRows
 	colIndex := map[string]int{}
+	// The columns of one factor in different strata share one array: each is read only on
+	// its stratum's rows, which are disjoint, so a design holds n values per factor, not
+	// n per factor and stratum.
+	shared := map[string][]float64{}
 	column := func(key string, b, s int, values []float64) int {
 		id := fmt.Sprintf("%s|%d|%d", key, b, s)
 		if p, ok := colIndex[id]; ok {
 			return p
 		}
-		c := make([]float64, n)
+		c := shared[fmt.Sprintf("%s|%d", key, b)]
+		if c == nil {
+			c = make([]float64, n)
+			shared[fmt.Sprintf("%s|%d", key, b)] = c
+		}
 		for _, i := range d.blocks[s].rows {
 			c[i] = values[i]
 		}
@@ -211,8 +219,8 @@ func (d *Design) Matrices() (v, c []float64, p, strata int) {
 	p, strata = len(d.cols), len(d.blocks)
 	v = make([]float64, d.n*p)
 	for j, col := range d.cols {
-		for i, x := range col {
-			v[i*p+j] = x
+		for _, i := range d.blocks[d.colBlock[j]].rows {
+			v[i*p+j] = col[i]
 		}
 	}
 	c = make([]float64, strata*p*p)
@@ -235,15 +243,12 @@ func (d *Design) Matrices() (v, c []float64, p, strata int) {
 
 // Evaluate returns each method's estimate for model outputs h of any width d (one row per
 // row of the design; a logit is the one-column ScalarRep), with the kernel
-// exp(−‖h − h'‖²/(2σ²)), computing the kernel sums with summer (nil means Exact with one
-// goroutine per CPU). For d > 1 the summers are ExactSums (AutoSums takes it too) and
-// RFFSums; FourierSums returns an error.
+// exp(−‖h − h'‖²/(2σ²)), computing the kernel sums with summer (nil means AutoSums, as
+// everywhere). For d > 1 the summers are ExactSums (AutoSums takes it too) and RFFSums;
+// FourierSums and WindowSums return an error.
 func (d *Design) Evaluate(h Rep, summer Summer) ([]Result, error) {
 	if err := h.check(d.n); err != nil {
 		return nil, err
-	}
-	if summer == nil {
-		summer = DefaultSummer()
 	}
 	p := len(d.cols)
 	q := make([][]float64, p)
@@ -262,7 +267,7 @@ func (d *Design) Evaluate(h Rep, summer Summer) ([]Result, error) {
 		if len(idx) == 0 || len(blk.rows) < 2 {
 			continue
 		}
-		qs, err := summer.PairSums(h, blk.rows, cols, d.opts.Bandwidth)
+		qs, _, err := PairSums(context.Background(), summer, h, blk.rows, cols, d.opts.Bandwidth)
 		if err != nil {
 			return nil, err
 		}
@@ -338,26 +343,18 @@ func Estimate(ctx context.Context, h Rep, rows Rows, opts Options, methods ...me
 	if err != nil {
 		return nil, err
 	}
-	sums := opts.Sums
-	if sums == nil {
-		sums = AutoSums{}
-	}
-	rs, err := d.rowSums(ctx, h, sums)
+	q, se, path, err := d.strataSums(ctx, h, opts.Sums)
 	if err != nil {
 		return nil, err
 	}
-	res, err := d.assemble(d.pairSums(rs))
-	if err != nil {
-		return nil, err
-	}
-	se, err := d.standardErrors(ctx, h, sums, rs)
+	res, err := d.assemble(q)
 	if err != nil {
 		return nil, err
 	}
 	for k := range res {
 		r := &res[k]
 		r.SE = se[k]
-		r.Path = rs.path
+		r.Path = path
 		var v float64
 		for _, e := range r.SE {
 			v += e * e

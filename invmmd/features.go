@@ -260,7 +260,7 @@ func NewGaussianMap(z, w []float64, sigma, tol float64) (GaussianMap, error) {
 	if lo == hi {
 		return GaussianMap{}, fmt.Errorf("invmmd: continuous Z: every observed value is %v (zero spread), so Z carries nothing to be independent of", lo)
 	}
-	if sigma < 0 || math.IsNaN(sigma) || math.IsInf(sigma, 0) {
+	if sigma != 0 && checkBandwidth(sigma) != nil {
 		return GaussianMap{}, fmt.Errorf("invmmd: continuous Z: bandwidth %v, want a finite value > 0 (or 0 for the median heuristic)", sigma)
 	}
 	if sigma == 0 {
@@ -387,7 +387,7 @@ func NewRandomFeatureMap(z, w []float64, q int, sigma float64, j int, seed uint6
 	if j < 1 || j > MaxRandomFeatures {
 		return RandomFeatureMap{}, fmt.Errorf("invmmd: vector Z: %d random frequencies, want 1 to %d", j, MaxRandomFeatures)
 	}
-	if sigma < 0 || math.IsNaN(sigma) || math.IsInf(sigma, 0) {
+	if sigma != 0 && checkBandwidth(sigma) != nil {
 		return RandomFeatureMap{}, fmt.Errorf("invmmd: vector Z: bandwidth %v, want a finite value > 0 (or 0 for the median heuristic)", sigma)
 	}
 	if w != nil && len(w) != len(z)/q {

@@ -1,10 +1,9 @@
 package invmmd
 
 import (
+	"context"
 	"fmt"
 	"math"
-	"runtime"
-	"sync"
 )
 
 // Fourier expansion of the Gaussian kernel for scalar outputs.
@@ -45,7 +44,7 @@ func PlanFourier(span, sigma, tol float64) (FourierPlan, error) {
 	switch {
 	case !(span >= 0) || math.IsInf(span, 0):
 		return FourierPlan{}, fmt.Errorf("invmmd: Fourier plan: the outputs span %v, want a finite range", span)
-	case !(sigma > 0) || math.IsInf(sigma, 0):
+	case checkBandwidth(sigma) != nil:
 		return FourierPlan{}, fmt.Errorf("invmmd: Fourier plan: bandwidth %v, want a finite value > 0", sigma)
 	case !(tol > 0 && tol < 1):
 		return FourierPlan{}, fmt.Errorf("invmmd: Fourier plan: tolerance %v, want a value in (0, 1)", tol)
@@ -97,30 +96,20 @@ func (p FourierPlan) KernelAt(d float64) float64 {
 	return s
 }
 
-// FourierSums is a Summer that evaluates kernel sums through the Fourier expansion in
-// O(n·M·P): for spread-out outputs (range ≫ σ) M grows like range/σ, and Auto then prefers
-// the exact sum. It serves one-column outputs only (a regular grid of frequencies in d
-// dimensions would need M^d terms); RFFSums is the expansion for outputs of any width.
-type FourierSums struct {
-	Tol     float64 // per-pair kernel error; 0 means DefaultFourierTol
-	Workers int     // goroutines; 0 means one per CPU
-}
+// MaxFourierTerms bounds the terms of a Fourier plan (PlanFourier refuses more): a range of
+// outputs more than about 10⁵ bandwidths wide is summed by the window instead.
+const MaxFourierTerms = 1 << 16
 
-// PairSums implements Summer. It returns an error for outputs of more than one column, or
-// outputs spread too wide for the expansion (PlanFourier).
-func (f FourierSums) PairSums(h Rep, rows []int, cols [][]float64, sigma float64) ([][]float64, error) {
-	if !(sigma > 0) {
-		return nil, fmt.Errorf("invmmd: kernel bandwidth %v, want > 0", sigma)
-	}
-	if h.Dim != 1 {
-		return nil, fmt.Errorf("invmmd: the Fourier expansion serves one-column outputs, got %d columns; use RFFSums or ExactSums", h.Dim)
-	}
-	lo, hi := rangeOf(h.Data, rows)
-	plan, err := PlanFourier(hi-lo, sigma, f.tol())
-	if err != nil {
-		return nil, err
-	}
-	return f.sums(h.Data, rows, cols, plan, (lo+hi)/2), nil
+// FourierSums is a Summer that evaluates the row sums through the Fourier expansion of the
+// Gaussian on the range of the target and source outputs: O((|tgt| + |src|)·M·P). For
+// spread-out outputs (range ≫ σ) M grows like range/σ, and AutoSums then prefers the
+// exact sum or the window. It serves one-column outputs only (a regular grid of
+// frequencies in d dimensions would need M^d terms), and returns an error for more, or for
+// a range too wide for MaxFourierTerms terms; RFFSums is the expansion for outputs of any
+// width.
+type FourierSums struct {
+	Tol     float64 // per-pair kernel error; 0 means ReferenceFourierTol
+	Workers int     // goroutines; 0 means one per CPU
 }
 
 func (f FourierSums) tol() float64 {
@@ -130,113 +119,47 @@ func (f FourierSums) tol() float64 {
 	return ReferenceFourierTol
 }
 
-func rangeOf(h []float64, rows []int) (lo, hi float64) {
-	lo, hi = math.Inf(1), math.Inf(-1)
-	for _, i := range rows {
-		lo, hi = math.Min(lo, h[i]), math.Max(hi, h[i])
+// plan returns the expansion of the targets' and sources' range, and its centre.
+func (f FourierSums) plan(h Rep, tgt, src []int, sigma float64) (FourierPlan, float64, error) {
+	if err := oneColumn(h, "Fourier expansion"); err != nil {
+		return FourierPlan{}, 0, err
 	}
-	return lo, hi
+	lo, hi := rangeOf(h.Data, tgt, src)
+	plan, err := PlanFourier(hi-lo, sigma, f.tol())
+	return plan, (lo + hi) / 2, err
 }
 
-// sums accumulates the cosine and sine moments S[m][p] = Σ_i cols[p][i]·e^{iω_m(h_i−c)} row
-// by row (powers of e^{iθ_i}, resynchronised every 64 terms against drift), then assembles
-// Q from them and removes the diagonal with the expansion's own k(0).
-func (f FourierSums) sums(h []float64, rows []int, cols [][]float64, plan FourierPlan, center float64) [][]float64 {
-	P, M := len(cols), plan.M
-	workers := f.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
+func (f FourierSums) rowSums(ctx context.Context, h Rep, tgt, src []int, cols colSet, sigma float64, emit func(int, []float64)) (KernelPath, error) {
+	plan, center, err := f.plan(h, tgt, src, sigma)
+	if err != nil {
+		return KernelPath{}, err
 	}
-	workers = max(1, min(workers, len(rows)/256+1))
-	parts := make([]moments, workers) // [(M+1)·P], index m*P+p
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			mo := newMoments(M+1, P)
-			v := make([]float64, P)
-			for k := w; k < len(rows); k += workers {
-				i := rows[k]
-				nz := false
-				for p, c := range cols {
-					v[p] = c[i]
-					nz = nz || v[p] != 0
-				}
-				if !nz {
-					continue
-				}
-				theta := 2 * math.Pi * (h[i] - center) / plan.L
-				s1, c1 := math.Sincos(theta)
-				zr, zi := 1.0, 0.0
-				for m := 0; m <= M; m++ {
-					if m > 0 {
-						if m%64 == 0 {
-							zi, zr = math.Sincos(float64(m) * theta)
-						} else {
-							zr, zi = zr*c1-zi*s1, zr*s1+zi*c1
-						}
-					}
-					re, im := mo.re[m*P:(m+1)*P], mo.im[m*P:(m+1)*P]
-					for p, x := range v {
-						re[p] += x * zr
-						im[p] += x * zi
-					}
+	M := plan.M
+	w := make([]float64, M+1)
+	for m := range w {
+		w[m] = plan.Kappa(m)
+		if m > 0 {
+			w[m] *= 2
+		}
+	}
+	// Row i's features e^{imθ_i}, m = 0..M: powers of e^{iθ_i}, resynchronised every 64
+	// terms against drift.
+	at := func(i int, cs, sn []float64) {
+		theta := 2 * math.Pi * (h.Data[i] - center) / plan.L
+		s1, c1 := math.Sincos(theta)
+		zr, zi := 1.0, 0.0
+		for m := 0; m <= M; m++ {
+			if m > 0 {
+				if m%64 == 0 {
+					zi, zr = math.Sincos(float64(m) * theta)
+				} else {
+					zr, zi = zr*c1-zi*s1, zr*s1+zi*c1
 				}
 			}
-			parts[w] = mo
-		}(w)
-	}
-	wg.Wait()
-	q := sumMoments(parts).pairs(M+1, P, func(m int) float64 {
-		w := plan.Kappa(m)
-		if m > 0 {
-			w *= 2
+			cs[m], sn[m] = zr, zi
 		}
-		return w
-	})
-	removeDiagonal(q, plan.KernelAt(0), rows, cols)
-	return q
-}
-
-// AutoSums is the Summer that picks, per block, the path that its cost model says is
-// cheapest. Its PairSums (the estimates of training and evaluation) takes the Fourier
-// expansion when it is cheaper than the exact pairwise sum, the exact parallel sum
-// otherwise, and the window (WindowSums) for scalar outputs spread too wide for the
-// expansion; for outputs of more than one column it always takes the exact sum, since the
-// only expansion for them, RFFSums, has a random error. Its RowSums (the standard errors
-// and the cross route of the test) is described there.
-type AutoSums struct {
-	Tol     float64 // per-pair kernel error of the expansion; 0 means DefaultFourierTol
-	Workers int     // 0 means one per CPU
-}
-
-// PairSums implements Summer.
-func (a AutoSums) PairSums(h Rep, rows []int, cols [][]float64, sigma float64) ([][]float64, error) {
-	f := FourierSums{Tol: a.Tol, Workers: a.Workers}
-	if !(sigma > 0) {
-		return nil, fmt.Errorf("invmmd: kernel bandwidth %v, want > 0", sigma)
 	}
-	w := a.Workers
-	if w <= 0 {
-		w = runtime.GOMAXPROCS(0)
-	}
-	if h.Dim != 1 {
-		return ExactSums{Workers: w}.PairSums(h, rows, cols, sigma)
-	}
-	lo, hi := rangeOf(h.Data, rows)
-	plan, err := PlanFourier(hi-lo, sigma, f.tol())
-	if err != nil { // outputs spread over more bandwidths than the expansion serves
-		if len(rows) > 4096 {
-			return WindowSums{Tol: a.Tol, Workers: w}.PairSums(h, rows, cols, sigma)
-		}
-		return ExactSums{Workers: w}.PairSums(h, rows, cols, sigma)
-	}
-	n, P := float64(len(rows)), float64(len(cols))
-	// Work per row: expansion (M+1)·(2P + 6) multiply-adds; exact n/2 pairs × (2P + 20),
-	// an exponential costing about 20.
-	if float64(plan.M+1)*(2*P+6) < n/2*(2*P+20) {
-		return f.sums(h.Data, rows, cols, plan, (lo+hi)/2), nil
-	}
-	return ExactSums{Workers: w}.PairSums(h, rows, cols, sigma)
+	fm := featureMap{F: M + 1, w: w, scale: 1, k0: plan.KernelAt(0), grain: 256, at: at}
+	err = fm.sums(ctx, tgt, src, cols, h.Len(), f.Workers, emit)
+	return KernelPath{Name: "fourier", Terms: M, Bound: plan.Bound}, err
 }

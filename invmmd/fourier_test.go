@@ -66,14 +66,14 @@ func TestFourierMatchesExact(t *testing.T) {
 			signed[0][i] = rng.NormFloat64()
 		}
 		for _, cols := range [][][]float64{pos, signed} {
-			want, _ := ExactSums{Workers: 2}.PairSums(ScalarRep(h), rows, cols, 1)
+			want, _ := pairSumsT(ExactSums{Workers: 2}, ScalarRep(h), rows, cols, 1)
 			lo, hi := rangeOf(h, rows)
 			plan, err := PlanFourier(hi-lo, 1, ReferenceFourierTol)
 			if err != nil {
 				t.Fatal(err)
 			}
 			for sname, s := range map[string]Summer{"fourier": FourierSums{}, "auto": AutoSums{}} {
-				got, err := s.PairSums(ScalarRep(h), rows, cols, 1)
+				got, err := pairSumsT(s, ScalarRep(h), rows, cols, 1)
 				if err != nil {
 					t.Fatal(err)
 				}

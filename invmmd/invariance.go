@@ -244,7 +244,7 @@ func InvarianceTest(ctx context.Context, h Rep, rows Rows, opts TestOptions, met
 		}
 	case sigma == 0:
 		sigma = DefaultBandwidth
-	case !(sigma > 0) || math.IsInf(sigma, 0):
+	case checkBandwidth(sigma) != nil:
 		return nil, fmt.Errorf("invmmd: invariance test: bandwidth %v, want a finite value > 0 (or 0 for %v)", sigma, DefaultBandwidth)
 	}
 	ms := make([]*crossMethod, len(methods))

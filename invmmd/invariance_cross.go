@@ -20,7 +20,7 @@ type crossMethod struct {
 
 // crossTests fills each method's result with the studentised cross statistic T and its
 // one-sided p-value (or its err). The kernel between the halves depends on h alone, so one
-// pass of per-row kernel sums per stratum (sums.RowSums, from the rows of B to the rows of
+// pass of per-row kernel sums per stratum (RowSums, from the rows of B to the rows of
 // A) serves every method: each method's centred pseudo-outcomes on its rows of B are
 // columns of that pass, and the witness at each of its rows of A is the row sum of its
 // columns over its rows of B. It returns ctx's error when ctx is cancelled.
@@ -95,7 +95,7 @@ func crossTests(ctx context.Context, sums Summer, h Rep, ms []*crossMethod, stra
 		if len(cols) == 0 {
 			continue
 		}
-		kv, path, err := sums.RowSums(ctx, h, aAll, bAll, cols, sigma)
+		kv, path, err := RowSums(ctx, sums, h, aAll, bAll, cols, sigma)
 		if err != nil {
 			return err
 		}

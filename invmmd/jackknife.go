@@ -12,7 +12,7 @@ import (
 // without it, and the variance estimate is (n−1)/n·Σ_i (θ₋ᵢ − θ̄)² over the n rows. One
 // per-row kernel sum serves every deletion: with T = Σ_{i≠j} g_ij/(m(m−1)) over m main
 // rows (g symmetric), T₋ᵢ = (T − 2t_i)·m/(m−2), t_i = Σ_{j≠i} g_ij/(m(m−1)), and t_i comes
-// from the row sums KV_ip = Σ_{j≠i} k_ij V_jp (Summer.RowSums); the normalisers' sums lose
+// from the row sums KV_ip = Σ_{j≠i} k_ij V_jp (RowSums); the normalisers' sums lose
 // row i's terms. By the Efron–Stein inequality the jackknife variance is conservative in
 // expectation for a symmetric statistic, including near MMD² = 0, where the U-statistic
 // is degenerate and a first-order (Hájek) standard error would be near 0; and because the
@@ -25,21 +25,13 @@ import (
 // outputs that Evaluate accepts (one finite row per row of the design). It returns ctx's
 // error if ctx is cancelled first.
 func (d *Design) StandardErrors(ctx context.Context, h Rep, summer Summer) ([][]float64, KernelPath, error) {
-	if summer == nil {
-		summer = AutoSums{}
-	}
-	rs, err := d.rowSums(ctx, h, summer)
-	if err != nil {
-		return nil, KernelPath{}, err
-	}
-	se, err := d.standardErrors(ctx, h, summer, rs)
-	return se, rs.path, err
+	_, se, path, err := d.strataSums(ctx, h, summer)
+	return se, path, err
 }
 
-// strataSums are the per-row kernel sums of every stratum of a design: for stratum s,
-// kv[s] holds, for each of its main rows a (in block order), the sums KV_ap of the
-// stratum's columns idx[s] (P_s of them, row-major); pos[p] is column p's place in its
-// stratum's idx.
+// strataSums are the per-row kernel sums of the stratum in hand: kv[s] holds, for each of
+// stratum s's main rows a (in block order), the sums KV_ap of the stratum's columns idx[s]
+// (P_s of them, row-major); pos[p] is column p's place in its stratum's idx.
 type strataSums struct {
 	kv   [][]float64
 	idx  [][]int
@@ -47,12 +39,21 @@ type strataSums struct {
 	path KernelPath
 }
 
-// rowSums computes the per-row kernel sums of every stratum with at least 2 main rows.
-func (d *Design) rowSums(ctx context.Context, h Rep, summer Summer) (*strataSums, error) {
-	if summer == nil {
-		summer = AutoSums{}
-	}
+// strataSums computes, stratum by stratum, the row sums of every stratum with at least 2
+// main rows, the pair sums Q_pq = Σ_a V_ap KV_aq of its columns, and each method's
+// standard error in it: the jackknife's from the row sums, less its second-order excess
+// where the U-statistic is degenerate (jackknife_degenerate.go). It holds one stratum's
+// row sums at a time.
+func (d *Design) strataSums(ctx context.Context, h Rep, summer Summer) (q, se [][]float64, path KernelPath, err error) {
 	rs := &strataSums{kv: make([][]float64, len(d.blocks)), idx: make([][]int, len(d.blocks)), pos: make([]int, len(d.cols))}
+	q = make([][]float64, len(d.cols))
+	for i := range q {
+		q[i] = make([]float64, len(d.cols))
+	}
+	se = make([][]float64, len(d.methods))
+	for k := range se {
+		se[k] = make([]float64, len(d.blocks))
+	}
 	for s, blk := range d.blocks {
 		var cols [][]float64
 		for j, b := range d.colBlock {
@@ -65,83 +66,48 @@ func (d *Design) rowSums(ctx context.Context, h Rep, summer Summer) (*strataSums
 		if len(cols) == 0 || len(blk.rows) < 2 {
 			continue
 		}
-		kv, path, err := summer.RowSums(ctx, h, blk.rows, blk.rows, cols, d.opts.Bandwidth)
+		kv, p, err := RowSums(ctx, summer, h, blk.rows, blk.rows, cols, d.opts.Bandwidth)
 		if err != nil {
-			return nil, err
+			return nil, nil, KernelPath{}, err
 		}
-		rs.kv[s] = kv
-		rs.path = rs.path.worse(path)
-	}
-	return rs, nil
-}
-
-// pairSums returns the kernel sums Q of every pair of columns of a stratum from its row
-// sums: Q_pq = Σ_a V_ap KV_aq.
-func (d *Design) pairSums(rs *strataSums) [][]float64 {
-	p := len(d.cols)
-	q := make([][]float64, p)
-	for i := range q {
-		q[i] = make([]float64, p)
-	}
-	for s, blk := range d.blocks {
-		if rs.kv[s] == nil {
-			continue
-		}
-		var cols [][]float64
-		for _, j := range rs.idx[s] {
-			cols = append(cols, d.cols[j])
-		}
-		qs := pairsFromRows(blk.rows, cols, rs.kv[s])
+		rs.kv[s], rs.path = kv, rs.path.worse(p)
+		qs := pairsOf(blk.rows, sliceCols(cols), kv, nil)
 		for a, pa := range rs.idx[s] {
 			for b, pb := range rs.idx[s] {
 				q[pa][pb] = qs[a][b]
 			}
 		}
-	}
-	return q
-}
-
-// standardErrors returns each method's standard error per stratum: the jackknife's from the
-// row sums, less its second-order excess where the U-statistic is degenerate
-// (jackknife_degenerate.go).
-func (d *Design) standardErrors(ctx context.Context, h Rep, summer Summer, rs *strataSums) ([][]float64, error) {
-	se := d.jackknifeSEs(rs)
-	excess, err := d.degenerateExcess(ctx, h, summer, rs)
-	if err != nil {
-		return nil, err
-	}
-	for k := range se {
-		for s, e := range se[k] {
-			v := e * e
-			se[k][s] = math.Sqrt(min(v, max(v-excess[k][s], v/4)))
-		}
-	}
-	return se, nil
-}
-
-// jackknifeSEs returns each method's jackknife standard error per stratum from the row
-// sums.
-func (d *Design) jackknifeSEs(rs *strataSums) [][]float64 {
-	out := make([][]float64, len(d.methods))
-	for k := range out {
-		out[k] = make([]float64, len(d.blocks))
-	}
-	for s, blk := range d.blocks {
-		if len(blk.rows) < 3 || rs.kv[s] == nil {
-			continue
-		}
 		for k := range d.methods {
-			if d.empty[k][s] { // empty or dropped
-				continue
+			if se[k][s], err = d.stratumSE(ctx, h, summer, rs, k, s); err != nil {
+				return nil, nil, KernelPath{}, err
 			}
-			if d.joint[k] != nil {
-				out[k][s] = d.jackknifeJoint(k, s, rs)
-				continue
-			}
-			out[k][s] = d.jackknife(k, s, rs)
 		}
+		rs.kv[s] = nil
 	}
-	return out
+	return q, se, rs.path, nil
+}
+
+// stratumSE returns method k's standard error in stratum s: the jackknife's, less the
+// excess (degenerateExcess) within [¼, 1] of its variance. Empty or dropped strata, and
+// strata with fewer than 3 rows, get 0.
+func (d *Design) stratumSE(ctx context.Context, h Rep, summer Summer, rs *strataSums, k, s int) (float64, error) {
+	if d.empty[k][s] {
+		return 0, nil
+	}
+	e := 0.0
+	switch {
+	case len(d.blocks[s].rows) < 3:
+	case d.joint[k] != nil:
+		e = d.jackknifeJoint(k, s, rs)
+	default:
+		e = d.jackknife(k, s, rs)
+	}
+	excess, err := d.degenerateExcess(ctx, h, summer, rs, k, s)
+	if err != nil {
+		return 0, err
+	}
+	v := e * e
+	return math.Sqrt(min(v, max(v-excess, v/4))), nil
 }
 
 // pairs are the (b, b') of the three terms of an MMD², and weights their signs·counts:

@@ -35,36 +35,16 @@ import (
 // one pair kernel of the design's columns; its excess is measured from second differences
 // of the estimate on a sample of pairs (jointExcess).
 
-// degenerateExcess returns, for each method and stratum, the jackknife variance's
-// second-order excess estimated as above (0 where it does not apply).
-func (d *Design) degenerateExcess(ctx context.Context, h Rep, summer Summer, rs *strataSums) ([][]float64, error) {
-	out := make([][]float64, len(d.methods))
-	for k := range out {
-		out[k] = make([]float64, len(d.blocks))
+// degenerateExcess returns method k's jackknife variance's second-order excess in stratum
+// s, estimated as above (0 where it does not apply: fewer than 4 rows).
+func (d *Design) degenerateExcess(ctx context.Context, h Rep, summer Summer, rs *strataSums, k, s int) (float64, error) {
+	if len(d.blocks[s].rows) < 4 {
+		return 0, nil
 	}
-	sigma2 := d.opts.Bandwidth / math.Sqrt2 // k² is the Gaussian of bandwidth σ/√2
-	for s, blk := range d.blocks {
-		if len(blk.rows) < 4 || rs.kv[s] == nil {
-			continue
-		}
-		for k := range d.methods {
-			if d.empty[k][s] {
-				continue
-			}
-			var v float64
-			var err error
-			if d.joint[k] != nil {
-				v = d.jointExcess(h, k, s, rs)
-			} else {
-				v, err = d.conditionalExcess(h, summer, k, s, rs, sigma2)
-			}
-			if err != nil {
-				return nil, err
-			}
-			out[k][s] = v
-		}
+	if d.joint[k] != nil {
+		return d.jointExcess(h, k, s, rs), nil
 	}
-	return out, nil
+	return d.conditionalExcess(ctx, h, summer, k, s, rs, d.opts.Bandwidth/math.Sqrt2) // k² is the Gaussian of bandwidth σ/√2
 }
 
 // excessOf returns (4/(m(m−2)) − 2/(m(m−1)))·ζ̂₂ from Σ_{i≠j} φ² (a), the row sums r of the
@@ -90,7 +70,7 @@ func excessOf(a float64, r []float64, m float64) float64 {
 // method's per-row estimates of Z_b). With every row in both (MainFraction 1) the two are
 // one U-statistic, φ = k·s − s'; with the normalisers on other rows they are two, φ = k·s
 // over the main rows and −s' over the normaliser rows, whose excesses add.
-func (d *Design) conditionalExcess(h Rep, summer Summer, k, s int, rs *strataSums, sigma2 float64) (float64, error) {
+func (d *Design) conditionalExcess(ctx context.Context, h Rep, summer Summer, k, s int, rs *strataSums, sigma2 float64) (float64, error) {
 	blk := d.blocks[s]
 	inc := d.includes[k]
 	norm := d.norms[k][s]
@@ -149,48 +129,34 @@ func (d *Design) conditionalExcess(h Rep, summer Summer, k, s int, rs *strataSum
 	m := float64(len(main))
 	scale := m * (m - 1) // s_ij = m(m−1)·Σ Ĉ V V, so that the main terms are the mean of k·s
 	// Per main row: (k·s)'s row sum.
-	pos := make([]int, d.n) // position of a main row in blk.rows
+	ks := make([]float64, 0, len(main))
 	for x, i := range blk.rows {
-		pos[i] = x
-	}
-	ks := make([]float64, len(main))
-	for a, i := range main {
-		x := 0.0
+		if inc[i] == 0 {
+			continue
+		}
+		v := 0.0
 		for _, p := range used {
 			vp := col(p)[i]
 			if vp == 0 {
 				continue
 			}
 			for _, q := range used {
-				x += C[p*P+q] * vp * kv[pos[i]*P+q]
+				v += C[p*P+q] * vp * kv[x*P+q]
 			}
 		}
-		ks[a] = scale * x
+		ks = append(ks, scale*v)
 	}
-	// Σ_{i≠j} k² s² over the main rows: k² pair sums of the products of columns, on the
-	// main rows' outputs alone (columns of their length, not the design's).
-	hm := Rep{Dim: h.Dim, Data: make([]float64, 0, len(main)*h.Dim)}
-	for _, i := range main {
-		hm.Data = append(hm.Data, h.Row(i)...)
-	}
-	local := make([]int, len(main))
-	for a := range local {
-		local[a] = a
-	}
+	// Σ_{i≠j} k² s² over the main rows: k² pair sums of the products of columns, computed
+	// as the sums read them (no column of their own).
 	idxOf := map[[2]int]int{}
-	var prod [][]float64
+	var prod [][2][]float64
 	for x, p := range used {
 		for _, q := range used[x:] {
-			c := make([]float64, len(main))
-			cp, cq := col(p), col(q)
-			for a, i := range main {
-				c[a] = cp[i] * cq[i]
-			}
 			idxOf[[2]int{p, q}], idxOf[[2]int{q, p}] = len(prod), len(prod)
-			prod = append(prod, c)
+			prod = append(prod, [2][]float64{col(p), col(q)})
 		}
 	}
-	q2, err := summer.PairSums(hm, local, prod, sigma2)
+	q2, _, err := pairSums(ctx, summer, h, main, productCols(prod), sigma2)
 	if err != nil {
 		return 0, err
 	}
@@ -259,19 +225,15 @@ func (d *Design) conditionalExcess(h Rep, summer Summer, k, s int, rs *strataSum
 	}
 	// One U-statistic, φ = k·s − s': Σ φ² = Σ k²s² − 2 Σ k s s' + Σ s'², with
 	// Σ_{i≠j} k s s' = scale Σ Ĉ_pq E_bc Σ_{i≠j} k (V_p f_b)_i (V_q f_c)_j (k pair sums).
-	var vf [][]float64
+	var vf [][2][]float64
 	vfIdx := map[[2]int]int{}
 	for _, p := range used {
 		for b := 0; b < 2; b++ {
-			c := make([]float64, len(main))
-			for a, i := range main {
-				c[a] = col(p)[i] * f[b][i]
-			}
 			vfIdx[[2]int{p, b}] = len(vf)
-			vf = append(vf, c)
+			vf = append(vf, [2][]float64{col(p), f[b]})
 		}
 	}
-	q1, err := summer.PairSums(hm, local, vf, d.opts.Bandwidth)
+	q1, _, err := pairSums(ctx, summer, h, main, productCols(vf), d.opts.Bandwidth)
 	if err != nil {
 		return 0, err
 	}
@@ -358,4 +320,14 @@ func (d *Design) jointExcess(h Rep, k, s int, rs *strataSums) float64 {
 		}
 	}
 	return sum / count * float64(m) * float64(m-1) / 2
+}
+
+// productCols returns the columns whose row i is the product of the pair's rows i,
+// computed as they are read.
+func productCols(pairs [][2][]float64) colSet {
+	return colSet{P: len(pairs), fill: func(i int, v []float64) {
+		for x, ab := range pairs {
+			v[x] = ab[0][i] * ab[1][i]
+		}
+	}}
 }

@@ -142,7 +142,7 @@ func (o Options) Resolved() (Options, error) {
 		o.JointScale = 1
 	}
 	switch {
-	case !(o.Bandwidth > 0) || math.IsInf(o.Bandwidth, 0):
+	case checkBandwidth(o.Bandwidth) != nil:
 		return o, fmt.Errorf("invmmd: Options.Bandwidth = %v, want a finite value > 0", o.Bandwidth)
 	case !(o.MainFraction > 0 && o.MainFraction <= 1):
 		return o, fmt.Errorf("invmmd: Options.MainFraction = %v, want a value in (0, 1]", o.MainFraction)

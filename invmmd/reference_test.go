@@ -213,8 +213,8 @@ func TestExactSummersAgree(t *testing.T) {
 			cols[k][i] = rng.NormFloat64()
 		}
 	}
-	a, _ := ExactSums{Workers: 1}.PairSums(ScalarRep(h), rows, cols, 0.7)
-	b, _ := ExactSums{Workers: 3}.PairSums(ScalarRep(h), rows, cols, 0.7)
+	a, _ := pairSumsT(ExactSums{Workers: 1}, ScalarRep(h), rows, cols, 0.7)
+	b, _ := pairSumsT(ExactSums{Workers: 3}, ScalarRep(h), rows, cols, 0.7)
 	for x := range a {
 		for y := range a[x] {
 			// A direct double loop for one entry, as a third opinion.
@@ -233,4 +233,10 @@ func TestExactSummersAgree(t *testing.T) {
 			}
 		}
 	}
+}
+
+// pairSumsT is PairSums without a context or path, for the tests' tables.
+func pairSumsT(s Summer, h Rep, rows []int, cols [][]float64, sigma float64) ([][]float64, error) {
+	q, _, err := PairSums(context.Background(), s, h, rows, cols, sigma)
+	return q, err
 }

@@ -1,11 +1,10 @@
 package invmmd
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
-	"sync"
 )
 
 // Random Fourier features of the Gaussian kernel on outputs of any width (Rahimi & Recht,
@@ -87,75 +86,40 @@ func (r RFFSums) count() int {
 	return DefaultRFFFrequencies
 }
 
-// PairSums implements Summer.
-func (r RFFSums) PairSums(h Rep, rows []int, cols [][]float64, sigma float64) ([][]float64, error) {
-	if !(sigma > 0) || math.IsInf(sigma, 0) {
-		return nil, fmt.Errorf("invmmd: kernel bandwidth %v, want a finite value > 0", sigma)
-	}
+func (r RFFSums) rowSums(ctx context.Context, h Rep, tgt, src []int, cols colSet, sigma float64, emit func(int, []float64)) (KernelPath, error) {
 	if r.Frequencies < 0 {
-		return nil, fmt.Errorf("invmmd: RFFSums.Frequencies = %d, want ≥ 1 (or 0 for %d)", r.Frequencies, DefaultRFFFrequencies)
+		return KernelPath{}, fmt.Errorf("invmmd: RFFSums.Frequencies = %d, want ≥ 1 (or 0 for %d)", r.Frequencies, DefaultRFFFrequencies)
 	}
-	D, dim, P := r.count(), h.Dim, len(cols)
+	D, dim := r.count(), h.Dim
 	w := r.scaledFrequencies(dim, sigma)
+	// The outputs centred on their mean over the targets and sources (k̂ depends on
+	// differences only), which keeps the arguments of cos and sin small.
 	center := make([]float64, dim)
-	for _, i := range rows {
-		for k, x := range h.Row(i) {
-			center[k] += x
+	for _, rows := range [][]int{tgt, src} {
+		for _, i := range rows {
+			for k, x := range h.Row(i) {
+				center[k] += x
+			}
 		}
 	}
 	for k := range center {
-		center[k] /= float64(max(len(rows), 1))
+		center[k] /= float64(max(len(tgt)+len(src), 1))
 	}
-	workers := r.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
+	ones := make([]float64, D)
+	for j := range ones {
+		ones[j] = 1
 	}
-	workers = max(1, min(workers, len(rows)/64+1))
-	parts := make([]moments, workers) // [D·P], index j·P + p
-	var wg sync.WaitGroup
-	for wk := 0; wk < workers; wk++ {
-		wg.Add(1)
-		go func(wk int) {
-			defer wg.Done()
-			mo := newMoments(D, P)
-			v := make([]float64, P)
-			hc := make([]float64, dim)
-			for a := wk; a < len(rows); a += workers {
-				i := rows[a]
-				nz := false
-				for p, c := range cols {
-					v[p] = c[i]
-					nz = nz || v[p] != 0
-				}
-				if !nz {
-					continue
-				}
-				for k, x := range h.Row(i) {
-					hc[k] = x - center[k]
-				}
-				for j := 0; j < D; j++ {
-					arg := 0.0
-					for k, wjk := range w[j*dim : (j+1)*dim] {
-						arg += wjk * hc[k]
-					}
-					s, c := math.Sincos(arg)
-					re, im := mo.re[j*P:(j+1)*P], mo.im[j*P:(j+1)*P]
-					for p, x := range v {
-						re[p] += x * c
-						im[p] += x * s
-					}
-				}
+	at := func(i int, cs, sn []float64) { // cos and sin of ω_jᵀ(h_i − center)
+		row := h.Row(i)
+		for j := range cs {
+			arg := 0.0
+			for k, wjk := range w[j*dim : (j+1)*dim] {
+				arg += wjk * (row[k] - center[k])
 			}
-			parts[wk] = mo
-		}(wk)
-	}
-	wg.Wait()
-	q := sumMoments(parts).pairs(D, P, func(int) float64 { return 1 })
-	for a := range q {
-		for b := range q[a] {
-			q[a][b] /= float64(D)
+			sn[j], cs[j] = math.Sincos(arg)
 		}
 	}
-	removeDiagonal(q, 1, rows, cols) // k̂_ii = 1
-	return q, nil
+	fm := featureMap{F: D, w: ones, scale: float64(D), k0: 1, grain: 64, at: at} // k̂(h, h) = 1
+	err := fm.sums(ctx, tgt, src, cols, h.Len(), r.Workers, emit)
+	return KernelPath{Name: "rff", Terms: D, Bound: 1 / math.Sqrt(2*float64(D))}, err
 }

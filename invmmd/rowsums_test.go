@@ -88,7 +88,7 @@ func TestRowSumsMatchExact(t *testing.T) {
 	rng := rand.New(rand.NewPCG(71, 72))
 	ctx := context.Background()
 	for _, c := range rowSumCases(rng) {
-		want, wp, err := ExactSums{Workers: 1}.RowSums(ctx, c.h, c.tgt, c.src, c.cols, 0.9)
+		want, wp, err := RowSums(ctx, ExactSums{Workers: 1}, c.h, c.tgt, c.src, c.cols, 0.9)
 		if err != nil || wp.Name != "exact" {
 			t.Fatalf("%s: exact: %v, path %v", c.name, err, wp)
 		}
@@ -100,9 +100,9 @@ func TestRowSumsMatchExact(t *testing.T) {
 		}
 		for _, s := range []struct {
 			name string
-			sum  rowSummer
+			sum  Summer
 		}{{"fourier", FourierSums{}}, {"window", WindowSums{}}, {"auto", AutoSums{}}, {"exact parallel", ExactSums{Workers: 3}}} {
-			got, path, err := s.sum.RowSums(ctx, c.h, c.tgt, c.src, c.cols, 0.9)
+			got, path, err := RowSums(ctx, s.sum, c.h, c.tgt, c.src, c.cols, 0.9)
 			if err != nil {
 				if s.name == "fourier" && c.name[:6] == "spread" || s.name == "fourier" && c.name[:5] == "heavy" {
 					continue // a range of hundreds of bandwidths: the series may need too many terms
@@ -138,12 +138,12 @@ func TestRowSumsRFF(t *testing.T) {
 	}
 	all := d0(600)
 	sigma := wideBandwidth(8)
-	want, _, _ := ExactSums{}.RowSums(ctx, h, all, all, cols, sigma)
-	got, path, err := RFFSums{Seed: 5}.RowSums(ctx, h, all, all, cols, sigma)
+	want, _, _ := RowSums(ctx, ExactSums{}, h, all, all, cols, sigma)
+	got, path, err := RowSums(ctx, RFFSums{Seed: 5}, h, all, all, cols, sigma)
 	if err != nil || path.Name != "rff" || path.Terms != DefaultRFFFrequencies {
 		t.Fatalf("rff: %v, path %v", err, path)
 	}
-	again, _, _ := RFFSums{Seed: 5}.RowSums(ctx, h, all, all, cols, sigma)
+	again, _, _ := RowSums(ctx, RFFSums{Seed: 5}, h, all, all, cols, sigma)
 	for p := range cols {
 		mass := 0.0
 		for _, v := range cols[p] {
@@ -190,7 +190,7 @@ func TestAutoChoosesPath(t *testing.T) {
 		for i := range cols[0] {
 			cols[0][i] = 1
 		}
-		_, path, err := AutoSums{}.RowSums(context.Background(), tc.h, all, all, cols, 1)
+		_, path, err := RowSums(context.Background(), AutoSums{}, tc.h, all, all, cols, 1)
 		if err != nil || path.Name != tc.want {
 			t.Errorf("%s: path %v (err %v), want %s", tc.name, path, err, tc.want)
 		}
@@ -330,8 +330,8 @@ func TestRowSumsCancel(t *testing.T) {
 	cols := [][]float64{h}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	for _, s := range []rowSummer{ExactSums{}, FourierSums{}, WindowSums{}, RFFSums{}, AutoSums{}} {
-		if _, _, err := s.RowSums(ctx, ScalarRep(h), all, all, cols, 1); !errors.Is(err, context.Canceled) {
+	for _, s := range []Summer{ExactSums{}, FourierSums{}, WindowSums{}, RFFSums{}, AutoSums{}} {
+		if _, _, err := RowSums(ctx, s, ScalarRep(h), all, all, cols, 1); !errors.Is(err, context.Canceled) {
 			t.Errorf("%T: err %v, want context.Canceled", s, err)
 		}
 	}
@@ -409,7 +409,12 @@ func TestJointDeletionsMatchSubsets(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rs, err := d.rowSums(ctx, ScalarRep(h), ExactSums{})
+			// One stratum (Unconditional): every column is its.
+			rs := &strataSums{kv: make([][]float64, 1), idx: make([][]int, 1), pos: make([]int, len(d.cols))}
+			for j := range d.cols {
+				rs.pos[j], rs.idx[0] = j, append(rs.idx[0], j)
+			}
+			rs.kv[0], _, err = RowSums(ctx, ExactSums{}, ScalarRep(h), d.blocks[0].rows, d.blocks[0].rows, d.cols, d.opts.Bandwidth)
 			if err != nil {
 				t.Fatal(err)
 			}
