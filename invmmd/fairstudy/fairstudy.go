@@ -128,7 +128,7 @@ func load(t Table, root string) (*population, error) {
 		return nil, err
 	}
 	n := tab.Len()
-	p := &population{y: make([]int, n), z: make([]int, n), dec: make([]int, n), logit: make([]float64, n), mnarZ: -1}
+	p := &population{y: make([]int, n), z: make([]int, n), dec: make([]int, n), mnarZ: -1}
 	zc := tab.Column(t.Z)
 	if zc == nil || zc.Numeric {
 		return nil, fmt.Errorf("%s: column %q: want a categorical attribute", t.File, t.Z)
@@ -169,32 +169,8 @@ func load(t Table, root string) (*population, error) {
 			p.dec[i] = 1
 		}
 	}
-	for i := range n {
-		p.logit[i] = t.Intercept + t.YCoef*float64(p.y[i])
-	}
-	for _, term := range t.Terms {
-		c := tab.Column(term.Column)
-		if c == nil {
-			return nil, fmt.Errorf("%s: no column %q", t.File, term.Column)
-		}
-		if c.Numeric {
-			var s, ss float64
-			for _, v := range c.Num {
-				s += v
-				ss += v * v
-			}
-			mean := s / float64(n)
-			sd := math.Sqrt(ss/float64(n) - mean*mean)
-			for i, v := range c.Num {
-				p.logit[i] += term.Coef * (v - mean) / sd
-			}
-		} else {
-			for i := range n {
-				if c.Value(i) == term.Level {
-					p.logit[i] += term.Coef
-				}
-			}
-		}
+	if p.logit, err = hidingLogits(tab, p.y, t.Intercept, t.YCoef, t.Terms); err != nil {
+		return nil, err
 	}
 	d := &fairness.Data{Y: p.y, Decision: p.dec, Group: p.z, Levels: p.levels}
 	res, err := fairness.Estimate(d, []fairness.Estimator{fairness.CompleteCase}, fairness.Options{Draws: 100})
