@@ -164,7 +164,10 @@ func frontierSeries(sums []fairstudy.MitigationSummary, table string) ([]figures
 	for _, rule := range []string{"rate", "own"} {
 		for _, s := range sums {
 			bal := strings.HasSuffix(s.Model, "_bal")
-			if s.Table != table || s.Rule != rule || rule == "rate" && bal || rule == "own" && !ownFamily.MatchString(s.Model) {
+			// ThresholdOptimizer ranked at the rate is off the frontier: its guarantee is its own
+			// point's (there it is drawn); its rate rows stay in the tables.
+			reranked := rule == "rate" && strings.HasPrefix(s.Model, "fairlearn_to_")
+			if s.Table != table || s.Rule != rule || rule == "rate" && (bal || reranked) || rule == "own" && !ownFamily.MatchString(s.Model) {
 				continue
 			}
 			name, label := s.Model, ""
