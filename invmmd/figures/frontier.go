@@ -111,7 +111,7 @@ func FrontierPlot(title string, series []FrontierSeries, noise95 float64) (*plot
 		}
 		nl.LineStyle.Color, nl.LineStyle.Dashes = color.Gray{120}, []vg.Length{vg.Points(4), vg.Points(3)}
 		p.Add(nl)
-		key.add("noise: a random ranking's gap, 95th percentile", nl)
+		key.add("noise at the training prevalence: a random ranking's gap, 95th percentile", nl)
 	}
 	// Room for the labels right of the points and above the highest.
 	p.X.Min, p.X.Max = 0, 1.15*math.Max(xMax, noise95)
