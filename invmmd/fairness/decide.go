@@ -115,18 +115,19 @@ func EvaluateScores(scores []float64, y, z []int, o DecisionOptions) (atRate, at
 			half[i] = 1
 		}
 	}
-	auc := AUC(scores, y)
-	atRate = measure(fmt.Sprintf("rate %.3f", o.Rate), byRate, scores, y, z, k, auc)
-	atHalf = measure("threshold 0.5", half, scores, y, z, k, auc)
-	for _, d := range []*Decisions{&atRate, &atHalf} {
+	aucs := aucs(scores, y, z, k)
+	atRate = measure(fmt.Sprintf("rate %.3f", o.Rate), byRate, y, z, aucs)
+	atHalf = measure("threshold 0.5", half, y, z, aucs)
+	for _, r := range []struct {
+		d   *Decisions
+		dec []int
+	}{{&atRate, byRate}, {&atHalf, half}} {
 		selected := 0
-		for i := range n {
-			if (d == &atRate && byRate[i] == 1) || (d == &atHalf && half[i] == 1) {
-				selected++
-			}
+		for _, v := range r.dec {
+			selected += v
 		}
-		d.NoiseMean, d.NoiseSD, d.Noise95 = randomGaps(y, z, k, selected, draws, rng)
-		d.WithinNoise = d.Gap <= d.Noise95
+		r.d.NoiseMean, r.d.NoiseSD, r.d.Noise95 = randomGaps(y, z, k, selected, draws, rng)
+		r.d.WithinNoise = r.d.Gap <= r.d.Noise95
 	}
 	return atRate, atHalf, nil
 }
@@ -159,7 +160,7 @@ func EvaluateOwn(scores []float64, y, z []int, o DecisionOptions) (Decisions, er
 	if draws <= 0 {
 		draws = DefaultNoiseDraws
 	}
-	d := measure("own: Ŷ ~ Bernoulli(score), expected rates", scores, scores, y, z, k, AUC(scores, y))
+	d := measure("own: Ŷ ~ Bernoulli(score), expected rates", scores, y, z, aucs(scores, y, z, k))
 	rng := rand.New(rand.NewPCG(o.Seed, 0x0e1f)) // its own stream: the other rules' draws stay as they were
 	d.NoiseMean, d.NoiseSD, d.Noise95 = randomGaps(y, z, k, int(math.Round(d.Selection*float64(len(y)))), draws, rng)
 	d.WithinNoise = d.Gap <= d.Noise95
@@ -269,24 +270,38 @@ func AUC(scores []float64, y []int) float64 {
 	return (rankSum - pos*(pos+1)/2) / (pos * neg)
 }
 
-// measure computes a rule's numbers from its decisions dec: 0/1, or each row's
-// probability of a positive decision (the expected rates).
-func measure[D int | float64](rule string, dec []D, scores []float64, y, z []int, k int, auc float64) Decisions {
-	d := Decisions{Rule: rule, AUC: auc}
-	d.Selection, d.Accuracy, d.BalancedAcc, _, _ = decisionRates(dec, y, nil, -1)
-	tprs, fprs := make([]float64, k), make([]float64, k)
+// aucs returns the AUC of scores over every row, then over each group's rows (k groups):
+// they depend on the scores alone, so every rule of the same scores shares them.
+func aucs(scores []float64, y, z []int, k int) []float64 {
+	out := []float64{AUC(scores, y)}
 	for g := range k {
-		gd := GroupDecisions{Group: g}
 		var gs []float64
 		var gy []int
-		for i := range dec {
+		for i := range scores {
 			if z[i] == g {
 				gs, gy = append(gs, scores[i]), append(gy, y[i])
+			}
+		}
+		out = append(out, AUC(gs, gy))
+	}
+	return out
+}
+
+// measure computes a rule's numbers from its decisions dec: 0/1, or each row's
+// probability of a positive decision (the expected rates); aucs are the scores' (aucs).
+func measure[D int | float64](rule string, dec []D, y, z []int, aucs []float64) Decisions {
+	d := Decisions{Rule: rule, AUC: aucs[0]}
+	d.Selection, d.Accuracy, d.BalancedAcc, _, _ = decisionRates(dec, y, nil, -1)
+	k := len(aucs) - 1
+	tprs, fprs := make([]float64, k), make([]float64, k)
+	for g := range k {
+		gd := GroupDecisions{Group: g, AUC: aucs[g+1]}
+		for i := range dec {
+			if z[i] == g {
 				gd.N++
 				gd.Positives += y[i]
 			}
 		}
-		gd.AUC = AUC(gs, gy)
 		gd.Selection, gd.Accuracy, gd.BalancedAcc, gd.TPR, gd.FPR = decisionRates(dec, y, z, g)
 		tprs[g], fprs[g] = gd.TPR, gd.FPR
 		d.Groups = append(d.Groups, gd)
@@ -294,7 +309,7 @@ func measure[D int | float64](rule string, dec []D, scores []float64, y, z []int
 	d.Gap = eoDifference(tprs, fprs)
 	rare := math.Min(d.Selection, 1-d.Selection)
 	d.Collapsed = rare < CollapseShare
-	d.LowAUC = auc < LowAUC
+	d.LowAUC = d.AUC < LowAUC
 	return d
 }
 

@@ -65,15 +65,12 @@ func (c AuditConfig) protocol(tab *tabular.Table, d *fairness.Data) ([]fairness.
 			sc, y, z = append(sc, s[i]), append(y, d.Y[i]), append(z, g)
 		}
 	}
-	rate := 0.0
-	if c.Rate != "" {
-		if rate, err = c.auditRate(y); err != nil {
-			return nil, err
-		}
-	} else {
-		for _, v := range y {
-			rate += float64(v) / float64(len(y))
-		}
+	if c.Rate == "" {
+		c.Rate = "prevalence"
+	}
+	rate, err := c.auditRate(y)
+	if err != nil {
+		return nil, err
 	}
 	atRate, atHalf, err := fairness.EvaluateScores(sc, y, z, fairness.DecisionOptions{Rate: rate, Seed: c.Seed})
 	if err != nil {
