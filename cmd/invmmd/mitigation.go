@@ -41,10 +41,18 @@ func runMitigation(ctx context.Context, args []string, stdout, stderr io.Writer)
 	seeds := fs.String("seeds", "1,2,3,4,5,6,7,8", "comma-separated seeds (each: a subsample, split, hiding and fit)")
 	lambdas := fs.String("lambdas", "0.25,1,5,25", "comma-separated penalty weights λ of obs, ip, dr and the oracle")
 	rows := fs.String("rows", "mitigation-rows", "folder of the exported rows and score files, ROWS/TABLE/seedS/ (\"\": none)")
-	out := fs.String("out", "figures/tables", "folder of the tables")
+	out := fs.String("out", "", "folder of the tables, the figures going beside it (default figures/tables, or "+filepath.Join(quickOut(), "tables")+" with -quick)")
 	from := fs.Bool("from-tables", false, "fit nothing: read -out/mitigation_seeds.csv, evaluate the score files found under -rows in place of those it holds, and write the tables and figures again")
 	quick := fs.Bool("quick", false, "a check in seconds: 600 rows of each table, the first seed and λ, 10 epochs (not the committed study)")
 	if err := parse(fs, args); err != nil {
+		return err
+	}
+	// The tables go to OUT/tables as every study's do (outDir): a quick run to a scratch
+	// folder, never over the committed study (refuseQuickInFigures).
+	if *out == "" {
+		*out = filepath.Join(outDir("", *quick), "tables")
+	}
+	if err := refuseQuickInFigures(filepath.Dir(filepath.Clean(*out)), *quick, false); err != nil {
 		return err
 	}
 	c := fairstudy.MitigationConfig{Root: ".", Dir: *rows, Tables: fairstudy.MitigationTables(), Nets: mitigationNets(), Log: stderr}
