@@ -130,10 +130,11 @@ func NewDesign(rows Rows, opts Options, methods ...method.Method) (*Design, erro
 		if p, ok := colIndex[id]; ok {
 			return p
 		}
-		c := shared[fmt.Sprintf("%s|%d", key, b)]
+		sk := fmt.Sprintf("%s|%d", key, b)
+		c := shared[sk]
 		if c == nil {
 			c = make([]float64, n)
-			shared[fmt.Sprintf("%s|%d", key, b)] = c
+			shared[sk] = c
 		}
 		for _, i := range d.blocks[s].rows {
 			c[i] = values[i]

@@ -267,11 +267,7 @@ func InvarianceTest(ctx context.Context, h Rep, rows Rows, opts TestOptions, met
 	}
 	switch opts.Route {
 	case CrossRoute:
-		sums := opts.Sums
-		if sums == nil {
-			sums = AutoSums{}
-		}
-		if err := crossTests(ctx, sums, h, ms, strata, inA, sigma); err != nil { // one kernel pass between the halves for every method
+		if err := crossTests(ctx, opts.Sums, h, ms, strata, inA, sigma); err != nil { // one kernel pass between the halves for every method
 			return nil, err
 		}
 	case WildRoute, PermutationRoute:

@@ -88,9 +88,6 @@ func RowSums(ctx context.Context, s Summer, h Rep, tgt, src []int, cols [][]floa
 // path for pair sums by the cost of one pass (AutoSums.forPairs); ExactSums visits each
 // unordered pair once (symmetricSums).
 func PairSums(ctx context.Context, s Summer, h Rep, rows []int, cols [][]float64, sigma float64) ([][]float64, KernelPath, error) {
-	if s == nil {
-		s = AutoSums{}
-	}
 	if err := checkSums(h, cols, sigma); err != nil {
 		return nil, KernelPath{}, err
 	}

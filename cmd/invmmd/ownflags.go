@@ -75,15 +75,18 @@ func (o *ownFlags) walk(v reflect.Value, path string) {
 			help = f.Tag.Get("help")
 		}
 		o.names[path+f.Name] = "-" + name
-		o.register(fv.Addr().Interface(), v, path, name, help)
+		o.register(fv.Addr().Interface(), v, path, name, help, f.Tag.Get("parse"))
 		if old := f.Tag.Get("alias"); old != "" {
 			aliasTo(o.fs, old, name, o.warn)
 		}
 	}
 }
 
-// register registers the flag name of the field p points to, in the struct parent.
-func (o *ownFlags) register(p any, parent reflect.Value, path, name, help string) {
+// register registers the flag name of the field p points to, in the struct parent; as,
+// the field's parse tag, names a reading of its text other than its type's: bandwidth
+// (a σ or median, with the Median beside it), lambdas (fit's list of λ), fit-methods
+// (fit's methods).
+func (o *ownFlags) register(p any, parent reflect.Value, path, name, help, as string) {
 	fs := o.fs
 	switch p := p.(type) {
 	case *string:
@@ -96,7 +99,7 @@ func (o *ownFlags) register(p any, parent reflect.Value, path, name, help string
 		fs.Var(uintValue{p}, name, help)
 	case *float64:
 		mv := parent.FieldByName("Median")
-		if name != "bandwidth" || !mv.IsValid() || mv.Kind() != reflect.Bool {
+		if as != "bandwidth" || !mv.IsValid() || mv.Kind() != reflect.Bool {
 			fs.Var(floatValue{p}, name, help)
 			break
 		}
@@ -140,7 +143,7 @@ func (o *ownFlags) register(p any, parent reflect.Value, path, name, help string
 		})
 	case *[]method.Method:
 		def, parse := *p, parseMethods
-		if o.cmd == "fit" {
+		if as == "fit-methods" {
 			parse = fitMethods
 		}
 		o.text(name, method.List(def), help, func(s string) (err error) {
@@ -174,7 +177,7 @@ func (o *ownFlags) register(p any, parent reflect.Value, path, name, help string
 			vals[i] = strings.TrimPrefix(strings.ToLower(strconv.FormatFloat(g, 'g', -1, 64)), "+")
 		}
 		o.text(name, strings.Join(vals, ","), help, func(s string) (err error) {
-			if name == "lambdas" {
+			if as == "lambdas" {
 				if s != "" {
 					*p, err = parseLambdas(s) // its errors name -lambdas
 				}

@@ -22,8 +22,9 @@ import (
 // Every setting of the own-data workflow is declared once, as a field here or in Nets,
 // Config, EstimateConfig, TestConfig or AuditConfig: the tag flag names its command-line
 // flag, help its help (help.COMMAND where one command says it otherwise), cmds the commands
-// that offer it (every command that reads the configuration when absent) and alias an old
-// name kept for a release; flag:"-" marks a field only Go callers set. The command line
+// that offer it (every command that reads the configuration when absent), alias an old
+// name kept for a release and parse a reading of its text other than its type's
+// (bandwidth, lambdas, fit-methods); flag:"-" marks a field only Go callers set. The command line
 // derives from them its flags, their old names and the flag each FieldError names.
 type Columns struct {
 	// Data is the CSV file, with a header line; Fit, Estimate and Test read it, FitTable,
@@ -182,12 +183,12 @@ type Config struct {
 	ValFrac  float64 "flag:\"val-frac\" help:\"`share` of rows for validation, without -split\""
 	TestFrac float64 "flag:\"test-frac\" help:\"`share` of rows for test, without -split\""
 	// Methods are the methods h is trained with, each once.
-	Methods []method.Method "flag:\"methods\" help:\"comma-separated methods to train h with (see above)\""
+	Methods []method.Method "flag:\"methods\" parse:\"fit-methods\" help:\"comma-separated methods to train h with (see above)\""
 	// Lambda is the penalty weight λ, in [0, MaxLambda].
 	Lambda float64 "flag:\"lambda\" help:\"penalty weight `λ`, from 0 to 1e6\""
 	// Lambdas, with two or more values, trains every penalised method at each λ (Lambda is
 	// not read) and none once, sharing G and m; runs are named METHOD-lambdaL-seedS (lambdas.go).
-	Lambdas []float64 "flag:\"lambdas\" help:\"comma-separated penalty weights: each penalised method trained at each λ, none once, G and m fitted once; models/METHOD-lambdaL-seedS (one value: as -lambda)\""
+	Lambdas []float64 "flag:\"lambdas\" parse:\"lambdas\" help:\"comma-separated penalty weights: each penalised method trained at each λ, none once, G and m fitted once; models/METHOD-lambdaL-seedS (one value: as -lambda)\""
 	// Seeds are the seeds of h, one model per seed and method.
 	Seeds []uint64 "flag:\"seeds\" help:\"comma-separated seeds of h (and of the random split: the first)\""
 	// KeepUnreliable keeps strata flagged unreliable in the training penalty, as the
@@ -209,7 +210,7 @@ type Config struct {
 	// Bandwidth and Median are the kernel of the held-out estimates and tests on the test
 	// split: σ by the median heuristic on h (Median, the default, as estimate and test), or
 	// the fixed σ Bandwidth. The training penalty's σ is 1, the paper's.
-	Bandwidth float64 "flag:\"bandwidth\" help:\"Gaussian kernel bandwidth σ of the held-out estimates and tests on the test split, or median (the median heuristic on h, as estimate and test); the training penalty's σ is 1\""
+	Bandwidth float64 "flag:\"bandwidth\" parse:\"bandwidth\" help:\"Gaussian kernel bandwidth σ of the held-out estimates and tests on the test split, or median (the median heuristic on h, as estimate and test); the training penalty's σ is 1\""
 	Median    bool
 	// Out is the folder that receives results.csv, results.md, heldout.txt, config.json,
 	// runs/METHOD-seedS.json and models/METHOD-seedS/; empty writes nothing. It is locked

@@ -61,7 +61,7 @@ type EstimateConfig struct {
 	// Bandwidth and Median are the kernel's σ on h: by the median heuristic on h's rows
 	// (Median, the default of estimate, test and fit's held-out numbers; in Test on the
 	// rows of half B for the cross route), or the fixed σ Bandwidth.
-	Bandwidth float64 "flag:\"bandwidth\" help:\"Gaussian kernel bandwidth σ on h, or median (the median heuristic on h: the median distance between rows of h, of any width)\" help.test:\"Gaussian kernel bandwidth σ on h, or median (the median heuristic on h: of half B for the cross route)\""
+	Bandwidth float64 "flag:\"bandwidth\" parse:\"bandwidth\" help:\"Gaussian kernel bandwidth σ on h, or median (the median heuristic on h: the median distance between rows of h, of any width)\" help.test:\"Gaussian kernel bandwidth σ on h, or median (the median heuristic on h: of half B for the cross route)\""
 	Median    bool
 	Runtime   `json:"-"` // Args unused
 }
@@ -252,7 +252,6 @@ func estimateTable(ctx context.Context, tab *tabular.Table, cfg EstimateConfig, 
 		out.FittedG, out.FittedM = false, false
 		out.AuxFit = AuxReport{Observed: true, MinG: 1, Rows: rows.Len()}
 		fmt.Fprintf(log, "%s\n", ObservedNote)
-		out.ZMap = l.zmap
 	} else {
 		var inA []bool
 		if (out.FittedG || out.FittedM) && cfg.Nuisances == nil && cfg.folds() == 1 {
