@@ -102,8 +102,12 @@ type MitigationRow struct {
 func RunMitigation(ctx context.Context, c MitigationConfig) ([]MitigationRow, error) {
 	var out []MitigationRow
 	for _, t := range c.Tables {
+		tab, err := tabular.ReadFileContext(ctx, filepath.Join(c.Root, t.File), append([]string{t.Y, t.Z}, t.X...))
+		if err != nil {
+			return out, fmt.Errorf("mitigation %s: %w", t.Name, err)
+		}
 		for _, s := range c.Seeds {
-			rows, err := mitigationSeed(ctx, c, t, s)
+			rows, err := mitigationSeed(ctx, c, t, tab, s)
 			if err != nil {
 				return out, fmt.Errorf("mitigation %s seed %d: %w", t.Name, s, err)
 			}
@@ -125,11 +129,7 @@ type mitSplit struct {
 // mitigationRows draws one seed's rows of t: the recorded rows (Y and Z recorded, Z not
 // dropped), subsampled, split, with the attribute hidden by t's rule on the training and
 // validation rows.
-func mitigationRows(ctx context.Context, root string, t MitigationTable, seed uint64) (*mitSplit, error) {
-	tab, err := tabular.ReadFileContext(ctx, filepath.Join(root, t.File), append([]string{t.Y, t.Z}, t.X...))
-	if err != nil {
-		return nil, err
-	}
+func mitigationRows(tab *tabular.Table, t MitigationTable, seed uint64) (*mitSplit, error) {
 	yc, zc := tab.Column(t.Y), tab.Column(t.Z)
 	var keep []int
 	for i := range tab.Len() {
@@ -242,12 +242,12 @@ func (s *mitSplit) fitTable(x []float64, dim int, whole bool) (*tabular.Table, [
 }
 
 // mitigationSeed fits and evaluates every model of one table and seed.
-func mitigationSeed(ctx context.Context, c MitigationConfig, t MitigationTable, seed uint64) ([]MitigationRow, error) {
+func mitigationSeed(ctx context.Context, c MitigationConfig, t MitigationTable, tab *tabular.Table, seed uint64) ([]MitigationRow, error) {
 	log := c.Log
 	if log == nil {
 		log = io.Discard
 	}
-	s, err := mitigationRows(ctx, c.Root, t, seed)
+	s, err := mitigationRows(tab, t, seed)
 	if err != nil {
 		return nil, err
 	}
