@@ -154,8 +154,7 @@ func writeWith(path string, write func(io.Writer) error) error {
 
 // frontierColours are the study's models' colours (the score files' grey).
 var frontierColours = map[string]color.Color{
-	"none": color.Black, "obs": color.RGBA{230, 159, 0, 255}, "ip": color.RGBA{0, 158, 115, 255},
-	"dr": color.RGBA{0, 114, 178, 255}, "oracle": color.RGBA{204, 121, 167, 255},
+	"none": figures.Black, "obs": figures.Orange, "ip": figures.BluishGreen, "dr": figures.Blue, "oracle": figures.ReddishPurple,
 }
 
 // frontierSeries returns a table's series: at the rate rule none's point, obs, ip, dr and
@@ -188,9 +187,9 @@ func frontierSeries(sums []fairstudy.MitigationSummary, table string) ([]figures
 			col, known := frontierColours[name]
 			if rule == "own" {
 				name, label = ownFamily.FindString(s.Model)+", own point", map[bool]string{true: "bal"}[bal]
-				glyph, col = draw.PyramidGlyph{}, color.RGBA{213, 94, 0, 255} // vermillion: the complete cases
+				glyph, col = draw.PyramidGlyph{}, figures.Vermillion // the complete cases
 				if strings.Contains(name, "oracle") {
-					col = color.RGBA{86, 180, 233, 255} // sky blue: the attribute whole
+					col = figures.SkyBlue // the attribute whole
 				}
 				if strings.Contains(name, "_to_") {
 					glyph = draw.BoxGlyph{}
