@@ -20,6 +20,10 @@ import (
 	"github.com/invmmd/invmmd/invmmd/tabular"
 )
 
+// mitigationMethods are the methods the study fits on the rows a user has: none, obs, ip
+// and dr (the oracle is full with every attribute).
+var mitigationMethods = []method.Method{method.None, method.Obs, method.IP, method.DR}
+
 // The mitigation study: on public tables with the attribute complete, the
 // attribute is hidden on part of the training rows by a documented rule; fit's models are
 // trained with the attribute partly missing (none, obs, ip, dr over λ), the oracle (full)
@@ -266,7 +270,7 @@ func mitigationSeed(ctx context.Context, c MitigationConfig, t MitigationTable, 
 		cfg.AuxSeed = seed
 		return owndata.PrepareTable(ctx, tab, cfg)
 	}
-	p, err := plan(false, method.None, method.Obs, method.IP, method.DR)
+	p, err := plan(false, mitigationMethods...)
 	if err != nil {
 		return nil, err
 	}
@@ -545,7 +549,7 @@ func exportRows(dir string, sp, whole dataset.Splits) error {
 func WithPeers(rows, peers []MitigationRow, had map[string]bool) []MitigationRow {
 	key := func(r MitigationRow) string { return r.Table + "/" + strconv.FormatUint(r.Seed, 10) }
 	own := func(r MitigationRow) bool {
-		return slices.Contains([]string{"none", "obs", "ip", "dr", "oracle"}, r.Model)
+		return r.Model == "oracle" || slices.ContainsFunc(mitigationMethods, func(m method.Method) bool { return m.String() == r.Model })
 	}
 	var out []MitigationRow
 	for i, r := range rows {

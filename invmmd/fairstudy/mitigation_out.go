@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/invmmd/invmmd/invmmd/fairness"
+	"github.com/invmmd/invmmd/invmmd/method"
 )
 
 // MitigationCSVHeader is the header of the study's per-seed file, one row per table,
@@ -191,9 +192,9 @@ func Verdicts(sums []MitigationSummary) []Verdict {
 			switch s.Model {
 			case "oracle":
 				oracle = append(oracle, s)
-			case "dr":
+			case method.DR.String():
 				dr = append(dr, s)
-			case "none":
+			case method.None.String():
 				none = s.AUC.Mean
 			}
 		}
