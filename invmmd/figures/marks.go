@@ -189,6 +189,13 @@ func newHLine(y float64, c color.Color, dashes ...vg.Length) *hline {
 	return &hline{y: y, style: draw.LineStyle{Color: c, Width: vg.Points(1.2), Dashes: dashes}}
 }
 
+// thinHLine is newHLine at 0.8 points wide.
+func thinHLine(y float64, c color.Color, dashes ...vg.Length) *hline {
+	l := newHLine(y, c, dashes...)
+	l.style.Width = vg.Points(0.8)
+	return l
+}
+
 // Plot implements plot.Plotter; a line outside the axis range is not drawn.
 func (l *hline) Plot(c draw.Canvas, p *plot.Plot) {
 	if l.y < p.Y.Min || l.y > p.Y.Max {

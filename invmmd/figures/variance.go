@@ -356,20 +356,6 @@ func varianceRow(names []string, refFull, keyed, hatched bool, by map[string][]r
 	return []*plot.Plot{centre, spread}, nil
 }
 
-// bandEdges is the legend key of quartiles drawn as two thin lines (a true-G form's).
-type bandEdges struct{ line draw.LineStyle }
-
-// Plot implements plot.Plotter (nothing: the key only).
-func (bandEdges) Plot(draw.Canvas, *plot.Plot) {}
-
-// Thumbnail implements plot.Thumbnailer: two lines a band's height apart.
-func (b *bandEdges) Thumbnail(c *draw.Canvas) {
-	r := c.Rectangle
-	lo, hi := r.Min.Y+(r.Max.Y-r.Min.Y)/4, r.Max.Y-(r.Max.Y-r.Min.Y)/3
-	c.StrokeLine2(b.line, r.Min.X, lo, r.Max.X, lo)
-	c.StrokeLine2(b.line, r.Min.X, hi, r.Max.X, hi)
-}
-
 // labelledLogTicks ticks a log axis only where it labels: at 1, 2 and 5 times each power of
 // 10 when the axis spans at most two decades, at 1 and 3 times each power beyond, so that
 // every tick has its value.
