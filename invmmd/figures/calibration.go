@@ -255,10 +255,7 @@ func powerPanel(rows []results.CalibrationRow, tests []string, n int, alpha floa
 	p.Y.Min, p.Y.Max = 0, 1
 	p.Add(newHLine(alpha, Grey, vg.Points(5), vg.Points(3)))
 	p.Add(newHLine(0.8, LightGrey, vg.Points(2), vg.Points(2)))
-	g := plotter.NewGrid()
-	g.Vertical.Width = 0
-	g.Horizontal.Color = color.Gray{Y: 225}
-	p.Add(g)
+	p.Add(hGrid())
 	for _, t := range tests {
 		var xys plotter.XYs
 		for _, r := range rows {

@@ -383,6 +383,14 @@ func (l *clippedLine) clipped(lo, hi float64) int {
 	return n
 }
 
+// hGrid is a grid of light horizontal lines only, behind a panel's marks.
+func hGrid() *plotter.Grid {
+	g := plotter.NewGrid()
+	g.Vertical.Width = 0
+	g.Horizontal.Color = color.Gray{Y: 225}
+	return g
+}
+
 // trim3 formats v with three decimals, or fewer significant digits for large values.
 func trim3(v float64) string {
 	if math.Abs(v) >= 10 {

@@ -2,14 +2,12 @@ package figures
 
 import (
 	"fmt"
-	"image/color"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
 	"github.com/invmmd/invmmd/invmmd/results"
@@ -300,10 +298,7 @@ func (k panelKeys) addTo(l *belowLegend, o resultOptions) {
 func methodPanel(title, ylabel string, sums []results.Summary, paper map[string]results.PaperRow, m metric) (*plot.Plot, panelKeys) {
 	p := legiblePlot(title, "")
 	p.Y.Label.Text = ylabel
-	grid := plotter.NewGrid()
-	grid.Vertical.Width = 0
-	grid.Horizontal.Color = color.Gray{Y: 225}
-	p.Add(grid)
+	p.Add(hGrid())
 	them := newDotWhiskers(PaperColor, diamond{}, false)
 	them.whisker.Width = vg.Points(1)
 	we := &seedMarks{}

@@ -226,10 +226,7 @@ func varianceRow(names []string, refFull, keyed, hatched bool, by map[string][]r
 		p.X.Tick.Marker = ax.ticks
 		p.X.Min, p.X.Max = ax.xmin, ax.xmax
 		p.Add(shade)
-		g := plotter.NewGrid()
-		g.Vertical.Width = 0
-		g.Horizontal.Color = color.Gray{Y: 225}
-		p.Add(g)
+		p.Add(hGrid())
 	}
 	centre.Y.Label.Text = "MMD² estimate"
 	centre.Y.Tick.Marker = roundTicks{}
