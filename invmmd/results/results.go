@@ -236,16 +236,6 @@ func cellOf(rs []Row, f func(Row) float64) Cell {
 // DefaultMMDNote says what the tr mmd row of the paper's experiments is.
 const DefaultMMDNote = "tr mmd is the full estimator of Σ_y MMD²_y on the training set."
 
-// WriteMarkdownNote writes a table of sums next to the paper's numbers (when paper is not
-// nil), in the paper's layout: a column per method, rows train MMD, train accuracy and test
-// accuracy. Our cells are mean ± standard deviation over seeds; a method with one seed
-// shows its value alone. The footnote's sentence mmdNote says what tr mmd is
-// (DefaultMMDNote for the paper's MMD²; an experiment whose penalty is another, e.g. the
-// joint MMD² of a continuous nuisance, says so).
-func WriteMarkdownNote(w io.Writer, title string, sums []Summary, paper map[string]PaperRow, mmdNote string) error {
-	return WriteMarkdownWith(w, title, sums, paper, mmdNote, TableExtras{})
-}
-
 // TableExtras is what a results table shows beyond the paper's layout; the zero value
 // adds nothing.
 type TableExtras struct {
@@ -259,7 +249,12 @@ type TableExtras struct {
 	PaperDataset string
 }
 
-// WriteMarkdownWith is WriteMarkdownNote with extras: the majority baseline and, for a
+// WriteMarkdownWith writes a table of sums next to the paper's numbers (when paper is not
+// nil), in the paper's layout: a column per method, rows train MMD, train accuracy and test
+// accuracy. Our cells are mean ± standard deviation over seeds; a method with one seed
+// shows its value alone. The footnote's sentence mmdNote says what tr mmd is
+// (DefaultMMDNote for the paper's MMD²; an experiment whose penalty is another, e.g. the
+// joint MMD² of a continuous nuisance, says so). ex adds the majority baseline and, for a
 // paper on another dataset, the comparison as differences from none (TableExtras).
 func WriteMarkdownWith(w io.Writer, title string, sums []Summary, paper map[string]PaperRow, mmdNote string, ex TableExtras) error {
 	var b strings.Builder
