@@ -121,7 +121,7 @@ type fieldReader struct {
 // it was bad.
 func (f *fieldReader) bad(col int, want string) {
 	if f.err == nil {
-		f.err = fmt.Errorf("%s: line %d, column %d (%s): %q, want %s", f.path, f.line, col+1, f.cols[col], f.rec[col], want)
+		f.err = fmt.Errorf("%s: line %d, column %s: %q, want %s", f.path, f.line, f.cols[col], f.rec[col], want)
 	}
 }
 
@@ -132,6 +132,14 @@ func (f *fieldReader) count(col, least int) int {
 		f.bad(col, fmt.Sprintf("an integer ≥ %d", least))
 	}
 	return v
+}
+
+// method reads column col as a method's name (CheckMethod).
+func (f *fieldReader) method(col int) string {
+	if err := CheckMethod(f.rec[col]); err != nil {
+		f.bad(col, "a method: "+err.Error())
+	}
+	return f.rec[col]
 }
 
 // num reads column col as a finite number.

@@ -164,6 +164,7 @@ func ReadCSV(r io.Reader, name string) ([]Row, error) {
 		return nil, fmt.Errorf("%s: line 1: header %q, want %q", name, strings.Join(head, ","), strings.Join(csvHeader, ","))
 	}
 	var rows []Row
+	f := &fieldReader{path: name, cols: csvHeader}
 	for {
 		rec, err := cr.Read()
 		if err == io.EOF {
@@ -174,20 +175,11 @@ func ReadCSV(r io.Reader, name string) ([]Row, error) {
 			// and FieldPos would panic.
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		line, _ := cr.FieldPos(0)
-		if err := CheckMethod(rec[0]); err != nil {
-			return nil, fmt.Errorf("%s: line %d, column method: %w", name, line, err)
-		}
-		r := Row{Method: rec[0]}
-		if r.Seed, err = strconv.ParseUint(rec[1], 10, 64); err != nil {
-			return nil, fmt.Errorf("%s: line %d, column seed: %q is not a seed", name, line, rec[1])
-		}
-		for k, p := range []*float64{&r.TrMMD, &r.TrAcc, &r.TeAcc} {
-			v, err := strconv.ParseFloat(rec[2+k], 64)
-			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("%s: line %d, column %s: %q is not a finite number", name, line, csvHeader[2+k], rec[2+k])
-			}
-			*p = v
+		f.line, _ = cr.FieldPos(0)
+		f.rec = rec
+		r := Row{Method: f.method(0), Seed: uint64(f.count(1, 0)), TrMMD: f.num(2), TrAcc: f.num(3), TeAcc: f.num(4)}
+		if f.err != nil {
+			return nil, f.err
 		}
 		rows = append(rows, r)
 	}

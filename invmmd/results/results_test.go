@@ -175,7 +175,7 @@ func TestDiagnosisCSVRoundTrip(t *testing.T) {
 	if err := os.WriteFile(p, []byte(bad), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ReadDiagnosisCSV(p); err == nil || !strings.Contains(err.Error(), "line 2, column 6 (mmd2_y1): \"NaN\"") {
+	if _, err := ReadDiagnosisCSV(p); err == nil || !strings.Contains(err.Error(), "line 2, column mmd2_y1: \"NaN\"") {
 		t.Errorf("a NaN estimate: %v", err)
 	}
 }
