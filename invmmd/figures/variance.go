@@ -129,12 +129,7 @@ func Variance(points []results.VariancePoint) ([][]*plot.Plot, error) {
 		}
 		return len(method.Names())
 	}
-	var others []string
-	for _, name := range order {
-		if name != full {
-			others = append(others, name)
-		}
-	}
+	others := slices.DeleteFunc(slices.Clone(order), func(name string) bool { return name == full })
 	slices.SortStableFunc(others, func(a, b string) int { return rank(a) - rank(b) })
 	// Rows: one per family, in the order of its first estimator, full first in each.
 	var rows [][]string
