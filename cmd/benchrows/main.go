@@ -34,16 +34,22 @@ func main() {
 	w := bufio.NewWriterSize(os.Stdout, 1<<20)
 	if *audit {
 		auditRows(w, rng, *n)
-		if err := w.Flush(); err != nil {
-			fmt.Fprintln(os.Stderr, "rows:", err)
-			os.Exit(1)
-		}
-		return
+	} else {
+		estimateRows(w, rng, *n)
 	}
+	if err := w.Flush(); err != nil {
+		fmt.Fprintln(os.Stderr, "rows:", err)
+		os.Exit(1)
+	}
+}
+
+func sigmoid(v float64) float64 { return 1 / (1 + math.Exp(-v)) }
+
+// estimateRows writes n rows of the rows benchmark's table.
+func estimateRows(w *bufio.Writer, rng *rand.Rand, n int) {
 	w.WriteString("y,z,h,g,m\n")
-	sigmoid := func(v float64) float64 { return 1 / (1 + math.Exp(-v)) }
 	buf := make([]byte, 0, 64)
-	for range *n {
+	for range n {
 		y := rng.IntN(2)
 		s := float64(2*y - 1)
 		x1 := 0.8*s + rng.NormFloat64()
@@ -68,15 +74,10 @@ func main() {
 		buf = append(buf, '\n')
 		w.Write(buf)
 	}
-	if err := w.Flush(); err != nil {
-		fmt.Fprintln(os.Stderr, "rows:", err)
-		os.Exit(1)
-	}
 }
 
 // auditRows writes n rows of the audit benchmark's table.
 func auditRows(w *bufio.Writer, rng *rand.Rand, n int) {
-	sigmoid := func(v float64) float64 { return 1 / (1 + math.Exp(-v)) }
 	w.WriteString("y,z,x1,x2,c,d\n")
 	buf := make([]byte, 0, 64)
 	for range n {

@@ -48,6 +48,7 @@ import (
 	"github.com/invmmd/invmmd/invmmd/dataset"
 	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/models"
+	"github.com/invmmd/invmmd/invmmd/results"
 	"github.com/invmmd/invmmd/invmmd/sim"
 	"github.com/invmmd/invmmd/invmmd/train"
 )
@@ -320,7 +321,9 @@ func mlpFits(method method.Method, reps int) (timings, string, error) {
 	if err != nil {
 		return timings{}, "", err
 	}
-	t = t.scaled(1e-3)
+	for k := range t.wall { // milliseconds to seconds
+		t.wall[k], t.cpu[k] = t.wall[k]/1000, t.cpu[k]/1000
+	}
 	// The validation pass of one epoch, repeated on the trained model.
 	val, err := validationSeconds(model, sp, aux, cfg)
 	if err != nil {
@@ -374,18 +377,6 @@ func timeReps(n int, f func() error) (timings, error) {
 		t.cpu = append(t.cpu, float64((cpuTime()-c0).Microseconds())/1000)
 	}
 	return t, nil
-}
-
-// scaled returns the timings multiplied by f (1e-3: milliseconds to seconds).
-func (t timings) scaled(f float64) timings {
-	var out timings
-	for _, v := range t.wall {
-		out.wall = append(out.wall, v*f)
-	}
-	for _, v := range t.cpu {
-		out.cpu = append(out.cpu, v*f)
-	}
-	return out
 }
 
 // cpuTime returns the user and system CPU time of the process so far.
@@ -447,14 +438,10 @@ func cell(v []float64, unit string) string {
 	return fmt.Sprintf("%s %s (%s–%s)", num(median(v)), unit, num(slices.Min(v)), num(slices.Max(v)))
 }
 
+// median is the median of v (results.Quartiles).
 func median(v []float64) float64 {
-	s := slices.Clone(v)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
+	_, m, _ := results.Quartiles(v)
+	return m
 }
 
 // num formats a time with three significant digits (no exponent).

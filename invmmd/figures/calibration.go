@@ -107,17 +107,16 @@ func splitTest(t string) (method, route string) {
 // sizePanel draws each test's null rejection rate per sample size with its 95 % interval,
 // one test per row (the first at the top), the rate along the x axis.
 func sizePanel(rows []results.CalibrationRow, tests []string, sizes []int, alpha float64) (*plot.Plot, error) {
-	p := legiblePlot(fmt.Sprintf("Size at α = %g (H₀ true)", alpha), "rejection rate under H₀ (δ = 0)")
+	labels := make([]string, len(tests))
+	for k, t := range tests {
+		m, r := splitTest(t)
+		labels[k] = m + " " + strings.Replace(r, "permutation", "perm.", 1)
+	}
+	p, band, aLine := rowPanel(fmt.Sprintf("Size at α = %g (H₀ true)", alpha), "rejection rate under H₀ (δ = 0)", labels, SizeBand, alpha)
 	yOf := func(k int) float64 { return float64(len(tests) - 1 - k) }
-	band := &vband{lo: SizeBand[0], hi: SizeBand[1], fill: withAlpha(LightGrey, 90)}
-	p.Add(band)
-	aLine := &vline{x: alpha, style: draw.LineStyle{Color: Grey, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}}
-	p.Add(aLine)
-	var ticks plot.ConstantTicks
 	hi := 0.0
 	for k, t := range tests {
 		m, r := splitTest(t)
-		ticks = append(ticks, plot.Tick{Value: yOf(k), Label: m + " " + strings.Replace(r, "permutation", "perm.", 1)})
 		for j, n := range sizes {
 			for _, row := range rows {
 				if row.N != n || row.Test() != t || row.Delta != 0 {
@@ -136,7 +135,6 @@ func sizePanel(rows []results.CalibrationRow, tests []string, sizes []int, alpha
 			}
 		}
 	}
-	p.Y.Tick.Marker = ticks
 	p.Y.Min, p.Y.Max = -0.6, float64(len(tests))-0.4
 	p.X.Min, p.X.Max = 0, math.Max(0.12, hi*1.05)
 	p.Legend.Add(fmt.Sprintf("α = %g", alpha), aLine)
@@ -151,6 +149,22 @@ func sizePanel(rows []results.CalibrationRow, tests []string, sizes []int, alpha
 	p.Legend.Add("lines: 95 % interval")
 	p.Legend.Add("marker: method (key at right)")
 	return p, nil
+}
+
+// rowPanel is a panel with one row per label, the first at the top (row k at y = n−1−k of
+// n rows), the x range band shaded (the valid values) and a dashed line at x; it returns
+// the shade and the line for the legend.
+func rowPanel(title, xlabel string, labels []string, band [2]float64, x float64) (*plot.Plot, *vband, *vline) {
+	p := legiblePlot(title, xlabel)
+	b := &vband{lo: band[0], hi: band[1], fill: withAlpha(LightGrey, 90)}
+	l := &vline{x: x, style: draw.LineStyle{Color: Grey, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}}
+	p.Add(b, l)
+	var ticks plot.ConstantTicks
+	for k, label := range labels {
+		ticks = append(ticks, plot.Tick{Value: float64(len(labels) - 1 - k), Label: label})
+	}
+	p.Y.Tick.Marker = ticks
+	return p, b, l
 }
 
 // addWhisker adds the interval [lo, hi] at height y, drawn with ls, and a marker gs at x.
@@ -241,10 +255,7 @@ func powerPanel(rows []results.CalibrationRow, tests []string, n int, alpha floa
 	p.Y.Min, p.Y.Max = 0, 1
 	p.Add(newHLine(alpha, Grey, vg.Points(5), vg.Points(3)))
 	p.Add(newHLine(0.8, LightGrey, vg.Points(2), vg.Points(2)))
-	g := plotter.NewGrid()
-	g.Vertical.Width = 0
-	g.Horizontal.Color = color.Gray{Y: 225}
-	p.Add(g)
+	p.Add(hGrid())
 	for _, t := range tests {
 		var xys plotter.XYs
 		for _, r := range rows {

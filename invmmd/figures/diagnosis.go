@@ -132,15 +132,7 @@ func Diagnosis(steps []results.DiagnosisStep, fit string, labels map[string]stri
 			l.add(fit + "; objective:")
 		}
 		for k, o := range objectives {
-			xys := plotter.XYs{}
-			for _, s := range of(o) {
-				xys = append(xys, plotter.XY{X: float64(s.Step), Y: s.MMD2[y]})
-			}
-			line, err := plotter.NewLine(xys)
-			if err != nil {
-				continue
-			}
-			line.LineStyle = style(k, 1)
+			line := stepLine(of(o), func(s results.DiagnosisStep) float64 { return s.MMD2[y] }, style(k, 1))
 			p.Add(line)
 			if l != nil {
 				l.add(label(k), line)
@@ -152,25 +144,13 @@ func Diagnosis(steps []results.DiagnosisStep, fit string, labels map[string]stri
 		marks.headroom(&p.Y)
 		return p
 	}
-	nll := plot.New()
-	legible(nll)
-	nll.Title.Text = "Training NLL per batch; dashed: log 2 (a constant h)"
-	nll.X.Label.Text = "training step"
+	nll := legiblePlot("Training NLL per batch; dashed: log 2 (a constant h)", "training step")
 	nll.X.Tick.Marker = roundTicks{}
 	nll.Y.Label.Text = "mean NLL"
 	nll.Y.Tick.Marker = roundTicks{most: 8}
 	nll.Add(newHLine(math.Ln2, Grey, vg.Points(5), vg.Points(3)))
 	for k, o := range objectives {
-		xys := plotter.XYs{}
-		for _, s := range of(o) {
-			xys = append(xys, plotter.XY{X: float64(s.Step), Y: s.NLL})
-		}
-		l, err := plotter.NewLine(xys)
-		if err != nil {
-			continue
-		}
-		l.LineStyle = style(k, 1.4)
-		nll.Add(l)
+		nll.Add(stepLine(of(o), func(s results.DiagnosisStep) float64 { return s.NLL }, style(k, 1.4)))
 	}
 	nll.Y.Min = 0
 	marks.headroom(&nll.Y)
@@ -187,6 +167,15 @@ func Diagnosis(steps []results.DiagnosisStep, fit string, labels map[string]stri
 		normalisers = pzLines(objectives, of, style)
 	}
 	return [][]*plot.Plot{{stratum(0), stratum(1)}, {nll, normalisers}}, nil
+}
+
+// stepLine is the line of value over steps (one point per step), drawn with ls.
+func stepLine(steps []results.DiagnosisStep, value func(results.DiagnosisStep) float64, ls draw.LineStyle) *plotter.Line {
+	line := &plotter.Line{XYs: make(plotter.XYs, len(steps)), LineStyle: ls}
+	for i, s := range steps {
+		line.XYs[i] = plotter.XY{X: float64(s.Step), Y: value(s)}
+	}
+	return line
 }
 
 // Where the diagnosis figure's MMD² axes turn logarithmic: beyond ±diagnosisLogFrom some
@@ -226,10 +215,7 @@ func pzRange(steps []results.DiagnosisStep) [2]float64 {
 // Y = 0 stratum's estimate against its normaliser rows' P(Z = 1 | Y = 0), one marker shape
 // per objective, the x axis on the estimates' range (a probability: within [0, 1]).
 func pzScatter(steps []results.DiagnosisStep, objectives []string, of func(string) []results.DiagnosisStep, label func(int) string, mmdAxis func(*plot.Plot)) *plot.Plot {
-	sc := plot.New()
-	legible(sc)
-	sc.Title.Text = "Y = 0 stratum: MMD² against P(Z = 1 | Y = 0)"
-	sc.X.Label.Text = "P(Z = 1 | Y = 0) estimated on the batch's normaliser rows"
+	sc := legiblePlot("Y = 0 stratum: MMD² against P(Z = 1 | Y = 0)", "P(Z = 1 | Y = 0) estimated on the batch's normaliser rows")
 	r := pzRange(steps)
 	pad := 0.04 * (r[1] - r[0])
 	sc.X.Min, sc.X.Max = math.Max(0, r[0]-pad), math.Min(1, r[1]+pad)
@@ -266,16 +252,7 @@ func pzLines(objectives []string, of func(string) []results.DiagnosisStep, style
 	for k, o := range objectives {
 		st := of(o)
 		for y := range 2 {
-			xys := plotter.XYs{}
-			for _, s := range st {
-				xys = append(xys, plotter.XY{X: float64(s.Step), Y: s.PZ1[y]})
-			}
-			line, err := plotter.NewLine(xys)
-			if err != nil {
-				continue
-			}
-			line.LineStyle = style(k, 1.4)
-			p.Add(line)
+			p.Add(stepLine(st, func(s results.DiagnosisStep) float64 { return s.PZ1[y] }, style(k, 1.4)))
 			if k == 0 && len(st) > 0 {
 				p.Add(&lineLabel{x: float64(st[len(st)-1].Step), y: st[0].PZ1[y], text: fmt.Sprintf("Y = %d: %.3f", y, st[0].PZ1[y])})
 			}

@@ -190,66 +190,21 @@ func drawGrid(plots [][]*plot.Plot, dc draw.Canvas) {
 
 // layoutGrid returns the canvas each panel of the grid is drawn in, the one its legend is
 // drawn in when the legend stands right of it (empty otherwise), and the one its legend
-// below (legendBelow) is drawn in (empty when it has none). Without legends below, see
-// layoutRight; with them, layoutBelow.
+// below (legendBelow) is drawn in (empty when it has none), as layoutBelow lays them out.
+// A single plot without a legend below gets the whole canvas, as gonum/plot draws it:
+// figures sized to their content (the textured-MNIST image grid) must not lose a margin.
 func layoutGrid(plots [][]*plot.Plot, dc draw.Canvas) (plotCs, legendCs, belowCs [][]draw.Canvas) {
-	for _, r := range plots {
-		for _, p := range r {
-			if belowOf(p) != nil {
-				return layoutBelow(plots, dc)
-			}
-		}
+	if len(plots) == 1 && len(plots[0]) == 1 && belowOf(plots[0][0]) == nil {
+		p := plots[0][0]
+		plotC, legendC := panelLayout(p, dc, legendWidth(p, dc))
+		return [][]draw.Canvas{{plotC}}, [][]draw.Canvas{{legendC}}, [][]draw.Canvas{{emptyAt(plotC)}}
 	}
-	plotCs, legendCs = layoutRight(plots, dc)
-	belowCs = make([][]draw.Canvas, len(plotCs))
-	for i, r := range plotCs {
-		belowCs[i] = make([]draw.Canvas, len(r))
-		for j, c := range r {
-			belowCs[i][j] = emptyAt(c)
-		}
-	}
-	return plotCs, legendCs, belowCs
+	return layoutBelow(plots, dc)
 }
 
 // emptyAt is an empty canvas at c's top-right corner: no legend.
 func emptyAt(c draw.Canvas) draw.Canvas {
 	return draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{Min: c.Max, Max: c.Max}}
-}
-
-// layoutRight lays out a grid whose legends stand right of the panels. The data areas are
-// aligned and, column by column, as wide as each other: every column gets the room its
-// widest legend needs, right of its panels, and the rest is shared equally. A single plot
-// gets the whole canvas, as gonum/plot draws it: figures sized to their content (the
-// textured-MNIST image grid) must not lose a margin.
-func layoutRight(plots [][]*plot.Plot, dc draw.Canvas) (plotCs, legendCs [][]draw.Canvas) {
-	if len(plots) == 1 && len(plots[0]) == 1 {
-		p := plots[0][0]
-		plotC, legendC := panelLayout(p, dc, legendWidth(p, dc))
-		return [][]draw.Canvas{{plotC}}, [][]draw.Canvas{{legendC}}
-	}
-	rows, cols, lw, total := legendColumns(plots, dc)
-	// Align the panels on a canvas narrower by the legends' width, then move each column
-	// right by the legends of the columns left of it.
-	narrow := dc
-	narrow.Max.X -= total
-	aligned := plot.Align(plots, gridTiles(rows, cols), narrow)
-	plotCs, legendCs = make([][]draw.Canvas, rows), make([][]draw.Canvas, rows)
-	for i := range aligned {
-		plotCs[i], legendCs[i] = make([]draw.Canvas, len(aligned[i])), make([]draw.Canvas, len(aligned[i]))
-		var shift vg.Length
-		for j, c := range aligned[i] {
-			c.Min.X += shift
-			c.Max.X += shift
-			plotCs[i][j] = c
-			if j < len(plots[i]) && plots[i][j] != nil && lw[j] > 0 {
-				legendCs[i][j] = legendBeside(plots[i][j], c, lw[j])
-			} else {
-				legendCs[i][j] = emptyAt(c)
-			}
-			shift += lw[j]
-		}
-	}
-	return plotCs, legendCs
 }
 
 // legendColumns is the grid's size, the width of each column's widest legend right of its

@@ -200,6 +200,18 @@ func fitTitle(p *plot.Plot, width vg.Length) {
 	p.Title.Text = strings.Join(lines, "\n")
 }
 
+// anyBelow says whether a panel of plots has a legend below.
+func anyBelow(plots [][]*plot.Plot) bool {
+	for _, r := range plots {
+		for _, p := range r {
+			if belowOf(p) != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // singleMargin is the margin round a single plot with a legend below.
 const singleMargin = 2 * vg.Millimeter
 
@@ -220,12 +232,12 @@ func belowHeight(p *plot.Plot, c draw.Canvas) vg.Length {
 	return h
 }
 
-// layoutBelow lays out a grid in which some panels have a legend below (the others may have
-// theirs right, as layoutRight places it). Titles too wide for their panel are wrapped
-// (fitTitle). Each row of panels gets the height of its tallest legend below it; the data
-// areas are aligned, and all of one size, as plot.Align makes them on the canvas less the
-// legends' room. A single plot gets the whole canvas but its legend's room, as gonum/plot
-// draws it.
+// layoutBelow lays out a grid whose panels have their legend below or right of them. The
+// data areas are aligned and of one size, as plot.Align makes them on the canvas less the
+// legends' room: every column gets the room its widest legend right of its panels needs,
+// and each row of panels the height of its tallest legend below it. Where some panel has a
+// legend below, titles too wide for their panel are wrapped (fitTitle). A single plot gets
+// the whole canvas but a margin and its legend's room, as gonum/plot draws it.
 func layoutBelow(plots [][]*plot.Plot, dc draw.Canvas) (plotCs, legendCs, belowCs [][]draw.Canvas) {
 	if len(plots) == 1 && len(plots[0]) == 1 {
 		p := plots[0][0]
@@ -248,14 +260,16 @@ func layoutBelow(plots [][]*plot.Plot, dc draw.Canvas) (plotCs, legendCs, belowC
 	// Widths do not depend on heights: a first alignment gives each panel its width, for its
 	// title and its legend below.
 	first := plot.Align(plots, t, narrow)
-	for i, r := range plots {
-		for j, p := range r {
-			if p != nil {
-				fitTitle(p, first[i][j].Max.X-first[i][j].Min.X)
+	if anyBelow(plots) {
+		for i, r := range plots {
+			for j, p := range r {
+				if p != nil {
+					fitTitle(p, first[i][j].Max.X-first[i][j].Min.X)
+				}
 			}
 		}
+		first = plot.Align(plots, t, narrow)
 	}
-	first = plot.Align(plots, t, narrow)
 	legH := make([]vg.Length, rows)
 	var sum vg.Length
 	for i, r := range plots {

@@ -189,6 +189,13 @@ func newHLine(y float64, c color.Color, dashes ...vg.Length) *hline {
 	return &hline{y: y, style: draw.LineStyle{Color: c, Width: vg.Points(1.2), Dashes: dashes}}
 }
 
+// thinHLine is newHLine at 0.8 points wide.
+func thinHLine(y float64, c color.Color, dashes ...vg.Length) *hline {
+	l := newHLine(y, c, dashes...)
+	l.style.Width = vg.Points(0.8)
+	return l
+}
+
 // Plot implements plot.Plotter; a line outside the axis range is not drawn.
 func (l *hline) Plot(c draw.Canvas, p *plot.Plot) {
 	if l.y < p.Y.Min || l.y > p.Y.Max {
@@ -374,6 +381,14 @@ func (l *clippedLine) clipped(lo, hi float64) int {
 		}
 	}
 	return n
+}
+
+// hGrid is a grid of light horizontal lines only, behind a panel's marks.
+func hGrid() *plotter.Grid {
+	g := plotter.NewGrid()
+	g.Vertical.Width = 0
+	g.Horizontal.Color = color.Gray{Y: 225}
+	return g
 }
 
 // trim3 formats v with three decimals, or fewer significant digits for large values.

@@ -109,10 +109,7 @@ func Objectives(title string, runs []ObjectiveRun, opts ...ResultOption) ([][]*p
 		if k == 0 {
 			head = title + ": test accuracy by objective\n" + head
 		}
-		p, keys := methodPanel(head, "test acc.", sums, nil,
-			func(s results.Summary) results.Cell { return s.TeAcc },
-			func(r results.Row) float64 { return r.TeAcc },
-			func(p results.PaperRow) results.Cell { return p.TeAcc })
+		p, keys := methodPanel(head, "test acc.", sums, nil, teAcc)
 		var absent []float64
 		for i, s := range sums {
 			if s.N == 0 {
@@ -162,51 +159,28 @@ func Objectives(title string, runs []ObjectiveRun, opts ...ResultOption) ([][]*p
 // ceiling (when set) across p, and names them in l when l is not nil (chance, when below or
 // above the axis, in a note that says so).
 func referenceLines(p *plot.Plot, l *belowLegend, o resultOptions, none []float64) {
-	var lines []struct {
-		label string
-		line  *hline
+	add := func(label string, h *hline) {
+		p.Add(h)
+		if l != nil {
+			l.add(label, h)
+		}
 	}
-	var off string
 	if o.chance >= p.Y.Min && o.chance <= p.Y.Max {
-		chance := newHLine(o.chance, ReferenceColor, vg.Points(6), vg.Points(3))
-		p.Add(chance)
-		lines = append(lines, struct {
-			label string
-			line  *hline
-		}{fmt.Sprintf("chance (%g)", o.chance), chance})
-	} else {
+		add(fmt.Sprintf("chance (%g)", o.chance), newHLine(o.chance, ReferenceColor, vg.Points(6), vg.Points(3)))
+	}
+	if len(none) > 0 && median(none) >= p.Y.Min && median(none) <= p.Y.Max {
+		c, _ := MethodColor("none")
+		add(fmt.Sprintf("none's median (%.3f; no penalty)", median(none)), thinHLine(median(none), c, vg.Points(2), vg.Points(2)))
+	}
+	if !math.IsNaN(o.ceiling) {
+		add(fmt.Sprintf("ceiling, %s (%.3f)", o.ceilingWhat, o.ceiling), thinHLine(o.ceiling, CeilingColor, vg.Points(6), vg.Points(2), vg.Points(1), vg.Points(2)))
+	}
+	if l != nil && (o.chance < p.Y.Min || o.chance > p.Y.Max) {
 		where := "below"
 		if o.chance > p.Y.Max {
 			where = "above"
 		}
-		off = fmt.Sprintf("Chance (%g) is %s the axis, which spans the seeds' accuracies.", o.chance, where)
-	}
-	if len(none) > 0 && median(none) >= p.Y.Min && median(none) <= p.Y.Max {
-		c, _ := MethodColor("none")
-		n := newHLine(median(none), c, vg.Points(2), vg.Points(2))
-		n.style.Width = vg.Points(0.8)
-		p.Add(n)
-		lines = append(lines, struct {
-			label string
-			line  *hline
-		}{fmt.Sprintf("none's median (%.3f; no penalty)", median(none)), n})
-	}
-	if !math.IsNaN(o.ceiling) {
-		ceil := newHLine(o.ceiling, CeilingColor, vg.Points(6), vg.Points(2), vg.Points(1), vg.Points(2))
-		ceil.style.Width = vg.Points(0.8)
-		p.Add(ceil)
-		lines = append(lines, struct {
-			label string
-			line  *hline
-		}{fmt.Sprintf("ceiling, %s (%.3f)", o.ceilingWhat, o.ceiling), ceil})
-	}
-	if l != nil {
-		for _, x := range lines {
-			l.add(x.label, x.line)
-		}
-		if off != "" {
-			l.note(off)
-		}
+		l.note(fmt.Sprintf("Chance (%g) is %s the axis, which spans the seeds' accuracies.", o.chance, where))
 	}
 }
 

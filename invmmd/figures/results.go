@@ -2,14 +2,12 @@ package figures
 
 import (
 	"fmt"
-	"image/color"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
 	"github.com/invmmd/invmmd/invmmd/results"
@@ -126,7 +124,7 @@ func Results(title string, sums []results.Summary, paper map[string]results.Pape
 		f(&o)
 	}
 	for _, s := range sums {
-		for _, v := range append(seedValues(s, func(r results.Row) float64 { return r.TrMMD }), s.TrMMD.Mean) {
+		for _, v := range append(seedValues(s, trMMD.seed), s.TrMMD.Mean) {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				return nil, fmt.Errorf("figures: Results %q: method %s: train MMD %v", title, s.Method, v)
 			}
@@ -136,18 +134,12 @@ func Results(title string, sums []results.Summary, paper map[string]results.Pape
 	if o.paperDataset != "" {
 		accPaper, mmdPaper = nil, nil
 	}
-	acc, keys := methodPanel(title+": test accuracy", "test accuracy", sums, accPaper,
-		func(s results.Summary) results.Cell { return s.TeAcc },
-		func(r results.Row) float64 { return r.TeAcc },
-		func(p results.PaperRow) results.Cell { return p.TeAcc })
+	acc, keys := methodPanel(title+": test accuracy", "test accuracy", sums, accPaper, teAcc)
 	mmdTitle := "train MMD² (full-data estimator), "
 	if o.mmdOf != "" {
 		mmdTitle = "train MMD² of " + o.mmdOf + " (full-data estimator), "
 	}
-	mmd, _ := methodPanel(mmdTitle+lambdaOf(title), "train MMD²", sums, mmdPaper,
-		func(s results.Summary) results.Cell { return s.TrMMD },
-		func(r results.Row) float64 { return r.TrMMD },
-		func(p results.PaperRow) results.Cell { return p.TrMMD })
+	mmd, _ := methodPanel(mmdTitle+lambdaOf(title), "train MMD²", sums, mmdPaper, trMMD)
 	l := legendBelow(acc)
 	keys.addTo(l, o)
 	accuracyAxis(acc, l, sums, accPaper, o)
@@ -182,7 +174,7 @@ func splitCaption(sums []results.Summary, chance float64) string {
 	var order []string
 	by := map[string][]string{}
 	for _, s := range sums {
-		c, ok := seedSplit(s.Method, seedValues(s, func(r results.Row) float64 { return r.TeAcc }), chance)
+		c, ok := seedSplit(s.Method, seedValues(s, teAcc.seed), chance)
 		if !ok {
 			continue
 		}
@@ -303,14 +295,10 @@ func (k panelKeys) addTo(l *belowLegend, o resultOptions) {
 // methodPanel draws one cell of each method: our seeds and their median (or the mean ± sd
 // of a summary without rows) in the method's colour, and the paper's value. Its legend is
 // left to the caller (panelKeys).
-func methodPanel(title, ylabel string, sums []results.Summary, paper map[string]results.PaperRow,
-	ours func(results.Summary) results.Cell, seed func(results.Row) float64, theirs func(results.PaperRow) results.Cell) (*plot.Plot, panelKeys) {
+func methodPanel(title, ylabel string, sums []results.Summary, paper map[string]results.PaperRow, m metric) (*plot.Plot, panelKeys) {
 	p := legiblePlot(title, "")
 	p.Y.Label.Text = ylabel
-	grid := plotter.NewGrid()
-	grid.Vertical.Width = 0
-	grid.Horizontal.Color = color.Gray{Y: 225}
-	p.Add(grid)
+	p.Add(hGrid())
 	them := newDotWhiskers(PaperColor, diamond{}, false)
 	them.whisker.Width = vg.Points(1)
 	we := &seedMarks{}
@@ -323,12 +311,12 @@ func methodPanel(title, ylabel string, sums []results.Summary, paper map[string]
 		}
 		x := float64(i)
 		if pr, ok := paper[s.Method]; ok {
-			c := theirs(pr)
+			c := m.paper(pr)
 			them.add(x+paperAt, c.Mean, c.Std)
 			x += oursAt
 		}
 		col := methodColorOr(s.Method, series[i%len(series)])
-		we.add(x, ours(s), seedValues(s, seed), col)
+		we.add(x, m.cell(s), seedValues(s, m.seed), col)
 	}
 	k.minN = min(k.minN, k.maxN)
 	p.Add(we)
@@ -347,12 +335,28 @@ func methodPanel(title, ylabel string, sums []results.Summary, paper map[string]
 
 // centre is what our marks of s centre on: the seeds' median, or the mean of a summary
 // without rows.
-func centre(s results.Summary, seed func(results.Row) float64, cell func(results.Summary) results.Cell) float64 {
-	if v := seedValues(s, seed); len(v) > 0 {
+func centre(s results.Summary, m metric) float64 {
+	if v := seedValues(s, m.seed); len(v) > 0 {
 		return median(v)
 	}
-	return cell(s).Mean
+	return m.cell(s).Mean
 }
+
+// metric is what a panel of methods draws of each: its summary's cell, a seed's value and
+// the paper's cell.
+type metric struct {
+	cell  func(results.Summary) results.Cell
+	seed  func(results.Row) float64
+	paper func(results.PaperRow) results.Cell
+}
+
+// The metrics of the results figures: test accuracy and train MMD².
+var (
+	teAcc = metric{func(s results.Summary) results.Cell { return s.TeAcc }, func(r results.Row) float64 { return r.TeAcc },
+		func(p results.PaperRow) results.Cell { return p.TeAcc }}
+	trMMD = metric{func(s results.Summary) results.Cell { return s.TrMMD }, func(r results.Row) float64 { return r.TrMMD },
+		func(p results.PaperRow) results.Cell { return p.TrMMD }}
+)
 
 // accuracyAxis fits the accuracy axis to the values (see Results) and adds the reference
 // lines, named in the legend l.
@@ -361,11 +365,9 @@ func accuracyAxis(p *plot.Plot, l *belowLegend, sums []results.Summary, paper ma
 	if !math.IsNaN(o.ceiling) {
 		hi = math.Max(hi, o.ceiling)
 	}
-	teAcc := func(r results.Row) float64 { return r.TeAcc }
-	teCell := func(s results.Summary) results.Cell { return s.TeAcc }
 	var vals []float64
 	for _, s := range sums {
-		seeds := seedValues(s, teAcc)
+		seeds := seedValues(s, teAcc.seed)
 		vals = append(vals, seeds...)
 		if len(seeds) > 0 {
 			hi = math.Max(hi, slices.Max(seeds))
@@ -398,32 +400,31 @@ func accuracyAxis(p *plot.Plot, l *belowLegend, sums []results.Summary, paper ma
 	if o.chanceName != "" {
 		chanceLabel = fmt.Sprintf("%s: %.3f", o.chanceName, o.chance)
 	}
-	noneWhat := "median"
+	var none *hline
+	noneLabel := ""
 	for _, s := range sums {
-		if s.Method == "none" && len(s.Rows) == 0 {
-			noneWhat = "mean"
+		if s.Method != "none" {
+			continue
 		}
-	}
-	for _, s := range sums {
-		// none's centre within 0.01 of chance would be a second line on top of it: the legend
-		// gives both on one line instead.
-		if c := centre(s, teAcc, teCell); s.Method == "none" && math.Abs(c-o.chance) < 0.01 {
-			chanceLabel += fmt.Sprintf(" ≈ none's %s (%.3f)", noneWhat, c)
+		what := "median"
+		if len(s.Rows) == 0 {
+			what = "mean"
+		}
+		switch c := centre(s, teAcc); {
+		case math.Abs(c-o.chance) < 0.01: // a second line on top of chance: one legend entry
+			chanceLabel += fmt.Sprintf(" ≈ none's %s (%.3f)", what, c)
+		case c >= p.Y.Min:
+			col, _ := MethodColor("none")
+			none, noneLabel = thinHLine(c, col, vg.Points(2), vg.Points(2)), fmt.Sprintf("none's %s (%.3f)", what, c)
 		}
 	}
 	l.add(chanceLabel, chance)
-	for _, s := range sums {
-		if c := centre(s, teAcc, teCell); s.Method == "none" && c >= p.Y.Min && math.Abs(c-o.chance) >= 0.01 {
-			col, _ := MethodColor("none")
-			none := newHLine(c, col, vg.Points(2), vg.Points(2))
-			none.style.Width = vg.Points(0.8)
-			p.Add(none)
-			l.add(fmt.Sprintf("none's %s (%.3f)", noneWhat, c), none)
-		}
+	if none != nil {
+		p.Add(none)
+		l.add(noneLabel, none)
 	}
 	if !math.IsNaN(o.ceiling) {
-		ceil := newHLine(o.ceiling, CeilingColor, vg.Points(6), vg.Points(2), vg.Points(1), vg.Points(2))
-		ceil.style.Width = vg.Points(0.8)
+		ceil := thinHLine(o.ceiling, CeilingColor, vg.Points(6), vg.Points(2), vg.Points(1), vg.Points(2))
 		p.Add(ceil)
 		l.add(fmt.Sprintf("ceiling, %s (%.3f)", o.ceilingWhat, o.ceiling), ceil)
 	}
@@ -440,7 +441,7 @@ func mmdAxis(p *plot.Plot, sums []results.Summary, paper map[string]results.Pape
 	}
 	for _, s := range sums {
 		c := s.TrMMD
-		seeds := seedValues(s, func(r results.Row) float64 { return r.TrMMD })
+		seeds := seedValues(s, trMMD.seed)
 		extend(seeds...)
 		if len(seeds) == 0 {
 			extend(c.Mean-c.Std, c.Mean+c.Std)
@@ -449,8 +450,7 @@ func mmdAxis(p *plot.Plot, sums []results.Summary, paper map[string]results.Pape
 			extend(pr.TrMMD.Mean-pr.TrMMD.Std, pr.TrMMD.Mean+pr.TrMMD.Std)
 		}
 	}
-	zero := newHLine(0, ReferenceColor)
-	zero.style.Width = vg.Points(0.8)
+	zero := thinHLine(0, ReferenceColor)
 	p.Add(zero)
 	if math.Max(-lo, hi) <= MMDLinearMax {
 		pad := 0.05 * (hi - lo)

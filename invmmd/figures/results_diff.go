@@ -5,7 +5,6 @@ import (
 	"math"
 
 	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/vg"
 
 	"github.com/invmmd/invmmd/invmmd/results"
 )
@@ -31,16 +30,13 @@ func diffPanel(sums []results.Summary, paper map[string]results.PaperRow, o resu
 		}
 	}
 	p, keys := methodPanel(fmt.Sprintf("test accuracy minus none's: ours (per seed) and the paper's (%s), each from its own none", o.paperDataset),
-		"test acc. − none's", d, theirs,
-		func(s results.Summary) results.Cell { return s.TeAcc },
-		func(r results.Row) float64 { return r.TeAcc },
-		func(p results.PaperRow) results.Cell { return p.TeAcc })
+		"test acc. − none's", d, theirs, teAcc)
 	lo, hi := 0.0, 0.0
 	for _, s := range d {
 		if math.IsNaN(s.TeAcc.Mean) {
 			continue // none
 		}
-		vs := seedValues(s, func(r results.Row) float64 { return r.TeAcc })
+		vs := seedValues(s, teAcc.seed)
 		if len(vs) == 0 {
 			vs = []float64{s.TeAcc.Mean - s.TeAcc.Std, s.TeAcc.Mean + s.TeAcc.Std}
 		}
@@ -57,8 +53,7 @@ func diffPanel(sums []results.Summary, paper map[string]results.PaperRow, o resu
 	}
 	p.Y.Min, p.Y.Max = lo-pad, hi+pad
 	p.Y.Tick.Marker = roundTicks{}
-	zero := newHLine(0, ReferenceColor)
-	zero.style.Width = vg.Points(0.8)
+	zero := thinHLine(0, ReferenceColor)
 	p.Add(zero)
 	l := legendBelow(p)
 	l.add("0: none", zero)

@@ -139,14 +139,9 @@ func toolMarker(fitting string, n int, sizes []int, c color.Color) draw.GlyphSty
 // toolSizePanel draws each method's null rejection rate for one kind of nuisance, one row
 // per method, one marker per (fitting, size) around it.
 func toolSizePanel(rows []results.ToolCalibrationRow, kind string, methods []string, cells []toolCell, sizes []int, alpha float64, legend bool) *plot.Plot {
-	p := legiblePlot(fmt.Sprintf("%s Z: size at α = %g", kind, alpha), "rejection rate under H₀")
-	band := &vband{lo: ToolSizeBand[0], hi: ToolSizeBand[1], fill: withAlpha(LightGrey, 90)}
-	aLine := &vline{x: alpha, style: draw.LineStyle{Color: Grey, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}}
-	p.Add(band, aLine)
+	p, band, _ := rowPanel(fmt.Sprintf("%s Z: size at α = %g", kind, alpha), "rejection rate under H₀", methods, ToolSizeBand, alpha)
 	yOf := func(k int) float64 { return float64(len(methods) - 1 - k) }
-	var ticks plot.ConstantTicks
 	for k, m := range methods {
-		ticks = append(ticks, plot.Tick{Value: yOf(k), Label: m})
 		c := methodColorOr(m, Grey)
 		for j, ce := range cells {
 			for _, r := range rows {
@@ -168,7 +163,6 @@ func toolSizePanel(rows []results.ToolCalibrationRow, kind string, methods []str
 			}
 		}
 	}
-	p.Y.Tick.Marker = ticks
 	p.Y.Min, p.Y.Max = -0.6, float64(len(methods))-0.4
 	p.X.Min, p.X.Max = 0, toolSizeMax
 	if legend {
@@ -186,16 +180,11 @@ func toolSizePanel(rows []results.ToolCalibrationRow, kind string, methods []str
 // one kind of nuisance, with its 95 % Monte Carlo interval: a marker per size and δ (the
 // shape by δ, open at the smaller sizes, filled at the largest; seMarker).
 func toolSEPanel(se []results.SECalibrationRow, kind string, methods []string, sizes []int, deltas []float64, legend bool) *plot.Plot {
-	p := legiblePlot(fmt.Sprintf("%s Z: standard errors", kind), "RMS SE / sd of the estimates")
-	band := &vband{lo: ToolSEBand[0], hi: ToolSEBand[1], fill: withAlpha(LightGrey, 90)}
-	one := &vline{x: 1, style: draw.LineStyle{Color: Grey, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}}
-	p.Add(band, one)
+	p, band, _ := rowPanel(fmt.Sprintf("%s Z: standard errors", kind), "RMS SE / sd of the estimates", methods, ToolSEBand, 1)
 	yOf := func(k int) float64 { return float64(len(methods) - 1 - k) }
-	var ticks plot.ConstantTicks
 	lo, hi := 0.5, 1.5
 	slots := len(sizes) * len(deltas)
 	for k, m := range methods {
-		ticks = append(ticks, plot.Tick{Value: yOf(k), Label: m})
 		c := methodColorOr(m, Grey)
 		for i, n := range sizes {
 			for j, d := range deltas {
@@ -212,7 +201,6 @@ func toolSEPanel(se []results.SECalibrationRow, kind string, methods []string, s
 			}
 		}
 	}
-	p.Y.Tick.Marker = ticks
 	p.Y.Min, p.Y.Max = -0.6, float64(len(methods))-0.4
 	p.X.Min, p.X.Max = math.Max(0, lo-0.05), hi+0.05
 	if legend {

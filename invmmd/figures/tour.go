@@ -9,6 +9,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/invmmd/invmmd/invmmd/results"
 )
 
 // Plots of the teaching tour (notebook 00): the spread of an estimator over Monte Carlo
@@ -69,11 +71,7 @@ func Spread(title, ylabel string, groups []Group, ref Reference) (*plot.Plot, er
 		}
 		box.FillColor = withAlpha(seriesColor(g.Name, i), 90)
 		p.Add(box)
-		sum := 0.0
-		for _, v := range vals {
-			sum += v
-		}
-		means = append(means, plotter.XY{X: float64(i), Y: sum / float64(len(vals))})
+		means = append(means, plotter.XY{X: float64(i), Y: results.CellOf(vals).Mean})
 	}
 	sc, err := plotter.NewScatter(means)
 	if err != nil {

@@ -129,12 +129,7 @@ func Variance(points []results.VariancePoint) ([][]*plot.Plot, error) {
 		}
 		return len(method.Names())
 	}
-	var others []string
-	for _, name := range order {
-		if name != full {
-			others = append(others, name)
-		}
-	}
+	others := slices.DeleteFunc(slices.Clone(order), func(name string) bool { return name == full })
 	slices.SortStableFunc(others, func(a, b string) int { return rank(a) - rank(b) })
 	// Rows: one per family, in the order of its first estimator, full first in each.
 	var rows [][]string
@@ -226,10 +221,7 @@ func varianceRow(names []string, refFull, keyed, hatched bool, by map[string][]r
 		p.X.Tick.Marker = ax.ticks
 		p.X.Min, p.X.Max = ax.xmin, ax.xmax
 		p.Add(shade)
-		g := plotter.NewGrid()
-		g.Vertical.Width = 0
-		g.Horizontal.Color = color.Gray{Y: 225}
-		p.Add(g)
+		p.Add(hGrid())
 	}
 	centre.Y.Label.Text = "MMD² estimate"
 	centre.Y.Tick.Marker = roundTicks{}
@@ -354,20 +346,6 @@ func varianceRow(names []string, refFull, keyed, hatched bool, by map[string][]r
 	centre.Title.Text = fam + ": median, quartiles; mean"
 	spread.Title.Text = fam + ": IQR; sd (log axis)"
 	return []*plot.Plot{centre, spread}, nil
-}
-
-// bandEdges is the legend key of quartiles drawn as two thin lines (a true-G form's).
-type bandEdges struct{ line draw.LineStyle }
-
-// Plot implements plot.Plotter (nothing: the key only).
-func (bandEdges) Plot(draw.Canvas, *plot.Plot) {}
-
-// Thumbnail implements plot.Thumbnailer: two lines a band's height apart.
-func (b *bandEdges) Thumbnail(c *draw.Canvas) {
-	r := c.Rectangle
-	lo, hi := r.Min.Y+(r.Max.Y-r.Min.Y)/4, r.Max.Y-(r.Max.Y-r.Min.Y)/3
-	c.StrokeLine2(b.line, r.Min.X, lo, r.Max.X, lo)
-	c.StrokeLine2(b.line, r.Min.X, hi, r.Max.X, hi)
 }
 
 // labelledLogTicks ticks a log axis only where it labels: at 1, 2 and 5 times each power of

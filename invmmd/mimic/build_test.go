@@ -2,6 +2,7 @@ package mimic_test
 
 import (
 	"compress/gzip"
+	"fmt"
 	"io"
 	"maps"
 	"math"
@@ -147,7 +148,7 @@ func TestExtractScripted(t *testing.T) {
 			// The lowest total is at 06:00, motor carried from 05:00 (see the fixture's rows).
 			"gcs_min": 7, "gcs_motor": 4, "gcs_verbal": 2, "gcs_eyes": 1, "gcs_endotrach": 0}},
 	} {
-		r := c.Row(tc.icu)
+		r := cohortRow(c, tc.icu)
 		if r < 0 {
 			t.Fatalf("stay %d not in the cohort", tc.icu)
 		}
@@ -155,7 +156,7 @@ func TestExtractScripted(t *testing.T) {
 			t.Errorf("stay %d: Y %v Z %v, want %v %v", tc.icu, c.Table.Y[r], c.Table.Z[r], tc.y, tc.z)
 		}
 		for name, want := range tc.want {
-			got, err := c.Feature(r, name)
+			got, err := cohortFeature(c, r, name)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -164,7 +165,7 @@ func TestExtractScripted(t *testing.T) {
 			}
 		}
 	}
-	if s := c.Stays[c.Row(2001)]; s.LOSDays != 3.5 || s.Ethnicity != "WHITE - RUSSIAN" || !s.InTime.Equal(in2001) {
+	if s := c.Stays[cohortRow(c, 2001)]; s.LOSDays != 3.5 || s.Ethnicity != "WHITE - RUSSIAN" || !s.InTime.Equal(in2001) {
 		t.Errorf("stay 2001 = %+v", s)
 	}
 }
@@ -181,7 +182,7 @@ func TestRangesAndWindows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := c.Row(2002)
+	r := cohortRow(c, 2002)
 	for _, tc := range []struct {
 		feature string
 		want    float64
@@ -214,7 +215,7 @@ func TestRangesAndWindows(t *testing.T) {
 		{"lactate_missing", 1, "no row"},
 	} {
 		t.Run(tc.feature, func(t *testing.T) {
-			got, err := c.Feature(r, tc.feature)
+			got, err := cohortFeature(c, r, tc.feature)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -253,7 +254,7 @@ func TestLabJoin(t *testing.T) {
 				t.Errorf("LabOtherAdmission = %d, want %d", rep.LabOtherAdmission, tc.other)
 			}
 			for name, want := range tc.want {
-				if got, _ := c.Feature(c.Row(2001), name); !featureEquals(got, want) {
+				if got, _ := cohortFeature(c, cohortRow(c, 2001), name); !featureEquals(got, want) {
 					t.Errorf("stay 2001 %s = %v, want %v", name, got, want)
 				}
 			}
@@ -297,7 +298,7 @@ func TestExtractOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v, _ := c.Feature(c.Row(2014), "heart_rate_max"); v != 100 {
+	if v, _ := cohortFeature(c, cohortRow(c, 2014), "heart_rate_max"); v != 100 {
 		t.Errorf("stay 2014 heart_rate_max = %v, want 100", v)
 	}
 }
@@ -489,4 +490,25 @@ func TestMalformedFiles(t *testing.T) {
 			}
 		})
 	}
+}
+
+// cohortFeature returns stay row's raw value of the named feature column.
+func cohortFeature(c *mimic.Cohort, row int, name string) (float64, error) {
+	j := slices.Index(c.Table.Names, name)
+	if j < 0 {
+		return 0, fmt.Errorf("mimic: no feature column %q", name)
+	}
+	if row < 0 || row >= c.Table.Len() {
+		return 0, fmt.Errorf("mimic: row %d out of range [0, %d)", row, c.Table.Len())
+	}
+	return c.Table.X[row*c.Table.Dim()+j], nil
+}
+
+// cohortRow returns the cohort row of an ICUSTAY_ID, or -1.
+func cohortRow(c *mimic.Cohort, icustayID int) int {
+	i, ok := slices.BinarySearchFunc(c.Stays, icustayID, func(s mimic.Stay, id int) int { return s.ICUStayID - id })
+	if !ok {
+		return -1
+	}
+	return i
 }

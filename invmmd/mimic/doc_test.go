@@ -61,11 +61,11 @@ func variableTable() [][]string {
 			}
 			valid = strings.Join(parts, "; ")
 		}
-		window := v.Window.Describe(cfg)
+		window := describeWindow(v.Window, cfg)
 		if v.Source == Lab {
 			window += ", same HADM_ID"
 		}
-		rows = append(rows, []string{v.Name + " (" + v.Unit + ")", v.Source.String(), joinIDs(ids), valid, window, v.Comparison()})
+		rows = append(rows, []string{v.Name + " (" + v.Unit + ")", v.Source.String(), joinIDs(ids), valid, window, comparison(v)})
 	}
 	var comps []string
 	var ett []string
@@ -82,7 +82,7 @@ func variableTable() [][]string {
 		comps = append(comps, c+" "+joinIDs(ids))
 	}
 	rows = append(rows, []string{"gcs_* (score)", Chart.String(), strings.Join(comps, "; "),
-		"any; verbal VALUE " + strings.Join(ett, ", ") + " → 0", GCSWindow.Describe(cfg), "same as " + refGCS + " (+ gcs_missing)"})
+		"any; verbal VALUE " + strings.Join(ett, ", ") + " → 0", describeWindow(GCSWindow, cfg), "same as " + refGCS + " (+ gcs_missing)"})
 	return rows
 }
 
@@ -131,4 +131,29 @@ func TestDocTable(t *testing.T) {
 			t.Errorf("%s does not hold the feature table of the code; it should contain:\n%s", tc.file, tc.want)
 		}
 	}
+}
+
+// describeWindow renders the window for cfg (defaults filled in), e.g. "(INTIME, +24 h]".
+func describeWindow(w Window, cfg Config) string {
+	cfg = cfg.WithDefaults()
+	end := fmt.Sprintf("+%g h]", cfg.FirstDayHours)
+	switch w {
+	case VitalsWindow:
+		return "(INTIME, " + end
+	case GCSWindow:
+		return "[INTIME, " + end
+	}
+	if cfg.LabLeadHours == 0 {
+		return "[INTIME, " + end
+	}
+	return fmt.Sprintf("[−%g h, %s", cfg.LabLeadHours, end)
+}
+
+// comparison says how the variable compares with its mimic-code file: the same rows,
+// bounds and window; in parentheses the aggregates that file does not give.
+func comparison(v Variable) string {
+	if v.Source == Lab {
+		return "same as " + v.Ref + " (+ mean, missing)"
+	}
+	return "same as " + v.Ref + " (+ missing)"
 }

@@ -1,7 +1,6 @@
 package mimic
 
 import (
-	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -42,22 +41,6 @@ const (
 	LabWindow
 )
 
-// Describe renders the window for cfg (defaults filled in), e.g. "(INTIME, +24 h]".
-func (w Window) Describe(cfg Config) string {
-	cfg = cfg.WithDefaults()
-	end := fmt.Sprintf("+%g h]", cfg.FirstDayHours)
-	switch w {
-	case VitalsWindow:
-		return "(INTIME, " + end
-	case GCSWindow:
-		return "[INTIME, " + end
-	}
-	if cfg.LabLeadHours == 0 {
-		return "[INTIME, " + end
-	}
-	return fmt.Sprintf("[−%g h, %s", cfg.LabLeadHours, end)
-}
-
 // contains reports whether an event at sec (Unix seconds) falls in the window of a stay
 // that starts at in, with lead and span in seconds.
 func (w Window) contains(sec, in, lead, span int64) bool {
@@ -97,15 +80,6 @@ type Variable struct {
 	// Ref is the MIT-LCP mimic-code file (mimic-iii/concepts/firstday/) whose ITEMIDs,
 	// bounds and window the variable follows.
 	Ref string
-}
-
-// Comparison says how the variable compares with its mimic-code file: the same rows,
-// bounds and window; in parentheses the aggregates that file does not give.
-func (v Variable) Comparison() string {
-	if v.Source == Lab {
-		return "same as " + v.Ref + " (+ mean, missing)"
-	}
-	return "same as " + v.Ref + " (+ missing)"
 }
 
 // items gives ITEMIDs a shared range; open makes the upper bound exclusive (the

@@ -2,7 +2,6 @@ package mimic
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -28,27 +27,6 @@ type Stay struct {
 type Cohort struct {
 	Stays []Stay
 	Table *clinical.Table // raw features (NaN where a variable was not measured), Y, Z, Group (male)
-}
-
-// Feature returns stay row's raw value of the named feature column.
-func (c *Cohort) Feature(row int, name string) (float64, error) {
-	j := slices.Index(c.Table.Names, name)
-	if j < 0 {
-		return 0, fmt.Errorf("mimic: no feature column %q", name)
-	}
-	if row < 0 || row >= c.Table.Len() {
-		return 0, fmt.Errorf("mimic: row %d out of range [0, %d)", row, c.Table.Len())
-	}
-	return c.Table.X[row*c.Table.Dim()+j], nil
-}
-
-// Row returns the cohort row of an ICUSTAY_ID, or -1.
-func (c *Cohort) Row(icustayID int) int {
-	i, ok := slices.BinarySearchFunc(c.Stays, icustayID, func(s Stay, id int) int { return s.ICUStayID - id })
-	if !ok {
-		return -1
-	}
-	return i
 }
 
 // Exclusion counts the ICU stays left out for one reason.

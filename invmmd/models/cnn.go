@@ -16,9 +16,8 @@ const (
 	// ConvAuto uses GoMLX's native convolution and max-pool where the backend can
 	// differentiate them (NativeConvGradients: XLA) and ConvBatchLast elsewhere (pure Go).
 	ConvAuto ConvImpl = iota
-	// ConvIm2col always uses Conv2D and MaxPool2's layout (im2col with a custom-gradient
-	// matrix product, Reshape and ReduceMax, activations [H, W, batch, C]), which train on
-	// every backend.
+	// ConvIm2col always uses im2col (a custom-gradient matrix product, Reshape and
+	// ReduceMax, activations [H, W, batch, C]), which train on every backend.
 	ConvIm2col
 	// ConvNative always uses GoMLX's Convolve and MaxPool; their gradients need XLA.
 	ConvNative

@@ -27,32 +27,11 @@ import (
 // leading (spatial) axis with one small index table whatever the batch size, and the
 // pooling is a plain reshape: [H, W, C, batch] by default (conv2D batchLast, whose products
 // need no transposed copies on the pure-Go backend), or [H, W, batch, C] (ConvIm2col,
-// conv2D, the layout of Conv2D and MaxPool2).
+// conv2D).
 
-// Conv2D returns the convolution of x, shape [batch, H, W, C], with kernel, shape
-// [k, k, C, Cout] (k odd), at stride 1 with zero "same" padding: shape [batch, H, W, Cout].
-// It is GoMLX's Convolve(x, kernel).Strides(1).PadSame() computed by im2col, so that its
-// gradient exists on every backend. (GoMLX v0.26's Convolve needs the explicit Strides(1)
-// on the pure-Go backend, which rejects the default empty strides.)
-func Conv2D(x, kernel *Node) *Node {
-	if x.Rank() != 4 {
-		panic(fmt.Sprintf("models.Conv2D: want x of shape [batch, H, W, C], got %s", x.Shape()))
-	}
-	return TransposeAllAxes(conv2D(TransposeAllAxes(x, 1, 2, 0, 3), kernel, 1, false), 2, 0, 1, 3)
-}
-
-// MaxPool2 returns the maximum over 2×2 windows at stride 2 of x, shape [batch, H, W, C]
-// with H and W even: shape [batch, H/2, W/2, C]. It is GoMLX's MaxPool(x).Window(2)
-// computed as Reshape and ReduceMax, whose gradient exists on every backend.
-func MaxPool2(x *Node) *Node {
-	if x.Rank() != 4 {
-		panic(fmt.Sprintf("models.MaxPool2: want x of shape [batch, H, W, C], got %s", x.Shape()))
-	}
-	return TransposeAllAxes(maxPool2SpatialMajor(TransposeAllAxes(x, 1, 2, 0, 3)), 2, 0, 1, 3)
-}
-
-// conv2D is Conv2D at the given stride for activations laid out spatial-major: x of shape
-// [H, W, batch, C] gives [Ho, Wo, batch, Cout], with Ho = ⌊(H−1)/stride⌋+1 (output pixel y
+// conv2D is the convolution of x with kernel [k, k, C, Cout] (k odd), zero "same" padding,
+// at the given stride, as GoMLX's Convolve computes it, for activations laid out
+// spatial-major: x of shape [H, W, batch, C] gives [Ho, Wo, batch, Cout], with Ho = ⌊(H−1)/stride⌋+1 (output pixel y
 // reads input rows stride·y−k/2 … stride·y+k/2, zero outside the image: PyTorch's padding
 // k/2). With batchLast, x is [H, W, C, batch] and the result [Ho, Wo, Cout, batch]: the
 // Gather of the input's rows (one row per pixel, its C×batch values) gives the patches
@@ -127,7 +106,8 @@ func im2colIndex(h, w, k, stride int) ([][]int32, bool) {
 	return idx, padded
 }
 
-// maxPool2SpatialMajor is MaxPool2 for x of shape [H, W, batch, C]. Its gradient routes
+// maxPool2SpatialMajor is the maximum over 2×2 windows at stride 2 (GoMLX's
+// MaxPool(x).Window(2)) for x of shape [H, W, batch, C]. Its gradient routes
 // the adjoint of each window's maximum to the window's elements equal to it (all of them
 // on a tie, as GoMLX's gradient of ReduceMax does), in one comparison and one selection
 // instead of GoMLX's six passes.

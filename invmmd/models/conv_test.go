@@ -139,7 +139,7 @@ func TestConv2DMatchesNativeForward(t *testing.T) {
 			x := tensors.FromFlatDataAndDimensions(xv, c.b, c.h, c.w, c.c)
 			k := tensors.FromFlatDataAndDimensions(kv, c.k, c.k, c.c, c.co)
 			out := exec(t, be, func(x, k *graph.Node) []*graph.Node {
-				return []*graph.Node{Conv2D(x, k), graph.Convolve(x, k).Strides(1).PadSame().Done()}
+				return []*graph.Node{conv2DBatchFirst(x, k), graph.Convolve(x, k).Strides(1).PadSame().Done()}
 			}, x, k)
 			assertClose(t, "Conv2D vs GoMLX Convolve", out[0], out[1], 1e-12)
 			assertClose(t, "Conv2D vs Go reference", out[0], refConv(xv, c.b, c.h, c.w, c.c, kv, c.k, c.co), 1e-12)
@@ -187,7 +187,7 @@ func TestConv2DGradientsMatchFiniteDifferences(t *testing.T) {
 				return s
 			}
 			out := exec(t, be, func(x, k, r *graph.Node) []*graph.Node {
-				l := graph.ReduceAllSum(graph.Mul(r, graph.Sin(Conv2D(x, k))))
+				l := graph.ReduceAllSum(graph.Mul(r, graph.Sin(conv2DBatchFirst(x, k))))
 				return append([]*graph.Node{l}, graph.Gradient(l, x, k)...)
 			}, tensors.FromFlatDataAndDimensions(xv, c.b, c.h, c.w, c.c),
 				tensors.FromFlatDataAndDimensions(kv, c.k, c.k, c.c, c.co),
@@ -231,7 +231,7 @@ func TestMaxPool2(t *testing.T) {
 		return s
 	}
 	out := exec(t, be, func(x, r *graph.Node) []*graph.Node {
-		p := MaxPool2(x)
+		p := maxPool2BatchFirst(x)
 		l := graph.ReduceAllSum(graph.Mul(r, graph.Mul(p, p)))
 		return []*graph.Node{p, graph.MaxPool(x).Window(2).Done(), graph.Gradient(l, x)[0]}
 	}, tensors.FromFlatDataAndDimensions(xv, b, h, w, c), tensors.FromFlatDataAndDimensions(rv, b, h/2, w/2, c))
@@ -258,7 +258,7 @@ func TestConv2DGradientsMatchNative(t *testing.T) {
 			k := tensors.FromFlatDataAndDimensions(randn(rng, c.k*c.k*c.c*c.co), c.k, c.k, c.c, c.co)
 			r := tensors.FromFlatDataAndDimensions(randn(rng, c.b*c.h/2*c.w/2*c.co), c.b, c.h/2, c.w/2, c.co)
 			out := exec(t, be, func(x, k, r *graph.Node) []*graph.Node {
-				ours := graph.ReduceAllSum(graph.Mul(r, graph.Sin(MaxPool2(Conv2D(x, k)))))
+				ours := graph.ReduceAllSum(graph.Mul(r, graph.Sin(maxPool2BatchFirst(conv2DBatchFirst(x, k)))))
 				native := graph.ReduceAllSum(graph.Mul(r, graph.Sin(graph.MaxPool(graph.Convolve(x, k).Strides(1).PadSame().Done()).Window(2).Done())))
 				return append(graph.Gradient(ours, x, k), graph.Gradient(native, x, k)...)
 			}, x, k, r)
@@ -266,4 +266,26 @@ func TestConv2DGradientsMatchNative(t *testing.T) {
 			assertClose(t, "dL/dkernel vs native", out[1], out[3], 1e-9)
 		})
 	}
+}
+
+// conv2DBatchFirst returns the convolution of x, shape [batch, H, W, C], with kernel, shape
+// [k, k, C, Cout] (k odd), at stride 1 with zero "same" padding: shape [batch, H, W, Cout].
+// It is GoMLX's Convolve(x, kernel).Strides(1).PadSame() computed by im2col, so that its
+// gradient exists on every backend. (GoMLX v0.26's Convolve needs the explicit Strides(1)
+// on the pure-Go backend, which rejects the default empty strides.)
+func conv2DBatchFirst(x, kernel *graph.Node) *graph.Node {
+	if x.Rank() != 4 {
+		panic(fmt.Sprintf("conv2DBatchFirst: want x of shape [batch, H, W, C], got %s", x.Shape()))
+	}
+	return graph.TransposeAllAxes(conv2D(graph.TransposeAllAxes(x, 1, 2, 0, 3), kernel, 1, false), 2, 0, 1, 3)
+}
+
+// maxPool2BatchFirst returns the maximum over 2×2 windows at stride 2 of x, shape [batch, H, W, C]
+// with H and W even: shape [batch, H/2, W/2, C]. It is GoMLX's MaxPool(x).Window(2)
+// computed as Reshape and ReduceMax, whose gradient exists on every backend.
+func maxPool2BatchFirst(x *graph.Node) *graph.Node {
+	if x.Rank() != 4 {
+		panic(fmt.Sprintf("maxPool2BatchFirst: want x of shape [batch, H, W, C], got %s", x.Shape()))
+	}
+	return graph.TransposeAllAxes(maxPool2SpatialMajor(graph.TransposeAllAxes(x, 1, 2, 0, 3)), 2, 0, 1, 3)
 }

@@ -51,18 +51,17 @@ type Init func(rng *rand.Rand, fanIn, fanOut, size int) []float32
 // HeUniform draws from U(−√(6/fanIn), √(6/fanIn)), the initialisation for ReLU layers
 // (He et al. 2015, in its uniform form).
 func HeUniform(rng *rand.Rand, fanIn, _ int, size int) []float32 {
-	a := math.Sqrt(6 / float64(fanIn))
-	v := make([]float32, size)
-	for i := range v {
-		v[i] = float32((2*rng.Float64() - 1) * a)
-	}
-	return v
+	return uniform(rng, math.Sqrt(6/float64(fanIn)), size)
 }
 
 // GlorotUniform draws from U(−√(6/(fanIn+fanOut)), +), for linear and sigmoid layers
 // (Glorot & Bengio 2010).
 func GlorotUniform(rng *rand.Rand, fanIn, fanOut, size int) []float32 {
-	a := math.Sqrt(6 / float64(fanIn+fanOut))
+	return uniform(rng, math.Sqrt(6/float64(fanIn+fanOut)), size)
+}
+
+// uniform draws size values from U(−a, a).
+func uniform(rng *rand.Rand, a float64, size int) []float32 {
 	v := make([]float32, size)
 	for i := range v {
 		v[i] = float32((2*rng.Float64() - 1) * a)
@@ -230,10 +229,7 @@ func (m MLP) Describe() string { return fmt.Sprintf("MLP %v ReLU, linear output"
 func (m MLP) Heads(ctx *context.Context, x *Node, k int) *Node {
 	batch := x.Shape().Dimensions[0]
 	return inTowers(Reshape(x, batch, -1), m.Towers, func(x *Node) *Node {
-		for j, w := range m.Hidden {
-			x = relu(Dense(ctx, m.Seed, fmt.Sprintf("hidden%d", j), x, w, HeUniform))
-		}
-		return Dense(ctx, m.Seed, "heads", x, k, GlorotUniform)
+		return Dense(ctx, m.Seed, "heads", m.hidden(ctx, x), k, GlorotUniform)
 	})
 }
 

@@ -28,26 +28,25 @@ func Show(p *plot.Plot) { ShowSized(p, figures.Width, figures.Height) }
 func ShowSized(p *plot.Plot, w, h vg.Length) { ShowPNG(Must(figures.PNG(p, w, h))) }
 
 // ShowGrid displays rows of panels, two figure widths wide.
-func ShowGrid(g [][]*plot.Plot) { ShowPNG(Must(figures.GridPNG(g, 2*figures.Width, figures.Height))) }
+func ShowGrid(g [][]*plot.Plot) { showGrid(g, 2*figures.Width, figures.Height) }
 
 // ShowRow displays panels side by side, two figure widths wide.
 func ShowRow(panels ...*plot.Plot) { ShowGrid([][]*plot.Plot{panels}) }
 
 // ShowResults displays a results figure (figures.Results) at the size it is drawn for.
-func ShowResults(g [][]*plot.Plot) {
-	ShowPNG(Must(figures.GridPNG(g, figures.ResultsWidth, figures.ResultsHeight)))
-}
+func ShowResults(g [][]*plot.Plot) { showGrid(g, figures.ResultsWidth, figures.ResultsHeight) }
 
 // ShowVariance displays the variance figure (figures.Variance) at the size it is drawn for.
-func ShowVariance(g [][]*plot.Plot) {
-	ShowPNG(Must(figures.GridPNG(g, figures.VarianceWidth, figures.VarianceHeight)))
-}
+func ShowVariance(g [][]*plot.Plot) { showGrid(g, figures.VarianceWidth, figures.VarianceHeight) }
 
 // ShowCalibration displays the invariance test's calibration figure (figures.Calibration)
 // at the size it is drawn for.
 func ShowCalibration(g [][]*plot.Plot) {
-	ShowPNG(Must(figures.GridPNG(g, figures.CalibrationWidth, figures.CalibrationHeight)))
+	showGrid(g, figures.CalibrationWidth, figures.CalibrationHeight)
 }
+
+// showGrid displays a grid of panels at w × h.
+func showGrid(g [][]*plot.Plot, w, h vg.Length) { ShowPNG(Must(figures.GridPNG(g, w, h))) }
 
 // ShowMarkdown displays Markdown: a table, a list of notes.
 func ShowMarkdown(s string) {

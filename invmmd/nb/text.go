@@ -119,7 +119,7 @@ func NotesMarkdown(heading string, notes []string) string {
 	return b.String()
 }
 
-// TableMarkdown renders summaries as the paper's table (results.WriteMarkdownNote), with
+// TableMarkdown renders summaries as the paper's table (results.WriteMarkdownWith), with
 // the paper's numbers for λ when exp has them and exp's note on what tr mmd is. An
 // experiment whose tables show more (the majority baseline, the paper's numbers as
 // differences from none) takes TableMarkdownWith.

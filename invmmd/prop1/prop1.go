@@ -116,36 +116,22 @@ type Config struct {
 
 // withDefaults returns c with zero fields filled, or an error naming a bad field.
 func (c Config) withDefaults() (Config, error) {
-	if c.N == 0 {
-		c.N = 2000
-	}
-	if c.Reps == 0 {
-		c.Reps = 40
-	}
+	orDefault(&c.N, 2000)
+	orDefault(&c.Reps, 40)
 	if c.Ys1 == nil {
 		c.Ys1 = []float64{-0.5, 0, 0.5}
 	}
 	if c.Ys2 == nil {
 		c.Ys2 = []float64{0.25, 0.5, 0.75}
 	}
-	if c.SigmaX == 0 {
-		c.SigmaX = 1
-	}
-	if c.SigmaZ == 0 {
-		c.SigmaZ = 1
-	}
-	if c.SoftRate == 0 {
-		c.SoftRate = 0.2
-	}
 	if c.Variants == nil {
 		c.Variants = []Variant{Hard, Soft}
 	}
-	if c.Bandwidth == 0 {
-		c.Bandwidth = invmmd.DefaultBandwidth
-	}
-	if c.MainFraction == 0 {
-		c.MainFraction = 1
-	}
+	orDefault(&c.SigmaX, 1)
+	orDefault(&c.SigmaZ, 1)
+	orDefault(&c.SoftRate, 0.2)
+	orDefault(&c.Bandwidth, invmmd.DefaultBandwidth)
+	orDefault(&c.MainFraction, 1)
 	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 	switch {
 	case c.N < 4:
@@ -178,6 +164,14 @@ func (c Config) withDefaults() (Config, error) {
 		}
 	}
 	return c, nil
+}
+
+// orDefault sets *v to d when it is zero.
+func orDefault[T comparable](v *T, d T) {
+	var zero T
+	if *v == zero {
+		*v = d
+	}
 }
 
 // Resolved returns the configuration with every default filled in (what a Result records),

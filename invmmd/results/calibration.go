@@ -65,66 +65,90 @@ func WriteCalibrationNullCSV(w io.Writer, ps []CalibrationP) error {
 
 // ReadCalibrationCSV reads calibration.csv; errors name the file, line and column.
 func ReadCalibrationCSV(path string) ([]CalibrationRow, error) {
-	recs, err := readCSV(path, CalibrationCSVHeader)
-	if err != nil {
-		return nil, err
-	}
-	var out []CalibrationRow
-	for k, rec := range recs {
-		var r CalibrationRow
-		var perr error
-		num := func(col int, dst *int) {
-			if perr != nil {
-				return
-			}
-			v, err := strconv.Atoi(rec[col])
-			if err != nil || v < 0 {
-				perr = fmt.Errorf("%s: line %d, column %d (%s): %q, want a count", path, k+2, col+1, strings.Split(CalibrationCSVHeader, ",")[col], rec[col])
-			}
-			*dst = v
+	return readRows(path, CalibrationCSVHeader, func(f *fieldReader) CalibrationRow {
+		r := CalibrationRow{N: f.count(0, 0), Delta: f.num(1), Method: f.rec[2], Route: f.rec[3], Replicates: f.count(4, 1), Rejections: f.count(5, 0)}
+		if r.Delta < 0 {
+			f.bad(1, "a number ≥ 0")
 		}
-		num(0, &r.N)
-		if d, err := strconv.ParseFloat(rec[1], 64); err != nil || math.IsNaN(d) || d < 0 {
-			return nil, fmt.Errorf("%s: line %d, column 2 (delta): %q, want a number ≥ 0", path, k+2, rec[1])
-		} else {
-			r.Delta = d
+		if r.Rejections > r.Replicates {
+			f.bad(5, fmt.Sprintf("at most the %d replicates", r.Replicates))
 		}
-		r.Method, r.Route = rec[2], rec[3]
-		num(4, &r.Replicates)
-		num(5, &r.Rejections)
-		if perr != nil {
-			return nil, perr
-		}
-		if r.Replicates == 0 || r.Rejections > r.Replicates {
-			return nil, fmt.Errorf("%s: line %d: %d rejections of %d replicates", path, k+2, r.Rejections, r.Replicates)
-		}
-		out = append(out, r)
-	}
-	return out, nil
+		return r
+	})
 }
 
 // ReadCalibrationNullCSV reads calibration_null.csv; errors name the file, line and column.
 func ReadCalibrationNullCSV(path string) ([]CalibrationP, error) {
-	recs, err := readCSV(path, CalibrationNullCSVHeader)
+	return readRows(path, CalibrationNullCSVHeader, func(f *fieldReader) CalibrationP {
+		p := CalibrationP{N: f.count(0, 0), Method: f.rec[1], Route: f.rec[2], Replicate: f.count(3, 0), P: f.num(4)}
+		if !(p.P >= 0 && p.P <= 1) {
+			f.bad(4, "a probability")
+		}
+		return p
+	})
+}
+
+// readRows reads the CSV file at path under header (readCSV) and each record by parse,
+// which reads its fields through a fieldReader; an error names the file, line, column and
+// value of the first bad field.
+func readRows[T any](path, header string, parse func(*fieldReader) T) ([]T, error) {
+	recs, err := readCSV(path, header)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]CalibrationP, 0, len(recs))
+	f := &fieldReader{path: path, cols: strings.Split(header, ",")}
+	out := make([]T, 0, len(recs))
 	for k, rec := range recs {
-		n, err1 := strconv.Atoi(rec[0])
-		rep, err2 := strconv.Atoi(rec[3])
-		p, err3 := strconv.ParseFloat(rec[4], 64)
-		switch {
-		case err1 != nil:
-			return nil, fmt.Errorf("%s: line %d, column 1 (n): %q, want a count", path, k+2, rec[0])
-		case err2 != nil:
-			return nil, fmt.Errorf("%s: line %d, column 4 (replicate): %q, want a count", path, k+2, rec[3])
-		case err3 != nil || !(p >= 0 && p <= 1):
-			return nil, fmt.Errorf("%s: line %d, column 5 (p_value): %q, want a probability", path, k+2, rec[4])
+		f.line, f.rec = k+2, rec
+		v := parse(f)
+		if f.err != nil {
+			return nil, f.err
 		}
-		out = append(out, CalibrationP{N: n, Method: rec[1], Route: rec[2], Replicate: rep, P: p})
+		out = append(out, v)
 	}
 	return out, nil
+}
+
+// fieldReader reads the fields of one record of readRows, keeping the first bad one's error.
+type fieldReader struct {
+	path      string
+	line      int
+	cols, rec []string
+	err       error
+}
+
+// bad records that column col does not hold what it should (want), unless a field before
+// it was bad.
+func (f *fieldReader) bad(col int, want string) {
+	if f.err == nil {
+		f.err = fmt.Errorf("%s: line %d, column %s: %q, want %s", f.path, f.line, f.cols[col], f.rec[col], want)
+	}
+}
+
+// count reads column col as an integer ≥ least.
+func (f *fieldReader) count(col, least int) int {
+	v, err := strconv.Atoi(f.rec[col])
+	if err != nil || v < least {
+		f.bad(col, fmt.Sprintf("an integer ≥ %d", least))
+	}
+	return v
+}
+
+// method reads column col as a method's name (CheckMethod).
+func (f *fieldReader) method(col int) string {
+	if err := CheckMethod(f.rec[col]); err != nil {
+		f.bad(col, "a method: "+err.Error())
+	}
+	return f.rec[col]
+}
+
+// num reads column col as a finite number.
+func (f *fieldReader) num(col int) float64 {
+	v, err := strconv.ParseFloat(f.rec[col], 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		f.bad(col, "a finite number")
+	}
+	return v
 }
 
 // readCSV reads a CSV file whose first line must be header, and returns the other records,

@@ -3,9 +3,6 @@ package results
 import (
 	"fmt"
 	"io"
-	"math"
-	"strconv"
-	"strings"
 )
 
 // DiagnosisStep is one training step of a diagnosed fit (experiments.Diagnose, invmmd
@@ -49,42 +46,12 @@ func WriteDiagnosisCSV(w io.Writer, steps []DiagnosisStep) error {
 
 // ReadDiagnosisCSV reads a diagnosis CSV file; errors name the file, line, column and value.
 func ReadDiagnosisCSV(path string) ([]DiagnosisStep, error) {
-	recs, err := readCSV(path, DiagnosisCSVHeader)
-	if err != nil {
-		return nil, err
-	}
-	cols := strings.Split(DiagnosisCSVHeader, ",")
-	out := make([]DiagnosisStep, 0, len(recs))
-	for k, rec := range recs {
-		bad := func(col int, want string) error {
-			return fmt.Errorf("%s: line %d, column %d (%s): %q, want %s", path, k+2, col+1, cols[col], rec[col], want)
-		}
-		s := DiagnosisStep{Objective: rec[0]}
+	return readRows(path, DiagnosisCSVHeader, func(f *fieldReader) DiagnosisStep {
+		s := DiagnosisStep{Objective: f.rec[0], Step: f.count(1, 1), Epoch: f.count(2, 1), NLL: f.num(3),
+			MMD2: [2]float64{f.num(4), f.num(5)}, PZ1: [2]float64{f.num(6), f.num(7)}, Floored: f.count(8, 0)}
 		if s.Objective == "" {
-			return nil, bad(0, "an objective's name")
+			f.bad(0, "an objective's name")
 		}
-		ints := []*int{&s.Step, &s.Epoch}
-		for j, dst := range ints {
-			v, err := strconv.Atoi(rec[1+j])
-			if err != nil || v < 1 {
-				return nil, bad(1+j, "a count ≥ 1")
-			}
-			*dst = v
-		}
-		floats := []*float64{&s.NLL, &s.MMD2[0], &s.MMD2[1], &s.PZ1[0], &s.PZ1[1]}
-		for j, dst := range floats {
-			v, err := strconv.ParseFloat(rec[3+j], 64)
-			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, bad(3+j, "a finite number")
-			}
-			*dst = v
-		}
-		v, err := strconv.Atoi(rec[8])
-		if err != nil || v < 0 {
-			return nil, bad(8, "a count")
-		}
-		s.Floored = v
-		out = append(out, s)
-	}
-	return out, nil
+		return s
+	})
 }

@@ -164,6 +164,7 @@ func ReadCSV(r io.Reader, name string) ([]Row, error) {
 		return nil, fmt.Errorf("%s: line 1: header %q, want %q", name, strings.Join(head, ","), strings.Join(csvHeader, ","))
 	}
 	var rows []Row
+	f := &fieldReader{path: name, cols: csvHeader}
 	for {
 		rec, err := cr.Read()
 		if err == io.EOF {
@@ -174,20 +175,11 @@ func ReadCSV(r io.Reader, name string) ([]Row, error) {
 			// and FieldPos would panic.
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		line, _ := cr.FieldPos(0)
-		if err := CheckMethod(rec[0]); err != nil {
-			return nil, fmt.Errorf("%s: line %d, column method: %w", name, line, err)
-		}
-		r := Row{Method: rec[0]}
-		if r.Seed, err = strconv.ParseUint(rec[1], 10, 64); err != nil {
-			return nil, fmt.Errorf("%s: line %d, column seed: %q is not a seed", name, line, rec[1])
-		}
-		for k, p := range []*float64{&r.TrMMD, &r.TrAcc, &r.TeAcc} {
-			v, err := strconv.ParseFloat(rec[2+k], 64)
-			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("%s: line %d, column %s: %q is not a finite number", name, line, csvHeader[2+k], rec[2+k])
-			}
-			*p = v
+		f.line, _ = cr.FieldPos(0)
+		f.rec = rec
+		r := Row{Method: f.method(0), Seed: uint64(f.count(1, 0)), TrMMD: f.num(2), TrAcc: f.num(3), TeAcc: f.num(4)}
+		if f.err != nil {
+			return nil, f.err
 		}
 		rows = append(rows, r)
 	}
@@ -236,16 +228,6 @@ func cellOf(rs []Row, f func(Row) float64) Cell {
 // DefaultMMDNote says what the tr mmd row of the paper's experiments is.
 const DefaultMMDNote = "tr mmd is the full estimator of Σ_y MMD²_y on the training set."
 
-// WriteMarkdownNote writes a table of sums next to the paper's numbers (when paper is not
-// nil), in the paper's layout: a column per method, rows train MMD, train accuracy and test
-// accuracy. Our cells are mean ± standard deviation over seeds; a method with one seed
-// shows its value alone. The footnote's sentence mmdNote says what tr mmd is
-// (DefaultMMDNote for the paper's MMD²; an experiment whose penalty is another, e.g. the
-// joint MMD² of a continuous nuisance, says so).
-func WriteMarkdownNote(w io.Writer, title string, sums []Summary, paper map[string]PaperRow, mmdNote string) error {
-	return WriteMarkdownWith(w, title, sums, paper, mmdNote, TableExtras{})
-}
-
 // TableExtras is what a results table shows beyond the paper's layout; the zero value
 // adds nothing.
 type TableExtras struct {
@@ -259,7 +241,12 @@ type TableExtras struct {
 	PaperDataset string
 }
 
-// WriteMarkdownWith is WriteMarkdownNote with extras: the majority baseline and, for a
+// WriteMarkdownWith writes a table of sums next to the paper's numbers (when paper is not
+// nil), in the paper's layout: a column per method, rows train MMD, train accuracy and test
+// accuracy. Our cells are mean ± standard deviation over seeds; a method with one seed
+// shows its value alone. The footnote's sentence mmdNote says what tr mmd is
+// (DefaultMMDNote for the paper's MMD²; an experiment whose penalty is another, e.g. the
+// joint MMD² of a continuous nuisance, says so). ex adds the majority baseline and, for a
 // paper on another dataset, the comparison as differences from none (TableExtras).
 func WriteMarkdownWith(w io.Writer, title string, sums []Summary, paper map[string]PaperRow, mmdNote string, ex TableExtras) error {
 	var b strings.Builder

@@ -81,7 +81,7 @@ func TestSummarizeAndMarkdown(t *testing.T) {
 		t.Errorf("rows kept: none %+v, full %+v", sums[0].Rows, sums[1].Rows)
 	}
 	var b strings.Builder
-	if err := WriteMarkdownNote(&b, "Sim", sums, paperSim, DefaultMMDNote); err != nil {
+	if err := WriteMarkdownWith(&b, "Sim", sums, paperSim, DefaultMMDNote, TableExtras{}); err != nil {
 		t.Fatal(err)
 	}
 	// none has one seed: its value alone, no "± 0.000".
@@ -91,7 +91,7 @@ func TestSummarizeAndMarkdown(t *testing.T) {
 		}
 	}
 	b.Reset()
-	if err := WriteMarkdownNote(&b, "Sim", Summarize(rows[2:]), nil, DefaultMMDNote); err != nil {
+	if err := WriteMarkdownWith(&b, "Sim", Summarize(rows[2:]), nil, DefaultMMDNote, TableExtras{}); err != nil {
 		t.Fatal(err)
 	}
 	if s := b.String(); strings.Contains(s, "±") || !strings.Contains(s, "One seed") {
@@ -175,7 +175,7 @@ func TestDiagnosisCSVRoundTrip(t *testing.T) {
 	if err := os.WriteFile(p, []byte(bad), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ReadDiagnosisCSV(p); err == nil || !strings.Contains(err.Error(), "line 2, column 6 (mmd2_y1): \"NaN\"") {
+	if _, err := ReadDiagnosisCSV(p); err == nil || !strings.Contains(err.Error(), "line 2, column mmd2_y1: \"NaN\"") {
 		t.Errorf("a NaN estimate: %v", err)
 	}
 }
@@ -318,7 +318,7 @@ func TestDiffsFromNone(t *testing.T) {
 	}
 }
 
-// TestWriteMarkdownWith: without extras the table is WriteMarkdownNote's, to the byte; with
+// TestWriteMarkdownWith: without extras the table is the plain table's, to the byte; with
 // a paper on another dataset its levels give way to differences from none, ours per seed;
 // the majority baseline is a row under every method, explained below the table.
 func TestWriteMarkdownWith(t *testing.T) {
@@ -328,7 +328,7 @@ func TestWriteMarkdownWith(t *testing.T) {
 	}
 	sums := Summarize(rows)
 	var plain, zero bytes.Buffer
-	if err := WriteMarkdownNote(&plain, "T", sums, paperSim, DefaultMMDNote); err != nil {
+	if err := WriteMarkdownWith(&plain, "T", sums, paperSim, DefaultMMDNote, TableExtras{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := WriteMarkdownWith(&zero, "T", sums, paperSim, DefaultMMDNote, TableExtras{}); err != nil {

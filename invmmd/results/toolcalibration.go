@@ -50,29 +50,10 @@ func WriteToolCalibrationCSV(w io.Writer, rows []ToolCalibrationRow) error {
 // ReadToolCalibrationCSV reads what WriteToolCalibrationCSV wrote, naming the line and
 // column of a malformed cell.
 func ReadToolCalibrationCSV(path string) ([]ToolCalibrationRow, error) {
-	recs, err := readCSV(path, strings.Join(toolCalibrationHeader, ","))
-	if err != nil {
-		return nil, err
-	}
-	var out []ToolCalibrationRow
-	for k, rec := range recs {
-		line := k + 2
-		r := ToolCalibrationRow{Kind: rec[0], Fitting: rec[2], Method: rec[4]}
-		var err error
-		for _, f := range []struct {
-			col int
-			dst *int
-		}{{1, &r.N}, {5, &r.Replicates}, {6, &r.Rejections}, {9, &r.Marked}, {10, &r.Failed}} {
-			if *f.dst, err = strconv.Atoi(rec[f.col]); err != nil {
-				return nil, fmt.Errorf("%s:%d: column %q: value %q: %w", path, line, toolCalibrationHeader[f.col], rec[f.col], err)
-			}
-		}
-		if r.Delta, err = strconv.ParseFloat(rec[3], 64); err != nil {
-			return nil, fmt.Errorf("%s:%d: column \"delta\": value %q: %w", path, line, rec[3], err)
-		}
-		out = append(out, r)
-	}
-	return out, nil
+	return readRows(path, strings.Join(toolCalibrationHeader, ","), func(f *fieldReader) ToolCalibrationRow {
+		return ToolCalibrationRow{Kind: f.rec[0], N: f.count(1, 0), Fitting: f.rec[2], Delta: f.num(3), Method: f.rec[4],
+			Replicates: f.count(5, 0), Rejections: f.count(6, 0), Marked: f.count(9, 0), Failed: f.count(10, 0)}
+	})
 }
 
 // SECalibrationRow is the calibration of one estimator's standard error in invmmd
@@ -113,31 +94,8 @@ func WriteSECalibrationCSV(w io.Writer, rows []SECalibrationRow) error {
 
 // ReadSECalibrationCSV reads what WriteSECalibrationCSV wrote.
 func ReadSECalibrationCSV(path string) ([]SECalibrationRow, error) {
-	recs, err := readCSV(path, strings.Join(seCalibrationHeader, ","))
-	if err != nil {
-		return nil, err
-	}
-	var out []SECalibrationRow
-	for k, rec := range recs {
-		line := k + 2
-		r := SECalibrationRow{Kind: rec[0], Method: rec[3]}
-		var err error
-		if r.N, err = strconv.Atoi(rec[1]); err == nil {
-			if r.Replicates, err = strconv.Atoi(rec[4]); err == nil {
-				for _, f := range []struct {
-					col int
-					dst *float64
-				}{{2, &r.Delta}, {5, &r.Mean}, {6, &r.SD}, {7, &r.RMSSE}} {
-					if *f.dst, err = strconv.ParseFloat(rec[f.col], 64); err != nil {
-						break
-					}
-				}
-			}
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
-		}
-		out = append(out, r)
-	}
-	return out, nil
+	return readRows(path, strings.Join(seCalibrationHeader, ","), func(f *fieldReader) SECalibrationRow {
+		return SECalibrationRow{Kind: f.rec[0], N: f.count(1, 0), Delta: f.num(2), Method: f.rec[3], Replicates: f.count(4, 0),
+			Mean: f.num(5), SD: f.num(6), RMSSE: f.num(7)}
+	})
 }

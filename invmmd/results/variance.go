@@ -7,7 +7,6 @@ import (
 	"math"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 )
 
@@ -125,6 +124,7 @@ func readVarianceCSV(r io.Reader, path string) ([]VariancePoint, error) {
 		return nil, fmt.Errorf("%s: line 1: header %q, want %q", path, h, VarianceCSVHeader)
 	}
 	var pts []VariancePoint
+	f := &fieldReader{path: path, cols: strings.Split(VarianceCSVHeader, ",")}
 	for {
 		rec, err := cr.Read()
 		if err == io.EOF {
@@ -137,61 +137,25 @@ func readVarianceCSV(r io.Reader, path string) ([]VariancePoint, error) {
 		if len(rec) != varianceColumns {
 			return nil, fmt.Errorf("%s: line %d: %d fields, want %d (%s)", path, line, len(rec), varianceColumns, VarianceCSVHeader)
 		}
-		p, err := parseVariancePoint(rec)
-		if err != nil {
-			return nil, fmt.Errorf("%s: line %d, %w", path, line, err)
+		f.line, f.rec = line, rec
+		p := VariancePoint{Estimator: f.method(0), BatchSize: f.count(1, 2), Mean: f.num(2), Std: f.num(3), N: f.count(4, 1),
+			Median: f.num(5), Q25: f.num(6), Q75: f.num(7), Empty: f.count(8, 0), Floored: f.count(9, 0)}
+		if rec[10] != "" { // empty for an estimator that reads no G
+			p.MinG = f.num(10)
+		}
+		switch {
+		case p.Std < 0:
+			f.bad(3, "a standard deviation ≥ 0")
+		case !(p.Q25 <= p.Median && p.Median <= p.Q75):
+			f.bad(5, fmt.Sprintf("a median between q25 %s and q75 %s", rec[6], rec[7]))
+		case p.MinG < 0 || p.MinG > 1:
+			f.bad(10, "a probability")
+		}
+		if f.err != nil {
+			return nil, f.err
 		}
 		pts = append(pts, p)
 	}
-}
-
-// parseVariancePoint parses one record of variance.csv; an error names the column and the
-// value.
-func parseVariancePoint(rec []string) (VariancePoint, error) {
-	p := VariancePoint{Estimator: rec[0]}
-	if err := CheckMethod(rec[0]); err != nil {
-		return p, fmt.Errorf("column estimator: %w", err)
-	}
-	var err error
-	if p.BatchSize, err = strconv.Atoi(rec[1]); err != nil || p.BatchSize < 2 {
-		return p, fmt.Errorf("column batch_size: %q is not a batch size", rec[1])
-	}
-	for _, c := range []struct {
-		col  int
-		name string
-		dst  *int
-		min  int
-	}{{4, "n", &p.N, 1}, {8, "empty", &p.Empty, 0}, {9, "floored", &p.Floored, 0}} {
-		v, err := strconv.Atoi(rec[c.col])
-		if err != nil || v < c.min {
-			return p, fmt.Errorf("column %s: %q is not a count", c.name, rec[c.col])
-		}
-		*c.dst = v
-	}
-	for _, c := range []struct {
-		col  int
-		name string
-		dst  *float64
-	}{{2, "mean", &p.Mean}, {3, "std", &p.Std}, {5, "median", &p.Median}, {6, "q25", &p.Q25}, {7, "q75", &p.Q75}, {10, "min_g", &p.MinG}} {
-		if c.name == "min_g" && rec[c.col] == "" {
-			continue // an estimator that reads no G
-		}
-		v, err := strconv.ParseFloat(rec[c.col], 64)
-		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			return p, fmt.Errorf("column %s: %q is not a finite number", c.name, rec[c.col])
-		}
-		*c.dst = v
-	}
-	if p.Std < 0 {
-		return p, fmt.Errorf("column std: %q is negative", rec[3])
-	}
-	if !(p.Q25 <= p.Median && p.Median <= p.Q75) {
-		return p, fmt.Errorf("column median: %q is not between q25 %q and q75 %q", rec[5], rec[6], rec[7])
-	}
-	if p.MinG < 0 || p.MinG > 1 {
-		return p, fmt.Errorf("column min_g: %q is not a probability", rec[10])
-	}
-	return p, nil
 }
 
 // SignTestP returns the one-sided p-value of the sign test: the probability that k or more

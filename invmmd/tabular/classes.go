@@ -160,11 +160,21 @@ func (t *Table) LabelsAndZClasses(yCol string, names []string, zCols []string, k
 			return nil, nil, nil, nu, fmt.Errorf("%s: column %q (%s) has no row of class %s (classes %s): a class with no rows has nothing to learn or stratify", t.File, yCol, t.name("Y"), names[k], strings.Join(names, ", "))
 		}
 	}
+	z, delta, nu, err = t.nuisanceByClass(y, names, yCol, zCols, kind, zPos)
+	return y, z, delta, nu, err
+}
+
+// nuisanceByClass reads the nuisance of columns zCols as kind (Nuisance) and checks it
+// within each class of the label y (indices into names, read from column yCol): at least
+// two rows with Z observed (CheckClassesObserved), for a binary Z an observed row with Z = 0
+// and one with Z = 1, for a categorical Z each level observed twice, for a continuous or
+// vector Z some spread. It returns Z, Δ and the nuisance's description.
+func (t *Table) nuisanceByClass(y []float64, names []string, yCol string, zCols []string, kind dataset.ZKind, zPos string) (z, delta []float64, nu dataset.Nuisance, err error) {
 	if kind == dataset.BinaryZ && len(zCols) != 1 {
-		return nil, nil, nil, nu, fmt.Errorf("%s: a binary nuisance is one column, %s names %d", t.File, t.name("Z"), len(zCols))
+		return nil, nil, nu, fmt.Errorf("%s: a binary nuisance is one column, %s names %d", t.File, t.name("Z"), len(zCols))
 	}
 	if z, nu, err = t.Nuisance(zCols, kind, zPos); err != nil {
-		return nil, nil, nil, nu, err
+		return nil, nil, nu, err
 	}
 	q := nu.Width()
 	delta = make([]float64, len(y))
@@ -174,7 +184,7 @@ func (t *Table) LabelsAndZClasses(yCol string, names []string, zCols []string, k
 		}
 	}
 	if err := t.CheckClassesObserved(y, delta, names, yCol, zCols); err != nil {
-		return nil, nil, nil, nu, err
+		return nil, nil, nu, err
 	}
 	switch kind {
 	case dataset.BinaryZ, dataset.CategoricalZ:
@@ -198,17 +208,17 @@ func (t *Table) LabelsAndZClasses(yCol string, names []string, zCols []string, k
 					continue
 				}
 				if kind == dataset.BinaryZ {
-					return nil, nil, nil, nu, fmt.Errorf("%s: no row with %s = %s and %s = %d observed: the MMD within that class compares Z = 0 with Z = 1 and has no Z = %d row to compare",
+					return nil, nil, nu, fmt.Errorf("%s: no row with %s = %s and %s = %d observed: the MMD within that class compares Z = 0 with Z = 1 and has no Z = %d row to compare",
 						t.File, yCol, names[k], zCols[0], l, l)
 				}
-				return nil, nil, nil, nu, fmt.Errorf("%s: level %q of column %q (%s) is observed in %d row(s) with %s = %s; the joint MMD² within that stratum needs each level at least twice (merge rare levels, or drop their rows)",
+				return nil, nil, nu, fmt.Errorf("%s: level %q of column %q (%s) is observed in %d row(s) with %s = %s; the joint MMD² within that stratum needs each level at least twice (merge rare levels, or drop their rows)",
 					t.File, levels[l], zCols[0], t.name("Z"), n, yCol, names[k])
 			}
 		}
 	case dataset.ContinuousZ, dataset.VectorZ:
 		if err := t.checkZSpread(zCols, z, delta, kind); err != nil {
-			return nil, nil, nil, nu, err
+			return nil, nil, nu, err
 		}
 	}
-	return y, z, delta, nu, nil
+	return z, delta, nu, nil
 }

@@ -222,47 +222,8 @@ func (t *Table) LabelsAndZ(yCol, yPos string, zCols []string, kind dataset.ZKind
 	if err := t.bothClasses(y, yCol); err != nil {
 		return nil, nil, nil, nu, err
 	}
-	if z, nu, err = t.Nuisance(zCols, kind, zPos); err != nil {
-		return nil, nil, nil, nu, err
-	}
-	q := nu.Width()
-	delta = make([]float64, len(y))
-	var obs [2]int
-	for i := range delta {
-		if !math.IsNaN(z[i*q]) {
-			delta[i] = 1
-			obs[int(y[i])]++
-		}
-	}
-	for c := 0; c < 2; c++ {
-		if obs[c] < 2 {
-			return nil, nil, nil, nu, fmt.Errorf("%s: %d row(s) with %s = %d have Z (%s) observed: the MMD within that stratum needs at least 2", t.File, obs[c], yCol, c, strings.Join(zCols, ","))
-		}
-	}
-	switch kind {
-	case dataset.CategoricalZ:
-		// Every level must be seen at least twice in each stratum: its terms are averages
-		// over pairs of observed rows.
-		count := make([][2]int, len(nu.Levels))
-		for i, d := range delta {
-			if d == 1 {
-				count[int(z[i])][int(y[i])]++
-			}
-		}
-		for l, c := range count {
-			for yy := 0; yy < 2; yy++ {
-				if c[yy] < 2 {
-					return nil, nil, nil, nu, fmt.Errorf("%s: level %q of column %q (%s) is observed in %d row(s) with %s = %d; the joint MMD² within that stratum needs each level at least twice (merge rare levels, or drop their rows)",
-						t.File, nu.Levels[l], zCols[0], t.name("Z"), c[yy], yCol, yy)
-				}
-			}
-		}
-	case dataset.ContinuousZ, dataset.VectorZ:
-		if err := t.checkZSpread(zCols, z, delta, kind); err != nil {
-			return nil, nil, nil, nu, err
-		}
-	}
-	return y, z, delta, nu, nil
+	z, delta, nu, err = t.nuisanceByClass(y, []string{"0", "1"}, yCol, zCols, kind, zPos)
+	return y, z, delta, nu, err
 }
 
 // checkZSpread checks that each column of a continuous or vector nuisance z (row-major, one

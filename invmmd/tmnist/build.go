@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/invmmd/invmmd/invmmd/dataset"
 )
@@ -477,56 +476,4 @@ type Report struct {
 	Sources                   []string
 	MNISTTrain01, MNISTTest01 int // images of 0 and 1 in MNIST's training and test files
 	Splits                    []SplitStats
-}
-
-// Markdown renders the report as a Markdown section with one table row per split.
-func (r Report) Markdown() string {
-	var b strings.Builder
-	c := r.Config
-	fmt.Fprintf(&b, "Textured MNIST, seed %d: digits 0/1 (MNIST train %d, test %d), label flipped with p=%.2f; "+
-		"Z=0 %s, Z=1 %s, %s, texture window %d px; "+
-		"P(Z=Y) %.2f train/val, %.2f test; Q = 1[Y=1]·1[μ_X<%.2f], Δ ~ B(Q + %.2f(1−Q)).\n\n",
-		c.Seed, r.MNISTTrain01, r.MNISTTest01, c.FlipProb, c.Textures[0], c.Textures[1], c.describeRendering(), Side*c.Downsample,
-		c.PTrainAgree, c.PTestAgree, c.DarkThreshold, c.PObsElse)
-	b.WriteString("| split | n | digit 0/1 | flipped | P(Y=1) | P(Z=1) | P(Z=1 \\| Y=0) | P(Z=1 \\| Y=1) | P(Y=Z) | mean μ_X Z=0/1 | P(μ_X<0.3 \\| Z=0) | P(μ_X<0.3 \\| Z=1) | P(Q=1) | observed | obs. (Y,Z)=00/01/10/11 |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
-	for _, s := range r.Splits {
-		m := s.Summary
-		fmt.Fprintf(&b, "| %s | %d | %d/%d | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f/%.3f | %.3f | %.3f | %.3f | %.3f | %.2f/%.2f/%.2f/%.2f |\n",
-			s.Name, m.N, s.Digits[0], s.Digits[1], s.Flipped, m.PY1, m.PZ1, m.PZ1GivenY[0], m.PZ1GivenY[1], m.PAgreeYZ,
-			s.MeanMu[0], s.MeanMu[1], s.PDark[0], s.PDark[1], s.PQ, m.PObserved,
-			m.PObsGivenYZ[0][0], m.PObsGivenYZ[0][1], m.PObsGivenYZ[1][0], m.PObsGivenYZ[1][1])
-	}
-	b.WriteString("\nP(μ_X<0.3 | digit, Z), the digit before label flipping:\n\n")
-	b.WriteString("| split | digit 0, Z=0 | digit 0, Z=1 | digit 1, Z=0 | digit 1, Z=1 |\n|---|---|---|---|---|\n")
-	for _, s := range r.Splits {
-		p := s.PDarkGivenDigitZ
-		fmt.Fprintf(&b, "| %s | %.3f | %.3f | %.3f | %.3f |\n", s.Name, p[0][0], p[0][1], p[1][0], p[1][1])
-	}
-	return strings.ReplaceAll(b.String(), "P(μ_X<0.3", fmt.Sprintf("P(μ_X<%.2g", c.DarkThreshold))
-}
-
-// String renders the report as plain text, one line per split.
-func (r Report) String() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "textured MNIST (seed %d, Z=0 %s, Z=1 %s, %s)\n", r.Config.Seed, r.Config.Textures[0], r.Config.Textures[1], r.Config.describeRendering())
-	for _, s := range r.Splits {
-		fmt.Fprintf(&b, "%s  digits 0/1=%d/%d  flipped=%.3f  P(μ<%.2g|Z=0)=%.3f  P(μ<%.2g|Z=1)=%.3f  mean μ|Z=%.3f/%.3f  P(μ<%.2g|digit,Z)=%.2f/%.2f/%.2f/%.2f  P(Q=1)=%.3f\n",
-			s.Summary, s.Digits[0], s.Digits[1], s.Flipped, r.Config.DarkThreshold, s.PDark[0], r.Config.DarkThreshold, s.PDark[1],
-			s.MeanMu[0], s.MeanMu[1], r.Config.DarkThreshold,
-			s.PDarkGivenDigitZ[0][0], s.PDarkGivenDigitZ[0][1], s.PDarkGivenDigitZ[1][0], s.PDarkGivenDigitZ[1][1], s.PQ)
-	}
-	return b.String()
-}
-
-// describeRendering says in words how the images were made.
-func (c Config) describeRendering() string {
-	switch c.Rendering {
-	case Toned:
-		return fmt.Sprintf("toned rendering (Z=0 [%.2f, %.2f], Z=1 [%.2f, %.2f], white digit blended)", c.Tones[0].Lo, c.Tones[0].Hi, c.Tones[1].Lo, c.Tones[1].Hi)
-	case Fused:
-		return fmt.Sprintf("digit replaces texture where ink > %.2g, no emboss", c.MaskThreshold)
-	}
-	return fmt.Sprintf("make_mnistplus (digit replaces texture where ink > %.2g, emboss azimuth %g°, elevation %g°, depth %g)",
-		c.MaskThreshold, c.Emboss.Azimuth, c.Emboss.Elevation, c.Emboss.Depth)
 }

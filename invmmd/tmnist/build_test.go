@@ -160,8 +160,8 @@ func TestBuildSynthetic(t *testing.T) {
 		for _, s := range []*dataset.Set{sp.Train, sp.Val, sp.Test} {
 			checkRows(t, s, cfg)
 		}
-		if len(rep.Splits) != 3 || !strings.Contains(rep.Markdown(), "| test | 20 |") {
-			t.Fatalf("report does not list the test split:\n%s", rep.Markdown())
+		if len(rep.Splits) != 3 || rep.Splits[2].Name != "test" || rep.Splits[2].Summary.N != 20 {
+			t.Fatalf("report does not list the test split of 20 rows: %+v", rep.Splits)
 		}
 	}
 }
@@ -266,7 +266,7 @@ func TestBuildRealData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Log("\n" + rep.Markdown())
+	t.Logf("%+v", rep.Splits)
 	if rep.MNISTTrain01 != 12665 || rep.MNISTTest01 != 2115 {
 		t.Fatalf("MNIST holds %d training and %d test images of 0/1, want 12665 and 2115", rep.MNISTTrain01, rep.MNISTTest01)
 	}

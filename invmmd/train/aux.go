@@ -101,32 +101,6 @@ func (a *Aux) WithG(g *Aux) *Aux {
 	return &b
 }
 
-// WithZMap returns a copy of a whose m̂ gives the features of another kernel on Z, zmap: m
-// of a continuous or vector Z predicts the distribution of Z itself (a normal), so the
-// mean of any map's features under it follows without refitting (invmmd.NormalMeans). The
-// kernel of such a Z is fixed from data (its median bandwidth, weighted by 1/Ĝ so that the
-// missingness does not move it) only once Ĝ is known, after m was fitted. A categorical
-// Z's m predicts its levels, whose one-hot map does not change: zmap must then have the
-// same levels.
-func (a *Aux) WithZMap(zmap invmmd.FeatureMap) (*Aux, error) {
-	b := *a
-	b.ZMap = zmap
-	if a.mNu == nil {
-		return &b, nil
-	}
-	nu := *a.mNu
-	if nu.normal {
-		if _, ok := zmap.(invmmd.NormalMeans); !ok {
-			return nil, fmt.Errorf("train: the feature map %s has no closed-form mean under a normal", zmap.Describe())
-		}
-	} else if zmap.Dim() != nu.heads {
-		return nil, fmt.Errorf("train: m predicts %d levels, the feature map %s has %d", nu.heads, zmap.Describe(), zmap.Dim())
-	}
-	nu.zmap = zmap
-	b.mNu = &nu
-	return &b, nil
-}
-
 // WithLabel returns s with the label Y appended to every row's features, the input of
 // the auxiliary models: G_W = E[Δ | X, Y] and m_W = E[Z | X, Y] are functions of W = (X, Y).
 // A binary label is one value: a table's rows gain a column ([d] → [d+1]); an image gains a

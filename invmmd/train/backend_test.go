@@ -55,7 +55,7 @@ func TestBackendPassedIn(t *testing.T) {
 			if err := model.Save(path); err != nil {
 				t.Fatal(err)
 			}
-			back, err := LoadModel(tc.given, mlp(1), path, 64)
+			back, err := loadModel(tc.given, mlp(1), path, 64)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -46,11 +46,16 @@ func (m *Model) ClassProbabilities(s *dataset.Set) ([]float64, error) {
 		}
 		return out, nil
 	}
+	return softmaxRows(h), nil
+}
+
+// softmaxRows returns the softmax of each row of h, row-major.
+func softmaxRows(h invmmd.Rep) []float64 {
 	out := make([]float64, len(h.Data))
 	for i := 0; i < h.Len(); i++ {
 		copy(out[i*h.Dim:], softmax(h.Row(i)))
 	}
-	return out, nil
+	return out
 }
 
 // oneHot returns the row-major one-hot encoding of labels y ∈ {0, …, k−1}.
@@ -114,11 +119,7 @@ func labelAUC(h invmmd.Rep, y []float64) float64 {
 	if h.Dim == 1 {
 		return AUC(h.Data, y)
 	}
-	p := make([]float64, len(h.Data))
-	for i := 0; i < h.Len(); i++ {
-		copy(p[i*h.Dim:], softmax(h.Row(i)))
-	}
-	auc, _ := MacroAUC(p, h.Dim, y)
+	auc, _ := MacroAUC(softmaxRows(h), h.Dim, y)
 	return auc
 }
 

@@ -130,7 +130,7 @@ func TestSaveLoad(t *testing.T) {
 	if err := model.Save(path); err != nil {
 		t.Fatal(err)
 	}
-	back, err := LoadModel(nil, mlp(99), path, 128) // another seed: every weight must come from the file
+	back, err := loadModel(nil, mlp(99), path, 128) // another seed: every weight must come from the file
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -146,16 +146,12 @@ func (m *nuisanceM) nll(out, t []float64, rows []int) (nll, acc float64) {
 			continue
 		}
 		p := softmax(o)
-		best := 0
 		for k := range p {
-			if p[k] > p[best] {
-				best = k
-			}
 			if ti[k] == 1 {
 				nll -= math.Log(math.Max(p[k], 1e-300))
 			}
 		}
-		if ti[best] == 1 {
+		if ti[argmax(p)] == 1 {
 			acc++
 		}
 	}

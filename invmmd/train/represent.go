@@ -91,16 +91,6 @@ func (m *Model) Features(s *dataset.Set) (invmmd.Rep, error) {
 	return invmmd.NewRep(out, dim)
 }
 
-// Represented returns what the model's penalty acted on for the rows of s: the logits as a
-// one-column Rep, or with Represent features the penultimate layer (Features).
-func (m *Model) Represented(s *dataset.Set) (invmmd.Rep, error) {
-	if m.Represent == RepresentFeatures {
-		return m.Features(s)
-	}
-	h, err := m.Logits(s)
-	return invmmd.ScalarRep(h), err
-}
-
 // featureBandwidth returns the kernel bandwidth of a features penalty: the fixed one when
 // given (fixed > 0), otherwise the median heuristic (invmmd.MedianBandwidth) on the
 // features of the untrained network (its initial weights, which the seed fixes) over the

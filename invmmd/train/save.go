@@ -77,7 +77,7 @@ func (m *Model) VarShapes() []VarShape {
 // without the architecture: every variable is named once, its dimensions are positive and
 // its values fill them exactly, and every value is finite. The variables come back sorted
 // by name. Whether they fit a network is the caller's check (compare them with the
-// VarShapes the network needs); LoadModel does not make it.
+// VarShapes the network needs); ModelFromWeights does not make it.
 func ReadWeights(path string) ([]Weight, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -135,23 +135,11 @@ func ReadWeights(path string) ([]Weight, error) {
 	return out, nil
 }
 
-// LoadModel reads weights written by Model.Save for network net (the same architecture),
-// predicting batch rows per call on backend b (nil: backend.Shared()). It checks the file as ReadWeights does, not that the
-// weights fit net: a variable net does not use is ignored, one it needs and the file lacks
-// is drawn at random, and a shape net does not expect makes prediction fail. Compare
-// ReadWeights' shapes with the network's first (owndata.LoadModel does), then use
-// ModelFromWeights.
-func LoadModel(b backends.Backend, net models.Net, path string, batch int) (*Model, error) {
-	ws, err := ReadWeights(path)
-	if err != nil {
-		return nil, err
-	}
-	return ModelFromWeights(b, net, ws, batch)
-}
-
 // ModelFromWeights returns network net with the variables ws (as ReadWeights returns them),
-// predicting batch rows per call on backend b (nil: backend.Shared()). Like LoadModel it
-// does not check ws against net.
+// predicting batch rows per call on backend b (nil: backend.Shared()). It does not check
+// ws against net: a variable net does not use is ignored, one it needs and ws lacks is
+// drawn at random, and a shape net does not expect makes prediction fail. Compare
+// ReadWeights' shapes with the network's first (owndata.LoadModel does).
 func ModelFromWeights(b backends.Backend, net models.Net, ws []Weight, batch int) (*Model, error) {
 	if batch < 1 {
 		return nil, fmt.Errorf("train: prediction batch %d, want at least 1", batch)

@@ -9,8 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gomlx/gomlx/backends"
 	"github.com/invmmd/invmmd/invmmd/dataset"
 	"github.com/invmmd/invmmd/invmmd/method"
+	"github.com/invmmd/invmmd/invmmd/models"
 )
 
 // TestReadWeightsRefuses gives ReadWeights broken weights files: each is refused with an
@@ -79,4 +81,14 @@ func TestVarShapesMatchFile(t *testing.T) {
 	if !reflect.DeepEqual(a, b) {
 		t.Errorf("outputs differ after ModelFromWeights: %v... vs %v...", a[:3], b[:3])
 	}
+}
+
+// loadModel reads the weights Model.Save wrote to path into net (ReadWeights, then
+// ModelFromWeights), predicting batch rows per call on backend b.
+func loadModel(b backends.Backend, net models.Net, path string, batch int) (*Model, error) {
+	ws, err := ReadWeights(path)
+	if err != nil {
+		return nil, err
+	}
+	return ModelFromWeights(b, net, ws, batch)
 }
