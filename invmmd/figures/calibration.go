@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/invmmd/invmmd/invmmd/method"
+
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -43,20 +45,21 @@ func routeDashes(route string) []vg.Length {
 // whose colours are near (dr's vermillion and obs's orange) or whose lines lie on each other
 // (dr's and full's on the QQ plot's diagonal) stay apart without colour; the route is the
 // line's dashes (routeDashes).
-var methodShapes = map[string]draw.GlyphDrawer{
-	"full": draw.CircleGlyph{},
-	"dr":   draw.BoxGlyph{},     // filled (gonum's SquareGlyph is an outline)
-	"obs":  diamond{},           // filled
-	"reg":  draw.PyramidGlyph{}, // filled (gonum's TriangleGlyph is an outline)
-	"ip":   triangleDown{},
+var methodShapes = map[method.Method]draw.GlyphDrawer{
+	method.Full: draw.CircleGlyph{},
+	method.DR:   draw.BoxGlyph{},     // filled (gonum's SquareGlyph is an outline)
+	method.Obs:  diamond{},           // filled
+	method.Reg:  draw.PyramidGlyph{}, // filled (gonum's TriangleGlyph is an outline)
+	method.IP:   triangleDown{},
 }
 
 // testStyle returns the line and glyph of a test "method/route": the method's colour
 // (MethodColor) and marker (methodShapes), the route's dashes.
-func testStyle(method, route string) (draw.LineStyle, draw.GlyphStyle) {
-	c := methodColorOr(method, Grey)
-	shape, ok := methodShapes[method]
-	if !ok {
+func testStyle(name, route string) (draw.LineStyle, draw.GlyphStyle) {
+	c := methodColorOr(name, Grey)
+	m, err := method.Parse(name)
+	shape, ok := methodShapes[m]
+	if err != nil || !ok {
 		shape = draw.CrossGlyph{}
 	}
 	return draw.LineStyle{Color: c, Width: vg.Points(1.8), Dashes: routeDashes(route)},

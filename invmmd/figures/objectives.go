@@ -59,7 +59,7 @@ func Objectives(title string, runs []ObjectiveRun, opts ...ResultOption) ([][]*p
 			if math.IsNaN(row.TeAcc) || math.IsInf(row.TeAcc, 0) {
 				return nil, fmt.Errorf("figures: Objectives %q: objective %s, %s, seed %d: test accuracy %v", title, r.Objective, row.Method, row.Seed, row.TeAcc)
 			}
-			if row.Method == "none" {
+			if row.Method == method.None.String() {
 				if none == nil || k == 0 {
 					none = append(none, row.TeAcc)
 				}
@@ -169,7 +169,7 @@ func referenceLines(p *plot.Plot, l *belowLegend, o resultOptions, none []float6
 		add(fmt.Sprintf("chance (%g)", o.chance), newHLine(o.chance, ReferenceColor, vg.Points(6), vg.Points(3)))
 	}
 	if len(none) > 0 && median(none) >= p.Y.Min && median(none) <= p.Y.Max {
-		c, _ := MethodColor("none")
+		c, _ := MethodColor(method.None.String())
 		add(fmt.Sprintf("none's median (%.3f; no penalty)", median(none)), thinHLine(median(none), c, vg.Points(2), vg.Points(2)))
 	}
 	if !math.IsNaN(o.ceiling) {
@@ -187,7 +187,7 @@ func referenceLines(p *plot.Plot, l *belowLegend, o resultOptions, none []float6
 // seedRange writes sorted seeds as "1–5" when they run without a gap, else "1, 3, 4".
 func seedRange(seeds []uint64) string {
 	if len(seeds) == 0 {
-		return "none"
+		return method.None.String()
 	}
 	if n := len(seeds); n > 2 && seeds[n-1]-seeds[0] == uint64(n-1) {
 		return fmt.Sprintf("%d–%d", seeds[0], seeds[n-1])

@@ -75,7 +75,7 @@ func Representations(title string, fits []results.RepresentationFit) (*plot.Plot
 			var xy plotter.XYs
 			for _, f := range fits {
 				if f.Setting() == s && f.Method == m {
-					if m == "none" {
+					if m == method.None.String() {
 						if noneSeeds[f.Seed] {
 							continue
 						}
@@ -95,7 +95,7 @@ func Representations(title string, fits []results.RepresentationFit) (*plot.Plot
 				return nil, fmt.Errorf("figures: Representations %q: %w", title, err)
 			}
 			sc.GlyphStyle = draw.GlyphStyle{Color: withAlpha(c, 220), Radius: vg.Points(4), Shape: settingShapes[k]}
-			if m == "none" {
+			if m == method.None.String() {
 				sc.GlyphStyle.Shape = noneShape
 				sc.GlyphStyle.Radius = vg.Points(4.5)
 			}
@@ -121,7 +121,7 @@ func Representations(title string, fits []results.RepresentationFit) (*plot.Plot
 		key, _ := plotter.NewScatter(plotter.XYs{{}})
 		key.GlyphStyle = draw.GlyphStyle{Color: c, Radius: vg.Points(4), Shape: draw.CircleGlyph{}}
 		label := m
-		if m == "none" {
+		if m == method.None.String() {
 			key.GlyphStyle.Shape = noneShape
 			label = "none (no penalty: one fit per seed)"
 		}

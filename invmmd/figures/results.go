@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/invmmd/invmmd/invmmd/method"
+
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 
@@ -403,7 +405,7 @@ func accuracyAxis(p *plot.Plot, l *belowLegend, sums []results.Summary, paper ma
 	var none *hline
 	noneLabel := ""
 	for _, s := range sums {
-		if s.Method != "none" {
+		if s.Method != method.None.String() {
 			continue
 		}
 		what := "median"
@@ -414,7 +416,7 @@ func accuracyAxis(p *plot.Plot, l *belowLegend, sums []results.Summary, paper ma
 		case math.Abs(c-o.chance) < 0.01: // a second line on top of chance: one legend entry
 			chanceLabel += fmt.Sprintf(" ≈ none's %s (%.3f)", what, c)
 		case c >= p.Y.Min:
-			col, _ := MethodColor("none")
+			col, _ := MethodColor(method.None.String())
 			none, noneLabel = thinHLine(c, col, vg.Points(2), vg.Points(2)), fmt.Sprintf("none's %s (%.3f)", what, c)
 		}
 	}

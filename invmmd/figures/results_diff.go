@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/invmmd/invmmd/invmmd/method"
+
 	"gonum.org/v1/plot"
 
 	"github.com/invmmd/invmmd/invmmd/results"
@@ -20,11 +22,11 @@ func diffPanel(sums []results.Summary, paper map[string]results.PaperRow, o resu
 	if !ok {
 		return nil
 	}
-	pn, hasNone := paper["none"]
+	pn, hasNone := paper[method.None.String()]
 	theirs := map[string]results.PaperRow{}
 	if hasNone {
 		for m, p := range paper {
-			if m != "none" {
+			if m != method.None.String() {
 				theirs[m] = results.PaperRow{TeAcc: results.Cell{Mean: p.TeAcc.Mean - pn.TeAcc.Mean}}
 			}
 		}
@@ -75,7 +77,7 @@ func diffSummaries(sums []results.Summary) ([]results.Summary, bool) {
 	d := make([]results.Summary, len(sums))
 	for i, s := range sums {
 		d[i] = results.Summary{Method: s.Method, N: s.N, TeAcc: results.Cell{Mean: math.NaN()}}
-		if s.Method != "none" {
+		if s.Method != method.None.String() {
 			d[i].Rows, d[i].TeAcc = diffs[i].Rows, diffs[i].Cell
 			if diffs[i].Seeds > 0 {
 				d[i].N = diffs[i].Seeds
