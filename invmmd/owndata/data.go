@@ -10,7 +10,6 @@ import (
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/dataset"
 	"github.com/invmmd/invmmd/invmmd/tabular"
-	"github.com/invmmd/invmmd/invmmd/train"
 )
 
 // Data is a table read and made ready for training.
@@ -95,9 +94,8 @@ func prepareData(tab *tabular.Table, cfg Config) (*Data, error) {
 			return nil, err
 		}
 	}
-	rep, _ := train.ParseRepresentation(cfg.Represent)
-	if k := len(spec.Classes); k > 2 && rep == train.RepresentFeatures {
-		return nil, fieldError("Represent", cfg.Represent, "a label of %d classes (%s) penalises its %d class logits; h's last hidden layer is for a binary label: drop it, or recode %s to two values",
+	if k := len(spec.Classes); k > 2 && cfg.Represent == RepresentFeatures {
+		return nil, fieldError("Represent", string(cfg.Represent), "a label of %d classes (%s) penalises its %d class logits; h's last hidden layer is for a binary label: drop it, or recode %s to two values",
 			k, strings.Join(spec.Classes, ", "), k, cfg.name("Y"))
 	}
 	for _, m := range cfg.Methods {

@@ -124,14 +124,14 @@ func (t *Trained) HeldOutText() string {
 func trainH(ctx context.Context, cfg Config, sp dataset.Splits, aux *train.Aux, m method.Method, seed uint64, jointScale float64) (*train.Model, *train.History, error) {
 	fitCount.h.Add(1)
 	tc := train.Config{Method: m, Lambda: cfg.Lambda, BatchSize: min(cfg.Batch, sp.Train.Len()), Epochs: cfg.Epochs, Patience: cfg.Patience,
-		LearningRate: cfg.LearningRate, Seed: seed, Estimator: invmmd.Options{MinESS: cfg.MinESS, DropUnreliable: !cfg.KeepUnreliable, JointScale: jointScale}}
-	obj, err := cfg.objective()
+		LearningRate: cfg.LearningRate, Seed: seed, Estimator: invmmd.Options{MinESS: cfg.MinESS, DropUnreliable: cfg.DropUnreliable, JointScale: jointScale}}
+	obj, err := cfg.Objective.objective()
 	if err != nil {
 		return nil, nil, err
 	}
 	obj.Apply(&tc)
-	if tc.Represent, err = train.ParseRepresentation(cfg.Represent); err != nil {
-		return nil, nil, &FieldError{Field: "Represent", Value: cfg.Represent, Err: err}
+	if tc.Represent, err = cfg.Represent.representation(); err != nil {
+		return nil, nil, err
 	}
 	model, hist, err := train.Fit(ctx, sp, aux, models.MLP{Hidden: cfg.Hidden, Seed: seed}, tc, train.Runtime{Backend: cfg.Backend})
 	if err != nil {
@@ -193,7 +193,7 @@ func (p *Plan) Train(ctx context.Context, aux *train.Aux, m method.Method, seed 
 	if k := sp.Train.NumClasses(); m.Penalised() && hist.Steps > 0 {
 		if off := float64(hist.DroppedStrata) / float64(hist.Steps*k); off > 0.5 {
 			t.Warnings = append(t.Warnings, fmt.Sprintf("h (%v, seed %d): the penalty was off on %.0f%% of its stratum-steps (%d of %d dropped as unreliable): λ had little effect; "+
-				"use larger batches (%s), or keep the unreliable strata (%s)", m, seed, 100*off, hist.DroppedStrata, hist.Steps*k, cfg.name("Batch"), cfg.name("KeepUnreliable")))
+				"use larger batches (%s), or keep the unreliable strata (%s)", m, seed, 100*off, hist.DroppedStrata, hist.Steps*k, cfg.name("Batch"), cfg.unreliableSetting(false)))
 		}
 	}
 	if w := stopWarning(fmt.Sprintf("h (%v, seed %d)", m, seed), t.Row.HStop, cfg.name("Epochs")); w != "" {
@@ -434,8 +434,22 @@ func unreliableList(res []invmmd.Result, classes []string) string {
 }
 
 // historyWarning is hist's warning (train.History.Warning) in the terms of cfg's
-// settings: the setting that keeps unreliable strata (-keep-unreliable), not the library's
-// option.
+// settings: the setting that drops unreliable strata (leaving out -keep-unreliable), not
+// the library's option.
 func historyWarning(hist *train.History, cfg Config) string {
-	return strings.Replace(hist.Warning(), train.DropHint, "leave out "+cfg.name("KeepUnreliable")+" to drop them from the penalty", 1)
+	return strings.Replace(hist.Warning(), train.DropHint, cfg.unreliableSetting(true)+" to drop them from the penalty", 1)
+}
+
+// unreliableSetting says how a caller drops (drop) or keeps unreliable strata in the
+// training penalty, in its own words: by leaving out or giving the command line's flag
+// (-keep-unreliable, which Names maps DropUnreliable to), or DropUnreliable = drop.
+func (c Config) unreliableSetting(drop bool) string {
+	n := c.name("DropUnreliable")
+	switch {
+	case n == "DropUnreliable":
+		return fmt.Sprintf("DropUnreliable = %t", drop)
+	case drop:
+		return "leave out " + n
+	}
+	return n
 }
