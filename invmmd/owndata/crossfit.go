@@ -3,7 +3,6 @@ package owndata
 import (
 	"context"
 	"fmt"
-	"io"
 	"math"
 	"slices"
 	"strings"
@@ -108,9 +107,8 @@ func (l *loaded) fitNuisances(ctx context.Context, c EstimateConfig, fit nuisanc
 	defer func() { warn.add(onceEach(folded.all, fitted)...) }()
 	fold := func(role train.Role) error {
 		for k, p := range parts {
-			split := p
 			fitted++
-			pred, rep, err := fit(ctx, l, c, []train.Role{role}, &split, io.Discard, folded)
+			pred, rep, err := fit(ctx, l, c, []train.Role{role}, p, folded)
 			if err != nil {
 				if folds > 1 {
 					return fmt.Errorf("fitting %v on the folds other than %d of %d: %w", role, k+1, folds, err)

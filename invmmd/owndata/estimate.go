@@ -72,15 +72,6 @@ func DefaultEstimateConfig() EstimateConfig {
 	}
 }
 
-// The split on which Estimate fits G and m when they are not given: a random 70% of the
-// rows to fit, 20% held out for the stopping rule (the validation NLL that picks the best
-// epoch and stops after Nets.AuxPatience epochs without a better one), and 10% unused,
-// seeded by Nets.AuxSeed.
-const (
-	estimateAuxValFrac  = 0.2
-	estimateAuxTestFrac = 0.1
-)
-
 // Validate checks every setting that can be checked before the table is read (Data
 // included, which Estimate reads); it returns a *FieldError.
 func (c EstimateConfig) Validate() error { return c.validate(true) }

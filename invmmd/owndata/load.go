@@ -198,11 +198,10 @@ func hColumns(h string) []string { return tabular.ZColumns(h) }
 
 // nuisanceFitter fits G and m on some rows of a loaded table and predicts them for every
 // row. split gives the rows to fit on, the held-out rows whose validation NLL picks the
-// best epoch and stops training, and the rest (table row indices); nil draws Estimate's
-// random 70/20/10 split, seeded by c.AuxSeed. It is the one seam where Estimate and Test
-// get fitted nuisances (fitNuisancesMLP; cross-fitting goes here), and where a test sees
-// which rows fitted what.
-type nuisanceFitter func(ctx context.Context, l *loaded, c EstimateConfig, roles []train.Role, split *[3][]int, log io.Writer, warn *warner) (nuisancePred, AuxReport, error)
+// best epoch and stops training, and the rest (table row indices). It is the one seam
+// where Estimate and Test get fitted nuisances (fitNuisancesMLP; cross-fitting calls it
+// once per fold and model), and where a test sees which rows fitted what.
+type nuisanceFitter func(ctx context.Context, l *loaded, c EstimateConfig, roles []train.Role, split [3][]int, warn *warner) (nuisancePred, AuxReport, error)
 
 // nuisancePred are G's and m's predictions for every row of a table.
 type nuisancePred struct {
@@ -213,16 +212,9 @@ type nuisancePred struct {
 // fitNuisancesMLP is the nuisanceFitter of the commands: MLPs of c.Hidden fitted on the
 // encoded features c.X and Y of the rows split[0] (fitAux), stopped by split[1], for the
 // models roles names (G, m; empty: both).
-func fitNuisancesMLP(ctx context.Context, l *loaded, c EstimateConfig, roles []train.Role, split *[3][]int, log io.Writer, warn *warner) (nuisancePred, AuxReport, error) {
-	spec := tabular.Spec{Y: c.Y, Classes: l.classes, Z: c.Z, ZKind: l.kind, YPositive: c.YPositive, ZPositive: c.ZPositive, X: c.X,
-		ValFrac: estimateAuxValFrac, TestFrac: estimateAuxTestFrac, Seed: c.AuxSeed}
-	var d *tabular.Data
-	var err error
-	if split == nil {
-		d, err = tabular.Build(l.tab, spec)
-	} else {
-		d, err = tabular.BuildRows(l.tab, spec, *split)
-	}
+func fitNuisancesMLP(ctx context.Context, l *loaded, c EstimateConfig, roles []train.Role, split [3][]int, warn *warner) (nuisancePred, AuxReport, error) {
+	spec := tabular.Spec{Y: c.Y, Classes: l.classes, Z: c.Z, ZKind: l.kind, YPositive: c.YPositive, ZPositive: c.ZPositive, X: c.X}
+	d, err := tabular.BuildRows(l.tab, spec, split)
 	if err != nil {
 		return nuisancePred{}, AuxReport{}, err
 	}
@@ -230,21 +222,12 @@ func fitNuisancesMLP(ctx context.Context, l *loaded, c EstimateConfig, roles []t
 	if err := checkMemory(c.Columns, c.Nets, "G and m", d.Encoder.Dim()+max(1, len(l.classes)), auxOutputs(l.nu, l.zmap), d.Splits.Train.Len(), false); err != nil {
 		return nuisancePred{}, AuxReport{}, err
 	}
-	if split == nil {
-		fmt.Fprintf(log, "fitting G and m: MLP %v on the %d encoded inputs of the features and Y, on a random 70%% of the rows (20%% held out for early stopping)\n", c.Hidden, d.Encoder.Dim())
-	} else {
-		fmt.Fprintf(log, "fitting G and m: MLP %v on the %d encoded inputs of the features and Y, on %d rows (%d more held out for early stopping)\n", c.Hidden, d.Encoder.Dim(), len(split[0]), len(split[1]))
-	}
 	aux, rep, err := fitAux(ctx, c.Backend, c.Nets, d.Splits, l.zmap, roles...)
 	if err != nil {
 		return nuisancePred{}, AuxReport{}, err
 	}
 	rep.On = fmt.Sprintf("%d rows (validation NLL on %d held-out rows)", d.Splits.Train.Len(), d.Splits.Val.Len())
-	all := make([]int, l.tab.Len())
-	for i := range all {
-		all[i] = i
-	}
-	xs, _, err := d.Encoder.Encode(l.tab, all)
+	xs, _, err := d.Encoder.Encode(l.tab, allRows(l.tab.Len()))
 	if err != nil {
 		return nuisancePred{}, AuxReport{}, err
 	}

@@ -120,12 +120,6 @@ type RunFile struct {
 // runName is the name of a method and seed's run file and model folder: METHOD-seedS.
 func runName(m method.Method, seed uint64) string { return fmt.Sprintf("%s-seed%d", m, seed) }
 
-// runPath returns the file where Fit records method m with seed under out:
-// out/runs/METHOD-seedS.json.
-func runPath(out string, m method.Method, seed uint64) string {
-	return filepath.Join(out, RunsDir, runName(m, seed)+".json")
-}
-
 // outFolder is a fit's output folder, locked, and the observer that writes it: config.json
 // once the nuisances are fitted, each run's model and file as it finishes, and the tables
 // with every run so far.

@@ -14,12 +14,6 @@ import (
 // The files invmmd fit writes: where the models go, the results table (results.md,
 // results.csv), the description of what it was fitted on and the configuration record.
 
-// modelDir returns the folder where Fit saves h trained with method m and seed under out:
-// out/models/METHOD-seedS.
-func modelDir(out string, m method.Method, seed uint64) string {
-	return filepath.Join(out, ModelsDir, runName(m, seed))
-}
-
 // Markdown renders the results table (results.md), with a line saying the held-out MMD²'s
 // estimand and scale (Row.Scale) when the rows record it.
 func Markdown(rows []Row) string {
