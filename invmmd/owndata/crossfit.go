@@ -211,16 +211,11 @@ func (l *loaded) weighZKernel(c EstimateConfig, rows *invmmd.Rows, nf *nuisanceF
 	if l.zmap == nil || rows.G == nil || c.ZMap.Bandwidth > 0 || (l.kind != dataset.ContinuousZ && l.kind != dataset.VectorZ) {
 		return nil
 	}
-	z := l.zRaw
-	w := make([]float64, len(rows.G))
-	for i, g := range rows.G {
-		w[i] = 1 / math.Max(g, invmmd.DefaultGFloor)
-	}
-	zmap, err := zKernelWeighted(c.Columns, l.tab.File, l.nu, z, w)
+	zmap, err := zKernelWeighted(c.Columns, l.tab.File, l.nu, l.zRaw, rows.G)
 	if err != nil {
 		return err
 	}
-	if psi, err := invmmd.Apply(zmap, z); err == nil {
+	if psi, err := invmmd.Apply(zmap, l.zRaw); err == nil {
 		rows.Psi = psi
 	} else {
 		return fmt.Errorf("%s: %w", l.tab.File, err)

@@ -134,9 +134,14 @@ func zKernel(c Columns, file string, nu dataset.Nuisance, z []float64) (invmmd.F
 	return zKernelWeighted(c, file, nu, z, nil)
 }
 
-// zKernelWeighted is zKernel with the rows weighted by w in the kernel's data-driven
-// constants (invmmd.NewMap): w = 1/Ĝ makes them the full data's.
-func zKernelWeighted(c Columns, file string, nu dataset.Nuisance, z, w []float64) (invmmd.FeatureMap, error) {
+// zKernelWeighted is zKernel with the rows weighted by 1/g (g = Ĝ, floored at
+// invmmd.DefaultGFloor) in the kernel's data-driven constants (invmmd.NewMap), which makes
+// them the full data's; nil g weighs the rows equally.
+func zKernelWeighted(c Columns, file string, nu dataset.Nuisance, z, g []float64) (invmmd.FeatureMap, error) {
+	var w []float64
+	for _, x := range g {
+		w = append(w, 1/math.Max(x, invmmd.DefaultGFloor))
+	}
 	zmap, err := invmmd.NewMap(nu, z, w, c.ZMap.spec())
 	if err != nil {
 		if c.ZMap.Bandwidth > 0 || c.ZMap.Features > 0 {

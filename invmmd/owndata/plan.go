@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
 	"path/filepath"
 	"strings"
 
@@ -242,12 +241,8 @@ func (p *Plan) fitWeighted(ctx context.Context) (*train.Aux, AuxReport, error) {
 	if err != nil {
 		return nil, gRep, err
 	}
-	w := make([]float64, tr.Len())
-	for i, g := range gAux.Train.G {
-		w[i] = 1 / math.Max(g, invmmd.DefaultGFloor)
-	}
 	plain := bandwidthOfMap(d.ZMap)
-	zmap, err := zKernelWeighted(cfg.Columns, d.Table.File, tr.Nuisance, tr.ObservedZ(), w)
+	zmap, err := zKernelWeighted(cfg.Columns, d.Table.File, tr.Nuisance, tr.ObservedZ(), gAux.Train.G)
 	if err != nil {
 		return nil, gRep, err
 	}

@@ -176,8 +176,12 @@ func (p *Plan) Train(ctx context.Context, aux *train.Aux, m method.Method, seed 
 	t.Row = Row{Method: m.String(), Seed: seed, TestAcc: met.TestAcc, TestAUC: met.TestAUC, ValAcc: met.ValAcc,
 		DR: held[0].Value, IP: ip.Value, DRSE: held[0].ValueSE, IPSE: ip.ValueSE, Unreliable: unreliableList(held, classes), Dropped: hist.DroppedStrata,
 		HStop: stopOf(hist), DRImpossible: impossible(held[0]), IPImpossible: impossible(ip), Scale: MMD2Scale(sp.Train.Nuisance.Kind != dataset.BinaryZ, false), HeldOutFull: full}
+	logits, err := await(ctx, func() (invmmd.Rep, error) { return model.LogitsRep(sp.Test) })
+	if err != nil {
+		return nil, err
+	}
 	var testWarn []string
-	t.Tests, testWarn, err = heldOutTests(ctx, cfg, model, sp, aux, seed, method.DR)
+	t.Tests, testWarn, err = heldOutTests(ctx, cfg, logits, sp, aux, seed, method.DR)
 	if err != nil {
 		return nil, err
 	}
@@ -355,24 +359,6 @@ func bandwidthOf(h invmmd.Rep, sigma float64, median bool) (float64, error) {
 	return s, nil
 }
 
-// heldOutTests tests H₀: h ⊥ Z | Y on the test split of sp by the pseudo-outcome of each
-// of methods (with Ĝ and m̂ of aux), by the cross route with a random half of each (Y, Δ)
-// cell of the test rows seeded by seed, and σ by cfg's rule (as the held-out estimates).
-// h is the model's prediction (Model.LogitsRep): its logit, or with a label of K > 2
-// classes its K class logits as one representation, tested within each class. Ĝ and m̂
-// were fitted on the training split, so they are out of sample for every test row and
-// the cross route's p-values are valid (given that G or m is right, as the method needs).
-// A method whose test fails (e.g. a stratum of the test split with fewer than 2 observed
-// Z in a half) is left out, with a warning saying why; err is for h or the rows that
-// cannot be had at all, or ctx done.
-func heldOutTests(ctx context.Context, cfg Config, model *train.Model, sp dataset.Splits, aux *train.Aux, seed uint64, methods ...method.Method) ([]invmmd.TestResult, []string, error) {
-	h, err := await(ctx, func() (invmmd.Rep, error) { return model.LogitsRep(sp.Test) })
-	if err != nil {
-		return nil, nil, err
-	}
-	return heldOutTestsOf(ctx, cfg, h, sp, aux, seed, methods...)
-}
-
 // TestHeldOut tests H₀: h ⊥ Z | Y on the test split as Train's held-out tests do (the
 // cross route, Ĝ and m̂ of aux fitted on the training split, σ by the plan's bandwidth
 // rule, the halves seeded by seed), for outputs h given for the test split's rows in
@@ -382,11 +368,20 @@ func (p *Plan) TestHeldOut(ctx context.Context, aux *train.Aux, h invmmd.Rep, se
 	if n := p.Data.Splits.Test.Len(); h.Len() != n {
 		return nil, nil, fmt.Errorf("owndata: %d outputs for the %d rows of the test split", h.Len(), n)
 	}
-	return heldOutTestsOf(ctx, p.Config, h, p.Data.Splits, aux, seed, methods...)
+	return heldOutTests(ctx, p.Config, h, p.Data.Splits, aux, seed, methods...)
 }
 
-// heldOutTestsOf is heldOutTests for outputs h of the test split's rows.
-func heldOutTestsOf(ctx context.Context, cfg Config, h invmmd.Rep, sp dataset.Splits, aux *train.Aux, seed uint64, methods ...method.Method) ([]invmmd.TestResult, []string, error) {
+// heldOutTests tests H₀: h ⊥ Z | Y on the test split of sp by the pseudo-outcome of each
+// of methods (with Ĝ and m̂ of aux), by the cross route with a random half of each (Y, Δ)
+// cell of the test rows seeded by seed, and σ by cfg's rule (as the held-out estimates).
+// h, given for the test rows, is the model's prediction in Train (Model.LogitsRep): its
+// logit, or with a label of K > 2 classes its K class logits as one representation,
+// tested within each class. Ĝ and m̂ were fitted on the training split, so they are out
+// of sample for every test row and the cross route's p-values are valid (given that G or
+// m is right, as the method needs). A method whose test fails (e.g. a stratum of the test
+// split with fewer than 2 observed Z in a half) is left out, with a warning saying why;
+// err is for rows that cannot be had at all, or ctx done.
+func heldOutTests(ctx context.Context, cfg Config, h invmmd.Rep, sp dataset.Splits, aux *train.Aux, seed uint64, methods ...method.Method) ([]invmmd.TestResult, []string, error) {
 	rows, err := train.RowsFor(sp.Test, &aux.Test, aux.ZMap)
 	if err != nil {
 		return nil, nil, err
