@@ -54,11 +54,16 @@ func (c EstimateConfig) columns() []string {
 
 // readCSV reads the columns of c from the CSV file c.Data, stopping once ctx is done.
 func (c EstimateConfig) readCSV(ctx context.Context) (*tabular.Table, error) {
+	return readCSV(ctx, c.Data, c.columns(), c.Names, c.keys())
+}
+
+// keys maps each column c reads to its setting's field, for messages (columnKeys).
+func (c EstimateConfig) keys() map[string]string {
 	keys := map[string]string{c.G: "G", c.M: "M"}
 	for _, col := range hColumns(c.H) {
 		keys[col] = "H"
 	}
-	return readCSV(ctx, c.Data, c.columns(), c.Names, c.columnKeys(keys))
+	return c.columnKeys(keys)
 }
 
 // load reads the columns of c from tab and checks, before anything is fitted, what the
@@ -67,20 +72,12 @@ func (c EstimateConfig) readCSV(ctx context.Context) (*tabular.Table, error) {
 // wherever Z is observed. It reports the table to log.
 func (c EstimateConfig) load(tab *tabular.Table, log io.Writer) (*loaded, error) {
 	tab.Names = c.Names
+	keys := c.keys()
 	for _, col := range c.columns() {
 		if tab.Column(col) == nil {
-			key := "X"
-			switch {
-			case col == c.Y:
-				key = "Y"
-			case slices.Contains(tabular.ZColumns(c.Z), col):
-				key = "Z"
-			case slices.Contains(hColumns(c.H), col):
-				key = "H"
-			case col == c.G:
-				key = "G"
-			case col == c.M:
-				key = "M"
+			key, ok := keys[col]
+			if !ok {
+				key = "X"
 			}
 			return nil, &tabular.ColumnError{File: tab.File, Name: col, Setting: c.name(key), Header: tab.Header}
 		}
