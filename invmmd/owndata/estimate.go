@@ -375,17 +375,25 @@ func (e *Estimates) Scale() string { return MMD2Scale(e.ZMap != nil, e.Unconditi
 // to be read as a number), and mmd2_scale, the estimand and its scale (Scale). Values are written with strconv's shortest round-trip form; a
 // NaN as "NaN".
 func (e *Estimates) CSV(w io.Writer) error {
-	cw := csv.NewWriter(w)
-	if err := cw.Write([]string{"method", "value", "se", "unreliable", "impossible", "mmd2_scale"}); err != nil {
-		return err
-	}
-	for _, r := range e.Results {
+	return writeCSVRows(w, []string{"method", "value", "se", "unreliable", "impossible", "mmd2_scale"}, len(e.Results), func(k int) []string {
+		r := e.Results[k]
 		var u []string
 		for _, y := range r.Report.Unreliable() {
 			u = append(u, stratumName(y, false, e.Classes))
 		}
-		if err := cw.Write([]string{r.Method.String(), strconv.FormatFloat(r.Value, 'g', -1, 64), seCell(r.ValueSE),
-			strings.Join(u, ";"), strings.Join(impossibleStrata(r, e.Classes), ";"), e.Scale()}); err != nil {
+		return []string{r.Method.String(), strconv.FormatFloat(r.Value, 'g', -1, 64), seCell(r.ValueSE),
+			strings.Join(u, ";"), strings.Join(impossibleStrata(r, e.Classes), ";"), e.Scale()}
+	})
+}
+
+// writeCSVRows writes header and the n rows that row returns to w as CSV.
+func writeCSVRows(w io.Writer, header []string, n int, row func(int) []string) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(header); err != nil {
+		return err
+	}
+	for k := range n {
+		if err := cw.Write(row(k)); err != nil {
 			return err
 		}
 	}
