@@ -252,10 +252,8 @@ func DefaultNets() Nets {
 		MinESS: invmmd.DefaultMinESS, AuxSeed: 1}
 }
 
-// Validate checks the settings, each against its bound, and returns a *FieldError for the
-// first that is refused.
-func (n Nets) Validate() error { return n.validate(Columns{}) }
-
+// validate checks the settings, each against its bound, and returns a *FieldError for the
+// first that is refused; c names the settings in its messages.
 func (n Nets) validate(c Columns) error {
 	if len(n.Hidden) == 0 || len(n.Hidden) > MaxLayers {
 		return fieldError("Hidden", n.Hidden, "want 1 to %d hidden layer widths", MaxLayers)
