@@ -123,12 +123,15 @@ func (k ZKind) Validate() error {
 }
 
 // kind returns the kind k names.
-func (k ZKind) kind() (dataset.ZKind, error) {
-	v, err := dataset.ParseZKind(string(k))
+func (k ZKind) kind() (dataset.ZKind, error) { return choice("ZKind", string(k), dataset.ParseZKind) }
+
+// choice returns what parse reads of the choice v of field, its refusal a *FieldError.
+func choice[T any](field, v string, parse func(string) (T, error)) (T, error) {
+	t, err := parse(v)
 	if err != nil {
-		return v, &FieldError{Field: "ZKind", Value: string(k), Err: err}
+		return t, &FieldError{Field: field, Value: v, Err: err}
 	}
-	return v, nil
+	return t, nil
 }
 
 // Objective names what fit's training minimises and selection compares (Config.Objective):
@@ -155,11 +158,7 @@ func (o Objective) objective() (train.Objective, error) {
 	if o == "" {
 		return train.Objectives()[0], nil
 	}
-	v, err := train.ObjectiveByName(string(o))
-	if err != nil {
-		return v, &FieldError{Field: "Objective", Value: string(o), Err: err}
-	}
-	return v, nil
+	return choice("Objective", string(o), train.ObjectiveByName)
 }
 
 // Represent names the layer of h that fit's penalty acts on (Config.Represent): the
@@ -180,11 +179,7 @@ func (r Represent) Validate() error {
 
 // representation returns the layer r names.
 func (r Represent) representation() (train.Representation, error) {
-	v, err := train.ParseRepresentation(string(r))
-	if err != nil {
-		return v, &FieldError{Field: "Represent", Value: string(r), Err: err}
-	}
-	return v, nil
+	return choice("Represent", string(r), train.ParseRepresentation)
 }
 
 // name returns how messages name the setting field.
