@@ -471,14 +471,21 @@ func checkOutFile(out, data string, force bool) error {
 	if err := refuseSameFile(out, data); err != nil {
 		return err
 	}
-	err := owndata.CheckNewFile(out, data)
-	exists := err != nil && strings.HasSuffix(err.Error(), "exists; remove it or name another file")
+	_, err := os.Lstat(out)
 	switch {
-	case exists && force:
+	case err == nil && force:
 		return checkReplaceable(out, false)
-	case exists:
-		return fmt.Errorf("-out %v (or -force to replace it)", err)
-	case err != nil:
+	case err == nil:
+		return fmt.Errorf("-out %s exists; remove it or name another file (or -force to replace it)", out)
+	case !errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("-out %w", err)
+	}
+	f, err := os.CreateTemp(filepath.Dir(out), ".invmmd-write-test*")
+	if err != nil {
+		return fmt.Errorf("-out %s cannot be written: %w", out, err)
+	}
+	f.Close()
+	if err := os.Remove(f.Name()); err != nil {
 		return fmt.Errorf("-out %w", err)
 	}
 	return nil

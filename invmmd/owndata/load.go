@@ -2,11 +2,8 @@ package owndata
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -237,29 +234,6 @@ func fitNuisancesMLP(ctx context.Context, l *loaded, c EstimateConfig, roles []t
 		return nuisancePred{G: p.G, M: p.M, MPsi: p.MPsi}, nil
 	})
 	return pred, rep, err
-}
-
-// CheckNewFile checks, before any work, an output file a command will write: that it
-// does not exist (results on disk are never replaced unasked), that it is not the input
-// data file, and that its folder exists and can be written.
-func CheckNewFile(path, data string) error {
-	if a, errA := filepath.Abs(path); errA == nil {
-		if b, errB := filepath.Abs(data); errB == nil && a == b {
-			return fmt.Errorf("%s is the data file", path)
-		}
-	}
-	if _, err := os.Lstat(path); err == nil {
-		return fmt.Errorf("%s exists; remove it or name another file", path)
-	} else if !errors.Is(err, os.ErrNotExist) {
-		return err
-	}
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, ".invmmd-write-test*")
-	if err != nil {
-		return fmt.Errorf("%s cannot be written: %w", path, err)
-	}
-	f.Close()
-	return os.Remove(f.Name())
 }
 
 // checkEstimators refuses methods that have no estimate (none) or need the true G.
