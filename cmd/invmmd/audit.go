@@ -43,8 +43,8 @@ func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	switch {
 	case given["threshold"] && cfg.Decisions != "":
 		return fmt.Errorf("-threshold decides scores (-outputs); -decisions %s are decisions already", cfg.Decisions)
-	case cfg.Outputs != "" && given["threshold"] == (cfg.Rate != ""):
-		return fmt.Errorf("-outputs %s: name -threshold T, the score at or above which a row is selected (e.g. 0.5 for a probability), or -rate (e.g. prevalence), not both", cfg.Outputs)
+	case cfg.H != "" && given["threshold"] == (cfg.Rate != ""):
+		return fmt.Errorf("-outputs %s: name -threshold T, the score at or above which a row is selected (e.g. 0.5 for a probability), or -rate (e.g. prevalence), not both", cfg.H)
 	}
 	cfg.Names = o.names
 	if cfg.Data == "" {

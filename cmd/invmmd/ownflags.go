@@ -70,28 +70,41 @@ func (o *ownFlags) walk(v reflect.Value, path string) {
 		if cmds, ok := f.Tag.Lookup("cmds"); ok && !slices.Contains(strings.Split(cmds, ","), o.cmd) {
 			continue
 		}
-		help, ok := f.Tag.Lookup("help." + o.cmd)
-		if !ok {
-			help = f.Tag.Get("help")
-		}
 		o.names[path+f.Name] = "-" + name
-		o.register(fv.Addr().Interface(), v, path, name, help, f.Tag.Get("parse"))
-		if old := f.Tag.Get("alias"); old != "" {
+		p := fv.Addr()
+		if fv.Kind() == reflect.String { // a named choice (owndata.ZKind, Objective, Represent), validated by owndata
+			p = p.Convert(reflect.TypeFor[*string]())
+		}
+		o.register(p.Interface(), v, path, name, o.tag(f, "help"), f.Tag.Get("parse"))
+		if old := o.tag(f, "alias"); old != "" {
 			aliasTo(o.fs, old, name, o.warn)
 		}
 	}
 }
 
+// tag returns the field's tag key as the command reads it: key.CMD where the field has
+// one (help.audit, alias.audit), else key.
+func (o *ownFlags) tag(f reflect.StructField, key string) string {
+	if v, ok := f.Tag.Lookup(key + "." + o.cmd); ok {
+		return v
+	}
+	return f.Tag.Get(key)
+}
+
 // register registers the flag name of the field p points to, in the struct parent; as,
 // the field's parse tag, names a reading of its text other than its type's: bandwidth
 // (a σ or median, with the Median beside it), lambdas (fit's list of λ), fit-methods
-// (fit's methods).
+// (fit's methods), not (a boolean flag setting its field's negation).
 func (o *ownFlags) register(p any, parent reflect.Value, path, name, help, as string) {
 	fs := o.fs
 	switch p := p.(type) {
 	case *string:
 		fs.StringVar(p, name, *p, help)
 	case *bool:
+		if as == "not" { // the flag sets the field's negation (-keep-unreliable: DropUnreliable false)
+			fs.Var(notValue{p}, name, help)
+			break
+		}
 		fs.BoolVar(p, name, *p, help)
 	case *int:
 		fs.Var(intValue{p}, name, help)
@@ -281,6 +294,22 @@ func (v uintValue) Set(s string) error {
 	return nil
 }
 
+// notValue is a boolean flag that sets the negation of its field.
+type notValue struct{ p *bool }
+
+func (v notValue) IsBoolFlag() bool { return true }
+
+func (v notValue) String() string { return strconv.FormatBool(v.p != nil && !*v.p) }
+
+func (v notValue) Set(s string) error {
+	b, err := strconv.ParseBool(s)
+	if err != nil {
+		return errors.New("parse error") // as the flag package's own boolean flags say
+	}
+	*v.p = !b
+	return nil
+}
+
 type floatValue struct{ p *float64 }
 
 func (v floatValue) String() string {
@@ -442,14 +471,21 @@ func checkOutFile(out, data string, force bool) error {
 	if err := refuseSameFile(out, data); err != nil {
 		return err
 	}
-	err := owndata.CheckNewFile(out, data)
-	exists := err != nil && strings.HasSuffix(err.Error(), "exists; remove it or name another file")
+	_, err := os.Lstat(out)
 	switch {
-	case exists && force:
+	case err == nil && force:
 		return checkReplaceable(out, false)
-	case exists:
-		return fmt.Errorf("-out %v (or -force to replace it)", err)
-	case err != nil:
+	case err == nil:
+		return fmt.Errorf("-out %s exists; remove it or name another file (or -force to replace it)", out)
+	case !errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("-out %w", err)
+	}
+	f, err := os.CreateTemp(filepath.Dir(out), ".invmmd-write-test*")
+	if err != nil {
+		return fmt.Errorf("-out %s cannot be written: %w", out, err)
+	}
+	f.Close()
+	if err := os.Remove(f.Name()); err != nil {
 		return fmt.Errorf("-out %w", err)
 	}
 	return nil

@@ -55,7 +55,7 @@ func (c ToolCalibrationConfig) replicate(ctx context.Context, t toolCell, r int)
 	}
 	out := toolReplicate{R: r, P: map[string]float64{}, Marked: map[string]bool{}, Est: map[string][2]float64{}}
 	tc := owndata.DefaultTestConfig()
-	tc.Y, tc.Z, tc.H, tc.X, tc.ZKind, tc.Folds = "y", "z", "h", []string{"x1", "x2"}, t.Kind.String(), t.Fitting.Folds
+	tc.Y, tc.Z, tc.H, tc.X, tc.ZKind, tc.Folds = "y", "z", "h", []string{"x1", "x2"}, owndata.ZKind(t.Kind.String()), t.Fitting.Folds
 	tc.Methods = c.Methods
 	ec := owndata.DefaultEstimateConfig()
 	ec.Columns, ec.H, ec.Folds = tc.Columns, "h", t.Fitting.Folds
@@ -136,7 +136,7 @@ func (c ToolCalibrationConfig) heldOutReplicate(ctx context.Context, t toolCell,
 		return out, err
 	}
 	fc := owndata.DefaultConfig()
-	fc.Y, fc.Z, fc.X, fc.ZKind, fc.Split, fc.Out = "y", "z", []string{"x1", "x2"}, t.Kind.String(), "split", ""
+	fc.Y, fc.Z, fc.X, fc.ZKind, fc.Split, fc.Out = "y", "z", []string{"x1", "x2"}, owndata.ZKind(t.Kind.String()), "split", ""
 	fc.Methods = []method.Method{method.None}
 	plan, err := owndata.PrepareTable(ctx, tab, fc)
 	if err != nil {
@@ -170,7 +170,7 @@ func (c ToolCalibrationConfig) heldOutReplicate(ctx context.Context, t toolCell,
 		return out, err
 	}
 	tc := owndata.DefaultTestConfig()
-	tc.Y, tc.Z, tc.H, tc.ZKind, tc.Methods = "y", "z", "h", t.Kind.String(), []method.Method{method.Full}
+	tc.Y, tc.Z, tc.H, tc.ZKind, tc.Methods = "y", "z", "h", owndata.ZKind(t.Kind.String()), []method.Method{method.Full}
 	full, err := owndata.TestTable(ctx, complete, tc)
 	if err != nil {
 		return out, fmt.Errorf("test on the complete test split: %w", err)

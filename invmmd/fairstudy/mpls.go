@@ -91,7 +91,7 @@ func MplsStops(ctx context.Context, root string, seed uint64) (*owndata.AuditRep
 		return nil, err
 	}
 	return owndata.AuditTable(ctx, withDec, owndata.AuditConfig{
-		Columns:   owndata.Columns{Y: "personSearch", YPositive: "YES", Z: "race", X: feats},
+		Source:    owndata.Source{Columns: owndata.Columns{Y: "personSearch", YPositive: "YES", Z: "race", X: feats}},
 		Decisions: "decision", Seed: seed,
 	})
 }

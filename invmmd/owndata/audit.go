@@ -17,37 +17,35 @@ import (
 // (blank where unknown), the features on which G and m are fitted, and a model's decisions
 // (a 0/1 column) or its scores with a threshold.
 type AuditConfig struct {
-	// Columns names the file, Y (and YPositive), Z and X. Z is one column (binary,
-	// categorical, or continuous, binned into Bins groups), or several comma-separated,
-	// crossed into intersectional groups (missing where any is). X nil means every column
-	// but Y, Z, Decisions and Outputs.
-	Columns
+	// Source names the file, Y (and YPositive), Z and X, the score column H (decided by
+	// Threshold or Rate; or Decisions instead), and the folds on which G and m are
+	// cross-fitted (0 means 5). Z is one column (binary, categorical, or continuous,
+	// binned into Bins groups), or several comma-separated, crossed into intersectional
+	// groups (missing where any is). X nil means every column but Y, Z, Decisions and H.
+	Source
 	// Decisions is the 0/1 decision column (or two values, DecisionsPositive the selected
-	// one); or Outputs, a score column decided by Threshold: Ŷ = 1{score ≥ Threshold}.
+	// one); or H, a score column decided by Threshold: Ŷ = 1{score ≥ Threshold}.
 	Decisions         string  "flag:\"decisions\" help:\"column of the model's 0/1 decisions (or -outputs with -threshold)\""
 	DecisionsPositive string  "flag:\"decisions-positive\" help:\"the decision column's value read as selected (Ŷ = 1), when the column is not 0/1\""
-	Outputs           string  "flag:\"outputs\" help:\"column of the model's scores, decided by -threshold: Ŷ = 1 where score ≥ T\""
 	Threshold         float64 "flag:\"threshold\" help:\"the score `T` at or above which a row is selected (with -outputs)\""
-	// Rate, with Outputs instead of Threshold, selects a share of rows by score, ties at
+	// Rate, with H instead of Threshold, selects a share of rows by score, ties at
 	// random: "prevalence" (the label's share) or a number in (0, 1) (decide.go).
 	Rate string "flag:\"rate\" help:\"with -outputs instead of -threshold: select this share of rows by score, ties at random (seeded by -seed): prevalence (the label's share) or a number in (0, 1)\""
 	// Bins are the groups of a continuous Z: its observed values' quantiles (0 means 4).
 	Bins int "flag:\"bins\" help:\"groups of a continuous attribute, at its observed values' quantiles (2 to 20; default 4)\""
 	// Estimators to report (nil means every one); Level the intervals' confidence level
-	// (0 means 0.95); Folds and Seed the cross-fitting of G and m (0 folds means 5);
-	// Gammas the departures from missingness at random the sensitivity bounds take (nil
-	// means fairness.DefaultGammas()).
+	// (0 means 0.95); Seed seeds the folds and the simultaneous intervals' draws; Gammas
+	// the departures from missingness at random the sensitivity bounds take (nil means
+	// fairness.DefaultGammas()).
 	Estimators []fairness.Estimator "flag:\"estimators\" help:\"comma-separated estimators to report\""
 	Level      float64              "flag:\"level\" help:\"confidence `level` of the intervals (default 0.95)\""
-	Folds      int                  "flag:\"folds\" help:\"`K` folds on which G and m are cross-fitted (2 to 20; default 5)\""
 	Seed       uint64               "flag:\"seed\" help:\"`seed` of the folds and of the simultaneous intervals' draws\""
 	Gammas     []float64            "flag:\"gammas\" help:\"departures Γ from missingness at random for the sensitivity bounds (1: none; inf: no assumption)\""
-	// ScoreTest, with Outputs, also estimates and tests the scores' distribution, h ⊥ Z | Y,
+	// ScoreTest, with H, also estimates and tests the scores' distribution, h ⊥ Z | Y,
 	// as invmmd estimate and test do (EstimateTable and TestTable: dr's MMD² with its SE, and
 	// its p-value; G and m fitted once by their MLPs, cross-fitted on the same features;
 	// about 10 s at 5,000 rows where the rest takes a second).
-	ScoreTest bool       "flag:\"score-test\" help:\"with -outputs, also estimate and test the scores' distribution, h ⊥ Z | Y, as invmmd estimate and test do (dr's MMD² with its SE, and its p-value; G and m fitted once by their MLPs: about 10 s at 5,000 rows)\""
-	Runtime   `json:"-"` // Log and Warn; Args and Backend unused
+	ScoreTest bool "flag:\"score-test\" help:\"with -outputs, also estimate and test the scores' distribution, h ⊥ Z | Y, as invmmd estimate and test do (dr's MMD² with its SE, and its p-value; G and m fitted once by their MLPs: about 10 s at 5,000 rows)\""
 }
 
 // AuditReport is an audit's result: the estimates, the sensitivity bounds, and what they
@@ -66,7 +64,7 @@ type AuditReport struct {
 	Result    *fairness.Result
 	Bounds    []fairness.Bound
 	Selected  float64 // the decisions' selection rate over every row
-	// Protocol is the score column's evaluation (Outputs) on the rows whose attribute is
+	// Protocol is the score column's evaluation (H) on the rows whose attribute is
 	// recorded: at the audit's rate (or the label's prevalence there) and at 0.5 (decide.go).
 	Protocol   []fairness.Decisions
 	Prevalence float64 // P(Y = 1) over every row
@@ -82,7 +80,7 @@ func Audit(ctx context.Context, cfg AuditConfig) (*AuditReport, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	tab, err := readCSV(ctx, cfg.Data, nil, cfg.Names, cfg.columnKeys(map[string]string{cfg.Decisions: "Decisions", cfg.Outputs: "Outputs"}))
+	tab, err := readCSV(ctx, cfg.Data, nil, cfg.Names, cfg.columnKeys(map[string]string{cfg.Decisions: "Decisions", cfg.H: "H"}))
 	if err != nil {
 		return nil, err
 	}
@@ -95,18 +93,18 @@ func (c AuditConfig) validate() error {
 		return fieldError("Y", nil, "name the label column")
 	case c.Z == "":
 		return fieldError("Z", nil, "name the sensitive attribute's column(s)")
-	case (c.Decisions == "") == (c.Outputs == ""):
-		return fieldError("Decisions", nil, "name either a 0/1 decision column (%s) or a score column (%s) with %s", c.name("Decisions"), c.name("Outputs"), c.name("Threshold"))
+	case (c.Decisions == "") == (c.H == ""):
+		return fieldError("Decisions", nil, "name either a 0/1 decision column (%s) or a score column (%s) with %s", c.name("Decisions"), c.name("H"), c.name("Threshold"))
 	case c.Level != 0 && !(c.Level >= 0.5 && c.Level < 1):
 		return fieldError("Level", c.Level, "want a confidence level in [0.5, 1)")
 	case c.Folds != 0 && (c.Folds < 2 || c.Folds > MaxFolds):
 		return fieldError("Folds", c.Folds, "want 2 to %d folds", MaxFolds)
-	case c.ScoreTest && c.Outputs == "":
-		return fieldError("ScoreTest", true, "tests the scores' distribution: name the score column (%s)", c.name("Outputs"))
+	case c.ScoreTest && c.H == "":
+		return fieldError("ScoreTest", true, "tests the scores' distribution: name the score column (%s)", c.name("H"))
 	case c.Bins != 0 && (c.Bins < 2 || c.Bins > 20):
 		return fieldError("Bins", c.Bins, "want 2 to 20 groups")
-	case c.Rate != "" && (c.Outputs == "" || c.Threshold != 0):
-		return fieldError("Rate", c.Rate, "selects a share of rows by their scores: name the score column (%s), without %s", c.name("Outputs"), c.name("Threshold"))
+	case c.Rate != "" && (c.H == "" || c.Threshold != 0):
+		return fieldError("Rate", c.Rate, "selects a share of rows by their scores: name the score column (%s), without %s", c.name("H"), c.name("Threshold"))
 	case math.IsNaN(c.Threshold) || math.IsInf(c.Threshold, 0):
 		return fieldError("Threshold", c.Threshold, "want a finite number")
 	}
@@ -178,7 +176,7 @@ func AuditTable(ctx context.Context, tab *tabular.Table, cfg AuditConfig) (*Audi
 	if err := d.Check(nil); err != nil {
 		return nil, fmt.Errorf("%s: %s (%s): %w", tab.File, cfg.Z, cfg.name("Z"), err)
 	}
-	if cfg.Outputs != "" {
+	if cfg.H != "" {
 		if rep.Protocol, err = cfg.protocol(tab, d); err != nil {
 			return nil, err
 		}
@@ -190,10 +188,7 @@ func AuditTable(ctx context.Context, tab *tabular.Table, cfg AuditConfig) (*Audi
 	if err != nil {
 		return nil, err
 	}
-	folds := cfg.Folds
-	if folds == 0 {
-		folds = DefaultFolds
-	}
+	folds := cfg.folds()
 	fmt.Fprintf(log, "audit: %s, %d rows, %s observed on %d (%.0f%%), %d groups; fitting G and m by logistic regressions cross-fitted on %d folds\n",
 		tab.File, n, cfg.Z, rep.Observed, 100*float64(rep.Observed)/float64(n), len(d.Levels), folds)
 	nu, err := fairness.FitNuisances(ctx, d, x, dim, fairness.NuisanceOptions{Folds: folds, Seed: cfg.Seed})
@@ -214,7 +209,7 @@ func AuditTable(ctx context.Context, tab *tabular.Table, cfg AuditConfig) (*Audi
 		}
 	}
 	if cfg.ScoreTest {
-		if rep.ScoreEstimate, rep.Scores, err = scoreTest(ctx, tab, cfg, rep.Features, folds, d.Levels); err != nil {
+		if rep.ScoreEstimate, rep.Scores, err = scoreTest(ctx, tab, cfg, rep.Features, d.Levels); err != nil {
 			return nil, fmt.Errorf("the scores' test of h ⊥ Z | Y: %w", err)
 		}
 	}
@@ -247,7 +242,7 @@ func (c AuditConfig) decisions(tab *tabular.Table, dec []int) (string, error) {
 		}
 		return fmt.Sprintf("column %s (0/1)", c.Decisions), nil
 	}
-	s, err := tab.Numbers(c.Outputs, "Outputs")
+	s, err := tab.Numbers(c.H, "H")
 	if err != nil {
 		return "", err
 	}
@@ -256,14 +251,14 @@ func (c AuditConfig) decisions(tab *tabular.Table, dec []int) (string, error) {
 	}
 	lo, hi := slices.Min(s), slices.Max(s)
 	if !(c.Threshold > lo && c.Threshold <= hi) {
-		return "", fieldError("Threshold", c.Threshold, "%s: the scores in column %q run from %g to %g: a threshold outside (%g, %g] decides every row alike", tab.File, c.Outputs, lo, hi, lo, hi)
+		return "", fieldError("Threshold", c.Threshold, "%s: the scores in column %q run from %g to %g: a threshold outside (%g, %g] decides every row alike", tab.File, c.H, lo, hi, lo, hi)
 	}
 	for i, x := range s {
 		if x >= c.Threshold {
 			dec[i] = 1
 		}
 	}
-	return fmt.Sprintf("score ≥ %g (column %s)", c.Threshold, c.Outputs), nil
+	return fmt.Sprintf("score ≥ %g (column %s)", c.Threshold, c.H), nil
 }
 
 // groups reads Z as group indices (−1 where missing): one categorical column as its levels,
@@ -438,7 +433,7 @@ func (c AuditConfig) features(tab *tabular.Table) ([]string, error) {
 		}
 		return c.X, nil
 	}
-	skip := append([]string{c.Y, c.Decisions, c.Outputs}, tabular.ZColumns(c.Z)...)
+	skip := append([]string{c.Y, c.Decisions, c.H}, tabular.ZColumns(c.Z)...)
 	var out []string
 	for _, h := range tab.Header {
 		if !slices.Contains(skip, h) && !tab.Column(h).Identifier() {
@@ -472,10 +467,10 @@ func EncodeFeatures(tab *tabular.Table, cols []string) ([]float64, int, error) {
 
 // scoreTest estimates dr's MMD² of the scores' dependence on Z given Y (EstimateTable) and
 // tests it (TestTable) as invmmd estimate and test do, G and m fitted once by their MLPs,
-// cross-fitted on folds folds, for both.
-func scoreTest(ctx context.Context, tab *tabular.Table, cfg AuditConfig, features []string, folds int, levels []string) (*Estimates, *Tests, error) {
+// cross-fitted on the audit's folds, for both.
+func scoreTest(ctx context.Context, tab *tabular.Table, cfg AuditConfig, features []string, levels []string) (*Estimates, *Tests, error) {
 	ec := DefaultEstimateConfig()
-	ec.Columns, ec.Columns.X, ec.H, ec.Folds, ec.Log, ec.Warn = cfg.Columns, features, cfg.Outputs, folds, cfg.Log, cfg.Warn
+	ec.Source, ec.X = cfg.Source, features
 	ec.ZKind, ec.ZPositive = scoreTestKind(tab, cfg.Z, levels)
 	ec.Methods = []method.Method{method.DR}
 	if tab.Column(tabular.ZColumns(cfg.Z)[0]) != nil && allObserved(tab, cfg.Z) {
@@ -513,17 +508,17 @@ func allObserved(tab *tabular.Table, z string) bool {
 // scoreTestKind says how the scores' test reads the attribute: several columns as a vector,
 // a binned numeric one as continuous (the kernel on its raw values), two groups as a binary
 // Z (which of them is 1 does not change the test), more as a categorical one.
-func scoreTestKind(tab *tabular.Table, z string, levels []string) (kind, positive string) {
+func scoreTestKind(tab *tabular.Table, z string, levels []string) (kind ZKind, positive string) {
 	cols := tabular.ZColumns(z)
 	switch {
 	case len(cols) > 1:
-		return "vector", ""
+		return ZVector, ""
 	case tab.Column(cols[0]).Numeric && !integerLevels(tab.Column(cols[0])):
-		return "continuous", ""
+		return ZContinuous, ""
 	case len(levels) == 2 && !tab.Column(cols[0]).Numeric:
-		return "binary", levels[1]
+		return ZBinary, levels[1]
 	case len(levels) == 2:
 		return "", ""
 	}
-	return "categorical", ""
+	return ZCategorical, ""
 }

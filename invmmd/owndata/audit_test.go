@@ -52,13 +52,13 @@ func TestAuditBadInput(t *testing.T) {
 			return y01(i)
 		}, d01), nil, `group "b" has no observed row with Y = 1`},
 		{"decisions not 0/1", rows(ab, y01, func(i int) string { return fmt.Sprint(i % 3) }), nil, `column "d" (-decisions): value "2", want 0 or 1`},
-		{"threshold outside the scores", rows(ab, y01, d01), func(c *AuditConfig) { c.Decisions, c.Outputs, c.Threshold = "", "s", 2 }, "decides every row alike"},
+		{"threshold outside the scores", rows(ab, y01, d01), func(c *AuditConfig) { c.Decisions, c.H, c.Threshold = "", "s", 2 }, "decides every row alike"},
 		{"label with one class", rows(ab, func(int) string { return "1" }, d01), nil, "one class"},
 		{"attribute as a feature", rows(ab, y01, d01), func(c *AuditConfig) { c.X = []string{"x", "z"} }, "is the sensitive attribute"},
 		{"no decisions", rows(ab, y01, d01), func(c *AuditConfig) { c.Decisions = "" }, "name either a 0/1 decision column"},
 	} {
 		path := auditCSV(t, c.lines...)
-		cfg := AuditConfig{Columns: Columns{Data: path, Y: "y", Z: "z", X: []string{"x"}, Names: tabular.Names{"Decisions": "-decisions"}}, Decisions: "d"}
+		cfg := AuditConfig{Source: Source{Columns: Columns{Data: path, Y: "y", Z: "z", X: []string{"x"}, Names: tabular.Names{"Decisions": "-decisions"}}}, Decisions: "d"}
 		if c.cfg != nil {
 			c.cfg(&cfg)
 		}
@@ -108,7 +108,7 @@ func TestAuditRecoversHiddenRates(t *testing.T) {
 	}
 	path := auditCSV(t, lines...)
 	x := []string{"pirat", "hirat", "lvrat", "chist", "mhist", "phist", "unemp", "selfemp", "insurance", "condomin", "single", "hschool"}
-	rep, err := Audit(context.Background(), AuditConfig{Columns: Columns{Data: path, Y: "deny", YPositive: "yes", Z: "hidden_afam", X: x}, Decisions: "decision"})
+	rep, err := Audit(context.Background(), AuditConfig{Source: Source{Columns: Columns{Data: path, Y: "deny", YPositive: "yes", Z: "hidden_afam", X: x}}, Decisions: "decision"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestAuditRecoversHiddenRates(t *testing.T) {
 		t.Fatalf("%d of %d rows observed: the hiding rule is off", rep.Observed, n)
 	}
 	// The complete data's values, as Fairlearn computes them.
-	truth, err := Audit(context.Background(), AuditConfig{Columns: Columns{Data: path, Y: "deny", YPositive: "yes", Z: "afam", X: x}, Decisions: "decision", Estimators: []fairness.Estimator{fairness.CompleteCase}})
+	truth, err := Audit(context.Background(), AuditConfig{Source: Source{Columns: Columns{Data: path, Y: "deny", YPositive: "yes", Z: "afam", X: x}}, Decisions: "decision", Estimators: []fairness.Estimator{fairness.CompleteCase}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +168,7 @@ func TestAuditGroupsIntersectionalAndBinned(t *testing.T) {
 		lines = append(lines, fmt.Sprintf("%d,%s,%s,%s,%.3f,%d", rng.IntN(2), sex, race, age, rng.NormFloat64(), rng.IntN(2)))
 	}
 	path := auditCSV(t, lines...)
-	rep, err := Audit(context.Background(), AuditConfig{Columns: Columns{Data: path, Y: "y", Z: "sex,race", X: []string{"x"}}, Decisions: "d"})
+	rep, err := Audit(context.Background(), AuditConfig{Source: Source{Columns: Columns{Data: path, Y: "y", Z: "sex,race", X: []string{"x"}}}, Decisions: "d"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +184,7 @@ func TestAuditGroupsIntersectionalAndBinned(t *testing.T) {
 	if rep.Observed != want {
 		t.Errorf("%d rows observed, want %d (missing where either column is)", rep.Observed, want)
 	}
-	rep, err = Audit(context.Background(), AuditConfig{Columns: Columns{Data: path, Y: "y", Z: "age", X: []string{"x"}}, Decisions: "d"})
+	rep, err = Audit(context.Background(), AuditConfig{Source: Source{Columns: Columns{Data: path, Y: "y", Z: "age", X: []string{"x"}}}, Decisions: "d"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +198,7 @@ func TestAuditGroupsIntersectionalAndBinned(t *testing.T) {
 	}
 }
 
-// TestAuditScoreTest: with Outputs and ScoreTest the report carries dr's estimate of the
+// TestAuditScoreTest: with H and ScoreTest the report carries dr's estimate of the
 // scores' MMD² of h ⊥ Z | Y and its test, from one fit of G and m, as estimate and test
 // print them.
 func TestAuditScoreTest(t *testing.T) {
@@ -220,7 +220,7 @@ func TestAuditScoreTest(t *testing.T) {
 		lines = append(lines, fmt.Sprintf("%d,%s,%.4f,%.4f", y, z, x, x+0.3*rng.NormFloat64()))
 	}
 	path := auditCSV(t, lines...)
-	rep, err := Audit(context.Background(), AuditConfig{Columns: Columns{Data: path, Y: "y", Z: "z", X: []string{"x"}}, Outputs: "s", Threshold: 0, ScoreTest: true})
+	rep, err := Audit(context.Background(), AuditConfig{Source: Source{Columns: Columns{Data: path, Y: "y", Z: "z", X: []string{"x"}}, H: "s"}, Threshold: 0, ScoreTest: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,13 +33,8 @@ func Majority(s *dataset.Set) float64 {
 // ObservedCells counts the rows of s with Z observed in each (Y, Z) cell of a binary Z,
 // indexed [y][z].
 func ObservedCells(s *dataset.Set) [2][2]int {
-	var c [2][2]int
-	for i := range s.Y {
-		if s.Delta[i] == 1 {
-			c[int(s.Y[i])][int(s.Z[i])]++
-		}
-	}
-	return c
+	c := classCells(s)
+	return [2][2]int{c[0], c[1]}
 }
 
 // classCells counts the rows of s with Z observed in each (Y, Z) cell of a binary Z, for

@@ -20,10 +20,11 @@ import (
 // them; the comments give the field names that errors use (FieldError.Field).
 //
 // Every setting of the own-data workflow is declared once, as a field here or in Nets,
-// Config, EstimateConfig, TestConfig or AuditConfig: the tag flag names its command-line
-// flag, help its help (help.COMMAND where one command says it otherwise), cmds the commands
-// that offer it (every command that reads the configuration when absent), alias an old
-// name kept for a release and parse a reading of its text other than its type's
+// Config, EstimateConfig, TestConfig or AuditConfig (or Source, which the last three
+// share): the tag flag names its command-line flag, help its help (help.COMMAND where one
+// command says it otherwise), cmds the commands that offer it (every command that reads
+// the configuration when absent), alias an old name kept for a release (alias.COMMAND
+// likewise; empty for none) and parse a reading of its text other than its type's
 // (bandwidth, lambdas, fit-methods); flag:"-" marks a field only Go callers set. The command line
 // derives from them its flags, their old names and the flag each FieldError names.
 type Columns struct {
@@ -46,7 +47,7 @@ type Columns struct {
 	// empty infers it from the column(s) as tabular.Table.InferZKind says. A nuisance that
 	// is not binary is estimated and penalised by the joint MMD² between p(h, Z) and
 	// p(h)p(Z) within each Y stratum (invmmd.JointMMD).
-	ZKind string `flag:"z-kind" cmds:"fit,estimate,test" help:"the nuisance's kind: binary, categorical, continuous or vector (default: inferred from the column and printed; up to 10 integer codes are categorical); a nuisance that is not binary is estimated by the joint MMD² between p(h, Z) and p(h)p(Z) within each Y stratum"`
+	ZKind ZKind `flag:"z-kind" cmds:"fit,estimate,test" help:"the nuisance's kind: binary, categorical, continuous or vector (default: inferred from the column and printed; up to 10 integer codes are categorical); a nuisance that is not binary is estimated by the joint MMD² between p(h, Z) and p(h)p(Z) within each Y stratum"`
 	// ZMap chooses the kernel on a continuous or vector Z (invmmd.MapSpec, field for field).
 	ZMap ZMap
 	// Names names the settings in messages and warnings: a field's name above (or of Nets,
@@ -69,8 +70,117 @@ type ZMap struct {
 	Seed     uint64 // draws a vector's frequencies
 }
 
+// Source is what estimate, test and audit read alike, the part of their configurations
+// that EstimateConfig, TestConfig and AuditConfig each embed: the table and its columns,
+// the column(s) of model outputs, the folds on which G and m are cross-fitted when they
+// are fitted, and what the run is carried out with. Each command offers the flags of the
+// fields it reads (the tags' cmds, help.COMMAND and alias.COMMAND).
+type Source struct {
+	Columns
+	// H is the column of model outputs h, logits or scores, or several comma-separated
+	// columns of one representation h ∈ ℝ^d (estimate and test; the cross route only in
+	// Test). In Audit, a score column decided by AuditConfig.Threshold or Rate.
+	H string "flag:\"outputs\" alias:\"h\" alias.audit:\"\" help:\"column of model outputs h (a logit, a score), or several comma-separated columns of one representation h ∈ ℝ^d, the kernel on the Euclidean distance between rows; every row needs a number in each (required)\" help.test:\"column of model outputs h (a logit, a score), or comma-separated columns of one representation (cross route only) (required)\" help.audit:\"column of the model's scores, decided by -threshold: Ŷ = 1 where score ≥ T\""
+	// Folds is the number of folds on which G and m are cross-fitted when fitted (each
+	// row's Ĝ and m̂ from the models fitted on the other folds; see crossfit.go), or, in
+	// Estimate and Test, 1 for sample splitting (fitted on a random half, the other half
+	// estimated; in Test, fitted on half B, half A tested). 0 means DefaultFolds.
+	Folds   int        "flag:\"folds\" help:\"`K` folds on which G and m are cross-fitted, each row's Ĝ and m̂ from the models fitted on the other folds (1 to 20; 1: fitted on a random half, the other half estimated); with fewer than 5 the standard errors of the methods reading G or m are withheld: the calibration study found G and m fitted on half the rows too rough for them\" help.test:\"`K` folds on which G and m are cross-fitted (1 to 20; 1: fitted on half B, half A tested); with fewer than 5 the p-values of the methods reading G or m are marked unreliable: the calibration study found dr's test rejecting a true H₀ too often then\" help.audit:\"`K` folds on which G and m are cross-fitted (2 to 20; default 5)\""
+	Runtime `json:"-"` // Args unused; Backend unused by Audit
+}
+
+// folds returns the folds of the cross-fitting: Folds, or DefaultFolds when 0.
+func (s Source) folds() int {
+	if s.Folds == 0 {
+		return DefaultFolds
+	}
+	return s.Folds
+}
+
 // spec returns the kernel's specification as invmmd takes it.
 func (z ZMap) spec() invmmd.MapSpec { return invmmd.MapSpec(z) }
+
+// ZKind names the nuisance's kind (Columns.ZKind) as a configuration and config.json
+// write it: one of dataset's kinds by name, or ZInferred to infer it from the column(s).
+type ZKind string
+
+// The kinds ZKind names.
+const (
+	ZInferred    ZKind = ""
+	ZBinary      ZKind = "binary"
+	ZCategorical ZKind = "categorical"
+	ZContinuous  ZKind = "continuous"
+	ZVector      ZKind = "vector"
+)
+
+// Validate refuses a name that is not a kind (a *FieldError of ZKind).
+func (k ZKind) Validate() error {
+	if k == ZInferred {
+		return nil
+	}
+	_, err := k.kind()
+	return err
+}
+
+// kind returns the kind k names.
+func (k ZKind) kind() (dataset.ZKind, error) { return choice("ZKind", string(k), dataset.ParseZKind) }
+
+// choice returns what parse reads of the choice v of field, its refusal a *FieldError.
+func choice[T any](field, v string, parse func(string) (T, error)) (T, error) {
+	t, err := parse(v)
+	if err != nil {
+		return t, &FieldError{Field: field, Value: v, Err: err}
+	}
+	return t, nil
+}
+
+// Objective names what fit's training minimises and selection compares (Config.Objective):
+// one of train.Objectives by name; empty is the paper's.
+type Objective string
+
+// The objectives Objective names (train.Objectives).
+const (
+	ObjectivePaper      Objective = "paper"
+	ObjectiveClip       Objective = "clip"
+	ObjectiveSelectClip Objective = "select-clip"
+	ObjectiveTrainNorms Objective = "train-norms"
+	ObjectiveRobust     Objective = "robust"
+)
+
+// Validate refuses a name that is not an objective (a *FieldError of Objective).
+func (o Objective) Validate() error {
+	_, err := o.objective()
+	return err
+}
+
+// objective returns the training objective o names (the paper's when empty).
+func (o Objective) objective() (train.Objective, error) {
+	if o == "" {
+		return train.Objectives()[0], nil
+	}
+	return choice("Objective", string(o), train.ObjectiveByName)
+}
+
+// Represent names the layer of h that fit's penalty acts on (Config.Represent): the
+// logits (empty too) or h's last hidden layer.
+type Represent string
+
+// The layers Represent names (train.Representation).
+const (
+	RepresentLogits   Represent = "logits"
+	RepresentFeatures Represent = "features"
+)
+
+// Validate refuses a name that is not a layer (a *FieldError of Represent).
+func (r Represent) Validate() error {
+	_, err := r.representation()
+	return err
+}
+
+// representation returns the layer r names.
+func (r Represent) representation() (train.Representation, error) {
+	return choice("Represent", string(r), train.ParseRepresentation)
+}
 
 // name returns how messages name the setting field.
 func (c Columns) name(field string) string { return c.Names.Of(field) }
@@ -100,7 +210,7 @@ type Nets struct {
 	// LearningRate is Adam's step size, in (0, MaxLearningRate].
 	LearningRate float64 "flag:\"lr\" help.fit:\"Adam learning `rate` of every network, in (0, 1]\" help:\"Adam learning `rate` of G and m, in (0, 1]\""
 	// MinESS is the Kish effective sample size under which a stratum is flagged unreliable
-	// (and, in Fit, dropped from the training penalty unless KeepUnreliable).
+	// (and, in Fit, dropped from the training penalty with DropUnreliable).
 	MinESS float64 "flag:\"min-ess\" cmds:\"fit,estimate\" help.fit:\"Kish effective sample size `ess` under which a stratum is flagged unreliable (and dropped from the training penalty, unless -keep-unreliable)\" help:\"Kish effective sample size `ess` under which a stratum is flagged unreliable\""
 	// AuxSeed seeds G and m.
 	AuxSeed uint64 "flag:\"aux-seed\" help:\"`seed` of G and m\""
@@ -137,10 +247,8 @@ func DefaultNets() Nets {
 		MinESS: invmmd.DefaultMinESS, AuxSeed: 1}
 }
 
-// Validate checks the settings, each against its bound, and returns a *FieldError for the
-// first that is refused.
-func (n Nets) Validate() error { return n.validate(Columns{}) }
-
+// validate checks the settings, each against its bound, and returns a *FieldError for the
+// first that is refused; c names the settings in its messages.
 func (n Nets) validate(c Columns) error {
 	if len(n.Hidden) == 0 || len(n.Hidden) > MaxLayers {
 		return fieldError("Hidden", n.Hidden, "want 1 to %d hidden layer widths", MaxLayers)
@@ -191,22 +299,22 @@ type Config struct {
 	Lambdas []float64 "flag:\"lambdas\" parse:\"lambdas\" help:\"comma-separated penalty weights: each penalised method trained at each λ, none once, G and m fitted once; models/METHOD-lambdaL-seedS (one value: as -lambda)\""
 	// Seeds are the seeds of h, one model per seed and method.
 	Seeds []uint64 "flag:\"seeds\" help:\"comma-separated seeds of h (and of the random split: the first)\""
-	// KeepUnreliable keeps strata flagged unreliable in the training penalty, as the
-	// paper's experiments do; by default they are dropped from that step's penalty, with a
-	// warning.
-	KeepUnreliable bool "flag:\"keep-unreliable\" help:\"keep strata flagged unreliable in the training penalty (the paper's behaviour); by default they are dropped, with a warning\""
+	// DropUnreliable drops strata flagged unreliable from the training step's penalty, with
+	// a warning (the default); false keeps them, as the paper's experiments do. Its flag
+	// keeps them when given (parse not: the flag sets the field's negation).
+	DropUnreliable bool "flag:\"keep-unreliable\" parse:\"not\" help:\"keep strata flagged unreliable in the training penalty (the paper's behaviour); by default they are dropped, with a warning\""
 	// Objective names what training minimises and selection compares (train.Objectives):
 	// by default "robust" — the normalisers estimated once on the training split and the
 	// epoch selected with each stratum's estimate clipped at 0 — because with normalisers
 	// from a quarter of each batch and the raw estimate in selection, fits collapse or
 	// keep a nearly untrained h (docs/training.md); "paper" is the paper's.
-	Objective string "flag:\"objective\" help:\"what training minimises and selection compares, one of paper,clip,select-clip,train-norms,robust: robust (the default here) estimates the normalisers once on the training split and selects the epoch with each stratum's estimate clipped at 0; paper is the paper's objective, the default of the experiment commands (sim, tmnist, ...), which reproduce the paper's protocol (docs/training.md)\""
+	Objective Objective "flag:\"objective\" help:\"what training minimises and selection compares, one of paper,clip,select-clip,train-norms,robust: robust (the default here) estimates the normalisers once on the training split and selects the epoch with each stratum's estimate clipped at 0; paper is the paper's objective, the default of the experiment commands (sim, tmnist, ...), which reproduce the paper's protocol (docs/training.md)\""
 	// Represent is the layer of h the penalty acts on (train.Config.Represent): "logits"
 	// (or empty), the paper's, or "features", h's last hidden layer (a binary label only),
 	// with the kernel's σ by the median heuristic on the initial network's training
 	// features. The held-out MMD² of h is then on the features too; the invariance tests
 	// stay on the logit, the model's prediction.
-	Represent string "flag:\"represent\" help:\"the layer of h the MMD penalty acts on: logits (the paper's) or features (h's last hidden layer, a binary label only, σ by the median heuristic on the initial network's training features; the held-out MMD² is then on the features)\""
+	Represent Represent "flag:\"represent\" help:\"the layer of h the MMD penalty acts on: logits (the paper's) or features (h's last hidden layer, a binary label only, σ by the median heuristic on the initial network's training features; the held-out MMD² is then on the features)\""
 	// Bandwidth and Median are the kernel of the held-out estimates and tests on the test
 	// split: σ by the median heuristic on h (Median, the default, as estimate and test), or
 	// the fixed σ Bandwidth. The training penalty's σ is 1, the paper's.
@@ -250,13 +358,14 @@ func DefaultConfig() Config {
 	return Config{
 		Nets:    DefaultNets(),
 		ValFrac: 0.2, TestFrac: 0.2,
-		Methods:   []method.Method{method.None, method.Obs, method.IP, method.Reg, method.DR, method.DRPO},
-		Lambda:    1,
-		Seeds:     []uint64{1},
-		Objective: "robust",
-		Represent: "logits",
-		Median:    true,
-		Out:       "invmmd-fit",
+		Methods:        []method.Method{method.None, method.Obs, method.IP, method.Reg, method.DR, method.DRPO},
+		Lambda:         1,
+		Seeds:          []uint64{1},
+		DropUnreliable: true,
+		Objective:      ObjectiveRobust,
+		Represent:      RepresentLogits,
+		Median:         true,
+		Out:            "invmmd-fit",
 	}
 }
 
@@ -300,11 +409,11 @@ func (c Config) validate(needData bool) error {
 		}
 		return fieldError(f, v, "want %s and %s each > 0 and their sum < 1 (now %v and %v)", c.name("ValFrac"), c.name("TestFrac"), c.ValFrac, c.TestFrac)
 	}
-	if _, err := c.objective(); err != nil {
+	if err := c.Objective.Validate(); err != nil {
 		return err
 	}
-	if _, err := train.ParseRepresentation(c.Represent); err != nil {
-		return &FieldError{Field: "Represent", Value: c.Represent, Err: err}
+	if err := c.Represent.Validate(); err != nil {
+		return err
 	}
 	if len(c.Seeds) == 0 {
 		return fieldError("Seeds", nil, "want at least one seed")
@@ -353,10 +462,8 @@ func (c Columns) validate(needData bool) error {
 			return fieldError("X", c.X, "column %q is empty or listed twice", x)
 		}
 	}
-	if c.ZKind != "" {
-		if _, err := dataset.ParseZKind(c.ZKind); err != nil {
-			return &FieldError{Field: "ZKind", Value: c.ZKind, Err: err}
-		}
+	if err := c.ZKind.Validate(); err != nil {
+		return err
 	}
 	switch m := c.ZMap; {
 	case !(m.Bandwidth >= 0) || math.IsInf(m.Bandwidth, 0):
@@ -372,8 +479,8 @@ func (c Columns) validate(needData bool) error {
 // nuisanceKind returns the kind of the nuisance of c in tab and how it was decided: named
 // by ZKind, or inferred from the column(s).
 func (c Columns) nuisanceKind(tab *tabular.Table) (dataset.ZKind, string, error) {
-	if c.ZKind != "" {
-		k, err := dataset.ParseZKind(c.ZKind)
+	if c.ZKind != ZInferred {
+		k, err := c.ZKind.kind()
 		return k, "named by " + c.name("ZKind"), err
 	}
 	k, why, err := tab.InferZKind(tabular.ZColumns(c.Z), c.ZPositive)
@@ -397,18 +504,6 @@ func checkMethods(ms []method.Method) error {
 		}
 	}
 	return nil
-}
-
-// objective returns the training objective Objective names (the paper's when empty).
-func (c Config) objective() (train.Objective, error) {
-	if c.Objective == "" {
-		return train.Objectives()[0], nil
-	}
-	o, err := train.ObjectiveByName(c.Objective)
-	if err != nil {
-		return o, &FieldError{Field: "Objective", Value: c.Objective, Err: err}
-	}
-	return o, nil
 }
 
 // settingsNote is the phrase naming the settings that fix a random split, for messages.

@@ -3,7 +3,6 @@ package owndata
 import (
 	"context"
 	"fmt"
-	"io"
 	"math"
 	"slices"
 	"strings"
@@ -108,9 +107,8 @@ func (l *loaded) fitNuisances(ctx context.Context, c EstimateConfig, fit nuisanc
 	defer func() { warn.add(onceEach(folded.all, fitted)...) }()
 	fold := func(role train.Role) error {
 		for k, p := range parts {
-			split := p
 			fitted++
-			pred, rep, err := fit(ctx, l, c, []train.Role{role}, &split, io.Discard, folded)
+			pred, rep, err := fit(ctx, l, c, []train.Role{role}, p, folded)
 			if err != nil {
 				if folds > 1 {
 					return fmt.Errorf("fitting %v on the folds other than %d of %d: %w", role, k+1, folds, err)
@@ -213,16 +211,11 @@ func (l *loaded) weighZKernel(c EstimateConfig, rows *invmmd.Rows, nf *nuisanceF
 	if l.zmap == nil || rows.G == nil || c.ZMap.Bandwidth > 0 || (l.kind != dataset.ContinuousZ && l.kind != dataset.VectorZ) {
 		return nil
 	}
-	z := l.zRaw
-	w := make([]float64, len(rows.G))
-	for i, g := range rows.G {
-		w[i] = 1 / math.Max(g, invmmd.DefaultGFloor)
-	}
-	zmap, err := zKernelWeighted(c.Columns, l.tab.File, l.nu, z, w)
+	zmap, err := zKernelWeighted(c.Columns, l.tab.File, l.nu, l.zRaw, rows.G)
 	if err != nil {
 		return err
 	}
-	if psi, err := invmmd.Apply(zmap, z); err == nil {
+	if psi, err := invmmd.Apply(zmap, l.zRaw); err == nil {
 		rows.Psi = psi
 	} else {
 		return fmt.Errorf("%s: %w", l.tab.File, err)

@@ -10,7 +10,6 @@ import (
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/dataset"
 	"github.com/invmmd/invmmd/invmmd/tabular"
-	"github.com/invmmd/invmmd/invmmd/train"
 )
 
 // Data is a table read and made ready for training.
@@ -95,9 +94,8 @@ func prepareData(tab *tabular.Table, cfg Config) (*Data, error) {
 			return nil, err
 		}
 	}
-	rep, _ := train.ParseRepresentation(cfg.Represent)
-	if k := len(spec.Classes); k > 2 && rep == train.RepresentFeatures {
-		return nil, fieldError("Represent", cfg.Represent, "a label of %d classes (%s) penalises its %d class logits; h's last hidden layer is for a binary label: drop it, or recode %s to two values",
+	if k := len(spec.Classes); k > 2 && cfg.Represent == RepresentFeatures {
+		return nil, fieldError("Represent", string(cfg.Represent), "a label of %d classes (%s) penalises its %d class logits; h's last hidden layer is for a binary label: drop it, or recode %s to two values",
 			k, strings.Join(spec.Classes, ", "), k, cfg.name("Y"))
 	}
 	for _, m := range cfg.Methods {
@@ -136,9 +134,14 @@ func zKernel(c Columns, file string, nu dataset.Nuisance, z []float64) (invmmd.F
 	return zKernelWeighted(c, file, nu, z, nil)
 }
 
-// zKernelWeighted is zKernel with the rows weighted by w in the kernel's data-driven
-// constants (invmmd.NewMap): w = 1/Ĝ makes them the full data's.
-func zKernelWeighted(c Columns, file string, nu dataset.Nuisance, z, w []float64) (invmmd.FeatureMap, error) {
+// zKernelWeighted is zKernel with the rows weighted by 1/g (g = Ĝ, floored at
+// invmmd.DefaultGFloor) in the kernel's data-driven constants (invmmd.NewMap), which makes
+// them the full data's; nil g weighs the rows equally.
+func zKernelWeighted(c Columns, file string, nu dataset.Nuisance, z, g []float64) (invmmd.FeatureMap, error) {
+	var w []float64
+	for _, x := range g {
+		w = append(w, 1/math.Max(x, invmmd.DefaultGFloor))
+	}
 	zmap, err := invmmd.NewMap(nu, z, w, c.ZMap.spec())
 	if err != nil {
 		if c.ZMap.Bandwidth > 0 || c.ZMap.Features > 0 {

@@ -47,14 +47,14 @@ func (c AuditConfig) decideAtRate(tab *tabular.Table, s []float64, dec []int) (s
 		return "", err
 	}
 	copy(dec, fairness.DecideAtRate(s, r, rand.New(rand.NewPCG(c.Seed, 0x5e1ec7))))
-	return fmt.Sprintf("the %.3f of rows with the highest score (column %s), ties at random", r, c.Outputs), nil
+	return fmt.Sprintf("the %.3f of rows with the highest score (column %s), ties at random", r, c.H), nil
 }
 
 // protocol evaluates the score column by the mitigation study's protocol on the rows whose
 // attribute is recorded: decisions at the audit's rate (the label's prevalence on those
 // rows when Rate is not given) and at 0.5, with the gap's noise.
 func (c AuditConfig) protocol(tab *tabular.Table, d *fairness.Data) ([]fairness.Decisions, error) {
-	s, err := tab.Numbers(c.Outputs, "Outputs")
+	s, err := tab.Numbers(c.H, "H")
 	if err != nil {
 		return nil, err
 	}

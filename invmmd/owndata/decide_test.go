@@ -30,7 +30,7 @@ func TestAuditAtRate(t *testing.T) {
 		lines = append(lines, fmt.Sprintf("%d,%s,%.4f,%.1f", y, z, x, math.Round(x))) // scores tied in blocks
 	}
 	path := auditCSV(t, lines...)
-	cfg := AuditConfig{Columns: Columns{Data: path, Y: "y", Z: "z", X: []string{"x"}}, Outputs: "s", Rate: "prevalence", Seed: 2}
+	cfg := AuditConfig{Source: Source{Columns: Columns{Data: path, Y: "y", Z: "z", X: []string{"x"}}, H: "s"}, Rate: "prevalence", Seed: 2}
 	rep, err := Audit(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -48,9 +48,9 @@ func TestAuditAtRate(t *testing.T) {
 	if rep, err = Audit(context.Background(), cfg); err != nil || math.Abs(rep.Selected-0.2) > 1e-9 {
 		t.Errorf("rate 0.2: selected %v, %v", rep.Selected, err)
 	}
-	for _, bad := range []AuditConfig{{Rate: "1.5", Outputs: "s"}, {Rate: "prevalence", Outputs: "s", Threshold: 0.5}, {Rate: "prevalence", Decisions: "s"}} {
+	for _, bad := range []AuditConfig{{Rate: "1.5", Source: Source{H: "s"}}, {Rate: "prevalence", Source: Source{H: "s"}, Threshold: 0.5}, {Rate: "prevalence", Decisions: "s"}} {
 		c := cfg
-		c.Rate, c.Outputs, c.Threshold, c.Decisions = bad.Rate, bad.Outputs, bad.Threshold, bad.Decisions
+		c.Rate, c.H, c.Threshold, c.Decisions = bad.Rate, bad.H, bad.Threshold, bad.Decisions
 		if _, err := Audit(context.Background(), c); err == nil || !strings.Contains(err.Error(), "Rate") && !strings.Contains(err.Error(), "prevalence") {
 			t.Errorf("%+v accepted or unclear: %v", bad, err)
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"strings"
 )
@@ -65,9 +64,6 @@ func valueText(v any) string {
 	}
 	return fmt.Sprint(v)
 }
-
-// finite reports whether v is a finite number.
-func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
 // warner collects warnings and writes each to w as it arises.
 type warner struct {

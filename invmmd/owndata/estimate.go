@@ -23,26 +23,21 @@ import (
 // estimators, and where G and m come from. DefaultEstimateConfig gives the defaults of
 // invmmd estimate; set at least Data (Estimate), Y, Z and H. TestConfig extends it.
 type EstimateConfig struct {
-	Columns
+	// Source is the table, its columns and the model outputs h (H: one column, or several
+	// comma-separated columns of one representation h ∈ ℝ^d, with the Gaussian kernel on the
+	// Euclidean distance between rows; the cross route only, in Test), and the folds of G
+	// and m when they are fitted.
+	Source
 	// Nets are the settings of the MLPs fitted for G and m on X when G or M is not given
 	// (only Hidden, AuxEpochs, AuxPatience, Batch, LearningRate and AuxSeed matter) and
 	// MinESS.
 	Nets
-	// H is the column of model outputs h, logits or scores, or several comma-separated
-	// columns of one representation h ∈ ℝ^d, with the Gaussian kernel on the Euclidean
-	// distance between rows (the cross route only, in Test).
-	H string "flag:\"outputs\" alias:\"h\" help:\"column of model outputs h (a logit, a score), or several comma-separated columns of one representation h ∈ ℝ^d, the kernel on the Euclidean distance between rows; every row needs a number in each (required)\" help.test:\"column of model outputs h (a logit, a score), or comma-separated columns of one representation (cross route only) (required)\""
 	// G is a column of fitted P(Δ = 1 | X, Y) (in Test, fitted on other rows); empty: fit
 	// an MLP on X.
 	G string "flag:\"g\" help:\"column of fitted P(Δ = 1 | X, Y), > 0 on every row whose Z is observed (default: cross-fit an MLP on -x)\" help.test:\"column of P(Δ = 1 | X, Y) fitted on rows other than these, > 0 on every row whose Z is observed (default: cross-fit an MLP on -x)\""
 	// M is a column of fitted P(Z = 1 | X, Y) of a binary Z (in Test, fitted on other
 	// rows); empty: fit an MLP on X.
 	M string "flag:\"m\" help:\"column of fitted P(Z = 1 | X, Y) of a binary Z (default: cross-fit an MLP on -x)\" help.test:\"column of P(Z = 1 | X, Y) fitted on rows other than these (default: cross-fit an MLP on -x)\""
-	// Folds is the number of folds on which G and m are cross-fitted when fitted (each
-	// row's Ĝ and m̂ from the models fitted on the other folds; see crossfit.go), or 1 for
-	// sample splitting (fitted on a random half, the other half estimated; in Test, fitted
-	// on half B, half A tested). 0 means DefaultFolds.
-	Folds int "flag:\"folds\" help:\"`K` folds on which G and m are cross-fitted, each row's Ĝ and m̂ from the models fitted on the other folds (1 to 20; 1: fitted on a random half, the other half estimated); with fewer than 5 the standard errors of the methods reading G or m are withheld: the calibration study found G and m fitted on half the rows too rough for them\" help.test:\"`K` folds on which G and m are cross-fitted (1 to 20; 1: fitted on half B, half A tested); with fewer than 5 the p-values of the methods reading G or m are marked unreliable: the calibration study found dr's test rejecting a true H₀ too often then\""
 	// Nuisances, when set, are G and m fitted for this table (FitNuisancesTable): used
 	// instead of fitting them.
 	Nuisances *Nuisances `json:"-" flag:"-"` // no flag: for Go callers only
@@ -63,7 +58,6 @@ type EstimateConfig struct {
 	// rows of half B for the cross route), or the fixed σ Bandwidth.
 	Bandwidth float64 "flag:\"bandwidth\" parse:\"bandwidth\" help:\"Gaussian kernel bandwidth σ on h, or median (the median heuristic on h: the median distance between rows of h, of any width)\" help.test:\"Gaussian kernel bandwidth σ on h, or median (the median heuristic on h: of half B for the cross route)\""
 	Median    bool
-	Runtime   `json:"-"` // Args unused
 }
 
 // DefaultEstimateConfig returns the defaults of invmmd estimate: the estimators obs, ip,
@@ -72,20 +66,11 @@ type EstimateConfig struct {
 func DefaultEstimateConfig() EstimateConfig {
 	return EstimateConfig{
 		Nets:    DefaultNets(),
-		Folds:   DefaultFolds,
+		Source:  Source{Folds: DefaultFolds},
 		Methods: []method.Method{method.Obs, method.IP, method.Reg, method.DR, method.DRPO},
 		Median:  true,
 	}
 }
-
-// The split on which Estimate fits G and m when they are not given: a random 70% of the
-// rows to fit, 20% held out for the stopping rule (the validation NLL that picks the best
-// epoch and stops after Nets.AuxPatience epochs without a better one), and 10% unused,
-// seeded by Nets.AuxSeed.
-const (
-	estimateAuxValFrac  = 0.2
-	estimateAuxTestFrac = 0.1
-)
 
 // Validate checks every setting that can be checked before the table is read (Data
 // included, which Estimate reads); it returns a *FieldError.
@@ -150,14 +135,6 @@ func seCell(se float64) string {
 		return ""
 	}
 	return strconv.FormatFloat(se, 'g', -1, 64)
-}
-
-// folds returns the folds of the cross-fitting: Folds, or DefaultFolds when 0.
-func (c EstimateConfig) folds() int {
-	if c.Folds == 0 {
-		return DefaultFolds
-	}
-	return c.Folds
 }
 
 // keepRows returns the rows (and outputs) that keep marks.
@@ -398,17 +375,25 @@ func (e *Estimates) Scale() string { return MMD2Scale(e.ZMap != nil, e.Unconditi
 // to be read as a number), and mmd2_scale, the estimand and its scale (Scale). Values are written with strconv's shortest round-trip form; a
 // NaN as "NaN".
 func (e *Estimates) CSV(w io.Writer) error {
-	cw := csv.NewWriter(w)
-	if err := cw.Write([]string{"method", "value", "se", "unreliable", "impossible", "mmd2_scale"}); err != nil {
-		return err
-	}
-	for _, r := range e.Results {
+	return writeCSVRows(w, []string{"method", "value", "se", "unreliable", "impossible", "mmd2_scale"}, len(e.Results), func(k int) []string {
+		r := e.Results[k]
 		var u []string
 		for _, y := range r.Report.Unreliable() {
 			u = append(u, stratumName(y, false, e.Classes))
 		}
-		if err := cw.Write([]string{r.Method.String(), strconv.FormatFloat(r.Value, 'g', -1, 64), seCell(r.ValueSE),
-			strings.Join(u, ";"), strings.Join(impossibleStrata(r, e.Classes), ";"), e.Scale()}); err != nil {
+		return []string{r.Method.String(), strconv.FormatFloat(r.Value, 'g', -1, 64), seCell(r.ValueSE),
+			strings.Join(u, ";"), strings.Join(impossibleStrata(r, e.Classes), ";"), e.Scale()}
+	})
+}
+
+// writeCSVRows writes header and the n rows that row returns to w as CSV.
+func writeCSVRows(w io.Writer, header []string, n int, row func(int) []string) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(header); err != nil {
+		return err
+	}
+	for k := range n {
+		if err := cw.Write(row(k)); err != nil {
 			return err
 		}
 	}

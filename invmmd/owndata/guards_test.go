@@ -216,7 +216,7 @@ func TestOnceEach(t *testing.T) {
 // library's Options.DropUnreliable; the warning of dropped strata is unchanged.
 func TestHistoryWarningNamesTheSetting(t *testing.T) {
 	cfg := DefaultConfig()
-	cfg.Names = tabular.Names{"KeepUnreliable": "-keep-unreliable"}
+	cfg.Names = tabular.Names{"DropUnreliable": "-keep-unreliable"}
 	for _, tc := range []struct {
 		name       string
 		hist       train.History

@@ -2,7 +2,6 @@ package owndata
 
 import (
 	"context"
-	"encoding/csv"
 	"fmt"
 	"io"
 	"math"
@@ -367,17 +366,10 @@ func (t *Tests) Markdown() string {
 // statistic, the p-value, and the reasons the p-value may not be trusted separated by
 // "; " (empty when none). Values are written with strconv's shortest round-trip form.
 func (t *Tests) CSV(w io.Writer) error {
-	cw := csv.NewWriter(w)
-	if err := cw.Write([]string{"method", "statistic", "p_value", "unreliable"}); err != nil {
-		return err
-	}
-	for _, r := range t.Results {
-		if err := cw.Write([]string{r.Method.String(), strconv.FormatFloat(r.Statistic, 'g', -1, 64), strconv.FormatFloat(r.PValue, 'g', -1, 64), classText(strings.Join(r.Unreliable, "; "), t.Classes)}); err != nil {
-			return err
-		}
-	}
-	cw.Flush()
-	return cw.Error()
+	return writeCSVRows(w, []string{"method", "statistic", "p_value", "unreliable"}, len(t.Results), func(k int) []string {
+		r := t.Results[k]
+		return []string{r.Method.String(), strconv.FormatFloat(r.Statistic, 'g', -1, 64), strconv.FormatFloat(r.PValue, 'g', -1, 64), classText(strings.Join(r.Unreliable, "; "), t.Classes)}
+	})
 }
 
 // WriteCSVFile writes CSV to a new file at path, refusing one that exists.

@@ -301,7 +301,7 @@ func TestSharedNuisances(t *testing.T) {
 			t.Fatal(err)
 		}
 		ec := DefaultEstimateConfig()
-		ec.Y, ec.Z, ec.H, ec.X, ec.ZKind = "y", "z", "h", []string{"x1", "x2"}, kind.String()
+		ec.Y, ec.Z, ec.H, ec.X, ec.ZKind = "y", "z", "h", []string{"x1", "x2"}, ZKind(kind.String())
 		ec.Hidden, ec.AuxEpochs = []int{8}, 20
 		ec.Methods = []method.Method{method.DR, method.IP}
 		nu, err := FitNuisancesTable(ctx, tab, ec)
@@ -323,7 +323,7 @@ func TestSharedNuisances(t *testing.T) {
 			}
 		}
 		tc := DefaultTestConfig()
-		tc.Y, tc.Z, tc.H, tc.X, tc.ZKind, tc.Hidden, tc.AuxEpochs = "y", "z", "h", []string{"x1", "x2"}, kind.String(), []int{8}, 20
+		tc.Y, tc.Z, tc.H, tc.X, tc.ZKind, tc.Hidden, tc.AuxEpochs = "y", "z", "h", []string{"x1", "x2"}, ZKind(kind.String()), []int{8}, 20
 		tOwn, err := TestTable(ctx, tab, tc)
 		if err != nil {
 			t.Fatal(err)

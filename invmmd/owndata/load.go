@@ -2,11 +2,8 @@ package owndata
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -54,11 +51,16 @@ func (c EstimateConfig) columns() []string {
 
 // readCSV reads the columns of c from the CSV file c.Data, stopping once ctx is done.
 func (c EstimateConfig) readCSV(ctx context.Context) (*tabular.Table, error) {
+	return readCSV(ctx, c.Data, c.columns(), c.Names, c.keys())
+}
+
+// keys maps each column c reads to its setting's field, for messages (columnKeys).
+func (c EstimateConfig) keys() map[string]string {
 	keys := map[string]string{c.G: "G", c.M: "M"}
 	for _, col := range hColumns(c.H) {
 		keys[col] = "H"
 	}
-	return readCSV(ctx, c.Data, c.columns(), c.Names, c.columnKeys(keys))
+	return c.columnKeys(keys)
 }
 
 // load reads the columns of c from tab and checks, before anything is fitted, what the
@@ -67,20 +69,12 @@ func (c EstimateConfig) readCSV(ctx context.Context) (*tabular.Table, error) {
 // wherever Z is observed. It reports the table to log.
 func (c EstimateConfig) load(tab *tabular.Table, log io.Writer) (*loaded, error) {
 	tab.Names = c.Names
+	keys := c.keys()
 	for _, col := range c.columns() {
 		if tab.Column(col) == nil {
-			key := "X"
-			switch {
-			case col == c.Y:
-				key = "Y"
-			case slices.Contains(tabular.ZColumns(c.Z), col):
-				key = "Z"
-			case slices.Contains(hColumns(c.H), col):
-				key = "H"
-			case col == c.G:
-				key = "G"
-			case col == c.M:
-				key = "M"
+			key, ok := keys[col]
+			if !ok {
+				key = "X"
 			}
 			return nil, &tabular.ColumnError{File: tab.File, Name: col, Setting: c.name(key), Header: tab.Header}
 		}
@@ -198,11 +192,10 @@ func hColumns(h string) []string { return tabular.ZColumns(h) }
 
 // nuisanceFitter fits G and m on some rows of a loaded table and predicts them for every
 // row. split gives the rows to fit on, the held-out rows whose validation NLL picks the
-// best epoch and stops training, and the rest (table row indices); nil draws Estimate's
-// random 70/20/10 split, seeded by c.AuxSeed. It is the one seam where Estimate and Test
-// get fitted nuisances (fitNuisancesMLP; cross-fitting goes here), and where a test sees
-// which rows fitted what.
-type nuisanceFitter func(ctx context.Context, l *loaded, c EstimateConfig, roles []train.Role, split *[3][]int, log io.Writer, warn *warner) (nuisancePred, AuxReport, error)
+// best epoch and stops training, and the rest (table row indices). It is the one seam
+// where Estimate and Test get fitted nuisances (fitNuisancesMLP; cross-fitting calls it
+// once per fold and model), and where a test sees which rows fitted what.
+type nuisanceFitter func(ctx context.Context, l *loaded, c EstimateConfig, roles []train.Role, split [3][]int, warn *warner) (nuisancePred, AuxReport, error)
 
 // nuisancePred are G's and m's predictions for every row of a table.
 type nuisancePred struct {
@@ -213,16 +206,9 @@ type nuisancePred struct {
 // fitNuisancesMLP is the nuisanceFitter of the commands: MLPs of c.Hidden fitted on the
 // encoded features c.X and Y of the rows split[0] (fitAux), stopped by split[1], for the
 // models roles names (G, m; empty: both).
-func fitNuisancesMLP(ctx context.Context, l *loaded, c EstimateConfig, roles []train.Role, split *[3][]int, log io.Writer, warn *warner) (nuisancePred, AuxReport, error) {
-	spec := tabular.Spec{Y: c.Y, Classes: l.classes, Z: c.Z, ZKind: l.kind, YPositive: c.YPositive, ZPositive: c.ZPositive, X: c.X,
-		ValFrac: estimateAuxValFrac, TestFrac: estimateAuxTestFrac, Seed: c.AuxSeed}
-	var d *tabular.Data
-	var err error
-	if split == nil {
-		d, err = tabular.Build(l.tab, spec)
-	} else {
-		d, err = tabular.BuildRows(l.tab, spec, *split)
-	}
+func fitNuisancesMLP(ctx context.Context, l *loaded, c EstimateConfig, roles []train.Role, split [3][]int, warn *warner) (nuisancePred, AuxReport, error) {
+	spec := tabular.Spec{Y: c.Y, Classes: l.classes, Z: c.Z, ZKind: l.kind, YPositive: c.YPositive, ZPositive: c.ZPositive, X: c.X}
+	d, err := tabular.BuildRows(l.tab, spec, split)
 	if err != nil {
 		return nuisancePred{}, AuxReport{}, err
 	}
@@ -230,21 +216,12 @@ func fitNuisancesMLP(ctx context.Context, l *loaded, c EstimateConfig, roles []t
 	if err := checkMemory(c.Columns, c.Nets, "G and m", d.Encoder.Dim()+max(1, len(l.classes)), auxOutputs(l.nu, l.zmap), d.Splits.Train.Len(), false); err != nil {
 		return nuisancePred{}, AuxReport{}, err
 	}
-	if split == nil {
-		fmt.Fprintf(log, "fitting G and m: MLP %v on the %d encoded inputs of the features and Y, on a random 70%% of the rows (20%% held out for early stopping)\n", c.Hidden, d.Encoder.Dim())
-	} else {
-		fmt.Fprintf(log, "fitting G and m: MLP %v on the %d encoded inputs of the features and Y, on %d rows (%d more held out for early stopping)\n", c.Hidden, d.Encoder.Dim(), len(split[0]), len(split[1]))
-	}
 	aux, rep, err := fitAux(ctx, c.Backend, c.Nets, d.Splits, l.zmap, roles...)
 	if err != nil {
 		return nuisancePred{}, AuxReport{}, err
 	}
 	rep.On = fmt.Sprintf("%d rows (validation NLL on %d held-out rows)", d.Splits.Train.Len(), d.Splits.Val.Len())
-	all := make([]int, l.tab.Len())
-	for i := range all {
-		all[i] = i
-	}
-	xs, _, err := d.Encoder.Encode(l.tab, all)
+	xs, _, err := d.Encoder.Encode(l.tab, allRows(l.tab.Len()))
 	if err != nil {
 		return nuisancePred{}, AuxReport{}, err
 	}
@@ -257,29 +234,6 @@ func fitNuisancesMLP(ctx context.Context, l *loaded, c EstimateConfig, roles []t
 		return nuisancePred{G: p.G, M: p.M, MPsi: p.MPsi}, nil
 	})
 	return pred, rep, err
-}
-
-// CheckNewFile checks, before any work, an output file a command will write: that it
-// does not exist (results on disk are never replaced unasked), that it is not the input
-// data file, and that its folder exists and can be written.
-func CheckNewFile(path, data string) error {
-	if a, errA := filepath.Abs(path); errA == nil {
-		if b, errB := filepath.Abs(data); errB == nil && a == b {
-			return fmt.Errorf("%s is the data file", path)
-		}
-	}
-	if _, err := os.Lstat(path); err == nil {
-		return fmt.Errorf("%s exists; remove it or name another file", path)
-	} else if !errors.Is(err, os.ErrNotExist) {
-		return err
-	}
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, ".invmmd-write-test*")
-	if err != nil {
-		return fmt.Errorf("%s cannot be written: %w", path, err)
-	}
-	f.Close()
-	return os.Remove(f.Name())
 }
 
 // checkEstimators refuses methods that have no estimate (none) or need the true G.

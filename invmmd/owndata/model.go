@@ -249,7 +249,7 @@ func LoadModel(dir string) (*Model, error) {
 	wpath := filepath.Join(dir, WeightsFile)
 	ws, err := train.ReadWeights(wpath)
 	if err != nil {
-		return nil, fmt.Errorf("%w", err)
+		return nil, err
 	}
 	shapes := make([]train.VarShape, len(ws))
 	for i, w := range ws {

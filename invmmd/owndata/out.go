@@ -48,9 +48,9 @@ type Settings struct {
 	Lambdas        []float64 `json:"lambdas,omitempty"` // a fit over several λ (Config.Lambdas)
 	Nets           Nets      `json:"nets"`
 	DropUnreliable bool      `json:"drop_unreliable"`
-	Objective      string    `json:"objective"` // the training objective (train.Objectives)
+	Objective      Objective `json:"objective"` // the training objective (train.Objectives)
 	// Represent is the layer the penalty acted on when it is not the logit ("features").
-	Represent string `json:"represent,omitempty"`
+	Represent Represent `json:"represent,omitempty"`
 	// HeldOutBandwidth is the held-out estimates' and tests' kernel rule: "median", or σ.
 	HeldOutBandwidth string `json:"heldout_bandwidth"`
 	Backend          string `json:"backend"` // backend.Config() for the shared backend, else the backend's name
@@ -59,12 +59,12 @@ type Settings struct {
 // settingsOf returns cfg's Settings for the data of content hash hash ("" before the data
 // is read: compared without it).
 func settingsOf(cfg Config, hash string) Settings {
-	s := Settings{Data: cfg.Data, DataHash: hash, Columns: cfg.Columns, Split: cfg.Split, Lambda: cfg.Lambda, Lambdas: lambdasOf(cfg), Nets: cfg.Nets, DropUnreliable: !cfg.KeepUnreliable, Objective: cfg.Objective}
+	s := Settings{Data: cfg.Data, DataHash: hash, Columns: cfg.Columns, Split: cfg.Split, Lambda: cfg.Lambda, Lambdas: lambdasOf(cfg), Nets: cfg.Nets, DropUnreliable: cfg.DropUnreliable, Objective: cfg.Objective}
 	if s.Objective == "" {
-		s.Objective = "paper"
+		s.Objective = ObjectivePaper
 	}
-	if r, err := train.ParseRepresentation(cfg.Represent); err == nil && r == train.RepresentFeatures {
-		s.Represent = r.String()
+	if r, err := cfg.Represent.representation(); err == nil && r == train.RepresentFeatures {
+		s.Represent = RepresentFeatures
 	}
 	s.HeldOutBandwidth = "median"
 	if !cfg.Median {
@@ -119,12 +119,6 @@ type RunFile struct {
 
 // runName is the name of a method and seed's run file and model folder: METHOD-seedS.
 func runName(m method.Method, seed uint64) string { return fmt.Sprintf("%s-seed%d", m, seed) }
-
-// runPath returns the file where Fit records method m with seed under out:
-// out/runs/METHOD-seedS.json.
-func runPath(out string, m method.Method, seed uint64) string {
-	return filepath.Join(out, RunsDir, runName(m, seed)+".json")
-}
 
 // outFolder is a fit's output folder, locked, and the observer that writes it: config.json
 // once the nuisances are fitted, each run's model and file as it finishes, and the tables

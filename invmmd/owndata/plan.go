@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
 	"path/filepath"
 	"strings"
 
@@ -70,49 +69,45 @@ type Observer interface {
 // second writer, checked against what it holds) before the file is read, reads the file
 // (stopping once ctx is done) and makes the plan as PrepareTable does. The caller must
 // Close the plan.
-func Prepare(ctx context.Context, cfg Config) (*Plan, error) {
-	if err := cfg.validate(true); err != nil {
-		return nil, err
-	}
-	out, note, err := openIfSet(cfg)
-	if err != nil {
-		return nil, err
-	}
-	cols := cfg.spec().Columns()
-	tab, err := readCSV(ctx, cfg.Data, cols, cfg.Names, cfg.columnKeys(map[string]string{cfg.Split: "Split"}))
-	if err != nil {
-		out.abandon()
-		return nil, err
-	}
-	return newPlan(tab, cfg, out, note)
-}
+func Prepare(ctx context.Context, cfg Config) (*Plan, error) { return prepare(ctx, nil, cfg) }
 
 // PrepareTable plans a fit of the table tab, held in memory (tabular.NewTable) or read
 // already: cfg is validated as by Prepare except that Data, which only names the table
 // in messages and records, may be empty (tab.File is used). The caller must Close the plan.
 func PrepareTable(ctx context.Context, tab *tabular.Table, cfg Config) (*Plan, error) {
-	if err := cfg.validate(false); err != nil {
+	return prepare(ctx, tab, cfg)
+}
+
+// prepare plans a fit of tab, or with tab nil of the file cfg.Data, read once the output
+// folder is open.
+func prepare(ctx context.Context, tab *tabular.Table, cfg Config) (*Plan, error) {
+	if err := cfg.validate(tab == nil); err != nil {
 		return nil, err
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
+	if tab != nil {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 	}
 	if cfg.Data == "" {
 		cfg.Data = tab.File
 	}
-	out, note, err := openIfSet(cfg)
-	if err != nil {
-		return nil, err
+	var out *outFolder
+	var note string
+	var err error
+	if cfg.Out != "" {
+		if out, note, err = openOut(cfg); err != nil {
+			return nil, err
+		}
+	}
+	if tab == nil {
+		keys := cfg.columnKeys(map[string]string{cfg.Split: "Split"})
+		if tab, err = readCSV(ctx, cfg.Data, cfg.spec().Columns(), cfg.Names, keys); err != nil {
+			out.abandon()
+			return nil, err
+		}
 	}
 	return newPlan(tab, cfg, out, note)
-}
-
-// openIfSet opens cfg's output folder when it has one.
-func openIfSet(cfg Config) (*outFolder, string, error) {
-	if cfg.Out == "" {
-		return nil, "", nil
-	}
-	return openOut(cfg)
 }
 
 // newPlan makes the plan of tab under cfg, with its output folder out (nil for none),
@@ -242,12 +237,8 @@ func (p *Plan) fitWeighted(ctx context.Context) (*train.Aux, AuxReport, error) {
 	if err != nil {
 		return nil, gRep, err
 	}
-	w := make([]float64, tr.Len())
-	for i, g := range gAux.Train.G {
-		w[i] = 1 / math.Max(g, invmmd.DefaultGFloor)
-	}
 	plain := bandwidthOfMap(d.ZMap)
-	zmap, err := zKernelWeighted(cfg.Columns, d.Table.File, tr.Nuisance, tr.ObservedZ(), w)
+	zmap, err := zKernelWeighted(cfg.Columns, d.Table.File, tr.Nuisance, tr.ObservedZ(), gAux.Train.G)
 	if err != nil {
 		return nil, gRep, err
 	}

@@ -29,7 +29,13 @@ func (m *Model) Features() []string {
 // ReadTable reads the model's feature columns from a CSV file (a column the file lacks is
 // named as "a feature the model was trained on").
 func (m *Model) ReadTable(path string) (*tabular.Table, error) {
-	tab, err := tabular.ReadFile(path, m.Features())
+	return m.readFeatures(context.Background(), path)
+}
+
+// readFeatures reads the model's feature columns from the CSV file at path, stopping once
+// ctx is done.
+func (m *Model) readFeatures(ctx context.Context, path string) (*tabular.Table, error) {
+	tab, err := tabular.ReadFileContext(ctx, path, m.Features())
 	var ce *tabular.ColumnError
 	if errors.As(err, &ce) {
 		ce.Setting = "a feature the model was trained on"
@@ -38,7 +44,9 @@ func (m *Model) ReadTable(path string) (*tabular.Table, error) {
 }
 
 // ReadTableContext reads the model's feature columns from the CSV file at path, as
-// ReadTable, and checks its labels, as CheckLabels; each read stops once ctx is done.
+// ReadTable, once it has read its label column, when the file has one, and refused a row
+// whose label is a class the model was not trained on (checkLabel; a file without the
+// column passes: predict needs only the features). Each read stops once ctx is done.
 func (m *Model) ReadTableContext(ctx context.Context, path string) (*tabular.Table, error) {
 	if len(m.Info.Classes) > 0 || m.Info.YPositive == "" || m.Info.YNegative != "" {
 		tab, err := tabular.ReadFileContext(ctx, path, []string{m.Info.Y})
@@ -53,32 +61,7 @@ func (m *Model) ReadTableContext(ctx context.Context, path string) (*tabular.Tab
 			}
 		}
 	}
-	tab, err := tabular.ReadFileContext(ctx, path, m.Features())
-	var ce *tabular.ColumnError
-	if errors.As(err, &ce) {
-		ce.Setting = "a feature the model was trained on"
-	}
-	return tab, err
-}
-
-// CheckLabels reads the model's label column from the CSV file at path when the file has
-// one, and refuses a row whose label is a class the model was not trained on (an error
-// naming file, line, column and value; a missing label is allowed). A file without the
-// column passes: predict needs only the features. A binary model's classes are 0 and 1,
-// or its YPositive and YNegative (a folder that did not record YNegative: not checked).
-func (m *Model) CheckLabels(path string) error {
-	if len(m.Info.Classes) == 0 && m.Info.YPositive != "" && m.Info.YNegative == "" {
-		return nil // a binary model of a folder that did not record its value read as 0
-	}
-	tab, err := tabular.ReadFile(path, []string{m.Info.Y})
-	var ce *tabular.ColumnError
-	if errors.As(err, &ce) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	return m.checkLabel(tab)
+	return m.readFeatures(ctx, path)
 }
 
 // checkLabel refuses a row of tab (read with the model's label column) whose label is a
@@ -126,15 +109,7 @@ func (m *Model) Predict(t *tabular.Table) ([]float64, []string, error) {
 	if m.heads > 0 {
 		return nil, nil, fmt.Errorf("%s predicts %d classes (%s): use PredictClasses", m.Dir, m.heads, strings.Join(m.Info.Classes, ", "))
 	}
-	set, warn, err := m.prepare(t)
-	if err != nil {
-		return nil, nil, err
-	}
-	p, err := m.h.Probabilities(set)
-	if err != nil {
-		return nil, nil, err
-	}
-	return p, warn, nil
+	return m.predict(t, (*train.Model).Probabilities)
 }
 
 // ClassNames returns the names of the classes whose probabilities PredictClasses gives, in
@@ -153,11 +128,17 @@ func (m *Model) ClassNames() []string {
 // PredictClasses returns the probability of each class (ClassNames) for every row of t,
 // row-major (t.Len() × K; K = 2 for a binary label: 1 − p and p), with Predict's warnings.
 func (m *Model) PredictClasses(t *tabular.Table) ([]float64, []string, error) {
+	return m.predict(t, (*train.Model).ClassProbabilities)
+}
+
+// predict returns what f says of the rows of t, encoded as in training, with the
+// encoder's warnings.
+func (m *Model) predict(t *tabular.Table, f func(*train.Model, *dataset.Set) ([]float64, error)) ([]float64, []string, error) {
 	set, warn, err := m.prepare(t)
 	if err != nil {
 		return nil, nil, err
 	}
-	p, err := m.h.ClassProbabilities(set)
+	p, err := f(m.h, set)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -169,11 +150,7 @@ func (m *Model) prepare(t *tabular.Table) (*dataset.Set, []string, error) {
 	if t.Len() == 0 {
 		return nil, nil, fmt.Errorf("%s has no rows to predict", t.File)
 	}
-	rows := make([]int, t.Len())
-	for i := range rows {
-		rows[i] = i
-	}
-	x, warn, err := m.Info.Encoder.Encode(t, rows)
+	x, warn, err := m.Info.Encoder.Encode(t, allRows(t.Len()))
 	if err != nil {
 		return nil, nil, err
 	}

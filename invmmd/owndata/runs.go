@@ -124,14 +124,14 @@ func (t *Trained) HeldOutText() string {
 func trainH(ctx context.Context, cfg Config, sp dataset.Splits, aux *train.Aux, m method.Method, seed uint64, jointScale float64) (*train.Model, *train.History, error) {
 	fitCount.h.Add(1)
 	tc := train.Config{Method: m, Lambda: cfg.Lambda, BatchSize: min(cfg.Batch, sp.Train.Len()), Epochs: cfg.Epochs, Patience: cfg.Patience,
-		LearningRate: cfg.LearningRate, Seed: seed, Estimator: invmmd.Options{MinESS: cfg.MinESS, DropUnreliable: !cfg.KeepUnreliable, JointScale: jointScale}}
-	obj, err := cfg.objective()
+		LearningRate: cfg.LearningRate, Seed: seed, Estimator: invmmd.Options{MinESS: cfg.MinESS, DropUnreliable: cfg.DropUnreliable, JointScale: jointScale}}
+	obj, err := cfg.Objective.objective()
 	if err != nil {
 		return nil, nil, err
 	}
 	obj.Apply(&tc)
-	if tc.Represent, err = train.ParseRepresentation(cfg.Represent); err != nil {
-		return nil, nil, &FieldError{Field: "Represent", Value: cfg.Represent, Err: err}
+	if tc.Represent, err = cfg.Represent.representation(); err != nil {
+		return nil, nil, err
 	}
 	model, hist, err := train.Fit(ctx, sp, aux, models.MLP{Hidden: cfg.Hidden, Seed: seed}, tc, train.Runtime{Backend: cfg.Backend})
 	if err != nil {
@@ -176,8 +176,12 @@ func (p *Plan) Train(ctx context.Context, aux *train.Aux, m method.Method, seed 
 	t.Row = Row{Method: m.String(), Seed: seed, TestAcc: met.TestAcc, TestAUC: met.TestAUC, ValAcc: met.ValAcc,
 		DR: held[0].Value, IP: ip.Value, DRSE: held[0].ValueSE, IPSE: ip.ValueSE, Unreliable: unreliableList(held, classes), Dropped: hist.DroppedStrata,
 		HStop: stopOf(hist), DRImpossible: impossible(held[0]), IPImpossible: impossible(ip), Scale: MMD2Scale(sp.Train.Nuisance.Kind != dataset.BinaryZ, false), HeldOutFull: full}
+	logits, err := await(ctx, func() (invmmd.Rep, error) { return model.LogitsRep(sp.Test) })
+	if err != nil {
+		return nil, err
+	}
 	var testWarn []string
-	t.Tests, testWarn, err = heldOutTests(ctx, cfg, model, sp, aux, seed, method.DR)
+	t.Tests, testWarn, err = heldOutTests(ctx, cfg, logits, sp, aux, seed, method.DR)
 	if err != nil {
 		return nil, err
 	}
@@ -193,7 +197,7 @@ func (p *Plan) Train(ctx context.Context, aux *train.Aux, m method.Method, seed 
 	if k := sp.Train.NumClasses(); m.Penalised() && hist.Steps > 0 {
 		if off := float64(hist.DroppedStrata) / float64(hist.Steps*k); off > 0.5 {
 			t.Warnings = append(t.Warnings, fmt.Sprintf("h (%v, seed %d): the penalty was off on %.0f%% of its stratum-steps (%d of %d dropped as unreliable): λ had little effect; "+
-				"use larger batches (%s), or keep the unreliable strata (%s)", m, seed, 100*off, hist.DroppedStrata, hist.Steps*k, cfg.name("Batch"), cfg.name("KeepUnreliable")))
+				"use larger batches (%s), or keep the unreliable strata (%s)", m, seed, 100*off, hist.DroppedStrata, hist.Steps*k, cfg.name("Batch"), cfg.unreliableSetting(false)))
 		}
 	}
 	if w := stopWarning(fmt.Sprintf("h (%v, seed %d)", m, seed), t.Row.HStop, cfg.name("Epochs")); w != "" {
@@ -355,24 +359,6 @@ func bandwidthOf(h invmmd.Rep, sigma float64, median bool) (float64, error) {
 	return s, nil
 }
 
-// heldOutTests tests H₀: h ⊥ Z | Y on the test split of sp by the pseudo-outcome of each
-// of methods (with Ĝ and m̂ of aux), by the cross route with a random half of each (Y, Δ)
-// cell of the test rows seeded by seed, and σ by cfg's rule (as the held-out estimates).
-// h is the model's prediction (Model.LogitsRep): its logit, or with a label of K > 2
-// classes its K class logits as one representation, tested within each class. Ĝ and m̂
-// were fitted on the training split, so they are out of sample for every test row and
-// the cross route's p-values are valid (given that G or m is right, as the method needs).
-// A method whose test fails (e.g. a stratum of the test split with fewer than 2 observed
-// Z in a half) is left out, with a warning saying why; err is for h or the rows that
-// cannot be had at all, or ctx done.
-func heldOutTests(ctx context.Context, cfg Config, model *train.Model, sp dataset.Splits, aux *train.Aux, seed uint64, methods ...method.Method) ([]invmmd.TestResult, []string, error) {
-	h, err := await(ctx, func() (invmmd.Rep, error) { return model.LogitsRep(sp.Test) })
-	if err != nil {
-		return nil, nil, err
-	}
-	return heldOutTestsOf(ctx, cfg, h, sp, aux, seed, methods...)
-}
-
 // TestHeldOut tests H₀: h ⊥ Z | Y on the test split as Train's held-out tests do (the
 // cross route, Ĝ and m̂ of aux fitted on the training split, σ by the plan's bandwidth
 // rule, the halves seeded by seed), for outputs h given for the test split's rows in
@@ -382,11 +368,20 @@ func (p *Plan) TestHeldOut(ctx context.Context, aux *train.Aux, h invmmd.Rep, se
 	if n := p.Data.Splits.Test.Len(); h.Len() != n {
 		return nil, nil, fmt.Errorf("owndata: %d outputs for the %d rows of the test split", h.Len(), n)
 	}
-	return heldOutTestsOf(ctx, p.Config, h, p.Data.Splits, aux, seed, methods...)
+	return heldOutTests(ctx, p.Config, h, p.Data.Splits, aux, seed, methods...)
 }
 
-// heldOutTestsOf is heldOutTests for outputs h of the test split's rows.
-func heldOutTestsOf(ctx context.Context, cfg Config, h invmmd.Rep, sp dataset.Splits, aux *train.Aux, seed uint64, methods ...method.Method) ([]invmmd.TestResult, []string, error) {
+// heldOutTests tests H₀: h ⊥ Z | Y on the test split of sp by the pseudo-outcome of each
+// of methods (with Ĝ and m̂ of aux), by the cross route with a random half of each (Y, Δ)
+// cell of the test rows seeded by seed, and σ by cfg's rule (as the held-out estimates).
+// h, given for the test rows, is the model's prediction in Train (Model.LogitsRep): its
+// logit, or with a label of K > 2 classes its K class logits as one representation,
+// tested within each class. Ĝ and m̂ were fitted on the training split, so they are out
+// of sample for every test row and the cross route's p-values are valid (given that G or
+// m is right, as the method needs). A method whose test fails (e.g. a stratum of the test
+// split with fewer than 2 observed Z in a half) is left out, with a warning saying why;
+// err is for rows that cannot be had at all, or ctx done.
+func heldOutTests(ctx context.Context, cfg Config, h invmmd.Rep, sp dataset.Splits, aux *train.Aux, seed uint64, methods ...method.Method) ([]invmmd.TestResult, []string, error) {
 	rows, err := train.RowsFor(sp.Test, &aux.Test, aux.ZMap)
 	if err != nil {
 		return nil, nil, err
@@ -434,8 +429,22 @@ func unreliableList(res []invmmd.Result, classes []string) string {
 }
 
 // historyWarning is hist's warning (train.History.Warning) in the terms of cfg's
-// settings: the setting that keeps unreliable strata (-keep-unreliable), not the library's
-// option.
+// settings: the setting that drops unreliable strata (leaving out -keep-unreliable), not
+// the library's option.
 func historyWarning(hist *train.History, cfg Config) string {
-	return strings.Replace(hist.Warning(), train.DropHint, "leave out "+cfg.name("KeepUnreliable")+" to drop them from the penalty", 1)
+	return strings.Replace(hist.Warning(), train.DropHint, cfg.unreliableSetting(true)+" to drop them from the penalty", 1)
+}
+
+// unreliableSetting says how a caller drops (drop) or keeps unreliable strata in the
+// training penalty, in its own words: by leaving out or giving the command line's flag
+// (-keep-unreliable, which Names maps DropUnreliable to), or DropUnreliable = drop.
+func (c Config) unreliableSetting(drop bool) string {
+	n := c.name("DropUnreliable")
+	switch {
+	case n == "DropUnreliable":
+		return fmt.Sprintf("DropUnreliable = %t", drop)
+	case drop:
+		return "leave out " + n
+	}
+	return n
 }

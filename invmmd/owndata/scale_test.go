@@ -49,7 +49,7 @@ func TestFitHeldOutOnEstimatesScale(t *testing.T) {
 	for _, kind := range []dataset.ZKind{dataset.CategoricalZ, dataset.ContinuousZ} {
 		tab, k, split := splitTable(t, 2400, kind, 3)
 		cfg := DefaultConfig()
-		cfg.Y, cfg.Z, cfg.X, cfg.Split, cfg.ZKind = "y", "z", []string{"x1", "x2"}, "split", kind.String()
+		cfg.Y, cfg.Z, cfg.X, cfg.Split, cfg.ZKind = "y", "z", []string{"x1", "x2"}, "split", ZKind(kind.String())
 		cfg.ZMap.Bandwidth = 0.5
 		cfg.Hidden, cfg.Epochs, cfg.AuxEpochs = []int{8}, 5, 10
 		cfg.Out = ""
@@ -87,7 +87,7 @@ func TestFitHeldOutOnEstimatesScale(t *testing.T) {
 			t.Fatal(err)
 		}
 		ec := DefaultEstimateConfig()
-		ec.Y, ec.Z, ec.H, ec.G, ec.ZKind, ec.ZMap = "y", "z", "h", "g", kind.String(), cfg.ZMap
+		ec.Y, ec.Z, ec.H, ec.G, ec.ZKind, ec.ZMap = "y", "z", "h", "g", ZKind(kind.String()), cfg.ZMap
 		ec.Methods, ec.Bandwidth, ec.Median = []method.Method{method.IP}, tr.Sigma, false
 		est, err := EstimateTable(ctx, test, ec)
 		if err != nil {

@@ -1,6 +1,8 @@
 package owndata
 
 import (
+	"encoding/json"
+	"os"
 	"reflect"
 	"slices"
 	"testing"
@@ -36,7 +38,11 @@ func TestEveryFitFlagIsInTheSettings(t *testing.T) {
 			}
 			cfg := DefaultConfig()
 			v := reflect.ValueOf(&cfg).Elem().FieldByIndex(idx)
-			switch p := v.Addr().Interface().(type) {
+			p := v.Addr().Interface()
+			if v.Kind() == reflect.String { // a named choice (ZKind, Objective, Represent) as its text
+				p = v.Addr().Convert(reflect.TypeFor[*string]()).Interface()
+			}
+			switch p := p.(type) {
 			case *string:
 				*p = "other"
 				if f.Name == "Represent" {
@@ -70,5 +76,45 @@ func TestEveryFitFlagIsInTheSettings(t *testing.T) {
 	walk(reflect.TypeOf(Config{}), nil, "")
 	if checked < 25 {
 		t.Errorf("only %d settings checked", checked)
+	}
+}
+
+// TestCommittedConfigResumes: a config.json written before the settings' choices were typed
+// and DropUnreliable became the one field of the unreliable strata (the committed
+// figures/tables/checks/chile_fit_config.json, drop_unreliable true, objective robust) is
+// read back as the settings the same command asks for today, so that -resume keeps its
+// runs, and the settings are written back byte for byte as they were.
+func TestCommittedConfigResumes(t *testing.T) {
+	b, err := os.ReadFile("../../figures/tables/checks/chile_fit_config.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec struct {
+		Settings json.RawMessage `json:"settings"`
+	}
+	if err := json.Unmarshal(b, &rec); err != nil {
+		t.Fatal(err)
+	}
+	var stored Settings
+	if err := json.Unmarshal(rec.Settings, &stored); err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig() // invmmd fit -data data/chile/chile.csv -y vote -z sex -z-positive F ...
+	cfg.Data, cfg.Y, cfg.Z, cfg.ZPositive = "data/chile/chile.csv", "vote", "sex", "F"
+	want := settingsOf(cfg, stored.DataHash)
+	want.Backend = stored.Backend // the machine's, not the settings'
+	if d := diffSettings(stored, want); len(d) > 0 || !stored.DropUnreliable || stored.Objective != ObjectiveRobust {
+		t.Errorf("the committed settings differ from today's defaults: %v (drop_unreliable %v, objective %q)", d, stored.DropUnreliable, stored.Objective)
+	}
+	again, err := json.MarshalIndent(stored, "  ", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(again) != string(rec.Settings) {
+		t.Errorf("the settings are written back otherwise:\n%s\nwant\n%s", again, rec.Settings)
+	}
+	cfg.DropUnreliable = false
+	if settingsOf(cfg, "").DropUnreliable {
+		t.Error("DropUnreliable false is recorded as drop_unreliable true")
 	}
 }

@@ -2,7 +2,6 @@ package owndata
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -149,12 +148,9 @@ type fakeFitter struct {
 	roles  [][]train.Role
 }
 
-func (f *fakeFitter) fit(_ context.Context, l *loaded, _ EstimateConfig, roles []train.Role, split *[3][]int, _ io.Writer, _ *warner) (nuisancePred, AuxReport, error) {
-	if split == nil {
-		return nuisancePred{}, AuxReport{}, fmt.Errorf("no split")
-	}
-	f.split = *split
-	f.splits, f.roles = append(f.splits, *split), append(f.roles, roles)
+func (f *fakeFitter) fit(_ context.Context, l *loaded, _ EstimateConfig, roles []train.Role, split [3][]int, _ *warner) (nuisancePred, AuxReport, error) {
+	f.split = split
+	f.splits, f.roles = append(f.splits, split), append(f.roles, roles)
 	n := l.tab.Len()
 	p := nuisancePred{G: make([]float64, n), M: make([]float64, n)}
 	for i := range p.G {
@@ -496,8 +492,8 @@ func TestGivenGFitsNoGAndWarnsNoPositivity(t *testing.T) {
 	}
 	for _, given := range []bool{true, false} {
 		f := &fakeFitter{}
-		lowG := func(ctx context.Context, l *loaded, c EstimateConfig, roles []train.Role, split *[3][]int, w io.Writer, wr *warner) (nuisancePred, AuxReport, error) {
-			p, rep, err := f.fit(ctx, l, c, roles, split, w, wr)
+		lowG := func(ctx context.Context, l *loaded, c EstimateConfig, roles []train.Role, split [3][]int, wr *warner) (nuisancePred, AuxReport, error) {
+			p, rep, err := f.fit(ctx, l, c, roles, split, wr)
 			for i := range p.G {
 				p.G[i] = 0.01
 			}

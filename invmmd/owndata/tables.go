@@ -1,7 +1,6 @@
 package owndata
 
 import (
-	"encoding/csv"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -13,12 +12,6 @@ import (
 
 // The files invmmd fit writes: where the models go, the results table (results.md,
 // results.csv), the description of what it was fitted on and the configuration record.
-
-// modelDir returns the folder where Fit saves h trained with method m and seed under out:
-// out/models/METHOD-seedS.
-func modelDir(out string, m method.Method, seed uint64) string {
-	return filepath.Join(out, ModelsDir, runName(m, seed))
-}
 
 // Markdown renders the results table (results.md), with a line saying the held-out MMD²'s
 // estimand and scale (Row.Scale) when the rows record it.
@@ -143,9 +136,8 @@ func (r *Result) write(p *Plan) error {
 // later ones alike.
 func writeCSV(path string, rows []Row) error {
 	return writeAtomic(path, func(f io.Writer) error {
-		w := csv.NewWriter(f)
-		_ = w.Write([]string{"method", "seed", "test_acc", "test_auc", "val_acc", "heldout_mmd_dr", "heldout_mmd_dr_se", "heldout_mmd_ip", "heldout_mmd_ip_se", "unreliable", "dropped_strata", "warning",
-			"heldout_p_dr", "h_best_epoch", "h_stop_epoch", "h_max_epochs", "h_stop_reason", "mmd2_scale", "heldout_full"})
+		header := []string{"method", "seed", "test_acc", "test_auc", "val_acc", "heldout_mmd_dr", "heldout_mmd_dr_se", "heldout_mmd_ip", "heldout_mmd_ip_se", "unreliable", "dropped_strata", "warning",
+			"heldout_p_dr", "h_best_epoch", "h_stop_epoch", "h_max_epochs", "h_stop_reason", "mmd2_scale", "heldout_full"}
 		g := func(v float64) string { return strconv.FormatFloat(v, 'g', 8, 64) }
 		p := func(v PValue) string { // empty when the test failed, or the row predates the tests
 			if v.OK {
@@ -168,12 +160,11 @@ func writeCSV(path string, rows []Row) error {
 			}
 			return ""
 		}
-		for _, r := range rows {
+		return writeCSVRows(f, header, len(rows), func(k int) []string {
+			r := rows[k]
 			s := r.HStop
-			_ = w.Write([]string{r.Label(), strconv.FormatUint(r.Seed, 10), g(r.TestAcc), g(r.TestAUC), g(r.ValAcc), g(r.DR), g(r.DRSE), g(r.IP), g(r.IPSE), r.Unreliable, strconv.Itoa(r.Dropped), r.Warning,
-				p(r.PDR), epoch(s.BestEpoch, s), epoch(s.StopEpoch, s), epoch(s.MaxEpochs, s), string(s.Reason), r.Scale, full(r)})
-		}
-		w.Flush()
-		return w.Error()
+			return []string{r.Label(), strconv.FormatUint(r.Seed, 10), g(r.TestAcc), g(r.TestAUC), g(r.ValAcc), g(r.DR), g(r.DRSE), g(r.IP), g(r.IPSE), r.Unreliable, strconv.Itoa(r.Dropped), r.Warning,
+				p(r.PDR), epoch(s.BestEpoch, s), epoch(s.StopEpoch, s), epoch(s.MaxEpochs, s), string(s.Reason), r.Scale, full(r)}
+		})
 	})
 }
