@@ -36,7 +36,7 @@ type sweepFlags struct {
 }
 
 // register adds the shared flags to fs; their defaults are said from the study's sweeps.
-func (s *sweepFlags) register(fs *flag.FlagSet, e experiments.SweepStudy) {
+func (s *sweepFlags) register(fs *flag.FlagSet, e *experiments.SweepStudy) {
 	paper, quick := e.DefaultSweep(false), e.DefaultSweep(true)
 	fs.BoolVar(&s.quick, "quick", false, "small data and few epochs (minutes), for tests and notebooks; writes to "+quickOut()+" unless -out is given")
 	fs.StringVar(&s.methods, "methods", "", "comma-separated methods: "+method.List(method.Paper())+" and the extensions "+method.List(method.Extensions())+"; all: the experiment's own list (above); default: all, or "+method.List(quick.Methods)+" with -quick")
@@ -87,7 +87,7 @@ func (s *sweepFlags) config(stderr io.Writer) (experiments.RunConfig, error) {
 // defaults fills the grid flags left empty with the study's default sweep (its paper-size
 // one, or its quick one with -quick), and "-methods all" with the paper-size sweep's
 // methods, the experiment's own list.
-func (s *sweepFlags) defaults(e experiments.SweepStudy) {
+func (s *sweepFlags) defaults(e *experiments.SweepStudy) {
 	def := e.DefaultSweep(s.quick)
 	switch s.methods {
 	case "":

@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -113,10 +114,6 @@ func RunCalibration(ctx context.Context, cfg CalibrationConfig) (*Calibration, e
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	workers := cfg.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
 	out := &Calibration{Config: cfg, Millis: map[string]float64{}}
 	deltas := append([]float64{0}, cfg.Deltas...)
 	for _, n := range cfg.Sizes {
@@ -127,34 +124,14 @@ func RunCalibration(ctx context.Context, cfg CalibrationConfig) (*Calibration, e
 			}
 			p := make([][]float64, reps) // [replicate][test]
 			ms := make([][]float64, reps)
-			errs := make([]error, reps)
-			var next int
-			var mu sync.Mutex
-			var wg sync.WaitGroup
-			for w := 0; w < workers; w++ {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for {
-						mu.Lock()
-						r := next
-						next++
-						mu.Unlock()
-						if r >= reps || ctx.Err() != nil {
-							return
-						}
-						p[r], ms[r], errs[r] = calibrationReplicate(cfg, n, di, delta, r)
-					}
-				}()
-			}
-			wg.Wait()
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			for r, err := range errs {
-				if err != nil {
-					return nil, fmt.Errorf("calibration: n = %d, δ = %v, replicate %d: %w", n, delta, r, err)
+			err := parallel(ctx, cfg.Workers, reps, func(r int) (err error) {
+				if p[r], ms[r], err = calibrationReplicate(cfg, n, di, delta, r); err != nil {
+					return fmt.Errorf("calibration: n = %d, δ = %v, replicate %d: %w", n, delta, r, err)
 				}
+				return nil
+			})
+			if err != nil {
+				return nil, err
 			}
 			for k, t := range cfg.Tests {
 				row := results.CalibrationRow{N: n, Delta: delta, Method: t.Method.String(), Route: t.Route.String(), Replicates: reps}
@@ -175,6 +152,42 @@ func RunCalibration(ctx context.Context, cfg CalibrationConfig) (*Calibration, e
 		}
 	}
 	return out, nil
+}
+
+// parallel calls fn for every index in [0, n) on workers goroutines (0: one per CPU), and
+// stops handing out indices at the first error or once ctx is done; it returns ctx's
+// error, or else the first error of fn.
+func parallel(ctx context.Context, workers, n int, fn func(i int) error) error {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	var mu sync.Mutex
+	var first error
+	next := 0
+	var wg sync.WaitGroup
+	for range min(workers, n) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				i := next
+				next++
+				stop := i >= n || first != nil || ctx.Err() != nil
+				mu.Unlock()
+				if stop {
+					return
+				}
+				if err := fn(i); err != nil {
+					mu.Lock()
+					first = cmp.Or(first, err)
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return cmp.Or(ctx.Err(), first)
 }
 
 // calibrationReplicate draws one replicate (a sample to fit G and m on and one to test) and

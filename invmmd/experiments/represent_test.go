@@ -38,7 +38,7 @@ func TestWithRepresentation(t *testing.T) {
 			t.Errorf("%s: notes %q, tr mmd note %q", tc.name, exp.Notes[0], exp.TrMMDNote())
 		}
 		s, _ := Studies().Owner(tc.name)
-		v, ok := variantNamed(s.Sweep, tc.name)
+		v, ok := s.Sweep.variantNamed(tc.name)
 		v.Represent = train.RepresentLogits
 		if base, err := s.Sweep.VariantName(v); !ok || err != nil || base != tc.base {
 			t.Errorf("the variant of %q on the logit is %q (%v, %v), want %q", tc.name, base, ok, err, tc.base)

@@ -44,15 +44,15 @@ func SimulationContinuous(size SimulationSize) Experiment {
 // sweep is the paper's methods (the "+" forms read the simulation's true G) at λ = 1 and
 // 5 over the paper's five seeds. It has no options of its own.
 func simulationContinuousStudy() Study {
-	return NewSweep(SweepSpec[struct{}]{
+	return NewSweep(SweepSpec{
 		Name:    "simcont",
 		Summary: "the simulation with a continuous nuisance: the joint MMD² of the paper's appendix H, every method × seeds × λ",
-		Build: func(quick bool, batch int, _ struct{}) (Experiment, error) {
+		Build: func(quick bool, batch int, _ any) (Experiment, error) {
 			return simulationSized(quick, batch, SimulationContinuous), nil
 		},
 		Batch: true,
 		Sweep: RunConfig{Methods: method.Paper(), Lambdas: []float64{1, 5}, Seeds: PaperSeeds()},
 		Quick: RunConfig{Methods: []method.Method{method.None, method.Obs, method.Full, method.DR}, Lambdas: []float64{1}, Seeds: []uint64{1}},
-		Main:  []MainRun[struct{}]{{Quick: 92 * time.Second, Full: 3700 * time.Second}},
+		Main:  []MainRun{{Quick: 92 * time.Second, Full: 3700 * time.Second}},
 	})
 }

@@ -48,7 +48,7 @@ type Study struct {
 	Steps []Step
 	// Sweep is the sweep of an experiment (nil for a bespoke study): the command line's
 	// flags and run, the names its results are stored under.
-	Sweep SweepStudy
+	Sweep *SweepStudy
 	// Merge, when the study keeps per-fit results under OUT/fits, assembles the tables of
 	// the results stored under name (Stores) from the files under a.Out/fits into
 	// a.Out/tables, draws their figures with a.Draw and writes what it made to a.Stdout,
@@ -108,7 +108,7 @@ func (s Study) Main(quick bool) []Step {
 // for a bespoke study that merges per-fit results.
 func (s Study) Stores(name string) bool {
 	if s.Sweep != nil {
-		_, ok := variantNamed(s.Sweep, name)
+		_, ok := s.Sweep.variantNamed(name)
 		return ok
 	}
 	return s.Merge != nil && name == s.Name
@@ -179,8 +179,8 @@ func (l StudyList) Check() error {
 		case s.Summary == "":
 			return fmt.Errorf("experiments: study %q: no summary", name)
 		}
-		if c, ok := s.Sweep.(interface{ check() error }); ok {
-			if err := c.check(); err != nil {
+		if s.Sweep != nil {
+			if err := s.Sweep.check(); err != nil {
 				return err
 			}
 		}
@@ -237,12 +237,12 @@ func (l StudyList) Owner(name string) (Study, bool) {
 // VariantOf returns the sweep, and its variant, whose results are stored under name
 // (e.g. "sim_mf075_robust" gives the simulation with the paper's split and the robust
 // objective), found by naming the sweep's variants, never by parsing name.
-func (l StudyList) VariantOf(name string) (SweepStudy, Variant, bool) {
+func (l StudyList) VariantOf(name string) (*SweepStudy, Variant, bool) {
 	s, ok := l.Owner(name)
 	if !ok || s.Sweep == nil {
 		return nil, Variant{}, false
 	}
-	v, ok := variantNamed(s.Sweep, name)
+	v, ok := s.Sweep.variantNamed(name)
 	return s.Sweep, v, ok
 }
 

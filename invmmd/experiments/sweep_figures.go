@@ -97,7 +97,7 @@ type table struct {
 
 // tables returns the results tables of s's variants under dir (NAME_lambdaΛ.csv), by
 // variant in the order of Variants, then by file name.
-func tables(s SweepStudy, dir string) ([]table, error) {
+func tables(s *SweepStudy, dir string) ([]table, error) {
 	var out []table
 	for _, v := range s.Variants() {
 		name, err := s.VariantName(v)
@@ -127,7 +127,7 @@ func tables(s SweepStudy, dir string) ([]table, error) {
 // (RepresentationFits, as tables/representations_NAME.md and its figure). A table whose λ
 // its configuration record does not list (left by an earlier sweep) is an error, as is a
 // table without rows.
-func (s *Sweep[O]) figures(out string, d Drawer, w io.Writer) ([]string, error) {
+func (s *SweepStudy) figures(out string, d Drawer, w io.Writer) ([]string, error) {
 	dir := filepath.Join(out, "tables")
 	ts, err := tables(s, dir)
 	if err != nil {

@@ -258,9 +258,9 @@ func tmnistOptions(size TMNISTSize, o TMNISTOptions) (Experiment, [2]string, err
 // MNIST can store: the other networks, the digits measurement, and each rendering with its
 // own textures or any ordered pair of the textures under the data folder (the packaged
 // brick, grass and gravel when it cannot be read).
-func tmnistVariants() []TMNISTOptions {
+func tmnistVariants() []any {
 	def := TMNISTOptions{Net: "strided", Rendering: tmnist.MNISTPlus.String()}
-	var out []TMNISTOptions
+	var out []any
 	for _, n := range TMNISTNets() {
 		o := def
 		o.Net = n
@@ -297,16 +297,16 @@ func tmnistVariants() []TMNISTOptions {
 // and its checks and ablations, chosen by the command's -net, -digits, -rendering and
 // -textures (TMNISTOptions) and stored under their own names. -batch sets h's batch.
 func tmnistStudy() Study {
-	return NewSweep(SweepSpec[TMNISTOptions]{
+	return NewSweep(SweepSpec{
 		Name:     "tmnist",
 		Summary:  "Experiment 2: textured MNIST, every method × seeds × λ",
 		Defaults: TMNISTOptions{Net: "strided", Rendering: tmnist.MNISTPlus.String()},
-		Build: func(quick bool, batch int, o TMNISTOptions) (Experiment, error) {
+		Build: func(quick bool, batch int, o any) (Experiment, error) {
 			size := TMNISTPaper
 			if quick {
 				size = TMNISTQuick
 			}
-			exp, tex, err := tmnistOptions(size, o)
+			exp, tex, err := tmnistOptions(size, o.(TMNISTOptions))
 			if err != nil {
 				return Experiment{}, err
 			}
@@ -323,13 +323,13 @@ func tmnistStudy() Study {
 			exp.Size = size
 			return exp, nil
 		},
-		Describe: func(o TMNISTOptions) (Experiment, error) {
-			exp, _, err := tmnistOptions(TMNISTQuick, o)
+		Describe: func(o any) (Experiment, error) {
+			exp, _, err := tmnistOptions(TMNISTQuick, o.(TMNISTOptions))
 			return exp, err
 		},
 		Variants: tmnistVariants,
 		Batch:    true,
 		Sweep:    RunConfig{Methods: method.Paper(), Lambdas: []float64{1, 5}, Seeds: PaperSeeds()},
-		Main:     []MainRun[TMNISTOptions]{{Options: TMNISTOptions{Net: "strided", Rendering: tmnist.MNISTPlus.String()}, Quick: 91 * time.Second, Full: 2983 * time.Second}},
+		Main:     []MainRun{{Quick: 91 * time.Second, Full: 2983 * time.Second}},
 	})
 }
