@@ -1,33 +1,19 @@
 // Command invmmd runs the experiments of "Learning Invariant Representations with Missing
-// Data" (Goldstein et al., CLeaR 2022) and regenerates the project's tables and figures.
+// Data" (Goldstein et al., CLeaR 2022), regenerates the project's tables and figures, and
+// runs the own-data workflow (estimate, test, fit, audit, predict).
 //
 // Usage:
 //
 //	invmmd <command> [flags]
 //
-// The commands are, first, one per study of the list (package experiments,
-// experiments.Studies): the paper's experiments (sim, tmnist, clinical), the simulation
-// with a continuous nuisance (simcont), the variance study of appendix B.3 (variance), the
-// invariance test's calibration (calibration), Proposition 2 (prop1) and the step-by-step
-// diagnosis of a fit (diagnose); a study registered there gets its command. Then:
+// The commands are one per study of the list (experiments.Studies), then merge, figures,
+// all, the own-data commands and version: "invmmd help" lists them, "invmmd <command> -h"
+// gives a command's flags. The backend is the pure-Go one unless GOMLX_BACKEND names
+// another (e.g. xla:cpu, xla:cuda).
 //
-//	merge     assemble tables and figures from the per-fit result files of (sharded) runs
-//	figures   redraw the figures from the tables under figures/tables, without training
-//	all       every step of the main job, regenerating figures/ (the README's main job)
-//	estimate  your own CSV: each estimator's MMD² of a column of model outputs, with diagnostics
-//	test      your own CSV: is a column of model outputs independent of Z given Y? p-values with Z missing at random
-//	fit       your own CSV with missing Z: fit G and m, train h with each method, held-out MMD
-//	predict   score a CSV with a model saved by fit: probabilities, logits and the columns kept
-//	version   the module's version and the commit this program was built from
-//
-// Run "invmmd help" for the full list and "invmmd <command> -h" for a command's flags.
-// The backend is the pure-Go one unless GOMLX_BACKEND names another (e.g. xla:cpu,
-// xla:cuda).
-//
-// Every fit's result is written to OUT/fits/EXPERIMENT/ as soon as it is done; the tables
-// under OUT/tables are assembled from those files. -resume skips fits whose file exists,
-// and -shard i/n runs one of n slices of the grid (e.g. one task of a Slurm job array;
-// see scripts/slurm/sweep.sh), after which "invmmd merge -out OUT" builds the tables.
+// Every fit's result is written to OUT/fits/EXPERIMENT/ as soon as it is done and the
+// tables are assembled from those files: -resume skips fits whose file exists, -shard i/n
+// runs one of n slices of the grid (scripts/slurm/sweep.sh), then "invmmd merge -out OUT".
 // SIGINT or SIGTERM stops a command after the training step in progress, keeping every
 // finished fit, and prints the command line that goes on from there.
 package main

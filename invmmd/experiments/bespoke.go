@@ -1,8 +1,8 @@
 package experiments
 
 import (
+	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/invmmd/invmmd/invmmd/experiments/store"
 	"github.com/invmmd/invmmd/invmmd/results"
 )
 
@@ -137,12 +138,8 @@ func drawToolCalibration(t, base string, alpha float64, d Drawer) error {
 
 // studyAlpha reads the level α a calibration study recorded in its config file.
 func studyAlpha(path string) (float64, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return 0, err
-	}
 	var rec struct{ Alpha float64 }
-	if err := json.Unmarshal(b, &rec); err != nil || !(rec.Alpha > 0 && rec.Alpha < 1) {
+	if ok, err := store.ReadJSON(path, &rec); !ok || !(rec.Alpha > 0 && rec.Alpha < 1) {
 		return 0, fmt.Errorf("%s: want a level Alpha in (0, 1) (%v)", path, err)
 	}
 	return rec.Alpha, nil
@@ -193,13 +190,9 @@ func RedrawDiagnosis(out, name string, d Drawer) (string, error) {
 		return "", err
 	}
 	cp := filepath.Join(t, name+"_config.json")
-	b, err := os.ReadFile(cp)
-	if err != nil {
-		return "", err
-	}
 	var rec DiagnosisRecord
-	if err := json.Unmarshal(b, &rec); err != nil {
-		return "", fmt.Errorf("%s: %w", cp, err)
+	if ok, err := store.ReadJSON(cp, &rec); !ok {
+		return "", cmp.Or(err, fmt.Errorf("%s: %w", cp, os.ErrNotExist))
 	}
 	base := filepath.Join(out, name)
 	if err := d.Diagnosis(base, steps, rec.Fit(), rec.Labels(), rec.Kept()); err != nil {

@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -174,13 +175,9 @@ func (exp Experiment) TableExtras(cfgPath string) (results.TableExtras, error) {
 	if !exp.Majority {
 		return exp.tableExtras(nil)
 	}
-	b, err := os.ReadFile(cfgPath)
-	if err != nil {
-		return results.TableExtras{}, fmt.Errorf("experiments: %s: the majority baseline needs the data records: %w", exp.Name, err)
-	}
 	var rec struct{ Data map[string]any }
-	if err := json.Unmarshal(b, &rec); err != nil {
-		return results.TableExtras{}, fmt.Errorf("experiments: %s: %w", cfgPath, err)
+	if ok, err := store.ReadJSON(cfgPath, &rec); !ok {
+		return results.TableExtras{}, fmt.Errorf("experiments: %s: the majority baseline needs the data records: %w", exp.Name, cmp.Or(err, os.ErrNotExist))
 	}
 	ex, err := exp.tableExtras(rec.Data)
 	if err != nil {

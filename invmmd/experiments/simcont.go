@@ -1,6 +1,8 @@
 package experiments
 
 import (
+	"time"
+
 	"github.com/invmmd/invmmd/invmmd/dataset"
 	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/models"
@@ -8,7 +10,6 @@ import (
 	"github.com/invmmd/invmmd/invmmd/sim"
 	"github.com/invmmd/invmmd/invmmd/simcont"
 	"github.com/invmmd/invmmd/invmmd/train"
-	"time"
 )
 
 // SimulationContinuous is the simulation with a continuous nuisance (package simcont):

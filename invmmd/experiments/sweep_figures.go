@@ -1,7 +1,6 @@
 package experiments
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -236,16 +235,9 @@ func drawObjectives(out string, exp Experiment, l float64, d Drawer) (string, er
 
 // listed checks that the configuration record at cfgPath, when there is one, lists λ l.
 func listed(cfgPath string, l float64) error {
-	b, err := os.ReadFile(cfgPath)
-	if os.IsNotExist(err) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
 	var rec struct{ Lambdas []float64 }
-	if err := json.Unmarshal(b, &rec); err != nil {
-		return fmt.Errorf("%s: %w", cfgPath, err)
+	if ok, err := store.ReadJSON(cfgPath, &rec); !ok {
+		return err
 	}
 	for _, x := range rec.Lambdas {
 		if x == l {

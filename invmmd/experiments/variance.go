@@ -263,15 +263,11 @@ func varianceSizePath(st *store.Store, n int) string {
 func getVarianceSize(st *store.Store, n int) (varianceSize, bool, error) {
 	var v varianceSize
 	p := varianceSizePath(st, n)
-	b, err := os.ReadFile(p)
-	if os.IsNotExist(err) {
-		return v, false, nil
-	}
-	if err != nil {
-		return v, false, fmt.Errorf("experiments: variance study: %w", err)
-	}
-	if err := json.Unmarshal(b, &v); err != nil {
-		return v, false, fmt.Errorf("experiments: variance study: %s: %w", p, err)
+	if ok, err := store.ReadJSON(p, &v); !ok {
+		if err != nil {
+			err = fmt.Errorf("experiments: variance study: %w", err)
+		}
+		return v, false, err
 	}
 	if d := store.Diff(st.Sweep().Config, v.Config); len(d) > 0 {
 		return v, false, fmt.Errorf("experiments: variance study: %s was made with another configuration: %s", p, strings.Join(d, "; "))

@@ -82,22 +82,12 @@ func Dir(out, experiment string) string { return filepath.Join(out, "fits", expe
 // results of different configurations are never mixed; the grid may differ (a later run
 // may add λ values or seeds).
 func Open(out string, sw Sweep) (*Store, error) {
-	if err := checkGrid(sw); err != nil {
+	if err := Check(out, sw); err != nil {
 		return nil, err
 	}
 	s := &Store{dir: Dir(out, sw.Experiment), sweep: sw}
 	if err := os.MkdirAll(s.dir, 0o755); err != nil {
 		return nil, fmt.Errorf("store: %w", err)
-	}
-	old, err := readSweep(s.dir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-	case err != nil:
-		return nil, err
-	default:
-		if diffs := Diff(old.Config, sw.Config); len(diffs) > 0 {
-			return nil, &MismatchError{Dir: s.dir, Diffs: diffs}
-		}
 	}
 	if err := WriteJSON(filepath.Join(s.dir, "sweep.json"), sw); err != nil {
 		return nil, fmt.Errorf("store: %w", err)
@@ -113,11 +103,8 @@ func Check(out string, sw Sweep) error {
 		return err
 	}
 	dir := Dir(out, sw.Experiment)
-	old, err := readSweep(dir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil
-	case err != nil:
+	var old Sweep
+	if ok, err := ReadJSON(filepath.Join(dir, "sweep.json"), &old); !ok {
 		return err
 	}
 	if diffs := Diff(old.Config, sw.Config); len(diffs) > 0 {
@@ -130,12 +117,11 @@ func Check(out string, sw Sweep) error {
 // assembling tables.
 func Load(out, experiment string) (*Store, error) {
 	dir := Dir(out, experiment)
-	sw, err := readSweep(dir)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("store: no results of %s under %s (no sweep.json): run the experiment (or its shards) with -out %s first", experiment, dir, out)
-		}
+	var sw Sweep
+	if ok, err := ReadJSON(filepath.Join(dir, "sweep.json"), &sw); err != nil {
 		return nil, err
+	} else if !ok {
+		return nil, fmt.Errorf("store: no results of %s under %s (no sweep.json): run the experiment (or its shards) with -out %s first", experiment, dir, out)
 	}
 	if sw.Experiment != experiment {
 		return nil, fmt.Errorf("store: %s: experiment %q, want %q", filepath.Join(dir, "sweep.json"), sw.Experiment, experiment)
@@ -204,15 +190,8 @@ func (s *Store) Put(k Key, result any, seconds float64) error {
 // an error when the file is unreadable or was made with another configuration.
 func (s *Store) Get(k Key) (rec Record, ok bool, err error) {
 	p := filepath.Join(s.dir, k.FileName())
-	b, err := os.ReadFile(p)
-	if errors.Is(err, fs.ErrNotExist) {
-		return rec, false, nil
-	}
-	if err != nil {
-		return rec, false, fmt.Errorf("store: %w", err)
-	}
-	if err := json.Unmarshal(b, &rec); err != nil {
-		return rec, false, fmt.Errorf("store: %s: %w", p, err)
+	if ok, err := ReadJSON(p, &rec); !ok {
+		return rec, false, err
 	}
 	if rec.Key != k || rec.Experiment != s.sweep.Experiment {
 		return rec, false, fmt.Errorf("store: %s holds %s %v, want %s %v", p, rec.Experiment, rec.Key, s.sweep.Experiment, k)
@@ -267,8 +246,13 @@ func (s *Store) PutSeed(kind string, seed uint64, v any) error {
 // GetSeed reads the per-seed record of the given kind into v; ok is false when there is
 // none.
 func (s *Store) GetSeed(kind string, seed uint64, v any) (ok bool, err error) {
-	p := s.seedPath(kind, seed)
-	b, err := os.ReadFile(p)
+	return ReadJSON(s.seedPath(kind, seed), v)
+}
+
+// ReadJSON reads the JSON file at path into v; ok is false when there is no file (and
+// when it cannot be read or decoded, with the error).
+func ReadJSON(path string, v any) (ok bool, err error) {
+	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}
@@ -276,26 +260,13 @@ func (s *Store) GetSeed(kind string, seed uint64, v any) (ok bool, err error) {
 		return false, fmt.Errorf("store: %w", err)
 	}
 	if err := json.Unmarshal(b, v); err != nil {
-		return false, fmt.Errorf("store: %s: %w", p, err)
+		return false, fmt.Errorf("store: %s: %w", path, err)
 	}
 	return true, nil
 }
 
 func (s *Store) seedPath(kind string, seed uint64) string {
 	return filepath.Join(s.dir, kind+"_seed"+strconv.FormatUint(seed, 10)+".json")
-}
-
-func readSweep(dir string) (Sweep, error) {
-	var sw Sweep
-	p := filepath.Join(dir, "sweep.json")
-	b, err := os.ReadFile(p)
-	if err != nil {
-		return sw, err
-	}
-	if err := json.Unmarshal(b, &sw); err != nil {
-		return sw, fmt.Errorf("store: %s: %w", p, err)
-	}
-	return sw, nil
 }
 
 // checkGrid rejects an empty grid, duplicates and λ that are not finite or negative.
