@@ -29,6 +29,9 @@ type CalibrationTest struct {
 // String names the test "method/route".
 func (t CalibrationTest) String() string { return t.Method.String() + "/" + t.Route.String() }
 
+// MarshalText names the test in JSON records as String does.
+func (t CalibrationTest) MarshalText() ([]byte, error) { return []byte(t.String()), nil }
+
 // CalibrationConfig is the calibration study of the invariance test: for each sample size,
 // Replicates draws of the calibsim simulation under the null (δ = 0) and PowerReplicates
 // under each alternative δ, each with G and m fitted by logistic regression on a separate
@@ -42,7 +45,7 @@ type CalibrationConfig struct {
 	Resamples       int // draws of the wild bootstrap and the permutation test
 	Alpha           float64
 	Seed            uint64
-	Workers         int       // replicates run at once; 0 means one per CPU
+	Workers         int       `json:"-"` // replicates run at once; 0 means one per CPU
 	Progress        io.Writer `json:"-"`
 }
 
@@ -278,23 +281,11 @@ func (c *Calibration) Write(dir string) error {
 	return store.WriteJSON(filepath.Join(t, "calibration_timing.json"), c.Millis)
 }
 
-// Record returns the configuration as calibration_config.json stores it: the settings, the
-// tests by name and the simulation's formula.
+// Record returns the configuration as calibration_config.json stores it: the settings
+// (the tests by name) and the simulation's formula.
 func (c CalibrationConfig) Record() any {
-	var tests []string
-	for _, t := range c.Tests {
-		tests = append(tests, t.String())
-	}
 	return struct {
-		Sizes           []int
-		Replicates      int
-		Deltas          []float64
-		PowerReplicates int
-		Tests           []string
-		Resamples       int
-		Alpha           float64
-		Seed            uint64
-		Simulation      string
-	}{c.Sizes, c.Replicates, c.Deltas, c.PowerReplicates, tests, c.Resamples, c.Alpha, c.Seed,
-		fmt.Sprintf("calibsim: X1 ~ N(%v·s, 1), X2 ~ N(0, 1), Z ~ B(σ(%v·X2 + %v·s)), Δ ~ B(σ(%v + %v·(X1 + X2))), h = X1 + δ·X2", calibsim.MeanX1, calibsim.ZX2, calibsim.ZY, calibsim.GConst, calibsim.GX)}
+		CalibrationConfig
+		Simulation string
+	}{c, fmt.Sprintf("calibsim: X1 ~ N(%v·s, 1), X2 ~ N(0, 1), Z ~ B(σ(%v·X2 + %v·s)), Δ ~ B(σ(%v + %v·(X1 + X2))), h = X1 + δ·X2", calibsim.MeanX1, calibsim.ZX2, calibsim.ZY, calibsim.GConst, calibsim.GX)}
 }

@@ -29,7 +29,7 @@ import (
 // ToolFitting is a way of fitting G and m in the study.
 type ToolFitting struct {
 	Name  string // crossfit5, crossfit2, split, fit
-	Folds int    // owndata's Folds (1: sample splitting); 0 with HeldOut
+	Folds int    `json:",omitempty"` // owndata's Folds (1: sample splitting); 0 with HeldOut
 	// HeldOut is invmmd fit's held-out test instead of invmmd test: the table of N rows is
 	// the test split of a table of 5N (3N to fit G and m on, N to stop their training, as
 	// fit's default shares 0.6, 0.2, 0.2), and its p-values are fit's p dr and, beside it,

@@ -125,3 +125,16 @@ func TestToolReplicateJSON(t *testing.T) {
 		t.Errorf("read back as %+v", back)
 	}
 }
+
+// TestToolCalibrationCommittedRecord: the committed calibration_tool_config.json is
+// ToolCalibrationPaper's record, byte for byte.
+func TestToolCalibrationCommittedRecord(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(committedTables, "calibration_tool_config.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := json.MarshalIndent(ToolCalibrationPaper().Record(), "", "  ")
+	if strings.TrimSpace(string(b)) != string(want) {
+		t.Errorf("calibration_tool_config.json is not ToolCalibrationPaper's record:\n%s\nwant\n%s", b, want)
+	}
+}
