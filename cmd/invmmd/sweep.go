@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -131,22 +132,32 @@ func optionFlags(fs *flag.FlagSet, s experiments.Study) (any, error) {
 		return nil, err
 	}
 	for _, f := range fields {
-		switch p := f.Ptr.(type) {
-		case *bool:
-			fs.BoolVar(p, f.Flag, *p, f.Help)
-		case *string:
-			fs.StringVar(p, f.Flag, *p, f.Help)
-		case *int:
-			fs.Var(intValue{p}, f.Flag, f.Help)
-		case *uint64:
-			fs.Var(uintValue{p}, f.Flag, f.Help)
-		case *float64:
-			fs.Var(floatValue{p}, f.Flag, f.Help)
-		default:
-			return nil, fmt.Errorf("%s: option -%s of type %T", s.Name, f.Flag, p)
+		if !scalarFlag(fs, f.Ptr, f.Flag, f.Help) {
+			return nil, fmt.Errorf("%s: option -%s of type %T", s.Name, f.Flag, f.Ptr)
 		}
 	}
 	return o, nil
+}
+
+// scalarFlag registers on fs the flag name of the scalar p points to (*bool, *string, *int,
+// *uint64 or *float64), its default the value there, and reports whether p was one: the
+// one switch of a tagged field's type to its flag, for the sweeps' options.
+func scalarFlag(fs *flag.FlagSet, p any, name, help string) bool {
+	switch p := p.(type) {
+	case *bool:
+		fs.BoolVar(p, name, *p, help)
+	case *string:
+		fs.StringVar(p, name, *p, help)
+	case *int:
+		fs.Var(intValue{p}, name, help)
+	case *uint64:
+		fs.Var(uintValue{p}, name, help)
+	case *float64:
+		fs.Var(floatValue{p}, name, help)
+	default:
+		return false
+	}
+	return true
 }
 
 // runSweep runs study s's command line args: it builds the experiment of the variant the
@@ -242,10 +253,7 @@ func check(exp experiments.Experiment, rc experiments.RunConfig, sw store.Sweep,
 	if err := store.Check(out, sw); err != nil {
 		return err
 	}
-	shard := rc.Shard
-	if shard == (store.Shard{}) {
-		shard = store.All
-	}
+	shard := cmp.Or(rc.Shard, store.All)
 	keys := experiments.Grid(sw.Methods, sw.Lambdas, sw.Seeds)
 	lo, hi := shard.Range(len(keys))
 	fmt.Fprintf(stdout, "%s: %d fits in all; shard %v holds %d; results under %s\n", exp.Name, len(keys), shard, hi-lo, out)

@@ -56,11 +56,7 @@ func ObjectiveComparison(dir, name string, lambda float64) (string, error) {
 	}
 	slices.SortStableFunc(methods, func(a, b string) int { return slices.Index(method.Names(), a) - slices.Index(method.Names(), b) })
 	var b strings.Builder
-	fmt.Fprintf(&b, "| objective (%s, λ = %s) |", name, results.LambdaName(lambda))
-	for _, m := range methods {
-		fmt.Fprintf(&b, " %s |", m)
-	}
-	b.WriteString("\n|---|" + strings.Repeat("---|", len(methods)) + "\n")
+	tableHead(&b, []string{fmt.Sprintf("objective (%s, λ = %s)", name, results.LambdaName(lambda))}, methods)
 	for _, t := range tables {
 		fmt.Fprintf(&b, "| %s |", t.objective)
 		sums := map[string]results.Summary{}

@@ -124,11 +124,8 @@ func RepresentationMarkdown(name string, fits []results.RepresentationFit) strin
 	slices.SortStableFunc(methods, func(a, b string) int { return slices.Index(method.Names(), a) - slices.Index(method.Names(), b) })
 	var b strings.Builder
 	table := func(title string, only string, value func(results.RepresentationFit) float64) {
-		fmt.Fprintf(&b, "%s\n\n| penalty on (%s) | λ |", title, name)
-		for _, m := range methods {
-			fmt.Fprintf(&b, " %s |", m)
-		}
-		b.WriteString("\n|---|---|" + strings.Repeat("---|", len(methods)) + "\n")
+		fmt.Fprintf(&b, "%s\n\n", title)
+		tableHead(&b, []string{"penalty on (" + name + ")", "λ"}, methods)
 		for _, s := range settings {
 			var first results.RepresentationFit
 			by := map[string][]float64{}

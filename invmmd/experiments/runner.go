@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -227,10 +228,7 @@ type auxRecord struct{ G, M train.FitReport }
 // from there).
 func Run(ctx context.Context, exp Experiment, cfg RunConfig) (*Outcome, error) {
 	start := time.Now()
-	shard := cfg.Shard
-	if shard == (store.Shard{}) {
-		shard = store.All
-	}
+	shard := cmp.Or(cfg.Shard, store.All)
 	if shard.I < 1 || shard.I > shard.N {
 		return nil, fmt.Errorf("experiments: %s: shard %v, want 1 ≤ i ≤ n", exp.Name, shard)
 	}
@@ -238,10 +236,7 @@ func Run(ctx context.Context, exp Experiment, cfg RunConfig) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir := cfg.StoreDir
-	if dir == "" {
-		dir = cfg.TableDir
-	}
+	dir := cmp.Or(cfg.StoreDir, cfg.TableDir)
 	if dir == "" {
 		tmp, err := os.MkdirTemp("", "invmmd-"+exp.Name+"-")
 		if err != nil {

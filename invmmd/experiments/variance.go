@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -124,17 +125,11 @@ func Variance(ctx context.Context, cfg VarianceConfig) (*VarianceOutcome, error)
 		return nil, err
 	}
 	start := time.Now()
-	shard := cfg.Shard
-	if shard == (store.Shard{}) {
-		shard = store.All
-	}
+	shard := cmp.Or(cfg.Shard, store.All)
 	if shard.I < 1 || shard.I > shard.N {
 		return nil, fmt.Errorf("experiments: variance study: shard %v, want 1 ≤ i ≤ n", shard)
 	}
-	dir := cfg.StoreDir
-	if dir == "" {
-		dir = cfg.TableDir
-	}
+	dir := cmp.Or(cfg.StoreDir, cfg.TableDir)
 	var st *store.Store
 	if dir != "" {
 		sw, err := varianceSweep(cfg)
@@ -181,10 +176,7 @@ func CheckVariance(cfg VarianceConfig) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	dir := cfg.StoreDir
-	if dir == "" {
-		dir = cfg.TableDir
-	}
+	dir := cmp.Or(cfg.StoreDir, cfg.TableDir)
 	sw, err := varianceSweep(cfg)
 	if err != nil || dir == "" {
 		return err
