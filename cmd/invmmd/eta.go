@@ -9,9 +9,8 @@ import (
 )
 
 // eta estimates how long the main job's remaining steps take: the recorded time of each
-// (experiments.Step's Quick and Full), scaled by the pace of this run so far, the ratio of the time its finished
-// steps took to the time recorded for them. A machine twice as slow as the recorded one
-// doubles every estimate after its first step.
+// (experiments.Step's Quick and Full), scaled by the pace of this run so far (the time its
+// finished steps took over the time recorded for them).
 type eta struct {
 	names    []string
 	expected []time.Duration // 0: no recorded time

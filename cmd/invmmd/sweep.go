@@ -56,7 +56,7 @@ func (s *sweepFlags) register(fs *flag.FlagSet, e *experiments.SweepStudy) {
 	fs.BoolVar(&s.force, "force", false, "replace the tables under OUT/tables even when they were made with another configuration or hold fits this run leaves out (methods, λ, seeds), and let -quick write into the repository's figures/")
 }
 
-// config parses the grid flags into a RunConfig; every error comes before any work.
+// config parses the grid flags into a RunConfig, before any work.
 func (s *sweepFlags) config(stderr io.Writer) (experiments.RunConfig, error) {
 	var rc experiments.RunConfig
 	var err error
@@ -85,9 +85,8 @@ func (s *sweepFlags) config(stderr io.Writer) (experiments.RunConfig, error) {
 	return rc, nil
 }
 
-// defaults fills the grid flags left empty with the study's default sweep (its paper-size
-// one, or its quick one with -quick), and "-methods all" with the paper-size sweep's
-// methods, the experiment's own list.
+// defaults fills the grid flags left empty with the study's default sweep (with -quick
+// its quick one), and "-methods all" with the paper-size sweep's methods.
 func (s *sweepFlags) defaults(e *experiments.SweepStudy) {
 	def := e.DefaultSweep(s.quick)
 	switch s.methods {
@@ -122,9 +121,8 @@ func seedNames(seeds []uint64) string {
 	return strings.Join(parts, ",")
 }
 
-// optionFlags registers on fs a flag for each tagged field of a sweep's options (a fresh
-// copy of its defaults, NewOptions), and returns the options the flags set once fs is
-// parsed: the command line's side of a typed variant (experiments.OptionFields).
+// optionFlags registers on fs a flag for each tagged field of a fresh copy of the sweep's
+// options (experiments.OptionFields), and returns the options the flags set.
 func optionFlags(fs *flag.FlagSet, s experiments.Study) (any, error) {
 	o := s.Sweep.NewOptions()
 	fields, err := experiments.OptionFields(o)
@@ -160,12 +158,11 @@ func scalarFlag(fs *flag.FlagSet, p any, name, help string) bool {
 	return true
 }
 
-// runSweep runs study s's command line args: it builds the experiment of the variant the
-// flags choose (its options, -objective and -represent), runs its grid (or a shard of it)
-// and, for a whole run, writes its tables and figures. Before any work it refuses tables
-// it would replace (guardTables) and a quick run into the repository's figures/. Once ctx
-// is done it stops after the training step in progress, keeping every finished fit's
-// file, and says how to go on.
+// runSweep runs study s's command line args: the experiment of the variant the flags
+// choose, over its grid (or a shard of it), then for a whole run its tables and figures.
+// Before any work it refuses tables it would replace (guardTables) and a quick run into
+// figures/. Once ctx is done it stops after the training step in progress, keeping every
+// finished fit, and says how to go on.
 func runSweep(ctx context.Context, s experiments.Study, args []string, stdout, stderr io.Writer) error {
 	e := s.Sweep
 	var sf sweepFlags
@@ -246,9 +243,8 @@ func runSweep(ctx context.Context, s experiments.Study, args []string, stdout, s
 	return err
 }
 
-// check checks exp's result store under out (refusing another configuration) without
-// writing anything, and reports how many fits the run or shard holds; with list, it also
-// lists their result files.
+// check checks exp's result store under out without writing anything and reports how
+// many fits the run or shard holds; with list, it lists their result files.
 func check(exp experiments.Experiment, rc experiments.RunConfig, sw store.Sweep, out string, list bool, stdout io.Writer) error {
 	if err := store.Check(out, sw); err != nil {
 		return err
