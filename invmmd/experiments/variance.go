@@ -114,12 +114,10 @@ type VarianceOutcome struct {
 	Files           []string
 }
 
-// Variance runs the study. The batches of one size are disjoint draws from a pool of
-// Batches × max(Sizes) fresh rows of the training distribution, drawn once, with h, Ĝ and
-// m̂ computed once on the pool: within a size the batches are independent, and the
-// networks run over 10⁶ rows instead of 2·10⁷. Once ctx is done it returns (within a
-// training step, or between batch sizes) with an error wrapping ctx.Err(), the finished
-// sizes' files kept (cfg.Resume goes on from there).
+// Variance runs the study. The batches of one size are disjoint draws from one pool of
+// Batches × max(Sizes) fresh training-distribution rows, with h, Ĝ and m̂ computed once on
+// the pool (10⁶ rows instead of 2·10⁷). Once ctx is done it returns with an error wrapping
+// ctx.Err(), the finished sizes' files kept (cfg.Resume goes on from there).
 func Variance(ctx context.Context, cfg VarianceConfig) (*VarianceOutcome, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -170,8 +168,7 @@ func Variance(ctx context.Context, cfg VarianceConfig) (*VarianceOutcome, error)
 	return out, nil
 }
 
-// CheckVariance validates cfg and checks its result store (refusing a folder of another
-// configuration) without computing or writing anything (store.Check), for -check.
+// CheckVariance validates cfg and checks its result store without writing anything.
 func CheckVariance(cfg VarianceConfig) error {
 	if err := cfg.Validate(); err != nil {
 		return err
@@ -392,10 +389,8 @@ func smallestG(rows invmmd.Rows, idx []int) (g, gTrue float64) {
 	return g, gTrue
 }
 
-// minGOf is the VariancePoint.MinG of method m, given the smallest learned and true G of a
-// batch size's observed rows: the true one for a method that reads the true G, the learned
-// one for a method that reads Ĝ, and 0 for one that reads neither (or when no row was
-// observed).
+// minGOf is the VariancePoint.MinG of method m from the smallest learned and true G of a
+// batch size's observed rows: the G it reads, 0 for neither (or no observed row).
 func minGOf(m method.Method, g, gTrue float64) float64 {
 	v := 0.0
 	switch {
@@ -410,10 +405,9 @@ func minGOf(m method.Method, g, gTrue float64) float64 {
 	return v
 }
 
-// MergeVariance assembles variance.csv, variance_config.json and variance_timing.json
-// under tableDir ("" writes none) from the per-size files under storeDir/fits/variance/
-// (written by Variance, whole or in shards). It fails, naming them, when sizes are
-// missing or were made with another configuration.
+// MergeVariance assembles variance.csv and its records under tableDir ("" writes none)
+// from the per-size files under storeDir/fits/variance/, naming any size that is missing
+// or was made with another configuration.
 func MergeVariance(storeDir, tableDir string) (*VarianceOutcome, error) {
 	st, err := store.Load(storeDir, "variance")
 	if err != nil {

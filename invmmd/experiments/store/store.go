@@ -77,10 +77,8 @@ type Store struct {
 func Dir(out, experiment string) string { return filepath.Join(out, "fits", experiment) }
 
 // Open opens (creating it if needed) the store of sw.Experiment under out and records sw
-// in its sweep.json. When the folder already holds results made with another
-// configuration, Open fails with an error that lists every field that differs, so that
-// results of different configurations are never mixed; the grid may differ (a later run
-// may add λ values or seeds).
+// in its sweep.json. A folder of another configuration is refused (Check); the grid may
+// differ (a later run may add λ values or seeds).
 func Open(out string, sw Sweep) (*Store, error) {
 	if err := Check(out, sw); err != nil {
 		return nil, err
@@ -95,9 +93,9 @@ func Open(out string, sw Sweep) (*Store, error) {
 	return s, nil
 }
 
-// Check checks what Open checks — the grid, and that the folder of sw.Experiment under out
-// holds no results of another configuration — without creating or writing anything, so
-// that a dry run (-check) leaves the folder as it found it.
+// Check checks the grid and that the folder of sw.Experiment under out holds no results
+// of another configuration (a MismatchError lists every field that differs), without
+// writing anything.
 func Check(out string, sw Sweep) error {
 	if err := checkGrid(sw); err != nil {
 		return err
@@ -143,9 +141,8 @@ func Experiments(out string) ([]string, error) {
 	return names, nil
 }
 
-// Count returns how many result files the store of experiment under out holds so far:
-// every JSON file but sweep.json and the per-seed records (PutSeed), 0 when there is no
-// store yet. It is meant for progress reports while shards write into the folder.
+// Count returns how many result files the store of experiment under out holds so far
+// (not sweep.json nor the per-seed records), for progress reports.
 func Count(out, experiment string) int {
 	paths, _ := filepath.Glob(filepath.Join(Dir(out, experiment), "*.json"))
 	n := 0
@@ -232,10 +229,9 @@ func (s *Store) Collect(keys []Key) ([]Record, error) {
 	return recs, nil
 }
 
-// PutSeed writes a per-seed record of the given kind (e.g. "data": the splits' summaries,
-// "aux": the auxiliary models' reports) atomically as KIND_seedS.json. Each kind is
-// written only by a run that computed it, so that shards writing the same seed's records
-// never overwrite each other's with less.
+// PutSeed writes a per-seed record of the given kind (e.g. "data", "aux") atomically as
+// KIND_seedS.json; only a run that computed it writes it, so that shards never overwrite
+// each other's with less.
 func (s *Store) PutSeed(kind string, seed uint64, v any) error {
 	if err := WriteJSON(s.seedPath(kind, seed), v); err != nil {
 		return fmt.Errorf("store: seed %d: %w", seed, err)
