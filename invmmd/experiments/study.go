@@ -80,17 +80,6 @@ type Step struct {
 // continuous-nuisance simulation about 3,700 s (its fits summed, on a shared 2-vCPU Xeon).
 const StepTimesSource = "times measured on a 2-vCPU AMD EPYC with -jobs 2 under other load, recorded with each study in invmmd/experiments"
 
-// Main returns the study's steps in the main job (with quick, the quick main job's).
-func (s Study) Main(quick bool) []Step {
-	var out []Step
-	for _, st := range s.Steps {
-		if !quick || !st.PaperOnly {
-			out = append(out, st)
-		}
-	}
-	return out
-}
-
 // Stores reports whether results stored under name (OUT/fits/NAME, tables NAME_*) are
 // this study's: a variant of its sweep, or the name of a bespoke study that merges.
 func (s Study) Stores(name string) bool {
@@ -236,7 +225,11 @@ func (l StudyList) Describe(name string) (Experiment, bool) {
 func (l StudyList) MainJob(quick bool) []Step {
 	var steps []Step
 	for _, s := range l {
-		steps = append(steps, s.Main(quick)...)
+		for _, st := range s.Steps {
+			if !quick || !st.PaperOnly {
+				steps = append(steps, st)
+			}
+		}
 	}
 	return steps
 }
