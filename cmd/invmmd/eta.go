@@ -15,7 +15,6 @@ type eta struct {
 	names    []string
 	expected []time.Duration // 0: no recorded time
 	done     int             // steps finished
-	took     time.Duration   // wall time of the finished steps
 	tookRec  time.Duration   // wall time of the finished steps that have a recorded time
 	recDone  time.Duration   // the recorded time of those
 }
@@ -38,7 +37,6 @@ func (e *eta) finish(d time.Duration) {
 	if e.done >= len(e.names) {
 		return
 	}
-	e.took += d
 	if rec := e.expected[e.done]; rec > 0 {
 		e.tookRec += d
 		e.recDone += rec
