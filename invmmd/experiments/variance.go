@@ -210,10 +210,7 @@ func varianceRecordOf(cfg VarianceConfig) (varianceRecord, error) {
 		return varianceRecord{}, fmt.Errorf("experiments: variance study: %w", err)
 	}
 	r := varianceRecord{Study: "variance (appendix B.3)", Backend: backend.Config(), Sizes: cfg.Sizes, Batches: cfg.Batches,
-		Seed: cfg.Seed, Data: cfg.Data, Estimator: est, Summaries: varianceSummaries}
-	for _, m := range cfg.Methods {
-		r.Methods = append(r.Methods, m.String())
-	}
+		Seed: cfg.Seed, Data: cfg.Data, Estimator: est, Methods: methodNames(cfg.Methods), Summaries: varianceSummaries}
 	return r, nil
 }
 
