@@ -123,9 +123,8 @@ func clinicalOptions(quick bool, o ClinicalOptions) (Experiment, error) {
 	return ClinicalFLChain(size), nil
 }
 
-// clinicalStudy is the clinical experiment's sweep: the flchain stand-in (command
-// clinical, in the main job; its CSV from -data, $INVMMD_DATA_DIR or the repository) and
-// MIMIC-III with -mimic DIR, stored as mimic. -batch sets the batch of h, G and m.
+// clinicalStudy is the clinical experiment's sweep: the flchain stand-in and MIMIC-III
+// with -mimic DIR, stored as mimic. -batch sets the batch of h, G and m.
 func clinicalStudy() Study {
 	return NewSweep(SweepSpec{
 		Name:     "clinical",
@@ -169,9 +168,8 @@ func clinicalStudy() Study {
 	})
 }
 
-// flchainPath resolves the flchain CSV: flagValue (-data), else
-// $INVMMD_DATA_DIR/flchain/flchain.csv, else clinical.FindFLChain. It checks that the file
-// exists before any work.
+// flchainPath resolves the flchain CSV, checking that it exists: flagValue (-data), else
+// $INVMMD_DATA_DIR/flchain/flchain.csv, else clinical.FindFLChain.
 func flchainPath(flagValue string) (string, error) {
 	p := flagValue
 	what := "-data " + p

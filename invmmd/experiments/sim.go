@@ -88,9 +88,8 @@ type SimulationOptions struct {
 	PaperSplit bool `flag:"paper-split" help:"the companion run: the paper's 1/4 : 3/4 normaliser split of each batch (MainFraction 0.75), written as the sim_mf075 tables"`
 }
 
-// simulationStudy is the simulation's sweep: the experiment (command sim) and its
-// companion sim_mf075 (sim -paper-split), both in the main job, the companion only at
-// paper size (quick runs teach with the default split). -batch sets h's batch.
+// simulationStudy is the simulation's sweep: the experiment and its companion sim_mf075
+// (sim -paper-split), the companion in the paper-size main job only. -batch sets h's batch.
 func simulationStudy() Study {
 	return NewSweep(SweepSpec{
 		Name:     "sim",

@@ -40,10 +40,8 @@ func SimulationContinuous(size SimulationSize) Experiment {
 	return e
 }
 
-// simulationContinuousStudy is the sweep of the continuous-nuisance simulation (command
-// simcont), in the main job after the paper's experiments and the variance study. Its
-// sweep is the paper's methods (the "+" forms read the simulation's true G) at λ = 1 and
-// 5 over the paper's five seeds. It has no options of its own.
+// simulationContinuousStudy is the sweep of the continuous-nuisance simulation: the
+// paper's methods at λ = 1 and 5 over the paper's five seeds; no options of its own.
 func simulationContinuousStudy() Study {
 	return NewSweep(SweepSpec{
 		Name:    "simcont",
