@@ -22,10 +22,10 @@ import (
 	"github.com/invmmd/invmmd/invmmd/prop1"
 )
 
-// defaultJobs is the number of shards "invmmd all" runs at once unless -jobs says
-// otherwise: one per CPU up to 8 on the pure-Go backend, which leaves cores idle between
-// the operations of one training step (two textured-MNIST shards on 2 cores kept both
-// busy, 93% each), and 1 on XLA, whose processes would each claim the accelerator's memory.
+// defaultJobs is the number of shards "invmmd all" runs at once: one per CPU up to 8 on
+// the pure-Go backend, which leaves cores idle within a training step (two textured-MNIST
+// shards on 2 cores kept both 93% busy), and 1 on XLA, whose processes would each claim
+// the accelerator's memory.
 func defaultJobs() int {
 	if strings.HasPrefix(backend.Config(), "xla") {
 		return 1
@@ -33,8 +33,8 @@ func defaultJobs() int {
 	return min(runtime.NumCPU(), 8)
 }
 
-// mainJobText says what the main job runs, in order, from the study list: each step's
-// command line, those left out with -quick marked.
+// mainJobText says what the main job runs, in order: each step's command line, those
+// left out with -quick marked.
 func mainJobText() string {
 	quick := map[string]bool{}
 	for _, st := range studies.MainJob(true) {
@@ -51,15 +51,12 @@ func mainJobText() string {
 	return strings.Join(parts, ", ")
 }
 
-// runAll runs the main job, every experiment of the study list that is part of it and the
-// variance study, into one folder. Before the first fit it checks every step (its flags,
-// its inputs such as MNIST, the textures and the flchain CSV, and the tables it would
-// replace), so that a missing input is reported at once rather than after hours of
-// earlier steps. Once ctx is done it stops (forwarding the signal to its shard processes
-// and waiting for them), keeping every finished fit, and says how to go on. Before the
-// first step it prints the steps and an estimate of the total, and after each the time
-// elapsed and an estimate of the time left (eta: the step times each study records,
-// scaled by this run's pace).
+// runAll runs the main job (every study's Steps) into one folder. It first checks every
+// step (flags, inputs, the tables it would replace), so that a missing input is reported
+// at once rather than after hours of earlier steps, and prints the steps with an estimate
+// of the total (eta), then after each step the time left. Once ctx is done it stops
+// (forwarding the signal to its shard processes), keeping every finished fit, and says
+// how to go on.
 func runAll(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("all", "[-quick] [-out DIR] [-resume] [-jobs N] [-experiments NAME,...] [-force] [-check]", stdout, stderr, func() string {
 		return "Runs " + mainJobText() + ",\nin this order, with their default methods, λ and seeds.\n" +
@@ -147,8 +144,8 @@ func runAll(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	return nil
 }
 
-// chooseSteps returns the steps named in only (comma-separated), in the main job's order,
-// or every step when only is empty; a name that is not a step is an error listing them.
+// chooseSteps returns the steps named in only (comma-separated; empty: every step), in the
+// main job's order; a name that is not a step is an error listing them.
 func chooseSteps(steps []experiments.Step, only string) ([]experiments.Step, error) {
 	if strings.TrimSpace(only) == "" {
 		return steps, nil
@@ -177,12 +174,10 @@ func chooseSteps(steps []experiments.Step, only string) ([]experiments.Step, err
 // the command in tests, then runs the command line instead of the tests (TestMain).
 const childEnv = "INVMMD_CLI_CHILD"
 
-// runShards runs the command line args (an experiment with its flags) as jobs processes
-// of this program, shard i/jobs each, with their output in dir/logs/NAME.shardI.log and
-// the count of finished fits reported on stderr; then it merges experiment name's tables.
-//
-// Once ctx is done it forwards SIGINT to every shard process, waits for them all (each
-// keeps its finished fits and exits), and returns an *interrupted error.
+// runShards runs the command line args as jobs processes of this program, shard i/jobs
+// each, their output in dir/logs/NAME.shardI.log and the count of finished fits reported
+// on stderr; then it merges name's tables. Once ctx is done it forwards SIGINT to every
+// shard, waits for them all and returns an *interrupted error.
 func runShards(ctx context.Context, name string, args []string, jobs int, dir string, stdout, stderr io.Writer) error {
 	exe, err := os.Executable()
 	if err != nil {
@@ -244,7 +239,7 @@ func runShards(ctx context.Context, name string, args []string, jobs int, dir st
 }
 
 // reportFits prints, every few seconds until done is closed, how many result files
-// experiment name's store holds when that number has changed.
+// name's store holds, when that number has changed.
 func reportFits(name, dir string, done <-chan struct{}, stderr io.Writer) {
 	t0, last := time.Now(), -1
 	tick := time.NewTicker(5 * time.Second)
@@ -262,8 +257,7 @@ func reportFits(name, dir string, done <-chan struct{}, stderr io.Writer) {
 	}
 }
 
-// tail returns the last n lines of the file at path (progress bars' carriage returns
-// count as line ends), or a note that it cannot be read.
+// tail returns the last n lines of the file at path (a carriage return ends a line).
 func tail(path string, n int) string {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -279,8 +273,7 @@ func tail(path string, n int) string {
 	return strings.Join(keep[max(0, len(keep)-n):], "\n")
 }
 
-// runProp1 checks the paper's Proposition 2 (package prop1; appendix D) numerically and
-// prints the result.
+// runProp1 checks Proposition 2 (package prop1; appendix D) numerically.
 func runProp1(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("prop1", "[flags]", stdout, stderr, nil)
 	seed, n, reps := new(uint64), new(int), new(int)

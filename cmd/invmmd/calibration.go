@@ -31,111 +31,94 @@ func runCalibration(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	type study interface {
+		Write(dir string) error
+		Markdown() string
+	}
+	// The test's calibration (RunCalibration), or with -commands the commands'
+	// (RunToolCalibration), whose finished tables are kept under OUT/fits/calibration_tool
+	// (one result file per table, package store), so that an interrupted run continues.
+	name, what, record := "calibration", "calibration", any(nil)
+	var checked, wrote func(dir string) string
+	var work func(dir string) (study, error)
 	if *tool {
-		return runToolCalibration(ctx, *quick, *out, *workers, *checkOnly, *force, stdout, stderr)
+		cfg := experiments.ToolCalibrationPaper()
+		if *quick {
+			cfg = experiments.ToolCalibrationQuick()
+		}
+		cfg.Workers, cfg.Progress = *workers, stderr
+		name, what, record = "calibration_tool", "calibration -commands", cfg.Record()
+		checked = func(dir string) string {
+			return fmt.Sprintf("%v Z, n %v; results under %s, finished tables kept in %s", cfg.Kinds, cfg.Sizes, dir, store.Dir(dir, name))
+		}
+		work = func(dir string) (study, error) {
+			res, err := experiments.RunToolCalibration(ctx, cfg, dir)
+			if err != nil {
+				return nil, fmt.Errorf("calibration -commands: %w (the finished tables are kept in %s; rerun to continue)", err, store.Dir(dir, name))
+			}
+			return res, nil
+		}
+		wrote = func(dir string) string {
+			return fmt.Sprintf("%s/tables/calibration_tool{.csv,_se.csv,.md,_config.json}, %s/calibration_tool.png and .svg", dir, dir)
+		}
+	} else {
+		cfg := experiments.CalibrationPaper()
+		if *quick {
+			cfg = experiments.CalibrationQuick()
+		}
+		cfg.Workers = *workers
+		if err := cfg.Validate(); err != nil {
+			return err
+		}
+		record = cfg.Record()
+		checked = func(dir string) string {
+			return fmt.Sprintf("sizes %v, %d null replicates; results under %s", cfg.Sizes, cfg.Replicates, dir)
+		}
+		work = func(dir string) (res study, err error) {
+			cfg.Progress = stderr
+			err = runUntilDone(ctx, name, args, "nothing (the study writes its tables at the end)", func() error {
+				var err error
+				res, err = experiments.RunCalibration(ctx, cfg)
+				return err
+			})
+			return res, err
+		}
+		wrote = func(dir string) string {
+			base := filepath.Join(dir, name)
+			return fmt.Sprintf("%s/tables/calibration{.csv,_null.csv,.md,_config.json}, %s.png, %s.svg", dir, base, base)
+		}
 	}
-	cfg := experiments.CalibrationPaper()
-	if *quick {
-		cfg = experiments.CalibrationQuick()
-	}
-	cfg.Workers = *workers
-	if err := cfg.Validate(); err != nil {
-		return err
-	}
-	dir, err := calibrationOut(*out, *quick, *force, "calibration", cfg.Record())
+	dir, err := outFor(*out, *quick, *force)
 	if err != nil {
 		return err
-	}
-	if *checkOnly {
-		fmt.Fprintf(stdout, "calibration: sizes %v, %d null replicates; results under %s\n", cfg.Sizes, cfg.Replicates, dir)
-		return nil
-	}
-	if err := prepareOut(dir); err != nil {
-		return err
-	}
-	cfg.Progress = stderr
-	t0 := time.Now()
-	var res *experiments.Calibration
-	err = runUntilDone(ctx, "calibration", args, "nothing (the study writes its tables at the end)", func() error {
-		var err error
-		res, err = experiments.RunCalibration(ctx, cfg)
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	if err := writeCalibration(dir, res, stdout); err != nil {
-		return err
-	}
-	base := filepath.Join(dir, "calibration")
-	fmt.Fprintf(stdout, "calibration: done in %s; wrote %s/tables/calibration{.csv,_null.csv,.md,_config.json}, %s.png, %s.svg\n",
-		time.Since(t0).Round(time.Second), dir, base, base)
-	return nil
-}
-
-// runToolCalibration runs experiments.RunToolCalibration: the calibration of invmmd test and
-// invmmd estimate as a user runs them. Finished tables are kept under OUT/fits/calibration_tool
-// (one result file per table, package store), so that an interrupted run continues where it
-// stopped.
-func runToolCalibration(ctx context.Context, quick bool, out string, workers int, checkOnly, force bool, stdout, stderr io.Writer) error {
-	cfg := experiments.ToolCalibrationPaper()
-	if quick {
-		cfg = experiments.ToolCalibrationQuick()
-	}
-	cfg.Workers = workers
-	dir, err := calibrationOut(out, quick, force, "calibration_tool", cfg.Record())
-	if err != nil {
-		return err
-	}
-	runs := store.Dir(dir, "calibration_tool")
-	if checkOnly {
-		fmt.Fprintf(stdout, "calibration -commands: %v Z, n %v; results under %s, finished tables kept in %s\n", cfg.Kinds, cfg.Sizes, dir, runs)
-		return nil
-	}
-	if err := prepareOut(dir); err != nil {
-		return err
-	}
-	cfg.Progress = stderr
-	t0 := time.Now()
-	res, err := experiments.RunToolCalibration(ctx, cfg, dir)
-	if err != nil {
-		return fmt.Errorf("calibration -commands: %w (the finished tables are kept in %s; rerun to continue)", err, runs)
-	}
-	if err := writeCalibration(dir, res, stdout); err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "calibration -commands: done in %s; wrote %s/tables/calibration_tool{.csv,_se.csv,.md,_config.json}, %s/calibration_tool.png and .svg\n",
-		time.Since(t0).Round(time.Second), dir, dir)
-	return nil
-}
-
-// calibrationOut returns the output folder of a calibration study's -out and -quick
-// (outFor), once guardStudy has checked that the tables NAME there, if any, were made
-// with the settings record.
-func calibrationOut(out string, quick, force bool, name string, record any) (string, error) {
-	dir, err := outFor(out, quick, force)
-	if err != nil {
-		return "", err
 	}
 	rec, err := asRecord(record)
 	if err != nil {
-		return "", err
+		return err
 	}
-	return dir, guardStudy(dir, name, rec, force)
-}
-
-// writeCalibration writes a calibration study's tables under dir, draws its figures from
-// the tables as written (as invmmd figures draws them) and shows the tables on stdout.
-func writeCalibration(dir string, res interface {
-	Write(dir string) error
-	Markdown() string
-}, stdout io.Writer) error {
+	if err := guardStudy(dir, name, rec, *force); err != nil {
+		return err
+	}
+	if *checkOnly {
+		fmt.Fprintf(stdout, "%s: %s\n", what, checked(dir))
+		return nil
+	}
+	if err := prepareOut(dir); err != nil {
+		return err
+	}
+	t0 := time.Now()
+	res, err := work(dir)
+	if err != nil {
+		return err
+	}
+	// The figures are drawn from the tables as written, as invmmd figures draws them.
 	if err := res.Write(dir); err != nil {
 		return err
 	}
 	if _, err := experiments.CalibrationFigures(dir, drawer{}, io.Discard); err != nil {
 		return err
 	}
-	_, err := fmt.Fprint(stdout, res.Markdown())
-	return err
+	fmt.Fprint(stdout, res.Markdown())
+	fmt.Fprintf(stdout, "%s: done in %s; wrote %s\n", what, time.Since(t0).Round(time.Second), wrote(dir))
+	return nil
 }

@@ -13,11 +13,8 @@ import (
 )
 
 // runDiagnose records fits of an experiment step by step, each once per objective, and
-// draws what the penalty did (experiments.Diagnose): invmmd diagnose EXPERIMENT [its flags]
-// -methods M -lambdas L -seeds S [-objectives paper,train-norms]; each method, λ and seed
-// listed is one diagnosis with its own files. The flags are named as the experiments'
-// (-methods, -lambdas, -seeds); the old -method, -lambda and -seed still work for this
-// release, with a warning.
+// draws what the penalty did (experiments.Diagnose): each method, λ and seed listed is
+// one diagnosis with its own files.
 func runDiagnose(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var s experiments.Study
 	rest := args
@@ -106,7 +103,7 @@ func runDiagnose(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	for _, m := range ms {
 		for _, l := range ls {
 			for _, seed := range ss {
-				j := job{m, l, seed, experiments.DiagnosisName(exp.Name, keyOf(m, l, seed))}
+				j := job{m, l, seed, experiments.DiagnosisName(exp.Name, store.Key{Method: m.String(), Lambda: l, Seed: seed})}
 				rec := map[string]any{"Experiment": exp.Name, "Method": m.String(), "Lambda": l, "Seed": seed}
 				if err := guardStudy(dir, j.name, rec, *force); err != nil {
 					return err
@@ -146,9 +143,4 @@ func runDiagnose(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		fmt.Fprintf(stdout, "diagnose: wrote %s/tables/%s{.csv,_config.json}, %s.png, %s.svg\n", dir, j.name, base, base)
 	}
 	return nil
-}
-
-// keyOf is the store key of a diagnosed fit.
-func keyOf(m method.Method, lambda float64, seed uint64) store.Key {
-	return store.Key{Method: m.String(), Lambda: lambda, Seed: seed}
 }

@@ -86,10 +86,8 @@ func (drawer) Objectives(base, title string, objectives []string, rows [][]resul
 	return saveGrid(base, w, h)(figures.Objectives(title, runs, figures.Hints(hints)))
 }
 
-// commandFor returns the command of study s: the sweep command of an experiment (with the
-// shared flags and its options' own, runSweep), or the command of a bespoke study, whose
-// flags and run are the command line's. A bespoke study without one gets a command that
-// says so.
+// commandFor returns the command of study s: runSweep for a sweep, or the command line's
+// run of a bespoke study (a study without one gets a command that says so).
 func commandFor(s experiments.Study) command {
 	bespoke := map[string]func(context.Context, []string, io.Writer, io.Writer) error{
 		"variance": runVariance, "calibration": runCalibration, "prop1": runProp1, "diagnose": runDiagnose,

@@ -9,14 +9,12 @@ import (
 )
 
 // eta estimates how long the main job's remaining steps take: the recorded time of each
-// (experiments.Step's Quick and Full), scaled by the pace of this run so far, the ratio of the time its finished
-// steps took to the time recorded for them. A machine twice as slow as the recorded one
-// doubles every estimate after its first step.
+// (experiments.Step's Quick and Full), scaled by the pace of this run so far (the time its
+// finished steps took over the time recorded for them).
 type eta struct {
 	names    []string
 	expected []time.Duration // 0: no recorded time
 	done     int             // steps finished
-	took     time.Duration   // wall time of the finished steps
 	tookRec  time.Duration   // wall time of the finished steps that have a recorded time
 	recDone  time.Duration   // the recorded time of those
 }
@@ -39,7 +37,6 @@ func (e *eta) finish(d time.Duration) {
 	if e.done >= len(e.names) {
 		return
 	}
-	e.took += d
 	if rec := e.expected[e.done]; rec > 0 {
 		e.tookRec += d
 		e.recDone += rec

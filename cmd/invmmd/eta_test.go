@@ -80,6 +80,7 @@ func TestETALines(t *testing.T) {
 	if b.String() != want {
 		t.Errorf("plan:\n%s\nwant\n%s", b.String(), want)
 	}
+	var elapsed time.Duration
 	for _, c := range []struct {
 		took time.Duration
 		want string
@@ -90,7 +91,8 @@ func TestETALines(t *testing.T) {
 	} {
 		b.Reset()
 		e.finish(c.took)
-		e.progress(&b, e.names[e.done-1], c.took, e.took)
+		elapsed += c.took
+		e.progress(&b, e.names[e.done-1], c.took, elapsed)
 		if b.String() != c.want {
 			t.Errorf("progress:\n%s\nwant\n%s", b.String(), c.want)
 		}

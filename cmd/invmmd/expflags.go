@@ -7,14 +7,9 @@ import (
 	"strings"
 )
 
-// The experiment commands (the studies' commands, diagnose, variance, prop1, all, merge)
-// name their settings as the own-data commands do: -methods, -lambdas and -seeds take
-// comma-separated lists (a command that runs once takes one seed, and says so), a number
-// that does not parse says what is wanted, and an old name works for one release with a
-// warning (experimentAliases).
-
 // experimentAliases are the old flag names of the experiment commands, kept for one
-// release: each still works and warns, naming its new name.
+// release: each still works and warns, naming its new name (-methods, -lambdas and -seeds,
+// as the own-data commands name them).
 var experimentAliases = map[string]string{
 	"method": "methods", // diagnose: -methods, as every experiment command and fit
 	"lambda": "lambdas", // diagnose: -lambdas, as every experiment command
@@ -27,10 +22,9 @@ func experimentAlias(fs *flag.FlagSet, old string, warn io.Writer) {
 	aliasTo(fs, old, experimentAliases[old], warn)
 }
 
-// refuseEmpty returns an error for each of the named list flags that the command line set
-// to an empty value (e.g. -seeds ""): leaving a flag out takes its default, but an empty
-// list given on purpose is a mistake (a shell variable that expanded to nothing), and fit
-// refuses it too. defaults says, by flag name, what leaving it out gives.
+// refuseEmpty refuses a named list flag set to an empty value (e.g. -seeds "", a shell
+// variable that expanded to nothing), as fit does; defaults says, by flag name, what
+// leaving it out gives.
 func refuseEmpty(fs *flag.FlagSet, defaults map[string]string) error {
 	var err error
 	fs.Visit(func(f *flag.Flag) {

@@ -1,19 +1,16 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
 )
 
-// runFigures redraws the figures of every study of the list (experiments.Studies) from the tables under
-// OUT/tables, without training anything (each study's Figures: the results figures of the
-// experiments' tables, with the comparisons of their objectives and layers, and the
-// bespoke studies' figures). A results table no study stores under its name is skipped
-// with a note; a table whose λ its experiment's configuration does not list (left by an
-// earlier sweep) is an error, as is a table without rows.
-func runFigures(args []string, stdout, stderr io.Writer) error {
+// runFigures redraws every study's figures (its Figures) from the tables under OUT/tables,
+// without training; a results table that no study stores is skipped with a note.
+func runFigures(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("figures", "[-out DIR]", stdout, stderr, nil)
 	out := fs.String("out", "figures", "folder holding tables/ (read) and the figures (written)")
 	if err := parse(fs, args); err != nil {

@@ -1,33 +1,19 @@
 // Command invmmd runs the experiments of "Learning Invariant Representations with Missing
-// Data" (Goldstein et al., CLeaR 2022) and regenerates the project's tables and figures.
+// Data" (Goldstein et al., CLeaR 2022), regenerates the project's tables and figures, and
+// runs the own-data workflow (estimate, test, fit, audit, predict).
 //
 // Usage:
 //
 //	invmmd <command> [flags]
 //
-// The commands are, first, one per study of the list (package experiments,
-// experiments.Studies): the paper's experiments (sim, tmnist, clinical), the simulation
-// with a continuous nuisance (simcont), the variance study of appendix B.3 (variance), the
-// invariance test's calibration (calibration), Proposition 2 (prop1) and the step-by-step
-// diagnosis of a fit (diagnose); a study registered there gets its command. Then:
+// The commands are one per study of the list (experiments.Studies), then merge, figures,
+// all, the own-data commands and version: "invmmd help" lists them, "invmmd <command> -h"
+// gives a command's flags. The backend is the pure-Go one unless GOMLX_BACKEND names
+// another (e.g. xla:cpu, xla:cuda).
 //
-//	merge     assemble tables and figures from the per-fit result files of (sharded) runs
-//	figures   redraw the figures from the tables under figures/tables, without training
-//	all       every step of the main job, regenerating figures/ (the README's main job)
-//	estimate  your own CSV: each estimator's MMD² of a column of model outputs, with diagnostics
-//	test      your own CSV: is a column of model outputs independent of Z given Y? p-values with Z missing at random
-//	fit       your own CSV with missing Z: fit G and m, train h with each method, held-out MMD
-//	predict   score a CSV with a model saved by fit: probabilities, logits and the columns kept
-//	version   the module's version and the commit this program was built from
-//
-// Run "invmmd help" for the full list and "invmmd <command> -h" for a command's flags.
-// The backend is the pure-Go one unless GOMLX_BACKEND names another (e.g. xla:cpu,
-// xla:cuda).
-//
-// Every fit's result is written to OUT/fits/EXPERIMENT/ as soon as it is done; the tables
-// under OUT/tables are assembled from those files. -resume skips fits whose file exists,
-// and -shard i/n runs one of n slices of the grid (e.g. one task of a Slurm job array;
-// see scripts/slurm/sweep.sh), after which "invmmd merge -out OUT" builds the tables.
+// Every fit's result is written to OUT/fits/EXPERIMENT/ as soon as it is done and the
+// tables are assembled from those files: -resume skips fits whose file exists, -shard i/n
+// runs one of n slices of the grid (scripts/slurm/sweep.sh), then "invmmd merge -out OUT".
 // SIGINT or SIGTERM stops a command after the training step in progress, keeping every
 // finished fit, and prints the command line that goes on from there.
 package main
@@ -57,33 +43,27 @@ type command struct {
 	run           func(ctx context.Context, args []string, stdout, stderr io.Writer) error
 }
 
-// studies are the studies the command line knows: the project's list
-// (experiments.Studies); a program, or a test, with a study of its own appends it before
-// it dispatches.
+// studies are the studies the command line knows (experiments.Studies); a program, or a
+// test, with a study of its own appends it before it dispatches.
 var studies = experiments.Studies()
 
-// commands are the studies (studies), one command each in their order (commandFor), then
-// the commands that work on their results and the own-data commands.
+// commands are the studies' commands (commandFor), then the commands that work on their
+// results and the own-data commands.
 func commands() []command {
 	var cs []command
 	for _, s := range studies {
 		cs = append(cs, commandFor(s))
 	}
-	plain := func(run func(args []string, stdout, stderr io.Writer) error) func(context.Context, []string, io.Writer, io.Writer) error {
-		return func(_ context.Context, args []string, stdout, stderr io.Writer) error {
-			return run(args, stdout, stderr)
-		}
-	}
 	return append(cs, []command{
 		{"merge", "assemble tables and figures from the per-fit result files of (sharded) runs", runMerge},
-		{"figures", "redraw the results figures from the tables under figures/tables (no training)", plain(runFigures)},
+		{"figures", "redraw the results figures from the tables under figures/tables (no training)", runFigures},
 		{"all", "every experiment, regenerating figures/", runAll},
 		{"estimate", "your own CSV: each estimator's MMD² of a column of model outputs, with diagnostics", runEstimate},
 		{"test", "your own CSV: is a column of model outputs independent of Z given Y? p-values with Z missing at random", runTest},
 		{"fit", "your own CSV with missing Z: fit G and m, train h with each method, report accuracy and held-out MMD", runFit},
 		{"audit", "your own CSV: a model's decisions audited for equalized odds by group with the sensitive attribute partly missing", runAudit},
 		{"predict", "score a CSV with a model saved by fit: probabilities, logits and the columns kept, ready for estimate and test", runPredict},
-		{"version", "print the module's version and the commit this program was built from", plain(runVersion)},
+		{"version", "print the module's version and the commit this program was built from", runVersion},
 	}...)
 }
 
@@ -113,9 +93,8 @@ func main() {
 // doubled matches a prefix repeated by two layers of wrapping, e.g. "tmnist: tmnist: ".
 var doubled = regexp.MustCompile(`\b([A-Za-z][A-Za-z0-9_]*): `)
 
-// message returns err's text as the command line prints it after "invmmd: ": without a
-// leading "invmmd: " and with a prefix that two layers of wrapping doubled ("tmnist:
-// tmnist: ...") said once.
+// message returns err's text as printed after "invmmd: ": without a leading "invmmd: "
+// and with a prefix that two layers of wrapping doubled said once.
 func message(err error) string {
 	s := strings.TrimPrefix(err.Error(), "invmmd: ")
 	for {
@@ -144,9 +123,8 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 	return dispatchContext(context.Background(), args, stdout, stderr)
 }
 
-// dispatchContext runs the command line args: a command and its flags, or help. "invmmd
-// help" and "invmmd -h" print the command list, "invmmd help CMD" CMD's flags (as
-// "invmmd CMD -h"), all to stdout.
+// dispatchContext runs the command line args: a command and its flags, or help ("invmmd
+// help" or -h: the command list; "invmmd help CMD": CMD -h), help to stdout.
 func dispatchContext(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		usage(stderr)
@@ -216,12 +194,11 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// runUntilDone runs work, which stops once ctx is done (every fit checks it before each
-// training step), and returns its error, or, when ctx was done first, an *interrupted
-// error with kept and the resume line of name's args. It waits for work to return either
-// way, so that nothing runs on after the command has said it stopped: every result file
-// is written atomically (a temporary file renamed into place), and the fit in progress is
-// all that is lost. A second SIGINT ends the program at once (main).
+// runUntilDone runs work, which stops once ctx is done, and returns its error, or, when
+// ctx was done first, an *interrupted error with kept and the resume line of name's args.
+// It waits for work to return, so that nothing runs on after the command has said it
+// stopped: result files are written atomically, and the fit in progress is all that is
+// lost.
 func runUntilDone(ctx context.Context, name string, args []string, kept string, work func() error) error {
 	err := work()
 	if ctx.Err() != nil {
@@ -252,10 +229,9 @@ func summaryOf(name string) string {
 	return ""
 }
 
-// newFlags returns a flag set for the command name whose -h starts with the command's
-// one-line description and any further text (e.g. the methods "-methods all" runs), then
-// the flags with their defaults. Help asked for (-h, -help) goes to stdout; the usage
-// shown after a flag error goes to stderr.
+// newFlags returns a flag set for the command name whose -h gives the command's summary,
+// the text more returns, then the flags. Help asked for goes to stdout; the usage shown
+// after a flag error goes to stderr.
 func newFlags(name, usageLine string, stdout, stderr io.Writer, more func() string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)

@@ -12,10 +12,8 @@ import (
 	"github.com/invmmd/invmmd/invmmd/experiments/store"
 )
 
-// runMerge assembles the tables, Markdown and figures of every study's results (or those
-// named) from the per-fit result files under OUT/fits, e.g. after the shards of a Slurm
-// job array: each folder's study (studies.Owner) merges it. It refuses, listing them,
-// when fits are missing or were made with another configuration.
+// runMerge assembles the tables and figures of every study's results under OUT/fits (or
+// those named), each by its study's Merge, e.g. after the shards of a Slurm job array.
 func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("merge", "-out DIR [-experiments sim,tmnist,...]", stdout, stderr, func() string {
 		return "Reads OUT/fits/EXPERIMENT/*.json (written by invmmd EXPERIMENT -out OUT, whole or with -shard i/n)\nand writes OUT/tables and the figures in OUT, as a whole run does."
@@ -71,8 +69,7 @@ func mergeArgs(out string, force bool, stdout io.Writer) experiments.MergeArgs {
 }
 
 // noResults is merge's error for -experiments naming n, which has no results under
-// out/fits: it says which experiments' results are there, and, when n is no experiment's
-// name at all, which experiments there are.
+// out/fits: it says which results are there and, when n is no study's, which there are.
 func noResults(out, n string, stored []string) error {
 	there := "there are none"
 	if len(stored) > 0 {

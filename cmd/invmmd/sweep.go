@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -36,7 +37,7 @@ type sweepFlags struct {
 }
 
 // register adds the shared flags to fs; their defaults are said from the study's sweeps.
-func (s *sweepFlags) register(fs *flag.FlagSet, e experiments.SweepStudy) {
+func (s *sweepFlags) register(fs *flag.FlagSet, e *experiments.SweepStudy) {
 	paper, quick := e.DefaultSweep(false), e.DefaultSweep(true)
 	fs.BoolVar(&s.quick, "quick", false, "small data and few epochs (minutes), for tests and notebooks; writes to "+quickOut()+" unless -out is given")
 	fs.StringVar(&s.methods, "methods", "", "comma-separated methods: "+method.List(method.Paper())+" and the extensions "+method.List(method.Extensions())+"; all: the experiment's own list (above); default: all, or "+method.List(quick.Methods)+" with -quick")
@@ -55,7 +56,7 @@ func (s *sweepFlags) register(fs *flag.FlagSet, e experiments.SweepStudy) {
 	fs.BoolVar(&s.force, "force", false, "replace the tables under OUT/tables even when they were made with another configuration or hold fits this run leaves out (methods, λ, seeds), and let -quick write into the repository's figures/")
 }
 
-// config parses the grid flags into a RunConfig; every error comes before any work.
+// config parses the grid flags into a RunConfig, before any work.
 func (s *sweepFlags) config(stderr io.Writer) (experiments.RunConfig, error) {
 	var rc experiments.RunConfig
 	var err error
@@ -84,10 +85,9 @@ func (s *sweepFlags) config(stderr io.Writer) (experiments.RunConfig, error) {
 	return rc, nil
 }
 
-// defaults fills the grid flags left empty with the study's default sweep (its paper-size
-// one, or its quick one with -quick), and "-methods all" with the paper-size sweep's
-// methods, the experiment's own list.
-func (s *sweepFlags) defaults(e experiments.SweepStudy) {
+// defaults fills the grid flags left empty with the study's default sweep (with -quick
+// its quick one), and "-methods all" with the paper-size sweep's methods.
+func (s *sweepFlags) defaults(e *experiments.SweepStudy) {
 	def := e.DefaultSweep(s.quick)
 	switch s.methods {
 	case "":
@@ -121,9 +121,8 @@ func seedNames(seeds []uint64) string {
 	return strings.Join(parts, ",")
 }
 
-// optionFlags registers on fs a flag for each tagged field of a sweep's options (a fresh
-// copy of its defaults, NewOptions), and returns the options the flags set once fs is
-// parsed: the command line's side of a typed variant (experiments.OptionFields).
+// optionFlags registers on fs a flag for each tagged field of a fresh copy of the sweep's
+// options (experiments.OptionFields), and returns the options the flags set.
 func optionFlags(fs *flag.FlagSet, s experiments.Study) (any, error) {
 	o := s.Sweep.NewOptions()
 	fields, err := experiments.OptionFields(o)
@@ -131,30 +130,39 @@ func optionFlags(fs *flag.FlagSet, s experiments.Study) (any, error) {
 		return nil, err
 	}
 	for _, f := range fields {
-		switch p := f.Ptr.(type) {
-		case *bool:
-			fs.BoolVar(p, f.Flag, *p, f.Help)
-		case *string:
-			fs.StringVar(p, f.Flag, *p, f.Help)
-		case *int:
-			fs.Var(intValue{p}, f.Flag, f.Help)
-		case *uint64:
-			fs.Var(uintValue{p}, f.Flag, f.Help)
-		case *float64:
-			fs.Var(floatValue{p}, f.Flag, f.Help)
-		default:
-			return nil, fmt.Errorf("%s: option -%s of type %T", s.Name, f.Flag, p)
+		if !scalarFlag(fs, f.Ptr, f.Flag, f.Help) {
+			return nil, fmt.Errorf("%s: option -%s of type %T", s.Name, f.Flag, f.Ptr)
 		}
 	}
 	return o, nil
 }
 
-// runSweep runs study s's command line args: it builds the experiment of the variant the
-// flags choose (its options, -objective and -represent), runs its grid (or a shard of it)
-// and, for a whole run, writes its tables and figures. Before any work it refuses tables
-// it would replace (guardTables) and a quick run into the repository's figures/. Once ctx
-// is done it stops after the training step in progress, keeping every finished fit's
-// file, and says how to go on.
+// scalarFlag registers on fs the flag name of the scalar p points to (*bool, *string, *int,
+// *uint64 or *float64), its default the value there, and reports whether p was one: the
+// one switch of a tagged field's type to its flag, for the sweeps' options.
+func scalarFlag(fs *flag.FlagSet, p any, name, help string) bool {
+	switch p := p.(type) {
+	case *bool:
+		fs.BoolVar(p, name, *p, help)
+	case *string:
+		fs.StringVar(p, name, *p, help)
+	case *int:
+		fs.Var(intValue{p}, name, help)
+	case *uint64:
+		fs.Var(uintValue{p}, name, help)
+	case *float64:
+		fs.Var(floatValue{p}, name, help)
+	default:
+		return false
+	}
+	return true
+}
+
+// runSweep runs study s's command line args: the experiment of the variant the flags
+// choose, over its grid (or a shard of it), then for a whole run its tables and figures.
+// Before any work it refuses tables it would replace (guardTables) and a quick run into
+// figures/. Once ctx is done it stops after the training step in progress, keeping every
+// finished fit, and says how to go on.
 func runSweep(ctx context.Context, s experiments.Study, args []string, stdout, stderr io.Writer) error {
 	e := s.Sweep
 	var sf sweepFlags
@@ -235,17 +243,13 @@ func runSweep(ctx context.Context, s experiments.Study, args []string, stdout, s
 	return err
 }
 
-// check checks exp's result store under out (refusing another configuration) without
-// writing anything, and reports how many fits the run or shard holds; with list, it also
-// lists their result files.
+// check checks exp's result store under out without writing anything and reports how
+// many fits the run or shard holds; with list, it lists their result files.
 func check(exp experiments.Experiment, rc experiments.RunConfig, sw store.Sweep, out string, list bool, stdout io.Writer) error {
 	if err := store.Check(out, sw); err != nil {
 		return err
 	}
-	shard := rc.Shard
-	if shard == (store.Shard{}) {
-		shard = store.All
-	}
+	shard := cmp.Or(rc.Shard, store.All)
 	keys := experiments.Grid(sw.Methods, sw.Lambdas, sw.Seeds)
 	lo, hi := shard.Range(len(keys))
 	fmt.Fprintf(stdout, "%s: %d fits in all; shard %v holds %d; results under %s\n", exp.Name, len(keys), shard, hi-lo, out)

@@ -22,10 +22,10 @@ import (
 // networks, a few epochs, one fit in its quick sweep; seconds. Appended to the study list,
 // it is the main job's last step.
 func toyStudy() experiments.Study {
-	return experiments.NewSweep(experiments.SweepSpec[struct{}]{
+	return experiments.NewSweep(experiments.SweepSpec{
 		Name:    "toy",
 		Summary: "a toy experiment that only the tests register",
-		Build: func(quick bool, batch int, _ struct{}) (experiments.Experiment, error) {
+		Build: func(quick bool, batch int, _ any) (experiments.Experiment, error) {
 			return experiments.Experiment{
 				Name:  "toy",
 				Title: "Toy simulation",
@@ -42,7 +42,7 @@ func toyStudy() experiments.Study {
 		},
 		Sweep: experiments.RunConfig{Methods: []method.Method{method.None, method.DR}, Lambdas: []float64{1}, Seeds: []uint64{1, 2}},
 		Quick: experiments.RunConfig{Methods: []method.Method{method.DR}, Lambdas: []float64{1}, Seeds: []uint64{1}},
-		Main:  []experiments.MainRun[struct{}]{{}},
+		Main:  []experiments.MainRun{{}},
 	})
 }
 

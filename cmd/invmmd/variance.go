@@ -12,10 +12,9 @@ import (
 	"github.com/invmmd/invmmd/invmmd/experiments/store"
 )
 
-// runVariance runs the variance study (or a shard of it). Before any work it refuses a
-// quick run into the repository's figures/ and a table of other settings it would
-// replace (guardStudy); once ctx is done it stops, keeping the finished batch sizes'
-// files, and says how to go on.
+// runVariance runs the variance study (or a shard of it), refusing first a quick run into
+// figures/ and a table of other settings (guardStudy); once ctx is done it stops, keeping
+// the finished batch sizes' files, and says how to go on.
 func runVariance(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("variance", "[flags]", stdout, stderr, func() string {
 		var ms []string

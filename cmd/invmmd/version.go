@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"runtime/debug"
@@ -9,7 +10,7 @@ import (
 
 // runVersion prints the module's version and the commit the program was built from, as
 // the Go toolchain recorded them in the binary (debug.ReadBuildInfo).
-func runVersion(args []string, stdout, stderr io.Writer) error {
+func runVersion(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("version", "", stdout, stderr, func() string {
 		return "Prints the module's version ((devel) for a build from a work tree without a version), the commit it was\n" +
 			"built from and whether the work tree had uncommitted changes (unknown when the build recorded no VCS\n" +

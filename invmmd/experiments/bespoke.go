@@ -1,8 +1,9 @@
 package experiments
 
 import (
+	"cmp"
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,16 +11,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/invmmd/invmmd/invmmd/experiments/store"
 	"github.com/invmmd/invmmd/invmmd/results"
 )
 
-// The bespoke studies: the studies that are not a Sweep. Each runs with its own typed
-// settings (Variance, RunCalibration, prop1.Run, Diagnose), which its command fills from
-// its flags; here is what the study list, the main job, merge and figures need of them.
+// The bespoke studies: the studies that are not a sweep, each run with its own typed
+// settings (Variance, RunCalibration, prop1.Run, Diagnose) that its command fills.
 
 // varianceStudy is the variance study of appendix B.3 (Variance): a step of the main job,
-// its batch sizes' results stored under OUT/fits/variance, its table variance.csv and its
-// figure variance.png.
+// its batch sizes' results under OUT/fits/variance, its table and figure variance.*.
 func varianceStudy() Study {
 	return Study{
 		Name:    "variance",
@@ -30,8 +30,8 @@ func varianceStudy() Study {
 	}
 }
 
-// mergeVariance assembles variance.csv and its records from the batch sizes' files under
-// a.Out (MergeVariance) and draws the figure.
+// mergeVariance assembles variance.csv from the batch sizes' files (MergeVariance) and
+// draws the figure.
 func mergeVariance(_ context.Context, a MergeArgs, name string) ([]string, error) {
 	if name != "variance" {
 		return nil, fmt.Errorf("experiments: the variance study stores no results under %q", name)
@@ -68,9 +68,8 @@ func varianceFigure(out string, d Drawer, _ io.Writer) ([]string, error) {
 	return []string{base + ".png", base + ".svg"}, nil
 }
 
-// calibrationStudy is the invariance test's calibration study (RunCalibration): its
-// tables calibration.csv and calibration_null.csv, written at the end of a run (it stores
-// no per-fit results), and its figure. It is not part of the main job.
+// calibrationStudy is the invariance test's calibration study (RunCalibration), and the
+// commands' with -commands: tables written at the end of a run, and their figures.
 func calibrationStudy() Study {
 	return Study{
 		Name:    "calibration",
@@ -79,11 +78,8 @@ func calibrationStudy() Study {
 	}
 }
 
-// CalibrationFigures redraws the calibration study's figures from their tables under
-// out/tables: the test's calibration (calibration.png, from calibration.csv and
-// calibration_null.csv) when there is a calibration.csv, and the commands'
-// (calibration_tool.png, from calibration_tool.csv and calibration_tool_se.csv) when there
-// is a calibration_tool.csv, each at the level α its _config.json records.
+// CalibrationFigures redraws calibration.png and calibration_tool.png from their tables
+// under out/tables, where there are any, each at the level α its _config.json records.
 func CalibrationFigures(out string, d Drawer, _ io.Writer) ([]string, error) {
 	t := filepath.Join(out, "tables")
 	var files []string
@@ -112,11 +108,8 @@ func CalibrationFigures(out string, d Drawer, _ io.Writer) ([]string, error) {
 // drawCalibration draws the test's calibration from the tables under t into base.
 func drawCalibration(t, base string, alpha float64, d Drawer) error {
 	rows, err := results.ReadCalibrationCSV(filepath.Join(t, "calibration.csv"))
-	if err != nil {
-		return err
-	}
-	null, err := results.ReadCalibrationNullCSV(filepath.Join(t, "calibration_null.csv"))
-	if err != nil {
+	null, err2 := results.ReadCalibrationNullCSV(filepath.Join(t, "calibration_null.csv"))
+	if err := errors.Join(err, err2); err != nil {
 		return err
 	}
 	return d.Calibration(base, rows, null, alpha)
@@ -125,11 +118,8 @@ func drawCalibration(t, base string, alpha float64, d Drawer) error {
 // drawToolCalibration draws the commands' calibration from the tables under t into base.
 func drawToolCalibration(t, base string, alpha float64, d Drawer) error {
 	rows, err := results.ReadToolCalibrationCSV(filepath.Join(t, "calibration_tool.csv"))
-	if err != nil {
-		return err
-	}
-	se, err := results.ReadSECalibrationCSV(filepath.Join(t, "calibration_tool_se.csv"))
-	if err != nil {
+	se, err2 := results.ReadSECalibrationCSV(filepath.Join(t, "calibration_tool_se.csv"))
+	if err := errors.Join(err, err2); err != nil {
 		return err
 	}
 	return d.ToolCalibration(base, rows, se, alpha)
@@ -137,26 +127,21 @@ func drawToolCalibration(t, base string, alpha float64, d Drawer) error {
 
 // studyAlpha reads the level α a calibration study recorded in its config file.
 func studyAlpha(path string) (float64, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return 0, err
-	}
 	var rec struct{ Alpha float64 }
-	if err := json.Unmarshal(b, &rec); err != nil || !(rec.Alpha > 0 && rec.Alpha < 1) {
+	if ok, err := store.ReadJSON(path, &rec); !ok || !(rec.Alpha > 0 && rec.Alpha < 1) {
 		return 0, fmt.Errorf("%s: want a level Alpha in (0, 1) (%v)", path, err)
 	}
 	return rec.Alpha, nil
 }
 
-// prop1Study is Proposition 2's numerical check (package prop1, appendix D), which prints
-// its numbers and writes no files (the package's name is historical).
+// prop1Study is Proposition 2's numerical check (package prop1, appendix D): it prints
+// its numbers and writes no files.
 func prop1Study() Study {
 	return Study{Name: "prop1", Summary: "Proposition 2 (appendix D): full-data vs observed-only MMD of h* in both constructions"}
 }
 
 // diagnosisStudy is the step-by-step record of one fit of an experiment, per objective
-// (Diagnose): its tables diagnosis_NAME.csv and their records (WriteDiagnoses), and their
-// figures. It is not part of the main job.
+// (Diagnose, WriteDiagnoses): its tables diagnosis_NAME.* and their figures.
 func diagnosisStudy() Study {
 	return Study{
 		Name:    "diagnose",
@@ -165,8 +150,7 @@ func diagnosisStudy() Study {
 	}
 }
 
-// diagnosisFigures redraws the figure of every diagnosis under out/tables
-// (diagnosis_*_config.json).
+// diagnosisFigures redraws the figure of every diagnosis under out/tables.
 func diagnosisFigures(out string, d Drawer, _ io.Writer) ([]string, error) {
 	cfgs, err := filepath.Glob(filepath.Join(out, "tables", "diagnosis_*_config.json"))
 	if err != nil {
@@ -183,9 +167,8 @@ func diagnosisFigures(out string, d Drawer, _ io.Writer) ([]string, error) {
 	return files, nil
 }
 
-// RedrawDiagnosis draws the diagnosis figure of out/tables/NAME.csv and its record (the
-// title, the objectives' labels, their kept epochs) into out/NAME.png and .svg, and returns the figure's base
-// path.
+// RedrawDiagnosis draws the diagnosis figure of out/tables/NAME.csv and its record into
+// out/NAME.png and .svg, and returns the figure's base path.
 func RedrawDiagnosis(out, name string, d Drawer) (string, error) {
 	t := filepath.Join(out, "tables")
 	steps, err := results.ReadDiagnosisCSV(filepath.Join(t, name+".csv"))
@@ -193,13 +176,9 @@ func RedrawDiagnosis(out, name string, d Drawer) (string, error) {
 		return "", err
 	}
 	cp := filepath.Join(t, name+"_config.json")
-	b, err := os.ReadFile(cp)
-	if err != nil {
-		return "", err
-	}
 	var rec DiagnosisRecord
-	if err := json.Unmarshal(b, &rec); err != nil {
-		return "", fmt.Errorf("%s: %w", cp, err)
+	if ok, err := store.ReadJSON(cp, &rec); !ok {
+		return "", cmp.Or(err, fmt.Errorf("%s: %w", cp, os.ErrNotExist))
 	}
 	base := filepath.Join(out, name)
 	if err := d.Diagnosis(base, steps, rec.Fit(), rec.Labels(), rec.Kept()); err != nil {
@@ -208,16 +187,12 @@ func RedrawDiagnosis(out, name string, d Drawer) (string, error) {
 	return base, nil
 }
 
-// auditStudy is the fairness audit's validation study (invmmd/fairstudy): coverage and
-// bias of each estimator with the attribute hidden on public tables. It is not part of
-// the main job.
+// auditStudy is the fairness audit's validation study (invmmd/fairstudy).
 func auditStudy() Study {
 	return Study{Name: "auditstudy", Summary: "the fairness audit's validation study: coverage and bias of each estimator with the attribute hidden on public tables"}
 }
 
-// mitigationStudy is the mitigation comparison (invmmd/fairstudy): fit with the attribute
-// partly missing against the oracle and Fairlearn, at equal selection rate. It is not part
-// of the main job.
+// mitigationStudy is the mitigation comparison (invmmd/fairstudy).
 func mitigationStudy() Study {
 	return Study{Name: "mitigation", Summary: "the mitigation study: fit with the attribute partly missing against the oracle, at equal selection rate, with the gap's noise"}
 }

@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -28,6 +29,9 @@ type CalibrationTest struct {
 // String names the test "method/route".
 func (t CalibrationTest) String() string { return t.Method.String() + "/" + t.Route.String() }
 
+// MarshalText names the test in JSON records as String does.
+func (t CalibrationTest) MarshalText() ([]byte, error) { return []byte(t.String()), nil }
+
 // CalibrationConfig is the calibration study of the invariance test: for each sample size,
 // Replicates draws of the calibsim simulation under the null (δ = 0) and PowerReplicates
 // under each alternative δ, each with G and m fitted by logistic regression on a separate
@@ -41,7 +45,7 @@ type CalibrationConfig struct {
 	Resamples       int // draws of the wild bootstrap and the permutation test
 	Alpha           float64
 	Seed            uint64
-	Workers         int       // replicates run at once; 0 means one per CPU
+	Workers         int       `json:"-"` // replicates run at once; 0 means one per CPU
 	Progress        io.Writer `json:"-"`
 }
 
@@ -113,10 +117,6 @@ func RunCalibration(ctx context.Context, cfg CalibrationConfig) (*Calibration, e
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	workers := cfg.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
 	out := &Calibration{Config: cfg, Millis: map[string]float64{}}
 	deltas := append([]float64{0}, cfg.Deltas...)
 	for _, n := range cfg.Sizes {
@@ -127,34 +127,14 @@ func RunCalibration(ctx context.Context, cfg CalibrationConfig) (*Calibration, e
 			}
 			p := make([][]float64, reps) // [replicate][test]
 			ms := make([][]float64, reps)
-			errs := make([]error, reps)
-			var next int
-			var mu sync.Mutex
-			var wg sync.WaitGroup
-			for w := 0; w < workers; w++ {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for {
-						mu.Lock()
-						r := next
-						next++
-						mu.Unlock()
-						if r >= reps || ctx.Err() != nil {
-							return
-						}
-						p[r], ms[r], errs[r] = calibrationReplicate(cfg, n, di, delta, r)
-					}
-				}()
-			}
-			wg.Wait()
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			for r, err := range errs {
-				if err != nil {
-					return nil, fmt.Errorf("calibration: n = %d, δ = %v, replicate %d: %w", n, delta, r, err)
+			err := parallel(ctx, cfg.Workers, reps, func(r int) (err error) {
+				if p[r], ms[r], err = calibrationReplicate(cfg, n, di, delta, r); err != nil {
+					return fmt.Errorf("calibration: n = %d, δ = %v, replicate %d: %w", n, delta, r, err)
 				}
+				return nil
+			})
+			if err != nil {
+				return nil, err
 			}
 			for k, t := range cfg.Tests {
 				row := results.CalibrationRow{N: n, Delta: delta, Method: t.Method.String(), Route: t.Route.String(), Replicates: reps}
@@ -175,6 +155,42 @@ func RunCalibration(ctx context.Context, cfg CalibrationConfig) (*Calibration, e
 		}
 	}
 	return out, nil
+}
+
+// parallel calls fn for every index in [0, n) on workers goroutines (0: one per CPU), and
+// stops handing out indices at the first error or once ctx is done; it returns ctx's
+// error, or else the first error of fn.
+func parallel(ctx context.Context, workers, n int, fn func(i int) error) error {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	var mu sync.Mutex
+	var first error
+	next := 0
+	var wg sync.WaitGroup
+	for range min(workers, n) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				i := next
+				next++
+				stop := i >= n || first != nil || ctx.Err() != nil
+				mu.Unlock()
+				if stop {
+					return
+				}
+				if err := fn(i); err != nil {
+					mu.Lock()
+					first = cmp.Or(first, err)
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return cmp.Or(ctx.Err(), first)
 }
 
 // calibrationReplicate draws one replicate (a sample to fit G and m on and one to test) and
@@ -265,23 +281,11 @@ func (c *Calibration) Write(dir string) error {
 	return store.WriteJSON(filepath.Join(t, "calibration_timing.json"), c.Millis)
 }
 
-// Record returns the configuration as calibration_config.json stores it: the settings, the
-// tests by name and the simulation's formula.
+// Record returns the configuration as calibration_config.json stores it: the settings
+// (the tests by name) and the simulation's formula.
 func (c CalibrationConfig) Record() any {
-	var tests []string
-	for _, t := range c.Tests {
-		tests = append(tests, t.String())
-	}
 	return struct {
-		Sizes           []int
-		Replicates      int
-		Deltas          []float64
-		PowerReplicates int
-		Tests           []string
-		Resamples       int
-		Alpha           float64
-		Seed            uint64
-		Simulation      string
-	}{c.Sizes, c.Replicates, c.Deltas, c.PowerReplicates, tests, c.Resamples, c.Alpha, c.Seed,
-		fmt.Sprintf("calibsim: X1 ~ N(%v·s, 1), X2 ~ N(0, 1), Z ~ B(σ(%v·X2 + %v·s)), Δ ~ B(σ(%v + %v·(X1 + X2))), h = X1 + δ·X2", calibsim.MeanX1, calibsim.ZX2, calibsim.ZY, calibsim.GConst, calibsim.GX)}
+		CalibrationConfig
+		Simulation string
+	}{c, fmt.Sprintf("calibsim: X1 ~ N(%v·s, 1), X2 ~ N(0, 1), Z ~ B(σ(%v·X2 + %v·s)), Δ ~ B(σ(%v + %v·(X1 + X2))), h = X1 + δ·X2", calibsim.MeanX1, calibsim.ZX2, calibsim.ZY, calibsim.GConst, calibsim.GX)}
 }

@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"runtime"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/invmmd/invmmd/invmmd/dataset"
@@ -31,7 +29,7 @@ import (
 // ToolFitting is a way of fitting G and m in the study.
 type ToolFitting struct {
 	Name  string // crossfit5, crossfit2, split, fit
-	Folds int    // owndata's Folds (1: sample splitting); 0 with HeldOut
+	Folds int    `json:",omitempty"` // owndata's Folds (1: sample splitting); 0 with HeldOut
 	// HeldOut is invmmd fit's held-out test instead of invmmd test: the table of N rows is
 	// the test split of a table of 5N (3N to fit G and m on, N to stop their training, as
 	// fit's default shares 0.6, 0.2, 0.2), and its p-values are fit's p dr and, beside it,
@@ -174,10 +172,6 @@ func RunToolCalibration(ctx context.Context, cfg ToolCalibrationConfig, out stri
 	if err != nil {
 		return nil, err
 	}
-	workers := cfg.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
 	res := &ToolCalibration{Config: cfg}
 	for _, t := range cells {
 		done := map[int]toolReplicate{}
@@ -197,44 +191,24 @@ func RunToolCalibration(ctx context.Context, cfg ToolCalibrationConfig, out stri
 			}
 			done[r] = rep
 		}
-		var mu sync.Mutex
-		var firstErr error
-		next := 0
-		var wg sync.WaitGroup
-		for range min(workers, len(todo)) {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for {
-					mu.Lock()
-					if next >= len(todo) || firstErr != nil || ctx.Err() != nil {
-						mu.Unlock()
-						return
-					}
-					r := todo[next]
-					next++
-					mu.Unlock()
-					t0 := time.Now()
-					rep, err := cfg.replicate(ctx, t, r)
-					if err == nil {
-						err = st.Put(t.key(r), rep, time.Since(t0).Seconds())
-					}
-					mu.Lock()
-					if err != nil && firstErr == nil {
-						firstErr = fmt.Errorf("%s, table %d: %w", t.name(), r, err)
-					} else if err == nil {
-						done[r] = rep
-					}
-					mu.Unlock()
-				}
-			}()
-		}
-		wg.Wait()
-		if err := ctx.Err(); err != nil {
+		reps := make([]toolReplicate, len(todo))
+		err := parallel(ctx, cfg.Workers, len(todo), func(i int) error {
+			t0 := time.Now()
+			rep, err := cfg.replicate(ctx, t, todo[i])
+			if err == nil {
+				err = st.Put(t.key(todo[i]), rep, time.Since(t0).Seconds())
+			}
+			if err != nil {
+				return fmt.Errorf("%s, table %d: %w", t.name(), todo[i], err)
+			}
+			reps[i] = rep
+			return nil
+		})
+		if err != nil {
 			return nil, err
 		}
-		if firstErr != nil {
-			return nil, firstErr
+		for i, r := range todo {
+			done[r] = reps[i]
 		}
 		res.add(t, done)
 		if cfg.Progress != nil {
@@ -255,7 +229,7 @@ func (o *ToolCalibration) add(t toolCell, done map[int]toolReplicate) {
 		var vals, ses []float64
 		for r := range t.Reps {
 			rep := done[r]
-			p := rep.P[m]
+			p := float64(rep.P[m])
 			switch {
 			case math.IsNaN(p):
 				row.Failed++
@@ -265,8 +239,8 @@ func (o *ToolCalibration) add(t toolCell, done map[int]toolReplicate) {
 			if rep.Marked[m] {
 				row.Marked++
 			}
-			if e, ok := rep.Est[m]; ok && !math.IsNaN(e[1]) {
-				vals, ses = append(vals, e[0]), append(ses, e[1])
+			if e, ok := rep.Est[m]; ok && !math.IsNaN(float64(e[1])) {
+				vals, ses = append(vals, float64(e[0])), append(ses, float64(e[1]))
 			}
 		}
 		if row.Failed == row.Replicates { // not tested in this cell (fit tests dr and ip)

@@ -24,9 +24,9 @@ import (
 // estimate and standard error (the default fitting only; NaN when not given).
 type toolReplicate struct {
 	R      int
-	P      map[string]float64
+	P      map[string]nanFloat
 	Marked map[string]bool
-	Est    map[string][2]float64
+	Est    map[string][2]nanFloat
 }
 
 // replicate draws table r of the cell and runs the commands on it.
@@ -53,7 +53,7 @@ func (c ToolCalibrationConfig) replicate(ctx context.Context, t toolCell, r int)
 	if err != nil {
 		return toolReplicate{}, err
 	}
-	out := toolReplicate{R: r, P: map[string]float64{}, Marked: map[string]bool{}, Est: map[string][2]float64{}}
+	out := toolReplicate{R: r, P: map[string]nanFloat{}, Marked: map[string]bool{}, Est: map[string][2]nanFloat{}}
 	tc := owndata.DefaultTestConfig()
 	tc.Y, tc.Z, tc.H, tc.X, tc.ZKind, tc.Folds = "y", "z", "h", []string{"x1", "x2"}, owndata.ZKind(t.Kind.String()), t.Fitting.Folds
 	tc.Methods = c.Methods
@@ -72,10 +72,10 @@ func (c ToolCalibrationConfig) replicate(ctx context.Context, t toolCell, r int)
 		return out, fmt.Errorf("test: %w", err)
 	}
 	for _, m := range c.Methods {
-		out.P[m.String()] = math.NaN()
+		out.P[m.String()] = nanFloat(math.NaN())
 	}
 	for _, x := range res.Results {
-		out.P[x.Method.String()] = x.PValue
+		out.P[x.Method.String()] = nanFloat(x.PValue)
 		for _, why := range x.Unreliable {
 			if why != x.Method.Info().TestCaveat && why != owndata.FewFoldsCaveat {
 				out.Marked[x.Method.String()] = true
@@ -88,7 +88,7 @@ func (c ToolCalibrationConfig) replicate(ctx context.Context, t toolCell, r int)
 	if err != nil {
 		return out, fmt.Errorf("test on the complete table: %w", err)
 	}
-	out.P["full"] = full.Results[0].PValue
+	out.P["full"] = nanFloat(full.Results[0].PValue)
 	if t.Fitting.Name != c.Fittings[0].Name {
 		return out, nil
 	}
@@ -101,7 +101,7 @@ func (c ToolCalibrationConfig) replicate(ctx context.Context, t toolCell, r int)
 		if math.IsNaN(se) { // not printed (reg): measured all the same
 			se = est.WithheldSE[k]
 		}
-		out.Est[x.Method.String()] = [2]float64{x.Value, se}
+		out.Est[x.Method.String()] = [2]nanFloat{nanFloat(x.Value), nanFloat(se)}
 	}
 	fe := ec
 	fe.Methods, fe.X, fe.Nuisances = []method.Method{method.Full}, nil, nil
@@ -109,7 +109,7 @@ func (c ToolCalibrationConfig) replicate(ctx context.Context, t toolCell, r int)
 	if err != nil {
 		return out, fmt.Errorf("estimate on the complete table: %w", err)
 	}
-	out.Est["full"] = [2]float64{festimate.Results[0].Value, festimate.Results[0].ValueSE}
+	out.Est["full"] = [2]nanFloat{nanFloat(festimate.Results[0].Value), nanFloat(festimate.Results[0].ValueSE)}
 	return out, nil
 }
 
@@ -120,7 +120,7 @@ func (c ToolCalibrationConfig) replicate(ctx context.Context, t toolCell, r int)
 // trained model's (owndata.Plan.TestHeldOut), beside full's test on the test split's
 // complete rows.
 func (c ToolCalibrationConfig) heldOutReplicate(ctx context.Context, t toolCell, r int, rng *rand.Rand) (toolReplicate, error) {
-	out := toolReplicate{R: r, P: map[string]float64{}, Marked: map[string]bool{}, Est: map[string][2]float64{}}
+	out := toolReplicate{R: r, P: map[string]nanFloat{}, Marked: map[string]bool{}, Est: map[string][2]nanFloat{}}
 	n := t.N
 	k, err := calibsim.DrawKind(5*n, t.Delta, t.Kind, rng)
 	if err != nil {
@@ -153,14 +153,14 @@ func (c ToolCalibrationConfig) heldOutReplicate(ctx context.Context, t toolCell,
 	}
 	heldOut := []method.Method{method.DR, method.IP}
 	for _, m := range c.Methods {
-		out.P[m.String()] = math.NaN()
+		out.P[m.String()] = nanFloat(math.NaN())
 	}
 	res, _, err := plan.TestHeldOut(ctx, aux, invmmd.ScalarRep(k.H[4*n:]), uint64(r)+1, heldOut...)
 	if err != nil {
 		return out, fmt.Errorf("fit's held-out test: %w", err)
 	}
 	for _, x := range res {
-		out.P[x.Method.String()] = x.PValue
+		out.P[x.Method.String()] = nanFloat(x.PValue)
 		if len(x.Unreliable) > 0 {
 			out.Marked[x.Method.String()] = true
 		}
@@ -175,57 +175,27 @@ func (c ToolCalibrationConfig) heldOutReplicate(ctx context.Context, t toolCell,
 	if err != nil {
 		return out, fmt.Errorf("test on the complete test split: %w", err)
 	}
-	out.P["full"] = full.Results[0].PValue
+	out.P["full"] = nanFloat(full.Results[0].PValue)
 	return out, nil
 }
 
-// MarshalJSON writes NaN p-values and standard errors as null.
-func (t toolReplicate) MarshalJSON() ([]byte, error) {
-	type rec struct {
-		R      int
-		P      map[string]*float64
-		Marked map[string]bool
-		Est    map[string][2]*float64
+// nanFloat is a float64 that JSON writes as null when it is NaN (no p-value, no
+// standard error), and reads back from null as NaN.
+type nanFloat float64
+
+// MarshalJSON writes NaN as null, any other value as a float64.
+func (f nanFloat) MarshalJSON() ([]byte, error) {
+	if math.IsNaN(float64(f)) {
+		return []byte("null"), nil
 	}
-	ptr := func(v float64) *float64 {
-		if math.IsNaN(v) {
-			return nil
-		}
-		return &v
-	}
-	o := rec{R: t.R, P: map[string]*float64{}, Marked: t.Marked, Est: map[string][2]*float64{}}
-	for k, v := range t.P {
-		o.P[k] = ptr(v)
-	}
-	for k, v := range t.Est {
-		o.Est[k] = [2]*float64{ptr(v[0]), ptr(v[1])}
-	}
-	return json.Marshal(o)
+	return json.Marshal(float64(f))
 }
 
-// UnmarshalJSON reads what MarshalJSON wrote.
-func (t *toolReplicate) UnmarshalJSON(b []byte) error {
-	var o struct {
-		R      int
-		P      map[string]*float64
-		Marked map[string]bool
-		Est    map[string][2]*float64
+// UnmarshalJSON reads null as NaN.
+func (f *nanFloat) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*f = nanFloat(math.NaN())
+		return nil
 	}
-	if err := json.Unmarshal(b, &o); err != nil {
-		return err
-	}
-	val := func(p *float64) float64 {
-		if p == nil {
-			return math.NaN()
-		}
-		return *p
-	}
-	t.R, t.Marked, t.P, t.Est = o.R, o.Marked, map[string]float64{}, map[string][2]float64{}
-	for k, v := range o.P {
-		t.P[k] = val(v)
-	}
-	for k, v := range o.Est {
-		t.Est[k] = [2]float64{val(v[0]), val(v[1])}
-	}
-	return nil
+	return json.Unmarshal(b, (*float64)(f))
 }

@@ -15,18 +15,6 @@ import (
 
 // The tables and the record of the calibration of the commands.
 
-// kindNames returns the kinds' names.
-func kindNames(ks []dataset.ZKind) []string {
-	if ks == nil {
-		return nil
-	}
-	out := make([]string, len(ks))
-	for i, k := range ks {
-		out[i] = k.String()
-	}
-	return out
-}
-
 // Markdown renders the study's tables: per nuisance kind, each method's size by size and
 // fitting (± its binomial SE; the count marked unreliable by the command), dr's power, and
 // the standard errors' calibration.
@@ -156,22 +144,10 @@ func (c ToolCalibrationConfig) replicatesText() string {
 
 // Record returns the configuration as calibration_tool_config.json stores it.
 func (c ToolCalibrationConfig) Record() any {
-	type fitting struct {
-		Name       string
-		Folds      int      `json:",omitempty"`
-		HeldOut    bool     `json:",omitempty"`
-		Kinds      []string `json:",omitempty"`
-		Sizes      []int    `json:",omitempty"`
-		Replicates int      `json:",omitempty"`
-	}
-	fs := make([]fitting, len(c.Fittings))
-	for i, f := range c.Fittings {
-		fs[i] = fitting{f.Name, f.Folds, f.HeldOut, kindNames(f.Kinds), f.Sizes, f.Replicates}
-	}
 	return struct {
-		Kinds           []string
+		Kinds           []dataset.ZKind
 		Sizes           []int
-		Fittings        []fitting
+		Fittings        []ToolFitting
 		Replicates      int
 		Deltas          []float64
 		PowerReplicates int
@@ -180,6 +156,6 @@ func (c ToolCalibrationConfig) Record() any {
 		Alpha           float64
 		Seed            uint64
 		Commands        string
-	}{kindNames(c.Kinds), c.Sizes, fs, c.Replicates, c.Deltas, c.PowerReplicates, c.PowerSizes, methodNames(c.Methods), c.Alpha, c.Seed,
+	}{c.Kinds, c.Sizes, c.Fittings, c.Replicates, c.Deltas, c.PowerReplicates, c.PowerSizes, methodNames(c.Methods), c.Alpha, c.Seed,
 		"owndata.TestTable and owndata.EstimateTable with the commands' defaults (MLP [32 32] for G and m, the cross route, σ by the median heuristic), -x x1,x2; fit: owndata.PrepareTable, Plan.FitNuisances and Plan.TestHeldOut"}
 }

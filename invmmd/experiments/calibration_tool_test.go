@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"context"
+	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -99,5 +100,41 @@ func TestToolCalibrationRefusesAnotherSeed(t *testing.T) {
 	cfg.Seed++
 	if _, err := RunToolCalibration(ctx, cfg, dir); err == nil || !strings.Contains(err.Error(), "Seed") {
 		t.Errorf("another seed: error %v, want one naming Seed", err)
+	}
+}
+
+// TestToolReplicateJSON: a table's record writes NaN (no p-value, no standard error) as
+// null and reads it back as NaN, every other number as it was.
+func TestToolReplicateJSON(t *testing.T) {
+	nan := nanFloat(math.NaN())
+	rep := toolReplicate{R: 3, P: map[string]nanFloat{"dr": 0.25, "ip": nan}, Marked: map[string]bool{"dr": true},
+		Est: map[string][2]nanFloat{"reg": {0.5, nan}}}
+	b, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"R":3,"P":{"dr":0.25,"ip":null},"Marked":{"dr":true},"Est":{"reg":[0.5,null]}}`; string(b) != want {
+		t.Fatalf("written as %s, want %s", b, want)
+	}
+	var back toolReplicate
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.R != 3 || back.P["dr"] != 0.25 || !math.IsNaN(float64(back.P["ip"])) || !back.Marked["dr"] ||
+		back.Est["reg"][0] != 0.5 || !math.IsNaN(float64(back.Est["reg"][1])) {
+		t.Errorf("read back as %+v", back)
+	}
+}
+
+// TestToolCalibrationCommittedRecord: the committed calibration_tool_config.json is
+// ToolCalibrationPaper's record, byte for byte.
+func TestToolCalibrationCommittedRecord(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(committedTables, "calibration_tool_config.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := json.MarshalIndent(ToolCalibrationPaper().Record(), "", "  ")
+	if strings.TrimSpace(string(b)) != string(want) {
+		t.Errorf("calibration_tool_config.json is not ToolCalibrationPaper's record:\n%s\nwant\n%s", b, want)
 	}
 }

@@ -123,14 +123,15 @@ func clinicalOptions(quick bool, o ClinicalOptions) (Experiment, error) {
 	return ClinicalFLChain(size), nil
 }
 
-// clinicalStudy is the clinical experiment's sweep: the flchain stand-in (command
-// clinical, in the main job; its CSV from -data, $INVMMD_DATA_DIR or the repository) and
-// MIMIC-III with -mimic DIR, stored as mimic. -batch sets the batch of h, G and m.
+// clinicalStudy is the clinical experiment's sweep: the flchain stand-in and MIMIC-III
+// with -mimic DIR, stored as mimic. -batch sets the batch of h, G and m.
 func clinicalStudy() Study {
-	return NewSweep(SweepSpec[ClinicalOptions]{
-		Name:    "clinical",
-		Summary: "Experiment 3: the flchain stand-in, or MIMIC-III with -mimic DIR",
-		Build: func(quick bool, batch int, o ClinicalOptions) (Experiment, error) {
+	return NewSweep(SweepSpec{
+		Name:     "clinical",
+		Summary:  "Experiment 3: the flchain stand-in, or MIMIC-III with -mimic DIR",
+		Defaults: ClinicalOptions{},
+		Build: func(quick bool, batch int, opts any) (Experiment, error) {
+			o := opts.(ClinicalOptions)
 			exp, err := clinicalOptions(quick, o)
 			if err != nil {
 				return exp, err
@@ -158,18 +159,17 @@ func clinicalStudy() Study {
 			}
 			return exp, nil
 		},
-		Describe: func(o ClinicalOptions) (Experiment, error) { return clinicalOptions(true, o) },
+		Describe: func(o any) (Experiment, error) { return clinicalOptions(true, o.(ClinicalOptions)) },
 		// A folder standing for any MIMIC-III folder: only the name it stores under counts.
-		Variants: func() []ClinicalOptions { return []ClinicalOptions{{MIMIC: "MIMIC-III"}} },
+		Variants: func() []any { return []any{ClinicalOptions{MIMIC: "MIMIC-III"}} },
 		Batch:    true,
 		Sweep:    RunConfig{Methods: ClinicalMethods(), Lambdas: []float64{1}, Seeds: PaperSeeds()},
-		Main:     []MainRun[ClinicalOptions]{{Quick: 53 * time.Second, Full: 2190 * time.Second}},
+		Main:     []MainRun{{Quick: 53 * time.Second, Full: 2190 * time.Second}},
 	})
 }
 
-// flchainPath resolves the flchain CSV: flagValue (-data), else
-// $INVMMD_DATA_DIR/flchain/flchain.csv, else clinical.FindFLChain. It checks that the file
-// exists before any work.
+// flchainPath resolves the flchain CSV, checking that it exists: flagValue (-data), else
+// $INVMMD_DATA_DIR/flchain/flchain.csv, else clinical.FindFLChain.
 func flchainPath(flagValue string) (string, error) {
 	p := flagValue
 	what := "-data " + p

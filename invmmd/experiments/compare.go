@@ -13,14 +13,11 @@ import (
 	"github.com/invmmd/invmmd/invmmd/train"
 )
 
-// ObjectiveComparison returns, as a Markdown table, what each objective (train.Objectives)
-// gave the experiment stored under name at λ, from its tables under dir
-// (NAME[SUFFIX]_lambdaΛ.csv; objectives without a table are left out): per method that an
-// objective other than the paper's was run with (every method with the paper's alone), the
-// test accuracy's mean ± sd over the seeds and, in brackets, how many fits ended with train
-// accuracy below 0.5 — fits that learned the inverted label — out of how many. The README
-// quotes it; `invmmd figures` writes it next to the tables as
-// objectives_NAME_lambdaΛ.md.
+// ObjectiveComparison returns, as a Markdown table, what each objective gave the
+// experiment stored under name at λ (its tables NAME[SUFFIX]_lambdaΛ.csv under dir): per
+// method run with an objective other than the paper's, the test accuracy's mean ± sd over
+// the seeds and how many fits learned the inverted label (train accuracy below 0.5). The
+// README quotes it; `invmmd figures` writes it as objectives_NAME_lambdaΛ.md.
 func ObjectiveComparison(dir, name string, lambda float64) (string, error) {
 	type table struct {
 		objective string
@@ -56,11 +53,7 @@ func ObjectiveComparison(dir, name string, lambda float64) (string, error) {
 	}
 	slices.SortStableFunc(methods, func(a, b string) int { return slices.Index(method.Names(), a) - slices.Index(method.Names(), b) })
 	var b strings.Builder
-	fmt.Fprintf(&b, "| objective (%s, λ = %s) |", name, results.LambdaName(lambda))
-	for _, m := range methods {
-		fmt.Fprintf(&b, " %s |", m)
-	}
-	b.WriteString("\n|---|" + strings.Repeat("---|", len(methods)) + "\n")
+	tableHead(&b, []string{fmt.Sprintf("objective (%s, λ = %s)", name, results.LambdaName(lambda))}, methods)
 	for _, t := range tables {
 		fmt.Fprintf(&b, "| %s |", t.objective)
 		sums := map[string]results.Summary{}

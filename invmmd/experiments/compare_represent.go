@@ -94,23 +94,13 @@ func RepresentationFits(dir, name string) ([]results.RepresentationFit, error) {
 	return fits, nil
 }
 
-// RepresentationComparison returns, as Markdown, RepresentationFits summarised per layer
-// and λ: for each method of the features tables, the test accuracy, the training MMD² of
-// the logit (σ = 1) — how far what the classifier outputs depends on Z — and, for the
-// features fits, the training MMD² of the features their penalty acted on, each mean ± sd
-// over the seeds; a last line counts the fits of h that reached the epoch cap instead of
-// stopping by patience. The README quotes it; `invmmd figures` writes it next to the
-// tables as representations_NAME.md.
-func RepresentationComparison(dir, name string) (string, error) {
-	fits, err := RepresentationFits(dir, name)
-	if err != nil {
-		return "", err
-	}
-	return RepresentationMarkdown(name, fits), nil
-}
-
-// RepresentationMarkdown is RepresentationComparison of fits already read
-// (RepresentationFits) of the experiment stored under name.
+// RepresentationMarkdown returns, as Markdown, the fits of the experiment stored under
+// name (RepresentationFits) summarised per layer and λ: for each method of the features
+// tables, the test accuracy, the training MMD² of the logit (σ = 1) — how far what the
+// classifier outputs depends on Z — and, for the features fits, the training MMD² of the
+// features their penalty acted on, each mean ± sd over the seeds; a last line counts the
+// fits of h that reached the epoch cap. The README quotes it; `invmmd figures` writes it
+// next to the tables as representations_NAME.md.
 func RepresentationMarkdown(name string, fits []results.RepresentationFit) string {
 	var settings, methods []string
 	for _, f := range fits {
@@ -124,11 +114,8 @@ func RepresentationMarkdown(name string, fits []results.RepresentationFit) strin
 	slices.SortStableFunc(methods, func(a, b string) int { return slices.Index(method.Names(), a) - slices.Index(method.Names(), b) })
 	var b strings.Builder
 	table := func(title string, only string, value func(results.RepresentationFit) float64) {
-		fmt.Fprintf(&b, "%s\n\n| penalty on (%s) | λ |", title, name)
-		for _, m := range methods {
-			fmt.Fprintf(&b, " %s |", m)
-		}
-		b.WriteString("\n|---|---|" + strings.Repeat("---|", len(methods)) + "\n")
+		fmt.Fprintf(&b, "%s\n\n", title)
+		tableHead(&b, []string{"penalty on (" + name + ")", "λ"}, methods)
 		for _, s := range settings {
 			var first results.RepresentationFit
 			by := map[string][]float64{}

@@ -12,10 +12,9 @@ import (
 	"github.com/invmmd/invmmd/invmmd/train"
 )
 
-// Diagnosis is the step-by-step record of one fit of h, made to see how a penalty that
-// an estimator can drive below 0, or that noisy normalisers blow up on one batch, shapes
-// the fit: every training step's per-stratum estimates and what they rested on, every
-// epoch's validation parts, and the fit's outcome.
+// Diagnosis is the step-by-step record of one fit of h, to see how a penalty that an
+// estimator can drive below 0, or noisy normalisers blow up, shapes the fit: every step's
+// per-stratum estimates, every epoch's validation parts, and the outcome.
 type Diagnosis struct {
 	Experiment string
 	Objective  string // the objective's name (Objectives)
@@ -26,10 +25,8 @@ type Diagnosis struct {
 }
 
 // Diagnose fits h for method at λ on seed's data of exp once per objective (the paper's
-// when none are given), as the experiment's sweep does — the same data, G and m (fitted
-// once), configuration and selection — recording every step (the train.Trace hook).
-// progress, when set, shows the fits' progress. Once ctx is done it returns within a
-// training step with an error wrapping ctx.Err().
+// when none are given), as the sweep does (G and m fitted once), recording every step
+// (train.Trace). Once ctx is done it returns with an error wrapping ctx.Err().
 func Diagnose(ctx context.Context, exp Experiment, method method.Method, lambda float64, seed uint64, objectives []train.Objective, progress io.Writer) ([]*Diagnosis, error) {
 	if !method.Penalised() {
 		return nil, fmt.Errorf("experiments: Diagnose: method %v has no penalty to diagnose", method)

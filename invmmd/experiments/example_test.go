@@ -24,7 +24,7 @@ func ExampleStudyList_Owner() {
 	paper, quick := sw.DefaultSweep(false), sw.DefaultSweep(true)
 	fmt.Printf("paper-size sweep: methods %v, λ %v, seeds %v\n", paper.Methods, paper.Lambdas, paper.Seeds)
 	fmt.Printf("quick sweep: methods %v, λ %v, seeds %v\n", quick.Methods, quick.Lambdas, quick.Seeds)
-	for _, st := range s.Main(false) {
+	for _, st := range s.Steps {
 		fmt.Printf("main job step %s: invmmd %v\n", st.Name, st.Args)
 	}
 	v := experiments.Variant{Options: experiments.SimulationOptions{PaperSplit: true}, Objective: train.Objectives()[3]}

@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -24,12 +25,10 @@ type Merged struct {
 }
 
 // Merge assembles exp's tables under tableDir from the per-fit files under
-// storeDir/fits/NAME (written by Run, whole or in shards): one CSV and one Markdown table
-// per λ, NAME_config.json with the configuration, data summaries and per-fit records, and
-// NAME_timing.json with the timings (kept apart so that a rerun with the same seeds leaves
-// the other files byte-identical). It fails, naming them, when fits of the sweep are
-// missing or were made with another configuration; it writes nothing then. Tables of λ
-// that the sweep no longer lists are removed. Every file is written atomically.
+// storeDir/fits/NAME: a CSV and a Markdown table per λ, NAME_config.json (configuration,
+// data summaries, per-fit records) and NAME_timing.json (kept apart, so that a rerun
+// leaves the others byte-identical). It writes nothing, naming them, when fits are
+// missing or of another configuration; tables of λ the sweep no longer lists are removed.
 func Merge(exp Experiment, storeDir, tableDir string) (*Merged, error) {
 	st, err := store.Load(storeDir, exp.Name)
 	if err != nil {
@@ -166,21 +165,14 @@ func (exp Experiment) tableExtras(data map[string]any) (results.TableExtras, err
 	return ex, nil
 }
 
-// TableExtras returns what exp's tables and figures show beyond the paper's layout (the
-// paper's dataset when it is not ours; the majority baseline when exp.Majority), reading
-// the data records from the configuration record cfgPath (NAME_config.json) that Merge
-// wrote.
+// TableExtras is tableExtras of the data records in cfgPath (NAME_config.json).
 func (exp Experiment) TableExtras(cfgPath string) (results.TableExtras, error) {
 	if !exp.Majority {
 		return exp.tableExtras(nil)
 	}
-	b, err := os.ReadFile(cfgPath)
-	if err != nil {
-		return results.TableExtras{}, fmt.Errorf("experiments: %s: the majority baseline needs the data records: %w", exp.Name, err)
-	}
 	var rec struct{ Data map[string]any }
-	if err := json.Unmarshal(b, &rec); err != nil {
-		return results.TableExtras{}, fmt.Errorf("experiments: %s: %w", cfgPath, err)
+	if ok, err := store.ReadJSON(cfgPath, &rec); !ok {
+		return results.TableExtras{}, fmt.Errorf("experiments: %s: the majority baseline needs the data records: %w", exp.Name, cmp.Or(err, os.ErrNotExist))
 	}
 	ex, err := exp.tableExtras(rec.Data)
 	if err != nil {
@@ -189,10 +181,8 @@ func (exp Experiment) TableExtras(cfgPath string) (results.TableExtras, error) {
 	return ex, nil
 }
 
-// MajorityOf returns the majority baseline (results.MajorityOf) of a sweep's data records:
-// seed → the summaries of the splits (dataset.Summary as JSON, each with its Name and PY1),
-// as NAME_config.json's Data holds them. It fails, naming the seed, when a record has no
-// train or test summary.
+// MajorityOf returns the majority baseline (results.MajorityOf) of a sweep's data records
+// (seed → the splits' summaries, as NAME_config.json's Data holds them).
 func MajorityOf(data map[string]any) (results.Majority, error) {
 	seeds := make([]string, 0, len(data))
 	for k := range data {

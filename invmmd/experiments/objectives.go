@@ -37,7 +37,7 @@ func WithRepresentation(exp Experiment, r train.Representation) Experiment {
 	exp.Title += ", penalty on the penultimate features"
 	exp.H.Represent = r
 	// The paper penalised the logit: its numbers (its train MMD² is of the logit) are no
-	// reference for these tables; RepresentationComparison sets them next to ours.
+	// reference for these tables; RepresentationMarkdown sets them next to ours.
 	exp.Paper = nil
 	exp.Figure.MMDOf = "the penultimate features"
 	exp.MMDNote = strings.TrimSuffix(exp.TrMMDNote(), ".") + ", computed on h's penultimate features (the layer the penalty acted on) with the kernel's σ by the median heuristic on the initial network's training features."

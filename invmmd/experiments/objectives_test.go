@@ -210,6 +210,6 @@ func TestCommittedComparisons(t *testing.T) {
 	}
 	md := RepresentationMarkdown("sim", fits)
 	if committed, err := os.ReadFile(filepath.Join(committedTables, "representations_sim.md")); err != nil || string(committed) != md {
-		t.Errorf("figures/tables/representations_sim.md is not what RepresentationComparison makes of the committed tables (rerun invmmd figures; %v):\n%s", err, md)
+		t.Errorf("figures/tables/representations_sim.md is not what RepresentationMarkdown makes of the committed tables (rerun invmmd figures; %v):\n%s", err, md)
 	}
 }

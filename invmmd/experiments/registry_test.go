@@ -265,15 +265,15 @@ func TestDefaultOptionsBuildTheSweepsExperiment(t *testing.T) {
 }
 
 // toyStudy is a valid sweep for the list's checks.
-func toyStudy(name string, mut ...func(*SweepSpec[struct{}])) Study {
-	spec := SweepSpec[struct{}]{Name: name, Summary: "a toy",
-		Build: func(quick bool, batch int, _ struct{}) (Experiment, error) {
+func toyStudy(name string, mut ...func(*SweepSpec)) Study {
+	spec := SweepSpec{Name: name, Summary: "a toy",
+		Build: func(quick bool, batch int, _ any) (Experiment, error) {
 			exp := Simulation(SimulationQuick)
 			exp.Name = name
 			return exp, nil
 		},
 		Sweep: RunConfig{Methods: []method.Method{method.None}, Lambdas: []float64{1}, Seeds: []uint64{1}},
-		Main:  []MainRun[struct{}]{{}},
+		Main:  []MainRun{{}},
 	}
 	for _, f := range mut {
 		f(&spec)
@@ -300,10 +300,10 @@ func TestStudyListCheck(t *testing.T) {
 		{toyStudy("sim"), "the name is sim's"},
 		{toyStudy("sim_mf075"), "the name is sim's"},
 		{toyStudy("tmnist_fused"), "the name is tmnist's"},
-		{toyStudy("toy", func(s *SweepSpec[struct{}]) { s.Summary = "" }), "no summary"},
-		{toyStudy("toy", func(s *SweepSpec[struct{}]) { s.Build = nil }), "no builder"},
-		{toyStudy("toy", func(s *SweepSpec[struct{}]) { s.Sweep.Seeds = nil }), "needs methods, λ and seeds"},
-		{toyStudy("toy", func(s *SweepSpec[struct{}]) { s.Main = []MainRun[struct{}]{{}, {}} }), "each needs a name of its own"},
+		{toyStudy("toy", func(s *SweepSpec) { s.Summary = "" }), "no summary"},
+		{toyStudy("toy", func(s *SweepSpec) { s.Build = nil }), "no builder"},
+		{toyStudy("toy", func(s *SweepSpec) { s.Sweep.Seeds = nil }), "needs methods, λ and seeds"},
+		{toyStudy("toy", func(s *SweepSpec) { s.Main = []MainRun{{}, {}} }), "each needs a name of its own"},
 		{odd, "the name is clinical's"},
 		{Study{Name: "sim_x", Summary: "stores sim's", Merge: odd.Merge}, ""},
 	} {

@@ -38,7 +38,7 @@ func TestWithRepresentation(t *testing.T) {
 			t.Errorf("%s: notes %q, tr mmd note %q", tc.name, exp.Notes[0], exp.TrMMDNote())
 		}
 		s, _ := Studies().Owner(tc.name)
-		v, ok := variantNamed(s.Sweep, tc.name)
+		v, ok := s.Sweep.variantNamed(tc.name)
 		v.Represent = train.RepresentLogits
 		if base, err := s.Sweep.VariantName(v); !ok || err != nil || base != tc.base {
 			t.Errorf("the variant of %q on the logit is %q (%v, %v), want %q", tc.name, base, ok, err, tc.base)
@@ -67,6 +67,15 @@ func TestWithRepresentation(t *testing.T) {
 	if b, _ := json.Marshal(cfg); strings.Contains(string(b), "Represent") {
 		t.Errorf("the paper's configuration record holds Represent: the committed records would change: %s", b)
 	}
+}
+
+// representationComparison is RepresentationMarkdown of the fits RepresentationFits reads.
+func representationComparison(dir, name string) (string, error) {
+	fits, err := RepresentationFits(dir, name)
+	if err != nil {
+		return "", err
+	}
+	return RepresentationMarkdown(name, fits), nil
 }
 
 // TestRepresentationComparison writes the tables and records of a logit and a features
@@ -102,7 +111,7 @@ func TestRepresentationComparison(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := RepresentationComparison(dir, "toy"); err == nil || !strings.Contains(err.Error(), "no table of toy_feat") {
+	if _, err := representationComparison(dir, "toy"); err == nil || !strings.Contains(err.Error(), "no table of toy_feat") {
 		t.Errorf("no tables: %v", err)
 	}
 	write("toy", 1, []results.Row{{Method: "none", Seed: 1, TrMMD: 0.2, TeAcc: 0.6}, {Method: "obs", Seed: 1, TrMMD: 0.05, TeAcc: 0.7},
@@ -116,7 +125,7 @@ func TestRepresentationComparison(t *testing.T) {
 	if len(fits) != 6 || fits[0].Represent != "logit" || fits[3].Represent != "features" || fits[3].Method != "none" || fits[3].LogitMMD != 0.25 || fits[3].TrMMD != 0.3 || !fits[5].Capped || fits[4].Capped {
 		t.Errorf("RepresentationFits: %+v", fits)
 	}
-	got, err := RepresentationComparison(dir, "toy")
+	got, err := representationComparison(dir, "toy")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,11 +146,11 @@ func TestRepresentationComparison(t *testing.T) {
 	// A features fit recorded without its logit's MMD² is refused, not read as 0.
 	b, _ := os.ReadFile(filepath.Join(dir, "toy_feat_config.json"))
 	os.WriteFile(filepath.Join(dir, "toy_feat_config.json"), []byte(strings.ReplaceAll(string(b), `,"TrainMMDLogit":0.15`, "")), 0o644)
-	if _, err := RepresentationComparison(dir, "toy"); err == nil || !strings.Contains(err.Error(), "full, λ = 1, seed 2 in toy_feat_config.json has no TrainMMDLogit") {
+	if _, err := representationComparison(dir, "toy"); err == nil || !strings.Contains(err.Error(), "full, λ = 1, seed 2 in toy_feat_config.json has no TrainMMDLogit") {
 		t.Errorf("a features fit without TrainMMDLogit: %v", err)
 	}
 	os.Remove(filepath.Join(dir, "toy_feat_config.json"))
-	if _, err := RepresentationComparison(dir, "toy"); err == nil || !strings.Contains(err.Error(), "toy_feat_config.json") {
+	if _, err := representationComparison(dir, "toy"); err == nil || !strings.Contains(err.Error(), "toy_feat_config.json") {
 		t.Errorf("a features table without its record: %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -51,9 +52,8 @@ type Experiment struct {
 	// an invariant model, the paper's dataset when it is not ours.
 	Figure results.FigureHints
 	// Majority says that the tables and figures show the test split's majority baseline
-	// (always predicting its more common label), computed from the data records of the
-	// sweep's seeds (MajorityOf): set where P(Y = 1) in test is far from 1/2, so that 0.5
-	// is not the accuracy to beat.
+	// (MajorityOf): set where P(Y = 1) in test is far from 1/2, so that 0.5 is not the
+	// accuracy to beat.
 	Majority bool
 	// Examples, when set, returns example images of the data of a seed, drawn as
 	// NAME_examples next to the results figures.
@@ -108,10 +108,8 @@ type RunConfig struct {
 	Resume   bool
 	Progress io.Writer // overall progress bar; nil is quiet
 	Verbose  io.Writer // per-fit progress bars and reports; nil is quiet
-	// FitAux, when set, stands between Run and the fit of G and m for a seed: it receives
-	// the seed's splits and the fit Run would make, and returns that fit's result, or the
-	// same result kept from an earlier call (the notebooks keep it in GoNB's cache, so that
-	// the sweep does not refit what a walk-through cell has just fit). nil calls fit.
+	// FitAux, when set, stands between Run and the fit of G and m for a seed: it returns
+	// fit's result, or the same result kept from an earlier call (the notebooks' cache).
 	FitAux func(seed uint64, sp dataset.Splits, fit func() (*train.Aux, error)) (*train.Aux, error)
 }
 
@@ -219,18 +217,14 @@ type fitResult struct {
 // auxRecord is the per-seed file of the auxiliary models' reports.
 type auxRecord struct{ G, M train.FitReport }
 
-// Run runs the fits of cfg's grid (or of its shard): per seed, it builds the data and fits
-// G and m once, then trains and evaluates h for each (λ, method), writing each fit's
-// result file as soon as it is done. With the whole grid and cfg.TableDir set, it then
-// assembles the tables from the files. Once ctx is done it returns within a training step
-// with an error wrapping ctx.Err(), every finished fit's file kept (cfg.Resume goes on
-// from there).
+// Run runs the fits of cfg's grid (or of its shard): per seed, the data and G and m once,
+// then h for each (λ, method), each fit's result file written as soon as it is done; with
+// the whole grid and cfg.TableDir set, it then assembles the tables. Once ctx is done it
+// returns within a training step with an error wrapping ctx.Err(), every finished fit's
+// file kept.
 func Run(ctx context.Context, exp Experiment, cfg RunConfig) (*Outcome, error) {
 	start := time.Now()
-	shard := cfg.Shard
-	if shard == (store.Shard{}) {
-		shard = store.All
-	}
+	shard := cmp.Or(cfg.Shard, store.All)
 	if shard.I < 1 || shard.I > shard.N {
 		return nil, fmt.Errorf("experiments: %s: shard %v, want 1 ≤ i ≤ n", exp.Name, shard)
 	}
@@ -238,10 +232,7 @@ func Run(ctx context.Context, exp Experiment, cfg RunConfig) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir := cfg.StoreDir
-	if dir == "" {
-		dir = cfg.TableDir
-	}
+	dir := cmp.Or(cfg.StoreDir, cfg.TableDir)
 	if dir == "" {
 		tmp, err := os.MkdirTemp("", "invmmd-"+exp.Name+"-")
 		if err != nil {
@@ -399,8 +390,7 @@ func (exp Experiment) fitAux(ctx context.Context, sp dataset.Splits, seed uint64
 }
 
 // fitH trains h for the fit k (method m) on sp as the experiment does and evaluates it,
-// running with rt (its ZMap set to zmap, the nuisance's feature map; its progress and
-// hooks the caller's).
+// with rt's progress and hooks and zmap, the nuisance's feature map.
 func (exp Experiment) fitH(ctx context.Context, sp dataset.Splits, aux *train.Aux, k store.Key, m method.Method, zmap invmmd.FeatureMap, scale float64,
 	rt train.Runtime) (train.Metrics, *train.History, error) {
 	hc := exp.H
@@ -463,8 +453,7 @@ func rowsOf(sw store.Sweep, recs []store.Record) (map[float64][]results.Row, err
 }
 
 // CurveOf returns what the training-curves figure (figures.Curves) draws of a fit's
-// history: its name, the epoch kept and each epoch's training loss and validation
-// objective.
+// history.
 func CurveOf(h *train.History) results.Curve {
 	c := results.Curve{Name: h.Name, BestEpoch: h.BestEpoch, Epochs: make([]results.CurvePoint, len(h.Epochs))}
 	for i, e := range h.Epochs {

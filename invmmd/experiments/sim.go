@@ -88,23 +88,23 @@ type SimulationOptions struct {
 	PaperSplit bool `flag:"paper-split" help:"the companion run: the paper's 1/4 : 3/4 normaliser split of each batch (MainFraction 0.75), written as the sim_mf075 tables"`
 }
 
-// simulationStudy is the simulation's sweep: the experiment (command sim) and its
-// companion sim_mf075 (sim -paper-split), both in the main job, the companion only at
-// paper size (quick runs teach with the default split). -batch sets h's batch.
+// simulationStudy is the simulation's sweep: the experiment and its companion sim_mf075
+// (sim -paper-split), the companion in the paper-size main job only. -batch sets h's batch.
 func simulationStudy() Study {
-	return NewSweep(SweepSpec[SimulationOptions]{
-		Name:    "sim",
-		Summary: "Experiment 1: the simulation, every method × seeds × λ",
-		Build: func(quick bool, batch int, o SimulationOptions) (Experiment, error) {
-			if o.PaperSplit {
+	return NewSweep(SweepSpec{
+		Name:     "sim",
+		Summary:  "Experiment 1: the simulation, every method × seeds × λ",
+		Defaults: SimulationOptions{},
+		Build: func(quick bool, batch int, o any) (Experiment, error) {
+			if o.(SimulationOptions).PaperSplit {
 				return simulationSized(quick, batch, SimulationPaperSplit), nil
 			}
 			return simulationSized(quick, batch, Simulation), nil
 		},
-		Variants: func() []SimulationOptions { return []SimulationOptions{{PaperSplit: true}} },
+		Variants: func() []any { return []any{SimulationOptions{PaperSplit: true}} },
 		Batch:    true,
 		Sweep:    RunConfig{Methods: method.All(), Lambdas: []float64{1, 5}, Seeds: PaperSeeds()},
-		Main: []MainRun[SimulationOptions]{
+		Main: []MainRun{
 			{Quick: 46 * time.Second, Full: 1335 * time.Second},
 			{Options: SimulationOptions{PaperSplit: true}, PaperOnly: true, Full: 1251 * time.Second},
 		},

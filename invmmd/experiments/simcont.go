@@ -1,6 +1,8 @@
 package experiments
 
 import (
+	"time"
+
 	"github.com/invmmd/invmmd/invmmd/dataset"
 	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/models"
@@ -8,7 +10,6 @@ import (
 	"github.com/invmmd/invmmd/invmmd/sim"
 	"github.com/invmmd/invmmd/invmmd/simcont"
 	"github.com/invmmd/invmmd/invmmd/train"
-	"time"
 )
 
 // SimulationContinuous is the simulation with a continuous nuisance (package simcont):
@@ -39,20 +40,18 @@ func SimulationContinuous(size SimulationSize) Experiment {
 	return e
 }
 
-// simulationContinuousStudy is the sweep of the continuous-nuisance simulation (command
-// simcont), in the main job after the paper's experiments and the variance study. Its
-// sweep is the paper's methods (the "+" forms read the simulation's true G) at λ = 1 and
-// 5 over the paper's five seeds. It has no options of its own.
+// simulationContinuousStudy is the sweep of the continuous-nuisance simulation: the
+// paper's methods at λ = 1 and 5 over the paper's five seeds; no options of its own.
 func simulationContinuousStudy() Study {
-	return NewSweep(SweepSpec[struct{}]{
+	return NewSweep(SweepSpec{
 		Name:    "simcont",
 		Summary: "the simulation with a continuous nuisance: the joint MMD² of the paper's appendix H, every method × seeds × λ",
-		Build: func(quick bool, batch int, _ struct{}) (Experiment, error) {
+		Build: func(quick bool, batch int, _ any) (Experiment, error) {
 			return simulationSized(quick, batch, SimulationContinuous), nil
 		},
 		Batch: true,
 		Sweep: RunConfig{Methods: method.Paper(), Lambdas: []float64{1, 5}, Seeds: PaperSeeds()},
 		Quick: RunConfig{Methods: []method.Method{method.None, method.Obs, method.Full, method.DR}, Lambdas: []float64{1}, Seeds: []uint64{1}},
-		Main:  []MainRun[struct{}]{{Quick: 92 * time.Second, Full: 3700 * time.Second}},
+		Main:  []MainRun{{Quick: 92 * time.Second, Full: 3700 * time.Second}},
 	})
 }

@@ -13,11 +13,8 @@ import (
 )
 
 // Studies is the project's list of studies, in the order of the command list and the main
-// job: the paper's experiments and the continuous-nuisance simulation (each a Sweep, in
-// its own file), and the bespoke studies (bespoke.go). The command line gives each its
-// command, invmmd all runs their Steps, merge and figures ask them for their tables and
-// figures: nothing else lists the studies. A program with a study of its own appends it to
-// this list and passes the list on (the command line's tests do).
+// job: the sweeps (each in its own file) and the bespoke studies (bespoke.go). Nothing else
+// lists the studies; a program with a study of its own appends it to this list.
 func Studies() StudyList {
 	return StudyList{
 		simulationStudy(),           // sim.go
@@ -33,43 +30,35 @@ func Studies() StudyList {
 	}
 }
 
-// Study is one entry of the study list: an experiment of the paper swept over methods, λ
-// and seeds (Sweep set, made by NewSweep), or a bespoke study (the variance study of
-// appendix B.3, the invariance test's calibration, Proposition 2, the step-by-step
-// diagnosis of a fit), whose typed settings and run its command fills from its flags.
+// Study is one entry of the study list: an experiment swept over methods, λ and seeds
+// (Sweep set, made by NewSweep), or a bespoke study whose command fills its typed settings.
 type Study struct {
 	// Name names the study: its command (invmmd NAME) and, for a study that stores
 	// results, the folder of its own (OUT/fits/NAME) and the prefix of its tables.
 	Name string
 	// Summary is one line saying what the study is: its command's description.
 	Summary string
-	// Steps are the study's steps in the main job, in order, each with the time it took
-	// when measured; none: it is not part of it.
+	// Steps are the study's steps in the main job, in order; none: it is not part of it.
 	Steps []Step
-	// Sweep is the sweep of an experiment (nil for a bespoke study): the command line's
-	// flags and run, the names its results are stored under.
-	Sweep SweepStudy
-	// Merge, when the study keeps per-fit results under OUT/fits, assembles the tables of
-	// the results stored under name (Stores) from the files under a.Out/fits into
-	// a.Out/tables, draws their figures with a.Draw and writes what it made to a.Stdout,
-	// returning the files it wrote.
+	// Sweep is the sweep of an experiment (nil for a bespoke study).
+	Sweep *SweepStudy
+	// Merge, when the study keeps per-fit results under OUT/fits, assembles the tables and
+	// figures of the results stored under name (Stores), returning the files it wrote.
 	Merge func(ctx context.Context, a MergeArgs, name string) ([]string, error)
-	// Figures redraws the study's figures, and the comparisons it derives from its
-	// tables, from the tables under out/tables, writing the figures to out with d and what
-	// it shows to w; it returns the files it wrote (none when it has no tables). Nil: the
+	// Figures redraws the study's figures (and the comparisons it derives) from the tables
+	// under out/tables into out, showing them on w; it returns the files it wrote. Nil: the
 	// study draws nothing.
 	Figures func(out string, d Drawer, w io.Writer) ([]string, error)
 }
 
-// Step is one step of the main job: the command line that runs it, the name its results
-// are stored under, and the wall time it took when it was measured (0: never measured),
-// from which invmmd all estimates its total and the time left.
+// Step is one step of the main job: the name its results are stored under, the command
+// line that runs it, and its measured wall times (0: never measured), from which invmmd
+// all estimates its total and the time left.
 type Step struct {
 	Name      string
 	Args      []string // the command, then its flags: e.g. sim -paper-split
 	PaperOnly bool     // left out of the quick main job
-	// Quick and Full are the step's measured wall times in the quick main job (all -quick)
-	// and at paper size (all), StepTimesSource says where.
+	// Quick and Full are the step's wall times in all -quick and all (StepTimesSource).
 	Quick, Full time.Duration
 }
 
@@ -91,24 +80,11 @@ type Step struct {
 // continuous-nuisance simulation about 3,700 s (its fits summed, on a shared 2-vCPU Xeon).
 const StepTimesSource = "times measured on a 2-vCPU AMD EPYC with -jobs 2 under other load, recorded with each study in invmmd/experiments"
 
-// Main returns the study's steps in the main job (with quick, those of the quick main
-// job).
-func (s Study) Main(quick bool) []Step {
-	var out []Step
-	for _, st := range s.Steps {
-		if !quick || !st.PaperOnly {
-			out = append(out, st)
-		}
-	}
-	return out
-}
-
-// Stores reports whether results stored under name — a folder under OUT/fits, the prefix
-// of tables under OUT/tables — are this study's: a variant of its sweep, or its own name
-// for a bespoke study that merges per-fit results.
+// Stores reports whether results stored under name (OUT/fits/NAME, tables NAME_*) are
+// this study's: a variant of its sweep, or the name of a bespoke study that merges.
 func (s Study) Stores(name string) bool {
 	if s.Sweep != nil {
-		_, ok := variantNamed(s.Sweep, name)
+		_, ok := s.Sweep.variantNamed(name)
 		return ok
 	}
 	return s.Merge != nil && name == s.Name
@@ -119,43 +95,34 @@ type MergeArgs struct {
 	Out    string    // the results folder: fits under Out/fits, tables to Out/tables, figures to Out
 	Draw   Drawer    // draws the figures
 	Stdout io.Writer // where the tables are shown
-	// Check, when set, is called with the stored sweep of a study's results before any of
-	// its tables is replaced; its error stops the merge (the command line refuses tables of
-	// another configuration, unless -force).
+	// Check, when set, sees the stored sweep before any table is replaced; its error stops
+	// the merge (the command line refuses tables of another configuration).
 	Check func(sw store.Sweep) error
 }
 
-// Drawer draws the studies' figures into files: base.png and base.svg for each. The
-// command line's drawer is package figures' (which this package may not import: it is a
-// later layer); a test can record what is drawn instead.
+// Drawer draws the studies' figures into base.png and base.svg: package figures' drawer
+// in the command line (a later layer, which this package may not import).
 type Drawer interface {
-	// Results draws an experiment's results at one λ: the summaries of its fits next to
-	// the paper's numbers, with the experiment's figure hints and the majority baseline
-	// when ex has one.
+	// Results draws an experiment's results at one λ next to the paper's numbers.
 	Results(base, title string, sums []results.Summary, paper map[string]results.PaperRow, hints results.FigureHints, ex results.TableExtras) error
 	// Examples draws example images of the data, perCell of each (Y, Z) cell of each set.
 	Examples(base string, ex ExampleImages, perCell int) error
 	// Variance draws the variance study's points (as its table holds them).
 	Variance(base string, pts []results.VariancePoint) error
-	// Calibration draws the calibration study's rejection rates and null p-values at
-	// level alpha.
+	// Calibration draws the test's rejection rates and null p-values at level alpha.
 	Calibration(base string, rows []results.CalibrationRow, null []results.CalibrationP, alpha float64) error
-	// ToolCalibration draws the calibration of invmmd test and invmmd estimate as the
-	// commands run them (calibration -commands): null rejection rates and standard errors.
+	// ToolCalibration draws the commands' calibration (calibration -commands).
 	ToolCalibration(base string, rows []results.ToolCalibrationRow, se []results.SECalibrationRow, alpha float64) error
-	// Diagnosis draws a diagnosed fit's steps, titled fit, each objective labelled, each
-	// objective's kept epoch marked with its validation values.
+	// Diagnosis draws a diagnosed fit's steps, each objective labelled and its kept epoch.
 	Diagnosis(base string, steps []results.DiagnosisStep, fit string, labels map[string]string, kept []results.DiagnosisKept) error
 	// Representations draws the comparison of the layer the penalty acts on.
 	Representations(base, title string, fits []results.RepresentationFit) error
-	// Objectives draws the comparison of the objectives an experiment was trained with
-	// at one λ: the rows of each objective's table (as written), in the order given.
+	// Objectives draws the comparison of an experiment's objectives at one λ.
 	Objectives(base, title string, objectives []string, rows [][]results.Row, hints results.FigureHints) error
 }
 
-// ExampleImages are images of an experiment's data to show next to its results, one strip
-// per (Y, Z) cell: the sets whose first images are drawn (e.g. train and test) and the
-// names of Z's two values.
+// ExampleImages are images of an experiment's data to show next to its results: the sets
+// whose first images are drawn per (Y, Z) cell and the names of Z's two values.
 type ExampleImages struct {
 	Sets   []*dataset.Set
 	ZNames [2]string
@@ -165,10 +132,9 @@ type ExampleImages struct {
 // StudyList is a list of studies (Studies, with any a program appends), in order.
 type StudyList []Study
 
-// Check checks what the command line, merge and the main job need of the list: each
-// study's name a usable file name and command, a summary, main steps with names of their
-// own, a Sweep's own check (Sweep.check), and no name, or name results are stored under,
-// that is another study's. Each sweep's variants are named once.
+// Check checks what the command line, merge and the main job need of the list: usable
+// names and summaries, main steps with names of their own, each sweep's own check, and no
+// name (of a study or of stored results) that is another study's.
 func (l StudyList) Check() error {
 	owner := map[string]int{} // a command's or stored name → 1 + the index of its study
 	for i, s := range l {
@@ -179,8 +145,8 @@ func (l StudyList) Check() error {
 		case s.Summary == "":
 			return fmt.Errorf("experiments: study %q: no summary", name)
 		}
-		if c, ok := s.Sweep.(interface{ check() error }); ok {
-			if err := c.check(); err != nil {
+		if s.Sweep != nil {
+			if err := s.Sweep.check(); err != nil {
 				return err
 			}
 		}
@@ -223,8 +189,7 @@ func (l StudyList) Lookup(name string) (Study, bool) {
 	return Study{}, false
 }
 
-// Owner returns the study whose results are stored under name (e.g. "sim_mf075" gives the
-// simulation, "variance" the variance study).
+// Owner returns the study whose results are stored under name ("sim_mf075": sim).
 func (l StudyList) Owner(name string) (Study, bool) {
 	for _, s := range l {
 		if s.Stores(name) {
@@ -234,21 +199,19 @@ func (l StudyList) Owner(name string) (Study, bool) {
 	return Study{}, false
 }
 
-// VariantOf returns the sweep, and its variant, whose results are stored under name
-// (e.g. "sim_mf075_robust" gives the simulation with the paper's split and the robust
-// objective), found by naming the sweep's variants, never by parsing name.
-func (l StudyList) VariantOf(name string) (SweepStudy, Variant, bool) {
+// VariantOf returns the sweep and variant whose results are stored under name, found by
+// naming the sweeps' variants, never by parsing name.
+func (l StudyList) VariantOf(name string) (*SweepStudy, Variant, bool) {
 	s, ok := l.Owner(name)
 	if !ok || s.Sweep == nil {
 		return nil, Variant{}, false
 	}
-	v, ok := variantNamed(s.Sweep, name)
+	v, ok := s.Sweep.variantNamed(name)
 	return s.Sweep, v, ok
 }
 
-// Describe returns the experiment, of any Sweep, whose results are stored under name, as
-// the sweep describes it without reading data (SweepStudy.Describe): for merge, figures
-// and the notebooks, which need its title, notes, paper numbers and figure hints.
+// Describe returns the experiment whose results are stored under name, without reading
+// data (SweepStudy.Describe): its title, notes, paper numbers and figure hints.
 func (l StudyList) Describe(name string) (Experiment, bool) {
 	sw, v, ok := l.VariantOf(name)
 	if !ok {
@@ -258,12 +221,15 @@ func (l StudyList) Describe(name string) (Experiment, bool) {
 	return exp, err == nil
 }
 
-// MainJob returns the steps of the main job (invmmd all) in order: every study's Main
-// steps (with quick, those of the quick main job) in the list's order.
+// MainJob returns the steps of the main job (invmmd all; with quick, all -quick) in order.
 func (l StudyList) MainJob(quick bool) []Step {
 	var steps []Step
 	for _, s := range l {
-		steps = append(steps, s.Main(quick)...)
+		for _, st := range s.Steps {
+			if !quick || !st.PaperOnly {
+				steps = append(steps, st)
+			}
+		}
 	}
 	return steps
 }

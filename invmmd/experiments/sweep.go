@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"reflect"
@@ -24,114 +25,97 @@ type Variant struct {
 	Represent train.Representation
 }
 
-// SweepStudy is the sweep of a Study that sweeps an Experiment over methods, λ and seeds
-// (a Sweep of any options type): what the command line, merge, figures and the notebooks
-// need of it, with its options as untyped values. Its run is Run(ctx, exp, rc) of the
-// experiment one of its variants builds.
-type SweepStudy interface {
-	// NewOptions returns a pointer to a fresh copy of the sweep's default options, whose
-	// tagged fields the command line offers as flags (OptionFields).
-	NewOptions() any
-	// Build builds the experiment of variant v at quick or paper size, with batch rows
-	// per training step (0: the experiment's own; TakesBatch says whether the sweep reads
-	// it), checking its inputs (data files) before any work.
-	Build(quick bool, batch int, v Variant) (Experiment, error)
-	// Describe returns the experiment of variant v without reading or checking any data:
-	// its name, title, notes, paper numbers and figure hints; its sizes are the quick ones.
-	Describe(v Variant) (Experiment, error)
-	// VariantName returns the name v's results are stored under.
-	VariantName(v Variant) (string, error)
-	// Variants returns every variant the sweep can store results under, each name once,
-	// the default first.
-	Variants() []Variant
-	// DefaultSweep returns the default sweep at paper size, or with quick the quick one:
-	// fresh slices of methods, λ and seeds; the rest of the RunConfig is the caller's.
-	DefaultSweep(quick bool) RunConfig
-	// TakesBatch says whether Build reads its batch argument (the command's -batch).
-	TakesBatch() bool
-}
-
-// SweepSpec describes a Sweep: an experiment of the study list run over a grid of methods,
-// λ and seeds, with options of type O (a struct whose fields tagged `flag:"NAME"
-// help:"…"` the command line offers as flags; struct{} when it has none).
-type SweepSpec[O any] struct {
+// SweepSpec describes a sweep: an experiment of the study list run over a grid of methods,
+// λ and seeds, with options (a struct whose fields tagged `flag:"NAME" help:"…"` the
+// command line offers as flags; nil when it has none). The functions receive options as
+// a value of Defaults' type.
+type SweepSpec struct {
 	// Name names the sweep: its command, the results of its default options.
 	Name string
 	// Summary is one line saying what it is: its command's description.
 	Summary string
-	// Defaults are its options when none are given.
-	Defaults O
+	// Defaults are its options when none are given (nil: struct{}{}).
+	Defaults any
 	// Build builds the experiment of options o at quick or paper size, with batch rows per
 	// step (0: its own), checking the inputs it will read. With the defaults it is the
 	// sweep's own experiment, named Name.
-	Build func(quick bool, batch int, o O) (Experiment, error)
+	Build func(quick bool, batch int, o any) (Experiment, error)
 	// Describe returns the experiment of options o without reading or checking data (its
 	// sizes the quick ones); nil means Build(true, 0, o), for a Build that reads nothing.
-	Describe func(o O) (Experiment, error)
+	Describe func(o any) (Experiment, error)
 	// Variants lists the options of every variant it can store results under; nil means
 	// the defaults alone. Objectives and the features penalty multiply them (Variants).
-	Variants func() []O
-	// Batch says whether Build reads its batch argument.
+	Variants func() []any
+	// Batch says whether Build reads its batch argument (the command's -batch).
 	Batch bool
 	// Sweep is the default paper-size sweep: methods (also what "-methods all" runs), λ
 	// and seeds. Quick is the default sweep of a quick run; its zero value means
 	// QuickSweep().
 	Sweep, Quick RunConfig
 	// Main lists its runs in the main job, in order; none: it is not part of it.
-	Main []MainRun[O]
+	Main []MainRun
 }
 
-// MainRun is one run of a Sweep in the main job (invmmd all): its options, whose
-// non-default fields become the step's flags, whether it is left out of the quick main
-// job, and its measured wall times (Step).
-type MainRun[O any] struct {
-	Options     O
+// MainRun is one run of a sweep in the main job (invmmd all): its options (nil: the
+// defaults), whose non-default fields become the step's flags, whether it is left out of
+// the quick main job, and its measured wall times (Step).
+type MainRun struct {
+	Options     any
 	PaperOnly   bool
 	Quick, Full time.Duration
 }
 
-// Sweep is the SweepStudy of a SweepSpec (NewSweep).
-type Sweep[O any] struct{ spec SweepSpec[O] }
+// SweepStudy is the sweep of a Study (NewSweep): what the command line, merge, figures and
+// the notebooks need of it, its options as untyped values. Its run is Run(ctx, exp, rc)
+// of the experiment one of its variants builds.
+type SweepStudy struct{ spec SweepSpec }
 
-// NewSweep returns the study of spec: its Sweep, its steps in the main job (the name each
+// NewSweep returns the study of spec: its sweep, its steps in the main job (the name each
 // run's results are stored under and its command line, the sweep's command with the flags
 // of its options that differ from the defaults, OptionArgs), its merge and its figures.
-func NewSweep[O any](spec SweepSpec[O]) Study {
-	s := &Sweep[O]{spec: spec}
+func NewSweep(spec SweepSpec) Study {
+	if spec.Defaults == nil {
+		spec.Defaults = struct{}{}
+	}
+	s := &SweepStudy{spec: spec}
 	st := Study{Name: spec.Name, Summary: spec.Summary, Sweep: s, Merge: s.merge, Figures: s.figures}
 	for _, r := range spec.Main {
-		name, err := s.VariantName(Variant{Options: r.Options})
+		o := cmp.Or(r.Options, spec.Defaults)
+		name, err := s.VariantName(Variant{Options: o})
 		if err != nil {
 			name = "" // refused by StudyList.Check
 		}
-		st.Steps = append(st.Steps, Step{Name: name, Args: append([]string{spec.Name}, OptionArgs(spec.Defaults, r.Options)...),
+		st.Steps = append(st.Steps, Step{Name: name, Args: append([]string{spec.Name}, OptionArgs(spec.Defaults, o)...),
 			PaperOnly: r.PaperOnly, Quick: r.Quick, Full: r.Full})
 	}
 	return st
 }
 
-// TakesBatch says whether Build reads its batch argument.
-func (s *Sweep[O]) TakesBatch() bool { return s.spec.Batch }
+// TakesBatch says whether Build reads its batch argument (the command's -batch).
+func (s *SweepStudy) TakesBatch() bool { return s.spec.Batch }
 
-// NewOptions returns a pointer to a copy of the default options.
-func (s *Sweep[O]) NewOptions() any {
-	o := s.spec.Defaults
-	return &o
+// NewOptions returns a pointer to a fresh copy of the default options, whose tagged fields
+// the command line offers as flags (OptionFields).
+func (s *SweepStudy) NewOptions() any {
+	p := reflect.New(reflect.TypeOf(s.spec.Defaults))
+	p.Elem().Set(reflect.ValueOf(s.spec.Defaults))
+	return p.Interface()
 }
 
-// options returns v's options as the sweep's type: the defaults for nil, the value or
-// what a pointer (NewOptions') points to.
-func (s *Sweep[O]) options(v Variant) (O, error) {
-	switch o := v.Options.(type) {
-	case nil:
+// options returns v's options as a value of the defaults' type: the defaults for nil, the
+// value or what a pointer (NewOptions') points to.
+func (s *SweepStudy) options(v Variant) (any, error) {
+	if v.Options == nil {
 		return s.spec.Defaults, nil
-	case O:
-		return o, nil
-	case *O:
-		return *o, nil
 	}
-	var zero O
-	return zero, fmt.Errorf("experiments: %s: options of type %T, want %T", s.spec.Name, v.Options, zero)
+	o := reflect.ValueOf(v.Options)
+	if o.Kind() == reflect.Pointer && !o.IsNil() {
+		o = o.Elem()
+	}
+	if o.Type() != reflect.TypeOf(s.spec.Defaults) {
+		return nil, fmt.Errorf("experiments: %s: options of type %T, want %T", s.spec.Name, v.Options, s.spec.Defaults)
+	}
+	return o.Interface(), nil
 }
 
 // apply returns exp with v's objective and representation (WithObjective, WithRepresentation).
@@ -142,8 +126,10 @@ func apply(exp Experiment, v Variant) Experiment {
 	return WithRepresentation(exp, v.Represent)
 }
 
-// Build builds the experiment of variant v (SweepStudy.Build).
-func (s *Sweep[O]) Build(quick bool, batch int, v Variant) (Experiment, error) {
+// Build builds the experiment of variant v at quick or paper size, with batch rows per
+// training step (0: the experiment's own; TakesBatch says whether the sweep reads it),
+// checking its inputs (data files) before any work.
+func (s *SweepStudy) Build(quick bool, batch int, v Variant) (Experiment, error) {
 	o, err := s.options(v)
 	if err != nil {
 		return Experiment{}, err
@@ -155,8 +141,9 @@ func (s *Sweep[O]) Build(quick bool, batch int, v Variant) (Experiment, error) {
 	return apply(exp, v), nil
 }
 
-// Describe returns the experiment of variant v without reading data (SweepStudy.Describe).
-func (s *Sweep[O]) Describe(v Variant) (Experiment, error) {
+// Describe returns the experiment of variant v without reading or checking any data: its
+// name, title, notes, paper numbers and figure hints; its sizes are the quick ones.
+func (s *SweepStudy) Describe(v Variant) (Experiment, error) {
 	o, err := s.options(v)
 	if err != nil {
 		return Experiment{}, err
@@ -177,7 +164,7 @@ func (s *Sweep[O]) Describe(v Variant) (Experiment, error) {
 }
 
 // VariantName returns the name v's results are stored under.
-func (s *Sweep[O]) VariantName(v Variant) (string, error) {
+func (s *SweepStudy) VariantName(v Variant) (string, error) {
 	exp, err := s.Describe(v)
 	return exp.Name, err
 }
@@ -185,8 +172,8 @@ func (s *Sweep[O]) VariantName(v Variant) (string, error) {
 // Variants returns every variant the sweep can store results under: each of its options
 // (SweepSpec.Variants) with each objective, on the logit and on the features, each name
 // once, the default first.
-func (s *Sweep[O]) Variants() []Variant {
-	opts := []O{s.spec.Defaults}
+func (s *SweepStudy) Variants() []Variant {
+	opts := []any{s.spec.Defaults}
 	if s.spec.Variants != nil {
 		opts = append(opts, s.spec.Variants()...)
 	}
@@ -207,7 +194,7 @@ func (s *Sweep[O]) Variants() []Variant {
 }
 
 // variantNamed returns the variant of s whose results are stored under name.
-func variantNamed(s SweepStudy, name string) (Variant, bool) {
+func (s *SweepStudy) variantNamed(name string) (Variant, bool) {
 	for _, v := range s.Variants() {
 		if n, err := s.VariantName(v); err == nil && n == name {
 			return v, true
@@ -216,8 +203,9 @@ func variantNamed(s SweepStudy, name string) (Variant, bool) {
 	return Variant{}, false
 }
 
-// DefaultSweep returns the sweep's default grid (SweepStudy.DefaultSweep).
-func (s *Sweep[O]) DefaultSweep(quick bool) RunConfig {
+// DefaultSweep returns the default sweep at paper size, or with quick the quick one:
+// fresh slices of methods, λ and seeds; the rest of the RunConfig is the caller's.
+func (s *SweepStudy) DefaultSweep(quick bool) RunConfig {
 	g := s.spec.Sweep
 	if quick {
 		g = s.spec.Quick
@@ -231,7 +219,7 @@ func (s *Sweep[O]) DefaultSweep(quick bool) RunConfig {
 // check checks what the study list needs of a sweep: a builder, a default sweep, the
 // default options naming the sweep's own experiment, and options that the command line can
 // offer as flags.
-func (s *Sweep[O]) check() error {
+func (s *SweepStudy) check() error {
 	switch {
 	case s.spec.Build == nil:
 		return fmt.Errorf("experiments: study %q: no builder (Build)", s.spec.Name)
@@ -241,16 +229,14 @@ func (s *Sweep[O]) check() error {
 	if n, err := s.VariantName(Variant{}); err != nil || n != s.spec.Name {
 		return fmt.Errorf("experiments: study %q: its default options describe %q (%v), want the study's own name", s.spec.Name, n, err)
 	}
-	if _, err := OptionFields(s.NewOptions()); err != nil {
-		return err
-	}
-	return nil
+	_, err := OptionFields(s.NewOptions())
+	return err
 }
 
 // merge assembles the tables of the variant whose results are stored under name, draws
 // their figures and shows them (mergeSweep).
-func (s *Sweep[O]) merge(_ context.Context, a MergeArgs, name string) ([]string, error) {
-	v, ok := variantNamed(s, name)
+func (s *SweepStudy) merge(_ context.Context, a MergeArgs, name string) ([]string, error) {
+	v, ok := s.variantNamed(name)
 	if !ok {
 		return nil, fmt.Errorf("experiments: %s stores no results under %q", s.spec.Name, name)
 	}

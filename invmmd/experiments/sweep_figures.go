@@ -1,7 +1,6 @@
 package experiments
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -14,15 +13,13 @@ import (
 	"github.com/invmmd/invmmd/invmmd/train"
 )
 
-// ExamplesPerCell is how many images of each (Y, Z) cell an experiment's examples figure
-// (NAME_examples) shows.
+// ExamplesPerCell is how many images of each (Y, Z) cell NAME_examples shows.
 const ExamplesPerCell = 8
 
-// mergeSweep assembles exp's tables from the result files under a.Out (Merge), shows each
-// λ's table next to the paper's numbers on a.Stdout, draws its results figures and, when
-// exp has them, its example images: the last step of a whole run and what merge does for
-// each experiment. a.Check sees the stored sweep first. Figures of λ that the sweep no
-// longer lists are removed with their tables.
+// mergeSweep assembles exp's tables from the result files under a.Out (Merge), shows them
+// on a.Stdout and draws their figures and exp's example images: the end of a whole run
+// and what merge does. a.Check sees the stored sweep first; figures of λ that the sweep
+// no longer lists are removed with their tables.
 func mergeSweep(exp Experiment, a MergeArgs) ([]string, error) {
 	st, err := store.Load(a.Out, exp.Name)
 	if err != nil {
@@ -97,7 +94,7 @@ type table struct {
 
 // tables returns the results tables of s's variants under dir (NAME_lambdaΛ.csv), by
 // variant in the order of Variants, then by file name.
-func tables(s SweepStudy, dir string) ([]table, error) {
+func tables(s *SweepStudy, dir string) ([]table, error) {
 	var out []table
 	for _, v := range s.Variants() {
 		name, err := s.VariantName(v)
@@ -121,13 +118,11 @@ func tables(s SweepStudy, dir string) ([]table, error) {
 }
 
 // figures redraws the results figure of every table of the sweep's variants under
-// out/tables (showing each table on w), then writes the comparisons they allow: of the
-// training objectives of a variant at one λ (ObjectiveComparison, as
-// tables/objectives_NAME_lambdaΛ.md) and of the layer its penalty acted on
-// (RepresentationFits, as tables/representations_NAME.md and its figure). A table whose λ
-// its configuration record does not list (left by an earlier sweep) is an error, as is a
-// table without rows.
-func (s *Sweep[O]) figures(out string, d Drawer, w io.Writer) ([]string, error) {
+// out/tables (showing it on w), then the comparisons they allow: of a variant's objectives
+// at one λ (objectives_NAME_lambdaΛ) and of the layer its penalty acted on
+// (representations_NAME). A table without rows, or whose λ its configuration record does
+// not list (left by an earlier sweep), is an error.
+func (s *SweepStudy) figures(out string, d Drawer, w io.Writer) ([]string, error) {
 	dir := filepath.Join(out, "tables")
 	ts, err := tables(s, dir)
 	if err != nil {
@@ -211,9 +206,8 @@ func (s *Sweep[O]) figures(out string, d Drawer, w io.Writer) ([]string, error) 
 	return files, nil
 }
 
-// drawObjectives draws the comparison of the objectives experiment exp (stored under
-// NAME) was trained with at λ (its tables NAME[SUFFIX]_lambdaΛ.csv under out/tables, in
-// the order of train.Objectives; objectives without a table are left out) into out as
+// drawObjectives draws the comparison of the objectives exp was trained with at λ (its
+// tables NAME[SUFFIX]_lambdaΛ.csv, in the order of train.Objectives) into out as
 // objectives_NAME_lambdaΛ, returning that base path.
 func drawObjectives(out string, exp Experiment, l float64, d Drawer) (string, error) {
 	name := exp.Name
@@ -236,16 +230,9 @@ func drawObjectives(out string, exp Experiment, l float64, d Drawer) (string, er
 
 // listed checks that the configuration record at cfgPath, when there is one, lists λ l.
 func listed(cfgPath string, l float64) error {
-	b, err := os.ReadFile(cfgPath)
-	if os.IsNotExist(err) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
 	var rec struct{ Lambdas []float64 }
-	if err := json.Unmarshal(b, &rec); err != nil {
-		return fmt.Errorf("%s: %w", cfgPath, err)
+	if ok, err := store.ReadJSON(cfgPath, &rec); !ok {
+		return err
 	}
 	for _, x := range rec.Lambdas {
 		if x == l {

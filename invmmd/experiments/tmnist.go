@@ -57,11 +57,9 @@ func TMNIST(size TMNISTSize) Experiment {
 }
 
 // TMNISTVariant is TMNIST on another construction of the images, for the ablation of
-// data/README.md: rendering r (tmnist.Fused drops the emboss step; tmnist.Toned is the
-// project's earlier rendering, tmnist.TonedConfig) and, when textures is not empty, the
-// texture files for Z = 0 and Z = 1 (e.g. brick.png, gravel.png). Its name says what
-// differs ("tmnist_fused", "tmnist_brick_gravel", ...), so that its results are stored and
-// tabled apart from the experiment's, and its configuration records the construction.
+// data/README.md: rendering r and, when textures is not empty, the texture files for Z = 0
+// and Z = 1 (e.g. brick.png, gravel.png). Its name says what differs ("tmnist_fused",
+// "tmnist_brick_gravel", ...) and its configuration records the construction.
 func TMNISTVariant(size TMNISTSize, r tmnist.Rendering, textures [2]string) Experiment {
 	cfg := tmnist.DefaultConfig()
 	if r == tmnist.Toned {
@@ -108,13 +106,9 @@ func variantNote(r tmnist.Rendering, textures [2]string) string {
 }
 
 // TMNISTDigits is TMNIST with the labels left as the digits (no flips) and the texture
-// independent of the label in every split (P(Z = Y) = 0.5), images made as in the
-// experiment. Trained without a penalty (method none), h is then a digit reader: its test
-// accuracy a says how well the network reads the digit on these images, and 0.25 + 0.5·a
-// (a correct reading keeps the label with probability 0.75, a wrong one with 0.25) is the
-// best test accuracy an h that reads only the digit reaches in the experiment; the label
-// noise's 0.75 assumes a = 1. Its tables are named tmnist_digits and its configuration
-// records the change.
+// independent of the label (P(Z = Y) = 0.5), stored as tmnist_digits. Trained with none,
+// h's test accuracy a says how well the network reads the digit: an h that reads only the
+// digit reaches 0.25 + 0.5·a in the experiment (the label noise's 0.75 assumes a = 1).
 func TMNISTDigits(size TMNISTSize) Experiment {
 	cfg := tmnist.DefaultConfig()
 	cfg.FlipProb, cfg.PTrainAgree, cfg.PTestAgree = 0, 0.5, 0.5
@@ -254,13 +248,12 @@ func tmnistOptions(size TMNISTSize, o TMNISTOptions) (Experiment, [2]string, err
 	return exp, tex, nil
 }
 
-// tmnistVariants are the options of every check and ablation whose results textured
-// MNIST can store: the other networks, the digits measurement, and each rendering with its
-// own textures or any ordered pair of the textures under the data folder (the packaged
-// brick, grass and gravel when it cannot be read).
-func tmnistVariants() []TMNISTOptions {
+// tmnistVariants are the options of every check and ablation textured MNIST can store:
+// the networks, the digits measurement, and each rendering with its own textures or any
+// ordered pair of those under the data folder (or of brick, grass and gravel).
+func tmnistVariants() []any {
 	def := TMNISTOptions{Net: "strided", Rendering: tmnist.MNISTPlus.String()}
-	var out []TMNISTOptions
+	var out []any
 	for _, n := range TMNISTNets() {
 		o := def
 		o.Net = n
@@ -293,20 +286,19 @@ func tmnistVariants() []TMNISTOptions {
 	return out
 }
 
-// tmnistStudy is textured MNIST's sweep: the experiment (command tmnist, in the main job)
-// and its checks and ablations, chosen by the command's -net, -digits, -rendering and
-// -textures (TMNISTOptions) and stored under their own names. -batch sets h's batch.
+// tmnistStudy is textured MNIST's sweep: the experiment and its checks and ablations
+// (TMNISTOptions), each stored under its own name. -batch sets h's batch.
 func tmnistStudy() Study {
-	return NewSweep(SweepSpec[TMNISTOptions]{
+	return NewSweep(SweepSpec{
 		Name:     "tmnist",
 		Summary:  "Experiment 2: textured MNIST, every method × seeds × λ",
 		Defaults: TMNISTOptions{Net: "strided", Rendering: tmnist.MNISTPlus.String()},
-		Build: func(quick bool, batch int, o TMNISTOptions) (Experiment, error) {
+		Build: func(quick bool, batch int, o any) (Experiment, error) {
 			size := TMNISTPaper
 			if quick {
 				size = TMNISTQuick
 			}
-			exp, tex, err := tmnistOptions(size, o)
+			exp, tex, err := tmnistOptions(size, o.(TMNISTOptions))
 			if err != nil {
 				return Experiment{}, err
 			}
@@ -323,13 +315,13 @@ func tmnistStudy() Study {
 			exp.Size = size
 			return exp, nil
 		},
-		Describe: func(o TMNISTOptions) (Experiment, error) {
-			exp, _, err := tmnistOptions(TMNISTQuick, o)
+		Describe: func(o any) (Experiment, error) {
+			exp, _, err := tmnistOptions(TMNISTQuick, o.(TMNISTOptions))
 			return exp, err
 		},
 		Variants: tmnistVariants,
 		Batch:    true,
 		Sweep:    RunConfig{Methods: method.Paper(), Lambdas: []float64{1, 5}, Seeds: PaperSeeds()},
-		Main:     []MainRun[TMNISTOptions]{{Options: TMNISTOptions{Net: "strided", Rendering: tmnist.MNISTPlus.String()}, Quick: 91 * time.Second, Full: 2983 * time.Second}},
+		Main:     []MainRun{{Quick: 91 * time.Second, Full: 2983 * time.Second}},
 	})
 }

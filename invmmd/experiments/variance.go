@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -113,28 +114,20 @@ type VarianceOutcome struct {
 	Files           []string
 }
 
-// Variance runs the study. The batches of one size are disjoint draws from a pool of
-// Batches × max(Sizes) fresh rows of the training distribution, drawn once, with h, Ĝ and
-// m̂ computed once on the pool: within a size the batches are independent, and the
-// networks run over 10⁶ rows instead of 2·10⁷. Once ctx is done it returns (within a
-// training step, or between batch sizes) with an error wrapping ctx.Err(), the finished
-// sizes' files kept (cfg.Resume goes on from there).
+// Variance runs the study. The batches of one size are disjoint draws from one pool of
+// Batches × max(Sizes) fresh training-distribution rows, with h, Ĝ and m̂ computed once on
+// the pool (10⁶ rows instead of 2·10⁷). Once ctx is done it returns with an error wrapping
+// ctx.Err(), the finished sizes' files kept (cfg.Resume goes on from there).
 func Variance(ctx context.Context, cfg VarianceConfig) (*VarianceOutcome, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	start := time.Now()
-	shard := cfg.Shard
-	if shard == (store.Shard{}) {
-		shard = store.All
-	}
+	shard := cmp.Or(cfg.Shard, store.All)
 	if shard.I < 1 || shard.I > shard.N {
 		return nil, fmt.Errorf("experiments: variance study: shard %v, want 1 ≤ i ≤ n", shard)
 	}
-	dir := cfg.StoreDir
-	if dir == "" {
-		dir = cfg.TableDir
-	}
+	dir := cmp.Or(cfg.StoreDir, cfg.TableDir)
 	var st *store.Store
 	if dir != "" {
 		sw, err := varianceSweep(cfg)
@@ -175,16 +168,12 @@ func Variance(ctx context.Context, cfg VarianceConfig) (*VarianceOutcome, error)
 	return out, nil
 }
 
-// CheckVariance validates cfg and checks its result store (refusing a folder of another
-// configuration) without computing or writing anything (store.Check), for -check.
+// CheckVariance validates cfg and checks its result store without writing anything.
 func CheckVariance(cfg VarianceConfig) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	dir := cfg.StoreDir
-	if dir == "" {
-		dir = cfg.TableDir
-	}
+	dir := cmp.Or(cfg.StoreDir, cfg.TableDir)
 	sw, err := varianceSweep(cfg)
 	if err != nil || dir == "" {
 		return err
@@ -221,10 +210,7 @@ func varianceRecordOf(cfg VarianceConfig) (varianceRecord, error) {
 		return varianceRecord{}, fmt.Errorf("experiments: variance study: %w", err)
 	}
 	r := varianceRecord{Study: "variance (appendix B.3)", Backend: backend.Config(), Sizes: cfg.Sizes, Batches: cfg.Batches,
-		Seed: cfg.Seed, Data: cfg.Data, Estimator: est, Summaries: varianceSummaries}
-	for _, m := range cfg.Methods {
-		r.Methods = append(r.Methods, m.String())
-	}
+		Seed: cfg.Seed, Data: cfg.Data, Estimator: est, Methods: methodNames(cfg.Methods), Summaries: varianceSummaries}
 	return r, nil
 }
 
@@ -263,15 +249,11 @@ func varianceSizePath(st *store.Store, n int) string {
 func getVarianceSize(st *store.Store, n int) (varianceSize, bool, error) {
 	var v varianceSize
 	p := varianceSizePath(st, n)
-	b, err := os.ReadFile(p)
-	if os.IsNotExist(err) {
-		return v, false, nil
-	}
-	if err != nil {
-		return v, false, fmt.Errorf("experiments: variance study: %w", err)
-	}
-	if err := json.Unmarshal(b, &v); err != nil {
-		return v, false, fmt.Errorf("experiments: variance study: %s: %w", p, err)
+	if ok, err := store.ReadJSON(p, &v); !ok {
+		if err != nil {
+			err = fmt.Errorf("experiments: variance study: %w", err)
+		}
+		return v, false, err
 	}
 	if d := store.Diff(st.Sweep().Config, v.Config); len(d) > 0 {
 		return v, false, fmt.Errorf("experiments: variance study: %s was made with another configuration: %s", p, strings.Join(d, "; "))
@@ -404,10 +386,8 @@ func smallestG(rows invmmd.Rows, idx []int) (g, gTrue float64) {
 	return g, gTrue
 }
 
-// minGOf is the VariancePoint.MinG of method m, given the smallest learned and true G of a
-// batch size's observed rows: the true one for a method that reads the true G, the learned
-// one for a method that reads Ĝ, and 0 for one that reads neither (or when no row was
-// observed).
+// minGOf is the VariancePoint.MinG of method m from the smallest learned and true G of a
+// batch size's observed rows: the G it reads, 0 for neither (or no observed row).
 func minGOf(m method.Method, g, gTrue float64) float64 {
 	v := 0.0
 	switch {
@@ -422,10 +402,9 @@ func minGOf(m method.Method, g, gTrue float64) float64 {
 	return v
 }
 
-// MergeVariance assembles variance.csv, variance_config.json and variance_timing.json
-// under tableDir ("" writes none) from the per-size files under storeDir/fits/variance/
-// (written by Variance, whole or in shards). It fails, naming them, when sizes are
-// missing or were made with another configuration.
+// MergeVariance assembles variance.csv and its records under tableDir ("" writes none)
+// from the per-size files under storeDir/fits/variance/, naming any size that is missing
+// or was made with another configuration.
 func MergeVariance(storeDir, tableDir string) (*VarianceOutcome, error) {
 	st, err := store.Load(storeDir, "variance")
 	if err != nil {

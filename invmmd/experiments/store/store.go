@@ -77,27 +77,15 @@ type Store struct {
 func Dir(out, experiment string) string { return filepath.Join(out, "fits", experiment) }
 
 // Open opens (creating it if needed) the store of sw.Experiment under out and records sw
-// in its sweep.json. When the folder already holds results made with another
-// configuration, Open fails with an error that lists every field that differs, so that
-// results of different configurations are never mixed; the grid may differ (a later run
-// may add λ values or seeds).
+// in its sweep.json. A folder of another configuration is refused (Check); the grid may
+// differ (a later run may add λ values or seeds).
 func Open(out string, sw Sweep) (*Store, error) {
-	if err := checkGrid(sw); err != nil {
+	if err := Check(out, sw); err != nil {
 		return nil, err
 	}
 	s := &Store{dir: Dir(out, sw.Experiment), sweep: sw}
 	if err := os.MkdirAll(s.dir, 0o755); err != nil {
 		return nil, fmt.Errorf("store: %w", err)
-	}
-	old, err := readSweep(s.dir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-	case err != nil:
-		return nil, err
-	default:
-		if diffs := Diff(old.Config, sw.Config); len(diffs) > 0 {
-			return nil, &MismatchError{Dir: s.dir, Diffs: diffs}
-		}
 	}
 	if err := WriteJSON(filepath.Join(s.dir, "sweep.json"), sw); err != nil {
 		return nil, fmt.Errorf("store: %w", err)
@@ -105,19 +93,16 @@ func Open(out string, sw Sweep) (*Store, error) {
 	return s, nil
 }
 
-// Check checks what Open checks — the grid, and that the folder of sw.Experiment under out
-// holds no results of another configuration — without creating or writing anything, so
-// that a dry run (-check) leaves the folder as it found it.
+// Check checks the grid and that the folder of sw.Experiment under out holds no results
+// of another configuration (a MismatchError lists every field that differs), without
+// writing anything.
 func Check(out string, sw Sweep) error {
 	if err := checkGrid(sw); err != nil {
 		return err
 	}
 	dir := Dir(out, sw.Experiment)
-	old, err := readSweep(dir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil
-	case err != nil:
+	var old Sweep
+	if ok, err := ReadJSON(filepath.Join(dir, "sweep.json"), &old); !ok {
 		return err
 	}
 	if diffs := Diff(old.Config, sw.Config); len(diffs) > 0 {
@@ -130,12 +115,11 @@ func Check(out string, sw Sweep) error {
 // assembling tables.
 func Load(out, experiment string) (*Store, error) {
 	dir := Dir(out, experiment)
-	sw, err := readSweep(dir)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("store: no results of %s under %s (no sweep.json): run the experiment (or its shards) with -out %s first", experiment, dir, out)
-		}
+	var sw Sweep
+	if ok, err := ReadJSON(filepath.Join(dir, "sweep.json"), &sw); err != nil {
 		return nil, err
+	} else if !ok {
+		return nil, fmt.Errorf("store: no results of %s under %s (no sweep.json): run the experiment (or its shards) with -out %s first", experiment, dir, out)
 	}
 	if sw.Experiment != experiment {
 		return nil, fmt.Errorf("store: %s: experiment %q, want %q", filepath.Join(dir, "sweep.json"), sw.Experiment, experiment)
@@ -157,9 +141,8 @@ func Experiments(out string) ([]string, error) {
 	return names, nil
 }
 
-// Count returns how many result files the store of experiment under out holds so far:
-// every JSON file but sweep.json and the per-seed records (PutSeed), 0 when there is no
-// store yet. It is meant for progress reports while shards write into the folder.
+// Count returns how many result files the store of experiment under out holds so far
+// (not sweep.json nor the per-seed records), for progress reports.
 func Count(out, experiment string) int {
 	paths, _ := filepath.Glob(filepath.Join(Dir(out, experiment), "*.json"))
 	n := 0
@@ -204,15 +187,8 @@ func (s *Store) Put(k Key, result any, seconds float64) error {
 // an error when the file is unreadable or was made with another configuration.
 func (s *Store) Get(k Key) (rec Record, ok bool, err error) {
 	p := filepath.Join(s.dir, k.FileName())
-	b, err := os.ReadFile(p)
-	if errors.Is(err, fs.ErrNotExist) {
-		return rec, false, nil
-	}
-	if err != nil {
-		return rec, false, fmt.Errorf("store: %w", err)
-	}
-	if err := json.Unmarshal(b, &rec); err != nil {
-		return rec, false, fmt.Errorf("store: %s: %w", p, err)
+	if ok, err := ReadJSON(p, &rec); !ok {
+		return rec, false, err
 	}
 	if rec.Key != k || rec.Experiment != s.sweep.Experiment {
 		return rec, false, fmt.Errorf("store: %s holds %s %v, want %s %v", p, rec.Experiment, rec.Key, s.sweep.Experiment, k)
@@ -253,10 +229,9 @@ func (s *Store) Collect(keys []Key) ([]Record, error) {
 	return recs, nil
 }
 
-// PutSeed writes a per-seed record of the given kind (e.g. "data": the splits' summaries,
-// "aux": the auxiliary models' reports) atomically as KIND_seedS.json. Each kind is
-// written only by a run that computed it, so that shards writing the same seed's records
-// never overwrite each other's with less.
+// PutSeed writes a per-seed record of the given kind (e.g. "data", "aux") atomically as
+// KIND_seedS.json; only a run that computed it writes it, so that shards never overwrite
+// each other's with less.
 func (s *Store) PutSeed(kind string, seed uint64, v any) error {
 	if err := WriteJSON(s.seedPath(kind, seed), v); err != nil {
 		return fmt.Errorf("store: seed %d: %w", seed, err)
@@ -267,8 +242,13 @@ func (s *Store) PutSeed(kind string, seed uint64, v any) error {
 // GetSeed reads the per-seed record of the given kind into v; ok is false when there is
 // none.
 func (s *Store) GetSeed(kind string, seed uint64, v any) (ok bool, err error) {
-	p := s.seedPath(kind, seed)
-	b, err := os.ReadFile(p)
+	return ReadJSON(s.seedPath(kind, seed), v)
+}
+
+// ReadJSON reads the JSON file at path into v; ok is false when there is no file (and
+// when it cannot be read or decoded, with the error).
+func ReadJSON(path string, v any) (ok bool, err error) {
+	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}
@@ -276,26 +256,13 @@ func (s *Store) GetSeed(kind string, seed uint64, v any) (ok bool, err error) {
 		return false, fmt.Errorf("store: %w", err)
 	}
 	if err := json.Unmarshal(b, v); err != nil {
-		return false, fmt.Errorf("store: %s: %w", p, err)
+		return false, fmt.Errorf("store: %s: %w", path, err)
 	}
 	return true, nil
 }
 
 func (s *Store) seedPath(kind string, seed uint64) string {
 	return filepath.Join(s.dir, kind+"_seed"+strconv.FormatUint(seed, 10)+".json")
-}
-
-func readSweep(dir string) (Sweep, error) {
-	var sw Sweep
-	p := filepath.Join(dir, "sweep.json")
-	b, err := os.ReadFile(p)
-	if err != nil {
-		return sw, err
-	}
-	if err := json.Unmarshal(b, &sw); err != nil {
-		return sw, fmt.Errorf("store: %s: %w", p, err)
-	}
-	return sw, nil
 }
 
 // checkGrid rejects an empty grid, duplicates and λ that are not finite or negative.
