@@ -96,37 +96,29 @@ func (o *ownFlags) tag(f reflect.StructField, key string) string {
 // (a σ or median, with the Median beside it), lambdas (fit's list of λ), fit-methods
 // (fit's methods), not (a boolean flag setting its field's negation).
 func (o *ownFlags) register(p any, parent reflect.Value, path, name, help, as string) {
-	fs := o.fs
-	switch p := p.(type) {
-	case *string:
-		fs.StringVar(p, name, *p, help)
-	case *bool:
-		if as == "not" { // the flag sets the field's negation (-keep-unreliable: DropUnreliable false)
-			fs.Var(notValue{p}, name, help)
-			break
-		}
-		fs.BoolVar(p, name, *p, help)
-	case *int:
-		fs.Var(intValue{p}, name, help)
-	case *uint64:
-		fs.Var(uintValue{p}, name, help)
-	case *float64:
-		mv := parent.FieldByName("Median")
-		if as != "bandwidth" || !mv.IsValid() || mv.Kind() != reflect.Bool {
-			fs.Var(floatValue{p}, name, help)
-			break
-		}
+	if b, ok := p.(*bool); ok && as == "not" { // the flag sets the field's negation (-keep-unreliable: DropUnreliable false)
+		o.fs.Var(notValue{b}, name, help)
+		return
+	}
+	mv := parent.FieldByName("Median")
+	if f, ok := p.(*float64); ok && as == "bandwidth" && mv.IsValid() && mv.Kind() == reflect.Bool {
 		// the kernel's σ on h: median, or a fixed σ (Bandwidth and Median)
 		median := mv.Addr().Interface().(*bool)
 		o.names[path+"Median"] = "-" + name
 		def := "median"
 		if !*median {
-			def = strconv.FormatFloat(*p, 'g', -1, 64)
+			def = strconv.FormatFloat(*f, 'g', -1, 64)
 		}
 		o.text(name, def, help, func(s string) (err error) {
-			*p, *median, err = parseBandwidth(s)
+			*f, *median, err = parseBandwidth(s)
 			return err
 		})
+		return
+	}
+	if scalarFlag(o.fs, p, name, help) {
+		return
+	}
+	switch p := p.(type) {
 	case *[]int:
 		o.text(name, widths(*p), help, func(s string) error {
 			*p = nil
