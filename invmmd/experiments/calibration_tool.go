@@ -223,7 +223,7 @@ func (t toolCell) key(r int) store.Key { return store.Key{Method: t.name(), Seed
 
 // add summarises a cell's tables into rows.
 func (o *ToolCalibration) add(t toolCell, done map[int]toolReplicate) {
-	methods := append([]string{"full"}, methodNames(o.Config.Methods)...)
+	methods := append([]string{method.Full.String()}, methodNames(o.Config.Methods)...)
 	for _, m := range methods {
 		row := results.ToolCalibrationRow{Kind: t.Kind.String(), N: t.N, Fitting: t.Fitting.Name, Delta: t.Delta, Method: m, Replicates: t.Reps}
 		var vals, ses []float64

@@ -88,7 +88,7 @@ func (c ToolCalibrationConfig) replicate(ctx context.Context, t toolCell, r int)
 	if err != nil {
 		return out, fmt.Errorf("test on the complete table: %w", err)
 	}
-	out.P["full"] = nanFloat(full.Results[0].PValue)
+	out.P[method.Full.String()] = nanFloat(full.Results[0].PValue)
 	if t.Fitting.Name != c.Fittings[0].Name {
 		return out, nil
 	}
@@ -109,7 +109,7 @@ func (c ToolCalibrationConfig) replicate(ctx context.Context, t toolCell, r int)
 	if err != nil {
 		return out, fmt.Errorf("estimate on the complete table: %w", err)
 	}
-	out.Est["full"] = [2]nanFloat{nanFloat(festimate.Results[0].Value), nanFloat(festimate.Results[0].ValueSE)}
+	out.Est[method.Full.String()] = [2]nanFloat{nanFloat(festimate.Results[0].Value), nanFloat(festimate.Results[0].ValueSE)}
 	return out, nil
 }
 
@@ -175,7 +175,7 @@ func (c ToolCalibrationConfig) heldOutReplicate(ctx context.Context, t toolCell,
 	if err != nil {
 		return out, fmt.Errorf("test on the complete test split: %w", err)
 	}
-	out.P["full"] = nanFloat(full.Results[0].PValue)
+	out.P[method.Full.String()] = nanFloat(full.Results[0].PValue)
 	return out, nil
 }
 

@@ -27,12 +27,12 @@ func (o *ToolCalibration) Markdown() string {
 		"full: the same test on the complete table (every Z). Fittings: crossfit5 = cross-fitted on 5 folds (the default of invmmd test and invmmd estimate), crossfit2 = 2 folds, split = fitted on half B, half A tested (-folds 1); "+
 		"fit = invmmd fit's held-out test (its p dr; ip's test, which fit does not run, beside it): G and m fitted on a training split of 3n rows (n more to stop their training), the n rows of the test split tested.\n\n",
 		c.Alpha, c.replicatesText())
-	methods := append([]string{"full"}, methodNames(c.Methods)...)
+	methods := append([]string{method.Full.String()}, methodNames(c.Methods)...)
 	for _, kind := range c.Kinds {
 		fmt.Fprintf(&b, "## %v Z: size under H₀ (δ = 0)\n\n", kind)
 		tableHead(&b, []string{"n", "fitting"}, methods)
 		for _, r0 := range o.Rows {
-			if r0.Kind != kind.String() || r0.Delta != 0 || r0.Method != "full" {
+			if r0.Kind != kind.String() || r0.Delta != 0 || r0.Method != method.Full.String() {
 				continue
 			}
 			fmt.Fprintf(&b, "| %d | %s |", r0.N, r0.Fitting)
@@ -56,12 +56,12 @@ func (o *ToolCalibration) Markdown() string {
 		}
 		fmt.Fprintf(&b, "\nPower (rejection rate at α = %v, %s, %d tables per δ):\n\n| n | δ | full | dr |\n|---|---|---|---|\n", c.Alpha, c.Fittings[0].Name, c.PowerReplicates)
 		for _, r := range o.Rows {
-			if r.Kind != kind.String() || r.Delta == 0 || r.Method != "dr" {
+			if r.Kind != kind.String() || r.Delta == 0 || r.Method != method.DR.String() {
 				continue
 			}
 			full := 0.0
 			for _, f := range o.Rows {
-				if f.Kind == r.Kind && f.N == r.N && f.Delta == r.Delta && f.Method == "full" && f.Fitting == r.Fitting {
+				if f.Kind == r.Kind && f.N == r.N && f.Delta == r.Delta && f.Method == method.Full.String() && f.Fitting == r.Fitting {
 					full = f.Rate()
 				}
 			}
@@ -70,7 +70,7 @@ func (o *ToolCalibration) Markdown() string {
 		fmt.Fprintf(&b, "\nStandard errors of invmmd estimate (%s): RMS SE / sd of the estimates over the tables (1: calibrated), ± its Monte Carlo SE\n\n", c.Fittings[0].Name)
 		tableHead(&b, []string{"n", "δ"}, methods)
 		for _, s0 := range o.SE {
-			if s0.Kind != kind.String() || s0.Method != "full" {
+			if s0.Kind != kind.String() || s0.Method != method.Full.String() {
 				continue
 			}
 			fmt.Fprintf(&b, "| %d | %g |", s0.N, s0.Delta)

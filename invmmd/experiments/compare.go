@@ -43,7 +43,7 @@ func ObjectiveComparison(dir, name string, lambda float64) (string, error) {
 			continue
 		}
 		for _, r := range t.rows {
-			if r.Method != "none" && !slices.Contains(methods, r.Method) {
+			if r.Method != method.None.String() && !slices.Contains(methods, r.Method) {
 				methods = append(methods, r.Method)
 			}
 		}
