@@ -297,7 +297,7 @@ func WriteMarkdownWith(w io.Writer, title string, sums []Summary, paper map[stri
 			b.WriteString("| te acc − none (ours) | ")
 			for i, s := range sums {
 				switch {
-				case s.Method == "none":
+				case s.Method == method.None.String():
 					b.WriteString("0 | ")
 				case d[i].Seeds < 2:
 					fmt.Fprintf(&b, "%+.3f | ", d[i].Mean)
@@ -307,14 +307,14 @@ func WriteMarkdownWith(w io.Writer, title string, sums []Summary, paper map[stri
 			}
 			b.WriteString("\n")
 		}
-		if pn, ok := paper["none"]; ok {
+		if pn, ok := paper[method.None.String()]; ok {
 			diffs = true
 			fmt.Fprintf(&b, "| te acc − none (paper, %s) | ", ex.PaperDataset)
 			for _, s := range sums {
 				switch p, ok := paper[s.Method]; {
 				case !ok:
 					b.WriteString("– | ")
-				case s.Method == "none":
+				case s.Method == method.None.String():
 					b.WriteString("0 | ")
 				default:
 					fmt.Fprintf(&b, "%+.2f | ", p.TeAcc.Mean-pn.TeAcc.Mean)
@@ -371,7 +371,7 @@ type Diff struct {
 func DiffsFromNone(sums []Summary) (d []Diff, ok bool) {
 	var none *Summary
 	for i := range sums {
-		if sums[i].Method == "none" {
+		if sums[i].Method == method.None.String() {
 			none = &sums[i]
 		}
 	}
