@@ -249,7 +249,7 @@ func InvarianceTest(ctx context.Context, h Rep, rows Rows, opts TestOptions, met
 	}
 	ms := make([]*crossMethod, len(methods))
 	for k, m := range methods {
-		w, err := factorsFor(m, rows, opts.GFloor)
+		w, err := factorsFor(m, rows, opts.GFloor, nil)
 		if err != nil {
 			return nil, err
 		}

@@ -154,7 +154,7 @@ func centredGram(h []float64, idx []int, sigma float64) [][]float64 {
 // builds them.
 func pseudo(t *testing.T, m method.Method, rows Rows) ([][]float64, []float64) {
 	t.Helper()
-	w, err := factorsFor(m, rows.withDelta(), DefaultGFloor)
+	w, err := factorsFor(m, rows.withDelta(), DefaultGFloor, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,14 +29,30 @@ func (d *Design) StandardErrors(ctx context.Context, h Rep, summer Summer) ([][]
 	return se, path, err
 }
 
-// strataSums are the per-row kernel sums of the stratum in hand: kv[s] holds, for each of
-// stratum s's main rows a (in block order), the sums KV_ap of the stratum's columns idx[s]
-// (P_s of them, row-major); pos[p] is column p's place in its stratum's idx.
+// strataSums are the per-row kernel sums of the stratum in hand, s: kv holds, for each of
+// its main rows a (in block order), the sums KV_ap of its columns idx[s] (P_s of them,
+// row-major); pos[p] is column p's place in its stratum's idx.
 type strataSums struct {
-	kv   [][]float64
+	kv   []float64
 	idx  [][]int
 	pos  []int
 	path KernelPath
+	f    [2][]float64 // a conditional method's f_b on the normaliser rows of the stratum in hand (rowMeans)
+}
+
+// rowMeans returns method k's per-row estimates f_b of Z_b (rowMean), filled on stratum
+// s's normaliser rows, where the jackknife and its excess read them: one pair of columns
+// serves every method and stratum in turn.
+func (rs *strataSums) rowMeans(d *Design, k, s int) [2][]float64 {
+	for b := range rs.f {
+		if rs.f[b] == nil {
+			rs.f[b] = make([]float64, d.n)
+		}
+		for _, i := range d.normRows[s] {
+			rs.f[b][i] = rowMean(d.terms[k], b, i)
+		}
+	}
+	return rs.f
 }
 
 // strataSums computes, stratum by stratum, the row sums of every stratum with at least 2
@@ -45,7 +61,7 @@ type strataSums struct {
 // where the U-statistic is degenerate (jackknife_degenerate.go). It holds one stratum's
 // row sums at a time.
 func (d *Design) strataSums(ctx context.Context, h Rep, summer Summer) (q, se [][]float64, path KernelPath, err error) {
-	rs := &strataSums{kv: make([][]float64, len(d.blocks)), idx: make([][]int, len(d.blocks)), pos: make([]int, len(d.cols))}
+	rs := &strataSums{idx: make([][]int, len(d.blocks)), pos: make([]int, len(d.cols))}
 	q = make([][]float64, len(d.cols))
 	for i := range q {
 		q[i] = make([]float64, len(d.cols))
@@ -70,7 +86,7 @@ func (d *Design) strataSums(ctx context.Context, h Rep, summer Summer) (q, se []
 		if err != nil {
 			return nil, nil, KernelPath{}, err
 		}
-		rs.kv[s], rs.path = kv, rs.path.worse(p)
+		rs.kv, rs.path = kv, rs.path.worse(p)
 		qs := pairsOf(blk.rows, sliceCols(cols), kv, nil)
 		for a, pa := range rs.idx[s] {
 			for b, pb := range rs.idx[s] {
@@ -82,7 +98,7 @@ func (d *Design) strataSums(ctx context.Context, h Rep, summer Summer) (q, se []
 				return nil, nil, KernelPath{}, err
 			}
 		}
-		rs.kv[s] = nil
+		rs.kv = nil
 	}
 	return q, se, rs.path, nil
 }
@@ -130,7 +146,7 @@ func (d *Design) jackknife(k, s int, rs *strataSums) float64 {
 	blk := d.blocks[s]
 	inc := d.includes[k]
 	P := len(rs.idx[s])
-	kv := rs.kv[s]
+	kv := rs.kv
 	// Main terms: T[t] and each main row's share tRow[a][t] (a: position in blk.rows).
 	var T [3]float64
 	tRow := make([][3]float64, len(blk.rows))
@@ -157,7 +173,7 @@ func (d *Design) jackknife(k, s int, rs *strataSums) float64 {
 	var sum [2]float64
 	var diag [2][2]float64
 	nN := 0.0
-	f := d.rowF[k]
+	f := rs.rowMeans(d, k, s)
 	for _, i := range d.normRows[s] {
 		if inc[i] == 0 {
 			continue

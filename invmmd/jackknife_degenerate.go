@@ -74,7 +74,7 @@ func (d *Design) conditionalExcess(ctx context.Context, h Rep, summer Summer, k,
 	blk := d.blocks[s]
 	inc := d.includes[k]
 	norm := d.norms[k][s]
-	kv := rs.kv[s]
+	kv := rs.kv
 	P := len(rs.idx[s])
 	col := func(p int) []float64 { return d.cols[rs.idx[s][p]] }
 	// Ĉ (the coefficients over the normalisers, symmetrised) and each term's T_t.
@@ -119,7 +119,7 @@ func (d *Design) conditionalExcess(ctx context.Context, h Rep, summer Summer, k,
 			E[p[1]][p[0]] += v / 2
 		}
 	}
-	f := d.rowF[k]
+	f := rs.rowMeans(d, k, s)
 	var main []int
 	for _, i := range blk.rows {
 		if inc[i] != 0 {

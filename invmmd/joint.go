@@ -195,6 +195,7 @@ func (d *Design) addJoint(rows Rows, w weights, column func(key string, b, s int
 	d.coefs = append(d.coefs, cs)
 	d.includes = append(d.includes, w.include)
 	d.rowF = append(d.rowF, append(f, sq))
+	d.terms = append(d.terms, nil)
 	d.norms = append(d.norms, make([][2][2]float64, len(d.blocks)))
 	d.empty = append(d.empty, empty)
 	d.joint = append(d.joint, js)

@@ -45,18 +45,22 @@ type weights struct {
 // (Δ_iΔ_j − G_iG_j)/(G_iG_j) m m' = u u' − v v' + m m'. Its per-row sum u − v + m =
 // Δψ/G − (Δ − G)/G m is the DR estimator of E[ψ(Z)] (eq. 3). A missing row never reads ψ
 // (ΔZ̃: Δ = 0 gives 0 whatever Z holds). Rows must have been validated for m.
-func factorsFor(m method.Method, r Rows, gFloor float64) (weights, error) {
+//
+// ones, when not nil, is a column of n ones that the factors may share (and never change).
+func factorsFor(m method.Method, r Rows, gFloor float64, ones []float64) (weights, error) {
 	n := r.Len()
-	w := weights{method: m, include: make([]float64, n)}
-	for i := range w.include {
-		w.include[i] = 1
+	if ones == nil {
+		ones = make([]float64, n)
+		for i := range ones {
+			ones[i] = 1
+		}
 	}
+	w := weights{method: m, include: ones}
 	var psi [][]float64
 	if m != method.None {
 		psi = r.psi()
 	}
 	d := len(psi)
-	ones := w.include
 	cols := func(f func(d, i int) float64) [][]float64 {
 		c := make([][]float64, d)
 		for k := range c {
@@ -99,7 +103,7 @@ func factorsFor(m method.Method, r Rows, gFloor float64) (weights, error) {
 	case method.FamilyFull:
 		w.terms = []factor{{"Z", 1, psi, ones}}
 	case method.FamilyObs:
-		copy(w.include, r.Delta)
+		w.include = r.Delta
 		w.terms = []factor{{"ΔZ", 1, zObs(), r.Delta}}
 	case method.FamilyIP:
 		g, key := r.G, "ΔZ/G"
@@ -132,9 +136,12 @@ func factorsFor(m method.Method, r Rows, gFloor float64) (weights, error) {
 }
 
 // rowMean returns the per-row estimate of ψ_b(Z_i) (Z_b for a binary Z) summed over terms.
-func (w *weights) rowMean(b, i int) float64 {
+func (w *weights) rowMean(b, i int) float64 { return rowMean(w.terms, b, i) }
+
+// rowMean returns Σ_k sign_k col_k[b][i] over the terms: a method's per-row estimate.
+func rowMean(terms []factor, b, i int) float64 {
 	s := 0.0
-	for _, t := range w.terms {
+	for _, t := range terms {
 		s += t.sign * t.col[b][i]
 	}
 	return s
@@ -157,7 +164,7 @@ func MeanZ(m method.Method, rows Rows, opts Options) (float64, error) {
 		return 0, err
 	}
 	rows = rows.withDelta()
-	w, err := factorsFor(m, rows, o.GFloor)
+	w, err := factorsFor(m, rows, o.GFloor, nil)
 	if err != nil {
 		return 0, err
 	}
