@@ -56,11 +56,22 @@ func factorsFor(m method.Method, r Rows, gFloor float64, ones []float64) (weight
 		}
 	}
 	w := weights{method: m, include: ones}
-	var psi [][]float64
+	d := 0 // features of ψ
 	if m != method.None {
-		psi = r.psi()
+		d = 2
+		if r.Psi != nil {
+			d = r.Psi.Dim
+		}
 	}
-	d := len(psi)
+	psi := func(k, i int) float64 { // ψ_k(Z_i), read as the columns are made (featureColumns)
+		switch {
+		case r.Psi != nil:
+			return r.Psi.Data[i*d+k]
+		case k == 0:
+			return 1 - r.Z[i]
+		}
+		return r.Z[i]
+	}
 	cols := func(f func(d, i int) float64) [][]float64 {
 		c := make([][]float64, d)
 		for k := range c {
@@ -87,31 +98,31 @@ func factorsFor(m method.Method, r Rows, gFloor float64, ones []float64) (weight
 		}
 		return out
 	}
-	zObs := func() [][]float64 { // Δ ψ_d
+	zObs := func(s []float64) [][]float64 { // Δ ψ_d, times s when not nil
 		return cols(func(k, i int) float64 {
-			if r.Delta[i] == 0 { // Z̃ = ΔZ never reads a missing Z (it may be NaN)
+			if r.Delta[i] == 0 { // Z̃ = ΔZ never reads a missing Z (it may be NaN); ig is 0 there too
 				return 0
 			}
-			return psi[k][i]
+			if s == nil {
+				return psi(k, i)
+			}
+			return psi(k, i) * s[i]
 		})
-	}
-	scaled := func(c [][]float64, s []float64) [][]float64 {
-		return cols(func(k, i int) float64 { return c[k][i] * s[i] })
 	}
 	switch m.Family() {
 	case method.FamilyNone:
 	case method.FamilyFull:
-		w.terms = []factor{{"Z", 1, psi, ones}}
+		w.terms = []factor{{"Z", 1, r.psi(), ones}}
 	case method.FamilyObs:
 		w.include = r.Delta
-		w.terms = []factor{{"ΔZ", 1, zObs(), r.Delta}}
+		w.terms = []factor{{"ΔZ", 1, zObs(nil), r.Delta}}
 	case method.FamilyIP:
 		g, key := r.G, "ΔZ/G"
 		if m.NeedsTrueG() {
 			g, key = r.GTrue, "ΔZ/G+"
 		}
 		ig := invG(g)
-		w.terms = []factor{{key, 1, scaled(zObs(), ig), ig}}
+		w.terms = []factor{{key, 1, zObs(ig), ig}}
 	case method.FamilyReg:
 		w.terms = []factor{{"m", 1, r.mPsi(), ones}}
 	case method.FamilyDR, method.FamilyDRPO:
@@ -121,7 +132,8 @@ func factorsFor(m method.Method, r Rows, gFloor float64, ones []float64) (weight
 		}
 		ig := invG(g)
 		mc := r.mPsi()
-		u, v := scaled(zObs(), ig), scaled(mc, ig) // ig is 0 where Δ = 0
+		u := zObs(ig)
+		v := cols(func(k, i int) float64 { return mc[k][i] * ig[i] }) // ig is 0 where Δ = 0
 		if m.Family() == method.FamilyDRPO {
 			// The pseudo-outcome f = u − v + m of eq. 3, one rank-one term.
 			f := cols(func(k, i int) float64 { return u[k][i] - v[k][i] + mc[k][i] })
