@@ -6,7 +6,8 @@ import (
 	"strings"
 )
 
-// Binary returns column name of t as 0/1 values, NaN where missing. A numeric column
+// Binary returns column name of t as 0/1 values, NaN where missing (without positive the
+// column's own values, not a copy: the caller must not change them). A numeric column
 // must hold only 0 and 1 unless positive is given; with positive, that value is 1 and the
 // one other value 0. key is the setting that chose the column ("Y", "Z"; Names names it,
 // and key+"Positive" the setting of its positive value), for the messages (which list the
@@ -34,21 +35,19 @@ func (t *Table) Binary(name, positive, key string) ([]float64, error) {
 			}
 		}
 	}
-	out := make([]float64, t.Len())
 	if positive == "" {
-		for i := range out {
+		for i := range t.Len() {
 			switch {
-			case c.IsMissing(i):
-				out[i] = math.NaN()
+			case c.IsMissing(i): // NaN in Num
 			case c.Numeric && (c.Num[i] == 0 || c.Num[i] == 1):
-				out[i] = c.Num[i]
 			default:
 				return nil, fmt.Errorf("%s:%d: column %q (%s): value %q, want 0 or 1; the column's values are %s: name the positive one with %s",
 					t.File, t.Lines[i], name, flag, c.Value(i), strings.Join(seen, ", "), t.name(key+"Positive"))
 			}
 		}
-		return out, nil
+		return c.Num, nil // the column's own values, as numbers returns them
 	}
+	out := make([]float64, t.Len())
 	found := false
 	for _, v := range seen {
 		found = found || v == positive
