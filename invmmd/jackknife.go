@@ -147,27 +147,37 @@ func (d *Design) jackknife(k, s int, rs *strataSums) float64 {
 	inc := d.includes[k]
 	P := len(rs.idx[s])
 	kv := rs.kv
-	// Main terms: T[t] and each main row's share tRow[a][t] (a: position in blk.rows).
+	// Main terms: T[t] and each main row's share share(a, i)[t] (a: position in blk.rows),
+	// computed again where the row is left out rather than held for every row.
 	var T [3]float64
-	tRow := make([][3]float64, len(blk.rows))
 	m := 0.0
+	type term struct {
+		t, p, q int // term index; positions of its columns in the stratum's row sums
+		c       float64
+		cp, cq  []float64
+	}
+	var terms []term // the stratum's coefficients, looked up once
+	for _, e := range d.coefs[k] {
+		if e.s == s {
+			terms = append(terms, term{termIndex(e.b, e.bb), rs.pos[e.p], rs.pos[e.q], e.c, d.cols[e.p], d.cols[e.q]})
+		}
+	}
+	share := func(a, i int) (ti [3]float64) {
+		ka := kv[a*P : (a+1)*P]
+		for _, e := range terms {
+			ti[e.t] += e.c * (e.cp[i]*ka[e.q] + e.cq[i]*ka[e.p]) / 2
+		}
+		return ti
+	}
 	for a, i := range blk.rows {
 		if inc[i] == 0 {
 			continue
 		}
 		m++
-		ka := kv[a*P : (a+1)*P]
-		var ti [3]float64
-		for _, e := range d.coefs[k] {
-			if e.s != s {
-				continue
-			}
-			ti[termIndex(e.b, e.bb)] += e.c * (d.cols[e.p][i]*ka[rs.pos[e.q]] + d.cols[e.q][i]*ka[rs.pos[e.p]]) / 2
-		}
+		ti := share(a, i)
 		for t := range ti {
 			T[t] += ti[t]
 		}
-		tRow[a] = ti
 	}
 	// Normaliser sums.
 	var sum [2]float64
@@ -229,7 +239,7 @@ func (d *Design) jackknife(k, s int, rs *strataSums) float64 {
 			continue
 		}
 		isMain[i] = true
-		leaveOut(i, true, tRow[a])
+		leaveOut(i, true, share(a, i))
 	}
 	for _, i := range d.normRows[s] {
 		if inc[i] == 0 || isMain[i] {

@@ -203,15 +203,23 @@ func (d *Design) conditionalExcess(ctx context.Context, h Rep, summer Summer, k,
 		return r
 	}
 	ss := 0.0 // Σ_{i≠j} s'² = Σ E_bc E_b'c' [(Σ f_b f_b')(Σ f_c f_c') − Σ f_b f_b' f_c f_c']
+	var diag [2][2][2][2]float64
+	for _, i := range nrows { // one pass for the 16 sums
+		for b := 0; b < 2; b++ {
+			for c := 0; c < 2; c++ {
+				for bb := 0; bb < 2; bb++ {
+					for cc := 0; cc < 2; cc++ {
+						diag[b][c][bb][cc] += f[b][i] * f[bb][i] * f[c][i] * f[cc][i]
+					}
+				}
+			}
+		}
+	}
 	for b := 0; b < 2; b++ {
 		for c := 0; c < 2; c++ {
 			for bb := 0; bb < 2; bb++ {
 				for cc := 0; cc < 2; cc++ {
-					diag := 0.0
-					for _, i := range nrows {
-						diag += f[b][i] * f[bb][i] * f[c][i] * f[cc][i]
-					}
-					ss += E[b][c] * E[bb][cc] * (FF[b][bb]*FF[c][cc] - diag)
+					ss += E[b][c] * E[bb][cc] * (FF[b][bb]*FF[c][cc] - diag[b][c][bb][cc])
 				}
 			}
 		}
