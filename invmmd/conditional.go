@@ -36,7 +36,7 @@ func (d *Design) addConditional(rows Rows, w weights, column func(key string, b,
 		var diag [2][2]float64
 		for _, i := range d.normRows[s] {
 			nNorm += w.include[i]
-			f := [2]float64{w.rowMean(0, i), w.rowMean(1, i)}
+			f := [2]float64{rowMean(w.terms, 0, i), rowMean(w.terms, 1, i)}
 			for b := 0; b < 2; b++ {
 				sum[b] += f[b]
 				for bb := 0; bb < 2; bb++ {

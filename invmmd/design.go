@@ -255,24 +255,36 @@ func (d *Design) Evaluate(h Rep, summer Summer) ([]Result, error) {
 	if err := h.check(d.n); err != nil {
 		return nil, err
 	}
-	p := len(d.cols)
-	q := make([][]float64, p)
+	q, err := d.perStratum(func(s int, _ []int, cols [][]float64) ([][]float64, error) {
+		qs, _, err := PairSums(context.Background(), summer, h, d.blocks[s].rows, cols, d.opts.Bandwidth)
+		return qs, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return d.assemble(q)
+}
+
+// perStratum returns the pair sums Q of the design's columns (P×P; 0 between columns of
+// different strata) that f computes for each stratum s with columns and at least 2 main
+// rows, given its columns and their places idx among the design's.
+func (d *Design) perStratum(f func(s int, idx []int, cols [][]float64) ([][]float64, error)) ([][]float64, error) {
+	q := make([][]float64, len(d.cols))
 	for i := range q {
-		q[i] = make([]float64, p)
+		q[i] = make([]float64, len(d.cols))
 	}
 	for s, blk := range d.blocks {
 		var idx []int
 		var cols [][]float64
 		for j, b := range d.colBlock {
 			if b == s {
-				idx = append(idx, j)
-				cols = append(cols, d.cols[j])
+				idx, cols = append(idx, j), append(cols, d.cols[j])
 			}
 		}
 		if len(idx) == 0 || len(blk.rows) < 2 {
 			continue
 		}
-		qs, _, err := PairSums(context.Background(), summer, h, blk.rows, cols, d.opts.Bandwidth)
+		qs, err := f(s, idx, cols)
 		if err != nil {
 			return nil, err
 		}
@@ -282,7 +294,7 @@ func (d *Design) Evaluate(h Rep, summer Summer) ([]Result, error) {
 			}
 		}
 	}
-	return d.assemble(q)
+	return q, nil
 }
 
 // assemble turns kernel sums into each method's result.

@@ -162,7 +162,7 @@ func pseudo(t *testing.T, m method.Method, rows Rows) ([][]float64, []float64) {
 	for d := range phi {
 		phi[d] = make([]float64, rows.Len())
 		for i := range phi[d] {
-			phi[d][i] = w.rowMean(d, i)
+			phi[d][i] = rowMean(w.terms, d, i)
 		}
 	}
 	return phi, w.include

@@ -62,45 +62,30 @@ func (rs *strataSums) rowMeans(d *Design, k, s int) [2][]float64 {
 // row sums at a time.
 func (d *Design) strataSums(ctx context.Context, h Rep, summer Summer) (q, se [][]float64, path KernelPath, err error) {
 	rs := &strataSums{idx: make([][]int, len(d.blocks)), pos: make([]int, len(d.cols))}
-	q = make([][]float64, len(d.cols))
-	for i := range q {
-		q[i] = make([]float64, len(d.cols))
-	}
 	se = make([][]float64, len(d.methods))
 	for k := range se {
 		se[k] = make([]float64, len(d.blocks))
 	}
-	for s, blk := range d.blocks {
-		var cols [][]float64
-		for j, b := range d.colBlock {
-			if b == s {
-				rs.pos[j] = len(rs.idx[s])
-				rs.idx[s] = append(rs.idx[s], j)
-				cols = append(cols, d.cols[j])
-			}
+	q, err = d.perStratum(func(s int, idx []int, cols [][]float64) ([][]float64, error) {
+		rs.idx[s] = idx
+		for a, j := range idx {
+			rs.pos[j] = a
 		}
-		if len(cols) == 0 || len(blk.rows) < 2 {
-			continue
-		}
-		kv, p, err := RowSums(ctx, summer, h, blk.rows, blk.rows, cols, d.opts.Bandwidth)
+		rows := d.blocks[s].rows
+		kv, p, err := RowSums(ctx, summer, h, rows, rows, cols, d.opts.Bandwidth)
 		if err != nil {
-			return nil, nil, KernelPath{}, err
+			return nil, err
 		}
 		rs.kv, rs.path = kv, rs.path.worse(p)
-		qs := pairsOf(blk.rows, sliceCols(cols), kv, nil)
-		for a, pa := range rs.idx[s] {
-			for b, pb := range rs.idx[s] {
-				q[pa][pb] = qs[a][b]
-			}
-		}
 		for k := range d.methods {
 			if se[k][s], err = d.stratumSE(ctx, h, summer, rs, k, s); err != nil {
-				return nil, nil, KernelPath{}, err
+				return nil, err
 			}
 		}
 		rs.kv = nil
-	}
-	return q, se, rs.path, nil
+		return pairsOf(rows, sliceCols(cols), kv, nil), nil
+	})
+	return q, se, rs.path, err
 }
 
 // stratumSE returns method k's standard error in stratum s: the jackknife's, less the
@@ -151,21 +136,16 @@ func (d *Design) jackknife(k, s int, rs *strataSums) float64 {
 	// computed again where the row is left out rather than held for every row.
 	var T [3]float64
 	m := 0.0
-	type term struct {
-		t, p, q int // term index; positions of its columns in the stratum's row sums
-		c       float64
-		cp, cq  []float64
-	}
-	var terms []term // the stratum's coefficients, looked up once
+	var cs []coef // the stratum's
 	for _, e := range d.coefs[k] {
 		if e.s == s {
-			terms = append(terms, term{termIndex(e.b, e.bb), rs.pos[e.p], rs.pos[e.q], e.c, d.cols[e.p], d.cols[e.q]})
+			cs = append(cs, e)
 		}
 	}
 	share := func(a, i int) (ti [3]float64) {
 		ka := kv[a*P : (a+1)*P]
-		for _, e := range terms {
-			ti[e.t] += e.c * (e.cp[i]*ka[e.q] + e.cq[i]*ka[e.p]) / 2
+		for _, e := range cs {
+			ti[termIndex(e.b, e.bb)] += e.c * (d.cols[e.p][i]*ka[rs.pos[e.q]] + d.cols[e.q][i]*ka[rs.pos[e.p]]) / 2
 		}
 		return ti
 	}

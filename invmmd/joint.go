@@ -130,7 +130,7 @@ func (d *Design) addJoint(rows Rows, w weights, column func(key string, b, s int
 		f[b] = make([]float64, d.n)
 		for i := 0; i < d.n; i++ {
 			if w.include[i] != 0 {
-				f[b][i] = w.rowMean(b, i)
+				f[b][i] = rowMean(w.terms, b, i)
 			}
 		}
 	}

@@ -147,10 +147,8 @@ func factorsFor(m method.Method, r Rows, gFloor float64, ones []float64) (weight
 	return w, nil
 }
 
-// rowMean returns the per-row estimate of ψ_b(Z_i) (Z_b for a binary Z) summed over terms.
-func (w *weights) rowMean(b, i int) float64 { return rowMean(w.terms, b, i) }
-
-// rowMean returns Σ_k sign_k col_k[b][i] over the terms: a method's per-row estimate.
+// rowMean returns a method's per-row estimate of ψ_b(Z_i) (Z_b for a binary Z): Σ_k
+// sign_k col_k[b][i] over its terms.
 func rowMean(terms []factor, b, i int) float64 {
 	s := 0.0
 	for _, t := range terms {
@@ -186,7 +184,7 @@ func MeanZ(m method.Method, rows Rows, opts Options) (float64, error) {
 			continue
 		}
 		count++
-		sum += w.rowMean(1, i)
+		sum += rowMean(w.terms, 1, i)
 	}
 	if count == 0 {
 		return 0, fmt.Errorf("invmmd: %v estimate of E[Z]: no observed row among %d (all Z missing)", m, rows.Len())
