@@ -37,22 +37,6 @@ type strataSums struct {
 	idx  [][]int
 	pos  []int
 	path KernelPath
-	f    [2][]float64 // a conditional method's f_b on the normaliser rows of the stratum in hand (rowMeans)
-}
-
-// rowMeans returns method k's per-row estimates f_b of Z_b (rowMean), filled on stratum
-// s's normaliser rows, where the jackknife and its excess read them: one pair of columns
-// serves every method and stratum in turn.
-func (rs *strataSums) rowMeans(d *Design, k, s int) [2][]float64 {
-	for b := range rs.f {
-		if rs.f[b] == nil {
-			rs.f[b] = make([]float64, d.n)
-		}
-		for _, i := range d.normRows[s] {
-			rs.f[b][i] = rowMean(d.terms[k], b, i)
-		}
-	}
-	return rs.f
 }
 
 // strataSums computes, stratum by stratum, the row sums of every stratum with at least 2
@@ -163,16 +147,17 @@ func (d *Design) jackknife(k, s int, rs *strataSums) float64 {
 	var sum [2]float64
 	var diag [2][2]float64
 	nN := 0.0
-	f := rs.rowMeans(d, k, s)
+	f := func(i int) [2]float64 { return [2]float64{rowMean(d.terms[k], 0, i), rowMean(d.terms[k], 1, i)} }
 	for _, i := range d.normRows[s] {
 		if inc[i] == 0 {
 			continue
 		}
 		nN++
+		fi := f(i)
 		for b := 0; b < 2; b++ {
-			sum[b] += f[b][i]
+			sum[b] += fi[b]
 			for bb := 0; bb < 2; bb++ {
-				diag[b][bb] += f[b][i] * f[bb][i]
+				diag[b][bb] += fi[b] * fi[bb]
 			}
 		}
 	}
@@ -204,10 +189,11 @@ func (d *Design) jackknife(k, s int, rs *strataSums) float64 {
 		si, di, ni := sum, diag, nN
 		if isNorm[i] {
 			ni--
+			fi := f(i)
 			for b := 0; b < 2; b++ {
-				si[b] -= f[b][i]
+				si[b] -= fi[b]
 				for bb := 0; bb < 2; bb++ {
-					di[b][bb] -= f[b][i] * f[bb][i]
+					di[b][bb] -= fi[b] * fi[bb]
 				}
 			}
 		}
