@@ -37,8 +37,9 @@ func (a AutoSums) choose(h Rep, tgt, src []int, P int, sigma float64) Summer {
 	w := WindowSums{Tol: a.Tol, Workers: a.Workers}
 	perPair := 20 + float64(P) // an exponential costs about 20 multiply-adds
 	best, cost := Summer(exact), pairs*perPair
-	if plan, _, err := f.plan(h, tgt, src, sigma); err == nil {
+	if plan, center, err := f.plan(h, tgt, src, sigma); err == nil {
 		if c := float64(len(tgt)+len(src)) * float64(plan.M+1) * (2*float64(P) + 6); c < cost {
+			f.planned, f.center = &plan, center
 			best, cost = f, c
 		}
 	}
@@ -61,7 +62,7 @@ func (a AutoSums) forPairs(h Rep, rows []int, P int, sigma float64) Summer {
 		return exact
 	}
 	f := FourierSums{Tol: a.Tol, Workers: a.Workers}
-	plan, _, err := f.plan(h, rows, nil, sigma)
+	plan, center, err := f.plan(h, rows, nil, sigma)
 	if err != nil { // outputs spread over more bandwidths than the expansion serves
 		if len(rows) > 4096 {
 			return WindowSums{Tol: a.Tol, Workers: w}
@@ -70,6 +71,7 @@ func (a AutoSums) forPairs(h Rep, rows []int, P int, sigma float64) Summer {
 	}
 	n, p := float64(len(rows)), float64(P)
 	if float64(plan.M+1)*(2*p+6) < n/2*(2*p+20) {
+		f.planned, f.center = &plan, center
 		return f
 	}
 	return exact

@@ -20,10 +20,10 @@ func (d *Design) addConditional(rows Rows, w weights, column func(key string, b,
 	rep := Report{FlooredG: w.flooredG}
 	var cs []coef
 	norms := make([][2][2]float64, len(d.blocks))
+	ids := make([][2]int, len(w.terms))
 	for s := range d.blocks {
 		// Columns exist whether or not the stratum turns out empty, so that the design's
 		// shape does not depend on the batch's content.
-		ids := make([][2]int, len(w.terms))
 		for k, t := range w.terms {
 			ids[k] = [2]int{column(t.key, 0, s, t.col[0]), column(t.key, 1, s, t.col[1])}
 		}
@@ -36,7 +36,7 @@ func (d *Design) addConditional(rows Rows, w weights, column func(key string, b,
 		var diag [2][2]float64
 		for _, i := range d.normRows[s] {
 			nNorm += w.include[i]
-			f := [2]float64{w.rowMean(0, i), w.rowMean(1, i)}
+			f := [2]float64{rowMean(w.terms, 0, i), rowMean(w.terms, 1, i)}
 			for b := 0; b < 2; b++ {
 				sum[b] += f[b]
 				for bb := 0; bb < 2; bb++ {
@@ -79,14 +79,14 @@ func (d *Design) addConditional(rows Rows, w weights, column func(key string, b,
 	}
 	d.coefs = append(d.coefs, cs)
 	d.includes = append(d.includes, w.include)
-	f := make([][]float64, 2)
-	for b := 0; b < 2; b++ {
-		f[b] = make([]float64, d.n)
-		for i := 0; i < d.n; i++ {
-			f[b][i] = w.rowMean(b, i)
-		}
+	// The method's factors on the design's columns (one array per key in every stratum),
+	// so that the factors' own copies of shared columns are not kept.
+	terms := make([]factor, len(w.terms))
+	for k, t := range w.terms {
+		terms[k] = factor{key: t.key, sign: t.sign, col: [][]float64{d.cols[ids[k][0]], d.cols[ids[k][1]]}}
 	}
-	d.rowF = append(d.rowF, f)
+	d.terms = append(d.terms, terms)
+	d.rowF = append(d.rowF, nil)
 	d.norms = append(d.norms, norms)
 	empty := make([]bool, len(d.blocks))
 	for s := range empty {

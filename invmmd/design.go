@@ -30,7 +30,8 @@ type Design struct {
 	methods  []method.Method
 	coefs    [][]coef          // per method: its terms as Σ c·Q_pq over its entries (see coef)
 	includes [][]float64       // per method: 1 for the rows its U-statistics run over (weights.include)
-	rowF     [][][]float64     // per method: each row's estimate f_b of ψ_b(Z) (joint: and ‖f‖² last)
+	terms    [][]factor        // per method: its factors, on the design's columns (rowMean: f_b of ψ_b(Z))
+	rowF     [][][]float64     // per method of the joint estimand: each row's f_b, then ‖f‖²; nil for conditional
 	normRows [][]int           // per stratum: the rows that estimate its normalisers (conditional)
 	norms    [][][2][2]float64 // per method and stratum: N_bb' (conditional); zero when empty
 	empty    [][]bool          // per method and stratum: the stratum contributes 0 (empty or dropped)
@@ -102,10 +103,9 @@ func NewDesign(rows Rows, opts Options, methods ...method.Method) (*Design, erro
 		}
 		return int(rows.Y[i])
 	}
-	var normRows [][]int
 	for s, lab := range labels {
 		d.blocks = append(d.blocks, block{label: lab})
-		normRows = append(normRows, nil)
+		d.normRows = append(d.normRows, nil)
 		for i := 0; i < n; i++ {
 			if stratum(i) != s {
 				continue
@@ -113,17 +113,20 @@ func NewDesign(rows Rows, opts Options, methods ...method.Method) (*Design, erro
 			if isMain(i) {
 				d.blocks[s].rows = append(d.blocks[s].rows, i)
 			}
-			if isNorm(i) {
-				normRows[s] = append(normRows[s], i)
+			if isNorm(i) && mainFraction != 1 {
+				d.normRows[s] = append(d.normRows[s], i)
 			}
+		}
+		if !joint && mainFraction == 1 { // every row both: one list
+			d.normRows[s] = d.blocks[s].rows
 		}
 	}
 
-	d.normRows = normRows
 	colIndex := map[string]int{}
-	// The columns of one factor in different strata share one array: each is read only on
-	// its stratum's rows, which are disjoint, so a design holds n values per factor, not
-	// n per factor and stratum.
+	// The columns of one factor in different strata share one array, the factor's own
+	// values on every row (a key names the same values in every method and stratum): a
+	// column of stratum s is read only on s's rows, so a design holds n values per factor,
+	// not n per factor and stratum, and copies none.
 	shared := map[string][]float64{}
 	column := func(key string, b, s int, values []float64) int {
 		id := fmt.Sprintf("%s|%d|%d", key, b, s)
@@ -133,11 +136,8 @@ func NewDesign(rows Rows, opts Options, methods ...method.Method) (*Design, erro
 		sk := fmt.Sprintf("%s|%d", key, b)
 		c := shared[sk]
 		if c == nil {
-			c = make([]float64, n)
+			c = values
 			shared[sk] = c
-		}
-		for _, i := range d.blocks[s].rows {
-			c[i] = values[i]
 		}
 		d.cols = append(d.cols, c)
 		d.colBlock = append(d.colBlock, s)
@@ -145,8 +145,12 @@ func NewDesign(rows Rows, opts Options, methods ...method.Method) (*Design, erro
 		return len(d.cols) - 1
 	}
 
+	ones := make([]float64, n) // the include of every method but obs
+	for i := range ones {
+		ones[i] = 1
+	}
 	for _, m := range methods {
-		w, err := factorsFor(m, rows, o.GFloor)
+		w, err := factorsFor(m, rows, o.GFloor, ones)
 		if err != nil {
 			return nil, err
 		}
@@ -251,24 +255,36 @@ func (d *Design) Evaluate(h Rep, summer Summer) ([]Result, error) {
 	if err := h.check(d.n); err != nil {
 		return nil, err
 	}
-	p := len(d.cols)
-	q := make([][]float64, p)
+	q, err := d.perStratum(func(s int, _ []int, cols [][]float64) ([][]float64, error) {
+		qs, _, err := PairSums(context.Background(), summer, h, d.blocks[s].rows, cols, d.opts.Bandwidth)
+		return qs, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return d.assemble(q)
+}
+
+// perStratum returns the pair sums Q of the design's columns (P×P; 0 between columns of
+// different strata) that f computes for each stratum s with columns and at least 2 main
+// rows, given its columns and their places idx among the design's.
+func (d *Design) perStratum(f func(s int, idx []int, cols [][]float64) ([][]float64, error)) ([][]float64, error) {
+	q := make([][]float64, len(d.cols))
 	for i := range q {
-		q[i] = make([]float64, p)
+		q[i] = make([]float64, len(d.cols))
 	}
 	for s, blk := range d.blocks {
 		var idx []int
 		var cols [][]float64
 		for j, b := range d.colBlock {
 			if b == s {
-				idx = append(idx, j)
-				cols = append(cols, d.cols[j])
+				idx, cols = append(idx, j), append(cols, d.cols[j])
 			}
 		}
 		if len(idx) == 0 || len(blk.rows) < 2 {
 			continue
 		}
-		qs, _, err := PairSums(context.Background(), summer, h, blk.rows, cols, d.opts.Bandwidth)
+		qs, err := f(s, idx, cols)
 		if err != nil {
 			return nil, err
 		}
@@ -278,7 +294,7 @@ func (d *Design) Evaluate(h Rep, summer Summer) ([]Result, error) {
 			}
 		}
 	}
-	return d.assemble(q)
+	return q, nil
 }
 
 // assemble turns kernel sums into each method's result.

@@ -110,6 +110,8 @@ const MaxFourierTerms = 1 << 16
 type FourierSums struct {
 	Tol     float64 // per-pair kernel error; 0 means ReferenceFourierTol
 	Workers int     // goroutines; 0 means one per CPU
+	planned *FourierPlan
+	center  float64 // with planned: the plan AutoSums made for these rows (their range is one pass)
 }
 
 func (f FourierSums) tol() float64 {
@@ -121,6 +123,9 @@ func (f FourierSums) tol() float64 {
 
 // plan returns the expansion of the targets' and sources' range, and its centre.
 func (f FourierSums) plan(h Rep, tgt, src []int, sigma float64) (FourierPlan, float64, error) {
+	if f.planned != nil {
+		return *f.planned, f.center, nil
+	}
 	if err := oneColumn(h, "Fourier expansion"); err != nil {
 		return FourierPlan{}, 0, err
 	}

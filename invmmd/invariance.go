@@ -249,7 +249,7 @@ func InvarianceTest(ctx context.Context, h Rep, rows Rows, opts TestOptions, met
 	}
 	ms := make([]*crossMethod, len(methods))
 	for k, m := range methods {
-		w, err := factorsFor(m, rows, opts.GFloor)
+		w, err := factorsFor(m, rows, opts.GFloor, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -257,7 +257,7 @@ func InvarianceTest(ctx context.Context, h Rep, rows Rows, opts TestOptions, met
 		for d := range phi {
 			phi[d] = make([]float64, rows.Len())
 			for i := range phi[d] {
-				phi[d][i] = w.rowMean(d, i)
+				phi[d][i] = rowMean(w.terms, d, i)
 			}
 		}
 		ms[k] = &crossMethod{phi: phi, include: w.include, res: TestResult{Method: m, Route: opts.Route, Sigma: sigma, FlooredG: w.flooredG}}

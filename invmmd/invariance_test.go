@@ -154,7 +154,7 @@ func centredGram(h []float64, idx []int, sigma float64) [][]float64 {
 // builds them.
 func pseudo(t *testing.T, m method.Method, rows Rows) ([][]float64, []float64) {
 	t.Helper()
-	w, err := factorsFor(m, rows.withDelta(), DefaultGFloor)
+	w, err := factorsFor(m, rows.withDelta(), DefaultGFloor, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +162,7 @@ func pseudo(t *testing.T, m method.Method, rows Rows) ([][]float64, []float64) {
 	for d := range phi {
 		phi[d] = make([]float64, rows.Len())
 		for i := range phi[d] {
-			phi[d][i] = w.rowMean(d, i)
+			phi[d][i] = rowMean(w.terms, d, i)
 		}
 	}
 	return phi, w.include

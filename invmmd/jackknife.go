@@ -29,11 +29,11 @@ func (d *Design) StandardErrors(ctx context.Context, h Rep, summer Summer) ([][]
 	return se, path, err
 }
 
-// strataSums are the per-row kernel sums of the stratum in hand: kv[s] holds, for each of
-// stratum s's main rows a (in block order), the sums KV_ap of the stratum's columns idx[s]
-// (P_s of them, row-major); pos[p] is column p's place in its stratum's idx.
+// strataSums are the per-row kernel sums of the stratum in hand, s: kv holds, for each of
+// its main rows a (in block order), the sums KV_ap of its columns idx[s] (P_s of them,
+// row-major); pos[p] is column p's place in its stratum's idx.
 type strataSums struct {
-	kv   [][]float64
+	kv   []float64
 	idx  [][]int
 	pos  []int
 	path KernelPath
@@ -45,46 +45,31 @@ type strataSums struct {
 // where the U-statistic is degenerate (jackknife_degenerate.go). It holds one stratum's
 // row sums at a time.
 func (d *Design) strataSums(ctx context.Context, h Rep, summer Summer) (q, se [][]float64, path KernelPath, err error) {
-	rs := &strataSums{kv: make([][]float64, len(d.blocks)), idx: make([][]int, len(d.blocks)), pos: make([]int, len(d.cols))}
-	q = make([][]float64, len(d.cols))
-	for i := range q {
-		q[i] = make([]float64, len(d.cols))
-	}
+	rs := &strataSums{idx: make([][]int, len(d.blocks)), pos: make([]int, len(d.cols))}
 	se = make([][]float64, len(d.methods))
 	for k := range se {
 		se[k] = make([]float64, len(d.blocks))
 	}
-	for s, blk := range d.blocks {
-		var cols [][]float64
-		for j, b := range d.colBlock {
-			if b == s {
-				rs.pos[j] = len(rs.idx[s])
-				rs.idx[s] = append(rs.idx[s], j)
-				cols = append(cols, d.cols[j])
-			}
+	q, err = d.perStratum(func(s int, idx []int, cols [][]float64) ([][]float64, error) {
+		rs.idx[s] = idx
+		for a, j := range idx {
+			rs.pos[j] = a
 		}
-		if len(cols) == 0 || len(blk.rows) < 2 {
-			continue
-		}
-		kv, p, err := RowSums(ctx, summer, h, blk.rows, blk.rows, cols, d.opts.Bandwidth)
+		rows := d.blocks[s].rows
+		kv, p, err := RowSums(ctx, summer, h, rows, rows, cols, d.opts.Bandwidth)
 		if err != nil {
-			return nil, nil, KernelPath{}, err
+			return nil, err
 		}
-		rs.kv[s], rs.path = kv, rs.path.worse(p)
-		qs := pairsOf(blk.rows, sliceCols(cols), kv, nil)
-		for a, pa := range rs.idx[s] {
-			for b, pb := range rs.idx[s] {
-				q[pa][pb] = qs[a][b]
-			}
-		}
+		rs.kv, rs.path = kv, rs.path.worse(p)
 		for k := range d.methods {
 			if se[k][s], err = d.stratumSE(ctx, h, summer, rs, k, s); err != nil {
-				return nil, nil, KernelPath{}, err
+				return nil, err
 			}
 		}
-		rs.kv[s] = nil
-	}
-	return q, se, rs.path, nil
+		rs.kv = nil
+		return pairsOf(rows, sliceCols(cols), kv, nil), nil
+	})
+	return q, se, rs.path, err
 }
 
 // stratumSE returns method k's standard error in stratum s: the jackknife's, less the
@@ -130,43 +115,49 @@ func (d *Design) jackknife(k, s int, rs *strataSums) float64 {
 	blk := d.blocks[s]
 	inc := d.includes[k]
 	P := len(rs.idx[s])
-	kv := rs.kv[s]
-	// Main terms: T[t] and each main row's share tRow[a][t] (a: position in blk.rows).
+	kv := rs.kv
+	// Main terms: T[t] and each main row's share share(a, i)[t] (a: position in blk.rows),
+	// computed again where the row is left out rather than held for every row.
 	var T [3]float64
-	tRow := make([][3]float64, len(blk.rows))
 	m := 0.0
+	var cs []coef // the stratum's
+	for _, e := range d.coefs[k] {
+		if e.s == s {
+			cs = append(cs, e)
+		}
+	}
+	share := func(a, i int) (ti [3]float64) {
+		ka := kv[a*P : (a+1)*P]
+		for _, e := range cs {
+			ti[termIndex(e.b, e.bb)] += e.c * (d.cols[e.p][i]*ka[rs.pos[e.q]] + d.cols[e.q][i]*ka[rs.pos[e.p]]) / 2
+		}
+		return ti
+	}
 	for a, i := range blk.rows {
 		if inc[i] == 0 {
 			continue
 		}
 		m++
-		ka := kv[a*P : (a+1)*P]
-		var ti [3]float64
-		for _, e := range d.coefs[k] {
-			if e.s != s {
-				continue
-			}
-			ti[termIndex(e.b, e.bb)] += e.c * (d.cols[e.p][i]*ka[rs.pos[e.q]] + d.cols[e.q][i]*ka[rs.pos[e.p]]) / 2
-		}
+		ti := share(a, i)
 		for t := range ti {
 			T[t] += ti[t]
 		}
-		tRow[a] = ti
 	}
 	// Normaliser sums.
 	var sum [2]float64
 	var diag [2][2]float64
 	nN := 0.0
-	f := d.rowF[k]
+	f := func(i int) [2]float64 { return [2]float64{rowMean(d.terms[k], 0, i), rowMean(d.terms[k], 1, i)} }
 	for _, i := range d.normRows[s] {
 		if inc[i] == 0 {
 			continue
 		}
 		nN++
+		fi := f(i)
 		for b := 0; b < 2; b++ {
-			sum[b] += f[b][i]
+			sum[b] += fi[b]
 			for bb := 0; bb < 2; bb++ {
-				diag[b][bb] += f[b][i] * f[bb][i]
+				diag[b][bb] += fi[b] * fi[bb]
 			}
 		}
 	}
@@ -198,10 +189,11 @@ func (d *Design) jackknife(k, s int, rs *strataSums) float64 {
 		si, di, ni := sum, diag, nN
 		if isNorm[i] {
 			ni--
+			fi := f(i)
 			for b := 0; b < 2; b++ {
-				si[b] -= f[b][i]
+				si[b] -= fi[b]
 				for bb := 0; bb < 2; bb++ {
-					di[b][bb] -= f[b][i] * f[bb][i]
+					di[b][bb] -= fi[b] * fi[bb]
 				}
 			}
 		}
@@ -213,7 +205,7 @@ func (d *Design) jackknife(k, s int, rs *strataSums) float64 {
 			continue
 		}
 		isMain[i] = true
-		leaveOut(i, true, tRow[a])
+		leaveOut(i, true, share(a, i))
 	}
 	for _, i := range d.normRows[s] {
 		if inc[i] == 0 || isMain[i] {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"slices"
 )
 
 // The jackknife's excess at a degenerate U-statistic.
@@ -74,7 +75,7 @@ func (d *Design) conditionalExcess(ctx context.Context, h Rep, summer Summer, k,
 	blk := d.blocks[s]
 	inc := d.includes[k]
 	norm := d.norms[k][s]
-	kv := rs.kv[s]
+	kv := rs.kv
 	P := len(rs.idx[s])
 	col := func(p int) []float64 { return d.cols[rs.idx[s][p]] }
 	// Ĉ (the coefficients over the normalisers, symmetrised) and each term's T_t.
@@ -119,13 +120,8 @@ func (d *Design) conditionalExcess(ctx context.Context, h Rep, summer Summer, k,
 			E[p[1]][p[0]] += v / 2
 		}
 	}
-	f := d.rowF[k]
-	var main []int
-	for _, i := range blk.rows {
-		if inc[i] != 0 {
-			main = append(main, i)
-		}
-	}
+	f := func(i int) [2]float64 { return [2]float64{rowMean(d.terms[k], 0, i), rowMean(d.terms[k], 1, i)} }
+	main := included(blk.rows, inc)
 	m := float64(len(main))
 	scale := m * (m - 1) // s_ij = m(m−1)·Σ Ĉ V V, so that the main terms are the mean of k·s
 	// Per main row: (k·s)'s row sum.
@@ -178,40 +174,46 @@ func (d *Design) conditionalExcess(ctx context.Context, h Rep, summer Summer, k,
 	kss *= scale * scale
 	// The normalisers' U-statistic −s' over rows nrows: its row sums, Σ s'², and (when it
 	// shares the main rows) Σ k·s·s'.
-	var nrows []int
-	for _, i := range d.normRows[s] {
-		if inc[i] != 0 {
-			nrows = append(nrows, i)
-		}
-	}
+	nrows := included(d.normRows[s], inc)
 	var F [2]float64
 	var FF [2][2]float64
 	for _, i := range nrows {
+		fi := f(i)
 		for b := 0; b < 2; b++ {
-			F[b] += f[b][i]
+			F[b] += fi[b]
 			for c := 0; c < 2; c++ {
-				FF[b][c] += f[b][i] * f[c][i]
+				FF[b][c] += fi[b] * fi[c]
 			}
 		}
 	}
 	sp := func(i int) (r float64) { // Σ_{j≠i} s'_ij
+		fi := f(i)
 		for b := 0; b < 2; b++ {
 			for c := 0; c < 2; c++ {
-				r += E[b][c] * f[b][i] * (F[c] - f[c][i])
+				r += E[b][c] * fi[b] * (F[c] - fi[c])
 			}
 		}
 		return r
 	}
 	ss := 0.0 // Σ_{i≠j} s'² = Σ E_bc E_b'c' [(Σ f_b f_b')(Σ f_c f_c') − Σ f_b f_b' f_c f_c']
+	var diag [2][2][2][2]float64
+	for _, i := range nrows { // one pass for the 16 sums
+		fi := f(i)
+		for b := 0; b < 2; b++ {
+			for c := 0; c < 2; c++ {
+				for bb := 0; bb < 2; bb++ {
+					for cc := 0; cc < 2; cc++ {
+						diag[b][c][bb][cc] += fi[b] * fi[bb] * fi[c] * fi[cc]
+					}
+				}
+			}
+		}
+	}
 	for b := 0; b < 2; b++ {
 		for c := 0; c < 2; c++ {
 			for bb := 0; bb < 2; bb++ {
 				for cc := 0; cc < 2; cc++ {
-					diag := 0.0
-					for _, i := range nrows {
-						diag += f[b][i] * f[bb][i] * f[c][i] * f[cc][i]
-					}
-					ss += E[b][c] * E[bb][cc] * (FF[b][bb]*FF[c][cc] - diag)
+					ss += E[b][c] * E[bb][cc] * (FF[b][bb]*FF[c][cc] - diag[b][c][bb][cc])
 				}
 			}
 		}
@@ -225,15 +227,17 @@ func (d *Design) conditionalExcess(ctx context.Context, h Rep, summer Summer, k,
 	}
 	// One U-statistic, φ = k·s − s': Σ φ² = Σ k²s² − 2 Σ k s s' + Σ s'², with
 	// Σ_{i≠j} k s s' = scale Σ Ĉ_pq E_bc Σ_{i≠j} k (V_p f_b)_i (V_q f_c)_j (k pair sums).
-	var vf [][2][]float64
 	vfIdx := map[[2]int]int{}
-	for _, p := range used {
-		for b := 0; b < 2; b++ {
-			vfIdx[[2]int{p, b}] = len(vf)
-			vf = append(vf, [2][]float64{col(p), f[b]})
-		}
+	for x, p := range used {
+		vfIdx[[2]int{p, 0}], vfIdx[[2]int{p, 1}] = 2*x, 2*x+1
 	}
-	q1, _, err := pairSums(ctx, summer, h, main, productCols(vf), d.opts.Bandwidth)
+	vf := colSet{P: 2 * len(used), fill: func(i int, v []float64) { // V_p f_b, computed as read
+		fi := f(i)
+		for x, p := range used {
+			v[2*x], v[2*x+1] = col(p)[i]*fi[0], col(p)[i]*fi[1]
+		}
+	}}
+	q1, _, err := pairSums(ctx, summer, h, main, vf, d.opts.Bandwidth)
 	if err != nil {
 		return 0, err
 	}
@@ -252,11 +256,10 @@ func (d *Design) conditionalExcess(ctx context.Context, h Rep, summer Summer, k,
 		}
 	}
 	kssp *= scale
-	r := make([]float64, len(main))
-	for a, i := range main {
-		r[a] = ks[a] - sp(i)
+	for a, i := range main { // φ's row sums, in place of k·s's
+		ks[a] -= sp(i)
 	}
-	return excessOf(kss-2*kssp+ss, r, m), nil
+	return excessOf(kss-2*kssp+ss, ks, m), nil
 }
 
 // excessPairs is the number of pairs of rows on which jointExcess measures the second
@@ -320,6 +323,22 @@ func (d *Design) jointExcess(h Rep, k, s int, rs *strataSums) float64 {
 		}
 	}
 	return sum / count * float64(m) * float64(m-1) / 2
+}
+
+// included returns the rows whose include is not 0: rows itself when that is every one.
+func included(rows []int, include []float64) []int {
+	for x, i := range rows {
+		if include[i] == 0 {
+			out := slices.Clone(rows[:x])
+			for _, j := range rows[x+1:] {
+				if include[j] != 0 {
+					out = append(out, j)
+				}
+			}
+			return out
+		}
+	}
+	return rows
 }
 
 // productCols returns the columns whose row i is the product of the pair's rows i,

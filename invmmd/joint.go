@@ -130,7 +130,7 @@ func (d *Design) addJoint(rows Rows, w weights, column func(key string, b, s int
 		f[b] = make([]float64, d.n)
 		for i := 0; i < d.n; i++ {
 			if w.include[i] != 0 {
-				f[b][i] = w.rowMean(b, i)
+				f[b][i] = rowMean(w.terms, b, i)
 			}
 		}
 	}
@@ -195,6 +195,7 @@ func (d *Design) addJoint(rows Rows, w weights, column func(key string, b, s int
 	d.coefs = append(d.coefs, cs)
 	d.includes = append(d.includes, w.include)
 	d.rowF = append(d.rowF, append(f, sq))
+	d.terms = append(d.terms, nil)
 	d.norms = append(d.norms, make([][2][2]float64, len(d.blocks)))
 	d.empty = append(d.empty, empty)
 	d.joint = append(d.joint, js)

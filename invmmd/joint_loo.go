@@ -92,7 +92,7 @@ func (d *Design) jointLOO(k, s int, rs *strataSums) *jointLOO {
 	js := d.joint[k][s]
 	blk := d.blocks[s]
 	P := len(rs.idx[s])
-	kv := rs.kv[s]
+	kv := rs.kv
 	q := map[[2]int]float64{}
 	sum := func(p, qq int) float64 {
 		key := [2]int{p, qq}
@@ -116,7 +116,7 @@ func (d *Design) jointLOO(k, s int, rs *strataSums) *jointLOO {
 func (jl *jointLOO) rowAgg(a int) jointAgg {
 	blk := jl.d.blocks[jl.s]
 	P := len(jl.rs.idx[jl.s])
-	kv := jl.rs.kv[jl.s]
+	kv := jl.rs.kv
 	i := blk.rows[a]
 	cols, pos := jl.d.cols, jl.rs.pos
 	g := jl.js.aggOf(jointAgg{}, func(p, q int) float64 {

@@ -91,7 +91,8 @@ func (r Rows) psi() [][]float64 { return featureColumns(r.Psi, r.Z) }
 func (r Rows) mPsi() [][]float64 { return featureColumns(r.MPsi, r.M) }
 
 // featureColumns returns f's columns, or, when f is nil, the pair (1 − p, p) of a binary
-// variable's values (or probabilities) p.
+// variable's values (or probabilities) p, whose second is p's own slice: the caller must
+// not change them.
 func featureColumns(f *Features, p []float64) [][]float64 {
 	if f != nil {
 		cols := make([][]float64, f.Dim)
@@ -100,9 +101,9 @@ func featureColumns(f *Features, p []float64) [][]float64 {
 		}
 		return cols
 	}
-	c := [][]float64{make([]float64, len(p)), make([]float64, len(p))}
+	c := [][]float64{make([]float64, len(p)), p} // p itself, not a copy
 	for i, v := range p {
-		c[0][i], c[1][i] = 1-v, v
+		c[0][i] = 1 - v
 	}
 	return c
 }

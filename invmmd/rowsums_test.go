@@ -410,11 +410,11 @@ func TestJointDeletionsMatchSubsets(t *testing.T) {
 				t.Fatal(err)
 			}
 			// One stratum (Unconditional): every column is its.
-			rs := &strataSums{kv: make([][]float64, 1), idx: make([][]int, 1), pos: make([]int, len(d.cols))}
+			rs := &strataSums{idx: make([][]int, 1), pos: make([]int, len(d.cols))}
 			for j := range d.cols {
 				rs.pos[j], rs.idx[0] = j, append(rs.idx[0], j)
 			}
-			rs.kv[0], _, err = RowSums(ctx, ExactSums{}, ScalarRep(h), d.blocks[0].rows, d.blocks[0].rows, d.cols, d.opts.Bandwidth)
+			rs.kv, _, err = RowSums(ctx, ExactSums{}, ScalarRep(h), d.blocks[0].rows, d.blocks[0].rows, d.cols, d.opts.Bandwidth)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -45,18 +45,33 @@ type weights struct {
 // (Δ_iΔ_j − G_iG_j)/(G_iG_j) m m' = u u' − v v' + m m'. Its per-row sum u − v + m =
 // Δψ/G − (Δ − G)/G m is the DR estimator of E[ψ(Z)] (eq. 3). A missing row never reads ψ
 // (ΔZ̃: Δ = 0 gives 0 whatever Z holds). Rows must have been validated for m.
-func factorsFor(m method.Method, r Rows, gFloor float64) (weights, error) {
+//
+// ones, when not nil, is a column of n ones that the factors may share (and never change).
+func factorsFor(m method.Method, r Rows, gFloor float64, ones []float64) (weights, error) {
 	n := r.Len()
-	w := weights{method: m, include: make([]float64, n)}
-	for i := range w.include {
-		w.include[i] = 1
+	if ones == nil {
+		ones = make([]float64, n)
+		for i := range ones {
+			ones[i] = 1
+		}
 	}
-	var psi [][]float64
+	w := weights{method: m, include: ones}
+	d := 0 // features of ψ
 	if m != method.None {
-		psi = r.psi()
+		d = 2
+		if r.Psi != nil {
+			d = r.Psi.Dim
+		}
 	}
-	d := len(psi)
-	ones := w.include
+	psi := func(k, i int) float64 { // ψ_k(Z_i), read as the columns are made (featureColumns)
+		switch {
+		case r.Psi != nil:
+			return r.Psi.Data[i*d+k]
+		case k == 0:
+			return 1 - r.Z[i]
+		}
+		return r.Z[i]
+	}
 	cols := func(f func(d, i int) float64) [][]float64 {
 		c := make([][]float64, d)
 		for k := range c {
@@ -83,31 +98,31 @@ func factorsFor(m method.Method, r Rows, gFloor float64) (weights, error) {
 		}
 		return out
 	}
-	zObs := func() [][]float64 { // Δ ψ_d
+	zObs := func(s []float64) [][]float64 { // Δ ψ_d, times s when not nil
 		return cols(func(k, i int) float64 {
-			if r.Delta[i] == 0 { // Z̃ = ΔZ never reads a missing Z (it may be NaN)
+			if r.Delta[i] == 0 { // Z̃ = ΔZ never reads a missing Z (it may be NaN); ig is 0 there too
 				return 0
 			}
-			return psi[k][i]
+			if s == nil {
+				return psi(k, i)
+			}
+			return psi(k, i) * s[i]
 		})
-	}
-	scaled := func(c [][]float64, s []float64) [][]float64 {
-		return cols(func(k, i int) float64 { return c[k][i] * s[i] })
 	}
 	switch m.Family() {
 	case method.FamilyNone:
 	case method.FamilyFull:
-		w.terms = []factor{{"Z", 1, psi, ones}}
+		w.terms = []factor{{"Z", 1, r.psi(), ones}}
 	case method.FamilyObs:
-		copy(w.include, r.Delta)
-		w.terms = []factor{{"ΔZ", 1, zObs(), r.Delta}}
+		w.include = r.Delta
+		w.terms = []factor{{"ΔZ", 1, zObs(nil), r.Delta}}
 	case method.FamilyIP:
 		g, key := r.G, "ΔZ/G"
 		if m.NeedsTrueG() {
 			g, key = r.GTrue, "ΔZ/G+"
 		}
 		ig := invG(g)
-		w.terms = []factor{{key, 1, scaled(zObs(), ig), ig}}
+		w.terms = []factor{{key, 1, zObs(ig), ig}}
 	case method.FamilyReg:
 		w.terms = []factor{{"m", 1, r.mPsi(), ones}}
 	case method.FamilyDR, method.FamilyDRPO:
@@ -117,7 +132,8 @@ func factorsFor(m method.Method, r Rows, gFloor float64) (weights, error) {
 		}
 		ig := invG(g)
 		mc := r.mPsi()
-		u, v := scaled(zObs(), ig), scaled(mc, ig) // ig is 0 where Δ = 0
+		u := zObs(ig)
+		v := cols(func(k, i int) float64 { return mc[k][i] * ig[i] }) // ig is 0 where Δ = 0
 		if m.Family() == method.FamilyDRPO {
 			// The pseudo-outcome f = u − v + m of eq. 3, one rank-one term.
 			f := cols(func(k, i int) float64 { return u[k][i] - v[k][i] + mc[k][i] })
@@ -131,10 +147,11 @@ func factorsFor(m method.Method, r Rows, gFloor float64) (weights, error) {
 	return w, nil
 }
 
-// rowMean returns the per-row estimate of ψ_b(Z_i) (Z_b for a binary Z) summed over terms.
-func (w *weights) rowMean(b, i int) float64 {
+// rowMean returns a method's per-row estimate of ψ_b(Z_i) (Z_b for a binary Z): Σ_k
+// sign_k col_k[b][i] over its terms.
+func rowMean(terms []factor, b, i int) float64 {
 	s := 0.0
-	for _, t := range w.terms {
+	for _, t := range terms {
 		s += t.sign * t.col[b][i]
 	}
 	return s
@@ -157,7 +174,7 @@ func MeanZ(m method.Method, rows Rows, opts Options) (float64, error) {
 		return 0, err
 	}
 	rows = rows.withDelta()
-	w, err := factorsFor(m, rows, o.GFloor)
+	w, err := factorsFor(m, rows, o.GFloor, nil)
 	if err != nil {
 		return 0, err
 	}
@@ -167,7 +184,7 @@ func MeanZ(m method.Method, rows Rows, opts Options) (float64, error) {
 			continue
 		}
 		count++
-		sum += w.rowMean(1, i)
+		sum += rowMean(w.terms, 1, i)
 	}
 	if count == 0 {
 		return 0, fmt.Errorf("invmmd: %v estimate of E[Z]: no observed row among %d (all Z missing)", m, rows.Len())

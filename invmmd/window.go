@@ -70,7 +70,11 @@ func windowPairs(h []float64, tgt, src []int, r, limit float64) float64 {
 		slices.Sort(v)
 		return v
 	}
-	sv, tv := sorted(src), sorted(tgt)
+	sv := sorted(src)
+	tv := sv // targets and sources one slice (an estimate's, the jackknife's): sorted once
+	if len(tgt) != len(src) || len(tgt) > 0 && &tgt[0] != &src[0] {
+		tv = sorted(tgt)
+	}
 	var c float64
 	lo, hi := 0, 0
 	for _, x := range tv {

@@ -159,7 +159,7 @@ func (c EstimateConfig) load(tab *tabular.Table, log io.Writer) (*loaded, error)
 // the setting of h.
 func readH(tab *tabular.Table, cols []string, name string) (invmmd.Rep, error) {
 	d := len(cols)
-	data := make([]float64, tab.Len()*d)
+	var data []float64 // row-major; one column is the table's own
 	for j, col := range cols {
 		v, err := tab.Numbers(col, "H")
 		if err != nil {
@@ -167,6 +167,13 @@ func readH(tab *tabular.Table, cols []string, name string) (invmmd.Rep, error) {
 				err = fmt.Errorf("%w: h is the %d columns %s together, and every row needs a number in each (the columns have different lengths)", err, d, strings.Join(cols, ","))
 			}
 			return invmmd.Rep{}, err
+		}
+		if d == 1 {
+			data = v
+			break
+		}
+		if data == nil {
+			data = make([]float64, tab.Len()*d)
 		}
 		for i, x := range v {
 			data[i*d+j] = x

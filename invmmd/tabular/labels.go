@@ -6,7 +6,8 @@ import (
 	"strings"
 )
 
-// Binary returns column name of t as 0/1 values, NaN where missing. A numeric column
+// Binary returns column name of t as 0/1 values, NaN where missing (without positive the
+// column's own values, not a copy: the caller must not change them). A numeric column
 // must hold only 0 and 1 unless positive is given; with positive, that value is 1 and the
 // one other value 0. key is the setting that chose the column ("Y", "Z"; Names names it,
 // and key+"Positive" the setting of its positive value), for the messages (which list the
@@ -34,21 +35,19 @@ func (t *Table) Binary(name, positive, key string) ([]float64, error) {
 			}
 		}
 	}
-	out := make([]float64, t.Len())
 	if positive == "" {
-		for i := range out {
+		for i := range t.Len() {
 			switch {
-			case c.IsMissing(i):
-				out[i] = math.NaN()
+			case c.IsMissing(i): // NaN in Num
 			case c.Numeric && (c.Num[i] == 0 || c.Num[i] == 1):
-				out[i] = c.Num[i]
 			default:
 				return nil, fmt.Errorf("%s:%d: column %q (%s): value %q, want 0 or 1; the column's values are %s: name the positive one with %s",
 					t.File, t.Lines[i], name, flag, c.Value(i), strings.Join(seen, ", "), t.name(key+"Positive"))
 			}
 		}
-		return out, nil
+		return c.Num, nil // the column's own values, as numbers returns them
 	}
+	out := make([]float64, t.Len())
 	found := false
 	for _, v := range seen {
 		found = found || v == positive
@@ -67,14 +66,14 @@ func (t *Table) Binary(name, positive, key string) ([]float64, error) {
 	return out, nil
 }
 
-// Probabilities returns column name of t as values in [0, 1] (a fitted G or m). key is the
-// setting that chose it (Names names it).
+// Probabilities returns column name of t as values in [0, 1] (a fitted G or m), the
+// column's own (see numbers). key is the setting that chose it (Names names it).
 func (t *Table) Probabilities(name, key string) ([]float64, error) {
 	return t.numbers(name, key, "a probability in [0, 1]", ", want a probability in [0, 1]", func(v float64) bool { return v >= 0 && v <= 1 })
 }
 
-// Numbers returns column name of t as finite numbers (model outputs h), refusing missing
-// cells (quoted as written: "", "NA", "NaN"...). key is the setting that chose it.
+// Numbers returns column name of t as finite numbers (model outputs h), the column's own
+// (see numbers), refusing missing cells (quoted as written: "", "NA", "NaN"...). key is the setting that chose it.
 func (t *Table) Numbers(name, key string) ([]float64, error) {
 	return t.numbers(name, key, "a number", fmt.Sprintf(" is beyond ±%g, where the squared distances of a kernel overflow; rescale the column", MaxMagnitude),
 		func(v float64) bool { return !(math.Abs(v) > MaxMagnitude) })
@@ -82,7 +81,9 @@ func (t *Table) Numbers(name, key string) ([]float64, error) {
 
 // numbers returns column name of t (chosen by setting key) when every row holds a number
 // that ok accepts; the error names the first row that does not: a missing or non-numeric
-// value wants want, a value ok refuses says why (its text after the quoted value).
+// value wants want, a value ok refuses says why (its text after the quoted value). The
+// values are the column's own, not a copy (a table of 10⁷ rows holds 80 MB per column):
+// the caller must not change them.
 func (t *Table) numbers(name, key, want, why string, ok func(float64) bool) ([]float64, error) {
 	flag := t.name(key)
 	c := t.Column(name)
@@ -99,7 +100,7 @@ func (t *Table) numbers(name, key, want, why string, ok func(float64) bool) ([]f
 			return nil, fmt.Errorf("%s:%d: column %q (%s): value %q%s", t.File, t.Lines[i], name, flag, c.Value(i), why)
 		}
 	}
-	return append([]float64(nil), c.Num...), nil
+	return c.Num, nil
 }
 
 // labels reads the binary label column yCol (positive: its value read as 1) and checks
