@@ -113,9 +113,6 @@ func Stacked(w, x *graph.Node) *graph.Node {
 	})
 }
 
-// MatMulPlain is GoMLX's own matrix product, for operands that need no gradient.
-func MatMulPlain(x, w *graph.Node) *graph.Node { return graph.Dot(x, w) }
-
 // Affine returns x·w + b for x of shape [m, k], w of shape [k, n] and b of shape [n]: a
 // dense layer. Its gradients are dx = dy·wᵀ and, in one product, [dw; db] = [x, 1]ᵀ·dy:
 // a column of ones appended to x makes the bias gradient (the sum of dy over the rows) the

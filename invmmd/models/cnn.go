@@ -61,12 +61,8 @@ type CNN struct {
 	Hidden    int      // width of a dense ReLU layer before the output; 0 for none
 	Seed      uint64   // seeds the initial weights
 	Conv      ConvImpl // how convolutions are computed; ConvAuto by default
-	// Towers splits a batch into this many equal parts that run through the im2col layers
-	// as separate graph branches sharing the weights (0 means DefaultTowers; a batch that
-	// the number does not divide uses its largest divisor below it). The pure-Go backend
-	// runs most operations on one core but independent operations concurrently, so the
-	// branches keep every core busy. The function computed is the same; only the order
-	// of float32 sums in the weight gradients changes. The native convolution ignores it.
+	// Towers splits a batch into this many weight-sharing branches through the im2col
+	// layers (0 means DefaultTowers; see inTowers). The native convolution ignores it.
 	Towers int
 }
 
@@ -123,9 +119,9 @@ func (m CNN) stride(k int) int {
 func (m CNN) Logit(ctx *context.Context, x *Node) *Node {
 	x = m.checkInput(x)
 	if m.native(x) {
-		return m.output(ctx, m.features(ctx, x, true))
+		return m.logitOf(ctx, m.hidden(ctx, m.features(ctx, x, true)))
 	}
-	return inTowers(x, m.Towers, func(x *Node) *Node { return m.output(ctx, m.features(ctx, x, false)) })
+	return inTowers(x, m.Towers, func(x *Node) *Node { return m.logitOf(ctx, m.hidden(ctx, m.features(ctx, x, false))) })
 }
 
 // checkInput returns x as [batch, H, W, C] images (reshaped when Input is set), panicking
@@ -165,15 +161,16 @@ func (m CNN) native(x *Node) bool {
 // in one pass with the same towers.
 func (m CNN) Features(ctx *context.Context, x *Node) (features, logit *Node) {
 	x = m.checkInput(x)
-	var out []*Node
-	if m.native(x) {
-		f := m.hidden(ctx, m.features(ctx, x, true))
-		out = []*Node{f, m.logitOf(ctx, f)}
+	native := m.native(x)
+	both := func(x *Node) []*Node {
+		f := m.hidden(ctx, m.features(ctx, x, native))
+		return []*Node{f, m.logitOf(ctx, f)}
+	}
+	out := []*Node(nil)
+	if native {
+		out = both(x)
 	} else {
-		out = inTowersN(x, m.Towers, func(x *Node) []*Node {
-			f := m.hidden(ctx, m.features(ctx, x, false))
-			return []*Node{f, m.logitOf(ctx, f)}
-		})
+		out = inTowersN(x, m.Towers, both)
 	}
 	return out[0], out[1]
 }
@@ -238,11 +235,6 @@ func (m CNN) features(ctx *context.Context, x *Node, native bool) *Node {
 		x = TransposeAllAxes(x, 2, 0, 1, 3) // back to [batch, H, W, C]
 	}
 	return Reshape(x, batch, -1)
-}
-
-// output applies the optional hidden layer and the linear output to features x [batch, F].
-func (m CNN) output(ctx *context.Context, x *Node) *Node {
-	return m.logitOf(ctx, m.hidden(ctx, x))
 }
 
 // hidden applies the optional dense ReLU layer to the convolution features x [batch, F].

@@ -252,8 +252,7 @@ func BernoulliNLL(logit, y *Node) *Node {
 func WeightedSoftmaxNLL(logits, onehot, w *Node) *Node {
 	mx := StopGradient(ReduceAndKeep(logits, ReduceMax, 1))
 	lse := Add(Log(ReduceSum(Exp(Sub(logits, mx)), 1)), Reshape(mx, -1))
-	nll := Sub(lse, ReduceSum(Mul(onehot, logits), 1))
-	return Div(ReduceAllSum(Mul(w, nll)), Max(ReduceAllSum(w), OnesLike(ReduceAllSum(w))))
+	return weightedMean(Sub(lse, ReduceSum(Mul(onehot, logits), 1)), w)
 }
 
 // WeightedNormalNLL returns the mean negative log-likelihood of targets z ([batch, q]) under
@@ -267,7 +266,11 @@ func WeightedNormalNLL(out, z, w *Node) *Node {
 	mean, logVar := SplitNormal(out)
 	d := Sub(z, mean)
 	per := MulScalar(Add(AddScalar(logVar, math.Log(2*math.Pi)), Mul(Square(d), Exp(Neg(logVar)))), 0.5)
-	nll := ReduceSum(per, 1)
+	return weightedMean(ReduceSum(per, 1), w)
+}
+
+// weightedMean returns Σ w·nll / max(Σ w, 1) of per-row values nll and weights w ([batch]).
+func weightedMean(nll, w *Node) *Node {
 	return Div(ReduceAllSum(Mul(w, nll)), Max(ReduceAllSum(w), OnesLike(ReduceAllSum(w))))
 }
 
