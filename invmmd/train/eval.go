@@ -106,10 +106,6 @@ func evaluate(m *Model, sp dataset.Splits, aux *Aux, zmap invmmd.FeatureMap, opt
 	}
 	eo := estimandFor(sp.Train, invmmd.Options{Bandwidth: o.Bandwidth, MainFraction: 1, GFloor: o.GFloor, NormFloor: o.NormFloor, MinESS: o.MinESS,
 		Estimand: o.Estimand, JointScale: opts.JointScale})
-	var trainPred, testPred *Pred
-	if aux != nil {
-		trainPred, testPred = &aux.Train, &aux.Test
-	}
 	out.TrainMMDBy = method.Full
 	rows, err := RowsFor(sp.Train, nil, zmap)
 	if err != nil {
@@ -121,7 +117,7 @@ func evaluate(m *Model, sp dataset.Splits, aux *Aux, zmap invmmd.FeatureMap, opt
 				"evaluate with the fitted auxiliary models (EvalOptions.Aux) to report %v instead", invmmd.Rows{Z: sp.Train.Z}.MissingZ(), methods)
 		}
 		out.TrainMMDBy = methods[0]
-		if rows, err = RowsFor(sp.Train, trainPred, zmap); err != nil {
+		if rows, err = RowsFor(sp.Train, aux.split(0), zmap); err != nil {
 			return out, nil, err
 		}
 	}
@@ -146,7 +142,7 @@ func evaluate(m *Model, sp dataset.Splits, aux *Aux, zmap invmmd.FeatureMap, opt
 		out.TrainMMDLogit = res[0].Value
 	}
 	if aux != nil {
-		test, err := RowsFor(sp.Test, testPred, zmap)
+		test, err := RowsFor(sp.Test, aux.split(2), zmap)
 		if err != nil {
 			return out, nil, err
 		}

@@ -96,8 +96,8 @@ type fitSpec struct {
 	target []float64 // per row of set
 	batch  int
 	epochs int // the cap
-	// patience and selectAfter are the stopping and selection rules' settings, for the
-	// record (History); the rules are hooks, first among hooks.
+	// patience and selectAfter are the stopping and selection rules' settings (fitHooks),
+	// also recorded in History.
 	patience, selectAfter int
 	lr                    float64
 	seed                  uint64
@@ -107,7 +107,7 @@ type fitSpec struct {
 	heads    *headsSpec
 	validate func(m *Model) (float64, error) // validation objective, lower is better
 	valLast  *valRecord                      // h's: the parts of the last validation objective
-	hooks    hooks                           // in the order they run: the rules', then the runtime's
+	rt       Runtime                         // its progress display and own hooks, run after the rules'
 }
 
 // fitHooks returns the hooks of a fit: the selection rule (SelectBest after selectAfter
@@ -171,7 +171,7 @@ func fit(ctx context.Context, b backends.Backend, net models.Net, s fitSpec) (*M
 // run runs the loop's epochs, from its OnStart hooks to its OnEnd hooks, which see the
 // error that ended it.
 func (r *fitRun) run(ctx context.Context) error {
-	l, hs := r.loop, r.s.hooks
+	l, hs := r.loop, r.hooks
 	err := hs.start(l)
 	for epoch := 1; err == nil && epoch <= r.s.epochs; epoch++ {
 		l.Epoch, l.Step = epoch, 0
@@ -209,6 +209,7 @@ type fitRun struct {
 	steps map[int]*stepExec
 	perm  []int // the training rows in this epoch's order
 	loop  *Loop
+	hooks hooks // fitHooks of the spec
 }
 
 // newFitRun checks the batch size against the rows and prepares a fit: a fresh model, Adam
@@ -219,7 +220,7 @@ func newFitRun(b backends.Backend, net models.Net, s fitSpec) (*fitRun, error) {
 	}
 	r := &fitRun{s: s, b: b, net: net, model: newModel(b, net, s.batch), hist: &History{Name: s.name},
 		opt: optimizers.Adam().LearningRate(s.lr).Done(), rng: rand.New(rand.NewPCG(s.seed, 0x5eed)),
-		steps: map[int]*stepExec{}}
+		steps: map[int]*stepExec{}, hooks: fitHooks(s.selectAfter, s.patience, s.rt.Progress, s.rt.Hooks)}
 	if s.penalty != nil {
 		o, err := s.penalty.opts.Resolved()
 		if err != nil {
@@ -322,14 +323,14 @@ func (r *fitRun) step(epoch, k int, idx []int) (loss, pen float64, err error) {
 		r.hist.Recompiles++
 	}
 	r.loop.Step, r.loop.Steps = k, r.hist.Steps
-	if s.hooks.wantsSteps() {
+	if r.hooks.wantsSteps() {
 		t := StepTrace{Epoch: epoch, Step: k, NLL: scalar(out[1]), Penalty: pen, Report: rep}
 		if s.penalty != nil {
 			for _, v := range tensors.MustCopyFlatData[float32](out[5]) {
 				t.Strata = append(t.Strata, float64(v))
 			}
 		}
-		if err := s.hooks.step(r.loop, t); err != nil {
+		if err := r.hooks.step(r.loop, t); err != nil {
 			return 0, 0, err
 		}
 	}

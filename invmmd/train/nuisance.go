@@ -222,17 +222,16 @@ func fitNuisanceM(ctx context.Context, b backends.Backend, sp dataset.Splits, tr
 	if err != nil {
 		return nil, nil, preds, FitReport{}, err
 	}
-	spec := fitSpec{name: RoleM.String(), set: sp.Train, rows: trainObs, batch: min(cfg.BatchSize, len(trainObs)),
-		epochs: cfg.Epochs, patience: cfg.Patience, lr: cfg.LearningRate, seed: seed, hooks: fitHooks(0, cfg.Patience, rt.Progress, rt.Hooks),
-		heads: &headsSpec{k: nm.heads, cols: nm.cols(), target: t, normal: nm.normal},
-		validate: func(m *Model) (float64, error) {
-			out, err := m.Outputs(sp.Val)
-			if err != nil {
-				return 0, err
-			}
-			nll, _ := nm.nll(out, vt, valObs)
-			return nll, nil
-		}}
+	spec := cfg.spec(RoleM, sp.Train, trainObs, seed, rt)
+	spec.heads = &headsSpec{k: nm.heads, cols: nm.cols(), target: t, normal: nm.normal}
+	spec.validate = func(m *Model) (float64, error) {
+		out, err := m.Outputs(sp.Val)
+		if err != nil {
+			return 0, err
+		}
+		nll, _ := nm.nll(out, vt, valObs)
+		return nll, nil
+	}
 	model, hist, err := fit(ctx, b, net, spec)
 	if err != nil {
 		return nil, nil, preds, FitReport{}, err
@@ -248,9 +247,8 @@ func fitNuisanceM(ctx context.Context, b backends.Backend, sp dataset.Splits, tr
 		}
 		preds[k] = nm.features(out)
 	}
-	rep := FitReport{Model: RoleM.String(), Net: net.Describe(), Target: "ψ(Z) where observed: " + rt.ZMap.Describe(), TrainRows: len(trainObs), ValRows: len(valObs),
-		BestEpoch: hist.BestEpoch, StopReason: hist.StopReason, StopEpoch: hist.StopEpoch, MaxEpochs: hist.MaxEpochs, Seconds: hist.Seconds,
-		Kind: sp.Train.Nuisance.Kind, HasBaseline: true}
+	rep := newFitReport(RoleM, net, "ψ(Z) where observed: "+rt.ZMap.Describe(), trainObs, valObs, hist)
+	rep.Kind, rep.HasBaseline = sp.Train.Nuisance.Kind, true
 	rep.ValNLL, rep.ValAcc = nm.nll(valOut, vt, valObs)
 	rep.BaselineNLL = nm.baselineNLL(t, trainObs, vt, valObs)
 	return model, nm, preds, rep, nil

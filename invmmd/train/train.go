@@ -53,11 +53,11 @@ func Fit(ctx context.Context, sp dataset.Splits, aux *Aux, net models.Net, cfg C
 	if err != nil {
 		return nil, nil, err
 	}
-	trainRows, err := estimatorRows(sp.Train, aux, true, p.zmap)
+	trainRows, err := RowsFor(sp.Train, aux.split(0), p.zmap)
 	if err != nil {
 		return nil, nil, err
 	}
-	valRows, err := estimatorRows(sp.Val, aux, false, p.zmap)
+	valRows, err := RowsFor(sp.Val, aux.split(1), p.zmap)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -71,7 +71,7 @@ func Fit(ctx context.Context, sp dataset.Splits, aux *Aux, net models.Net, cfg C
 	spec := fitSpec{
 		name: "h (" + m.String() + ")", set: sp.Train, rows: allRows(sp.Train.Len()), target: sp.Train.Y,
 		batch: p.BatchSize, epochs: p.Epochs, patience: p.Patience, selectAfter: p.SelectAfter, lr: p.LearningRate, seed: p.Seed,
-		hooks: fitHooks(p.SelectAfter, p.Patience, rt.Progress, rt.Hooks),
+		rt: rt,
 	}
 	if p.k > 2 { // K logits trained by the softmax NLL of the one-hot label
 		spec.heads = &headsSpec{k: p.k, cols: p.k, target: oneHot(sp.Train.Y, p.k)}
@@ -205,19 +205,6 @@ func validationObjective(val *dataset.Set, rows invmmd.Rows, cfg *plan) (objecti
 type valRecord struct {
 	nll    float64
 	strata []float64
-}
-
-// estimatorRows returns the estimator's inputs for set s: labels, nuisance, indicator, the
-// true G when known and aux's predictions for the training or validation split when fitted.
-func estimatorRows(s *dataset.Set, aux *Aux, train bool, zmap invmmd.FeatureMap) (invmmd.Rows, error) {
-	var p *Pred
-	if aux != nil {
-		p = &aux.Val
-		if train {
-			p = &aux.Train
-		}
-	}
-	return RowsFor(s, p, zmap)
 }
 
 // RowsFor returns the estimators' inputs for the rows of s: labels, nuisance, indicator,
