@@ -139,8 +139,9 @@ func FourierPenaltyGraph(h, v, c, sigma *Node, M int, tol float64) (penalty, bou
 	weights := Mul(kappa(terms), Where(GreaterThan(terms, ScalarZero(g, dt)), Scalar(g, dt, 2), Scalar(g, dt, 1)))
 	omega := Div(MulScalar(terms, 2*math.Pi), L)
 	args := Mul(Reshape(Sub(hv, center), n, 1), Reshape(omega, 1, M+1)) // [n, M+1]
-	// Σ_f w_f (S_f C[s] S_fᵀ) with S = Φᵀ V, for Φ the cosine and the sine features.
-	total := featureForms(args, v, c, Reshape(Sqrt(weights), M+1, 1)) // rows of S scaled by √w_f
+	// Σ_f w_f (S_f C[s] S_fᵀ) with S = Φᵀ V, for Φ the cosine and the sine features: the
+	// rows of S scaled by √w_f.
+	total := featureForms(args, v, c, Reshape(Sqrt(weights), M+1, 1))
 	k0 := ReduceAllSum(weights) // the expansion's k(0), so the diagonal cancels exactly
 	penalty = Sub(total, Mul(k0, stratumForms(v, c, v)))
 
