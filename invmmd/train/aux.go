@@ -121,9 +121,9 @@ func WithLabel(s *dataset.Set) *dataset.Set {
 	if s.NumClasses() > 2 {
 		width = s.NumClasses()
 	}
-	plane := 1 // copies of the label per row: one per pixel for images
+	plane, c := 1, d // copies of the label per row (one per pixel for images), values per copy
 	if len(shape) == 3 {
-		plane = shape[0] * shape[1]
+		plane, c = shape[0]*shape[1], shape[2]
 		shape[2] += width
 	} else {
 		shape = []int{d + width}
@@ -140,16 +140,10 @@ func WithLabel(s *dataset.Set) *dataset.Set {
 			clear(y)
 			y[int(s.Y[i])] = 1
 		}
-		if len(s.Shape) == 3 {
-			c := s.Shape[2]
-			for p := 0; p < plane; p++ {
-				out.X = append(out.X, row[p*c:(p+1)*c]...)
-				out.X = append(out.X, y...)
-			}
-			continue
+		for p := 0; p < plane; p++ {
+			out.X = append(out.X, row[p*c:(p+1)*c]...)
+			out.X = append(out.X, y...)
 		}
-		out.X = append(out.X, row...)
-		out.X = append(out.X, y...)
 	}
 	return &out
 }
