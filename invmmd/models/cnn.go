@@ -30,15 +30,8 @@ const (
 
 // String names the implementation.
 func (c ConvImpl) String() string {
-	switch c {
-	case ConvAuto:
-		return "auto"
-	case ConvIm2col:
-		return "im2col"
-	case ConvNative:
-		return "native"
-	case ConvBatchLast:
-		return "batch-last"
+	if names := [...]string{"auto", "im2col", "native", "batch-last"}; c >= 0 && int(c) < len(names) {
+		return names[c]
 	}
 	return fmt.Sprintf("ConvImpl(%d)", int(c))
 }

@@ -29,13 +29,8 @@ const (
 
 // String returns the role's name as reports and configurations spell it: "h", "G", "m".
 func (r Role) String() string {
-	switch r {
-	case RoleH:
-		return "h"
-	case RoleG:
-		return "G"
-	case RoleM:
-		return "m"
+	if names := [...]string{"h", "G", "m"}; r >= 0 && int(r) < len(names) {
+		return names[r]
 	}
 	return fmt.Sprintf("Role(%d)", int(r))
 }
