@@ -160,18 +160,14 @@ func (m *nuisanceM) nll(out, t []float64, rows []int) (nll, acc float64) {
 
 // baselineNLL is the validation NLL of the marginal model that ignores X and Y: the level
 // frequencies of the observed training rows, or the normal with their mean and spread
-// (standard normal in standardised units). An m whose ValNLL is not below it has learned
-// nothing about Z from (X, Y).
+// (standard normal in standardised units: outputs of mean 0 and log-variance 0). An m whose
+// ValNLL is not below it has learned nothing about Z from (X, Y).
 func (m *nuisanceM) baselineNLL(trainT []float64, trainObs []int, t []float64, rows []int) float64 {
-	var nll float64
 	if m.normal {
-		for _, i := range rows {
-			for j := 0; j < m.q; j++ {
-				nll += 0.5 * (math.Log(2*math.Pi) + t[i*m.q+j]*t[i*m.q+j])
-			}
-		}
-		return nll / float64(len(rows))
+		nll, _ := m.nll(make([]float64, len(t)/m.q*m.heads), t, rows)
+		return nll
 	}
+	var nll float64
 	freq := make([]float64, m.heads)
 	for _, i := range trainObs {
 		for k := range freq {
