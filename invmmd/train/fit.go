@@ -14,7 +14,6 @@ import (
 
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/dataset"
-	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/models"
 )
 
@@ -117,26 +116,18 @@ func fitHooks(selectAfter, patience int, w io.Writer, own []Hook) hooks {
 	return append(hooks{SelectBest(selectAfter), EarlyStopping(patience), ProgressBar(w)}, own...)
 }
 
-// penaltySpec is the MMD penalty of h's fit: the method, its weight λ, the estimator's
-// inputs and how the training graph sums the kernel.
+// penaltySpec is the MMD penalty of h's fit: the plan's method, λ, estimator options,
+// path, clipping and normalisers, with the estimator's inputs and how the training graph
+// sums the kernel.
 type penaltySpec struct {
-	method method.Method
-	lambda float64
-	rows   invmmd.Rows // estimator inputs for every row of the set
-	opts   invmmd.Options
-	path   PenaltyPath
-	tol    float64
-	// clip trains on max(estimate, 0) per stratum instead of the raw estimates.
-	clip bool
-	// norms, when set, replace each batch's normalisers (Config.Normalisers).
-	norms *invmmd.Normalisers
-	// columns is the number of factor columns of the method's design (for the cost model).
-	columns int
+	*plan
+	rows    invmmd.Rows // estimator inputs for every row of the set
+	tol     float64     // the Fourier path's per-pair kernel error
+	columns int         // factor columns of the method's design (for the cost model)
 	// features puts the penalty on h's penultimate layer (Config.Represent), summed
-	// exactly or, when rff > 0, by rff random Fourier features drawn from seed.
+	// exactly or, when rff > 0, by rff random Fourier features drawn from the seed.
 	features bool
 	rff      int
-	seed     uint64
 }
 
 // fit trains net on s.rows of s.set and returns the model at the epoch its hooks kept,
@@ -149,7 +140,7 @@ func fit(ctx context.Context, b backends.Backend, net models.Net, s fitSpec) (*M
 	if err != nil {
 		return nil, nil, err
 	}
-	if s.penalty != nil && s.penalty.path != PathExact && !s.penalty.features {
+	if s.penalty != nil && s.penalty.Penalty != PathExact && !s.penalty.features {
 		// Choose the penalty path and, for the expansion, its terms from the initial outputs.
 		if err := r.chooseInitialTerms(); err != nil {
 			return nil, nil, err
@@ -222,7 +213,7 @@ func newFitRun(b backends.Backend, net models.Net, s fitSpec) (*fitRun, error) {
 		opt: optimizers.Adam().LearningRate(s.lr).Done(), rng: rand.New(rand.NewPCG(s.seed, 0x5eed)),
 		steps: map[int]*stepExec{}, hooks: fitHooks(s.selectAfter, s.patience, s.rt.Progress, s.rt.Hooks)}
 	if s.penalty != nil {
-		o, err := s.penalty.opts.Resolved()
+		o, err := s.penalty.Estimator.Resolved()
 		if err != nil {
 			return nil, err
 		}
@@ -297,7 +288,7 @@ func (r *fitRun) step(epoch, k int, idx []int) (loss, pen float64, err error) {
 		r.hist.EmptyStrata += len(rep.EmptyStrata)
 		r.hist.FlooredNorms += rep.FlooredNorms
 		r.hist.noteDropped(rep)
-		args = append(args, v, c, tensors.FromScalar(float32(r.sigma)), tensors.FromScalar(float32(s.penalty.lambda)))
+		args = append(args, v, c, tensors.FromScalar(float32(r.sigma)), tensors.FromScalar(float32(s.penalty.Lambda)))
 	}
 	se, err := r.compiled(r.terms)
 	if err != nil {

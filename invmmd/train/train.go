@@ -133,12 +133,10 @@ func newPlan(b backends.Backend, sp dataset.Splits, aux *Aux, net models.Net, cf
 // newPenaltySpec returns the training penalty of the plan's method on the estimator rows
 // of the training set, its number of design columns read from a design of the rows first.
 func newPenaltySpec(cfg *plan, rows invmmd.Rows, first []int) (*penaltySpec, error) {
-	tol := cfg.FourierTol
-	if tol == 0 {
-		tol = TrainingFourierTol
+	p := &penaltySpec{plan: cfg, rows: rows, tol: cfg.FourierTol, features: cfg.Represent == RepresentFeatures}
+	if p.tol == 0 {
+		p.tol = TrainingFourierTol
 	}
-	p := &penaltySpec{method: cfg.Method, lambda: cfg.Lambda, rows: rows, opts: cfg.Estimator, path: cfg.Penalty, tol: tol, clip: cfg.Clip,
-		norms: cfg.norms, features: cfg.Represent == RepresentFeatures, seed: cfg.Seed}
 	if p.features {
 		p.rff = rffPenalty(cfg.Penalty, len(first))
 	}
