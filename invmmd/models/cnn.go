@@ -72,22 +72,19 @@ func DefaultCNN(seed uint64) CNN {
 }
 
 // PooledCNN is the network the textured-MNIST experiment trained before StridedCNN, kept
-// as a benchmark row and for comparisons: the image averaged over 2×2 blocks (28 → 14), a
-// 3×3 convolution with 8 channels, 2×2 max-pool and ReLU (14 → 7), a 3×3 convolution with
-// 16 channels and ReLU (7 × 7 is not pooled), and a linear output: about a twelfth of
-// DefaultCNN's arithmetic per image, 2,033 parameters for one-channel images. Input is
-// left unset, so the same network takes the auxiliary models' images with the label as a
-// second channel (train.WithLabel).
+// as a benchmark row: the image averaged over 2×2 blocks (28 → 14), a 3×3 convolution with
+// 8 channels, 2×2 max-pool and ReLU (14 → 7), a 3×3 convolution with 16 channels and ReLU,
+// and a linear output; 2,033 parameters for one-channel images. Input is left unset, so
+// the network also takes the auxiliary models' images with the label channel (train.WithLabel).
 func PooledCNN(seed uint64) CNN {
 	return CNN{InputPool: 2, Channels: []int{8, 16}, Kernel: 3, Seed: seed}
 }
 
-// StridedCNN is the network the textured-MNIST experiment trains for h, G and m: a 3×3
-// convolution with 8 channels at stride 2 (28 → 14) and ReLU, a 3×3 convolution with 16
-// channels at stride 2 (14 → 7) and ReLU, and a linear output; 2,033 parameters for
-// one-channel images. It costs about what PooledCNN costs but sees the full-resolution
-// image: its first layer reads every pixel through learned weights instead of a fixed 2×2
-// average. Input is left unset, as for PooledCNN.
+// StridedCNN is the network the textured-MNIST experiment trains for h, G and m: 3×3
+// convolutions with 8 and 16 channels at stride 2 (28 → 14 → 7), each with a ReLU, and a
+// linear output; 2,033 parameters for one-channel images. It costs about what PooledCNN
+// costs but its first layer reads every pixel through learned weights instead of a fixed
+// 2×2 average. Input is left unset, as for PooledCNN.
 func StridedCNN(seed uint64) CNN {
 	return CNN{Channels: []int{8, 16}, Strides: []int{2, 2}, Kernel: 3, Seed: seed}
 }
