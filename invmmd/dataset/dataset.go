@@ -148,16 +148,14 @@ func (s *Set) Subset(name string, idx []int) *Set {
 		}
 		return o
 	}
-	for _, i := range idx {
-		out.X = append(out.X, s.Row(i)...)
-	}
-	out.Y, out.Delta, out.GTrue = pick(s.Y), pick(s.Delta), pick(s.GTrue)
-	out.Nuisance, out.Classes = s.Nuisance, s.Classes
 	q := s.Nuisance.Width()
 	out.Z = make([]float64, 0, len(idx)*q)
 	for _, i := range idx {
+		out.X = append(out.X, s.Row(i)...)
 		out.Z = append(out.Z, s.Z[i*q:(i+1)*q]...)
 	}
+	out.Y, out.Delta, out.GTrue = pick(s.Y), pick(s.Delta), pick(s.GTrue)
+	out.Nuisance, out.Classes = s.Nuisance, s.Classes
 	return out
 }
 
