@@ -31,10 +31,6 @@ type Metrics struct {
 	TestAUC       float64 // area under the ROC curve of the test logits (ties count ½); for K > 2 classes the mean over the classes of each one-vs-rest AUC (macro-AUC)
 }
 
-// defaultHeldOut are the estimators Evaluate reports on the test split when EvalOptions
-// names none: the two that need only the fitted Ĝ and m̂ and correct for the missingness.
-func defaultHeldOut() []method.Method { return []method.Method{method.DR, method.IP} }
-
 // EvalOptions are what Evaluate reads besides the model and the splits.
 type EvalOptions struct {
 	// Options are the kernel (its bandwidth) and the guards of every estimate; a model
@@ -80,7 +76,8 @@ func evaluate(m *Model, sp dataset.Splits, aux *Aux, zmap invmmd.FeatureMap, opt
 		return out, nil, err
 	}
 	if len(methods) == 0 {
-		methods = defaultHeldOut()
+		// The two that need only the fitted Ĝ and m̂ and correct for the missingness.
+		methods = []method.Method{method.DR, method.IP}
 	}
 	h := [3]invmmd.Rep{}
 	for k, s := range []*dataset.Set{sp.Train, sp.Val, sp.Test} {
