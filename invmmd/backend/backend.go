@@ -6,11 +6,8 @@
 // environment variable GOMLX_BACKEND overrides it, e.g. "xla:cpu" or "xla:cuda".
 //
 // The package has no side effects: importing it, or starting a backend, changes no GoMLX
-// setting and writes nothing to standard output. The one process-wide tuning of the
-// pure-Go backend that the project's results were made with, the block size of its matrix
-// products (GoDotBlockLog2Dim), is a package variable of GoMLX's simplego in v0.26, so it
-// is applied by the programs that make the backend (cmd/invmmd's main, the notebooks'
-// nb.New), explicitly, not here.
+// setting and writes nothing to standard output; the programs apply the pure-Go backend's
+// block size themselves (GoDotBlockLog2Dim).
 package backend
 
 import (
@@ -103,22 +100,14 @@ func Shared() (backends.Backend, error) {
 }
 
 // GoDotBlockLog2Dim is the side, as a power of 2, of the blocks in which the pure-Go
-// backend multiplies float32 matrices: 16 instead of its default 32 (simplego sizes the
-// blocks to fill 16 KiB), so that the narrow products of small networks (9 taps of a 3×3
-// kernel, 16 channels) are padded less. Measured on 2 shared cores (CPU time of the
-// models test binary, compilation included, three alternating runs each with and without
-// it), it cut the CPU time of 4 DefaultCNN training steps (and 4 of its im2col variant,
-// batch 256) by 18% and of 10 PooledCNN steps (likewise) by 26%; 20 steps of the
-// simulation's MLP took 7% less, within the noise (BenchmarkCNNTrainStep and
-// BenchmarkMLPTrainStep in package models). Every committed result was made with it.
-//
-// GoMLX v0.26's simplego has no per-backend option for it: the block size is its package
-// variable DotGeneralTargetBlockLog2Dim, read when a graph is built and when it runs, for
-// every pure-Go backend of the process. A program sets it once, before its first graph,
-// where it makes its backend:
+// backend multiplies float32 matrices: 16 instead of its default 32, so that the narrow
+// products of small networks (9 taps of a 3×3 kernel, 16 channels) are padded less
+// (BENCHMARKS.md gives the measured effect). Every committed result was made with it.
+// simplego v0.26 reads it from a package variable for every pure-Go backend of the process,
+// so a program sets it once, before its first graph, where it makes its backend:
 //
 //	simplego.DotGeneralTargetBlockLog2Dim[dtypes.Float32] = backend.GoDotBlockLog2Dim
 //
-// as cmd/invmmd's main and the notebooks' nb.New do; a library never does (the layering
-// test of internal/layers refuses a write into another package's variables).
+// as cmd/invmmd's main and the notebooks' nb.New do; a library never does (internal/layers
+// refuses a write into another package's variables).
 const GoDotBlockLog2Dim = 4

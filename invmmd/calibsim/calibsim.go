@@ -22,6 +22,8 @@ import (
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/invmmd/invmmd/invmmd/dataset"
 )
 
 // The coefficients of the generating process (see the package comment).
@@ -49,22 +51,8 @@ func (s *Sample) Len() int { return len(s.Y) }
 
 // Draw returns n rows with dependence strength delta, from rng.
 func Draw(n int, delta float64, rng *rand.Rand) *Sample {
-	s := &Sample{}
-	for range n {
-		y := float64(rng.IntN(2))
-		sg := 2*y - 1
-		x1 := MeanX1*sg + rng.NormFloat64()
-		x2 := rng.NormFloat64()
-		m := sigmoid(ZX2*x2 + ZY*sg)
-		g := sigmoid(GConst + GX*(x1+x2))
-		z := 0.0
-		if rng.Float64() < m {
-			z = 1
-		}
-		s.add(x1, x2, y, z, g, x1+delta*x2, rng)
-		s.MTrue = append(s.MTrue, m)
-	}
-	return s
+	k, _ := DrawKind(n, delta, dataset.BinaryZ, rng) // no error for the binary kind
+	return k.Sample
 }
 
 // add appends a row with Δ ~ Bernoulli(g) drawn from rng (Z observed where Δ = 1).

@@ -28,18 +28,9 @@ type KindSample struct {
 }
 
 // DrawKind returns n rows with dependence strength delta and a nuisance of the given kind
-// (binary, categorical or continuous), from rng. The binary kind is Draw's process, row
-// for row the same draws.
+// (binary, categorical or continuous), from rng. The binary kind is Draw's process.
 func DrawKind(n int, delta float64, kind dataset.ZKind, rng *rand.Rand) (*KindSample, error) {
-	if kind == dataset.BinaryZ {
-		s := Draw(n, delta, rng)
-		k := &KindSample{Sample: s, Kind: kind, ZProb: make([]float64, 2*n)}
-		for i, m := range s.MTrue {
-			k.ZProb[2*i], k.ZProb[2*i+1] = 1-m, m
-		}
-		return k, nil
-	}
-	if kind != dataset.CategoricalZ && kind != dataset.ContinuousZ {
+	if kind != dataset.BinaryZ && kind != dataset.CategoricalZ && kind != dataset.ContinuousZ {
 		return nil, fmt.Errorf("calibsim: no simulation of a %v nuisance", kind)
 	}
 	k := &KindSample{Sample: &Sample{}, Kind: kind}
@@ -51,7 +42,15 @@ func DrawKind(n int, delta float64, kind dataset.ZKind, rng *rand.Rand) (*KindSa
 		x2 := rng.NormFloat64()
 		g := sigmoid(GConst + GX*(x1+x2))
 		var z float64
-		if kind == dataset.CategoricalZ {
+		switch kind {
+		case dataset.BinaryZ:
+			m := sigmoid(ZX2*x2 + ZY*sg)
+			if rng.Float64() < m {
+				z = 1
+			}
+			s.MTrue = append(s.MTrue, m)
+			k.ZProb = append(k.ZProb, 1-m, m)
+		case dataset.CategoricalZ:
 			l := [3]float64{0, ZX2*x2 + ZY*sg, -ZX2*x2 + ZY*sg}
 			tot := 0.0
 			for b := range l {
@@ -68,7 +67,7 @@ func DrawKind(n int, delta float64, kind dataset.ZKind, rng *rand.Rand) (*KindSa
 				z = 2
 			}
 			k.ZProb = append(k.ZProb, l[0]/tot, l[1]/tot, l[2]/tot)
-		} else {
+		default:
 			mu := ZX2*x2 + ZY*sg
 			z = mu + rng.NormFloat64()
 			k.ZMean = append(k.ZMean, mu)

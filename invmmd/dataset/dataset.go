@@ -87,19 +87,14 @@ func (s *Set) Validate() error {
 	}
 	k := float64(s.NumClasses())
 	for i := 0; i < n; i++ {
-		if y := s.Y[i]; k > 2 && (y != math.Trunc(y) || y < 0 || y >= k) {
+		switch y := s.Y[i]; {
+		case k > 2 && (y != math.Trunc(y) || y < 0 || y >= k):
 			return fmt.Errorf("dataset %s: row %d: Y = %v, want a class 0, …, %v", s.Name, i, y, k-1)
+		case k == 2 && y != 0 && y != 1:
+			return fmt.Errorf("dataset %s: row %d: Y = %v, want 0 or 1", s.Name, i, y)
 		}
-		for _, c := range []struct {
-			name string
-			v    float64
-		}{{"Y", s.Y[i]}, {"Delta", s.Delta[i]}} {
-			if c.name == "Y" && k > 2 {
-				continue
-			}
-			if c.v != 0 && c.v != 1 {
-				return fmt.Errorf("dataset %s: row %d: %s = %v, want 0 or 1", s.Name, i, c.name, c.v)
-			}
+		if d := s.Delta[i]; d != 0 && d != 1 {
+			return fmt.Errorf("dataset %s: row %d: Delta = %v, want 0 or 1", s.Name, i, d)
 		}
 		for k, z := range s.Z[i*q : (i+1)*q] {
 			if math.IsNaN(z) {
@@ -153,16 +148,14 @@ func (s *Set) Subset(name string, idx []int) *Set {
 		}
 		return o
 	}
-	for _, i := range idx {
-		out.X = append(out.X, s.Row(i)...)
-	}
-	out.Y, out.Delta, out.GTrue = pick(s.Y), pick(s.Delta), pick(s.GTrue)
-	out.Nuisance, out.Classes = s.Nuisance, s.Classes
 	q := s.Nuisance.Width()
 	out.Z = make([]float64, 0, len(idx)*q)
 	for _, i := range idx {
+		out.X = append(out.X, s.Row(i)...)
 		out.Z = append(out.Z, s.Z[i*q:(i+1)*q]...)
 	}
+	out.Y, out.Delta, out.GTrue = pick(s.Y), pick(s.Delta), pick(s.GTrue)
+	out.Nuisance, out.Classes = s.Nuisance, s.Classes
 	return out
 }
 

@@ -59,8 +59,14 @@ func MatMul(x, w *graph.Node) *graph.Node {
 		return weightGradient(xi, dy)
 	})
 	y := graph.Dot(xi, wi)
+	return recordAdjoint(y, &dy)
+}
+
+// recordAdjoint returns y through a custom-gradient identity that stores y's adjoint in *dy
+// when the gradient graph is built, before the operands' gradients (see MatMul).
+func recordAdjoint(y *graph.Node, dy **graph.Node) *graph.Node {
 	return graph.IdentityWithCustomGradient(y, func(_, v *graph.Node) *graph.Node {
-		dy = v
+		*dy = v
 		return v
 	})
 }
@@ -107,14 +113,8 @@ func Stacked(w, x *graph.Node) *graph.Node {
 	})
 	wt := graph.BroadcastPrefix(graph.Transpose(wi, 0, 1), p) // [P, N, K]
 	y := graph.DotGeneral(wt, []int{2}, []int{0}, xi, []int{1}, []int{0})
-	return graph.IdentityWithCustomGradient(y, func(_, v *graph.Node) *graph.Node {
-		dy = v
-		return v
-	})
+	return recordAdjoint(y, &dy)
 }
-
-// MatMulPlain is GoMLX's own matrix product, for operands that need no gradient.
-func MatMulPlain(x, w *graph.Node) *graph.Node { return graph.Dot(x, w) }
 
 // Affine returns x·w + b for x of shape [m, k], w of shape [k, n] and b of shape [n]: a
 // dense layer. Its gradients are dx = dy·wᵀ and, in one product, [dw; db] = [x, 1]ᵀ·dy:
@@ -149,10 +149,7 @@ func Affine(x, w, b *graph.Node) *graph.Node {
 		return graph.Reshape(graph.Slice(weightAndBias(), graph.AxisRange(k, k+1)), n)
 	})
 	y := graph.Add(graph.Dot(xi, wi), graph.BroadcastPrefix(bi, m))
-	return graph.IdentityWithCustomGradient(y, func(_, v *graph.Node) *graph.Node {
-		dy = v
-		return v
-	})
+	return recordAdjoint(y, &dy)
 }
 
 // Vec returns x·w for x of shape [m, k] and w of shape [k]: shape [m], a dense layer with
@@ -174,8 +171,5 @@ func Vec(x, w *graph.Node) *graph.Node {
 		return graph.DotGeneral(xi, []int{0}, nil, dy, []int{0}, nil)
 	})
 	y := graph.DotGeneral(xi, []int{1}, nil, wi, []int{0}, nil)
-	return graph.IdentityWithCustomGradient(y, func(_, v *graph.Node) *graph.Node {
-		dy = v
-		return v
-	})
+	return recordAdjoint(y, &dy)
 }

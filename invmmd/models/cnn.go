@@ -30,15 +30,8 @@ const (
 
 // String names the implementation.
 func (c ConvImpl) String() string {
-	switch c {
-	case ConvAuto:
-		return "auto"
-	case ConvIm2col:
-		return "im2col"
-	case ConvNative:
-		return "native"
-	case ConvBatchLast:
-		return "batch-last"
+	if names := [...]string{"auto", "im2col", "native", "batch-last"}; c >= 0 && int(c) < len(names) {
+		return names[c]
 	}
 	return fmt.Sprintf("ConvImpl(%d)", int(c))
 }
@@ -61,12 +54,8 @@ type CNN struct {
 	Hidden    int      // width of a dense ReLU layer before the output; 0 for none
 	Seed      uint64   // seeds the initial weights
 	Conv      ConvImpl // how convolutions are computed; ConvAuto by default
-	// Towers splits a batch into this many equal parts that run through the im2col layers
-	// as separate graph branches sharing the weights (0 means DefaultTowers; a batch that
-	// the number does not divide uses its largest divisor below it). The pure-Go backend
-	// runs most operations on one core but independent operations concurrently, so the
-	// branches keep every core busy. The function computed is the same; only the order
-	// of float32 sums in the weight gradients changes. The native convolution ignores it.
+	// Towers splits a batch into this many weight-sharing branches through the im2col
+	// layers (0 means DefaultTowers; see inTowers). The native convolution ignores it.
 	Towers int
 }
 
@@ -83,22 +72,19 @@ func DefaultCNN(seed uint64) CNN {
 }
 
 // PooledCNN is the network the textured-MNIST experiment trained before StridedCNN, kept
-// as a benchmark row and for comparisons: the image averaged over 2×2 blocks (28 → 14), a
-// 3×3 convolution with 8 channels, 2×2 max-pool and ReLU (14 → 7), a 3×3 convolution with
-// 16 channels and ReLU (7 × 7 is not pooled), and a linear output: about a twelfth of
-// DefaultCNN's arithmetic per image, 2,033 parameters for one-channel images. Input is
-// left unset, so the same network takes the auxiliary models' images with the label as a
-// second channel (train.WithLabel).
+// as a benchmark row: the image averaged over 2×2 blocks (28 → 14), a 3×3 convolution with
+// 8 channels, 2×2 max-pool and ReLU (14 → 7), a 3×3 convolution with 16 channels and ReLU,
+// and a linear output; 2,033 parameters for one-channel images. Input is left unset, so
+// the network also takes the auxiliary models' images with the label channel (train.WithLabel).
 func PooledCNN(seed uint64) CNN {
 	return CNN{InputPool: 2, Channels: []int{8, 16}, Kernel: 3, Seed: seed}
 }
 
-// StridedCNN is the network the textured-MNIST experiment trains for h, G and m: a 3×3
-// convolution with 8 channels at stride 2 (28 → 14) and ReLU, a 3×3 convolution with 16
-// channels at stride 2 (14 → 7) and ReLU, and a linear output; 2,033 parameters for
-// one-channel images. It costs about what PooledCNN costs but sees the full-resolution
-// image: its first layer reads every pixel through learned weights instead of a fixed 2×2
-// average. Input is left unset, as for PooledCNN.
+// StridedCNN is the network the textured-MNIST experiment trains for h, G and m: 3×3
+// convolutions with 8 and 16 channels at stride 2 (28 → 14 → 7), each with a ReLU, and a
+// linear output; 2,033 parameters for one-channel images. It costs about what PooledCNN
+// costs but its first layer reads every pixel through learned weights instead of a fixed
+// 2×2 average. Input is left unset, as for PooledCNN.
 func StridedCNN(seed uint64) CNN {
 	return CNN{Channels: []int{8, 16}, Strides: []int{2, 2}, Kernel: 3, Seed: seed}
 }
@@ -123,9 +109,9 @@ func (m CNN) stride(k int) int {
 func (m CNN) Logit(ctx *context.Context, x *Node) *Node {
 	x = m.checkInput(x)
 	if m.native(x) {
-		return m.output(ctx, m.features(ctx, x, true))
+		return m.logitOf(ctx, m.hidden(ctx, m.features(ctx, x, true)))
 	}
-	return inTowers(x, m.Towers, func(x *Node) *Node { return m.output(ctx, m.features(ctx, x, false)) })
+	return inTowers(x, m.Towers, func(x *Node) *Node { return m.logitOf(ctx, m.hidden(ctx, m.features(ctx, x, false))) })
 }
 
 // checkInput returns x as [batch, H, W, C] images (reshaped when Input is set), panicking
@@ -165,15 +151,16 @@ func (m CNN) native(x *Node) bool {
 // in one pass with the same towers.
 func (m CNN) Features(ctx *context.Context, x *Node) (features, logit *Node) {
 	x = m.checkInput(x)
-	var out []*Node
-	if m.native(x) {
-		f := m.hidden(ctx, m.features(ctx, x, true))
-		out = []*Node{f, m.logitOf(ctx, f)}
+	native := m.native(x)
+	both := func(x *Node) []*Node {
+		f := m.hidden(ctx, m.features(ctx, x, native))
+		return []*Node{f, m.logitOf(ctx, f)}
+	}
+	out := []*Node(nil)
+	if native {
+		out = both(x)
 	} else {
-		out = inTowersN(x, m.Towers, func(x *Node) []*Node {
-			f := m.hidden(ctx, m.features(ctx, x, false))
-			return []*Node{f, m.logitOf(ctx, f)}
-		})
+		out = inTowersN(x, m.Towers, both)
 	}
 	return out[0], out[1]
 }
@@ -238,11 +225,6 @@ func (m CNN) features(ctx *context.Context, x *Node, native bool) *Node {
 		x = TransposeAllAxes(x, 2, 0, 1, 3) // back to [batch, H, W, C]
 	}
 	return Reshape(x, batch, -1)
-}
-
-// output applies the optional hidden layer and the linear output to features x [batch, F].
-func (m CNN) output(ctx *context.Context, x *Node) *Node {
-	return m.logitOf(ctx, m.hidden(ctx, x))
 }
 
 // hidden applies the optional dense ReLU layer to the convolution features x [batch, F].

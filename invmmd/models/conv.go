@@ -22,12 +22,9 @@ import (
 // Gather's gradient is a ScatterSum, Concatenate's a Slice of the adjoint, MatMul's two
 // matrix products: all of which the backend has.
 // Max-pooling is a Reshape that puts each 2×2 window on its own axes and a ReduceMax.
-//
-// Inside the CNN the activations are kept spatial-major, so that the Gather indexes the
-// leading (spatial) axis with one small index table whatever the batch size, and the
-// pooling is a plain reshape: [H, W, C, batch] by default (conv2D batchLast, whose products
-// need no transposed copies on the pure-Go backend), or [H, W, batch, C] (ConvIm2col,
-// conv2D).
+// Inside the CNN the activations are kept spatial-major (see conv2D), so that the Gather
+// indexes the leading axis with one small index table whatever the batch size, and the
+// pooling is a plain reshape.
 
 // conv2D is the convolution of x with kernel [k, k, C, Cout] (k odd), zero "same" padding,
 // at the given stride, as GoMLX's Convolve computes it, for activations laid out

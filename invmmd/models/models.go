@@ -96,13 +96,9 @@ func Param(ctx *context.Context, g *Graph, seed uint64, name string, init Init, 
 
 // Dense returns x·W + b for x of shape [batch, in], with W [in, out] and b [out] variables
 // in the scope name of ctx: matmul.Affine, whose weight and bias gradients are one product.
-//
-// A layer with one output (the CNNs' logit) is computed as an element-wise product with
-// W's column and a sum over the inputs, differentiated by GoMLX: the pure-Go backend pads
-// the narrow side of a matrix product to a block of 16, so a product with one column would
-// cost sixteen. The MLP's output uses DenseLogit instead, which measured faster (see
-// DenseLogit); the CNNs keep this form because the committed textured-MNIST results were
-// computed with it and DenseLogit sums in another order.
+// A layer with one output (the CNNs' logit) is an element-wise product with W's column and
+// a sum, since the pure-Go backend would pad a one-column product to 16; the CNNs keep it
+// (their committed results were computed with it) where the MLP uses DenseLogit.
 func Dense(ctx *context.Context, seed uint64, name string, x *Node, out int, init Init) *Node {
 	if x.Rank() != 2 {
 		panic(fmt.Sprintf("models.Dense: want x of shape [batch, in], got %s", x.Shape()))
@@ -116,12 +112,10 @@ func Dense(ctx *context.Context, seed uint64, name string, x *Node, out int, ini
 	return matmul.Affine(x, w, b)
 }
 
-// DenseLogit is Dense with one output, returned as shape [batch]: the same variables
-// (W [in, 1] and b [1] in the scope name of ctx), computed as matmul.Vec, one product per
-// row with a product for each gradient, and b added as a scalar. On the pure-Go backend it
-// avoids the index-iterated broadcasts and reductions of Dense's element-wise form (the
-// forward product, the input gradient and the weight gradient each needed one).
-// BENCHMARKS.md gives the measured effect on the simulation's MLP.
+// DenseLogit is Dense with one output, returned as shape [batch]: the same variables,
+// computed as matmul.Vec and b added as a scalar, which avoids the index-iterated
+// broadcasts and reductions of Dense's element-wise form on the pure-Go backend
+// (BENCHMARKS.md gives the measured effect on the simulation's MLP).
 func DenseLogit(ctx *context.Context, seed uint64, name string, x *Node, init Init) *Node {
 	if x.Rank() != 2 {
 		panic(fmt.Sprintf("models.DenseLogit: want x of shape [batch, in], got %s", x.Shape()))
@@ -142,10 +136,7 @@ func denseParams(ctx *context.Context, g *Graph, seed uint64, init Init, in, out
 type MLP struct {
 	Hidden []int  // widths of the hidden layers, e.g. [64, 64]
 	Seed   uint64 // seeds the initial weights
-	// Towers splits a batch into this many equal parts that run through the layers as
-	// separate graph branches sharing the weights, as CNN.Towers does (0 means
-	// DefaultTowers).
-	Towers int
+	Towers int    // weight-sharing branches of a batch, as CNN.Towers (0 means DefaultTowers)
 }
 
 // Logit implements Net: x of shape [batch, d] (or [batch, ...], flattened) to [batch].
@@ -252,8 +243,7 @@ func BernoulliNLL(logit, y *Node) *Node {
 func WeightedSoftmaxNLL(logits, onehot, w *Node) *Node {
 	mx := StopGradient(ReduceAndKeep(logits, ReduceMax, 1))
 	lse := Add(Log(ReduceSum(Exp(Sub(logits, mx)), 1)), Reshape(mx, -1))
-	nll := Sub(lse, ReduceSum(Mul(onehot, logits), 1))
-	return Div(ReduceAllSum(Mul(w, nll)), Max(ReduceAllSum(w), OnesLike(ReduceAllSum(w))))
+	return weightedMean(Sub(lse, ReduceSum(Mul(onehot, logits), 1)), w)
 }
 
 // WeightedNormalNLL returns the mean negative log-likelihood of targets z ([batch, q]) under
@@ -267,7 +257,11 @@ func WeightedNormalNLL(out, z, w *Node) *Node {
 	mean, logVar := SplitNormal(out)
 	d := Sub(z, mean)
 	per := MulScalar(Add(AddScalar(logVar, math.Log(2*math.Pi)), Mul(Square(d), Exp(Neg(logVar)))), 0.5)
-	nll := ReduceSum(per, 1)
+	return weightedMean(ReduceSum(per, 1), w)
+}
+
+// weightedMean returns Σ w·nll / max(Σ w, 1) of per-row values nll and weights w ([batch]).
+func weightedMean(nll, w *Node) *Node {
 	return Div(ReduceAllSum(Mul(w, nll)), Max(ReduceAllSum(w), OnesLike(ReduceAllSum(w))))
 }
 

@@ -308,13 +308,8 @@ const (
 
 // String names the column as the notebooks' prose does.
 func (m Metric) String() string {
-	switch m {
-	case TrMMD:
-		return "train MMD"
-	case TrAcc:
-		return "train accuracy"
-	case TeAcc:
-		return "test accuracy"
+	if names := [...]string{"train MMD", "train accuracy", "test accuracy"}; m >= 0 && int(m) < len(names) {
+		return names[m]
 	}
 	return fmt.Sprintf("Metric(%d)", int(m))
 }

@@ -44,6 +44,7 @@ func WarningSummary(ws []Warning) string {
 	type group struct {
 		first Warning
 		from  []string
+		n     int // warnings of the kind
 	}
 	var order []string
 	groups := map[string]*group{}
@@ -55,6 +56,7 @@ func WarningSummary(ws []Warning) string {
 			groups[k] = g
 			order = append(order, k)
 		}
+		g.n++
 		if w.From != "" && !slices.Contains(g.from, w.From) {
 			g.from = append(g.from, w.From)
 		}
@@ -69,12 +71,7 @@ func WarningSummary(ws []Warning) string {
 	fmt.Fprintf(&b, "%s, of %s:\n", numbered(len(ws), "warning"), numbered(len(order), "kind"))
 	for _, k := range order {
 		g := groups[k]
-		n := 0
-		for _, w := range ws {
-			if kindOf(w.Text) == k {
-				n++
-			}
-		}
+		n := g.n
 		from := ""
 		if len(g.from) > 0 {
 			from = " (from " + strings.Join(g.from, "; ") + ")"

@@ -35,14 +35,7 @@ func PenaltyGraph(h, v, c, sigma *Node) *Node {
 	if h.Rank() < 1 || h.Rank() > 2 {
 		panic(fmt.Sprintf("invmmd.PenaltyGraph: h must be [n], [n,1] or [n,d], got %s", h.Shape()))
 	}
-	n := h.Shape().Dimensions[0]
-	var k *Node
-	if h.Rank() == 1 || h.Shape().Dimensions[1] == 1 {
-		k = KernelMatrixGraph(Reshape(h, n), sigma)
-	} else {
-		k = KernelMatrixGraph(h, sigma)
-	}
-	kv := matmul.MatMul(k, v)
+	kv := matmul.MatMul(KernelMatrixGraph(h, sigma), v)
 	return Sub(stratumForms(v, c, kv), stratumForms(v, c, v))
 }
 
@@ -146,13 +139,9 @@ func FourierPenaltyGraph(h, v, c, sigma *Node, M int, tol float64) (penalty, bou
 	weights := Mul(kappa(terms), Where(GreaterThan(terms, ScalarZero(g, dt)), Scalar(g, dt, 2), Scalar(g, dt, 1)))
 	omega := Div(MulScalar(terms, 2*math.Pi), L)
 	args := Mul(Reshape(Sub(hv, center), n, 1), Reshape(omega, 1, M+1)) // [n, M+1]
-	// Σ_f w_f (S_f C[s] S_fᵀ) with S = Φᵀ V, for Φ the cosine and the sine features.
-	sqrtW := Reshape(Sqrt(weights), M+1, 1)
-	sums := func(phi *Node) *Node {
-		s := Mul(sqrtW, matmul.MatMul(Transpose(phi, 0, 1), v)) // [M+1, P], rows scaled by √w_f
-		return stratumForms(s, c, s)
-	}
-	total := Add(sums(Cos(args)), sums(Sin(args)))
+	// Σ_f w_f (S_f C[s] S_fᵀ) with S = Φᵀ V, for Φ the cosine and the sine features: the
+	// rows of S scaled by √w_f.
+	total := featureForms(args, v, c, Reshape(Sqrt(weights), M+1, 1))
 	k0 := ReduceAllSum(weights) // the expansion's k(0), so the diagonal cancels exactly
 	penalty = Sub(total, Mul(k0, stratumForms(v, c, v)))
 
@@ -160,6 +149,19 @@ func FourierPenaltyGraph(h, v, c, sigma *Node, M int, tol float64) (penalty, bou
 	tail = AddScalar(tail, float64(M+1))
 	bound = Add(MulScalar(ReduceAllSum(kappa(tail)), 2), Scalar(g, dt, tol/2))
 	return penalty, StopGradient(bound)
+}
+
+// featureForms returns Σ_f stratumForms(S_f, c, S_f) over the cosine and the sine features
+// of args [n, F], S = Φᵀ V ([F, P]) with its rows scaled by scale ([F, 1]) when given.
+func featureForms(args, v, c, scale *Node) *Node {
+	sums := func(phi *Node) *Node {
+		s := matmul.MatMul(Transpose(phi, 0, 1), v)
+		if scale != nil {
+			s = Mul(scale, s)
+		}
+		return stratumForms(s, c, s)
+	}
+	return Add(sums(Cos(args)), sums(Sin(args)))
 }
 
 // FourierTermsFor returns the number of terms M that FourierPenaltyGraph needs for outputs

@@ -43,10 +43,6 @@ func RFFPenaltyGraph(h, v, c, sigma, omega *Node) *Node {
 	D := omega.Shape().Dimensions[1]
 	center := StopGradient(ReduceAndKeep(h, ReduceMean, 0))  // [1, d]
 	args := Div(matmul.MatMul(Sub(h, center), omega), sigma) // [n, D]
-	sums := func(phi *Node) *Node {
-		s := matmul.MatMul(Transpose(phi, 0, 1), v) // [D, P]
-		return stratumForms(s, c, s)
-	}
-	total := DivScalar(Add(sums(Cos(args)), sums(Sin(args))), float64(D))
+	total := DivScalar(featureForms(args, v, c, nil), float64(D))
 	return Sub(total, stratumForms(v, c, v))
 }

@@ -76,8 +76,7 @@ func (b *Bar) Finish() {
 func (b *Bar) draw(prefix string) {
 	const width = 24
 	frac := float64(b.done) / float64(b.total)
-	fill := int(frac * width)
-	fill = min(fill, width)
+	fill := min(int(frac*width), width)
 	el := time.Since(b.start).Round(100 * time.Millisecond)
 	eta := ""
 	if b.done > 0 && b.done < b.total {

@@ -42,24 +42,15 @@ const (
 	testA, testB   = 0.9, -0.8
 )
 
-// Resolved returns cfg with defaults filled in, or an error for negative sizes or noise.
+// Resolved returns cfg with defaults filled in (the sizes and σ_X as sim.Config's), or an
+// error for negative sizes or noise.
 func (c Config) Resolved() (Config, error) {
-	if c.NTrain == 0 {
-		c.NTrain = sim.DefaultNTrain
-	}
-	if c.NVal == 0 {
-		c.NVal = sim.DefaultNVal
-	}
-	if c.NTest == 0 {
-		c.NTest = sim.DefaultNTest
-	}
-	if c.SigmaX == 0 {
-		c.SigmaX = sim.DefaultSigmaX
-	}
 	if c.Tau == 0 {
 		c.Tau = DefaultTau
 	}
-	if c.NTrain < 0 || c.NVal < 0 || c.NTest < 0 || !(c.SigmaX > 0) || !(c.Tau > 0) {
+	b, err := sim.Config{NTrain: c.NTrain, NVal: c.NVal, NTest: c.NTest, SigmaX: c.SigmaX}.Resolved()
+	c.NTrain, c.NVal, c.NTest, c.SigmaX = b.NTrain, b.NVal, b.NTest, b.SigmaX
+	if err != nil || !(c.Tau > 0) {
 		return c, fmt.Errorf("simcont: config %+v: want positive sizes, σ_X > 0 and τ > 0", c)
 	}
 	return c, nil

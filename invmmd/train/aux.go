@@ -29,13 +29,8 @@ const (
 
 // String returns the role's name as reports and configurations spell it: "h", "G", "m".
 func (r Role) String() string {
-	switch r {
-	case RoleH:
-		return "h"
-	case RoleG:
-		return "G"
-	case RoleM:
-		return "m"
+	if names := [...]string{"h", "G", "m"}; r >= 0 && int(r) < len(names) {
+		return names[r]
 	}
 	return fmt.Sprintf("Role(%d)", int(r))
 }
@@ -59,6 +54,14 @@ type Aux struct {
 	// for a nuisance that is not binary).
 	gModel, mModel *Model
 	mNu            *nuisanceM
+}
+
+// split returns the predictions of split k (0 train, 1 validation, 2 test), nil for a nil a.
+func (a *Aux) split(k int) *Pred {
+	if a == nil {
+		return nil
+	}
+	return []*Pred{&a.Train, &a.Val, &a.Test}[k]
 }
 
 // Predict returns Ĝ and m̂ for the rows of s (e.g. fresh batches in the variance study):
@@ -113,9 +116,9 @@ func WithLabel(s *dataset.Set) *dataset.Set {
 	if s.NumClasses() > 2 {
 		width = s.NumClasses()
 	}
-	plane := 1 // copies of the label per row: one per pixel for images
+	plane, c := 1, d // copies of the label per row (one per pixel for images), values per copy
 	if len(shape) == 3 {
-		plane = shape[0] * shape[1]
+		plane, c = shape[0]*shape[1], shape[2]
 		shape[2] += width
 	} else {
 		shape = []int{d + width}
@@ -132,16 +135,10 @@ func WithLabel(s *dataset.Set) *dataset.Set {
 			clear(y)
 			y[int(s.Y[i])] = 1
 		}
-		if len(s.Shape) == 3 {
-			c := s.Shape[2]
-			for p := 0; p < plane; p++ {
-				out.X = append(out.X, row[p*c:(p+1)*c]...)
-				out.X = append(out.X, y...)
-			}
-			continue
+		for p := 0; p < plane; p++ {
+			out.X = append(out.X, row[p*c:(p+1)*c]...)
+			out.X = append(out.X, y...)
 		}
-		out.X = append(out.X, row...)
-		out.X = append(out.X, y...)
 	}
 	return &out
 }
@@ -330,17 +327,15 @@ type auxTask struct {
 // report.
 func (t auxTask) fit(ctx context.Context, b backends.Backend, sp dataset.Splits, net models.Net, cfg AuxConfig, rt Runtime) (*Model, [3][]float64, FitReport, error) {
 	var preds [3][]float64
-	// m sees only the observed rows: a batch never exceeds them.
-	batch := min(cfg.BatchSize, len(t.rows))
-	spec := fitSpec{name: t.role.String(), set: sp.Train, rows: t.rows, target: t.train, batch: batch,
-		epochs: cfg.Epochs, patience: cfg.Patience, lr: cfg.LearningRate, seed: t.seed, hooks: fitHooks(0, cfg.Patience, rt.Progress, rt.Hooks),
-		validate: func(m *Model) (float64, error) {
-			h, err := m.Logits(sp.Val)
-			if err != nil {
-				return 0, err
-			}
-			return meanNLL(h, t.val, t.valW), nil
-		}}
+	spec := cfg.spec(t.role, sp.Train, t.rows, t.seed, rt)
+	spec.target = t.train
+	spec.validate = func(m *Model) (float64, error) {
+		h, err := m.Logits(sp.Val)
+		if err != nil {
+			return 0, err
+		}
+		return meanNLL(h, t.val, t.valW), nil
+	}
 	model, hist, err := fit(ctx, b, net, spec)
 	if err != nil {
 		return nil, preds, FitReport{}, err
@@ -350,8 +345,7 @@ func (t auxTask) fit(ctx context.Context, b backends.Backend, sp dataset.Splits,
 			return nil, preds, FitReport{}, err
 		}
 	}
-	rep := FitReport{Model: t.role.String(), Net: net.Describe(), Target: t.target, TrainRows: len(t.rows), ValRows: len(t.valRows),
-		BestEpoch: hist.BestEpoch, StopReason: hist.StopReason, StopEpoch: hist.StopEpoch, MaxEpochs: hist.MaxEpochs, Seconds: hist.Seconds}
+	rep := newFitReport(t.role, net, t.target, t.rows, t.valRows, hist)
 	rep.ValNLL, rep.ValAcc, rep.ValECE = classification(preds[1], t.val, t.valW)
 	if t.truth != nil {
 		rep.BayesNLL, _, _ = classification(t.truth, t.val, t.valW)
@@ -372,6 +366,20 @@ func (t auxTask) fit(ctx context.Context, b backends.Backend, sp dataset.Splits,
 		}
 	}
 	return model, preds, rep, nil
+}
+
+// spec returns the fit of the auxiliary model of role r on rows of set: its batches never
+// exceed the rows (m sees only the observed ones), its epoch kept by validation NLL.
+func (c AuxConfig) spec(r Role, set *dataset.Set, rows []int, seed uint64, rt Runtime) fitSpec {
+	return fitSpec{name: r.String(), set: set, rows: rows, batch: min(c.BatchSize, len(rows)),
+		epochs: c.Epochs, patience: c.Patience, lr: c.LearningRate, seed: seed, rt: rt}
+}
+
+// newFitReport returns the report of an auxiliary model's fit with what every kind shares:
+// the model, its rows and how its training ended.
+func newFitReport(r Role, net models.Net, target string, rows, valRows []int, hist *History) FitReport {
+	return FitReport{Model: r.String(), Net: net.Describe(), Target: target, TrainRows: len(rows), ValRows: len(valRows),
+		BestEpoch: hist.BestEpoch, StopReason: hist.StopReason, StopEpoch: hist.StopEpoch, MaxEpochs: hist.MaxEpochs, Seconds: hist.Seconds}
 }
 
 // classification returns the NLL, accuracy and expected calibration error (10 equal-width

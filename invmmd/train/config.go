@@ -75,9 +75,12 @@ const (
 )
 
 // String names the source: "batch" or "training".
-func (s NormaliserSource) String() string {
-	if s == NormalisersBatch {
-		return "batch"
+func (s NormaliserSource) String() string { return nameOr(s, "batch") }
+
+// nameOr returns the name s, or zero for the empty one (the zero value's name).
+func nameOr[T ~string](s T, zero string) string {
+	if s == "" {
+		return zero
 	}
 	return string(s)
 }

@@ -14,7 +14,6 @@ import (
 
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/dataset"
-	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/models"
 )
 
@@ -96,8 +95,8 @@ type fitSpec struct {
 	target []float64 // per row of set
 	batch  int
 	epochs int // the cap
-	// patience and selectAfter are the stopping and selection rules' settings, for the
-	// record (History); the rules are hooks, first among hooks.
+	// patience and selectAfter are the stopping and selection rules' settings (fitHooks),
+	// also recorded in History.
 	patience, selectAfter int
 	lr                    float64
 	seed                  uint64
@@ -107,7 +106,7 @@ type fitSpec struct {
 	heads    *headsSpec
 	validate func(m *Model) (float64, error) // validation objective, lower is better
 	valLast  *valRecord                      // h's: the parts of the last validation objective
-	hooks    hooks                           // in the order they run: the rules', then the runtime's
+	rt       Runtime                         // its progress display and own hooks, run after the rules'
 }
 
 // fitHooks returns the hooks of a fit: the selection rule (SelectBest after selectAfter
@@ -117,26 +116,18 @@ func fitHooks(selectAfter, patience int, w io.Writer, own []Hook) hooks {
 	return append(hooks{SelectBest(selectAfter), EarlyStopping(patience), ProgressBar(w)}, own...)
 }
 
-// penaltySpec is the MMD penalty of h's fit: the method, its weight λ, the estimator's
-// inputs and how the training graph sums the kernel.
+// penaltySpec is the MMD penalty of h's fit: the plan's method, λ, estimator options,
+// path, clipping and normalisers, with the estimator's inputs and how the training graph
+// sums the kernel.
 type penaltySpec struct {
-	method method.Method
-	lambda float64
-	rows   invmmd.Rows // estimator inputs for every row of the set
-	opts   invmmd.Options
-	path   PenaltyPath
-	tol    float64
-	// clip trains on max(estimate, 0) per stratum instead of the raw estimates.
-	clip bool
-	// norms, when set, replace each batch's normalisers (Config.Normalisers).
-	norms *invmmd.Normalisers
-	// columns is the number of factor columns of the method's design (for the cost model).
-	columns int
+	*plan
+	rows    invmmd.Rows // estimator inputs for every row of the set
+	tol     float64     // the Fourier path's per-pair kernel error
+	columns int         // factor columns of the method's design (for the cost model)
 	// features puts the penalty on h's penultimate layer (Config.Represent), summed
-	// exactly or, when rff > 0, by rff random Fourier features drawn from seed.
+	// exactly or, when rff > 0, by rff random Fourier features drawn from the seed.
 	features bool
 	rff      int
-	seed     uint64
 }
 
 // fit trains net on s.rows of s.set and returns the model at the epoch its hooks kept,
@@ -149,7 +140,7 @@ func fit(ctx context.Context, b backends.Backend, net models.Net, s fitSpec) (*M
 	if err != nil {
 		return nil, nil, err
 	}
-	if s.penalty != nil && s.penalty.path != PathExact && !s.penalty.features {
+	if s.penalty != nil && s.penalty.Penalty != PathExact && !s.penalty.features {
 		// Choose the penalty path and, for the expansion, its terms from the initial outputs.
 		if err := r.chooseInitialTerms(); err != nil {
 			return nil, nil, err
@@ -171,7 +162,7 @@ func fit(ctx context.Context, b backends.Backend, net models.Net, s fitSpec) (*M
 // run runs the loop's epochs, from its OnStart hooks to its OnEnd hooks, which see the
 // error that ended it.
 func (r *fitRun) run(ctx context.Context) error {
-	l, hs := r.loop, r.s.hooks
+	l, hs := r.loop, r.hooks
 	err := hs.start(l)
 	for epoch := 1; err == nil && epoch <= r.s.epochs; epoch++ {
 		l.Epoch, l.Step = epoch, 0
@@ -209,6 +200,7 @@ type fitRun struct {
 	steps map[int]*stepExec
 	perm  []int // the training rows in this epoch's order
 	loop  *Loop
+	hooks hooks // fitHooks of the spec
 }
 
 // newFitRun checks the batch size against the rows and prepares a fit: a fresh model, Adam
@@ -219,9 +211,9 @@ func newFitRun(b backends.Backend, net models.Net, s fitSpec) (*fitRun, error) {
 	}
 	r := &fitRun{s: s, b: b, net: net, model: newModel(b, net, s.batch), hist: &History{Name: s.name},
 		opt: optimizers.Adam().LearningRate(s.lr).Done(), rng: rand.New(rand.NewPCG(s.seed, 0x5eed)),
-		steps: map[int]*stepExec{}}
+		steps: map[int]*stepExec{}, hooks: fitHooks(s.selectAfter, s.patience, s.rt.Progress, s.rt.Hooks)}
 	if s.penalty != nil {
-		o, err := s.penalty.opts.Resolved()
+		o, err := s.penalty.Estimator.Resolved()
 		if err != nil {
 			return nil, err
 		}
@@ -296,7 +288,7 @@ func (r *fitRun) step(epoch, k int, idx []int) (loss, pen float64, err error) {
 		r.hist.EmptyStrata += len(rep.EmptyStrata)
 		r.hist.FlooredNorms += rep.FlooredNorms
 		r.hist.noteDropped(rep)
-		args = append(args, v, c, tensors.FromScalar(float32(r.sigma)), tensors.FromScalar(float32(s.penalty.lambda)))
+		args = append(args, v, c, tensors.FromScalar(float32(r.sigma)), tensors.FromScalar(float32(s.penalty.Lambda)))
 	}
 	se, err := r.compiled(r.terms)
 	if err != nil {
@@ -322,14 +314,14 @@ func (r *fitRun) step(epoch, k int, idx []int) (loss, pen float64, err error) {
 		r.hist.Recompiles++
 	}
 	r.loop.Step, r.loop.Steps = k, r.hist.Steps
-	if s.hooks.wantsSteps() {
+	if r.hooks.wantsSteps() {
 		t := StepTrace{Epoch: epoch, Step: k, NLL: scalar(out[1]), Penalty: pen, Report: rep}
 		if s.penalty != nil {
 			for _, v := range tensors.MustCopyFlatData[float32](out[5]) {
 				t.Strata = append(t.Strata, float64(v))
 			}
 		}
-		if err := s.hooks.step(r.loop, t); err != nil {
+		if err := r.hooks.step(r.loop, t); err != nil {
 			return 0, 0, err
 		}
 	}

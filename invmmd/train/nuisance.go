@@ -160,18 +160,14 @@ func (m *nuisanceM) nll(out, t []float64, rows []int) (nll, acc float64) {
 
 // baselineNLL is the validation NLL of the marginal model that ignores X and Y: the level
 // frequencies of the observed training rows, or the normal with their mean and spread
-// (standard normal in standardised units). An m whose ValNLL is not below it has learned
-// nothing about Z from (X, Y).
+// (standard normal in standardised units: outputs of mean 0 and log-variance 0). An m whose
+// ValNLL is not below it has learned nothing about Z from (X, Y).
 func (m *nuisanceM) baselineNLL(trainT []float64, trainObs []int, t []float64, rows []int) float64 {
-	var nll float64
 	if m.normal {
-		for _, i := range rows {
-			for j := 0; j < m.q; j++ {
-				nll += 0.5 * (math.Log(2*math.Pi) + t[i*m.q+j]*t[i*m.q+j])
-			}
-		}
-		return nll / float64(len(rows))
+		nll, _ := m.nll(make([]float64, len(t)/m.q*m.heads), t, rows)
+		return nll
 	}
+	var nll float64
 	freq := make([]float64, m.heads)
 	for _, i := range trainObs {
 		for k := range freq {
@@ -222,17 +218,16 @@ func fitNuisanceM(ctx context.Context, b backends.Backend, sp dataset.Splits, tr
 	if err != nil {
 		return nil, nil, preds, FitReport{}, err
 	}
-	spec := fitSpec{name: RoleM.String(), set: sp.Train, rows: trainObs, batch: min(cfg.BatchSize, len(trainObs)),
-		epochs: cfg.Epochs, patience: cfg.Patience, lr: cfg.LearningRate, seed: seed, hooks: fitHooks(0, cfg.Patience, rt.Progress, rt.Hooks),
-		heads: &headsSpec{k: nm.heads, cols: nm.cols(), target: t, normal: nm.normal},
-		validate: func(m *Model) (float64, error) {
-			out, err := m.Outputs(sp.Val)
-			if err != nil {
-				return 0, err
-			}
-			nll, _ := nm.nll(out, vt, valObs)
-			return nll, nil
-		}}
+	spec := cfg.spec(RoleM, sp.Train, trainObs, seed, rt)
+	spec.heads = &headsSpec{k: nm.heads, cols: nm.cols(), target: t, normal: nm.normal}
+	spec.validate = func(m *Model) (float64, error) {
+		out, err := m.Outputs(sp.Val)
+		if err != nil {
+			return 0, err
+		}
+		nll, _ := nm.nll(out, vt, valObs)
+		return nll, nil
+	}
 	model, hist, err := fit(ctx, b, net, spec)
 	if err != nil {
 		return nil, nil, preds, FitReport{}, err
@@ -248,9 +243,8 @@ func fitNuisanceM(ctx context.Context, b backends.Backend, sp dataset.Splits, tr
 		}
 		preds[k] = nm.features(out)
 	}
-	rep := FitReport{Model: RoleM.String(), Net: net.Describe(), Target: "ψ(Z) where observed: " + rt.ZMap.Describe(), TrainRows: len(trainObs), ValRows: len(valObs),
-		BestEpoch: hist.BestEpoch, StopReason: hist.StopReason, StopEpoch: hist.StopEpoch, MaxEpochs: hist.MaxEpochs, Seconds: hist.Seconds,
-		Kind: sp.Train.Nuisance.Kind, HasBaseline: true}
+	rep := newFitReport(RoleM, net, "ψ(Z) where observed: "+rt.ZMap.Describe(), trainObs, valObs, hist)
+	rep.Kind, rep.HasBaseline = sp.Train.Nuisance.Kind, true
 	rep.ValNLL, rep.ValAcc = nm.nll(valOut, vt, valObs)
 	rep.BaselineNLL = nm.baselineNLL(t, trainObs, vt, valObs)
 	return model, nm, preds, rep, nil

@@ -26,12 +26,7 @@ const (
 )
 
 // String names the representation: "logits" or "features".
-func (r Representation) String() string {
-	if r == RepresentLogits {
-		return "logits"
-	}
-	return string(r)
-}
+func (r Representation) String() string { return nameOr(r, "logits") }
 
 // ParseRepresentation reads "logits" (or "") or "features", the names String gives.
 func ParseRepresentation(name string) (Representation, error) {

@@ -35,7 +35,7 @@ func penaltyAt(t *testing.T, model *Model, sp dataset.Splits, aux *Aux, method m
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, err := estimatorRows(sp.Train, aux, true, nil)
+	rows, err := RowsFor(sp.Train, aux.split(0), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

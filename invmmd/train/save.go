@@ -14,12 +14,13 @@ import (
 	"github.com/invmmd/invmmd/invmmd/models"
 )
 
-// savedVariable is one network variable in a weights file.
-type savedVariable struct {
-	Scope string    `json:"scope"`
-	Name  string    `json:"name"`
-	Dims  []int     `json:"dims"`
-	Data  []float32 `json:"data"`
+// savedVariable is one network variable in a weights file, its values of type T (float32
+// when written, json.Number when read).
+type savedVariable[T any] struct {
+	Scope string `json:"scope"`
+	Name  string `json:"name"`
+	Dims  []int  `json:"dims"`
+	Data  []T    `json:"data"`
 }
 
 // VarShape names one network variable by its scope and name ("/model/hidden0/weights")
@@ -43,11 +44,11 @@ type Weight struct {
 // values), sorted by scope and name so that the same weights give the same file. The
 // architecture is not in the file: LoadModel takes the same Net.
 func (m *Model) Save(path string) error {
-	var vars []savedVariable
+	var vars []savedVariable[float32]
 	for name, t := range m.snapshot() {
 		data := tensors.MustCopyFlatData[float32](t) // every network variable is float32 (models.Param)
 		scope, short := splitScope(name)
-		vars = append(vars, savedVariable{Scope: scope, Name: short, Dims: t.Shape().Dimensions, Data: data})
+		vars = append(vars, savedVariable[float32]{Scope: scope, Name: short, Dims: t.Shape().Dimensions, Data: data})
 	}
 	sort.Slice(vars, func(i, j int) bool {
 		return vars[i].Scope+"/"+vars[i].Name < vars[j].Scope+"/"+vars[j].Name
@@ -85,12 +86,7 @@ func ReadWeights(path string) ([]Weight, error) {
 	}
 	// Values are read as decimal text and parsed as float32 here, so that a value beyond
 	// float32's range is reported with its variable.
-	var vars []struct {
-		Scope string        `json:"scope"`
-		Name  string        `json:"name"`
-		Dims  []int         `json:"dims"`
-		Data  []json.Number `json:"data"`
-	}
+	var vars []savedVariable[json.Number]
 	if err := json.Unmarshal(b, &vars); err != nil {
 		return nil, fmt.Errorf("train: loading the model from %s: %w", path, err)
 	}

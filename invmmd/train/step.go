@@ -65,14 +65,14 @@ func (r *fitRun) stepGraph(terms int) func(ctx *context.Context, in []*Node) []*
 			v, c, sg, lambda := in[2], in[3], in[4], in[5]
 			var strata *Node
 			if p.features {
-				strata = featuresPenaltyGraph(feats, v, c, sg, p.rff, p.seed)
+				strata = featuresPenaltyGraph(feats, v, c, sg, p.rff, p.Seed)
 			} else if terms > 0 {
 				strata, bound = penalty.FourierPenaltyGraph(logits, v, c, sg, terms, p.tol)
 			} else {
 				strata = penalty.PenaltyGraph(logits, v, c, sg)
 			}
 			raw = StopGradient(strata)
-			if p.clip {
+			if p.Clip {
 				strata = Max(strata, ZerosLike(strata))
 			}
 			pen = ReduceAllSum(strata)
@@ -100,7 +100,7 @@ func (r *fitRun) chooseInitialTerms() error {
 // chooseTerms returns the Fourier terms for outputs spanning span, or 0 (the exact path)
 // when the exact sum is cheaper for this batch size or the path is Exact.
 func (p *penaltySpec) chooseTerms(span, sigma float64, batch int) int {
-	if p.path == PathExact {
+	if p.Penalty == PathExact {
 		return 0
 	}
 	m, err := penalty.FourierTermsFor(span, sigma, p.tol)
@@ -109,7 +109,7 @@ func (p *penaltySpec) chooseTerms(span, sigma float64, batch int) int {
 	}
 	// Per row: the expansion evaluates 2(M+1) sines and cosines and their products with
 	// the P columns; the exact path n kernel values and n·P products.
-	if p.path == PathAuto && float64(2*(m+1))*(2*float64(p.columns)+10) > float64(batch)*(float64(p.columns)+10) {
+	if p.Penalty == PathAuto && float64(2*(m+1))*(2*float64(p.columns)+10) > float64(batch)*(float64(p.columns)+10) {
 		return 0
 	}
 	return m
@@ -117,7 +117,7 @@ func (p *penaltySpec) chooseTerms(span, sigma float64, batch int) int {
 
 // batchDesign builds the penalty's V and C for the batch's rows.
 func (p *penaltySpec) batchDesign(idx []int) (v, c *tensors.Tensor, rep invmmd.Report, err error) {
-	d, err := invmmd.NewDesign(p.rows.Subset(idx), p.opts, p.method)
+	d, err := invmmd.NewDesign(p.rows.Subset(idx), p.Estimator, p.Method)
 	if err != nil {
 		return nil, nil, rep, err
 	}

@@ -53,11 +53,11 @@ func Fit(ctx context.Context, sp dataset.Splits, aux *Aux, net models.Net, cfg C
 	if err != nil {
 		return nil, nil, err
 	}
-	trainRows, err := estimatorRows(sp.Train, aux, true, p.zmap)
+	trainRows, err := RowsFor(sp.Train, aux.split(0), p.zmap)
 	if err != nil {
 		return nil, nil, err
 	}
-	valRows, err := estimatorRows(sp.Val, aux, false, p.zmap)
+	valRows, err := RowsFor(sp.Val, aux.split(1), p.zmap)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -71,7 +71,7 @@ func Fit(ctx context.Context, sp dataset.Splits, aux *Aux, net models.Net, cfg C
 	spec := fitSpec{
 		name: "h (" + m.String() + ")", set: sp.Train, rows: allRows(sp.Train.Len()), target: sp.Train.Y,
 		batch: p.BatchSize, epochs: p.Epochs, patience: p.Patience, selectAfter: p.SelectAfter, lr: p.LearningRate, seed: p.Seed,
-		hooks: fitHooks(p.SelectAfter, p.Patience, rt.Progress, rt.Hooks),
+		rt: rt,
 	}
 	if p.k > 2 { // K logits trained by the softmax NLL of the one-hot label
 		spec.heads = &headsSpec{k: p.k, cols: p.k, target: oneHot(sp.Train.Y, p.k)}
@@ -133,12 +133,10 @@ func newPlan(b backends.Backend, sp dataset.Splits, aux *Aux, net models.Net, cf
 // newPenaltySpec returns the training penalty of the plan's method on the estimator rows
 // of the training set, its number of design columns read from a design of the rows first.
 func newPenaltySpec(cfg *plan, rows invmmd.Rows, first []int) (*penaltySpec, error) {
-	tol := cfg.FourierTol
-	if tol == 0 {
-		tol = TrainingFourierTol
+	p := &penaltySpec{plan: cfg, rows: rows, tol: cfg.FourierTol, features: cfg.Represent == RepresentFeatures}
+	if p.tol == 0 {
+		p.tol = TrainingFourierTol
 	}
-	p := &penaltySpec{method: cfg.Method, lambda: cfg.Lambda, rows: rows, opts: cfg.Estimator, path: cfg.Penalty, tol: tol, clip: cfg.Clip,
-		norms: cfg.norms, features: cfg.Represent == RepresentFeatures, seed: cfg.Seed}
 	if p.features {
 		p.rff = rffPenalty(cfg.Penalty, len(first))
 	}
@@ -205,19 +203,6 @@ func validationObjective(val *dataset.Set, rows invmmd.Rows, cfg *plan) (objecti
 type valRecord struct {
 	nll    float64
 	strata []float64
-}
-
-// estimatorRows returns the estimator's inputs for set s: labels, nuisance, indicator, the
-// true G when known and aux's predictions for the training or validation split when fitted.
-func estimatorRows(s *dataset.Set, aux *Aux, train bool, zmap invmmd.FeatureMap) (invmmd.Rows, error) {
-	var p *Pred
-	if aux != nil {
-		p = &aux.Val
-		if train {
-			p = &aux.Train
-		}
-	}
-	return RowsFor(s, p, zmap)
 }
 
 // RowsFor returns the estimators' inputs for the rows of s: labels, nuisance, indicator,
