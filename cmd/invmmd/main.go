@@ -72,6 +72,9 @@ const exitInterrupted = 130
 
 func main() {
 	tuneBackend()
+	if len(os.Args) > 1 {
+		tuneCollector(os.Args[1])
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	go func() {
 		<-ctx.Done()
