@@ -77,24 +77,17 @@ func (d *Design) addConditional(rows Rows, w weights, column func(key string, b,
 			cs = append(cs, coef{p1, p1, s, 1, 1, a}, coef{p0, p0, s, 0, 0, a}, coef{p1, p0, s, 1, 0, a})
 		}
 	}
-	d.coefs = append(d.coefs, cs)
-	d.includes = append(d.includes, w.include)
 	// The method's factors on the design's columns (one array per key in every stratum),
 	// so that the factors' own copies of shared columns are not kept.
 	terms := make([]factor, len(w.terms))
 	for k, t := range w.terms {
 		terms[k] = factor{key: t.key, sign: t.sign, col: [][]float64{d.cols[ids[k][0]], d.cols[ids[k][1]]}}
 	}
-	d.terms = append(d.terms, terms)
-	d.rowF = append(d.rowF, nil)
-	d.norms = append(d.norms, norms)
 	empty := make([]bool, len(d.blocks))
 	for s := range empty {
 		empty[s] = norms[s][0][0] == 0
 	}
-	d.empty = append(d.empty, empty)
-	d.joint = append(d.joint, nil)
-	d.reports = append(d.reports, rep)
+	d.per = append(d.per, methodTerms{method: w.method, coefs: cs, include: w.include, terms: terms, norms: norms, empty: empty, report: rep})
 }
 
 // normalisers returns N(b, b') for b, b' ∈ {(1,1), (0,0), (1,0)} from the per-row

@@ -27,16 +27,22 @@ type Design struct {
 	cols     [][]float64
 	colBlock []int
 	blocks   []block
-	methods  []method.Method
-	coefs    [][]coef          // per method: its terms as Σ c·Q_pq over its entries (see coef)
-	includes [][]float64       // per method: 1 for the rows its U-statistics run over (weights.include)
-	terms    [][]factor        // per method: its factors, on the design's columns (rowMean: f_b of ψ_b(Z))
-	rowF     [][][]float64     // per method of the joint estimand: each row's f_b, then ‖f‖²; nil for conditional
-	normRows [][]int           // per stratum: the rows that estimate its normalisers (conditional)
-	norms    [][][2][2]float64 // per method and stratum: N_bb' (conditional); zero when empty
-	empty    [][]bool          // per method and stratum: the stratum contributes 0 (empty or dropped)
-	joint    [][]*jointStratum // per method and stratum (joint estimand; nil for conditional)
-	reports  []Report
+	normRows [][]int       // per stratum: the rows that estimate its normalisers (conditional)
+	per      []methodTerms // per method, in the order asked for
+}
+
+// methodTerms is one method's part of a design: its terms on the design's columns and what
+// its strata's reports and normalisers say of them.
+type methodTerms struct {
+	method  method.Method
+	coefs   []coef          // its terms as Σ c·Q_pq over its entries (see coef)
+	include []float64       // 1 for the rows its U-statistics run over (weights.include)
+	terms   []factor        // its factors, on the design's columns (rowMean: f_b of ψ_b(Z))
+	rowF    [][]float64     // joint estimand: each row's f_b, then ‖f‖²; nil for conditional
+	norms   [][2][2]float64 // per stratum: N_bb' (conditional); zero when empty
+	empty   []bool          // per stratum: the stratum contributes 0 (empty or dropped)
+	joint   []*jointStratum // per stratum (joint estimand; nil for conditional)
+	report  Report
 }
 
 type block struct {
@@ -78,7 +84,7 @@ func NewDesign(rows Rows, opts Options, methods ...method.Method) (*Design, erro
 			o.Estimand, rows.Psi.Dim, map[bool]string{true: " of one-hot levels", false: ""}[ind])
 	}
 	n := rows.Len()
-	d := &Design{n: n, opts: o, methods: methods}
+	d := &Design{n: n, opts: o}
 
 	// Rows [0, nNorm) estimate the normalisers, [nNorm, n) the main terms (appendix B.1);
 	// the joint estimand has no normalisers: every row is a main row.
@@ -180,26 +186,26 @@ func (d *Design) TrainingGuard() int {
 // loss. It returns the number of (method, stratum) pairs dropped.
 func (d *Design) DropUnreliable() int {
 	dropped := 0
-	for k := range d.methods {
-		rep := &d.reports[k]
+	for k := range d.per {
+		rep := &d.per[k].report
 		off := map[int]bool{}
 		for s := range rep.Strata {
 			sr := &rep.Strata[s]
 			if sr.Unreliable && !sr.Empty && !sr.Dropped {
 				sr.Dropped = true
 				off[s] = true
-				d.norms[k][s] = [2][2]float64{}
-				d.empty[k][s] = true
+				d.per[k].norms[s] = [2][2]float64{}
+				d.per[k].empty[s] = true
 				dropped++
 			}
 		}
-		kept := d.coefs[k][:0]
-		for _, e := range d.coefs[k] {
+		kept := d.per[k].coefs[:0]
+		for _, e := range d.per[k].coefs {
 			if !off[e.s] {
 				kept = append(kept, e)
 			}
 		}
-		d.coefs[k] = kept
+		d.per[k].coefs = kept
 	}
 	return dropped
 }
@@ -214,7 +220,13 @@ func (d *Design) NumRows() int { return d.n }
 func (d *Design) Options() Options { return d.opts }
 
 // Reports returns each method's guard report, in the order of the methods.
-func (d *Design) Reports() []Report { return append([]Report(nil), d.reports...) }
+func (d *Design) Reports() []Report {
+	out := make([]Report, len(d.per))
+	for k, t := range d.per {
+		out[k] = t.report
+	}
+	return out
+}
 
 // Matrices returns V (n×P, row-major) and C (S×P×P, row-major; S the number of strata)
 // for the graph penalty (PenaltyGraph): C[s] sums, over the design's methods, the
@@ -229,13 +241,13 @@ func (d *Design) Matrices() (v, c []float64, p, strata int) {
 		}
 	}
 	c = make([]float64, strata*p*p)
-	for k, cs := range d.coefs {
-		for _, e := range cs {
+	for k := range d.per {
+		for _, e := range d.per[k].coefs {
 			if e.bb < 0 { // joint estimand: the term's weight in MMD² = Pair + Quad − 2·Triple
 				c[(e.s*p+e.p)*p+e.q] += slotWeight[e.b] * e.c
 				continue
 			}
-			n := d.norms[k][e.s]
+			n := d.per[k].norms[e.s]
 			w := 1.0 // MMD² = T₁₁/N₁₁ + T₀₀/N₀₀ − 2T₁₀/N₁₀
 			if e.b != e.bb {
 				w = -2
@@ -299,13 +311,14 @@ func (d *Design) perStratum(f func(s int, idx []int, cols [][]float64) ([][]floa
 
 // assemble turns kernel sums into each method's result.
 func (d *Design) assemble(q [][]float64) ([]Result, error) {
-	out := make([]Result, len(d.methods))
-	for k, m := range d.methods {
-		r := Result{Method: m, Strata: make([]float64, len(d.blocks)), Terms: make([]Terms, len(d.blocks)), Report: d.reports[k]}
+	out := make([]Result, len(d.per))
+	for k, t := range d.per {
+		m := t.method
+		r := Result{Method: m, Strata: make([]float64, len(d.blocks)), Terms: make([]Terms, len(d.blocks)), Report: d.per[k].report}
 		for s, blk := range d.blocks {
-			r.Terms[s] = Terms{Y: blk.label, N: d.norms[k][s], Empty: d.empty[k][s], Joint: d.opts.Estimand == JointMMD}
+			r.Terms[s] = Terms{Y: blk.label, N: d.per[k].norms[s], Empty: d.per[k].empty[s], Joint: d.opts.Estimand == JointMMD}
 		}
-		for _, e := range d.coefs[k] {
+		for _, e := range d.per[k].coefs {
 			t := &r.Terms[e.s]
 			switch {
 			case e.bb >= 0:

@@ -46,7 +46,7 @@ type strataSums struct {
 // row sums at a time.
 func (d *Design) strataSums(ctx context.Context, h Rep, summer Summer) (q, se [][]float64, path KernelPath, err error) {
 	rs := &strataSums{idx: make([][]int, len(d.blocks)), pos: make([]int, len(d.cols))}
-	se = make([][]float64, len(d.methods))
+	se = make([][]float64, len(d.per))
 	for k := range se {
 		se[k] = make([]float64, len(d.blocks))
 	}
@@ -61,7 +61,7 @@ func (d *Design) strataSums(ctx context.Context, h Rep, summer Summer) (q, se []
 			return nil, err
 		}
 		rs.kv, rs.path = kv, rs.path.worse(p)
-		for k := range d.methods {
+		for k := range d.per {
 			if se[k][s], err = d.stratumSE(ctx, h, summer, rs, k, s); err != nil {
 				return nil, err
 			}
@@ -76,13 +76,13 @@ func (d *Design) strataSums(ctx context.Context, h Rep, summer Summer) (q, se []
 // excess (degenerateExcess) within [¼, 1] of its variance. Empty or dropped strata, and
 // strata with fewer than 3 rows, get 0.
 func (d *Design) stratumSE(ctx context.Context, h Rep, summer Summer, rs *strataSums, k, s int) (float64, error) {
-	if d.empty[k][s] {
+	if d.per[k].empty[s] {
 		return 0, nil
 	}
 	e := 0.0
 	switch {
 	case len(d.blocks[s].rows) < 3:
-	case d.joint[k] != nil:
+	case d.per[k].joint != nil:
 		e = d.jackknifeJoint(k, s, rs)
 	default:
 		e = d.jackknife(k, s, rs)
@@ -113,7 +113,7 @@ func termIndex(b, bb int) int {
 // jackknife returns the jackknife standard error of method k's estimate in stratum s.
 func (d *Design) jackknife(k, s int, rs *strataSums) float64 {
 	blk := d.blocks[s]
-	inc := d.includes[k]
+	inc := d.per[k].include
 	P := len(rs.idx[s])
 	kv := rs.kv
 	// Main terms: T[t] and each main row's share share(a, i)[t] (a: position in blk.rows),
@@ -121,7 +121,7 @@ func (d *Design) jackknife(k, s int, rs *strataSums) float64 {
 	var T [3]float64
 	m := 0.0
 	var cs []coef // the stratum's
-	for _, e := range d.coefs[k] {
+	for _, e := range d.per[k].coefs {
 		if e.s == s {
 			cs = append(cs, e)
 		}
@@ -147,7 +147,9 @@ func (d *Design) jackknife(k, s int, rs *strataSums) float64 {
 	var sum [2]float64
 	var diag [2][2]float64
 	nN := 0.0
-	f := func(i int) [2]float64 { return [2]float64{rowMean(d.terms[k], 0, i), rowMean(d.terms[k], 1, i)} }
+	f := func(i int) [2]float64 {
+		return [2]float64{rowMean(d.per[k].terms, 0, i), rowMean(d.per[k].terms, 1, i)}
+	}
 	for _, i := range d.normRows[s] {
 		if inc[i] == 0 {
 			continue
@@ -224,8 +226,8 @@ func (d *Design) jackknife(k, s int, rs *strataSums) float64 {
 // in the standard error too (joint_loo.go).
 func (d *Design) jackknifeJoint(k, s int, rs *strataSums) float64 {
 	blk := d.blocks[s]
-	inc := d.includes[k]
-	js := d.joint[k][s]
+	inc := d.per[k].include
+	js := d.per[k].joint[s]
 	if js.n < 5 {
 		return 0
 	}

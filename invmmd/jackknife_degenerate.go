@@ -42,7 +42,7 @@ func (d *Design) degenerateExcess(ctx context.Context, h Rep, summer Summer, rs 
 	if len(d.blocks[s].rows) < 4 {
 		return 0, nil
 	}
-	if d.joint[k] != nil {
+	if d.per[k].joint != nil {
 		return d.jointExcess(h, k, s, rs), nil
 	}
 	return d.conditionalExcess(ctx, h, summer, k, s, rs, d.opts.Bandwidth/math.Sqrt2) // k² is the Gaussian of bandwidth σ/√2
@@ -73,15 +73,15 @@ func excessOf(a float64, r []float64, m float64) float64 {
 // over the main rows and −s' over the normaliser rows, whose excesses add.
 func (d *Design) conditionalExcess(ctx context.Context, h Rep, summer Summer, k, s int, rs *strataSums, sigma2 float64) (float64, error) {
 	blk := d.blocks[s]
-	inc := d.includes[k]
-	norm := d.norms[k][s]
+	inc := d.per[k].include
+	norm := d.per[k].norms[s]
 	kv := rs.kv
 	P := len(rs.idx[s])
 	col := func(p int) []float64 { return d.cols[rs.idx[s][p]] }
 	// Ĉ (the coefficients over the normalisers, symmetrised) and each term's T_t.
 	C := make([]float64, P*P)
 	var T [3]float64
-	for _, e := range d.coefs[k] {
+	for _, e := range d.per[k].coefs {
 		if e.s != s {
 			continue
 		}
@@ -120,7 +120,9 @@ func (d *Design) conditionalExcess(ctx context.Context, h Rep, summer Summer, k,
 			E[p[1]][p[0]] += v / 2
 		}
 	}
-	f := func(i int) [2]float64 { return [2]float64{rowMean(d.terms[k], 0, i), rowMean(d.terms[k], 1, i)} }
+	f := func(i int) [2]float64 {
+		return [2]float64{rowMean(d.per[k].terms, 0, i), rowMean(d.per[k].terms, 1, i)}
+	}
 	main := included(blk.rows, inc)
 	m := float64(len(main))
 	scale := m * (m - 1) // s_ij = m(m−1)·Σ Ĉ V V, so that the main terms are the mean of k·s
@@ -280,7 +282,7 @@ const excessPairs = 20000
 // times the number of pairs estimates the sum.
 func (d *Design) jointExcess(h Rep, k, s int, rs *strataSums) float64 {
 	blk := d.blocks[s]
-	inc := d.includes[k]
+	inc := d.per[k].include
 	var rows []int // positions in blk.rows of the included rows
 	for a, i := range blk.rows {
 		if inc[i] != 0 {

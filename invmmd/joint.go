@@ -192,14 +192,8 @@ func (d *Design) addJoint(rows Rows, w weights, column func(key string, b, s int
 		rep.Strata = append(rep.Strata, sr)
 		cs = append(cs, j.coefs(s)...)
 	}
-	d.coefs = append(d.coefs, cs)
-	d.includes = append(d.includes, w.include)
-	d.rowF = append(d.rowF, append(f, sq))
-	d.terms = append(d.terms, nil)
-	d.norms = append(d.norms, make([][2][2]float64, len(d.blocks)))
-	d.empty = append(d.empty, empty)
-	d.joint = append(d.joint, js)
-	d.reports = append(d.reports, rep)
+	d.per = append(d.per, methodTerms{method: w.method, coefs: cs, include: w.include, rowF: append(f, sq),
+		norms: make([][2][2]float64, len(d.blocks)), empty: empty, joint: js, report: rep})
 }
 
 // JointScaleFor returns the constant 2/v² that puts the joint MMD² on the paper's scale

@@ -89,7 +89,7 @@ type jointLOO struct {
 }
 
 func (d *Design) jointLOO(k, s int, rs *strataSums) *jointLOO {
-	js := d.joint[k][s]
+	js := d.per[k].joint[s]
 	blk := d.blocks[s]
 	P := len(rs.idx[s])
 	kv := rs.kv
@@ -106,7 +106,7 @@ func (d *Design) jointLOO(k, s int, rs *strataSums) *jointLOO {
 		q[key] = v
 		return v
 	}
-	jl := &jointLOO{d: d, js: js, s: s, rs: rs, f: d.rowF[k], df: make([]float64, len(js.sum))}
+	jl := &jointLOO{d: d, js: js, s: s, rs: rs, f: d.per[k].rowF, df: make([]float64, len(js.sum))}
 	jl.full = js.aggOf(jointAgg{}, sum)
 	return jl
 }

@@ -43,7 +43,7 @@ func NormalisersOf(rows Rows, opts Options, m method.Method) (Normalisers, error
 	if err != nil {
 		return Normalisers{}, fmt.Errorf("invmmd: NormalisersOf %v: %w", m, err)
 	}
-	return Normalisers{Method: m, N: append([][2][2]float64(nil), d.norms[0]...), Report: d.reports[0]}, nil
+	return Normalisers{Method: m, N: append([][2][2]float64(nil), d.per[0].norms...), Report: d.per[0].report}, nil
 }
 
 // UseNormalisers replaces the normalisers of n.Method in the design by n's, in every
@@ -52,8 +52,8 @@ func NormalisersOf(rows Rows, opts Options, m method.Method) (Normalisers, error
 // has a stratum empty that the batch has not.
 func (d *Design) UseNormalisers(n Normalisers) error {
 	found := false
-	for k, m := range d.methods {
-		if m != n.Method {
+	for k, t := range d.per {
+		if t.method != n.Method {
 			continue
 		}
 		found = true
@@ -64,13 +64,13 @@ func (d *Design) UseNormalisers(n Normalisers) error {
 			return fmt.Errorf("invmmd: UseNormalisers: the %v estimand has no normalisers", d.opts.Estimand)
 		}
 		for s := range d.blocks {
-			if d.empty[k][s] {
+			if d.per[k].empty[s] {
 				continue
 			}
 			if n.N[s][0][0] == 0 {
 				return fmt.Errorf("invmmd: UseNormalisers: stratum Y=%v was empty where the normalisers were estimated", d.blocks[s].label)
 			}
-			d.norms[k][s] = n.N[s]
+			d.per[k].norms[s] = n.N[s]
 		}
 	}
 	if !found {
