@@ -86,7 +86,7 @@ type Source struct {
 	// Estimate and Test, 1 for sample splitting (fitted on a random half, the other half
 	// estimated; in Test, fitted on half B, half A tested). 0 means DefaultFolds.
 	Folds   int        "flag:\"folds\" help:\"`K` folds on which G and m are cross-fitted, each row's Ĝ and m̂ from the models fitted on the other folds (1 to 20; 1: fitted on a random half, the other half estimated); with fewer than 5 the standard errors of the methods reading G or m are withheld: the calibration study found G and m fitted on half the rows too rough for them\" help.test:\"`K` folds on which G and m are cross-fitted (1 to 20; 1: fitted on half B, half A tested); with fewer than 5 the p-values of the methods reading G or m are marked unreliable: the calibration study found dr's test rejecting a true H₀ too often then\" help.audit:\"`K` folds on which G and m are cross-fitted (2 to 20; default 5)\""
-	Runtime `json:"-"` // Args unused; Backend unused by Audit
+	Runtime `json:"-"` // Args unused; in Audit, Backend serves only the score test's fits of G and m
 }
 
 // folds returns the folds of the cross-fitting: Folds, or DefaultFolds when 0.
@@ -300,8 +300,9 @@ type Config struct {
 	// Seeds are the seeds of h, one model per seed and method.
 	Seeds []uint64 "flag:\"seeds\" help:\"comma-separated seeds of h (and of the random split: the first)\""
 	// DropUnreliable drops strata flagged unreliable from the training step's penalty, with
-	// a warning (the default); false keeps them, as the paper's experiments do. Its flag
-	// keeps them when given (parse not: the flag sets the field's negation).
+	// a warning (DefaultConfig's choice; a zero Config keeps them); false keeps them, as the
+	// paper's experiments do. Its flag keeps them when given (parse not: the flag sets the
+	// field's negation).
 	DropUnreliable bool "flag:\"keep-unreliable\" parse:\"not\" help:\"keep strata flagged unreliable in the training penalty (the paper's behaviour); by default they are dropped, with a warning\""
 	// Objective names what training minimises and selection compares (train.Objectives):
 	// by default "robust" — the normalisers estimated once on the training split and the
