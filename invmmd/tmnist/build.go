@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/invmmd/invmmd/invmmd/dataset"
 )
@@ -476,4 +477,29 @@ type Report struct {
 	Sources                   []string
 	MNISTTrain01, MNISTTest01 int // images of 0 and 1 in MNIST's training and test files
 	Splits                    []SplitStats
+}
+
+// String renders the report as plain text, one line per split (notebook 02 prints it).
+func (r Report) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "textured MNIST (seed %d, Z=0 %s, Z=1 %s, %s)\n", r.Config.Seed, r.Config.Textures[0], r.Config.Textures[1], r.Config.describeRendering())
+	for _, s := range r.Splits {
+		fmt.Fprintf(&b, "%s  digits 0/1=%d/%d  flipped=%.3f  P(μ<%.2g|Z=0)=%.3f  P(μ<%.2g|Z=1)=%.3f  mean μ|Z=%.3f/%.3f  P(μ<%.2g|digit,Z)=%.2f/%.2f/%.2f/%.2f  P(Q=1)=%.3f\n",
+			s.Summary, s.Digits[0], s.Digits[1], s.Flipped, r.Config.DarkThreshold, s.PDark[0], r.Config.DarkThreshold, s.PDark[1],
+			s.MeanMu[0], s.MeanMu[1], r.Config.DarkThreshold,
+			s.PDarkGivenDigitZ[0][0], s.PDarkGivenDigitZ[0][1], s.PDarkGivenDigitZ[1][0], s.PDarkGivenDigitZ[1][1], s.PQ)
+	}
+	return b.String()
+}
+
+// describeRendering says in words how the images were made.
+func (c Config) describeRendering() string {
+	switch c.Rendering {
+	case Toned:
+		return fmt.Sprintf("toned rendering (Z=0 [%.2f, %.2f], Z=1 [%.2f, %.2f], white digit blended)", c.Tones[0].Lo, c.Tones[0].Hi, c.Tones[1].Lo, c.Tones[1].Hi)
+	case Fused:
+		return fmt.Sprintf("digit replaces texture where ink > %.2g, no emboss", c.MaskThreshold)
+	}
+	return fmt.Sprintf("make_mnistplus (digit replaces texture where ink > %.2g, emboss azimuth %g°, elevation %g°, depth %g)",
+		c.MaskThreshold, c.Emboss.Azimuth, c.Emboss.Elevation, c.Emboss.Depth)
 }

@@ -163,6 +163,10 @@ func TestBuildSynthetic(t *testing.T) {
 		if len(rep.Splits) != 3 || rep.Splits[2].Name != "test" || rep.Splits[2].Summary.N != 20 {
 			t.Fatalf("report does not list the test split of 20 rows: %+v", rep.Splits)
 		}
+		// notebook 02 prints the report: a line per split, not the struct's fields
+		if s := rep.String(); !strings.HasPrefix(s, "textured MNIST (seed") || strings.Count(s, "\n") != 4 || !strings.Contains(s, "test  n=20") {
+			t.Fatalf("report's text:\n%s", s)
+		}
 	}
 }
 
