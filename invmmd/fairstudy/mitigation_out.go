@@ -10,6 +10,7 @@ import (
 
 	"github.com/invmmd/invmmd/invmmd/fairness"
 	"github.com/invmmd/invmmd/invmmd/method"
+	"github.com/invmmd/invmmd/invmmd/results"
 )
 
 // MitigationCSVHeader is the header of the study's per-seed file, one row per table,
@@ -29,9 +30,7 @@ func fmtF(v float64) string {
 
 // WriteMitigationCSV writes the per-seed rows.
 func WriteMitigationCSV(w io.Writer, rows []MitigationRow) error {
-	cw := csv.NewWriter(w)
-	cw.Write(strings.Split(MitigationCSVHeader, ","))
-	for _, r := range rows {
+	return results.WriteRecords(w, strings.Split(MitigationCSVHeader, ","), rows, func(r MitigationRow) []string {
 		g := func(i int, f func(int) float64) string {
 			if i < len(r.Groups) {
 				return fmtF(f(i))
@@ -41,13 +40,11 @@ func WriteMitigationCSV(w io.Writer, rows []MitigationRow) error {
 		tpr := func(i int) float64 { return r.Groups[i].TPR }
 		fpr := func(i int) float64 { return r.Groups[i].FPR }
 		auc := func(i int) float64 { return r.Groups[i].AUC }
-		cw.Write([]string{r.Table, strconv.FormatUint(r.Seed, 10), r.Model, fmtF(r.Lambda), r.Rule, fmtF(r.Selection), fmtF(r.Accuracy),
+		return []string{r.Table, strconv.FormatUint(r.Seed, 10), r.Model, fmtF(r.Lambda), r.Rule, fmtF(r.Selection), fmtF(r.Accuracy),
 			fmtF(r.BalancedAcc), fmtF(r.AUC), fmtF(r.Gap), fmtF(r.NoiseMean), fmtF(r.NoiseSD), fmtF(r.Noise95),
 			strconv.FormatBool(r.WithinNoise), strconv.FormatBool(r.Collapsed), strconv.FormatBool(r.LowAUC),
-			g(0, tpr), g(1, tpr), g(0, fpr), g(1, fpr), g(0, auc), g(1, auc), fmtF(r.HiddenShare), fmtF(r.HiddenGroup)})
-	}
-	cw.Flush()
-	return cw.Error()
+			g(0, tpr), g(1, tpr), g(0, fpr), g(1, fpr), g(0, auc), g(1, auc), fmtF(r.HiddenShare), fmtF(r.HiddenGroup)}
+	})
 }
 
 // MeanSE is a mean over seeds and its standard error.
@@ -134,15 +131,11 @@ const MitigationSummaryHeader = "table,model,lambda,rule,seeds,selection,balance
 
 // WriteMitigationSummaryCSV writes the summaries.
 func WriteMitigationSummaryCSV(w io.Writer, sums []MitigationSummary) error {
-	cw := csv.NewWriter(w)
-	cw.Write(strings.Split(MitigationSummaryHeader, ","))
-	for _, s := range sums {
-		cw.Write([]string{s.Table, s.Model, fmtF(s.Lambda), s.Rule, strconv.Itoa(s.Seeds), fmtF(s.Selection.Mean), fmtF(s.BalancedAcc.Mean), fmtF(s.BalancedAcc.SE),
+	return results.WriteRecords(w, strings.Split(MitigationSummaryHeader, ","), sums, func(s MitigationSummary) []string {
+		return []string{s.Table, s.Model, fmtF(s.Lambda), s.Rule, strconv.Itoa(s.Seeds), fmtF(s.Selection.Mean), fmtF(s.BalancedAcc.Mean), fmtF(s.BalancedAcc.SE),
 			fmtF(s.AUC.Mean), fmtF(s.AUC.SE), fmtF(s.Gap.Mean), fmtF(s.Gap.SE), fmtF(s.NoiseMean), fmtF(s.NoiseSD), fmtF(s.Noise95),
-			strconv.Itoa(s.WithinNoise), strconv.Itoa(s.Collapsed), strconv.Itoa(s.LowAUC)})
-	}
-	cw.Flush()
-	return cw.Error()
+			strconv.Itoa(s.WithinNoise), strconv.Itoa(s.Collapsed), strconv.Itoa(s.LowAUC)}
+	})
 }
 
 // Verdict is the issue's two questions on one table, answered from the summaries at the

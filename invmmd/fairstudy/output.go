@@ -1,13 +1,14 @@
 package fairstudy
 
 import (
-	"encoding/csv"
 	"fmt"
 	"io"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/invmmd/invmmd/invmmd/results"
 )
 
 // CSVHeader is the header of the study's CSV file, one row per cell, metric, group,
@@ -16,20 +17,10 @@ const CSVHeader = "table,missingness,n,replicates,metric,group,method,estimator,
 
 // WriteCSV writes the rows.
 func WriteCSV(w io.Writer, rows []Row) error {
-	cw := csv.NewWriter(w)
-	cw.Write(strings.Split(CSVHeader, ","))
-	f := func(v float64) string {
-		if math.IsNaN(v) {
-			return ""
-		}
-		return strconv.FormatFloat(v, 'f', 5, 64)
-	}
-	for _, r := range rows {
-		cw.Write([]string{r.Table, r.Missingness, strconv.Itoa(r.N), strconv.Itoa(r.Replicates), r.Metric, r.Group, r.Method, r.Estimator,
-			f(r.Truth), f(r.Coverage), f(r.Bias), f(r.RMSE), f(r.Width), f(r.HiddenShare), strconv.Itoa(r.Refused)})
-	}
-	cw.Flush()
-	return cw.Error()
+	return results.WriteRecords(w, strings.Split(CSVHeader, ","), rows, func(r Row) []string {
+		return []string{r.Table, r.Missingness, strconv.Itoa(r.N), strconv.Itoa(r.Replicates), r.Metric, r.Group, r.Method, r.Estimator,
+			fmtF(r.Truth), fmtF(r.Coverage), fmtF(r.Bias), fmtF(r.RMSE), fmtF(r.Width), fmtF(r.HiddenShare), strconv.Itoa(r.Refused)}
+	})
 }
 
 // Kind sorts a row into the summary's families: "rates" (a group's rate), "pairs" (a

@@ -1,7 +1,6 @@
 package owndata
 
 import (
-	"encoding/csv"
 	"fmt"
 	"io"
 	"math"
@@ -10,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/invmmd/invmmd/invmmd/fairness"
+	"github.com/invmmd/invmmd/invmmd/results"
 )
 
 // AuditCSVHeader is the header of an audit's CSV: one row per metric, group (a level, or
@@ -33,14 +33,10 @@ func intervalKind(e fairness.Estimator) string {
 
 // WriteCSV writes every estimate, one row each.
 func (r *AuditReport) WriteCSV(w io.Writer) error {
-	cw := csv.NewWriter(w)
-	cw.Write(strings.Split(AuditCSVHeader, ","))
-	for _, x := range r.Result.Rows {
-		cw.Write([]string{x.Metric, x.Group, x.Method, x.Estimator.String(), num(x.Estimate), num(x.SE), num(x.Low), num(x.High),
-			strconv.FormatFloat(r.Result.Level, 'g', -1, 64), intervalKind(x.Estimator)})
-	}
-	cw.Flush()
-	return cw.Error()
+	return results.WriteRecords(w, strings.Split(AuditCSVHeader, ","), r.Result.Rows, func(x fairness.Row) []string {
+		return []string{x.Metric, x.Group, x.Method, x.Estimator.String(), num(x.Estimate), num(x.SE), num(x.Low), num(x.High),
+			strconv.FormatFloat(r.Result.Level, 'g', -1, 64), intervalKind(x.Estimator)}
+	})
 }
 
 // SensitivityCSVHeader is the header of the sensitivity bounds' CSV.
@@ -48,13 +44,9 @@ const SensitivityCSVHeader = "metric,group,gamma,low,high,level"
 
 // WriteSensitivityCSV writes the sensitivity bounds, one row per metric, group and Γ.
 func (r *AuditReport) WriteSensitivityCSV(w io.Writer) error {
-	cw := csv.NewWriter(w)
-	cw.Write(strings.Split(SensitivityCSVHeader, ","))
-	for _, b := range r.Bounds {
-		cw.Write([]string{b.Metric, b.Group, gammaText(b.Gamma), num(b.Low), num(b.High), strconv.FormatFloat(r.Result.Level, 'g', -1, 64)})
-	}
-	cw.Flush()
-	return cw.Error()
+	return results.WriteRecords(w, strings.Split(SensitivityCSVHeader, ","), r.Bounds, func(b fairness.Bound) []string {
+		return []string{b.Metric, b.Group, gammaText(b.Gamma), num(b.Low), num(b.High), strconv.FormatFloat(r.Result.Level, 'g', -1, 64)}
+	})
 }
 
 func gammaText(g float64) string {

@@ -2,7 +2,6 @@ package owndata
 
 import (
 	"context"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +11,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/invmmd/invmmd/invmmd/results"
 
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/dataset"
@@ -375,8 +376,7 @@ func (e *Estimates) Scale() string { return MMD2Scale(e.ZMap != nil, e.Unconditi
 // to be read as a number), and mmd2_scale, the estimand and its scale (Scale). Values are written with strconv's shortest round-trip form; a
 // NaN as "NaN".
 func (e *Estimates) CSV(w io.Writer) error {
-	return writeCSVRows(w, []string{"method", "value", "se", "unreliable", "impossible", "mmd2_scale"}, len(e.Results), func(k int) []string {
-		r := e.Results[k]
+	return results.WriteRecords(w, []string{"method", "value", "se", "unreliable", "impossible", "mmd2_scale"}, e.Results, func(r invmmd.Result) []string {
 		var u []string
 		for _, y := range r.Report.Unreliable() {
 			u = append(u, stratumName(y, false, e.Classes))
@@ -384,21 +384,6 @@ func (e *Estimates) CSV(w io.Writer) error {
 		return []string{r.Method.String(), strconv.FormatFloat(r.Value, 'g', -1, 64), seCell(r.ValueSE),
 			strings.Join(u, ";"), strings.Join(impossibleStrata(r, e.Classes), ";"), e.Scale()}
 	})
-}
-
-// writeCSVRows writes header and the n rows that row returns to w as CSV.
-func writeCSVRows(w io.Writer, header []string, n int, row func(int) []string) error {
-	cw := csv.NewWriter(w)
-	if err := cw.Write(header); err != nil {
-		return err
-	}
-	for k := range n {
-		if err := cw.Write(row(k)); err != nil {
-			return err
-		}
-	}
-	cw.Flush()
-	return cw.Error()
 }
 
 // WriteCSVFile writes CSV to a new file at path, refusing one that exists.

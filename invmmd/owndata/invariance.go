@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/invmmd/invmmd/invmmd/results"
+
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/tabular"
@@ -366,8 +368,7 @@ func (t *Tests) Markdown() string {
 // statistic, the p-value, and the reasons the p-value may not be trusted separated by
 // "; " (empty when none). Values are written with strconv's shortest round-trip form.
 func (t *Tests) CSV(w io.Writer) error {
-	return writeCSVRows(w, []string{"method", "statistic", "p_value", "unreliable"}, len(t.Results), func(k int) []string {
-		r := t.Results[k]
+	return results.WriteRecords(w, []string{"method", "statistic", "p_value", "unreliable"}, t.Results, func(r invmmd.TestResult) []string {
 		return []string{r.Method.String(), strconv.FormatFloat(r.Statistic, 'g', -1, 64), strconv.FormatFloat(r.PValue, 'g', -1, 64), classText(strings.Join(r.Unreliable, "; "), t.Classes)}
 	})
 }

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/invmmd/invmmd/invmmd/results"
+
 	"github.com/invmmd/invmmd/invmmd/method"
 )
 
@@ -160,8 +162,7 @@ func writeCSV(path string, rows []Row) error {
 			}
 			return ""
 		}
-		return writeCSVRows(f, header, len(rows), func(k int) []string {
-			r := rows[k]
+		return results.WriteRecords(f, header, rows, func(r Row) []string {
 			s := r.HStop
 			return []string{r.Label(), strconv.FormatUint(r.Seed, 10), g(r.TestAcc), g(r.TestAUC), g(r.ValAcc), g(r.DR), g(r.DRSE), g(r.IP), g(r.IPSE), r.Unreliable, strconv.Itoa(r.Dropped), r.Warning,
 				p(r.PDR), epoch(s.BestEpoch, s), epoch(s.StopEpoch, s), epoch(s.MaxEpochs, s), string(s.Reason), r.Scale, full(r)}

@@ -95,13 +95,14 @@ func TablePath(dir, name string, lambda float64) string {
 // WriteCSV writes rows under the header method, seed, tr_mmd, tr_acc, te_acc, numbers with
 // 6 decimals.
 func WriteCSV(w io.Writer, rows []Row) error {
-	return writeRecords(w, csvHeader, rows, func(r Row) []string {
+	return WriteRecords(w, csvHeader, rows, func(r Row) []string {
 		return []string{r.Method, strconv.FormatUint(r.Seed, 10), fmtF(r.TrMMD), fmtF(r.TrAcc), fmtF(r.TeAcc)}
 	})
 }
 
-// writeRecords writes header and then one record per row (rec) with encoding/csv.
-func writeRecords[T any](w io.Writer, header []string, rows []T, rec func(T) []string) error {
+// WriteRecords writes header and then one record per row (rec) with encoding/csv: the one
+// CSV writer of the project's tables.
+func WriteRecords[T any](w io.Writer, header []string, rows []T, rec func(T) []string) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(header); err != nil {
 		return err

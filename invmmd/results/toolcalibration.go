@@ -41,7 +41,7 @@ var toolCalibrationHeader = []string{"kind", "n", "fitting", "delta", "method", 
 
 // WriteToolCalibrationCSV writes the rows with a header line.
 func WriteToolCalibrationCSV(w io.Writer, rows []ToolCalibrationRow) error {
-	return writeRecords(w, toolCalibrationHeader, rows, func(r ToolCalibrationRow) []string {
+	return WriteRecords(w, toolCalibrationHeader, rows, func(r ToolCalibrationRow) []string {
 		return []string{r.Kind, strconv.Itoa(r.N), r.Fitting, strconv.FormatFloat(r.Delta, 'g', -1, 64), r.Method, strconv.Itoa(r.Replicates),
 			strconv.Itoa(r.Rejections), fmt.Sprintf("%.4f", r.Rate()), fmt.Sprintf("%.4f", r.SE()), strconv.Itoa(r.Marked), strconv.Itoa(r.Failed)}
 	})
@@ -86,7 +86,7 @@ var seCalibrationHeader = []string{"kind", "n", "delta", "method", "replicates",
 
 // WriteSECalibrationCSV writes the rows with a header line.
 func WriteSECalibrationCSV(w io.Writer, rows []SECalibrationRow) error {
-	return writeRecords(w, seCalibrationHeader, rows, func(r SECalibrationRow) []string {
+	return WriteRecords(w, seCalibrationHeader, rows, func(r SECalibrationRow) []string {
 		return []string{r.Kind, strconv.Itoa(r.N), strconv.FormatFloat(r.Delta, 'g', -1, 64), r.Method, strconv.Itoa(r.Replicates),
 			fmt.Sprintf("%.6f", r.Mean), fmt.Sprintf("%.6f", r.SD), fmt.Sprintf("%.6f", r.RMSSE), fmt.Sprintf("%.3f", r.Ratio())}
 	})
