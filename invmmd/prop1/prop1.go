@@ -28,6 +28,7 @@
 package prop1
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -116,8 +117,8 @@ type Config struct {
 
 // withDefaults returns c with zero fields filled, or an error naming a bad field.
 func (c Config) withDefaults() (Config, error) {
-	orDefault(&c.N, 2000)
-	orDefault(&c.Reps, 40)
+	c.N = cmp.Or(c.N, 2000)
+	c.Reps = cmp.Or(c.Reps, 40)
 	if c.Ys1 == nil {
 		c.Ys1 = []float64{-0.5, 0, 0.5}
 	}
@@ -127,11 +128,11 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Variants == nil {
 		c.Variants = []Variant{Hard, Soft}
 	}
-	orDefault(&c.SigmaX, 1)
-	orDefault(&c.SigmaZ, 1)
-	orDefault(&c.SoftRate, 0.2)
-	orDefault(&c.Bandwidth, invmmd.DefaultBandwidth)
-	orDefault(&c.MainFraction, 1)
+	c.SigmaX = cmp.Or(c.SigmaX, 1)
+	c.SigmaZ = cmp.Or(c.SigmaZ, 1)
+	c.SoftRate = cmp.Or(c.SoftRate, 0.2)
+	c.Bandwidth = cmp.Or(c.Bandwidth, invmmd.DefaultBandwidth)
+	c.MainFraction = cmp.Or(c.MainFraction, 1)
 	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 	switch {
 	case c.N < 4:
@@ -164,14 +165,6 @@ func (c Config) withDefaults() (Config, error) {
 		}
 	}
 	return c, nil
-}
-
-// orDefault sets *v to d when it is zero.
-func orDefault[T comparable](v *T, d T) {
-	var zero T
-	if *v == zero {
-		*v = d
-	}
 }
 
 // Resolved returns the configuration with every default filled in (what a Result records),
