@@ -61,10 +61,15 @@ func TestRowsBenchmark(t *testing.T) {
 		}
 	}
 	e6, t6 := get("1000000 estimate auto"), get("1000000 test auto")
+	e7, t7 := get("10000000 estimate auto"), get("10000000 test auto")
+	e7g, t7g := get("10000000 estimate gogc100"), get("10000000 test gogc100")
 	e5, x5 := get("100000 estimate auto"), get("100000 estimate exact")
 	t5, y5 := get("100000 test auto"), get("100000 test exact")
 	says(t, "BENCHMARKS.md", "the rows table",
 		fmt.Sprintf("takes %.1f s and %.1f GB, and `test` %.1f s and %.1f GB", e6.seconds, e6.mb/1000, t6.seconds, t6.mb/1000),
 		fmt.Sprintf("it took %.0f s for `estimate` (%.0f× the default) and %.1f s for `test` (%.0f×)", x5.seconds, x5.seconds/e5.seconds, y5.seconds, y5.seconds/t5.seconds),
-		fmt.Sprintf("At 10⁷ rows `estimate` needs %.1f GB", get("10000000 estimate auto").mb/1000))
+		fmt.Sprintf("At 10⁷ rows `estimate` needs %.1f GB and %.0f s, and `test` %.1f GB and %.0f s",
+			e7.mb/1000, e7.seconds, t7.mb/1000, t7.seconds),
+		fmt.Sprintf("run with `GOGC=100`, Go's default, the same two commands peaked at %.1f GB and %.1f GB and took %.0f s and %.0f s",
+			e7g.mb/1000, t7g.mb/1000, e7g.seconds, t7g.seconds))
 }
