@@ -23,9 +23,9 @@ import (
 )
 
 // The one vocabulary of the own-data commands (fit, estimate, test, audit): each setting
-// is a field of owndata's configurations, declared there once with its flag, help and old
-// name (owndata.Columns says the tags); the commands derive from them their flags, the old
-// names that warn, and the flag each FieldError names.
+// is a field of owndata's configurations, declared there once with its flag and help
+// (owndata.Columns says the tags); the commands derive from them their flags and the flag
+// each FieldError names.
 
 // ownFlags are an own-data command's flags, derived from its configuration's tagged fields.
 type ownFlags struct {
@@ -39,8 +39,8 @@ type ownFlags struct {
 }
 
 // ownFlagsOf registers on fs, for command cmd, a flag for every tagged field of the
-// configurations cfgs point to (and of the structs they embed or hold) that cmd offers,
-// and an old name for each that has one; warn receives the old names' warnings.
+// configurations cfgs point to (and of the structs they embed or hold) that cmd offers;
+// warn receives the warnings of -out's lock.
 func ownFlagsOf(fs *flag.FlagSet, cmd string, warn io.Writer, cfgs ...any) *ownFlags {
 	o := &ownFlags{fs: fs, cmd: cmd, warn: warn, names: tabular.Names{}}
 	for _, c := range cfgs {
@@ -76,14 +76,11 @@ func (o *ownFlags) walk(v reflect.Value, path string) {
 			p = p.Convert(reflect.TypeFor[*string]())
 		}
 		o.register(p.Interface(), v, path, name, o.tag(f, "help"), f.Tag.Get("parse"))
-		if old := o.tag(f, "alias"); old != "" {
-			aliasTo(o.fs, old, name, o.warn)
-		}
 	}
 }
 
 // tag returns the field's tag key as the command reads it: key.CMD where the field has
-// one (help.audit, alias.audit), else key.
+// one (help.audit), else key.
 func (o *ownFlags) tag(f reflect.StructField, key string) string {
 	if v, ok := f.Tag.Lookup(key + "." + o.cmd); ok {
 		return v
@@ -325,7 +322,7 @@ func (v floatValue) Set(s string) error {
 
 // outFile is the CSV file estimate and test also write: -out, and -force to replace it.
 type outFile struct {
-	Out   string "flag:\"out\" alias:\"csv\" help.estimate:\"also write one row per estimator to this CSV file: method,value,se,unreliable,impossible,mmd2_scale (refused if it exists unless -force, or is the -data file)\" help.test:\"also write one row per method to this CSV file: method,statistic,p_value,unreliable (refused if it exists unless -force, or is the -data file)\""
+	Out   string "flag:\"out\" help.estimate:\"also write one row per estimator to this CSV file: method,value,se,unreliable,impossible,mmd2_scale (refused if it exists unless -force, or is the -data file)\" help.test:\"also write one row per method to this CSV file: method,statistic,p_value,unreliable (refused if it exists unless -force, or is the -data file)\""
 	Force bool   `flag:"force" help:"replace the -out file if it exists"`
 }
 

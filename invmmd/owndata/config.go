@@ -23,10 +23,9 @@ import (
 // Config, EstimateConfig, TestConfig or AuditConfig (or Source, which the last three
 // share): the tag flag names its command-line flag, help its help (help.COMMAND where one
 // command says it otherwise), cmds the commands that offer it (every command that reads
-// the configuration when absent), alias an old name kept for a release (alias.COMMAND
-// likewise; empty for none) and parse a reading of its text other than its type's
-// (bandwidth, lambdas, fit-methods); flag:"-" marks a field only Go callers set. The command line
-// derives from them its flags, their old names and the flag each FieldError names.
+// the configuration when absent) and parse a reading of its text other than its type's
+// (bandwidth, lambdas, fit-methods); flag:"-" marks a field only Go callers set. The command
+// line derives from them its flags and the flag each FieldError names.
 type Columns struct {
 	// Data is the CSV file, with a header line; Fit, Estimate and Test read it, FitTable,
 	// EstimateTable and TestTable take their table instead.
@@ -74,13 +73,13 @@ type ZMap struct {
 // that EstimateConfig, TestConfig and AuditConfig each embed: the table and its columns,
 // the column(s) of model outputs, the folds on which G and m are cross-fitted when they
 // are fitted, and what the run is carried out with. Each command offers the flags of the
-// fields it reads (the tags' cmds, help.COMMAND and alias.COMMAND).
+// fields it reads (the tags' cmds and help.COMMAND).
 type Source struct {
 	Columns
 	// H is the column of model outputs h, logits or scores, or several comma-separated
 	// columns of one representation h ∈ ℝ^d (estimate and test; the cross route only in
 	// Test). In Audit, a score column decided by AuditConfig.Threshold or Rate.
-	H string "flag:\"outputs\" alias:\"h\" alias.audit:\"\" help:\"column of model outputs h (a logit, a score), or several comma-separated columns of one representation h ∈ ℝ^d, the kernel on the Euclidean distance between rows; every row needs a number in each (required)\" help.test:\"column of model outputs h (a logit, a score), or comma-separated columns of one representation (cross route only) (required)\" help.audit:\"column of the model's scores, decided by -threshold: Ŷ = 1 where score ≥ T\""
+	H string "flag:\"outputs\" help:\"column of model outputs h (a logit, a score), or several comma-separated columns of one representation h ∈ ℝ^d, the kernel on the Euclidean distance between rows; every row needs a number in each (required)\" help.test:\"column of model outputs h (a logit, a score), or comma-separated columns of one representation (cross route only) (required)\" help.audit:\"column of the model's scores, decided by -threshold: Ŷ = 1 where score ≥ T\""
 	// Folds is the number of folds on which G and m are cross-fitted when fitted (each
 	// row's Ĝ and m̂ from the models fitted on the other folds; see crossfit.go), or, in
 	// Estimate and Test, 1 for sample splitting (fitted on a random half, the other half

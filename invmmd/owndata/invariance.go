@@ -28,7 +28,7 @@ type TestConfig struct {
 	// more than invmmd.MaxResamples are refused, whatever the route.
 	Resamples int "flag:\"B\" help:\"`N` draws of the wild bootstrap or the permutation test (100 to 100000)\""
 	// Seed seeds the halves and the draws.
-	Seed uint64 "flag:\"seeds\" alias:\"seed\" help:\"`seed` of the halves and the draws (one)\""
+	Seed uint64 "flag:\"seeds\" help:\"`seed` of the halves and the draws (one)\""
 }
 
 // DefaultTestConfig returns the defaults of invmmd test: the cross route, the median
