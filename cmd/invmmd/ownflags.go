@@ -117,7 +117,7 @@ func (o *ownFlags) register(p any, parent reflect.Value, path, name, help, as st
 	}
 	switch p := p.(type) {
 	case *[]int:
-		o.text(name, widths(*p), help, func(s string) error {
+		o.text(name, joined(*p, strconv.Itoa), help, func(s string) error {
 			*p = nil
 			for _, w := range strings.Split(s, ",") {
 				v, err := strconv.Atoi(strings.TrimSpace(w))
@@ -139,7 +139,7 @@ func (o *ownFlags) register(p any, parent reflect.Value, path, name, help, as st
 			return nil
 		})
 	case *[]uint64:
-		o.text(name, seedList(*p), help, func(s string) (err error) {
+		o.text(name, seedNames(*p), help, func(s string) (err error) {
 			*p, err = parseSeeds(s)
 			return err
 		})
@@ -163,22 +163,17 @@ func (o *ownFlags) register(p any, parent reflect.Value, path, name, help, as st
 			return nil
 		})
 	case *[]fairness.Estimator:
-		names := make([]string, len(*p))
-		for i, e := range *p {
-			names[i] = e.String()
-		}
-		o.text(name, strings.Join(names, ","), help, func(s string) (err error) {
+		o.text(name, joined(*p, fairness.Estimator.String), help, func(s string) (err error) {
 			if *p, err = fairness.ParseEstimators(s); err != nil {
 				return fmt.Errorf("-%s: %w", name, err)
 			}
 			return nil
 		})
 	case *[]float64: // audit's -gammas (factors ≥ 1, inf allowed) or fit's -lambdas
-		vals := make([]string, len(*p))
-		for i, g := range *p {
-			vals[i] = strings.TrimPrefix(strings.ToLower(strconv.FormatFloat(g, 'g', -1, 64)), "+")
-		}
-		o.text(name, strings.Join(vals, ","), help, func(s string) (err error) {
+		def := joined(*p, func(g float64) string {
+			return strings.TrimPrefix(strings.ToLower(strconv.FormatFloat(g, 'g', -1, 64)), "+")
+		})
+		o.text(name, def, help, func(s string) (err error) {
 			if as == "lambdas" {
 				if s != "" {
 					*p, err = parseLambdas(s) // its errors name -lambdas
@@ -367,11 +362,11 @@ var (
 	resamplesWant = fmt.Sprintf("want %d to %d resamples (leave -B out for %d)", invmmd.MinResamples, invmmd.MaxResamples, invmmd.DefaultResamples)
 )
 
-// widths renders hidden layer widths as -hidden takes them.
-func widths(w []int) string {
-	s := make([]string, len(w))
-	for i, v := range w {
-		s[i] = strconv.Itoa(v)
+// joined renders the list xs as its flag takes it: each by f, comma-separated.
+func joined[T any](xs []T, f func(T) string) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = f(x)
 	}
 	return strings.Join(s, ",")
 }
