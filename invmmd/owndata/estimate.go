@@ -153,16 +153,11 @@ func keepRows(rows invmmd.Rows, h invmmd.Rep, keep []bool) (invmmd.Rows, invmmd.
 
 // fitG and fitM say whether G and m must be fitted: an estimator needs them and no column
 // gives them.
-func (c EstimateConfig) fitG() bool { return c.G == "" && c.needs(method.Method.NeedsG) }
-func (c EstimateConfig) fitM() bool { return c.M == "" && c.needs(method.Method.NeedsM) }
-
-func (c EstimateConfig) needs(f func(method.Method) bool) bool {
-	for _, m := range c.Methods {
-		if f(m) {
-			return true
-		}
-	}
-	return false
+func (c EstimateConfig) fitG() bool {
+	return c.G == "" && slices.ContainsFunc(c.Methods, method.Method.NeedsG)
+}
+func (c EstimateConfig) fitM() bool {
+	return c.M == "" && slices.ContainsFunc(c.Methods, method.Method.NeedsM)
 }
 
 // Estimates are each estimator's MMD² of a column of model outputs, with what they rest on.

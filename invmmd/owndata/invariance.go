@@ -280,20 +280,10 @@ func (t *Tests) meaning() string {
 		if t.FittedG != t.FittedM {
 			fmt.Fprintln(&b, "The column given (of G or m) is assumed to have been fitted on rows other than these.")
 		}
-	case t.needsColumns():
+	case slices.ContainsFunc(t.Results, func(r invmmd.TestResult) bool { return r.Method.NeedsG() || r.Method.NeedsM() }): // a method read Ĝ or m̂
 		fmt.Fprintln(&b, "The columns of G and m are assumed to have been fitted on rows other than these: fitted on the same rows, the p-values are not valid.")
 	}
 	return b.String()
-}
-
-// needsColumns reports whether some method read Ĝ or m̂.
-func (t *Tests) needsColumns() bool {
-	for _, r := range t.Results {
-		if r.Method.NeedsG() || r.Method.NeedsM() {
-			return true
-		}
-	}
-	return false
 }
 
 // strataText renders a result's rows per stratum: "Y=0: 480/470" (halves A/B, cross) or

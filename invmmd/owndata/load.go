@@ -104,7 +104,7 @@ func (c EstimateConfig) load(tab *tabular.Table, log io.Writer) (*loaded, error)
 	l.rows = invmmd.Rows{Y: y, Z: z, Delta: delta}
 	if l.kind != dataset.BinaryZ {
 		l.zRaw = z
-		if l.zmap, err = zKernel(c.Columns, tab.File, nu, z); err != nil {
+		if l.zmap, err = zKernelWeighted(c.Columns, tab.File, nu, z, nil); err != nil {
 			return nil, err
 		}
 		if l.rows.Psi, err = invmmd.Apply(l.zmap, z); err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/invmmd/invmmd/invmmd"
@@ -263,13 +264,7 @@ func (p *Plan) Execute(ctx context.Context, observers ...Observer) (*Result, err
 	}
 	res := &Result{Data: p.Data, Majority: Majority(p.Data.Splits.Test)}
 	defer func() { res.Warnings = p.warn.all }()
-	todo := 0
-	for _, r := range p.Runs {
-		if r.Kept == nil {
-			todo++
-		}
-	}
-	if todo > 0 {
+	if slices.ContainsFunc(p.Runs, func(r Run) bool { return r.Kept == nil }) {
 		aux, rep, err := p.FitNuisances(ctx)
 		if err != nil {
 			return res, err
@@ -312,7 +307,7 @@ func (p *Plan) Execute(ctx context.Context, observers ...Observer) (*Result, err
 		}
 	}
 	p.warn.add(SteeringWarnings(res.Rows, res.Majority, p.Config)...)
-	if len(res.Rows) > 0 && allHeldOutUnreliable(res.Rows) {
+	if len(res.Rows) > 0 && !slices.ContainsFunc(res.Rows, func(r Row) bool { return !r.AllUnreliable }) {
 		p.warn.add("every held-out stratum of every model is unreliable (see heldout.txt): the held-out MMD² estimates rest on too few effective test rows to say much; " +
 			"use more test rows (" + p.Config.name("TestFrac") + ", or " + p.Config.name("Split") + ") or a smaller " + p.Config.name("MinESS") + " only if you accept noisier estimates")
 	}
@@ -352,15 +347,4 @@ func SteeringWarnings(rows []Row, majority float64, cfg Config) []string {
 		}
 	}
 	return out
-}
-
-// allHeldOutUnreliable reports whether every model's held-out estimates flag every
-// stratum unreliable.
-func allHeldOutUnreliable(rows []Row) bool {
-	for _, r := range rows {
-		if !r.AllUnreliable {
-			return false
-		}
-	}
-	return true
 }
