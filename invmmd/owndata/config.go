@@ -112,16 +112,7 @@ const (
 	ZVector      ZKind = "vector"
 )
 
-// Validate refuses a name that is not a kind (a *FieldError of ZKind).
-func (k ZKind) Validate() error {
-	if k == ZInferred {
-		return nil
-	}
-	_, err := k.kind()
-	return err
-}
-
-// kind returns the kind k names.
+// kind returns the kind k names; a name that is not a kind is a *FieldError of ZKind.
 func (k ZKind) kind() (dataset.ZKind, error) { return choice("ZKind", string(k), dataset.ParseZKind) }
 
 // choice returns what parse reads of the choice v of field, its refusal a *FieldError.
@@ -146,13 +137,8 @@ const (
 	ObjectiveRobust     Objective = "robust"
 )
 
-// Validate refuses a name that is not an objective (a *FieldError of Objective).
-func (o Objective) Validate() error {
-	_, err := o.objective()
-	return err
-}
-
-// objective returns the training objective o names (the paper's when empty).
+// objective returns the training objective o names (the paper's when empty); a name that
+// is not an objective is a *FieldError of Objective.
 func (o Objective) objective() (train.Objective, error) {
 	if o == "" {
 		return train.Objectives()[0], nil
@@ -170,13 +156,8 @@ const (
 	RepresentFeatures Represent = "features"
 )
 
-// Validate refuses a name that is not a layer (a *FieldError of Represent).
-func (r Represent) Validate() error {
-	_, err := r.representation()
-	return err
-}
-
-// representation returns the layer r names.
+// representation returns the layer r names; a name that is not a layer is a *FieldError
+// of Represent.
 func (r Represent) representation() (train.Representation, error) {
 	return choice("Represent", string(r), train.ParseRepresentation)
 }
@@ -409,10 +390,10 @@ func (c Config) validate(needData bool) error {
 		}
 		return fieldError(f, v, "want %s and %s each > 0 and their sum < 1 (now %v and %v)", c.name("ValFrac"), c.name("TestFrac"), c.ValFrac, c.TestFrac)
 	}
-	if err := c.Objective.Validate(); err != nil {
+	if _, err := c.Objective.objective(); err != nil {
 		return err
 	}
-	if err := c.Represent.Validate(); err != nil {
+	if _, err := c.Represent.representation(); err != nil {
 		return err
 	}
 	if len(c.Seeds) == 0 {
@@ -462,7 +443,7 @@ func (c Columns) validate(needData bool) error {
 			return fieldError("X", c.X, "column %q is empty or listed twice", x)
 		}
 	}
-	if err := c.ZKind.Validate(); err != nil {
+	if _, err := c.ZKind.kind(); err != nil && c.ZKind != ZInferred {
 		return err
 	}
 	switch m := c.ZMap; {
