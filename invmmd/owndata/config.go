@@ -1,6 +1,7 @@
 package owndata
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -89,15 +90,7 @@ type Source struct {
 }
 
 // folds returns the folds of the cross-fitting: Folds, or DefaultFolds when 0.
-func (s Source) folds() int {
-	if s.Folds == 0 {
-		return DefaultFolds
-	}
-	return s.Folds
-}
-
-// spec returns the kernel's specification as invmmd takes it.
-func (z ZMap) spec() invmmd.MapSpec { return invmmd.MapSpec(z) }
+func (s Source) folds() int { return cmp.Or(s.Folds, DefaultFolds) }
 
 // ZKind names the nuisance's kind (Columns.ZKind) as a configuration and config.json
 // write it: one of dataset's kinds by name, or ZInferred to infer it from the column(s).

@@ -139,7 +139,7 @@ func zKernelWeighted(c Columns, file string, nu dataset.Nuisance, z, g []float64
 	for _, x := range g {
 		w = append(w, 1/math.Max(x, invmmd.DefaultGFloor))
 	}
-	zmap, err := invmmd.NewMap(nu, z, w, c.ZMap.spec())
+	zmap, err := invmmd.NewMap(nu, z, w, invmmd.MapSpec(c.ZMap))
 	if err != nil {
 		if c.ZMap.Bandwidth > 0 || c.ZMap.Features > 0 {
 			return nil, &FieldError{Field: "ZMap.Bandwidth", Value: c.ZMap.Bandwidth, Err: fmt.Errorf("%s: the kernel on Z: %w", file, err)}

@@ -122,14 +122,12 @@ func Test(ctx context.Context, cfg TestConfig) (*Tests, error) {
 // many times (a calibration of the test) calls it once per table.
 //
 // The p-values are valid only if G and m were not fitted on the rows tested. Columns G
-// and M are taken to have been fitted on other rows. When G or m must be fitted here, the
-// rows are first split into halves A and B (a random half of each (Y, Δ) cell, seeded by
-// Seed); G and m are fitted on B alone (80% of B to fit, 20% held out for the stopping
-// rule: the best epoch by its NLL, stopping after AuxPatience epochs without a better
-// one) and predicted for every row; the cross route then uses exactly these halves (its
-// witness is built on B, its statistic summed over A), and the wild and permutation
-// routes test the rows of A only. Every check comes before any fitting; once ctx is done
-// it stops within moments with an error wrapping ctx's.
+// and M are taken to have been fitted on other rows; G and m fitted here are cross-fitted
+// (crossfit.go), or with Folds = 1 fitted on half B (a random half of each (Y, Δ) cell,
+// seeded by Seed; 80% of B to fit, 20% to stop), and the wild and permutation routes then
+// test half A only. The cross route's halves are these (witness on B, statistic over A).
+// Every check comes before any fitting; once ctx is done it stops within moments with an
+// error wrapping ctx's.
 func TestTable(ctx context.Context, tab *tabular.Table, cfg TestConfig) (*Tests, error) {
 	if err := cfg.validate(false); err != nil {
 		return nil, err

@@ -15,13 +15,6 @@ import (
 	"github.com/invmmd/invmmd/invmmd/train"
 )
 
-// A fit is planned, then run. Prepare (or PrepareTable for a table in memory) checks the
-// settings, locks and checks the output folder, reads, encodes and splits the table and
-// checks everything a fit will need — nothing is fitted yet, and every refusal comes
-// before any work. Execute then fits G and m once and trains h run by run, telling each
-// Observer of each finished run; the output folder is one observer, so that persistence
-// is a reader of the run's results, not a part of it.
-
 // Plan is a fit made ready to run: its settings checked, its table read, encoded and
 // split, its output folder (Config.Out) locked and checked, and its runs — one per method
 // and seed, in the order of the results table — with those that an earlier run's files
