@@ -176,16 +176,10 @@ func (e *interrupted) Error() string {
 // resumeLine returns the command line "invmmd NAME ARGS -resume" (-resume added when args
 // lack it), each argument quoted for a POSIX shell where it needs to be.
 func resumeLine(name string, args []string) string {
-	parts := []string{"invmmd", name}
-	has := false
-	for _, a := range args {
-		has = has || a == "-resume" || a == "--resume" || a == "-resume=true"
-		parts = append(parts, shellQuote(a))
+	if slices.ContainsFunc(args, func(a string) bool { return a == "-resume" || a == "--resume" || a == "-resume=true" }) {
+		return rerunLine(name, args)
 	}
-	if !has {
-		parts = append(parts, "-resume")
-	}
-	return strings.Join(parts, " ")
+	return rerunLine(name, args) + " -resume"
 }
 
 // shellQuote quotes s for a POSIX shell when it holds anything but safe characters.

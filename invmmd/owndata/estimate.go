@@ -241,13 +241,8 @@ func estimateTable(ctx context.Context, tab *tabular.Table, cfg EstimateConfig, 
 	if out.ZMap != nil && rows.G == nil && cfg.ZMap.Bandwidth == 0 && (l.kind == dataset.ContinuousZ || l.kind == dataset.VectorZ) && out.MissingZ > 0 {
 		warn.add("the kernel on Z takes its bandwidth from the observed Z with equal weights, so it moves with which Z are missing (no G to weigh them by 1/G with): give its bandwidth, or a method that reads G")
 	}
-	opts := invmmd.Options{Bandwidth: out.Sigma, MainFraction: 1, Unconditional: cfg.Unconditional, MinESS: cfg.MinESS, Sums: summerFor(cfg.Exact)}
-	if out.ZMap != nil {
-		opts.Estimand = invmmd.JointMMD
-	}
-	if len(l.classes) > 2 {
-		opts.Classes = len(l.classes)
-	}
+	opts := estimatorOptions(out.ZMap != nil, len(l.classes), out.Sigma, false, cfg.MinESS)
+	opts.Unconditional, opts.Sums = cfg.Unconditional, summerFor(cfg.Exact)
 	if out.Results, err = invmmd.Estimate(ctx, h, rows, opts, cfg.Methods...); err != nil {
 		return nil, err
 	}
