@@ -1,6 +1,7 @@
 package owndata
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -41,11 +42,7 @@ func readCSV(ctx context.Context, path string, cols []string, names tabular.Name
 	tab, err := tabular.ReadFileContext(ctx, path, cols)
 	var ce *tabular.ColumnError
 	if errors.As(err, &ce) {
-		key, ok := keys[ce.Name]
-		if !ok {
-			key = "X"
-		}
-		ce.Setting = names.Of(key)
+		ce.Setting = names.Of(cmp.Or(keys[ce.Name], "X"))
 	}
 	if err != nil {
 		return nil, err

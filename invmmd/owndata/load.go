@@ -1,6 +1,7 @@
 package owndata
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -72,11 +73,7 @@ func (c EstimateConfig) load(tab *tabular.Table, log io.Writer) (*loaded, error)
 	keys := c.keys()
 	for _, col := range c.columns() {
 		if tab.Column(col) == nil {
-			key, ok := keys[col]
-			if !ok {
-				key = "X"
-			}
-			return nil, &tabular.ColumnError{File: tab.File, Name: col, Setting: c.name(key), Header: tab.Header}
+			return nil, &tabular.ColumnError{File: tab.File, Name: col, Setting: c.name(cmp.Or(keys[col], "X")), Header: tab.Header}
 		}
 	}
 	l := &loaded{tab: tab}
