@@ -321,15 +321,28 @@ type outFile struct {
 	Force bool   `flag:"force" help:"replace the -out file if it exists"`
 }
 
-// writeTable runs an own-data command that prints a table and writes its CSV (estimate,
-// test) once its flags are parsed: it validates the configuration (validate, before any
-// work), checks and locks -out, then prints what work returns and writes it (printTable);
-// what names the results in the message of a run stopped before they were written.
-func writeTable[T tableOutput](o *ownFlags, out outFile, data string, args []string, stdout io.Writer, what string, validate func() error, work func() (T, error)) error {
+// runTable runs an own-data command that prints a table and writes its CSV (estimate,
+// test), of flag set fs: it registers the flags of the configuration cfg (whose
+// EstimateConfig is ec) and -out, parses args, refuses a 0 given to a flag of zero
+// (refuseZero), validates the configuration (validate, before any work), checks and locks
+// -out, then prints what work returns and writes it (printTable); what names the results
+// in the message of a run stopped before they were written. validate and work read cfg
+// once the flags are parsed.
+func runTable[T tableOutput](fs *flag.FlagSet, cfg any, ec *owndata.EstimateConfig, zero map[string]string, args []string, stdout, stderr io.Writer, what string, validate func() error, work func() (T, error)) error {
+	var out outFile
+	o := ownFlagsOf(fs, fs.Name(), stderr, cfg, &out)
+	if err := o.parse(args); err != nil {
+		return err
+	}
+	if err := refuseZero(fs, zero); err != nil {
+		return err
+	}
+	ec.Names = o.names
+	ec.Log, ec.Warn = stdout, stderr
 	if err := validate(); err != nil {
 		return ownError(o.names, err, "", "")
 	}
-	if err := checkOutFile(out.Out, data, out.Force); err != nil {
+	if err := checkOutFile(out.Out, ec.Data, out.Force); err != nil {
 		return err
 	}
 	release, err := lockOutFile(out.Out, o.cmd, args, o.warn)

@@ -76,23 +76,21 @@ func (r AuxReport) String() string {
 		fmt.Fprintf(&b, "%s%v\n", indent, r.M)
 	}
 	if len(r.Folds) > 1 {
-		rng := func(f func(AuxReport) float64) (lo, hi float64) {
-			lo, hi = math.Inf(1), math.Inf(-1)
+		// span writes the range over the folds of a model's validation NLL and best epoch.
+		span := func(name string, f func(AuxReport) train.FitReport, end string) {
+			l, h, el, eh := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
 			for _, x := range r.Folds {
-				lo, hi = math.Min(lo, f(x)), math.Max(hi, f(x))
+				nll, ep := f(x).ValNLL, float64(f(x).BestEpoch)
+				l, h, el, eh = math.Min(l, nll), math.Max(h, nll), math.Min(el, ep), math.Max(eh, ep)
 			}
-			return lo, hi
+			fmt.Fprintf(&b, " %s val NLL %.4f–%.4f, best epochs %.0f–%.0f%s", name, l, h, el, eh, end)
 		}
 		fmt.Fprintf(&b, "  over the %d folds:", len(r.Folds))
 		if fitG {
-			l, h := rng(func(x AuxReport) float64 { return x.G.ValNLL })
-			el, eh := rng(func(x AuxReport) float64 { return float64(x.G.BestEpoch) })
-			fmt.Fprintf(&b, " G val NLL %.4f–%.4f, best epochs %.0f–%.0f;", l, h, el, eh)
+			span("G", func(x AuxReport) train.FitReport { return x.G }, ";")
 		}
 		if fitM {
-			l, h := rng(func(x AuxReport) float64 { return x.M.ValNLL })
-			el, eh := rng(func(x AuxReport) float64 { return float64(x.M.BestEpoch) })
-			fmt.Fprintf(&b, " m val NLL %.4f–%.4f, best epochs %.0f–%.0f", l, h, el, eh)
+			span("m", func(x AuxReport) train.FitReport { return x.M }, "")
 		}
 		b.WriteString("\n")
 	}

@@ -301,14 +301,12 @@ func (e *Estimates) Markdown() string {
 	if e.Unconditional {
 		what = "MMD² of h between Z = 1 and Z = 0 over all rows"
 	}
+	rows := "every row in both the main terms and the normalisers"
 	if e.ZMap != nil {
 		what = fmt.Sprintf("Σ_y of the joint MMD² between p(h, Z | Y = y) and p(h | Y = y)·p(Z | Y = y) within each Y stratum, unscaled; kernel on Z: %s", e.ZMap.Describe())
 		if e.Unconditional {
 			what = fmt.Sprintf("joint MMD² between p(h, Z) and p(h)·p(Z) over all rows, unscaled; kernel on Z: %s", e.ZMap.Describe())
 		}
-	}
-	rows := "every row in both the main terms and the normalisers"
-	if e.ZMap != nil {
 		rows = "every row in the U-statistics (the joint estimand has no normalisers)"
 	}
 	path := invmmd.KernelPath{}
