@@ -174,11 +174,9 @@ func observedAux(sp dataset.Splits, zmap invmmd.FeatureMap) (*train.Aux, error) 
 // validation split and stopping after n.AuxPatience epochs without a better one (at most
 // n.AuxEpochs), on backend b (nil: backend.Shared()). zmap is the feature map of a
 // nuisance that is not binary (Data.ZMap; m then predicts Ê[ψ(Z) | X, Y]), nil for a
-// binary one. It returns within a step once ctx is done, with an error wrapping ctx's.
-//
-// It is the one place where fit, estimate and test fit their nuisances: which rows G and m
-// learn from is its callers' choice (fit: the training split; estimate: a random 70%;
-// test: a part of half B), and cross-fitting goes here.
+// binary one. It returns within a step once ctx is done, with an error wrapping ctx's. It
+// is the one place where fit, estimate and test fit their nuisances; which rows G and m
+// learn from is its callers' (fit: the training split; estimate and test: crossfit.go).
 func fitAux(ctx context.Context, b backends.Backend, n Nets, sp dataset.Splits, zmap invmmd.FeatureMap, roles ...train.Role) (*train.Aux, AuxReport, error) {
 	fitCount.aux.Add(1)
 	hidden := n.Hidden
