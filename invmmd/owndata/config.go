@@ -35,10 +35,8 @@ type Columns struct {
 	Y string `flag:"y" help:"label column (required): binary (0/1, or two values with -y-positive), or K > 2 classes (text or integer codes; classes in byte or numeric order)" help.audit:"label column, binary: 0/1, or two values with -y-positive (required)"`
 	// Z is the nuisance column, or several comma-separated for a vector nuisance; empty,
 	// NA or NaN cells (in any case) are missing Z.
-	Z string `flag:"z" help:"nuisance column (several, comma-separated, for a vector nuisance); empty, NA, N/A, NaN or null cells (in any case) are missing Z (required)" help.audit:"sensitive attribute column, blank (or NA) where unknown; several comma-separated are crossed into intersectional groups; a numeric column of more than 10 values is binned at its observed quantiles (-bins) (required)"`
-	// YPositive is the label's value read as Y = 1 when the column is not 0/1.
+	Z         string `flag:"z" help:"nuisance column (several, comma-separated, for a vector nuisance); empty, NA, N/A, NaN or null cells (in any case) are missing Z (required)" help.audit:"sensitive attribute column, blank (or NA) where unknown; several comma-separated are crossed into intersectional groups; a numeric column of more than 10 values is binned at its observed quantiles (-bins) (required)"`
 	YPositive string `flag:"y-positive" help:"the label's value read as Y = 1, when the column is binary and not 0/1 (refused for a label of more than two classes)" help.audit:"the label's value read as Y = 1, when the column is not 0/1"`
-	// ZPositive is the nuisance's value read as Z = 1 when the column is not 0/1.
 	ZPositive string `flag:"z-positive" cmds:"fit,estimate,test" help:"the nuisance's value read as Z = 1, when the column is not 0/1"`
 	// X are the feature columns; nil means every other column (Fit, Audit), none
 	// (Estimate, Test).
@@ -59,7 +57,6 @@ type Columns struct {
 // ZMap is the kernel on a continuous or vector Z: invmmd.MapSpec's fields (a conversion
 // apart), with their flags.
 type ZMap struct {
-	// Bandwidth is σ of the Gaussian kernel on Z; 0: the median heuristic on the observed Z.
 	Bandwidth float64 "flag:\"z-bandwidth\" cmds:\"fit,estimate,test\" help:\"bandwidth `σ` of the Gaussian kernel on a continuous or vector Z (0: the median of the distances between observed Z)\""
 	// Tol is the per-pair error of the Fourier expansion of the kernel on a continuous Z;
 	// 0: invmmd.DefaultZFourierTol.
@@ -166,27 +163,16 @@ func (c Columns) name(field string) string { return c.Names.Of(field) }
 // says which rule ended it (train.History.StopReason, train.FitReport.StopReason). The
 // rule is the experiments' (train.Config.Patience, train.AuxConfig.Patience).
 type Nets struct {
-	// Hidden are the hidden layer widths of every MLP: h, G and m (each 1 to MaxWidth).
-	Hidden []int "flag:\"hidden\" help.fit:\"hidden layer widths of every MLP (h, G and m), each at most 65536\" help:\"hidden layer widths of the MLPs fitted for G and m (cross-fitted, -folds) when -g or -m is not given\""
-	// Epochs is the cap on training epochs of h; the best epoch by validation objective is kept.
-	Epochs int "flag:\"epochs\" cmds:\"fit\" help:\"the cap `n` on training epochs of h (the best epoch by validation objective is kept)\""
-	// Patience stops h's training once this many epochs have brought no better validation
-	// objective; 0 trains every model to Epochs.
-	Patience int "flag:\"patience\" cmds:\"fit\" help:\"stop h's training after `n` epochs without a better validation objective (0: train to -epochs)\""
-	// AuxEpochs is the cap on training epochs of G and m.
-	AuxEpochs int "flag:\"aux-epochs\" help:\"the cap `n` on training epochs of G and m (the best epoch by validation NLL is kept)\""
-	// AuxPatience stops the training of G and m once this many epochs have brought no
-	// better validation NLL; 0 trains them to AuxEpochs.
-	AuxPatience int "flag:\"aux-patience\" help:\"stop the training of G and m after `n` epochs without a better validation NLL (0: train to -aux-epochs)\""
+	Hidden      []int "flag:\"hidden\" help.fit:\"hidden layer widths of every MLP (h, G and m), each at most 65536\" help:\"hidden layer widths of the MLPs fitted for G and m (cross-fitted, -folds) when -g or -m is not given\""
+	Epochs      int   "flag:\"epochs\" cmds:\"fit\" help:\"the cap `n` on training epochs of h (the best epoch by validation objective is kept)\""
+	Patience    int   "flag:\"patience\" cmds:\"fit\" help:\"stop h's training after `n` epochs without a better validation objective (0: train to -epochs)\""
+	AuxEpochs   int   "flag:\"aux-epochs\" help:\"the cap `n` on training epochs of G and m (the best epoch by validation NLL is kept)\""
+	AuxPatience int   "flag:\"aux-patience\" help:\"stop the training of G and m after `n` epochs without a better validation NLL (0: train to -aux-epochs)\""
 	// Batch is the rows per step, capped at the training rows (2 to MaxBatch).
-	Batch int "flag:\"batch\" help.fit:\"`rows` per training step of h, G and m (capped at the training rows); smaller batches leave fewer effective rows per stratum in the penalty\" help:\"`rows` per training step of G and m (capped at the rows they are fitted on)\""
-	// LearningRate is Adam's step size, in (0, MaxLearningRate].
+	Batch        int     "flag:\"batch\" help.fit:\"`rows` per training step of h, G and m (capped at the training rows); smaller batches leave fewer effective rows per stratum in the penalty\" help:\"`rows` per training step of G and m (capped at the rows they are fitted on)\""
 	LearningRate float64 "flag:\"lr\" help.fit:\"Adam learning `rate` of every network, in (0, 1]\" help:\"Adam learning `rate` of G and m, in (0, 1]\""
-	// MinESS is the Kish effective sample size under which a stratum is flagged unreliable
-	// (and, in Fit, dropped from the training penalty with DropUnreliable).
-	MinESS float64 "flag:\"min-ess\" cmds:\"fit,estimate\" help.fit:\"Kish effective sample size `ess` under which a stratum is flagged unreliable (and dropped from the training penalty, unless -keep-unreliable)\" help:\"Kish effective sample size `ess` under which a stratum is flagged unreliable\""
-	// AuxSeed seeds G and m.
-	AuxSeed uint64 "flag:\"aux-seed\" help:\"`seed` of G and m\""
+	MinESS       float64 "flag:\"min-ess\" cmds:\"fit,estimate\" help.fit:\"Kish effective sample size `ess` under which a stratum is flagged unreliable (and dropped from the training penalty, unless -keep-unreliable)\" help:\"Kish effective sample size `ess` under which a stratum is flagged unreliable\""
+	AuxSeed      uint64  "flag:\"aux-seed\" help:\"`seed` of G and m\""
 }
 
 // Bounds on the settings, checked before any work (FieldError), and the memory a fit may
@@ -257,16 +243,11 @@ func (n Nets) validate(c Columns) error {
 type Config struct {
 	Columns
 	Nets
-	// Split names a column whose values (train, val, test) give each row's split; empty:
-	// a random split with ValFrac and TestFrac, seeded by the first of Seeds.
-	Split string "flag:\"split\" help:\"column whose values (train, val, test) give each row's split (default: a random split by -val-frac and -test-frac)\""
-	// ValFrac and TestFrac are the shares of rows for validation and test without Split.
-	ValFrac  float64 "flag:\"val-frac\" help:\"`share` of rows for validation, without -split\""
-	TestFrac float64 "flag:\"test-frac\" help:\"`share` of rows for test, without -split\""
-	// Methods are the methods h is trained with, each once.
-	Methods []method.Method "flag:\"methods\" parse:\"fit-methods\" help:\"comma-separated methods to train h with (see above)\""
-	// Lambda is the penalty weight λ, in [0, MaxLambda].
-	Lambda float64 "flag:\"lambda\" help:\"penalty weight `λ`, from 0 to 1e6\""
+	Split    string          "flag:\"split\" help:\"column whose values (train, val, test) give each row's split (default: a random split by -val-frac and -test-frac)\""
+	ValFrac  float64         "flag:\"val-frac\" help:\"`share` of rows for validation, without -split\""
+	TestFrac float64         "flag:\"test-frac\" help:\"`share` of rows for test, without -split\""
+	Methods  []method.Method "flag:\"methods\" parse:\"fit-methods\" help:\"comma-separated methods to train h with (see above)\""
+	Lambda   float64         "flag:\"lambda\" help:\"penalty weight `λ`, from 0 to 1e6\""
 	// Lambdas, with two or more values, trains every penalised method at each λ (Lambda is
 	// not read) and none once, sharing G and m; runs are named METHOD-lambdaL-seedS (lambdas.go).
 	Lambdas []float64 "flag:\"lambdas\" parse:\"lambdas\" help:\"comma-separated penalty weights: each penalised method trained at each λ, none once, G and m fitted once; models/METHOD-lambdaL-seedS (one value: as -lambda)\""
@@ -297,13 +278,9 @@ type Config struct {
 	// Out is the folder that receives results.csv, results.md, heldout.txt, config.json,
 	// runs/METHOD-seedS.json and models/METHOD-seedS/; empty writes nothing. It is locked
 	// while a fit writes there, and checked before the data is read (see Fit).
-	Out string "flag:\"out\" help:\"output folder (see above), checked and locked before anything is read or fitted; \\\"\\\" writes nothing\""
-	// Force lets Fit write into an Out that holds results of other settings or data, or
-	// of methods and seeds this run does not list, after removing those earlier results.
-	Force bool "flag:\"force\" help:\"write into an -out folder holding results of other settings or data, or of methods and seeds this run does not list, after removing those results\""
-	// Resume keeps the methods whose run file and model under Out were made with the same
-	// settings and data instead of training them again.
-	Resume  bool "flag:\"resume\" help:\"keep the methods whose files under -out were made with the same settings and data instead of training them again\""
+	Out     string "flag:\"out\" help:\"output folder (see above), checked and locked before anything is read or fitted; \\\"\\\" writes nothing\""
+	Force   bool   "flag:\"force\" help:\"write into an -out folder holding results of other settings or data, or of methods and seeds this run does not list, after removing those results\""
+	Resume  bool   "flag:\"resume\" help:\"keep the methods whose files under -out were made with the same settings and data instead of training them again\""
 	Runtime `json:"-"`
 }
 

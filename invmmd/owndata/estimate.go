@@ -33,11 +33,7 @@ type EstimateConfig struct {
 	// (only Hidden, AuxEpochs, AuxPatience, Batch, LearningRate and AuxSeed matter) and
 	// MinESS.
 	Nets
-	// G is a column of fitted P(Δ = 1 | X, Y) (in Test, fitted on other rows); empty: fit
-	// an MLP on X.
 	G string "flag:\"g\" help:\"column of fitted P(Δ = 1 | X, Y), > 0 on every row whose Z is observed (default: cross-fit an MLP on -x)\" help.test:\"column of P(Δ = 1 | X, Y) fitted on rows other than these, > 0 on every row whose Z is observed (default: cross-fit an MLP on -x)\""
-	// M is a column of fitted P(Z = 1 | X, Y) of a binary Z (in Test, fitted on other
-	// rows); empty: fit an MLP on X.
 	M string "flag:\"m\" help:\"column of fitted P(Z = 1 | X, Y) of a binary Z (default: cross-fit an MLP on -x)\" help.test:\"column of P(Z = 1 | X, Y) fitted on rows other than these (default: cross-fit an MLP on -x)\""
 	// Nuisances, when set, are G and m fitted for this table (FitNuisancesTable): used
 	// instead of fitting them.
@@ -45,10 +41,8 @@ type EstimateConfig struct {
 	// Methods are the estimators (full only when no Z is missing; none is refused). In
 	// Test, the estimators whose pseudo-outcome of Z is tested; nil chooses them once the
 	// table is read (full without missing Z; dr; obs on the permutation route).
-	Methods []method.Method "flag:\"methods\" help:\"comma-separated estimators (full only when no Z is missing)\" help.test:\"comma-separated methods whose pseudo-outcome of Z is tested (default: see above)\""
-	// Unconditional estimates the MMD² between p(h | Z = 1) and p(h | Z = 0) over all rows
-	// instead of Σ_y MMD²_y within Y strata (in Test, tests h ⊥ Z over all rows).
-	Unconditional bool "flag:\"unconditional\" help:\"MMD² between p(h|Z=1) and p(h|Z=0) over all rows instead of Σ_y within Y strata\" help.test:\"test h ⊥ Z over all rows instead of h ⊥ Z | Y\""
+	Methods       []method.Method "flag:\"methods\" help:\"comma-separated estimators (full only when no Z is missing)\" help.test:\"comma-separated methods whose pseudo-outcome of Z is tested (default: see above)\""
+	Unconditional bool            "flag:\"unconditional\" help:\"MMD² between p(h|Z=1) and p(h|Z=0) over all rows instead of Σ_y within Y strata\" help.test:\"test h ⊥ Z over all rows instead of h ⊥ Z | Y\""
 	// Exact computes the kernel sums behind the estimates and their standard errors (in
 	// Test, the cross route's) on every pair of rows (invmmd.ExactSums, the O(n²)
 	// reference) instead of invmmd.AutoSums, which is exact up to invmmd.ExactPairs pairs

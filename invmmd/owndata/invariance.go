@@ -26,9 +26,8 @@ type TestConfig struct {
 	// Resamples are the draws of the wild bootstrap or the permutation test; the cross
 	// route draws none. 0 means invmmd.DefaultResamples; fewer than invmmd.MinResamples or
 	// more than invmmd.MaxResamples are refused, whatever the route.
-	Resamples int "flag:\"B\" help:\"`N` draws of the wild bootstrap or the permutation test (100 to 100000)\""
-	// Seed seeds the halves and the draws.
-	Seed uint64 "flag:\"seeds\" help:\"`seed` of the halves and the draws (one)\""
+	Resamples int    "flag:\"B\" help:\"`N` draws of the wild bootstrap or the permutation test (100 to 100000)\""
+	Seed      uint64 "flag:\"seeds\" help:\"`seed` of the halves and the draws (one)\""
 }
 
 // DefaultTestConfig returns the defaults of invmmd test: the cross route, the median
