@@ -88,10 +88,8 @@ func (o *ownFlags) tag(f reflect.StructField, key string) string {
 	return f.Tag.Get(key)
 }
 
-// register registers the flag name of the field p points to, in the struct parent; as,
-// the field's parse tag, names a reading of its text other than its type's: bandwidth
-// (a σ or median, with the Median beside it), lambdas (fit's list of λ), fit-methods
-// (fit's methods), not (a boolean flag setting its field's negation).
+// register registers the flag name of the field p points to, in the struct parent; as is
+// the field's parse tag (owndata.Columns lists them).
 func (o *ownFlags) register(p any, parent reflect.Value, path, name, help, as string) {
 	if b, ok := p.(*bool); ok && as == "not" { // the flag sets the field's negation (-keep-unreliable: DropUnreliable false)
 		o.fs.Var(notValue{b}, name, help)
@@ -535,10 +533,8 @@ func printTable[T tableOutput](out string, force bool, stdout io.Writer, work fu
 var errNotReplaceable = errors.New("-force cannot replace it")
 
 // checkReplaceable checks, before any work, that out (a folder when folder, else a file)
-// can be put in place once the work is done, as -force asks: that it is not of another
-// kind (a non-empty file, or other than a folder or a file, where the folder goes; a
-// folder where the file goes) and that a new folder or file can be created beside it, in
-// its own folder (so on its file system), to take its place. It creates nothing.
+// can be replaced once the work is done, as -force asks (errNotReplaceable says when it
+// cannot); the new one is created beside it, so on its file system. It leaves nothing.
 func checkReplaceable(out string, folder bool) error {
 	st, err := os.Lstat(out)
 	switch {

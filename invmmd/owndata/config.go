@@ -25,8 +25,10 @@ import (
 // share): the tag flag names its command-line flag, help its help (help.COMMAND where one
 // command says it otherwise), cmds the commands that offer it (every command that reads
 // the configuration when absent) and parse a reading of its text other than its type's
-// (bandwidth, lambdas, fit-methods); flag:"-" marks a field only Go callers set. The command
-// line derives from them its flags and the flag each FieldError names.
+// (bandwidth: a σ or median, with the Median beside it; lambdas and fit-methods: fit's
+// lists; not: a boolean flag setting the field's negation); flag:"-" marks a field only Go
+// callers set. The command line derives from them its flags and the flag each FieldError
+// names.
 type Columns struct {
 	// Data is the CSV file, with a header line; Fit, Estimate and Test read it, FitTable,
 	// EstimateTable and TestTable take their table instead.
