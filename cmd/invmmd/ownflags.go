@@ -75,17 +75,12 @@ func (o *ownFlags) walk(v reflect.Value, path string) {
 		if fv.Kind() == reflect.String { // a named choice (owndata.ZKind, Objective, Represent), validated by owndata
 			p = p.Convert(reflect.TypeFor[*string]())
 		}
-		o.register(p.Interface(), v, path, name, o.tag(f, "help"), f.Tag.Get("parse"))
+		help, ok := f.Tag.Lookup("help." + o.cmd) // the command's own help, else the field's
+		if !ok {
+			help = f.Tag.Get("help")
+		}
+		o.register(p.Interface(), v, path, name, help, f.Tag.Get("parse"))
 	}
-}
-
-// tag returns the field's tag key as the command reads it: key.CMD where the field has
-// one (help.audit), else key.
-func (o *ownFlags) tag(f reflect.StructField, key string) string {
-	if v, ok := f.Tag.Lookup(key + "." + o.cmd); ok {
-		return v
-	}
-	return f.Tag.Get(key)
 }
 
 // register registers the flag name of the field p points to, in the struct parent; as is
