@@ -278,10 +278,7 @@ func observedNuisances(rows *invmmd.Rows) bool {
 	if rows.Len() == 0 || rows.MissingZ() > 0 {
 		return false
 	}
-	rows.G = make([]float64, rows.Len())
-	for i := range rows.G {
-		rows.G[i] = 1
-	}
+	rows.G = slices.Repeat([]float64{1}, rows.Len())
 	if rows.Psi != nil {
 		rows.M, rows.MPsi = nil, rows.Psi
 	} else {
