@@ -78,10 +78,8 @@ func prepare(ctx context.Context, tab *tabular.Table, cfg Config) (*Plan, error)
 	if err := cfg.validate(tab == nil); err != nil {
 		return nil, err
 	}
-	if tab != nil {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
+	if err := ctx.Err(); tab != nil && err != nil { // a file's read stops on ctx itself
+		return nil, err
 	}
 	if cfg.Data == "" {
 		cfg.Data = tab.File
