@@ -16,18 +16,11 @@ import (
 // Majority returns the accuracy of always predicting the most common label of s: for a
 // binary label max(P(Y = 1), 1 − P(Y = 1)), for K classes the largest class's share.
 func Majority(s *dataset.Set) float64 {
-	if k := s.NumClasses(); k > 2 {
-		n := make([]int, k)
-		for _, y := range s.Y {
-			n[int(y)]++
-		}
-		return float64(slices.Max(n)) / float64(s.Len())
-	}
-	p := 0.0
+	n := make([]int, s.NumClasses())
 	for _, y := range s.Y {
-		p += y
+		n[int(y)]++
 	}
-	return math.Max(p, float64(s.Len())-p) / float64(s.Len())
+	return float64(slices.Max(n)) / float64(s.Len())
 }
 
 // ObservedCells counts the rows of s with Z observed in each (Y, Z) cell of a binary Z,
