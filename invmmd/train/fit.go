@@ -352,14 +352,6 @@ func (r *fitRun) finish(start time.Time) {
 // need a Fourier series of about 10⁴/σ terms.
 const MaxLogitSpan = 1e4
 
-func spanOf(h []float64) float64 {
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, x := range h {
-		lo, hi = math.Min(lo, x), math.Max(hi, x)
-	}
-	return hi - lo
-}
-
 func scalar(t *tensors.Tensor) float64 {
 	return float64(tensors.MustCopyFlatData[float32](t)[0])
 }

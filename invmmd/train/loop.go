@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 
@@ -151,12 +152,7 @@ type hooks []Hook
 
 // wantsSteps reports whether a hook has OnStep (the step's record is built only then).
 func (hs hooks) wantsSteps() bool {
-	for _, h := range hs {
-		if h.OnStep != nil {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(hs, func(h Hook) bool { return h.OnStep != nil })
 }
 
 func (hs hooks) start(l *Loop) error {

@@ -45,8 +45,7 @@ type Model struct {
 }
 
 func newModel(b backends.Backend, net models.Net, batch int) *Model {
-	m := &Model{Net: net, ctx: context.New(), backend: b, batch: batch}
-	return m
+	return &Model{Net: net, ctx: context.New(), backend: b, batch: batch}
 }
 
 // Logits returns the network's output for every row of s, in order. Rows are fed in
