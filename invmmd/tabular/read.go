@@ -17,9 +17,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -269,6 +270,14 @@ func checkText(v, file string, line int, col string) error {
 	return fmt.Errorf("%s byte %#02x in %q is not UTF-8 (Latin-1 or Windows-1252 text?): %s", where, bad[0], v, toUTF8)
 }
 
+// skipBOM returns br past a UTF-8 byte-order mark.
+func skipBOM(br *bufio.Reader) *bufio.Reader {
+	if bom, err := br.Peek(3); err == nil && bytes.Equal(bom, []byte{0xEF, 0xBB, 0xBF}) {
+		_, _ = br.Discard(3)
+	}
+	return br
+}
+
 // ctxReader reads from r until ctx is done.
 type ctxReader struct {
 	ctx context.Context
@@ -291,10 +300,7 @@ func (c ctxReader) Read(p []byte) (int, error) {
 // otherwise numeric column do not parse (NumericShare), and categorical otherwise (at
 // most MaxLevels distinct values).
 func Read(r io.Reader, file string, names []string) (*Table, error) {
-	br := bufio.NewReaderSize(r, 1<<16)
-	if bom, err := br.Peek(3); err == nil && bytes.Equal(bom, []byte{0xEF, 0xBB, 0xBF}) {
-		_, _ = br.Discard(3)
-	}
+	br := skipBOM(bufio.NewReaderSize(r, 1<<16))
 	if err := checkEncoding(br, file); err != nil {
 		return nil, err
 	}
@@ -436,12 +442,7 @@ func (c *Column) markMissing(v string) {
 		}
 		return
 	}
-	k := -1
-	for j, t := range c.tokens {
-		if t == v {
-			k = j
-		}
-	}
+	k := slices.Index(c.tokens, v)
 	if k < 0 {
 		if len(c.tokens) == 255 { // every spelling of ≤ 4 bytes of the markers fits; never reached
 			k = 0
@@ -511,12 +512,7 @@ func (c *Column) distinct(max int) []string {
 			}
 		}
 	}
-	out := make([]string, 0, len(set))
-	for v := range set {
-		out = append(out, v)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(set))
 }
 
 // Len returns the number of rows of the column.
