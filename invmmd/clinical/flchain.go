@@ -2,6 +2,7 @@ package clinical
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -40,9 +41,7 @@ type FLChainConfig struct {
 // WithDefaults returns c with each zero field set to its default (Path is left as given:
 // LoadFLChain finds the file).
 func (c FLChainConfig) WithDefaults() FLChainConfig {
-	if c.GroupMinAge == 0 {
-		c.GroupMinAge = DefaultGroupMinAge
-	}
+	c.GroupMinAge = cmp.Or(c.GroupMinAge, DefaultGroupMinAge)
 	c.Shift, c.Missingness = c.Shift.WithDefaults(), c.Missingness.WithDefaults()
 	return c
 }
