@@ -9,6 +9,7 @@ import (
 	"image"
 	_ "image/png" // registers PNG for image.DecodeConfig
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -266,16 +267,11 @@ func CheckSource(file string, data []byte) ([]Problem, error) {
 	return probs, nil
 }
 
+// hasImage reports whether an output's data hold a figure: an image MIME type, or HTML
+// with an <img> or <svg>.
 func hasImage(data map[string]multiline) bool {
-	for _, m := range imageMIMEs {
-		if _, ok := data[m]; ok {
-			return true
-		}
-	}
-	if h, ok := data["text/html"]; ok && htmlImage.MatchString(string(h)) {
-		return true
-	}
-	return false
+	h, html := data["text/html"]
+	return slices.ContainsFunc(imageMIMEs, func(m string) bool { _, ok := data[m]; return ok }) || html && htmlImage.MatchString(string(h))
 }
 
 // pythonFloorDiv is how Pygments' Python and IPython lexers mark "//" (floor division); the

@@ -173,9 +173,6 @@ func (t *Table) Column(name string) *Column {
 	return nil
 }
 
-// Pos names row i's place in the file for messages: "FILE:LINE".
-func (t *Table) Pos(i int) string { return fmt.Sprintf("%s:%d", t.File, t.Lines[i]) }
-
 // Value returns row i of column c as the file wrote it ("" when missing).
 func (c *Column) Value(i int) string {
 	if c.Numeric {
