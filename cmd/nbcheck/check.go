@@ -291,7 +291,8 @@ var (
 // CheckHTML reads a rendered notebook page and returns what is wrong with it: no embedded
 // image (an <img> with a data: PNG, or inline <svg>), an embedded PNG that does not decode,
 // an <img> that points outside the page, or a script or link loaded from the local file
-// system (Debian's nbconvert defaults to file:// URLs, which a reader elsewhere cannot load).
+// system (Debian's nbconvert defaults to file:// URLs, which a reader elsewhere cannot load),
+// and code highlighted by a non-Go lexer ("//" marked as an operator, as IPython's does).
 func CheckHTML(file string, data []byte) (Summary, []Problem, error) {
 	if !bytes.Contains(bytes.ToLower(data[:min(len(data), 4096)]), []byte("<html")) {
 		return Summary{}, nil, fmt.Errorf("%s: not an HTML page (no <html> in its first 4 KiB)", file)
