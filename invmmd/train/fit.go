@@ -109,9 +109,8 @@ type fitSpec struct {
 	rt       Runtime                         // its progress display and own hooks, run after the rules'
 }
 
-// fitHooks returns the hooks of a fit: the selection rule (SelectBest after selectAfter
-// epochs), early stopping (EarlyStopping with patience), the progress bar on w, then the
-// runtime's own.
+// fitHooks returns the hooks of a fit: SelectBest, EarlyStopping, the progress bar on w,
+// then the runtime's own.
 func fitHooks(selectAfter, patience int, w io.Writer, own []Hook) hooks {
 	return append(hooks{SelectBest(selectAfter), EarlyStopping(patience), ProgressBar(w)}, own...)
 }
@@ -130,11 +129,9 @@ type penaltySpec struct {
 	rff      int
 }
 
-// fit trains net on s.rows of s.set and returns the model at the epoch its hooks kept,
-// with the fit's record: the loop shared by G, m and h. Each epoch shuffles the rows, runs
-// one training step per full batch (fitRun.epoch) and validates; the hooks (fitHooks)
-// keep the best eligible epoch and say when to stop. ctx is checked before every step:
-// once it is done the fit ends with an error wrapping ctx.Err().
+// fit trains net on s.rows of s.set, the loop shared by G, m and h (Loop), and returns the
+// model at the epoch its hooks (fitHooks) kept, with the fit's record. Once ctx is done
+// the fit ends, within a step, with an error wrapping ctx.Err().
 func fit(ctx context.Context, b backends.Backend, net models.Net, s fitSpec) (*Model, *History, error) {
 	r, err := newFitRun(b, net, s)
 	if err != nil {
