@@ -165,10 +165,8 @@ func (t *Table) Len() int { return len(t.Lines) }
 
 // Column returns the selected column named name, or nil.
 func (t *Table) Column(name string) *Column {
-	for _, c := range t.Columns {
-		if c.Name == name {
-			return c
-		}
+	if i := slices.IndexFunc(t.Columns, func(c *Column) bool { return c.Name == name }); i >= 0 {
+		return t.Columns[i]
 	}
 	return nil
 }
@@ -292,10 +290,10 @@ func (c ctxReader) Read(p []byte) (int, error) {
 // the source in messages. The first record is the header. A UTF-8 byte-order mark, CRLF
 // line ends and quoted fields are accepted. Cells that are empty, NA, N/A, NaN, null or ?
 // are missing, in any case. A column's type is decided from all its cells (Column.decide):
-// numeric when every present value parses as a number (±Inf, or a magnitude beyond
-// MaxMagnitude, in it is an error), an error naming the cell when a few values of an
+// numeric when every present value parses as a number (an infinite one, or one beyond
+// float64's range, is an error), an error naming the cell when a few values of an
 // otherwise numeric column do not parse (NumericShare), and categorical otherwise (at
-// most MaxLevels distinct values).
+// most MaxLevels distinct values, Levels in order of first appearance).
 func Read(r io.Reader, file string, names []string) (*Table, error) {
 	br := skipBOM(bufio.NewReaderSize(r, 1<<16))
 	if err := checkEncoding(br, file); err != nil {
@@ -454,16 +452,8 @@ func (c *Column) markMissing(v string) {
 	c.missText = append(c.missText, uint8(k+1))
 }
 
-// decide settles the column's type from all its cells and drops the representation it
-// does not use. It is the one place where a column's type is decided:
-//
-//   - numeric when every present cell parses as a number (an infinite one is an error);
-//   - an error naming the first cell that does not parse when at least NumericShare of
-//     the present cells do (a numeric column with a typo);
-//   - an error when the column is not numeric and has more than MaxLevels distinct
-//     values (free text or identifiers);
-//   - categorical otherwise, with Levels in order of first appearance.
-//
+// decide settles the column's type from all its cells by the rules Read states, and drops
+// the representation it does not use: the one place where a column's type is decided.
 // Later code asks a decided column what it is through Numeric, Levels and Identifier.
 func (c *Column) decide(file string) error {
 	c.levels = nil
