@@ -106,10 +106,7 @@ func NewTable(name string, cols ...Col) (*Table, error) {
 func (t *Table) Digest() string {
 	h := sha256.New()
 	var buf [8]byte
-	word := func(v uint64) {
-		binary.LittleEndian.PutUint64(buf[:], v)
-		h.Write(buf[:])
-	}
+	word := func(v uint64) { h.Write(binary.LittleEndian.AppendUint64(buf[:0], v)) }
 	text := func(s string) {
 		word(uint64(len(s)))
 		io.WriteString(h, s)
