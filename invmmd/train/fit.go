@@ -268,12 +268,11 @@ func (r *fitRun) epoch(ctx context.Context, epoch int) (Epoch, error) {
 // more terms.
 func (r *fitRun) step(epoch, k int, idx []int) (loss, pen float64, err error) {
 	s := r.s
-	args := []any{featureTensor(s.set, idx), nil}
+	target, cols := s.target, 0
 	if s.heads != nil {
-		args[1] = matrixTensor(s.heads.target, s.heads.cols, idx)
-	} else {
-		args[1] = vectorTensor(s.target, idx)
+		target, cols = s.heads.target, s.heads.cols
 	}
+	args := []any{featureTensor(s.set, idx), rowsTensor(target, cols, idx)}
 	var rep invmmd.Report
 	if s.penalty != nil {
 		var v, c *tensors.Tensor
