@@ -391,8 +391,7 @@ func (c *Column) add(v string, line int) {
 		c.missText = append(c.missText, 0)
 	}
 	x, err := strconv.ParseFloat(v, 64)
-	var ne *strconv.NumError
-	overflow := errors.As(err, &ne) && errors.Is(ne.Err, strconv.ErrRange) && math.IsInf(x, 0)
+	overflow := errors.Is(err, strconv.ErrRange) && math.IsInf(x, 0)
 	if overflow {
 		err = nil // a number beyond float64's range: numeric, and refused by decide
 		if c.firstHuge.line == 0 {
