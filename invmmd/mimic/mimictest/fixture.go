@@ -74,11 +74,7 @@ func createTable(dir, table string, gz bool) (*tableWriter, error) {
 	} else {
 		t.w = bufio.NewWriterSize(f, 1<<20)
 	}
-	q := make([]string, len(fixtureHeaders[table]))
-	for i, h := range fixtureHeaders[table] {
-		q[i] = `"` + h + `"` // PhysioNet's files quote the header
-	}
-	t.line(strings.Join(q, ","))
+	t.line(`"` + strings.Join(fixtureHeaders[table], `","`) + `"`) // PhysioNet's files quote the header
 	return t, nil
 }
 
