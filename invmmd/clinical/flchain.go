@@ -105,8 +105,7 @@ func LoadFLChain(cfg FLChainConfig) (dataset.Splits, FLChainReport, error) {
 		if err != nil {
 			return dataset.Splits{}, rep, err
 		}
-		cfg.Path = p
-		rep.Config.Path = p
+		cfg.Path, rep.Config.Path = p, p
 	}
 	t, err := ReadFLChain(cfg.Path, cfg.GroupMinAge)
 	if err != nil {

@@ -46,11 +46,10 @@ func (k ZKind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
 // UnmarshalText implements encoding.TextUnmarshaler.
 func (k *ZKind) UnmarshalText(b []byte) error {
 	v, err := ParseZKind(string(b))
-	if err != nil {
-		return err
+	if err == nil {
+		*k = v
 	}
-	*k = v
-	return nil
+	return err
 }
 
 // Nuisance says what a set's Z holds. The zero value is the paper's binary Z.
