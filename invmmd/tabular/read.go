@@ -17,9 +17,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -164,16 +165,11 @@ func (t *Table) Len() int { return len(t.Lines) }
 
 // Column returns the selected column named name, or nil.
 func (t *Table) Column(name string) *Column {
-	for _, c := range t.Columns {
-		if c.Name == name {
-			return c
-		}
+	if i := slices.IndexFunc(t.Columns, func(c *Column) bool { return c.Name == name }); i >= 0 {
+		return t.Columns[i]
 	}
 	return nil
 }
-
-// Pos names row i's place in the file for messages: "FILE:LINE".
-func (t *Table) Pos(i int) string { return fmt.Sprintf("%s:%d", t.File, t.Lines[i]) }
 
 // Value returns row i of column c as the file wrote it ("" when missing).
 func (c *Column) Value(i int) string {
@@ -273,6 +269,14 @@ func checkText(v, file string, line int, col string) error {
 	return fmt.Errorf("%s byte %#02x in %q is not UTF-8 (Latin-1 or Windows-1252 text?): %s", where, bad[0], v, toUTF8)
 }
 
+// skipBOM returns br past a UTF-8 byte-order mark.
+func skipBOM(br *bufio.Reader) *bufio.Reader {
+	if bom, err := br.Peek(3); err == nil && bytes.Equal(bom, []byte{0xEF, 0xBB, 0xBF}) {
+		_, _ = br.Discard(3)
+	}
+	return br
+}
+
 // ctxReader reads from r until ctx is done.
 type ctxReader struct {
 	ctx context.Context
@@ -290,10 +294,10 @@ func (c ctxReader) Read(p []byte) (int, error) {
 // the source in messages. The first record is the header. A UTF-8 byte-order mark, CRLF
 // line ends and quoted fields are accepted. Cells that are empty, NA, N/A, NaN, null or ?
 // are missing, in any case. A column's type is decided from all its cells (Column.decide):
-// numeric when every present value parses as a number (±Inf, or a magnitude beyond
-// MaxMagnitude, in it is an error), an error naming the cell when a few values of an
+// numeric when every present value parses as a number (an infinite one, or one beyond
+// float64's range, is an error), an error naming the cell when a few values of an
 // otherwise numeric column do not parse (NumericShare), and categorical otherwise (at
-// most MaxLevels distinct values).
+// most MaxLevels distinct values, Levels in order of first appearance).
 func Read(r io.Reader, file string, names []string) (*Table, error) {
 	return read(r, file, names, 0)
 }
@@ -303,10 +307,7 @@ func Read(r io.Reader, file string, names []string) (*Table, error) {
 // copies as rows come, which at 10⁷ rows took a fifth of the reading's time. A goroutine
 // splits the file into rows (readRows) while this one parses their cells.
 func read(r io.Reader, file string, names []string, size int64) (*Table, error) {
-	br := bufio.NewReaderSize(r, 1<<16)
-	if bom, err := br.Peek(3); err == nil && bytes.Equal(bom, []byte{0xEF, 0xBB, 0xBF}) {
-		_, _ = br.Discard(3)
-	}
+	br := skipBOM(bufio.NewReaderSize(r, 1<<16))
 	if err := checkEncoding(br, file); err != nil {
 		return nil, err
 	}
@@ -483,8 +484,7 @@ func (c *Column) add(v string, line int) {
 		c.missText = append(c.missText, 0)
 	}
 	x, err := strconv.ParseFloat(v, 64)
-	var ne *strconv.NumError
-	overflow := errors.As(err, &ne) && errors.Is(ne.Err, strconv.ErrRange) && math.IsInf(x, 0)
+	overflow := errors.Is(err, strconv.ErrRange) && math.IsInf(x, 0)
 	if overflow {
 		err = nil // a number beyond float64's range: numeric, and refused by decide
 		if c.firstHuge.line == 0 {
@@ -529,12 +529,7 @@ func (c *Column) markMissing(v string) {
 		}
 		return
 	}
-	k := -1
-	for j, t := range c.tokens {
-		if t == v {
-			k = j
-		}
-	}
+	k := slices.Index(c.tokens, v)
 	if k < 0 {
 		if len(c.tokens) == 255 { // every spelling of ≤ 4 bytes of the markers fits; never reached
 			k = 0
@@ -549,16 +544,8 @@ func (c *Column) markMissing(v string) {
 	c.missText = append(c.missText, uint8(k+1))
 }
 
-// decide settles the column's type from all its cells and drops the representation it
-// does not use. It is the one place where a column's type is decided:
-//
-//   - numeric when every present cell parses as a number (an infinite one is an error);
-//   - an error naming the first cell that does not parse when at least NumericShare of
-//     the present cells do (a numeric column with a typo);
-//   - an error when the column is not numeric and has more than MaxLevels distinct
-//     values (free text or identifiers);
-//   - categorical otherwise, with Levels in order of first appearance.
-//
+// decide settles the column's type from all its cells by the rules Read states, and drops
+// the representation it does not use: the one place where a column's type is decided.
 // Later code asks a decided column what it is through Numeric, Levels and Identifier.
 func (c *Column) decide(file string) error {
 	c.levels = nil
@@ -604,12 +591,7 @@ func (c *Column) distinct(max int) []string {
 			}
 		}
 	}
-	out := make([]string, 0, len(set))
-	for v := range set {
-		out = append(out, v)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(set))
 }
 
 // Len returns the number of rows of the column.
