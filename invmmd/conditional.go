@@ -97,7 +97,6 @@ func (d *Design) addConditional(rows Rows, w weights, column func(key string, b,
 // the floored means is used instead, since the U-statistic of two negative means would be
 // positive. Each floor is counted in rep. raw holds the U-statistics before any floor.
 func normalisers(sum [2]float64, diag [2][2]float64, n, floor float64, rep *Report) (norm, raw [2][2]float64) {
-	pairs := [][2]int{{1, 1}, {0, 0}, {1, 0}}
 	mean := [2]float64{sum[0] / n, sum[1] / n}
 	for _, bb := range pairs {
 		b, c := bb[0], bb[1]
@@ -152,7 +151,7 @@ func normReasons(mean [2]float64, raw [2][2]float64, floor float64) []string {
 	if len(out) > 0 {
 		return out
 	}
-	for _, bb := range [][2]int{{1, 1}, {0, 0}, {1, 0}} {
+	for _, bb := range pairs {
 		if v := raw[bb[0]][bb[1]]; v < floor*floor {
 			out = append(out, fmt.Sprintf("normaliser N%d%d = %.4g is not clearly positive (floored to %g)", bb[0], bb[1], v, floor*floor))
 		}

@@ -368,18 +368,19 @@ func (d *Design) assemble(q [][]float64) ([]Result, error) {
 // Result.Path says which path it took and its error bound. It returns ctx's error if ctx
 // is cancelled first.
 func Estimate(ctx context.Context, h Rep, rows Rows, opts Options, methods ...method.Method) ([]Result, error) {
-	if h.Dim < 1 || len(h.Data)%h.Dim != 0 {
-		return nil, h.check(rows.Len())
-	}
-	if h.Len() != rows.Len() {
-		return nil, fmt.Errorf("invmmd: %d model outputs for %d rows", h.Len(), rows.Len())
-	}
 	if err := h.check(rows.Len()); err != nil {
 		return nil, err
 	}
-	o, err := opts.withSigma(h)
-	if err != nil {
-		return nil, err
+	o := opts
+	if o.Median { // σ by the median heuristic on h
+		if o.Bandwidth != 0 {
+			return nil, fmt.Errorf("invmmd: Options.Median with Options.Bandwidth = %v: give one bandwidth rule", o.Bandwidth)
+		}
+		sigma, err := MedianBandwidth(h)
+		if err != nil {
+			return nil, fmt.Errorf("invmmd: the median heuristic bandwidth: %w", err)
+		}
+		o.Bandwidth, o.Median = sigma, false
 	}
 	d, err := NewDesign(rows, o, methods...)
 	if err != nil {

@@ -67,17 +67,7 @@ func (f *Features) Column(d int) []float64 {
 	return out
 }
 
-// missingRow reports whether row i has a NaN.
-func (f *Features) missingRow(i int) bool {
-	for _, v := range f.Row(i) {
-		if math.IsNaN(v) {
-			return true
-		}
-	}
-	return false
-}
-
-// LevelName names level d of an indicator map ("Z=2" when no names were given).
+// LevelName names level d of an indicator map ("Z=2" when no names were given, or f is nil).
 func (f *Features) LevelName(d int) string {
 	if f != nil && d < len(f.Levels) && f.Levels[d] != "" {
 		return "Z=" + f.Levels[d]
@@ -143,14 +133,8 @@ func Apply(m FeatureMap, z []float64) (*Features, error) {
 	return f, nil
 }
 
-func hasNaN(v []float64) bool {
-	for _, x := range v {
-		if math.IsNaN(x) {
-			return true
-		}
-	}
-	return false
-}
+// hasNaN reports whether v holds a NaN (a missing Z).
+func hasNaN(v []float64) bool { return slices.ContainsFunc(v, math.IsNaN) }
 
 // CategoricalMap is the delta kernel k_z(z, z') = 1[z = z'] on K levels coded 0, …, K−1:
 // ψ(z) is the one-hot vector of z. It is exact. With K = 2 it is the binary Z of the paper,
@@ -274,9 +258,7 @@ func NewGaussianMap(z, w []float64, sigma, tol float64) (GaussianMap, error) {
 			return GaussianMap{}, fmt.Errorf("invmmd: continuous Z: %w; give a bandwidth", err)
 		}
 	}
-	if tol == 0 {
-		tol = DefaultZFourierTol
-	}
+	tol = cmp.Or(tol, DefaultZFourierTol)
 	if !(tol > 0 && tol < 1) {
 		return GaussianMap{}, fmt.Errorf("invmmd: continuous Z: tolerance %v, want a value in (0, 1)", tol)
 	}
@@ -381,9 +363,7 @@ func NewRandomFeatureMap(z, w []float64, q int, sigma float64, j int, seed uint6
 	if q < 1 || len(z)%q != 0 {
 		return RandomFeatureMap{}, fmt.Errorf("invmmd: vector Z: %d values do not make rows of %d", len(z), q)
 	}
-	if j == 0 {
-		j = DefaultRandomFeatures
-	}
+	j = cmp.Or(j, DefaultRandomFeatures)
 	if j < 1 || j > MaxRandomFeatures {
 		return RandomFeatureMap{}, fmt.Errorf("invmmd: vector Z: %d random frequencies, want 1 to %d", j, MaxRandomFeatures)
 	}
@@ -516,16 +496,8 @@ func (r RandomFeatureMap) features(z, variance, psi []float64) {
 
 // Describe implements FeatureMap.
 func (r RandomFeatureMap) Describe() string {
-	return fmt.Sprintf("vector of %d, Gaussian kernel σ=%.4g on the standardised Z (scales %s), %d random Fourier features (J=%d, seed %d)",
-		r.ZDim(), r.Sigma, fmtFloats(r.Scale), r.Dim(), len(r.Omega), r.Seed)
-}
-
-func fmtFloats(v []float64) string {
-	parts := make([]string, len(v))
-	for i, x := range v {
-		parts[i] = fmt.Sprintf("%.4g", x)
-	}
-	return "[" + strings.Join(parts, " ") + "]"
+	return fmt.Sprintf("vector of %d, Gaussian kernel σ=%.4g on the standardised Z (scales %.4g), %d random Fourier features (J=%d, seed %d)",
+		r.ZDim(), r.Sigma, r.Scale, r.Dim(), len(r.Omega), r.Seed)
 }
 
 // MapSpec chooses the feature map of a continuous or vector nuisance (NewMap); the zero

@@ -197,18 +197,14 @@ func InvarianceTest(ctx context.Context, h Rep, rows Rows, opts TestOptions, met
 	if h.Dim > 1 && opts.Route != CrossRoute {
 		return nil, fmt.Errorf("invmmd: invariance test: the %v route expands the kernel of a one-column h; h has %d columns: use the cross route", opts.Route, h.Dim)
 	}
-	if opts.Resamples == 0 {
-		opts.Resamples = DefaultResamples
-	}
+	opts.Resamples = cmp.Or(opts.Resamples, DefaultResamples)
 	if opts.Route != CrossRoute && (opts.Resamples < MinResamples || opts.Resamples > MaxResamples) {
 		return nil, fmt.Errorf("invmmd: invariance test: %d resamples, want %d to %d", opts.Resamples, MinResamples, MaxResamples)
 	}
 	if opts.Median && opts.Bandwidth != 0 {
 		return nil, fmt.Errorf("invmmd: invariance test: Options.Median with Options.Bandwidth = %v: give one bandwidth rule", opts.Bandwidth)
 	}
-	if opts.GFloor == 0 {
-		opts.GFloor = DefaultGFloor
-	}
+	opts.GFloor = cmp.Or(opts.GFloor, DefaultGFloor)
 	for _, m := range methods {
 		if m == method.None || !m.Valid() {
 			return nil, fmt.Errorf("invmmd: invariance test: method %v has no pseudo-outcome of Z", m)
@@ -222,12 +218,14 @@ func InvarianceTest(ctx context.Context, h Rep, rows Rows, opts TestOptions, met
 	}
 	rows = rows.withDelta()
 	strata := testStrata(rows, opts.Unconditional)
-	var inA []bool
-	if opts.Route == CrossRoute {
-		var err error
-		if inA, err = halves(rows, strata, opts); err != nil {
-			return nil, err
-		}
+	inA := opts.InA // the cross route's halves: given, checked, or drawn
+	switch {
+	case opts.Route != CrossRoute:
+		inA = nil
+	case inA == nil:
+		inA = Halves(rows, opts.Unconditional, opts.Seed)
+	case len(inA) != rows.Len():
+		return nil, fmt.Errorf("invmmd: invariance test: InA has %d rows, Y has %d", len(inA), rows.Len())
 	}
 	sigma := opts.Bandwidth
 	switch {
@@ -318,31 +316,16 @@ func testStrata(r Rows, unconditional bool) []testStratum {
 	return out
 }
 
-// halves returns opts.InA, checked, or Halves of the rows.
-func halves(r Rows, strata []testStratum, opts TestOptions) ([]bool, error) {
-	if opts.InA != nil {
-		if len(opts.InA) != r.Len() {
-			return nil, fmt.Errorf("invmmd: invariance test: InA has %d rows, Y has %d", len(opts.InA), r.Len())
-		}
-		return opts.InA, nil
-	}
-	return randomHalves(r, strata, opts.Seed), nil
-}
-
 // Halves returns the random half A (true) that InvarianceTest draws when TestOptions.InA
 // is nil: half of the rows of each (Y, Δ) cell (of each Δ value with unconditional),
 // shuffled by a generator seeded by seed, so that the halves share the share of each label
 // and of missing Z. Rows needs Y, and Delta or the Z (or Psi) it is derived from. A caller
 // that fits G and m on half B before testing (owndata.Test) draws the halves with it.
 func Halves(rows Rows, unconditional bool, seed uint64) []bool {
-	rows = rows.withDelta()
-	return randomHalves(rows, testStrata(rows, unconditional), seed)
-}
-
-func randomHalves(r Rows, strata []testStratum, seed uint64) []bool {
+	r := rows.withDelta()
 	rng := rand.New(rand.NewPCG(seed, 0xc4a1f))
 	inA := make([]bool, r.Len())
-	for _, s := range strata {
+	for _, s := range testStrata(r, unconditional) {
 		for _, obs := range []float64{0, 1} {
 			var cell []int
 			for _, i := range s.rows {

@@ -115,20 +115,17 @@ func resampledTest(ctx context.Context, h []float64, phi [][]float64, include []
 		if len(idx) < MinTestRows {
 			res.Unreliable = append(res.Unreliable, fmt.Sprintf("stratum %s: %d rows, fewer than %d", stratumName(s.y), len(idx), MinTestRows))
 		}
-		f := kernelFeatures(h, idx, plan, (lo+hi)/2)
-		R := 2*plan.M + 1
-		cols := make([][]float64, R)
-		for r := range cols {
-			cols[r] = make([]float64, len(idx))
+		fc, R := kernelFeatures(h, idx, plan, (lo+hi)/2), 2*plan.M+1
+		for r := range R { // each feature centred over the stratum, as centred does
+			mean := 0.0
 			for k := range idx {
-				cols[r][k] = f[k*R+r]
+				mean += fc[k*R+r]
+			}
+			mean /= float64(len(idx))
+			for k := range idx {
+				fc[k*R+r] -= mean
 			}
 		}
-		local := make([]int, len(idx))
-		for k := range local {
-			local[k] = k
-		}
-		fc := centred(cols, local)
 		qs = append(qs, quadForm{f: fc, phi: centred(phi, idx), r: R, d: len(phi)})
 		res.Strata = append(res.Strata, TestStratum{Y: s.y, Rows: [2]int{len(idx), 0}})
 		n += len(idx)

@@ -124,6 +124,30 @@ func termIndex(b, bb int) int {
 	return 2
 }
 
+// fOf returns method k's per-row estimates (f_0,i, f_1,i) of (Z₀, Z₁) at row i (rowMean).
+func (d *Design) fOf(k, i int) [2]float64 {
+	return [2]float64{rowMean(d.per[k].terms, 0, i), rowMean(d.per[k].terms, 1, i)}
+}
+
+// normSums returns the normalisers' pieces of method k over rows (those it includes):
+// their count, Σ_i f_i and Σ_i f_i f_iᵀ, f_i = fOf(k, i).
+func (d *Design) normSums(k int, rows []int) (n float64, sum [2]float64, diag [2][2]float64) {
+	for _, i := range rows {
+		if d.per[k].include[i] == 0 {
+			continue
+		}
+		n++
+		fi := d.fOf(k, i)
+		for b := 0; b < 2; b++ {
+			sum[b] += fi[b]
+			for bb := 0; bb < 2; bb++ {
+				diag[b][bb] += fi[b] * fi[bb]
+			}
+		}
+	}
+	return n, sum, diag
+}
+
 // jackknife returns the jackknife standard error of method k's estimate in stratum s.
 func (d *Design) jackknife(k, s int, rs *strataSums) float64 {
 	blk := d.blocks[s]
@@ -157,26 +181,7 @@ func (d *Design) jackknife(k, s int, rs *strataSums) float64 {
 			T[t] += ti[t]
 		}
 	}
-	// Normaliser sums.
-	var sum [2]float64
-	var diag [2][2]float64
-	nN := 0.0
-	f := func(i int) [2]float64 {
-		return [2]float64{rowMean(d.per[k].terms, 0, i), rowMean(d.per[k].terms, 1, i)}
-	}
-	for _, i := range d.normRows[s] {
-		if inc[i] == 0 {
-			continue
-		}
-		nN++
-		fi := f(i)
-		for b := 0; b < 2; b++ {
-			sum[b] += fi[b]
-			for bb := 0; bb < 2; bb++ {
-				diag[b][bb] += fi[b] * fi[bb]
-			}
-		}
-	}
+	nN, sum, diag := d.normSums(k, d.normRows[s])
 	if m < 3 || nN < 3 {
 		return 0
 	}
@@ -205,7 +210,7 @@ func (d *Design) jackknife(k, s int, rs *strataSums) float64 {
 		si, di, ni := sum, diag, nN
 		if isNorm[i] {
 			ni--
-			fi := f(i)
+			fi := d.fOf(k, i)
 			for b := 0; b < 2; b++ {
 				si[b] -= fi[b]
 				for bb := 0; bb < 2; bb++ {

@@ -120,9 +120,6 @@ func (d *Design) conditionalExcess(ctx context.Context, h Rep, summer Summer, k,
 			E[p[1]][p[0]] += v / 2
 		}
 	}
-	f := func(i int) [2]float64 {
-		return [2]float64{rowMean(d.per[k].terms, 0, i), rowMean(d.per[k].terms, 1, i)}
-	}
 	main := included(blk.rows, inc)
 	m := float64(len(main))
 	scale := m * (m - 1) // s_ij = m(m−1)·Σ Ĉ V V, so that the main terms are the mean of k·s
@@ -177,19 +174,9 @@ func (d *Design) conditionalExcess(ctx context.Context, h Rep, summer Summer, k,
 	// The normalisers' U-statistic −s' over rows nrows: its row sums, Σ s'², and (when it
 	// shares the main rows) Σ k·s·s'.
 	nrows := included(d.normRows[s], inc)
-	var F [2]float64
-	var FF [2][2]float64
-	for _, i := range nrows {
-		fi := f(i)
-		for b := 0; b < 2; b++ {
-			F[b] += fi[b]
-			for c := 0; c < 2; c++ {
-				FF[b][c] += fi[b] * fi[c]
-			}
-		}
-	}
+	_, F, FF := d.normSums(k, nrows)
 	sp := func(i int) (r float64) { // Σ_{j≠i} s'_ij
-		fi := f(i)
+		fi := d.fOf(k, i)
 		for b := 0; b < 2; b++ {
 			for c := 0; c < 2; c++ {
 				r += E[b][c] * fi[b] * (F[c] - fi[c])
@@ -197,28 +184,21 @@ func (d *Design) conditionalExcess(ctx context.Context, h Rep, summer Summer, k,
 		}
 		return r
 	}
-	ss := 0.0 // Σ_{i≠j} s'² = Σ E_bc E_b'c' [(Σ f_b f_b')(Σ f_c f_c') − Σ f_b f_b' f_c f_c']
-	var diag [2][2][2][2]float64
+	// Σ_{i≠j} s'² = Σ E_bc E_b'c' [(Σ f_b f_b')(Σ f_c f_c') − Σ f_b f_b' f_c f_c'] over the 16
+	// (b, c, b', c'), the bits of x from the highest.
+	bits := func(x int) (b, c, bb, cc int) { return x >> 3, x >> 2 & 1, x >> 1 & 1, x & 1 }
+	var diag [16]float64
 	for _, i := range nrows { // one pass for the 16 sums
-		fi := f(i)
-		for b := 0; b < 2; b++ {
-			for c := 0; c < 2; c++ {
-				for bb := 0; bb < 2; bb++ {
-					for cc := 0; cc < 2; cc++ {
-						diag[b][c][bb][cc] += fi[b] * fi[bb] * fi[c] * fi[cc]
-					}
-				}
-			}
+		fi := d.fOf(k, i)
+		for x := range diag {
+			b, c, bb, cc := bits(x)
+			diag[x] += fi[b] * fi[bb] * fi[c] * fi[cc]
 		}
 	}
-	for b := 0; b < 2; b++ {
-		for c := 0; c < 2; c++ {
-			for bb := 0; bb < 2; bb++ {
-				for cc := 0; cc < 2; cc++ {
-					ss += E[b][c] * E[bb][cc] * (FF[b][bb]*FF[c][cc] - diag[b][c][bb][cc])
-				}
-			}
-		}
+	ss := 0.0
+	for x, dg := range diag {
+		b, c, bb, cc := bits(x)
+		ss += E[b][c] * E[bb][cc] * (FF[b][bb]*FF[c][cc] - dg)
 	}
 	if d.opts.MainFraction != 1 { // two U-statistics on disjoint rows
 		rn := make([]float64, len(nrows))
@@ -234,7 +214,7 @@ func (d *Design) conditionalExcess(ctx context.Context, h Rep, summer Summer, k,
 		vfIdx[[2]int{p, 0}], vfIdx[[2]int{p, 1}] = 2*x, 2*x+1
 	}
 	vf := colSet{P: 2 * len(used), fill: func(i int, v []float64) { // V_p f_b, computed as read
-		fi := f(i)
+		fi := d.fOf(k, i)
 		for x, p := range used {
 			v[2*x], v[2*x+1] = col(p)[i]*fi[0], col(p)[i]*fi[1]
 		}

@@ -102,19 +102,6 @@ func (j *jointStratum) coefs(s int) []coef {
 	return out
 }
 
-// without returns the stratum's statistics with row i (f_i, r_i) removed: the jackknife's
-// leave-one-out.
-func (j *jointStratum) without(f []float64, r float64) *jointStratum {
-	o := *j
-	o.n--
-	o.sum = make([]float64, len(j.sum))
-	for d := range o.sum {
-		o.sum[d] = j.sum[d] - f[d]
-	}
-	o.sumSq -= r
-	return &o
-}
-
 // addJoint adds method w's coefficients and reports for the joint estimand to the design.
 func (d *Design) addJoint(rows Rows, w weights, column func(key string, b, s int, values []float64) int) {
 	o := d.opts

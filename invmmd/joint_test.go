@@ -427,6 +427,15 @@ func TestJointReportsLevels(t *testing.T) {
 	if _, err := NewDesign(rows, Options{}, method.DR); err == nil || !strings.Contains(err.Error(), "JointMMD") {
 		t.Errorf("conditional estimand with a 3-level Z: err = %v, want a message naming JointMMD", err)
 	}
+	// G is checked as for a binary Z: a non-finite value is named as such, one outside [0, 1] too.
+	for g, want := range map[float64]string{math.NaN(): "row 0: G = NaN, want a finite value", 1.5: "row 0: G = 1.5, want a probability in [0, 1]"} {
+		bad := rows
+		bad.G = slices.Clone(rows.G)
+		bad.G[0] = g
+		if err := bad.ValidateClasses(2, method.IP); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("G[0] = %v with features: err = %v, want %q", g, err, want)
+		}
+	}
 }
 
 // TestFeatureMaps checks each map: the categorical map's one-hot rows and level errors;

@@ -1,6 +1,7 @@
 package invmmd
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 )
@@ -123,21 +124,11 @@ func (o Options) Resolved() (Options, error) {
 	if o.Median && o.Bandwidth != 0 {
 		return o, fmt.Errorf("invmmd: Options.Median with Options.Bandwidth = %v: give one bandwidth rule", o.Bandwidth)
 	}
-	if o.Bandwidth == 0 {
-		o.Bandwidth = DefaultBandwidth
-	}
-	if o.MainFraction == 0 {
-		o.MainFraction = DefaultMainFraction
-	}
-	if o.GFloor == 0 {
-		o.GFloor = DefaultGFloor
-	}
-	if o.NormFloor == 0 {
-		o.NormFloor = DefaultNormFloor
-	}
-	if o.MinESS == 0 {
-		o.MinESS = DefaultMinESS
-	}
+	o.Bandwidth = cmp.Or(o.Bandwidth, DefaultBandwidth)
+	o.MainFraction = cmp.Or(o.MainFraction, DefaultMainFraction)
+	o.GFloor = cmp.Or(o.GFloor, DefaultGFloor)
+	o.NormFloor = cmp.Or(o.NormFloor, DefaultNormFloor)
+	o.MinESS = cmp.Or(o.MinESS, DefaultMinESS)
 	if o.JointScale == 0 && o.Estimand == JointMMD {
 		o.JointScale = 1
 	}
@@ -162,26 +153,5 @@ func (o Options) Resolved() (Options, error) {
 	return o, nil
 }
 
-// withSigma returns the options with Median resolved: σ by the median heuristic on h.
-func (o Options) withSigma(h Rep) (Options, error) {
-	if !o.Median {
-		return o, nil
-	}
-	if o.Bandwidth != 0 {
-		return o, fmt.Errorf("invmmd: Options.Median with Options.Bandwidth = %v: give one bandwidth rule", o.Bandwidth)
-	}
-	sigma, err := MedianBandwidth(h)
-	if err != nil {
-		return o, fmt.Errorf("invmmd: the median heuristic bandwidth: %w", err)
-	}
-	o.Bandwidth, o.Median = sigma, false
-	return o, nil
-}
-
 // NumClasses returns the number K of label classes: Classes, or 2 when it is 0.
-func (o Options) NumClasses() int {
-	if o.Classes == 0 {
-		return 2
-	}
-	return o.Classes
-}
+func (o Options) NumClasses() int { return cmp.Or(o.Classes, 2) }

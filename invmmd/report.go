@@ -246,7 +246,7 @@ func diagnose(rows Rows, w weights, blk block, normRows []int) StratumReport {
 	if ind {
 		sr.Observed = make([]int, levels)
 		for b := 0; b < levels; b++ {
-			sr.Levels = append(sr.Levels, rows.levelName(b))
+			sr.Levels = append(sr.Levels, rows.Psi.LevelName(b)) // "Z=b" for a binary Z (Psi nil)
 		}
 	} else {
 		sr.Observed, sr.Levels = make([]int, 1), []string{"Z"}

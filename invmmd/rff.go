@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 )
 
 // Random Fourier features of the Gaussian kernel on outputs of any width (Rahimi & Recht,
@@ -65,20 +66,6 @@ type RFFSums struct {
 	Workers     int    // goroutines; 0 means one per CPU
 }
 
-// scaledFrequencies returns the draw's frequencies ω_j = u_j/σ for outputs of dim columns,
-// frequency j's components at j·dim.
-func (r RFFSums) scaledFrequencies(dim int, sigma float64) []float64 {
-	D := r.count()
-	u := RFFFrequencies(dim, D, r.Seed)
-	w := make([]float64, D*dim)
-	for k := 0; k < dim; k++ {
-		for j := 0; j < D; j++ {
-			w[j*dim+k] = u[k*D+j] / sigma
-		}
-	}
-	return w
-}
-
 func (r RFFSums) count() int {
 	if r.Frequencies > 0 {
 		return r.Frequencies
@@ -91,7 +78,13 @@ func (r RFFSums) rowSums(ctx context.Context, h Rep, tgt, src []int, cols colSet
 		return KernelPath{}, fmt.Errorf("invmmd: RFFSums.Frequencies = %d, want ≥ 1 (or 0 for %d)", r.Frequencies, DefaultRFFFrequencies)
 	}
 	D, dim := r.count(), h.Dim
-	w := r.scaledFrequencies(dim, sigma)
+	// The draw's frequencies ω_j = u_j/σ, frequency j's components at j·dim.
+	u, w := RFFFrequencies(dim, D, r.Seed), make([]float64, D*dim)
+	for k := 0; k < dim; k++ {
+		for j := 0; j < D; j++ {
+			w[j*dim+k] = u[k*D+j] / sigma
+		}
+	}
 	// The outputs centred on their mean over the targets and sources (k̂ depends on
 	// differences only), which keeps the arguments of cos and sin small.
 	center := make([]float64, dim)
@@ -105,10 +98,7 @@ func (r RFFSums) rowSums(ctx context.Context, h Rep, tgt, src []int, cols colSet
 	for k := range center {
 		center[k] /= float64(max(len(tgt)+len(src), 1))
 	}
-	ones := make([]float64, D)
-	for j := range ones {
-		ones[j] = 1
-	}
+	ones := slices.Repeat([]float64{1}, D)
 	at := func(i int, cs, sn []float64) { // cos and sin of ω_jᵀ(h_i − center)
 		row := h.Row(i)
 		for j := range cs {

@@ -72,7 +72,7 @@ func (r Rows) withDelta() Rows {
 	case r.Psi != nil:
 		r.Delta = make([]float64, r.Psi.Len())
 		for i := range r.Delta {
-			if !r.Psi.missingRow(i) {
+			if !hasNaN(r.Psi.Row(i)) {
 				r.Delta[i] = 1
 			}
 		}
@@ -117,14 +117,6 @@ func (r Rows) indicator() (bool, int) {
 	return r.Psi.Indicator, r.Psi.Dim
 }
 
-// levelName names level b of an indicator ψ for reports.
-func (r Rows) levelName(b int) string {
-	if r.Psi == nil {
-		return fmt.Sprintf("Z=%d", b)
-	}
-	return r.Psi.LevelName(b)
-}
-
 // MissingZ returns the number of rows whose Z is missing (Δ = 0, or NaN when Delta is nil).
 func (r Rows) MissingZ() int {
 	r = r.withDelta()
@@ -157,52 +149,47 @@ func (r Rows) ValidateClasses(k int, methods ...method.Method) error {
 	if r.Psi != nil {
 		return r.validateFeatures(methods)
 	}
-	type col struct {
-		name   string
-		v      []float64
-		binary bool
-		need   bool
-	}
-	var needG, needGT, needM bool
-	for _, m := range methods {
-		needG = needG || m.NeedsG()
-		needGT = needGT || m.NeedsTrueG()
-		needM = needM || m.NeedsM()
-	}
-	cols := []col{
-		{"Z", r.Z, true, true},
-		{"Delta", r.Delta, true, true},
-		{"G", r.G, false, needG},
-		{"GTrue", r.GTrue, false, needGT},
-		{"M", r.M, false, needM},
-	}
-	if r.Delta != nil && len(r.Delta) != n {
+	switch {
+	case r.Delta != nil && len(r.Delta) != n:
 		return fmt.Errorf("invmmd: column Delta has %d rows, Y has %d", len(r.Delta), n)
+	case r.Z == nil:
+		return fmt.Errorf("invmmd: column Z is nil but %s needs it", whoNeeds("Z", methods))
+	case len(r.Z) != n:
+		return fmt.Errorf("invmmd: column Z has %d rows, Y has %d", len(r.Z), n)
 	}
-	for _, c := range cols {
-		if c.name == "Z" && c.v != nil && len(c.v) == n && len(r.Delta) == n {
-			if err := r.validateZ(methods); err != nil {
-				return err
-			}
-			continue
-		}
+	if err := r.validateZ(methods); err != nil { // Delta has n rows: given so, or derived from Z
+		return err
+	}
+	return r.checkColumns(n, methods, "Delta", "G", "GTrue", "M")
+}
+
+// checkColumns checks the named columns of r (of Delta, G, GTrue and M): each present when
+// a method reads it, of n rows, every value finite and 0 or 1 (Delta) or in [0, 1].
+func (r Rows) checkColumns(n int, methods []method.Method, names ...string) error {
+	needG, needGT, needM, _ := needs(methods)
+	cols := map[string]struct {
+		v    []float64
+		need bool
+	}{"Delta": {r.Delta, true}, "G": {r.G, needG}, "GTrue": {r.GTrue, needGT}, "M": {r.M, needM}}
+	for _, name := range names {
+		c := cols[name]
 		if c.v == nil {
 			if c.need {
-				return fmt.Errorf("invmmd: column %s is nil but %s needs it", c.name, whoNeeds(c.name, methods))
+				return fmt.Errorf("invmmd: column %s is nil but %s needs it", name, whoNeeds(name, methods))
 			}
 			continue
 		}
 		if len(c.v) != n {
-			return fmt.Errorf("invmmd: column %s has %d rows, Y has %d", c.name, len(c.v), n)
+			return fmt.Errorf("invmmd: column %s has %d rows, Y has %d", name, len(c.v), n)
 		}
 		for i, x := range c.v {
-			switch {
+			switch binary := name == "Delta"; {
 			case math.IsNaN(x) || math.IsInf(x, 0):
-				return fmt.Errorf("invmmd: row %d: %s = %v, want a finite value", i, c.name, x)
-			case c.binary && x != 0 && x != 1:
-				return fmt.Errorf("invmmd: row %d: %s = %v, want 0 or 1", i, c.name, x)
-			case !c.binary && (x < 0 || x > 1):
-				return fmt.Errorf("invmmd: row %d: %s = %v, want a probability in [0, 1]", i, c.name, x)
+				return fmt.Errorf("invmmd: row %d: %s = %v, want a finite value", i, name, x)
+			case binary && x != 0 && x != 1:
+				return fmt.Errorf("invmmd: row %d: %s = %v, want 0 or 1", i, name, x)
+			case !binary && (x < 0 || x > 1):
+				return fmt.Errorf("invmmd: row %d: %s = %v, want a probability in [0, 1]", i, name, x)
 			}
 		}
 	}
@@ -212,12 +199,7 @@ func (r Rows) ValidateClasses(k int, methods ...method.Method) error {
 // validateZ checks Z against Δ (both of length n): 0 or 1 where observed; where missing,
 // anything unless a method reads the hidden Z (Full), which refuses NaN.
 func (r Rows) validateZ(methods []method.Method) error {
-	var full method.Method = -1
-	for _, m := range methods {
-		if m.UsesMissingZ() {
-			full = m
-		}
-	}
+	_, _, _, full := needs(methods)
 	for i, z := range r.Z {
 		if r.Delta[i] == 1 || full >= 0 {
 			if r.Delta[i] == 0 && math.IsNaN(z) {
@@ -247,6 +229,20 @@ func checkLabels(y []float64, k int) error {
 	return nil
 }
 
+// needs says which of G, GTrue and M the methods read, and which of them reads Z where it
+// is missing (Full; −1 for none).
+func needs(methods []method.Method) (g, gTrue, m bool, full method.Method) {
+	full = -1
+	for _, x := range methods {
+		g, gTrue, m = g || x.NeedsG(), gTrue || x.NeedsTrueG(), m || x.NeedsM()
+		if x.UsesMissingZ() {
+			full = x
+		}
+	}
+	return g, gTrue, m, full
+}
+
+// whoNeeds names the first method that reads column col, for errors.
 func whoNeeds(col string, methods []method.Method) string {
 	for _, m := range methods {
 		if (col == "G" && m.NeedsG()) || (col == "GTrue" && m.NeedsTrueG()) || (col == "M" && m.NeedsM()) {
@@ -271,16 +267,7 @@ func checkFinite(name string, v []float64) error {
 // finite, and G lies in [0, 1].
 func (r Rows) validateFeatures(methods []method.Method) error {
 	n := len(r.Y)
-	var needG, needGT, needM bool
-	var full method.Method = -1
-	for _, m := range methods {
-		needG = needG || m.NeedsG()
-		needGT = needGT || m.NeedsTrueG()
-		needM = needM || m.NeedsM()
-		if m.UsesMissingZ() {
-			full = m
-		}
-	}
+	_, _, needM, full := needs(methods)
 	if r.Psi.Dim < 1 {
 		return fmt.Errorf("invmmd: Psi has %d features, want at least 1", r.Psi.Dim)
 	}
@@ -320,25 +307,5 @@ func (r Rows) validateFeatures(methods []method.Method) error {
 			}
 		}
 	}
-	for _, c := range []struct {
-		name string
-		v    []float64
-		need bool
-	}{{"G", r.G, needG}, {"GTrue", r.GTrue, needGT}} {
-		if c.v == nil {
-			if c.need {
-				return fmt.Errorf("invmmd: column %s is nil but %s needs it", c.name, whoNeeds(c.name, methods))
-			}
-			continue
-		}
-		if len(c.v) != n {
-			return fmt.Errorf("invmmd: column %s has %d rows, Y has %d", c.name, len(c.v), n)
-		}
-		for i, x := range c.v {
-			if !(x >= 0 && x <= 1) {
-				return fmt.Errorf("invmmd: row %d: %s = %v, want a probability in [0, 1]", i, c.name, x)
-			}
-		}
-	}
-	return nil
+	return r.checkColumns(n, methods, "G", "GTrue")
 }

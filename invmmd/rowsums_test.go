@@ -372,13 +372,13 @@ func TestCrossStatisticLinear(t *testing.T) {
 	rw := rows.Subset(d0(600))
 	inA := Halves(rw, false, 4)
 	const D, sigma = 64, 1.5
-	w := RFFSums{Frequencies: D, Seed: 9}.scaledFrequencies(3, sigma)
+	u := RFFFrequencies(3, D, 9) // ω = u/σ, component k of frequency f at k·D + f
 	khat := func(i, j int) float64 {
 		s := 0.0
 		for f := 0; f < D; f++ {
 			arg := 0.0
 			for k := 0; k < 3; k++ {
-				arg += w[f*3+k] * (hw.Data[i*3+k] - hw.Data[j*3+k])
+				arg += u[k*D+f] / sigma * (hw.Data[i*3+k] - hw.Data[j*3+k])
 			}
 			s += math.Cos(arg)
 		}

@@ -2,6 +2,7 @@ package invmmd
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/invmmd/invmmd/invmmd/method"
 )
@@ -50,10 +51,7 @@ type weights struct {
 func factorsFor(m method.Method, r Rows, gFloor float64, ones []float64) (weights, error) {
 	n := r.Len()
 	if ones == nil {
-		ones = make([]float64, n)
-		for i := range ones {
-			ones[i] = 1
-		}
+		ones = slices.Repeat([]float64{1}, n)
 	}
 	w := weights{method: m, include: ones}
 	d := 0 // features of ψ

@@ -160,9 +160,6 @@ var table = [...]Info{
 		Help:        "dr-po with the true G and learned m"},
 }
 
-// Table returns a copy of every method's row, in Method order.
-func Table() []Info { return append([]Info(nil), table[:]...) }
-
 // where lists the methods whose row satisfies keep, in table order.
 func where(keep func(Info) bool) []Method {
 	var out []Method
@@ -209,9 +206,6 @@ func (m Method) String() string {
 	return table[m].Name
 }
 
-// Describe returns the method's help line; "" for an invalid method.
-func (m Method) Describe() string { return m.Info().Help }
-
 // InPaper reports whether the method is one of the paper's (not one of the Extensions).
 func (m Method) InPaper() bool { return m.Info().InPaper }
 
@@ -243,25 +237,6 @@ func (m Method) Colour() color.RGBA {
 		return black
 	}
 	return table[m].Colour
-}
-
-// Help returns a help text listing every method, one per line: its name and its
-// description, an extension marked as such, so that command-line help never drifts from
-// the table.
-func Help() string {
-	var b strings.Builder
-	width := 0
-	for _, r := range table {
-		width = max(width, len(r.Name))
-	}
-	for _, r := range table {
-		ext := ""
-		if !r.InPaper {
-			ext = " (this project's extension)"
-		}
-		fmt.Fprintf(&b, "  %-*s  %s%s\n", width, r.Name, r.Help, ext)
-	}
-	return b.String()
 }
 
 // Parse returns the method named s (case-insensitive; "drplus" and "ipplus" are accepted
