@@ -28,9 +28,6 @@ func (d *Design) addConditional(rows Rows, w weights, column func(key string, b,
 			ids[k] = [2]int{column(t.key, 0, s, t.col[0]), column(t.key, 1, s, t.col[1])}
 		}
 		nMain, nNorm := 0.0, 0.0
-		for _, i := range d.blocks[s].rows {
-			nMain += w.include[i]
-		}
 		// Normaliser pieces: Σ_i f_b,i and Σ_i f_b,i f_b',i over the normaliser rows.
 		var sum, mainMass, normMass [2]float64
 		var diag [2][2]float64
@@ -48,6 +45,7 @@ func (d *Design) addConditional(rows Rows, w weights, column func(key string, b,
 			}
 		}
 		for _, i := range d.blocks[s].rows {
+			nMain += w.include[i]
 			for b := 0; b < 2; b++ {
 				for _, t := range w.terms {
 					mainMass[b] += math.Abs(t.col[b][i])
@@ -116,12 +114,10 @@ func normalisers(sum [2]float64, diag [2][2]float64, n, floor float64, rep *Repo
 	}
 	for _, bb := range pairs {
 		b, c := bb[0], bb[1]
-		v := raw[b][c]
-		if v < floor*floor {
-			v = floor * floor
+		if norm[b][c] = raw[b][c]; norm[b][c] < floor*floor {
+			norm[b][c] = floor * floor
 			rep.FlooredNorms++
 		}
-		norm[b][c] = v
 	}
 	return norm, raw
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/invmmd/invmmd/invmmd/method"
@@ -211,13 +212,7 @@ func (d *Design) DropUnreliable() int {
 				dropped++
 			}
 		}
-		kept := d.per[k].coefs[:0]
-		for _, e := range d.per[k].coefs {
-			if !off[e.s] {
-				kept = append(kept, e)
-			}
-		}
-		d.per[k].coefs = kept
+		d.per[k].coefs = slices.DeleteFunc(d.per[k].coefs, func(e coef) bool { return off[e.s] })
 	}
 	return dropped
 }

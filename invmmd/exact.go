@@ -60,9 +60,7 @@ func (e symmetricSums) rowSums(ctx context.Context, h Rep, rows, _ []int, cols c
 	parts := make([][]float64, workers)
 	var wg sync.WaitGroup
 	for w := range workers {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
+		wg.Go(func() {
 			kv := make([]float64, n*P)
 			for a := w; a < n; a += workers {
 				if a%256 == w && ctx.Err() != nil {
@@ -85,7 +83,7 @@ func (e symmetricSums) rowSums(ctx context.Context, h Rep, rows, _ []int, cols c
 				}
 			}
 			parts[w] = kv
-		}(w)
+		})
 	}
 	wg.Wait()
 	if err := ctx.Err(); err != nil {

@@ -114,13 +114,6 @@ type FourierSums struct {
 	center  float64 // with planned: the plan AutoSums made for these rows (their range is one pass)
 }
 
-func (f FourierSums) tol() float64 {
-	if f.Tol > 0 {
-		return f.Tol
-	}
-	return ReferenceFourierTol
-}
-
 // plan returns the expansion of the targets' and sources' range, and its centre.
 func (f FourierSums) plan(h Rep, tgt, src []int, sigma float64) (FourierPlan, float64, error) {
 	if f.planned != nil {
@@ -130,7 +123,7 @@ func (f FourierSums) plan(h Rep, tgt, src []int, sigma float64) (FourierPlan, fl
 		return FourierPlan{}, 0, err
 	}
 	lo, hi := rangeOf(h.Data, tgt, src)
-	plan, err := PlanFourier(hi-lo, sigma, f.tol())
+	plan, err := PlanFourier(hi-lo, sigma, tolOr(f.Tol))
 	return plan, (lo + hi) / 2, err
 }
 

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -309,10 +310,9 @@ func testStrata(r Rows, unconditional bool) []testStratum {
 		by[y] = append(by[y], i)
 	}
 	var out []testStratum
-	for y, idx := range by {
-		out = append(out, testStratum{y, idx})
+	for _, y := range slices.Sorted(maps.Keys(by)) {
+		out = append(out, testStratum{y, by[y]})
 	}
-	slices.SortFunc(out, func(a, b testStratum) int { return cmp.Compare(a.y, b.y) })
 	return out
 }
 

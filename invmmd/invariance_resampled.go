@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 )
 
 // The wild and permutation routes of InvarianceTest: the doubly centred V-statistic through
@@ -103,12 +104,7 @@ func resampledTest(ctx context.Context, h []float64, phi [][]float64, include []
 	var qs []quadForm
 	n := 0
 	for _, s := range strata {
-		var idx []int
-		for _, i := range s.rows {
-			if include[i] != 0 {
-				idx = append(idx, i)
-			}
-		}
+		idx := included(s.rows, include)
 		if len(idx) < 2 {
 			return fmt.Errorf("stratum %s has %d rows with a pseudo-outcome (observed Z for obs), want at least 2", stratumName(s.y), len(idx))
 		}
@@ -177,14 +173,8 @@ func resampledTest(ctx context.Context, h []float64, phi [][]float64, include []
 // allZero reports whether every stratum's centred features or pseudo-outcomes vanish.
 func allZero(qs []quadForm) bool {
 	for _, q := range qs {
-		nzf, nzp := false, false
-		for _, v := range q.f {
-			nzf = nzf || math.Abs(v) > 1e-12
-		}
-		for _, v := range q.phi {
-			nzp = nzp || v != 0
-		}
-		if nzf && nzp {
+		if slices.ContainsFunc(q.f, func(v float64) bool { return math.Abs(v) > 1e-12 }) &&
+			slices.ContainsFunc(q.phi, func(v float64) bool { return v != 0 }) {
 			return false
 		}
 	}

@@ -96,11 +96,8 @@ func (d *Design) conditionalExcess(ctx context.Context, h Rep, summer Summer, k,
 	}
 	var used []int // columns with a coefficient
 	for a := 0; a < P; a++ {
-		for b := 0; b < P; b++ {
-			if C[a*P+b] != 0 {
-				used = append(used, a)
-				break
-			}
+		if slices.ContainsFunc(C[a*P:(a+1)*P], func(c float64) bool { return c != 0 }) {
+			used = append(used, a)
 		}
 	}
 	if len(used) == 0 {
@@ -151,7 +148,11 @@ func (d *Design) conditionalExcess(ctx context.Context, h Rep, summer Summer, k,
 			prod = append(prod, [2][]float64{col(p), col(q)})
 		}
 	}
-	q2, _, err := pairSums(ctx, summer, h, main, productCols(prod), sigma2)
+	q2, _, err := pairSums(ctx, summer, h, main, colSet{P: len(prod), fill: func(i int, v []float64) {
+		for x, ab := range prod {
+			v[x] = ab[0][i] * ab[1][i]
+		}
+	}}, sigma2)
 	if err != nil {
 		return 0, err
 	}
@@ -209,11 +210,7 @@ func (d *Design) conditionalExcess(ctx context.Context, h Rep, summer Summer, k,
 	}
 	// One U-statistic, φ = k·s − s': Σ φ² = Σ k²s² − 2 Σ k s s' + Σ s'², with
 	// Σ_{i≠j} k s s' = scale Σ Ĉ_pq E_bc Σ_{i≠j} k (V_p f_b)_i (V_q f_c)_j (k pair sums).
-	vfIdx := map[[2]int]int{}
-	for x, p := range used {
-		vfIdx[[2]int{p, 0}], vfIdx[[2]int{p, 1}] = 2*x, 2*x+1
-	}
-	vf := colSet{P: 2 * len(used), fill: func(i int, v []float64) { // V_p f_b, computed as read
+	vf := colSet{P: 2 * len(used), fill: func(i int, v []float64) { // V_p f_b at 2x + b (p = used[x]), computed as read
 		fi := d.fOf(k, i)
 		for x, p := range used {
 			v[2*x], v[2*x+1] = col(p)[i]*fi[0], col(p)[i]*fi[1]
@@ -224,15 +221,15 @@ func (d *Design) conditionalExcess(ctx context.Context, h Rep, summer Summer, k,
 		return 0, err
 	}
 	kssp := 0.0
-	for _, p := range used {
-		for _, q := range used {
+	for x, p := range used {
+		for y, q := range used {
 			cpq := C[p*P+q]
 			if cpq == 0 {
 				continue
 			}
 			for b := 0; b < 2; b++ {
 				for c := 0; c < 2; c++ {
-					kssp += cpq * E[b][c] * q1[vfIdx[[2]int{p, b}]][vfIdx[[2]int{q, c}]]
+					kssp += cpq * E[b][c] * q1[2*x+b][2*y+c]
 				}
 			}
 		}
@@ -309,26 +306,9 @@ func (d *Design) jointExcess(h Rep, k, s int, rs *strataSums) float64 {
 
 // included returns the rows whose include is not 0: rows itself when that is every one.
 func included(rows []int, include []float64) []int {
-	for x, i := range rows {
-		if include[i] == 0 {
-			out := slices.Clone(rows[:x])
-			for _, j := range rows[x+1:] {
-				if include[j] != 0 {
-					out = append(out, j)
-				}
-			}
-			return out
-		}
+	out := func(i int) bool { return include[i] == 0 }
+	if !slices.ContainsFunc(rows, out) {
+		return rows
 	}
-	return rows
-}
-
-// productCols returns the columns whose row i is the product of the pair's rows i,
-// computed as they are read.
-func productCols(pairs [][2][]float64) colSet {
-	return colSet{P: len(pairs), fill: func(i int, v []float64) {
-		for x, ab := range pairs {
-			v[x] = ab[0][i] * ab[1][i]
-		}
-	}}
+	return slices.DeleteFunc(slices.Clone(rows), out)
 }

@@ -112,19 +112,14 @@ func (d *Design) addJoint(rows Rows, w weights, column func(key string, b, s int
 		dim = len(w.terms[0].col)
 	}
 	// f_i and r_i = ‖f_i‖² on the included rows.
-	f := make([][]float64, dim)
+	f, sq := make([][]float64, dim), make([]float64, d.n)
 	for b := range f {
 		f[b] = make([]float64, d.n)
 		for i := 0; i < d.n; i++ {
 			if w.include[i] != 0 {
 				f[b][i] = rowMean(w.terms, b, i)
+				sq[i] += f[b][i] * f[b][i]
 			}
-		}
-	}
-	sq := make([]float64, d.n)
-	for i := range sq {
-		for b := range f {
-			sq[i] += f[b][i] * f[b][i]
 		}
 	}
 	sqKey, incKey := "‖f‖²", "1"

@@ -32,9 +32,7 @@ func (fm featureMap) sums(ctx context.Context, tgt, src []int, cols colSet, n, w
 	re, im := make([][]float64, nw), make([][]float64, nw) // per worker, index f·P + p
 	var wg sync.WaitGroup
 	for w := range nw {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
+		wg.Go(func() {
 			r, s := make([]float64, F*P), make([]float64, F*P)
 			v, cs, sn := make([]float64, P), make([]float64, F), make([]float64, F)
 			for k := w; k < len(src); k += nw {
@@ -60,7 +58,7 @@ func (fm featureMap) sums(ctx context.Context, tgt, src []int, cols colSet, n, w
 				}
 			}
 			re[w], im[w] = r, s
-		}(w)
+		})
 	}
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
@@ -73,7 +71,10 @@ func (fm featureMap) sums(ctx context.Context, tgt, src []int, cols colSet, n, w
 		}
 	}
 	S, T := re[0], im[0]
-	isSrc := srcMask(n, src)
+	isSrc := make([]bool, n) // true: row i is a source
+	for _, i := range src {
+		isSrc[i] = true
+	}
 	return chunkRows(ctx, len(tgt), P, workers, func(lo int, kv []float64) {
 		cs, sn, v := make([]float64, F), make([]float64, F), make([]float64, P)
 		for a := range len(kv) / max(P, 1) {

@@ -3,6 +3,7 @@ package invmmd
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -84,8 +85,7 @@ func (r Report) Unreliable() []float64 {
 // String renders the report in a few lines: guard counts, then one line per stratum.
 func (r Report) String() string {
 	var b strings.Builder
-	joint := len(r.Strata) > 0 && r.Strata[0].Joint
-	if joint {
+	if len(r.Strata) > 0 && r.Strata[0].Joint {
 		fmt.Fprintf(&b, "%d row(s) with G raised to the floor (joint estimand: no normalisers)", r.FlooredG)
 	} else {
 		fmt.Fprintf(&b, "%d row(s) with G raised to the floor, %d normaliser(s) raised to the floor", r.FlooredG, r.FlooredNorms)
@@ -123,11 +123,10 @@ func (s StratumReport) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %d rows, observed", s.Name(), s.Rows)
 	for k, c := range s.Observed {
-		sep := ","
-		if k == 0 {
-			sep = ""
+		if k > 0 {
+			b.WriteString(",")
 		}
-		fmt.Fprintf(&b, "%s %s: %d", sep, s.Levels[k], c)
+		fmt.Fprintf(&b, " %s: %d", s.Levels[k], c)
 	}
 	for _, c := range s.Columns {
 		if len(c.ESS) == 1 {
@@ -258,12 +257,7 @@ func diagnose(rows Rows, w weights, blk block, normRows []int) StratumReport {
 		case rows.Psi == nil:
 			return int(rows.Z[i])
 		}
-		for b, v := range rows.Psi.Row(i) {
-			if v == 1 {
-				return b
-			}
-		}
-		return 0
+		return max(0, slices.Index(rows.Psi.Row(i), 1)) // the one-hot's level
 	}
 	seen := make([]bool, rows.Len())
 	for _, set := range [][]int{blk.rows, normRows} {

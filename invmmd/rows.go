@@ -54,30 +54,21 @@ func (r Rows) Subset(idx []int) Rows {
 		Psi: r.Psi.Subset(idx), MPsi: r.MPsi.Subset(idx)}
 }
 
-// DeltaFromZ returns the missingness indicator of z: 0 where z is NaN, else 1.
-func DeltaFromZ(z []float64) []float64 {
-	d := make([]float64, len(z))
-	for i, v := range z {
-		if !math.IsNaN(v) {
-			d[i] = 1
-		}
-	}
-	return d
-}
-
-// withDelta returns r with Delta derived from Z's (or Psi's) NaNs when it is nil.
+// withDelta returns r with Delta, when nil, derived from Psi's (or Z's) NaNs: 0 where Z is
+// missing, else 1.
 func (r Rows) withDelta() Rows {
-	switch {
-	case r.Delta != nil:
-	case r.Psi != nil:
-		r.Delta = make([]float64, r.Psi.Len())
-		for i := range r.Delta {
-			if !hasNaN(r.Psi.Row(i)) {
-				r.Delta[i] = 1
-			}
+	f := r.Psi
+	if r.Delta != nil || f == nil && r.Z == nil {
+		return r
+	}
+	if f == nil {
+		f = &Features{Dim: 1, Data: r.Z} // Z as one feature
+	}
+	r.Delta = make([]float64, f.Len())
+	for i := range r.Delta {
+		if !hasNaN(f.Row(i)) {
+			r.Delta[i] = 1
 		}
-	case r.Z != nil:
-		r.Delta = DeltaFromZ(r.Z)
 	}
 	return r
 }

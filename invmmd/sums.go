@@ -208,9 +208,7 @@ func chunkRows(ctx context.Context, n, P, workers int, f func(lo int, kv []float
 	close(next)
 	var wg sync.WaitGroup
 	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			buf := make([]float64, sumChunk*P)
 			for lo := range next {
 				if ctx.Err() != nil {
@@ -221,19 +219,10 @@ func chunkRows(ctx context.Context, n, P, workers int, f func(lo int, kv []float
 				f(lo, kv)
 				emit(lo, kv)
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	return ctx.Err()
-}
-
-// srcMask marks the source rows among the n rows of h (true: row i is a source).
-func srcMask(n int, src []int) []bool {
-	m := make([]bool, n)
-	for _, i := range src {
-		m[i] = true
-	}
-	return m
 }
 
 // KernelPath says how kernel sums were computed and how far they can be from the exact

@@ -107,6 +107,10 @@ func factorsFor(m method.Method, r Rows, gFloor float64, ones []float64) (weight
 			return psi(k, i) * s[i]
 		})
 	}
+	g, suffix := r.G, "" // the G the method reads, and the mark of its columns' keys
+	if m.NeedsTrueG() {
+		g, suffix = r.GTrue, "+"
+	}
 	switch m.Family() {
 	case method.FamilyNone:
 	case method.FamilyFull:
@@ -115,19 +119,11 @@ func factorsFor(m method.Method, r Rows, gFloor float64, ones []float64) (weight
 		w.include = r.Delta
 		w.terms = []factor{{"ΔZ", 1, zObs(nil), r.Delta}}
 	case method.FamilyIP:
-		g, key := r.G, "ΔZ/G"
-		if m.NeedsTrueG() {
-			g, key = r.GTrue, "ΔZ/G+"
-		}
 		ig := invG(g)
-		w.terms = []factor{{key, 1, zObs(ig), ig}}
+		w.terms = []factor{{"ΔZ/G" + suffix, 1, zObs(ig), ig}}
 	case method.FamilyReg:
 		w.terms = []factor{{"m", 1, r.mPsi(), ones}}
 	case method.FamilyDR, method.FamilyDRPO:
-		g, suffix := r.G, ""
-		if m.NeedsTrueG() {
-			g, suffix = r.GTrue, "+"
-		}
 		ig := invG(g)
 		mc := r.mPsi()
 		u := zObs(ig)

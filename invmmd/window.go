@@ -19,11 +19,17 @@ type WindowSums struct {
 }
 
 func (w WindowSums) radius(sigma float64) (r, tol float64) {
-	tol = w.Tol
-	if !(tol > 0) {
-		tol = ReferenceFourierTol
-	}
+	tol = tolOr(w.Tol)
 	return sigma * math.Sqrt(2*math.Log(1/tol)), tol
+}
+
+// tolOr returns the per-pair kernel error tol of an expansion or window, or
+// ReferenceFourierTol when it is not positive.
+func tolOr(tol float64) float64 {
+	if tol > 0 {
+		return tol
+	}
+	return ReferenceFourierTol
 }
 
 func (w WindowSums) rowSums(ctx context.Context, h Rep, tgt, src []int, cols colSet, sigma float64, emit func(int, []float64)) (KernelPath, error) {
