@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/invmmd/invmmd/invmmd/method"
 )
 
 // TestReadCSVStrayQuote is the regression test of a crash FuzzReadCSV found: a data line
@@ -48,7 +50,7 @@ func FuzzReadCSV(f *testing.F) {
 			return
 		}
 		for _, r := range rows {
-			if err := CheckMethod(r.Method); err != nil {
+			if _, err := method.Parse(r.Method); err != nil {
 				t.Fatalf("accepted %+v: %v", r, err)
 			}
 			for _, v := range []float64{r.TrMMD, r.TrAcc, r.TeAcc} {
@@ -100,7 +102,7 @@ func FuzzReadVarianceCSV(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		pts, err := readVarianceCSV(bytes.NewReader(data), "fuzz.csv")
+		pts, err := readRows(bytes.NewReader(data), "fuzz.csv", VarianceCSVHeader, parseVariancePoint)
 		if err != nil {
 			if !strings.Contains(err.Error(), "fuzz.csv") {
 				t.Errorf("error does not name the file: %v", err)
@@ -108,7 +110,7 @@ func FuzzReadVarianceCSV(f *testing.F) {
 			return
 		}
 		for _, p := range pts {
-			if CheckMethod(p.Estimator) != nil || p.BatchSize < 2 || p.N < 1 ||
+			if _, err := method.Parse(p.Estimator); err != nil || p.BatchSize < 2 || p.N < 1 ||
 				math.IsNaN(p.Mean) || math.IsInf(p.Mean, 0) || math.IsNaN(p.Std) || math.IsInf(p.Std, 0) || p.Std < 0 ||
 				!(p.Q25 <= p.Median && p.Median <= p.Q75) || math.IsInf(p.Q25, 0) || math.IsInf(p.Q75, 0) ||
 				p.Empty < 0 || p.Floored < 0 || !(p.MinG >= 0 && p.MinG <= 1) {

@@ -15,21 +15,12 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/invmmd/invmmd/invmmd/method"
 )
-
-// CheckMethod returns nil when s names a method of the method table as a result file may
-// spell it (case-insensitive, surrounding spaces ignored, "plus" for "+", as method.Parse
-// reads it), else an error that lists the names.
-func CheckMethod(s string) error {
-	_, err := method.Parse(s)
-	return err
-}
 
 // Cell is a reported mean ± standard deviation.
 type Cell struct{ Mean, Std float64 }
@@ -155,45 +146,17 @@ func AsWritten(rows []Row) []Row {
 // ReadCSV reads a result CSV, checking the header and every value; errors name the file
 // (name), line and column.
 func ReadCSV(r io.Reader, name string) ([]Row, error) {
-	cr := csv.NewReader(r)
-	cr.FieldsPerRecord = len(csvHeader)
-	head, err := cr.Read()
-	if err != nil {
-		return nil, fmt.Errorf("%s: reading the header: %w", name, err)
-	}
-	if strings.Join(head, ",") != strings.Join(csvHeader, ",") {
-		return nil, fmt.Errorf("%s: line 1: header %q, want %q", name, strings.Join(head, ","), strings.Join(csvHeader, ","))
-	}
-	var rows []Row
-	f := &fieldReader{path: name, cols: csvHeader}
-	for {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			return rows, nil
-		}
-		if err != nil {
-			// Only now ask for the line: after a parse error the record has no fields,
-			// and FieldPos would panic.
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		f.line, _ = cr.FieldPos(0)
-		f.rec = rec
-		r := Row{Method: f.method(0), Seed: uint64(f.count(1, 0)), TrMMD: f.num(2), TrAcc: f.num(3), TeAcc: f.num(4)}
-		if f.err != nil {
-			return nil, f.err
-		}
-		rows = append(rows, r)
-	}
+	return readRows(r, name, strings.Join(csvHeader, ","), parseRow)
 }
 
 // ReadCSVFile reads the result CSV at path.
 func ReadCSVFile(path string) ([]Row, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return ReadCSV(f, path)
+	return readFile(path, strings.Join(csvHeader, ","), parseRow)
+}
+
+// parseRow reads a record of a result CSV.
+func parseRow(f *fieldReader) Row {
+	return Row{Method: f.method(0), Seed: uint64(f.count(1, 0)), TrMMD: f.num(2), TrAcc: f.num(3), TeAcc: f.num(4)}
 }
 
 // Summarize groups rows by method, in the order of the method table (the paper's table order,
