@@ -19,7 +19,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
+	"regexp"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
@@ -95,7 +95,8 @@ func gridPNG(plots [][]*plot.Plot, w, h vg.Length, dpi int) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// writeSVG draws the grid as SVG with every font-family replaced by SVGFontFallback.
+// writeSVG draws the grid as SVG with every single-font "font-family:NAME" declaration
+// replaced by SVGFontFallback.
 func writeSVG(w io.Writer, plots [][]*plot.Plot, width, height vg.Length) error {
 	svg := vgsvg.New(width, height)
 	drawGrid(plots, draw.New(svg))
@@ -103,30 +104,12 @@ func writeSVG(w io.Writer, plots [][]*plot.Plot, width, height vg.Length) error 
 	if _, err := svg.WriteTo(&buf); err != nil {
 		return err
 	}
-	_, err := io.WriteString(w, withFontFallback(buf.String()))
+	_, err := io.WriteString(w, fontFamily.ReplaceAllLiteralString(buf.String(), SVGFontFallback))
 	return err
 }
 
-// withFontFallback replaces each single-font "font-family:NAME" declaration of an SVG
-// document by SVGFontFallback.
-func withFontFallback(svg string) string {
-	var b strings.Builder
-	for {
-		i := strings.Index(svg, "font-family:")
-		if i < 0 {
-			b.WriteString(svg)
-			return b.String()
-		}
-		b.WriteString(svg[:i])
-		rest := svg[i:]
-		end := strings.IndexAny(rest, ";\"")
-		if end < 0 {
-			end = len(rest)
-		}
-		b.WriteString(SVGFontFallback)
-		svg = rest[end:]
-	}
-}
+// fontFamily is a font-family declaration of gonum/plot's SVG, up to its ';' or '"'.
+var fontFamily = regexp.MustCompile(`font-family:[^;"]*`)
 
 // legendGap separates a panel's data area from its legend column.
 const legendGap = 4 * vg.Millimeter
@@ -188,48 +171,7 @@ func drawGrid(plots [][]*plot.Plot, dc draw.Canvas) {
 	}
 }
 
-// layoutGrid returns the canvas each panel of the grid is drawn in, the one its legend is
-// drawn in when the legend stands right of it (empty otherwise), and the one its legend
-// below (legendBelow) is drawn in (empty when it has none), as layoutBelow lays them out.
-// A single plot without a legend below gets the whole canvas, as gonum/plot draws it:
-// figures sized to their content (the textured-MNIST image grid) must not lose a margin.
-func layoutGrid(plots [][]*plot.Plot, dc draw.Canvas) (plotCs, legendCs, belowCs [][]draw.Canvas) {
-	if len(plots) == 1 && len(plots[0]) == 1 && belowOf(plots[0][0]) == nil {
-		p := plots[0][0]
-		plotC, legendC := panelLayout(p, dc, legendWidth(p, dc))
-		return [][]draw.Canvas{{plotC}}, [][]draw.Canvas{{legendC}}, [][]draw.Canvas{{emptyAt(plotC)}}
-	}
-	return layoutBelow(plots, dc)
-}
-
 // emptyAt is an empty canvas at c's top-right corner: no legend.
 func emptyAt(c draw.Canvas) draw.Canvas {
 	return draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{Min: c.Max, Max: c.Max}}
-}
-
-// legendColumns is the grid's size, the width of each column's widest legend right of its
-// panels (legendWidth) and their sum.
-func legendColumns(plots [][]*plot.Plot, dc draw.Canvas) (rows, cols int, lw []vg.Length, total vg.Length) {
-	rows = len(plots)
-	for _, r := range plots {
-		cols = max(cols, len(r))
-	}
-	lw = make([]vg.Length, cols)
-	for _, r := range plots {
-		for j, p := range r {
-			if p != nil {
-				lw[j] = max(lw[j], legendWidth(p, dc))
-			}
-		}
-	}
-	for _, w := range lw {
-		total += w
-	}
-	return rows, cols, lw, total
-}
-
-// gridTiles are the tiles of a grid of panels: the gaps between panels and at the edges.
-func gridTiles(rows, cols int) draw.Tiles {
-	return draw.Tiles{Rows: rows, Cols: cols, PadX: 8 * vg.Millimeter, PadY: 6 * vg.Millimeter,
-		PadTop: 2 * vg.Millimeter, PadBottom: 2 * vg.Millimeter, PadLeft: 2 * vg.Millimeter, PadRight: 2 * vg.Millimeter}
 }

@@ -232,15 +232,22 @@ func belowHeight(p *plot.Plot, c draw.Canvas) vg.Length {
 	return h
 }
 
-// layoutBelow lays out a grid whose panels have their legend below or right of them. The
-// data areas are aligned and of one size, as plot.Align makes them on the canvas less the
-// legends' room: every column gets the room its widest legend right of its panels needs,
-// and each row of panels the height of its tallest legend below it. Where some panel has a
-// legend below, titles too wide for their panel are wrapped (fitTitle). A single plot gets
-// the whole canvas but a margin and its legend's room, as gonum/plot draws it.
-func layoutBelow(plots [][]*plot.Plot, dc draw.Canvas) (plotCs, legendCs, belowCs [][]draw.Canvas) {
+// layoutGrid returns the canvas each panel of the grid is drawn in, the one its legend is
+// drawn in when the legend stands right of it (empty otherwise), and the one its legend
+// below (legendBelow) is drawn in (empty when it has none). The data areas are aligned and
+// of one size, as plot.Align makes them on the canvas less the legends' room: every column
+// gets the room its widest legend right of its panels needs, and each row of panels the
+// height of its tallest legend below it. Where some panel has a legend below, titles too
+// wide for their panel are wrapped (fitTitle). A single plot gets the whole canvas but its
+// legend's room, as gonum/plot draws it (figures sized to their content, the textured-MNIST
+// image grid, must not lose a margin), and a margin when it has a legend below.
+func layoutGrid(plots [][]*plot.Plot, dc draw.Canvas) (plotCs, legendCs, belowCs [][]draw.Canvas) {
 	if len(plots) == 1 && len(plots[0]) == 1 {
 		p := plots[0][0]
+		if belowOf(p) == nil {
+			plotC, legendC := panelLayout(p, dc, legendWidth(p, dc))
+			return [][]draw.Canvas{{plotC}}, [][]draw.Canvas{{legendC}}, [][]draw.Canvas{{emptyAt(plotC)}}
+		}
 		// A margin, as the grid's tiles have: gonum/plot draws a single plot's title and y
 		// label to the canvas's edges, where their ascent and descent would be cut.
 		dc = draw.Crop(dc, singleMargin, -singleMargin, singleMargin, -singleMargin)
@@ -253,10 +260,27 @@ func layoutBelow(plots [][]*plot.Plot, dc draw.Canvas) (plotCs, legendCs, belowC
 		plotC, legendC := panelLayout(p, c, legendWidth(p, c))
 		return [][]draw.Canvas{{plotC}}, [][]draw.Canvas{{legendC}}, [][]draw.Canvas{{below}}
 	}
-	rows, cols, lw, total := legendColumns(plots, dc)
+	// The grid's size and the width of each column's widest legend right of its panels.
+	rows, cols := len(plots), 0
+	for _, r := range plots {
+		cols = max(cols, len(r))
+	}
+	lw := make([]vg.Length, cols)
+	var total vg.Length
+	for _, r := range plots {
+		for j, p := range r {
+			if p != nil {
+				lw[j] = max(lw[j], legendWidth(p, dc))
+			}
+		}
+	}
+	for _, w := range lw {
+		total += w
+	}
 	narrow := dc
 	narrow.Max.X -= total
-	t := gridTiles(rows, cols)
+	t := draw.Tiles{Rows: rows, Cols: cols, PadX: 8 * vg.Millimeter, PadY: 6 * vg.Millimeter,
+		PadTop: 2 * vg.Millimeter, PadBottom: 2 * vg.Millimeter, PadLeft: 2 * vg.Millimeter, PadRight: 2 * vg.Millimeter}
 	// Widths do not depend on heights: a first alignment gives each panel its width, for its
 	// title and its legend below.
 	first := plot.Align(plots, t, narrow)
