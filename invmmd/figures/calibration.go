@@ -76,16 +76,8 @@ func Calibration(rows []results.CalibrationRow, null []results.CalibrationP, alp
 	if len(rows) == 0 {
 		return nil, fmt.Errorf("figures: Calibration: no rows")
 	}
-	var tests []string
-	var sizes []int
-	for _, r := range rows {
-		if !slices.Contains(tests, r.Test()) {
-			tests = append(tests, r.Test())
-		}
-		if !slices.Contains(sizes, r.N) {
-			sizes = append(sizes, r.N)
-		}
-	}
+	tests := distinct(rows, results.CalibrationRow.Test)
+	sizes := distinct(rows, func(r results.CalibrationRow) int { return r.N })
 	slices.Sort(sizes)
 	big, small := sizes[len(sizes)-1], sizes[0]
 	size, err := sizePanel(rows, tests, sizes, alpha)

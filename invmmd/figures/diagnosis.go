@@ -44,12 +44,7 @@ func Diagnosis(steps []results.DiagnosisStep, fit string, labels map[string]stri
 	if len(steps) == 0 {
 		return nil, fmt.Errorf("figures: Diagnosis: no steps")
 	}
-	var objectives []string
-	for _, s := range steps {
-		if !slices.Contains(objectives, s.Objective) {
-			objectives = append(objectives, s.Objective)
-		}
-	}
+	objectives := distinct(steps, func(s results.DiagnosisStep) string { return s.Objective })
 	if len(objectives) > len(series) {
 		return nil, fmt.Errorf("figures: Diagnosis: %d objectives, at most %d", len(objectives), len(series))
 	}
@@ -377,12 +372,7 @@ func (m *keptMark) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, _ := p.Transforms(&c)
 	x := trX(float64(m.step))
 	c.StrokeLine2(keptStyle(m.col), x, c.Min.Y, x, c.Max.Y)
-	epochs := []string{}
-	for _, k := range m.kept {
-		if e := fmt.Sprint(k.Epoch); !slices.Contains(epochs, e) {
-			epochs = append(epochs, e)
-		}
-	}
+	epochs := distinct(m.kept, func(k results.DiagnosisKept) string { return fmt.Sprint(k.Epoch) })
 	text := "kept: epoch " + strings.Join(epochs, ", ")
 	sty := p.X.Tick.Label
 	sty.Color = m.col

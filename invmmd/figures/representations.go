@@ -44,18 +44,13 @@ func Representations(title string, fits []results.RepresentationFit) (*plot.Plot
 	if len(fits) == 0 {
 		return nil, fmt.Errorf("figures: Representations %q: no fits", title)
 	}
-	var settings, methods []string
 	for _, f := range fits {
 		if math.IsNaN(f.LogitMMD) || math.IsInf(f.LogitMMD, 0) || math.IsNaN(f.TeAcc) || math.IsInf(f.TeAcc, 0) {
 			return nil, fmt.Errorf("figures: Representations %q: %s, seed %d: logit MMD² %v, test accuracy %v", title, f.Setting(), f.Seed, f.LogitMMD, f.TeAcc)
 		}
-		if !slices.Contains(settings, f.Setting()) {
-			settings = append(settings, f.Setting())
-		}
-		if !slices.Contains(methods, f.Method) {
-			methods = append(methods, f.Method)
-		}
 	}
+	settings := distinct(fits, results.RepresentationFit.Setting)
+	methods := distinct(fits, func(f results.RepresentationFit) string { return f.Method })
 	if len(settings) > len(settingShapes) {
 		return nil, fmt.Errorf("figures: Representations %q: %d settings, at most %d markers", title, len(settings), len(settingShapes))
 	}

@@ -68,6 +68,17 @@ func median(v []float64) float64 {
 	return (s[n/2-1] + s[n/2]) / 2
 }
 
+// distinct returns the keys of xs in the order they first come, each once.
+func distinct[T any, K comparable](xs []T, key func(T) K) []K {
+	var out []K
+	for _, x := range xs {
+		if k := key(x); !slices.Contains(out, k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
 // hasSeeds says whether any method has per-seed values.
 func (m *seedMarks) hasSeeds() bool {
 	for _, e := range m.entries {

@@ -51,21 +51,10 @@ func ToolCalibration(rows []results.ToolCalibrationRow, se []results.SECalibrati
 	if len(rows) == 0 {
 		return nil, fmt.Errorf("figures: ToolCalibration: no rows")
 	}
-	var kinds, methods, fittings []string
-	var sizes []int
-	for _, r := range rows {
-		for _, x := range []struct {
-			s   *[]string
-			val string
-		}{{&kinds, r.Kind}, {&methods, r.Method}, {&fittings, r.Fitting}} {
-			if !slices.Contains(*x.s, x.val) {
-				*x.s = append(*x.s, x.val)
-			}
-		}
-		if !slices.Contains(sizes, r.N) {
-			sizes = append(sizes, r.N)
-		}
-	}
+	kinds := distinct(rows, func(r results.ToolCalibrationRow) string { return r.Kind })
+	methods := distinct(rows, func(r results.ToolCalibrationRow) string { return r.Method })
+	fittings := distinct(rows, func(r results.ToolCalibrationRow) string { return r.Fitting })
+	sizes := distinct(rows, func(r results.ToolCalibrationRow) int { return r.N })
 	slices.Sort(sizes)
 	// The cells (fitting, size) and the δs of the standard errors are the study's, not a
 	// kind's, so that a marker sits at the same place in every panel and the key, in the
@@ -80,12 +69,7 @@ func ToolCalibration(rows []results.ToolCalibrationRow, se []results.SECalibrati
 			}
 		}
 	}
-	var deltas []float64
-	for _, s := range se {
-		if !slices.Contains(deltas, s.Delta) {
-			deltas = append(deltas, s.Delta)
-		}
-	}
+	deltas := distinct(se, func(s results.SECalibrationRow) float64 { return s.Delta })
 	slices.Sort(deltas)
 	top := make([]*plot.Plot, len(kinds))
 	bottom := make([]*plot.Plot, len(kinds))
