@@ -39,13 +39,13 @@ func ObjectivesSize(n int) (w, h vg.Length) {
 // objective, its seeds and how many of its fits ended with train accuracy below 0.5 (the
 // inverted label); the first adds title. The shared axis spans the seeds' accuracies and
 // the ceiling; chance and none's median (from the first run that has none), where within it,
-// and the ceiling (opts: Chance, Ceiling, Hints) are lines. The legend, below the first
+// and the ceiling (opts: Hints, Majority) are lines. The legend, below the first
 // panel, keys the seeds in the colours of the methods drawn. It is an error to give no run or a run without rows.
 func Objectives(title string, runs []ObjectiveRun, opts ...ResultOption) ([][]*plot.Plot, error) {
 	if len(runs) == 0 {
 		return nil, fmt.Errorf("figures: Objectives %q: no runs", title)
 	}
-	o := resultOptions{chance: DefaultChance, ceiling: math.NaN()}
+	o := resultOptions{chance: DefaultChance}
 	for _, f := range opts {
 		f(&o)
 	}
@@ -74,8 +74,8 @@ func Objectives(title string, runs []ObjectiveRun, opts ...ResultOption) ([][]*p
 	// The axis spans the seeds' accuracies and the ceiling; chance and none's median are drawn
 	// only where they fall within it.
 	lo, hi := math.Inf(1), math.Inf(-1)
-	if !math.IsNaN(o.ceiling) {
-		lo, hi = o.ceiling, o.ceiling
+	if o.Ceiling > 0 {
+		lo, hi = o.Ceiling, o.Ceiling
 	}
 	var grid [][]*plot.Plot
 	var notRuns [][]float64 // per panel, the columns of methods it was not run with
@@ -172,8 +172,8 @@ func referenceLines(p *plot.Plot, l *belowLegend, o resultOptions, none []float6
 		c, _ := MethodColor(method.None.String())
 		add(fmt.Sprintf("none's median (%.3f; no penalty)", median(none)), thinHLine(median(none), c, vg.Points(2), vg.Points(2)))
 	}
-	if !math.IsNaN(o.ceiling) {
-		add(fmt.Sprintf("ceiling, %s (%.3f)", o.ceilingWhat, o.ceiling), thinHLine(o.ceiling, CeilingColor, vg.Points(6), vg.Points(2), vg.Points(1), vg.Points(2)))
+	if o.Ceiling > 0 {
+		add(fmt.Sprintf("ceiling, %s (%.3f)", o.CeilingWhat, o.Ceiling), thinHLine(o.Ceiling, CeilingColor, vg.Points(6), vg.Points(2), vg.Points(1), vg.Points(2)))
 	}
 	if l != nil && (o.chance < p.Y.Min || o.chance > p.Y.Max) {
 		where := "below"

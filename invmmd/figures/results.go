@@ -27,32 +27,12 @@ const MMDLinear = 0.01
 // where the paper's numbers come from.
 type ResultOption func(*resultOptions)
 
+// resultOptions are the FigureHints (Hints) and the chance accuracy, DefaultChance unless
+// Majority sets it and chanceName, the label of its line ("" for "chance").
 type resultOptions struct {
-	chance       float64
-	chanceName   string  // the chance line's label; "" for "chance"
-	ceiling      float64 // NaN: none
-	ceilingWhat  string
-	paperDataset string
-	mmdOf        string // what the train MMD² is of; "" for the logit
-}
-
-// Chance sets the chance accuracy (default DefaultChance): the accuracy axis starts there,
-// with a reference line.
-func Chance(acc float64) ResultOption { return func(o *resultOptions) { o.chance = acc } }
-
-// Ceiling draws a reference line at the best test accuracy an invariant model can reach,
-// e.g. Ceiling(0.844, "invariant h*") in the simulation; what names the source.
-func Ceiling(acc float64, what string) ResultOption {
-	return func(o *resultOptions) { o.ceiling, o.ceilingWhat = acc, what }
-}
-
-// PaperDataset says that the paper's numbers come from another dataset than ours (e.g.
-// "MIMIC-III" next to a public stand-in), whose levels are not ours: the accuracy panel
-// then draws the paper's test accuracy as its difference from the paper's none, placed at
-// our none's mean, the train-MMD panel draws none of the paper's numbers, and the legend
-// says so.
-func PaperDataset(name string) ResultOption {
-	return func(o *resultOptions) { o.paperDataset = name }
+	results.FigureHints
+	chance     float64
+	chanceName string
 }
 
 // Majority draws the test split's majority baseline (always predicting its more common
@@ -63,19 +43,15 @@ func Majority(m results.Majority) ResultOption {
 	return func(o *resultOptions) { o.chance, o.chanceName = m.TeAcc.Mean, m.Name() }
 }
 
-// Hints draws what an experiment's FigureHints say (an experiment's Figure): its ceiling
-// when it has one (Ceiling), the paper's dataset when it is not ours (PaperDataset), and
-// in the train-MMD panel's title what the MMD² is of when it is not the logit (MMDOf).
+// Hints draws what an experiment's FigureHints say (an experiment's Figure): a reference
+// line at its ceiling when it has one, the best test accuracy an invariant model can reach;
+// when the paper's numbers come from another dataset (PaperDataset, e.g. "MIMIC-III" next
+// to a public stand-in), whose levels are not ours, the paper's test accuracy as its
+// difference from the paper's none in a panel of its own and none of its numbers in the
+// other panels, as the legend says; and in the train-MMD panel's title what the MMD² is of
+// when it is not the logit (MMDOf).
 func Hints(h results.FigureHints) ResultOption {
-	return func(o *resultOptions) {
-		if h.Ceiling > 0 {
-			Ceiling(h.Ceiling, h.CeilingWhat)(o)
-		}
-		if h.PaperDataset != "" {
-			PaperDataset(h.PaperDataset)(o)
-		}
-		o.mmdOf = h.MMDOf
-	}
+	return func(o *resultOptions) { o.FigureHints = h }
 }
 
 // Size of a results figure (Results): two panels stacked, each as wide as the figure, so
@@ -121,7 +97,7 @@ func Results(title string, sums []results.Summary, paper map[string]results.Pape
 	if len(sums) == 0 {
 		return nil, fmt.Errorf("figures: Results %q: no methods", title)
 	}
-	o := resultOptions{chance: DefaultChance, ceiling: math.NaN()}
+	o := resultOptions{chance: DefaultChance}
 	for _, f := range opts {
 		f(&o)
 	}
@@ -133,13 +109,13 @@ func Results(title string, sums []results.Summary, paper map[string]results.Pape
 		}
 	}
 	accPaper, mmdPaper := paper, paper
-	if o.paperDataset != "" {
+	if o.PaperDataset != "" {
 		accPaper, mmdPaper = nil, nil
 	}
 	acc, keys := methodPanel(title+": test accuracy", "test accuracy", sums, accPaper, teAcc)
 	mmdTitle := "train MMD² (full-data estimator), "
-	if o.mmdOf != "" {
-		mmdTitle = "train MMD² of " + o.mmdOf + " (full-data estimator), "
+	if o.MMDOf != "" {
+		mmdTitle = "train MMD² of " + o.MMDOf + " (full-data estimator), "
 	}
 	mmd, _ := methodPanel(mmdTitle+lambdaOf(title), "train MMD²", sums, mmdPaper, trMMD)
 	l := legendBelow(acc)
@@ -152,7 +128,7 @@ func Results(title string, sums []results.Summary, paper map[string]results.Pape
 	if keys.hiddenMedian {
 		l.note(fmt.Sprintf("No median bar where the two middle seeds lie more than %g apart.", SplitGap))
 	}
-	if o.paperDataset != "" {
+	if o.PaperDataset != "" {
 		if diff := diffPanel(sums, paper, o); diff != nil {
 			return [][]*plot.Plot{{acc}, {diff}, {mmd}}, nil
 		}
@@ -364,8 +340,8 @@ var (
 // lines, named in the legend l.
 func accuracyAxis(p *plot.Plot, l *belowLegend, sums []results.Summary, paper map[string]results.PaperRow, o resultOptions) {
 	hi := o.chance
-	if !math.IsNaN(o.ceiling) {
-		hi = math.Max(hi, o.ceiling)
+	if o.Ceiling > 0 {
+		hi = math.Max(hi, o.Ceiling)
 	}
 	var vals []float64
 	for _, s := range sums {
@@ -425,10 +401,10 @@ func accuracyAxis(p *plot.Plot, l *belowLegend, sums []results.Summary, paper ma
 		p.Add(none)
 		l.add(noneLabel, none)
 	}
-	if !math.IsNaN(o.ceiling) {
-		ceil := thinHLine(o.ceiling, CeilingColor, vg.Points(6), vg.Points(2), vg.Points(1), vg.Points(2))
+	if o.Ceiling > 0 {
+		ceil := thinHLine(o.Ceiling, CeilingColor, vg.Points(6), vg.Points(2), vg.Points(1), vg.Points(2))
 		p.Add(ceil)
-		l.add(fmt.Sprintf("ceiling, %s (%.3f)", o.ceilingWhat, o.ceiling), ceil)
+		l.add(fmt.Sprintf("ceiling, %s (%.3f)", o.CeilingWhat, o.Ceiling), ceil)
 	}
 }
 

@@ -31,7 +31,7 @@ func diffPanel(sums []results.Summary, paper map[string]results.PaperRow, o resu
 			}
 		}
 	}
-	p, keys := methodPanel(fmt.Sprintf("test accuracy minus none's: ours (per seed) and the paper's (%s), each from its own none", o.paperDataset),
+	p, keys := methodPanel(fmt.Sprintf("test accuracy minus none's: ours (per seed) and the paper's (%s), each from its own none", o.PaperDataset),
 		"test acc. − none's", d, theirs, teAcc)
 	lo, hi := 0.0, 0.0
 	for _, s := range d {
@@ -60,7 +60,7 @@ func diffPanel(sums []results.Summary, paper map[string]results.PaperRow, o resu
 	l := legendBelow(p)
 	l.add("0: none", zero)
 	if keys.paper != nil {
-		l.add(fmt.Sprintf("paper (%s, %d seeds): its mean minus its none's mean", o.paperDataset, results.PaperSeeds), keys.paper)
+		l.add(fmt.Sprintf("paper (%s, %d seeds): its mean minus its none's mean", o.PaperDataset, results.PaperSeeds), keys.paper)
 	}
 	return p
 }

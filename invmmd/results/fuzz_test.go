@@ -12,19 +12,20 @@ import (
 )
 
 // TestReadCSVStrayQuote is the regression test of a crash FuzzReadCSV found: a data line
-// with a stray quote made ReadCSV ask the CSV reader for the line of a record it had not
-// returned, which panics. It must be an error naming the file and the line.
+// with a stray quote made the result CSV's reader ask the CSV reader for the line of a
+// record it had not returned, which panics. It must be an error naming the file and the line.
 func TestReadCSVStrayQuote(t *testing.T) {
 	in := strings.Join(csvHeader, ",") + "\nobs,1,0,0,0\n\"obs\"x,2,0,0,0\n"
-	_, err := ReadCSV(strings.NewReader(in), "r.csv")
+	_, err := readRows(strings.NewReader(in), "r.csv", strings.Join(csvHeader, ","), parseRow)
 	if err == nil || !strings.Contains(err.Error(), "r.csv") || !strings.Contains(err.Error(), "line 3") {
 		t.Fatalf("error %v, want one naming r.csv and line 3", err)
 	}
 }
 
-// FuzzReadCSV feeds arbitrary bytes to ReadCSV. It must never panic, and what it accepts
-// must be rows of known methods with finite numbers that WriteCSV writes back into a file
-// ReadCSV reads as the same rows rounded as written (AsWritten).
+// FuzzReadCSV feeds arbitrary bytes to the result CSV's reader (readRows with parseRow). It
+// must never panic, and what it accepts must be rows of known methods with finite numbers
+// that WriteCSV writes back into a file it reads as the same rows rounded as written
+// (AsWritten).
 func FuzzReadCSV(f *testing.F) {
 	head := strings.Join(csvHeader, ",") + "\n"
 	for _, s := range []string{
@@ -42,7 +43,7 @@ func FuzzReadCSV(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		rows, err := ReadCSV(bytes.NewReader(data), "fuzz.csv")
+		rows, err := readRows(bytes.NewReader(data), "fuzz.csv", strings.Join(csvHeader, ","), parseRow)
 		if err != nil {
 			if !strings.Contains(err.Error(), "fuzz.csv") {
 				t.Errorf("error does not name the file: %v", err)
@@ -63,7 +64,7 @@ func FuzzReadCSV(f *testing.F) {
 		if err := WriteCSV(&buf, rows); err != nil {
 			t.Fatal(err)
 		}
-		back, err := ReadCSV(&buf, "rewritten.csv")
+		back, err := readRows(&buf, "rewritten.csv", strings.Join(csvHeader, ","), parseRow)
 		if err != nil {
 			t.Fatalf("rows read from the input do not read back once written: %v", err)
 		}

@@ -143,13 +143,8 @@ func AsWritten(rows []Row) []Row {
 	return out
 }
 
-// ReadCSV reads a result CSV, checking the header and every value; errors name the file
-// (name), line and column.
-func ReadCSV(r io.Reader, name string) ([]Row, error) {
-	return readRows(r, name, strings.Join(csvHeader, ","), parseRow)
-}
-
-// ReadCSVFile reads the result CSV at path.
+// ReadCSVFile reads the result CSV at path, checking the header and every value; errors
+// name the file, line and column.
 func ReadCSVFile(path string) ([]Row, error) {
 	return readFile(path, strings.Join(csvHeader, ","), parseRow)
 }

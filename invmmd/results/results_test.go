@@ -41,7 +41,7 @@ func TestCSVRoundTrip(t *testing.T) {
 	if !strings.HasPrefix(buf.String(), "method,seed,tr_mmd,tr_acc,te_acc\n") {
 		t.Fatalf("header: %q", buf.String())
 	}
-	got, err := ReadCSV(&buf, "x.csv")
+	got, err := readRows(&buf, "x.csv", strings.Join(csvHeader, ","), parseRow)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func TestMalformedCSV(t *testing.T) {
 		{"empty", "", "reading the header: EOF"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := ReadCSV(strings.NewReader(tc.in), "r.csv")
+			_, err := readRows(strings.NewReader(tc.in), "r.csv", strings.Join(csvHeader, ","), parseRow)
 			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "r.csv") {
 				t.Fatalf("error %v, want one naming r.csv and %q", err, tc.want)
 			}
