@@ -78,7 +78,6 @@ func Diagnosis(steps []results.DiagnosisStep, fit string, labels map[string]stri
 		}
 		return l
 	}
-	series := Series()
 	style := func(k int, width float64) draw.LineStyle {
 		s := draw.LineStyle{Color: series[k], Width: vg.Points(width)}
 		if same[k] >= 0 {

@@ -2,6 +2,7 @@ package figures
 
 import (
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"weak"
@@ -200,35 +201,18 @@ func fitTitle(p *plot.Plot, width vg.Length) {
 	p.Title.Text = strings.Join(lines, "\n")
 }
 
-// anyBelow says whether a panel of plots has a legend below.
-func anyBelow(plots [][]*plot.Plot) bool {
-	for _, r := range plots {
-		for _, p := range r {
-			if belowOf(p) != nil {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // singleMargin is the margin round a single plot with a legend below.
 const singleMargin = 2 * vg.Millimeter
 
-// belowWidth is the width of p's legend below when p is drawn in c: from the data area's
-// left edge to c's right edge.
-func belowWidth(p *plot.Plot, c draw.Canvas) vg.Length {
-	return c.Max.X - p.DataCanvas(c).Min.X
-}
-
-// belowHeight is the height p's legend below takes when p is drawn in c (0 without one).
+// belowHeight is the height p's legend below takes when p is drawn in c (0 without one), as
+// wide as from the data area's left edge to c's right edge.
 func belowHeight(p *plot.Plot, c draw.Canvas) vg.Length {
 	l := belowOf(p)
 	if l == nil {
 		return 0
 	}
 	sty, thumbW := legendStyle(p)
-	_, h := l.layout(sty, thumbW, belowWidth(p, c))
+	_, h := l.layout(sty, thumbW, c.Max.X-p.DataCanvas(c).Min.X)
 	return h
 }
 
@@ -284,7 +268,7 @@ func layoutGrid(plots [][]*plot.Plot, dc draw.Canvas) (plotCs, legendCs, belowCs
 	// Widths do not depend on heights: a first alignment gives each panel its width, for its
 	// title and its legend below.
 	first := plot.Align(plots, t, narrow)
-	if anyBelow(plots) {
+	if slices.ContainsFunc(slices.Concat(plots...), func(p *plot.Plot) bool { return belowOf(p) != nil }) {
 		for i, r := range plots {
 			for j, p := range r {
 				if p != nil {

@@ -277,8 +277,7 @@ func methodPanel(title, ylabel string, sums []results.Summary, paper map[string]
 	p := legiblePlot(title, "")
 	p.Y.Label.Text = ylabel
 	p.Add(hGrid())
-	them := newDotWhiskers(PaperColor, diamond{}, false)
-	them.whisker.Width = vg.Points(1)
+	them := newDotWhiskers(PaperColor, diamond{})
 	we := &seedMarks{}
 	names := make([]string, len(sums))
 	k := panelKeys{minN: math.MaxInt}
@@ -302,7 +301,7 @@ func methodPanel(title, ylabel string, sums []results.Summary, paper map[string]
 		p.Add(them)
 		k.paper = them
 	}
-	k.seeds = we.hasSeeds()
+	k.seeds = slices.ContainsFunc(we.entries, func(e seedEntry) bool { return len(e.seeds) > 0 })
 	for _, e := range we.entries {
 		k.hiddenMedian = k.hiddenMedian || !e.showMid
 	}
@@ -441,13 +440,7 @@ func mmdAxis(p *plot.Plot, sums []results.Summary, paper map[string]results.Pape
 	// were centred on the middle of the data range, which a SymLog draws near the top. The
 	// title names the axis and says how it is scaled.
 	p.Y.Label.Text = ""
-	p.Title.Text += "; " + symLogNote("y")
-}
-
-// symLogNote says how a SymLog axis with the results figures' MMDLinear is scaled; which
-// names the axis ("y", "x").
-func symLogNote(which string) string {
-	return fmt.Sprintf("%s axis linear within ±%g, logarithmic beyond", which, MMDLinear)
+	p.Title.Text += fmt.Sprintf("; y axis linear within ±%g, logarithmic beyond", MMDLinear)
 }
 
 // lambdaOf returns the "λ = …" part of a results title ("Simulation, λ = 5" → "λ = 5"), or

@@ -79,16 +79,6 @@ func distinct[T any, K comparable](xs []T, key func(T) K) []K {
 	return out
 }
 
-// hasSeeds says whether any method has per-seed values.
-func (m *seedMarks) hasSeeds() bool {
-	for _, e := range m.entries {
-		if len(e.seeds) > 0 {
-			return true
-		}
-	}
-	return false
-}
-
 // seedX returns the x of the k-th of n seeds of a method drawn at x.
 func seedX(x float64, k, n int) float64 {
 	if n < 2 {
@@ -221,12 +211,10 @@ type legendKey struct {
 func (k legendKey) Thumbnail(c *draw.Canvas) {
 	mid := c.Center()
 	switch k.kind {
-	case keyMean:
-		w := draw.LineStyle{Color: KeyColor, Width: vg.Points(1.4)}
-		c.StrokeLine2(w, mid.X, c.Min.Y, mid.X, c.Max.Y)
-		bar := draw.LineStyle{Color: KeyColor, Width: vg.Points(meanWidth)}
-		c.StrokeLine2(bar, mid.X-vg.Points(meanHalf), mid.Y, mid.X+vg.Points(meanHalf), mid.Y)
-	case keyMedian:
+	case keyMean, keyMedian:
+		if k.kind == keyMean { // the whisker
+			c.StrokeLine2(draw.LineStyle{Color: KeyColor, Width: vg.Points(1.4)}, mid.X, c.Min.Y, mid.X, c.Max.Y)
+		}
 		bar := draw.LineStyle{Color: KeyColor, Width: vg.Points(meanWidth)}
 		c.StrokeLine2(bar, mid.X-vg.Points(meanHalf), mid.Y, mid.X+vg.Points(meanHalf), mid.Y)
 	case keySeed:

@@ -65,10 +65,6 @@ func styleOf(name string, k int, ref bool) varianceStyle {
 	return s
 }
 
-// familyOf is the family an estimator is drawn in: its name without the true-G mark (dr and
-// dr+ are the dr family, dr-po and dr-po+ the dr-po family).
-func familyOf(name string) string { return strings.TrimSuffix(name, "+") }
-
 // Variance returns the panels of the variance study (appendix B.3, the paper's figure 3):
 // one row per estimator family (dr and dr+; reg; ip and ip+; dr-po and dr-po+), in the order
 // of the paper's tables, each with full as a thin black reference, against batch size. Left,
@@ -135,7 +131,7 @@ func Variance(points []results.VariancePoint) ([][]*plot.Plot, error) {
 	var rows [][]string
 	row := map[string]int{}
 	for _, name := range others {
-		f := familyOf(name)
+		f := strings.TrimSuffix(name, "+") // its family: dr and dr+ the dr family
 		i, ok := row[f]
 		if !ok {
 			i = len(rows)
