@@ -108,7 +108,6 @@ func sizePanel(rows []results.CalibrationRow, tests []string, sizes []int, alpha
 		labels[k] = m + " " + strings.Replace(r, "permutation", "perm.", 1)
 	}
 	p, band, aLine := rowPanel(fmt.Sprintf("Size at α = %g (H₀ true)", alpha), "rejection rate under H₀ (δ = 0)", labels, SizeBand, alpha)
-	yOf := func(k int) float64 { return float64(len(tests) - 1 - k) }
 	hi := 0.0
 	for k, t := range tests {
 		m, r := splitTest(t)
@@ -118,7 +117,7 @@ func sizePanel(rows []results.CalibrationRow, tests []string, sizes []int, alpha
 					continue
 				}
 				ls, gs := testStyle(m, r)
-				y := yOf(k) + (float64(len(sizes)-1)/2-float64(j))*0.32
+				y := float64(len(tests)-1-k) + (float64(len(sizes)-1)/2-float64(j))*0.32
 				rate, e := row.Rate(), 1.96*row.SE()
 				hi = math.Max(hi, rate+e)
 				ls.Dashes = nil

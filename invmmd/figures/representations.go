@@ -112,9 +112,7 @@ func Representations(title string, fits []results.RepresentationFit) (*plot.Plot
 	p.Add(plotter.NewGrid())
 	l := legendBelow(p)
 	for _, m := range methods {
-		c := methodColorOr(m, Grey)
-		key, _ := plotter.NewScatter(plotter.XYs{{}})
-		key.GlyphStyle = draw.GlyphStyle{Color: c, Radius: vg.Points(4), Shape: draw.CircleGlyph{}}
+		key := glyphKey(draw.GlyphStyle{Color: methodColorOr(m, Grey), Radius: vg.Points(4), Shape: draw.CircleGlyph{}})
 		label := m
 		if m == method.None.String() {
 			key.GlyphStyle.Shape = noneShape

@@ -124,7 +124,6 @@ func toolMarker(fitting string, n int, sizes []int, c color.Color) draw.GlyphSty
 // per method, one marker per (fitting, size) around it.
 func toolSizePanel(rows []results.ToolCalibrationRow, kind string, methods []string, cells []toolCell, sizes []int, alpha float64, legend bool) *plot.Plot {
 	p, band, _ := rowPanel(fmt.Sprintf("%s Z: size at α = %g", kind, alpha), "rejection rate under H₀", methods, ToolSizeBand, alpha)
-	yOf := func(k int) float64 { return float64(len(methods) - 1 - k) }
 	for k, m := range methods {
 		c := methodColorOr(m, Grey)
 		for j, ce := range cells {
@@ -132,7 +131,7 @@ func toolSizePanel(rows []results.ToolCalibrationRow, kind string, methods []str
 				if r.Kind != kind || r.Method != m || r.Fitting != ce.fitting || r.N != ce.n || r.Delta != 0 {
 					continue
 				}
-				y := yOf(k) + (float64(len(cells)-1)/2-float64(j))*0.8/float64(max(1, len(cells)-1))
+				y := float64(len(methods)-1-k) + (float64(len(cells)-1)/2-float64(j))*0.8/float64(max(1, len(cells)-1))
 				rate, e := r.Rate(), 1.96*r.SE()
 				x := math.Min(rate, toolSizeMax)
 				addWhisker(p, math.Max(0, rate-e), math.Min(rate+e, toolSizeMax), x, y, draw.LineStyle{Color: c, Width: vg.Points(1.2)}, toolMarker(ce.fitting, ce.n, sizes, c))
@@ -165,7 +164,6 @@ func toolSizePanel(rows []results.ToolCalibrationRow, kind string, methods []str
 // shape by δ, open at the smaller sizes, filled at the largest; seMarker).
 func toolSEPanel(se []results.SECalibrationRow, kind string, methods []string, sizes []int, deltas []float64, legend bool) *plot.Plot {
 	p, band, _ := rowPanel(fmt.Sprintf("%s Z: standard errors", kind), "RMS SE / sd of the estimates", methods, ToolSEBand, 1)
-	yOf := func(k int) float64 { return float64(len(methods) - 1 - k) }
 	lo, hi := 0.5, 1.5
 	slots := len(sizes) * len(deltas)
 	for k, m := range methods {
@@ -177,7 +175,7 @@ func toolSEPanel(se []results.SECalibrationRow, kind string, methods []string, s
 						continue
 					}
 					slot := i*len(deltas) + j
-					y := yOf(k) + (float64(slots-1)/2-float64(slot))*0.7/float64(max(1, slots-1))
+					y := float64(len(methods)-1-k) + (float64(slots-1)/2-float64(slot))*0.7/float64(max(1, slots-1))
 					x, e := s.Ratio(), 1.96*s.RatioSE()
 					lo, hi = math.Min(lo, x-e), math.Max(hi, x+e)
 					addWhisker(p, x-e, x+e, x, y, draw.LineStyle{Color: c, Width: vg.Points(1.2)}, seMarker(i, len(sizes), j, c))

@@ -206,14 +206,12 @@ func halfStep(sizes []float64) float64 {
 // varianceRow draws the centre (median and mean) and spread (IQR and sd) panels of one
 // family's row of Variance; with refFull, names[0] is full drawn thin as a reference.
 func varianceRow(names []string, refFull, keyed, hatched bool, by map[string][]results.VariancePoint, ref float64, refN int, ax varianceAxes) ([]*plot.Plot, error) {
-	centre, spread := plot.New(), plot.New()
+	centre, spread := legiblePlot("", "batch size"), legiblePlot("", "batch size")
 	est := legendBelow(centre) // the estimators; the spread panel's legend names the marks
 	// Batch sizes with a floored normaliser, shaded under everything else.
 	floored := flooredSizes(names, by)
 	shade := &columnShade{x: floored, half: ax.half, fill: CaveatColor, hatch: true}
 	for _, p := range []*plot.Plot{centre, spread} {
-		legible(p)
-		p.X.Label.Text = "batch size"
 		p.X.Tick.Marker = ax.ticks
 		p.X.Min, p.X.Max = ax.xmin, ax.xmax
 		p.Add(shade)
@@ -330,9 +328,8 @@ func varianceRow(names []string, refFull, keyed, hatched bool, by map[string][]r
 		if hatched {
 			keys.add("hatched: a normaliser raised to its floor", &columnShade{fill: CaveatColor, hatch: true})
 		}
-		arrow, _ := plotter.NewScatter(plotter.XYs{{}}) // the key covers every row's arrows
-		arrow.GlyphStyle = draw.GlyphStyle{Color: withAlpha(KeyColor, 150), Radius: vg.Points(4), Shape: edgeArrow{up: true}}
-		keys.add("arrow on an edge: a mean beyond the axis", arrow)
+		// The key covers every row's arrows.
+		keys.add("arrow on an edge: a mean beyond the axis", glyphKey(draw.GlyphStyle{Color: withAlpha(KeyColor, 150), Radius: vg.Points(4), Shape: edgeArrow{up: true}}))
 		keys.add(fmt.Sprintf("full's mean at n = %s (%.3f)", thousands(refN), ref), refLine)
 	}
 	fam := strings.Join(family, ", ")
