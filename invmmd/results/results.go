@@ -209,89 +209,78 @@ type TableExtras struct {
 // paper on another dataset, the comparison as differences from none (TableExtras).
 func WriteMarkdownWith(w io.Writer, title string, sums []Summary, paper map[string]PaperRow, mmdNote string, ex TableExtras) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "### %s\n\n", title)
-	b.WriteString("| | ")
+	fmt.Fprintf(&b, "### %s\n\n| | ", title)
 	for _, s := range sums {
 		fmt.Fprintf(&b, "%s | ", s.Method)
 	}
-	b.WriteString("\n|---|")
-	b.WriteString(strings.Repeat("---|", len(sums)))
-	b.WriteString("\n")
+	b.WriteString("\n|---|" + strings.Repeat("---|", len(sums)) + "\n")
+	// row writes a row of the table: its label, then each method's cell.
+	row := func(label string, cell func(i int, s Summary) string) {
+		fmt.Fprintf(&b, "| %s | ", label)
+		for i, s := range sums {
+			b.WriteString(cell(i, s) + " | ")
+		}
+		b.WriteString("\n")
+	}
 	levels := paper // the paper's rows at their levels
 	if ex.PaperDataset != "" {
 		levels = nil
 	}
-	line := func(label string, ours func(Summary) Cell, theirs func(PaperRow) Cell, digits int) {
-		fmt.Fprintf(&b, "| %s (ours) | ", label)
-		for _, s := range sums {
-			c := ours(s)
-			if s.N == 1 { // one seed has no spread: a "± 0.000" would claim one
-				fmt.Fprintf(&b, "%.*f | ", digits, c.Mean)
-				continue
+	line := func(label string, ours func(Summary) Cell, theirs func(PaperRow) Cell) {
+		row(label+" (ours)", func(_ int, s Summary) string {
+			if c := ours(s); s.N != 1 {
+				return fmt.Sprintf("%.3f ± %.3f", c.Mean, c.Std)
 			}
-			fmt.Fprintf(&b, "%.*f ± %.*f | ", digits, c.Mean, digits, c.Std)
+			return fmt.Sprintf("%.3f", ours(s).Mean) // one seed has no spread: a "± 0.000" would claim one
+		})
+		if levels != nil {
+			row(label+" (paper)", func(_ int, s Summary) string {
+				if p, ok := levels[s.Method]; ok {
+					return fmt.Sprintf("%.3f ± %.3f", theirs(p).Mean, theirs(p).Std)
+				}
+				return "–"
+			})
 		}
-		b.WriteString("\n")
-		if levels == nil {
-			return
-		}
-		fmt.Fprintf(&b, "| %s (paper) | ", label)
-		for _, s := range sums {
-			if p, ok := levels[s.Method]; ok {
-				c := theirs(p)
-				fmt.Fprintf(&b, "%.*f ± %.*f | ", digits, c.Mean, digits, c.Std)
-			} else {
-				b.WriteString("– | ")
-			}
-		}
-		b.WriteString("\n")
 	}
-	line("tr mmd", func(s Summary) Cell { return s.TrMMD }, func(p PaperRow) Cell { return p.TrMMD }, 3)
-	line("tr acc", func(s Summary) Cell { return s.TrAcc }, func(p PaperRow) Cell { return p.TrAcc }, 3)
-	line("te acc", func(s Summary) Cell { return s.TeAcc }, func(p PaperRow) Cell { return p.TeAcc }, 3)
+	line("tr mmd", func(s Summary) Cell { return s.TrMMD }, func(p PaperRow) Cell { return p.TrMMD })
+	line("tr acc", func(s Summary) Cell { return s.TrAcc }, func(p PaperRow) Cell { return p.TrAcc })
+	line("te acc", func(s Summary) Cell { return s.TeAcc }, func(p PaperRow) Cell { return p.TeAcc })
+	none := method.None.String()
 	diffs := false
 	if ex.PaperDataset != "" && paper != nil {
 		if d, ok := DiffsFromNone(sums); ok {
 			diffs = true
-			b.WriteString("| te acc − none (ours) | ")
-			for i, s := range sums {
+			row("te acc − none (ours)", func(i int, s Summary) string {
 				switch {
-				case s.Method == method.None.String():
-					b.WriteString("0 | ")
+				case s.Method == none:
+					return "0"
 				case d[i].Seeds < 2:
-					fmt.Fprintf(&b, "%+.3f | ", d[i].Mean)
-				default:
-					fmt.Fprintf(&b, "%+.3f ± %.3f | ", d[i].Mean, d[i].Std)
+					return fmt.Sprintf("%+.3f", d[i].Mean)
 				}
-			}
-			b.WriteString("\n")
+				return fmt.Sprintf("%+.3f ± %.3f", d[i].Mean, d[i].Std)
+			})
 		}
-		if pn, ok := paper[method.None.String()]; ok {
+		if pn, ok := paper[none]; ok {
 			diffs = true
-			fmt.Fprintf(&b, "| te acc − none (paper, %s) | ", ex.PaperDataset)
-			for _, s := range sums {
-				switch p, ok := paper[s.Method]; {
+			row(fmt.Sprintf("te acc − none (paper, %s)", ex.PaperDataset), func(_ int, s Summary) string {
+				p, ok := paper[s.Method]
+				switch {
 				case !ok:
-					b.WriteString("– | ")
-				case s.Method == method.None.String():
-					b.WriteString("0 | ")
-				default:
-					fmt.Fprintf(&b, "%+.2f | ", p.TeAcc.Mean-pn.TeAcc.Mean)
+					return "–"
+				case s.Method == none:
+					return "0"
 				}
-			}
-			b.WriteString("\n")
+				return fmt.Sprintf("%+.2f", p.TeAcc.Mean-pn.TeAcc.Mean)
+			})
 		}
 	}
 	if m := ex.Majority; m != nil {
-		fmt.Fprintf(&b, "| te acc, %s | ", m.Name())
-		for range sums {
+		row("te acc, "+m.Name(), func(int, Summary) string {
 			if m.N > 1 && m.TeAcc.Std > 0 {
-				fmt.Fprintf(&b, "%.3f ± %.3f | ", m.TeAcc.Mean, m.TeAcc.Std)
-			} else {
-				fmt.Fprintf(&b, "%.3f | ", m.TeAcc.Mean)
+				return fmt.Sprintf("%.3f ± %.3f", m.TeAcc.Mean, m.TeAcc.Std)
 			}
-		}
-		b.WriteString("\n")
+			return fmt.Sprintf("%.3f", m.TeAcc.Mean)
+		})
 	}
 	n := 0
 	for _, s := range sums {
