@@ -14,7 +14,7 @@ import (
 // axis range (a value beyond it becomes a triangle at the edge with its value printed),
 // labelled horizontal reference lines, and shaded bands.
 
-// dotWhiskers draws, at each x, an open glyph at y with a whisker from lo to hi (the
+// dotWhiskers draws, at each x, an open diamond at y with a whisker from lo to hi (the
 // paper's mean ± sd). Points and whiskers outside the y axis range are clipped to it; a
 // point outside is drawn as a triangle on the edge it crossed, with its value printed right
 // of it, so that an off-scale value is shown rather than hidden or allowed to squash the axis.
@@ -25,11 +25,11 @@ type dotWhiskers struct {
 	label        draw.TextStyle // for off-scale values
 }
 
-func newDotWhiskers(c color.Color, shape draw.GlyphDrawer) *dotWhiskers {
+func newDotWhiskers(c color.Color) *dotWhiskers {
 	label := plot.New().X.Tick.Label // the default tick label font
 	label.Color, label.XAlign = c, draw.XLeft
 	return &dotWhiskers{
-		glyph:   draw.GlyphStyle{Color: c, Radius: vg.Points(3.5), Shape: hollow{shape}},
+		glyph:   draw.GlyphStyle{Color: c, Radius: vg.Points(3.5), Shape: hollowDiamond{}},
 		whisker: draw.LineStyle{Color: c, Width: vg.Points(1)},
 		label:   label,
 	}
@@ -79,35 +79,6 @@ func (d *dotWhiskers) Thumbnail(c *draw.Canvas) {
 	c.DrawGlyph(d.glyph, mid)
 }
 
-// hollow draws a shape as an outline on a white fill, so that it stays visible on top of
-// another mark.
-type hollow struct{ draw.GlyphDrawer }
-
-func (h hollow) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
-	white := sty
-	white.Color = color.White
-	white.Radius = sty.Radius * 0.9
-	h.GlyphDrawer.DrawGlyph(c, white, pt)
-	ring := sty
-	ring.Shape = outline(h.GlyphDrawer)
-	ring.Shape.DrawGlyph(c, ring, pt)
-}
-
-// outline returns the ring version of a filled shape.
-func outline(g draw.GlyphDrawer) draw.GlyphDrawer {
-	switch g.(type) {
-	case draw.CircleGlyph:
-		return draw.RingGlyph{}
-	case draw.SquareGlyph:
-		return draw.BoxGlyph{}
-	case draw.TriangleGlyph:
-		return draw.PyramidGlyph{}
-	case diamond:
-		return diamondRing{}
-	}
-	return g
-}
-
 // triangleDown is a filled triangle pointing down: a value below the axis.
 type triangleDown struct{}
 
@@ -126,7 +97,7 @@ func triangleDownPath(pt vg.Point, r vg.Length) vg.Path {
 	return p
 }
 
-// diamond is a filled diamond (the paper's values); diamondRing its outline.
+// diamond is a filled diamond.
 type diamond struct{}
 
 func diamondPath(pt vg.Point, r vg.Length) vg.Path {
@@ -144,9 +115,13 @@ func (diamond) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
 	c.Fill(diamondPath(pt, sty.Radius*1.2))
 }
 
-type diamondRing struct{}
+// hollowDiamond is a diamond's outline on a white fill (the paper's values), so that it
+// stays visible on top of another mark.
+type hollowDiamond struct{}
 
-func (diamondRing) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
+func (hollowDiamond) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
+	c.SetColor(color.White)
+	c.Fill(diamondPath(pt, sty.Radius*0.9*1.2))
 	c.SetLineStyle(draw.LineStyle{Color: sty.Color, Width: vg.Points(1.2)})
 	c.Stroke(diamondPath(pt, sty.Radius*1.2))
 }

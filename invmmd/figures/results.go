@@ -277,7 +277,7 @@ func methodPanel(title, ylabel string, sums []results.Summary, paper map[string]
 	p := legiblePlot(title, "")
 	p.Y.Label.Text = ylabel
 	p.Add(hGrid())
-	them := newDotWhiskers(PaperColor, diamond{})
+	them := newDotWhiskers(PaperColor)
 	we := &seedMarks{}
 	names := make([]string, len(sums))
 	k := panelKeys{minN: math.MaxInt}
