@@ -168,21 +168,12 @@ func Curves(curves []results.Curve) ([][]*plot.Plot, error) {
 			p   *plot.Plot
 			xys plotter.XYs
 		}{{loss, lp}, {val, vp}} {
-			l, err := plotter.NewLine(pair.xys)
-			if err != nil {
-				return nil, fmt.Errorf("figures: Curves: %s: %w", h.Name, err)
-			}
-			l.Color, l.Width = c, vg.Points(1.5)
+			l := &plotter.Line{XYs: pair.xys, LineStyle: draw.LineStyle{Color: c, Width: vg.Points(1.5)}} // finite, checked above
 			pair.p.Add(l)
 			pair.p.Legend.Add(h.Name, l)
 		}
 		if b := h.BestEpoch; b >= 1 && b <= len(h.Epochs) {
-			sc, err := plotter.NewScatter(plotter.XYs{vp[b-1]})
-			if err != nil {
-				return nil, fmt.Errorf("figures: Curves: %s: %w", h.Name, err)
-			}
-			sc.GlyphStyle = draw.GlyphStyle{Shape: draw.RingGlyph{}, Radius: vg.Points(5), Color: c}
-			val.Add(sc)
+			val.Add(&plotter.Scatter{XYs: plotter.XYs{vp[b-1]}, GlyphStyle: draw.GlyphStyle{Shape: draw.RingGlyph{}, Radius: vg.Points(5), Color: c}})
 		}
 	}
 	for _, p := range []*plot.Plot{loss, val} {

@@ -84,12 +84,8 @@ func Representations(title string, fits []results.RepresentationFit) (*plot.Plot
 			if len(xy) == 0 {
 				continue
 			}
-			c := methodColorOr(m, Grey)
-			sc, err := plotter.NewScatter(xy)
-			if err != nil {
-				return nil, fmt.Errorf("figures: Representations %q: %w", title, err)
-			}
-			sc.GlyphStyle = draw.GlyphStyle{Color: withAlpha(c, 220), Radius: vg.Points(4), Shape: settingShapes[k]}
+			// Finite, checked above.
+			sc := &plotter.Scatter{XYs: xy, GlyphStyle: draw.GlyphStyle{Color: withAlpha(methodColorOr(m, Grey), 220), Radius: vg.Points(4), Shape: settingShapes[k]}}
 			if m == method.None.String() {
 				sc.GlyphStyle.Shape = noneShape
 				sc.GlyphStyle.Radius = vg.Points(4.5)

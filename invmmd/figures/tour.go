@@ -85,13 +85,8 @@ func Spread(title, ylabel string, groups []Group, ref Reference) (*plot.Plot, er
 		if math.IsInf(ref.Value, 0) {
 			return nil, fmt.Errorf("figures: Spread %q: reference %v, want a finite value or NaN", title, ref.Value)
 		}
-		line, err := plotter.NewLine(plotter.XYs{{X: -0.5, Y: ref.Value}, {X: float64(len(groups)) - 0.5, Y: ref.Value}})
-		if err != nil {
-			return nil, fmt.Errorf("figures: Spread %q: %w", title, err)
-		}
-		line.Color = Black
-		line.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
-		line.Width = vg.Points(1.5)
+		line := &plotter.Line{XYs: plotter.XYs{{X: -0.5, Y: ref.Value}, {X: float64(len(groups)) - 0.5, Y: ref.Value}},
+			LineStyle: draw.LineStyle{Color: Black, Width: vg.Points(1.5), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}}
 		p.Add(line)
 		l.add(ref.Label, line)
 		p.Y.Min = math.Min(p.Y.Min, ref.Value)
