@@ -25,21 +25,16 @@ const (
 // objective in Series colours: (top) each training step's estimate of MMD²_y for the two
 // Y strata; (bottom left) each step's training NLL, with log 2, the NLL of a constant h on
 // balanced labels; (bottom right) the Y = 0 stratum's estimate against the batch's
-// normaliser rows' estimate of P(Z = 1 | Y = 0): with normalisers from a quarter of the
-// batch, the batches where that estimate falls short are those whose penalty jumps. Where
-// that estimate is the same at every step (one full batch, or normalisers of the training
-// split), a scatter would be one stripe: the panel then draws each stratum's estimate of
-// P(Z = 1 | y) per step instead. The MMD² axes are linear when every estimate lies within
-// ±diagnosisLogFrom, else SymLog (linear within ±diagnosisLinear), as their titles say. An
-// objective whose steps equal an earlier one's at every step is drawn dashed over it, and its
-// legend entry says so. fit names the fit (in the legend); labels, when they hold an
-// objective, name it in the legends (e.g. with its training accuracy). kept, per objective,
-// is the epoch whose weights were kept and its validation values (the step tables hold
-// training values only): a dotted vertical line on the top and bottom-left panels marks the
-// last step of each kept epoch ("kept: epoch E" at its top), and each of those panels' titles
-// writes the kept epoch's validation value of what the panel draws (each stratum's MMD²
-// estimate; the NLL and the validation objective). The legends are below the top-left panel
-// (the lines) and the bottom-right one (the markers).
+// normaliser rows' estimate of P(Z = 1 | Y = 0) (pzScatter), or, where that estimate is the
+// same at every step, each stratum's per step (pzLines). The MMD² axes turn SymLog beyond
+// ±diagnosisLogFrom, as their titles say. An objective whose steps equal an earlier one's at
+// every step is drawn dashed over it, as its legend entry says. fit names the fit in the
+// legend; labels, when they hold an objective, name it there (e.g. with its training
+// accuracy). kept, per objective, is the epoch whose weights were kept and its validation
+// values (the step tables hold training values only): the top and bottom-left panels mark
+// that epoch's last step (keptMark) and write in their titles its validation value of what
+// they draw. The legends are below the top-left panel (the lines) and the bottom-right one
+// (the markers).
 func Diagnosis(steps []results.DiagnosisStep, fit string, labels map[string]string, kept []results.DiagnosisKept) ([][]*plot.Plot, error) {
 	if len(steps) == 0 {
 		return nil, fmt.Errorf("figures: Diagnosis: no steps")
@@ -207,7 +202,9 @@ func pzRange(steps []results.DiagnosisStep) [2]float64 {
 
 // pzScatter is the diagnosis figure's bottom-right panel when the normalisers vary: the
 // Y = 0 stratum's estimate against its normaliser rows' P(Z = 1 | Y = 0), one marker shape
-// per objective, the x axis on the estimates' range (a probability: within [0, 1]).
+// per objective, the x axis on the estimates' range (a probability: within [0, 1]). With
+// normalisers from a quarter of the batch, the batches where that estimate falls short are
+// those whose penalty jumps.
 func pzScatter(steps []results.DiagnosisStep, objectives []string, of func(string) []results.DiagnosisStep, label func(int) string, mmdAxis func(*plot.Plot)) *plot.Plot {
 	sc := legiblePlot("Y = 0 stratum: MMD² against P(Z = 1 | Y = 0)", "P(Z = 1 | Y = 0) estimated on the batch's normaliser rows")
 	r := pzRange(steps)
@@ -235,8 +232,9 @@ func pzScatter(steps []results.DiagnosisStep, objectives []string, of func(strin
 }
 
 // pzLines is the diagnosis figure's bottom-right panel when every step's normaliser rows
-// give the same P(Z = 1 | Y = 0): each stratum's estimate of P(Z = 1 | y) per step on a
-// probability axis, labelled with its value.
+// give the same P(Z = 1 | Y = 0) (one full batch, or normalisers of the training split),
+// where a scatter would be one stripe: each stratum's estimate of P(Z = 1 | y) per step on
+// a probability axis, labelled with its value.
 func pzLines(objectives []string, of func(string) []results.DiagnosisStep, style func(int, float64) draw.LineStyle) *plot.Plot {
 	p := legiblePlot("P(Z = 1 | y) on the normaliser rows: the same at every step", "training step")
 	p.X.Tick.Marker = roundTicks{}
@@ -257,8 +255,7 @@ func pzLines(objectives []string, of func(string) []results.DiagnosisStep, style
 
 // keptMark is a dotted vertical line at the last step of an objective's kept epoch, in the
 // objective's colour, with "kept: epoch E" near its top (the marks' labels one below the
-// other); kept holds the objectives that kept
-// that step (one line for several).
+// other); kept holds the objectives that kept that step (one line for several).
 type keptMark struct {
 	step int
 	kept []results.DiagnosisKept
@@ -269,10 +266,9 @@ type keptMark struct {
 // keptMarks are the diagnosis figure's kept-epoch marks (newKeptMarks).
 type keptMarks []*keptMark
 
-// newKeptMarks returns the kept-epoch marks, one per distinct step, in the
-// order of the objectives. An objective kept an epoch its steps do not reach is an error;
-// one without a kept epoch gets no mark.
-
+// newKeptMarks returns the kept-epoch marks, one per distinct step, in the order of the
+// objectives. An objective kept an epoch its steps do not reach is an error; one without a
+// kept epoch gets no mark.
 func newKeptMarks(kept []results.DiagnosisKept, objectives []string, of func(string) []results.DiagnosisStep) (keptMarks, error) {
 	var out keptMarks
 	for k, o := range objectives {

@@ -4,12 +4,10 @@
 // imports none of the training code, and writes nothing else.
 //
 // Every plot is drawn the same way (drawGrid): a white background, the panels of a grid with
-// aligned data areas of one size, and each panel's legend outside its data area, so that no
-// legend hides data: in rows below the panel (legendBelow: the results, objectives,
-// diagnosis, representation and variance figures and the notebooks' Spread and Histograms,
-// whose legends would otherwise take a third of their width) or in a column to its right (the
-// calibration figure and the notebooks' other plots). A title too wide for its panel is wrapped. The colours are the palette's
-// (palette.go): one per method in every figure.
+// aligned data areas of one size (layoutGrid), and each panel's legend outside its data area,
+// so that no legend hides data: in rows below the panel (legendBelow), where a column would
+// take a third of its width, or in a column to its right. A title too wide for its panel is
+// wrapped. The colours are the palette's (palette.go): one per method in every figure.
 package figures
 
 import (

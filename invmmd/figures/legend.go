@@ -14,12 +14,9 @@ import (
 )
 
 // A legend below a panel: the compact alternative to the legend column right of the data
-// area (drawGrid's default, which the calibration figure and the notebooks' other plots keep).
-// Its entries flow left to right in rows as wide as the panel, starting under the data
-// area's left edge; a note (text without a key) starts a row of its own and wraps at the
-// panel's width. The layout (layoutGrid) gives each row of panels the height its tallest
-// legend needs below it, so that no legend covers data, and the data areas of the grid stay
-// aligned and of one size.
+// area (drawGrid's default). Its entries flow left to right in rows as wide as the panel,
+// starting under the data area's left edge; a note (text without a key) starts a row of its
+// own and wraps at the panel's width. layoutGrid makes room for it.
 
 // belowLegend is the legend drawn below a panel.
 type belowLegend struct{ items []legendItem }

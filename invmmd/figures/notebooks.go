@@ -83,9 +83,9 @@ func Balance(sums []dataset.Summary) ([][]*plot.Plot, error) {
 // Features2D draws the first two features of s, one point per row for at most maxRows rows
 // (the first ones; the sets are shuffled, so a random sample; 0 means every row), coloured
 // by the (Y, Z) cell: a filled disc where Z is observed, a ring where it is missing (the
-// title says so; the legend names the cells). It is
-// meant for the simulation, whose two features carry Y + Z and Y − Z. It is an error when
-// s has fewer than two features or no rows.
+// title says so; the legend names the cells). It is meant for the simulation, whose two
+// features carry Y + Z and Y − Z. It is an error when s has fewer than two features or no
+// rows.
 func Features2D(title string, s *dataset.Set, maxRows int) (*plot.Plot, error) {
 	if s.Dim() < 2 {
 		return nil, fmt.Errorf("figures: Features2D %q: set %q has %d feature(s), want at least 2", title, s.Name, s.Dim())

@@ -33,14 +33,12 @@ func ObjectivesSize(n int) (w, h vg.Length) {
 // with the test accuracy of every method that an objective other than the paper's was run
 // with (every method of the runs when there is only the paper's; none, which has no
 // penalty, is a reference line), one column per method in the same place in every panel,
-// on one shared axis. Each method's seeds are dots in its colour with their median as a bar
-// (as Results draws them, per-seed so that seeds that collapse and seeds that learn are
-// seen apart); a method an objective was not run with says so. Each panel's title names the
-// objective, its seeds and how many of its fits ended with train accuracy below 0.5 (the
-// inverted label); the first adds title. The shared axis spans the seeds' accuracies and
-// the ceiling; chance and none's median (from the first run that has none), where within it,
-// and the ceiling (opts: Hints, Majority) are lines. The legend, below the first
-// panel, keys the seeds in the colours of the methods drawn. It is an error to give no run or a run without rows.
+// on one shared axis, each seed and the median as Results draws them (seedMarks); a method
+// an objective was not run with says so. Each panel's title names the objective, its seeds
+// and how many of its fits ended with train accuracy below 0.5 (the inverted label); the
+// first adds title. The shared axis spans the seeds' accuracies and the ceiling, with lines
+// (referenceLines). The legend, below the first panel, keys the seeds in the colours of the
+// methods drawn. It is an error to give no run or a run without rows.
 func Objectives(title string, runs []ObjectiveRun, opts ...ResultOption) ([][]*plot.Plot, error) {
 	if len(runs) == 0 {
 		return nil, fmt.Errorf("figures: Objectives %q: no runs", title)
@@ -155,7 +153,8 @@ func Objectives(title string, runs []ObjectiveRun, opts ...ResultOption) ([][]*p
 	return grid, nil
 }
 
-// referenceLines draws chance and none's median (each when within p's y range) and the
+// referenceLines draws chance and none's median (from the first run that has none; each
+// when within p's y range) and the
 // ceiling (when set) across p, and names them in l when l is not nil (chance, when below or
 // above the axis, in a note that says so).
 func referenceLines(p *plot.Plot, l *belowLegend, o resultOptions, none []float64) {

@@ -34,12 +34,10 @@ var settingShapes = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.PyramidGlyph{}, 
 // ("logit, λ = 1", "features, λ = 100"). A penalty that makes the output invariant moves
 // a method's points left and, under the shift, up; one that leaves the output's dependence
 // where none has it leaves them with none's. none, trained without a penalty, is one fit
-// per seed whatever the setting: it is drawn once, as crosses (no setting applies to it), so
-// that it is not taken for full's black. The x axis is linear while every point lies within
-// ±10·MMDLinear, else a SymLog linear within ±MMDLinear, each half of that part half a
-// decade wide (repLinearDecades), so that the invariant fits near 0 stay apart without the
-// linear part taking half the axis; the legend, in rows below the plot, says how the axis is
-// scaled. It returns an error for no fits, more settings than markers, or a non-finite value.
+// per seed whatever the setting: it is drawn once, as crosses (noneShape). The x axis is
+// linear while every point lies within ±10·MMDLinear, else a SymLog linear within
+// ±MMDLinear (repLinearDecades), as the legend below the plot says. It returns an error for
+// no fits, more settings than markers, or a non-finite value.
 func Representations(title string, fits []results.RepresentationFit) (*plot.Plot, error) {
 	if len(fits) == 0 {
 		return nil, fmt.Errorf("figures: Representations %q: no fits", title)
@@ -126,10 +124,12 @@ func Representations(title string, fits []results.RepresentationFit) (*plot.Plot
 }
 
 // repLinearDecades is the width, in decades, of each half of the linear part of the
-// representation figure's SymLog x axis.
+// representation figure's SymLog x axis: narrow, so that the invariant fits near 0 stay
+// apart without the linear part taking half the axis.
 const repLinearDecades = 0.5
 
-// noneShape marks none's fits in the representation figure: a cross, which no setting uses.
+// noneShape marks none's fits in the representation figure: a cross, which no setting uses,
+// so that none is not taken for full's black.
 var noneShape draw.GlyphDrawer = thickCross{}
 
 // thickCross is an × drawn with strokes thick enough to read as a mark beside filled ones.

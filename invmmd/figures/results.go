@@ -73,26 +73,15 @@ const SplitGap = 0.15
 const MMDLinearMax = 0.6
 
 // Results returns the panels of an experiment's summary figure, one column per method,
-// stacked:
-//   - test accuracy on an axis from chance (or the majority baseline, Majority; or the lowest
-//     seed below it, down to as far below it as the best value is above it, and a bit) up,
-//     with lines there, at none's median and at the invariant ceiling when given (Ceiling);
-//   - when the paper's numbers are on another dataset (PaperDataset), test accuracy minus
-//     none's: ours per seed against none on the same seed, the paper's its mean minus its
-//     none's mean, each relative to its own none (the levels of two datasets are not
-//     comparable, their gains over none are);
-//   - train MMD² (the full-data estimator) on a linear axis, or a SymLog one (linear within
-//     ±MMDLinear, logarithmic beyond, as its title says) when a value exceeds MMDLinearMax.
-//
-// Ours, in the method's colour (MethodColor): each seed a dot (Summary.Rows; spread
-// sideways so that equal values stay apart) and the seeds' median a horizontal bar, so that
-// seeds that split in two groups are seen as two groups and not summarised by a value no
-// seed has: where the two middle seeds of an even number lie more than SplitGap apart the
-// median is not marked. A summary without rows is drawn as its mean ± sd. The paper's mean ±
-// sd, where it reports the method, is an open diamond beside ours in PaperColor. A value
-// beyond the axis is a triangle on the edge (the median's with its value printed). The
-// legend, in rows below the top panel, names the marks and the reference lines, and says in
-// words which methods' seeds split by more than SplitGap in test accuracy.
+// stacked: test accuracy (accuracyAxis); when the paper's numbers are on another dataset
+// (FigureHints.PaperDataset), test accuracy minus none's, each relative to its own none
+// (diffPanel); train MMD², the full-data estimator (mmdAxis). Ours, in the method's colour,
+// are each seed and the seeds' median (seedMarks), so that seeds that split in two groups
+// are seen as two groups, not summarised by a value no seed has; the paper's mean ± sd,
+// where it reports the method, is an open diamond beside ours in PaperColor. A value beyond
+// the axis is a triangle on its edge. The legend, in rows below the top panel, names the
+// marks and the reference lines, and says which methods' seeds split by more than SplitGap
+// in test accuracy.
 func Results(title string, sums []results.Summary, paper map[string]results.PaperRow, opts ...ResultOption) ([][]*plot.Plot, error) {
 	if len(sums) == 0 {
 		return nil, fmt.Errorf("figures: Results %q: no methods", title)
@@ -335,8 +324,10 @@ var (
 		func(p results.PaperRow) results.Cell { return p.TrMMD }}
 )
 
-// accuracyAxis fits the accuracy axis to the values (see Results) and adds the reference
-// lines, named in the legend l.
+// accuracyAxis fits the accuracy axis from chance (or the majority baseline, Majority; or
+// the lowest value below it, down to as far below it as the best value is above it, and a
+// bit) up, and adds lines at chance, at none's median and at the ceiling when given, named
+// in the legend l.
 func accuracyAxis(p *plot.Plot, l *belowLegend, sums []results.Summary, paper map[string]results.PaperRow, o resultOptions) {
 	hi := o.chance
 	if o.Ceiling > 0 {

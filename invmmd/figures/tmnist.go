@@ -32,10 +32,9 @@ const (
 // these are a random sample). Each strip's caption gives the cell, its share of the set
 // and the fraction of its rows with Z observed, the things the experiment depends on.
 // zNames names the nuisance values (e.g. "grass, dark" and "brick, light"); empty names are
-// left out. note, when not empty, is written below the blocks, wrapped to their width (e.g. that the labels shown
-// are noisy). Images must have one channel (Shape [H, W, 1]) with values in [0, 1].
-//
-// It returns the plot and the size to draw it at: pass both to Save or PNG.
+// left out. note, when not empty, is written below the blocks, wrapped to their width (e.g.
+// that the labels shown are noisy). Images must have one channel (Shape [H, W, 1]) with
+// values in [0, 1]. It returns the plot and the size to draw it at: pass both to Save or PNG.
 func TMNISTGrid(sets []*dataset.Set, perCell int, zNames [2]string, note string) (*plot.Plot, vg.Length, vg.Length, error) {
 	if len(sets) == 0 || perCell < 1 {
 		return nil, 0, 0, fmt.Errorf("figures: TMNISTGrid needs at least one set and one image per cell, got %d sets, %d per cell", len(sets), perCell)

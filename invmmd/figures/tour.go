@@ -31,11 +31,10 @@ type Reference struct {
 
 // Spread draws one box plot per group (median, quartiles, whiskers to 1.5 IQR, outliers as
 // points; filled in the group's method colour when its name names a method, see
-// MethodColor), the group's mean as a cross, and the reference as a dashed horizontal line, so
-// that bias (mean off the line) and variance (box height) read off one picture; the legend
-// (the mean, the reference) is below the panel. A group
-// with undefined values gets "(k undefined)" appended to its name; a group with no finite
-// value is an error, as are no groups and an infinite value.
+// MethodColor), the group's mean as a cross, and the reference as a dashed horizontal line,
+// so that bias (mean off the line) and variance (box height) read off one picture; the
+// legend is below the panel. A group with undefined values gets "(k undefined)" appended to
+// its name; a group with no finite value is an error, as are no groups and an infinite value.
 func Spread(title, ylabel string, groups []Group, ref Reference) (*plot.Plot, error) {
 	if len(groups) == 0 {
 		return nil, fmt.Errorf("figures: Spread %q: no groups", title)
@@ -109,8 +108,8 @@ type Distribution struct {
 // bins spanning all values), so that distributions of different sizes compare. A series
 // named after a method takes its colour (MethodColor), one named "Z = 0" or "Z = 1" (or
 // "Z < 0", "Z ≥ 0") its Z value's (ZColors), the others the colours of Series in order; the
-// legend is below the panel. It is an
-// error to give no series, bins < 1, a series with no values or a non-finite value.
+// legend is below the panel. It is an error to give no series, bins < 1, a series with no
+// values or a non-finite value.
 func Histograms(title, xlabel string, series []Distribution, bins int) (*plot.Plot, error) {
 	if len(series) == 0 {
 		return nil, fmt.Errorf("figures: Histograms %q: no series", title)

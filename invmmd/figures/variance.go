@@ -67,23 +67,18 @@ func styleOf(name string, k int, ref bool) varianceStyle {
 
 // Variance returns the panels of the variance study (appendix B.3, the paper's figure 3):
 // one row per estimator family (dr and dr+; reg; ip and ip+; dr-po and dr-po+), in the order
-// of the paper's tables, each with full as a thin black reference, against batch size. Left,
-// the median of each estimator's estimates (thick, with markers) with the middle half of the
-// batches, first to third quartile (shaded for the fitted form, dashed edges for the true-G
-// form), and the mean, the paper's summary (thin); right, on a log axis labelled at every
-// tick, the interquartile range (thick) and the standard deviation (thin). A few extreme
+// of the paper's tables, each with full as a thin black reference, against batch size (marks:
+// styleOf). Left, each estimator's median (thick) with its quartiles (shaded for the fitted
+// form) and its mean, the paper's summary (thin); right, on a log axis labelled at every
+// tick, the interquartile range (thick) and the standard deviation (thin): a few extreme
 // batches move the mean and sd of the estimators that divide by G by orders of magnitude at
-// small batch sizes, and the median and quartiles not: the thick and thin lines side by side
-// show which is which. Batch sizes where an estimator of the row had a normaliser raised to
-// its floor (Floored) are hatched in both panels of the row: their extreme batches are the
-// floor's. Within a row the fitted form is solid with circles, the true-G (+) form dashed
-// with triangles, each in its method's colour. Every left panel shares one axis and every
-// right panel another, so that the families compare down the figure. Each row's legend,
-// below it, says which estimators are in the paper's figure, which only in its tables, and
-// which are this project's; the last row's right panel carries the key to the marks. The
-// left axis spans the medians and quartiles but the MeanQuantile at each end (and the values
-// just beyond), and always full's mean at the largest batch size, drawn as a line; means
-// beyond it are arrows on its edge.
+// small batch sizes, and the median and quartiles not. Batch sizes where an estimator of the
+// row had a normaliser raised to its floor (Floored) are hatched: their extreme batches are
+// the floor's. The left panels share one axis (fitAxis, with full's mean at the largest
+// batch size as a line; means beyond it are arrows on its edge), the right ones another, so
+// that the families compare down the figure. Each row's legend says which estimators are in
+// the paper's figure, which only in its tables and which are this project's; the last row's
+// right panel carries the key to the marks.
 func Variance(points []results.VariancePoint) ([][]*plot.Plot, error) {
 	if len(points) == 0 {
 		return nil, fmt.Errorf("figures: Variance: no points")
