@@ -62,10 +62,8 @@ func ToolCalibration(rows []results.ToolCalibrationRow, se []results.SECalibrati
 	var cells []toolCell
 	for _, f := range fittings {
 		for _, n := range sizes {
-			for _, r := range rows {
-				if r.Fitting == f && r.N == n && r.Delta == 0 && !slices.Contains(cells, toolCell{f, n}) {
-					cells = append(cells, toolCell{f, n})
-				}
+			if slices.ContainsFunc(rows, func(r results.ToolCalibrationRow) bool { return r.Fitting == f && r.N == n && r.Delta == 0 }) {
+				cells = append(cells, toolCell{f, n})
 			}
 		}
 	}

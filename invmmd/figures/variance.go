@@ -2,7 +2,6 @@ package figures
 
 import (
 	"fmt"
-	"image/color"
 	"math"
 	"slices"
 	"strconv"
@@ -37,32 +36,25 @@ const MeanQuantile = 0.05
 // project's additions, in no table of the paper.
 var paperVarianceEstimators = []method.Method{method.Full, method.DR, method.DRPlus, method.Reg}
 
-// varianceStyle is how one estimator is drawn.
-type varianceStyle struct {
-	color  color.Color
-	dashes []vg.Length
-	width  vg.Length
-	shape  draw.GlyphDrawer
-}
-
-// styleOf gives an estimator its method's colour (MethodColor) and a marker shape: a circle
-// for an estimator with fitted nuisances, a triangle for its true-G (+) form, which is also
-// dashed, so that the two forms of a family stay apart without their colours; full drawn as
-// the reference of a family's row (ref) is thin, black and unmarked.
-func styleOf(name string, k int, ref bool) varianceStyle {
+// styleOf gives an estimator's line and marker its method's colour (MethodColor) and a
+// marker shape: a circle for an estimator with fitted nuisances, a triangle for its true-G
+// (+) form, which is also dashed, so that the two forms of a family stay apart without their
+// colours; full drawn as the reference of a family's row (ref) is thin, black and unmarked.
+func styleOf(name string, k int, ref bool) (draw.LineStyle, draw.GlyphStyle) {
 	c, ok := MethodColor(name)
 	if !ok {
 		c = series[k%len(series)]
 	}
-	s := varianceStyle{color: c, width: vg.Points(1.8), shape: draw.CircleGlyph{}}
+	line := draw.LineStyle{Color: c, Width: vg.Points(1.8)}
+	glyph := draw.GlyphStyle{Color: c, Radius: vg.Points(3), Shape: draw.CircleGlyph{}}
 	if strings.HasSuffix(name, "+") {
-		s.dashes = []vg.Length{vg.Points(5), vg.Points(2.5)}
-		s.shape = draw.PyramidGlyph{}
+		line.Dashes = []vg.Length{vg.Points(5), vg.Points(2.5)}
+		glyph.Shape = draw.PyramidGlyph{}
 	}
 	if ref {
-		s.width, s.shape = vg.Points(1), nil
+		line.Width, glyph.Radius, glyph.Shape = vg.Points(1), 0, nil
 	}
-	return s
+	return line, glyph
 }
 
 // Variance returns the panels of the variance study (appendix B.3, the paper's figure 3):
@@ -234,9 +226,9 @@ func varianceRow(names []string, refFull, keyed, hatched bool, by map[string][]r
 		if !isRef {
 			family = append(family, name)
 		}
-		st := styleOf(name, k, isRef)
+		line, glyph := styleOf(name, k, isRef)
 		var medXY, meanXY, iqrXY, sdXY plotter.XYs
-		qb := &band{fill: withAlpha(st.color, 45)}
+		qb := &band{fill: withAlpha(line.Color, 45)}
 		for _, p := range by[name] {
 			x := float64(p.BatchSize)
 			medXY = append(medXY, plotter.XY{X: x, Y: p.Median})
@@ -245,19 +237,14 @@ func varianceRow(names []string, refFull, keyed, hatched bool, by map[string][]r
 			sdXY = append(sdXY, plotter.XY{X: x, Y: p.Std})
 			qb.x, qb.lo, qb.hi = append(qb.x, x), append(qb.lo, p.Q25), append(qb.hi, p.Q75)
 		}
-		line := draw.LineStyle{Color: st.color, Width: st.width, Dashes: st.dashes}
-		glyph := draw.GlyphStyle{Color: st.color, Radius: vg.Points(3), Shape: st.shape}
-		if st.shape == nil {
-			glyph.Radius = 0
-		}
 		// A marker on every fourth point, shifted per estimator, so that lines that meet
 		// keep their markers apart.
 		ml := &clippedLine{xys: medXY, line: line, glyph: glyph, every: 4, offset: 2 * k % 4}
 		il := &clippedLine{xys: iqrXY, line: line, glyph: glyph, every: 4, offset: 2 * k % 4}
 		// The mean and sd: thin, faded and unmarked, so that the robust summaries read
 		// first; a mean beyond the axis is a faded arrow on its edge.
-		faded := withAlpha(st.color, 150)
-		thinLine := draw.LineStyle{Color: faded, Width: vg.Points(0.9), Dashes: st.dashes}
+		faded := withAlpha(line.Color, 150)
+		thinLine := draw.LineStyle{Color: faded, Width: vg.Points(0.9), Dashes: line.Dashes}
 		al := &clippedLine{xys: meanXY, line: thinLine, glyph: draw.GlyphStyle{Color: faded}}
 		sl := &clippedLine{xys: sdXY, line: thinLine}
 		// The quartiles: a shaded band for the fitted form only, so that two bands never
@@ -271,7 +258,7 @@ func varianceRow(names []string, refFull, keyed, hatched bool, by map[string][]r
 				}
 			}
 			thin[0] = append(thin[0], al)
-			if len(st.dashes) == 0 { // a true-G form's quartiles are left to its IQR
+			if len(line.Dashes) == 0 { // a true-G form's quartiles are left to its IQR
 				centre.Add(qb)
 				quart = append(quart, qb)
 			}
