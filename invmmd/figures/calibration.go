@@ -80,10 +80,7 @@ func Calibration(rows []results.CalibrationRow, null []results.CalibrationP, alp
 	sizes := distinct(rows, func(r results.CalibrationRow) int { return r.N })
 	slices.Sort(sizes)
 	big, small := sizes[len(sizes)-1], sizes[0]
-	size, err := sizePanel(rows, tests, sizes, alpha)
-	if err != nil {
-		return nil, err
-	}
+	size := sizePanel(rows, tests, sizes, alpha)
 	qq := qqPanel(null, tests, big)
 	powSmall := powerPanel(rows, tests, small, alpha, true)
 	if small == big { // one sample size: one power panel
@@ -101,7 +98,7 @@ func splitTest(t string) (method, route string) {
 
 // sizePanel draws each test's null rejection rate per sample size with its 95 % interval,
 // one test per row (the first at the top), the rate along the x axis.
-func sizePanel(rows []results.CalibrationRow, tests []string, sizes []int, alpha float64) (*plot.Plot, error) {
+func sizePanel(rows []results.CalibrationRow, tests []string, sizes []int, alpha float64) *plot.Plot {
 	labels := make([]string, len(tests))
 	for k, t := range tests {
 		m, r := splitTest(t)
@@ -142,7 +139,7 @@ func sizePanel(rows []results.CalibrationRow, tests []string, sizes []int, alpha
 	}
 	p.Legend.Add("lines: 95 % interval")
 	p.Legend.Add("marker: method (key at right)")
-	return p, nil
+	return p
 }
 
 // rowPanel is a panel with one row per label, the first at the top (row k at y = n−1−k of

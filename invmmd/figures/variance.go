@@ -152,17 +152,10 @@ func Variance(points []results.VariancePoint) ([][]*plot.Plot, error) {
 	}
 	ax.spreadLo, ax.spreadHi = ax.spreadLo/1.3, ax.spreadHi*1.3
 	ax.centreLo, ax.centreHi = fitAxis(vals, ref)
-	var grid [][]*plot.Plot
-	var anyFloored bool
-	for _, names := range rows {
-		anyFloored = anyFloored || len(flooredSizes(names, by)) > 0
-	}
+	anyFloored := slices.ContainsFunc(points, func(p results.VariancePoint) bool { return p.Floored > 0 })
+	grid := make([][]*plot.Plot, len(rows))
 	for i, names := range rows {
-		r, err := varianceRow(names, len(names) > 1, i == len(rows)-1, anyFloored, by, ref, refN, ax)
-		if err != nil {
-			return nil, err
-		}
-		grid = append(grid, r)
+		grid[i] = varianceRow(names, len(names) > 1, i == len(rows)-1, anyFloored, by, ref, refN, ax)
 	}
 	return grid, nil
 }
@@ -192,7 +185,7 @@ func halfStep(sizes []float64) float64 {
 
 // varianceRow draws the centre (median and mean) and spread (IQR and sd) panels of one
 // family's row of Variance; with refFull, names[0] is full drawn thin as a reference.
-func varianceRow(names []string, refFull, keyed, hatched bool, by map[string][]results.VariancePoint, ref float64, refN int, ax varianceAxes) ([]*plot.Plot, error) {
+func varianceRow(names []string, refFull, keyed, hatched bool, by map[string][]results.VariancePoint, ref float64, refN int, ax varianceAxes) []*plot.Plot {
 	centre, spread := legiblePlot("", "batch size"), legiblePlot("", "batch size")
 	est := legendBelow(centre) // the estimators; the spread panel's legend names the marks
 	// Batch sizes with a floored normaliser, shaded under everything else.
@@ -320,7 +313,7 @@ func varianceRow(names []string, refFull, keyed, hatched bool, by map[string][]r
 	}
 	centre.Title.Text = fam + ": median, quartiles; mean"
 	spread.Title.Text = fam + ": IQR; sd (log axis)"
-	return []*plot.Plot{centre, spread}, nil
+	return []*plot.Plot{centre, spread}
 }
 
 // labelledLogTicks ticks a log axis only where it labels: at 1, 2 and 5 times each power of
