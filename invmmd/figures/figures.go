@@ -141,17 +141,8 @@ func legendBeside(p *plot.Plot, plotC draw.Canvas, lw vg.Length) draw.Canvas {
 	}}
 }
 
-// drawPanel draws p in plotC and its legend in legendC, outside the data area.
-func drawPanel(p *plot.Plot, plotC, legendC draw.Canvas) {
-	legend := p.Legend
-	p.Legend = plot.NewLegend() // drawn below, outside the data area
-	p.Draw(plotC)
-	p.Legend = legend
-	legend.Left, legend.Top = true, true
-	legend.XOffs, legend.YOffs = 0, 0
-	legend.Draw(legendC)
-}
-
+// drawGrid draws the grid of plots on dc as layoutGrid lays it out: each plot with its
+// legend outside its data area, in the column right of it and in rows below it.
 func drawGrid(plots [][]*plot.Plot, dc draw.Canvas) {
 	// White background: PNG canvases start transparent.
 	dc.SetColor(color.White)
@@ -160,7 +151,13 @@ func drawGrid(plots [][]*plot.Plot, dc draw.Canvas) {
 	for i, r := range plots {
 		for j, p := range r {
 			if p != nil {
-				drawPanel(p, plotCs[i][j], legendCs[i][j])
+				legend := p.Legend
+				p.Legend = plot.NewLegend() // drawn below, outside the data area
+				p.Draw(plotCs[i][j])
+				p.Legend = legend
+				legend.Left, legend.Top = true, true
+				legend.XOffs, legend.YOffs = 0, 0
+				legend.Draw(legendCs[i][j])
 				if l := belowOf(p); l != nil {
 					l.draw(p, belowCs[i][j])
 				}

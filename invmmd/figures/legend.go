@@ -295,10 +295,7 @@ func layoutGrid(plots [][]*plot.Plot, dc draw.Canvas) (plotCs, legendCs, belowCs
 		plotCs[i], legendCs[i], belowCs[i] = make([]draw.Canvas, n), make([]draw.Canvas, n), make([]draw.Canvas, n)
 		var shift vg.Length
 		for j, c := range aligned[i] {
-			c.Min.X += shift
-			c.Max.X += shift
-			c.Min.Y -= down
-			c.Max.Y -= down
+			c.Rectangle = c.Rectangle.Add(vg.Point{X: shift, Y: -down})
 			plotCs[i][j] = c
 			legendCs[i][j], belowCs[i][j] = emptyAt(c), emptyAt(c)
 			if j < len(plots[i]) && plots[i][j] != nil {

@@ -396,19 +396,14 @@ func MajorityOf(trainPY1, testPY1 []float64) (Majority, error) {
 		if !(p >= 0 && p <= 1) || !(q >= 0 && q <= 1) {
 			return Majority{}, fmt.Errorf("majority baseline: seed %d: P(Y=1) = %v in training, %v in test, want probabilities", i+1, q, p)
 		}
-		k := 0
+		k, pk, qk := 0, 1-p, 1-q // the label, P(Y = k) in test and in training
 		if p > 0.5 {
-			k = 1
+			k, pk, qk = 1, p, q
 		}
 		if label >= 0 && k != label {
 			return Majority{}, fmt.Errorf("majority baseline: the test splits' majority label differs between seeds (P(Y=1) = %v)", testPY1)
 		}
-		label = k
-		if k == 1 {
-			te, tr = append(te, p), append(tr, q)
-		} else {
-			te, tr = append(te, 1-p), append(tr, 1-q)
-		}
+		label, te, tr = k, append(te, pk), append(tr, qk)
 	}
 	return Majority{Label: label, N: len(te), TeAcc: CellOf(te), TrAcc: CellOf(tr)}, nil
 }
