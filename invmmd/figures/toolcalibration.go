@@ -80,14 +80,8 @@ func ToolCalibration(rows []results.ToolCalibrationRow, se []results.SECalibrati
 	for _, b := range bottom {
 		lo, hi = math.Min(lo, b.X.Min), math.Max(hi, b.X.Max)
 	}
-	var ticks plot.ConstantTicks
-	for v := math.Ceil(lo*4) / 4; v <= hi; v += 0.25 {
-		t := plot.Tick{Value: v}
-		if math.Mod(v, 0.5) == 0 {
-			t.Label = fmt.Sprintf("%g", v) // labelled at 0.5, 1, 1.5: 1 is calibrated
-		}
-		ticks = append(ticks, t)
-	}
+	// Labelled at 0.5, 1, 1.5: 1 is calibrated.
+	ticks := stepTicks(lo, hi, 0.5, func(v float64) string { return fmt.Sprintf("%g", v) })
 	for _, b := range bottom {
 		b.X.Min, b.X.Max = lo, hi
 		b.X.Tick.Marker = ticks

@@ -391,11 +391,16 @@ func batchTicks(lo, hi float64) plot.ConstantTicks {
 			break
 		}
 	}
+	return stepTicks(lo, hi, step, func(v float64) string { return thousands(int(v)) })
+}
+
+// stepTicks ticks [lo, hi] at every half step, labelled by label at the multiples of step.
+func stepTicks(lo, hi, step float64, label func(float64) string) plot.ConstantTicks {
 	var ticks plot.ConstantTicks
 	for v := math.Ceil(lo/step*2) * step / 2; v <= hi; v += step / 2 {
 		t := plot.Tick{Value: v}
 		if math.Mod(v, step) == 0 {
-			t.Label = thousands(int(v))
+			t.Label = label(v)
 		}
 		ticks = append(ticks, t)
 	}

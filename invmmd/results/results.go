@@ -124,10 +124,7 @@ func fmtF(x float64) string { return strconv.FormatFloat(x, 'f', 6, 64) }
 
 // asWritten rounds x as the result tables write it (6 decimals).
 func asWritten(x float64) float64 {
-	v, err := strconv.ParseFloat(fmtF(x), 64)
-	if err != nil { // NaN and ±Inf parse back; nothing else reaches here
-		return x
-	}
+	v, _ := strconv.ParseFloat(fmtF(x), 64) // what FormatFloat writes, NaN and ±Inf too, parses
 	return v
 }
 
