@@ -50,10 +50,10 @@ var belowLegends sync.Map // weak.Pointer[plot.Plot] → *belowLegend
 // legendBelow returns the legend drawn below p (created empty on first use). A plot with one
 // draws no legend of its own (p.Legend should stay empty).
 func legendBelow(p *plot.Plot) *belowLegend {
-	k := weak.Make(p)
-	if l, ok := belowLegends.Load(k); ok {
-		return l.(*belowLegend)
+	if l := belowOf(p); l != nil {
+		return l
 	}
+	k := weak.Make(p)
 	l, loaded := belowLegends.LoadOrStore(k, &belowLegend{})
 	if !loaded {
 		runtime.AddCleanup(p, func(k weak.Pointer[plot.Plot]) { belowLegends.Delete(k) }, k)

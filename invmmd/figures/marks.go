@@ -319,17 +319,6 @@ func (l *clippedLine) Thumbnail(c *draw.Canvas) {
 	}
 }
 
-// clipped counts the points of the line beyond the y range [lo, hi].
-func (l *clippedLine) clipped(lo, hi float64) int {
-	n := 0
-	for _, xy := range l.xys {
-		if xy.Y < lo || xy.Y > hi {
-			n++
-		}
-	}
-	return n
-}
-
 // hGrid is a grid of light horizontal lines only, behind a panel's marks.
 func hGrid() *plotter.Grid {
 	g := plotter.NewGrid()

@@ -244,10 +244,12 @@ func varianceRow(names []string, refFull, keyed, hatched bool, by map[string][]r
 		// blend into a third colour.
 		var quart []plot.Thumbnailer
 		if !isRef { // full's mean as a reference is the dashed line
-			clipped += al.clipped(centre.Y.Min, centre.Y.Max)
-			for _, xy := range meanXY { // the farthest mean beyond the axis, for the title
-				if (xy.Y < centre.Y.Min || xy.Y > centre.Y.Max) && math.Abs(xy.Y-ref) > math.Abs(farthest-ref) {
-					farthest = xy.Y
+			for _, xy := range meanXY { // the means beyond the axis, and the farthest, for the note
+				if xy.Y < centre.Y.Min || xy.Y > centre.Y.Max {
+					clipped++
+					if math.Abs(xy.Y-ref) > math.Abs(farthest-ref) {
+						farthest = xy.Y
+					}
 				}
 			}
 			thin[0] = append(thin[0], al)
