@@ -117,12 +117,8 @@ func Features2D(title string, s *dataset.Set, maxRows int) (*plot.Plot, error) {
 			if err != nil {
 				return nil, fmt.Errorf("figures: Features2D %q: %w", title, err)
 			}
-			sc.GlyphStyle.Color = cellColor(c)
-			sc.GlyphStyle.Radius = vg.Points(1.8)
-			sc.GlyphStyle.Shape = draw.CircleGlyph{}
-			if o == 0 {
-				sc.GlyphStyle.Shape = draw.RingGlyph{}
-			}
+			shape := [2]draw.GlyphDrawer{draw.RingGlyph{}, draw.CircleGlyph{}}[o] // a ring where Z is missing
+			sc.GlyphStyle = draw.GlyphStyle{Color: cellColor(c), Radius: vg.Points(1.8), Shape: shape}
 			p.Add(sc)
 			if o == 1 || len(pts[c][1]) == 0 {
 				p.Legend.Add(cellNames[c], sc)
