@@ -197,16 +197,9 @@ const (
 	legendSize = 11
 )
 
-// legiblePlot is a new plot, legible, with its title and x axis label.
+// legiblePlot is a new plot with its fonts at the sizes above, its title and x axis label.
 func legiblePlot(title, xlabel string) *plot.Plot {
 	p := plot.New()
-	legible(p)
-	p.Title.Text, p.X.Label.Text = title, xlabel
-	return p
-}
-
-// legible sets p's fonts to the sizes above.
-func legible(p *plot.Plot) {
 	p.Title.TextStyle.Font.Size = vg.Points(titleSize)
 	for _, a := range []*plot.Axis{&p.X, &p.Y} {
 		a.Label.TextStyle.Font.Size = vg.Points(labelSize)
@@ -215,6 +208,8 @@ func legible(p *plot.Plot) {
 	p.Legend.TextStyle.Font.Size = vg.Points(legendSize)
 	p.Legend.ThumbnailWidth = vg.Points(22)
 	p.Title.Padding = vg.Points(6)
+	p.Title.Text, p.X.Label.Text = title, xlabel
+	return p
 }
 
 // Offsets, in method slots, of our marks and the paper's within a method's column, and the
@@ -291,21 +286,10 @@ func methodPanel(title, ylabel string, sums []results.Summary, paper map[string]
 		k.paper = them
 	}
 	k.seeds = slices.ContainsFunc(we.entries, func(e seedEntry) bool { return len(e.seeds) > 0 })
-	for _, e := range we.entries {
-		k.hiddenMedian = k.hiddenMedian || !e.showMid
-	}
+	k.hiddenMedian = slices.ContainsFunc(we.entries, func(e seedEntry) bool { return !e.showMid })
 	p.NominalX(names...)
 	p.X.Min, p.X.Max = -0.6, float64(len(sums))-0.4
 	return p, k
-}
-
-// centre is what our marks of s centre on: the seeds' median, or the mean of a summary
-// without rows.
-func centre(s results.Summary, m metric) float64 {
-	if v := seedValues(s, m.seed); len(v) > 0 {
-		return median(v)
-	}
-	return m.cell(s).Mean
 }
 
 // metric is what a panel of methods draws of each: its summary's cell, a seed's value and
@@ -374,11 +358,11 @@ func accuracyAxis(p *plot.Plot, l *belowLegend, sums []results.Summary, paper ma
 		if s.Method != method.None.String() {
 			continue
 		}
-		what := "median"
-		if len(s.Rows) == 0 {
-			what = "mean"
+		what, c := "mean", s.TeAcc.Mean // what our marks of none centre on
+		if len(s.Rows) > 0 {
+			what, c = "median", median(seedValues(s, teAcc.seed))
 		}
-		switch c := centre(s, teAcc); {
+		switch {
 		case math.Abs(c-o.chance) < 0.01: // a second line on top of chance: one legend entry
 			chanceLabel += fmt.Sprintf(" ≈ none's %s (%.3f)", what, c)
 		case c >= p.Y.Min:
