@@ -91,23 +91,18 @@ func Calibration(rows []results.CalibrationRow, null []results.CalibrationP, alp
 	return [][]*plot.Plot{{size, qq}, {powSmall, powerPanel(rows, tests, big, alpha, false)}}, nil
 }
 
-func splitTest(t string) (method, route string) {
-	m, r, _ := strings.Cut(t, "/")
-	return m, r
-}
-
 // sizePanel draws each test's null rejection rate per sample size with its 95 % interval,
 // one test per row (the first at the top), the rate along the x axis.
 func sizePanel(rows []results.CalibrationRow, tests []string, sizes []int, alpha float64) *plot.Plot {
 	labels := make([]string, len(tests))
 	for k, t := range tests {
-		m, r := splitTest(t)
+		m, r, _ := strings.Cut(t, "/")
 		labels[k] = m + " " + strings.Replace(r, "permutation", "perm.", 1)
 	}
 	p, band, aLine := rowPanel(fmt.Sprintf("Size at α = %g (H₀ true)", alpha), "rejection rate under H₀ (δ = 0)", labels, SizeBand, alpha)
 	hi := 0.0
 	for k, t := range tests {
-		m, r := splitTest(t)
+		m, r, _ := strings.Cut(t, "/")
 		for j, n := range sizes {
 			for _, row := range rows {
 				if row.N != n || row.Test() != t || row.Delta != 0 {
@@ -258,7 +253,7 @@ func powerPanel(rows []results.CalibrationRow, tests []string, n int, alpha floa
 		if len(xys) == 0 {
 			continue
 		}
-		m, r := splitTest(t)
+		m, r, _ := strings.Cut(t, "/")
 		ls, gs := testStyle(m, r)
 		label := m + " " + r
 		if inflated(rows, t, n) {
@@ -299,7 +294,7 @@ func qqPanel(null []results.CalibrationP, tests []string, n int) *plot.Plot {
 	diag, _ := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 1}})
 	diag.LineStyle = draw.LineStyle{Color: Grey, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}
 	for k, t := range tests {
-		m, r := splitTest(t)
+		m, r, _ := strings.Cut(t, "/")
 		var ps []float64
 		for _, v := range null {
 			if v.N == n && v.Method == m && v.Route == r {
