@@ -14,7 +14,6 @@ import (
 	"bytes"
 	"fmt"
 	"image/color"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -68,11 +67,11 @@ func SaveGrid(plots [][]*plot.Plot, base string, w, h vg.Length) error {
 	if err := os.WriteFile(base+".png", png, 0o644); err != nil {
 		return fmt.Errorf("figures: %w", err)
 	}
-	var svg bytes.Buffer
-	if err := writeSVG(&svg, plots, w, h); err != nil {
+	svg, err := gridSVG(plots, w, h)
+	if err != nil {
 		return fmt.Errorf("figures: writing %s.svg: %w", base, err)
 	}
-	if err := os.WriteFile(base+".svg", svg.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(base+".svg", svg, 0o644); err != nil {
 		return fmt.Errorf("figures: %w", err)
 	}
 	return nil
@@ -93,17 +92,16 @@ func gridPNG(plots [][]*plot.Plot, w, h vg.Length, dpi int) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// writeSVG draws the grid as SVG with every single-font "font-family:NAME" declaration
+// gridSVG draws the grid as SVG with every single-font "font-family:NAME" declaration
 // replaced by SVGFontFallback.
-func writeSVG(w io.Writer, plots [][]*plot.Plot, width, height vg.Length) error {
+func gridSVG(plots [][]*plot.Plot, width, height vg.Length) ([]byte, error) {
 	svg := vgsvg.New(width, height)
 	drawGrid(plots, draw.New(svg))
 	var buf bytes.Buffer
 	if _, err := svg.WriteTo(&buf); err != nil {
-		return err
+		return nil, err
 	}
-	_, err := io.WriteString(w, fontFamily.ReplaceAllLiteralString(buf.String(), SVGFontFallback))
-	return err
+	return fontFamily.ReplaceAllLiteral(buf.Bytes(), []byte(SVGFontFallback)), nil
 }
 
 // fontFamily is a font-family declaration of gonum/plot's SVG, up to its ';' or '"'.

@@ -143,9 +143,7 @@ func (l *belowLegend) layout(sty text.Style, thumbW, width vg.Length) ([]placed,
 			x += w + vg.Points(belowSpacing)
 		}
 	}
-	if x > 0 {
-		row++
-	}
+	next() // the last row
 	return out, vg.Points(belowGap) + rowH*vg.Length(row)
 }
 

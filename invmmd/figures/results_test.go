@@ -40,11 +40,11 @@ var simPaper = map[string]results.PaperRow{
 // svgText renders a grid as SVG and returns its text.
 func svgText(t *testing.T, g [][]*plot.Plot) string {
 	t.Helper()
-	var b bytes.Buffer
-	if err := writeSVG(&b, g, ResultsWidth, ResultsHeight); err != nil {
+	b, err := gridSVG(g, ResultsWidth, ResultsHeight)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return html.UnescapeString(b.String())
+	return html.UnescapeString(string(b))
 }
 
 func TestResultsAccuracyAxisAndReferences(t *testing.T) {
