@@ -85,10 +85,12 @@ func Objectives(title string, runs []ObjectiveRun, opts ...ResultOption) ([][]*p
 		}
 		inverted, fits := 0, 0
 		var seeds []uint64
+		var absent []float64 // the columns of methods the objective was not run with
 		for _, m := range methods {
 			s, ok := by[m]
 			if !ok {
 				s = results.Summary{Method: m, TeAcc: results.Cell{Mean: math.NaN()}}
+				absent = append(absent, float64(len(sums)))
 			}
 			for _, row := range s.Rows {
 				lo, hi = math.Min(lo, row.TeAcc), math.Max(hi, row.TeAcc)
@@ -108,12 +110,6 @@ func Objectives(title string, runs []ObjectiveRun, opts ...ResultOption) ([][]*p
 			head = title + ": test accuracy by objective\n" + head
 		}
 		p, keys := methodPanel(head, "test acc.", sums, nil, teAcc)
-		var absent []float64
-		for i, s := range sums {
-			if s.N == 0 {
-				absent = append(absent, float64(i))
-			}
-		}
 		notRuns = append(notRuns, absent)
 		if k == 0 && keys.seeds {
 			l := legendBelow(p)

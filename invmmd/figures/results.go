@@ -385,21 +385,10 @@ func accuracyAxis(p *plot.Plot, l *belowLegend, sums []results.Summary, paper ma
 // mmdAxis fits the train-MMD panel's axis to every seed, centre and whisker with 5% of room
 // on each side: linear up to MMDLinearMax, a SymLog beyond, which the title describes.
 func mmdAxis(p *plot.Plot, sums []results.Summary, paper map[string]results.PaperRow) {
-	lo, hi := 0.0, 0.0
-	extend := func(vs ...float64) {
-		for _, v := range vs {
-			lo, hi = math.Min(lo, v), math.Max(hi, v)
-		}
-	}
+	lo, hi := spanOf(sums, trMMD)
 	for _, s := range sums {
-		c := s.TrMMD
-		seeds := seedValues(s, trMMD.seed)
-		extend(seeds...)
-		if len(seeds) == 0 {
-			extend(c.Mean-c.Std, c.Mean+c.Std)
-		}
 		if pr, ok := paper[s.Method]; ok {
-			extend(pr.TrMMD.Mean-pr.TrMMD.Std, pr.TrMMD.Mean+pr.TrMMD.Std)
+			lo, hi = math.Min(lo, pr.TrMMD.Mean-pr.TrMMD.Std), math.Max(hi, pr.TrMMD.Mean+pr.TrMMD.Std)
 		}
 	}
 	zero := thinHLine(0, ReferenceColor)
@@ -416,6 +405,21 @@ func mmdAxis(p *plot.Plot, sums []results.Summary, paper map[string]results.Pape
 	// title names the axis and says how it is scaled.
 	p.Y.Label.Text = ""
 	p.Title.Text += fmt.Sprintf("; y axis linear within ±%g, logarithmic beyond", MMDLinear)
+}
+
+// spanOf is the range from 0 over m of every seed of sums, or of a summary's mean ± sd
+// without rows (none, whose mean is NaN among differences from none, left out).
+func spanOf(sums []results.Summary, m metric) (lo, hi float64) {
+	for _, s := range sums {
+		vs := seedValues(s, m.seed)
+		if c := m.cell(s); len(vs) == 0 && !math.IsNaN(c.Mean) {
+			vs = []float64{c.Mean - c.Std, c.Mean + c.Std}
+		}
+		for _, v := range vs {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+	}
+	return lo, hi
 }
 
 // lambdaOf returns the "λ = …" part of a results title ("Simulation, λ = 5" → "λ = 5"), or
