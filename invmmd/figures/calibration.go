@@ -155,18 +155,13 @@ func rowPanel(title, xlabel string, labels []string, band [2]float64, x float64)
 
 // addWhisker adds the interval [lo, hi] at height y, drawn with ls, and a marker gs at x.
 func addWhisker(p *plot.Plot, lo, hi, x, y float64, ls draw.LineStyle, gs draw.GlyphStyle) {
-	whisker, _ := plotter.NewLine(plotter.XYs{{X: lo, Y: y}, {X: hi, Y: y}})
-	whisker.LineStyle = ls
-	dot, _ := plotter.NewScatter(plotter.XYs{{X: x, Y: y}})
-	dot.GlyphStyle = gs
-	p.Add(whisker, dot)
+	whisker := &plotter.Line{XYs: plotter.XYs{{X: lo, Y: y}, {X: hi, Y: y}}, LineStyle: ls}
+	p.Add(whisker, &plotter.Scatter{XYs: plotter.XYs{{X: x, Y: y}}, GlyphStyle: gs})
 }
 
 // glyphKey is a legend key of one marker drawn as g.
 func glyphKey(g draw.GlyphStyle) *plotter.Scatter {
-	key, _ := plotter.NewScatter(plotter.XYs{{}})
-	key.GlyphStyle = g
-	return key
+	return &plotter.Scatter{XYs: plotter.XYs{{}}, GlyphStyle: g}
 }
 
 // holed draws a filled shape with a white centre: an open marker whose outline is as
@@ -291,8 +286,8 @@ func qqPanel(null []results.CalibrationP, tests []string, n int) *plot.Plot {
 	p.Y.Label.Text = "p-value (sorted)"
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, 0, 1
 	key := legendBelow(p) // the key beside the lines it names
-	diag, _ := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 1}})
-	diag.LineStyle = draw.LineStyle{Color: Grey, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}
+	diag := &plotter.Line{XYs: plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 1}},
+		LineStyle: draw.LineStyle{Color: Grey, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}}
 	for k, t := range tests {
 		m, r, _ := strings.Cut(t, "/")
 		var ps []float64

@@ -391,8 +391,7 @@ func mmdAxis(p *plot.Plot, sums []results.Summary, paper map[string]results.Pape
 			lo, hi = math.Min(lo, pr.TrMMD.Mean-pr.TrMMD.Std), math.Max(hi, pr.TrMMD.Mean+pr.TrMMD.Std)
 		}
 	}
-	zero := thinHLine(0, ReferenceColor)
-	p.Add(zero)
+	p.Add(thinHLine(0, ReferenceColor))
 	if math.Max(-lo, hi) <= MMDLinearMax {
 		pad := 0.05 * (hi - lo)
 		p.Y.Min, p.Y.Max = lo-pad, hi+pad
