@@ -10,9 +10,8 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// Marks shared by the results and variance figures: dots with whiskers that stay inside the
-// axis range (a value beyond it becomes a triangle at the edge with its value printed),
-// labelled horizontal reference lines, and shaded bands.
+// Marks shared by the figures: whiskers, reference lines, bands, shades and lines that stay
+// inside the axis range, a value beyond it marked on the edge.
 
 // dotWhiskers draws, at each x, an open diamond at y with a whisker from lo to hi (the
 // paper's mean ± sd). Points and whiskers outside the y axis range are clipped to it; a

@@ -13,9 +13,7 @@ import (
 	"github.com/invmmd/invmmd/invmmd/results"
 )
 
-// Plots of the teaching tour (notebook 00): the spread of an estimator over Monte Carlo
-// repetitions against a reference value, and overlaid histograms that compare the
-// distribution of a model output between groups.
+// Plots of the teaching tour (notebook 00): Spread and Histograms.
 
 // Group is one named sample of estimates, e.g. one estimator's values over repetitions.
 type Group struct {

@@ -26,8 +26,8 @@ const (
 // MeanQuantile is the share of the variance study's medians and quartiles, or its means,
 // left out at each end when a panel's axis is fitted to them: small batches give some
 // estimators means far from the rest (5.9 for ip at 1,000 rows, −9.7 for dr+ in a quick
-// run), which would squash the others. Values beyond the axis are drawn as arrows on the
-// edge, and the title counts them and gives the farthest.
+// run), which would squash the others. Means beyond the axis are arrows on its edge, counted
+// in the legend.
 const MeanQuantile = 0.05
 
 // paperVarianceEstimators are the estimators of the paper's variance figure (figure 3,
