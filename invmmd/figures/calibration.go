@@ -29,17 +29,9 @@ const (
 // accepts at its larger sample size ([0.03, 0.07]), drawn as a band in the size panel.
 var SizeBand = [2]float64{0.03, 0.07}
 
-// routeDashes draws a test's route: the cross route solid, the wild bootstrap dashed, the
-// permutation test dotted; the method gives the colour (MethodColor).
-func routeDashes(route string) []vg.Length {
-	switch route {
-	case "wild":
-		return []vg.Length{vg.Points(6), vg.Points(3)}
-	case "permutation":
-		return []vg.Length{vg.Points(1.5), vg.Points(2.5)}
-	}
-	return nil
-}
+// routeDashes draw a test's route: the cross route solid (none here), the wild bootstrap
+// dashed, the permutation test dotted; the method gives the colour (MethodColor).
+var routeDashes = map[string][]vg.Length{"wild": {vg.Points(6), vg.Points(3)}, "permutation": {vg.Points(1.5), vg.Points(2.5)}}
 
 // methodShapes are the calibration figure's marker shapes, one per method, so that tests
 // whose colours are near (dr's vermillion and obs's orange) or whose lines lie on each other
@@ -62,7 +54,7 @@ func testStyle(name, route string) (draw.LineStyle, draw.GlyphStyle) {
 	if err != nil || !ok {
 		shape = draw.CrossGlyph{}
 	}
-	return draw.LineStyle{Color: c, Width: vg.Points(1.8), Dashes: routeDashes(route)},
+	return draw.LineStyle{Color: c, Width: vg.Points(1.8), Dashes: routeDashes[route]},
 		draw.GlyphStyle{Color: c, Radius: vg.Points(3.5), Shape: shape}
 }
 

@@ -189,8 +189,7 @@ func varianceRow(names []string, refFull, keyed, hatched bool, by map[string][]r
 	centre, spread := legiblePlot("", "batch size"), legiblePlot("", "batch size")
 	est := legendBelow(centre) // the estimators; the spread panel's legend names the marks
 	// Batch sizes with a floored normaliser, shaded under everything else.
-	floored := flooredSizes(names, by)
-	shade := &columnShade{x: floored, half: ax.half, fill: CaveatColor, hatch: true}
+	shade := &columnShade{x: flooredSizes(names, by), half: ax.half, fill: CaveatColor, hatch: true}
 	for _, p := range []*plot.Plot{centre, spread} {
 		p.X.Tick.Marker = ax.ticks
 		p.X.Min, p.X.Max = ax.xmin, ax.xmax
