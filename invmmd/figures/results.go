@@ -106,7 +106,13 @@ func Results(title string, sums []results.Summary, paper map[string]results.Pape
 	if o.MMDOf != "" {
 		mmdTitle = "train MMD² of " + o.MMDOf + " (full-data estimator), "
 	}
-	mmd, _ := methodPanel(mmdTitle+lambdaOf(title), "train MMD²", sums, mmdPaper, trMMD)
+	// The lower panel's title names only λ ("Simulation, λ = 5" → "λ = 5"), which the upper
+	// one's full title introduces; a title without λ is kept whole.
+	lambda := title
+	if i := strings.LastIndex(title, "λ = "); i >= 0 {
+		lambda = title[i:]
+	}
+	mmd, _ := methodPanel(mmdTitle+lambda, "train MMD²", sums, mmdPaper, trMMD)
 	l := legendBelow(acc)
 	keys.addTo(l, o)
 	accuracyAxis(acc, l, sums, accPaper, o)
@@ -419,14 +425,4 @@ func spanOf(sums []results.Summary, m metric) (lo, hi float64) {
 		}
 	}
 	return lo, hi
-}
-
-// lambdaOf returns the "λ = …" part of a results title ("Simulation, λ = 5" → "λ = 5"), or
-// the title itself when it names no λ: the lower panel's title, which the upper one's full
-// title already introduces.
-func lambdaOf(title string) string {
-	if i := strings.LastIndex(title, "λ = "); i >= 0 {
-		return title[i:]
-	}
-	return title
 }

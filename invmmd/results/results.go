@@ -109,15 +109,13 @@ func WriteRecords[T any](w io.Writer, header []string, rows []T, rec func(T) []s
 
 // writeLines writes header and then one line per row (line, without its newline).
 func writeLines[T any](w io.Writer, header string, rows []T, line func(T) string) error {
-	if _, err := fmt.Fprintln(w, header); err != nil {
-		return err
-	}
+	var b strings.Builder
+	b.WriteString(header + "\n")
 	for _, r := range rows {
-		if _, err := fmt.Fprintln(w, line(r)); err != nil {
-			return err
-		}
+		b.WriteString(line(r) + "\n")
 	}
-	return nil
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 func fmtF(x float64) string { return strconv.FormatFloat(x, 'f', 6, 64) }

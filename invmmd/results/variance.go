@@ -80,9 +80,7 @@ func VarianceAsWritten(pts []VariancePoint) []VariancePoint {
 	for i, p := range pts {
 		p.Mean, p.Std = asWritten(p.Mean), asWritten(p.Std)
 		p.Median, p.Q25, p.Q75 = asWritten(p.Median), asWritten(p.Q25), asWritten(p.Q75)
-		if p.MinG != 0 {
-			p.MinG = asWritten(p.MinG)
-		}
+		p.MinG = asWritten(p.MinG) // 0 stays 0
 		out[i] = p
 	}
 	return out
