@@ -97,11 +97,11 @@ func Results(title string, sums []results.Summary, paper map[string]results.Pape
 			}
 		}
 	}
-	accPaper, mmdPaper := paper, paper
+	levels := paper // the paper's numbers at their levels: none when on another dataset
 	if o.PaperDataset != "" {
-		accPaper, mmdPaper = nil, nil
+		levels = nil
 	}
-	acc, keys := methodPanel(title+": test accuracy", "test accuracy", sums, accPaper, teAcc)
+	acc, keys := methodPanel(title+": test accuracy", "test accuracy", sums, levels, teAcc)
 	mmdTitle := "train MMD² (full-data estimator), "
 	if o.MMDOf != "" {
 		mmdTitle = "train MMD² of " + o.MMDOf + " (full-data estimator), "
@@ -112,11 +112,11 @@ func Results(title string, sums []results.Summary, paper map[string]results.Pape
 	if i := strings.LastIndex(title, "λ = "); i >= 0 {
 		lambda = title[i:]
 	}
-	mmd, _ := methodPanel(mmdTitle+lambda, "train MMD²", sums, mmdPaper, trMMD)
+	mmd, _ := methodPanel(mmdTitle+lambda, "train MMD²", sums, levels, trMMD)
 	l := legendBelow(acc)
 	keys.addTo(l, o)
-	accuracyAxis(acc, l, sums, accPaper, o)
-	mmdAxis(mmd, sums, mmdPaper)
+	accuracyAxis(acc, l, sums, levels, o)
+	mmdAxis(mmd, sums, levels)
 	if c := splitCaption(sums, o.chance); c != "" {
 		l.note(c)
 	}

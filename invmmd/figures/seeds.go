@@ -44,15 +44,15 @@ type seedEntry struct {
 // c's mean ± sd.
 func (m *seedMarks) add(x float64, c results.Cell, seeds []float64, col color.Color) {
 	e := seedEntry{x: x, mid: c.Mean, showMid: true, lo: c.Mean - c.Std, hi: c.Mean + c.Std, seeds: seeds, color: col}
-	if len(seeds) == 0 && math.IsNaN(c.Mean) { // nothing to draw (none among differences from none)
-		e.showMid, e.lo, e.hi = false, 0, 0
-	}
-	if len(seeds) > 0 {
+	switch {
+	case len(seeds) > 0:
 		e.mid, e.lo, e.hi = median(seeds), 0, 0
 		v := slices.Sorted(slices.Values(seeds))
 		if n := len(v); n%2 == 0 && v[n/2]-v[n/2-1] > SplitGap {
 			e.showMid = false
 		}
+	case math.IsNaN(c.Mean): // nothing to draw (none among differences from none)
+		e.showMid, e.lo, e.hi = false, 0, 0
 	}
 	m.entries = append(m.entries, e)
 }

@@ -5,6 +5,7 @@ import (
 	"image"
 	"image/color"
 	"math"
+	"slices"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -162,9 +163,7 @@ func cellStrip(s *dataset.Set, y, z, perCell int) (image.Image, int, error) {
 	}
 	gap := gapPixels(th)
 	img := image.NewGray(image.Rect(0, 0, len(rows)*(tw+gap)-gap, th))
-	for i := range img.Pix {
-		img.Pix[i] = 255
-	}
+	img.Pix = slices.Repeat([]uint8{255}, len(img.Pix)) // white, the gaps
 	for k, r := range rows {
 		px := s.Row(r)
 		for yy := 0; yy < th; yy++ {

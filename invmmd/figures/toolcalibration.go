@@ -129,9 +129,8 @@ func toolSizePanel(rows []results.ToolCalibrationRow, kind string, methods []str
 				addWhisker(p, math.Max(0, rate-e), math.Min(rate+e, toolSizeMax), x, y, draw.LineStyle{Color: c, Width: vg.Points(1.2)}, toolMarker(ce.fitting, ce.n, sizes, c))
 				if rate+e > toolSizeMax { // at or near the edge: the value written
 					lab, _ := plotter.NewLabels(plotter.XYLabels{XYs: []plotter.XY{{X: toolSizeMax, Y: y}}, Labels: []string{fmt.Sprintf("%.2f ", rate)}})
-					lab.TextStyle[0].Font.Size = vg.Points(8.5)
-					lab.TextStyle[0].XAlign = draw.XRight
-					lab.TextStyle[0].YAlign = draw.YCenter
+					sty := &lab.TextStyle[0]
+					sty.Font.Size, sty.XAlign, sty.YAlign = vg.Points(8.5), draw.XRight, draw.YCenter
 					lab.Offset = vg.Point{X: -vg.Points(6)}
 					p.Add(lab)
 				}
