@@ -96,9 +96,8 @@ func Diagnosis(steps []results.DiagnosisStep, fit string, labels map[string]stri
 		}
 		SymLog{Linear: diagnosisLinear}.fit(&p.Y, math.Min(lo, -diagnosisLinear), math.Max(hi, diagnosisLinear), 0.04)
 		p.Y.Tick.Marker = SymLogTicks{Linear: diagnosisLinear, Sparse: true}
-		// No y label on a SymLog axis (see mmdAxis of the results figure): the titles name the
-		// axis and say how it is scaled.
-		p.Y.Label.Text = ""
+		// No y label on a SymLog axis (see mmdAxis of the results figure; these panels start
+		// without one): the titles name the axis and say how it is scaled.
 		p.Title.Text += fmt.Sprintf("\ny axis linear within ±%g, logarithmic beyond", diagnosisLinear)
 	}
 	stratum := func(y int) *plot.Plot {
