@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sync"
 
 	"github.com/invmmd/invmmd/invmmd/method"
 )
@@ -157,21 +156,10 @@ func NewDesign(rows Rows, opts Options, methods ...method.Method) (*Design, erro
 	for i := range ones {
 		ones[i] = 1
 	}
-	// The methods' factors are computed side by side, two at a time, and added in order.
-	ws, errs := make([]weights, len(methods)), make([]error, len(methods))
-	var wg sync.WaitGroup
-	slots := make(chan struct{}, 2)
-	for k, m := range methods {
-		slots <- struct{}{}
-		wg.Go(func() {
-			ws[k], errs[k] = factorsFor(m, rows, o.GFloor, ones)
-			<-slots
-		})
-	}
-	wg.Wait()
-	for k, w := range ws {
-		if errs[k] != nil {
-			return nil, errs[k]
+	for _, m := range methods {
+		w, err := factorsFor(m, rows, o.GFloor, ones)
+		if err != nil {
+			return nil, err
 		}
 		if joint {
 			d.addJoint(rows, w, column)

@@ -29,17 +29,9 @@ const (
 // accepts at its larger sample size ([0.03, 0.07]), drawn as a band in the size panel.
 var SizeBand = [2]float64{0.03, 0.07}
 
-// routeDashes draws a test's route: the cross route solid, the wild bootstrap dashed, the
-// permutation test dotted; the method gives the colour (MethodColor).
-func routeDashes(route string) []vg.Length {
-	switch route {
-	case "wild":
-		return []vg.Length{vg.Points(6), vg.Points(3)}
-	case "permutation":
-		return []vg.Length{vg.Points(1.5), vg.Points(2.5)}
-	}
-	return nil
-}
+// routeDashes draw a test's route: the cross route solid (none here), the wild bootstrap
+// dashed, the permutation test dotted; the method gives the colour (MethodColor).
+var routeDashes = map[string][]vg.Length{"wild": {vg.Points(6), vg.Points(3)}, "permutation": {vg.Points(1.5), vg.Points(2.5)}}
 
 // methodShapes are the calibration figure's marker shapes, one per method, so that tests
 // whose colours are near (dr's vermillion and obs's orange) or whose lines lie on each other
@@ -62,7 +54,7 @@ func testStyle(name, route string) (draw.LineStyle, draw.GlyphStyle) {
 	if err != nil || !ok {
 		shape = draw.CrossGlyph{}
 	}
-	return draw.LineStyle{Color: c, Width: vg.Points(1.8), Dashes: routeDashes(route)},
+	return draw.LineStyle{Color: c, Width: vg.Points(1.8), Dashes: routeDashes[route]},
 		draw.GlyphStyle{Color: c, Radius: vg.Points(3.5), Shape: shape}
 }
 
@@ -76,22 +68,11 @@ func Calibration(rows []results.CalibrationRow, null []results.CalibrationP, alp
 	if len(rows) == 0 {
 		return nil, fmt.Errorf("figures: Calibration: no rows")
 	}
-	var tests []string
-	var sizes []int
-	for _, r := range rows {
-		if !slices.Contains(tests, r.Test()) {
-			tests = append(tests, r.Test())
-		}
-		if !slices.Contains(sizes, r.N) {
-			sizes = append(sizes, r.N)
-		}
-	}
+	tests := distinct(rows, results.CalibrationRow.Test)
+	sizes := distinct(rows, func(r results.CalibrationRow) int { return r.N })
 	slices.Sort(sizes)
 	big, small := sizes[len(sizes)-1], sizes[0]
-	size, err := sizePanel(rows, tests, sizes, alpha)
-	if err != nil {
-		return nil, err
-	}
+	size := sizePanel(rows, tests, sizes, alpha)
 	qq := qqPanel(null, tests, big)
 	powSmall := powerPanel(rows, tests, small, alpha, true)
 	if small == big { // one sample size: one power panel
@@ -102,31 +83,25 @@ func Calibration(rows []results.CalibrationRow, null []results.CalibrationP, alp
 	return [][]*plot.Plot{{size, qq}, {powSmall, powerPanel(rows, tests, big, alpha, false)}}, nil
 }
 
-func splitTest(t string) (method, route string) {
-	m, r, _ := strings.Cut(t, "/")
-	return m, r
-}
-
 // sizePanel draws each test's null rejection rate per sample size with its 95 % interval,
 // one test per row (the first at the top), the rate along the x axis.
-func sizePanel(rows []results.CalibrationRow, tests []string, sizes []int, alpha float64) (*plot.Plot, error) {
+func sizePanel(rows []results.CalibrationRow, tests []string, sizes []int, alpha float64) *plot.Plot {
 	labels := make([]string, len(tests))
 	for k, t := range tests {
-		m, r := splitTest(t)
+		m, r, _ := strings.Cut(t, "/")
 		labels[k] = m + " " + strings.Replace(r, "permutation", "perm.", 1)
 	}
 	p, band, aLine := rowPanel(fmt.Sprintf("Size at α = %g (H₀ true)", alpha), "rejection rate under H₀ (δ = 0)", labels, SizeBand, alpha)
-	yOf := func(k int) float64 { return float64(len(tests) - 1 - k) }
 	hi := 0.0
 	for k, t := range tests {
-		m, r := splitTest(t)
+		m, r, _ := strings.Cut(t, "/")
 		for j, n := range sizes {
 			for _, row := range rows {
 				if row.N != n || row.Test() != t || row.Delta != 0 {
 					continue
 				}
 				ls, gs := testStyle(m, r)
-				y := yOf(k) + (float64(len(sizes)-1)/2-float64(j))*0.32
+				y := float64(len(tests)-1-k) + (float64(len(sizes)-1)/2-float64(j))*0.32
 				rate, e := row.Rate(), 1.96*row.SE()
 				hi = math.Max(hi, rate+e)
 				ls.Dashes = nil
@@ -151,7 +126,7 @@ func sizePanel(rows []results.CalibrationRow, tests []string, sizes []int, alpha
 	}
 	p.Legend.Add("lines: 95 % interval")
 	p.Legend.Add("marker: method (key at right)")
-	return p, nil
+	return p
 }
 
 // rowPanel is a panel with one row per label, the first at the top (row k at y = n−1−k of
@@ -172,18 +147,13 @@ func rowPanel(title, xlabel string, labels []string, band [2]float64, x float64)
 
 // addWhisker adds the interval [lo, hi] at height y, drawn with ls, and a marker gs at x.
 func addWhisker(p *plot.Plot, lo, hi, x, y float64, ls draw.LineStyle, gs draw.GlyphStyle) {
-	whisker, _ := plotter.NewLine(plotter.XYs{{X: lo, Y: y}, {X: hi, Y: y}})
-	whisker.LineStyle = ls
-	dot, _ := plotter.NewScatter(plotter.XYs{{X: x, Y: y}})
-	dot.GlyphStyle = gs
-	p.Add(whisker, dot)
+	whisker := &plotter.Line{XYs: plotter.XYs{{X: lo, Y: y}, {X: hi, Y: y}}, LineStyle: ls}
+	p.Add(whisker, &plotter.Scatter{XYs: plotter.XYs{{X: x, Y: y}}, GlyphStyle: gs})
 }
 
 // glyphKey is a legend key of one marker drawn as g.
 func glyphKey(g draw.GlyphStyle) *plotter.Scatter {
-	key, _ := plotter.NewScatter(plotter.XYs{{}})
-	key.GlyphStyle = g
-	return key
+	return &plotter.Scatter{XYs: plotter.XYs{{}}, GlyphStyle: g}
 }
 
 // holed draws a filled shape with a white centre: an open marker whose outline is as
@@ -270,7 +240,7 @@ func powerPanel(rows []results.CalibrationRow, tests []string, n int, alpha floa
 		if len(xys) == 0 {
 			continue
 		}
-		m, r := splitTest(t)
+		m, r, _ := strings.Cut(t, "/")
 		ls, gs := testStyle(m, r)
 		label := m + " " + r
 		if inflated(rows, t, n) {
@@ -308,10 +278,10 @@ func qqPanel(null []results.CalibrationP, tests []string, n int) *plot.Plot {
 	p.Y.Label.Text = "p-value (sorted)"
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, 0, 1
 	key := legendBelow(p) // the key beside the lines it names
-	diag, _ := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 1}})
-	diag.LineStyle = draw.LineStyle{Color: Grey, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}
+	diag := &plotter.Line{XYs: plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 1}},
+		LineStyle: draw.LineStyle{Color: Grey, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}}
 	for k, t := range tests {
-		m, r := splitTest(t)
+		m, r, _ := strings.Cut(t, "/")
 		var ps []float64
 		for _, v := range null {
 			if v.N == n && v.Method == m && v.Route == r {

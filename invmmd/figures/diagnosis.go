@@ -25,49 +25,34 @@ const (
 // objective in Series colours: (top) each training step's estimate of MMD²_y for the two
 // Y strata; (bottom left) each step's training NLL, with log 2, the NLL of a constant h on
 // balanced labels; (bottom right) the Y = 0 stratum's estimate against the batch's
-// normaliser rows' estimate of P(Z = 1 | Y = 0): with normalisers from a quarter of the
-// batch, the batches where that estimate falls short are those whose penalty jumps. Where
-// that estimate is the same at every step (one full batch, or normalisers of the training
-// split), a scatter would be one stripe: the panel then draws each stratum's estimate of
-// P(Z = 1 | y) per step instead. The MMD² axes are linear when every estimate lies within
-// ±diagnosisLogFrom, else SymLog (linear within ±diagnosisLinear), as their titles say. An
-// objective whose steps equal an earlier one's at every step is drawn dashed over it, and its
-// legend entry says so. fit names the fit (in the legend); labels, when they hold an
-// objective, name it in the legends (e.g. with its training accuracy). kept, per objective,
-// is the epoch whose weights were kept and its validation values (the step tables hold
-// training values only): a dotted vertical line on the top and bottom-left panels marks the
-// last step of each kept epoch ("kept: epoch E" at its top), and each of those panels' titles
-// writes the kept epoch's validation value of what the panel draws (each stratum's MMD²
-// estimate; the NLL and the validation objective). The legends are below the top-left panel
-// (the lines) and the bottom-right one (the markers).
+// normaliser rows' estimate of P(Z = 1 | Y = 0) (pzScatter), or, where that estimate is the
+// same at every step, each stratum's per step (pzLines). The MMD² axes turn SymLog beyond
+// ±diagnosisLogFrom, as their titles say. An objective whose steps equal an earlier one's at
+// every step is drawn dashed over it, as its legend entry says. fit names the fit in the
+// legend; labels, when they hold an objective, name it there (e.g. with its training
+// accuracy). kept, per objective, is the epoch whose weights were kept and its validation
+// values (the step tables hold training values only): the top and bottom-left panels mark
+// that epoch's last step (keptMark) and write in their titles its validation value of what
+// they draw. The legends are below the top-left panel (the lines) and the bottom-right one
+// (the markers).
 func Diagnosis(steps []results.DiagnosisStep, fit string, labels map[string]string, kept []results.DiagnosisKept) ([][]*plot.Plot, error) {
 	if len(steps) == 0 {
 		return nil, fmt.Errorf("figures: Diagnosis: no steps")
 	}
-	var objectives []string
-	for _, s := range steps {
-		if !slices.Contains(objectives, s.Objective) {
-			objectives = append(objectives, s.Objective)
-		}
-	}
+	objectives := distinct(steps, func(s results.DiagnosisStep) string { return s.Objective })
 	if len(objectives) > len(series) {
 		return nil, fmt.Errorf("figures: Diagnosis: %d objectives, at most %d", len(objectives), len(series))
 	}
-	of := func(o string) []results.DiagnosisStep {
-		var out []results.DiagnosisStep
-		for _, s := range steps {
-			if s.Objective == o {
-				out = append(out, s)
-			}
-		}
-		return out
+	of := map[string][]results.DiagnosisStep{} // each objective's steps
+	for _, s := range steps {
+		of[s.Objective] = append(of[s.Objective], s)
 	}
 	// same[k]: the earlier objective whose steps objective k repeats, or -1.
 	same := make([]int, len(objectives))
 	for k, o := range objectives {
 		same[k] = -1
 		for j := range k {
-			if sameSteps(of(o), of(objectives[j])) {
+			if sameSteps(of[o], of[objectives[j]]) {
 				same[k] = j
 				break
 			}
@@ -83,7 +68,6 @@ func Diagnosis(steps []results.DiagnosisStep, fit string, labels map[string]stri
 		}
 		return l
 	}
-	series := Series()
 	style := func(k int, width float64) draw.LineStyle {
 		s := draw.LineStyle{Color: series[k], Width: vg.Points(width)}
 		if same[k] >= 0 {
@@ -112,9 +96,8 @@ func Diagnosis(steps []results.DiagnosisStep, fit string, labels map[string]stri
 		}
 		SymLog{Linear: diagnosisLinear}.fit(&p.Y, math.Min(lo, -diagnosisLinear), math.Max(hi, diagnosisLinear), 0.04)
 		p.Y.Tick.Marker = SymLogTicks{Linear: diagnosisLinear, Sparse: true}
-		// No y label on a SymLog axis (see mmdAxis of the results figure): the titles name the
-		// axis and say how it is scaled.
-		p.Y.Label.Text = ""
+		// No y label on a SymLog axis (see mmdAxis of the results figure; these panels start
+		// without one): the titles name the axis and say how it is scaled.
 		p.Title.Text += fmt.Sprintf("\ny axis linear within ±%g, logarithmic beyond", diagnosisLinear)
 	}
 	stratum := func(y int) *plot.Plot {
@@ -123,16 +106,14 @@ func Diagnosis(steps []results.DiagnosisStep, fit string, labels map[string]stri
 		mmdAxis(p)
 		p.Add(newHLine(0, ReferenceColor))
 		marks.addTo(p)
-		if line := marks.title(func(k results.DiagnosisKept) string { return signed(k.ValStrata[y]) }, "validation MMD² estimate"); line != "" {
-			p.Title.Text += "\n" + line
-		}
+		marks.title(p, func(k results.DiagnosisKept) string { return signed(k.ValStrata[y]) }, "validation MMD² estimate")
 		var l *belowLegend
 		if y == 0 {
 			l = legendBelow(p)
 			l.add(fit + "; objective:")
 		}
 		for k, o := range objectives {
-			line := stepLine(of(o), func(s results.DiagnosisStep) float64 { return s.MMD2[y] }, style(k, 1))
+			line := stepLine(of[o], func(s results.DiagnosisStep) float64 { return s.MMD2[y] }, style(k, 1))
 			p.Add(line)
 			if l != nil {
 				l.add(label(k), line)
@@ -150,16 +131,14 @@ func Diagnosis(steps []results.DiagnosisStep, fit string, labels map[string]stri
 	nll.Y.Tick.Marker = roundTicks{most: 8}
 	nll.Add(newHLine(math.Ln2, Grey, vg.Points(5), vg.Points(3)))
 	for k, o := range objectives {
-		nll.Add(stepLine(of(o), func(s results.DiagnosisStep) float64 { return s.NLL }, style(k, 1.4)))
+		nll.Add(stepLine(of[o], func(s results.DiagnosisStep) float64 { return s.NLL }, style(k, 1.4)))
 	}
 	nll.Y.Min = 0
 	marks.headroom(&nll.Y)
 	marks.addTo(nll)
-	if line := marks.title(func(k results.DiagnosisKept) string {
+	marks.title(nll, func(k results.DiagnosisKept) string {
 		return fmt.Sprintf("NLL %.3f, objective %s", k.ValNLL, signed(k.Val))
-	}, "validation"); line != "" {
-		nll.Title.Text += "\n" + line
-	}
+	}, "validation")
 	var normalisers *plot.Plot
 	if pz := pzRange(steps); pz[1]-pz[0] > 1e-9 {
 		normalisers = pzScatter(steps, objectives, of, label, mmdAxis)
@@ -189,17 +168,10 @@ const (
 
 // sameSteps says whether two objectives' steps hold the same numbers at every step.
 func sameSteps(a, b []results.DiagnosisStep) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		x, y := a[i], b[i]
+	return slices.EqualFunc(a, b, func(x, y results.DiagnosisStep) bool {
 		x.Objective, y.Objective = "", ""
-		if x != y {
-			return false
-		}
-	}
-	return true
+		return x == y
+	})
 }
 
 // pzRange is the range of the steps' estimates of P(Z = 1 | Y = 0).
@@ -213,8 +185,10 @@ func pzRange(steps []results.DiagnosisStep) [2]float64 {
 
 // pzScatter is the diagnosis figure's bottom-right panel when the normalisers vary: the
 // Y = 0 stratum's estimate against its normaliser rows' P(Z = 1 | Y = 0), one marker shape
-// per objective, the x axis on the estimates' range (a probability: within [0, 1]).
-func pzScatter(steps []results.DiagnosisStep, objectives []string, of func(string) []results.DiagnosisStep, label func(int) string, mmdAxis func(*plot.Plot)) *plot.Plot {
+// per objective, the x axis on the estimates' range (a probability: within [0, 1]). With
+// normalisers from a quarter of the batch, the batches where that estimate falls short are
+// those whose penalty jumps.
+func pzScatter(steps []results.DiagnosisStep, objectives []string, of map[string][]results.DiagnosisStep, label func(int) string, mmdAxis func(*plot.Plot)) *plot.Plot {
 	sc := legiblePlot("Y = 0 stratum: MMD² against P(Z = 1 | Y = 0)", "P(Z = 1 | Y = 0) estimated on the batch's normaliser rows")
 	r := pzRange(steps)
 	pad := 0.04 * (r[1] - r[0])
@@ -226,7 +200,7 @@ func pzScatter(steps []results.DiagnosisStep, objectives []string, of func(strin
 	shapes := []draw.GlyphDrawer{draw.CircleGlyph{}, draw.BoxGlyph{}, draw.PyramidGlyph{}, diamond{}}
 	for k, o := range objectives {
 		xys := plotter.XYs{}
-		for _, s := range of(o) {
+		for _, s := range of[o] {
 			xys = append(xys, plotter.XY{X: s.PZ1[0], Y: s.MMD2[0]})
 		}
 		pts, err := plotter.NewScatter(xys)
@@ -241,16 +215,17 @@ func pzScatter(steps []results.DiagnosisStep, objectives []string, of func(strin
 }
 
 // pzLines is the diagnosis figure's bottom-right panel when every step's normaliser rows
-// give the same P(Z = 1 | Y = 0): each stratum's estimate of P(Z = 1 | y) per step on a
-// probability axis, labelled with its value.
-func pzLines(objectives []string, of func(string) []results.DiagnosisStep, style func(int, float64) draw.LineStyle) *plot.Plot {
+// give the same P(Z = 1 | Y = 0) (one full batch, or normalisers of the training split),
+// where a scatter would be one stripe: each stratum's estimate of P(Z = 1 | y) per step on
+// a probability axis, labelled with its value.
+func pzLines(objectives []string, of map[string][]results.DiagnosisStep, style func(int, float64) draw.LineStyle) *plot.Plot {
 	p := legiblePlot("P(Z = 1 | y) on the normaliser rows: the same at every step", "training step")
 	p.X.Tick.Marker = roundTicks{}
 	p.Y.Label.Text = "P(Z = 1 | y)"
 	p.Y.Min, p.Y.Max = 0, 1
 	p.Y.Tick.Marker = roundTicks{most: 6}
 	for k, o := range objectives {
-		st := of(o)
+		st := of[o]
 		for y := range 2 {
 			p.Add(stepLine(st, func(s results.DiagnosisStep) float64 { return s.PZ1[y] }, style(k, 1.4)))
 			if k == 0 && len(st) > 0 {
@@ -263,8 +238,7 @@ func pzLines(objectives []string, of func(string) []results.DiagnosisStep, style
 
 // keptMark is a dotted vertical line at the last step of an objective's kept epoch, in the
 // objective's colour, with "kept: epoch E" near its top (the marks' labels one below the
-// other); kept holds the objectives that kept
-// that step (one line for several).
+// other); kept holds the objectives that kept that step (one line for several).
 type keptMark struct {
 	step int
 	kept []results.DiagnosisKept
@@ -275,11 +249,10 @@ type keptMark struct {
 // keptMarks are the diagnosis figure's kept-epoch marks (newKeptMarks).
 type keptMarks []*keptMark
 
-// newKeptMarks returns the kept-epoch marks, one per distinct step, in the
-// order of the objectives. An objective kept an epoch its steps do not reach is an error;
-// one without a kept epoch gets no mark.
-
-func newKeptMarks(kept []results.DiagnosisKept, objectives []string, of func(string) []results.DiagnosisStep) (keptMarks, error) {
+// newKeptMarks returns the kept-epoch marks, one per distinct step, in the order of the
+// objectives. An objective kept an epoch its steps do not reach is an error; one without a
+// kept epoch gets no mark.
+func newKeptMarks(kept []results.DiagnosisKept, objectives []string, of map[string][]results.DiagnosisStep) (keptMarks, error) {
 	var out keptMarks
 	for k, o := range objectives {
 		i := slices.IndexFunc(kept, func(x results.DiagnosisKept) bool { return x.Objective == o })
@@ -287,7 +260,7 @@ func newKeptMarks(kept []results.DiagnosisKept, objectives []string, of func(str
 			continue
 		}
 		step := 0
-		for _, s := range of(o) {
+		for _, s := range of[o] {
 			if s.Epoch == kept[i].Epoch {
 				step = s.Step
 			}
@@ -329,17 +302,17 @@ func (ms keptMarks) headroom(ax *plot.Axis) {
 // keptRow is the share of a panel's data area's height a kept-epoch label takes.
 const keptRow = 0.11
 
-// title is a title line that writes, per objective, what (e.g. "validation MMD² estimate")
-// value gives at its kept epoch: "kept epoch 25, validation …: −0.604 (paper), −0.017
-// (robust)" when the objectives kept the same epoch, else "kept epoch, validation …: 0.063
-// (paper, epoch 20), 0.027 (train-norms, epoch 28)". Empty without marks.
-func (ms keptMarks) title(value func(results.DiagnosisKept) string, what string) string {
+// title adds to p's title a line that writes, per objective, what (e.g. "validation MMD²
+// estimate") value gives at its kept epoch: "kept epoch 25, validation …: −0.604 (paper),
+// −0.017 (robust)" when the objectives kept the same epoch, else "kept epoch, validation …:
+// 0.063 (paper, epoch 20), 0.027 (train-norms, epoch 28)"; none without marks.
+func (ms keptMarks) title(p *plot.Plot, value func(results.DiagnosisKept) string, what string) {
 	var all []results.DiagnosisKept
 	for _, m := range ms {
 		all = append(all, m.kept...)
 	}
 	if len(all) == 0 {
-		return ""
+		return
 	}
 	same := !slices.ContainsFunc(all, func(k results.DiagnosisKept) bool { return k.Epoch != all[0].Epoch })
 	parts := make([]string, len(all))
@@ -354,7 +327,7 @@ func (ms keptMarks) title(value func(results.DiagnosisKept) string, what string)
 	if same {
 		head = fmt.Sprintf("kept epoch %d, %s", all[0].Epoch, what)
 	}
-	return head + ": " + strings.Join(parts, ", ")
+	p.Title.Text += "\n" + head + ": " + strings.Join(parts, ", ")
 }
 
 // signed writes v to three decimals with a true minus sign.
@@ -377,12 +350,7 @@ func (m *keptMark) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, _ := p.Transforms(&c)
 	x := trX(float64(m.step))
 	c.StrokeLine2(keptStyle(m.col), x, c.Min.Y, x, c.Max.Y)
-	epochs := []string{}
-	for _, k := range m.kept {
-		if e := fmt.Sprint(k.Epoch); !slices.Contains(epochs, e) {
-			epochs = append(epochs, e)
-		}
-	}
+	epochs := distinct(m.kept, func(k results.DiagnosisKept) string { return fmt.Sprint(k.Epoch) })
 	text := "kept: epoch " + strings.Join(epochs, ", ")
 	sty := p.X.Tick.Label
 	sty.Color = m.col

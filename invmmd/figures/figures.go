@@ -4,22 +4,19 @@
 // imports none of the training code, and writes nothing else.
 //
 // Every plot is drawn the same way (drawGrid): a white background, the panels of a grid with
-// aligned data areas of one size, and each panel's legend outside its data area, so that no
-// legend hides data: in rows below the panel (legendBelow: the results, objectives,
-// diagnosis, representation and variance figures and the notebooks' Spread and Histograms,
-// whose legends would otherwise take a third of their width) or in a column to its right (the
-// calibration figure and the notebooks' other plots). A title too wide for its panel is wrapped. The colours are the palette's
-// (palette.go): one per method in every figure.
+// aligned data areas of one size (layoutGrid), and each panel's legend outside its data area,
+// so that no legend hides data: in rows below the panel (legendBelow), where a column would
+// take a third of its width, or in a column to its right. A title too wide for its panel is
+// wrapped. The colours are the palette's (palette.go): one per method in every figure.
 package figures
 
 import (
 	"bytes"
 	"fmt"
 	"image/color"
-	"io"
 	"os"
 	"path/filepath"
-	"strings"
+	"regexp"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
@@ -70,11 +67,11 @@ func SaveGrid(plots [][]*plot.Plot, base string, w, h vg.Length) error {
 	if err := os.WriteFile(base+".png", png, 0o644); err != nil {
 		return fmt.Errorf("figures: %w", err)
 	}
-	var svg bytes.Buffer
-	if err := writeSVG(&svg, plots, w, h); err != nil {
+	svg, err := gridSVG(plots, w, h)
+	if err != nil {
 		return fmt.Errorf("figures: writing %s.svg: %w", base, err)
 	}
-	if err := os.WriteFile(base+".svg", svg.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(base+".svg", svg, 0o644); err != nil {
 		return fmt.Errorf("figures: %w", err)
 	}
 	return nil
@@ -95,38 +92,20 @@ func gridPNG(plots [][]*plot.Plot, w, h vg.Length, dpi int) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// writeSVG draws the grid as SVG with every font-family replaced by SVGFontFallback.
-func writeSVG(w io.Writer, plots [][]*plot.Plot, width, height vg.Length) error {
+// gridSVG draws the grid as SVG with every single-font "font-family:NAME" declaration
+// replaced by SVGFontFallback.
+func gridSVG(plots [][]*plot.Plot, width, height vg.Length) ([]byte, error) {
 	svg := vgsvg.New(width, height)
 	drawGrid(plots, draw.New(svg))
 	var buf bytes.Buffer
 	if _, err := svg.WriteTo(&buf); err != nil {
-		return err
+		return nil, err
 	}
-	_, err := io.WriteString(w, withFontFallback(buf.String()))
-	return err
+	return fontFamily.ReplaceAllLiteral(buf.Bytes(), []byte(SVGFontFallback)), nil
 }
 
-// withFontFallback replaces each single-font "font-family:NAME" declaration of an SVG
-// document by SVGFontFallback.
-func withFontFallback(svg string) string {
-	var b strings.Builder
-	for {
-		i := strings.Index(svg, "font-family:")
-		if i < 0 {
-			b.WriteString(svg)
-			return b.String()
-		}
-		b.WriteString(svg[:i])
-		rest := svg[i:]
-		end := strings.IndexAny(rest, ";\"")
-		if end < 0 {
-			end = len(rest)
-		}
-		b.WriteString(SVGFontFallback)
-		svg = rest[end:]
-	}
-}
+// fontFamily is a font-family declaration of gonum/plot's SVG, up to its ';' or '"'.
+var fontFamily = regexp.MustCompile(`font-family:[^;"]*`)
 
 // legendGap separates a panel's data area from its legend column.
 const legendGap = 4 * vg.Millimeter
@@ -160,17 +139,8 @@ func legendBeside(p *plot.Plot, plotC draw.Canvas, lw vg.Length) draw.Canvas {
 	}}
 }
 
-// drawPanel draws p in plotC and its legend in legendC, outside the data area.
-func drawPanel(p *plot.Plot, plotC, legendC draw.Canvas) {
-	legend := p.Legend
-	p.Legend = plot.NewLegend() // drawn below, outside the data area
-	p.Draw(plotC)
-	p.Legend = legend
-	legend.Left, legend.Top = true, true
-	legend.XOffs, legend.YOffs = 0, 0
-	legend.Draw(legendC)
-}
-
+// drawGrid draws the grid of plots on dc as layoutGrid lays it out: each plot with its
+// legend outside its data area, in the column right of it and in rows below it.
 func drawGrid(plots [][]*plot.Plot, dc draw.Canvas) {
 	// White background: PNG canvases start transparent.
 	dc.SetColor(color.White)
@@ -179,7 +149,13 @@ func drawGrid(plots [][]*plot.Plot, dc draw.Canvas) {
 	for i, r := range plots {
 		for j, p := range r {
 			if p != nil {
-				drawPanel(p, plotCs[i][j], legendCs[i][j])
+				legend := p.Legend
+				p.Legend = plot.NewLegend() // drawn below, outside the data area
+				p.Draw(plotCs[i][j])
+				p.Legend = legend
+				legend.Left, legend.Top = true, true
+				legend.XOffs, legend.YOffs = 0, 0
+				legend.Draw(legendCs[i][j])
 				if l := belowOf(p); l != nil {
 					l.draw(p, belowCs[i][j])
 				}
@@ -188,48 +164,7 @@ func drawGrid(plots [][]*plot.Plot, dc draw.Canvas) {
 	}
 }
 
-// layoutGrid returns the canvas each panel of the grid is drawn in, the one its legend is
-// drawn in when the legend stands right of it (empty otherwise), and the one its legend
-// below (legendBelow) is drawn in (empty when it has none), as layoutBelow lays them out.
-// A single plot without a legend below gets the whole canvas, as gonum/plot draws it:
-// figures sized to their content (the textured-MNIST image grid) must not lose a margin.
-func layoutGrid(plots [][]*plot.Plot, dc draw.Canvas) (plotCs, legendCs, belowCs [][]draw.Canvas) {
-	if len(plots) == 1 && len(plots[0]) == 1 && belowOf(plots[0][0]) == nil {
-		p := plots[0][0]
-		plotC, legendC := panelLayout(p, dc, legendWidth(p, dc))
-		return [][]draw.Canvas{{plotC}}, [][]draw.Canvas{{legendC}}, [][]draw.Canvas{{emptyAt(plotC)}}
-	}
-	return layoutBelow(plots, dc)
-}
-
 // emptyAt is an empty canvas at c's top-right corner: no legend.
 func emptyAt(c draw.Canvas) draw.Canvas {
 	return draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{Min: c.Max, Max: c.Max}}
-}
-
-// legendColumns is the grid's size, the width of each column's widest legend right of its
-// panels (legendWidth) and their sum.
-func legendColumns(plots [][]*plot.Plot, dc draw.Canvas) (rows, cols int, lw []vg.Length, total vg.Length) {
-	rows = len(plots)
-	for _, r := range plots {
-		cols = max(cols, len(r))
-	}
-	lw = make([]vg.Length, cols)
-	for _, r := range plots {
-		for j, p := range r {
-			if p != nil {
-				lw[j] = max(lw[j], legendWidth(p, dc))
-			}
-		}
-	}
-	for _, w := range lw {
-		total += w
-	}
-	return rows, cols, lw, total
-}
-
-// gridTiles are the tiles of a grid of panels: the gaps between panels and at the edges.
-func gridTiles(rows, cols int) draw.Tiles {
-	return draw.Tiles{Rows: rows, Cols: cols, PadX: 8 * vg.Millimeter, PadY: 6 * vg.Millimeter,
-		PadTop: 2 * vg.Millimeter, PadBottom: 2 * vg.Millimeter, PadLeft: 2 * vg.Millimeter, PadRight: 2 * vg.Millimeter}
 }

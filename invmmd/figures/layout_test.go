@@ -201,8 +201,7 @@ func TestRecorderCatchesProblems(t *testing.T) {
 // TestBelowLegendLayout: entries flow left to right and wrap at the width, a line break and
 // a note start a row, a note wraps at the width, and every entry lies within the width.
 func TestBelowLegendLayout(t *testing.T) {
-	p := plot.New()
-	legible(p)
+	p := legiblePlot("", "")
 	l := legendBelow(p)
 	if legendBelow(p) != l || belowOf(p) != l || belowOf(plot.New()) != nil {
 		t.Fatal("legendBelow does not return the plot's one legend")

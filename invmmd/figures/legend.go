@@ -2,6 +2,7 @@ package figures
 
 import (
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"weak"
@@ -13,12 +14,9 @@ import (
 )
 
 // A legend below a panel: the compact alternative to the legend column right of the data
-// area (drawGrid's default, which the calibration figure and the notebooks' other plots keep).
-// Its entries flow left to right in rows as wide as the panel, starting under the data
-// area's left edge; a note (text without a key) starts a row of its own and wraps at the
-// panel's width. The layout (layoutGrid) gives each row of panels the height its tallest
-// legend needs below it, so that no legend covers data, and the data areas of the grid stay
-// aligned and of one size.
+// area (drawGrid's default). Its entries flow left to right in rows as wide as the panel,
+// starting under the data area's left edge; a note (text without a key) starts a row of its
+// own and wraps at the panel's width. layoutGrid makes room for it.
 
 // belowLegend is the legend drawn below a panel.
 type belowLegend struct{ items []legendItem }
@@ -52,10 +50,10 @@ var belowLegends sync.Map // weak.Pointer[plot.Plot] → *belowLegend
 // legendBelow returns the legend drawn below p (created empty on first use). A plot with one
 // draws no legend of its own (p.Legend should stay empty).
 func legendBelow(p *plot.Plot) *belowLegend {
-	k := weak.Make(p)
-	if l, ok := belowLegends.Load(k); ok {
-		return l.(*belowLegend)
+	if l := belowOf(p); l != nil {
+		return l
 	}
+	k := weak.Make(p)
 	l, loaded := belowLegends.LoadOrStore(k, &belowLegend{})
 	if !loaded {
 		runtime.AddCleanup(p, func(k weak.Pointer[plot.Plot]) { belowLegends.Delete(k) }, k)
@@ -145,9 +143,7 @@ func (l *belowLegend) layout(sty text.Style, thumbW, width vg.Length) ([]placed,
 			x += w + vg.Points(belowSpacing)
 		}
 	}
-	if x > 0 {
-		row++
-	}
+	next() // the last row
 	return out, vg.Points(belowGap) + rowH*vg.Length(row)
 }
 
@@ -200,47 +196,37 @@ func fitTitle(p *plot.Plot, width vg.Length) {
 	p.Title.Text = strings.Join(lines, "\n")
 }
 
-// anyBelow says whether a panel of plots has a legend below.
-func anyBelow(plots [][]*plot.Plot) bool {
-	for _, r := range plots {
-		for _, p := range r {
-			if belowOf(p) != nil {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // singleMargin is the margin round a single plot with a legend below.
 const singleMargin = 2 * vg.Millimeter
 
-// belowWidth is the width of p's legend below when p is drawn in c: from the data area's
-// left edge to c's right edge.
-func belowWidth(p *plot.Plot, c draw.Canvas) vg.Length {
-	return c.Max.X - p.DataCanvas(c).Min.X
-}
-
-// belowHeight is the height p's legend below takes when p is drawn in c (0 without one).
+// belowHeight is the height p's legend below takes when p is drawn in c (0 without one), as
+// wide as from the data area's left edge to c's right edge.
 func belowHeight(p *plot.Plot, c draw.Canvas) vg.Length {
 	l := belowOf(p)
 	if l == nil {
 		return 0
 	}
 	sty, thumbW := legendStyle(p)
-	_, h := l.layout(sty, thumbW, belowWidth(p, c))
+	_, h := l.layout(sty, thumbW, c.Max.X-p.DataCanvas(c).Min.X)
 	return h
 }
 
-// layoutBelow lays out a grid whose panels have their legend below or right of them. The
-// data areas are aligned and of one size, as plot.Align makes them on the canvas less the
-// legends' room: every column gets the room its widest legend right of its panels needs,
-// and each row of panels the height of its tallest legend below it. Where some panel has a
-// legend below, titles too wide for their panel are wrapped (fitTitle). A single plot gets
-// the whole canvas but a margin and its legend's room, as gonum/plot draws it.
-func layoutBelow(plots [][]*plot.Plot, dc draw.Canvas) (plotCs, legendCs, belowCs [][]draw.Canvas) {
+// layoutGrid returns the canvas each panel of the grid is drawn in, the one its legend is
+// drawn in when the legend stands right of it (empty otherwise), and the one its legend
+// below (legendBelow) is drawn in (empty when it has none). The data areas are aligned and
+// of one size, as plot.Align makes them on the canvas less the legends' room: every column
+// gets the room its widest legend right of its panels needs, and each row of panels the
+// height of its tallest legend below it. Where some panel has a legend below, titles too
+// wide for their panel are wrapped (fitTitle). A single plot gets the whole canvas but its
+// legend's room, as gonum/plot draws it (figures sized to their content, the textured-MNIST
+// image grid, must not lose a margin), and a margin when it has a legend below.
+func layoutGrid(plots [][]*plot.Plot, dc draw.Canvas) (plotCs, legendCs, belowCs [][]draw.Canvas) {
 	if len(plots) == 1 && len(plots[0]) == 1 {
 		p := plots[0][0]
+		if belowOf(p) == nil {
+			plotC, legendC := panelLayout(p, dc, legendWidth(p, dc))
+			return [][]draw.Canvas{{plotC}}, [][]draw.Canvas{{legendC}}, [][]draw.Canvas{{emptyAt(plotC)}}
+		}
 		// A margin, as the grid's tiles have: gonum/plot draws a single plot's title and y
 		// label to the canvas's edges, where their ascent and descent would be cut.
 		dc = draw.Crop(dc, singleMargin, -singleMargin, singleMargin, -singleMargin)
@@ -253,14 +239,31 @@ func layoutBelow(plots [][]*plot.Plot, dc draw.Canvas) (plotCs, legendCs, belowC
 		plotC, legendC := panelLayout(p, c, legendWidth(p, c))
 		return [][]draw.Canvas{{plotC}}, [][]draw.Canvas{{legendC}}, [][]draw.Canvas{{below}}
 	}
-	rows, cols, lw, total := legendColumns(plots, dc)
+	// The grid's size and the width of each column's widest legend right of its panels.
+	rows, cols := len(plots), 0
+	for _, r := range plots {
+		cols = max(cols, len(r))
+	}
+	lw := make([]vg.Length, cols)
+	var total vg.Length
+	for _, r := range plots {
+		for j, p := range r {
+			if p != nil {
+				lw[j] = max(lw[j], legendWidth(p, dc))
+			}
+		}
+	}
+	for _, w := range lw {
+		total += w
+	}
 	narrow := dc
 	narrow.Max.X -= total
-	t := gridTiles(rows, cols)
+	t := draw.Tiles{Rows: rows, Cols: cols, PadX: 8 * vg.Millimeter, PadY: 6 * vg.Millimeter,
+		PadTop: 2 * vg.Millimeter, PadBottom: 2 * vg.Millimeter, PadLeft: 2 * vg.Millimeter, PadRight: 2 * vg.Millimeter}
 	// Widths do not depend on heights: a first alignment gives each panel its width, for its
 	// title and its legend below.
 	first := plot.Align(plots, t, narrow)
-	if anyBelow(plots) {
+	if slices.ContainsFunc(slices.Concat(plots...), func(p *plot.Plot) bool { return belowOf(p) != nil }) {
 		for i, r := range plots {
 			for j, p := range r {
 				if p != nil {
@@ -290,10 +293,7 @@ func layoutBelow(plots [][]*plot.Plot, dc draw.Canvas) (plotCs, legendCs, belowC
 		plotCs[i], legendCs[i], belowCs[i] = make([]draw.Canvas, n), make([]draw.Canvas, n), make([]draw.Canvas, n)
 		var shift vg.Length
 		for j, c := range aligned[i] {
-			c.Min.X += shift
-			c.Max.X += shift
-			c.Min.Y -= down
-			c.Max.Y -= down
+			c.Rectangle = c.Rectangle.Add(vg.Point{X: shift, Y: -down})
 			plotCs[i][j] = c
 			legendCs[i][j], belowCs[i][j] = emptyAt(c), emptyAt(c)
 			if j < len(plots[i]) && plots[i][j] != nil {

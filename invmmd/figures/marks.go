@@ -10,37 +10,27 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// Marks shared by the results and variance figures: dots with whiskers that stay inside the
-// axis range (a value beyond it becomes a triangle at the edge with its value printed),
-// labelled horizontal reference lines, and shaded bands.
+// Marks shared by the figures: whiskers, reference lines, bands, shades and lines that stay
+// inside the axis range, a value beyond it marked on the edge.
 
-// dotWhiskers draws, at each x, a glyph at y with a whisker from lo to hi. Points and
-// whiskers outside the y axis range are clipped to it; a point outside is drawn as a
-// triangle on the edge it crossed, with its value printed next to it, so that an
-// off-scale value is shown rather than hidden or allowed to squash the axis.
+// dotWhiskers draws, at each x, an open diamond at y with a whisker from lo to hi (the
+// paper's mean ± sd). Points and whiskers outside the y axis range are clipped to it; a
+// point outside is drawn as a triangle on the edge it crossed, with its value printed right
+// of it, so that an off-scale value is shown rather than hidden or allowed to squash the axis.
 type dotWhiskers struct {
 	x, y, lo, hi []float64
 	glyph        draw.GlyphStyle
 	whisker      draw.LineStyle
-	capWidth     vg.Length
 	label        draw.TextStyle // for off-scale values
-	labelLeft    bool           // print off-scale values left of the triangle (else right)
-	format       func(float64) string
 }
 
-func newDotWhiskers(c color.Color, shape draw.GlyphDrawer, filled bool) *dotWhiskers {
-	g := draw.GlyphStyle{Color: c, Radius: vg.Points(3.5), Shape: shape}
-	if !filled {
-		g.Shape = hollow{shape}
-	}
+func newDotWhiskers(c color.Color) *dotWhiskers {
 	label := plot.New().X.Tick.Label // the default tick label font
-	label.Color = c
+	label.Color, label.XAlign = c, draw.XLeft
 	return &dotWhiskers{
-		glyph:    g,
-		whisker:  draw.LineStyle{Color: c, Width: vg.Points(1.2)},
-		capWidth: vg.Points(6),
-		label:    label,
-		format:   func(v float64) string { return trim3(v) },
+		glyph:   draw.GlyphStyle{Color: c, Radius: vg.Points(3.5), Shape: hollowDiamond{}},
+		whisker: draw.LineStyle{Color: c, Width: vg.Points(1)},
+		label:   label,
 	}
 }
 
@@ -60,44 +50,25 @@ func (d *dotWhiskers) Plot(c draw.Canvas, p *plot.Plot) {
 			c.StrokeLine2(d.whisker, x, trY(lo), x, trY(hi))
 			for _, v := range []float64{d.lo[i], d.hi[i]} {
 				if v >= ymin && v <= ymax {
-					c.StrokeLine2(d.whisker, x-d.capWidth/2, trY(v), x+d.capWidth/2, trY(v))
+					c.StrokeLine2(d.whisker, x-vg.Points(3), trY(v), x+vg.Points(3), trY(v))
 				}
 			}
 		}
-		y := d.y[i]
+		y, g, sty := d.y[i], d.glyph, d.label
+		at := vg.Point{X: x + g.Radius + vg.Points(1)} // an off-scale value's label
 		switch {
 		case y < ymin:
-			g := d.glyph
-			g.Shape = triangleDown{}
-			pt := vg.Point{X: x, Y: trY(ymin) + g.Radius}
-			c.DrawGlyph(g, pt)
-			sty, at := d.offLabel(x, g.Radius)
-			sty.YAlign = draw.YBottom
-			c.FillText(sty, vg.Point{X: at, Y: trY(ymin) + vg.Points(1)}, d.format(y))
+			g.Shape, sty.YAlign, at.Y = triangleDown{}, draw.YBottom, trY(ymin)+vg.Points(1)
+			c.DrawGlyph(g, vg.Point{X: x, Y: trY(ymin) + g.Radius})
 		case y > ymax:
-			g := d.glyph
-			g.Shape = draw.TriangleGlyph{}
-			pt := vg.Point{X: x, Y: trY(ymax) - g.Radius}
-			c.DrawGlyph(g, pt)
-			sty, at := d.offLabel(x, g.Radius)
-			sty.YAlign = draw.YTop
-			c.FillText(sty, vg.Point{X: at, Y: trY(ymax) - vg.Points(1)}, d.format(y))
+			g.Shape, sty.YAlign, at.Y = draw.TriangleGlyph{}, draw.YTop, trY(ymax)-vg.Points(1)
+			c.DrawGlyph(g, vg.Point{X: x, Y: trY(ymax) - g.Radius})
 		default:
-			c.DrawGlyph(d.glyph, vg.Point{X: x, Y: trY(y)})
+			c.DrawGlyph(g, vg.Point{X: x, Y: trY(y)})
+			continue
 		}
+		c.FillText(sty, at, trim3(y))
 	}
-}
-
-// offLabel returns the style and x position of an off-scale value's label beside the
-// triangle at x.
-func (d *dotWhiskers) offLabel(x, r vg.Length) (draw.TextStyle, vg.Length) {
-	sty := d.label
-	if d.labelLeft {
-		sty.XAlign = draw.XRight
-		return sty, x - r - vg.Points(1)
-	}
-	sty.XAlign = draw.XLeft
-	return sty, x + r + vg.Points(1)
 }
 
 // Thumbnail implements plot.Thumbnailer: the glyph on a short whisker.
@@ -105,35 +76,6 @@ func (d *dotWhiskers) Thumbnail(c *draw.Canvas) {
 	mid := c.Center()
 	c.StrokeLine2(d.whisker, mid.X, c.Min.Y, mid.X, c.Max.Y)
 	c.DrawGlyph(d.glyph, mid)
-}
-
-// hollow draws a shape as an outline on a white fill, so that it stays visible on top of
-// another mark.
-type hollow struct{ draw.GlyphDrawer }
-
-func (h hollow) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
-	white := sty
-	white.Color = color.White
-	white.Radius = sty.Radius * 0.9
-	h.GlyphDrawer.DrawGlyph(c, white, pt)
-	ring := sty
-	ring.Shape = outline(h.GlyphDrawer)
-	ring.Shape.DrawGlyph(c, ring, pt)
-}
-
-// outline returns the ring version of a filled shape.
-func outline(g draw.GlyphDrawer) draw.GlyphDrawer {
-	switch g.(type) {
-	case draw.CircleGlyph:
-		return draw.RingGlyph{}
-	case draw.SquareGlyph:
-		return draw.BoxGlyph{}
-	case draw.TriangleGlyph:
-		return draw.PyramidGlyph{}
-	case diamond:
-		return diamondRing{}
-	}
-	return g
 }
 
 // triangleDown is a filled triangle pointing down: a value below the axis.
@@ -154,7 +96,7 @@ func triangleDownPath(pt vg.Point, r vg.Length) vg.Path {
 	return p
 }
 
-// diamond is a filled diamond (the paper's values); diamondRing its outline.
+// diamond is a filled diamond.
 type diamond struct{}
 
 func diamondPath(pt vg.Point, r vg.Length) vg.Path {
@@ -172,9 +114,13 @@ func (diamond) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
 	c.Fill(diamondPath(pt, sty.Radius*1.2))
 }
 
-type diamondRing struct{}
+// hollowDiamond is a diamond's outline on a white fill (the paper's values), so that it
+// stays visible on top of another mark.
+type hollowDiamond struct{}
 
-func (diamondRing) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
+func (hollowDiamond) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
+	c.SetColor(color.White)
+	c.Fill(diamondPath(pt, sty.Radius*0.9*1.2))
 	c.SetLineStyle(draw.LineStyle{Color: sty.Color, Width: vg.Points(1.2)})
 	c.Stroke(diamondPath(pt, sty.Radius*1.2))
 }
@@ -370,17 +316,6 @@ func (l *clippedLine) Thumbnail(c *draw.Canvas) {
 	if l.glyph.Radius > 0 && l.glyph.Shape != nil {
 		c.DrawGlyph(l.glyph, c.Center())
 	}
-}
-
-// clipped counts the points of the line beyond the y range [lo, hi].
-func (l *clippedLine) clipped(lo, hi float64) int {
-	n := 0
-	for _, xy := range l.xys {
-		if xy.Y < lo || xy.Y > hi {
-			n++
-		}
-	}
-	return n
 }
 
 // hGrid is a grid of light horizontal lines only, behind a panel's marks.

@@ -83,9 +83,9 @@ func Balance(sums []dataset.Summary) ([][]*plot.Plot, error) {
 // Features2D draws the first two features of s, one point per row for at most maxRows rows
 // (the first ones; the sets are shuffled, so a random sample; 0 means every row), coloured
 // by the (Y, Z) cell: a filled disc where Z is observed, a ring where it is missing (the
-// title says so; the legend names the cells). It is
-// meant for the simulation, whose two features carry Y + Z and Y − Z. It is an error when
-// s has fewer than two features or no rows.
+// title says so; the legend names the cells). It is meant for the simulation, whose two
+// features carry Y + Z and Y − Z. It is an error when s has fewer than two features or no
+// rows.
 func Features2D(title string, s *dataset.Set, maxRows int) (*plot.Plot, error) {
 	if s.Dim() < 2 {
 		return nil, fmt.Errorf("figures: Features2D %q: set %q has %d feature(s), want at least 2", title, s.Name, s.Dim())
@@ -117,12 +117,8 @@ func Features2D(title string, s *dataset.Set, maxRows int) (*plot.Plot, error) {
 			if err != nil {
 				return nil, fmt.Errorf("figures: Features2D %q: %w", title, err)
 			}
-			sc.GlyphStyle.Color = cellColor(c)
-			sc.GlyphStyle.Radius = vg.Points(1.8)
-			sc.GlyphStyle.Shape = draw.CircleGlyph{}
-			if o == 0 {
-				sc.GlyphStyle.Shape = draw.RingGlyph{}
-			}
+			shape := [2]draw.GlyphDrawer{draw.RingGlyph{}, draw.CircleGlyph{}}[o] // a ring where Z is missing
+			sc.GlyphStyle = draw.GlyphStyle{Color: cellColor(c), Radius: vg.Points(1.8), Shape: shape}
 			p.Add(sc)
 			if o == 1 || len(pts[c][1]) == 0 {
 				p.Legend.Add(cellNames[c], sc)
@@ -168,21 +164,12 @@ func Curves(curves []results.Curve) ([][]*plot.Plot, error) {
 			p   *plot.Plot
 			xys plotter.XYs
 		}{{loss, lp}, {val, vp}} {
-			l, err := plotter.NewLine(pair.xys)
-			if err != nil {
-				return nil, fmt.Errorf("figures: Curves: %s: %w", h.Name, err)
-			}
-			l.Color, l.Width = c, vg.Points(1.5)
+			l := &plotter.Line{XYs: pair.xys, LineStyle: draw.LineStyle{Color: c, Width: vg.Points(1.5)}} // finite, checked above
 			pair.p.Add(l)
 			pair.p.Legend.Add(h.Name, l)
 		}
 		if b := h.BestEpoch; b >= 1 && b <= len(h.Epochs) {
-			sc, err := plotter.NewScatter(plotter.XYs{vp[b-1]})
-			if err != nil {
-				return nil, fmt.Errorf("figures: Curves: %s: %w", h.Name, err)
-			}
-			sc.GlyphStyle = draw.GlyphStyle{Shape: draw.RingGlyph{}, Radius: vg.Points(5), Color: c}
-			val.Add(sc)
+			val.Add(&plotter.Scatter{XYs: plotter.XYs{vp[b-1]}, GlyphStyle: draw.GlyphStyle{Shape: draw.RingGlyph{}, Radius: vg.Points(5), Color: c}})
 		}
 	}
 	for _, p := range []*plot.Plot{loss, val} {

@@ -33,19 +33,17 @@ func ObjectivesSize(n int) (w, h vg.Length) {
 // with the test accuracy of every method that an objective other than the paper's was run
 // with (every method of the runs when there is only the paper's; none, which has no
 // penalty, is a reference line), one column per method in the same place in every panel,
-// on one shared axis. Each method's seeds are dots in its colour with their median as a bar
-// (as Results draws them, per-seed so that seeds that collapse and seeds that learn are
-// seen apart); a method an objective was not run with says so. Each panel's title names the
-// objective, its seeds and how many of its fits ended with train accuracy below 0.5 (the
-// inverted label); the first adds title. The shared axis spans the seeds' accuracies and
-// the ceiling; chance and none's median (from the first run that has none), where within it,
-// and the ceiling (opts: Chance, Ceiling, Hints) are lines. The legend, below the first
-// panel, keys the seeds in the colours of the methods drawn. It is an error to give no run or a run without rows.
+// on one shared axis, each seed and the median as Results draws them (seedMarks); a method
+// an objective was not run with says so. Each panel's title names the objective, its seeds
+// and how many of its fits ended with train accuracy below 0.5 (the inverted label); the
+// first adds title. The shared axis spans the seeds' accuracies and the ceiling, with lines
+// (referenceLines). The legend, below the first panel, keys the seeds in the colours of the
+// methods drawn. It is an error to give no run or a run without rows.
 func Objectives(title string, runs []ObjectiveRun, opts ...ResultOption) ([][]*plot.Plot, error) {
 	if len(runs) == 0 {
 		return nil, fmt.Errorf("figures: Objectives %q: no runs", title)
 	}
-	o := resultOptions{chance: DefaultChance, ceiling: math.NaN()}
+	o := resultOptions{chance: DefaultChance}
 	for _, f := range opts {
 		f(&o)
 	}
@@ -74,8 +72,8 @@ func Objectives(title string, runs []ObjectiveRun, opts ...ResultOption) ([][]*p
 	// The axis spans the seeds' accuracies and the ceiling; chance and none's median are drawn
 	// only where they fall within it.
 	lo, hi := math.Inf(1), math.Inf(-1)
-	if !math.IsNaN(o.ceiling) {
-		lo, hi = o.ceiling, o.ceiling
+	if o.Ceiling > 0 {
+		lo, hi = o.Ceiling, o.Ceiling
 	}
 	var grid [][]*plot.Plot
 	var notRuns [][]float64 // per panel, the columns of methods it was not run with
@@ -87,10 +85,12 @@ func Objectives(title string, runs []ObjectiveRun, opts ...ResultOption) ([][]*p
 		}
 		inverted, fits := 0, 0
 		var seeds []uint64
+		var absent []float64 // the columns of methods the objective was not run with
 		for _, m := range methods {
 			s, ok := by[m]
 			if !ok {
 				s = results.Summary{Method: m, TeAcc: results.Cell{Mean: math.NaN()}}
+				absent = append(absent, float64(len(sums)))
 			}
 			for _, row := range s.Rows {
 				lo, hi = math.Min(lo, row.TeAcc), math.Max(hi, row.TeAcc)
@@ -110,12 +110,6 @@ func Objectives(title string, runs []ObjectiveRun, opts ...ResultOption) ([][]*p
 			head = title + ": test accuracy by objective\n" + head
 		}
 		p, keys := methodPanel(head, "test acc.", sums, nil, teAcc)
-		var absent []float64
-		for i, s := range sums {
-			if s.N == 0 {
-				absent = append(absent, float64(i))
-			}
-		}
 		notRuns = append(notRuns, absent)
 		if k == 0 && keys.seeds {
 			l := legendBelow(p)
@@ -155,7 +149,8 @@ func Objectives(title string, runs []ObjectiveRun, opts ...ResultOption) ([][]*p
 	return grid, nil
 }
 
-// referenceLines draws chance and none's median (each when within p's y range) and the
+// referenceLines draws chance and none's median (from the first run that has none; each
+// when within p's y range) and the
 // ceiling (when set) across p, and names them in l when l is not nil (chance, when below or
 // above the axis, in a note that says so).
 func referenceLines(p *plot.Plot, l *belowLegend, o resultOptions, none []float64) {
@@ -172,8 +167,8 @@ func referenceLines(p *plot.Plot, l *belowLegend, o resultOptions, none []float6
 		c, _ := MethodColor(method.None.String())
 		add(fmt.Sprintf("none's median (%.3f; no penalty)", median(none)), thinHLine(median(none), c, vg.Points(2), vg.Points(2)))
 	}
-	if !math.IsNaN(o.ceiling) {
-		add(fmt.Sprintf("ceiling, %s (%.3f)", o.ceilingWhat, o.ceiling), thinHLine(o.ceiling, CeilingColor, vg.Points(6), vg.Points(2), vg.Points(1), vg.Points(2)))
+	if o.Ceiling > 0 {
+		add(fmt.Sprintf("ceiling, %s (%.3f)", o.CeilingWhat, o.Ceiling), thinHLine(o.Ceiling, CeilingColor, vg.Points(6), vg.Points(2), vg.Points(1), vg.Points(2)))
 	}
 	if l != nil && (o.chance < p.Y.Min || o.chance > p.Y.Max) {
 		where := "below"

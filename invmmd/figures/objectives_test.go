@@ -3,6 +3,8 @@ package figures
 import (
 	"strings"
 	"testing"
+
+	"github.com/invmmd/invmmd/invmmd/results"
 )
 
 // objectiveRuns are a paper objective whose dr collapses on two of five seeds and a remedy
@@ -24,7 +26,7 @@ func objectiveRuns() []ObjectiveRun {
 // run with (full, only with the paper's, is left out; none is a line), each panel's title
 // counting the fits that ended with train accuracy below 0.5; per-seed points; refusals.
 func TestObjectives(t *testing.T) {
-	g, err := Objectives("Sim, λ = 5", objectiveRuns(), Ceiling(0.844, "invariant h*"))
+	g, err := Objectives("Sim, λ = 5", objectiveRuns(), Hints(results.FigureHints{Ceiling: 0.844, CeilingWhat: "invariant h*"}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,20 +11,18 @@ import (
 // The project's palette: every colour a figure uses is defined here, so that a method has
 // one colour in every figure (results, variance, training curves, box plots, histograms)
 // and a colour means one thing. The hues are Okabe & Ito's (2008) colour-blind safe set;
-// the two darker shades and the greys add the lightness steps ten methods need.
+// the darker yellow and the greys add the lightness steps ten methods need.
 var (
 	Black         = color.RGBA{0, 0, 0, 255}
 	Orange        = color.RGBA{230, 159, 0, 255}
 	SkyBlue       = color.RGBA{86, 180, 233, 255}
 	BluishGreen   = color.RGBA{0, 158, 115, 255}
-	Yellow        = color.RGBA{240, 228, 66, 255}
 	Blue          = color.RGBA{0, 114, 178, 255}
 	Vermillion    = color.RGBA{213, 94, 0, 255}
 	ReddishPurple = color.RGBA{204, 121, 167, 255}
-	// DarkYellow and DarkGreen are Yellow (too light for marks on white) and BluishGreen
-	// at lower lightness, which colour-blind readers tell apart as well as anyone.
+	// DarkYellow is the set's yellow (240, 228, 66; too light for marks on white) at lower
+	// lightness, which colour-blind readers tell apart as well as anyone.
 	DarkYellow = color.RGBA{160, 145, 0, 255}
-	DarkGreen  = color.RGBA{0, 92, 67, 255}
 	Grey       = color.RGBA{120, 120, 120, 255}
 	LightGrey  = color.RGBA{175, 175, 175, 255}
 )

@@ -34,41 +34,32 @@ var settingShapes = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.PyramidGlyph{}, 
 // ("logit, λ = 1", "features, λ = 100"). A penalty that makes the output invariant moves
 // a method's points left and, under the shift, up; one that leaves the output's dependence
 // where none has it leaves them with none's. none, trained without a penalty, is one fit
-// per seed whatever the setting: it is drawn once, as crosses (no setting applies to it), so
-// that it is not taken for full's black. The x axis is linear while every point lies within
-// ±10·MMDLinear, else a SymLog linear within ±MMDLinear, each half of that part half a
-// decade wide (repLinearDecades), so that the invariant fits near 0 stay apart without the
-// linear part taking half the axis; the legend, in rows below the plot, says how the axis is
-// scaled. It returns an error for no fits, more settings than markers, or a non-finite value.
+// per seed whatever the setting: it is drawn once, as crosses (noneShape). The x axis is
+// linear while every point lies within ±10·MMDLinear, else a SymLog linear within
+// ±MMDLinear (repLinearDecades), as the legend below the plot says. It returns an error for
+// no fits, more settings than markers, or a non-finite value.
 func Representations(title string, fits []results.RepresentationFit) (*plot.Plot, error) {
 	if len(fits) == 0 {
 		return nil, fmt.Errorf("figures: Representations %q: no fits", title)
 	}
-	var settings, methods []string
 	for _, f := range fits {
 		if math.IsNaN(f.LogitMMD) || math.IsInf(f.LogitMMD, 0) || math.IsNaN(f.TeAcc) || math.IsInf(f.TeAcc, 0) {
 			return nil, fmt.Errorf("figures: Representations %q: %s, seed %d: logit MMD² %v, test accuracy %v", title, f.Setting(), f.Seed, f.LogitMMD, f.TeAcc)
 		}
-		if !slices.Contains(settings, f.Setting()) {
-			settings = append(settings, f.Setting())
-		}
-		if !slices.Contains(methods, f.Method) {
-			methods = append(methods, f.Method)
-		}
 	}
+	settings := distinct(fits, results.RepresentationFit.Setting)
+	methods := distinct(fits, func(f results.RepresentationFit) string { return f.Method })
 	if len(settings) > len(settingShapes) {
 		return nil, fmt.Errorf("figures: Representations %q: %d settings, at most %d markers", title, len(settings), len(settingShapes))
 	}
 	slices.SortStableFunc(methods, func(a, b string) int { return slices.Index(method.Names(), a) - slices.Index(method.Names(), b) })
-	p := legiblePlot(title, "")
-	// A short label: gonum/plot reserves room for the x label's box as if centred on the
-	// middle of the data range, which a SymLog draws far right; the legend says the rest.
-	p.X.Label.Text = "logit MMD² (training)"
+	// A short x label: gonum/plot reserves room for its box as if centred on the middle of
+	// the data range, which a SymLog draws far right; the legend says the rest.
+	p := legiblePlot(title, "logit MMD² (training)")
 	p.Y.Label.Text = "test accuracy (shifted P(Z | Y))"
 	lo, hi := math.Inf(1), math.Inf(-1)
 	xlo, xhi := 0.0, MMDLinear
-	zero := &vline{x: 0, style: draw.LineStyle{Color: ReferenceColor, Width: vg.Points(0.8)}}
-	p.Add(zero)
+	p.Add(&vline{x: 0, style: draw.LineStyle{Color: ReferenceColor, Width: vg.Points(0.8)}})
 	noneSeeds := map[uint64]bool{} // none's fits already drawn
 	for k, s := range settings {
 		for _, m := range methods {
@@ -89,12 +80,8 @@ func Representations(title string, fits []results.RepresentationFit) (*plot.Plot
 			if len(xy) == 0 {
 				continue
 			}
-			c := methodColorOr(m, Grey)
-			sc, err := plotter.NewScatter(xy)
-			if err != nil {
-				return nil, fmt.Errorf("figures: Representations %q: %w", title, err)
-			}
-			sc.GlyphStyle = draw.GlyphStyle{Color: withAlpha(c, 220), Radius: vg.Points(4), Shape: settingShapes[k]}
+			// Finite, checked above.
+			sc := &plotter.Scatter{XYs: xy, GlyphStyle: draw.GlyphStyle{Color: withAlpha(methodColorOr(m, Grey), 220), Radius: vg.Points(4), Shape: settingShapes[k]}}
 			if m == method.None.String() {
 				sc.GlyphStyle.Shape = noneShape
 				sc.GlyphStyle.Radius = vg.Points(4.5)
@@ -117,9 +104,7 @@ func Representations(title string, fits []results.RepresentationFit) (*plot.Plot
 	p.Add(plotter.NewGrid())
 	l := legendBelow(p)
 	for _, m := range methods {
-		c := methodColorOr(m, Grey)
-		key, _ := plotter.NewScatter(plotter.XYs{{}})
-		key.GlyphStyle = draw.GlyphStyle{Color: c, Radius: vg.Points(4), Shape: draw.CircleGlyph{}}
+		key := glyphKey(draw.GlyphStyle{Color: methodColorOr(m, Grey), Radius: vg.Points(4), Shape: draw.CircleGlyph{}})
 		label := m
 		if m == method.None.String() {
 			key.GlyphStyle.Shape = noneShape
@@ -137,10 +122,12 @@ func Representations(title string, fits []results.RepresentationFit) (*plot.Plot
 }
 
 // repLinearDecades is the width, in decades, of each half of the linear part of the
-// representation figure's SymLog x axis.
+// representation figure's SymLog x axis: narrow, so that the invariant fits near 0 stay
+// apart without the linear part taking half the axis.
 const repLinearDecades = 0.5
 
-// noneShape marks none's fits in the representation figure: a cross, which no setting uses.
+// noneShape marks none's fits in the representation figure: a cross, which no setting uses,
+// so that none is not taken for full's black.
 var noneShape draw.GlyphDrawer = thickCross{}
 
 // thickCross is an × drawn with strokes thick enough to read as a mark beside filled ones.

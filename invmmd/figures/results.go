@@ -27,32 +27,12 @@ const MMDLinear = 0.01
 // where the paper's numbers come from.
 type ResultOption func(*resultOptions)
 
+// resultOptions are the FigureHints (Hints) and the chance accuracy, DefaultChance unless
+// Majority sets it and chanceName, the label of its line ("" for "chance").
 type resultOptions struct {
-	chance       float64
-	chanceName   string  // the chance line's label; "" for "chance"
-	ceiling      float64 // NaN: none
-	ceilingWhat  string
-	paperDataset string
-	mmdOf        string // what the train MMD² is of; "" for the logit
-}
-
-// Chance sets the chance accuracy (default DefaultChance): the accuracy axis starts there,
-// with a reference line.
-func Chance(acc float64) ResultOption { return func(o *resultOptions) { o.chance = acc } }
-
-// Ceiling draws a reference line at the best test accuracy an invariant model can reach,
-// e.g. Ceiling(0.844, "invariant h*") in the simulation; what names the source.
-func Ceiling(acc float64, what string) ResultOption {
-	return func(o *resultOptions) { o.ceiling, o.ceilingWhat = acc, what }
-}
-
-// PaperDataset says that the paper's numbers come from another dataset than ours (e.g.
-// "MIMIC-III" next to a public stand-in), whose levels are not ours: the accuracy panel
-// then draws the paper's test accuracy as its difference from the paper's none, placed at
-// our none's mean, the train-MMD panel draws none of the paper's numbers, and the legend
-// says so.
-func PaperDataset(name string) ResultOption {
-	return func(o *resultOptions) { o.paperDataset = name }
+	results.FigureHints
+	chance     float64
+	chanceName string
 }
 
 // Majority draws the test split's majority baseline (always predicting its more common
@@ -63,19 +43,15 @@ func Majority(m results.Majority) ResultOption {
 	return func(o *resultOptions) { o.chance, o.chanceName = m.TeAcc.Mean, m.Name() }
 }
 
-// Hints draws what an experiment's FigureHints say (an experiment's Figure): its ceiling
-// when it has one (Ceiling), the paper's dataset when it is not ours (PaperDataset), and
-// in the train-MMD panel's title what the MMD² is of when it is not the logit (MMDOf).
+// Hints draws what an experiment's FigureHints say (an experiment's Figure): a reference
+// line at its ceiling when it has one, the best test accuracy an invariant model can reach;
+// when the paper's numbers come from another dataset (PaperDataset, e.g. "MIMIC-III" next
+// to a public stand-in), whose levels are not ours, the paper's test accuracy as its
+// difference from the paper's none in a panel of its own and none of its numbers in the
+// other panels, as the legend says; and in the train-MMD panel's title what the MMD² is of
+// when it is not the logit (MMDOf).
 func Hints(h results.FigureHints) ResultOption {
-	return func(o *resultOptions) {
-		if h.Ceiling > 0 {
-			Ceiling(h.Ceiling, h.CeilingWhat)(o)
-		}
-		if h.PaperDataset != "" {
-			PaperDataset(h.PaperDataset)(o)
-		}
-		o.mmdOf = h.MMDOf
-	}
+	return func(o *resultOptions) { o.FigureHints = h }
 }
 
 // Size of a results figure (Results): two panels stacked, each as wide as the figure, so
@@ -97,31 +73,20 @@ const SplitGap = 0.15
 const MMDLinearMax = 0.6
 
 // Results returns the panels of an experiment's summary figure, one column per method,
-// stacked:
-//   - test accuracy on an axis from chance (or the majority baseline, Majority; or the lowest
-//     seed below it, down to as far below it as the best value is above it, and a bit) up,
-//     with lines there, at none's median and at the invariant ceiling when given (Ceiling);
-//   - when the paper's numbers are on another dataset (PaperDataset), test accuracy minus
-//     none's: ours per seed against none on the same seed, the paper's its mean minus its
-//     none's mean, each relative to its own none (the levels of two datasets are not
-//     comparable, their gains over none are);
-//   - train MMD² (the full-data estimator) on a linear axis, or a SymLog one (linear within
-//     ±MMDLinear, logarithmic beyond, as its title says) when a value exceeds MMDLinearMax.
-//
-// Ours, in the method's colour (MethodColor): each seed a dot (Summary.Rows; spread
-// sideways so that equal values stay apart) and the seeds' median a horizontal bar, so that
-// seeds that split in two groups are seen as two groups and not summarised by a value no
-// seed has: where the two middle seeds of an even number lie more than SplitGap apart the
-// median is not marked. A summary without rows is drawn as its mean ± sd. The paper's mean ±
-// sd, where it reports the method, is an open diamond beside ours in PaperColor. A value
-// beyond the axis is a triangle on the edge (the median's with its value printed). The
-// legend, in rows below the top panel, names the marks and the reference lines, and says in
-// words which methods' seeds split by more than SplitGap in test accuracy.
+// stacked: test accuracy (accuracyAxis); when the paper's numbers are on another dataset
+// (FigureHints.PaperDataset), test accuracy minus none's, each relative to its own none
+// (diffPanel); train MMD², the full-data estimator (mmdAxis). Ours, in the method's colour,
+// are each seed and the seeds' median (seedMarks), so that seeds that split in two groups
+// are seen as two groups, not summarised by a value no seed has; the paper's mean ± sd,
+// where it reports the method, is an open diamond beside ours in PaperColor. A value beyond
+// the axis is a triangle on its edge. The legend, in rows below the top panel, names the
+// marks and the reference lines, and says which methods' seeds split by more than SplitGap
+// in test accuracy.
 func Results(title string, sums []results.Summary, paper map[string]results.PaperRow, opts ...ResultOption) ([][]*plot.Plot, error) {
 	if len(sums) == 0 {
 		return nil, fmt.Errorf("figures: Results %q: no methods", title)
 	}
-	o := resultOptions{chance: DefaultChance, ceiling: math.NaN()}
+	o := resultOptions{chance: DefaultChance}
 	for _, f := range opts {
 		f(&o)
 	}
@@ -132,27 +97,33 @@ func Results(title string, sums []results.Summary, paper map[string]results.Pape
 			}
 		}
 	}
-	accPaper, mmdPaper := paper, paper
-	if o.paperDataset != "" {
-		accPaper, mmdPaper = nil, nil
+	levels := paper // the paper's numbers at their levels: none when on another dataset
+	if o.PaperDataset != "" {
+		levels = nil
 	}
-	acc, keys := methodPanel(title+": test accuracy", "test accuracy", sums, accPaper, teAcc)
+	acc, keys := methodPanel(title+": test accuracy", "test accuracy", sums, levels, teAcc)
 	mmdTitle := "train MMD² (full-data estimator), "
-	if o.mmdOf != "" {
-		mmdTitle = "train MMD² of " + o.mmdOf + " (full-data estimator), "
+	if o.MMDOf != "" {
+		mmdTitle = "train MMD² of " + o.MMDOf + " (full-data estimator), "
 	}
-	mmd, _ := methodPanel(mmdTitle+lambdaOf(title), "train MMD²", sums, mmdPaper, trMMD)
+	// The lower panel's title names only λ ("Simulation, λ = 5" → "λ = 5"), which the upper
+	// one's full title introduces; a title without λ is kept whole.
+	lambda := title
+	if i := strings.LastIndex(title, "λ = "); i >= 0 {
+		lambda = title[i:]
+	}
+	mmd, _ := methodPanel(mmdTitle+lambda, "train MMD²", sums, levels, trMMD)
 	l := legendBelow(acc)
 	keys.addTo(l, o)
-	accuracyAxis(acc, l, sums, accPaper, o)
-	mmdAxis(mmd, sums, mmdPaper)
+	accuracyAxis(acc, l, sums, levels, o)
+	mmdAxis(mmd, sums, levels)
 	if c := splitCaption(sums, o.chance); c != "" {
 		l.note(c)
 	}
 	if keys.hiddenMedian {
 		l.note(fmt.Sprintf("No median bar where the two middle seeds lie more than %g apart.", SplitGap))
 	}
-	if o.paperDataset != "" {
+	if o.PaperDataset != "" {
 		if diff := diffPanel(sums, paper, o); diff != nil {
 			return [][]*plot.Plot{{acc}, {diff}, {mmd}}, nil
 		}
@@ -232,16 +203,9 @@ const (
 	legendSize = 11
 )
 
-// legiblePlot is a new plot, legible, with its title and x axis label.
+// legiblePlot is a new plot with its fonts at the sizes above, its title and x axis label.
 func legiblePlot(title, xlabel string) *plot.Plot {
 	p := plot.New()
-	legible(p)
-	p.Title.Text, p.X.Label.Text = title, xlabel
-	return p
-}
-
-// legible sets p's fonts to the sizes above.
-func legible(p *plot.Plot) {
 	p.Title.TextStyle.Font.Size = vg.Points(titleSize)
 	for _, a := range []*plot.Axis{&p.X, &p.Y} {
 		a.Label.TextStyle.Font.Size = vg.Points(labelSize)
@@ -250,6 +214,8 @@ func legible(p *plot.Plot) {
 	p.Legend.TextStyle.Font.Size = vg.Points(legendSize)
 	p.Legend.ThumbnailWidth = vg.Points(22)
 	p.Title.Padding = vg.Points(6)
+	p.Title.Text, p.X.Label.Text = title, xlabel
+	return p
 }
 
 // Offsets, in method slots, of our marks and the paper's within a method's column, and the
@@ -301,8 +267,7 @@ func methodPanel(title, ylabel string, sums []results.Summary, paper map[string]
 	p := legiblePlot(title, "")
 	p.Y.Label.Text = ylabel
 	p.Add(hGrid())
-	them := newDotWhiskers(PaperColor, diamond{}, false)
-	them.whisker.Width = vg.Points(1)
+	them := newDotWhiskers(PaperColor)
 	we := &seedMarks{}
 	names := make([]string, len(sums))
 	k := panelKeys{minN: math.MaxInt}
@@ -326,22 +291,11 @@ func methodPanel(title, ylabel string, sums []results.Summary, paper map[string]
 		p.Add(them)
 		k.paper = them
 	}
-	k.seeds = we.hasSeeds()
-	for _, e := range we.entries {
-		k.hiddenMedian = k.hiddenMedian || !e.showMid
-	}
+	k.seeds = slices.ContainsFunc(we.entries, func(e seedEntry) bool { return len(e.seeds) > 0 })
+	k.hiddenMedian = slices.ContainsFunc(we.entries, func(e seedEntry) bool { return !e.showMid })
 	p.NominalX(names...)
 	p.X.Min, p.X.Max = -0.6, float64(len(sums))-0.4
 	return p, k
-}
-
-// centre is what our marks of s centre on: the seeds' median, or the mean of a summary
-// without rows.
-func centre(s results.Summary, m metric) float64 {
-	if v := seedValues(s, m.seed); len(v) > 0 {
-		return median(v)
-	}
-	return m.cell(s).Mean
 }
 
 // metric is what a panel of methods draws of each: its summary's cell, a seed's value and
@@ -360,12 +314,14 @@ var (
 		func(p results.PaperRow) results.Cell { return p.TrMMD }}
 )
 
-// accuracyAxis fits the accuracy axis to the values (see Results) and adds the reference
-// lines, named in the legend l.
+// accuracyAxis fits the accuracy axis from chance (or the majority baseline, Majority; or
+// the lowest value below it, down to as far below it as the best value is above it, and a
+// bit) up, and adds lines at chance, at none's median and at the ceiling when given, named
+// in the legend l.
 func accuracyAxis(p *plot.Plot, l *belowLegend, sums []results.Summary, paper map[string]results.PaperRow, o resultOptions) {
 	hi := o.chance
-	if !math.IsNaN(o.ceiling) {
-		hi = math.Max(hi, o.ceiling)
+	if o.Ceiling > 0 {
+		hi = math.Max(hi, o.Ceiling)
 	}
 	var vals []float64
 	for _, s := range sums {
@@ -408,11 +364,11 @@ func accuracyAxis(p *plot.Plot, l *belowLegend, sums []results.Summary, paper ma
 		if s.Method != method.None.String() {
 			continue
 		}
-		what := "median"
-		if len(s.Rows) == 0 {
-			what = "mean"
+		what, c := "mean", s.TeAcc.Mean // what our marks of none centre on
+		if len(s.Rows) > 0 {
+			what, c = "median", median(seedValues(s, teAcc.seed))
 		}
-		switch c := centre(s, teAcc); {
+		switch {
 		case math.Abs(c-o.chance) < 0.01: // a second line on top of chance: one legend entry
 			chanceLabel += fmt.Sprintf(" ≈ none's %s (%.3f)", what, c)
 		case c >= p.Y.Min:
@@ -425,35 +381,23 @@ func accuracyAxis(p *plot.Plot, l *belowLegend, sums []results.Summary, paper ma
 		p.Add(none)
 		l.add(noneLabel, none)
 	}
-	if !math.IsNaN(o.ceiling) {
-		ceil := thinHLine(o.ceiling, CeilingColor, vg.Points(6), vg.Points(2), vg.Points(1), vg.Points(2))
+	if o.Ceiling > 0 {
+		ceil := thinHLine(o.Ceiling, CeilingColor, vg.Points(6), vg.Points(2), vg.Points(1), vg.Points(2))
 		p.Add(ceil)
-		l.add(fmt.Sprintf("ceiling, %s (%.3f)", o.ceilingWhat, o.ceiling), ceil)
+		l.add(fmt.Sprintf("ceiling, %s (%.3f)", o.CeilingWhat, o.Ceiling), ceil)
 	}
 }
 
 // mmdAxis fits the train-MMD panel's axis to every seed, centre and whisker with 5% of room
 // on each side: linear up to MMDLinearMax, a SymLog beyond, which the title describes.
 func mmdAxis(p *plot.Plot, sums []results.Summary, paper map[string]results.PaperRow) {
-	lo, hi := 0.0, 0.0
-	extend := func(vs ...float64) {
-		for _, v := range vs {
-			lo, hi = math.Min(lo, v), math.Max(hi, v)
-		}
-	}
+	lo, hi := spanOf(sums, trMMD)
 	for _, s := range sums {
-		c := s.TrMMD
-		seeds := seedValues(s, trMMD.seed)
-		extend(seeds...)
-		if len(seeds) == 0 {
-			extend(c.Mean-c.Std, c.Mean+c.Std)
-		}
 		if pr, ok := paper[s.Method]; ok {
-			extend(pr.TrMMD.Mean-pr.TrMMD.Std, pr.TrMMD.Mean+pr.TrMMD.Std)
+			lo, hi = math.Min(lo, pr.TrMMD.Mean-pr.TrMMD.Std), math.Max(hi, pr.TrMMD.Mean+pr.TrMMD.Std)
 		}
 	}
-	zero := thinHLine(0, ReferenceColor)
-	p.Add(zero)
+	p.Add(thinHLine(0, ReferenceColor))
 	if math.Max(-lo, hi) <= MMDLinearMax {
 		pad := 0.05 * (hi - lo)
 		p.Y.Min, p.Y.Max = lo-pad, hi+pad
@@ -465,21 +409,20 @@ func mmdAxis(p *plot.Plot, sums []results.Summary, paper map[string]results.Pape
 	// were centred on the middle of the data range, which a SymLog draws near the top. The
 	// title names the axis and says how it is scaled.
 	p.Y.Label.Text = ""
-	p.Title.Text += "; " + symLogNote("y")
+	p.Title.Text += fmt.Sprintf("; y axis linear within ±%g, logarithmic beyond", MMDLinear)
 }
 
-// symLogNote says how a SymLog axis with the results figures' MMDLinear is scaled; which
-// names the axis ("y", "x").
-func symLogNote(which string) string {
-	return fmt.Sprintf("%s axis linear within ±%g, logarithmic beyond", which, MMDLinear)
-}
-
-// lambdaOf returns the "λ = …" part of a results title ("Simulation, λ = 5" → "λ = 5"), or
-// the title itself when it names no λ: the lower panel's title, which the upper one's full
-// title already introduces.
-func lambdaOf(title string) string {
-	if i := strings.LastIndex(title, "λ = "); i >= 0 {
-		return title[i:]
+// spanOf is the range from 0 over m of every seed of sums, or of a summary's mean ± sd
+// without rows (none, whose mean is NaN among differences from none, left out).
+func spanOf(sums []results.Summary, m metric) (lo, hi float64) {
+	for _, s := range sums {
+		vs := seedValues(s, m.seed)
+		if c := m.cell(s); len(vs) == 0 && !math.IsNaN(c.Mean) {
+			vs = []float64{c.Mean - c.Std, c.Mean + c.Std}
+		}
+		for _, v := range vs {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
 	}
-	return title
+	return lo, hi
 }

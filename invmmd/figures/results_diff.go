@@ -31,21 +31,9 @@ func diffPanel(sums []results.Summary, paper map[string]results.PaperRow, o resu
 			}
 		}
 	}
-	p, keys := methodPanel(fmt.Sprintf("test accuracy minus none's: ours (per seed) and the paper's (%s), each from its own none", o.paperDataset),
+	p, keys := methodPanel(fmt.Sprintf("test accuracy minus none's: ours (per seed) and the paper's (%s), each from its own none", o.PaperDataset),
 		"test acc. − none's", d, theirs, teAcc)
-	lo, hi := 0.0, 0.0
-	for _, s := range d {
-		if math.IsNaN(s.TeAcc.Mean) {
-			continue // none
-		}
-		vs := seedValues(s, teAcc.seed)
-		if len(vs) == 0 {
-			vs = []float64{s.TeAcc.Mean - s.TeAcc.Std, s.TeAcc.Mean + s.TeAcc.Std}
-		}
-		for _, v := range vs {
-			lo, hi = math.Min(lo, v), math.Max(hi, v)
-		}
-	}
+	lo, hi := spanOf(d, teAcc)
 	for _, t := range theirs {
 		lo, hi = math.Min(lo, t.TeAcc.Mean), math.Max(hi, t.TeAcc.Mean)
 	}
@@ -60,7 +48,7 @@ func diffPanel(sums []results.Summary, paper map[string]results.PaperRow, o resu
 	l := legendBelow(p)
 	l.add("0: none", zero)
 	if keys.paper != nil {
-		l.add(fmt.Sprintf("paper (%s, %d seeds): its mean minus its none's mean", o.paperDataset, results.PaperSeeds), keys.paper)
+		l.add(fmt.Sprintf("paper (%s, %d seeds): its mean minus its none's mean", o.PaperDataset, results.PaperSeeds), keys.paper)
 	}
 	return p
 }

@@ -44,15 +44,15 @@ type seedEntry struct {
 // c's mean ± sd.
 func (m *seedMarks) add(x float64, c results.Cell, seeds []float64, col color.Color) {
 	e := seedEntry{x: x, mid: c.Mean, showMid: true, lo: c.Mean - c.Std, hi: c.Mean + c.Std, seeds: seeds, color: col}
-	if len(seeds) == 0 && math.IsNaN(c.Mean) { // nothing to draw (none among differences from none)
-		e.showMid, e.lo, e.hi = false, 0, 0
-	}
-	if len(seeds) > 0 {
+	switch {
+	case len(seeds) > 0:
 		e.mid, e.lo, e.hi = median(seeds), 0, 0
 		v := slices.Sorted(slices.Values(seeds))
 		if n := len(v); n%2 == 0 && v[n/2]-v[n/2-1] > SplitGap {
 			e.showMid = false
 		}
+	case math.IsNaN(c.Mean): // nothing to draw (none among differences from none)
+		e.showMid, e.lo, e.hi = false, 0, 0
 	}
 	m.entries = append(m.entries, e)
 }
@@ -68,14 +68,15 @@ func median(v []float64) float64 {
 	return (s[n/2-1] + s[n/2]) / 2
 }
 
-// hasSeeds says whether any method has per-seed values.
-func (m *seedMarks) hasSeeds() bool {
-	for _, e := range m.entries {
-		if len(e.seeds) > 0 {
-			return true
+// distinct returns the keys of xs in the order they first come, each once.
+func distinct[T any, K comparable](xs []T, key func(T) K) []K {
+	var out []K
+	for _, x := range xs {
+		if k := key(x); !slices.Contains(out, k) {
+			out = append(out, k)
 		}
 	}
-	return false
+	return out
 }
 
 // seedX returns the x of the k-th of n seeds of a method drawn at x.
@@ -210,12 +211,10 @@ type legendKey struct {
 func (k legendKey) Thumbnail(c *draw.Canvas) {
 	mid := c.Center()
 	switch k.kind {
-	case keyMean:
-		w := draw.LineStyle{Color: KeyColor, Width: vg.Points(1.4)}
-		c.StrokeLine2(w, mid.X, c.Min.Y, mid.X, c.Max.Y)
-		bar := draw.LineStyle{Color: KeyColor, Width: vg.Points(meanWidth)}
-		c.StrokeLine2(bar, mid.X-vg.Points(meanHalf), mid.Y, mid.X+vg.Points(meanHalf), mid.Y)
-	case keyMedian:
+	case keyMean, keyMedian:
+		if k.kind == keyMean { // the whisker
+			c.StrokeLine2(draw.LineStyle{Color: KeyColor, Width: vg.Points(1.4)}, mid.X, c.Min.Y, mid.X, c.Max.Y)
+		}
 		bar := draw.LineStyle{Color: KeyColor, Width: vg.Points(meanWidth)}
 		c.StrokeLine2(bar, mid.X-vg.Points(meanHalf), mid.Y, mid.X+vg.Points(meanHalf), mid.Y)
 	case keySeed:

@@ -5,6 +5,7 @@ import (
 	"image"
 	"image/color"
 	"math"
+	"slices"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -32,10 +33,9 @@ const (
 // these are a random sample). Each strip's caption gives the cell, its share of the set
 // and the fraction of its rows with Z observed, the things the experiment depends on.
 // zNames names the nuisance values (e.g. "grass, dark" and "brick, light"); empty names are
-// left out. note, when not empty, is written below the blocks, wrapped to their width (e.g. that the labels shown
-// are noisy). Images must have one channel (Shape [H, W, 1]) with values in [0, 1].
-//
-// It returns the plot and the size to draw it at: pass both to Save or PNG.
+// left out. note, when not empty, is written below the blocks, wrapped to their width (e.g.
+// that the labels shown are noisy). Images must have one channel (Shape [H, W, 1]) with
+// values in [0, 1]. It returns the plot and the size to draw it at: pass both to Save or PNG.
 func TMNISTGrid(sets []*dataset.Set, perCell int, zNames [2]string, note string) (*plot.Plot, vg.Length, vg.Length, error) {
 	if len(sets) == 0 || perCell < 1 {
 		return nil, 0, 0, fmt.Errorf("figures: TMNISTGrid needs at least one set and one image per cell, got %d sets, %d per cell", len(sets), perCell)
@@ -163,9 +163,7 @@ func cellStrip(s *dataset.Set, y, z, perCell int) (image.Image, int, error) {
 	}
 	gap := gapPixels(th)
 	img := image.NewGray(image.Rect(0, 0, len(rows)*(tw+gap)-gap, th))
-	for i := range img.Pix {
-		img.Pix[i] = 255
-	}
+	img.Pix = slices.Repeat([]uint8{255}, len(img.Pix)) // white, the gaps
 	for k, r := range rows {
 		px := s.Row(r)
 		for yy := 0; yy < th; yy++ {

@@ -51,21 +51,10 @@ func ToolCalibration(rows []results.ToolCalibrationRow, se []results.SECalibrati
 	if len(rows) == 0 {
 		return nil, fmt.Errorf("figures: ToolCalibration: no rows")
 	}
-	var kinds, methods, fittings []string
-	var sizes []int
-	for _, r := range rows {
-		for _, x := range []struct {
-			s   *[]string
-			val string
-		}{{&kinds, r.Kind}, {&methods, r.Method}, {&fittings, r.Fitting}} {
-			if !slices.Contains(*x.s, x.val) {
-				*x.s = append(*x.s, x.val)
-			}
-		}
-		if !slices.Contains(sizes, r.N) {
-			sizes = append(sizes, r.N)
-		}
-	}
+	kinds := distinct(rows, func(r results.ToolCalibrationRow) string { return r.Kind })
+	methods := distinct(rows, func(r results.ToolCalibrationRow) string { return r.Method })
+	fittings := distinct(rows, func(r results.ToolCalibrationRow) string { return r.Fitting })
+	sizes := distinct(rows, func(r results.ToolCalibrationRow) int { return r.N })
 	slices.Sort(sizes)
 	// The cells (fitting, size) and the δs of the standard errors are the study's, not a
 	// kind's, so that a marker sits at the same place in every panel and the key, in the
@@ -73,19 +62,12 @@ func ToolCalibration(rows []results.ToolCalibrationRow, se []results.SECalibrati
 	var cells []toolCell
 	for _, f := range fittings {
 		for _, n := range sizes {
-			for _, r := range rows {
-				if r.Fitting == f && r.N == n && r.Delta == 0 && !slices.Contains(cells, toolCell{f, n}) {
-					cells = append(cells, toolCell{f, n})
-				}
+			if slices.ContainsFunc(rows, func(r results.ToolCalibrationRow) bool { return r.Fitting == f && r.N == n && r.Delta == 0 }) {
+				cells = append(cells, toolCell{f, n})
 			}
 		}
 	}
-	var deltas []float64
-	for _, s := range se {
-		if !slices.Contains(deltas, s.Delta) {
-			deltas = append(deltas, s.Delta)
-		}
-	}
+	deltas := distinct(se, func(s results.SECalibrationRow) float64 { return s.Delta })
 	slices.Sort(deltas)
 	top := make([]*plot.Plot, len(kinds))
 	bottom := make([]*plot.Plot, len(kinds))
@@ -98,14 +80,8 @@ func ToolCalibration(rows []results.ToolCalibrationRow, se []results.SECalibrati
 	for _, b := range bottom {
 		lo, hi = math.Min(lo, b.X.Min), math.Max(hi, b.X.Max)
 	}
-	var ticks plot.ConstantTicks
-	for v := math.Ceil(lo*4) / 4; v <= hi; v += 0.25 {
-		t := plot.Tick{Value: v}
-		if math.Mod(v, 0.5) == 0 {
-			t.Label = fmt.Sprintf("%g", v) // labelled at 0.5, 1, 1.5: 1 is calibrated
-		}
-		ticks = append(ticks, t)
-	}
+	// Labelled at 0.5, 1, 1.5: 1 is calibrated.
+	ticks := stepTicks(lo, hi, 0.5, func(v float64) string { return fmt.Sprintf("%g", v) })
 	for _, b := range bottom {
 		b.X.Min, b.X.Max = lo, hi
 		b.X.Tick.Marker = ticks
@@ -140,7 +116,6 @@ func toolMarker(fitting string, n int, sizes []int, c color.Color) draw.GlyphSty
 // per method, one marker per (fitting, size) around it.
 func toolSizePanel(rows []results.ToolCalibrationRow, kind string, methods []string, cells []toolCell, sizes []int, alpha float64, legend bool) *plot.Plot {
 	p, band, _ := rowPanel(fmt.Sprintf("%s Z: size at α = %g", kind, alpha), "rejection rate under H₀", methods, ToolSizeBand, alpha)
-	yOf := func(k int) float64 { return float64(len(methods) - 1 - k) }
 	for k, m := range methods {
 		c := methodColorOr(m, Grey)
 		for j, ce := range cells {
@@ -148,15 +123,14 @@ func toolSizePanel(rows []results.ToolCalibrationRow, kind string, methods []str
 				if r.Kind != kind || r.Method != m || r.Fitting != ce.fitting || r.N != ce.n || r.Delta != 0 {
 					continue
 				}
-				y := yOf(k) + (float64(len(cells)-1)/2-float64(j))*0.8/float64(max(1, len(cells)-1))
+				y := float64(len(methods)-1-k) + (float64(len(cells)-1)/2-float64(j))*0.8/float64(max(1, len(cells)-1))
 				rate, e := r.Rate(), 1.96*r.SE()
 				x := math.Min(rate, toolSizeMax)
 				addWhisker(p, math.Max(0, rate-e), math.Min(rate+e, toolSizeMax), x, y, draw.LineStyle{Color: c, Width: vg.Points(1.2)}, toolMarker(ce.fitting, ce.n, sizes, c))
 				if rate+e > toolSizeMax { // at or near the edge: the value written
 					lab, _ := plotter.NewLabels(plotter.XYLabels{XYs: []plotter.XY{{X: toolSizeMax, Y: y}}, Labels: []string{fmt.Sprintf("%.2f ", rate)}})
-					lab.TextStyle[0].Font.Size = vg.Points(8.5)
-					lab.TextStyle[0].XAlign = draw.XRight
-					lab.TextStyle[0].YAlign = draw.YCenter
+					sty := &lab.TextStyle[0]
+					sty.Font.Size, sty.XAlign, sty.YAlign = vg.Points(8.5), draw.XRight, draw.YCenter
 					lab.Offset = vg.Point{X: -vg.Points(6)}
 					p.Add(lab)
 				}
@@ -181,7 +155,6 @@ func toolSizePanel(rows []results.ToolCalibrationRow, kind string, methods []str
 // shape by δ, open at the smaller sizes, filled at the largest; seMarker).
 func toolSEPanel(se []results.SECalibrationRow, kind string, methods []string, sizes []int, deltas []float64, legend bool) *plot.Plot {
 	p, band, _ := rowPanel(fmt.Sprintf("%s Z: standard errors", kind), "RMS SE / sd of the estimates", methods, ToolSEBand, 1)
-	yOf := func(k int) float64 { return float64(len(methods) - 1 - k) }
 	lo, hi := 0.5, 1.5
 	slots := len(sizes) * len(deltas)
 	for k, m := range methods {
@@ -193,7 +166,7 @@ func toolSEPanel(se []results.SECalibrationRow, kind string, methods []string, s
 						continue
 					}
 					slot := i*len(deltas) + j
-					y := yOf(k) + (float64(slots-1)/2-float64(slot))*0.7/float64(max(1, slots-1))
+					y := float64(len(methods)-1-k) + (float64(slots-1)/2-float64(slot))*0.7/float64(max(1, slots-1))
 					x, e := s.Ratio(), 1.96*s.RatioSE()
 					lo, hi = math.Min(lo, x-e), math.Max(hi, x+e)
 					addWhisker(p, x-e, x+e, x, y, draw.LineStyle{Color: c, Width: vg.Points(1.2)}, seMarker(i, len(sizes), j, c))

@@ -13,9 +13,7 @@ import (
 	"github.com/invmmd/invmmd/invmmd/results"
 )
 
-// Plots of the teaching tour (notebook 00): the spread of an estimator over Monte Carlo
-// repetitions against a reference value, and overlaid histograms that compare the
-// distribution of a model output between groups.
+// Plots of the teaching tour (notebook 00): Spread and Histograms.
 
 // Group is one named sample of estimates, e.g. one estimator's values over repetitions.
 type Group struct {
@@ -31,11 +29,10 @@ type Reference struct {
 
 // Spread draws one box plot per group (median, quartiles, whiskers to 1.5 IQR, outliers as
 // points; filled in the group's method colour when its name names a method, see
-// MethodColor), the group's mean as a cross, and the reference as a dashed horizontal line, so
-// that bias (mean off the line) and variance (box height) read off one picture; the legend
-// (the mean, the reference) is below the panel. A group
-// with undefined values gets "(k undefined)" appended to its name; a group with no finite
-// value is an error, as are no groups and an infinite value.
+// MethodColor), the group's mean as a cross, and the reference as a dashed horizontal line,
+// so that bias (mean off the line) and variance (box height) read off one picture; the
+// legend is below the panel. A group with undefined values gets "(k undefined)" appended to
+// its name; a group with no finite value is an error, as are no groups and an infinite value.
 func Spread(title, ylabel string, groups []Group, ref Reference) (*plot.Plot, error) {
 	if len(groups) == 0 {
 		return nil, fmt.Errorf("figures: Spread %q: no groups", title)
@@ -85,13 +82,8 @@ func Spread(title, ylabel string, groups []Group, ref Reference) (*plot.Plot, er
 		if math.IsInf(ref.Value, 0) {
 			return nil, fmt.Errorf("figures: Spread %q: reference %v, want a finite value or NaN", title, ref.Value)
 		}
-		line, err := plotter.NewLine(plotter.XYs{{X: -0.5, Y: ref.Value}, {X: float64(len(groups)) - 0.5, Y: ref.Value}})
-		if err != nil {
-			return nil, fmt.Errorf("figures: Spread %q: %w", title, err)
-		}
-		line.Color = Black
-		line.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
-		line.Width = vg.Points(1.5)
+		line := &plotter.Line{XYs: plotter.XYs{{X: -0.5, Y: ref.Value}, {X: float64(len(groups)) - 0.5, Y: ref.Value}},
+			LineStyle: draw.LineStyle{Color: Black, Width: vg.Points(1.5), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}}
 		p.Add(line)
 		l.add(ref.Label, line)
 		p.Y.Min = math.Min(p.Y.Min, ref.Value)
@@ -114,8 +106,8 @@ type Distribution struct {
 // bins spanning all values), so that distributions of different sizes compare. A series
 // named after a method takes its colour (MethodColor), one named "Z = 0" or "Z = 1" (or
 // "Z < 0", "Z ≥ 0") its Z value's (ZColors), the others the colours of Series in order; the
-// legend is below the panel. It is an
-// error to give no series, bins < 1, a series with no values or a non-finite value.
+// legend is below the panel. It is an error to give no series, bins < 1, a series with no
+// values or a non-finite value.
 func Histograms(title, xlabel string, series []Distribution, bins int) (*plot.Plot, error) {
 	if len(series) == 0 {
 		return nil, fmt.Errorf("figures: Histograms %q: no series", title)

@@ -2,7 +2,6 @@ package figures
 
 import (
 	"fmt"
-	"image/color"
 	"math"
 	"slices"
 	"strconv"
@@ -27,8 +26,8 @@ const (
 // MeanQuantile is the share of the variance study's medians and quartiles, or its means,
 // left out at each end when a panel's axis is fitted to them: small batches give some
 // estimators means far from the rest (5.9 for ip at 1,000 rows, −9.7 for dr+ in a quick
-// run), which would squash the others. Values beyond the axis are drawn as arrows on the
-// edge, and the title counts them and gives the farthest.
+// run), which would squash the others. Means beyond the axis are arrows on its edge, counted
+// in the legend.
 const MeanQuantile = 0.05
 
 // paperVarianceEstimators are the estimators of the paper's variance figure (figure 3,
@@ -37,57 +36,41 @@ const MeanQuantile = 0.05
 // project's additions, in no table of the paper.
 var paperVarianceEstimators = []method.Method{method.Full, method.DR, method.DRPlus, method.Reg}
 
-// varianceStyle is how one estimator is drawn.
-type varianceStyle struct {
-	color  color.Color
-	dashes []vg.Length
-	width  vg.Length
-	shape  draw.GlyphDrawer
-}
-
-// styleOf gives an estimator its method's colour (MethodColor) and a marker shape: a circle
-// for an estimator with fitted nuisances, a triangle for its true-G (+) form, which is also
-// dashed, so that the two forms of a family stay apart without their colours; full drawn as
-// the reference of a family's row (ref) is thin, black and unmarked.
-func styleOf(name string, k int, ref bool) varianceStyle {
+// styleOf gives an estimator's line and marker its method's colour (MethodColor) and a
+// marker shape: a circle for an estimator with fitted nuisances, a triangle for its true-G
+// (+) form, which is also dashed, so that the two forms of a family stay apart without their
+// colours; full drawn as the reference of a family's row (ref) is thin, black and unmarked.
+func styleOf(name string, k int, ref bool) (draw.LineStyle, draw.GlyphStyle) {
 	c, ok := MethodColor(name)
 	if !ok {
 		c = series[k%len(series)]
 	}
-	s := varianceStyle{color: c, width: vg.Points(1.8), shape: draw.CircleGlyph{}}
+	line := draw.LineStyle{Color: c, Width: vg.Points(1.8)}
+	glyph := draw.GlyphStyle{Color: c, Radius: vg.Points(3), Shape: draw.CircleGlyph{}}
 	if strings.HasSuffix(name, "+") {
-		s.dashes = []vg.Length{vg.Points(5), vg.Points(2.5)}
-		s.shape = draw.PyramidGlyph{}
+		line.Dashes = []vg.Length{vg.Points(5), vg.Points(2.5)}
+		glyph.Shape = draw.PyramidGlyph{}
 	}
 	if ref {
-		s.width, s.shape = vg.Points(1), nil
+		line.Width, glyph.Radius, glyph.Shape = vg.Points(1), 0, nil
 	}
-	return s
+	return line, glyph
 }
-
-// familyOf is the family an estimator is drawn in: its name without the true-G mark (dr and
-// dr+ are the dr family, dr-po and dr-po+ the dr-po family).
-func familyOf(name string) string { return strings.TrimSuffix(name, "+") }
 
 // Variance returns the panels of the variance study (appendix B.3, the paper's figure 3):
 // one row per estimator family (dr and dr+; reg; ip and ip+; dr-po and dr-po+), in the order
-// of the paper's tables, each with full as a thin black reference, against batch size. Left,
-// the median of each estimator's estimates (thick, with markers) with the middle half of the
-// batches, first to third quartile (shaded for the fitted form, dashed edges for the true-G
-// form), and the mean, the paper's summary (thin); right, on a log axis labelled at every
-// tick, the interquartile range (thick) and the standard deviation (thin). A few extreme
+// of the paper's tables, each with full as a thin black reference, against batch size (marks:
+// styleOf). Left, each estimator's median (thick) with its quartiles (shaded for the fitted
+// form) and its mean, the paper's summary (thin); right, on a log axis labelled at every
+// tick, the interquartile range (thick) and the standard deviation (thin): a few extreme
 // batches move the mean and sd of the estimators that divide by G by orders of magnitude at
-// small batch sizes, and the median and quartiles not: the thick and thin lines side by side
-// show which is which. Batch sizes where an estimator of the row had a normaliser raised to
-// its floor (Floored) are hatched in both panels of the row: their extreme batches are the
-// floor's. Within a row the fitted form is solid with circles, the true-G (+) form dashed
-// with triangles, each in its method's colour. Every left panel shares one axis and every
-// right panel another, so that the families compare down the figure. Each row's legend,
-// below it, says which estimators are in the paper's figure, which only in its tables, and
-// which are this project's; the last row's right panel carries the key to the marks. The
-// left axis spans the medians and quartiles but the MeanQuantile at each end (and the values
-// just beyond), and always full's mean at the largest batch size, drawn as a line; means
-// beyond it are arrows on its edge.
+// small batch sizes, and the median and quartiles not. Batch sizes where an estimator of the
+// row had a normaliser raised to its floor (Floored) are hatched: their extreme batches are
+// the floor's. The left panels share one axis (fitAxis, with full's mean at the largest
+// batch size as a line; means beyond it are arrows on its edge), the right ones another, so
+// that the families compare down the figure. Each row's legend says which estimators are in
+// the paper's figure, which only in its tables and which are this project's; the last row's
+// right panel carries the key to the marks.
 func Variance(points []results.VariancePoint) ([][]*plot.Plot, error) {
 	if len(points) == 0 {
 		return nil, fmt.Errorf("figures: Variance: no points")
@@ -135,7 +118,7 @@ func Variance(points []results.VariancePoint) ([][]*plot.Plot, error) {
 	var rows [][]string
 	row := map[string]int{}
 	for _, name := range others {
-		f := familyOf(name)
+		f := strings.TrimSuffix(name, "+") // its family: dr and dr+ the dr family
 		i, ok := row[f]
 		if !ok {
 			i = len(rows)
@@ -169,17 +152,10 @@ func Variance(points []results.VariancePoint) ([][]*plot.Plot, error) {
 	}
 	ax.spreadLo, ax.spreadHi = ax.spreadLo/1.3, ax.spreadHi*1.3
 	ax.centreLo, ax.centreHi = fitAxis(vals, ref)
-	var grid [][]*plot.Plot
-	var anyFloored bool
-	for _, names := range rows {
-		anyFloored = anyFloored || len(flooredSizes(names, by)) > 0
-	}
+	anyFloored := slices.ContainsFunc(points, func(p results.VariancePoint) bool { return p.Floored > 0 })
+	grid := make([][]*plot.Plot, len(rows))
 	for i, names := range rows {
-		r, err := varianceRow(names, len(names) > 1, i == len(rows)-1, anyFloored, by, ref, refN, ax)
-		if err != nil {
-			return nil, err
-		}
-		grid = append(grid, r)
+		grid[i] = varianceRow(names, len(names) > 1, i == len(rows)-1, anyFloored, by, ref, refN, ax)
 	}
 	return grid, nil
 }
@@ -209,15 +185,12 @@ func halfStep(sizes []float64) float64 {
 
 // varianceRow draws the centre (median and mean) and spread (IQR and sd) panels of one
 // family's row of Variance; with refFull, names[0] is full drawn thin as a reference.
-func varianceRow(names []string, refFull, keyed, hatched bool, by map[string][]results.VariancePoint, ref float64, refN int, ax varianceAxes) ([]*plot.Plot, error) {
-	centre, spread := plot.New(), plot.New()
+func varianceRow(names []string, refFull, keyed, hatched bool, by map[string][]results.VariancePoint, ref float64, refN int, ax varianceAxes) []*plot.Plot {
+	centre, spread := legiblePlot("", "batch size"), legiblePlot("", "batch size")
 	est := legendBelow(centre) // the estimators; the spread panel's legend names the marks
 	// Batch sizes with a floored normaliser, shaded under everything else.
-	floored := flooredSizes(names, by)
-	shade := &columnShade{x: floored, half: ax.half, fill: CaveatColor, hatch: true}
+	shade := &columnShade{x: flooredSizes(names, by), half: ax.half, fill: CaveatColor, hatch: true}
 	for _, p := range []*plot.Plot{centre, spread} {
-		legible(p)
-		p.X.Label.Text = "batch size"
 		p.X.Tick.Marker = ax.ticks
 		p.X.Min, p.X.Max = ax.xmin, ax.xmax
 		p.Add(shade)
@@ -245,9 +218,9 @@ func varianceRow(names []string, refFull, keyed, hatched bool, by map[string][]r
 		if !isRef {
 			family = append(family, name)
 		}
-		st := styleOf(name, k, isRef)
+		line, glyph := styleOf(name, k, isRef)
 		var medXY, meanXY, iqrXY, sdXY plotter.XYs
-		qb := &band{fill: withAlpha(st.color, 45)}
+		qb := &band{fill: withAlpha(line.Color, 45)}
 		for _, p := range by[name] {
 			x := float64(p.BatchSize)
 			medXY = append(medXY, plotter.XY{X: x, Y: p.Median})
@@ -256,33 +229,30 @@ func varianceRow(names []string, refFull, keyed, hatched bool, by map[string][]r
 			sdXY = append(sdXY, plotter.XY{X: x, Y: p.Std})
 			qb.x, qb.lo, qb.hi = append(qb.x, x), append(qb.lo, p.Q25), append(qb.hi, p.Q75)
 		}
-		line := draw.LineStyle{Color: st.color, Width: st.width, Dashes: st.dashes}
-		glyph := draw.GlyphStyle{Color: st.color, Radius: vg.Points(3), Shape: st.shape}
-		if st.shape == nil {
-			glyph.Radius = 0
-		}
 		// A marker on every fourth point, shifted per estimator, so that lines that meet
 		// keep their markers apart.
 		ml := &clippedLine{xys: medXY, line: line, glyph: glyph, every: 4, offset: 2 * k % 4}
 		il := &clippedLine{xys: iqrXY, line: line, glyph: glyph, every: 4, offset: 2 * k % 4}
 		// The mean and sd: thin, faded and unmarked, so that the robust summaries read
 		// first; a mean beyond the axis is a faded arrow on its edge.
-		faded := withAlpha(st.color, 150)
-		thinLine := draw.LineStyle{Color: faded, Width: vg.Points(0.9), Dashes: st.dashes}
+		faded := withAlpha(line.Color, 150)
+		thinLine := draw.LineStyle{Color: faded, Width: vg.Points(0.9), Dashes: line.Dashes}
 		al := &clippedLine{xys: meanXY, line: thinLine, glyph: draw.GlyphStyle{Color: faded}}
 		sl := &clippedLine{xys: sdXY, line: thinLine}
 		// The quartiles: a shaded band for the fitted form only, so that two bands never
 		// blend into a third colour.
 		var quart []plot.Thumbnailer
 		if !isRef { // full's mean as a reference is the dashed line
-			clipped += al.clipped(centre.Y.Min, centre.Y.Max)
-			for _, xy := range meanXY { // the farthest mean beyond the axis, for the title
-				if (xy.Y < centre.Y.Min || xy.Y > centre.Y.Max) && math.Abs(xy.Y-ref) > math.Abs(farthest-ref) {
-					farthest = xy.Y
+			for _, xy := range meanXY { // the means beyond the axis, and the farthest, for the note
+				if xy.Y < centre.Y.Min || xy.Y > centre.Y.Max {
+					clipped++
+					if math.Abs(xy.Y-ref) > math.Abs(farthest-ref) {
+						farthest = xy.Y
+					}
 				}
 			}
 			thin[0] = append(thin[0], al)
-			if len(st.dashes) == 0 { // a true-G form's quartiles are left to its IQR
+			if len(line.Dashes) == 0 { // a true-G form's quartiles are left to its IQR
 				centre.Add(qb)
 				quart = append(quart, qb)
 			}
@@ -334,9 +304,8 @@ func varianceRow(names []string, refFull, keyed, hatched bool, by map[string][]r
 		if hatched {
 			keys.add("hatched: a normaliser raised to its floor", &columnShade{fill: CaveatColor, hatch: true})
 		}
-		arrow, _ := plotter.NewScatter(plotter.XYs{{}}) // the key covers every row's arrows
-		arrow.GlyphStyle = draw.GlyphStyle{Color: withAlpha(KeyColor, 150), Radius: vg.Points(4), Shape: edgeArrow{up: true}}
-		keys.add("arrow on an edge: a mean beyond the axis", arrow)
+		// The key covers every row's arrows.
+		keys.add("arrow on an edge: a mean beyond the axis", glyphKey(draw.GlyphStyle{Color: withAlpha(KeyColor, 150), Radius: vg.Points(4), Shape: edgeArrow{up: true}}))
 		keys.add(fmt.Sprintf("full's mean at n = %s (%.3f)", thousands(refN), ref), refLine)
 	}
 	fam := strings.Join(family, ", ")
@@ -345,7 +314,7 @@ func varianceRow(names []string, refFull, keyed, hatched bool, by map[string][]r
 	}
 	centre.Title.Text = fam + ": median, quartiles; mean"
 	spread.Title.Text = fam + ": IQR; sd (log axis)"
-	return []*plot.Plot{centre, spread}, nil
+	return []*plot.Plot{centre, spread}
 }
 
 // labelledLogTicks ticks a log axis only where it labels: at 1, 2 and 5 times each power of
@@ -423,11 +392,16 @@ func batchTicks(lo, hi float64) plot.ConstantTicks {
 			break
 		}
 	}
+	return stepTicks(lo, hi, step, func(v float64) string { return thousands(int(v)) })
+}
+
+// stepTicks ticks [lo, hi] at every half step, labelled by label at the multiples of step.
+func stepTicks(lo, hi, step float64, label func(float64) string) plot.ConstantTicks {
 	var ticks plot.ConstantTicks
 	for v := math.Ceil(lo/step*2) * step / 2; v <= hi; v += step / 2 {
 		t := plot.Tick{Value: v}
 		if math.Mod(v, step) == 0 {
-			t.Label = thousands(int(v))
+			t.Label = label(v)
 		}
 		ticks = append(ticks, t)
 	}

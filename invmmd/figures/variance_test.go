@@ -149,13 +149,16 @@ func TestVariance(t *testing.T) {
 // colour (the true-G (+) form dashed), and full as a reference is thin and unmarked.
 func TestVarianceStyles(t *testing.T) {
 	for _, fam := range [][2]string{{"dr", "dr+"}, {"ip", "ip+"}, {"dr-po", "dr-po+"}} {
-		a, b := styleOf(fam[0], 1, false), styleOf(fam[1], 2, false)
-		if a.color == b.color || a.shape == b.shape || len(a.dashes) > 0 || len(b.dashes) == 0 {
-			t.Errorf("%s %+v and %s %+v not told apart by colour, marker and dashes", fam[0], a, fam[1], b)
+		al, ag := styleOf(fam[0], 1, false)
+		bl, bg := styleOf(fam[1], 2, false)
+		if al.Color == bl.Color || ag.Shape == bg.Shape || len(al.Dashes) > 0 || len(bl.Dashes) == 0 {
+			t.Errorf("%s %+v %+v and %s %+v %+v not told apart by colour, marker and dashes", fam[0], al, ag, fam[1], bl, bg)
 		}
 	}
-	if ref, own := styleOf("full", 0, true), styleOf("full", 0, false); ref.width >= own.width || ref.shape != nil {
-		t.Errorf("full as a reference %+v, as an estimator %+v", ref, own)
+	refL, refG := styleOf("full", 0, true)
+	ownL, _ := styleOf("full", 0, false)
+	if refL.Width >= ownL.Width || refG.Shape != nil || refG.Radius != 0 {
+		t.Errorf("full as a reference %+v %+v, as an estimator %+v", refL, refG, ownL)
 	}
 	if got := (labelledLogTicks{}).Ticks(0.02, 13); len(got) != 6 || got[0].Label != "0.03" || got[5].Label != "10" {
 		t.Errorf("log ticks over 0.02–13: %v", got)

@@ -8,6 +8,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/invmmd/invmmd/invmmd/method"
 )
 
 // CalibrationRow is one test at one sample size and dependence strength of the invariance
@@ -65,7 +67,7 @@ func WriteCalibrationNullCSV(w io.Writer, ps []CalibrationP) error {
 
 // ReadCalibrationCSV reads calibration.csv; errors name the file, line and column.
 func ReadCalibrationCSV(path string) ([]CalibrationRow, error) {
-	return readRows(path, CalibrationCSVHeader, func(f *fieldReader) CalibrationRow {
+	return readFile(path, CalibrationCSVHeader, func(f *fieldReader) CalibrationRow {
 		r := CalibrationRow{N: f.count(0, 0), Delta: f.num(1), Method: f.rec[2], Route: f.rec[3], Replicates: f.count(4, 1), Rejections: f.count(5, 0)}
 		if r.Delta < 0 {
 			f.bad(1, "a number ≥ 0")
@@ -79,7 +81,7 @@ func ReadCalibrationCSV(path string) ([]CalibrationRow, error) {
 
 // ReadCalibrationNullCSV reads calibration_null.csv; errors name the file, line and column.
 func ReadCalibrationNullCSV(path string) ([]CalibrationP, error) {
-	return readRows(path, CalibrationNullCSVHeader, func(f *fieldReader) CalibrationP {
+	return readFile(path, CalibrationNullCSVHeader, func(f *fieldReader) CalibrationP {
 		p := CalibrationP{N: f.count(0, 0), Method: f.rec[1], Route: f.rec[2], Replicate: f.count(3, 0), P: f.num(4)}
 		if !(p.P >= 0 && p.P <= 1) {
 			f.bad(4, "a probability")
@@ -88,25 +90,61 @@ func ReadCalibrationNullCSV(path string) ([]CalibrationP, error) {
 	})
 }
 
-// readRows reads the CSV file at path under header (readCSV) and each record by parse,
-// which reads its fields through a fieldReader; an error names the file, line, column and
-// value of the first bad field.
-func readRows[T any](path, header string, parse func(*fieldReader) T) ([]T, error) {
-	recs, err := readCSV(path, header)
+// readRows reads a CSV table from r whose first line must be header, then each record by
+// parse, which reads its fields through a fieldReader; an error names the file (name), line,
+// column and value of the first bad field, or a header that retiredHeaders explains.
+func readRows[T any](r io.Reader, name, header string, parse func(*fieldReader) T) ([]T, error) {
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = -1 // checked below, naming the line and the header
+	head, err := cr.Read()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: reading the header: %w", name, err)
 	}
-	f := &fieldReader{path: path, cols: strings.Split(header, ",")}
-	out := make([]T, 0, len(recs))
-	for k, rec := range recs {
-		f.line, f.rec = k+2, rec
+	if h := strings.Join(head, ","); h != header {
+		if why, ok := retiredHeaders[h]; ok {
+			return nil, fmt.Errorf("%s: line 1: header %q is %s", name, h, why)
+		}
+		return nil, fmt.Errorf("%s: line 1: header %q, want %q", name, h, header)
+	}
+	f := &fieldReader{path: name, cols: head}
+	var out []T
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			// Only now ask for the line: after a parse error the record has no fields,
+			// and FieldPos would panic.
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		f.line, _ = cr.FieldPos(0)
+		if len(rec) != len(head) {
+			return nil, fmt.Errorf("%s: line %d: %d fields, want %d (%s)", name, f.line, len(rec), len(head), header)
+		}
+		f.rec = rec
 		v := parse(f)
 		if f.err != nil {
 			return nil, f.err
 		}
 		out = append(out, v)
 	}
-	return out, nil
+}
+
+// readFile is readRows on the file at path.
+func readFile[T any](path, header string, parse func(*fieldReader) T) ([]T, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readRows(f, path, header, parse)
+}
+
+// retiredHeaders are the headers of tables an earlier version wrote, with what they are:
+// reading one says so rather than only that the header is not the current one.
+var retiredHeaders = map[string]string{
+	"estimator,batch_size,mean,std,n": "that of a table written before the median, quartiles and floor counts were recorded: rerun invmmd variance",
 }
 
 // fieldReader reads the fields of one record of readRows, keeping the first bad one's error.
@@ -134,9 +172,10 @@ func (f *fieldReader) count(col, least int) int {
 	return v
 }
 
-// method reads column col as a method's name (CheckMethod).
+// method reads column col as a method's name as a result file may spell it
+// (case-insensitive, surrounding spaces ignored, "plus" for "+", as method.Parse reads it).
 func (f *fieldReader) method(col int) string {
-	if err := CheckMethod(f.rec[col]); err != nil {
+	if _, err := method.Parse(f.rec[col]); err != nil {
 		f.bad(col, "a method: "+err.Error())
 	}
 	return f.rec[col]
@@ -149,24 +188,4 @@ func (f *fieldReader) num(col int) float64 {
 		f.bad(col, "a finite number")
 	}
 	return v
-}
-
-// readCSV reads a CSV file whose first line must be header, and returns the other records,
-// each with as many fields as the header.
-func readCSV(path, header string) ([][]string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	cr := csv.NewReader(f)
-	cr.FieldsPerRecord = len(strings.Split(header, ","))
-	recs, err := cr.ReadAll()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if len(recs) == 0 || strings.Join(recs[0], ",") != header {
-		return nil, fmt.Errorf("%s: line 1: want the header %q", path, header)
-	}
-	return recs[1:], nil
 }

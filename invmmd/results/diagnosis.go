@@ -46,7 +46,7 @@ func WriteDiagnosisCSV(w io.Writer, steps []DiagnosisStep) error {
 
 // ReadDiagnosisCSV reads a diagnosis CSV file; errors name the file, line, column and value.
 func ReadDiagnosisCSV(path string) ([]DiagnosisStep, error) {
-	return readRows(path, DiagnosisCSVHeader, func(f *fieldReader) DiagnosisStep {
+	return readFile(path, DiagnosisCSVHeader, func(f *fieldReader) DiagnosisStep {
 		s := DiagnosisStep{Objective: f.rec[0], Step: f.count(1, 1), Epoch: f.count(2, 1), NLL: f.num(3),
 			MMD2: [2]float64{f.num(4), f.num(5)}, PZ1: [2]float64{f.num(6), f.num(7)}, Floored: f.count(8, 0)}
 		if s.Objective == "" {

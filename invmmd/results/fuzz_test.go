@@ -7,22 +7,25 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/invmmd/invmmd/invmmd/method"
 )
 
 // TestReadCSVStrayQuote is the regression test of a crash FuzzReadCSV found: a data line
-// with a stray quote made ReadCSV ask the CSV reader for the line of a record it had not
-// returned, which panics. It must be an error naming the file and the line.
+// with a stray quote made the result CSV's reader ask the CSV reader for the line of a
+// record it had not returned, which panics. It must be an error naming the file and the line.
 func TestReadCSVStrayQuote(t *testing.T) {
 	in := strings.Join(csvHeader, ",") + "\nobs,1,0,0,0\n\"obs\"x,2,0,0,0\n"
-	_, err := ReadCSV(strings.NewReader(in), "r.csv")
+	_, err := readRows(strings.NewReader(in), "r.csv", strings.Join(csvHeader, ","), parseRow)
 	if err == nil || !strings.Contains(err.Error(), "r.csv") || !strings.Contains(err.Error(), "line 3") {
 		t.Fatalf("error %v, want one naming r.csv and line 3", err)
 	}
 }
 
-// FuzzReadCSV feeds arbitrary bytes to ReadCSV. It must never panic, and what it accepts
-// must be rows of known methods with finite numbers that WriteCSV writes back into a file
-// ReadCSV reads as the same rows rounded as written (AsWritten).
+// FuzzReadCSV feeds arbitrary bytes to the result CSV's reader (readRows with parseRow). It
+// must never panic, and what it accepts must be rows of known methods with finite numbers
+// that WriteCSV writes back into a file it reads as the same rows rounded as written
+// (AsWritten).
 func FuzzReadCSV(f *testing.F) {
 	head := strings.Join(csvHeader, ",") + "\n"
 	for _, s := range []string{
@@ -40,7 +43,7 @@ func FuzzReadCSV(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		rows, err := ReadCSV(bytes.NewReader(data), "fuzz.csv")
+		rows, err := readRows(bytes.NewReader(data), "fuzz.csv", strings.Join(csvHeader, ","), parseRow)
 		if err != nil {
 			if !strings.Contains(err.Error(), "fuzz.csv") {
 				t.Errorf("error does not name the file: %v", err)
@@ -48,7 +51,7 @@ func FuzzReadCSV(f *testing.F) {
 			return
 		}
 		for _, r := range rows {
-			if err := CheckMethod(r.Method); err != nil {
+			if _, err := method.Parse(r.Method); err != nil {
 				t.Fatalf("accepted %+v: %v", r, err)
 			}
 			for _, v := range []float64{r.TrMMD, r.TrAcc, r.TeAcc} {
@@ -61,7 +64,7 @@ func FuzzReadCSV(f *testing.F) {
 		if err := WriteCSV(&buf, rows); err != nil {
 			t.Fatal(err)
 		}
-		back, err := ReadCSV(&buf, "rewritten.csv")
+		back, err := readRows(&buf, "rewritten.csv", strings.Join(csvHeader, ","), parseRow)
 		if err != nil {
 			t.Fatalf("rows read from the input do not read back once written: %v", err)
 		}
@@ -100,7 +103,7 @@ func FuzzReadVarianceCSV(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		pts, err := readVarianceCSV(bytes.NewReader(data), "fuzz.csv")
+		pts, err := readRows(bytes.NewReader(data), "fuzz.csv", VarianceCSVHeader, parseVariancePoint)
 		if err != nil {
 			if !strings.Contains(err.Error(), "fuzz.csv") {
 				t.Errorf("error does not name the file: %v", err)
@@ -108,7 +111,7 @@ func FuzzReadVarianceCSV(f *testing.F) {
 			return
 		}
 		for _, p := range pts {
-			if CheckMethod(p.Estimator) != nil || p.BatchSize < 2 || p.N < 1 ||
+			if _, err := method.Parse(p.Estimator); err != nil || p.BatchSize < 2 || p.N < 1 ||
 				math.IsNaN(p.Mean) || math.IsInf(p.Mean, 0) || math.IsNaN(p.Std) || math.IsInf(p.Std, 0) || p.Std < 0 ||
 				!(p.Q25 <= p.Median && p.Median <= p.Q75) || math.IsInf(p.Q25, 0) || math.IsInf(p.Q75, 0) ||
 				p.Empty < 0 || p.Floored < 0 || !(p.MinG >= 0 && p.MinG <= 1) {

@@ -15,21 +15,12 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/invmmd/invmmd/invmmd/method"
 )
-
-// CheckMethod returns nil when s names a method of the method table as a result file may
-// spell it (case-insensitive, surrounding spaces ignored, "plus" for "+", as method.Parse
-// reads it), else an error that lists the names.
-func CheckMethod(s string) error {
-	_, err := method.Parse(s)
-	return err
-}
 
 // Cell is a reported mean ± standard deviation.
 type Cell struct{ Mean, Std float64 }
@@ -118,25 +109,20 @@ func WriteRecords[T any](w io.Writer, header []string, rows []T, rec func(T) []s
 
 // writeLines writes header and then one line per row (line, without its newline).
 func writeLines[T any](w io.Writer, header string, rows []T, line func(T) string) error {
-	if _, err := fmt.Fprintln(w, header); err != nil {
-		return err
-	}
+	var b strings.Builder
+	b.WriteString(header + "\n")
 	for _, r := range rows {
-		if _, err := fmt.Fprintln(w, line(r)); err != nil {
-			return err
-		}
+		b.WriteString(line(r) + "\n")
 	}
-	return nil
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 func fmtF(x float64) string { return strconv.FormatFloat(x, 'f', 6, 64) }
 
 // asWritten rounds x as the result tables write it (6 decimals).
 func asWritten(x float64) float64 {
-	v, err := strconv.ParseFloat(fmtF(x), 64)
-	if err != nil { // NaN and ±Inf parse back; nothing else reaches here
-		return x
-	}
+	v, _ := strconv.ParseFloat(fmtF(x), 64) // what FormatFloat writes, NaN and ±Inf too, parses
 	return v
 }
 
@@ -152,48 +138,15 @@ func AsWritten(rows []Row) []Row {
 	return out
 }
 
-// ReadCSV reads a result CSV, checking the header and every value; errors name the file
-// (name), line and column.
-func ReadCSV(r io.Reader, name string) ([]Row, error) {
-	cr := csv.NewReader(r)
-	cr.FieldsPerRecord = len(csvHeader)
-	head, err := cr.Read()
-	if err != nil {
-		return nil, fmt.Errorf("%s: reading the header: %w", name, err)
-	}
-	if strings.Join(head, ",") != strings.Join(csvHeader, ",") {
-		return nil, fmt.Errorf("%s: line 1: header %q, want %q", name, strings.Join(head, ","), strings.Join(csvHeader, ","))
-	}
-	var rows []Row
-	f := &fieldReader{path: name, cols: csvHeader}
-	for {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			return rows, nil
-		}
-		if err != nil {
-			// Only now ask for the line: after a parse error the record has no fields,
-			// and FieldPos would panic.
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		f.line, _ = cr.FieldPos(0)
-		f.rec = rec
-		r := Row{Method: f.method(0), Seed: uint64(f.count(1, 0)), TrMMD: f.num(2), TrAcc: f.num(3), TeAcc: f.num(4)}
-		if f.err != nil {
-			return nil, f.err
-		}
-		rows = append(rows, r)
-	}
+// ReadCSVFile reads the result CSV at path, checking the header and every value; errors
+// name the file, line and column.
+func ReadCSVFile(path string) ([]Row, error) {
+	return readFile(path, strings.Join(csvHeader, ","), parseRow)
 }
 
-// ReadCSVFile reads the result CSV at path.
-func ReadCSVFile(path string) ([]Row, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return ReadCSV(f, path)
+// parseRow reads a record of a result CSV.
+func parseRow(f *fieldReader) Row {
+	return Row{Method: f.method(0), Seed: uint64(f.count(1, 0)), TrMMD: f.num(2), TrAcc: f.num(3), TeAcc: f.num(4)}
 }
 
 // Summarize groups rows by method, in the order of the method table (the paper's table order,
@@ -251,89 +204,78 @@ type TableExtras struct {
 // paper on another dataset, the comparison as differences from none (TableExtras).
 func WriteMarkdownWith(w io.Writer, title string, sums []Summary, paper map[string]PaperRow, mmdNote string, ex TableExtras) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "### %s\n\n", title)
-	b.WriteString("| | ")
+	fmt.Fprintf(&b, "### %s\n\n| | ", title)
 	for _, s := range sums {
 		fmt.Fprintf(&b, "%s | ", s.Method)
 	}
-	b.WriteString("\n|---|")
-	b.WriteString(strings.Repeat("---|", len(sums)))
-	b.WriteString("\n")
+	b.WriteString("\n|---|" + strings.Repeat("---|", len(sums)) + "\n")
+	// row writes a row of the table: its label, then each method's cell.
+	row := func(label string, cell func(i int, s Summary) string) {
+		fmt.Fprintf(&b, "| %s | ", label)
+		for i, s := range sums {
+			b.WriteString(cell(i, s) + " | ")
+		}
+		b.WriteString("\n")
+	}
 	levels := paper // the paper's rows at their levels
 	if ex.PaperDataset != "" {
 		levels = nil
 	}
-	line := func(label string, ours func(Summary) Cell, theirs func(PaperRow) Cell, digits int) {
-		fmt.Fprintf(&b, "| %s (ours) | ", label)
-		for _, s := range sums {
-			c := ours(s)
-			if s.N == 1 { // one seed has no spread: a "± 0.000" would claim one
-				fmt.Fprintf(&b, "%.*f | ", digits, c.Mean)
-				continue
+	line := func(label string, ours func(Summary) Cell, theirs func(PaperRow) Cell) {
+		row(label+" (ours)", func(_ int, s Summary) string {
+			if c := ours(s); s.N != 1 {
+				return fmt.Sprintf("%.3f ± %.3f", c.Mean, c.Std)
 			}
-			fmt.Fprintf(&b, "%.*f ± %.*f | ", digits, c.Mean, digits, c.Std)
+			return fmt.Sprintf("%.3f", ours(s).Mean) // one seed has no spread: a "± 0.000" would claim one
+		})
+		if levels != nil {
+			row(label+" (paper)", func(_ int, s Summary) string {
+				if p, ok := levels[s.Method]; ok {
+					return fmt.Sprintf("%.3f ± %.3f", theirs(p).Mean, theirs(p).Std)
+				}
+				return "–"
+			})
 		}
-		b.WriteString("\n")
-		if levels == nil {
-			return
-		}
-		fmt.Fprintf(&b, "| %s (paper) | ", label)
-		for _, s := range sums {
-			if p, ok := levels[s.Method]; ok {
-				c := theirs(p)
-				fmt.Fprintf(&b, "%.*f ± %.*f | ", digits, c.Mean, digits, c.Std)
-			} else {
-				b.WriteString("– | ")
-			}
-		}
-		b.WriteString("\n")
 	}
-	line("tr mmd", func(s Summary) Cell { return s.TrMMD }, func(p PaperRow) Cell { return p.TrMMD }, 3)
-	line("tr acc", func(s Summary) Cell { return s.TrAcc }, func(p PaperRow) Cell { return p.TrAcc }, 3)
-	line("te acc", func(s Summary) Cell { return s.TeAcc }, func(p PaperRow) Cell { return p.TeAcc }, 3)
+	line("tr mmd", func(s Summary) Cell { return s.TrMMD }, func(p PaperRow) Cell { return p.TrMMD })
+	line("tr acc", func(s Summary) Cell { return s.TrAcc }, func(p PaperRow) Cell { return p.TrAcc })
+	line("te acc", func(s Summary) Cell { return s.TeAcc }, func(p PaperRow) Cell { return p.TeAcc })
+	none := method.None.String()
 	diffs := false
 	if ex.PaperDataset != "" && paper != nil {
 		if d, ok := DiffsFromNone(sums); ok {
 			diffs = true
-			b.WriteString("| te acc − none (ours) | ")
-			for i, s := range sums {
+			row("te acc − none (ours)", func(i int, s Summary) string {
 				switch {
-				case s.Method == method.None.String():
-					b.WriteString("0 | ")
+				case s.Method == none:
+					return "0"
 				case d[i].Seeds < 2:
-					fmt.Fprintf(&b, "%+.3f | ", d[i].Mean)
-				default:
-					fmt.Fprintf(&b, "%+.3f ± %.3f | ", d[i].Mean, d[i].Std)
+					return fmt.Sprintf("%+.3f", d[i].Mean)
 				}
-			}
-			b.WriteString("\n")
+				return fmt.Sprintf("%+.3f ± %.3f", d[i].Mean, d[i].Std)
+			})
 		}
-		if pn, ok := paper[method.None.String()]; ok {
+		if pn, ok := paper[none]; ok {
 			diffs = true
-			fmt.Fprintf(&b, "| te acc − none (paper, %s) | ", ex.PaperDataset)
-			for _, s := range sums {
-				switch p, ok := paper[s.Method]; {
+			row(fmt.Sprintf("te acc − none (paper, %s)", ex.PaperDataset), func(_ int, s Summary) string {
+				p, ok := paper[s.Method]
+				switch {
 				case !ok:
-					b.WriteString("– | ")
-				case s.Method == method.None.String():
-					b.WriteString("0 | ")
-				default:
-					fmt.Fprintf(&b, "%+.2f | ", p.TeAcc.Mean-pn.TeAcc.Mean)
+					return "–"
+				case s.Method == none:
+					return "0"
 				}
-			}
-			b.WriteString("\n")
+				return fmt.Sprintf("%+.2f", p.TeAcc.Mean-pn.TeAcc.Mean)
+			})
 		}
 	}
 	if m := ex.Majority; m != nil {
-		fmt.Fprintf(&b, "| te acc, %s | ", m.Name())
-		for range sums {
+		row("te acc, "+m.Name(), func(int, Summary) string {
 			if m.N > 1 && m.TeAcc.Std > 0 {
-				fmt.Fprintf(&b, "%.3f ± %.3f | ", m.TeAcc.Mean, m.TeAcc.Std)
-			} else {
-				fmt.Fprintf(&b, "%.3f | ", m.TeAcc.Mean)
+				return fmt.Sprintf("%.3f ± %.3f", m.TeAcc.Mean, m.TeAcc.Std)
 			}
-		}
-		b.WriteString("\n")
+			return fmt.Sprintf("%.3f", m.TeAcc.Mean)
+		})
 	}
 	n := 0
 	for _, s := range sums {
@@ -449,19 +391,14 @@ func MajorityOf(trainPY1, testPY1 []float64) (Majority, error) {
 		if !(p >= 0 && p <= 1) || !(q >= 0 && q <= 1) {
 			return Majority{}, fmt.Errorf("majority baseline: seed %d: P(Y=1) = %v in training, %v in test, want probabilities", i+1, q, p)
 		}
-		k := 0
+		k, pk, qk := 0, 1-p, 1-q // the label, P(Y = k) in test and in training
 		if p > 0.5 {
-			k = 1
+			k, pk, qk = 1, p, q
 		}
 		if label >= 0 && k != label {
 			return Majority{}, fmt.Errorf("majority baseline: the test splits' majority label differs between seeds (P(Y=1) = %v)", testPY1)
 		}
-		label = k
-		if k == 1 {
-			te, tr = append(te, p), append(tr, q)
-		} else {
-			te, tr = append(te, 1-p), append(tr, 1-q)
-		}
+		label, te, tr = k, append(te, pk), append(tr, qk)
 	}
 	return Majority{Label: label, N: len(te), TeAcc: CellOf(te), TrAcc: CellOf(tr)}, nil
 }

@@ -41,7 +41,7 @@ func TestCSVRoundTrip(t *testing.T) {
 	if !strings.HasPrefix(buf.String(), "method,seed,tr_mmd,tr_acc,te_acc\n") {
 		t.Fatalf("header: %q", buf.String())
 	}
-	got, err := ReadCSV(&buf, "x.csv")
+	got, err := readRows(&buf, "x.csv", strings.Join(csvHeader, ","), parseRow)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,10 +56,11 @@ func TestMalformedCSV(t *testing.T) {
 		{"unknown method", "method,seed,tr_mmd,tr_acc,te_acc\nfoo,1,0,0,0\n", "line 2, column method"},
 		{"bad seed", "method,seed,tr_mmd,tr_acc,te_acc\nobs,x,0,0,0\n", "line 2, column seed"},
 		{"NaN value", "method,seed,tr_mmd,tr_acc,te_acc\nobs,1,NaN,0,0\n", "line 2, column tr_mmd"},
-		{"short row", "method,seed,tr_mmd,tr_acc,te_acc\nobs,1,0,0\n", "wrong number of fields"},
+		{"short row", "method,seed,tr_mmd,tr_acc,te_acc\nobs,1,0,0\n", "line 2: 4 fields, want 5 (method,seed,tr_mmd,tr_acc,te_acc)"},
+		{"empty", "", "reading the header: EOF"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := ReadCSV(strings.NewReader(tc.in), "r.csv")
+			_, err := readRows(strings.NewReader(tc.in), "r.csv", strings.Join(csvHeader, ","), parseRow)
 			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "r.csv") {
 				t.Fatalf("error %v, want one naming r.csv and %q", err, tc.want)
 			}
@@ -373,5 +374,39 @@ func TestWriteMarkdownWith(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestReadersNameBadTables: every table reader names the file, and the line of a missing or
+// wrong header or of a record with a wrong number of fields (one reader, readRows, serves
+// them all).
+func TestReadersNameBadTables(t *testing.T) {
+	dir := t.TempDir()
+	for _, r := range []struct {
+		header string
+		read   func(string) error
+	}{
+		{strings.Join(csvHeader, ","), func(p string) error { _, err := ReadCSVFile(p); return err }},
+		{VarianceCSVHeader, func(p string) error { _, err := ReadVarianceCSV(p); return err }},
+		{CalibrationCSVHeader, func(p string) error { _, err := ReadCalibrationCSV(p); return err }},
+		{CalibrationNullCSVHeader, func(p string) error { _, err := ReadCalibrationNullCSV(p); return err }},
+		{DiagnosisCSVHeader, func(p string) error { _, err := ReadDiagnosisCSV(p); return err }},
+		{strings.Join(toolCalibrationHeader, ","), func(p string) error { _, err := ReadToolCalibrationCSV(p); return err }},
+		{strings.Join(seCalibrationHeader, ","), func(p string) error { _, err := ReadSECalibrationCSV(p); return err }},
+	} {
+		n := len(strings.Split(r.header, ","))
+		for _, tc := range []struct{ body, want string }{
+			{"", "bad.csv: reading the header: EOF"},
+			{"x,y\n", fmt.Sprintf("bad.csv: line 1: header \"x,y\", want %q", r.header)},
+			{r.header + "\n1\n", fmt.Sprintf("bad.csv: line 2: 1 fields, want %d (%s)", n, r.header)},
+		} {
+			p := filepath.Join(dir, "bad.csv")
+			if err := os.WriteFile(p, []byte(tc.body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := r.read(p); err == nil || !strings.HasSuffix(err.Error(), tc.want) {
+				t.Errorf("%s: %q: error %v, want one ending %q", r.header, tc.body, err, tc.want)
+			}
+		}
 	}
 }

@@ -50,7 +50,7 @@ func WriteToolCalibrationCSV(w io.Writer, rows []ToolCalibrationRow) error {
 // ReadToolCalibrationCSV reads what WriteToolCalibrationCSV wrote, naming the line and
 // column of a malformed cell.
 func ReadToolCalibrationCSV(path string) ([]ToolCalibrationRow, error) {
-	return readRows(path, strings.Join(toolCalibrationHeader, ","), func(f *fieldReader) ToolCalibrationRow {
+	return readFile(path, strings.Join(toolCalibrationHeader, ","), func(f *fieldReader) ToolCalibrationRow {
 		return ToolCalibrationRow{Kind: f.rec[0], N: f.count(1, 0), Fitting: f.rec[2], Delta: f.num(3), Method: f.rec[4],
 			Replicates: f.count(5, 0), Rejections: f.count(6, 0), Marked: f.count(9, 0), Failed: f.count(10, 0)}
 	})
@@ -94,7 +94,7 @@ func WriteSECalibrationCSV(w io.Writer, rows []SECalibrationRow) error {
 
 // ReadSECalibrationCSV reads what WriteSECalibrationCSV wrote.
 func ReadSECalibrationCSV(path string) ([]SECalibrationRow, error) {
-	return readRows(path, strings.Join(seCalibrationHeader, ","), func(f *fieldReader) SECalibrationRow {
+	return readFile(path, strings.Join(seCalibrationHeader, ","), func(f *fieldReader) SECalibrationRow {
 		return SECalibrationRow{Kind: f.rec[0], N: f.count(1, 0), Delta: f.num(2), Method: f.rec[3], Replicates: f.count(4, 0),
 			Mean: f.num(5), SD: f.num(6), RMSSE: f.num(7)}
 	})

@@ -1,13 +1,10 @@
 package results
 
 import (
-	"encoding/csv"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
-	"strings"
 )
 
 // VariancePoint is one estimator at one batch size of the variance study: the mean and
@@ -37,9 +34,6 @@ func (p VariancePoint) IQR() float64 { return p.Q75 - p.Q25 }
 // VarianceCSVHeader is the header of variance.csv. Its first five columns are those of the
 // earlier tables (mean and sd only), so that a reader of those finds them where it did.
 var VarianceCSVHeader = "estimator,batch_size,mean,std,n,median,q25,q75,empty,floored,min_g"
-
-// varianceColumns is the number of columns of VarianceCSVHeader.
-var varianceColumns = len(strings.Split(VarianceCSVHeader, ","))
 
 // Quantile returns the q-quantile (0 ≤ q ≤ 1) of sorted, an ascending slice, by linear
 // interpolation between order statistics: with h = q·(n−1), the value at ⌊h⌋ plus the
@@ -86,9 +80,7 @@ func VarianceAsWritten(pts []VariancePoint) []VariancePoint {
 	for i, p := range pts {
 		p.Mean, p.Std = asWritten(p.Mean), asWritten(p.Std)
 		p.Median, p.Q25, p.Q75 = asWritten(p.Median), asWritten(p.Q25), asWritten(p.Q75)
-		if p.MinG != 0 {
-			p.MinG = asWritten(p.MinG)
-		}
+		p.MinG = asWritten(p.MinG) // 0 stays 0
 		out[i] = p
 	}
 	return out
@@ -97,65 +89,25 @@ func VarianceAsWritten(pts []VariancePoint) []VariancePoint {
 // ReadVarianceCSV reads a variance.csv written by WriteVarianceCSV; errors name the file,
 // line and column.
 func ReadVarianceCSV(path string) ([]VariancePoint, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return readVarianceCSV(f, path)
+	return readFile(path, VarianceCSVHeader, parseVariancePoint)
 }
 
-// oldVarianceHeader is the header of the tables written before the robust summaries.
-const oldVarianceHeader = "estimator,batch_size,mean,std,n"
-
-// readVarianceCSV is ReadVarianceCSV on the content of r; path names it in errors.
-func readVarianceCSV(r io.Reader, path string) ([]VariancePoint, error) {
-	cr := csv.NewReader(r)
-	cr.FieldsPerRecord = -1 // checked below, so that an old table's header gets its own message
-	head, err := cr.Read()
-	if err != nil {
-		return nil, fmt.Errorf("%s: reading the header: %w", path, err)
+// parseVariancePoint reads a record of variance.csv, checking that the summaries agree.
+func parseVariancePoint(f *fieldReader) VariancePoint {
+	p := VariancePoint{Estimator: f.method(0), BatchSize: f.count(1, 2), Mean: f.num(2), Std: f.num(3), N: f.count(4, 1),
+		Median: f.num(5), Q25: f.num(6), Q75: f.num(7), Empty: f.count(8, 0), Floored: f.count(9, 0)}
+	if f.rec[10] != "" { // empty for an estimator that reads no G
+		p.MinG = f.num(10)
 	}
-	switch h := strings.Join(head, ","); h {
-	case VarianceCSVHeader:
-	case oldVarianceHeader:
-		return nil, fmt.Errorf("%s: line 1: header %q is that of a table written before the median, quartiles and floor counts were recorded: rerun invmmd variance", path, h)
-	default:
-		return nil, fmt.Errorf("%s: line 1: header %q, want %q", path, h, VarianceCSVHeader)
+	switch {
+	case p.Std < 0:
+		f.bad(3, "a standard deviation ≥ 0")
+	case !(p.Q25 <= p.Median && p.Median <= p.Q75):
+		f.bad(5, fmt.Sprintf("a median between q25 %s and q75 %s", f.rec[6], f.rec[7]))
+	case p.MinG < 0 || p.MinG > 1:
+		f.bad(10, "a probability")
 	}
-	var pts []VariancePoint
-	f := &fieldReader{path: path, cols: strings.Split(VarianceCSVHeader, ",")}
-	for {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			return pts, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		line, _ := cr.FieldPos(0)
-		if len(rec) != varianceColumns {
-			return nil, fmt.Errorf("%s: line %d: %d fields, want %d (%s)", path, line, len(rec), varianceColumns, VarianceCSVHeader)
-		}
-		f.line, f.rec = line, rec
-		p := VariancePoint{Estimator: f.method(0), BatchSize: f.count(1, 2), Mean: f.num(2), Std: f.num(3), N: f.count(4, 1),
-			Median: f.num(5), Q25: f.num(6), Q75: f.num(7), Empty: f.count(8, 0), Floored: f.count(9, 0)}
-		if rec[10] != "" { // empty for an estimator that reads no G
-			p.MinG = f.num(10)
-		}
-		switch {
-		case p.Std < 0:
-			f.bad(3, "a standard deviation ≥ 0")
-		case !(p.Q25 <= p.Median && p.Median <= p.Q75):
-			f.bad(5, fmt.Sprintf("a median between q25 %s and q75 %s", rec[6], rec[7]))
-		case p.MinG < 0 || p.MinG > 1:
-			f.bad(10, "a probability")
-		}
-		if f.err != nil {
-			return nil, f.err
-		}
-		pts = append(pts, p)
-	}
+	return p
 }
 
 // SignTestP returns the one-sided p-value of the sign test: the probability that k or more
