@@ -65,6 +65,18 @@ func DeltaFromZ(z []float64) []float64 {
 	return d
 }
 
+// slice returns rows [lo, hi): views of r's slices, not copies.
+func (r Rows) slice(lo, hi int) Rows {
+	cut := func(s []float64) []float64 {
+		if s == nil {
+			return nil
+		}
+		return s[lo:hi]
+	}
+	return Rows{Y: cut(r.Y), Z: cut(r.Z), Delta: cut(r.Delta), G: cut(r.G), GTrue: cut(r.GTrue), M: cut(r.M),
+		Psi: r.Psi.slice(lo, hi), MPsi: r.MPsi.slice(lo, hi)}
+}
+
 // withDelta returns r with Delta derived from Z's (or Psi's) NaNs when it is nil.
 func (r Rows) withDelta() Rows {
 	switch {
