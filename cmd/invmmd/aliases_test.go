@@ -15,7 +15,6 @@ import (
 func TestOldAndNewNameRefused(t *testing.T) {
 	dir := t.TempDir()
 	missing := filepath.Join(dir, "missing.csv") // never read: the refusal comes first
-	out := filepath.Join(dir, "out")
 	own := []string{"-data", missing, "-y", "y", "-z", "z"}
 	for _, tc := range []struct {
 		name string
@@ -28,10 +27,6 @@ func TestOldAndNewNameRefused(t *testing.T) {
 		{"test -h then -outputs", append([]string{"test", "-h", "probability", "-outputs", "logit"}, own...), "-h and -outputs: -h is the old name of -outputs"},
 		{"test -csv and -out", append([]string{"test", "-outputs", "h", "-csv", "b.csv", "-out", "a.csv"}, own...), "-csv and -out"},
 		{"test -seed and -seeds", append([]string{"test", "-outputs", "h", "-seeds", "1", "-seed", "2"}, own...), "-seed and -seeds: -seed is the old name of -seeds"},
-		{"variance -seed and -seeds", []string{"variance", "-quick", "-seed", "3", "-seeds", "4", "-check", "-out", out}, "-seed and -seeds"},
-		{"prop1 -seed and -seeds", []string{"prop1", "-seeds", "2", "-seed", "2", "-n", "40", "-reps", "2"}, "-seed and -seeds"},
-		{"diagnose -method and -methods", []string{"diagnose", "sim", "-quick", "-method", "dr", "-methods", "dr", "-out", out}, "-method and -methods"},
-		{"diagnose -lambda and -lambdas", []string{"diagnose", "sim", "-quick", "-lambdas", "5", "-lambda", "1", "-out", out}, "-lambda and -lambdas"},
 	} {
 		msg, _, stderr := run(t, tc.args...)
 		if !strings.Contains(msg, tc.want) {

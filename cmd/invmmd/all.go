@@ -279,7 +279,6 @@ func runProp1(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	seed, n, reps := new(uint64), new(int), new(int)
 	*seed = 1
 	fs.Var(uintValue{seed}, "seeds", "the `seed` of every draw (one: the check draws once)")
-	experimentAlias(fs, "seed", stderr)
 	fs.Var(intValue{n}, "n", "`rows` per slice and repetition (0: 2000)")
 	fs.Var(intValue{reps}, "reps", "`n` repetitions per slice (0: 40)")
 	if err := parse(fs, args); err != nil {

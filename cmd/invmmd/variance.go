@@ -29,7 +29,6 @@ func runVariance(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	*seed = 1
 	fs.Var(intValue{batches}, "batches", "`n` batches per size, at least 2 (0: 100, or 30 with -quick)")
 	fs.Var(uintValue{seed}, "seeds", "the `seed` of the training run and of the batches (one: the study trains h once)")
-	experimentAlias(fs, "seed", stderr)
 	shardFlag := fs.String("shard", "", "i/n: estimate only the i-th of n slices of the batch sizes and write their result files under OUT/fits/variance; then invmmd merge -out OUT")
 	resume := fs.Bool("resume", false, "skip batch sizes whose result file exists under OUT/fits/variance (same configuration)")
 	checkOnly := fs.Bool("check", false, "check the flags, the output folder and the configuration stored there, then exit without computing or writing anything")
