@@ -264,13 +264,8 @@ func tail(path string, n int) string {
 		return fmt.Sprintf("(cannot read it: %v)", err)
 	}
 	lines := strings.Split(string(bytes.ReplaceAll(b, []byte("\r"), []byte("\n"))), "\n")
-	var keep []string
-	for _, l := range lines {
-		if strings.TrimSpace(l) != "" {
-			keep = append(keep, l)
-		}
-	}
-	return strings.Join(keep[max(0, len(keep)-n):], "\n")
+	lines = slices.DeleteFunc(lines, func(l string) bool { return strings.TrimSpace(l) == "" })
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
 
 // runProp1 checks Proposition 2 (package prop1; appendix D) numerically.

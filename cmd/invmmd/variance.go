@@ -10,6 +10,7 @@ import (
 	"github.com/invmmd/invmmd/invmmd/backend"
 	"github.com/invmmd/invmmd/invmmd/experiments"
 	"github.com/invmmd/invmmd/invmmd/experiments/store"
+	"github.com/invmmd/invmmd/invmmd/method"
 )
 
 // runVariance runs the variance study (or a shard of it), refusing first a quick run into
@@ -17,11 +18,7 @@ import (
 // the finished batch sizes' files, and says how to go on.
 func runVariance(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("variance", "[flags]", stdout, stderr, func() string {
-		var ms []string
-		for _, m := range experiments.VariancePaper().Methods {
-			ms = append(ms, m.String())
-		}
-		return "estimators: " + strings.Join(ms, ",")
+		return "estimators: " + method.List(experiments.VariancePaper().Methods)
 	})
 	quick := fs.Bool("quick", false, "7 batch sizes × 30 batches and a small training run; writes to "+quickOut()+" unless -out is given")
 	out := fs.String("out", "", "output folder: the table goes to OUT/tables, the figure to OUT (default figures/, or "+quickOut()+" with -quick)")

@@ -21,10 +21,6 @@ import (
 type KindSample struct {
 	*Sample // Z, ZFull hold the level (0, 1, 2) or the value; MTrue is unused unless binary
 	Kind    dataset.ZKind
-	// ZProb holds the true P(Z = b | X, Y) of a categorical or binary Z, row-major
-	// (2 or 3 per row); ZMean the true E[Z | X, Y] of a continuous Z (its variance is 1).
-	ZProb []float64
-	ZMean []float64
 }
 
 // DrawKind returns n rows with dependence strength delta and a nuisance of the given kind
@@ -49,7 +45,6 @@ func DrawKind(n int, delta float64, kind dataset.ZKind, rng *rand.Rand) (*KindSa
 				z = 1
 			}
 			s.MTrue = append(s.MTrue, m)
-			k.ZProb = append(k.ZProb, 1-m, m)
 		case dataset.CategoricalZ:
 			l := [3]float64{0, ZX2*x2 + ZY*sg, -ZX2*x2 + ZY*sg}
 			tot := 0.0
@@ -66,11 +61,8 @@ func DrawKind(n int, delta float64, kind dataset.ZKind, rng *rand.Rand) (*KindSa
 			default:
 				z = 2
 			}
-			k.ZProb = append(k.ZProb, l[0]/tot, l[1]/tot, l[2]/tot)
 		default:
-			mu := ZX2*x2 + ZY*sg
-			z = mu + rng.NormFloat64()
-			k.ZMean = append(k.ZMean, mu)
+			z = ZX2*x2 + ZY*sg + rng.NormFloat64()
 		}
 		s.add(x1, x2, y, z, g, x1+delta*x2, rng)
 	}

@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -115,11 +116,7 @@ func (c ToolCalibrationConfig) cells() []toolCell {
 				if f.Kinds != nil && !slices.Contains(f.Kinds, kind) || f.Sizes != nil && !slices.Contains(f.Sizes, n) {
 					continue
 				}
-				reps := c.Replicates
-				if f.Replicates > 0 {
-					reps = f.Replicates
-				}
-				out = append(out, toolCell{kind, n, f, 0, reps})
+				out = append(out, toolCell{kind, n, f, 0, cmp.Or(f.Replicates, c.Replicates)})
 				if fi == 0 && (c.PowerSizes == nil || slices.Contains(c.PowerSizes, n)) {
 					for _, d := range c.Deltas {
 						out = append(out, toolCell{kind, n, f, d, c.PowerReplicates})
@@ -174,7 +171,7 @@ func RunToolCalibration(ctx context.Context, cfg ToolCalibrationConfig, out stri
 	}
 	res := &ToolCalibration{Config: cfg}
 	for _, t := range cells {
-		done := map[int]toolReplicate{}
+		done := make([]toolReplicate, t.Reps) // each table's results, read or run
 		var todo []int
 		for r := range t.Reps {
 			rec, ok, err := st.Get(t.key(r))
@@ -191,7 +188,6 @@ func RunToolCalibration(ctx context.Context, cfg ToolCalibrationConfig, out stri
 			}
 			done[r] = rep
 		}
-		reps := make([]toolReplicate, len(todo))
 		err := parallel(ctx, cfg.Workers, len(todo), func(i int) error {
 			t0 := time.Now()
 			rep, err := cfg.replicate(ctx, t, todo[i])
@@ -201,14 +197,11 @@ func RunToolCalibration(ctx context.Context, cfg ToolCalibrationConfig, out stri
 			if err != nil {
 				return fmt.Errorf("%s, table %d: %w", t.name(), todo[i], err)
 			}
-			reps[i] = rep
+			done[todo[i]] = rep
 			return nil
 		})
 		if err != nil {
 			return nil, err
-		}
-		for i, r := range todo {
-			done[r] = reps[i]
 		}
 		res.add(t, done)
 		if cfg.Progress != nil {
@@ -222,7 +215,7 @@ func RunToolCalibration(ctx context.Context, cfg ToolCalibrationConfig, out stri
 func (t toolCell) key(r int) store.Key { return store.Key{Method: t.name(), Seed: uint64(r)} }
 
 // add summarises a cell's tables into rows.
-func (o *ToolCalibration) add(t toolCell, done map[int]toolReplicate) {
+func (o *ToolCalibration) add(t toolCell, done []toolReplicate) {
 	methods := append([]string{method.Full.String()}, methodNames(o.Config.Methods)...)
 	for _, m := range methods {
 		row := results.ToolCalibrationRow{Kind: t.Kind.String(), N: t.N, Fitting: t.Fitting.Name, Delta: t.Delta, Method: m, Replicates: t.Reps}

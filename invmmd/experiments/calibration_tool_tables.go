@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"os"
@@ -113,17 +114,13 @@ func (o *ToolCalibration) Write(dir string) error {
 	if err := os.MkdirAll(t, 0o755); err != nil {
 		return err
 	}
-	for _, f := range []struct {
-		name string
-		fn   func(io.Writer) error
-	}{
+	err := writeTables(t, []tableFile{
 		{"calibration_tool.csv", func(w io.Writer) error { return results.WriteToolCalibrationCSV(w, o.Rows) }},
 		{"calibration_tool_se.csv", func(w io.Writer) error { return results.WriteSECalibrationCSV(w, o.SE) }},
 		{"calibration_tool.md", func(w io.Writer) error { _, err := io.WriteString(w, o.Markdown()); return err }},
-	} {
-		if err := store.WriteFile(filepath.Join(t, f.name), f.fn); err != nil {
-			return err
-		}
+	})
+	if err != nil {
+		return err
 	}
 	return store.WriteJSON(filepath.Join(t, "calibration_tool_config.json"), o.Config.Record())
 }
@@ -133,11 +130,7 @@ func (o *ToolCalibration) Write(dir string) error {
 func (c ToolCalibrationConfig) replicatesText() string {
 	var parts []string
 	for _, f := range c.Fittings {
-		r := c.Replicates
-		if f.Replicates > 0 {
-			r = f.Replicates
-		}
-		parts = append(parts, fmt.Sprintf("%d for %s", r, f.Name))
+		parts = append(parts, fmt.Sprintf("%d for %s", cmp.Or(f.Replicates, c.Replicates), f.Name))
 	}
 	return strings.Join(parts, ", ")
 }

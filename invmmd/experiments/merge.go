@@ -5,10 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/invmmd/invmmd/invmmd/experiments/store"
@@ -59,12 +60,10 @@ func Merge(exp Experiment, storeDir, tableDir string) (*Merged, error) {
 	timing := map[string]any{"Experiment": exp.Name, "GoVersion": runtime.Version(), "CPUs": runtime.NumCPU()}
 	var fits, fitTimes []any
 	total := 0.0
-	needAux := false
-	for _, m := range sw.Methods {
-		if meth, err := method.Parse(m); err == nil && (meth.NeedsG() || meth.NeedsM()) {
-			needAux = true
-		}
-	}
+	needAux := slices.ContainsFunc(sw.Methods, func(m string) bool {
+		meth, err := method.Parse(m)
+		return err == nil && (meth.NeedsG() || meth.NeedsM())
+	})
 	for _, s := range sw.Seeds {
 		key := fmt.Sprint(s)
 		var d, a any
@@ -122,7 +121,7 @@ func Merge(exp Experiment, storeDir, tableDir string) (*Merged, error) {
 	if err != nil {
 		return nil, fmt.Errorf("experiments: %s: %w", exp.Name, err)
 	}
-	for _, l := range sortedLambdas(rows) {
+	for _, l := range slices.Sorted(maps.Keys(rows)) {
 		p := results.TablePath(tableDir, exp.Name, l)
 		if err := store.WriteFile(p, func(w io.Writer) error { return results.WriteCSV(w, rows[l]) }); err != nil {
 			return nil, err
@@ -184,18 +183,10 @@ func (exp Experiment) TableExtras(cfgPath string) (results.TableExtras, error) {
 // MajorityOf returns the majority baseline (results.MajorityOf) of a sweep's data records
 // (seed → the splits' summaries, as NAME_config.json's Data holds them).
 func MajorityOf(data map[string]any) (results.Majority, error) {
-	seeds := make([]string, 0, len(data))
-	for k := range data {
-		seeds = append(seeds, k)
-	}
-	sort.Slice(seeds, func(i, j int) bool {
-		if len(seeds[i]) != len(seeds[j]) {
-			return len(seeds[i]) < len(seeds[j])
-		}
-		return seeds[i] < seeds[j]
-	})
 	var tr, te []float64
-	for _, k := range seeds {
+	for _, k := range slices.SortedFunc(maps.Keys(data), func(a, b string) int { // in numeric order
+		return cmp.Or(cmp.Compare(len(a), len(b)), strings.Compare(a, b))
+	}) {
 		var py1 [2]float64
 		found := [2]bool{}
 		list, _ := data[k].([]any)
@@ -285,14 +276,4 @@ func removeStale(dir, name string, lambdas []float64) ([]string, error) {
 		removed = append(removed, lam)
 	}
 	return removed, nil
-}
-
-// sortedLambdas returns the keys of m in increasing order.
-func sortedLambdas[T any](m map[float64]T) []float64 {
-	var ls []float64
-	for l := range m {
-		ls = append(ls, l)
-	}
-	sort.Float64s(ls)
-	return ls
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/invmmd/invmmd/invmmd/train"
@@ -300,21 +299,10 @@ func OptionArgs(def, o any) []string {
 		if !ok || !dv.Type().Field(i).IsExported() || a.Equal(b) {
 			continue
 		}
-		switch b.Kind() {
-		case reflect.Bool:
-			if b.Bool() {
-				args = append(args, "-"+name)
-			} else {
-				args = append(args, "-"+name+"=false")
-			}
-		case reflect.String:
-			args = append(args, "-"+name+"="+b.String())
-		case reflect.Int:
-			args = append(args, "-"+name+"="+strconv.FormatInt(b.Int(), 10))
-		case reflect.Uint64:
-			args = append(args, "-"+name+"="+strconv.FormatUint(b.Uint(), 10))
-		case reflect.Float64:
-			args = append(args, "-"+name+"="+strconv.FormatFloat(b.Float(), 'g', -1, 64))
+		if b.Kind() == reflect.Bool && b.Bool() {
+			args = append(args, "-"+name)
+		} else { // %v writes a float64 as strconv's shortest 'g' form, as flag parses it
+			args = append(args, fmt.Sprintf("-%s=%v", name, b.Interface()))
 		}
 	}
 	return args

@@ -204,21 +204,14 @@ type varianceRecord struct {
 // variance.csv after the estimator and batch size.
 const varianceSummaries = "mean,std,n,median,q25,q75,empty,floored,min_g"
 
-func varianceRecordOf(cfg VarianceConfig) (varianceRecord, error) {
+// varianceSweep returns the store's description of the study: its record, one λ and seed.
+func varianceSweep(cfg VarianceConfig) (store.Sweep, error) {
 	est, err := cfg.Estimator.Resolved()
 	if err != nil {
-		return varianceRecord{}, fmt.Errorf("experiments: variance study: %w", err)
+		return store.Sweep{}, fmt.Errorf("experiments: variance study: %w", err)
 	}
 	r := varianceRecord{Study: "variance (appendix B.3)", Backend: backend.Config(), Sizes: cfg.Sizes, Batches: cfg.Batches,
 		Seed: cfg.Seed, Data: cfg.Data, Estimator: est, Methods: methodNames(cfg.Methods), Summaries: varianceSummaries}
-	return r, nil
-}
-
-func varianceSweep(cfg VarianceConfig) (store.Sweep, error) {
-	r, err := varianceRecordOf(cfg)
-	if err != nil {
-		return store.Sweep{}, err
-	}
 	js, err := json.Marshal(r)
 	if err != nil {
 		return store.Sweep{}, fmt.Errorf("experiments: variance study: %w", err)

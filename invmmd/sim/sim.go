@@ -12,6 +12,7 @@
 package sim
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -38,18 +39,10 @@ const (
 
 // Resolved returns cfg with defaults filled in, or an error for negative sizes or noise.
 func (c Config) Resolved() (Config, error) {
-	if c.NTrain == 0 {
-		c.NTrain = DefaultNTrain
-	}
-	if c.NVal == 0 {
-		c.NVal = DefaultNVal
-	}
-	if c.NTest == 0 {
-		c.NTest = DefaultNTest
-	}
-	if c.SigmaX == 0 {
-		c.SigmaX = DefaultSigmaX
-	}
+	c.NTrain = cmp.Or(c.NTrain, DefaultNTrain)
+	c.NVal = cmp.Or(c.NVal, DefaultNVal)
+	c.NTest = cmp.Or(c.NTest, DefaultNTest)
+	c.SigmaX = cmp.Or(c.SigmaX, DefaultSigmaX)
 	if c.NTrain < 0 || c.NVal < 0 || c.NTest < 0 || !(c.SigmaX > 0) {
 		return c, fmt.Errorf("sim: config %+v: want positive sizes and σ_X > 0", c)
 	}

@@ -17,7 +17,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -135,9 +134,8 @@ func Experiments(out string) ([]string, error) {
 	}
 	var names []string
 	for _, p := range paths {
-		names = append(names, filepath.Base(filepath.Dir(p)))
+		names = append(names, filepath.Base(filepath.Dir(p))) // sorted, as Glob's matches are
 	}
-	sort.Strings(names)
 	return names, nil
 }
 
@@ -340,20 +338,14 @@ func WriteFile(path string, fn func(io.Writer) error) error {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	tmp := f.Name()
-	if err := fn(f); err != nil {
+	if err = fn(f); err != nil {
 		f.Close()
-		os.Remove(tmp)
-		return fmt.Errorf("writing %s: %w", path, err)
+	} else if err = f.Close(); err == nil {
+		if err = os.Chmod(tmp, 0o644); err == nil {
+			err = os.Rename(tmp, path)
+		}
 	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := os.Chmod(tmp, 0o644); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err != nil {
 		os.Remove(tmp)
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
