@@ -56,12 +56,11 @@ func runVariance(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	cfg.Seed, cfg.Resume = *seed, *resume
+	cfg.Seed, cfg.Resume, cfg.StoreDir = *seed, *resume, dir
 	if err := guardStudy(dir, "variance", varianceSettings(cfg), *force || cfg.Shard.N > 1); err != nil {
 		return err
 	}
 	if *checkOnly {
-		cfg.StoreDir = dir
 		if err := experiments.CheckVariance(cfg); err != nil {
 			return err
 		}
@@ -71,7 +70,7 @@ func runVariance(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err := prepareOut(dir); err != nil {
 		return err
 	}
-	cfg.StoreDir, cfg.TableDir = dir, filepath.Join(dir, "tables")
+	cfg.TableDir = filepath.Join(dir, "tables")
 	cfg.Progress = stderr
 	kept := "every finished batch size is kept under " + store.Dir(dir, "variance")
 	if cfg.Shard.N > 1 {

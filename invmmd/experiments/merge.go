@@ -64,24 +64,23 @@ func Merge(exp Experiment, storeDir, tableDir string) (*Merged, error) {
 		meth, err := method.Parse(m)
 		return err == nil && (meth.NeedsG() || meth.NeedsM())
 	})
+	// seedRecord reads seed s's record of kind (what it holds) into into.
+	seedRecord := func(kind, what string, s uint64, into map[string]any) error {
+		var v any
+		ok, err := st.GetSeed(kind, s, &v)
+		if err == nil && !ok {
+			err = fmt.Errorf("no record of seed %d's %s under %s: rerun its fits", s, what, st.Dir())
+		}
+		into[fmt.Sprint(s)] = v
+		return err
+	}
 	for _, s := range sw.Seeds {
-		key := fmt.Sprint(s)
-		var d, a any
-		if ok, err := st.GetSeed("data", s, &d); err != nil {
-			return nil, fmt.Errorf("experiments: %s: %w", exp.Name, err)
-		} else if !ok {
-			return nil, fmt.Errorf("experiments: %s: no record of seed %d's data under %s: rerun its fits", exp.Name, s, st.Dir())
+		err := seedRecord("data", "data", s, data)
+		if err == nil && needAux { // G and m of an earlier sweep in this folder are no part of this one
+			err = seedRecord("aux", "G and m", s, auxReports)
 		}
-		data[key] = d
-		if !needAux {
-			continue // G and m of an earlier sweep in this folder are no part of this one
-		}
-		if ok, err := st.GetSeed("aux", s, &a); err != nil {
+		if err != nil {
 			return nil, fmt.Errorf("experiments: %s: %w", exp.Name, err)
-		} else if ok {
-			auxReports[key] = a
-		} else {
-			return nil, fmt.Errorf("experiments: %s: no record of seed %d's G and m under %s: rerun its fits", exp.Name, s, st.Dir())
 		}
 	}
 	for _, r := range recs {

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -51,18 +50,14 @@ type VarianceConfig struct {
 	Progress io.Writer
 }
 
-// PaperSizes returns 1000, 1250, …, 10000: the paper's 37 batch sizes.
-func PaperSizes() []int {
-	var s []int
-	for n := 1000; n <= 10000; n += 250 {
-		s = append(s, n)
-	}
-	return s
-}
-
-// VariancePaper and VarianceQuick are the study at the paper's size and a quick version.
+// VariancePaper and VarianceQuick are the study at the paper's size (its 37 batch sizes
+// 1000, 1250, …, 10000) and a quick version.
 func VariancePaper() VarianceConfig {
-	return VarianceConfig{Sizes: PaperSizes(), Batches: 100, Seed: 1, Data: SimulationPaper,
+	var sizes []int
+	for n := 1000; n <= 10000; n += 250 {
+		sizes = append(sizes, n)
+	}
+	return VarianceConfig{Sizes: sizes, Batches: 100, Seed: 1, Data: SimulationPaper,
 		Methods: []method.Method{method.Full, method.DR, method.DRPlus, method.Reg, method.IP, method.IPPlus, method.DRPO, method.DRPOPlus}}
 }
 
@@ -415,21 +410,14 @@ func MergeVariance(storeDir, tableDir string) (*VarianceOutcome, error) {
 		case err != nil:
 			bad = append(bad, err.Error())
 		case !ok:
-			missing = append(missing, strconv.Itoa(n))
+			missing = append(missing, "batch size "+strconv.Itoa(n))
 		default:
 			out.Points = append(out.Points, v.Points...)
 			out.EstimateSeconds += v.EstimateSeconds
 		}
 	}
-	if len(missing) > 0 || len(bad) > 0 {
-		msg := fmt.Sprintf("experiments: variance study: %s: %d of %d batch sizes are not usable", st.Dir(), len(missing)+len(bad), len(rec.Sizes))
-		if len(missing) > 0 {
-			msg += "\nmissing (rerun the shards that hold them, with -resume): batch sizes " + strings.Join(missing, ", ")
-		}
-		if len(bad) > 0 {
-			msg += "\n" + strings.Join(bad, "\n")
-		}
-		return nil, errors.New(msg)
+	if err := store.Unusable(st.Dir(), len(rec.Sizes), "batch sizes", missing, bad); err != nil {
+		return nil, fmt.Errorf("experiments: variance study: %w", err)
 	}
 	var pool variancePool
 	if ok, err := st.GetSeed("pool", rec.Seed, &pool); err != nil || !ok {

@@ -213,18 +213,28 @@ func (s *Store) Collect(keys []Key) ([]Record, error) {
 			recs = append(recs, rec)
 		}
 	}
-	if len(missing) > 0 || len(bad) > 0 {
-		var b strings.Builder
-		fmt.Fprintf(&b, "store: %s: %d of %d fits are not usable", s.dir, len(missing)+len(bad), len(keys))
-		if len(missing) > 0 {
-			fmt.Fprintf(&b, "\nmissing (%d; rerun the shards that hold them, with -resume):\n  %s", len(missing), strings.Join(missing, "\n  "))
-		}
-		if len(bad) > 0 {
-			fmt.Fprintf(&b, "\nmade with another configuration or unreadable (%d):\n  %s", len(bad), strings.Join(bad, "\n  "))
-		}
-		return nil, errors.New(b.String())
+	if err := Unusable(s.dir, len(keys), "fits", missing, bad); err != nil {
+		return nil, err
 	}
 	return recs, nil
+}
+
+// Unusable is the error of n results (of the kind what, e.g. "fits") under dir of which
+// missing are absent and bad unreadable or made with another configuration, naming each;
+// nil when every one is usable.
+func Unusable(dir string, n int, what string, missing, bad []string) error {
+	if len(missing) == 0 && len(bad) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "store: %s: %d of %d %s are not usable", dir, len(missing)+len(bad), n, what)
+	if len(missing) > 0 {
+		fmt.Fprintf(&b, "\nmissing (%d; rerun the shards that hold them, with -resume):\n  %s", len(missing), strings.Join(missing, "\n  "))
+	}
+	if len(bad) > 0 {
+		fmt.Fprintf(&b, "\nmade with another configuration or unreadable (%d):\n  %s", len(bad), strings.Join(bad, "\n  "))
+	}
+	return errors.New(b.String())
 }
 
 // PutSeed writes a per-seed record of the given kind (e.g. "data", "aux") atomically as
