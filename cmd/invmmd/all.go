@@ -36,14 +36,11 @@ func defaultJobs() int {
 // mainJobText says what the main job runs, in order: each step's command line, those
 // left out with -quick marked.
 func mainJobText() string {
-	quick := map[string]bool{}
-	for _, st := range studies.MainJob(true) {
-		quick[st.Name] = true
-	}
+	quick := studies.MainJob(true)
 	var parts []string
 	for _, st := range studies.MainJob(false) {
 		p := strings.Join(st.Args, " ")
-		if !quick[st.Name] {
+		if !slices.ContainsFunc(quick, func(q experiments.Step) bool { return q.Name == st.Name }) {
 			p += " (not with -quick)"
 		}
 		parts = append(parts, p)

@@ -253,10 +253,6 @@ func collectSeconds(v any, path string, into map[string]any) {
 // removeStale removes name's tables under dir whose λ is not in lambdas, and returns
 // their λ names.
 func removeStale(dir, name string, lambdas []float64) ([]string, error) {
-	keep := map[string]bool{}
-	for _, l := range lambdas {
-		keep[results.LambdaName(l)] = true
-	}
 	paths, err := filepath.Glob(filepath.Join(dir, name+"_lambda*.csv"))
 	if err != nil {
 		return nil, err
@@ -264,7 +260,7 @@ func removeStale(dir, name string, lambdas []float64) ([]string, error) {
 	var removed []string
 	for _, p := range paths {
 		lam := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(p), name+"_lambda"), ".csv")
-		if keep[lam] {
+		if slices.ContainsFunc(lambdas, func(l float64) bool { return results.LambdaName(l) == lam }) {
 			continue
 		}
 		for _, f := range []string{p, strings.TrimSuffix(p, ".csv") + ".md"} {

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -274,11 +275,7 @@ func varianceSizes(ctx context.Context, cfg VarianceConfig, st *store.Store, tod
 	}
 	out.TrainSeconds = time.Since(start).Seconds()
 
-	maxSize := 0
-	for _, n := range cfg.Sizes {
-		maxSize = max(maxSize, n)
-	}
-	out.PoolRows = cfg.Batches * maxSize
+	out.PoolRows = cfg.Batches * slices.Max(cfg.Sizes)
 	if st != nil {
 		if err := st.PutSeed("pool", cfg.Seed, variancePool{PoolRows: out.PoolRows, Train: sp.Train.Summarize(), TrainSeconds: out.TrainSeconds}); err != nil {
 			return fmt.Errorf("experiments: variance study: %w", err)

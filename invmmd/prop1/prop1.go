@@ -34,6 +34,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/method"
@@ -262,10 +263,8 @@ type Slice struct {
 
 // Get returns the slice's estimate for method m.
 func (s Slice) Get(m method.Method) (Estimate, bool) {
-	for _, e := range s.Estimates {
-		if e.Method == m {
-			return e, true
-		}
+	if i := slices.IndexFunc(s.Estimates, func(e Estimate) bool { return e.Method == m }); i >= 0 {
+		return s.Estimates[i], true
 	}
 	return Estimate{}, false
 }
@@ -278,10 +277,8 @@ type Result struct {
 
 // Find returns the slice of direction d, variant v and value y.
 func (r Result) Find(d Direction, v Variant, y float64) (Slice, bool) {
-	for _, s := range r.Slices {
-		if s.Direction == d && s.Variant == v && s.Y == y {
-			return s, true
-		}
+	if i := slices.IndexFunc(r.Slices, func(s Slice) bool { return s.Direction == d && s.Variant == v && s.Y == y }); i >= 0 {
+		return r.Slices[i], true
 	}
 	return Slice{}, false
 }
