@@ -239,6 +239,21 @@ func runSweep(ctx context.Context, s experiments.Study, args []string, stdout, s
 	return err
 }
 
+// refuseEmpty refuses a named list flag set to an empty value (e.g. -seeds "", a shell
+// variable that expanded to nothing), as fit does; defaults says, by flag name, what
+// leaving it out gives.
+func refuseEmpty(fs *flag.FlagSet, defaults map[string]string) error {
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		def, ok := defaults[f.Name]
+		if err != nil || !ok || strings.TrimSpace(f.Value.String()) != "" {
+			return
+		}
+		err = fmt.Errorf("-%s %q: empty; leave the flag out for the default (%s)", f.Name, f.Value.String(), def)
+	})
+	return err
+}
+
 // check checks exp's result store under out without writing anything and reports how
 // many fits the run or shard holds; with list, it lists their result files.
 func check(exp experiments.Experiment, rc experiments.RunConfig, sw store.Sweep, out string, list bool, stdout io.Writer) error {
