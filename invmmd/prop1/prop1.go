@@ -116,8 +116,9 @@ type Config struct {
 	Progress io.Writer
 }
 
-// withDefaults returns c with zero fields filled, or an error naming a bad field.
-func (c Config) withDefaults() (Config, error) {
+// Resolved returns the configuration with every default filled in (what a Result records),
+// or an error naming a bad field.
+func (c Config) Resolved() (Config, error) {
 	c.N = cmp.Or(c.N, 2000)
 	c.Reps = cmp.Or(c.Reps, 40)
 	if c.Ys1 == nil {
@@ -168,17 +169,13 @@ func (c Config) withDefaults() (Config, error) {
 	return c, nil
 }
 
-// Resolved returns the configuration with every default filled in (what a Result records),
-// or an error naming a bad field.
-func (c Config) Resolved() (Config, error) { return c.withDefaults() }
-
 // Sample draws n rows of direction d's construction at Y = y with missingness variant v,
 // using cfg's σ_X, σ_Z and SoftRate. It returns h* and the rows the estimators read: Z is
 // the binary nuisance (B = 1[Z ≥ 0] in direction 1), Y is 0 for every row (the slice is
 // one stratum; the estimators run unconditionally), G and GTrue hold the true
 // P(Δ = 1 | X, Y) and M the true P(Z = 1 | X, Y).
 func Sample(rng *rand.Rand, d Direction, v Variant, y float64, n int, cfg Config) ([]float64, invmmd.Rows, error) {
-	c, err := cfg.withDefaults()
+	c, err := cfg.Resolved()
 	if err != nil {
 		return nil, invmmd.Rows{}, err
 	}
@@ -288,7 +285,7 @@ func (r Result) Find(d Direction, v Variant, y float64) (Slice, bool) {
 // of Methods (exact kernel sums up to 1e-10 per pair, invmmd.AutoSums). Once ctx is done
 // it returns, after the slice in progress, with an error wrapping ctx.Err().
 func Run(ctx context.Context, cfg Config) (Result, error) {
-	c, err := cfg.withDefaults()
+	c, err := cfg.Resolved()
 	if err != nil {
 		return Result{}, err
 	}
