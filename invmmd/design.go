@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/invmmd/invmmd/invmmd/method"
 )
@@ -155,10 +156,21 @@ func NewDesign(rows Rows, opts Options, methods ...method.Method) (*Design, erro
 	for i := range ones {
 		ones[i] = 1
 	}
-	for _, m := range methods {
-		w, err := factorsFor(m, rows, o.GFloor, ones)
-		if err != nil {
-			return nil, err
+	// The methods' factors are computed side by side, two at a time, and added in order.
+	ws, errs := make([]weights, len(methods)), make([]error, len(methods))
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, 2)
+	for k, m := range methods {
+		slots <- struct{}{}
+		wg.Go(func() {
+			ws[k], errs[k] = factorsFor(m, rows, o.GFloor, ones)
+			<-slots
+		})
+	}
+	wg.Wait()
+	for k, w := range ws {
+		if errs[k] != nil {
+			return nil, errs[k]
 		}
 		if joint {
 			d.addJoint(rows, w, column)

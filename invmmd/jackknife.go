@@ -3,6 +3,7 @@ package invmmd
 import (
 	"context"
 	"math"
+	"sync"
 )
 
 // StandardErrors returns, for each method of the design and each stratum, the jackknife
@@ -61,12 +62,25 @@ func (d *Design) strataSums(ctx context.Context, h Rep, summer Summer) (q, se []
 			return nil, err
 		}
 		rs.kv, rs.path = kv, rs.path.worse(p)
+		// The methods' standard errors read the row sums and write nothing shared: one
+		// goroutine per CPU takes them, so that their row loops run side by side.
+		errs := make([]error, len(d.per))
+		var wg sync.WaitGroup
+		slots := make(chan struct{}, workersOf(0))
 		for k := range d.per {
-			if se[k][s], err = d.stratumSE(ctx, h, summer, rs, k, s); err != nil {
+			slots <- struct{}{}
+			wg.Go(func() {
+				se[k][s], errs[k] = d.stratumSE(ctx, h, summer, rs, k, s)
+				<-slots
+			})
+		}
+		wg.Wait()
+		rs.kv = nil
+		for _, err := range errs {
+			if err != nil {
 				return nil, err
 			}
 		}
-		rs.kv = nil
 		return pairsOf(rows, sliceCols(cols), kv, nil), nil
 	})
 	return q, se, rs.path, err

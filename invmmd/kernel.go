@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
+	"sync"
 )
 
 // gaussian1D returns k(a, b) = exp(−(a−b)²/(2σ²)) of two scalar outputs: GaussianKernel of
@@ -28,18 +30,31 @@ func medianBandwidth1D(h []float64) (float64, error) {
 	if err := checkFinite("h", h); err != nil {
 		return 0, err
 	}
-	s := slices.Clone(h)
-	slices.Sort(s)
+	s := sortedCopy(h)
 	pairs := int64(n) * int64(n-1) / 2
 	rank := (pairs + 1) / 2 // the rank-th smallest distance is the (lower) median
+	// within counts the pairs within d, the rows split among one goroutine per CPU, each
+	// starting its lower pointer by binary search.
+	parts := min(workersOf(0), max(1, n/(1<<16)))
 	within := func(d float64) int64 {
+		counts := make([]int64, parts)
+		var wg sync.WaitGroup
+		for w := range parts {
+			wg.Go(func() {
+				from, to := w*n/parts, (w+1)*n/parts
+				lo := sort.Search(from, func(i int) bool { return s[from]-s[i] <= d })
+				for hi := from; hi < to; hi++ {
+					for s[hi]-s[lo] > d {
+						lo++
+					}
+					counts[w] += int64(hi - lo)
+				}
+			})
+		}
+		wg.Wait()
 		var c int64
-		lo := 0
-		for hi := 0; hi < n; hi++ {
-			for s[hi]-s[lo] > d {
-				lo++
-			}
-			c += int64(hi - lo)
+		for _, x := range counts {
+			c += x
 		}
 		return c
 	}
@@ -56,6 +71,29 @@ func medianBandwidth1D(h []float64) (float64, error) {
 		}
 	}
 	return hi, nil
+}
+
+// sortedCopy returns h sorted: its halves sorted side by side and merged, for long h.
+func sortedCopy(h []float64) []float64 {
+	if len(h) < 1<<16 {
+		s := slices.Clone(h)
+		slices.Sort(s)
+		return s
+	}
+	a, b := slices.Clone(h[:len(h)/2]), slices.Clone(h[len(h)/2:])
+	var wg sync.WaitGroup
+	wg.Go(func() { slices.Sort(a) })
+	slices.Sort(b)
+	wg.Wait()
+	s := make([]float64, 0, len(h))
+	for len(a) > 0 && len(b) > 0 {
+		if b[0] < a[0] {
+			s, b = append(s, b[0]), b[1:]
+		} else {
+			s, a = append(s, a[0]), a[1:]
+		}
+	}
+	return append(append(s, a...), b...)
 }
 
 // weightedMedianDistance returns the weighted median of |z_i − z_j| over the pairs i < j,

@@ -60,17 +60,13 @@ func estimateRows(w *bufio.Writer, rng *rand.Rand, n int) {
 			z = 1
 		}
 		g := sigmoid(0.3 + 0.8*x1 + 0.8*x2)
-		buf = strconv.AppendInt(buf[:0], int64(y), 10)
-		buf = append(buf, ',')
+		buf = append(strconv.AppendInt(buf[:0], int64(y), 10), ',')
 		if rng.Float64() < g {
 			buf = strconv.AppendInt(buf, int64(z), 10)
 		}
-		buf = append(buf, ',')
-		buf = strconv.AppendFloat(buf, x1+0.3*x2, 'f', 6, 64)
-		buf = append(buf, ',')
-		buf = strconv.AppendFloat(buf, g, 'f', 6, 64)
-		buf = append(buf, ',')
-		buf = strconv.AppendFloat(buf, m, 'f', 6, 64)
+		for _, v := range []float64{x1 + 0.3*x2, g, m} {
+			buf = strconv.AppendFloat(append(buf, ','), v, 'f', 6, 64)
+		}
 		buf = append(buf, '\n')
 		w.Write(buf)
 	}
@@ -96,15 +92,12 @@ func auditRows(w *bufio.Writer, rng *rand.Rand, n int) {
 		if x1+0.4*float64(z)+0.8*rng.NormFloat64() > 0.3 {
 			d = 1
 		}
-		buf = strconv.AppendInt(buf[:0], int64(y), 10)
-		buf = append(buf, ',')
+		buf = append(strconv.AppendInt(buf[:0], int64(y), 10), ',')
 		if rng.Float64() < sigmoid(0.3+0.7*x1-0.5*x2+0.2*float64(c)-0.6*float64(y)) {
 			buf = append(buf, "abc"[z])
 		}
-		buf = append(buf, ',')
-		buf = strconv.AppendFloat(buf, x1, 'f', 5, 64)
-		buf = append(buf, ',')
-		buf = strconv.AppendFloat(buf, x2, 'f', 5, 64)
+		buf = strconv.AppendFloat(append(buf, ','), x1, 'f', 5, 64)
+		buf = strconv.AppendFloat(append(buf, ','), x2, 'f', 5, 64)
 		buf = append(buf, ',', 'k', byte('0'+c), ',')
 		buf = strconv.AppendInt(buf, int64(d), 10)
 		buf = append(buf, '\n')

@@ -40,9 +40,9 @@ func TestResumeLinePathsAbsolute(t *testing.T) {
 	}
 }
 
-// TestHelpAmongFlags: -h (or -help) followed by nothing or by another flag asks for
-// help, printed to stdout, in estimate and test too, where -h is also the old name of
-// -outputs and takes a value that is not a flag.
+// TestHelpAmongFlags: -h (or -help) anywhere among the flags asks for help, printed to
+// stdout, in estimate and test too, where -h was the old name of -outputs (retired): a
+// value after it is no longer read as a column.
 func TestHelpAmongFlags(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -54,7 +54,8 @@ func TestHelpAmongFlags(t *testing.T) {
 		{"test --h last", []string{"test", "-data", "f.csv", "--h"}, true},
 		{"test -h before a flag", []string{"test", "-h", "-data", "f.csv"}, true},
 		{"fit -help after a value", []string{"fit", "-data", "f.csv", "-help"}, true},
-		{"estimate -h a column", []string{"estimate", "-data", "no-such.csv", "-h", "logit", "-y", "y", "-z", "z", "-g", "g", "-m", "m"}, false},
+		{"estimate -h a column", []string{"estimate", "-data", "no-such.csv", "-h", "logit", "-y", "y", "-z", "z", "-g", "g", "-m", "m"}, true},
+		{"estimate -h as a flag's value", []string{"estimate", "-data", "-h", "-y", "y", "-z", "z", "-outputs", "no-such"}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, _, err := runCmd(t, tc.args...)

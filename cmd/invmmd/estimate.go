@@ -27,15 +27,6 @@ func estimateMore() string {
 func runEstimate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg := owndata.DefaultEstimateConfig()
 	fs := newFlags("estimate", "-data FILE.csv -outputs COL[,COL...] -y COL -z COL [-g COL] [-m COL] [-x COLS] [-methods ...] [-unconditional] [-bandwidth median|σ] [-out FILE.csv]", stdout, stderr, estimateMore)
-	var out outFile
-	o := ownFlagsOf(fs, "estimate", stderr, &cfg, &out)
-	if err := o.parse(args); err != nil {
-		return err
-	}
-	if err := refuseZero(fs, map[string]string{"folds": foldsWant}); err != nil {
-		return err
-	}
-	cfg.Names = o.names
-	cfg.Log, cfg.Warn = stdout, stderr
-	return writeTable(o, out, cfg.Data, args, stdout, "estimates", cfg.Validate, func() (*owndata.Estimates, error) { return owndata.Estimate(ctx, cfg) })
+	return runTable(fs, &cfg, &cfg, map[string]string{"folds": foldsWant}, args, stdout, stderr, "estimates",
+		func() error { return cfg.Validate() }, func() (*owndata.Estimates, error) { return owndata.Estimate(ctx, cfg) })
 }

@@ -162,12 +162,3 @@ func absPath(p string) string {
 	}
 	return p
 }
-
-// seedList renders seeds as -seeds takes them.
-func seedList(seeds []uint64) string {
-	s := make([]string, len(seeds))
-	for i, v := range seeds {
-		s[i] = fmt.Sprint(v)
-	}
-	return strings.Join(s, ",")
-}

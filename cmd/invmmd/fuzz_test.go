@@ -112,7 +112,7 @@ func FuzzOwnCommands(f *testing.F) {
 		{"test -data @data -y y -z z -outputs h -x x1 -aux-epochs 1 -hidden 2 -z-bandwidth 1e-300", good},
 		{"estimate -data @data -y y -z x2 -outputs h -x x1 -aux-epochs 1 -z-kind continuous -z-bandwidth 1e-300", good},
 		{"test -data @data -y y -z z -outputs h -g g -m m -route permutation -methods obs", good},
-		{"estimate -data @data -y y -z z -h h -g g -m m -csv @out", good},
+		{"estimate -data @data -y y -z z -outputs h -g g -m m -out @out", good},
 		{"fit -data @data -y h -z z -epochs 1 -aux-epochs 1 -out @out", good},
 		{"estimate -data @data -y y -z z -outputs x1,x2 -g g -m m -unconditional", good},
 		{"fit -data @data -y y -z z -split x1 -out @out", good},

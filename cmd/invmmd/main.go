@@ -31,7 +31,6 @@ import (
 	"strings"
 	"sync"
 	"syscall"
-	"unicode"
 
 	"github.com/invmmd/invmmd/invmmd/experiments"
 )
@@ -177,16 +176,10 @@ func (e *interrupted) Error() string {
 // resumeLine returns the command line "invmmd NAME ARGS -resume" (-resume added when args
 // lack it), each argument quoted for a POSIX shell where it needs to be.
 func resumeLine(name string, args []string) string {
-	parts := []string{"invmmd", name}
-	has := false
-	for _, a := range args {
-		has = has || a == "-resume" || a == "--resume" || a == "-resume=true"
-		parts = append(parts, shellQuote(a))
+	if slices.ContainsFunc(args, func(a string) bool { return a == "-resume" || a == "--resume" || a == "-resume=true" }) {
+		return rerunLine(name, args)
 	}
-	if !has {
-		parts = append(parts, "-resume")
-	}
-	return strings.Join(parts, " ")
+	return rerunLine(name, args) + " -resume"
 }
 
 // shellQuote quotes s for a POSIX shell when it holds anything but safe characters.
@@ -255,16 +248,11 @@ func newFlags(name, usageLine string, stdout, stderr io.Writer, more func() stri
 var helpOut sync.Map
 
 // asksHelp reports whether args ask for help: -h or -help (with one or two dashes) among
-// the flags, read as the flag package reads them (a flag's value is not a flag). Where
-// the command has a flag of that name (estimate's and test's -h, the old name of
-// -outputs), it asks for help when nothing follows it or another flag does: the old -h
-// needs a value that is not a flag.
+// the flags, read as the flag package reads them (a flag's value is not a flag).
 func asksHelp(fs *flag.FlagSet, args []string) bool {
 	help := false
-	eachFlag(fs, args, func(name string, hasValue bool, rest []string) bool {
-		if name == "h" || name == "help" {
-			help = fs.Lookup(name) == nil || (!hasValue && (len(rest) == 0 || isFlag(rest[0])))
-		}
+	eachFlag(fs, args, func(name string) bool {
+		help = name == "h" || name == "help"
 		return help
 	})
 	return help
@@ -272,9 +260,9 @@ func asksHelp(fs *flag.FlagSet, args []string) bool {
 
 // eachFlag walks args as the flag package reads them: -name or --name, with =VALUE or,
 // unless the flag is boolean, the next argument as its value, up to the first argument that
-// is not a flag or "--". It calls visit with each flag's name, whether it carried =VALUE
-// and the arguments after it; visit returning true stops the walk.
-func eachFlag(fs *flag.FlagSet, args []string, visit func(name string, hasValue bool, rest []string) bool) {
+// is not a flag or "--". It calls visit with each flag's name; visit returning true stops
+// the walk.
+func eachFlag(fs *flag.FlagSet, args []string, visit func(name string) bool) {
 	for len(args) > 0 {
 		s := args[0]
 		if len(s) < 2 || s[0] != '-' || s == "--" {
@@ -282,7 +270,7 @@ func eachFlag(fs *flag.FlagSet, args []string, visit func(name string, hasValue 
 		}
 		args = args[1:]
 		name, _, hasValue := strings.Cut(strings.TrimPrefix(s[1:], "-"), "=")
-		if visit(name, hasValue, args) {
+		if visit(name) {
 			return
 		}
 		f := fs.Lookup(name)
@@ -296,16 +284,6 @@ func eachFlag(fs *flag.FlagSet, args []string, visit func(name string, hasValue 
 			args = args[1:]
 		}
 	}
-}
-
-// isFlag reports whether the argument s reads as a flag: one or two dashes and a letter
-// (not a negative number).
-func isFlag(s string) bool {
-	if !strings.HasPrefix(s, "-") {
-		return false
-	}
-	n := strings.TrimPrefix(strings.TrimPrefix(s, "-"), "-")
-	return n != "" && unicode.IsLetter([]rune(n)[0])
 }
 
 // parse parses args and refuses words left over after the flags: Go's flag package stops
@@ -346,7 +324,7 @@ func refuseBothNames(fs *flag.FlagSet, args []string) error {
 // givenFlags returns the names of the flags that args (which fs parsed without error) set.
 func givenFlags(fs *flag.FlagSet, args []string) map[string]bool {
 	given := map[string]bool{}
-	eachFlag(fs, args, func(name string, _ bool, _ []string) bool {
+	eachFlag(fs, args, func(name string) bool {
 		given[name] = true
 		return false
 	})

@@ -23,9 +23,9 @@ import (
 )
 
 // The one vocabulary of the own-data commands (fit, estimate, test, audit): each setting
-// is a field of owndata's configurations, declared there once with its flag, help and old
-// name (owndata.Columns says the tags); the commands derive from them their flags, the old
-// names that warn, and the flag each FieldError names.
+// is a field of owndata's configurations, declared there once with its flag and help
+// (owndata.Columns says the tags); the commands derive from them their flags and the flag
+// each FieldError names.
 
 // ownFlags are an own-data command's flags, derived from its configuration's tagged fields.
 type ownFlags struct {
@@ -39,8 +39,8 @@ type ownFlags struct {
 }
 
 // ownFlagsOf registers on fs, for command cmd, a flag for every tagged field of the
-// configurations cfgs point to (and of the structs they embed or hold) that cmd offers,
-// and an old name for each that has one; warn receives the old names' warnings.
+// configurations cfgs point to (and of the structs they embed or hold) that cmd offers;
+// warn receives the warnings of -out's lock.
 func ownFlagsOf(fs *flag.FlagSet, cmd string, warn io.Writer, cfgs ...any) *ownFlags {
 	o := &ownFlags{fs: fs, cmd: cmd, warn: warn, names: tabular.Names{}}
 	for _, c := range cfgs {
@@ -75,26 +75,16 @@ func (o *ownFlags) walk(v reflect.Value, path string) {
 		if fv.Kind() == reflect.String { // a named choice (owndata.ZKind, Objective, Represent), validated by owndata
 			p = p.Convert(reflect.TypeFor[*string]())
 		}
-		o.register(p.Interface(), v, path, name, o.tag(f, "help"), f.Tag.Get("parse"))
-		if old := o.tag(f, "alias"); old != "" {
-			aliasTo(o.fs, old, name, o.warn)
+		help, ok := f.Tag.Lookup("help." + o.cmd) // the command's own help, else the field's
+		if !ok {
+			help = f.Tag.Get("help")
 		}
+		o.register(p.Interface(), v, path, name, help, f.Tag.Get("parse"))
 	}
 }
 
-// tag returns the field's tag key as the command reads it: key.CMD where the field has
-// one (help.audit, alias.audit), else key.
-func (o *ownFlags) tag(f reflect.StructField, key string) string {
-	if v, ok := f.Tag.Lookup(key + "." + o.cmd); ok {
-		return v
-	}
-	return f.Tag.Get(key)
-}
-
-// register registers the flag name of the field p points to, in the struct parent; as,
-// the field's parse tag, names a reading of its text other than its type's: bandwidth
-// (a σ or median, with the Median beside it), lambdas (fit's list of λ), fit-methods
-// (fit's methods), not (a boolean flag setting its field's negation).
+// register registers the flag name of the field p points to, in the struct parent; as is
+// the field's parse tag (owndata.Columns lists them).
 func (o *ownFlags) register(p any, parent reflect.Value, path, name, help, as string) {
 	if b, ok := p.(*bool); ok && as == "not" { // the flag sets the field's negation (-keep-unreliable: DropUnreliable false)
 		o.fs.Var(notValue{b}, name, help)
@@ -120,7 +110,7 @@ func (o *ownFlags) register(p any, parent reflect.Value, path, name, help, as st
 	}
 	switch p := p.(type) {
 	case *[]int:
-		o.text(name, widths(*p), help, func(s string) error {
+		o.text(name, joined(*p, strconv.Itoa), help, func(s string) error {
 			*p = nil
 			for _, w := range strings.Split(s, ",") {
 				v, err := strconv.Atoi(strings.TrimSpace(w))
@@ -142,7 +132,7 @@ func (o *ownFlags) register(p any, parent reflect.Value, path, name, help, as st
 			return nil
 		})
 	case *[]uint64:
-		o.text(name, seedList(*p), help, func(s string) (err error) {
+		o.text(name, seedNames(*p), help, func(s string) (err error) {
 			*p, err = parseSeeds(s)
 			return err
 		})
@@ -166,22 +156,17 @@ func (o *ownFlags) register(p any, parent reflect.Value, path, name, help, as st
 			return nil
 		})
 	case *[]fairness.Estimator:
-		names := make([]string, len(*p))
-		for i, e := range *p {
-			names[i] = e.String()
-		}
-		o.text(name, strings.Join(names, ","), help, func(s string) (err error) {
+		o.text(name, joined(*p, fairness.Estimator.String), help, func(s string) (err error) {
 			if *p, err = fairness.ParseEstimators(s); err != nil {
 				return fmt.Errorf("-%s: %w", name, err)
 			}
 			return nil
 		})
 	case *[]float64: // audit's -gammas (factors ≥ 1, inf allowed) or fit's -lambdas
-		vals := make([]string, len(*p))
-		for i, g := range *p {
-			vals[i] = strings.TrimPrefix(strings.ToLower(strconv.FormatFloat(g, 'g', -1, 64)), "+")
-		}
-		o.text(name, strings.Join(vals, ","), help, func(s string) (err error) {
+		def := joined(*p, func(g float64) string {
+			return strings.TrimPrefix(strings.ToLower(strconv.FormatFloat(g, 'g', -1, 64)), "+")
+		})
+		o.text(name, def, help, func(s string) (err error) {
 			if as == "lambdas" {
 				if s != "" {
 					*p, err = parseLambdas(s) // its errors name -lambdas
@@ -325,19 +310,32 @@ func (v floatValue) Set(s string) error {
 
 // outFile is the CSV file estimate and test also write: -out, and -force to replace it.
 type outFile struct {
-	Out   string "flag:\"out\" alias:\"csv\" help.estimate:\"also write one row per estimator to this CSV file: method,value,se,unreliable,impossible,mmd2_scale (refused if it exists unless -force, or is the -data file)\" help.test:\"also write one row per method to this CSV file: method,statistic,p_value,unreliable (refused if it exists unless -force, or is the -data file)\""
+	Out   string "flag:\"out\" help.estimate:\"also write one row per estimator to this CSV file: method,value,se,unreliable,impossible,mmd2_scale (refused if it exists unless -force, or is the -data file)\" help.test:\"also write one row per method to this CSV file: method,statistic,p_value,unreliable (refused if it exists unless -force, or is the -data file)\""
 	Force bool   `flag:"force" help:"replace the -out file if it exists"`
 }
 
-// writeTable runs an own-data command that prints a table and writes its CSV (estimate,
-// test) once its flags are parsed: it validates the configuration (validate, before any
-// work), checks and locks -out, then prints what work returns and writes it (printTable);
-// what names the results in the message of a run stopped before they were written.
-func writeTable[T tableOutput](o *ownFlags, out outFile, data string, args []string, stdout io.Writer, what string, validate func() error, work func() (T, error)) error {
+// runTable runs an own-data command that prints a table and writes its CSV (estimate,
+// test), of flag set fs: it registers the flags of the configuration cfg (whose
+// EstimateConfig is ec) and -out, parses args, refuses a 0 given to a flag of zero
+// (refuseZero), validates the configuration (validate, before any work), checks and locks
+// -out, then prints what work returns and writes it (printTable); what names the results
+// in the message of a run stopped before they were written. validate and work read cfg
+// once the flags are parsed.
+func runTable[T tableOutput](fs *flag.FlagSet, cfg any, ec *owndata.EstimateConfig, zero map[string]string, args []string, stdout, stderr io.Writer, what string, validate func() error, work func() (T, error)) error {
+	var out outFile
+	o := ownFlagsOf(fs, fs.Name(), stderr, cfg, &out)
+	if err := o.parse(args); err != nil {
+		return err
+	}
+	if err := refuseZero(fs, zero); err != nil {
+		return err
+	}
+	ec.Names = o.names
+	ec.Log, ec.Warn = stdout, stderr
 	if err := validate(); err != nil {
 		return ownError(o.names, err, "", "")
 	}
-	if err := checkOutFile(out.Out, data, out.Force); err != nil {
+	if err := checkOutFile(out.Out, ec.Data, out.Force); err != nil {
 		return err
 	}
 	release, err := lockOutFile(out.Out, o.cmd, args, o.warn)
@@ -370,11 +368,11 @@ var (
 	resamplesWant = fmt.Sprintf("want %d to %d resamples (leave -B out for %d)", invmmd.MinResamples, invmmd.MaxResamples, invmmd.DefaultResamples)
 )
 
-// widths renders hidden layer widths as -hidden takes them.
-func widths(w []int) string {
-	s := make([]string, len(w))
-	for i, v := range w {
-		s[i] = strconv.Itoa(v)
+// joined renders the list xs as its flag takes it: each by f, comma-separated.
+func joined[T any](xs []T, f func(T) string) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = f(x)
 	}
 	return strings.Join(s, ",")
 }
@@ -530,10 +528,8 @@ func printTable[T tableOutput](out string, force bool, stdout io.Writer, work fu
 var errNotReplaceable = errors.New("-force cannot replace it")
 
 // checkReplaceable checks, before any work, that out (a folder when folder, else a file)
-// can be put in place once the work is done, as -force asks: that it is not of another
-// kind (a non-empty file, or other than a folder or a file, where the folder goes; a
-// folder where the file goes) and that a new folder or file can be created beside it, in
-// its own folder (so on its file system), to take its place. It creates nothing.
+// can be replaced once the work is done, as -force asks (errNotReplaceable says when it
+// cannot); the new one is created beside it, so on its file system. It leaves nothing.
 func checkReplaceable(out string, folder bool) error {
 	st, err := os.Lstat(out)
 	switch {

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
-	"fmt"
 	"io"
 
 	"github.com/invmmd/invmmd/invmmd/owndata"
@@ -38,22 +36,6 @@ func testMore() string {
 func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg := owndata.DefaultTestConfig()
 	fs := newFlags("test", "-data FILE.csv -outputs COL[,COL...] -y COL -z COL [-g COL] [-m COL] [-x COLS] [-methods ...] [-route cross|wild|permutation] [-B N] [-seeds S] [-bandwidth median|σ] [-unconditional] [-out FILE.csv]", stdout, stderr, testMore)
-	var out outFile
-	o := ownFlagsOf(fs, "test", stderr, &cfg, &out)
-	var minESS float64
-	fs.Var(floatValue{&minESS}, "min-ess", "no effect on test, whose p-values flag strata by their rows with a pseudo-outcome (fewer than 20), not by an effective sample size `ess`; kept for this release")
-	if err := o.parse(args); err != nil {
-		return err
-	}
-	if err := refuseZero(fs, map[string]string{"folds": foldsWant, "B": resamplesWant}); err != nil {
-		return err
-	}
-	fs.Visit(func(f *flag.Flag) {
-		if f.Name == "min-ess" {
-			fmt.Fprintln(stderr, "warning: -min-ess has no effect on test; it will be removed in the next release")
-		}
-	})
-	cfg.Names = o.names
-	cfg.Log, cfg.Warn = stdout, stderr
-	return writeTable(o, out, cfg.Data, args, stdout, "p-values", cfg.Validate, func() (*owndata.Tests, error) { return owndata.Test(ctx, cfg) })
+	return runTable(fs, &cfg, &cfg.EstimateConfig, map[string]string{"folds": foldsWant, "B": resamplesWant}, args, stdout, stderr, "p-values",
+		func() error { return cfg.Validate() }, func() (*owndata.Tests, error) { return owndata.Test(ctx, cfg) })
 }

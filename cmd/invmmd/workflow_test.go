@@ -202,32 +202,32 @@ func withColumn(t *testing.T, path, name string, cell func(i int) string) string
 	return writeFile(t, name+".csv", strings.Join(lines, "\n")+"\n")
 }
 
-// TestOwnDataMissingMarkersAndAliases: na is missing like NA (it was read as a level of
-// Z), the old flag names work and warn, and estimate, test and fit's held-out numbers
-// say that σ is the median heuristic on h.
-func TestOwnDataMissingMarkersAndAliases(t *testing.T) {
+// TestOwnDataMissingMarkersAndRetiredNames: na is missing like NA (it was read as a level
+// of Z), the retired flag names (-h, -csv, -seed, test's -min-ess) are refused, and
+// estimate, test and fit's held-out numbers say that σ is the median heuristic on h.
+func TestOwnDataMissingMarkersAndRetiredNames(t *testing.T) {
 	data := binCSV(t, 400, func(i int, r map[string]string) {
 		if r["z"] == "" {
 			r["z"] = []string{"na", "NA", "N/A", "nan", "Null"}[i%5]
 		}
 	})
-	out, stderr, err := runCmd(t, "estimate", "-data", data, "-y", "y", "-z", "z", "-h", "h", "-g", "g", "-m", "m", "-methods", "obs,dr", "-csv", filepath.Join(t.TempDir(), "e.csv"))
+	out, stderr, err := runCmd(t, "estimate", "-data", data, "-y", "y", "-z", "z", "-outputs", "h", "-g", "g", "-m", "m", "-methods", "obs,dr", "-out", filepath.Join(t.TempDir(), "e.csv"))
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
 	if !strings.Contains(out, "Z (z) is binary") || !strings.Contains(out, "(the median heuristic on h)") {
 		t.Errorf("estimate: Z not binary with na missing, or σ not the median heuristic:\n%s", out)
 	}
-	for _, old := range []string{"-h is now -outputs", "-csv is now -out"} {
-		if !strings.Contains(stderr, "warning: "+old) {
-			t.Errorf("no warning %q:\n%s", old, stderr)
+	for _, args := range [][]string{{"estimate", "-csv", "e.csv"}, {"test", "-seed", "3"}, {"test", "-min-ess", "5"}} {
+		if _, _, err := runCmd(t, append(args, "-data", data, "-y", "y", "-z", "z", "-outputs", "h")...); err == nil || !strings.Contains(err.Error(), "flag provided but not defined: "+args[1]) {
+			t.Errorf("invmmd %s: %v, want the retired name refused", strings.Join(args, " "), err)
 		}
 	}
-	out, stderr, err = runCmd(t, "test", "-data", data, "-y", "y", "-z", "z", "-outputs", "h", "-g", "g", "-m", "m", "-seed", "3")
+	out, stderr, err = runCmd(t, "test", "-data", data, "-y", "y", "-z", "z", "-outputs", "h", "-g", "g", "-m", "m", "-seeds", "3")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
-	if !strings.Contains(stderr, "warning: -seed is now -seeds") || !strings.Contains(out, "(the median heuristic on h, on half B)") {
+	if !strings.Contains(out, "(the median heuristic on h, on half B)") {
 		t.Errorf("test: stderr %q\n%s", stderr, out)
 	}
 	est, _, _ := runCmd(t, "estimate", "-h")
@@ -238,8 +238,8 @@ func TestOwnDataMissingMarkersAndAliases(t *testing.T) {
 			t.Errorf("estimate -h or test -h lacks %q", w)
 		}
 	}
-	if !strings.Contains(tst, "no effect on test") || strings.Contains(est, "dropped from the training penalty") {
-		t.Errorf("-min-ess help copied from fit:\n%s", tst)
+	if strings.Contains(tst, "-min-ess") || strings.Contains(est, "dropped from the training penalty") {
+		t.Errorf("test offers -min-ess, or estimate's help is copied from fit's:\n%s", tst)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"image"
 	_ "image/png" // registers PNG for image.DecodeConfig
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -266,16 +267,11 @@ func CheckSource(file string, data []byte) ([]Problem, error) {
 	return probs, nil
 }
 
+// hasImage reports whether an output's data hold a figure: an image MIME type, or HTML
+// with an <img> or <svg>.
 func hasImage(data map[string]multiline) bool {
-	for _, m := range imageMIMEs {
-		if _, ok := data[m]; ok {
-			return true
-		}
-	}
-	if h, ok := data["text/html"]; ok && htmlImage.MatchString(string(h)) {
-		return true
-	}
-	return false
+	h, html := data["text/html"]
+	return slices.ContainsFunc(imageMIMEs, func(m string) bool { _, ok := data[m]; return ok }) || html && htmlImage.MatchString(string(h))
 }
 
 // pythonFloorDiv is how Pygments' Python and IPython lexers mark "//" (floor division); the
@@ -295,7 +291,8 @@ var (
 // CheckHTML reads a rendered notebook page and returns what is wrong with it: no embedded
 // image (an <img> with a data: PNG, or inline <svg>), an embedded PNG that does not decode,
 // an <img> that points outside the page, or a script or link loaded from the local file
-// system (Debian's nbconvert defaults to file:// URLs, which a reader elsewhere cannot load).
+// system (Debian's nbconvert defaults to file:// URLs, which a reader elsewhere cannot load),
+// and code highlighted by a non-Go lexer ("//" marked as an operator, as IPython's does).
 func CheckHTML(file string, data []byte) (Summary, []Problem, error) {
 	if !bytes.Contains(bytes.ToLower(data[:min(len(data), 4096)]), []byte("<html")) {
 		return Summary{}, nil, fmt.Errorf("%s: not an HTML page (no <html> in its first 4 KiB)", file)

@@ -10,36 +10,14 @@
 //	nbcheck -source notebook.ipynb ...
 //	nbcheck -duplicates notebook.ipynb ...
 //
-// Notebook mode fails on: an output of type "error"; a stderr stream containing "panic:"
-// or "exit status"; a code cell without an execution count (the kernel died or timed
-// out); a notebook with fewer than N (default 1) figures, or fewer than its own metadata
-// asks for ("metadata": {"invmmd": {"figures": N}}), where a figure is an image/png,
-// image/svg+xml, image/jpeg or image/gif output, or text/html holding <img> or <svg>
-// (gonbui.DisplayPng gives image/png; gonbui.DisplaySvg gives text/html).
-//
-// HTML mode fails on a page without an embedded image (<img src="data:image/png;base64,...">,
-// another data: image, or inline <svg>), an embedded PNG that does not decode, an <img>
-// pointing outside the page, or a src/href loading from file:// (Debian's nbconvert
-// default for require.js and MathJax, useless to a reader on another machine).
-//
-// Notebook mode also fails on a text output (stream, text/plain, text/markdown) holding
-// terminal control codes (a progress bar saved as dozens of \r…\x1b[K lines) or a
-// machine-absolute path (/home/…, /root/…, /work/…, /tmp/…).
-//
-// HTML mode also fails on a page whose code was highlighted by a non-Go lexer ("//" marked
-// as an operator, as the IPython lexer does).
-//
-// Source mode checks notebooks as committed in notebooks/, before they run: the GoNB kernel,
-// the Go lexer in metadata.language_info, a first code cell that points the notebook's
-// module at the repository, the INVMMD_PAPER_SIZE switch named in the first cells, and
-// metadata "invmmd": {"figures": N}. Committed notebooks hold the outputs of their quick run.
-// It also fails on a Markdown link to a section of a Markdown file (../README.md#anchor,
-// ../docs/results.md#anchor) whose file has no heading with that GitHub-style anchor: a
-// section moved out of the README leaves such links behind.
-//
-// Duplicates mode reads several notebook sources together and fails when two of them
-// declare the same helper (a top-level function, method or type): shared helpers live once
-// in package invmmd/nb.
+// Each mode's checks are its function's: CheckNotebook (error outputs, a panic or exit
+// status on stderr, code cells not executed, fewer figures than -min-images or the
+// notebook's metadata asks for, terminal control codes or machine-absolute paths in a
+// text output), CheckHTML (no embedded image, a PNG that does not decode, an <img> or a
+// script loaded from outside the page, code highlighted by a non-Go lexer), CheckSource
+// and CheckLinks (the conventions of the notebooks as committed in notebooks/, and links
+// to a section that no heading anchors) and DuplicateHelpers (a helper declared by two
+// notebooks, which belongs once in invmmd/nb).
 //
 // Each problem is printed as FILE: cell N: WHAT, with an excerpt of the offending output;
 // each good file as "ok FILE (...)". The exit status is 0 when every file passes, 1 when

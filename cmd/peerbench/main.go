@@ -133,13 +133,13 @@ func run(args []string, stdout, stderr io.Writer) error {
 			*python = "/usr/bin/python3"
 		}
 	}
-	peerErr := checkPeer(*python, *peer)
+	version, peerErr := checkPeer(*python, *peer)
 	if peerErr != nil {
 		fmt.Fprintf(stderr, "PyTorch peer unavailable: %v\n", peerErr)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Measured by `scripts/bench.sh` (cmd/peerbench) on %s, %s, GOMAXPROCS %d, backend `%s`; PyTorch %s, %d threads; CPU %s.\n",
-		time.Now().UTC().Format("2006-01-02"), runtime.Version(), runtime.GOMAXPROCS(0), backend.Config(), peerVersion(*python, peerErr), *threads, cpuModel())
+		time.Now().UTC().Format("2006-01-02"), runtime.Version(), runtime.GOMAXPROCS(0), backend.Config(), version, *threads, cpuModel())
 	fmt.Fprintf(&b, "Load average before: %s. Medians (and ranges) of %d repetitions; Go's and PyTorch's repetitions alternate (Go, PyTorch, Go, …), and each ratio is the median of the ratios of the adjacent pairs (so not the quotient of the two medians shown), so that a drift in the machine's speed during a row falls on both sides.\n\n", loadavg(), *reps)
 	b.WriteString("| network and step | invmmd (Go), wall | PyTorch CPU, wall | ratio | Go, CPU time | PyTorch, CPU time | ratio |\n|---|---|---|---|---|---|---|\n")
 	var notes []string
@@ -388,29 +388,19 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// checkPeer reports why the PyTorch peer cannot run, or nil.
-func checkPeer(python, script string) error {
+// checkPeer returns the PyTorch peer's torch version, or "(absent)" and why it cannot run.
+func checkPeer(python, script string) (string, error) {
 	if _, err := os.Stat(script); err != nil {
-		return fmt.Errorf("peer script: %w", err)
+		return "(absent)", fmt.Errorf("peer script: %w", err)
 	}
 	if _, err := exec.LookPath(python); err != nil {
-		return fmt.Errorf("%s not found", python)
+		return "(absent)", fmt.Errorf("%s not found", python)
 	}
-	if err := exec.Command(python, "-c", "import torch, numpy").Run(); err != nil {
-		return fmt.Errorf("%s cannot import torch and numpy (install: apt-get install -y --no-install-recommends python3-torch python3-numpy)", python)
-	}
-	return nil
-}
-
-func peerVersion(python string, peerErr error) string {
-	if peerErr != nil {
-		return "(absent)"
-	}
-	out, err := exec.Command(python, "-c", "import torch; print(torch.__version__)").Output()
+	out, err := exec.Command(python, "-c", "import torch, numpy; print(torch.__version__)").Output()
 	if err != nil {
-		return "(unknown version)"
+		return "(absent)", fmt.Errorf("%s cannot import torch and numpy (install: apt-get install -y --no-install-recommends python3-torch python3-numpy)", python)
 	}
-	return strings.TrimSpace(string(out))
+	return strings.TrimSpace(string(out)), nil
 }
 
 // runPeer runs the peer script and returns its repetitions' times (ms per step or s per

@@ -2,6 +2,7 @@ package clinical
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -40,9 +41,7 @@ type FLChainConfig struct {
 // WithDefaults returns c with each zero field set to its default (Path is left as given:
 // LoadFLChain finds the file).
 func (c FLChainConfig) WithDefaults() FLChainConfig {
-	if c.GroupMinAge == 0 {
-		c.GroupMinAge = DefaultGroupMinAge
-	}
+	c.GroupMinAge = cmp.Or(c.GroupMinAge, DefaultGroupMinAge)
 	c.Shift, c.Missingness = c.Shift.WithDefaults(), c.Missingness.WithDefaults()
 	return c
 }
@@ -106,8 +105,7 @@ func LoadFLChain(cfg FLChainConfig) (dataset.Splits, FLChainReport, error) {
 		if err != nil {
 			return dataset.Splits{}, rep, err
 		}
-		cfg.Path = p
-		rep.Config.Path = p
+		cfg.Path, rep.Config.Path = p, p
 	}
 	t, err := ReadFLChain(cfg.Path, cfg.GroupMinAge)
 	if err != nil {

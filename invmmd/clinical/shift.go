@@ -1,6 +1,7 @@
 package clinical
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -51,15 +52,8 @@ type Missingness struct {
 
 // WithDefaults returns s with each zero field set to its default.
 func (s Shift) WithDefaults() Shift {
-	def := func(v *float64, d float64) {
-		if *v == 0 {
-			*v = d
-		}
-	}
-	def(&s.TrainDisagree, DefaultTrainDisagree)
-	def(&s.TestAgree, DefaultTestAgree)
-	def(&s.TestShare, DefaultTestShare)
-	def(&s.ValShare, DefaultValShare)
+	s.TrainDisagree, s.TestAgree = cmp.Or(s.TrainDisagree, DefaultTrainDisagree), cmp.Or(s.TestAgree, DefaultTestAgree)
+	s.TestShare, s.ValShare = cmp.Or(s.TestShare, DefaultTestShare), cmp.Or(s.ValShare, DefaultValShare)
 	return s
 }
 
@@ -82,12 +76,7 @@ func (s Shift) Validate() error {
 
 // WithDefaults returns m with each zero field set to its default.
 func (m Missingness) WithDefaults() Missingness {
-	if m.ProbGroup == 0 {
-		m.ProbGroup = DefaultProbGroup
-	}
-	if m.ProbOther == 0 {
-		m.ProbOther = DefaultProbOther
-	}
+	m.ProbGroup, m.ProbOther = cmp.Or(m.ProbGroup, DefaultProbGroup), cmp.Or(m.ProbOther, DefaultProbOther)
 	return m
 }
 

@@ -4,8 +4,10 @@
 package dataset
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -29,12 +31,7 @@ type Set struct {
 }
 
 // NumClasses returns the number K of label classes: Classes, or 2 when it is 0.
-func (s *Set) NumClasses() int {
-	if s.Classes == 0 {
-		return 2
-	}
-	return s.Classes
-}
+func (s *Set) NumClasses() int { return cmp.Or(s.Classes, 2) }
 
 // Len returns the number of rows.
 func (s *Set) Len() int { return len(s.Y) }
@@ -125,14 +122,7 @@ func (s *Set) Validate() error {
 
 // ZKnown reports whether every row's Z is known (no NaN), observed or hidden: only then
 // can the full estimator, which reads Z on every row, run.
-func (s *Set) ZKnown() bool {
-	for _, z := range s.Z {
-		if math.IsNaN(z) {
-			return false
-		}
-	}
-	return true
-}
+func (s *Set) ZKnown() bool { return !slices.ContainsFunc(s.Z, math.IsNaN) }
 
 // Subset returns the rows at idx, in that order, as a new set named name.
 func (s *Set) Subset(name string, idx []int) *Set {
@@ -246,13 +236,10 @@ func (s Summary) String() string {
 	var b strings.Builder
 	if s.Kind != BinaryZ {
 		fmt.Fprintf(&b, "%-5s n=%d  P(Y=1)=%.3f  Z %v  observed=%.3f", s.Name, s.N, s.PY1, s.Kind, s.PObserved)
-		if s.HasGTrue {
-			fmt.Fprintf(&b, "  mean G=%.3f", s.MeanGTrue)
-		}
-		return b.String()
+	} else {
+		fmt.Fprintf(&b, "%-5s n=%d  P(Y=1)=%.3f  P(Z=1)=%.3f  P(Z=1|Y=0)=%.3f  P(Z=1|Y=1)=%.3f  P(Y=Z)=%.3f  observed=%.3f",
+			s.Name, s.N, s.PY1, s.PZ1, s.PZ1GivenY[0], s.PZ1GivenY[1], s.PAgreeYZ, s.PObserved)
 	}
-	fmt.Fprintf(&b, "%-5s n=%d  P(Y=1)=%.3f  P(Z=1)=%.3f  P(Z=1|Y=0)=%.3f  P(Z=1|Y=1)=%.3f  P(Y=Z)=%.3f  observed=%.3f",
-		s.Name, s.N, s.PY1, s.PZ1, s.PZ1GivenY[0], s.PZ1GivenY[1], s.PAgreeYZ, s.PObserved)
 	if s.HasGTrue {
 		fmt.Fprintf(&b, "  mean G=%.3f", s.MeanGTrue)
 	}

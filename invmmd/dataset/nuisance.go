@@ -3,6 +3,7 @@ package dataset
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -33,11 +34,8 @@ func (k ZKind) String() string {
 
 // ParseZKind returns the kind named s ("binary", "categorical", "continuous", "vector").
 func ParseZKind(s string) (ZKind, error) {
-	t := strings.ToLower(strings.TrimSpace(s))
-	for i, n := range zKindNames {
-		if t == n {
-			return ZKind(i), nil
-		}
+	if i := slices.Index(zKindNames[:], strings.ToLower(strings.TrimSpace(s))); i >= 0 {
+		return ZKind(i), nil
 	}
 	return 0, fmt.Errorf("unknown nuisance kind %q: want one of %s", s, strings.Join(zKindNames[:], ", "))
 }
@@ -48,11 +46,10 @@ func (k ZKind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
 // UnmarshalText implements encoding.TextUnmarshaler.
 func (k *ZKind) UnmarshalText(b []byte) error {
 	v, err := ParseZKind(string(b))
-	if err != nil {
-		return err
+	if err == nil {
+		*k = v
 	}
-	*k = v
-	return nil
+	return err
 }
 
 // Nuisance says what a set's Z holds. The zero value is the paper's binary Z.

@@ -40,8 +40,7 @@ func Extract(cfg Config) (*Cohort, Report, error) {
 		return openTable(cfg.Dir, table, need, limit, prog)
 	}
 	x := &extraction{cfg: cfg, rep: &rep, open: open}
-	steps := []func() error{x.readPatients, x.readAdmissions, x.readICUStays, x.readLabs, x.readCharts}
-	for _, step := range steps {
+	for _, step := range []func() error{x.readPatients, x.readAdmissions, x.readICUStays, x.readLabs, x.readCharts} {
 		if err := step(); err != nil {
 			return nil, rep, err
 		}
@@ -165,8 +164,7 @@ func (x *extraction) cohort() *Cohort {
 		}
 		t.X = append(t.X, row...)
 		t.Y = append(t.Y, b2f(s.LOSDays > x.cfg.LongStayDays))
-		z := IsWhite(s.Ethnicity)
-		t.Z = append(t.Z, b2f(z))
+		t.Z = append(t.Z, b2f(IsWhite(s.Ethnicity)))
 		t.Group = append(t.Group, s.Male)
 		x.rep.PLong += t.Y[i]
 		x.rep.PWhite += t.Z[i]

@@ -1,6 +1,7 @@
 package mimic
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"os"
@@ -63,28 +64,15 @@ type Config struct {
 
 // WithDefaults returns c with every zero field set to its default.
 func (c Config) WithDefaults() Config {
-	def := func(v *float64, d float64) {
-		if *v == 0 {
-			*v = d
-		}
-	}
-	def(&c.MinLOSDays, DefaultMinLOSDays)
-	def(&c.LongStayDays, DefaultLongStayDays)
-	def(&c.MinAge, DefaultMinAge)
-	def(&c.AgeCap, DefaultAgeCap)
-	def(&c.FirstDayHours, DefaultFirstDay)
-	def(&c.LabLeadHours, DefaultLabLead)
+	c.MinLOSDays, c.LongStayDays = cmp.Or(c.MinLOSDays, DefaultMinLOSDays), cmp.Or(c.LongStayDays, DefaultLongStayDays)
+	c.MinAge, c.AgeCap = cmp.Or(c.MinAge, DefaultMinAge), cmp.Or(c.AgeCap, DefaultAgeCap)
+	c.FirstDayHours, c.LabLeadHours = cmp.Or(c.FirstDayHours, DefaultFirstDay), cmp.Or(c.LabLeadHours, DefaultLabLead)
 	if c.LabLeadHours < 0 {
 		c.LabLeadHours = 0
 	}
-	if c.MaxMalformed == 0 {
-		c.MaxMalformed = DefaultMaxMalformed
-	}
+	c.MaxMalformed, c.ProgressEvery = cmp.Or(c.MaxMalformed, DefaultMaxMalformed), cmp.Or(c.ProgressEvery, DefaultProgressTime)
 	if c.Progress == nil {
 		c.Progress = os.Stderr
-	}
-	if c.ProgressEvery == 0 {
-		c.ProgressEvery = DefaultProgressTime
 	}
 	c.Shift, c.Missingness = c.Shift.WithDefaults(), c.Missingness.WithDefaults()
 	return c

@@ -111,24 +111,19 @@ func (x *extraction) readICUStays() error {
 		if !ok1 || !ok2 || !ok3 {
 			return t.malformed(line, "columns SUBJECT_ID, HADM_ID, ICUSTAY_ID: %q, %q, %q are not integers", rec[cSub], rec[cHadm], rec[cICU])
 		}
-		var in, out int64
-		var tErr error
-		if rec[cIn] != "" {
-			if in, tErr = parseTimestamp(rec[cIn]); tErr != nil {
-				tErr = fmt.Errorf("column INTIME: %v", tErr)
+		var times [2]int64 // INTIME, OUTTIME; 0 when empty
+		for k, c := range [2]int{cIn, cOut} {
+			var err error
+			if rec[c] != "" {
+				if times[k], err = parseTimestamp(rec[c]); err != nil {
+					return t.malformed(line, "column %s: %v", [2]string{"INTIME", "OUTTIME"}[k], err)
+				}
 			}
 		}
-		if tErr == nil && rec[cOut] != "" {
-			if out, tErr = parseTimestamp(rec[cOut]); tErr != nil {
-				tErr = fmt.Errorf("column OUTTIME: %v", tErr)
-			}
+		if seen[icu] {
+			return t.malformed(line, "ICUSTAY_ID %d appears twice", icu)
 		}
-		if tErr == nil && seen[icu] {
-			tErr = fmt.Errorf("ICUSTAY_ID %d appears twice", icu)
-		}
-		if tErr != nil {
-			return t.malformed(line, "%v", tErr)
-		}
+		in, out := times[0], times[1]
 		seen[icu] = true
 		x.rep.ICUStays++
 		p, okP := x.patients[sub]

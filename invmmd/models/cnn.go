@@ -151,17 +151,14 @@ func (m CNN) native(x *Node) bool {
 // in one pass with the same towers.
 func (m CNN) Features(ctx *context.Context, x *Node) (features, logit *Node) {
 	x = m.checkInput(x)
-	native := m.native(x)
-	both := func(x *Node) []*Node {
+	native, towers := m.native(x), m.Towers
+	if native {
+		towers = 1 // the native convolution runs whole
+	}
+	out := inTowersN(x, towers, func(x *Node) []*Node {
 		f := m.hidden(ctx, m.features(ctx, x, native))
 		return []*Node{f, m.logitOf(ctx, f)}
-	}
-	out := []*Node(nil)
-	if native {
-		out = both(x)
-	} else {
-		out = inTowersN(x, m.Towers, both)
-	}
+	})
 	return out[0], out[1]
 }
 

@@ -86,9 +86,7 @@ func Param(ctx *context.Context, g *Graph, seed uint64, name string, init Init, 
 	}
 	h := fnv.New64a()
 	_, _ = h.Write([]byte(ctx.Scope() + "/" + name))
-	var buf [8]byte
-	binary.LittleEndian.PutUint64(buf[:], seed)
-	_, _ = h.Write(buf[:])
+	_, _ = h.Write(binary.LittleEndian.AppendUint64(nil, seed))
 	rng := rand.New(rand.NewPCG(seed, h.Sum64()))
 	t := tensors.FromFlatDataAndDimensions(init(rng, fanIn, fanOut, size), dims...)
 	return ctx.VariableWithValue(name, t).ValueGraph(g)

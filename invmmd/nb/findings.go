@@ -275,9 +275,6 @@ func Span(what string, vs []V, width float64) Finding {
 	return f
 }
 
-// Missing is the finding of a claim this run cannot check, saying why.
-func Missing(claim, why string) Finding { return Finding{Claim: claim, Evidence: why} }
-
 // count writes a small count as a capitalised word ("Two") and a larger one in digits.
 func count(n int) string {
 	words := []string{"No", "One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten"}

@@ -46,7 +46,7 @@ func TestFindings(t *testing.T) {
 		{"names with commas", Ordered("", []V{{"dr, logits", 0.1}, {"dr, features", 0.2}}, []V{none}),
 			"each of dr, logits and dr, features is below none: this holds (dr, logits at 0.100, dr, features at 0.200; none at 0.660)."},
 		{"numeric names", Less("", V{"P(Q = 1)", 0.2}, V{"0.1", 0.1}), "P(Q = 1) is below 0.1: this does NOT hold here (P(Q = 1) at 0.200 is not below 0.100)."},
-		{"missing", Missing("dr-po is at least 0", "no dr-po in the quick sweep"), "dr-po is at least 0: not checked (no dr-po in the quick sweep)."},
+		{"missing", Finding{Claim: "dr-po is at least 0", Evidence: "no dr-po in the quick sweep"}, "dr-po is at least 0: not checked (no dr-po in the quick sweep)."},
 		{"reworded", Less("test accuracy", obs, V{"", 0.9}).As("obs does no better than 0.9"), "obs does no better than 0.9: this holds (0.780 against 0.900)."},
 	} {
 		if got := c.f.String(); got != c.want {
@@ -68,7 +68,7 @@ func TestCheckText(t *testing.T) {
 			"The paper's findings, on this run:\n  - In x, b is below a: this does NOT hold here (b at 2 is not below a at 1).\n  This check fails here.\n"},
 		{"one of two fails", []Finding{Less("", a, b), Less("", b, a)}, "  One of these 2 checks fails here.\n"},
 		{"two of three fail", []Finding{Less("", a, b), Less("", b, a), Less("", b, a)}, "  Two of these 3 checks fail here.\n"},
-		{"not checked is no failure", []Finding{Less("", a, b), Missing("c", "why")}, "not checked (why).\n"},
+		{"not checked is no failure", []Finding{Less("", a, b), Finding{Claim: "c", Evidence: "why"}}, "not checked (why).\n"},
 	} {
 		got := CheckText("The paper's findings, on this run", c.findings...)
 		if !strings.HasSuffix(got, c.want) {

@@ -121,10 +121,7 @@ func relTo(dir, p string) string {
 	if dir == "" && !filepath.IsAbs(p) {
 		return p
 	}
-	if dir == "" {
-		return filepath.Base(p)
-	}
-	if r, err := filepath.Rel(dir, p); err == nil {
+	if r, err := filepath.Rel(dir, p); dir != "" && err == nil {
 		return r
 	}
 	return filepath.Base(p)

@@ -57,7 +57,11 @@ func Report(r train.FitReport) string {
 		s += fmt.Sprintf(", mean |Ĝ − G| %.3f", r.MAETrueG)
 	}
 	if r.Model == "G" {
-		s += fmt.Sprintf(", %d train %s below the floor", r.Floored, plural(r.Floored, "row", "rows"))
+		rows := "rows"
+		if r.Floored == 1 {
+			rows = "row"
+		}
+		s += fmt.Sprintf(", %d train %s below the floor", r.Floored, rows)
 	}
 	return s
 }
@@ -162,12 +166,4 @@ func (r *Run) ShowCommitted(exp experiments.Experiment, lambdas ...float64) []Ta
 		ShowMarkdown(TableMarkdownWith(fmt.Sprintf("%s, λ = %s (paper size, committed: figures/tables/%s)", exp.Title, results.LambdaName(l), file), exp, l, sums, ex))
 	}
 	return found
-}
-
-// plural is one when n is 1, many otherwise: "1 train row", "3 train rows".
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

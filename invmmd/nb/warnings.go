@@ -71,16 +71,15 @@ func WarningSummary(ws []Warning) string {
 	fmt.Fprintf(&b, "%s, of %s:\n", numbered(len(ws), "warning"), numbered(len(order), "kind"))
 	for _, k := range order {
 		g := groups[k]
-		n := g.n
 		from := ""
 		if len(g.from) > 0 {
 			from = " (from " + strings.Join(g.from, "; ") + ")"
 		}
-		if n == 1 {
+		if g.n == 1 {
 			fmt.Fprintf(&b, "  - %s%s\n", g.first.Text, from)
 			continue
 		}
-		fmt.Fprintf(&b, "  - %d like this one%s: %s\n", n, from, g.first.Text)
+		fmt.Fprintf(&b, "  - %d like this one%s: %s\n", g.n, from, g.first.Text)
 	}
 	return b.String()
 }

@@ -76,23 +76,21 @@ func (r AuxReport) String() string {
 		fmt.Fprintf(&b, "%s%v\n", indent, r.M)
 	}
 	if len(r.Folds) > 1 {
-		rng := func(f func(AuxReport) float64) (lo, hi float64) {
-			lo, hi = math.Inf(1), math.Inf(-1)
+		// span writes the range over the folds of a model's validation NLL and best epoch.
+		span := func(name string, f func(AuxReport) train.FitReport, end string) {
+			l, h, el, eh := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
 			for _, x := range r.Folds {
-				lo, hi = math.Min(lo, f(x)), math.Max(hi, f(x))
+				nll, ep := f(x).ValNLL, float64(f(x).BestEpoch)
+				l, h, el, eh = math.Min(l, nll), math.Max(h, nll), math.Min(el, ep), math.Max(eh, ep)
 			}
-			return lo, hi
+			fmt.Fprintf(&b, " %s val NLL %.4f–%.4f, best epochs %.0f–%.0f%s", name, l, h, el, eh, end)
 		}
 		fmt.Fprintf(&b, "  over the %d folds:", len(r.Folds))
 		if fitG {
-			l, h := rng(func(x AuxReport) float64 { return x.G.ValNLL })
-			el, eh := rng(func(x AuxReport) float64 { return float64(x.G.BestEpoch) })
-			fmt.Fprintf(&b, " G val NLL %.4f–%.4f, best epochs %.0f–%.0f;", l, h, el, eh)
+			span("G", func(x AuxReport) train.FitReport { return x.G }, ";")
 		}
 		if fitM {
-			l, h := rng(func(x AuxReport) float64 { return x.M.ValNLL })
-			el, eh := rng(func(x AuxReport) float64 { return float64(x.M.BestEpoch) })
-			fmt.Fprintf(&b, " m val NLL %.4f–%.4f, best epochs %.0f–%.0f", l, h, el, eh)
+			span("m", func(x AuxReport) train.FitReport { return x.M }, "")
 		}
 		b.WriteString("\n")
 	}
@@ -176,11 +174,9 @@ func observedAux(sp dataset.Splits, zmap invmmd.FeatureMap) (*train.Aux, error) 
 // validation split and stopping after n.AuxPatience epochs without a better one (at most
 // n.AuxEpochs), on backend b (nil: backend.Shared()). zmap is the feature map of a
 // nuisance that is not binary (Data.ZMap; m then predicts Ê[ψ(Z) | X, Y]), nil for a
-// binary one. It returns within a step once ctx is done, with an error wrapping ctx's.
-//
-// It is the one place where fit, estimate and test fit their nuisances: which rows G and m
-// learn from is its callers' choice (fit: the training split; estimate: a random 70%;
-// test: a part of half B), and cross-fitting goes here.
+// binary one. It returns within a step once ctx is done, with an error wrapping ctx's. It
+// is the one place where fit, estimate and test fit their nuisances; which rows G and m
+// learn from is its callers' (fit: the training split; estimate and test: crossfit.go).
 func fitAux(ctx context.Context, b backends.Backend, n Nets, sp dataset.Splits, zmap invmmd.FeatureMap, roles ...train.Role) (*train.Aux, AuxReport, error) {
 	fitCount.aux.Add(1)
 	hidden := n.Hidden

@@ -16,18 +16,11 @@ import (
 // Majority returns the accuracy of always predicting the most common label of s: for a
 // binary label max(P(Y = 1), 1 − P(Y = 1)), for K classes the largest class's share.
 func Majority(s *dataset.Set) float64 {
-	if k := s.NumClasses(); k > 2 {
-		n := make([]int, k)
-		for _, y := range s.Y {
-			n[int(y)]++
-		}
-		return float64(slices.Max(n)) / float64(s.Len())
-	}
-	p := 0.0
+	n := make([]int, s.NumClasses())
 	for _, y := range s.Y {
-		p += y
+		n[int(y)]++
 	}
-	return math.Max(p, float64(s.Len())-p) / float64(s.Len())
+	return float64(slices.Max(n)) / float64(s.Len())
 }
 
 // ObservedCells counts the rows of s with Z observed in each (Y, Z) cell of a binary Z,
@@ -66,6 +59,7 @@ func checkSplitCells(cfg Config, sp dataset.Splits, names []string) ([]string, e
 		return strconv.Itoa(y)
 	}
 	for k, s := range []*dataset.Set{sp.Train, sp.Val, sp.Test} {
+		split := []string{"training", "validation", "test"}[k]
 		if s.Nuisance.Kind != dataset.BinaryZ {
 			// A nuisance of another kind has no (Y, Z) cells; each Y stratum needs two rows
 			// with Z observed for its U-statistics.
@@ -79,7 +73,7 @@ func checkSplitCells(cfg Config, sp dataset.Splits, names []string) ([]string, e
 				if c >= 2 {
 					continue
 				}
-				what := fmt.Sprintf("the %s split (%d rows) has %d row(s) with %s = %s and Z observed", []string{"training", "validation", "test"}[k], s.Len(), c, cfg.Y, class(y))
+				what := fmt.Sprintf("the %s split (%d rows) has %d row(s) with %s = %s and Z observed", split, s.Len(), c, cfg.Y, class(y))
 				if k == 0 {
 					return nil, fmt.Errorf("%s: %s: the penalty within that stratum needs at least 2; %s", cfg.Data, what, cfg.splitFix())
 				}
@@ -87,39 +81,23 @@ func checkSplitCells(cfg Config, sp dataset.Splits, names []string) ([]string, e
 			}
 			continue
 		}
-		if len(names) > 2 {
-			for y, c := range classCells(s) {
-				for z := 0; z < 2; z++ {
-					if c[z] > 0 {
-						continue
-					}
-					what := fmt.Sprintf("the %s split (%d rows) has no row with %s = %s and %s = %d observed", []string{"training", "validation", "test"}[k], s.Len(), cfg.Y, names[y], cfg.Z, z)
-					fix := cfg.splitFix()
-					if k == 0 {
-						return nil, fmt.Errorf("%s: %s: the penalty within %s = %s has no Z = %d row to compare, and m learns nothing of it; %s", cfg.Data, what, cfg.Y, names[y], z, fix)
-					}
-					warn = append(warn, fmt.Sprintf("%s: the %s within %s = %s has nothing to compare; %s", what, []string{"", "validation objective's penalty", "held-out MMD²"}[k], cfg.Y, names[y], fix))
-				}
-			}
-			continue
-		}
-		c := ObservedCells(s)
-		for y := 0; y < 2; y++ {
+		cells := classCells(s)
+		for y, c := range cells {
 			for z := 0; z < 2; z++ {
-				if c[y][z] > 0 {
+				if c[z] > 0 {
 					continue
 				}
-				what := fmt.Sprintf("the %s split (%d rows) has no row with %s = %d and %s = %d observed (cells Y0Z0=%d Y0Z1=%d Y1Z0=%d Y1Z1=%d)",
-					[]string{"training", "validation", "test"}[k], s.Len(), cfg.Y, y, cfg.Z, z, c[0][0], c[0][1], c[1][0], c[1][1])
-				fix := cfg.splitFix()
-				switch k {
-				case 0:
-					return nil, fmt.Errorf("%s: %s: the penalty within Y = %d has no Z = %d row to compare, and m learns nothing of it; %s", cfg.Data, what, y, z, fix)
-				case 1:
-					warn = append(warn, fmt.Sprintf("%s: the validation objective's penalty within Y = %d has nothing to compare; %s", what, y, fix))
-				default:
-					warn = append(warn, fmt.Sprintf("%s: the held-out MMD² within Y = %d has nothing to compare; %s", what, y, fix))
+				// A binary label's messages give the four cells and name its strata Y = y.
+				what := fmt.Sprintf("the %s split (%d rows) has no row with %s = %s and %s = %d observed", split, s.Len(), cfg.Y, class(y), cfg.Z, z)
+				within := cfg.Y + " = " + class(y)
+				if len(names) <= 2 {
+					what += fmt.Sprintf(" (cells Y0Z0=%d Y0Z1=%d Y1Z0=%d Y1Z1=%d)", cells[0][0], cells[0][1], cells[1][0], cells[1][1])
+					within = "Y = " + class(y)
 				}
+				if k == 0 {
+					return nil, fmt.Errorf("%s: %s: the penalty within %s has no Z = %d row to compare, and m learns nothing of it; %s", cfg.Data, what, within, z, cfg.splitFix())
+				}
+				warn = append(warn, fmt.Sprintf("%s: the %s within %s has nothing to compare; %s", what, []string{"", "validation objective's penalty", "held-out MMD²"}[k], within, cfg.splitFix()))
 			}
 		}
 	}
@@ -185,19 +163,18 @@ func leakWarnings(d *Data, y, x string) []string {
 			}
 			return c.Levels[c.Codes[i]]
 		}
-		if why := separates(rows, labels, func(i int) string {
+		how, why := "by whether it is missing ", separates(rows, labels, func(i int) string {
 			if missing(i) {
 				return "missing"
 			}
 			return "present"
-		}); why != "" {
-			out = append(out, fmt.Sprintf("feature column %s alone predicts the label %s exactly on the training split by whether it is missing (%s): it may leak the label (recorded because of the outcome, or after it), and a test accuracy or AUC of 1.000 would then say nothing; leave it out of %s unless it belongs there",
-				f.Column, y, why, x))
-			continue
+		})
+		if why == "" {
+			how, why = "", separates(rows, labels, value)
 		}
-		if why := separates(rows, labels, value); why != "" {
-			out = append(out, fmt.Sprintf("feature column %s alone predicts the label %s exactly on the training split (%s): it may leak the label (recorded because of the outcome, or after it), and a test accuracy or AUC of 1.000 would then say nothing; leave it out of %s unless it belongs there",
-				f.Column, y, why, x))
+		if why != "" {
+			out = append(out, fmt.Sprintf("feature column %s alone predicts the label %s exactly on the training split %s(%s): it may leak the label (recorded because of the outcome, or after it), and a test accuracy or AUC of 1.000 would then say nothing; leave it out of %s unless it belongs there",
+				f.Column, y, how, why, x))
 		}
 	}
 	return out

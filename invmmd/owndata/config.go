@@ -1,6 +1,7 @@
 package owndata
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -23,10 +24,11 @@ import (
 // Config, EstimateConfig, TestConfig or AuditConfig (or Source, which the last three
 // share): the tag flag names its command-line flag, help its help (help.COMMAND where one
 // command says it otherwise), cmds the commands that offer it (every command that reads
-// the configuration when absent), alias an old name kept for a release (alias.COMMAND
-// likewise; empty for none) and parse a reading of its text other than its type's
-// (bandwidth, lambdas, fit-methods); flag:"-" marks a field only Go callers set. The command line
-// derives from them its flags, their old names and the flag each FieldError names.
+// the configuration when absent) and parse a reading of its text other than its type's
+// (bandwidth: a σ or median, with the Median beside it; lambdas and fit-methods: fit's
+// lists; not: a boolean flag setting the field's negation); flag:"-" marks a field only Go
+// callers set. The command line derives from them its flags and the flag each FieldError
+// names.
 type Columns struct {
 	// Data is the CSV file, with a header line; Fit, Estimate and Test read it, FitTable,
 	// EstimateTable and TestTable take their table instead.
@@ -35,10 +37,8 @@ type Columns struct {
 	Y string `flag:"y" help:"label column (required): binary (0/1, or two values with -y-positive), or K > 2 classes (text or integer codes; classes in byte or numeric order)" help.audit:"label column, binary: 0/1, or two values with -y-positive (required)"`
 	// Z is the nuisance column, or several comma-separated for a vector nuisance; empty,
 	// NA or NaN cells (in any case) are missing Z.
-	Z string `flag:"z" help:"nuisance column (several, comma-separated, for a vector nuisance); empty, NA, N/A, NaN or null cells (in any case) are missing Z (required)" help.audit:"sensitive attribute column, blank (or NA) where unknown; several comma-separated are crossed into intersectional groups; a numeric column of more than 10 values is binned at its observed quantiles (-bins) (required)"`
-	// YPositive is the label's value read as Y = 1 when the column is not 0/1.
+	Z         string `flag:"z" help:"nuisance column (several, comma-separated, for a vector nuisance); empty, NA, N/A, NaN or null cells (in any case) are missing Z (required)" help.audit:"sensitive attribute column, blank (or NA) where unknown; several comma-separated are crossed into intersectional groups; a numeric column of more than 10 values is binned at its observed quantiles (-bins) (required)"`
 	YPositive string `flag:"y-positive" help:"the label's value read as Y = 1, when the column is binary and not 0/1 (refused for a label of more than two classes)" help.audit:"the label's value read as Y = 1, when the column is not 0/1"`
-	// ZPositive is the nuisance's value read as Z = 1 when the column is not 0/1.
 	ZPositive string `flag:"z-positive" cmds:"fit,estimate,test" help:"the nuisance's value read as Z = 1, when the column is not 0/1"`
 	// X are the feature columns; nil means every other column (Fit, Audit), none
 	// (Estimate, Test).
@@ -59,7 +59,6 @@ type Columns struct {
 // ZMap is the kernel on a continuous or vector Z: invmmd.MapSpec's fields (a conversion
 // apart), with their flags.
 type ZMap struct {
-	// Bandwidth is σ of the Gaussian kernel on Z; 0: the median heuristic on the observed Z.
 	Bandwidth float64 "flag:\"z-bandwidth\" cmds:\"fit,estimate,test\" help:\"bandwidth `σ` of the Gaussian kernel on a continuous or vector Z (0: the median of the distances between observed Z)\""
 	// Tol is the per-pair error of the Fourier expansion of the kernel on a continuous Z;
 	// 0: invmmd.DefaultZFourierTol.
@@ -74,13 +73,13 @@ type ZMap struct {
 // that EstimateConfig, TestConfig and AuditConfig each embed: the table and its columns,
 // the column(s) of model outputs, the folds on which G and m are cross-fitted when they
 // are fitted, and what the run is carried out with. Each command offers the flags of the
-// fields it reads (the tags' cmds, help.COMMAND and alias.COMMAND).
+// fields it reads (the tags' cmds and help.COMMAND).
 type Source struct {
 	Columns
 	// H is the column of model outputs h, logits or scores, or several comma-separated
 	// columns of one representation h ∈ ℝ^d (estimate and test; the cross route only in
 	// Test). In Audit, a score column decided by AuditConfig.Threshold or Rate.
-	H string "flag:\"outputs\" alias:\"h\" alias.audit:\"\" help:\"column of model outputs h (a logit, a score), or several comma-separated columns of one representation h ∈ ℝ^d, the kernel on the Euclidean distance between rows; every row needs a number in each (required)\" help.test:\"column of model outputs h (a logit, a score), or comma-separated columns of one representation (cross route only) (required)\" help.audit:\"column of the model's scores, decided by -threshold: Ŷ = 1 where score ≥ T\""
+	H string "flag:\"outputs\" help:\"column of model outputs h (a logit, a score), or several comma-separated columns of one representation h ∈ ℝ^d, the kernel on the Euclidean distance between rows; every row needs a number in each (required)\" help.test:\"column of model outputs h (a logit, a score), or comma-separated columns of one representation (cross route only) (required)\" help.audit:\"column of the model's scores, decided by -threshold: Ŷ = 1 where score ≥ T\""
 	// Folds is the number of folds on which G and m are cross-fitted when fitted (each
 	// row's Ĝ and m̂ from the models fitted on the other folds; see crossfit.go), or, in
 	// Estimate and Test, 1 for sample splitting (fitted on a random half, the other half
@@ -90,15 +89,7 @@ type Source struct {
 }
 
 // folds returns the folds of the cross-fitting: Folds, or DefaultFolds when 0.
-func (s Source) folds() int {
-	if s.Folds == 0 {
-		return DefaultFolds
-	}
-	return s.Folds
-}
-
-// spec returns the kernel's specification as invmmd takes it.
-func (z ZMap) spec() invmmd.MapSpec { return invmmd.MapSpec(z) }
+func (s Source) folds() int { return cmp.Or(s.Folds, DefaultFolds) }
 
 // ZKind names the nuisance's kind (Columns.ZKind) as a configuration and config.json
 // write it: one of dataset's kinds by name, or ZInferred to infer it from the column(s).
@@ -113,16 +104,7 @@ const (
 	ZVector      ZKind = "vector"
 )
 
-// Validate refuses a name that is not a kind (a *FieldError of ZKind).
-func (k ZKind) Validate() error {
-	if k == ZInferred {
-		return nil
-	}
-	_, err := k.kind()
-	return err
-}
-
-// kind returns the kind k names.
+// kind returns the kind k names; a name that is not a kind is a *FieldError of ZKind.
 func (k ZKind) kind() (dataset.ZKind, error) { return choice("ZKind", string(k), dataset.ParseZKind) }
 
 // choice returns what parse reads of the choice v of field, its refusal a *FieldError.
@@ -147,13 +129,8 @@ const (
 	ObjectiveRobust     Objective = "robust"
 )
 
-// Validate refuses a name that is not an objective (a *FieldError of Objective).
-func (o Objective) Validate() error {
-	_, err := o.objective()
-	return err
-}
-
-// objective returns the training objective o names (the paper's when empty).
+// objective returns the training objective o names (the paper's when empty); a name that
+// is not an objective is a *FieldError of Objective.
 func (o Objective) objective() (train.Objective, error) {
 	if o == "" {
 		return train.Objectives()[0], nil
@@ -171,13 +148,8 @@ const (
 	RepresentFeatures Represent = "features"
 )
 
-// Validate refuses a name that is not a layer (a *FieldError of Represent).
-func (r Represent) Validate() error {
-	_, err := r.representation()
-	return err
-}
-
-// representation returns the layer r names.
+// representation returns the layer r names; a name that is not a layer is a *FieldError
+// of Represent.
 func (r Represent) representation() (train.Representation, error) {
 	return choice("Represent", string(r), train.ParseRepresentation)
 }
@@ -193,27 +165,16 @@ func (c Columns) name(field string) string { return c.Names.Of(field) }
 // says which rule ended it (train.History.StopReason, train.FitReport.StopReason). The
 // rule is the experiments' (train.Config.Patience, train.AuxConfig.Patience).
 type Nets struct {
-	// Hidden are the hidden layer widths of every MLP: h, G and m (each 1 to MaxWidth).
-	Hidden []int "flag:\"hidden\" help.fit:\"hidden layer widths of every MLP (h, G and m), each at most 65536\" help:\"hidden layer widths of the MLPs fitted for G and m (cross-fitted, -folds) when -g or -m is not given\""
-	// Epochs is the cap on training epochs of h; the best epoch by validation objective is kept.
-	Epochs int "flag:\"epochs\" cmds:\"fit\" help:\"the cap `n` on training epochs of h (the best epoch by validation objective is kept)\""
-	// Patience stops h's training once this many epochs have brought no better validation
-	// objective; 0 trains every model to Epochs.
-	Patience int "flag:\"patience\" cmds:\"fit\" help:\"stop h's training after `n` epochs without a better validation objective (0: train to -epochs)\""
-	// AuxEpochs is the cap on training epochs of G and m.
-	AuxEpochs int "flag:\"aux-epochs\" help:\"the cap `n` on training epochs of G and m (the best epoch by validation NLL is kept)\""
-	// AuxPatience stops the training of G and m once this many epochs have brought no
-	// better validation NLL; 0 trains them to AuxEpochs.
-	AuxPatience int "flag:\"aux-patience\" help:\"stop the training of G and m after `n` epochs without a better validation NLL (0: train to -aux-epochs)\""
+	Hidden      []int "flag:\"hidden\" help.fit:\"hidden layer widths of every MLP (h, G and m), each at most 65536\" help:\"hidden layer widths of the MLPs fitted for G and m (cross-fitted, -folds) when -g or -m is not given\""
+	Epochs      int   "flag:\"epochs\" cmds:\"fit\" help:\"the cap `n` on training epochs of h (the best epoch by validation objective is kept)\""
+	Patience    int   "flag:\"patience\" cmds:\"fit\" help:\"stop h's training after `n` epochs without a better validation objective (0: train to -epochs)\""
+	AuxEpochs   int   "flag:\"aux-epochs\" help:\"the cap `n` on training epochs of G and m (the best epoch by validation NLL is kept)\""
+	AuxPatience int   "flag:\"aux-patience\" help:\"stop the training of G and m after `n` epochs without a better validation NLL (0: train to -aux-epochs)\""
 	// Batch is the rows per step, capped at the training rows (2 to MaxBatch).
-	Batch int "flag:\"batch\" help.fit:\"`rows` per training step of h, G and m (capped at the training rows); smaller batches leave fewer effective rows per stratum in the penalty\" help:\"`rows` per training step of G and m (capped at the rows they are fitted on)\""
-	// LearningRate is Adam's step size, in (0, MaxLearningRate].
+	Batch        int     "flag:\"batch\" help.fit:\"`rows` per training step of h, G and m (capped at the training rows); smaller batches leave fewer effective rows per stratum in the penalty\" help:\"`rows` per training step of G and m (capped at the rows they are fitted on)\""
 	LearningRate float64 "flag:\"lr\" help.fit:\"Adam learning `rate` of every network, in (0, 1]\" help:\"Adam learning `rate` of G and m, in (0, 1]\""
-	// MinESS is the Kish effective sample size under which a stratum is flagged unreliable
-	// (and, in Fit, dropped from the training penalty with DropUnreliable).
-	MinESS float64 "flag:\"min-ess\" cmds:\"fit,estimate\" help.fit:\"Kish effective sample size `ess` under which a stratum is flagged unreliable (and dropped from the training penalty, unless -keep-unreliable)\" help:\"Kish effective sample size `ess` under which a stratum is flagged unreliable\""
-	// AuxSeed seeds G and m.
-	AuxSeed uint64 "flag:\"aux-seed\" help:\"`seed` of G and m\""
+	MinESS       float64 "flag:\"min-ess\" cmds:\"fit,estimate\" help.fit:\"Kish effective sample size `ess` under which a stratum is flagged unreliable (and dropped from the training penalty, unless -keep-unreliable)\" help:\"Kish effective sample size `ess` under which a stratum is flagged unreliable\""
+	AuxSeed      uint64  "flag:\"aux-seed\" help:\"`seed` of G and m\""
 }
 
 // Bounds on the settings, checked before any work (FieldError), and the memory a fit may
@@ -284,16 +245,11 @@ func (n Nets) validate(c Columns) error {
 type Config struct {
 	Columns
 	Nets
-	// Split names a column whose values (train, val, test) give each row's split; empty:
-	// a random split with ValFrac and TestFrac, seeded by the first of Seeds.
-	Split string "flag:\"split\" help:\"column whose values (train, val, test) give each row's split (default: a random split by -val-frac and -test-frac)\""
-	// ValFrac and TestFrac are the shares of rows for validation and test without Split.
-	ValFrac  float64 "flag:\"val-frac\" help:\"`share` of rows for validation, without -split\""
-	TestFrac float64 "flag:\"test-frac\" help:\"`share` of rows for test, without -split\""
-	// Methods are the methods h is trained with, each once.
-	Methods []method.Method "flag:\"methods\" parse:\"fit-methods\" help:\"comma-separated methods to train h with (see above)\""
-	// Lambda is the penalty weight λ, in [0, MaxLambda].
-	Lambda float64 "flag:\"lambda\" help:\"penalty weight `λ`, from 0 to 1e6\""
+	Split    string          "flag:\"split\" help:\"column whose values (train, val, test) give each row's split (default: a random split by -val-frac and -test-frac)\""
+	ValFrac  float64         "flag:\"val-frac\" help:\"`share` of rows for validation, without -split\""
+	TestFrac float64         "flag:\"test-frac\" help:\"`share` of rows for test, without -split\""
+	Methods  []method.Method "flag:\"methods\" parse:\"fit-methods\" help:\"comma-separated methods to train h with (see above)\""
+	Lambda   float64         "flag:\"lambda\" help:\"penalty weight `λ`, from 0 to 1e6\""
 	// Lambdas, with two or more values, trains every penalised method at each λ (Lambda is
 	// not read) and none once, sharing G and m; runs are named METHOD-lambdaL-seedS (lambdas.go).
 	Lambdas []float64 "flag:\"lambdas\" parse:\"lambdas\" help:\"comma-separated penalty weights: each penalised method trained at each λ, none once, G and m fitted once; models/METHOD-lambdaL-seedS (one value: as -lambda)\""
@@ -324,13 +280,9 @@ type Config struct {
 	// Out is the folder that receives results.csv, results.md, heldout.txt, config.json,
 	// runs/METHOD-seedS.json and models/METHOD-seedS/; empty writes nothing. It is locked
 	// while a fit writes there, and checked before the data is read (see Fit).
-	Out string "flag:\"out\" help:\"output folder (see above), checked and locked before anything is read or fitted; \\\"\\\" writes nothing\""
-	// Force lets Fit write into an Out that holds results of other settings or data, or
-	// of methods and seeds this run does not list, after removing those earlier results.
-	Force bool "flag:\"force\" help:\"write into an -out folder holding results of other settings or data, or of methods and seeds this run does not list, after removing those results\""
-	// Resume keeps the methods whose run file and model under Out were made with the same
-	// settings and data instead of training them again.
-	Resume  bool "flag:\"resume\" help:\"keep the methods whose files under -out were made with the same settings and data instead of training them again\""
+	Out     string "flag:\"out\" help:\"output folder (see above), checked and locked before anything is read or fitted; \\\"\\\" writes nothing\""
+	Force   bool   "flag:\"force\" help:\"write into an -out folder holding results of other settings or data, or of methods and seeds this run does not list, after removing those results\""
+	Resume  bool   "flag:\"resume\" help:\"keep the methods whose files under -out were made with the same settings and data instead of training them again\""
 	Runtime `json:"-"`
 }
 
@@ -410,10 +362,10 @@ func (c Config) validate(needData bool) error {
 		}
 		return fieldError(f, v, "want %s and %s each > 0 and their sum < 1 (now %v and %v)", c.name("ValFrac"), c.name("TestFrac"), c.ValFrac, c.TestFrac)
 	}
-	if err := c.Objective.Validate(); err != nil {
+	if _, err := c.Objective.objective(); err != nil {
 		return err
 	}
-	if err := c.Represent.Validate(); err != nil {
+	if _, err := c.Represent.representation(); err != nil {
 		return err
 	}
 	if len(c.Seeds) == 0 {
@@ -463,7 +415,7 @@ func (c Columns) validate(needData bool) error {
 			return fieldError("X", c.X, "column %q is empty or listed twice", x)
 		}
 	}
-	if err := c.ZKind.Validate(); err != nil {
+	if _, err := c.ZKind.kind(); err != nil && c.ZKind != ZInferred {
 		return err
 	}
 	switch m := c.ZMap; {

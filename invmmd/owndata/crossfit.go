@@ -128,9 +128,7 @@ func (l *loaded) fitNuisances(ctx context.Context, c EstimateConfig, fit nuisanc
 					rows.M[i] = pred.M[i]
 				}
 			}
-			if role == train.RoleG {
-				reps = append(reps, rep)
-			} else if len(reps) > k {
+			if role == train.RoleM && len(reps) > k { // fold k's G came first
 				reps[k].M, reps[k].MStop = rep.M, rep.MStop
 			} else {
 				reps = append(reps, rep)

@@ -1,10 +1,12 @@
 package owndata
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/invmmd/invmmd/invmmd"
@@ -40,11 +42,7 @@ func readCSV(ctx context.Context, path string, cols []string, names tabular.Name
 	tab, err := tabular.ReadFileContext(ctx, path, cols)
 	var ce *tabular.ColumnError
 	if errors.As(err, &ce) {
-		key, ok := keys[ce.Name]
-		if !ok {
-			key = "X"
-		}
-		ce.Setting = names.Of(key)
+		ce.Setting = names.Of(cmp.Or(keys[ce.Name], "X"))
 	}
 	if err != nil {
 		return nil, err
@@ -90,7 +88,7 @@ func prepareData(tab *tabular.Table, cfg Config) (*Data, error) {
 	out := &Data{Data: d, Table: tab, ZKindWhy: why, Classes: spec.Classes}
 	tr := d.Splits.Train
 	if tr.Nuisance.Kind != dataset.BinaryZ {
-		if out.ZMap, err = zKernel(cfg.Columns, tab.File, tr.Nuisance, tr.ObservedZ()); err != nil {
+		if out.ZMap, err = zKernelWeighted(cfg.Columns, tab.File, tr.Nuisance, tr.ObservedZ(), nil); err != nil {
 			return nil, err
 		}
 	}
@@ -126,23 +124,19 @@ func auxOutputs(nu dataset.Nuisance, zmap invmmd.FeatureMap) int {
 	return 1
 }
 
-// zKernel fixes the kernel on a nuisance that is not binary from its observed values z
-// (NaN where missing) and checks that it can tell rows apart: a bandwidth (c.ZMap) so small
-// that every pair of distinct observed Z has kernel value 0, or so large that every pair
-// has 1, leaves the joint MMD² nothing to measure.
-func zKernel(c Columns, file string, nu dataset.Nuisance, z []float64) (invmmd.FeatureMap, error) {
-	return zKernelWeighted(c, file, nu, z, nil)
-}
-
-// zKernelWeighted is zKernel with the rows weighted by 1/g (g = Ĝ, floored at
+// zKernelWeighted fixes the kernel on a nuisance that is not binary from its observed
+// values z (NaN where missing), with the rows weighted by 1/g (g = Ĝ, floored at
 // invmmd.DefaultGFloor) in the kernel's data-driven constants (invmmd.NewMap), which makes
-// them the full data's; nil g weighs the rows equally.
+// them the full data's; nil g weighs the rows equally. It checks that the kernel can tell
+// rows apart: a bandwidth (c.ZMap) so small that every pair of distinct observed Z has
+// kernel value 0, or so large that every pair has 1, leaves the joint MMD² nothing to
+// measure.
 func zKernelWeighted(c Columns, file string, nu dataset.Nuisance, z, g []float64) (invmmd.FeatureMap, error) {
 	var w []float64
 	for _, x := range g {
 		w = append(w, 1/math.Max(x, invmmd.DefaultGFloor))
 	}
-	zmap, err := invmmd.NewMap(nu, z, w, c.ZMap.spec())
+	zmap, err := invmmd.NewMap(nu, z, w, invmmd.MapSpec(c.ZMap))
 	if err != nil {
 		if c.ZMap.Bandwidth > 0 || c.ZMap.Features > 0 {
 			return nil, &FieldError{Field: "ZMap.Bandwidth", Value: c.ZMap.Bandwidth, Err: fmt.Errorf("%s: the kernel on Z: %w", file, err)}
@@ -173,10 +167,7 @@ func zKernelWeighted(c Columns, file string, nu dataset.Nuisance, z, g []float64
 	if len(d2) == 0 {
 		return zmap, nil
 	}
-	lo, hi := d2[0], d2[0]
-	for _, v := range d2 {
-		lo, hi = math.Min(lo, v), math.Max(hi, v)
-	}
+	lo, hi := slices.Min(d2), slices.Max(d2)
 	sig2 := 2 * c.ZMap.Bandwidth * c.ZMap.Bandwidth
 	switch {
 	case math.Exp(-lo/sig2) < 1e-300:

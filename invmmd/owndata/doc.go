@@ -24,10 +24,11 @@
 // command runs on a file.
 //
 // A fit is planned, then run: Prepare checks every setting, locks and checks the output
-// folder and reads, encodes and splits the table before anything is fitted; Plan.Execute
-// fits G and m, then trains h run by run and tells each Observer of each finished run. The
-// output folder is one observer; it records a content hash of the data, so that results
-// of other data are never taken for this data's.
+// folder and reads, encodes and splits the table before anything is fitted, so that every
+// refusal comes before any work; Plan.Execute fits G and m, then trains h run by run and
+// tells each Observer of each finished run. The output folder is one observer (persistence
+// reads a run's results, it is no part of it); it records a content hash of the data, so
+// that results of other data are never taken for this data's.
 //
 // A setting refused is a *FieldError naming its configuration field (Field); messages
 // and warnings name settings by Names, which the command line sets to its flags. Estimates

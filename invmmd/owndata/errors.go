@@ -47,18 +47,8 @@ func valueText(v any) string {
 			return `""`
 		}
 		return x
-	case []int:
-		s := make([]string, len(x))
-		for i, w := range x {
-			s[i] = strconv.Itoa(w)
-		}
-		return strings.Join(s, ",")
-	case []uint64:
-		s := make([]string, len(x))
-		for i, w := range x {
-			s[i] = strconv.FormatUint(w, 10)
-		}
-		return strings.Join(s, ",")
+	case []int, []uint64: // fmt writes "[1 2 3]"
+		return strings.Join(strings.Fields(strings.Trim(fmt.Sprint(x), "[]")), ",")
 	case []string:
 		return strings.Join(x, ",")
 	}

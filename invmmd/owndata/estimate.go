@@ -33,11 +33,7 @@ type EstimateConfig struct {
 	// (only Hidden, AuxEpochs, AuxPatience, Batch, LearningRate and AuxSeed matter) and
 	// MinESS.
 	Nets
-	// G is a column of fitted P(Δ = 1 | X, Y) (in Test, fitted on other rows); empty: fit
-	// an MLP on X.
 	G string "flag:\"g\" help:\"column of fitted P(Δ = 1 | X, Y), > 0 on every row whose Z is observed (default: cross-fit an MLP on -x)\" help.test:\"column of P(Δ = 1 | X, Y) fitted on rows other than these, > 0 on every row whose Z is observed (default: cross-fit an MLP on -x)\""
-	// M is a column of fitted P(Z = 1 | X, Y) of a binary Z (in Test, fitted on other
-	// rows); empty: fit an MLP on X.
 	M string "flag:\"m\" help:\"column of fitted P(Z = 1 | X, Y) of a binary Z (default: cross-fit an MLP on -x)\" help.test:\"column of P(Z = 1 | X, Y) fitted on rows other than these (default: cross-fit an MLP on -x)\""
 	// Nuisances, when set, are G and m fitted for this table (FitNuisancesTable): used
 	// instead of fitting them.
@@ -45,10 +41,8 @@ type EstimateConfig struct {
 	// Methods are the estimators (full only when no Z is missing; none is refused). In
 	// Test, the estimators whose pseudo-outcome of Z is tested; nil chooses them once the
 	// table is read (full without missing Z; dr; obs on the permutation route).
-	Methods []method.Method "flag:\"methods\" help:\"comma-separated estimators (full only when no Z is missing)\" help.test:\"comma-separated methods whose pseudo-outcome of Z is tested (default: see above)\""
-	// Unconditional estimates the MMD² between p(h | Z = 1) and p(h | Z = 0) over all rows
-	// instead of Σ_y MMD²_y within Y strata (in Test, tests h ⊥ Z over all rows).
-	Unconditional bool "flag:\"unconditional\" help:\"MMD² between p(h|Z=1) and p(h|Z=0) over all rows instead of Σ_y within Y strata\" help.test:\"test h ⊥ Z over all rows instead of h ⊥ Z | Y\""
+	Methods       []method.Method "flag:\"methods\" help:\"comma-separated estimators (full only when no Z is missing)\" help.test:\"comma-separated methods whose pseudo-outcome of Z is tested (default: see above)\""
+	Unconditional bool            "flag:\"unconditional\" help:\"MMD² between p(h|Z=1) and p(h|Z=0) over all rows instead of Σ_y within Y strata\" help.test:\"test h ⊥ Z over all rows instead of h ⊥ Z | Y\""
 	// Exact computes the kernel sums behind the estimates and their standard errors (in
 	// Test, the cross route's) on every pair of rows (invmmd.ExactSums, the O(n²)
 	// reference) instead of invmmd.AutoSums, which is exact up to invmmd.ExactPairs pairs
@@ -153,16 +147,11 @@ func keepRows(rows invmmd.Rows, h invmmd.Rep, keep []bool) (invmmd.Rows, invmmd.
 
 // fitG and fitM say whether G and m must be fitted: an estimator needs them and no column
 // gives them.
-func (c EstimateConfig) fitG() bool { return c.G == "" && c.needs(method.Method.NeedsG) }
-func (c EstimateConfig) fitM() bool { return c.M == "" && c.needs(method.Method.NeedsM) }
-
-func (c EstimateConfig) needs(f func(method.Method) bool) bool {
-	for _, m := range c.Methods {
-		if f(m) {
-			return true
-		}
-	}
-	return false
+func (c EstimateConfig) fitG() bool {
+	return c.G == "" && slices.ContainsFunc(c.Methods, method.Method.NeedsG)
+}
+func (c EstimateConfig) fitM() bool {
+	return c.M == "" && slices.ContainsFunc(c.Methods, method.Method.NeedsM)
 }
 
 // Estimates are each estimator's MMD² of a column of model outputs, with what they rest on.
@@ -246,13 +235,8 @@ func estimateTable(ctx context.Context, tab *tabular.Table, cfg EstimateConfig, 
 	if out.ZMap != nil && rows.G == nil && cfg.ZMap.Bandwidth == 0 && (l.kind == dataset.ContinuousZ || l.kind == dataset.VectorZ) && out.MissingZ > 0 {
 		warn.add("the kernel on Z takes its bandwidth from the observed Z with equal weights, so it moves with which Z are missing (no G to weigh them by 1/G with): give its bandwidth, or a method that reads G")
 	}
-	opts := invmmd.Options{Bandwidth: out.Sigma, MainFraction: 1, Unconditional: cfg.Unconditional, MinESS: cfg.MinESS, Sums: summerFor(cfg.Exact)}
-	if out.ZMap != nil {
-		opts.Estimand = invmmd.JointMMD
-	}
-	if len(l.classes) > 2 {
-		opts.Classes = len(l.classes)
-	}
+	opts := estimatorOptions(out.ZMap != nil, len(l.classes), out.Sigma, false, cfg.MinESS)
+	opts.Unconditional, opts.Sums = cfg.Unconditional, summerFor(cfg.Exact)
 	if out.Results, err = invmmd.Estimate(ctx, h, rows, opts, cfg.Methods...); err != nil {
 		return nil, err
 	}
@@ -311,14 +295,12 @@ func (e *Estimates) Markdown() string {
 	if e.Unconditional {
 		what = "MMD² of h between Z = 1 and Z = 0 over all rows"
 	}
+	rows := "every row in both the main terms and the normalisers"
 	if e.ZMap != nil {
 		what = fmt.Sprintf("Σ_y of the joint MMD² between p(h, Z | Y = y) and p(h | Y = y)·p(Z | Y = y) within each Y stratum, unscaled; kernel on Z: %s", e.ZMap.Describe())
 		if e.Unconditional {
 			what = fmt.Sprintf("joint MMD² between p(h, Z) and p(h)·p(Z) over all rows, unscaled; kernel on Z: %s", e.ZMap.Describe())
 		}
-	}
-	rows := "every row in both the main terms and the normalisers"
-	if e.ZMap != nil {
 		rows = "every row in the U-statistics (the joint estimand has no normalisers)"
 	}
 	path := invmmd.KernelPath{}

@@ -23,22 +23,13 @@ type Result struct {
 	Resumed  int // models kept from an earlier run's files (Config.Resume)
 }
 
-// Fit runs the whole workflow of invmmd fit on the CSV file cfg.Data: Prepare, then
-// Execute, then Close. Before anything is read or fitted, cfg is validated (a *FieldError
-// names the first setting refused) and the output folder cfg.Out is created, locked
-// against a second writer (a *LockedError names the holder) and checked: a folder
-// holding results of other settings or other data (a content hash of the table is
-// recorded in config.json), or of methods and seeds this run does not list, is refused
-// unless cfg.Force. Then G and m are fitted, h is trained with each method and seed and
-// evaluated on the test split, and as each finishes its model (models/METHOD-seedS/) and
-// run file (runs/METHOD-seedS.json) are written and results.csv, results.md and
-// heldout.txt rewritten with every run so far, so that an interruption loses only the
-// run in progress. With cfg.Resume, runs whose files hold the same settings and data are
-// kept instead of trained.
-//
-// Once ctx is done Fit stops within moments and returns the result so far with an error
-// wrapping ctx's (errors.Is(err, context.Canceled)); the lock is released and every
-// finished run is on disk.
+// Fit runs the whole workflow of invmmd fit on the CSV file cfg.Data: Prepare (every
+// refusal, of a setting or of the output folder, before anything is read or fitted), then
+// Execute (each run's model, run file and the tables written as it finishes, so that an
+// interruption loses only the run in progress), then Close. Once ctx is done Fit stops
+// within moments and returns the result so far with an error wrapping ctx's
+// (errors.Is(err, context.Canceled)); the lock is released and every finished run is on
+// disk.
 func Fit(ctx context.Context, cfg Config) (*Result, error) {
 	p, err := Prepare(ctx, cfg)
 	if err != nil {

@@ -26,9 +26,8 @@ type TestConfig struct {
 	// Resamples are the draws of the wild bootstrap or the permutation test; the cross
 	// route draws none. 0 means invmmd.DefaultResamples; fewer than invmmd.MinResamples or
 	// more than invmmd.MaxResamples are refused, whatever the route.
-	Resamples int "flag:\"B\" help:\"`N` draws of the wild bootstrap or the permutation test (100 to 100000)\""
-	// Seed seeds the halves and the draws.
-	Seed uint64 "flag:\"seeds\" alias:\"seed\" help:\"`seed` of the halves and the draws (one)\""
+	Resamples int    "flag:\"B\" help:\"`N` draws of the wild bootstrap or the permutation test (100 to 100000)\""
+	Seed      uint64 "flag:\"seeds\" help:\"`seed` of the halves and the draws (one)\""
 }
 
 // DefaultTestConfig returns the defaults of invmmd test: the cross route, the median
@@ -122,14 +121,12 @@ func Test(ctx context.Context, cfg TestConfig) (*Tests, error) {
 // many times (a calibration of the test) calls it once per table.
 //
 // The p-values are valid only if G and m were not fitted on the rows tested. Columns G
-// and M are taken to have been fitted on other rows. When G or m must be fitted here, the
-// rows are first split into halves A and B (a random half of each (Y, Δ) cell, seeded by
-// Seed); G and m are fitted on B alone (80% of B to fit, 20% held out for the stopping
-// rule: the best epoch by its NLL, stopping after AuxPatience epochs without a better
-// one) and predicted for every row; the cross route then uses exactly these halves (its
-// witness is built on B, its statistic summed over A), and the wild and permutation
-// routes test the rows of A only. Every check comes before any fitting; once ctx is done
-// it stops within moments with an error wrapping ctx's.
+// and M are taken to have been fitted on other rows; G and m fitted here are cross-fitted
+// (crossfit.go), or with Folds = 1 fitted on half B (a random half of each (Y, Δ) cell,
+// seeded by Seed; 80% of B to fit, 20% to stop), and the wild and permutation routes then
+// test half A only. The cross route's halves are these (witness on B, statistic over A).
+// Every check comes before any fitting; once ctx is done it stops within moments with an
+// error wrapping ctx's.
 func TestTable(ctx context.Context, tab *tabular.Table, cfg TestConfig) (*Tests, error) {
 	if err := cfg.validate(false); err != nil {
 		return nil, err
@@ -280,20 +277,10 @@ func (t *Tests) meaning() string {
 		if t.FittedG != t.FittedM {
 			fmt.Fprintln(&b, "The column given (of G or m) is assumed to have been fitted on rows other than these.")
 		}
-	case t.needsColumns():
+	case slices.ContainsFunc(t.Results, func(r invmmd.TestResult) bool { return r.Method.NeedsG() || r.Method.NeedsM() }): // a method read Ĝ or m̂
 		fmt.Fprintln(&b, "The columns of G and m are assumed to have been fitted on rows other than these: fitted on the same rows, the p-values are not valid.")
 	}
 	return b.String()
-}
-
-// needsColumns reports whether some method read Ĝ or m̂.
-func (t *Tests) needsColumns() bool {
-	for _, r := range t.Results {
-		if r.Method.NeedsG() || r.Method.NeedsM() {
-			return true
-		}
-	}
-	return false
 }
 
 // strataText renders a result's rows per stratum: "Y=0: 480/470" (halves A/B, cross) or

@@ -1,6 +1,7 @@
 package owndata
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -72,11 +73,7 @@ func (c EstimateConfig) load(tab *tabular.Table, log io.Writer) (*loaded, error)
 	keys := c.keys()
 	for _, col := range c.columns() {
 		if tab.Column(col) == nil {
-			key, ok := keys[col]
-			if !ok {
-				key = "X"
-			}
-			return nil, &tabular.ColumnError{File: tab.File, Name: col, Setting: c.name(key), Header: tab.Header}
+			return nil, &tabular.ColumnError{File: tab.File, Name: col, Setting: c.name(cmp.Or(keys[col], "X")), Header: tab.Header}
 		}
 	}
 	l := &loaded{tab: tab}
@@ -104,7 +101,7 @@ func (c EstimateConfig) load(tab *tabular.Table, log io.Writer) (*loaded, error)
 	l.rows = invmmd.Rows{Y: y, Z: z, Delta: delta}
 	if l.kind != dataset.BinaryZ {
 		l.zRaw = z
-		if l.zmap, err = zKernel(c.Columns, tab.File, nu, z); err != nil {
+		if l.zmap, err = zKernelWeighted(c.Columns, tab.File, nu, z, nil); err != nil {
 			return nil, err
 		}
 		if l.rows.Psi, err = invmmd.Apply(l.zmap, z); err != nil {
@@ -202,44 +199,32 @@ func hColumns(h string) []string { return tabular.ZColumns(h) }
 // best epoch and stops training, and the rest (table row indices). It is the one seam
 // where Estimate and Test get fitted nuisances (fitNuisancesMLP; cross-fitting calls it
 // once per fold and model), and where a test sees which rows fitted what.
-type nuisanceFitter func(ctx context.Context, l *loaded, c EstimateConfig, roles []train.Role, split [3][]int, warn *warner) (nuisancePred, AuxReport, error)
-
-// nuisancePred are G's and m's predictions for every row of a table.
-type nuisancePred struct {
-	G, M []float64        // Ĝ; m̂ of a binary Z
-	MPsi *invmmd.Features // m̂ of the features of a nuisance that is not binary
-}
+type nuisanceFitter func(ctx context.Context, l *loaded, c EstimateConfig, roles []train.Role, split [3][]int, warn *warner) (train.Pred, AuxReport, error)
 
 // fitNuisancesMLP is the nuisanceFitter of the commands: MLPs of c.Hidden fitted on the
 // encoded features c.X and Y of the rows split[0] (fitAux), stopped by split[1], for the
 // models roles names (G, m; empty: both).
-func fitNuisancesMLP(ctx context.Context, l *loaded, c EstimateConfig, roles []train.Role, split [3][]int, warn *warner) (nuisancePred, AuxReport, error) {
+func fitNuisancesMLP(ctx context.Context, l *loaded, c EstimateConfig, roles []train.Role, split [3][]int, warn *warner) (train.Pred, AuxReport, error) {
 	spec := tabular.Spec{Y: c.Y, Classes: l.classes, Z: c.Z, ZKind: l.kind, YPositive: c.YPositive, ZPositive: c.ZPositive, X: c.X}
 	d, err := tabular.BuildRows(l.tab, spec, split)
 	if err != nil {
-		return nuisancePred{}, AuxReport{}, err
+		return train.Pred{}, AuxReport{}, err
 	}
 	warn.add(d.Warnings...)
 	if err := checkMemory(c.Columns, c.Nets, "G and m", d.Encoder.Dim()+max(1, len(l.classes)), auxOutputs(l.nu, l.zmap), d.Splits.Train.Len(), false); err != nil {
-		return nuisancePred{}, AuxReport{}, err
+		return train.Pred{}, AuxReport{}, err
 	}
 	aux, rep, err := fitAux(ctx, c.Backend, c.Nets, d.Splits, l.zmap, roles...)
 	if err != nil {
-		return nuisancePred{}, AuxReport{}, err
+		return train.Pred{}, AuxReport{}, err
 	}
 	rep.On = fmt.Sprintf("%d rows (validation NLL on %d held-out rows)", d.Splits.Train.Len(), d.Splits.Val.Len())
 	xs, _, err := d.Encoder.Encode(l.tab, allRows(l.tab.Len()))
 	if err != nil {
-		return nuisancePred{}, AuxReport{}, err
+		return train.Pred{}, AuxReport{}, err
 	}
 	set := &dataset.Set{Name: "all", X: xs, Shape: []int{d.Encoder.Dim()}, Y: l.rows.Y, Delta: l.rows.Delta, Nuisance: l.nu, Classes: d.Splits.Train.Classes}
-	pred, err := await(ctx, func() (nuisancePred, error) {
-		p, err := aux.Predict(set)
-		if err != nil {
-			return nuisancePred{}, err
-		}
-		return nuisancePred{G: p.G, M: p.M, MPsi: p.MPsi}, nil
-	})
+	pred, err := await(ctx, func() (train.Pred, error) { return aux.Predict(set) })
 	return pred, rep, err
 }
 

@@ -69,11 +69,15 @@ type dirLock struct {
 	f    *os.File
 }
 
-// lockDir takes the lock of the folder dir (which exists) for the command line args, or
-// returns a *LockedError naming the holder. note says when it took over the lock file of a
-// process that ended without releasing it.
+// lockDir takes the lock of the folder dir (which exists) for the command line args
+// ("invmmd fit ARGS"; nil for a fit from Go), or returns a *LockedError naming the holder.
+// note says when it took over the lock file of a process that ended without releasing it.
 func lockDir(dir string, args []string) (*dirLock, string, error) {
-	return takeLock(filepath.Join(dir, LockFile), dir, commandLine(args), false)
+	command := ""
+	if args != nil {
+		command = strings.Join(append([]string{"invmmd", "fit"}, args...), " ")
+	}
+	return takeLock(filepath.Join(dir, LockFile), dir, command, false)
 }
 
 // takeLock takes the lock file path of what (a folder, or an output file when file) for
@@ -146,12 +150,4 @@ func samePath(f *os.File, path string) bool {
 	a, err1 := f.Stat()
 	b, err2 := os.Stat(path)
 	return err1 == nil && err2 == nil && os.SameFile(a, b)
-}
-
-// commandLine renders a command line for the lock and messages: "invmmd fit -data x.csv".
-func commandLine(args []string) string {
-	if args == nil {
-		return ""
-	}
-	return strings.Join(append([]string{"invmmd", "fit"}, args...), " ")
 }

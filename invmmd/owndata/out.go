@@ -90,10 +90,6 @@ func (s *Settings) namedAs(want Settings) {
 	s.Data, s.Columns.Data = want.Data, want.Columns.Data
 }
 
-// diffSettings lists each setting that differs between a (stored) and b (requested) as
-// "path: stored → requested" (settings.DiffValues).
-func diffSettings(a, b Settings) []string { return settings.DiffValues(a, b) }
-
 // configRecord is config.json: the settings, the methods and seeds asked for, and the
 // command line; Fit adds what it learns once the data is read.
 type configRecord struct {
@@ -188,7 +184,7 @@ func openOut(cfg Config) (o *outFolder, note string, err error) {
 			// same bytes is the same data.
 			stored.DataHash = ""
 			stored.namedAs(want)
-			if d := diffSettings(stored, want); len(d) > 0 {
+			if d := settings.DiffValues(stored, want); len(d) > 0 { // "path: stored → requested"
 				o.problems = append(o.problems, "its results were made with other settings ("+strings.Join(d, "; ")+")")
 			}
 		}
@@ -276,7 +272,7 @@ func (o *outFolder) prepare(hash string) (map[string]RunFile, error) {
 		}
 		stored := rf.Settings
 		stored.namedAs(want) // the same content (DataHash) by any path
-		if len(diffSettings(stored, want)) > 0 {
+		if len(settings.DiffValues(stored, want)) > 0 {
 			continue
 		}
 		if _, err := os.Stat(filepath.Join(o.dir, ModelsDir, name, ModelFile)); err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/invmmd/invmmd/invmmd"
@@ -13,13 +14,6 @@ import (
 	"github.com/invmmd/invmmd/invmmd/tabular"
 	"github.com/invmmd/invmmd/invmmd/train"
 )
-
-// A fit is planned, then run. Prepare (or PrepareTable for a table in memory) checks the
-// settings, locks and checks the output folder, reads, encodes and splits the table and
-// checks everything a fit will need — nothing is fitted yet, and every refusal comes
-// before any work. Execute then fits G and m once and trains h run by run, telling each
-// Observer of each finished run; the output folder is one observer, so that persistence
-// is a reader of the run's results, not a part of it.
 
 // Plan is a fit made ready to run: its settings checked, its table read, encoded and
 // split, its output folder (Config.Out) locked and checked, and its runs — one per method
@@ -84,10 +78,8 @@ func prepare(ctx context.Context, tab *tabular.Table, cfg Config) (*Plan, error)
 	if err := cfg.validate(tab == nil); err != nil {
 		return nil, err
 	}
-	if tab != nil {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
+	if err := ctx.Err(); tab != nil && err != nil { // a file's read stops on ctx itself
+		return nil, err
 	}
 	if cfg.Data == "" {
 		cfg.Data = tab.File
@@ -263,13 +255,7 @@ func (p *Plan) Execute(ctx context.Context, observers ...Observer) (*Result, err
 	}
 	res := &Result{Data: p.Data, Majority: Majority(p.Data.Splits.Test)}
 	defer func() { res.Warnings = p.warn.all }()
-	todo := 0
-	for _, r := range p.Runs {
-		if r.Kept == nil {
-			todo++
-		}
-	}
-	if todo > 0 {
+	if slices.ContainsFunc(p.Runs, func(r Run) bool { return r.Kept == nil }) {
 		aux, rep, err := p.FitNuisances(ctx)
 		if err != nil {
 			return res, err
@@ -312,7 +298,7 @@ func (p *Plan) Execute(ctx context.Context, observers ...Observer) (*Result, err
 		}
 	}
 	p.warn.add(SteeringWarnings(res.Rows, res.Majority, p.Config)...)
-	if len(res.Rows) > 0 && allHeldOutUnreliable(res.Rows) {
+	if len(res.Rows) > 0 && !slices.ContainsFunc(res.Rows, func(r Row) bool { return !r.AllUnreliable }) {
 		p.warn.add("every held-out stratum of every model is unreliable (see heldout.txt): the held-out MMD² estimates rest on too few effective test rows to say much; " +
 			"use more test rows (" + p.Config.name("TestFrac") + ", or " + p.Config.name("Split") + ") or a smaller " + p.Config.name("MinESS") + " only if you accept noisier estimates")
 	}
@@ -352,15 +338,4 @@ func SteeringWarnings(rows []Row, majority float64, cfg Config) []string {
 		}
 	}
 	return out
-}
-
-// allHeldOutUnreliable reports whether every model's held-out estimates flag every
-// stratum unreliable.
-func allHeldOutUnreliable(rows []Row) bool {
-	for _, r := range rows {
-		if !r.AllUnreliable {
-			return false
-		}
-	}
-	return true
 }

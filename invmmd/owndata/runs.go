@@ -253,15 +253,15 @@ func collapseWarning(m method.Method, seed uint64, acc, auc, base float64) strin
 		m, seed, strings.Join(why, "; "))
 }
 
-// estimatorOptions returns the options of the estimates and tests on rows of the splits'
-// kind: the joint estimand for a nuisance that is not binary, K strata for K classes,
-// and the bandwidth rule sigma (0 with median).
-func estimatorOptions(s *dataset.Set, sigma float64, median bool, minESS float64) invmmd.Options {
+// estimatorOptions returns the options of the estimates and tests, every row in the main
+// terms: the joint estimand for a nuisance that is not binary (joint), K strata for a
+// label of k > 2 classes, and the bandwidth rule sigma (0 with median).
+func estimatorOptions(joint bool, k int, sigma float64, median bool, minESS float64) invmmd.Options {
 	o := invmmd.Options{Bandwidth: sigma, Median: median, MainFraction: 1, MinESS: minESS}
-	if s.Nuisance.Kind != dataset.BinaryZ {
+	if joint {
 		o.Estimand = invmmd.JointMMD
 	}
-	if k := s.NumClasses(); k > 2 {
+	if k > 2 {
 		o.Classes = k
 	}
 	return o
@@ -278,10 +278,7 @@ func observedNuisances(rows *invmmd.Rows) bool {
 	if rows.Len() == 0 || rows.MissingZ() > 0 {
 		return false
 	}
-	rows.G = make([]float64, rows.Len())
-	for i := range rows.G {
-		rows.G[i] = 1
-	}
+	rows.G = slices.Repeat([]float64{1}, rows.Len())
 	if rows.Psi != nil {
 		rows.M, rows.MPsi = nil, rows.Psi
 	} else {
@@ -323,7 +320,7 @@ func heldOutEstimates(ctx context.Context, cfg Config, model *train.Model, sp da
 		sigma = invmmd.DefaultBandwidth
 		note = fmt.Sprintf("%v; the held-out estimates take σ = %g instead (h gives the same output to most test rows: it may be nearly constant)", err, sigma)
 	}
-	opts := estimatorOptions(sp.Train, sigma, false, cfg.MinESS)
+	opts := estimatorOptions(sp.Train.Nuisance.Kind != dataset.BinaryZ, sp.Train.NumClasses(), sigma, false, cfg.MinESS)
 	methods := []method.Method{method.DR, method.IP}
 	if rows.MissingZ() == 0 {
 		methods = []method.Method{method.Full}
@@ -388,7 +385,7 @@ func heldOutTests(ctx context.Context, cfg Config, h invmmd.Rep, sp dataset.Spli
 	}
 	rows.GTrue = nil         // the fitted models only, as the held-out estimates
 	observedNuisances(&rows) // no Z missing: dr's pseudo-outcome is Z, as the held-out estimates are full's
-	o := estimatorOptions(sp.Train, cfg.Bandwidth, cfg.Median, 0)
+	o := estimatorOptions(false, sp.Train.NumClasses(), cfg.Bandwidth, cfg.Median, 0)
 	opts := invmmd.TestOptions{Options: invmmd.Options{Bandwidth: o.Bandwidth, Median: o.Median, Classes: o.Classes}, Seed: seed}
 	var out []invmmd.TestResult
 	var warn []string

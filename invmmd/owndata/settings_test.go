@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/invmmd/invmmd/invmmd/settings"
 )
 
 // TestEveryFitFlagIsInTheSettings checks that -resume notices every setting of fit: each
@@ -103,7 +105,7 @@ func TestCommittedConfigResumes(t *testing.T) {
 	cfg.Data, cfg.Y, cfg.Z, cfg.ZPositive = "data/chile/chile.csv", "vote", "sex", "F"
 	want := settingsOf(cfg, stored.DataHash)
 	want.Backend = stored.Backend // the machine's, not the settings'
-	if d := diffSettings(stored, want); len(d) > 0 || !stored.DropUnreliable || stored.Objective != ObjectiveRobust {
+	if d := settings.DiffValues(stored, want); len(d) > 0 || !stored.DropUnreliable || stored.Objective != ObjectiveRobust {
 		t.Errorf("the committed settings differ from today's defaults: %v (drop_unreliable %v, objective %q)", d, stored.DropUnreliable, stored.Objective)
 	}
 	again, err := json.MarshalIndent(stored, "  ", "  ")

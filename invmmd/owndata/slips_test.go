@@ -148,11 +148,11 @@ type fakeFitter struct {
 	roles  [][]train.Role
 }
 
-func (f *fakeFitter) fit(_ context.Context, l *loaded, _ EstimateConfig, roles []train.Role, split [3][]int, _ *warner) (nuisancePred, AuxReport, error) {
+func (f *fakeFitter) fit(_ context.Context, l *loaded, _ EstimateConfig, roles []train.Role, split [3][]int, _ *warner) (train.Pred, AuxReport, error) {
 	f.split = split
 	f.splits, f.roles = append(f.splits, split), append(f.roles, roles)
 	n := l.tab.Len()
-	p := nuisancePred{G: make([]float64, n), M: make([]float64, n)}
+	p := train.Pred{G: make([]float64, n), M: make([]float64, n)}
 	for i := range p.G {
 		p.G[i], p.M[i] = 0.5+0.1*float64(i%3), 0.2+0.1*float64(i%7)
 	}
@@ -492,7 +492,7 @@ func TestGivenGFitsNoGAndWarnsNoPositivity(t *testing.T) {
 	}
 	for _, given := range []bool{true, false} {
 		f := &fakeFitter{}
-		lowG := func(ctx context.Context, l *loaded, c EstimateConfig, roles []train.Role, split [3][]int, wr *warner) (nuisancePred, AuxReport, error) {
+		lowG := func(ctx context.Context, l *loaded, c EstimateConfig, roles []train.Role, split [3][]int, wr *warner) (train.Pred, AuxReport, error) {
 			p, rep, err := f.fit(ctx, l, c, roles, split, wr)
 			for i := range p.G {
 				p.G[i] = 0.01

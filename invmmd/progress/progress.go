@@ -32,9 +32,8 @@ func New(w io.Writer, total int, label string) *Bar {
 	}
 	b := &Bar{w: w, label: label, total: max(total, 1), start: time.Now()}
 	if f, ok := w.(*os.File); ok {
-		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-			b.terminal = true
-		}
+		st, err := f.Stat()
+		b.terminal = err == nil && st.Mode()&os.ModeCharDevice != 0
 	}
 	return b
 }

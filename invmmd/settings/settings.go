@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"sort"
 )
 
@@ -41,13 +42,8 @@ func diff(path string, a, b any, out *[]string) {
 	ma, aok := a.(map[string]any)
 	mb, bok := b.(map[string]any)
 	if aok && bok {
-		keys := map[string]bool{}
-		for k := range ma {
-			keys[k] = true
-		}
-		for k := range mb {
-			keys[k] = true
-		}
+		keys := maps.Clone(ma) // the union of both documents' keys
+		maps.Copy(keys, mb)
 		for k := range keys {
 			p := k
 			if path != "" {

@@ -67,21 +67,18 @@ func (s Spec) Features(t *Table) []string {
 // Build reads the label, nuisance and features of t under spec, splits the rows, fits the
 // encoder on the training split and returns the three data sets. Z is NaN and Δ 0 where
 // the table's Z is missing.
-func Build(t *Table, spec Spec) (*Data, error) {
-	feats := spec.Features(t)
-	if len(feats) == 0 {
-		return nil, fmt.Errorf("%s: no feature column (the file has only %s)", t.File, strings.Join(t.Header, ", "))
-	}
-	if err := checkFeatures(t, spec, feats); err != nil {
-		return nil, err
-	}
-	return build(t, spec, feats, func() ([3][]int, error) { return splitRows(t, spec) })
-}
+func Build(t *Table, spec Spec) (*Data, error) { return build(t, spec, nil) }
 
 // BuildRows is Build with the rows of train, val and test given (table row indices, each
 // split at least 2 rows) instead of spec's split column or random split: for fitting on a
 // part of the table chosen by the caller, such as one half of a test's rows.
-func BuildRows(t *Table, spec Spec, rows [3][]int) (*Data, error) {
+func BuildRows(t *Table, spec Spec, rows [3][]int) (*Data, error) { return build(t, spec, &rows) }
+
+// build checks the features (and the rows given, if any), reads the labels and splits
+// the rows (after the labels, so that their errors come first; by given, else
+// splitRows), encodes the features of the rows of each split, with the encoder fitted on
+// the training rows, and returns the three data sets.
+func build(t *Table, spec Spec, given *[3][]int) (*Data, error) {
 	feats := spec.Features(t)
 	if len(feats) == 0 {
 		return nil, fmt.Errorf("%s: no feature column (the file has only %s)", t.File, strings.Join(t.Header, ", "))
@@ -89,20 +86,13 @@ func BuildRows(t *Table, spec Spec, rows [3][]int) (*Data, error) {
 	if err := checkFeatures(t, spec, feats); err != nil {
 		return nil, err
 	}
-	for k, r := range rows {
-		for _, i := range r {
+	for k := 0; given != nil && k < 3; k++ {
+		for _, i := range given[k] {
 			if i < 0 || i >= t.Len() {
 				return nil, fmt.Errorf("%s: split %d names row %d, the table has %d", t.File, k, i, t.Len())
 			}
 		}
 	}
-	return build(t, spec, feats, func() ([3][]int, error) { return rows, nil })
-}
-
-// build splits the rows (split, after the labels are read, so that their errors come
-// first), encodes the features of the rows of each split, with the encoder fitted on the
-// training rows, and returns the three data sets.
-func build(t *Table, spec Spec, feats []string, split func() ([3][]int, error)) (*Data, error) {
 	var y, z, delta []float64
 	var nu dataset.Nuisance
 	var err error
@@ -120,7 +110,9 @@ func build(t *Table, spec Spec, feats []string, split func() ([3][]int, error)) 
 		return nil, err
 	}
 	d := &Data{}
-	if d.Rows, err = split(); err != nil {
+	if given != nil {
+		d.Rows = *given
+	} else if d.Rows, err = splitRows(t, spec); err != nil {
 		return nil, err
 	}
 	names := [3]string{"train", "val", "test"}

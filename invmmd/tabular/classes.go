@@ -139,11 +139,8 @@ func (t *Table) LabelClasses(name, positive, key string) ([]string, error) {
 
 // LabelsAndZClasses is LabelsAndZ for a label of K > 2 classes named names (LabelClasses
 // at fit time): Y is each row's class index (a value that is not one of names, or a
-// missing label, is an error naming file, line and value), and the checks are made
-// within each class: every class has at least one row, at least two rows with Z observed
-// (CheckClassesObserved), and for a binary Z an observed row with Z = 0 and one with
-// Z = 1, for a categorical Z each level observed twice, for a continuous or vector Z
-// some spread.
+// missing label, is an error naming file, line and value), every class needs a row, and
+// the nuisance is checked within each class (nuisanceByClass).
 func (t *Table) LabelsAndZClasses(yCol string, names []string, zCols []string, kind dataset.ZKind, zPos string) (y, z, delta []float64, nu dataset.Nuisance, err error) {
 	if y, err = t.ClassIndex(yCol, "Y", names); err != nil {
 		return nil, nil, nil, nu, err

@@ -2,8 +2,9 @@ package tabular
 
 import (
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strconv"
 )
 
@@ -56,11 +57,7 @@ func FitEncoder(t *Table, cols []string, train []int) (*Encoder, []string, error
 					used[c.Levels[c.Codes[i]]] = true
 				}
 			}
-			for l := range used {
-				f.Levels = append(f.Levels, l)
-			}
-			sort.Strings(f.Levels)
-			if len(f.Levels) == 0 {
+			if f.Levels = slices.Sorted(maps.Keys(used)); len(f.Levels) == 0 {
 				return nil, nil, fmt.Errorf("%s: column %q (%s) has no value in the training rows", t.File, name, t.name("X"))
 			}
 		}

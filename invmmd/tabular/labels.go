@@ -3,6 +3,7 @@ package tabular
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -48,11 +49,7 @@ func (t *Table) Binary(name, positive, key string) ([]float64, error) {
 		return c.Num, nil // the column's own values, as numbers returns them
 	}
 	out := make([]float64, t.Len())
-	found := false
-	for _, v := range seen {
-		found = found || v == positive
-	}
-	if !found {
+	if !slices.Contains(seen, positive) {
 		return nil, fmt.Errorf("%s: column %q (%s): no value %q (%s); the values seen are %s", t.File, name, flag, positive, t.name(key+"Positive"), strings.Join(seen, ", "))
 	}
 	for i := range out {

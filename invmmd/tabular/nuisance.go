@@ -2,9 +2,9 @@ package tabular
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -140,15 +140,13 @@ func (t *Table) Nuisance(cols []string, kind dataset.ZKind, positive string) ([]
 				}
 			}
 		} else {
-			var vals []float64
 			seen := map[float64]bool{}
 			for _, v := range c.Num {
-				if !math.IsNaN(v) && !seen[v] {
+				if !math.IsNaN(v) {
 					seen[v] = true
-					vals = append(vals, v)
 				}
 			}
-			sort.Float64s(vals)
+			vals := slices.Sorted(maps.Keys(seen))
 			index := map[float64]int{}
 			for k, v := range vals {
 				index[v] = k

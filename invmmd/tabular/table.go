@@ -2,7 +2,6 @@ package tabular
 
 import (
 	"bufio"
-	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/csv"
@@ -107,10 +106,7 @@ func NewTable(name string, cols ...Col) (*Table, error) {
 func (t *Table) Digest() string {
 	h := sha256.New()
 	var buf [8]byte
-	word := func(v uint64) {
-		binary.LittleEndian.PutUint64(buf[:], v)
-		h.Write(buf[:])
-	}
+	word := func(v uint64) { h.Write(binary.LittleEndian.AppendUint64(buf[:0], v)) }
 	text := func(s string) {
 		word(uint64(len(s)))
 		io.WriteString(h, s)
@@ -181,24 +177,32 @@ func (c *Column) RowNumbers() string {
 
 // Header returns the column names of the CSV file at path, as Read reads its header line.
 func Header(path string) ([]string, error) {
-	var header []string
-	f, err := os.Open(path)
+	f, _, header, err := openCSV(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	br := bufio.NewReader(f)
-	if bom, err := br.Peek(3); err == nil && bytes.Equal(bom, []byte{0xEF, 0xBB, 0xBF}) {
-		_, _ = br.Discard(3)
-	}
-	rec, err := csv.NewReader(br).Read()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	for _, h := range rec {
-		header = append(header, strings.TrimSpace(h))
-	}
+	f.Close()
 	return header, nil
+}
+
+// openCSV opens the CSV file at path as Read reads it (byte-order mark, quotes, CRLF) and
+// reads its header line, each name trimmed; the caller closes the file.
+func openCSV(path string) (*os.File, *csv.Reader, []string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	cr := csv.NewReader(skipBOM(bufio.NewReaderSize(f, 1<<16)))
+	header, err := cr.Read()
+	if err != nil {
+		f.Close()
+		return nil, nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	header = slices.Clone(header)
+	for k := range header {
+		header[k] = strings.TrimSpace(header[k])
+	}
+	return f, cr, header, nil
 }
 
 // ReadRecords streams the CSV file at path record by record, as Read reads it (byte-order
@@ -207,25 +211,12 @@ func Header(path string) ([]string, error) {
 // header lacks is a *ColumnError. It lets a caller copy columns through verbatim next to
 // what it computed from a Table read from the same file (whose Lines are the same).
 func ReadRecords(path string, cols []string, fn func(line int, cells []string) error) error {
-	f, err := os.Open(path)
+	f, cr, header, err := openCSV(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	br := bufio.NewReaderSize(f, 1<<16)
-	if bom, err := br.Peek(3); err == nil && bytes.Equal(bom, []byte{0xEF, 0xBB, 0xBF}) {
-		_, _ = br.Discard(3)
-	}
-	cr := csv.NewReader(br)
 	cr.ReuseRecord = true
-	header, err := cr.Read()
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	header = slices.Clone(header)
-	for k := range header {
-		header[k] = strings.TrimSpace(header[k])
-	}
 	idx := make([]int, len(cols))
 	for k, c := range cols {
 		if idx[k] = slices.Index(header, c); idx[k] < 0 {

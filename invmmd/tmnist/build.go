@@ -313,11 +313,10 @@ func Build(cfg Config) (dataset.Splits, Report, error) {
 	}
 
 	var sp dataset.Splits
-	var stats [3]SplitStats
-	sp.Train, stats[0] = compose("train", train, pool[nVal:], tex, cfg, cfg.PTrainAgree, streamTrain)
-	sp.Val, stats[1] = compose("val", train, pool[:nVal], tex, cfg, cfg.PTrainAgree, streamVal)
-	sp.Test, stats[2] = compose("test", test, testIdx, tex, cfg, cfg.PTestAgree, streamTest)
-	rep.Splits = stats[:]
+	rep.Splits = make([]SplitStats, 3)
+	sp.Train, rep.Splits[0] = compose("train", train, pool[nVal:], tex, cfg, cfg.PTrainAgree, streamTrain)
+	sp.Val, rep.Splits[1] = compose("val", train, pool[:nVal], tex, cfg, cfg.PTrainAgree, streamVal)
+	sp.Test, rep.Splits[2] = compose("test", test, testIdx, tex, cfg, cfg.PTestAgree, streamTest)
 	if err := sp.Validate(); err != nil {
 		return dataset.Splits{}, Report{}, fmt.Errorf("tmnist: built an invalid split: %w", err)
 	}

@@ -3,6 +3,7 @@ package tmnist
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -38,10 +39,8 @@ func (r Rendering) String() string {
 // ParseRendering returns the rendering named s (as String names it: mnistplus, fused,
 // toned).
 func ParseRendering(s string) (Rendering, error) {
-	for i, n := range renderingNames {
-		if s == n {
-			return Rendering(i), nil
-		}
+	if i := slices.Index(renderingNames[:], s); i >= 0 {
+		return Rendering(i), nil
 	}
 	return 0, fmt.Errorf("tmnist: unknown rendering %q, want one of %s", s, strings.Join(renderingNames[:], ", "))
 }

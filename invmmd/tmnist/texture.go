@@ -37,21 +37,19 @@ func LoadTexture(path string) (*Texture, error) {
 	}
 	b := img.Bounds()
 	t := &Texture{Name: path, W: b.Dx(), H: b.Dy(), Pix: make([]float64, b.Dx()*b.Dy())}
+	var at func(x, y int) float64 // the grey level in [0, 1]
 	switch g := img.(type) {
 	case *image.Gray:
-		for y := 0; y < t.H; y++ {
-			for x := 0; x < t.W; x++ {
-				t.Pix[y*t.W+x] = float64(g.GrayAt(b.Min.X+x, b.Min.Y+y).Y) / 255
-			}
-		}
+		at = func(x, y int) float64 { return float64(g.GrayAt(x, y).Y) / 255 }
 	case *image.Gray16:
-		for y := 0; y < t.H; y++ {
-			for x := 0; x < t.W; x++ {
-				t.Pix[y*t.W+x] = float64(g.Gray16At(b.Min.X+x, b.Min.Y+y).Y) / 65535
-			}
-		}
+		at = func(x, y int) float64 { return float64(g.Gray16At(x, y).Y) / 65535 }
 	default:
 		return nil, fmt.Errorf("tmnist: texture %s: colour model %T, want a greyscale PNG", path, img)
+	}
+	for y := 0; y < t.H; y++ {
+		for x := 0; x < t.W; x++ {
+			t.Pix[y*t.W+x] = at(b.Min.X+x, b.Min.Y+y)
+		}
 	}
 	lo, hi := slices.Min(t.Pix), slices.Max(t.Pix)
 	if hi <= lo {

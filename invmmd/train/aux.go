@@ -1,6 +1,7 @@
 package train
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -9,7 +10,6 @@ import (
 	"github.com/gomlx/gomlx/backends"
 
 	"github.com/invmmd/invmmd/invmmd"
-	"github.com/invmmd/invmmd/invmmd/backend"
 	"github.com/invmmd/invmmd/invmmd/dataset"
 	"github.com/invmmd/invmmd/invmmd/models"
 )
@@ -234,16 +234,12 @@ func FitAux(ctx context.Context, sp dataset.Splits, newNet func(role Role, seed 
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	if cfg.BatchSize == 0 { // cfg is a copy: the caller's record keeps 0
-		cfg.BatchSize = sp.Train.Len()
-	}
+	cfg.BatchSize = cmp.Or(cfg.BatchSize, sp.Train.Len()) // cfg is a copy: the caller's record keeps 0
 	b, err := rt.backend()
 	if err != nil {
 		return nil, err
 	}
-	if cfg.GFloor == 0 {
-		cfg.GFloor = invmmd.DefaultGFloor
-	}
+	cfg.GFloor = cmp.Or(cfg.GFloor, invmmd.DefaultGFloor)
 	trainObs, valObs := observedRows(sp.Train), observedRows(sp.Val)
 	if cfg.fits(RoleM) && len(trainObs) < 2 {
 		return nil, fmt.Errorf("train: m is fit on the rows with Z observed, and the training set has %d of them", len(trainObs))
@@ -290,14 +286,6 @@ func FitAux(ctx context.Context, sp dataset.Splits, newNet func(role Role, seed 
 		}
 	}
 	return aux, nil
-}
-
-// backendOr returns b, or the process's shared backend when b is nil.
-func backendOr(b backends.Backend) (backends.Backend, error) {
-	if b != nil {
-		return b, nil
-	}
-	return backend.Shared()
 }
 
 // observedRows returns the rows of s where Z is observed (Δ = 1).

@@ -89,15 +89,12 @@ func labelNLL(h invmmd.Rep, y []float64) float64 {
 	return s / float64(len(y))
 }
 
-// labelAccuracy is the share of rows whose predicted class is the label: the logit's sign
-// (accuracy), or the largest of K logits (the first on a tie).
+// labelAccuracy is the share of rows whose predicted class is the label: the logit's sign,
+// or the largest of K logits (the first on a tie).
 func labelAccuracy(h invmmd.Rep, y []float64) float64 {
-	if h.Dim == 1 {
-		return accuracy(h.Data, y)
-	}
 	c := 0
 	for i := range y {
-		if argmax(h.Row(i)) == int(y[i]) {
+		if h.Dim == 1 && (h.Data[i] > 0) == (y[i] == 1) || h.Dim > 1 && argmax(h.Row(i)) == int(y[i]) {
 			c++
 		}
 	}

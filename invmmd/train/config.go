@@ -1,8 +1,10 @@
 package train
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/method"
@@ -75,15 +77,7 @@ const (
 )
 
 // String names the source: "batch" or "training".
-func (s NormaliserSource) String() string { return nameOr(s, "batch") }
-
-// nameOr returns the name s, or zero for the empty one (the zero value's name).
-func nameOr[T ~string](s T, zero string) string {
-	if s == "" {
-		return zero
-	}
-	return string(s)
-}
+func (s NormaliserSource) String() string { return cmp.Or(string(s), "batch") }
 
 // Validate checks the configuration against a training set of n rows.
 func (c Config) Validate(n int) error {
@@ -136,17 +130,7 @@ type AuxConfig struct {
 }
 
 // fits reports whether the configuration fits the model of role r.
-func (c AuxConfig) fits(r Role) bool {
-	if len(c.Roles) == 0 {
-		return true
-	}
-	for _, x := range c.Roles {
-		if x == r {
-			return true
-		}
-	}
-	return false
-}
+func (c AuxConfig) fits(r Role) bool { return len(c.Roles) == 0 || slices.Contains(c.Roles, r) }
 
 // validate checks the configuration before any fit.
 func (c AuxConfig) validate() error {

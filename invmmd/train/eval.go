@@ -58,22 +58,16 @@ type Evaluation struct {
 }
 
 // Evaluate computes the model's Metrics on sp (the numbers of the paper's tables) and,
-// with eo.Aux, the held-out estimates on the test split. Without Aux it needs every
+// with e.Aux, the held-out estimates on the test split. Without Aux it needs every
 // training Z to be known (the full estimator gives TrainMMD).
-func Evaluate(m *Model, sp dataset.Splits, eo EvalOptions) (Evaluation, error) {
-	zmap := eo.ZMap
-	if zmap == nil && eo.Aux != nil {
-		zmap = eo.Aux.ZMap
+func Evaluate(m *Model, sp dataset.Splits, e EvalOptions) (ev Evaluation, err error) {
+	aux, zmap, opts, methods, out := e.Aux, e.ZMap, e.Options, e.HeldOut, &ev.Metrics
+	if zmap == nil && aux != nil {
+		zmap = aux.ZMap
 	}
-	met, held, err := evaluate(m, sp, eo.Aux, zmap, eo.Options, eo.HeldOut)
-	return Evaluation{Metrics: met, HeldOut: held}, err
-}
-
-// evaluate is Evaluate with its options spelt out.
-func evaluate(m *Model, sp dataset.Splits, aux *Aux, zmap invmmd.FeatureMap, opts invmmd.Options, methods []method.Method) (out Metrics, heldOut []invmmd.Result, err error) {
 	o, err := opts.Resolved()
 	if err != nil {
-		return out, nil, err
+		return ev, err
 	}
 	if len(methods) == 0 {
 		// The two that need only the fitted Ĝ and m̂ and correct for the missingness.
@@ -82,7 +76,7 @@ func evaluate(m *Model, sp dataset.Splits, aux *Aux, zmap invmmd.FeatureMap, opt
 	h := [3]invmmd.Rep{}
 	for k, s := range []*dataset.Set{sp.Train, sp.Val, sp.Test} {
 		if h[k], err = m.LogitsRep(s); err != nil {
-			return out, nil, err
+			return ev, err
 		}
 	}
 	out.TrainAcc, out.ValAcc, out.TestAcc = labelAccuracy(h[0], sp.Train.Y), labelAccuracy(h[1], sp.Val.Y), labelAccuracy(h[2], sp.Test.Y)
@@ -94,7 +88,7 @@ func evaluate(m *Model, sp dataset.Splits, aux *Aux, zmap invmmd.FeatureMap, opt
 		logitSigma = invmmd.DefaultBandwidth // opts' bandwidth, when set, is the features'
 		for _, k := range []int{0, 2} {
 			if reps[k], err = m.Features([]*dataset.Set{sp.Train, sp.Val, sp.Test}[k]); err != nil {
-				return out, nil, err
+				return ev, err
 			}
 		}
 		if opts.Bandwidth == 0 && m.Bandwidth > 0 {
@@ -106,25 +100,25 @@ func evaluate(m *Model, sp dataset.Splits, aux *Aux, zmap invmmd.FeatureMap, opt
 	out.TrainMMDBy = method.Full
 	rows, err := RowsFor(sp.Train, nil, zmap)
 	if err != nil {
-		return out, nil, err
+		return ev, err
 	}
 	if !sp.Train.ZKnown() {
 		if aux == nil {
-			return out, nil, fmt.Errorf("train: %d training rows have Z missing, so the full estimator cannot give the training MMD; "+
+			return ev, fmt.Errorf("train: %d training rows have Z missing, so the full estimator cannot give the training MMD; "+
 				"evaluate with the fitted auxiliary models (EvalOptions.Aux) to report %v instead", invmmd.Rows{Z: sp.Train.Z}.MissingZ(), methods)
 		}
 		out.TrainMMDBy = methods[0]
 		if rows, err = RowsFor(sp.Train, aux.split(0), zmap); err != nil {
-			return out, nil, err
+			return ev, err
 		}
 	}
 	d, err := invmmd.NewDesign(rows, eo, out.TrainMMDBy)
 	if err != nil {
-		return out, nil, fmt.Errorf("train: evaluating the training MMD by %v: %w", out.TrainMMDBy, err)
+		return ev, fmt.Errorf("train: evaluating the training MMD by %v: %w", out.TrainMMDBy, err)
 	}
 	res, err := d.Evaluate(reps[0], invmmd.AutoSums{}) // the training set can be large: Auto picks the kernel sums' path
 	if err != nil {
-		return out, nil, fmt.Errorf("train: evaluating the training MMD by %v: %w", out.TrainMMDBy, err)
+		return ev, fmt.Errorf("train: evaluating the training MMD by %v: %w", out.TrainMMDBy, err)
 	}
 	out.TrainMMD = res[0].Value
 	if m.Represent == RepresentFeatures {
@@ -134,42 +128,28 @@ func evaluate(m *Model, sp dataset.Splits, aux *Aux, zmap invmmd.FeatureMap, opt
 			res, err = d.Evaluate(h[0], invmmd.AutoSums{})
 		}
 		if err != nil {
-			return out, nil, fmt.Errorf("train: evaluating the training MMD of the logit by %v: %w", out.TrainMMDBy, err)
+			return ev, fmt.Errorf("train: evaluating the training MMD of the logit by %v: %w", out.TrainMMDBy, err)
 		}
 		out.TrainMMDLogit = res[0].Value
 	}
 	if aux != nil {
 		test, err := RowsFor(sp.Test, aux.split(2), zmap)
 		if err != nil {
-			return out, nil, err
+			return ev, err
 		}
 		test.GTrue = nil // as before: the held-out estimates use the fitted models only
-		if heldOut, err = invmmd.Estimate(context.Background(), reps[2], test, eo, methods...); err != nil {
-			return out, nil, fmt.Errorf("train: held-out MMD on the test split: %w", err)
+		if ev.HeldOut, err = invmmd.Estimate(context.Background(), reps[2], test, eo, methods...); err != nil {
+			return ev, fmt.Errorf("train: held-out MMD on the test split: %w", err)
 		}
 	}
-	return out, heldOut, nil
-}
-
-// accuracy is the share of rows where the logit's sign matches the label.
-func accuracy(h, y []float64) float64 {
-	c := 0
-	for i, v := range h {
-		if (v > 0) == (y[i] == 1) {
-			c++
-		}
-	}
-	return float64(c) / float64(len(h))
+	return ev, nil
 }
 
 // AUC is the area under the ROC curve of scores s for binary labels y: the probability
 // that a random positive scores above a random negative, ties counting ½ (the
 // Mann–Whitney statistic with mid-ranks). It is 0.5 when one class is absent.
 func AUC(s, y []float64) float64 {
-	idx := make([]int, len(s))
-	for i := range idx {
-		idx[i] = i
-	}
+	idx := allRows(len(s))
 	sort.SliceStable(idx, func(a, b int) bool { return s[idx[a]] < s[idx[b]] })
 	var rankPos, nPos float64
 	for a := 0; a < len(idx); {

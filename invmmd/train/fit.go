@@ -109,9 +109,8 @@ type fitSpec struct {
 	rt       Runtime                         // its progress display and own hooks, run after the rules'
 }
 
-// fitHooks returns the hooks of a fit: the selection rule (SelectBest after selectAfter
-// epochs), early stopping (EarlyStopping with patience), the progress bar on w, then the
-// runtime's own.
+// fitHooks returns the hooks of a fit: SelectBest, EarlyStopping, the progress bar on w,
+// then the runtime's own.
 func fitHooks(selectAfter, patience int, w io.Writer, own []Hook) hooks {
 	return append(hooks{SelectBest(selectAfter), EarlyStopping(patience), ProgressBar(w)}, own...)
 }
@@ -130,11 +129,9 @@ type penaltySpec struct {
 	rff      int
 }
 
-// fit trains net on s.rows of s.set and returns the model at the epoch its hooks kept,
-// with the fit's record: the loop shared by G, m and h. Each epoch shuffles the rows, runs
-// one training step per full batch (fitRun.epoch) and validates; the hooks (fitHooks)
-// keep the best eligible epoch and say when to stop. ctx is checked before every step:
-// once it is done the fit ends with an error wrapping ctx.Err().
+// fit trains net on s.rows of s.set, the loop shared by G, m and h (Loop), and returns the
+// model at the epoch its hooks (fitHooks) kept, with the fit's record. Once ctx is done
+// the fit ends, within a step, with an error wrapping ctx.Err().
 func fit(ctx context.Context, b backends.Backend, net models.Net, s fitSpec) (*Model, *History, error) {
 	r, err := newFitRun(b, net, s)
 	if err != nil {
@@ -271,12 +268,11 @@ func (r *fitRun) epoch(ctx context.Context, epoch int) (Epoch, error) {
 // more terms.
 func (r *fitRun) step(epoch, k int, idx []int) (loss, pen float64, err error) {
 	s := r.s
-	args := []any{featureTensor(s.set, idx), nil}
+	target, cols := s.target, 0
 	if s.heads != nil {
-		args[1] = matrixTensor(s.heads.target, s.heads.cols, idx)
-	} else {
-		args[1] = vectorTensor(s.target, idx)
+		target, cols = s.heads.target, s.heads.cols
 	}
+	args := []any{featureTensor(s.set, idx), rowsTensor(target, cols, idx)}
 	var rep invmmd.Report
 	if s.penalty != nil {
 		var v, c *tensors.Tensor
@@ -351,14 +347,6 @@ func (r *fitRun) finish(start time.Time) {
 // unless it diverged (a learning rate far too high), and the penalty's kernel sums would
 // need a Fourier series of about 10⁴/σ terms.
 const MaxLogitSpan = 1e4
-
-func spanOf(h []float64) float64 {
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, x := range h {
-		lo, hi = math.Min(lo, x), math.Max(hi, x)
-	}
-	return hi - lo
-}
 
 func scalar(t *tensors.Tensor) float64 {
 	return float64(tensors.MustCopyFlatData[float32](t)[0])

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 
@@ -21,13 +22,11 @@ const (
 	StopMaxEpochs StopReason = "max-epochs"
 )
 
-// Loop is one fit's training loop (of h, G or m) as its hooks see it, in the manner of
-// GoMLX's train.Loop: every epoch shuffles the training rows and runs one step per full
-// batch, each step followed by the OnStep hooks; then the validation objective is taken,
-// the epoch recorded in History and the OnEpoch hooks called; the OnEnd hooks close the
-// fit. The selection of the epoch whose weights the fit returns (Keep) and early stopping
-// (Stop) are hooks too (SelectBest, EarlyStopping), so that a caller's hook can replace or
-// complement them. Its exported fields are for reading.
+// Loop is one fit's training loop (of h, G or m) as its hooks see it (Hook says when each
+// runs), in the manner of GoMLX's train.Loop. The selection of the epoch whose weights the
+// fit returns (Keep) and early stopping (Stop) are hooks too (SelectBest, EarlyStopping),
+// so that a caller's hook can replace or complement them. Its exported fields are for
+// reading.
 type Loop struct {
 	// Name is the fit's: "h (METHOD)", "G" or "m" (History.Name).
 	Name string
@@ -76,11 +75,12 @@ func (l *Loop) Stop(reason StopReason) {
 
 // Hook is a set of functions the training loop calls, any of them nil, named for the
 // errors they return: a hook's error ends the fit with it, in the manner of GoMLX's
-// train.Loop hooks. OnStart runs once before the first step, OnStep after every training
-// step with its record (StepTrace; for G and m only the epoch, the step and the NLL),
-// OnEpoch after every epoch's validation with its record, OnEnd once when the loop ends,
-// with the error that ended it (nil when it ran to the cap or a Stop; one wrapping
-// ctx.Err() when the fit's context was cancelled).
+// train.Loop hooks. Every epoch shuffles the training rows and runs one step per full
+// batch: OnStart runs once before the first step, OnStep after every step with its record
+// (StepTrace; for G and m only the epoch, the step and the NLL), OnEpoch after every
+// epoch's validation with its record (in History by then), OnEnd once when the loop ends,
+// with the error that ended it (nil after the cap or a Stop; one wrapping ctx.Err() when
+// the fit's context was cancelled).
 type Hook struct {
 	Name    string
 	OnStart func(l *Loop) error
@@ -91,9 +91,8 @@ type Hook struct {
 
 // SelectBest is the selection rule of every fit: it keeps (Loop.Keep) the epoch with the
 // lowest validation objective among those after the first after, which are trained but
-// never kept (Config.SelectAfter; an early, nearly flat h has a penalty near 0 and could
-// win the selection at large λ). Each method is judged by its own estimator, as the paper
-// does.
+// never kept (Config.SelectAfter says why). Each method is judged by its own estimator,
+// as the paper does.
 func SelectBest(after int) Hook {
 	return Hook{Name: "select-best", OnEpoch: func(l *Loop, e Epoch) error {
 		if _, best := l.Kept(); e.Epoch > after && e.ValObjective < best {
@@ -136,9 +135,8 @@ func ProgressBar(w io.Writer) Hook {
 		}}
 }
 
-// Trace calls fn after every training step with the step's record (StepTrace): the
-// per-stratum estimates of h's penalty and what they rested on. It does not change the
-// fit; it is how a fit that goes wrong is diagnosed (experiments.Diagnose).
+// Trace calls fn after every training step with the step's record (StepTrace), without
+// changing the fit (experiments.Diagnose reads it).
 func Trace(fn func(StepTrace)) Hook {
 	return Hook{Name: "trace", OnStep: func(_ *Loop, s StepTrace) error {
 		fn(s)
@@ -151,12 +149,7 @@ type hooks []Hook
 
 // wantsSteps reports whether a hook has OnStep (the step's record is built only then).
 func (hs hooks) wantsSteps() bool {
-	for _, h := range hs {
-		if h.OnStep != nil {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(hs, func(h Hook) bool { return h.OnStep != nil })
 }
 
 func (hs hooks) start(l *Loop) error {

@@ -45,8 +45,7 @@ type Model struct {
 }
 
 func newModel(b backends.Backend, net models.Net, batch int) *Model {
-	m := &Model{Net: net, ctx: context.New(), backend: b, batch: batch}
-	return m
+	return &Model{Net: net, ctx: context.New(), backend: b, batch: batch}
 }
 
 // Logits returns the network's output for every row of s, in order. Rows are fed in
@@ -182,23 +181,18 @@ func featureTensor(s *dataset.Set, idx []int) *tensors.Tensor {
 	return tensors.FromFlatDataAndDimensions(buf, dims...)
 }
 
-// vectorTensor gathers v[idx] as a float32 [len(idx)] tensor.
-func vectorTensor(v []float64, idx []int) *tensors.Tensor {
-	buf := make([]float32, len(idx))
+// rowsTensor gathers rows idx of v as a float32 tensor: v[idx], [len(idx)], for cols 0;
+// else rows of the row-major matrix v (cols values per row), [len(idx), cols].
+func rowsTensor(v []float64, cols int, idx []int) *tensors.Tensor {
+	w := max(cols, 1)
+	buf := make([]float32, len(idx)*w)
 	for k, i := range idx {
-		buf[k] = float32(v[i])
-	}
-	return tensors.FromFlatDataAndDimensions(buf, len(idx))
-}
-
-// matrixTensor gathers rows idx of the row-major matrix v (cols values per row) as a
-// float32 [len(idx), cols] tensor.
-func matrixTensor(v []float64, cols int, idx []int) *tensors.Tensor {
-	buf := make([]float32, len(idx)*cols)
-	for k, i := range idx {
-		for c := 0; c < cols; c++ {
-			buf[k*cols+c] = float32(v[i*cols+c])
+		for c := range w {
+			buf[k*w+c] = float32(v[i*w+c])
 		}
+	}
+	if cols == 0 {
+		return tensors.FromFlatDataAndDimensions(buf, len(idx))
 	}
 	return tensors.FromFlatDataAndDimensions(buf, len(idx), cols)
 }

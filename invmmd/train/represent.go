@@ -1,6 +1,7 @@
 package train
 
 import (
+	"cmp"
 	"fmt"
 
 	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:revive // GoMLX graph code reads best with the dot import.
@@ -26,7 +27,7 @@ const (
 )
 
 // String names the representation: "logits" or "features".
-func (r Representation) String() string { return nameOr(r, "logits") }
+func (r Representation) String() string { return cmp.Or(string(r), "logits") }
 
 // ParseRepresentation reads "logits" (or "") or "features", the names String gives.
 func ParseRepresentation(name string) (Representation, error) {

@@ -6,6 +6,7 @@ import (
 	"github.com/gomlx/gomlx/backends"
 
 	"github.com/invmmd/invmmd/invmmd"
+	"github.com/invmmd/invmmd/invmmd/backend"
 	"github.com/invmmd/invmmd/invmmd/dataset"
 )
 
@@ -38,4 +39,9 @@ type Runtime struct {
 }
 
 // backend returns the runtime's backend, or the process's shared one when it has none.
-func (rt Runtime) backend() (backends.Backend, error) { return backendOr(rt.Backend) }
+func (rt Runtime) backend() (backends.Backend, error) {
+	if rt.Backend != nil {
+		return rt.Backend, nil
+	}
+	return backend.Shared()
+}

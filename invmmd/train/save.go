@@ -7,6 +7,7 @@ import (
 	"os"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
@@ -140,7 +141,7 @@ func ModelFromWeights(b backends.Backend, net models.Net, ws []Weight, batch int
 	if batch < 1 {
 		return nil, fmt.Errorf("train: prediction batch %d, want at least 1", batch)
 	}
-	be, err := backendOr(b)
+	be, err := Runtime{Backend: b}.backend()
 	if err != nil {
 		return nil, err
 	}
@@ -154,10 +155,8 @@ func ModelFromWeights(b backends.Backend, net models.Net, ws []Weight, batch int
 
 // splitScope splits a variable's "scope/name" at the last separator.
 func splitScope(scopeAndName string) (scope, name string) {
-	for i := len(scopeAndName) - 1; i >= 0; i-- {
-		if scopeAndName[i] == '/' {
-			return scopeAndName[:i], scopeAndName[i+1:]
-		}
+	if i := strings.LastIndexByte(scopeAndName, '/'); i >= 0 {
+		return scopeAndName[:i], scopeAndName[i+1:]
 	}
 	return "/", scopeAndName
 }

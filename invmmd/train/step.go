@@ -2,6 +2,7 @@ package train
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:revive // GoMLX graph code reads best with the dot import.
@@ -93,7 +94,7 @@ func (r *fitRun) chooseInitialTerms() error {
 	if err != nil {
 		return err
 	}
-	r.terms = s.penalty.chooseTerms(spanOf(h0), r.sigma, s.batch)
+	r.terms = s.penalty.chooseTerms(slices.Max(h0)-slices.Min(h0), r.sigma, s.batch)
 	return nil
 }
 

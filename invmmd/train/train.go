@@ -1,6 +1,7 @@
 package train
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -98,9 +99,7 @@ func Fit(ctx context.Context, sp dataset.Splits, aux *Aux, net models.Net, cfg C
 // nuisance's feature map and the features' bandwidth, checking net against the label.
 func newPlan(b backends.Backend, sp dataset.Splits, aux *Aux, net models.Net, cfg Config, rt Runtime) (*plan, error) {
 	p := &plan{Config: cfg, zmap: rt.ZMap, k: sp.Train.NumClasses()}
-	if p.BatchSize == 0 {
-		p.BatchSize = sp.Train.Len()
-	}
+	p.BatchSize = cmp.Or(p.BatchSize, sp.Train.Len())
 	if p.zmap == nil && aux != nil {
 		p.zmap = aux.ZMap
 	}
@@ -133,10 +132,7 @@ func newPlan(b backends.Backend, sp dataset.Splits, aux *Aux, net models.Net, cf
 // newPenaltySpec returns the training penalty of the plan's method on the estimator rows
 // of the training set, its number of design columns read from a design of the rows first.
 func newPenaltySpec(cfg *plan, rows invmmd.Rows, first []int) (*penaltySpec, error) {
-	p := &penaltySpec{plan: cfg, rows: rows, tol: cfg.FourierTol, features: cfg.Represent == RepresentFeatures}
-	if p.tol == 0 {
-		p.tol = TrainingFourierTol
-	}
+	p := &penaltySpec{plan: cfg, rows: rows, tol: cmp.Or(cfg.FourierTol, TrainingFourierTol), features: cfg.Represent == RepresentFeatures}
 	if p.features {
 		p.rff = rffPenalty(cfg.Penalty, len(first))
 	}

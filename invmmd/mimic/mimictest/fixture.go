@@ -6,6 +6,7 @@ package mimictest
 
 import (
 	"bufio"
+	"cmp"
 	"compress/gzip"
 	"fmt"
 	"math"
@@ -73,11 +74,7 @@ func createTable(dir, table string, gz bool) (*tableWriter, error) {
 	} else {
 		t.w = bufio.NewWriterSize(f, 1<<20)
 	}
-	q := make([]string, len(fixtureHeaders[table]))
-	for i, h := range fixtureHeaders[table] {
-		q[i] = `"` + h + `"` // PhysioNet's files quote the header
-	}
-	t.line(strings.Join(q, ","))
+	t.line(`"` + strings.Join(fixtureHeaders[table], `","`) + `"`) // PhysioNet's files quote the header
 	return t, nil
 }
 
@@ -123,15 +120,7 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // random patients follow (subjects from 1000), with labs and vitals that depend on a
 // severity that also lengthens the stay. Nothing in it is real patient data.
 func WriteFixture(dir string, seed uint64, opts FixtureOptions) error {
-	if opts.Patients == 0 {
-		opts.Patients = 400
-	}
-	if opts.ChartRowsPerStay == 0 {
-		opts.ChartRowsPerStay = 40
-	}
-	if opts.LabRowsPerStay == 0 {
-		opts.LabRowsPerStay = 30
-	}
+	opts.Patients, opts.ChartRowsPerStay, opts.LabRowsPerStay = cmp.Or(opts.Patients, 400), cmp.Or(opts.ChartRowsPerStay, 40), cmp.Or(opts.LabRowsPerStay, 30)
 	gzTables := map[string]bool{}
 	switch opts.Compression {
 	case "", "mixed":
