@@ -57,6 +57,16 @@ func (f *Features) Subset(idx []int) *Features {
 	return out
 }
 
+// slice returns rows [lo, hi) (a view; nil for nil).
+func (f *Features) slice(lo, hi int) *Features {
+	if f == nil {
+		return nil
+	}
+	g := *f
+	g.Data = f.Data[lo*f.Dim : hi*f.Dim]
+	return &g
+}
+
 // Column returns feature d of every row (a copy).
 func (f *Features) Column(d int) []float64 {
 	n := f.Len()

@@ -247,22 +247,35 @@ func InvarianceTest(ctx context.Context, h Rep, rows Rows, opts TestOptions, met
 		return nil, fmt.Errorf("invmmd: invariance test: bandwidth %v, want a finite value > 0 (or 0 for %v)", sigma, DefaultBandwidth)
 	}
 	ms := make([]*crossMethod, len(methods))
+	n := rows.Len()
 	for k, m := range methods {
-		w, err := factorsFor(m, rows, opts.GFloor, nil)
-		if err != nil {
-			return nil, err
-		}
-		phi := make([][]float64, len(w.terms[0].col))
-		for d := range phi {
-			phi[d] = make([]float64, rows.Len())
-			for i := range phi[d] {
-				phi[d][i] = rowMean(w.terms, d, i)
+		// Each row's pseudo-outcome φ and include, from the method's factors built a chunk of
+		// rows at a time (they are row by row), so that only φ is held for every row.
+		c := &crossMethod{include: make([]float64, n), res: TestResult{Method: m, Route: opts.Route, Sigma: sigma}}
+		for lo := 0; lo < n; lo += sumChunk {
+			hi := min(n, lo+sumChunk)
+			w, err := factorsFor(m, rows.slice(lo, hi), opts.GFloor, nil)
+			if err != nil {
+				return nil, err
 			}
+			if c.phi == nil {
+				c.phi = make([][]float64, len(w.terms[0].col))
+				for d := range c.phi {
+					c.phi[d] = make([]float64, n)
+				}
+			}
+			for d, col := range c.phi {
+				for i := lo; i < hi; i++ {
+					col[i] = rowMean(w.terms, d, i-lo)
+				}
+			}
+			copy(c.include[lo:hi], w.include)
+			c.res.FlooredG += w.flooredG
 		}
-		ms[k] = &crossMethod{phi: phi, include: w.include, res: TestResult{Method: m, Route: opts.Route, Sigma: sigma, FlooredG: w.flooredG}}
-		if observed := rows.Len() - rows.MissingZ(); float64(w.flooredG) > FlooredGShare*float64(observed) {
-			ms[k].res.Unreliable = append(ms[k].res.Unreliable, fmt.Sprintf("Ĝ raised to the floor %v on %d of the %d rows with Z observed (more than %.0f%%)", opts.GFloor, w.flooredG, observed, 100*FlooredGShare))
+		if observed := n - rows.MissingZ(); float64(c.res.FlooredG) > FlooredGShare*float64(observed) {
+			c.res.Unreliable = append(c.res.Unreliable, fmt.Sprintf("Ĝ raised to the floor %v on %d of the %d rows with Z observed (more than %.0f%%)", opts.GFloor, c.res.FlooredG, observed, 100*FlooredGShare))
 		}
+		ms[k] = c
 	}
 	switch opts.Route {
 	case CrossRoute:

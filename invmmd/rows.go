@@ -54,6 +54,18 @@ func (r Rows) Subset(idx []int) Rows {
 		Psi: r.Psi.Subset(idx), MPsi: r.MPsi.Subset(idx)}
 }
 
+// slice returns rows [lo, hi): views of r's slices, not copies.
+func (r Rows) slice(lo, hi int) Rows {
+	cut := func(s []float64) []float64 {
+		if s == nil {
+			return nil
+		}
+		return s[lo:hi]
+	}
+	return Rows{Y: cut(r.Y), Z: cut(r.Z), Delta: cut(r.Delta), G: cut(r.G), GTrue: cut(r.GTrue), M: cut(r.M),
+		Psi: r.Psi.slice(lo, hi), MPsi: r.MPsi.slice(lo, hi)}
+}
+
 // withDelta returns r with Delta, when nil, derived from Psi's (or Z's) NaNs: 0 where Z is
 // missing, else 1.
 func (r Rows) withDelta() Rows {

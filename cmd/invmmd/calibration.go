@@ -31,6 +31,10 @@ func runCalibration(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	dir, err := outFor(*out, *quick, *force)
+	if err != nil {
+		return err
+	}
 	type study interface {
 		Write(dir string) error
 		Markdown() string
@@ -39,8 +43,8 @@ func runCalibration(ctx context.Context, args []string, stdout, stderr io.Writer
 	// (RunToolCalibration), whose finished tables are kept under OUT/fits/calibration_tool
 	// (one result file per table, package store), so that an interrupted run continues.
 	name, what, record := "calibration", "calibration", any(nil)
-	var checked, wrote func(dir string) string
-	var work func(dir string) (study, error)
+	var checked, wrote string
+	var work func() (study, error)
 	if *tool {
 		cfg := experiments.ToolCalibrationPaper()
 		if *quick {
@@ -48,34 +52,28 @@ func runCalibration(ctx context.Context, args []string, stdout, stderr io.Writer
 		}
 		cfg.Workers, cfg.Progress = *workers, stderr
 		name, what, record = "calibration_tool", "calibration -commands", cfg.Record()
-		checked = func(dir string) string {
-			return fmt.Sprintf("%v Z, n %v; results under %s, finished tables kept in %s", cfg.Kinds, cfg.Sizes, dir, store.Dir(dir, name))
-		}
-		work = func(dir string) (study, error) {
+		kept := store.Dir(dir, name)
+		checked = fmt.Sprintf("%v Z, n %v; results under %s, finished tables kept in %s", cfg.Kinds, cfg.Sizes, dir, kept)
+		work = func() (study, error) {
 			res, err := experiments.RunToolCalibration(ctx, cfg, dir)
 			if err != nil {
-				return nil, fmt.Errorf("calibration -commands: %w (the finished tables are kept in %s; rerun to continue)", err, store.Dir(dir, name))
+				return nil, fmt.Errorf("calibration -commands: %w (the finished tables are kept in %s; rerun to continue)", err, kept)
 			}
 			return res, nil
 		}
-		wrote = func(dir string) string {
-			return fmt.Sprintf("%s/tables/calibration_tool{.csv,_se.csv,.md,_config.json}, %s/calibration_tool.png and .svg", dir, dir)
-		}
+		wrote = fmt.Sprintf("%s/tables/calibration_tool{.csv,_se.csv,.md,_config.json}, %s/calibration_tool.png and .svg", dir, dir)
 	} else {
 		cfg := experiments.CalibrationPaper()
 		if *quick {
 			cfg = experiments.CalibrationQuick()
 		}
-		cfg.Workers = *workers
+		cfg.Workers, cfg.Progress = *workers, stderr
 		if err := cfg.Validate(); err != nil {
 			return err
 		}
 		record = cfg.Record()
-		checked = func(dir string) string {
-			return fmt.Sprintf("sizes %v, %d null replicates; results under %s", cfg.Sizes, cfg.Replicates, dir)
-		}
-		work = func(dir string) (res study, err error) {
-			cfg.Progress = stderr
+		checked = fmt.Sprintf("sizes %v, %d null replicates; results under %s", cfg.Sizes, cfg.Replicates, dir)
+		work = func() (res study, err error) {
 			err = runUntilDone(ctx, name, args, "nothing (the study writes its tables at the end)", func() error {
 				var err error
 				res, err = experiments.RunCalibration(ctx, cfg)
@@ -83,14 +81,8 @@ func runCalibration(ctx context.Context, args []string, stdout, stderr io.Writer
 			})
 			return res, err
 		}
-		wrote = func(dir string) string {
-			base := filepath.Join(dir, name)
-			return fmt.Sprintf("%s/tables/calibration{.csv,_null.csv,.md,_config.json}, %s.png, %s.svg", dir, base, base)
-		}
-	}
-	dir, err := outFor(*out, *quick, *force)
-	if err != nil {
-		return err
+		base := filepath.Join(dir, name)
+		wrote = fmt.Sprintf("%s/tables/calibration{.csv,_null.csv,.md,_config.json}, %s.png, %s.svg", dir, base, base)
 	}
 	rec, err := asRecord(record)
 	if err != nil {
@@ -100,14 +92,14 @@ func runCalibration(ctx context.Context, args []string, stdout, stderr io.Writer
 		return err
 	}
 	if *checkOnly {
-		fmt.Fprintf(stdout, "%s: %s\n", what, checked(dir))
+		fmt.Fprintf(stdout, "%s: %s\n", what, checked)
 		return nil
 	}
 	if err := prepareOut(dir); err != nil {
 		return err
 	}
 	t0 := time.Now()
-	res, err := work(dir)
+	res, err := work()
 	if err != nil {
 		return err
 	}
@@ -119,6 +111,6 @@ func runCalibration(ctx context.Context, args []string, stdout, stderr io.Writer
 		return err
 	}
 	fmt.Fprint(stdout, res.Markdown())
-	fmt.Fprintf(stdout, "%s: done in %s; wrote %s\n", what, time.Since(t0).Round(time.Second), wrote(dir))
+	fmt.Fprintf(stdout, "%s: done in %s; wrote %s\n", what, time.Since(t0).Round(time.Second), wrote)
 	return nil
 }

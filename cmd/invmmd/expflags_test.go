@@ -8,8 +8,8 @@ import (
 
 // The experiment commands share the own-data commands' vocabulary: -methods,
 // -lambdas and -seeds everywhere, an empty list given on purpose refused as fit refuses it,
-// numbers that do not parse said in words (never Go's "parse error"), and the old names
-// working for this release with a warning. Every case returns before any training.
+// numbers that do not parse said in words (never Go's "parse error"), and the names retired
+// with the last release (-seed, -method, -lambda) refused as unknown. Every case returns before any training.
 func TestExperimentFlagVocabulary(t *testing.T) {
 	data := ownCSV(t, 200, false)
 	tmp := t.TempDir()
@@ -31,15 +31,16 @@ func TestExperimentFlagVocabulary(t *testing.T) {
 		{"variance: -seeds in words", []string{"variance", "-quick", "-seeds", "x", "-check", "-out", out("v")}, `invalid value "x" for flag -seeds: want a whole number ≥ 0`, "", ""},
 		{"variance: one seed", []string{"variance", "-quick", "-seeds", "1,2", "-check", "-out", out("v")}, "want one seed", "", ""},
 		{"variance: -batches in words", []string{"variance", "-quick", "-batches", "2.5", "-check", "-out", out("v")}, "-batches: want a whole number", "", ""},
-		{"variance: old -seed", []string{"variance", "-quick", "-seed", "3", "-check", "-out", out("v")}, "", "variance: 7 batch sizes", "warning: -seed is now -seeds"},
+		{"variance: retired -seed", []string{"variance", "-quick", "-seed", "3", "-check", "-out", out("v")}, "flag provided but not defined: -seed", "", ""},
 		{"prop1: -seeds in words", []string{"prop1", "-seeds", "-1"}, "-seeds: want a whole number ≥ 0", "", ""},
 		{"prop1: -reps in words", []string{"prop1", "-reps", "ten"}, "-reps: want a whole number", "", ""},
-		{"prop1: old -seed", []string{"prop1", "-seed", "2", "-n", "40", "-reps", "2"}, "", "seed 2; 2 repetitions of 40 rows", "warning: -seed is now -seeds"},
+		{"prop1: retired -seed", []string{"prop1", "-seed", "2", "-n", "40", "-reps", "2"}, "flag provided but not defined: -seed", "", ""},
+		{"prop1: -seeds", []string{"prop1", "-seeds", "2", "-n", "40", "-reps", "2"}, "", "seed 2; 2 repetitions of 40 rows", ""},
 		{"all: -jobs in words", []string{"all", "-quick", "-jobs", "two", "-out", out("all")}, "-jobs: want a whole number", "", ""},
 		{"calibration: -workers in words", []string{"calibration", "-quick", "-workers", "1e3", "-check", "-out", out("c")}, "-workers: want a whole number", "", ""},
-		{"diagnose: old -method", []string{"diagnose", "sim", "-quick", "-method", "none", "-out", out("d")}, "-methods none: none has no penalty to diagnose", "", "warning: -method is now -methods"},
-		{"diagnose: old -lambda", []string{"diagnose", "sim", "-quick", "-lambda", "0", "-out", out("d")}, "-lambdas 0: λ = 0, want values > 0", "", "warning: -lambda is now -lambdas"},
-		{"diagnose: old -seed", []string{"diagnose", "sim", "-quick", "-seed", "x", "-out", out("d")}, `-seeds: seed "x" is not a non-negative integer`, "", "warning: -seed is now -seeds"},
+		{"diagnose: retired -method", []string{"diagnose", "sim", "-quick", "-method", "none", "-out", out("d")}, "flag provided but not defined: -method", "", ""},
+		{"diagnose: λ = 0", []string{"diagnose", "sim", "-quick", "-lambdas", "0", "-out", out("d")}, "-lambdas 0: λ = 0, want values > 0", "", ""},
+		{"diagnose: -seeds in words", []string{"diagnose", "sim", "-quick", "-seeds", "x", "-out", out("d")}, `-seeds: seed "x" is not a non-negative integer`, "", ""},
 		{"diagnose: a list", []string{"diagnose", "sim", "-quick", "-methods", "dr,none", "-out", out("d")}, "-methods dr,none: none has no penalty to diagnose", "", ""},
 		{"diagnose: empty -seeds", []string{"diagnose", "sim", "-quick", "-seeds", "", "-out", out("d")}, `-seeds "": empty; want at least one seed`, "", ""},
 		{"merge: not an experiment", []string{"merge", "-out", tmp, "-experiments", "foo"}, `"foo" is no experiment's name: the main job stores its results as sim, sim_mf075, tmnist, clinical`, "", ""},

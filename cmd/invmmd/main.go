@@ -303,22 +303,7 @@ func parse(fs *flag.FlagSet, args []string) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%s: unexpected argument %q (flags start with -, e.g. -quick; nothing after the flags is read)", fs.Name(), fs.Arg(0))
 	}
-	return refuseBothNames(fs, args)
-}
-
-// refuseBothNames refuses a command line that gives a flag under both its old name (an
-// alias kept for one release, aliasTo) and its new one: the later would win silently.
-func refuseBothNames(fs *flag.FlagSet, args []string) error {
-	given := givenFlags(fs, args)
-	var err error
-	fs.VisitAll(func(f *flag.Flag) {
-		a, ok := f.Value.(*aliasValue)
-		if err != nil || !ok || !given[a.old] || !given[a.new] {
-			return
-		}
-		err = fmt.Errorf("-%s and -%s: -%s is the old name of -%s, so both set one setting; give -%s alone", a.old, a.new, a.old, a.new, a.new)
-	})
-	return err
+	return nil
 }
 
 // givenFlags returns the names of the flags that args (which fs parsed without error) set.

@@ -203,25 +203,6 @@ func (o *ownFlags) parse(args []string) error {
 	return nil
 }
 
-// aliasTo registers old as an old name of fs's flag new: setting it sets new and writes a
-// warning to warn.
-func aliasTo(fs *flag.FlagSet, old, new string, warn io.Writer) {
-	fs.Var(&aliasValue{fs: fs, old: old, new: new, warn: warn}, old, fmt.Sprintf("the old name of -%s, kept for this release", new))
-}
-
-type aliasValue struct {
-	fs       *flag.FlagSet
-	old, new string
-	warn     io.Writer
-}
-
-func (a *aliasValue) String() string { return "" }
-
-func (a *aliasValue) Set(s string) error {
-	fmt.Fprintf(a.warn, "warning: -%s is now -%s; the old name will be removed in the next release\n", a.old, a.new)
-	return a.fs.Set(a.new, s)
-}
-
 // intValue, uintValue and floatValue are flag values whose parse errors say what is
 // wanted (the flag package's own say "parse error"); the range of each setting is checked
 // by owndata and reported by its flag.

@@ -56,8 +56,23 @@ func (s *sweepFlags) register(fs *flag.FlagSet, e *experiments.SweepStudy) {
 	fs.BoolVar(&s.force, "force", false, "replace the tables under OUT/tables even when they were made with another configuration or hold fits this run leaves out (methods, λ, seeds), and let -quick write into the repository's figures/")
 }
 
-// config parses the grid flags into a RunConfig, before any work.
-func (s *sweepFlags) config(stderr io.Writer) (experiments.RunConfig, error) {
+// config fills the grid flags left empty with the study's default sweep (with -quick its
+// quick one), "-methods all" with the paper-size sweep's methods, and parses them into a
+// RunConfig, before any work.
+func (s *sweepFlags) config(e *experiments.SweepStudy, stderr io.Writer) (experiments.RunConfig, error) {
+	def := e.DefaultSweep(s.quick)
+	switch s.methods {
+	case "":
+		s.methods = method.List(def.Methods)
+	case "all":
+		s.methods = method.List(e.DefaultSweep(false).Methods)
+	}
+	if s.lambdas == "" {
+		s.lambdas = lambdaNames(def.Lambdas)
+	}
+	if s.seeds == "" {
+		s.seeds = seedNames(def.Seeds)
+	}
 	var rc experiments.RunConfig
 	var err error
 	if rc.Methods, err = parseMethods(s.methods); err != nil {
@@ -83,24 +98,6 @@ func (s *sweepFlags) config(stderr io.Writer) (experiments.RunConfig, error) {
 		rc.Verbose = stderr
 	}
 	return rc, nil
-}
-
-// defaults fills the grid flags left empty with the study's default sweep (with -quick
-// its quick one), and "-methods all" with the paper-size sweep's methods.
-func (s *sweepFlags) defaults(e *experiments.SweepStudy) {
-	def := e.DefaultSweep(s.quick)
-	switch s.methods {
-	case "":
-		s.methods = method.List(def.Methods)
-	case "all":
-		s.methods = method.List(e.DefaultSweep(false).Methods)
-	}
-	if s.lambdas == "" {
-		s.lambdas = lambdaNames(def.Lambdas)
-	}
-	if s.seeds == "" {
-		s.seeds = seedNames(def.Seeds)
-	}
 }
 
 // lambdaNames joins the λ with commas, as -lambdas takes them.
@@ -200,8 +197,7 @@ func runSweep(ctx context.Context, s experiments.Study, args []string, stdout, s
 	if err != nil {
 		return err
 	}
-	sf.defaults(e)
-	rc, err := sf.config(stderr)
+	rc, err := sf.config(e, stderr)
 	if err != nil {
 		return err
 	}
@@ -240,6 +236,21 @@ func runSweep(ctx context.Context, s experiments.Study, args []string, stdout, s
 		return nil
 	}
 	_, err = s.Merge(ctx, mergeArgs(out, sf.force, stdout), exp.Name)
+	return err
+}
+
+// refuseEmpty refuses a named list flag set to an empty value (e.g. -seeds "", a shell
+// variable that expanded to nothing), as fit does; defaults says, by flag name, what
+// leaving it out gives.
+func refuseEmpty(fs *flag.FlagSet, defaults map[string]string) error {
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		def, ok := defaults[f.Name]
+		if err != nil || !ok || strings.TrimSpace(f.Value.String()) != "" {
+			return
+		}
+		err = fmt.Errorf("-%s %q: empty; leave the flag out for the default (%s)", f.Name, f.Value.String(), def)
+	})
 	return err
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/invmmd/invmmd/invmmd/backend"
 	"github.com/invmmd/invmmd/invmmd/experiments"
 	"github.com/invmmd/invmmd/invmmd/experiments/store"
+	"github.com/invmmd/invmmd/invmmd/method"
 )
 
 // runVariance runs the variance study (or a shard of it), refusing first a quick run into
@@ -17,11 +18,7 @@ import (
 // the finished batch sizes' files, and says how to go on.
 func runVariance(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("variance", "[flags]", stdout, stderr, func() string {
-		var ms []string
-		for _, m := range experiments.VariancePaper().Methods {
-			ms = append(ms, m.String())
-		}
-		return "estimators: " + strings.Join(ms, ",")
+		return "estimators: " + method.List(experiments.VariancePaper().Methods)
 	})
 	quick := fs.Bool("quick", false, "7 batch sizes × 30 batches and a small training run; writes to "+quickOut()+" unless -out is given")
 	out := fs.String("out", "", "output folder: the table goes to OUT/tables, the figure to OUT (default figures/, or "+quickOut()+" with -quick)")
@@ -29,7 +26,6 @@ func runVariance(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	*seed = 1
 	fs.Var(intValue{batches}, "batches", "`n` batches per size, at least 2 (0: 100, or 30 with -quick)")
 	fs.Var(uintValue{seed}, "seeds", "the `seed` of the training run and of the batches (one: the study trains h once)")
-	experimentAlias(fs, "seed", stderr)
 	shardFlag := fs.String("shard", "", "i/n: estimate only the i-th of n slices of the batch sizes and write their result files under OUT/fits/variance; then invmmd merge -out OUT")
 	resume := fs.Bool("resume", false, "skip batch sizes whose result file exists under OUT/fits/variance (same configuration)")
 	checkOnly := fs.Bool("check", false, "check the flags, the output folder and the configuration stored there, then exit without computing or writing anything")
@@ -60,12 +56,11 @@ func runVariance(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	cfg.Seed, cfg.Resume = *seed, *resume
+	cfg.Seed, cfg.Resume, cfg.StoreDir = *seed, *resume, dir
 	if err := guardStudy(dir, "variance", varianceSettings(cfg), *force || cfg.Shard.N > 1); err != nil {
 		return err
 	}
 	if *checkOnly {
-		cfg.StoreDir = dir
 		if err := experiments.CheckVariance(cfg); err != nil {
 			return err
 		}
@@ -75,7 +70,7 @@ func runVariance(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err := prepareOut(dir); err != nil {
 		return err
 	}
-	cfg.StoreDir, cfg.TableDir = dir, filepath.Join(dir, "tables")
+	cfg.TableDir = filepath.Join(dir, "tables")
 	cfg.Progress = stderr
 	kept := "every finished batch size is kept under " + store.Dir(dir, "variance")
 	if cfg.Shard.N > 1 {

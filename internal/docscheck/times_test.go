@@ -12,9 +12,9 @@ import (
 var seconds = regexp.MustCompile(`([0-9][0-9,]*) s\b`)
 
 // TestMainJobTimes checks that the README's time for the main job is the sum of the steps'
-// times that docs/sweeps.md lists (wall times of the runs' logs, recorded in
-// cmd/invmmd/eta.go, whose TestStepTimesMatchTheManual checks that table), and that the
-// table lists every step of the main job.
+// times that docs/sweeps.md lists (wall times of the runs' logs, recorded with each study
+// in invmmd/experiments, whose agreement with that table cmd/invmmd's
+// TestStepTimesMatchTheManual checks), and that the table lists every step of the main job.
 func TestMainJobTimes(t *testing.T) {
 	block, _, _ := between(t, sweepsMD, "main job times")
 	sum, steps := 0.0, 0

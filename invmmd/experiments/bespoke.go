@@ -92,10 +92,18 @@ func CalibrationFigures(out string, d Drawer, _ io.Writer) ([]string, error) {
 			return nil, err
 		}
 		base := filepath.Join(out, name)
-		if name == "calibration" {
-			err = drawCalibration(t, base, alpha, d)
+		if name == "calibration" { // the test's calibration, then the commands'
+			rows, err1 := results.ReadCalibrationCSV(filepath.Join(t, "calibration.csv"))
+			null, err2 := results.ReadCalibrationNullCSV(filepath.Join(t, "calibration_null.csv"))
+			if err = errors.Join(err1, err2); err == nil {
+				err = d.Calibration(base, rows, null, alpha)
+			}
 		} else {
-			err = drawToolCalibration(t, base, alpha, d)
+			rows, err1 := results.ReadToolCalibrationCSV(filepath.Join(t, "calibration_tool.csv"))
+			se, err2 := results.ReadSECalibrationCSV(filepath.Join(t, "calibration_tool_se.csv"))
+			if err = errors.Join(err1, err2); err == nil {
+				err = d.ToolCalibration(base, rows, se, alpha)
+			}
 		}
 		if err != nil {
 			return nil, err
@@ -103,26 +111,6 @@ func CalibrationFigures(out string, d Drawer, _ io.Writer) ([]string, error) {
 		files = append(files, base+".png", base+".svg")
 	}
 	return files, nil
-}
-
-// drawCalibration draws the test's calibration from the tables under t into base.
-func drawCalibration(t, base string, alpha float64, d Drawer) error {
-	rows, err := results.ReadCalibrationCSV(filepath.Join(t, "calibration.csv"))
-	null, err2 := results.ReadCalibrationNullCSV(filepath.Join(t, "calibration_null.csv"))
-	if err := errors.Join(err, err2); err != nil {
-		return err
-	}
-	return d.Calibration(base, rows, null, alpha)
-}
-
-// drawToolCalibration draws the commands' calibration from the tables under t into base.
-func drawToolCalibration(t, base string, alpha float64, d Drawer) error {
-	rows, err := results.ReadToolCalibrationCSV(filepath.Join(t, "calibration_tool.csv"))
-	se, err2 := results.ReadSECalibrationCSV(filepath.Join(t, "calibration_tool_se.csv"))
-	if err := errors.Join(err, err2); err != nil {
-		return err
-	}
-	return d.ToolCalibration(base, rows, se, alpha)
 }
 
 // studyAlpha reads the level α a calibration study recorded in its config file.

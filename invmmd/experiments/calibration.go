@@ -262,23 +262,34 @@ func (c *Calibration) Markdown() string {
 // configuration) and calibration_timing.json (machine-dependent times, ignored by git).
 func (c *Calibration) Write(dir string) error {
 	t := filepath.Join(dir, "tables")
-	files := []struct {
-		name string
-		fn   func(io.Writer) error
-	}{
+	err := writeTables(t, []tableFile{
 		{"calibration.csv", func(w io.Writer) error { return results.WriteCalibrationCSV(w, c.Rows) }},
 		{"calibration_null.csv", func(w io.Writer) error { return results.WriteCalibrationNullCSV(w, c.NullP) }},
 		{"calibration.md", func(w io.Writer) error { _, err := io.WriteString(w, c.Markdown()); return err }},
+	})
+	if err == nil {
+		err = store.WriteJSON(filepath.Join(t, "calibration_config.json"), c.Config.Record())
 	}
-	for _, f := range files {
-		if err := store.WriteFile(filepath.Join(t, f.name), f.fn); err != nil {
-			return err
-		}
-	}
-	if err := store.WriteJSON(filepath.Join(t, "calibration_config.json"), c.Config.Record()); err != nil {
+	if err != nil {
 		return err
 	}
 	return store.WriteJSON(filepath.Join(t, "calibration_timing.json"), c.Millis)
+}
+
+// tableFile is one file of a study's tables: its name and what writes it.
+type tableFile struct {
+	name  string
+	write func(io.Writer) error
+}
+
+// writeTables writes each of files into the folder t atomically (store.WriteFile), in order.
+func writeTables(t string, files []tableFile) error {
+	for _, f := range files {
+		if err := store.WriteFile(filepath.Join(t, f.name), f.write); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Record returns the configuration as calibration_config.json stores it: the settings

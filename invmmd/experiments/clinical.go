@@ -101,8 +101,9 @@ type ClinicalOptions struct {
 	Data string `flag:"data" help:"the flchain CSV (default: $INVMMD_DATA_DIR/flchain/flchain.csv when INVMMD_DATA_DIR is set, else data/flchain/flchain.csv found from the working directory up)"`
 }
 
-// clinicalOptions builds the clinical experiment of options o at size without reading
-// its data: the flchain stand-in, or MIMIC-III when o.MIMIC is set.
+// clinicalOptions builds the clinical experiment of options o at quick or paper size, its
+// size recorded, without reading its data: the flchain stand-in, or MIMIC-III when o.MIMIC
+// is set.
 func clinicalOptions(quick bool, o ClinicalOptions) (Experiment, error) {
 	size := ClinicalPaper
 	if quick {
@@ -111,16 +112,17 @@ func clinicalOptions(quick bool, o ClinicalOptions) (Experiment, error) {
 	if o.MIMIC != "" && o.Data != "" {
 		return Experiment{}, fmt.Errorf("-mimic and -data: give one (MIMIC-III, or the flchain stand-in's CSV)")
 	}
+	exp := ClinicalFLChain(size)
 	if o.MIMIC != "" {
-		exp := ClinicalMIMIC(o.MIMIC, size)
+		exp = ClinicalMIMIC(o.MIMIC, size)
 		if quick {
 			// The paper's batch of 4000 is larger than small extracts (and the test
 			// fixture): quick runs train on the full batch.
 			exp.H.BatchSize, exp.Aux.BatchSize = 0, 0
 		}
-		return exp, nil
 	}
-	return ClinicalFLChain(size), nil
+	exp.Size = size
+	return exp, nil
 }
 
 // clinicalStudy is the clinical experiment's sweep: the flchain stand-in and MIMIC-III
@@ -152,10 +154,6 @@ func clinicalStudy() Study {
 			}
 			if batch > 0 {
 				exp.H.BatchSize, exp.Aux.BatchSize = batch, batch
-			}
-			exp.Size = ClinicalPaper
-			if quick {
-				exp.Size = ClinicalQuick
 			}
 			return exp, nil
 		},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 
 	"github.com/invmmd/invmmd/invmmd/experiments/store"
 	"github.com/invmmd/invmmd/invmmd/method"
@@ -102,14 +103,10 @@ func (d *Diagnosis) Summary() DiagnosisSummary {
 		s.BestValNLL, s.BestValStrata = d.History.Epochs[k-1].ValNLL, d.History.Epochs[k-1].ValStrata
 	}
 	for _, t := range d.Steps {
-		above, below := false, false
-		for _, v := range t.Strata {
-			above, below = above || v > 1, below || v < 0
-		}
-		if above {
+		if slices.ContainsFunc(t.Strata, func(v float64) bool { return v > 1 }) {
 			s.StepsAbove1++
 		}
-		if below {
+		if slices.ContainsFunc(t.Strata, func(v float64) bool { return v < 0 }) {
 			s.StepsBelow0++
 		}
 	}

@@ -5,10 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/invmmd/invmmd/invmmd/experiments/store"
@@ -59,30 +60,27 @@ func Merge(exp Experiment, storeDir, tableDir string) (*Merged, error) {
 	timing := map[string]any{"Experiment": exp.Name, "GoVersion": runtime.Version(), "CPUs": runtime.NumCPU()}
 	var fits, fitTimes []any
 	total := 0.0
-	needAux := false
-	for _, m := range sw.Methods {
-		if meth, err := method.Parse(m); err == nil && (meth.NeedsG() || meth.NeedsM()) {
-			needAux = true
+	needAux := slices.ContainsFunc(sw.Methods, func(m string) bool {
+		meth, err := method.Parse(m)
+		return err == nil && (meth.NeedsG() || meth.NeedsM())
+	})
+	// seedRecord reads seed s's record of kind (what it holds) into into.
+	seedRecord := func(kind, what string, s uint64, into map[string]any) error {
+		var v any
+		ok, err := st.GetSeed(kind, s, &v)
+		if err == nil && !ok {
+			err = fmt.Errorf("no record of seed %d's %s under %s: rerun its fits", s, what, st.Dir())
 		}
+		into[fmt.Sprint(s)] = v
+		return err
 	}
 	for _, s := range sw.Seeds {
-		key := fmt.Sprint(s)
-		var d, a any
-		if ok, err := st.GetSeed("data", s, &d); err != nil {
-			return nil, fmt.Errorf("experiments: %s: %w", exp.Name, err)
-		} else if !ok {
-			return nil, fmt.Errorf("experiments: %s: no record of seed %d's data under %s: rerun its fits", exp.Name, s, st.Dir())
+		err := seedRecord("data", "data", s, data)
+		if err == nil && needAux { // G and m of an earlier sweep in this folder are no part of this one
+			err = seedRecord("aux", "G and m", s, auxReports)
 		}
-		data[key] = d
-		if !needAux {
-			continue // G and m of an earlier sweep in this folder are no part of this one
-		}
-		if ok, err := st.GetSeed("aux", s, &a); err != nil {
+		if err != nil {
 			return nil, fmt.Errorf("experiments: %s: %w", exp.Name, err)
-		} else if ok {
-			auxReports[key] = a
-		} else {
-			return nil, fmt.Errorf("experiments: %s: no record of seed %d's G and m under %s: rerun its fits", exp.Name, s, st.Dir())
 		}
 	}
 	for _, r := range recs {
@@ -122,7 +120,7 @@ func Merge(exp Experiment, storeDir, tableDir string) (*Merged, error) {
 	if err != nil {
 		return nil, fmt.Errorf("experiments: %s: %w", exp.Name, err)
 	}
-	for _, l := range sortedLambdas(rows) {
+	for _, l := range slices.Sorted(maps.Keys(rows)) {
 		p := results.TablePath(tableDir, exp.Name, l)
 		if err := store.WriteFile(p, func(w io.Writer) error { return results.WriteCSV(w, rows[l]) }); err != nil {
 			return nil, err
@@ -184,18 +182,10 @@ func (exp Experiment) TableExtras(cfgPath string) (results.TableExtras, error) {
 // MajorityOf returns the majority baseline (results.MajorityOf) of a sweep's data records
 // (seed → the splits' summaries, as NAME_config.json's Data holds them).
 func MajorityOf(data map[string]any) (results.Majority, error) {
-	seeds := make([]string, 0, len(data))
-	for k := range data {
-		seeds = append(seeds, k)
-	}
-	sort.Slice(seeds, func(i, j int) bool {
-		if len(seeds[i]) != len(seeds[j]) {
-			return len(seeds[i]) < len(seeds[j])
-		}
-		return seeds[i] < seeds[j]
-	})
 	var tr, te []float64
-	for _, k := range seeds {
+	for _, k := range slices.SortedFunc(maps.Keys(data), func(a, b string) int { // in numeric order
+		return cmp.Or(cmp.Compare(len(a), len(b)), strings.Compare(a, b))
+	}) {
 		var py1 [2]float64
 		found := [2]bool{}
 		list, _ := data[k].([]any)
@@ -263,10 +253,6 @@ func collectSeconds(v any, path string, into map[string]any) {
 // removeStale removes name's tables under dir whose λ is not in lambdas, and returns
 // their λ names.
 func removeStale(dir, name string, lambdas []float64) ([]string, error) {
-	keep := map[string]bool{}
-	for _, l := range lambdas {
-		keep[results.LambdaName(l)] = true
-	}
 	paths, err := filepath.Glob(filepath.Join(dir, name+"_lambda*.csv"))
 	if err != nil {
 		return nil, err
@@ -274,7 +260,7 @@ func removeStale(dir, name string, lambdas []float64) ([]string, error) {
 	var removed []string
 	for _, p := range paths {
 		lam := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(p), name+"_lambda"), ".csv")
-		if keep[lam] {
+		if slices.ContainsFunc(lambdas, func(l float64) bool { return results.LambdaName(l) == lam }) {
 			continue
 		}
 		for _, f := range []string{p, strings.TrimSuffix(p, ".csv") + ".md"} {
@@ -285,14 +271,4 @@ func removeStale(dir, name string, lambdas []float64) ([]string, error) {
 		removed = append(removed, lam)
 	}
 	return removed, nil
-}
-
-// sortedLambdas returns the keys of m in increasing order.
-func sortedLambdas[T any](m map[float64]T) []float64 {
-	var ls []float64
-	for l := range m {
-		ls = append(ls, l)
-	}
-	sort.Float64s(ls)
-	return ls
 }

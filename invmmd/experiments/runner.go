@@ -182,11 +182,7 @@ func SweepOf(exp Experiment, cfg RunConfig) (store.Sweep, error) {
 	if err != nil {
 		return store.Sweep{}, fmt.Errorf("experiments: %s: configuration: %w", exp.Name, err)
 	}
-	sw := store.Sweep{Experiment: exp.Name, Config: js, Lambdas: cfg.Lambdas, Seeds: cfg.Seeds}
-	for _, m := range cfg.Methods {
-		sw.Methods = append(sw.Methods, m.String())
-	}
-	return sw, nil
+	return store.Sweep{Experiment: exp.Name, Config: js, Methods: methodNames(cfg.Methods), Lambdas: cfg.Lambdas, Seeds: cfg.Seeds}, nil
 }
 
 // Grid returns the fits of a sweep in its canonical order: by seed, then method, then λ.
@@ -404,11 +400,10 @@ func (exp Experiment) fitH(ctx context.Context, sp dataset.Splits, aux *train.Au
 		return train.Metrics{}, nil, fmt.Errorf("experiments: %s, %v: %w", exp.Name, k, err)
 	}
 	ev, err := train.Evaluate(model, sp, train.EvalOptions{Options: hc.Estimator, ZMap: zmap})
-	met := ev.Metrics
 	if err != nil {
 		return train.Metrics{}, nil, fmt.Errorf("experiments: %s, %v: %w", exp.Name, k, err)
 	}
-	return met, hist, nil
+	return ev.Metrics, hist, nil
 }
 
 func fitFrom(k store.Key, met train.Metrics, hist *train.History) FitRecord {

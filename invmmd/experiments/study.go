@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -181,20 +182,18 @@ func (l StudyList) Check() error {
 
 // Lookup returns the study named name (its command's name).
 func (l StudyList) Lookup(name string) (Study, bool) {
-	for _, s := range l {
-		if s.Name == name {
-			return s, true
-		}
-	}
-	return Study{}, false
+	return l.find(func(s Study) bool { return s.Name == name })
 }
 
 // Owner returns the study whose results are stored under name ("sim_mf075": sim).
 func (l StudyList) Owner(name string) (Study, bool) {
-	for _, s := range l {
-		if s.Stores(name) {
-			return s, true
-		}
+	return l.find(func(s Study) bool { return s.Stores(name) })
+}
+
+// find returns the first study of the list for which f is true.
+func (l StudyList) find(f func(Study) bool) (Study, bool) {
+	if i := slices.IndexFunc(l, f); i >= 0 {
+		return l[i], true
 	}
 	return Study{}, false
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -231,13 +232,8 @@ func drawObjectives(out string, exp Experiment, l float64, d Drawer) (string, er
 // listed checks that the configuration record at cfgPath, when there is one, lists λ l.
 func listed(cfgPath string, l float64) error {
 	var rec struct{ Lambdas []float64 }
-	if ok, err := store.ReadJSON(cfgPath, &rec); !ok {
+	if ok, err := store.ReadJSON(cfgPath, &rec); !ok || slices.Contains(rec.Lambdas, l) {
 		return err
-	}
-	for _, x := range rec.Lambdas {
-		if x == l {
-			return nil
-		}
 	}
 	return fmt.Errorf("stale table: %s lists λ %v, not %v; delete the table or rerun the experiment with that λ", cfgPath, rec.Lambdas, l)
 }

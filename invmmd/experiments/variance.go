@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -12,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -51,18 +51,14 @@ type VarianceConfig struct {
 	Progress io.Writer
 }
 
-// PaperSizes returns 1000, 1250, …, 10000: the paper's 37 batch sizes.
-func PaperSizes() []int {
-	var s []int
-	for n := 1000; n <= 10000; n += 250 {
-		s = append(s, n)
-	}
-	return s
-}
-
-// VariancePaper and VarianceQuick are the study at the paper's size and a quick version.
+// VariancePaper and VarianceQuick are the study at the paper's size (its 37 batch sizes
+// 1000, 1250, …, 10000) and a quick version.
 func VariancePaper() VarianceConfig {
-	return VarianceConfig{Sizes: PaperSizes(), Batches: 100, Seed: 1, Data: SimulationPaper,
+	var sizes []int
+	for n := 1000; n <= 10000; n += 250 {
+		sizes = append(sizes, n)
+	}
+	return VarianceConfig{Sizes: sizes, Batches: 100, Seed: 1, Data: SimulationPaper,
 		Methods: []method.Method{method.Full, method.DR, method.DRPlus, method.Reg, method.IP, method.IPPlus, method.DRPO, method.DRPOPlus}}
 }
 
@@ -204,21 +200,14 @@ type varianceRecord struct {
 // variance.csv after the estimator and batch size.
 const varianceSummaries = "mean,std,n,median,q25,q75,empty,floored,min_g"
 
-func varianceRecordOf(cfg VarianceConfig) (varianceRecord, error) {
+// varianceSweep returns the store's description of the study: its record, one λ and seed.
+func varianceSweep(cfg VarianceConfig) (store.Sweep, error) {
 	est, err := cfg.Estimator.Resolved()
 	if err != nil {
-		return varianceRecord{}, fmt.Errorf("experiments: variance study: %w", err)
+		return store.Sweep{}, fmt.Errorf("experiments: variance study: %w", err)
 	}
 	r := varianceRecord{Study: "variance (appendix B.3)", Backend: backend.Config(), Sizes: cfg.Sizes, Batches: cfg.Batches,
 		Seed: cfg.Seed, Data: cfg.Data, Estimator: est, Methods: methodNames(cfg.Methods), Summaries: varianceSummaries}
-	return r, nil
-}
-
-func varianceSweep(cfg VarianceConfig) (store.Sweep, error) {
-	r, err := varianceRecordOf(cfg)
-	if err != nil {
-		return store.Sweep{}, err
-	}
 	js, err := json.Marshal(r)
 	if err != nil {
 		return store.Sweep{}, fmt.Errorf("experiments: variance study: %w", err)
@@ -286,11 +275,7 @@ func varianceSizes(ctx context.Context, cfg VarianceConfig, st *store.Store, tod
 	}
 	out.TrainSeconds = time.Since(start).Seconds()
 
-	maxSize := 0
-	for _, n := range cfg.Sizes {
-		maxSize = max(maxSize, n)
-	}
-	out.PoolRows = cfg.Batches * maxSize
+	out.PoolRows = cfg.Batches * slices.Max(cfg.Sizes)
 	if st != nil {
 		if err := st.PutSeed("pool", cfg.Seed, variancePool{PoolRows: out.PoolRows, Train: sp.Train.Summarize(), TrainSeconds: out.TrainSeconds}); err != nil {
 			return fmt.Errorf("experiments: variance study: %w", err)
@@ -422,21 +407,14 @@ func MergeVariance(storeDir, tableDir string) (*VarianceOutcome, error) {
 		case err != nil:
 			bad = append(bad, err.Error())
 		case !ok:
-			missing = append(missing, strconv.Itoa(n))
+			missing = append(missing, "batch size "+strconv.Itoa(n))
 		default:
 			out.Points = append(out.Points, v.Points...)
 			out.EstimateSeconds += v.EstimateSeconds
 		}
 	}
-	if len(missing) > 0 || len(bad) > 0 {
-		msg := fmt.Sprintf("experiments: variance study: %s: %d of %d batch sizes are not usable", st.Dir(), len(missing)+len(bad), len(rec.Sizes))
-		if len(missing) > 0 {
-			msg += "\nmissing (rerun the shards that hold them, with -resume): batch sizes " + strings.Join(missing, ", ")
-		}
-		if len(bad) > 0 {
-			msg += "\n" + strings.Join(bad, "\n")
-		}
-		return nil, errors.New(msg)
+	if err := store.Unusable(st.Dir(), len(rec.Sizes), "batch sizes", missing, bad); err != nil {
+		return nil, fmt.Errorf("experiments: variance study: %w", err)
 	}
 	var pool variancePool
 	if ok, err := st.GetSeed("pool", rec.Seed, &pool); err != nil || !ok {

@@ -34,6 +34,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/method"
@@ -115,8 +116,9 @@ type Config struct {
 	Progress io.Writer
 }
 
-// withDefaults returns c with zero fields filled, or an error naming a bad field.
-func (c Config) withDefaults() (Config, error) {
+// Resolved returns the configuration with every default filled in (what a Result records),
+// or an error naming a bad field.
+func (c Config) Resolved() (Config, error) {
 	c.N = cmp.Or(c.N, 2000)
 	c.Reps = cmp.Or(c.Reps, 40)
 	if c.Ys1 == nil {
@@ -167,17 +169,13 @@ func (c Config) withDefaults() (Config, error) {
 	return c, nil
 }
 
-// Resolved returns the configuration with every default filled in (what a Result records),
-// or an error naming a bad field.
-func (c Config) Resolved() (Config, error) { return c.withDefaults() }
-
 // Sample draws n rows of direction d's construction at Y = y with missingness variant v,
 // using cfg's σ_X, σ_Z and SoftRate. It returns h* and the rows the estimators read: Z is
 // the binary nuisance (B = 1[Z ≥ 0] in direction 1), Y is 0 for every row (the slice is
 // one stratum; the estimators run unconditionally), G and GTrue hold the true
 // P(Δ = 1 | X, Y) and M the true P(Z = 1 | X, Y).
 func Sample(rng *rand.Rand, d Direction, v Variant, y float64, n int, cfg Config) ([]float64, invmmd.Rows, error) {
-	c, err := cfg.withDefaults()
+	c, err := cfg.Resolved()
 	if err != nil {
 		return nil, invmmd.Rows{}, err
 	}
@@ -262,10 +260,8 @@ type Slice struct {
 
 // Get returns the slice's estimate for method m.
 func (s Slice) Get(m method.Method) (Estimate, bool) {
-	for _, e := range s.Estimates {
-		if e.Method == m {
-			return e, true
-		}
+	if i := slices.IndexFunc(s.Estimates, func(e Estimate) bool { return e.Method == m }); i >= 0 {
+		return s.Estimates[i], true
 	}
 	return Estimate{}, false
 }
@@ -278,10 +274,8 @@ type Result struct {
 
 // Find returns the slice of direction d, variant v and value y.
 func (r Result) Find(d Direction, v Variant, y float64) (Slice, bool) {
-	for _, s := range r.Slices {
-		if s.Direction == d && s.Variant == v && s.Y == y {
-			return s, true
-		}
+	if i := slices.IndexFunc(r.Slices, func(s Slice) bool { return s.Direction == d && s.Variant == v && s.Y == y }); i >= 0 {
+		return r.Slices[i], true
 	}
 	return Slice{}, false
 }
@@ -291,7 +285,7 @@ func (r Result) Find(d Direction, v Variant, y float64) (Slice, bool) {
 // of Methods (exact kernel sums up to 1e-10 per pair, invmmd.AutoSums). Once ctx is done
 // it returns, after the slice in progress, with an error wrapping ctx.Err().
 func Run(ctx context.Context, cfg Config) (Result, error) {
-	c, err := cfg.withDefaults()
+	c, err := cfg.Resolved()
 	if err != nil {
 		return Result{}, err
 	}

@@ -143,7 +143,7 @@ func TestLimitsClosedForm(t *testing.T) {
 		{Direction1, 0, 1, 0},
 		{Direction1, 0.7, 2, 0},
 	} {
-		c, err := Config{Bandwidth: tc.bw}.withDefaults()
+		c, err := Config{Bandwidth: tc.bw}.Resolved()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -154,7 +154,7 @@ func TestLimitsClosedForm(t *testing.T) {
 	}
 	// Direction 1, hard rule: obs compares N(2y,1) truncated to h* < 0 against N(2y,1); its
 	// limit grows as y grows (the truncation cuts more).
-	c, _ := Config{}.withDefaults()
+	c, _ := Config{}.Resolved()
 	prev := 0.0
 	for _, y := range []float64{-1, -0.5, 0, 0.5} {
 		got := limits(c, Direction1, Hard, y)[method.Obs]
@@ -167,7 +167,7 @@ func TestLimitsClosedForm(t *testing.T) {
 
 // Sample draws what the constructions say.
 func TestSampleFollowsConstructions(t *testing.T) {
-	c, _ := Config{}.withDefaults()
+	c, _ := Config{}.Resolved()
 	for _, tc := range []struct {
 		d Direction
 		v Variant
@@ -291,7 +291,7 @@ func TestWriteShowsDisagreement(t *testing.T) {
 // pair) rather than invmmd.Estimate's exact pairwise sums; on a draw of each direction the
 // two agree.
 func TestAutoMatchesEstimate(t *testing.T) {
-	c, _ := Config{}.withDefaults()
+	c, _ := Config{}.Resolved()
 	opts := invmmd.Options{Unconditional: true, MainFraction: 1}
 	for _, d := range []Direction{Direction1, Direction2} {
 		h, rows, err := Sample(rand.New(rand.NewPCG(5, uint64(d))), d, Soft, 0.5, 800, c)

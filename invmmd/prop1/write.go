@@ -49,7 +49,11 @@ func (r Result) Write(w io.Writer) error {
 				} else {
 					fmt.Fprint(tw, "\t\t\t\t\t")
 				}
-				fmt.Fprintf(tw, "%v\t%s\t%s\t\n", e.Method, e.formatEstimate(s, c.Reps), formatLimit(e.Limit))
+				limit := "undefined"
+				if !math.IsNaN(e.Limit) {
+					limit = fmt.Sprintf("%.4f", e.Limit)
+				}
+				fmt.Fprintf(tw, "%v\t%s\t%s\t\n", e.Method, e.formatEstimate(s, c.Reps), limit)
 			}
 		}
 		if err := tw.Flush(); err != nil {
@@ -79,13 +83,6 @@ func (e Estimate) formatEstimate(s Slice, reps int) string {
 		str += fmt.Sprintf(" (defined in %d of %d)", e.Defined, reps)
 	}
 	return str
-}
-
-func formatLimit(x float64) string {
-	if math.IsNaN(x) {
-		return "undefined"
-	}
-	return fmt.Sprintf("%.4f", x)
 }
 
 // Verdict says whether full and obs disagree in one slice.

@@ -18,6 +18,7 @@
 package simcont
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 
@@ -36,7 +37,7 @@ type Config struct {
 // Defaults of Config.
 const (
 	DefaultTau = 0.3
-	// TrainMean and TestMean give μ(Y) = a + b·Y: train and validation a = 0.1, b = 0.8;
+	// μ(Y) = a + b·Y (Mean): train and validation a = 0.1, b = 0.8;
 	// test a = 0.9, b = −0.8.
 	trainA, trainB = 0.1, 0.8
 	testA, testB   = 0.9, -0.8
@@ -45,9 +46,7 @@ const (
 // Resolved returns cfg with defaults filled in (the sizes and σ_X as sim.Config's), or an
 // error for negative sizes or noise.
 func (c Config) Resolved() (Config, error) {
-	if c.Tau == 0 {
-		c.Tau = DefaultTau
-	}
+	c.Tau = cmp.Or(c.Tau, DefaultTau)
 	b, err := sim.Config{NTrain: c.NTrain, NVal: c.NVal, NTest: c.NTest, SigmaX: c.SigmaX}.Resolved()
 	c.NTrain, c.NVal, c.NTest, c.SigmaX = b.NTrain, b.NVal, b.NTest, b.SigmaX
 	if err != nil || !(c.Tau > 0) {

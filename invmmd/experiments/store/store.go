@@ -17,7 +17,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -135,9 +134,8 @@ func Experiments(out string) ([]string, error) {
 	}
 	var names []string
 	for _, p := range paths {
-		names = append(names, filepath.Base(filepath.Dir(p)))
+		names = append(names, filepath.Base(filepath.Dir(p))) // sorted, as Glob's matches are
 	}
-	sort.Strings(names)
 	return names, nil
 }
 
@@ -215,18 +213,28 @@ func (s *Store) Collect(keys []Key) ([]Record, error) {
 			recs = append(recs, rec)
 		}
 	}
-	if len(missing) > 0 || len(bad) > 0 {
-		var b strings.Builder
-		fmt.Fprintf(&b, "store: %s: %d of %d fits are not usable", s.dir, len(missing)+len(bad), len(keys))
-		if len(missing) > 0 {
-			fmt.Fprintf(&b, "\nmissing (%d; rerun the shards that hold them, with -resume):\n  %s", len(missing), strings.Join(missing, "\n  "))
-		}
-		if len(bad) > 0 {
-			fmt.Fprintf(&b, "\nmade with another configuration or unreadable (%d):\n  %s", len(bad), strings.Join(bad, "\n  "))
-		}
-		return nil, errors.New(b.String())
+	if err := Unusable(s.dir, len(keys), "fits", missing, bad); err != nil {
+		return nil, err
 	}
 	return recs, nil
+}
+
+// Unusable is the error of n results (of the kind what, e.g. "fits") under dir of which
+// missing are absent and bad unreadable or made with another configuration, naming each;
+// nil when every one is usable.
+func Unusable(dir string, n int, what string, missing, bad []string) error {
+	if len(missing) == 0 && len(bad) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "store: %s: %d of %d %s are not usable", dir, len(missing)+len(bad), n, what)
+	if len(missing) > 0 {
+		fmt.Fprintf(&b, "\nmissing (%d; rerun the shards that hold them, with -resume):\n  %s", len(missing), strings.Join(missing, "\n  "))
+	}
+	if len(bad) > 0 {
+		fmt.Fprintf(&b, "\nmade with another configuration or unreadable (%d):\n  %s", len(bad), strings.Join(bad, "\n  "))
+	}
+	return errors.New(b.String())
 }
 
 // PutSeed writes a per-seed record of the given kind (e.g. "data", "aux") atomically as
@@ -340,20 +348,14 @@ func WriteFile(path string, fn func(io.Writer) error) error {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	tmp := f.Name()
-	if err := fn(f); err != nil {
+	if err = fn(f); err != nil {
 		f.Close()
-		os.Remove(tmp)
-		return fmt.Errorf("writing %s: %w", path, err)
+	} else if err = f.Close(); err == nil {
+		if err = os.Chmod(tmp, 0o644); err == nil {
+			err = os.Rename(tmp, path)
+		}
 	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := os.Chmod(tmp, 0o644); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err != nil {
 		os.Remove(tmp)
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
