@@ -224,7 +224,7 @@ func InvarianceTest(ctx context.Context, h Rep, rows Rows, opts TestOptions, met
 	case opts.Route != CrossRoute:
 		inA = nil
 	case inA == nil:
-		inA = Halves(rows, opts.Unconditional, opts.Seed)
+		inA = randomHalves(rows, strata, opts.Seed)
 	case len(inA) != rows.Len():
 		return nil, fmt.Errorf("invmmd: invariance test: InA has %d rows, Y has %d", len(inA), rows.Len())
 	}
@@ -248,6 +248,7 @@ func InvarianceTest(ctx context.Context, h Rep, rows Rows, opts TestOptions, met
 	}
 	ms := make([]*crossMethod, len(methods))
 	n := rows.Len()
+	observed := n - rows.MissingZ()
 	for k, m := range methods {
 		// Each row's pseudo-outcome φ and include, from the method's factors built a chunk of
 		// rows at a time (they are row by row), so that only φ is held for every row.
@@ -272,7 +273,7 @@ func InvarianceTest(ctx context.Context, h Rep, rows Rows, opts TestOptions, met
 			copy(c.include[lo:hi], w.include)
 			c.res.FlooredG += w.flooredG
 		}
-		if observed := n - rows.MissingZ(); float64(c.res.FlooredG) > FlooredGShare*float64(observed) {
+		if float64(c.res.FlooredG) > FlooredGShare*float64(observed) {
 			c.res.Unreliable = append(c.res.Unreliable, fmt.Sprintf("Ĝ raised to the floor %v on %d of the %d rows with Z observed (more than %.0f%%)", opts.GFloor, c.res.FlooredG, observed, 100*FlooredGShare))
 		}
 		ms[k] = c
@@ -336,9 +337,14 @@ func testStrata(r Rows, unconditional bool) []testStratum {
 // that fits G and m on half B before testing (owndata.Test) draws the halves with it.
 func Halves(rows Rows, unconditional bool, seed uint64) []bool {
 	r := rows.withDelta()
+	return randomHalves(r, testStrata(r, unconditional), seed)
+}
+
+// randomHalves is Halves of rows whose Delta is set, grouped into strata.
+func randomHalves(r Rows, strata []testStratum, seed uint64) []bool {
 	rng := rand.New(rand.NewPCG(seed, 0xc4a1f))
 	inA := make([]bool, r.Len())
-	for _, s := range testStrata(r, unconditional) {
+	for _, s := range strata {
 		for _, obs := range []float64{0, 1} {
 			var cell []int
 			for _, i := range s.rows {

@@ -185,8 +185,9 @@ func (r Rows) checkColumns(n int, methods []method.Method, names ...string) erro
 		if len(c.v) != n {
 			return fmt.Errorf("invmmd: column %s has %d rows, Y has %d", name, len(c.v), n)
 		}
+		binary := name == "Delta"
 		for i, x := range c.v {
-			switch binary := name == "Delta"; {
+			switch {
 			case math.IsNaN(x) || math.IsInf(x, 0):
 				return fmt.Errorf("invmmd: row %d: %s = %v, want a finite value", i, name, x)
 			case binary && x != 0 && x != 1:
