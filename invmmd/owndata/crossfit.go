@@ -61,13 +61,16 @@ type nuisanceFit struct {
 }
 
 // fitNuisances fits G and m where c needs them fitted (fitG, fitM) for every row of l by
-// folds-fold cross-fitting (or, with folds = 1, on half B of inA's halves), seeded by
+// c.folds()-fold cross-fitting (or, with folds = 1, on half B of inA's halves), seeded by
 // c.AuxSeed, sets rows.G and rows.M or rows.MPsi, fixes the kernel on a continuous or
 // vector Z with weights 1/G (l.zmap, rows.Psi) unless its bandwidth was given, and reports
 // it all to c.Log and its warnings to warn. A given column of G (rows.G set by load)
 // weighs the kernel likewise.
-func (l *loaded) fitNuisances(ctx context.Context, c EstimateConfig, fit nuisanceFitter, folds int, inA []bool, rows *invmmd.Rows, warn *warner) (nuisanceFit, error) {
-	seed, fitG, fitM, log := c.AuxSeed, c.fitG(), c.fitM(), orDiscard(c.Log)
+func (l *loaded) fitNuisances(ctx context.Context, c EstimateConfig, inA []bool, rows *invmmd.Rows, warn *warner) (nuisanceFit, error) {
+	seed, folds, fitG, fitM, log, fit := c.AuxSeed, c.folds(), c.fitG(), c.fitM(), orDiscard(c.Log), c.fit
+	if fit == nil {
+		fit = fitNuisancesMLP
+	}
 	nf := nuisanceFit{Folds: folds}
 	n := l.tab.Len()
 	var parts [][3][]int // per fit: its training rows, its stopping rows, the rows it predicts
@@ -166,9 +169,9 @@ func (l *loaded) fitNuisances(ctx context.Context, c EstimateConfig, fit nuisanc
 }
 
 // nuisances gives rows their Ĝ and m̂ where b says G or m is fitted — from c.Nuisances
-// when set, else fitted by fit on c's folds (on half B of inA's halves with one fold) — and
+// when set, else fitted on c's folds (on half B of inA's halves with one fold) — and
 // fixes the kernel on Z, recording in b how (AuxFit, Folds, ZMap).
-func (l *loaded) nuisances(ctx context.Context, c EstimateConfig, fit nuisanceFitter, inA []bool, rows *invmmd.Rows, b *Basis, warn *warner) error {
+func (l *loaded) nuisances(ctx context.Context, c EstimateConfig, inA []bool, rows *invmmd.Rows, b *Basis, warn *warner) error {
 	switch {
 	case !b.FittedG && !b.FittedM:
 		if err := l.weighZKernel(c, rows, &nuisanceFit{}); err != nil {
@@ -183,7 +186,7 @@ func (l *loaded) nuisances(ctx context.Context, c EstimateConfig, fit nuisanceFi
 		if c.folds() > 1 {
 			inA = nil
 		}
-		nf, err := l.fitNuisances(ctx, c, fit, c.folds(), inA, rows, warn)
+		nf, err := l.fitNuisances(ctx, c, inA, rows, warn)
 		if err != nil {
 			return err
 		}
@@ -310,7 +313,7 @@ func FitNuisancesTable(ctx context.Context, tab *tabular.Table, cfg EstimateConf
 	if !cfg.fitG() && !cfg.fitM() {
 		return nil, fieldError("Methods", method.List(cfg.Methods), "no nuisance to fit: the methods need neither G nor m, or columns give them")
 	}
-	nf, err := l.fitNuisances(ctx, cfg, fitNuisancesMLP, cfg.folds(), nil, &rows, warn)
+	nf, err := l.fitNuisances(ctx, cfg, nil, &rows, warn)
 	if err != nil {
 		return nil, err
 	}

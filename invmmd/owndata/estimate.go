@@ -38,6 +38,9 @@ type EstimateConfig struct {
 	// Nuisances, when set, are G and m fitted for this table (FitNuisancesTable): used
 	// instead of fitting them.
 	Nuisances *Nuisances `json:"-" flag:"-"` // no flag: for Go callers only
+	// fit fits G and m where they are fitted; nil is fitNuisancesMLP (a test sets its own,
+	// to see which rows fitted what).
+	fit nuisanceFitter
 	// Methods are the estimators (full only when no Z is missing; none is refused). In
 	// Test, the estimators whose pseudo-outcome of Z is tested; nil chooses them once the
 	// table is read (full without missing Z; dr; obs on the permutation route).
@@ -180,7 +183,7 @@ func Estimate(ctx context.Context, cfg EstimateConfig) (*Estimates, error) {
 	if err != nil {
 		return nil, err
 	}
-	return estimateTable(ctx, tab, cfg, fitNuisancesMLP)
+	return EstimateTable(ctx, tab, cfg)
 }
 
 // EstimateTable runs invmmd estimate on the table tab, held in memory (tabular.NewTable)
@@ -195,11 +198,6 @@ func EstimateTable(ctx context.Context, tab *tabular.Table, cfg EstimateConfig) 
 	if err := cfg.validate(false); err != nil {
 		return nil, err
 	}
-	return estimateTable(ctx, tab, cfg, fitNuisancesMLP)
-}
-
-// estimateTable is EstimateTable with the nuisances fitted by fit.
-func estimateTable(ctx context.Context, tab *tabular.Table, cfg EstimateConfig, fit nuisanceFitter) (*Estimates, error) {
 	log := orDiscard(cfg.Log)
 	warn := &warner{w: cfg.Warn}
 	l, err := cfg.load(tab, log)
@@ -224,7 +222,7 @@ func estimateTable(ctx context.Context, tab *tabular.Table, cfg EstimateConfig, 
 		if (out.FittedG || out.FittedM) && cfg.Nuisances == nil && cfg.folds() == 1 {
 			inA = invmmd.Halves(invmmd.Rows{Y: rows.Y, Delta: rows.Delta}, false, cfg.AuxSeed)
 		}
-		if err := l.nuisances(ctx, cfg, fit, inA, &rows, &out.Basis, warn); err != nil {
+		if err := l.nuisances(ctx, cfg, inA, &rows, &out.Basis, warn); err != nil {
 			return nil, err
 		}
 		if inA != nil {

@@ -110,7 +110,7 @@ func Test(ctx context.Context, cfg TestConfig) (*Tests, error) {
 	if err != nil {
 		return nil, err
 	}
-	return testTable(ctx, tab, cfg, fitNuisancesMLP)
+	return TestTable(ctx, tab, cfg)
 }
 
 // TestTable runs invmmd test on the table tab, held in memory (tabular.NewTable) or read
@@ -131,11 +131,6 @@ func TestTable(ctx context.Context, tab *tabular.Table, cfg TestConfig) (*Tests,
 	if err := cfg.validate(false); err != nil {
 		return nil, err
 	}
-	return testTable(ctx, tab, cfg, fitNuisancesMLP)
-}
-
-// testTable is TestTable with the nuisances fitted by fit.
-func testTable(ctx context.Context, tab *tabular.Table, cfg TestConfig, fit nuisanceFitter) (*Tests, error) {
 	log := orDiscard(cfg.Log)
 	warn := &warner{w: cfg.Warn}
 	ec := cfg.EstimateConfig
@@ -179,7 +174,7 @@ func testTable(ctx context.Context, tab *tabular.Table, cfg TestConfig, fit nuis
 	if sampleSplit {
 		fmt.Fprintf(log, "halves: A %d rows (tested), B %d rows (G and m fitted on them only)\n", out.HalfA, out.HalfB)
 	}
-	if err := l.nuisances(ctx, ec, fit, out.inA, &rows, &out.Basis, warn); err != nil {
+	if err := l.nuisances(ctx, ec, out.inA, &rows, &out.Basis, warn); err != nil {
 		if fitHere {
 			err = fmt.Errorf("fitting G and m: %w", err)
 		}

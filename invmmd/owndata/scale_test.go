@@ -201,7 +201,8 @@ func TestObservedZFitsNoNuisance(t *testing.T) {
 	log.Reset()
 	ec.Log = &log
 	f := &fakeFitter{}
-	est, err := estimateTable(ctx, et, ec, f.fit)
+	ec.fit = f.fit
+	est, err := EstimateTable(ctx, et, ec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +275,8 @@ func TestTinyBandwidthRefused(t *testing.T) {
 	ec := DefaultEstimateConfig()
 	ec.Y, ec.Z, ec.H, ec.X, ec.Bandwidth, ec.Median = "y", "z", "h", []string{"x1", "x2"}, 1e-9, false
 	f := &fakeFitter{}
-	_, err = estimateTable(ctx, tab, ec, f.fit)
+	ec.fit = f.fit
+	_, err = EstimateTable(ctx, tab, ec)
 	var fe *FieldError
 	if !errorsAs(err, &fe) || fe.Field != "Bandwidth" || len(f.splits) != 0 {
 		t.Errorf("estimate with σ = 1e-9: %v after %d fits; want a Bandwidth error before any", err, len(f.splits))
@@ -282,12 +284,14 @@ func TestTinyBandwidthRefused(t *testing.T) {
 	tc := DefaultTestConfig()
 	tc.Y, tc.Z, tc.H, tc.X, tc.Bandwidth, tc.Median = "y", "z", "h", []string{"x1", "x2"}, 1e-9, false
 	f = &fakeFitter{}
-	_, err = testTable(ctx, tab, tc, f.fit)
+	tc.fit = f.fit
+	_, err = TestTable(ctx, tab, tc)
 	if !errorsAs(err, &fe) || fe.Field != "Bandwidth" || len(f.splits) != 0 {
 		t.Errorf("test with σ = 1e-9: %v after %d fits; want a Bandwidth error before any", err, len(f.splits))
 	}
 	ec.Bandwidth = 0.5 // a sane σ is taken
-	if _, err := estimateTable(ctx, tab, ec, (&fakeFitter{}).fit); err != nil {
+	ec.fit = (&fakeFitter{}).fit
+	if _, err := EstimateTable(ctx, tab, ec); err != nil {
 		t.Errorf("σ = 0.5: %v", err)
 	}
 }

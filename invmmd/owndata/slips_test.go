@@ -182,7 +182,8 @@ func TestTestNeverFitsOnTestedRows(t *testing.T) {
 		cfg := DefaultTestConfig()
 		cfg.Y, cfg.Z, cfg.H, cfg.X, cfg.Route, cfg.Seed, cfg.Folds = "y", "z", "h", []string{"x"}, route, 7, 1
 		f := &fakeFitter{}
-		res, err := testTable(context.Background(), tab, cfg, f.fit)
+		cfg.fit = f.fit
+		res, err := TestTable(context.Background(), tab, cfg)
 		if err != nil {
 			t.Fatalf("%v: %v", route, err)
 		}
@@ -275,7 +276,8 @@ func TestCrossFittingNeverPredictsSeenRows(t *testing.T) {
 	cfg := DefaultTestConfig()
 	cfg.Y, cfg.Z, cfg.H, cfg.X, cfg.Seed = "y", "z", "h", []string{"x"}, 7
 	f := &fakeFitter{}
-	res, err := testTable(context.Background(), tab, cfg, f.fit)
+	cfg.fit = f.fit
+	res, err := TestTable(context.Background(), tab, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,7 +288,8 @@ func TestCrossFittingNeverPredictsSeenRows(t *testing.T) {
 	ec := DefaultEstimateConfig()
 	ec.Y, ec.Z, ec.H, ec.X, ec.Folds = "y", "z", "h", []string{"x"}, 4
 	f = &fakeFitter{}
-	if _, err := estimateTable(context.Background(), tab, ec, f.fit); err != nil {
+	ec.fit = f.fit
+	if _, err := EstimateTable(context.Background(), tab, ec); err != nil {
 		t.Fatal(err)
 	}
 	check("estimate", f, 4)
@@ -302,8 +305,8 @@ func TestCrossFittingNeverPredictsSeenRows(t *testing.T) {
 		if folds > 1 {
 			inA = nil
 		}
-		f := &fakeFitter{}
-		if _, err := l.fitNuisances(context.Background(), ec, f.fit, folds, inA, &rows, &warner{}); err != nil {
+		ec.Folds, ec.fit = folds, (&fakeFitter{}).fit
+		if _, err := l.fitNuisances(context.Background(), ec, inA, &rows, &warner{}); err != nil {
 			t.Fatal(err)
 		}
 		for i := range n {
@@ -398,7 +401,8 @@ func TestFewFoldsMarked(t *testing.T) {
 	}{{1, true}, {2, true}, {4, true}, {5, false}, {10, false}} {
 		cfg := DefaultTestConfig()
 		cfg.Y, cfg.Z, cfg.H, cfg.X, cfg.Folds, cfg.Methods = "y", "z", "h", []string{"x"}, tc.folds, []method.Method{method.DR, method.IP}
-		res, err := testTable(context.Background(), tab, cfg, (&fakeFitter{}).fit)
+		cfg.fit = (&fakeFitter{}).fit
+		res, err := TestTable(context.Background(), tab, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -409,7 +413,8 @@ func TestFewFoldsMarked(t *testing.T) {
 		}
 		ec := DefaultEstimateConfig()
 		ec.Y, ec.Z, ec.H, ec.X, ec.Folds, ec.Methods = "y", "z", "h", []string{"x"}, tc.folds, []method.Method{method.Obs, method.DR, method.IP}
-		est, err := estimateTable(context.Background(), tab, ec, (&fakeFitter{}).fit)
+		ec.fit = (&fakeFitter{}).fit
+		est, err := EstimateTable(context.Background(), tab, ec)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -460,7 +465,8 @@ func TestConservativeSEFlagged(t *testing.T) {
 		if tc.given {
 			ec.G, ec.M = "g", "m"
 		}
-		est, err := estimateTable(context.Background(), tab, ec, (&fakeFitter{}).fit)
+		ec.fit = (&fakeFitter{}).fit
+		est, err := EstimateTable(context.Background(), tab, ec)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -504,7 +510,8 @@ func TestGivenGFitsNoGAndWarnsNoPositivity(t *testing.T) {
 		if given {
 			ec.G = "g"
 		}
-		est, err := estimateTable(context.Background(), tab, ec, lowG)
+		ec.fit = lowG
+		est, err := EstimateTable(context.Background(), tab, ec)
 		if err != nil {
 			t.Fatal(err)
 		}
