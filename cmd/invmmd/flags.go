@@ -159,11 +159,5 @@ func prepareOut(dir string) error {
 	if err := os.MkdirAll(filepath.Join(dir, "tables"), 0o755); err != nil {
 		return fmt.Errorf("-out %s: cannot create it: %w", dir, err)
 	}
-	f, err := os.CreateTemp(dir, ".invmmd-write-test*")
-	if err != nil {
-		return fmt.Errorf("-out %s: not writable: %w", dir, err)
-	}
-	name := f.Name()
-	f.Close()
-	return os.Remove(name)
+	return writable(dir, dir)
 }

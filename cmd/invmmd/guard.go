@@ -60,17 +60,17 @@ func refuseQuickInFigures(out string, quick, force bool) error {
 }
 
 // tableRecord is what a guard reads of OUT/tables/NAME_config.json: the grid it holds
-// and the rest of the record, whose configuration part is compared.
+// and the record, whose configuration part is compared.
 type tableRecord struct {
 	path    string
 	methods []string
 	lambdas []float64
 	seeds   []uint64
-	config  map[string]any // the record without the grid and the fields Merge adds
+	config  map[string]any // the whole record
 }
 
-// readTableRecord reads the configuration record of experiment name's tables under out;
-// nil when there is none.
+// readTableRecord reads the configuration record of the tables of experiment or study name
+// under out; nil when there is none.
 func readTableRecord(out, name string) (*tableRecord, error) {
 	p := filepath.Join(out, "tables", name+"_config.json")
 	b, err := os.ReadFile(p)
@@ -90,9 +90,6 @@ func readTableRecord(out, name string) (*tableRecord, error) {
 		Seeds   []uint64
 	}
 	_ = json.Unmarshal(b, &grid)
-	for _, k := range []string{"Methods", "Lambdas", "Seeds", "Title", "Data", "AuxReports", "Fits", "Notes"} {
-		delete(rec, k)
-	}
 	return &tableRecord{path: p, methods: grid.Methods, lambdas: grid.Lambdas, seeds: grid.Seeds, config: rec}, nil
 }
 
@@ -112,6 +109,9 @@ func guardTables(out string, sw store.Sweep, force bool) error {
 	if err := json.Unmarshal(sw.Config, &cfg); err != nil {
 		return err
 	}
+	for _, k := range []string{"Methods", "Lambdas", "Seeds", "Title", "Data", "AuxReports", "Fits", "Notes"} {
+		delete(old.config, k) // the grid and the fields Merge adds
+	}
 	// Merge records the configuration without its "Seconds" fields; compare it so.
 	newJSON, _ := json.Marshal(experiments.StripSeconds(cfg))
 	oldJSON, _ := json.Marshal(old.config)
@@ -120,26 +120,14 @@ func guardTables(out string, sw store.Sweep, force bool) error {
 			old.path, sw.Experiment, strings.Join(d, "; "))
 	}
 	var lack []string
-	if m := missing(old.methods, sw.Methods); len(m) > 0 {
-		lack = append(lack, "methods "+strings.Join(m, ","))
+	if m := missing(old.methods, sw.Methods, func(m string) string { return m }); m != "" {
+		lack = append(lack, "methods "+m)
 	}
-	var ls []string
-	for _, l := range old.lambdas {
-		if !slices.Contains(sw.Lambdas, l) {
-			ls = append(ls, results.LambdaName(l))
-		}
+	if m := missing(old.lambdas, sw.Lambdas, results.LambdaName); m != "" {
+		lack = append(lack, "λ "+m)
 	}
-	if len(ls) > 0 {
-		lack = append(lack, "λ "+strings.Join(ls, ","))
-	}
-	var ss []string
-	for _, s := range old.seeds {
-		if !slices.Contains(sw.Seeds, s) {
-			ss = append(ss, strconv.FormatUint(s, 10))
-		}
-	}
-	if len(ss) > 0 {
-		lack = append(lack, "seeds "+strings.Join(ss, ","))
+	if m := missing(old.seeds, sw.Seeds, func(s uint64) string { return strconv.FormatUint(s, 10) }); m != "" {
+		lack = append(lack, "seeds "+m)
 	}
 	if len(lack) > 0 {
 		return fmt.Errorf("%s: the %s tables there hold %s, which this run leaves out (it runs methods %s, λ %s, seeds %s): "+
@@ -149,15 +137,15 @@ func guardTables(out string, sw store.Sweep, force bool) error {
 	return nil
 }
 
-// missing returns the elements of old that new lacks.
-func missing(old, new []string) []string {
+// missing returns the elements of old that new lacks, each by name, comma-separated.
+func missing[T comparable](old, new []T, name func(T) string) string {
 	var out []string
 	for _, o := range old {
 		if !slices.Contains(new, o) {
-			out = append(out, o)
+			out = append(out, name(o))
 		}
 	}
-	return out
+	return strings.Join(out, ",")
 }
 
 // asRecord returns a study's configuration record (its Record()) as the JSON object that
@@ -178,28 +166,20 @@ func guardStudy(out, study string, rec map[string]any, force bool) error {
 	if force {
 		return nil
 	}
-	p := filepath.Join(out, "tables", study+"_config.json")
-	b, err := os.ReadFile(p)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
+	old, err := readTableRecord(out, study)
+	if err != nil || old == nil {
 		return err
-	}
-	var old map[string]any
-	if err := json.Unmarshal(b, &old); err != nil {
-		return fmt.Errorf("%s: %w", p, err)
 	}
 	sub := map[string]any{}
 	for k := range rec {
-		sub[k] = old[k]
+		sub[k] = old.config[k]
 	}
 	a, _ := json.Marshal(sub)
 	c, _ := json.Marshal(rec)
 	diffs := store.Diff(a, c)
 	if len(diffs) > 0 {
 		return fmt.Errorf("%s holds the %s table of other settings (%s); this run would replace it: use another -out, or -force to replace it",
-			p, study, strings.Join(diffs, "; "))
+			old.path, study, strings.Join(diffs, "; "))
 	}
 	return nil
 }

@@ -132,10 +132,7 @@ func (o *ownFlags) register(p any, parent reflect.Value, path, name, help, as st
 			return nil
 		})
 	case *[]uint64:
-		o.text(name, seedNames(*p), help, func(s string) (err error) {
-			*p, err = parseSeeds(s)
-			return err
-		})
+		textVar(o, p, name, seedNames(*p), help, parseSeeds)
 	case *[]method.Method:
 		def, parse := *p, parseMethods
 		if as == "fit-methods" {
@@ -149,34 +146,22 @@ func (o *ownFlags) register(p any, parent reflect.Value, path, name, help, as st
 			return err
 		})
 	case *invmmd.TestRoute:
-		o.text(name, p.String(), help, func(s string) (err error) {
-			if *p, err = invmmd.ParseTestRoute(s); err != nil {
-				return fmt.Errorf("-%s: %w", name, err)
-			}
-			return nil
-		})
+		textVar(o, p, name, p.String(), help, invmmd.ParseTestRoute)
 	case *[]fairness.Estimator:
-		o.text(name, joined(*p, fairness.Estimator.String), help, func(s string) (err error) {
-			if *p, err = fairness.ParseEstimators(s); err != nil {
-				return fmt.Errorf("-%s: %w", name, err)
-			}
-			return nil
-		})
+		textVar(o, p, name, joined(*p, fairness.Estimator.String), help, fairness.ParseEstimators)
 	case *[]float64: // audit's -gammas (factors ≥ 1, inf allowed) or fit's -lambdas
 		def := joined(*p, func(g float64) string {
 			return strings.TrimPrefix(strings.ToLower(strconv.FormatFloat(g, 'g', -1, 64)), "+")
 		})
+		if as != "lambdas" {
+			textVar(o, p, name, def, help, parseGammas)
+			break
+		}
 		o.text(name, def, help, func(s string) (err error) {
-			if as == "lambdas" {
-				if s != "" {
-					*p, err = parseLambdas(s) // its errors name -lambdas
-				}
-				return err
+			if s != "" {
+				*p, err = parseLambdas(s) // its errors name -lambdas
 			}
-			if *p, err = parseGammas(s); err != nil {
-				return fmt.Errorf("-%s: %w", name, err)
-			}
-			return nil
+			return err
 		})
 	default:
 		panic(fmt.Sprintf("own-data flag -%s: a field of type %T has no flag value", name, p))
@@ -184,10 +169,26 @@ func (o *ownFlags) register(p any, parent reflect.Value, path, name, help, as st
 }
 
 // text registers name as a string flag of default def, which parse reads into its field
-// after fs.Parse.
+// after fs.Parse; an error of parse that does not name its flag ("-name ...") gets
+// "-name: " before it.
 func (o *ownFlags) text(name, def, help string, parse func(string) error) {
 	s := o.fs.String(name, def, help)
-	o.parsers = append(o.parsers, func() error { return parse(*s) })
+	o.parsers = append(o.parsers, func() error {
+		err := parse(*s)
+		if err != nil && !strings.HasPrefix(err.Error(), "-") {
+			return fmt.Errorf("-%s: %w", name, err)
+		}
+		return err
+	})
+}
+
+// textVar registers name as a string flag of default def whose value parse reads into *p
+// after fs.Parse.
+func textVar[T any](o *ownFlags, p *T, name, def, help string, parse func(string) (T, error)) {
+	o.text(name, def, help, func(s string) (err error) {
+		*p, err = parse(s)
+		return err
+	})
 }
 
 // parse parses args, then the flags given as text; every error names its flag.

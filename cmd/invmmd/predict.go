@@ -50,9 +50,6 @@ func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return fmt.Errorf("-keep %s and -keep-all: give one", *keep)
 	}
 	if *out != "" {
-		if err := refuseSameFile(*out, *data); err != nil {
-			return err
-		}
 		if err := refuseModelFile(*out, *dir); err != nil {
 			return err
 		}

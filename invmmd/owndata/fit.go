@@ -30,26 +30,16 @@ type Result struct {
 // within moments and returns the result so far with an error wrapping ctx's
 // (errors.Is(err, context.Canceled)); the lock is released and every finished run is on
 // disk.
-func Fit(ctx context.Context, cfg Config) (*Result, error) {
-	p, err := Prepare(ctx, cfg)
-	if err != nil {
-		return nil, err
-	}
-	return run(ctx, p)
-}
+func Fit(ctx context.Context, cfg Config) (*Result, error) { return FitTable(ctx, nil, cfg) }
 
 // FitTable is Fit on the table tab, held in memory (tabular.NewTable) or read already:
 // cfg.Data may then be empty, and names the table in the output folder's records when set.
+// A nil tab is Fit's: the file cfg.Data, read once the output folder is open.
 func FitTable(ctx context.Context, tab *tabular.Table, cfg Config) (*Result, error) {
 	p, err := PrepareTable(ctx, tab, cfg)
 	if err != nil {
 		return nil, err
 	}
-	return run(ctx, p)
-}
-
-// run executes p and closes it.
-func run(ctx context.Context, p *Plan) (*Result, error) {
 	res, err := p.Execute(ctx)
 	if cerr := p.Close(); err == nil {
 		err = cerr

@@ -63,18 +63,13 @@ type Observer interface {
 // second writer, checked against what it holds) before the file is read, reads the file
 // (stopping once ctx is done) and makes the plan as PrepareTable does. The caller must
 // Close the plan.
-func Prepare(ctx context.Context, cfg Config) (*Plan, error) { return prepare(ctx, nil, cfg) }
+func Prepare(ctx context.Context, cfg Config) (*Plan, error) { return PrepareTable(ctx, nil, cfg) }
 
 // PrepareTable plans a fit of the table tab, held in memory (tabular.NewTable) or read
 // already: cfg is validated as by Prepare except that Data, which only names the table
-// in messages and records, may be empty (tab.File is used). The caller must Close the plan.
+// in messages and records, may be empty (tab.File is used). A nil tab is Prepare's: the
+// file cfg.Data, read once the output folder is open. The caller must Close the plan.
 func PrepareTable(ctx context.Context, tab *tabular.Table, cfg Config) (*Plan, error) {
-	return prepare(ctx, tab, cfg)
-}
-
-// prepare plans a fit of tab, or with tab nil of the file cfg.Data, read once the output
-// folder is open.
-func prepare(ctx context.Context, tab *tabular.Table, cfg Config) (*Plan, error) {
 	if err := cfg.validate(tab == nil); err != nil {
 		return nil, err
 	}
