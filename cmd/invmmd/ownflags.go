@@ -452,15 +452,7 @@ func checkOutFile(out, data string, force bool) error {
 	case !errors.Is(err, os.ErrNotExist):
 		return fmt.Errorf("-out %w", err)
 	}
-	f, err := os.CreateTemp(filepath.Dir(out), ".invmmd-write-test*")
-	if err != nil {
-		return fmt.Errorf("-out %s cannot be written: %w", out, err)
-	}
-	f.Close()
-	if err := os.Remove(f.Name()); err != nil {
-		return fmt.Errorf("-out %w", err)
-	}
-	return nil
+	return writable(out, filepath.Dir(out))
 }
 
 // newTemp returns a new path beside out for a file that replaces out once written whole.

@@ -146,7 +146,7 @@ func TestOwnDataBadInputsAreNamedErrors(t *testing.T) {
 		{"λ = 1e308", fit(data, "-lambda", "1e308"), "-lambda 1e+308: want a value from 0 to 1e+06"},
 		{"features of h with K classes", []string{"fit", "-data", classes, "-y", "label", "-z", "z", "-represent", "features", "-out", filepath.Join(out, "never")}, "-represent features: a label of 3 classes (alpha, beta, gamma)"},
 		{"a constant h", []string{"test", "-data", constH, "-y", "y", "-z", "z", "-outputs", "h", "-x", "x1"}, "h is constant (every row is 2)"},
-		{"an output file in a folder that does not exist", est(data, "-out", filepath.Join(out, "no", "such", "e.csv")), "cannot be written"},
+		{"an output file in a folder that does not exist", est(data, "-out", filepath.Join(out, "no", "such", "e.csv")), "not writable"},
 		{"a kernel on Z that tells no rows apart", []string{"estimate", "-data", zCont, "-y", "y", "-z", "z", "-outputs", "h", "-x", "x1", "-z-bandwidth", "1e-300"}, "-z-bandwidth 1e-300: "},
 		{"Z of 1e300", []string{"estimate", "-data", zBig, "-y", "y", "-z", "z", "-outputs", "h", "-x", "x1"}, `column "z" (-z): value "5e+299" is beyond ±1e+150`},
 		{"a numeric row id as a default feature", fit(idCol), `column "id" holds the integers 1 to 300, each once: a row number`},

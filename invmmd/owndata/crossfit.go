@@ -162,9 +162,7 @@ func (l *loaded) fitNuisances(ctx context.Context, c EstimateConfig, inA []bool,
 	folded.all = nil
 	nf.Report = foldsReport(reps, rows.G, rows.Delta, fitG, fitM, folds, parts)
 	fmt.Fprint(log, nf.describe(c))
-	if w := nf.Report.Warning(c.Names); w != "" {
-		warn.add(w)
-	}
+	warn.add(nf.Report.Warning(c.Names))
 	return nf, nil
 }
 

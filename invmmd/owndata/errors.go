@@ -55,7 +55,7 @@ func valueText(v any) string {
 	return fmt.Sprint(v)
 }
 
-// warner collects warnings and writes each to w as it arises.
+// warner collects warnings and writes each to w as it arises; an empty one is no warning.
 type warner struct {
 	w   io.Writer
 	all []string
@@ -63,6 +63,9 @@ type warner struct {
 
 func (k *warner) add(ws ...string) {
 	for _, s := range ws {
+		if s == "" {
+			continue
+		}
 		k.all = append(k.all, s)
 		if k.w != nil {
 			fmt.Fprintln(k.w, "warning:", s)

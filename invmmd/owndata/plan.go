@@ -106,9 +106,7 @@ func newPlan(tab *tabular.Table, cfg Config, out *outFolder, note string) (_ *Pl
 		}
 	}()
 	p := &Plan{Config: cfg, out: out, warn: &warner{w: cfg.Warn}, log: orDiscard(cfg.Log)}
-	if note != "" {
-		p.warn.add(note)
-	}
+	p.warn.add(note)
 	if p.Data, err = prepareData(tab, cfg); err != nil {
 		return nil, err
 	}
@@ -256,9 +254,7 @@ func (p *Plan) Execute(ctx context.Context, observers ...Observer) (*Result, err
 			return res, err
 		}
 		fmt.Fprint(p.log, rep)
-		if w := rep.Warning(p.Config.Names); w != "" {
-			p.warn.add(w)
-		}
+		p.warn.add(rep.Warning(p.Config.Names))
 		res.Aux, res.AuxFit = aux, rep
 	}
 	for _, o := range observers {

@@ -104,15 +104,23 @@ const predictBatch = 1024
 
 // Predict returns P(Y = 1 | X) for every row of t, encoded as in training, with warnings
 // for values training never showed (see tabular.Encoder.Encode). A model of a label of
-// K > 2 classes has no single probability: use PredictClasses.
+// K > 2 classes has no single probability: use PredictAll.
 func (m *Model) Predict(t *tabular.Table) ([]float64, []string, error) {
 	if m.heads > 0 {
-		return nil, nil, fmt.Errorf("%s predicts %d classes (%s): use PredictClasses", m.Dir, m.heads, strings.Join(m.Info.Classes, ", "))
+		return nil, nil, fmt.Errorf("%s predicts %d classes (%s): use PredictAll", m.Dir, m.heads, strings.Join(m.Info.Classes, ", "))
 	}
-	return m.predict(t, (*train.Model).Probabilities)
+	set, warn, err := m.prepare(t)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := m.h.Probabilities(set)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, warn, nil
 }
 
-// ClassNames returns the names of the classes whose probabilities PredictClasses gives, in
+// ClassNames returns the names of the classes whose probabilities PredictAll gives, in
 // order: the model's classes for K > 2, and for a binary label the value read as 0 ("0",
 // or "not " and the positive value) and the positive value.
 func (m *Model) ClassNames() []string {
@@ -123,26 +131,6 @@ func (m *Model) ClassNames() []string {
 		return []string{"0", "1"}
 	}
 	return []string{"not " + m.Info.YPositive, m.Info.YPositive}
-}
-
-// PredictClasses returns the probability of each class (ClassNames) for every row of t,
-// row-major (t.Len() × K; K = 2 for a binary label: 1 − p and p), with Predict's warnings.
-func (m *Model) PredictClasses(t *tabular.Table) ([]float64, []string, error) {
-	return m.predict(t, (*train.Model).ClassProbabilities)
-}
-
-// predict returns what f says of the rows of t, encoded as in training, with the
-// encoder's warnings.
-func (m *Model) predict(t *tabular.Table, f func(*train.Model, *dataset.Set) ([]float64, error)) ([]float64, []string, error) {
-	set, warn, err := m.prepare(t)
-	if err != nil {
-		return nil, nil, err
-	}
-	p, err := f(m.h, set)
-	if err != nil {
-		return nil, nil, err
-	}
-	return p, warn, nil
 }
 
 // prepare encodes the rows of t as in training and builds h for them.

@@ -166,12 +166,13 @@ func (p *Plan) Train(ctx context.Context, aux *train.Aux, m method.Method, seed 
 	ip := held[len(held)-1]
 	met := ev.Metrics
 	t := &Trained{Model: model, History: hist, Metrics: met, HeldOut: held, Sigma: sigma, classes: classes}
+	who, warn := fmt.Sprintf("h (%v, seed %d)", m, seed), &warner{}
 	if note != "" {
-		t.Warnings = append(t.Warnings, fmt.Sprintf("h (%v, seed %d): %s", m, seed, note))
+		warn.add(who + ": " + note)
 	}
-	t.Warnings = append(t.Warnings, flagImpossible(held, 0, classes)...)
+	warn.add(flagImpossible(held, 0, classes)...)
 	for _, n := range negativeNotes(held) {
-		t.Warnings = append(t.Warnings, fmt.Sprintf("h (%v, seed %d): held-out %s", m, seed, n))
+		warn.add(who + ": held-out " + n)
 	}
 	t.Row = Row{Method: m.String(), Seed: seed, TestAcc: met.TestAcc, TestAUC: met.TestAUC, ValAcc: met.ValAcc,
 		DR: held[0].Value, IP: ip.Value, DRSE: held[0].ValueSE, IPSE: ip.ValueSE, Unreliable: unreliableList(held, classes), Dropped: hist.DroppedStrata,
@@ -185,32 +186,27 @@ func (p *Plan) Train(ctx context.Context, aux *train.Aux, m method.Method, seed 
 	if err != nil {
 		return nil, err
 	}
-	t.Warnings = append(t.Warnings, testWarn...)
+	warn.add(testWarn...)
 	for _, r := range t.Tests {
 		if r.Method == method.DR {
 			t.Row.PDR = PValue{r.PValue, true}
 		}
 	}
-	if w := historyWarning(hist, cfg); w != "" {
-		t.Warnings = append(t.Warnings, classText(w, classes))
-	}
+	warn.add(classText(historyWarning(hist, cfg), classes))
 	if k := sp.Train.NumClasses(); m.Penalised() && hist.Steps > 0 {
 		if off := float64(hist.DroppedStrata) / float64(hist.Steps*k); off > 0.5 {
-			t.Warnings = append(t.Warnings, fmt.Sprintf("h (%v, seed %d): the penalty was off on %.0f%% of its stratum-steps (%d of %d dropped as unreliable): λ had little effect; "+
-				"use larger batches (%s), or keep the unreliable strata (%s)", m, seed, 100*off, hist.DroppedStrata, hist.Steps*k, cfg.name("Batch"), cfg.unreliableSetting(false)))
+			warn.add(fmt.Sprintf("%s: the penalty was off on %.0f%% of its stratum-steps (%d of %d dropped as unreliable): λ had little effect; "+
+				"use larger batches (%s), or keep the unreliable strata (%s)", who, 100*off, hist.DroppedStrata, hist.Steps*k, cfg.name("Batch"), cfg.unreliableSetting(false)))
 		}
 	}
-	if w := stopWarning(fmt.Sprintf("h (%v, seed %d)", m, seed), t.Row.HStop, cfg.name("Epochs")); w != "" {
-		t.Warnings = append(t.Warnings, w)
-	}
+	warn.add(stopWarning(who, t.Row.HStop, cfg.name("Epochs")))
 	t.Row.AllUnreliable = allUnreliable(held)
-	if w := collapseWarning(m, seed, met.TestAcc, met.TestAUC, Majority(sp.Test)); w != "" {
-		t.Warnings = append(t.Warnings, w)
-	}
+	warn.add(collapseWarning(m, seed, met.TestAcc, met.TestAUC, Majority(sp.Test)))
 	if base := Majority(sp.Test); m == method.None && met.TestAcc < base-0.005 {
-		t.Warnings = append(t.Warnings, fmt.Sprintf("h (none, seed %d): test accuracy %.3f is below the majority baseline %.3f; h is trained without a penalty, so the features may say little of the label here, or training ended too soon (try a larger %s or %s, or other %s widths)",
+		warn.add(fmt.Sprintf("h (none, seed %d): test accuracy %.3f is below the majority baseline %.3f; h is trained without a penalty, so the features may say little of the label here, or training ended too soon (try a larger %s or %s, or other %s widths)",
 			seed, met.TestAcc, base, cfg.name("Epochs"), cfg.name("Patience"), cfg.name("Hidden")))
 	}
+	t.Warnings = warn.all
 	t.Row.Warning = strings.Join(t.Warnings, " | ")
 	return t, nil
 }
