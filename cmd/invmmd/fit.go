@@ -58,8 +58,11 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			return fmt.Errorf("-split %s and %s: the split column says each row's split, so there are no shares to set; give one or the other", cfg.Split, strings.Join(set, ", "))
 		}
 	}
-	if err := fitLambdas(fs, &cfg); err != nil {
-		return err
+	if len(cfg.Lambdas) > 0 && givenFlags(fs, args)["lambda"] { // -lambdas 5 is -lambda 5; -lambdas 1,5 a fit over several λ
+		return fmt.Errorf("-lambda and -lambdas: give one (-lambdas 5 is -lambda 5)")
+	}
+	if len(cfg.Lambdas) == 1 {
+		cfg.Lambda, cfg.Lambdas = cfg.Lambdas[0], nil
 	}
 	cfg.Names = o.names
 	cfg.Args, cfg.Log, cfg.Warn = args, stdout, stderr
@@ -78,23 +81,6 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fmt.Fprintf(stdout, "\n%s", res.HeldOut)
 	if cfg.Out != "" {
 		fmt.Fprintf(stdout, "\nWrote %s/results.csv, results.md, heldout.txt, config.json, runs/ and models/\n", cfg.Out)
-	}
-	return nil
-}
-
-// fitLambdas reads fit's -lambdas beside -lambda: one value is -lambda (the same files),
-// two or more the list of a fit over several λ.
-func fitLambdas(fs *flag.FlagSet, cfg *owndata.Config) error {
-	if len(cfg.Lambdas) == 0 {
-		return nil
-	}
-	both := false
-	fs.Visit(func(f *flag.Flag) { both = both || f.Name == "lambda" })
-	if both {
-		return fmt.Errorf("-lambda and -lambdas: give one (-lambdas 5 is -lambda 5)")
-	}
-	if len(cfg.Lambdas) == 1 {
-		cfg.Lambda, cfg.Lambdas = cfg.Lambdas[0], nil
 	}
 	return nil
 }

@@ -99,22 +99,14 @@ var doubled = regexp.MustCompile(`\b([A-Za-z][A-Za-z0-9_]*): `)
 // and with a prefix that two layers of wrapping doubled said once.
 func message(err error) string {
 	s := strings.TrimPrefix(err.Error(), "invmmd: ")
-	for {
-		t := dedupe(s)
-		if t == s {
-			return s
-		}
-		s = t
-	}
-}
-
-// dedupe removes the first "X: X: " repetition in s.
-func dedupe(s string) string {
-	for _, loc := range doubled.FindAllStringSubmatchIndex(s, -1) {
-		word := s[loc[2]:loc[3]]
-		rep := word + ": " + word + ": "
-		if strings.HasPrefix(s[loc[0]:], rep) {
-			return s[:loc[0]] + word + ": " + s[loc[0]+len(rep):]
+	for again := true; again; {
+		again = false
+		for _, loc := range doubled.FindAllStringSubmatchIndex(s, -1) { // the first "X: X: "
+			word := s[loc[2]:loc[3]]
+			if rep := word + ": " + word + ": "; strings.HasPrefix(s[loc[0]:], rep) {
+				s, again = s[:loc[0]]+word+": "+s[loc[0]+len(rep):], true
+				break
+			}
 		}
 	}
 	return s
@@ -215,16 +207,6 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "\nRun \"invmmd help <command>\" (or \"invmmd <command> -h\") for a command's flags and defaults.")
 }
 
-// summaryOf returns the one-line description of the command name.
-func summaryOf(name string) string {
-	for _, c := range commands() {
-		if c.name == name {
-			return c.summary
-		}
-	}
-	return ""
-}
-
 // newFlags returns a flag set for the command name whose -h gives the command's summary,
 // the text more returns, then the flags. Help asked for goes to stdout; the usage shown
 // after a flag error goes to stderr.
@@ -232,8 +214,13 @@ func newFlags(name, usageLine string, stdout, stderr io.Writer, more func() stri
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		w := fs.Output()
-		fmt.Fprintf(w, "invmmd %s: %s\n\nusage: invmmd %s %s\n", name, summaryOf(name), name, usageLine)
+		w, summary := fs.Output(), ""
+		for _, c := range commands() {
+			if c.name == name {
+				summary = c.summary
+			}
+		}
+		fmt.Fprintf(w, "invmmd %s: %s\n\nusage: invmmd %s %s\n", name, summary, name, usageLine)
 		if more != nil {
 			fmt.Fprintf(w, "\n%s\n", more())
 		}

@@ -100,8 +100,13 @@ func (o *ownFlags) register(p any, parent reflect.Value, path, name, help, as st
 			def = strconv.FormatFloat(*f, 'g', -1, 64)
 		}
 		o.text(name, def, help, func(s string) (err error) {
-			*f, *median, err = parseBandwidth(s)
-			return err
+			if *f, *median = 0, s == "median"; *median {
+				return nil
+			}
+			if *f, err = strconv.ParseFloat(s, 64); err != nil || !(*f > 0) || math.IsInf(*f, 0) {
+				return fmt.Errorf("-bandwidth %q: want median or a finite number > 0 (σ)", s)
+			}
+			return nil
 		})
 		return
 	}
@@ -357,17 +362,6 @@ func joined[T any](xs []T, f func(T) string) string {
 		s[i] = f(x)
 	}
 	return strings.Join(s, ",")
-}
-
-// parseBandwidth reads -bandwidth: median (the median heuristic on h), or a finite σ > 0.
-func parseBandwidth(s string) (sigma float64, median bool, err error) {
-	if s == "median" {
-		return 0, true, nil
-	}
-	if sigma, err = strconv.ParseFloat(s, 64); err != nil || !(sigma > 0) || math.IsInf(sigma, 0) {
-		return 0, false, fmt.Errorf("-bandwidth %q: want median or a finite number > 0 (σ)", s)
-	}
-	return sigma, false, nil
 }
 
 // rerunLine returns the command line "invmmd NAME ARGS", each argument quoted for a POSIX
