@@ -99,12 +99,12 @@ var doubled = regexp.MustCompile(`\b([A-Za-z][A-Za-z0-9_]*): `)
 // and with a prefix that two layers of wrapping doubled said once.
 func message(err error) string {
 	s := strings.TrimPrefix(err.Error(), "invmmd: ")
-	for again := true; again; {
-		again = false
-		for _, loc := range doubled.FindAllStringSubmatchIndex(s, -1) { // the first "X: X: "
+	for prev := ""; prev != s; { // until no "X: X: " is left, the first each time
+		prev = s
+		for _, loc := range doubled.FindAllStringSubmatchIndex(s, -1) {
 			word := s[loc[2]:loc[3]]
 			if rep := word + ": " + word + ": "; strings.HasPrefix(s[loc[0]:], rep) {
-				s, again = s[:loc[0]]+word+": "+s[loc[0]+len(rep):], true
+				s = s[:loc[0]] + word + ": " + s[loc[0]+len(rep):]
 				break
 			}
 		}

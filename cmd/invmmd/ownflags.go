@@ -402,12 +402,8 @@ func ownError(names tabular.Names, err error, kept, resume string) error {
 			msg = strings.Replace(msg, fe.Error(), named.Error(), 1)
 		}
 	}
-	for {
-		t := packagePrefix.ReplaceAllString(msg, "$1")
-		if t == msg {
-			break
-		}
-		msg = t
+	for prev := ""; prev != msg; { // until no prefix is left
+		prev, msg = msg, packagePrefix.ReplaceAllString(msg, "$1")
 	}
 	return &commandError{msg: msg, err: err}
 }

@@ -244,12 +244,8 @@ func refuseSameFile(out, in string) error {
 func refuseModelFile(out, dir string) error {
 	ao, err1 := filepath.Abs(out)
 	ad, err2 := filepath.Abs(dir)
-	if err1 == nil && err2 == nil && filepath.Dir(ao) == ad {
-		for _, f := range []string{owndata.ModelFile, owndata.WeightsFile} {
-			if filepath.Base(ao) == f {
-				return fmt.Errorf("-out %s is the model's own %s: write elsewhere", out, f)
-			}
-		}
+	if f := filepath.Base(ao); err1 == nil && err2 == nil && filepath.Dir(ao) == ad && slices.Contains([]string{owndata.ModelFile, owndata.WeightsFile}, f) {
+		return fmt.Errorf("-out %s is the model's own %s: write elsewhere", out, f)
 	}
 	return nil
 }
