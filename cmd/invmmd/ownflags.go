@@ -420,7 +420,7 @@ func (e *commandError) Unwrap() error { return e.err }
 // tableOutput is what estimate and test print and write: a Markdown table and a CSV file.
 type tableOutput interface {
 	Markdown() string
-	WriteCSVFile(path string) error
+	CSV(w io.Writer) error
 }
 
 // checkOutFile checks -out (out, "" for none) before any work: never the -data file, nor a
@@ -467,23 +467,39 @@ func printTable[T tableOutput](out string, force bool, stdout io.Writer, work fu
 	if out == "" {
 		return nil
 	}
-	path := out
-	if force {
-		if path, err = newTemp(out); err != nil {
-			return fmt.Errorf("-out: %w", err)
-		}
-	}
-	if err := res.WriteCSVFile(path); err != nil {
+	if err := writeOutFile(out, force, res.CSV); err != nil {
 		return fmt.Errorf("-out: %w", err)
-	}
-	if force {
-		if err := os.Rename(path, out); err != nil {
-			os.Remove(path)
-			return fmt.Errorf("-out: %w", err)
-		}
 	}
 	fmt.Fprintf(stdout, "\nwrote %s\n", out)
 	return nil
+}
+
+// writeOutFile writes the file out (-out) whole or not at all, by write: through a new
+// file beside it, renamed over it once written. A file that appeared at out meanwhile
+// (checkOutFile refused one before any work) is replaced only when force.
+func writeOutFile(out string, force bool, write func(io.Writer) error) error {
+	tmp, err := newTemp(out)
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	err = write(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if _, serr := os.Lstat(out); err == nil && serr == nil && !force {
+		err = fmt.Errorf("%s appeared while this command ran; not replaced (-force replaces it)", out)
+	}
+	if err == nil {
+		err = os.Rename(tmp, out)
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
 }
 
 // errNotReplaceable: -out cannot be replaced once the work is done, as -force asks: it

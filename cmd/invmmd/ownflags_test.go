@@ -118,3 +118,39 @@ func TestOwnFlagHelpQuotesTheBounds(t *testing.T) {
 func shortExp(x float64) string {
 	return strings.NewReplacer("e+0", "e", "e-0", "e-", "e+", "e").Replace(fmt.Sprintf("%.0e", x))
 }
+
+// TestWriteOutFile: -out is written whole through a file beside it; a file that appeared
+// there while the command ran is left as it was (and nothing else is left beside it)
+// unless -force, which replaces it; a failed write leaves nothing.
+func TestWriteOutFile(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "e.csv")
+	write := func(s string) func(io.Writer) error {
+		return func(w io.Writer) error {
+			_, err := io.WriteString(w, s)
+			return err
+		}
+	}
+	if err := writeOutFile(out, false, write("first")); err != nil {
+		t.Fatal(err)
+	}
+	err := writeOutFile(out, false, write("second"))
+	if err == nil || !strings.Contains(err.Error(), "appeared while this command ran; not replaced (-force replaces it)") {
+		t.Errorf("over a file that exists, without force: %v", err)
+	}
+	if b, _ := os.ReadFile(out); string(b) != "first" {
+		t.Errorf("without force the file holds %q, want it untouched", b)
+	}
+	if err := writeOutFile(out, true, write("third")); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(out); string(b) != "third" {
+		t.Errorf("with force the file holds %q, want it replaced", b)
+	}
+	if err := writeOutFile(out, true, func(io.Writer) error { return fmt.Errorf("broken") }); err == nil {
+		t.Error("a failed write returned no error")
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("left beside -out: %v", ents)
+	}
+}

@@ -103,28 +103,7 @@ func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if *out == "" {
 		return ownError(nil, write(stdout), "the rows written so far are on standard output", rerunLine("predict", args))
 	}
-	tmp, err := newTemp(*out)
-	if err != nil {
-		return fmt.Errorf("-out: %w", err)
-	}
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return fmt.Errorf("-out: %w", err)
-	}
-	err = write(f)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil && !*force {
-		if _, serr := os.Lstat(*out); serr == nil {
-			err = fmt.Errorf("%s appeared while predicting; not replaced (-force replaces it)", *out)
-		}
-	}
-	if err == nil {
-		err = os.Rename(tmp, *out)
-	}
-	if err != nil {
-		os.Remove(tmp)
+	if err := writeOutFile(*out, *force, write); err != nil {
 		if ctx.Err() != nil {
 			return ownError(nil, ctx.Err(), "nothing was written (-out is written whole or not at all)", rerunLine("predict", args))
 		}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"runtime"
 	"slices"
 	"strconv"
@@ -364,24 +363,6 @@ func (e *Estimates) CSV(w io.Writer) error {
 		return []string{r.Method.String(), strconv.FormatFloat(r.Value, 'g', -1, 64), seCell(r.ValueSE),
 			strings.Join(u, ";"), strings.Join(impossibleStrata(r, e.Classes), ";"), e.Scale()}
 	})
-}
-
-// WriteCSVFile writes CSV to a new file at path, refusing one that exists.
-func (e *Estimates) WriteCSVFile(path string) error { return writeNewFile(path, e.CSV) }
-
-// writeNewFile writes a new file at path with fn, refusing one that exists; a failed
-// write removes what it began.
-func writeNewFile(path string, fn func(io.Writer) error) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	if err := fn(f); err != nil {
-		f.Close()
-		os.Remove(path)
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return f.Close()
 }
 
 // summerFor returns the kernel sums' path: the exact reference, or nil for invmmd's

@@ -354,6 +354,3 @@ func (t *Tests) CSV(w io.Writer) error {
 		return []string{r.Method.String(), strconv.FormatFloat(r.Statistic, 'g', -1, 64), strconv.FormatFloat(r.PValue, 'g', -1, 64), classText(strings.Join(r.Unreliable, "; "), t.Classes)}
 	})
 }
-
-// WriteCSVFile writes CSV to a new file at path, refusing one that exists.
-func (t *Tests) WriteCSVFile(path string) error { return writeNewFile(path, t.CSV) }

@@ -110,16 +110,9 @@ func (c EstimateConfig) load(tab *tabular.Table, log io.Writer) (*loaded, error)
 		l.rows.Z = nil
 	}
 	missing := l.rows.MissingZ()
-	for _, m := range c.Methods {
-		if !m.UsesMissingZ() {
-			continue
-		}
-		for i, d := range delta {
-			if d == 0 {
-				return nil, fmt.Errorf("%s:%d: column %q (%s): value %q: Z is missing but method %v needs Z on every row (%d rows lack it); use dr, ip or reg",
-					tab.File, tab.Lines[i], tabular.ZColumns(c.Z)[0], c.name("Z"), tab.Column(tabular.ZColumns(c.Z)[0]).Raw(i), m, missing)
-			}
-		}
+	if i, k := slices.Index(delta, 0), slices.IndexFunc(c.Methods, method.Method.UsesMissingZ); i >= 0 && k >= 0 {
+		return nil, fmt.Errorf("%s:%d: column %q (%s): value %q: Z is missing but method %v needs Z on every row (%d rows lack it); use dr, ip or reg",
+			tab.File, tab.Lines[i], tabular.ZColumns(c.Z)[0], c.name("Z"), tab.Column(tabular.ZColumns(c.Z)[0]).Raw(i), c.Methods[k], missing)
 	}
 	if l.rep, err = readH(tab, hColumns(c.H), c.name("H")); err != nil {
 		return nil, err
