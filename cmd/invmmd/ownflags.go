@@ -303,8 +303,8 @@ type outFile struct {
 
 // runTable runs an own-data command that prints a table and writes its CSV (estimate,
 // test), of flag set fs: it registers the flags of the configuration cfg (whose
-// EstimateConfig is ec) and -out, parses args, refuses a 0 given to a flag of zero
-// (refuseZero), validates the configuration (validate, before any work), checks and locks
+// EstimateConfig is ec) and -out, parses args, refuses a 0 given to a flag of zero,
+// validates the configuration (validate, before any work), checks and locks
 // -out, then prints what work returns and writes it (printTable); what names the results
 // in the message of a run stopped before they were written. validate and work read cfg
 // once the flags are parsed.
@@ -314,7 +314,16 @@ func runTable[T tableOutput](fs *flag.FlagSet, cfg any, ec *owndata.EstimateConf
 	if err := o.parse(args); err != nil {
 		return err
 	}
-	if err := refuseZero(fs, zero); err != nil {
+	// owndata reads 0 as "the default", but a flag whose help gives a range without 0 (-B 100
+	// to 100000, -folds 1 to 20) would then run with another value than the one typed: zero
+	// says, by flag name, what such a flag wants and its default.
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		if w, ok := zero[f.Name]; ok && err == nil && f.Value.String() == "0" {
+			err = fmt.Errorf("-%s 0: %s", f.Name, w)
+		}
+	})
+	if err != nil {
 		return err
 	}
 	ec.Names = o.names
@@ -334,21 +343,7 @@ func runTable[T tableOutput](fs *flag.FlagSet, cfg any, ec *owndata.EstimateConf
 	return ownError(o.names, err, "nothing was written (the "+what+" are written when they are done)", rerunLine(o.cmd, args))
 }
 
-// refuseZero refuses a 0 that the command line gave one of the named flags: owndata's
-// configurations read 0 as "the default", but a flag whose help gives a range without 0
-// (-B 100 to 100000, -folds 1 to 20) would then run with another value than the one
-// typed. want says, by flag name, what the flag wants and its default.
-func refuseZero(fs *flag.FlagSet, want map[string]string) error {
-	var err error
-	fs.Visit(func(f *flag.Flag) {
-		if w, ok := want[f.Name]; ok && err == nil && f.Value.String() == "0" {
-			err = fmt.Errorf("-%s 0: %s", f.Name, w)
-		}
-	})
-	return err
-}
-
-// foldsWant and resamplesWant are what -folds and -B want (refuseZero), in the words of
+// foldsWant and resamplesWant are what -folds and -B want (runTable's zero), in the words of
 // owndata's own refusals of a value out of range.
 var (
 	foldsWant     = fmt.Sprintf("want 1 (sample splitting) to %d folds (leave -folds out for %d)", owndata.MaxFolds, owndata.DefaultFolds)
@@ -445,17 +440,6 @@ func checkOutFile(out, data string, force bool) error {
 	return writable(out, filepath.Dir(out))
 }
 
-// newTemp returns a new path beside out for a file that replaces out once written whole.
-func newTemp(out string) (string, error) {
-	f, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".tmp*")
-	if err != nil {
-		return "", err
-	}
-	name := f.Name()
-	f.Close()
-	return name, os.Remove(name)
-}
-
 // printTable runs work, prints its Markdown and writes its CSV to out ("" for none),
 // replacing a file there only when force (checkOutFile checked out before any work).
 func printTable[T tableOutput](out string, force bool, stdout io.Writer, work func() (T, error)) error {
@@ -478,12 +462,14 @@ func printTable[T tableOutput](out string, force bool, stdout io.Writer, work fu
 // file beside it, renamed over it once written. A file that appeared at out meanwhile
 // (checkOutFile refused one before any work) is replaced only when force.
 func writeOutFile(out string, force bool, write func(io.Writer) error) error {
-	tmp, err := newTemp(out)
+	f, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".tmp*")
 	if err != nil {
 		return err
 	}
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
+	tmp := f.Name() // made again with the mode of a new file (CreateTemp's is 0600)
+	f.Close()
+	os.Remove(tmp)
+	if f, err = os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644); err != nil {
 		return err
 	}
 	err = write(f)

@@ -17,15 +17,6 @@ import (
 // What a saved model says of a table's rows: its features read and encoded as in
 // training, each class's probability, the logits and the most probable class.
 
-// Features returns the table columns the model reads.
-func (m *Model) Features() []string {
-	out := make([]string, len(m.Info.Encoder.Features))
-	for i, f := range m.Info.Encoder.Features {
-		out[i] = f.Column
-	}
-	return out
-}
-
 // ReadTable reads the model's feature columns from a CSV file (a column the file lacks is
 // named as "a feature the model was trained on").
 func (m *Model) ReadTable(path string) (*tabular.Table, error) {
@@ -35,7 +26,11 @@ func (m *Model) ReadTable(path string) (*tabular.Table, error) {
 // readFeatures reads the model's feature columns from the CSV file at path, stopping once
 // ctx is done.
 func (m *Model) readFeatures(ctx context.Context, path string) (*tabular.Table, error) {
-	tab, err := tabular.ReadFileContext(ctx, path, m.Features())
+	cols := make([]string, len(m.Info.Encoder.Features))
+	for i, f := range m.Info.Encoder.Features {
+		cols[i] = f.Column
+	}
+	tab, err := tabular.ReadFileContext(ctx, path, cols)
 	var ce *tabular.ColumnError
 	if errors.As(err, &ce) {
 		ce.Setting = "a feature the model was trained on"
