@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -30,12 +31,10 @@ func parseMethods(s string) ([]method.Method, error) {
 	if err != nil {
 		return nil, fmt.Errorf("-methods: %w", err)
 	}
-	seen := map[method.Method]bool{}
-	for _, m := range ms {
-		if seen[m] {
+	for i, m := range ms {
+		if slices.Contains(ms[:i], m) {
 			return nil, fmt.Errorf("-methods: %v listed twice", m)
 		}
-		seen[m] = true
 	}
 	return ms, nil
 }
@@ -46,7 +45,6 @@ func parseLambdas(s string) ([]float64, error) {
 		return nil, fmt.Errorf("-lambdas %q: empty; want at least one λ", s)
 	}
 	var out []float64
-	seen := map[float64]bool{}
 	for _, part := range strings.Split(s, ",") {
 		v, err := strconv.ParseFloat(strings.TrimSpace(part), 64)
 		if err != nil {
@@ -55,10 +53,9 @@ func parseLambdas(s string) ([]float64, error) {
 		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
 			return nil, fmt.Errorf("-lambdas: λ = %v, want a finite value ≥ 0", v)
 		}
-		if seen[v] {
+		if slices.Contains(out, v) {
 			return nil, fmt.Errorf("-lambdas: λ %v listed twice", v)
 		}
-		seen[v] = true
 		out = append(out, v)
 	}
 	return out, nil
@@ -71,16 +68,14 @@ func parseSeeds(s string) ([]uint64, error) {
 		return nil, fmt.Errorf("-seeds %q: empty; want at least one seed", s)
 	}
 	var out []uint64
-	seen := map[uint64]bool{}
 	for _, part := range strings.Split(s, ",") {
 		v, err := strconv.ParseUint(strings.TrimSpace(part), 10, 64)
 		if err != nil {
 			return nil, fmt.Errorf("-seeds: seed %q is not a non-negative integer", part)
 		}
-		if seen[v] {
+		if slices.Contains(out, v) {
 			return nil, fmt.Errorf("-seeds: seed %d listed twice", v)
 		}
-		seen[v] = true
 		out = append(out, v)
 	}
 	return out, nil
