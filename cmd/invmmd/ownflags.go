@@ -214,12 +214,16 @@ func (o *ownFlags) parse(args []string) error {
 // by owndata and reported by its flag.
 type intValue struct{ p *int }
 
-func (v intValue) String() string {
-	if v.p == nil {
+// shown renders a number flag's value as strconv's shortest form does, or "0" for the
+// zero value (nil p) that the flag package makes to tell a default from zero.
+func shown[T int | uint64 | float64](p *T) string {
+	if p == nil {
 		return "0"
 	}
-	return strconv.Itoa(*v.p)
+	return fmt.Sprint(*p)
 }
+
+func (v intValue) String() string { return shown(v.p) }
 
 func (v intValue) Set(s string) error {
 	n, err := strconv.Atoi(strings.TrimSpace(s))
@@ -235,12 +239,7 @@ func (v intValue) Set(s string) error {
 
 type uintValue struct{ p *uint64 }
 
-func (v uintValue) String() string {
-	if v.p == nil {
-		return "0"
-	}
-	return strconv.FormatUint(*v.p, 10)
-}
+func (v uintValue) String() string { return shown(v.p) }
 
 func (v uintValue) Set(s string) error {
 	s = strings.TrimSpace(s)
@@ -276,12 +275,7 @@ func (v notValue) Set(s string) error {
 
 type floatValue struct{ p *float64 }
 
-func (v floatValue) String() string {
-	if v.p == nil {
-		return "0"
-	}
-	return strconv.FormatFloat(*v.p, 'g', -1, 64)
-}
+func (v floatValue) String() string { return shown(v.p) }
 
 func (v floatValue) Set(s string) error {
 	x, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
