@@ -24,21 +24,6 @@ import (
 // modulePath is the module whose figures/ folder holds the committed paper-size results.
 const modulePath = "github.com/invmmd/invmmd"
 
-// isRepoFigures reports whether dir is the repository's figures/ folder: a folder named
-// figures beside the go.mod of this module.
-func isRepoFigures(dir string) bool {
-	abs, err := filepath.Abs(dir)
-	if err != nil || filepath.Base(abs) != "figures" {
-		return false
-	}
-	b, err := os.ReadFile(filepath.Join(filepath.Dir(abs), "go.mod"))
-	if err != nil {
-		return false
-	}
-	first, _, _ := strings.Cut(string(b), "\n")
-	return strings.TrimSpace(first) == "module "+modulePath
-}
-
 // outFor returns the output folder of a command's -out and -quick (outDir) once it is
 // usable (checkOut) and not the repository's figures/ for a quick run (refuseQuickInFigures).
 func outFor(out string, quick, force bool) (string, error) {
@@ -50,9 +35,15 @@ func outFor(out string, quick, force bool) (string, error) {
 }
 
 // refuseQuickInFigures refuses a quick run (-quick) whose -out is the repository's
-// figures/ folder, which holds the paper-size results, unless force.
+// figures/ folder (a folder named figures beside the go.mod of this module), which holds
+// the paper-size results, unless force.
 func refuseQuickInFigures(out string, quick, force bool) error {
-	if quick && !force && isRepoFigures(out) {
+	abs, err := filepath.Abs(out)
+	if !quick || force || err != nil || filepath.Base(abs) != "figures" {
+		return nil
+	}
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(abs), "go.mod"))
+	if first, _, _ := strings.Cut(string(b), "\n"); err == nil && strings.TrimSpace(first) == "module "+modulePath {
 		return fmt.Errorf("-quick -out %s: that is the repository's figures/ folder, which holds the paper-size results; "+
 			"quick runs write to a scratch folder (leave out -out to use %s, or name another folder; -force writes there all the same)", out, quickOut())
 	}

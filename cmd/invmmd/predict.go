@@ -49,13 +49,11 @@ func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if *keep != "" && *keepAll {
 		return fmt.Errorf("-keep %s and -keep-all: give one", *keep)
 	}
-	if *out != "" {
-		if err := refuseModelFile(*out, *dir); err != nil {
-			return err
-		}
-		if err := checkOutFile(*out, *data, *force); err != nil {
-			return err
-		}
+	if err := refuseModelFile(*out, *dir); err != nil {
+		return err
+	}
+	if err := checkOutFile(*out, *data, *force); err != nil {
+		return err
 	}
 	release, err := lockOutFile(*out, "predict", args, stderr)
 	if err != nil {
@@ -218,12 +216,12 @@ func refuseSameFile(out, in string) error {
 	return nil
 }
 
-// refuseModelFile refuses an output path inside the model folder dir, even with -force:
-// writing there would replace the model's own files.
+// refuseModelFile refuses an output path (none when "") inside the model folder dir, even
+// with -force: writing there would replace the model's own files.
 func refuseModelFile(out, dir string) error {
 	ao, err1 := filepath.Abs(out)
 	ad, err2 := filepath.Abs(dir)
-	if f := filepath.Base(ao); err1 == nil && err2 == nil && filepath.Dir(ao) == ad && slices.Contains([]string{owndata.ModelFile, owndata.WeightsFile}, f) {
+	if f := filepath.Base(ao); out != "" && err1 == nil && err2 == nil && filepath.Dir(ao) == ad && slices.Contains([]string{owndata.ModelFile, owndata.WeightsFile}, f) {
 		return fmt.Errorf("-out %s is the model's own %s: write elsewhere", out, f)
 	}
 	return nil
