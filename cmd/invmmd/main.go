@@ -234,50 +234,12 @@ func newFlags(name, usageLine string, stdout, stderr io.Writer, more func() stri
 // helpOut maps each flag set of newFlags to the writer its help goes to when asked for.
 var helpOut sync.Map
 
-// asksHelp reports whether args ask for help: -h or -help (with one or two dashes) among
-// the flags, read as the flag package reads them (a flag's value is not a flag).
-func asksHelp(fs *flag.FlagSet, args []string) bool {
-	help := false
-	eachFlag(fs, args, func(name string) bool {
-		help = name == "h" || name == "help"
-		return help
-	})
-	return help
-}
-
-// eachFlag walks args as the flag package reads them: -name or --name, with =VALUE or,
-// unless the flag is boolean, the next argument as its value, up to the first argument that
-// is not a flag or "--". It calls visit with each flag's name; visit returning true stops
-// the walk.
-func eachFlag(fs *flag.FlagSet, args []string, visit func(name string) bool) {
-	for len(args) > 0 {
-		s := args[0]
-		if len(s) < 2 || s[0] != '-' || s == "--" {
-			return
-		}
-		args = args[1:]
-		name, _, hasValue := strings.Cut(strings.TrimPrefix(s[1:], "-"), "=")
-		if visit(name) {
-			return
-		}
-		f := fs.Lookup(name)
-		if f == nil || hasValue {
-			continue
-		}
-		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
-			continue
-		}
-		if len(args) > 0 {
-			args = args[1:]
-		}
-	}
-}
-
 // parse parses args and refuses words left over after the flags: Go's flag package stops
 // at the first word that is not a flag, so "invmmd sim extra -quick" would otherwise drop
-// -quick silently.
+// -quick silently. Args asking for help (-h or -help, one dash or two, among the flags)
+// print it to its writer (helpOut) and return flag.ErrHelp.
 func parse(fs *flag.FlagSet, args []string) error {
-	if asksHelp(fs, args) {
+	if given := givenFlags(fs, args); given["h"] || given["help"] {
 		if w, ok := helpOut.Load(fs); ok {
 			fs.SetOutput(w.(io.Writer))
 		}
@@ -293,12 +255,30 @@ func parse(fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
-// givenFlags returns the names of the flags that args (which fs parsed without error) set.
+// givenFlags returns the names of the flags that args give (h or help when they ask for
+// help), read as the flag package reads them: -name or --name, with =VALUE or, unless the
+// flag is boolean, the next argument as its value (a value is no flag), up to the first
+// argument that is not a flag or "--".
 func givenFlags(fs *flag.FlagSet, args []string) map[string]bool {
 	given := map[string]bool{}
-	eachFlag(fs, args, func(name string) bool {
+	for len(args) > 0 {
+		s := args[0]
+		if len(s) < 2 || s[0] != '-' || s == "--" {
+			break
+		}
+		args = args[1:]
+		name, _, hasValue := strings.Cut(strings.TrimPrefix(s[1:], "-"), "=")
 		given[name] = true
-		return false
-	})
+		f := fs.Lookup(name)
+		if f == nil || hasValue {
+			continue
+		}
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			continue
+		}
+		if len(args) > 0 {
+			args = args[1:]
+		}
+	}
 	return given
 }
