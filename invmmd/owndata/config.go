@@ -395,12 +395,8 @@ func checkBandwidth(sigma float64, median bool) error {
 
 // validate checks the columns' settings; needData requires Data (a file to read).
 func (c Columns) validate(needData bool) error {
-	req := [][2]string{{"Y", c.Y}, {"Z", c.Z}}
-	if needData {
-		req = append([][2]string{{"Data", c.Data}}, req...)
-	}
-	for _, f := range req {
-		if f[1] == "" {
+	for _, f := range [][2]string{{"Data", c.Data}, {"Y", c.Y}, {"Z", c.Z}} {
+		if f[1] == "" && (needData || f[0] != "Data") {
 			return fieldError(f[0], nil, "required")
 		}
 	}
