@@ -35,15 +35,9 @@ type loaded struct {
 
 // columns returns the columns c reads: h, Y, Z, G and M when given, and X.
 func (c EstimateConfig) columns() []string {
-	cols := append(append(hColumns(c.H), c.Y), tabular.ZColumns(c.Z)...)
-	for _, col := range []string{c.G, c.M} {
-		if col != "" {
-			cols = append(cols, col)
-		}
-	}
 	var out []string
-	for _, col := range append(cols, c.X...) {
-		if !slices.Contains(out, col) {
+	for _, col := range slices.Concat(hColumns(c.H), []string{c.Y}, tabular.ZColumns(c.Z), []string{c.G, c.M}, c.X) {
+		if col != "" && !slices.Contains(out, col) { // G and M "" when not given
 			out = append(out, col)
 		}
 	}
