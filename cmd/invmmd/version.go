@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -31,25 +32,12 @@ func versionText(bi *debug.BuildInfo, ok bool) string {
 	version, module, goVersion := "(devel)", "github.com/invmmd/invmmd", "unknown"
 	settings := map[string]string{}
 	if ok && bi != nil {
-		if v := bi.Main.Version; v != "" {
-			version = v
-		}
-		if bi.Main.Path != "" {
-			module = bi.Main.Path
-		}
-		if bi.GoVersion != "" {
-			goVersion = bi.GoVersion
-		}
+		version, module, goVersion = cmp.Or(bi.Main.Version, version), cmp.Or(bi.Main.Path, module), cmp.Or(bi.GoVersion, goVersion)
 		for _, s := range bi.Settings {
 			settings[s.Key] = s.Value
 		}
 	}
-	get := func(key string) string {
-		if v := strings.TrimSpace(settings[key]); v != "" {
-			return v
-		}
-		return "unknown"
-	}
+	get := func(key string) string { return cmp.Or(strings.TrimSpace(settings[key]), "unknown") }
 	var b strings.Builder
 	fmt.Fprintf(&b, "invmmd %s\n", version)
 	fmt.Fprintf(&b, "module   %s\n", module)

@@ -255,7 +255,7 @@ func EstimateTable(ctx context.Context, tab *tabular.Table, cfg EstimateConfig) 
 			warn.add(fmt.Sprintf("%v: %s", r.Method, ConservativeSENote))
 		}
 	}
-	warn.add(flagImpossible(out.Results, 0, l.classes)...)
+	warn.add(flagImpossible(out.Results, l.classes)...)
 	warn.add(negativeNotes(out.Results)...)
 	for _, r := range out.Results {
 		if u := r.Report.Unreliable(); len(u) > 0 {

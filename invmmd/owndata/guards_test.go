@@ -91,7 +91,7 @@ func TestImpossibleEstimates(t *testing.T) {
 		{Method: method.Obs, Value: 0.3, Strata: []float64{-0.1, 0.4}, SE: []float64{0.1, 0.1}, ValueSE: 0.14,
 			Terms: make([]invmmd.Terms, 2), Report: invmmd.Report{Strata: []invmmd.StratumReport{strat(0, -0.2), strat(1, 1.2)}}},
 	}
-	warn := flagImpossible(res, 0, nil)
+	warn := flagImpossible(res, nil)
 	if len(warn) != 2 || !strings.Contains(warn[0], "dr: impossible estimates") || !strings.Contains(warn[0], "Y=1: its MMD² 5.41 is outside the possible range [0, 2]") ||
 		!strings.Contains(warn[0], "P(Z=1|Y) 6.8 is far outside [0, 1]") || !strings.Contains(warn[1], "ip: impossible") {
 		t.Errorf("warnings %q", warn)

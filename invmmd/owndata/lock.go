@@ -1,6 +1,7 @@
 package owndata
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -27,11 +28,7 @@ type lockInfo struct {
 
 // String names the holder: "process 1234 on host (invmmd fit ..., since 15:04:05)".
 func (l lockInfo) String() string {
-	cmd := l.Command
-	if cmd == "" {
-		cmd = "a fit from Go"
-	}
-	return fmt.Sprintf("process %d on %s (%s, since %s)", l.PID, l.Host, cmd, l.Started.Format("2006-01-02 15:04:05"))
+	return fmt.Sprintf("process %d on %s (%s, since %s)", l.PID, l.Host, cmp.Or(l.Command, "a fit from Go"), l.Started.Format("2006-01-02 15:04:05"))
 }
 
 // LockedError is the refusal of an output folder that another fit is writing, or of an

@@ -2,6 +2,7 @@ package owndata
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -145,10 +146,7 @@ type ModelInfo struct {
 // Positive names the label's value whose probability the model gives for a binary label
 // (the classes of a label of K > 2 classes are Classes).
 func (i ModelInfo) Positive() string {
-	if i.YPositive != "" {
-		return i.YPositive
-	}
-	return "1"
+	return cmp.Or(i.YPositive, "1")
 }
 
 // infoV0 is model.json as invmmd fit wrote it before the format had a version.

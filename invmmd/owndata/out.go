@@ -1,6 +1,7 @@
 package owndata
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -59,10 +60,7 @@ type Settings struct {
 // settingsOf returns cfg's Settings for the data of content hash hash ("" before the data
 // is read: compared without it).
 func settingsOf(cfg Config, hash string) Settings {
-	s := Settings{Data: cfg.Data, DataHash: hash, Columns: cfg.Columns, Split: cfg.Split, Lambda: cfg.Lambda, Lambdas: lambdasOf(cfg), Nets: cfg.Nets, DropUnreliable: cfg.DropUnreliable, Objective: cfg.Objective}
-	if s.Objective == "" {
-		s.Objective = ObjectivePaper
-	}
+	s := Settings{Data: cfg.Data, DataHash: hash, Columns: cfg.Columns, Split: cfg.Split, Lambda: cfg.Lambda, Lambdas: lambdasOf(cfg), Nets: cfg.Nets, DropUnreliable: cfg.DropUnreliable, Objective: cmp.Or(cfg.Objective, ObjectivePaper)}
 	if r, err := cfg.Represent.representation(); err == nil && r == train.RepresentFeatures {
 		s.Represent = RepresentFeatures
 	}

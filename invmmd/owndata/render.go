@@ -26,13 +26,10 @@ const MaxMMD2 = 2.0
 const ProbabilitySlack = 0.25
 
 // flagImpossible marks unreliable, with the reason, each stratum of the results whose
-// MMD² lies beyond ±MaxMMD2 (times scale, the joint estimand's JointScale; 0 means 1) or
-// whose estimate of P(Z = 1 | Y) lies more than ProbabilitySlack outside [0, 1], and
-// returns one warning per result so flagged (classes name the strata of a K-class label).
-func flagImpossible(res []invmmd.Result, scale float64, classes []string) []string {
-	if scale == 0 {
-		scale = 1
-	}
+// MMD² lies beyond ±MaxMMD2 (every estimate printed is unscaled, MMD2Scale) or whose
+// estimate of P(Z = 1 | Y) lies more than ProbabilitySlack outside [0, 1], and returns
+// one warning per result so flagged (classes name the strata of a K-class label).
+func flagImpossible(res []invmmd.Result, classes []string) []string {
 	var warn []string
 	for k := range res {
 		r := &res[k]
@@ -40,8 +37,8 @@ func flagImpossible(res []invmmd.Result, scale float64, classes []string) []stri
 		for s := range r.Report.Strata {
 			sr := &r.Report.Strata[s]
 			var why []string
-			if s < len(r.Strata) && math.Abs(r.Strata[s]) > MaxMMD2*scale {
-				why = append(why, fmt.Sprintf("its MMD² %.4g is outside the possible range [0, %g] (impossible)", r.Strata[s], MaxMMD2*scale))
+			if s < len(r.Strata) && math.Abs(r.Strata[s]) > MaxMMD2 {
+				why = append(why, fmt.Sprintf("its MMD² %.4g is outside the possible range [0, %g] (impossible)", r.Strata[s], MaxMMD2))
 			}
 			if !sr.Joint && !sr.Empty {
 				if p := sr.Mean[1]; p < -ProbabilitySlack || p > 1+ProbabilitySlack {

@@ -170,7 +170,7 @@ func (p *Plan) Train(ctx context.Context, aux *train.Aux, m method.Method, seed 
 	if note != "" {
 		warn.add(who + ": " + note)
 	}
-	warn.add(flagImpossible(held, 0, classes)...)
+	warn.add(flagImpossible(held, classes)...)
 	for _, n := range negativeNotes(held) {
 		warn.add(who + ": held-out " + n)
 	}

@@ -1,6 +1,7 @@
 package owndata
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -22,14 +23,7 @@ func Markdown(rows []Row) string {
 	b.WriteString("| method | seed | test acc | test AUC | val acc | held-out MMD² dr ± SE | p dr | held-out MMD² ip ± SE | unreliable strata (held-out) | strata dropped in training | h's training |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range rows {
-		u := r.Unreliable
-		if u == "" {
-			u = "none"
-		}
-		st := r.HStop.String()
-		if st == "" {
-			st = "not recorded"
-		}
+		u, st := cmp.Or(r.Unreliable, "none"), cmp.Or(r.HStop.String(), "not recorded")
 		held := func(v, se float64, bad bool) string {
 			if bad {
 				return fmt.Sprintf("IMPOSSIBLE (%.4g ± %.4g)", v, se)
