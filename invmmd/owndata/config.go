@@ -455,7 +455,7 @@ func checkMethods(ms []method.Method) error {
 	return nil
 }
 
-// settingsNote is the phrase naming the settings that fix a random split, for messages.
+// splitFix is the phrase naming the settings that fix a random split, for messages.
 func (c Config) splitFix() string {
 	return fmt.Sprintf("place such rows there with %s, or change the random split (%s: the first seed; %s, %s)", c.name("Split"), c.name("Seeds"), c.name("ValFrac"), c.name("TestFrac"))
 }

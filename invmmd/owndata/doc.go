@@ -11,7 +11,7 @@
 // unreliable strata, and the p-values of the tests of h ⊥ Z | Y on the test split by their
 // pseudo-outcomes. Estimate gives each estimator's MMD² of a column of model outputs (or of
 // several columns, one representation), and Test the p-value of each method's test of
-// h ⊥ Z | Y for such outputs, with G and m fitted on one half of the rows when no column
+// h ⊥ Z | Y for such outputs, with G and m cross-fitted (crossfit.go) when no column
 // gives them. Every default lives in DefaultConfig, DefaultEstimateConfig and
 // DefaultTestConfig, and the commands' flag defaults are read from them; the estimates and
 // tests take the kernel's σ by the median heuristic on h by default, everywhere.
