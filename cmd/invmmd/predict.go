@@ -49,8 +49,10 @@ func runPredict(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if *keep != "" && *keepAll {
 		return fmt.Errorf("-keep %s and -keep-all: give one", *keep)
 	}
-	if err := refuseModelFile(*out, *dir); err != nil {
-		return err
+	ao, err1 := filepath.Abs(*out) // never over the model's own files, even with -force
+	ad, err2 := filepath.Abs(*dir)
+	if f := filepath.Base(ao); *out != "" && err1 == nil && err2 == nil && filepath.Dir(ao) == ad && slices.Contains([]string{owndata.ModelFile, owndata.WeightsFile}, f) {
+		return fmt.Errorf("-out %s is the model's own %s: write elsewhere", *out, f)
 	}
 	if err := checkOutFile(*out, *data, *force); err != nil {
 		return err
@@ -212,17 +214,6 @@ func refuseSameFile(out, in string) error {
 	}
 	if si, err := os.Stat(in); err == nil && os.SameFile(so, si) {
 		return fmt.Errorf("-out %s is the same file as -data %s: it would be overwritten; write elsewhere", out, in)
-	}
-	return nil
-}
-
-// refuseModelFile refuses an output path (none when "") inside the model folder dir, even
-// with -force: writing there would replace the model's own files.
-func refuseModelFile(out, dir string) error {
-	ao, err1 := filepath.Abs(out)
-	ad, err2 := filepath.Abs(dir)
-	if f := filepath.Base(ao); out != "" && err1 == nil && err2 == nil && filepath.Dir(ao) == ad && slices.Contains([]string{owndata.ModelFile, owndata.WeightsFile}, f) {
-		return fmt.Errorf("-out %s is the model's own %s: write elsewhere", out, f)
 	}
 	return nil
 }
