@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -47,18 +46,11 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if cfg.Resume && cfg.Force {
 		return fmt.Errorf("-resume and -force: -resume keeps the finished methods under -out %s, and -force removes every result there when any does not match this run's settings and data; give -resume to go on, or -force to start again", cfg.Out)
 	}
-	if cfg.Split != "" {
-		var set []string
-		fs.Visit(func(f *flag.Flag) {
-			if f.Name == "val-frac" || f.Name == "test-frac" {
-				set = append(set, "-"+f.Name)
-			}
-		})
-		if len(set) > 0 {
-			return fmt.Errorf("-split %s and %s: the split column says each row's split, so there are no shares to set; give one or the other", cfg.Split, strings.Join(set, ", "))
-		}
+	given := givenFlags(fs, args)
+	if set := slices.DeleteFunc([]string{"test-frac", "val-frac"}, func(f string) bool { return !given[f] }); cfg.Split != "" && len(set) > 0 {
+		return fmt.Errorf("-split %s and -%s: the split column says each row's split, so there are no shares to set; give one or the other", cfg.Split, strings.Join(set, ", -"))
 	}
-	if len(cfg.Lambdas) > 0 && givenFlags(fs, args)["lambda"] { // -lambdas 5 is -lambda 5; -lambdas 1,5 a fit over several λ
+	if len(cfg.Lambdas) > 0 && given["lambda"] { // -lambdas 5 is -lambda 5; -lambdas 1,5 a fit over several λ
 		return fmt.Errorf("-lambda and -lambdas: give one (-lambdas 5 is -lambda 5)")
 	}
 	if len(cfg.Lambdas) == 1 {
