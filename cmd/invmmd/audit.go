@@ -33,7 +33,7 @@ func auditMore() string {
 func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg := owndata.AuditConfig{Estimators: fairness.Estimators(), Gammas: fairness.DefaultGammas()}
 	fs := newFlags("audit", "-data FILE.csv -y COL -z COL[,COL...] (-decisions COL | -outputs COL -threshold T) [-x COLS] [-out DIR]", stdout, stderr, auditMore)
-	o := ownFlagsOf(fs, "audit", stderr, &cfg)
+	o := ownFlagsOf(fs, &cfg)
 	out := fs.String("out", "", "write audit.csv, audit.md, sensitivity.csv and audit.png into this new folder (refused if it exists, unless -force)")
 	force := fs.Bool("force", false, "replace the -out folder if it exists")
 	if err := o.parse(args); err != nil {

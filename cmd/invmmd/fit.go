@@ -39,7 +39,7 @@ func fitMore() string {
 func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg := owndata.DefaultConfig()
 	fs := newFlags("fit", "-data FILE.csv -y COL -z COL [-x COLS] [-split COL | -val-frac F -test-frac F] [-methods ...] [-lambda L] [-seeds ...] [-out DIR]", stdout, stderr, fitMore)
-	o := ownFlagsOf(fs, "fit", stderr, &cfg)
+	o := ownFlagsOf(fs, &cfg)
 	if err := o.parse(args); err != nil {
 		return err
 	}

@@ -30,19 +30,18 @@ import (
 // ownFlags are an own-data command's flags, derived from its configuration's tagged fields.
 type ownFlags struct {
 	fs    *flag.FlagSet
-	cmd   string
-	warn  io.Writer
+	cmd   string        // the command, fs's name
 	names tabular.Names // field path ("ZMap.Bandwidth") → its flag ("-z-bandwidth")
 	// parsers read, after fs.Parse, the flags given as text (lists, the bandwidth rule)
 	// into their fields, in the order the fields were registered.
 	parsers []func() error
 }
 
-// ownFlagsOf registers on fs, for command cmd, a flag for every tagged field of the
-// configurations cfgs point to (and of the structs they embed or hold) that cmd offers;
-// warn receives the warnings of -out's lock.
-func ownFlagsOf(fs *flag.FlagSet, cmd string, warn io.Writer, cfgs ...any) *ownFlags {
-	o := &ownFlags{fs: fs, cmd: cmd, warn: warn, names: tabular.Names{}}
+// ownFlagsOf registers on fs, for its command (fs's name), a flag for every tagged field
+// of the configurations cfgs point to (and of the structs they embed or hold) that the
+// command offers.
+func ownFlagsOf(fs *flag.FlagSet, cfgs ...any) *ownFlags {
+	o := &ownFlags{fs: fs, cmd: fs.Name(), names: tabular.Names{}}
 	for _, c := range cfgs {
 		o.walk(reflect.ValueOf(c).Elem(), "")
 	}
@@ -304,7 +303,7 @@ type outFile struct {
 // once the flags are parsed.
 func runTable[T tableOutput](fs *flag.FlagSet, cfg any, ec *owndata.EstimateConfig, zero map[string]string, args []string, stdout, stderr io.Writer, what string, validate func() error, work func() (T, error)) error {
 	var out outFile
-	o := ownFlagsOf(fs, fs.Name(), stderr, cfg, &out)
+	o := ownFlagsOf(fs, cfg, &out)
 	if err := o.parse(args); err != nil {
 		return err
 	}
@@ -328,7 +327,7 @@ func runTable[T tableOutput](fs *flag.FlagSet, cfg any, ec *owndata.EstimateConf
 	if err := checkOutFile(out.Out, ec.Data, out.Force); err != nil {
 		return err
 	}
-	release, err := lockOutFile(out.Out, o.cmd, args, o.warn)
+	release, err := lockOutFile(out.Out, o.cmd, args, stderr)
 	if err != nil {
 		return err
 	}

@@ -20,7 +20,7 @@ import (
 // its configuration (help on a throwaway flag set).
 func ownCommandFlags() map[string]*ownFlags {
 	flags := func(cmd string, cfgs ...any) *ownFlags {
-		return ownFlagsOf(flag.NewFlagSet(cmd, flag.ContinueOnError), cmd, io.Discard, cfgs...)
+		return ownFlagsOf(flag.NewFlagSet(cmd, flag.ContinueOnError), cfgs...)
 	}
 	fit, est, tst := owndata.DefaultConfig(), owndata.DefaultEstimateConfig(), owndata.DefaultTestConfig()
 	return map[string]*ownFlags{"fit": flags("fit", &fit), "estimate": flags("estimate", &est, &outFile{}),
