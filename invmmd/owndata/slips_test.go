@@ -115,6 +115,9 @@ func TestKClassPredictionChoosesEveryClass(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if _, _, err := m.Predict(tab); err == nil || !strings.Contains(err.Error(), "predicts 3 classes (alpha, beta, gamma): use PredictAll") {
+			t.Errorf("Predict of a 3-class model: %v, want a refusal naming PredictAll", err)
+		}
 		p, _, err := m.PredictAll(context.Background(), tab)
 		if err != nil {
 			t.Fatal(err)
