@@ -125,35 +125,32 @@ func (hollowDiamond) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point)
 	c.Stroke(diamondPath(pt, sty.Radius*1.2))
 }
 
-// hline is a horizontal reference line across the data area, e.g. chance accuracy.
-type hline struct {
-	y     float64
-	style draw.LineStyle
+// refLine is a reference line across the data area: horizontal at v (e.g. chance accuracy),
+// not drawn outside the y axis range, or vertical when vertical is set (e.g. α).
+type refLine struct {
+	v        float64
+	vertical bool
+	style    draw.LineStyle
 }
 
-func newHLine(y float64, c color.Color, dashes ...vg.Length) *hline {
-	return &hline{y: y, style: draw.LineStyle{Color: c, Width: vg.Points(1.2), Dashes: dashes}}
+// hLine is a horizontal refLine at y, width points wide.
+func hLine(y, width float64, c color.Color, dashes ...vg.Length) *refLine {
+	return &refLine{v: y, style: draw.LineStyle{Color: c, Width: vg.Points(width), Dashes: dashes}}
 }
 
-// thinHLine is newHLine at 0.8 points wide.
-func thinHLine(y float64, c color.Color, dashes ...vg.Length) *hline {
-	l := newHLine(y, c, dashes...)
-	l.style.Width = vg.Points(0.8)
-	return l
-}
-
-// Plot implements plot.Plotter; a line outside the axis range is not drawn.
-func (l *hline) Plot(c draw.Canvas, p *plot.Plot) {
-	if l.y < p.Y.Min || l.y > p.Y.Max {
-		return
+// Plot implements plot.Plotter.
+func (l *refLine) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	switch {
+	case l.vertical:
+		c.StrokeLine2(l.style, trX(l.v), c.Min.Y, trX(l.v), c.Max.Y)
+	case l.v >= p.Y.Min && l.v <= p.Y.Max:
+		c.StrokeLine2(l.style, c.Min.X, trY(l.v), c.Max.X, trY(l.v))
 	}
-	_, trY := p.Transforms(&c)
-	y := trY(l.y)
-	c.StrokeLine2(l.style, c.Min.X, y, c.Max.X, y)
 }
 
 // Thumbnail implements plot.Thumbnailer.
-func (l *hline) Thumbnail(c *draw.Canvas) {
+func (l *refLine) Thumbnail(c *draw.Canvas) {
 	y := c.Center().Y
 	c.StrokeLine2(l.style, c.Min.X, y, c.Max.X, y)
 }
@@ -198,13 +195,12 @@ func (b *band) Thumbnail(c *draw.Canvas) {
 	c.Fill(r.Path())
 }
 
-// columnShade fills the whole height of the data area over [x−half, x+half] at each x
-// (clipped to the x axis range), hatched when hatch is set: a mark of the values at those x,
-// such as the batch sizes of the variance study whose estimates rest on a floored
-// normaliser, that no shaded band can be taken for.
+// columnShade fills the whole height of the data area over each span of x (clipped to the x
+// axis range): the valid values of the calibration figures or, hatched when hatch is set,
+// a mark of the values in the spans that no shaded band can be taken for, such as the batch
+// sizes of the variance study whose estimates rest on a floored normaliser.
 type columnShade struct {
-	x     []float64
-	half  float64
+	spans [][2]float64
 	fill  color.Color
 	hatch bool
 }
@@ -218,8 +214,8 @@ var (
 // Plot implements plot.Plotter.
 func (s *columnShade) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, _ := p.Transforms(&c)
-	for _, x := range s.x {
-		lo, hi := math.Max(x-s.half, p.X.Min), math.Min(x+s.half, p.X.Max)
+	for _, x := range s.spans {
+		lo, hi := math.Max(x[0], p.X.Min), math.Min(x[1], p.X.Max)
 		if lo >= hi {
 			continue
 		}
@@ -247,8 +243,12 @@ func (s *columnShade) fillRect(c *draw.Canvas, r vg.Rectangle) {
 	}
 }
 
-// Thumbnail implements plot.Thumbnailer: a block of the shade.
+// Thumbnail implements plot.Thumbnailer: a block of the hatched shade, a band's key of a plain one.
 func (s *columnShade) Thumbnail(c *draw.Canvas) {
+	if !s.hatch {
+		(&band{fill: s.fill}).Thumbnail(c)
+		return
+	}
 	s.fillRect(c, c.Rectangle)
 }
 

@@ -40,11 +40,8 @@ func Balance(sums []dataset.Summary) ([][]*plot.Plot, error) {
 		}
 		names[i] = fmt.Sprintf("%s (%d rows)", s.Name, s.N)
 	}
-	share, obs := plot.New(), plot.New()
-	share.Title.Text = "Share of rows in each (Y, Z) cell"
-	share.Y.Label.Text = "share of the split"
-	obs.Title.Text = "Fraction of each cell with Z observed, P(Δ = 1 | Y, Z)"
-	obs.Y.Label.Text = "P(Δ = 1 | Y, Z)"
+	share := newPlot("Share of rows in each (Y, Z) cell", "", "share of the split")
+	obs := newPlot("Fraction of each cell with Z observed, P(Δ = 1 | Y, Z)", "", "P(Δ = 1 | Y, Z)")
 	const barWidth = 18
 	for c := 0; c < 4; c++ {
 		y, z := c/2, c%2
@@ -104,10 +101,7 @@ func Features2D(title string, s *dataset.Set, maxRows int) (*plot.Plot, error) {
 		o := int(s.Delta[i])
 		pts[c][o] = append(pts[c][o], plotter.XY{X: float64(x[0]), Y: float64(x[1])})
 	}
-	p := plot.New()
-	p.Title.Text = title
-	p.X.Label.Text = "X1 ~ N(Y − Z, σ²)"
-	p.Y.Label.Text = "X2 ~ N(Y + Z, σ²)"
+	p := newPlot(title, "X1 ~ N(Y − Z, σ²)", "X2 ~ N(Y + Z, σ²)")
 	for c := 0; c < 4; c++ {
 		for o := 0; o < 2; o++ {
 			if len(pts[c][o]) == 0 {
@@ -142,11 +136,8 @@ func Curves(curves []results.Curve) ([][]*plot.Plot, error) {
 	if len(curves) == 0 {
 		return nil, fmt.Errorf("figures: Curves: no curves")
 	}
-	loss, val := plot.New(), plot.New()
-	loss.Title.Text = "Training loss: NLL + λ·penalty"
-	val.Title.Text = "Validation objective (ring: the epoch kept)"
-	loss.Y.Label.Text = "mean over the epoch's steps"
-	val.Y.Label.Text = "method's own estimate"
+	loss := newPlot("Training loss: NLL + λ·penalty", "epoch", "mean over the epoch's steps")
+	val := newPlot("Validation objective (ring: the epoch kept)", "epoch", "method's own estimate")
 	for k, h := range curves {
 		if len(h.Epochs) == 0 {
 			return nil, fmt.Errorf("figures: Curves: curve %d (%q) has no epochs", k, h.Name)
@@ -173,7 +164,6 @@ func Curves(curves []results.Curve) ([][]*plot.Plot, error) {
 		}
 	}
 	for _, p := range []*plot.Plot{loss, val} {
-		p.X.Label.Text = "epoch"
 		p.Legend.Top = true
 		p.Add(plotter.NewGrid())
 	}

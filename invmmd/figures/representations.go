@@ -55,11 +55,10 @@ func Representations(title string, fits []results.RepresentationFit) (*plot.Plot
 	slices.SortStableFunc(methods, func(a, b string) int { return slices.Index(method.Names(), a) - slices.Index(method.Names(), b) })
 	// A short x label: gonum/plot reserves room for its box as if centred on the middle of
 	// the data range, which a SymLog draws far right; the legend says the rest.
-	p := legiblePlot(title, "logit MMD² (training)")
-	p.Y.Label.Text = "test accuracy (shifted P(Z | Y))"
+	p := legiblePlot(title, "logit MMD² (training)", "test accuracy (shifted P(Z | Y))")
 	lo, hi := math.Inf(1), math.Inf(-1)
 	xlo, xhi := 0.0, MMDLinear
-	p.Add(&vline{x: 0, style: draw.LineStyle{Color: ReferenceColor, Width: vg.Points(0.8)}})
+	p.Add(&refLine{vertical: true, style: draw.LineStyle{Color: ReferenceColor, Width: vg.Points(0.8)}})
 	noneSeeds := map[uint64]bool{} // none's fits already drawn
 	for k, s := range settings {
 		for _, m := range methods {

@@ -43,7 +43,7 @@ func diffPanel(sums []results.Summary, paper map[string]results.PaperRow, o resu
 	}
 	p.Y.Min, p.Y.Max = lo-pad, hi+pad
 	p.Y.Tick.Marker = roundTicks{}
-	zero := thinHLine(0, ReferenceColor)
+	zero := hLine(0, 0.8, ReferenceColor)
 	p.Add(zero)
 	l := legendBelow(p)
 	l.add("0: none", zero)

@@ -37,9 +37,7 @@ func Spread(title, ylabel string, groups []Group, ref Reference) (*plot.Plot, er
 	if len(groups) == 0 {
 		return nil, fmt.Errorf("figures: Spread %q: no groups", title)
 	}
-	p := plot.New()
-	p.Title.Text = title
-	p.Y.Label.Text = ylabel
+	p := newPlot(title, "", ylabel)
 	names := make([]string, len(groups))
 	var means plotter.XYs
 	for i, g := range groups {
@@ -131,10 +129,7 @@ func Histograms(title, xlabel string, series []Distribution, bins int) (*plot.Pl
 		lo, hi = lo-0.5, hi+0.5
 	}
 	width := (hi - lo) / float64(bins)
-	p := plot.New()
-	p.Title.Text = title
-	p.X.Label.Text = xlabel
-	p.Y.Label.Text = "density"
+	p := newPlot(title, xlabel, "density")
 	l := legendBelow(p) // below the panel: a column beside it would take a third of the width
 	for i, s := range series {
 		counts := make([]float64, bins)

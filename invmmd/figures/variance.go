@@ -186,17 +186,19 @@ func halfStep(sizes []float64) float64 {
 // varianceRow draws the centre (median and mean) and spread (IQR and sd) panels of one
 // family's row of Variance; with refFull, names[0] is full drawn thin as a reference.
 func varianceRow(names []string, refFull, keyed, hatched bool, by map[string][]results.VariancePoint, ref float64, refN int, ax varianceAxes) []*plot.Plot {
-	centre, spread := legiblePlot("", "batch size"), legiblePlot("", "batch size")
+	centre, spread := legiblePlot("", "batch size", "MMD² estimate"), legiblePlot("", "batch size", "")
 	est := legendBelow(centre) // the estimators; the spread panel's legend names the marks
 	// Batch sizes with a floored normaliser, shaded under everything else.
-	shade := &columnShade{x: flooredSizes(names, by), half: ax.half, fill: CaveatColor, hatch: true}
+	shade := &columnShade{fill: CaveatColor, hatch: true}
+	for _, x := range flooredSizes(names, by) {
+		shade.spans = append(shade.spans, [2]float64{x - ax.half, x + ax.half})
+	}
 	for _, p := range []*plot.Plot{centre, spread} {
 		p.X.Tick.Marker = ax.ticks
 		p.X.Min, p.X.Max = ax.xmin, ax.xmax
 		p.Add(shade)
 		p.Add(hGrid())
 	}
-	centre.Y.Label.Text = "MMD² estimate"
 	centre.Y.Tick.Marker = roundTicks{}
 	// No y label on the log axis: gonum/plot then reserves room above the data area as if
 	// the label stood there, which misaligns the titles. The title names the axis.
@@ -205,9 +207,8 @@ func varianceRow(names []string, refFull, keyed, hatched bool, by map[string][]r
 	centre.Y.Min, centre.Y.Max = ax.centreLo, ax.centreHi
 	spread.Y.Min, spread.Y.Max = ax.spreadLo, ax.spreadHi
 
-	refLine := newHLine(ref, Grey, vg.Points(6), vg.Points(3))
-	refLine.style.Width = vg.Points(1)
-	centre.Add(refLine)
+	fullLine := hLine(ref, 1, Grey, vg.Points(6), vg.Points(3))
+	centre.Add(fullLine)
 	var thick, thin [2][]plot.Plotter
 	clipped, farthest := 0, ref
 	heading := ""
@@ -306,7 +307,7 @@ func varianceRow(names []string, refFull, keyed, hatched bool, by map[string][]r
 		}
 		// The key covers every row's arrows.
 		keys.add("arrow on an edge: a mean beyond the axis", glyphKey(draw.GlyphStyle{Color: withAlpha(KeyColor, 150), Radius: vg.Points(4), Shape: edgeArrow{up: true}}))
-		keys.add(fmt.Sprintf("full's mean at n = %s (%.3f)", thousands(refN), ref), refLine)
+		keys.add(fmt.Sprintf("full's mean at n = %s (%.3f)", thousands(refN), ref), fullLine)
 	}
 	fam := strings.Join(family, ", ")
 	if fam == "" {
