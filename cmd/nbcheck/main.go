@@ -76,9 +76,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		var sum Summary
 		var probs []Problem
+		ok := "source conventions" // what the file's "ok" line says of it
 		switch {
 		case *html:
 			sum, probs, err = CheckHTML(file, data)
+			ok = fmt.Sprintf("%d embedded images", sum.Images)
 		case *source:
 			probs, err = CheckSource(file, data)
 			if err == nil {
@@ -88,6 +90,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			}
 		default:
 			sum, probs, err = CheckNotebook(file, data, *minImages)
+			ok = fmt.Sprintf("%d cells, %d of %d code cells executed, %d figures", sum.Cells, sum.Executed, sum.CodeCells, sum.Images)
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "nbcheck: %v\n", err)
@@ -101,15 +104,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			status = max(status, 1)
 			continue
 		}
-		switch {
-		case *html:
-			fmt.Fprintf(stdout, "nbcheck: ok %s (%d embedded images)\n", file, sum.Images)
-		case *source:
-			fmt.Fprintf(stdout, "nbcheck: ok %s (source conventions)\n", file)
-		default:
-			fmt.Fprintf(stdout, "nbcheck: ok %s (%d cells, %d of %d code cells executed, %d figures)\n",
-				file, sum.Cells, sum.Executed, sum.CodeCells, sum.Images)
-		}
+		fmt.Fprintf(stdout, "nbcheck: ok %s (%s)\n", file, ok)
 	}
 	return status
 }
