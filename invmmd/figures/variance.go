@@ -75,13 +75,8 @@ func Variance(points []results.VariancePoint) ([][]*plot.Plot, error) {
 	if len(points) == 0 {
 		return nil, fmt.Errorf("figures: Variance: no points")
 	}
-	var order []string
 	by := map[string][]results.VariancePoint{}
-	var sizes []float64
 	for _, p := range points {
-		if _, ok := by[p.Estimator]; !ok {
-			order = append(order, p.Estimator)
-		}
 		if p.N < 2 {
 			return nil, fmt.Errorf("figures: Variance: %s at batch size %d: %d batches, want ≥ 2 for a standard error", p.Estimator, p.BatchSize, p.N)
 		}
@@ -89,7 +84,6 @@ func Variance(points []results.VariancePoint) ([][]*plot.Plot, error) {
 			return nil, fmt.Errorf("figures: Variance: %s at batch size %d: median %g not between the quartiles %g and %g", p.Estimator, p.BatchSize, p.Median, p.Q25, p.Q75)
 		}
 		by[p.Estimator] = append(by[p.Estimator], p)
-		sizes = append(sizes, float64(p.BatchSize))
 	}
 	for _, pts := range by {
 		slices.SortFunc(pts, func(a, b results.VariancePoint) int { return a.BatchSize - b.BatchSize })
@@ -112,7 +106,7 @@ func Variance(points []results.VariancePoint) ([][]*plot.Plot, error) {
 		}
 		return len(method.Names())
 	}
-	others := slices.DeleteFunc(slices.Clone(order), func(name string) bool { return name == full })
+	others := slices.DeleteFunc(distinct(points, func(p results.VariancePoint) string { return p.Estimator }), func(name string) bool { return name == full })
 	slices.SortStableFunc(others, func(a, b string) int { return rank(a) - rank(b) })
 	// Rows: one per family, in the order of its first estimator, full first in each.
 	var rows [][]string
@@ -130,8 +124,8 @@ func Variance(points []results.VariancePoint) ([][]*plot.Plot, error) {
 	if len(rows) == 0 { // full alone
 		rows = [][]string{{full}}
 	}
+	sizes := distinct(points, func(p results.VariancePoint) float64 { return float64(p.BatchSize) })
 	slices.Sort(sizes)
-	sizes = slices.Compact(sizes)
 	ax := varianceAxes{ticks: batchTicks(sizes[0], sizes[len(sizes)-1]), xmin: sizes[0], xmax: sizes[len(sizes)-1], half: halfStep(sizes)}
 	// One centre axis for every row, fitted to every median and quartile, and one spread axis
 	// holding every positive IQR and sd.
