@@ -13,26 +13,18 @@ import (
 // Marks shared by the figures: whiskers, reference lines, bands, shades and lines that stay
 // inside the axis range, a value beyond it marked on the edge.
 
-// dotWhiskers draws, at each x, an open diamond at y with a whisker from lo to hi (the
-// paper's mean ± sd). Points and whiskers outside the y axis range are clipped to it; a
-// point outside is drawn as a triangle on the edge it crossed, with its value printed right
-// of it, so that an off-scale value is shown rather than hidden or allowed to squash the axis.
-type dotWhiskers struct {
-	x, y, lo, hi []float64
-	glyph        draw.GlyphStyle
-	whisker      draw.LineStyle
-	label        draw.TextStyle // for off-scale values
-}
+// dotWhiskers draws the paper's values in PaperColor: at each x, an open diamond at y with a
+// whisker from lo to hi (the paper's mean ± sd). Points and whiskers outside the y axis range
+// are clipped to it; a point outside is drawn as a triangle on the edge it crossed, with its
+// value printed right of it, so that an off-scale value is shown rather than hidden or
+// allowed to squash the axis.
+type dotWhiskers struct{ x, y, lo, hi []float64 }
 
-func newDotWhiskers(c color.Color) *dotWhiskers {
-	label := plot.New().X.Tick.Label // the default tick label font
-	label.Color, label.XAlign = c, draw.XLeft
-	return &dotWhiskers{
-		glyph:   draw.GlyphStyle{Color: c, Radius: vg.Points(3.5), Shape: hollowDiamond{}},
-		whisker: draw.LineStyle{Color: c, Width: vg.Points(1)},
-		label:   label,
-	}
-}
+// The glyph and whisker of dotWhiskers.
+var (
+	paperGlyph   = draw.GlyphStyle{Color: PaperColor, Radius: vg.Points(3.5), Shape: hollowDiamond{}}
+	paperWhisker = draw.LineStyle{Color: PaperColor, Width: vg.Points(1)}
+)
 
 // add appends a point with a symmetric whisker of half-width e (0: none).
 func (d *dotWhiskers) add(x, y, e float64) {
@@ -43,18 +35,20 @@ func (d *dotWhiskers) add(x, y, e float64) {
 func (d *dotWhiskers) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, trY := p.Transforms(&c)
 	ymin, ymax := p.Y.Min, p.Y.Max
+	label := plot.New().X.Tick.Label // the default tick label font, for off-scale values
+	label.Color, label.XAlign = PaperColor, draw.XLeft
 	for i := range d.x {
 		x := trX(d.x[i])
 		lo, hi := math.Max(d.lo[i], ymin), math.Min(d.hi[i], ymax)
 		if hi > lo && d.hi[i] > d.lo[i] {
-			c.StrokeLine2(d.whisker, x, trY(lo), x, trY(hi))
+			c.StrokeLine2(paperWhisker, x, trY(lo), x, trY(hi))
 			for _, v := range []float64{d.lo[i], d.hi[i]} {
 				if v >= ymin && v <= ymax {
-					c.StrokeLine2(d.whisker, x-vg.Points(3), trY(v), x+vg.Points(3), trY(v))
+					c.StrokeLine2(paperWhisker, x-vg.Points(3), trY(v), x+vg.Points(3), trY(v))
 				}
 			}
 		}
-		y, g, sty := d.y[i], d.glyph, d.label
+		y, g, sty := d.y[i], paperGlyph, label
 		at := vg.Point{X: x + g.Radius + vg.Points(1)} // an off-scale value's label
 		switch {
 		case y < ymin:
@@ -74,8 +68,8 @@ func (d *dotWhiskers) Plot(c draw.Canvas, p *plot.Plot) {
 // Thumbnail implements plot.Thumbnailer: the glyph on a short whisker.
 func (d *dotWhiskers) Thumbnail(c *draw.Canvas) {
 	mid := c.Center()
-	c.StrokeLine2(d.whisker, mid.X, c.Min.Y, mid.X, c.Max.Y)
-	c.DrawGlyph(d.glyph, mid)
+	c.StrokeLine2(paperWhisker, mid.X, c.Min.Y, mid.X, c.Max.Y)
+	c.DrawGlyph(paperGlyph, mid)
 }
 
 // triangleDown is a filled triangle pointing down: a value below the axis.

@@ -272,7 +272,7 @@ func (k panelKeys) addTo(l *belowLegend, o resultOptions) {
 func methodPanel(title, ylabel string, sums []results.Summary, paper map[string]results.PaperRow, m metric) (*plot.Plot, panelKeys) {
 	p := legiblePlot(title, "", ylabel)
 	p.Add(hGrid())
-	them := newDotWhiskers(PaperColor)
+	them := &dotWhiskers{}
 	we := &seedMarks{}
 	names := make([]string, len(sums))
 	k := panelKeys{minN: math.MaxInt}

@@ -112,9 +112,6 @@ func (r *Run) Store() *cache.Storage {
 // folders, and the notebook checker fails on a machine-absolute path in an output.
 func (r *Run) Rel(p string) string { return relTo(r.dir, p) }
 
-// Rel is Run.Rel for the notebook in the current GONB_DIR.
-func Rel(p string) string { return relTo(os.Getenv("GONB_DIR"), p) }
-
 // relTo returns p relative to dir, or p's base name when it has no relative form (another
 // volume, or dir unknown while p is absolute).
 func relTo(dir, p string) string {

@@ -3,6 +3,7 @@ package nb
 import (
 	"fmt"
 	"math"
+	"os"
 	"strings"
 
 	"github.com/invmmd/invmmd/invmmd/experiments"
@@ -103,7 +104,7 @@ func SweepSummary(out *experiments.Outcome, rc experiments.RunConfig, maxEpochs 
 	}
 	files := make([]string, len(out.Files))
 	for i, f := range out.Files {
-		files[i] = Rel(f)
+		files[i] = relTo(os.Getenv("GONB_DIR"), f)
 	}
 	fmt.Fprintf(&b, "tables: %s\n", strings.Join(files, ", "))
 	return b.String()
