@@ -156,9 +156,7 @@ func drawGrid(plots [][]*plot.Plot, dc draw.Canvas) {
 				legend.Left, legend.Top = true, true
 				legend.XOffs, legend.YOffs = 0, 0
 				legend.Draw(legendCs[i][j])
-				if l := belowOf(p); l != nil {
-					l.draw(p, belowCs[i][j])
-				}
+				belowOf(p).draw(p, belowCs[i][j]) // nothing without a legend below
 			}
 		}
 	}
