@@ -164,8 +164,7 @@ func referenceLines(p *plot.Plot, l *belowLegend, o resultOptions, none []float6
 		add(fmt.Sprintf("chance (%g)", o.chance), hLine(o.chance, 1.2, ReferenceColor, vg.Points(6), vg.Points(3)))
 	}
 	if len(none) > 0 && median(none) >= p.Y.Min && median(none) <= p.Y.Max {
-		c, _ := MethodColor(method.None.String())
-		add(fmt.Sprintf("none's median (%.3f; no penalty)", median(none)), hLine(median(none), 0.8, c, vg.Points(2), vg.Points(2)))
+		add(fmt.Sprintf("none's median (%.3f; no penalty)", median(none)), hLine(median(none), 0.8, method.None.Colour(), vg.Points(2), vg.Points(2)))
 	}
 	if o.Ceiling > 0 {
 		add(fmt.Sprintf("ceiling, %s (%.3f)", o.CeilingWhat, o.Ceiling), hLine(o.Ceiling, 0.8, CeilingColor, vg.Points(6), vg.Points(2), vg.Points(1), vg.Points(2)))

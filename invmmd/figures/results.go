@@ -377,8 +377,7 @@ func accuracyAxis(p *plot.Plot, l *belowLegend, sums []results.Summary, paper ma
 		case math.Abs(c-o.chance) < 0.01: // a second line on top of chance: one legend entry
 			chanceLabel += fmt.Sprintf(" ≈ none's %s (%.3f)", what, c)
 		case c >= p.Y.Min:
-			col, _ := MethodColor(method.None.String())
-			none, noneLabel = hLine(c, 0.8, col, vg.Points(2), vg.Points(2)), fmt.Sprintf("none's %s (%.3f)", what, c)
+			none, noneLabel = hLine(c, 0.8, method.None.Colour(), vg.Points(2), vg.Points(2)), fmt.Sprintf("none's %s (%.3f)", what, c)
 		}
 	}
 	l.add(chanceLabel, chance)

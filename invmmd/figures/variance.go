@@ -41,10 +41,7 @@ var paperVarianceEstimators = []method.Method{method.Full, method.DR, method.DRP
 // (+) form, which is also dashed, so that the two forms of a family stay apart without their
 // colours; full drawn as the reference of a family's row (ref) is thin, black and unmarked.
 func styleOf(name string, k int, ref bool) (draw.LineStyle, draw.GlyphStyle) {
-	c, ok := MethodColor(name)
-	if !ok {
-		c = series[k%len(series)]
-	}
+	c := methodColorOr(name, series[k%len(series)])
 	line := draw.LineStyle{Color: c, Width: vg.Points(1.8)}
 	glyph := draw.GlyphStyle{Color: c, Radius: vg.Points(3), Shape: draw.CircleGlyph{}}
 	if strings.HasSuffix(name, "+") {
