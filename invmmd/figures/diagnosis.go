@@ -50,13 +50,7 @@ func Diagnosis(steps []results.DiagnosisStep, fit string, labels map[string]stri
 	// same[k]: the earlier objective whose steps objective k repeats, or -1.
 	same := make([]int, len(objectives))
 	for k, o := range objectives {
-		same[k] = -1
-		for j := range k {
-			if sameSteps(of[o], of[objectives[j]]) {
-				same[k] = j
-				break
-			}
-		}
+		same[k] = slices.IndexFunc(objectives[:k], func(e string) bool { return sameSteps(of[o], of[e]) })
 	}
 	label := func(k int) string {
 		l, ok := labels[objectives[k]]
