@@ -106,10 +106,7 @@ func sizePanel(rows []results.CalibrationRow, tests []string, sizes []int, alpha
 				hi = math.Max(hi, rate+e)
 				ls.Dashes = nil
 				ls.Width = vg.Points(1.3)
-				if j < len(sizes)-1 {
-					gs.Shape = holed{gs.Shape}
-				}
-				addWhisker(p, math.Max(0, rate-e), rate+e, rate, y, ls, gs)
+				addWhisker(p, math.Max(0, rate-e), rate+e, rate, y, ls, sizeMarker(gs.Shape, j == len(sizes)-1, gs.Color))
 			}
 		}
 	}
@@ -118,11 +115,7 @@ func sizePanel(rows []results.CalibrationRow, tests []string, sizes []int, alpha
 	p.Legend.Add(fmt.Sprintf("α = %g", alpha), aLine)
 	p.Legend.Add(fmt.Sprintf("accepted at largest n: %g–%g", SizeBand[0], SizeBand[1]), band)
 	for j, n := range sizes {
-		var g draw.GlyphDrawer = draw.CircleGlyph{}
-		if j < len(sizes)-1 {
-			g = holed{g}
-		}
-		p.Legend.Add(fmt.Sprintf("n = %s", thousands(n)), glyphKey(draw.GlyphStyle{Color: KeyColor, Radius: vg.Points(3.5), Shape: g}))
+		p.Legend.Add(fmt.Sprintf("n = %s", thousands(n)), glyphKey(sizeMarker(draw.CircleGlyph{}, j == len(sizes)-1, KeyColor)))
 	}
 	p.Legend.Add("lines: 95 % interval")
 	p.Legend.Add("marker: method (key at right)")
@@ -154,6 +147,15 @@ func addWhisker(p *plot.Plot, lo, hi, x, y float64, ls draw.LineStyle, gs draw.G
 // glyphKey is a legend key of one marker drawn as g.
 func glyphKey(g draw.GlyphStyle) *plotter.Scatter {
 	return &plotter.Scatter{XYs: plotter.XYs{{}}, GlyphStyle: g}
+}
+
+// sizeMarker is a marker of one of several sample sizes: shape in c, filled at the largest
+// size, open (holed) at the smaller ones.
+func sizeMarker(shape draw.GlyphDrawer, largest bool, c color.Color) draw.GlyphStyle {
+	if !largest {
+		shape = holed{shape}
+	}
+	return draw.GlyphStyle{Color: c, Radius: vg.Points(3.5), Shape: shape}
 }
 
 // holed draws a filled shape with a white centre: an open marker whose outline is as
