@@ -103,9 +103,10 @@ var imageMIMEs = []string{"image/png", "image/svg+xml", "image/jpeg", "image/gif
 var htmlImage = regexp.MustCompile(`(?i)<(img|svg)[\s>]`)
 
 // CheckNotebook reads an executed notebook and returns what is wrong with it: error
-// outputs, stderr streams with a StderrMarker, code cells that were not executed, and
-// fewer image outputs than the larger of minImages and the notebook's own metadata
-// "invmmd": {"figures": N}. The error is for a file that is not a notebook.
+// outputs, stderr streams with a StderrMarker, code cells that were not executed, text
+// outputs that checkText refuses, and fewer image outputs than the larger of minImages and
+// the notebook's own metadata "invmmd": {"figures": N}. The error is for a file that is not
+// a notebook.
 func CheckNotebook(file string, data []byte, minImages int) (Summary, []Problem, error) {
 	var nb notebook
 	if err := json.Unmarshal(data, &nb); err != nil {

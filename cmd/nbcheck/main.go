@@ -10,14 +10,8 @@
 //	nbcheck -source notebook.ipynb ...
 //	nbcheck -duplicates notebook.ipynb ...
 //
-// Each mode's checks are its function's: CheckNotebook (error outputs, a panic or exit
-// status on stderr, code cells not executed, fewer figures than -min-images or the
-// notebook's metadata asks for, terminal control codes or machine-absolute paths in a
-// text output), CheckHTML (no embedded image, a PNG that does not decode, an <img> or a
-// script loaded from outside the page, code highlighted by a non-Go lexer), CheckSource
-// and CheckLinks (the conventions of the notebooks as committed in notebooks/, and links
-// to a section that no heading anchors) and DuplicateHelpers (a helper declared by two
-// notebooks, which belongs once in invmmd/nb).
+// Each mode's checks are its functions' (their docs list them): CheckNotebook, CheckHTML,
+// CheckSource with CheckLinks, and DuplicateHelpers.
 //
 // Each problem is printed as FILE: cell N: WHAT, with an excerpt of the offending output;
 // each good file as "ok FILE (...)". The exit status is 0 when every file passes, 1 when
