@@ -82,10 +82,8 @@ func Spread(title, ylabel string, groups []Group, ref Reference) (*plot.Plot, er
 		}
 		line := &plotter.Line{XYs: plotter.XYs{{X: -0.5, Y: ref.Value}, {X: float64(len(groups)) - 0.5, Y: ref.Value}},
 			LineStyle: draw.LineStyle{Color: Black, Width: vg.Points(1.5), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}}
-		p.Add(line)
+		p.Add(line) // which widens the y axis to the line
 		l.add(ref.Label, line)
-		p.Y.Min = math.Min(p.Y.Min, ref.Value)
-		p.Y.Max = math.Max(p.Y.Max, ref.Value)
 	}
 	p.NominalX(names...)
 	p.X.Min, p.X.Max = -0.5, float64(len(groups))-0.5
