@@ -134,7 +134,7 @@ func Diagnosis(steps []results.DiagnosisStep, fit string, labels map[string]stri
 	}, "validation")
 	var normalisers *plot.Plot
 	if pz := pzRange(steps); pz[1]-pz[0] > 1e-9 {
-		normalisers = pzScatter(steps, objectives, of, label, mmdAxis)
+		normalisers = pzScatter(pz, objectives, of, label, mmdAxis)
 	} else {
 		normalisers = pzLines(objectives, of, style)
 	}
@@ -178,12 +178,11 @@ func pzRange(steps []results.DiagnosisStep) [2]float64 {
 
 // pzScatter is the diagnosis figure's bottom-right panel when the normalisers vary: the
 // Y = 0 stratum's estimate against its normaliser rows' P(Z = 1 | Y = 0), one marker shape
-// per objective, the x axis on the estimates' range (a probability: within [0, 1]). With
+// per objective, the x axis on the estimates' range r (a probability: within [0, 1]). With
 // normalisers from a quarter of the batch, the batches where that estimate falls short are
 // those whose penalty jumps.
-func pzScatter(steps []results.DiagnosisStep, objectives []string, of map[string][]results.DiagnosisStep, label func(int) string, mmdAxis func(*plot.Plot)) *plot.Plot {
+func pzScatter(r [2]float64, objectives []string, of map[string][]results.DiagnosisStep, label func(int) string, mmdAxis func(*plot.Plot)) *plot.Plot {
 	sc := legiblePlot("Y = 0 stratum: MMD² against P(Z = 1 | Y = 0)", "P(Z = 1 | Y = 0) estimated on the batch's normaliser rows", "")
-	r := pzRange(steps)
 	pad := 0.04 * (r[1] - r[0])
 	sc.X.Min, sc.X.Max = math.Max(0, r[0]-pad), math.Min(1, r[1]+pad)
 	sc.X.Tick.Marker = roundTicks{}
