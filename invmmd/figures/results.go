@@ -175,8 +175,7 @@ func seedSplit(method string, vals []float64, chance float64) (string, bool) {
 	if len(vals) < 2 {
 		return "", false
 	}
-	v := slices.Clone(vals)
-	slices.Sort(v)
+	v := slices.Sorted(slices.Values(vals))
 	k := 0 // the gap is between v[k] and v[k+1]
 	for i := 1; i < len(v)-1; i++ {
 		if v[i+1]-v[i] > v[k+1]-v[k] {

@@ -355,8 +355,7 @@ func flooredSizes(names []string, by map[string][]results.VariancePoint) []float
 // MeanQuantile at each end, widened to ref and to the values within a quarter of that range
 // beyond it, plus a margin.
 func fitAxis(values []float64, ref float64) (lo, hi float64) {
-	s := slices.Clone(values)
-	slices.Sort(s)
+	s := slices.Sorted(slices.Values(values))
 	lo, hi = results.Quantile(s, MeanQuantile), results.Quantile(s, 1-MeanQuantile)
 	lo, hi = math.Min(lo, ref), math.Max(hi, ref)
 	// Then out to the values within a quarter of that range beyond it: a few points just
