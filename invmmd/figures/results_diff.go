@@ -22,13 +22,10 @@ func diffPanel(sums []results.Summary, paper map[string]results.PaperRow, o resu
 	if !ok {
 		return nil
 	}
-	pn, hasNone := paper[method.None.String()]
-	theirs := map[string]results.PaperRow{}
-	if hasNone {
-		for m, p := range paper {
-			if m != method.None.String() {
-				theirs[m] = results.PaperRow{TeAcc: results.Cell{Mean: p.TeAcc.Mean - pn.TeAcc.Mean}}
-			}
+	theirs := map[string]results.PaperRow{} // empty when the paper has no none
+	for m, p := range paper {
+		if pn, ok := paper[method.None.String()]; ok && m != method.None.String() {
+			theirs[m] = results.PaperRow{TeAcc: results.Cell{Mean: p.TeAcc.Mean - pn.TeAcc.Mean}}
 		}
 	}
 	p, keys := methodPanel(fmt.Sprintf("test accuracy minus none's: ours (per seed) and the paper's (%s), each from its own none", o.PaperDataset),
