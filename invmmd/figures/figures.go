@@ -139,8 +139,7 @@ func legendBeside(p *plot.Plot, plotC draw.Canvas, lw vg.Length) draw.Canvas {
 	}}
 }
 
-// drawGrid draws the grid of plots on dc as layoutGrid lays it out: each plot with its
-// legend outside its data area, in the column right of it and in rows below it.
+// drawGrid draws the grid of plots on dc as layoutGrid lays it out, legends outside the data.
 func drawGrid(plots [][]*plot.Plot, dc draw.Canvas) {
 	// White background: PNG canvases start transparent.
 	dc.SetColor(color.White)

@@ -13,12 +13,10 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// A legend below a panel: the compact alternative to the legend column right of the data
-// area (drawGrid's default). Its entries flow left to right in rows as wide as the panel,
-// starting under the data area's left edge; a note (text without a key) starts a row of its
-// own and wraps at the panel's width. layoutGrid makes room for it.
-
-// belowLegend is the legend drawn below a panel.
+// belowLegend is the legend drawn below a panel: the compact alternative to the legend
+// column right of the data area (drawGrid's default). Its entries flow left to right in rows
+// as wide as the panel, starting under the data area's left edge; a note (text without a
+// key) starts a row of its own and wraps at the panel's width. layoutGrid makes room for it.
 type belowLegend struct{ items []legendItem }
 
 // legendItem is one entry of a belowLegend: a key (thumbs, possibly none) and its text, or
