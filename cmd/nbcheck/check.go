@@ -43,13 +43,8 @@ var StderrMarkers = []string{"panic:", "exit status"}
 
 // notebook is the part of the nbformat 4 JSON schema the check reads.
 type notebook struct {
-	Cells []struct {
-		CellType       string           `json:"cell_type"`
-		Source         multiline        `json:"source"`
-		ExecutionCount *int             `json:"execution_count"`
-		Outputs        []notebookOutput `json:"outputs"`
-	} `json:"cells"`
-	NBFormat *int `json:"nbformat"`
+	Cells    []notebookCell `json:"cells"`
+	NBFormat *int           `json:"nbformat"`
 	Metadata struct {
 		KernelSpec struct {
 			Name string `json:"name"`
@@ -63,6 +58,13 @@ type notebook struct {
 			Figures int `json:"figures"`
 		} `json:"invmmd"`
 	} `json:"metadata"`
+}
+
+type notebookCell struct {
+	CellType       string           `json:"cell_type"`
+	Source         multiline        `json:"source"`
+	ExecutionCount *int             `json:"execution_count"`
+	Outputs        []notebookOutput `json:"outputs"`
 }
 
 type notebookOutput struct {
@@ -101,9 +103,10 @@ var imageMIMEs = []string{"image/png", "image/svg+xml", "image/jpeg", "image/gif
 var htmlImage = regexp.MustCompile(`(?i)<(img|svg)[\s>]`)
 
 // CheckNotebook reads an executed notebook and returns what is wrong with it: error
-// outputs, stderr streams with a StderrMarker, code cells that were not executed, and
-// fewer image outputs than the larger of minImages and the notebook's own metadata
-// "invmmd": {"figures": N}. The error is for a file that is not a notebook.
+// outputs, stderr streams with a StderrMarker, code cells that were not executed, text
+// outputs that checkText refuses, and fewer image outputs than the larger of minImages and
+// the notebook's own metadata "invmmd": {"figures": N}. The error is for a file that is not
+// a notebook.
 func CheckNotebook(file string, data []byte, minImages int) (Summary, []Problem, error) {
 	var nb notebook
 	if err := json.Unmarshal(data, &nb); err != nil {
@@ -143,14 +146,8 @@ func CheckNotebook(file string, data []byte, minImages int) (Summary, []Problem,
 			case "stream":
 				text := string(o.Text)
 				checkText(text, o.Name, add, cell)
-				if o.Name != "stderr" {
-					continue
-				}
-				for _, m := range StderrMarkers {
-					if strings.Contains(text, m) {
-						add(cell, "stderr contains %q\n%s", m, excerpt("stderr", text))
-						break
-					}
+				if i := slices.IndexFunc(StderrMarkers, func(m string) bool { return strings.Contains(text, m) }); o.Name == "stderr" && i >= 0 {
+					add(cell, "stderr contains %q\n%s", StderrMarkers[i], excerpt("stderr", text))
 				}
 			case "display_data", "execute_result", "update_display_data":
 				if hasImage(o.Data) {
@@ -242,26 +239,12 @@ func CheckSource(file string, data []byte) ([]Problem, error) {
 	if l := nb.Metadata.LanguageInfo.PygmentsLexer; l != GoLexer {
 		add(0, "metadata.language_info.pygments_lexer is %q, want %q: nbconvert and repository browsers highlight the cells with it (IPython otherwise)", l, GoLexer)
 	}
-	firstCode, mentions := true, false
-	for i, c := range nb.Cells {
-		cell := i + 1
-		if i < switchCells && strings.Contains(string(c.Source), PaperSizeSwitch) {
-			mentions = true
-		}
-		if c.CellType != "code" {
-			continue
-		}
-		if firstCode {
-			firstCode = false
-			if strings.TrimSpace(string(c.Source)) != ModuleEdit {
-				add(cell, "the first code cell must be exactly\n    %s\n  got\n    %s", ModuleEdit, clip(string(c.Source), 200))
-			}
-		}
-	}
-	if firstCode {
+	if i := slices.IndexFunc(nb.Cells, func(c notebookCell) bool { return c.CellType == "code" }); i < 0 {
 		add(0, "has no code cell")
+	} else if src := string(nb.Cells[i].Source); strings.TrimSpace(src) != ModuleEdit {
+		add(i+1, "the first code cell must be exactly\n    %s\n  got\n    %s", ModuleEdit, clip(src, 200))
 	}
-	if !mentions {
+	if !slices.ContainsFunc(nb.Cells[:min(switchCells, len(nb.Cells))], func(c notebookCell) bool { return strings.Contains(string(c.Source), PaperSizeSwitch) }) {
 		add(0, "none of the first %d cells mentions %s, the switch for the paper-size run", switchCells, PaperSizeSwitch)
 	}
 	return probs, nil

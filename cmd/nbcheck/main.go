@@ -10,14 +10,8 @@
 //	nbcheck -source notebook.ipynb ...
 //	nbcheck -duplicates notebook.ipynb ...
 //
-// Each mode's checks are its function's: CheckNotebook (error outputs, a panic or exit
-// status on stderr, code cells not executed, fewer figures than -min-images or the
-// notebook's metadata asks for, terminal control codes or machine-absolute paths in a
-// text output), CheckHTML (no embedded image, a PNG that does not decode, an <img> or a
-// script loaded from outside the page, code highlighted by a non-Go lexer), CheckSource
-// and CheckLinks (the conventions of the notebooks as committed in notebooks/, and links
-// to a section that no heading anchors) and DuplicateHelpers (a helper declared by two
-// notebooks, which belongs once in invmmd/nb).
+// Each mode's checks are its functions' (their docs list them): CheckNotebook, CheckHTML,
+// CheckSource with CheckLinks, and DuplicateHelpers.
 //
 // Each problem is printed as FILE: cell N: WHAT, with an excerpt of the offending output;
 // each good file as "ok FILE (...)". The exit status is 0 when every file passes, 1 when
@@ -76,9 +70,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		var sum Summary
 		var probs []Problem
+		ok := "source conventions" // what the file's "ok" line says of it
 		switch {
 		case *html:
 			sum, probs, err = CheckHTML(file, data)
+			ok = fmt.Sprintf("%d embedded images", sum.Images)
 		case *source:
 			probs, err = CheckSource(file, data)
 			if err == nil {
@@ -88,6 +84,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			}
 		default:
 			sum, probs, err = CheckNotebook(file, data, *minImages)
+			ok = fmt.Sprintf("%d cells, %d of %d code cells executed, %d figures", sum.Cells, sum.Executed, sum.CodeCells, sum.Images)
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "nbcheck: %v\n", err)
@@ -101,15 +98,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			status = max(status, 1)
 			continue
 		}
-		switch {
-		case *html:
-			fmt.Fprintf(stdout, "nbcheck: ok %s (%d embedded images)\n", file, sum.Images)
-		case *source:
-			fmt.Fprintf(stdout, "nbcheck: ok %s (source conventions)\n", file)
-		default:
-			fmt.Fprintf(stdout, "nbcheck: ok %s (%d cells, %d of %d code cells executed, %d figures)\n",
-				file, sum.Cells, sum.Executed, sum.CodeCells, sum.Images)
-		}
+		fmt.Fprintf(stdout, "nbcheck: ok %s (%s)\n", file, ok)
 	}
 	return status
 }

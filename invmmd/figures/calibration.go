@@ -106,10 +106,7 @@ func sizePanel(rows []results.CalibrationRow, tests []string, sizes []int, alpha
 				hi = math.Max(hi, rate+e)
 				ls.Dashes = nil
 				ls.Width = vg.Points(1.3)
-				if j < len(sizes)-1 {
-					gs.Shape = holed{gs.Shape}
-				}
-				addWhisker(p, math.Max(0, rate-e), rate+e, rate, y, ls, gs)
+				addWhisker(p, math.Max(0, rate-e), rate+e, rate, y, ls, sizeMarker(gs.Shape, j == len(sizes)-1, gs.Color))
 			}
 		}
 	}
@@ -118,11 +115,7 @@ func sizePanel(rows []results.CalibrationRow, tests []string, sizes []int, alpha
 	p.Legend.Add(fmt.Sprintf("α = %g", alpha), aLine)
 	p.Legend.Add(fmt.Sprintf("accepted at largest n: %g–%g", SizeBand[0], SizeBand[1]), band)
 	for j, n := range sizes {
-		var g draw.GlyphDrawer = draw.CircleGlyph{}
-		if j < len(sizes)-1 {
-			g = holed{g}
-		}
-		p.Legend.Add(fmt.Sprintf("n = %s", thousands(n)), glyphKey(draw.GlyphStyle{Color: KeyColor, Radius: vg.Points(3.5), Shape: g}))
+		p.Legend.Add(fmt.Sprintf("n = %s", thousands(n)), glyphKey(sizeMarker(draw.CircleGlyph{}, j == len(sizes)-1, KeyColor)))
 	}
 	p.Legend.Add("lines: 95 % interval")
 	p.Legend.Add("marker: method (key at right)")
@@ -132,10 +125,10 @@ func sizePanel(rows []results.CalibrationRow, tests []string, sizes []int, alpha
 // rowPanel is a panel with one row per label, the first at the top (row k at y = n−1−k of
 // n rows), the x range band shaded (the valid values) and a dashed line at x; it returns
 // the shade and the line for the legend.
-func rowPanel(title, xlabel string, labels []string, band [2]float64, x float64) (*plot.Plot, *vband, *vline) {
-	p := legiblePlot(title, xlabel)
-	b := &vband{lo: band[0], hi: band[1], fill: withAlpha(LightGrey, 90)}
-	l := &vline{x: x, style: draw.LineStyle{Color: Grey, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}}
+func rowPanel(title, xlabel string, labels []string, band [2]float64, x float64) (*plot.Plot, *columnShade, *refLine) {
+	p := legiblePlot(title, xlabel, "")
+	b := &columnShade{spans: [][2]float64{band}, fill: withAlpha(LightGrey, 90)}
+	l := &refLine{v: x, vertical: true, style: draw.LineStyle{Color: Grey, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}}
 	p.Add(b, l)
 	var ticks plot.ConstantTicks
 	for k, label := range labels {
@@ -156,6 +149,15 @@ func glyphKey(g draw.GlyphStyle) *plotter.Scatter {
 	return &plotter.Scatter{XYs: plotter.XYs{{}}, GlyphStyle: g}
 }
 
+// sizeMarker is a marker of one of several sample sizes: shape in c, filled at the largest
+// size, open (holed) at the smaller ones.
+func sizeMarker(shape draw.GlyphDrawer, largest bool, c color.Color) draw.GlyphStyle {
+	if !largest {
+		shape = holed{shape}
+	}
+	return draw.GlyphStyle{Color: c, Radius: vg.Points(3.5), Shape: shape}
+}
+
 // holed draws a filled shape with a white centre: an open marker whose outline is as
 // thick as the shape's colour needs to be read at a glance, for any shape.
 type holed struct{ draw.GlyphDrawer }
@@ -169,41 +171,6 @@ func (h holed) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
 	white.Color, white.Radius = color.White, sty.Radius*0.5
 	c.SetColor(color.White)
 	h.GlyphDrawer.DrawGlyph(c, white, pt)
-}
-
-// vband shades the x range [lo, hi] over the whole height of a panel.
-type vband struct {
-	lo, hi float64
-	fill   color.Color
-}
-
-// Plot implements plot.Plotter.
-func (b *vband) Plot(c draw.Canvas, p *plot.Plot) {
-	trX, _ := p.Transforms(&c)
-	r := vg.Rectangle{Min: vg.Point{X: trX(b.lo), Y: c.Min.Y}, Max: vg.Point{X: trX(b.hi), Y: c.Max.Y}}
-	c.SetColor(b.fill)
-	c.Fill(r.Path())
-}
-
-// Thumbnail implements plot.Thumbnailer.
-func (b *vband) Thumbnail(c *draw.Canvas) { (&band{fill: b.fill}).Thumbnail(c) }
-
-// vline is a vertical line at x over the whole height of a panel.
-type vline struct {
-	x     float64
-	style draw.LineStyle
-}
-
-// Plot implements plot.Plotter.
-func (l *vline) Plot(c draw.Canvas, p *plot.Plot) {
-	trX, _ := p.Transforms(&c)
-	c.StrokeLine2(l.style, trX(l.x), c.Min.Y, trX(l.x), c.Max.Y)
-}
-
-// Thumbnail implements plot.Thumbnailer.
-func (l *vline) Thumbnail(c *draw.Canvas) {
-	y := (c.Min.Y + c.Max.Y) / 2
-	c.StrokeLine2(l.style, c.Min.X, y, c.Max.X, y)
 }
 
 // inflated reports whether test's null rejection rate at size n lies above SizeBand by more
@@ -223,11 +190,10 @@ func inflated(rows []results.CalibrationRow, test string, n int) bool {
 // With legend false it has no legend: its title says that the tests are drawn as in the
 // panel left of it.
 func powerPanel(rows []results.CalibrationRow, tests []string, n int, alpha float64, legend bool) *plot.Plot {
-	p := legiblePlot(fmt.Sprintf("Power at n = %s", thousands(n)), "dependence strength δ (h = X₁ + δ·X₂)")
-	p.Y.Label.Text = "rejection rate"
+	p := legiblePlot(fmt.Sprintf("Power at n = %s", thousands(n)), "dependence strength δ (h = X₁ + δ·X₂)", "rejection rate")
 	p.Y.Min, p.Y.Max = 0, 1
-	p.Add(newHLine(alpha, Grey, vg.Points(5), vg.Points(3)))
-	p.Add(newHLine(0.8, LightGrey, vg.Points(2), vg.Points(2)))
+	p.Add(hLine(alpha, 1.2, Grey, vg.Points(5), vg.Points(3)))
+	p.Add(hLine(0.8, 1.2, LightGrey, vg.Points(2), vg.Points(2)))
 	p.Add(hGrid())
 	for _, t := range tests {
 		var xys plotter.XYs
@@ -274,8 +240,7 @@ func powerPanel(rows []results.CalibrationRow, tests []string, n int, alpha floa
 
 // qqPanel draws the sorted null p-values of each test at size n against uniform quantiles.
 func qqPanel(null []results.CalibrationP, tests []string, n int) *plot.Plot {
-	p := legiblePlot(fmt.Sprintf("Null p-values at n = %s", thousands(n)), "uniform quantile")
-	p.Y.Label.Text = "p-value (sorted)"
+	p := legiblePlot(fmt.Sprintf("Null p-values at n = %s", thousands(n)), "uniform quantile", "p-value (sorted)")
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, 0, 1
 	key := legendBelow(p) // the key beside the lines it names
 	diag := &plotter.Line{XYs: plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 1}},

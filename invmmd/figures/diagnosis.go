@@ -50,13 +50,7 @@ func Diagnosis(steps []results.DiagnosisStep, fit string, labels map[string]stri
 	// same[k]: the earlier objective whose steps objective k repeats, or -1.
 	same := make([]int, len(objectives))
 	for k, o := range objectives {
-		same[k] = -1
-		for j := range k {
-			if sameSteps(of[o], of[objectives[j]]) {
-				same[k] = j
-				break
-			}
-		}
+		same[k] = slices.IndexFunc(objectives[:k], func(e string) bool { return sameSteps(of[o], of[e]) })
 	}
 	label := func(k int) string {
 		l, ok := labels[objectives[k]]
@@ -101,10 +95,10 @@ func Diagnosis(steps []results.DiagnosisStep, fit string, labels map[string]stri
 		p.Title.Text += fmt.Sprintf("\ny axis linear within ±%g, logarithmic beyond", diagnosisLinear)
 	}
 	stratum := func(y int) *plot.Plot {
-		p := legiblePlot(fmt.Sprintf("Y = %d: MMD² estimate per step", y), "training step")
+		p := legiblePlot(fmt.Sprintf("Y = %d: MMD² estimate per step", y), "training step", "")
 		p.X.Tick.Marker = roundTicks{}
 		mmdAxis(p)
-		p.Add(newHLine(0, ReferenceColor))
+		p.Add(hLine(0, 1.2, ReferenceColor))
 		marks.addTo(p)
 		marks.title(p, func(k results.DiagnosisKept) string { return signed(k.ValStrata[y]) }, "validation MMD² estimate")
 		var l *belowLegend
@@ -125,11 +119,10 @@ func Diagnosis(steps []results.DiagnosisStep, fit string, labels map[string]stri
 		marks.headroom(&p.Y)
 		return p
 	}
-	nll := legiblePlot("Training NLL per batch; dashed: log 2 (a constant h)", "training step")
+	nll := legiblePlot("Training NLL per batch; dashed: log 2 (a constant h)", "training step", "mean NLL")
 	nll.X.Tick.Marker = roundTicks{}
-	nll.Y.Label.Text = "mean NLL"
 	nll.Y.Tick.Marker = roundTicks{most: 8}
-	nll.Add(newHLine(math.Ln2, Grey, vg.Points(5), vg.Points(3)))
+	nll.Add(hLine(math.Ln2, 1.2, Grey, vg.Points(5), vg.Points(3)))
 	for k, o := range objectives {
 		nll.Add(stepLine(of[o], func(s results.DiagnosisStep) float64 { return s.NLL }, style(k, 1.4)))
 	}
@@ -141,7 +134,7 @@ func Diagnosis(steps []results.DiagnosisStep, fit string, labels map[string]stri
 	}, "validation")
 	var normalisers *plot.Plot
 	if pz := pzRange(steps); pz[1]-pz[0] > 1e-9 {
-		normalisers = pzScatter(steps, objectives, of, label, mmdAxis)
+		normalisers = pzScatter(pz, objectives, of, label, mmdAxis)
 	} else {
 		normalisers = pzLines(objectives, of, style)
 	}
@@ -185,17 +178,16 @@ func pzRange(steps []results.DiagnosisStep) [2]float64 {
 
 // pzScatter is the diagnosis figure's bottom-right panel when the normalisers vary: the
 // Y = 0 stratum's estimate against its normaliser rows' P(Z = 1 | Y = 0), one marker shape
-// per objective, the x axis on the estimates' range (a probability: within [0, 1]). With
+// per objective, the x axis on the estimates' range r (a probability: within [0, 1]). With
 // normalisers from a quarter of the batch, the batches where that estimate falls short are
 // those whose penalty jumps.
-func pzScatter(steps []results.DiagnosisStep, objectives []string, of map[string][]results.DiagnosisStep, label func(int) string, mmdAxis func(*plot.Plot)) *plot.Plot {
-	sc := legiblePlot("Y = 0 stratum: MMD² against P(Z = 1 | Y = 0)", "P(Z = 1 | Y = 0) estimated on the batch's normaliser rows")
-	r := pzRange(steps)
+func pzScatter(r [2]float64, objectives []string, of map[string][]results.DiagnosisStep, label func(int) string, mmdAxis func(*plot.Plot)) *plot.Plot {
+	sc := legiblePlot("Y = 0 stratum: MMD² against P(Z = 1 | Y = 0)", "P(Z = 1 | Y = 0) estimated on the batch's normaliser rows", "")
 	pad := 0.04 * (r[1] - r[0])
 	sc.X.Min, sc.X.Max = math.Max(0, r[0]-pad), math.Min(1, r[1]+pad)
 	sc.X.Tick.Marker = roundTicks{}
 	mmdAxis(sc)
-	sc.Add(newHLine(0, ReferenceColor))
+	sc.Add(hLine(0, 1.2, ReferenceColor))
 	l := legendBelow(sc)
 	shapes := []draw.GlyphDrawer{draw.CircleGlyph{}, draw.BoxGlyph{}, draw.PyramidGlyph{}, diamond{}}
 	for k, o := range objectives {
@@ -219,9 +211,8 @@ func pzScatter(steps []results.DiagnosisStep, objectives []string, of map[string
 // where a scatter would be one stripe: each stratum's estimate of P(Z = 1 | y) per step on
 // a probability axis, labelled with its value.
 func pzLines(objectives []string, of map[string][]results.DiagnosisStep, style func(int, float64) draw.LineStyle) *plot.Plot {
-	p := legiblePlot("P(Z = 1 | y) on the normaliser rows: the same at every step", "training step")
+	p := legiblePlot("P(Z = 1 | y) on the normaliser rows: the same at every step", "training step", "P(Z = 1 | y)")
 	p.X.Tick.Marker = roundTicks{}
-	p.Y.Label.Text = "P(Z = 1 | y)"
 	p.Y.Min, p.Y.Max = 0, 1
 	p.Y.Tick.Marker = roundTicks{most: 6}
 	for k, o := range objectives {

@@ -139,8 +139,7 @@ func legendBeside(p *plot.Plot, plotC draw.Canvas, lw vg.Length) draw.Canvas {
 	}}
 }
 
-// drawGrid draws the grid of plots on dc as layoutGrid lays it out: each plot with its
-// legend outside its data area, in the column right of it and in rows below it.
+// drawGrid draws the grid of plots on dc as layoutGrid lays it out, legends outside the data.
 func drawGrid(plots [][]*plot.Plot, dc draw.Canvas) {
 	// White background: PNG canvases start transparent.
 	dc.SetColor(color.White)
@@ -156,9 +155,7 @@ func drawGrid(plots [][]*plot.Plot, dc draw.Canvas) {
 				legend.Left, legend.Top = true, true
 				legend.XOffs, legend.YOffs = 0, 0
 				legend.Draw(legendCs[i][j])
-				if l := belowOf(p); l != nil {
-					l.draw(p, belowCs[i][j])
-				}
+				belowOf(p).draw(p, belowCs[i][j]) // nothing without a legend below
 			}
 		}
 	}

@@ -201,12 +201,12 @@ func TestRecorderCatchesProblems(t *testing.T) {
 // TestBelowLegendLayout: entries flow left to right and wrap at the width, a line break and
 // a note start a row, a note wraps at the width, and every entry lies within the width.
 func TestBelowLegendLayout(t *testing.T) {
-	p := legiblePlot("", "")
+	p := legiblePlot("", "", "")
 	l := legendBelow(p)
 	if legendBelow(p) != l || belowOf(p) != l || belowOf(plot.New()) != nil {
 		t.Fatal("legendBelow does not return the plot's one legend")
 	}
-	key := newHLine(0, Black)
+	key := hLine(0, 1.2, Black)
 	l.add("first", key)
 	l.add("second", key)
 	l.newline()

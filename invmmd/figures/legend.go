@@ -13,12 +13,10 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// A legend below a panel: the compact alternative to the legend column right of the data
-// area (drawGrid's default). Its entries flow left to right in rows as wide as the panel,
-// starting under the data area's left edge; a note (text without a key) starts a row of its
-// own and wraps at the panel's width. layoutGrid makes room for it.
-
-// belowLegend is the legend drawn below a panel.
+// belowLegend is the legend drawn below a panel: the compact alternative to the legend
+// column right of the data area (drawGrid's default). Its entries flow left to right in rows
+// as wide as the panel, starting under the data area's left edge; a note (text without a
+// key) starts a row of its own and wraps at the panel's width. layoutGrid makes room for it.
 type belowLegend struct{ items []legendItem }
 
 // legendItem is one entry of a belowLegend: a key (thumbs, possibly none) and its text, or
@@ -147,7 +145,7 @@ func (l *belowLegend) layout(sty text.Style, thumbW, width vg.Length) ([]placed,
 	return out, vg.Points(belowGap) + rowH*vg.Length(row)
 }
 
-// draw draws l's entries, laid out for c's width, from c's top-left corner.
+// draw draws l's entries (none for a nil l), laid out for c's width, from c's top-left corner.
 func (l *belowLegend) draw(p *plot.Plot, c draw.Canvas) {
 	sty, thumbW := legendStyle(p)
 	items, _ := l.layout(sty, thumbW, c.Max.X-c.Min.X)
@@ -202,12 +200,8 @@ const singleMargin = 2 * vg.Millimeter
 // belowHeight is the height p's legend below takes when p is drawn in c (0 without one), as
 // wide as from the data area's left edge to c's right edge.
 func belowHeight(p *plot.Plot, c draw.Canvas) vg.Length {
-	l := belowOf(p)
-	if l == nil {
-		return 0
-	}
 	sty, thumbW := legendStyle(p)
-	_, h := l.layout(sty, thumbW, c.Max.X-p.DataCanvas(c).Min.X)
+	_, h := belowOf(p).layout(sty, thumbW, c.Max.X-p.DataCanvas(c).Min.X)
 	return h
 }
 
@@ -266,9 +260,7 @@ func layoutGrid(plots [][]*plot.Plot, dc draw.Canvas) (plotCs, legendCs, belowCs
 	if slices.ContainsFunc(slices.Concat(plots...), func(p *plot.Plot) bool { return belowOf(p) != nil }) {
 		for i, r := range plots {
 			for j, p := range r {
-				if p != nil {
-					fitTitle(p, first[i][j].Max.X-first[i][j].Min.X)
-				}
+				fitTitle(p, first[i][j].Max.X-first[i][j].Min.X) // nothing for a nil p
 			}
 		}
 		first = plot.Align(plots, t, narrow)

@@ -13,26 +13,18 @@ import (
 // Marks shared by the figures: whiskers, reference lines, bands, shades and lines that stay
 // inside the axis range, a value beyond it marked on the edge.
 
-// dotWhiskers draws, at each x, an open diamond at y with a whisker from lo to hi (the
-// paper's mean ± sd). Points and whiskers outside the y axis range are clipped to it; a
-// point outside is drawn as a triangle on the edge it crossed, with its value printed right
-// of it, so that an off-scale value is shown rather than hidden or allowed to squash the axis.
-type dotWhiskers struct {
-	x, y, lo, hi []float64
-	glyph        draw.GlyphStyle
-	whisker      draw.LineStyle
-	label        draw.TextStyle // for off-scale values
-}
+// dotWhiskers draws the paper's values in PaperColor: at each x, an open diamond at y with a
+// whisker from lo to hi (the paper's mean ± sd). Points and whiskers outside the y axis range
+// are clipped to it; a point outside is drawn as a triangle on the edge it crossed, with its
+// value printed right of it, so that an off-scale value is shown rather than hidden or
+// allowed to squash the axis.
+type dotWhiskers struct{ x, y, lo, hi []float64 }
 
-func newDotWhiskers(c color.Color) *dotWhiskers {
-	label := plot.New().X.Tick.Label // the default tick label font
-	label.Color, label.XAlign = c, draw.XLeft
-	return &dotWhiskers{
-		glyph:   draw.GlyphStyle{Color: c, Radius: vg.Points(3.5), Shape: hollowDiamond{}},
-		whisker: draw.LineStyle{Color: c, Width: vg.Points(1)},
-		label:   label,
-	}
-}
+// The glyph and whisker of dotWhiskers.
+var (
+	paperGlyph   = draw.GlyphStyle{Color: PaperColor, Radius: vg.Points(3.5), Shape: hollowDiamond{}}
+	paperWhisker = draw.LineStyle{Color: PaperColor, Width: vg.Points(1)}
+)
 
 // add appends a point with a symmetric whisker of half-width e (0: none).
 func (d *dotWhiskers) add(x, y, e float64) {
@@ -43,18 +35,20 @@ func (d *dotWhiskers) add(x, y, e float64) {
 func (d *dotWhiskers) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, trY := p.Transforms(&c)
 	ymin, ymax := p.Y.Min, p.Y.Max
+	label := plot.New().X.Tick.Label // the default tick label font, for off-scale values
+	label.Color, label.XAlign = PaperColor, draw.XLeft
 	for i := range d.x {
 		x := trX(d.x[i])
 		lo, hi := math.Max(d.lo[i], ymin), math.Min(d.hi[i], ymax)
 		if hi > lo && d.hi[i] > d.lo[i] {
-			c.StrokeLine2(d.whisker, x, trY(lo), x, trY(hi))
+			c.StrokeLine2(paperWhisker, x, trY(lo), x, trY(hi))
 			for _, v := range []float64{d.lo[i], d.hi[i]} {
 				if v >= ymin && v <= ymax {
-					c.StrokeLine2(d.whisker, x-vg.Points(3), trY(v), x+vg.Points(3), trY(v))
+					c.StrokeLine2(paperWhisker, x-vg.Points(3), trY(v), x+vg.Points(3), trY(v))
 				}
 			}
 		}
-		y, g, sty := d.y[i], d.glyph, d.label
+		y, g, sty := d.y[i], paperGlyph, label
 		at := vg.Point{X: x + g.Radius + vg.Points(1)} // an off-scale value's label
 		switch {
 		case y < ymin:
@@ -74,8 +68,8 @@ func (d *dotWhiskers) Plot(c draw.Canvas, p *plot.Plot) {
 // Thumbnail implements plot.Thumbnailer: the glyph on a short whisker.
 func (d *dotWhiskers) Thumbnail(c *draw.Canvas) {
 	mid := c.Center()
-	c.StrokeLine2(d.whisker, mid.X, c.Min.Y, mid.X, c.Max.Y)
-	c.DrawGlyph(d.glyph, mid)
+	c.StrokeLine2(paperWhisker, mid.X, c.Min.Y, mid.X, c.Max.Y)
+	c.DrawGlyph(paperGlyph, mid)
 }
 
 // triangleDown is a filled triangle pointing down: a value below the axis.
@@ -125,35 +119,32 @@ func (hollowDiamond) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point)
 	c.Stroke(diamondPath(pt, sty.Radius*1.2))
 }
 
-// hline is a horizontal reference line across the data area, e.g. chance accuracy.
-type hline struct {
-	y     float64
-	style draw.LineStyle
+// refLine is a reference line across the data area: horizontal at v (e.g. chance accuracy),
+// not drawn outside the y axis range, or vertical when vertical is set (e.g. α).
+type refLine struct {
+	v        float64
+	vertical bool
+	style    draw.LineStyle
 }
 
-func newHLine(y float64, c color.Color, dashes ...vg.Length) *hline {
-	return &hline{y: y, style: draw.LineStyle{Color: c, Width: vg.Points(1.2), Dashes: dashes}}
+// hLine is a horizontal refLine at y, width points wide.
+func hLine(y, width float64, c color.Color, dashes ...vg.Length) *refLine {
+	return &refLine{v: y, style: draw.LineStyle{Color: c, Width: vg.Points(width), Dashes: dashes}}
 }
 
-// thinHLine is newHLine at 0.8 points wide.
-func thinHLine(y float64, c color.Color, dashes ...vg.Length) *hline {
-	l := newHLine(y, c, dashes...)
-	l.style.Width = vg.Points(0.8)
-	return l
-}
-
-// Plot implements plot.Plotter; a line outside the axis range is not drawn.
-func (l *hline) Plot(c draw.Canvas, p *plot.Plot) {
-	if l.y < p.Y.Min || l.y > p.Y.Max {
-		return
+// Plot implements plot.Plotter.
+func (l *refLine) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	switch {
+	case l.vertical:
+		c.StrokeLine2(l.style, trX(l.v), c.Min.Y, trX(l.v), c.Max.Y)
+	case l.v >= p.Y.Min && l.v <= p.Y.Max:
+		c.StrokeLine2(l.style, c.Min.X, trY(l.v), c.Max.X, trY(l.v))
 	}
-	_, trY := p.Transforms(&c)
-	y := trY(l.y)
-	c.StrokeLine2(l.style, c.Min.X, y, c.Max.X, y)
 }
 
 // Thumbnail implements plot.Thumbnailer.
-func (l *hline) Thumbnail(c *draw.Canvas) {
+func (l *refLine) Thumbnail(c *draw.Canvas) {
 	y := c.Center().Y
 	c.StrokeLine2(l.style, c.Min.X, y, c.Max.X, y)
 }
@@ -198,13 +189,12 @@ func (b *band) Thumbnail(c *draw.Canvas) {
 	c.Fill(r.Path())
 }
 
-// columnShade fills the whole height of the data area over [x−half, x+half] at each x
-// (clipped to the x axis range), hatched when hatch is set: a mark of the values at those x,
-// such as the batch sizes of the variance study whose estimates rest on a floored
-// normaliser, that no shaded band can be taken for.
+// columnShade fills the whole height of the data area over each span of x (clipped to the x
+// axis range): the valid values of the calibration figures or, hatched when hatch is set,
+// a mark of the values in the spans that no shaded band can be taken for, such as the batch
+// sizes of the variance study whose estimates rest on a floored normaliser.
 type columnShade struct {
-	x     []float64
-	half  float64
+	spans [][2]float64
 	fill  color.Color
 	hatch bool
 }
@@ -218,8 +208,8 @@ var (
 // Plot implements plot.Plotter.
 func (s *columnShade) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, _ := p.Transforms(&c)
-	for _, x := range s.x {
-		lo, hi := math.Max(x-s.half, p.X.Min), math.Min(x+s.half, p.X.Max)
+	for _, x := range s.spans {
+		lo, hi := math.Max(x[0], p.X.Min), math.Min(x[1], p.X.Max)
 		if lo >= hi {
 			continue
 		}
@@ -247,8 +237,12 @@ func (s *columnShade) fillRect(c *draw.Canvas, r vg.Rectangle) {
 	}
 }
 
-// Thumbnail implements plot.Thumbnailer: a block of the shade.
+// Thumbnail implements plot.Thumbnailer: a block of the hatched shade, a band's key of a plain one.
 func (s *columnShade) Thumbnail(c *draw.Canvas) {
+	if !s.hatch {
+		(&band{fill: s.fill}).Thumbnail(c)
+		return
+	}
 	s.fillRect(c, c.Rectangle)
 }
 

@@ -40,35 +40,28 @@ func Balance(sums []dataset.Summary) ([][]*plot.Plot, error) {
 		}
 		names[i] = fmt.Sprintf("%s (%d rows)", s.Name, s.N)
 	}
-	share, obs := plot.New(), plot.New()
-	share.Title.Text = "Share of rows in each (Y, Z) cell"
-	share.Y.Label.Text = "share of the split"
-	obs.Title.Text = "Fraction of each cell with Z observed, P(Δ = 1 | Y, Z)"
-	obs.Y.Label.Text = "P(Δ = 1 | Y, Z)"
+	share := newPlot("Share of rows in each (Y, Z) cell", "", "share of the split")
+	obs := newPlot("Fraction of each cell with Z observed, P(Δ = 1 | Y, Z)", "", "P(Δ = 1 | Y, Z)")
 	const barWidth = 18
 	for c := 0; c < 4; c++ {
 		y, z := c/2, c%2
-		vs, vo := make(plotter.Values, len(sums)), make(plotter.Values, len(sums))
+		vals := [2]plotter.Values{make(plotter.Values, len(sums)), make(plotter.Values, len(sums))} // share, obs
 		for i, s := range sums {
-			vs[i] = float64(s.CountsYZ[y][z]) / float64(s.N)
-			vo[i] = s.PObsGivenYZ[y][z]
-			if s.CountsYZ[y][z] == 0 {
-				vo[i] = 0
+			vals[0][i] = float64(s.CountsYZ[y][z]) / float64(s.N)
+			if s.CountsYZ[y][z] > 0 {
+				vals[1][i] = s.PObsGivenYZ[y][z]
 			}
 		}
-		for _, pair := range []struct {
-			p *plot.Plot
-			v plotter.Values
-		}{{share, vs}, {obs, vo}} {
-			b, err := plotter.NewBarChart(pair.v, vg.Points(barWidth))
+		for k, p := range []*plot.Plot{share, obs} {
+			b, err := plotter.NewBarChart(vals[k], vg.Points(barWidth))
 			if err != nil {
 				return nil, fmt.Errorf("figures: Balance: %w", err)
 			}
 			b.Color = cellColor(c)
 			b.LineStyle.Width = 0
 			b.Offset = vg.Points(barWidth * (float64(c) - 1.5))
-			pair.p.Add(b)
-			pair.p.Legend.Add(cellNames[c], b)
+			p.Add(b)
+			p.Legend.Add(cellNames[c], b)
 		}
 	}
 	for _, p := range []*plot.Plot{share, obs} {
@@ -104,10 +97,7 @@ func Features2D(title string, s *dataset.Set, maxRows int) (*plot.Plot, error) {
 		o := int(s.Delta[i])
 		pts[c][o] = append(pts[c][o], plotter.XY{X: float64(x[0]), Y: float64(x[1])})
 	}
-	p := plot.New()
-	p.Title.Text = title
-	p.X.Label.Text = "X1 ~ N(Y − Z, σ²)"
-	p.Y.Label.Text = "X2 ~ N(Y + Z, σ²)"
+	p := newPlot(title, "X1 ~ N(Y − Z, σ²)", "X2 ~ N(Y + Z, σ²)")
 	for c := 0; c < 4; c++ {
 		for o := 0; o < 2; o++ {
 			if len(pts[c][o]) == 0 {
@@ -142,38 +132,31 @@ func Curves(curves []results.Curve) ([][]*plot.Plot, error) {
 	if len(curves) == 0 {
 		return nil, fmt.Errorf("figures: Curves: no curves")
 	}
-	loss, val := plot.New(), plot.New()
-	loss.Title.Text = "Training loss: NLL + λ·penalty"
-	val.Title.Text = "Validation objective (ring: the epoch kept)"
-	loss.Y.Label.Text = "mean over the epoch's steps"
-	val.Y.Label.Text = "method's own estimate"
+	loss := newPlot("Training loss: NLL + λ·penalty", "epoch", "mean over the epoch's steps")
+	val := newPlot("Validation objective (ring: the epoch kept)", "epoch", "method's own estimate")
 	for k, h := range curves {
 		if len(h.Epochs) == 0 {
 			return nil, fmt.Errorf("figures: Curves: curve %d (%q) has no epochs", k, h.Name)
 		}
-		var lp, vp plotter.XYs
+		var xys [2]plotter.XYs // loss, validation
 		for _, e := range h.Epochs {
 			if math.IsNaN(e.TrainLoss) || math.IsInf(e.TrainLoss, 0) || math.IsNaN(e.ValObjective) || math.IsInf(e.ValObjective, 0) {
 				return nil, fmt.Errorf("figures: Curves: %s, epoch %d: loss %v, validation %v, want finite values", h.Name, e.Epoch, e.TrainLoss, e.ValObjective)
 			}
-			lp = append(lp, plotter.XY{X: float64(e.Epoch), Y: e.TrainLoss})
-			vp = append(vp, plotter.XY{X: float64(e.Epoch), Y: e.ValObjective})
+			xys[0] = append(xys[0], plotter.XY{X: float64(e.Epoch), Y: e.TrainLoss})
+			xys[1] = append(xys[1], plotter.XY{X: float64(e.Epoch), Y: e.ValObjective})
 		}
 		c := seriesColor(h.Name, k)
-		for _, pair := range []struct {
-			p   *plot.Plot
-			xys plotter.XYs
-		}{{loss, lp}, {val, vp}} {
-			l := &plotter.Line{XYs: pair.xys, LineStyle: draw.LineStyle{Color: c, Width: vg.Points(1.5)}} // finite, checked above
-			pair.p.Add(l)
-			pair.p.Legend.Add(h.Name, l)
+		for i, p := range []*plot.Plot{loss, val} {
+			l := &plotter.Line{XYs: xys[i], LineStyle: draw.LineStyle{Color: c, Width: vg.Points(1.5)}} // finite, checked above
+			p.Add(l)
+			p.Legend.Add(h.Name, l)
 		}
 		if b := h.BestEpoch; b >= 1 && b <= len(h.Epochs) {
-			val.Add(&plotter.Scatter{XYs: plotter.XYs{vp[b-1]}, GlyphStyle: draw.GlyphStyle{Shape: draw.RingGlyph{}, Radius: vg.Points(5), Color: c}})
+			val.Add(&plotter.Scatter{XYs: plotter.XYs{xys[1][b-1]}, GlyphStyle: draw.GlyphStyle{Shape: draw.RingGlyph{}, Radius: vg.Points(5), Color: c}})
 		}
 	}
 	for _, p := range []*plot.Plot{loss, val} {
-		p.X.Label.Text = "epoch"
 		p.Legend.Top = true
 		p.Add(plotter.NewGrid())
 	}

@@ -154,21 +154,20 @@ func Objectives(title string, runs []ObjectiveRun, opts ...ResultOption) ([][]*p
 // ceiling (when set) across p, and names them in l when l is not nil (chance, when below or
 // above the axis, in a note that says so).
 func referenceLines(p *plot.Plot, l *belowLegend, o resultOptions, none []float64) {
-	add := func(label string, h *hline) {
+	add := func(label string, h *refLine) {
 		p.Add(h)
 		if l != nil {
 			l.add(label, h)
 		}
 	}
 	if o.chance >= p.Y.Min && o.chance <= p.Y.Max {
-		add(fmt.Sprintf("chance (%g)", o.chance), newHLine(o.chance, ReferenceColor, vg.Points(6), vg.Points(3)))
+		add(fmt.Sprintf("chance (%g)", o.chance), hLine(o.chance, 1.2, ReferenceColor, vg.Points(6), vg.Points(3)))
 	}
 	if len(none) > 0 && median(none) >= p.Y.Min && median(none) <= p.Y.Max {
-		c, _ := MethodColor(method.None.String())
-		add(fmt.Sprintf("none's median (%.3f; no penalty)", median(none)), thinHLine(median(none), c, vg.Points(2), vg.Points(2)))
+		add(fmt.Sprintf("none's median (%.3f; no penalty)", median(none)), hLine(median(none), 0.8, method.None.Colour(), vg.Points(2), vg.Points(2)))
 	}
 	if o.Ceiling > 0 {
-		add(fmt.Sprintf("ceiling, %s (%.3f)", o.CeilingWhat, o.Ceiling), thinHLine(o.Ceiling, CeilingColor, vg.Points(6), vg.Points(2), vg.Points(1), vg.Points(2)))
+		add(fmt.Sprintf("ceiling, %s (%.3f)", o.CeilingWhat, o.Ceiling), hLine(o.Ceiling, 0.8, CeilingColor, vg.Points(6), vg.Points(2), vg.Points(1), vg.Points(2)))
 	}
 	if l != nil && (o.chance < p.Y.Min || o.chance > p.Y.Max) {
 		where := "below"

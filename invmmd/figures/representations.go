@@ -34,9 +34,9 @@ var settingShapes = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.PyramidGlyph{}, 
 // ("logit, λ = 1", "features, λ = 100"). A penalty that makes the output invariant moves
 // a method's points left and, under the shift, up; one that leaves the output's dependence
 // where none has it leaves them with none's. none, trained without a penalty, is one fit
-// per seed whatever the setting: it is drawn once, as crosses (noneShape). The x axis is
+// per seed whatever the setting: it is drawn once, as crosses (thickCross). The x axis is
 // linear while every point lies within ±10·MMDLinear, else a SymLog linear within
-// ±MMDLinear (repLinearDecades), as the legend below the plot says. It returns an error for
+// ±MMDLinear (half a decade each side), as the legend below the plot says. It returns an error for
 // no fits, more settings than markers, or a non-finite value.
 func Representations(title string, fits []results.RepresentationFit) (*plot.Plot, error) {
 	if len(fits) == 0 {
@@ -55,11 +55,10 @@ func Representations(title string, fits []results.RepresentationFit) (*plot.Plot
 	slices.SortStableFunc(methods, func(a, b string) int { return slices.Index(method.Names(), a) - slices.Index(method.Names(), b) })
 	// A short x label: gonum/plot reserves room for its box as if centred on the middle of
 	// the data range, which a SymLog draws far right; the legend says the rest.
-	p := legiblePlot(title, "logit MMD² (training)")
-	p.Y.Label.Text = "test accuracy (shifted P(Z | Y))"
+	p := legiblePlot(title, "logit MMD² (training)", "test accuracy (shifted P(Z | Y))")
 	lo, hi := math.Inf(1), math.Inf(-1)
 	xlo, xhi := 0.0, MMDLinear
-	p.Add(&vline{x: 0, style: draw.LineStyle{Color: ReferenceColor, Width: vg.Points(0.8)}})
+	p.Add(&refLine{vertical: true, style: draw.LineStyle{Color: ReferenceColor, Width: vg.Points(0.8)}})
 	noneSeeds := map[uint64]bool{} // none's fits already drawn
 	for k, s := range settings {
 		for _, m := range methods {
@@ -83,7 +82,7 @@ func Representations(title string, fits []results.RepresentationFit) (*plot.Plot
 			// Finite, checked above.
 			sc := &plotter.Scatter{XYs: xy, GlyphStyle: draw.GlyphStyle{Color: withAlpha(methodColorOr(m, Grey), 220), Radius: vg.Points(4), Shape: settingShapes[k]}}
 			if m == method.None.String() {
-				sc.GlyphStyle.Shape = noneShape
+				sc.GlyphStyle.Shape = thickCross{}
 				sc.GlyphStyle.Radius = vg.Points(4.5)
 			}
 			p.Add(sc)
@@ -97,8 +96,9 @@ func Representations(title string, fits []results.RepresentationFit) (*plot.Plot
 		xpad := 0.04 * (xhi - xlo)
 		p.X.Min, p.X.Max = xlo-xpad, xhi+xpad
 		p.X.Tick.Marker = roundTicks{}
-	} else { // a SymLog, so that the fits near 0 spread out
-		SymLog{Linear: MMDLinear, LinearDecades: repLinearDecades}.fit(&p.X, xlo, xhi, 0.04)
+	} else { // a SymLog, so that the fits near 0 spread out; its linear part half a decade
+		// each side, so that they stay apart without that part taking half the axis
+		SymLog{Linear: MMDLinear, LinearDecades: 0.5}.fit(&p.X, xlo, xhi, 0.04)
 		xNote += fmt.Sprintf(", linear within ±%g, logarithmic beyond", MMDLinear)
 	}
 	p.Add(plotter.NewGrid())
@@ -107,7 +107,7 @@ func Representations(title string, fits []results.RepresentationFit) (*plot.Plot
 		key := glyphKey(draw.GlyphStyle{Color: methodColorOr(m, Grey), Radius: vg.Points(4), Shape: draw.CircleGlyph{}})
 		label := m
 		if m == method.None.String() {
-			key.GlyphStyle.Shape = noneShape
+			key.GlyphStyle.Shape = thickCross{}
 			label = "none (no penalty: one fit per seed)"
 		}
 		l.add(label, key)
@@ -121,16 +121,9 @@ func Representations(title string, fits []results.RepresentationFit) (*plot.Plot
 	return p, nil
 }
 
-// repLinearDecades is the width, in decades, of each half of the linear part of the
-// representation figure's SymLog x axis: narrow, so that the invariant fits near 0 stay
-// apart without the linear part taking half the axis.
-const repLinearDecades = 0.5
-
-// noneShape marks none's fits in the representation figure: a cross, which no setting uses,
-// so that none is not taken for full's black.
-var noneShape draw.GlyphDrawer = thickCross{}
-
-// thickCross is an × drawn with strokes thick enough to read as a mark beside filled ones.
+// thickCross is an × drawn with strokes thick enough to read as a mark beside filled ones:
+// none's fits in the representation figure, a shape no setting uses, so that none is not
+// taken for full's black.
 type thickCross struct{}
 
 // DrawGlyph implements draw.GlyphDrawer.

@@ -175,8 +175,7 @@ func seedSplit(method string, vals []float64, chance float64) (string, bool) {
 	if len(vals) < 2 {
 		return "", false
 	}
-	v := slices.Clone(vals)
-	slices.Sort(v)
+	v := slices.Sorted(slices.Values(vals))
 	k := 0 // the gap is between v[k] and v[k+1]
 	for i := 1; i < len(v)-1; i++ {
 		if v[i+1]-v[i] > v[k+1]-v[k] {
@@ -203,9 +202,9 @@ const (
 	legendSize = 11
 )
 
-// legiblePlot is a new plot with its fonts at the sizes above, its title and x axis label.
-func legiblePlot(title, xlabel string) *plot.Plot {
-	p := plot.New()
+// legiblePlot is newPlot with its fonts at the sizes above.
+func legiblePlot(title, xlabel, ylabel string) *plot.Plot {
+	p := newPlot(title, xlabel, ylabel)
 	p.Title.TextStyle.Font.Size = vg.Points(titleSize)
 	for _, a := range []*plot.Axis{&p.X, &p.Y} {
 		a.Label.TextStyle.Font.Size = vg.Points(labelSize)
@@ -214,7 +213,13 @@ func legiblePlot(title, xlabel string) *plot.Plot {
 	p.Legend.TextStyle.Font.Size = vg.Points(legendSize)
 	p.Legend.ThumbnailWidth = vg.Points(22)
 	p.Title.Padding = vg.Points(6)
-	p.Title.Text, p.X.Label.Text = title, xlabel
+	return p
+}
+
+// newPlot is a new plot with its title and axis labels.
+func newPlot(title, xlabel, ylabel string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, xlabel, ylabel
 	return p
 }
 
@@ -264,10 +269,9 @@ func (k panelKeys) addTo(l *belowLegend, o resultOptions) {
 // of a summary without rows) in the method's colour, and the paper's value. Its legend is
 // left to the caller (panelKeys).
 func methodPanel(title, ylabel string, sums []results.Summary, paper map[string]results.PaperRow, m metric) (*plot.Plot, panelKeys) {
-	p := legiblePlot(title, "")
-	p.Y.Label.Text = ylabel
+	p := legiblePlot(title, "", ylabel)
 	p.Add(hGrid())
-	them := newDotWhiskers(PaperColor)
+	them := &dotWhiskers{}
 	we := &seedMarks{}
 	names := make([]string, len(sums))
 	k := panelKeys{minN: math.MaxInt}
@@ -352,13 +356,13 @@ func accuracyAxis(p *plot.Plot, l *belowLegend, sums []results.Summary, paper ma
 	p.Y.Min = math.Max(0, lo-0.04*span)
 	p.Y.Max = math.Min(1, hi+0.06*span)
 	p.Y.Tick.Marker = roundTicks{}
-	chance := newHLine(o.chance, ReferenceColor, vg.Points(6), vg.Points(3))
+	chance := hLine(o.chance, 1.2, ReferenceColor, vg.Points(6), vg.Points(3))
 	p.Add(chance)
 	chanceLabel := fmt.Sprintf("chance (%g)", o.chance)
 	if o.chanceName != "" {
 		chanceLabel = fmt.Sprintf("%s: %.3f", o.chanceName, o.chance)
 	}
-	var none *hline
+	var none *refLine
 	noneLabel := ""
 	for _, s := range sums {
 		if s.Method != method.None.String() {
@@ -372,8 +376,7 @@ func accuracyAxis(p *plot.Plot, l *belowLegend, sums []results.Summary, paper ma
 		case math.Abs(c-o.chance) < 0.01: // a second line on top of chance: one legend entry
 			chanceLabel += fmt.Sprintf(" ≈ none's %s (%.3f)", what, c)
 		case c >= p.Y.Min:
-			col, _ := MethodColor(method.None.String())
-			none, noneLabel = thinHLine(c, col, vg.Points(2), vg.Points(2)), fmt.Sprintf("none's %s (%.3f)", what, c)
+			none, noneLabel = hLine(c, 0.8, method.None.Colour(), vg.Points(2), vg.Points(2)), fmt.Sprintf("none's %s (%.3f)", what, c)
 		}
 	}
 	l.add(chanceLabel, chance)
@@ -382,7 +385,7 @@ func accuracyAxis(p *plot.Plot, l *belowLegend, sums []results.Summary, paper ma
 		l.add(noneLabel, none)
 	}
 	if o.Ceiling > 0 {
-		ceil := thinHLine(o.Ceiling, CeilingColor, vg.Points(6), vg.Points(2), vg.Points(1), vg.Points(2))
+		ceil := hLine(o.Ceiling, 0.8, CeilingColor, vg.Points(6), vg.Points(2), vg.Points(1), vg.Points(2))
 		p.Add(ceil)
 		l.add(fmt.Sprintf("ceiling, %s (%.3f)", o.CeilingWhat, o.Ceiling), ceil)
 	}
@@ -397,7 +400,7 @@ func mmdAxis(p *plot.Plot, sums []results.Summary, paper map[string]results.Pape
 			lo, hi = math.Min(lo, pr.TrMMD.Mean-pr.TrMMD.Std), math.Max(hi, pr.TrMMD.Mean+pr.TrMMD.Std)
 		}
 	}
-	p.Add(thinHLine(0, ReferenceColor))
+	p.Add(hLine(0, 0.8, ReferenceColor))
 	if math.Max(-lo, hi) <= MMDLinearMax {
 		pad := 0.05 * (hi - lo)
 		p.Y.Min, p.Y.Max = lo-pad, hi+pad

@@ -22,13 +22,10 @@ func diffPanel(sums []results.Summary, paper map[string]results.PaperRow, o resu
 	if !ok {
 		return nil
 	}
-	pn, hasNone := paper[method.None.String()]
-	theirs := map[string]results.PaperRow{}
-	if hasNone {
-		for m, p := range paper {
-			if m != method.None.String() {
-				theirs[m] = results.PaperRow{TeAcc: results.Cell{Mean: p.TeAcc.Mean - pn.TeAcc.Mean}}
-			}
+	theirs := map[string]results.PaperRow{} // empty when the paper has no none
+	for m, p := range paper {
+		if pn, ok := paper[method.None.String()]; ok && m != method.None.String() {
+			theirs[m] = results.PaperRow{TeAcc: results.Cell{Mean: p.TeAcc.Mean - pn.TeAcc.Mean}}
 		}
 	}
 	p, keys := methodPanel(fmt.Sprintf("test accuracy minus none's: ours (per seed) and the paper's (%s), each from its own none", o.PaperDataset),
@@ -43,7 +40,7 @@ func diffPanel(sums []results.Summary, paper map[string]results.PaperRow, o resu
 	}
 	p.Y.Min, p.Y.Max = lo-pad, hi+pad
 	p.Y.Tick.Marker = roundTicks{}
-	zero := thinHLine(0, ReferenceColor)
+	zero := hLine(0, 0.8, ReferenceColor)
 	p.Add(zero)
 	l := legendBelow(p)
 	l.add("0: none", zero)

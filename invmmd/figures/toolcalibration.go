@@ -95,8 +95,7 @@ type toolCell struct {
 	n       int
 }
 
-// toolMarker returns the marker of a way of fitting at one of the sizes: open at the
-// smaller sizes, filled at the largest.
+// toolMarker returns the marker of a way of fitting at one of the sizes (sizeMarker).
 func toolMarker(fitting string, n int, sizes []int, c color.Color) draw.GlyphStyle {
 	shape, ok := fittingShapes[fitting]
 	if !ok {
@@ -106,10 +105,7 @@ func toolMarker(fitting string, n int, sizes []int, c color.Color) draw.GlyphSty
 		// A cross has no inside to open: drawn larger, the same at every size.
 		return draw.GlyphStyle{Color: c, Radius: vg.Points(4.5), Shape: shape}
 	}
-	if n != sizes[len(sizes)-1] {
-		shape = holed{shape}
-	}
-	return draw.GlyphStyle{Color: c, Radius: vg.Points(3.5), Shape: shape}
+	return sizeMarker(shape, n == sizes[len(sizes)-1], c)
 }
 
 // toolSizePanel draws each method's null rejection rate for one kind of nuisance, one row
@@ -193,13 +189,9 @@ func toolSEPanel(se []results.SECalibrationRow, kind string, methods []string, s
 	return p
 }
 
-// seMarker is the marker of the standard errors at size index i and δ index j: the shape
-// by δ (circle, square, triangle, …), open at the smaller sizes, filled at the largest.
+// seMarker is the marker of the standard errors at size index i and δ index j (sizeMarker):
+// the shape by δ (circle, square, triangle, …).
 func seMarker(i, sizes, j int, c color.Color) draw.GlyphStyle {
 	shapes := []draw.GlyphDrawer{draw.CircleGlyph{}, draw.BoxGlyph{}, draw.PyramidGlyph{}, draw.RingGlyph{}}
-	shape := shapes[j%len(shapes)]
-	if i != sizes-1 {
-		shape = holed{shape}
-	}
-	return draw.GlyphStyle{Color: c, Radius: vg.Points(3.5), Shape: shape}
+	return sizeMarker(shapes[j%len(shapes)], i == sizes-1, c)
 }

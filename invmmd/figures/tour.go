@@ -37,9 +37,7 @@ func Spread(title, ylabel string, groups []Group, ref Reference) (*plot.Plot, er
 	if len(groups) == 0 {
 		return nil, fmt.Errorf("figures: Spread %q: no groups", title)
 	}
-	p := plot.New()
-	p.Title.Text = title
-	p.Y.Label.Text = ylabel
+	p := newPlot(title, "", ylabel)
 	names := make([]string, len(groups))
 	var means plotter.XYs
 	for i, g := range groups {
@@ -84,10 +82,8 @@ func Spread(title, ylabel string, groups []Group, ref Reference) (*plot.Plot, er
 		}
 		line := &plotter.Line{XYs: plotter.XYs{{X: -0.5, Y: ref.Value}, {X: float64(len(groups)) - 0.5, Y: ref.Value}},
 			LineStyle: draw.LineStyle{Color: Black, Width: vg.Points(1.5), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}}
-		p.Add(line)
+		p.Add(line) // which widens the y axis to the line
 		l.add(ref.Label, line)
-		p.Y.Min = math.Min(p.Y.Min, ref.Value)
-		p.Y.Max = math.Max(p.Y.Max, ref.Value)
 	}
 	p.NominalX(names...)
 	p.X.Min, p.X.Max = -0.5, float64(len(groups))-0.5
@@ -131,10 +127,7 @@ func Histograms(title, xlabel string, series []Distribution, bins int) (*plot.Pl
 		lo, hi = lo-0.5, hi+0.5
 	}
 	width := (hi - lo) / float64(bins)
-	p := plot.New()
-	p.Title.Text = title
-	p.X.Label.Text = xlabel
-	p.Y.Label.Text = "density"
+	p := newPlot(title, xlabel, "density")
 	l := legendBelow(p) // below the panel: a column beside it would take a third of the width
 	for i, s := range series {
 		counts := make([]float64, bins)

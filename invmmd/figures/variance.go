@@ -41,10 +41,7 @@ var paperVarianceEstimators = []method.Method{method.Full, method.DR, method.DRP
 // (+) form, which is also dashed, so that the two forms of a family stay apart without their
 // colours; full drawn as the reference of a family's row (ref) is thin, black and unmarked.
 func styleOf(name string, k int, ref bool) (draw.LineStyle, draw.GlyphStyle) {
-	c, ok := MethodColor(name)
-	if !ok {
-		c = series[k%len(series)]
-	}
+	c := methodColorOr(name, series[k%len(series)])
 	line := draw.LineStyle{Color: c, Width: vg.Points(1.8)}
 	glyph := draw.GlyphStyle{Color: c, Radius: vg.Points(3), Shape: draw.CircleGlyph{}}
 	if strings.HasSuffix(name, "+") {
@@ -75,13 +72,8 @@ func Variance(points []results.VariancePoint) ([][]*plot.Plot, error) {
 	if len(points) == 0 {
 		return nil, fmt.Errorf("figures: Variance: no points")
 	}
-	var order []string
 	by := map[string][]results.VariancePoint{}
-	var sizes []float64
 	for _, p := range points {
-		if _, ok := by[p.Estimator]; !ok {
-			order = append(order, p.Estimator)
-		}
 		if p.N < 2 {
 			return nil, fmt.Errorf("figures: Variance: %s at batch size %d: %d batches, want ≥ 2 for a standard error", p.Estimator, p.BatchSize, p.N)
 		}
@@ -89,7 +81,6 @@ func Variance(points []results.VariancePoint) ([][]*plot.Plot, error) {
 			return nil, fmt.Errorf("figures: Variance: %s at batch size %d: median %g not between the quartiles %g and %g", p.Estimator, p.BatchSize, p.Median, p.Q25, p.Q75)
 		}
 		by[p.Estimator] = append(by[p.Estimator], p)
-		sizes = append(sizes, float64(p.BatchSize))
 	}
 	for _, pts := range by {
 		slices.SortFunc(pts, func(a, b results.VariancePoint) int { return a.BatchSize - b.BatchSize })
@@ -112,7 +103,7 @@ func Variance(points []results.VariancePoint) ([][]*plot.Plot, error) {
 		}
 		return len(method.Names())
 	}
-	others := slices.DeleteFunc(slices.Clone(order), func(name string) bool { return name == full })
+	others := slices.DeleteFunc(distinct(points, func(p results.VariancePoint) string { return p.Estimator }), func(name string) bool { return name == full })
 	slices.SortStableFunc(others, func(a, b string) int { return rank(a) - rank(b) })
 	// Rows: one per family, in the order of its first estimator, full first in each.
 	var rows [][]string
@@ -130,8 +121,8 @@ func Variance(points []results.VariancePoint) ([][]*plot.Plot, error) {
 	if len(rows) == 0 { // full alone
 		rows = [][]string{{full}}
 	}
+	sizes := distinct(points, func(p results.VariancePoint) float64 { return float64(p.BatchSize) })
 	slices.Sort(sizes)
-	sizes = slices.Compact(sizes)
 	ax := varianceAxes{ticks: batchTicks(sizes[0], sizes[len(sizes)-1]), xmin: sizes[0], xmax: sizes[len(sizes)-1], half: halfStep(sizes)}
 	// One centre axis for every row, fitted to every median and quartile, and one spread axis
 	// holding every positive IQR and sd.
@@ -186,17 +177,19 @@ func halfStep(sizes []float64) float64 {
 // varianceRow draws the centre (median and mean) and spread (IQR and sd) panels of one
 // family's row of Variance; with refFull, names[0] is full drawn thin as a reference.
 func varianceRow(names []string, refFull, keyed, hatched bool, by map[string][]results.VariancePoint, ref float64, refN int, ax varianceAxes) []*plot.Plot {
-	centre, spread := legiblePlot("", "batch size"), legiblePlot("", "batch size")
+	centre, spread := legiblePlot("", "batch size", "MMD² estimate"), legiblePlot("", "batch size", "")
 	est := legendBelow(centre) // the estimators; the spread panel's legend names the marks
 	// Batch sizes with a floored normaliser, shaded under everything else.
-	shade := &columnShade{x: flooredSizes(names, by), half: ax.half, fill: CaveatColor, hatch: true}
+	shade := &columnShade{fill: CaveatColor, hatch: true}
+	for _, x := range flooredSizes(names, by) {
+		shade.spans = append(shade.spans, [2]float64{x - ax.half, x + ax.half})
+	}
 	for _, p := range []*plot.Plot{centre, spread} {
 		p.X.Tick.Marker = ax.ticks
 		p.X.Min, p.X.Max = ax.xmin, ax.xmax
 		p.Add(shade)
 		p.Add(hGrid())
 	}
-	centre.Y.Label.Text = "MMD² estimate"
 	centre.Y.Tick.Marker = roundTicks{}
 	// No y label on the log axis: gonum/plot then reserves room above the data area as if
 	// the label stood there, which misaligns the titles. The title names the axis.
@@ -205,9 +198,8 @@ func varianceRow(names []string, refFull, keyed, hatched bool, by map[string][]r
 	centre.Y.Min, centre.Y.Max = ax.centreLo, ax.centreHi
 	spread.Y.Min, spread.Y.Max = ax.spreadLo, ax.spreadHi
 
-	refLine := newHLine(ref, Grey, vg.Points(6), vg.Points(3))
-	refLine.style.Width = vg.Points(1)
-	centre.Add(refLine)
+	fullLine := hLine(ref, 1, Grey, vg.Points(6), vg.Points(3))
+	centre.Add(fullLine)
 	var thick, thin [2][]plot.Plotter
 	clipped, farthest := 0, ref
 	heading := ""
@@ -306,7 +298,7 @@ func varianceRow(names []string, refFull, keyed, hatched bool, by map[string][]r
 		}
 		// The key covers every row's arrows.
 		keys.add("arrow on an edge: a mean beyond the axis", glyphKey(draw.GlyphStyle{Color: withAlpha(KeyColor, 150), Radius: vg.Points(4), Shape: edgeArrow{up: true}}))
-		keys.add(fmt.Sprintf("full's mean at n = %s (%.3f)", thousands(refN), ref), refLine)
+		keys.add(fmt.Sprintf("full's mean at n = %s (%.3f)", thousands(refN), ref), fullLine)
 	}
 	fam := strings.Join(family, ", ")
 	if fam == "" {
@@ -363,8 +355,7 @@ func flooredSizes(names []string, by map[string][]results.VariancePoint) []float
 // MeanQuantile at each end, widened to ref and to the values within a quarter of that range
 // beyond it, plus a margin.
 func fitAxis(values []float64, ref float64) (lo, hi float64) {
-	s := slices.Clone(values)
-	slices.Sort(s)
+	s := slices.Sorted(slices.Values(values))
 	lo, hi = results.Quantile(s, MeanQuantile), results.Quantile(s, 1-MeanQuantile)
 	lo, hi = math.Min(lo, ref), math.Max(hi, ref)
 	// Then out to the values within a quarter of that range beyond it: a few points just

@@ -3,6 +3,7 @@ package nb
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -93,11 +94,9 @@ func Ordered(what string, tiers ...[]V) Finding {
 	if what != "" {
 		f.Claim = "In " + what + ", " + f.Claim
 	}
-	for i, t := range tiers {
-		if len(t) == 0 {
-			f.Evidence = fmt.Sprintf("the %s group of values is empty in this run", ordinal(i+1))
-			return f
-		}
+	if i := slices.IndexFunc(tiers, func(t []V) bool { return len(t) == 0 }); i >= 0 {
+		f.Evidence = fmt.Sprintf("the %s group of values is empty in this run", ordinal(i+1))
+		return f
 	}
 	f.Checked = true
 	for i := 0; i+1 < len(tiers); i++ {
@@ -141,11 +140,7 @@ func boundFirst(tiers [][]V) bool {
 // them in that order), and each value with its name, tiers apart by semicolons, when a
 // tier holds several ("none at 0.660; obs at 0.780, full at 0.810").
 func chainEvidence(tiers [][]V) string {
-	single := true
-	for _, t := range tiers {
-		single = single && len(t) == 1
-	}
-	if single {
+	if !slices.ContainsFunc(tiers, func(t []V) bool { return len(t) != 1 }) { // single values
 		vals := make([]string, len(tiers))
 		for i, t := range tiers {
 			vals[i] = Num(t[0].Value)

@@ -53,19 +53,11 @@ func New(name string, paper bool) *Run {
 }
 
 // Size names the run's size in folders and cache keys: "quick" or "paper".
-func (r *Run) Size() string {
-	if r.Paper {
-		return "paper"
-	}
-	return "quick"
-}
+func (r *Run) Size() string { return Sized(r, "quick", "paper") }
 
 // Which says which size is running, for the notebook's first printed line.
 func (r *Run) Which() string {
-	if r.Paper {
-		return "paper-size run (" + PaperSizeEnv + "=1)"
-	}
-	return "quick run (set " + PaperSizeEnv + "=1 for the paper-size run)"
+	return Sized(r, "quick run (set "+PaperSizeEnv+"=1 for the paper-size run)", "paper-size run ("+PaperSizeEnv+"=1)")
 }
 
 // Sized returns quick in the quick run and paper in the paper-size one: a notebook's
@@ -111,9 +103,6 @@ func (r *Run) Store() *cache.Storage {
 // Rel shows path p relative to the notebook's folder: a reader's machine has other
 // folders, and the notebook checker fails on a machine-absolute path in an output.
 func (r *Run) Rel(p string) string { return relTo(r.dir, p) }
-
-// Rel is Run.Rel for the notebook in the current GONB_DIR.
-func Rel(p string) string { return relTo(os.Getenv("GONB_DIR"), p) }
 
 // relTo returns p relative to dir, or p's base name when it has no relative form (another
 // volume, or dir unknown while p is absolute).

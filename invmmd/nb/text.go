@@ -3,6 +3,7 @@ package nb
 import (
 	"fmt"
 	"math"
+	"os"
 	"strings"
 
 	"github.com/invmmd/invmmd/invmmd/experiments"
@@ -66,17 +67,14 @@ func Report(r train.FitReport) string {
 	return s
 }
 
-// MeanSD returns the mean and the sample standard deviation (n − 1) of xs; the standard
-// deviation of one value is NaN.
+// MeanSD returns the mean and the sample standard deviation (n − 1) of xs
+// (results.CellOf); the standard deviation of one value is NaN.
 func MeanSD(xs []float64) (mean, sd float64) {
-	for _, x := range xs {
-		mean += x
+	c := results.CellOf(xs)
+	if len(xs) < 2 {
+		return c.Mean, math.NaN()
 	}
-	mean /= float64(len(xs))
-	for _, x := range xs {
-		sd += (x - mean) * (x - mean)
-	}
-	return mean, math.Sqrt(sd / float64(len(xs)-1))
+	return c.Mean, c.Std
 }
 
 // SweepSummary says in a few lines what a sweep trained, instead of a line per fit (the
@@ -106,7 +104,7 @@ func SweepSummary(out *experiments.Outcome, rc experiments.RunConfig, maxEpochs 
 	}
 	files := make([]string, len(out.Files))
 	for i, f := range out.Files {
-		files[i] = Rel(f)
+		files[i] = relTo(os.Getenv("GONB_DIR"), f)
 	}
 	fmt.Fprintf(&b, "tables: %s\n", strings.Join(files, ", "))
 	return b.String()
