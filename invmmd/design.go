@@ -94,36 +94,25 @@ func NewDesign(rows Rows, opts Options, methods ...method.Method) (*Design, erro
 		mainFraction = 1
 	}
 	nNorm := n - int(math.Round(mainFraction*float64(n)))
-	isMain := func(i int) bool { return mainFraction == 1 || i >= nNorm }
-	isNorm := func(i int) bool { return !joint && (mainFraction == 1 || i < nNorm) }
 
-	labels := make([]float64, o.NumClasses()) // Y = 0, …, K−1
-	for k := range labels {
-		labels[k] = float64(k)
-	}
+	strata := o.NumClasses() // Y = 0, …, K−1
 	if o.Unconditional {
-		labels = []float64{0}
+		strata = 1
 	}
-	stratum := func(i int) int {
-		if o.Unconditional {
-			return 0
+	d.blocks, d.normRows = make([]block, strata), make([][]int, strata)
+	for i := 0; i < n; i++ {
+		s := 0
+		if !o.Unconditional {
+			s = int(rows.Y[i])
 		}
-		return int(rows.Y[i])
+		if i < nNorm { // 0 when mainFraction is 1
+			d.normRows[s] = append(d.normRows[s], i)
+		} else {
+			d.blocks[s].rows = append(d.blocks[s].rows, i)
+		}
 	}
-	for s, lab := range labels {
-		d.blocks = append(d.blocks, block{label: lab})
-		d.normRows = append(d.normRows, nil)
-		for i := 0; i < n; i++ {
-			if stratum(i) != s {
-				continue
-			}
-			if isMain(i) {
-				d.blocks[s].rows = append(d.blocks[s].rows, i)
-			}
-			if isNorm(i) && mainFraction != 1 {
-				d.normRows[s] = append(d.normRows[s], i)
-			}
-		}
+	for s := range d.blocks {
+		d.blocks[s].label = float64(s) // 0 for the unconditional stratum
 		if !joint && mainFraction == 1 { // every row both: one list
 			d.normRows[s] = d.blocks[s].rows
 		}
@@ -170,23 +159,18 @@ func NewDesign(rows Rows, opts Options, methods ...method.Method) (*Design, erro
 	return d, nil
 }
 
-// TrainingGuard applies what Options.DropUnreliable asks for: DropUnreliable when it is
-// set, nothing otherwise. Training calls it on every batch's design and on the validation
-// design; it returns the number of (method, stratum) pairs dropped.
+// TrainingGuard applies what Options.DropUnreliable asks for (nothing when it is not
+// set): every stratum flagged unreliable leaves every method's penalty, contributing 0 in
+// Evaluate and in Matrices (the training graph) as an empty stratum does, and its
+// StratumReport says Dropped, so that a stratum whose estimate rests on a handful of rows
+// or a floored normaliser cannot dominate the loss. Training calls it on every batch's
+// design and on the validation design; it returns the number of (method, stratum) pairs
+// dropped.
 func (d *Design) TrainingGuard() int {
+	dropped := 0
 	if !d.opts.DropUnreliable {
 		return 0
 	}
-	return d.DropUnreliable()
-}
-
-// DropUnreliable removes every stratum flagged unreliable from every method's penalty:
-// it then contributes 0, in Evaluate and in Matrices (the training graph), as an empty
-// stratum does, and its StratumReport says Dropped. Training calls it so that a stratum
-// whose estimate rests on a handful of rows or a floored normaliser cannot dominate the
-// loss. It returns the number of (method, stratum) pairs dropped.
-func (d *Design) DropUnreliable() int {
-	dropped := 0
 	for k := range d.per {
 		rep := &d.per[k].report
 		off := map[int]bool{}

@@ -158,8 +158,6 @@ type TestResult struct {
 type TestStratum struct {
 	Y    float64 // the label of the stratum; NaN when the test is unconditional
 	Rows [2]int  // rows with a pseudo-outcome: in halves A and B (cross), or all and 0
-	// Part is the stratum's share of the statistic: Σ t_i (cross) or its term of W.
-	Part float64
 }
 
 // InvarianceTest tests H₀: h ⊥ Z | Y (or h ⊥ Z with Unconditional) for each method's

@@ -115,9 +115,8 @@ func crossTests(ctx context.Context, sums Summer, h Rep, ms []*crossMethod, stra
 					gk[d] = kv[r*P+pt.col+d] / float64(len(pt.b))
 				}
 			}
-			partSum := covarianceTerms(pt.pa, pt.g, len(pt.a), D, &sumsK[k][1])
-			sumsK[k][0] += partSum
-			ms[k].res.Strata = append(ms[k].res.Strata, TestStratum{Y: s.y, Rows: [2]int{len(pt.a), len(pt.b)}, Part: partSum})
+			sumsK[k][0] += covarianceTerms(pt.pa, pt.g, len(pt.a), D, &sumsK[k][1])
+			ms[k].res.Strata = append(ms[k].res.Strata, TestStratum{Y: s.y, Rows: [2]int{len(pt.a), len(pt.b)}})
 		}
 	}
 	for k, c := range ms {

@@ -86,27 +86,25 @@ func (d *Design) strataSums(ctx context.Context, h Rep, summer Summer) (q, se []
 	return q, se, rs.path, err
 }
 
-// stratumSE returns method k's standard error in stratum s: the jackknife's, less the
-// excess (degenerateExcess) within [¼, 1] of its variance. Empty or dropped strata, and
-// strata with fewer than 3 rows, get 0.
+// stratumSE returns method k's standard error in stratum s: the jackknife's, less its
+// variance's second-order excess (jackknife_degenerate.go; none under 4 rows), kept within
+// [¼, 1] of its variance. Empty or dropped strata, and strata with fewer than 3 rows, get 0.
 func (d *Design) stratumSE(ctx context.Context, h Rep, summer Summer, rs *strataSums, k, s int) (float64, error) {
-	if d.per[k].empty[s] {
-		return 0, nil
-	}
-	e := 0.0
+	rows := len(d.blocks[s].rows)
+	var e, excess float64
+	var err error
 	switch {
-	case len(d.blocks[s].rows) < 3:
+	case d.per[k].empty[s] || rows < 3:
 	case d.per[k].joint != nil:
-		e = d.jackknifeJoint(k, s, rs)
+		e, excess = d.jackknifeJoint(k, s, rs), d.jointExcess(h, k, s, rs) // 0 under 7 rows
 	default:
 		e = d.jackknife(k, s, rs)
-	}
-	excess, err := d.degenerateExcess(ctx, h, summer, rs, k, s)
-	if err != nil {
-		return 0, err
+		if rows >= 4 { // k² is the Gaussian of bandwidth σ/√2
+			excess, err = d.conditionalExcess(ctx, h, summer, k, s, rs, d.opts.Bandwidth/math.Sqrt2)
+		}
 	}
 	v := e * e
-	return math.Sqrt(min(v, max(v-excess, v/4))), nil
+	return math.Sqrt(min(v, max(v-excess, v/4))), err
 }
 
 // pairs are the (b, b') of the three terms of an MMD², and weights their signs·counts:

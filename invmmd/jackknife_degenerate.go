@@ -2,7 +2,6 @@ package invmmd
 
 import (
 	"context"
-	"math"
 	"math/rand/v2"
 	"slices"
 )
@@ -35,18 +34,6 @@ import (
 // The joint MMD² (appendix H) is a U-statistic of order 4 whose second-order part is not
 // one pair kernel of the design's columns; its excess is measured from second differences
 // of the estimate on a sample of pairs (jointExcess).
-
-// degenerateExcess returns method k's jackknife variance's second-order excess in stratum
-// s, estimated as above (0 where it does not apply: fewer than 4 rows).
-func (d *Design) degenerateExcess(ctx context.Context, h Rep, summer Summer, rs *strataSums, k, s int) (float64, error) {
-	if len(d.blocks[s].rows) < 4 {
-		return 0, nil
-	}
-	if d.per[k].joint != nil {
-		return d.jointExcess(h, k, s, rs), nil
-	}
-	return d.conditionalExcess(ctx, h, summer, k, s, rs, d.opts.Bandwidth/math.Sqrt2) // k² is the Gaussian of bandwidth σ/√2
-}
 
 // excessOf returns (4/(m(m−2)) − 2/(m(m−1)))·ζ̂₂ from Σ_{i≠j} φ² (a), the row sums r of the
 // m rows, and m.
