@@ -112,7 +112,7 @@ func NewDesign(rows Rows, opts Options, methods ...method.Method) (*Design, erro
 		}
 	}
 	for s := range d.blocks {
-		d.blocks[s].label = float64(s) // 0 for the unconditional stratum
+		d.blocks[s].label = float64(s)   // 0 for the unconditional stratum
 		if !joint && mainFraction == 1 { // every row both: one list
 			d.normRows[s] = d.blocks[s].rows
 		}
