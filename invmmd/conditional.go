@@ -21,37 +21,30 @@ func (d *Design) addConditional(rows Rows, w weights, column func(key string, b,
 	var cs []coef
 	norms := make([][2][2]float64, len(d.blocks))
 	ids := make([][2]int, len(w.terms))
+	mass := func(rows []int) (m [2]float64) { // Σ_i |col_b,i| over the terms, per b
+		for _, i := range rows {
+			for b := 0; b < 2; b++ {
+				for _, t := range w.terms {
+					m[b] += math.Abs(t.col[b][i])
+				}
+			}
+		}
+		return m
+	}
 	for s := range d.blocks {
 		// Columns exist whether or not the stratum turns out empty, so that the design's
 		// shape does not depend on the batch's content.
 		for k, t := range w.terms {
 			ids[k] = [2]int{column(t.key, 0, s, t.col[0]), column(t.key, 1, s, t.col[1])}
 		}
-		nMain, nNorm := 0.0, 0.0
-		// Normaliser pieces: Σ_i f_b,i and Σ_i f_b,i f_b',i over the normaliser rows.
-		var sum, mainMass, normMass [2]float64
-		var diag [2][2]float64
-		for _, i := range d.normRows[s] {
-			nNorm += w.include[i]
-			f := [2]float64{rowMean(w.terms, 0, i), rowMean(w.terms, 1, i)}
-			for b := 0; b < 2; b++ {
-				sum[b] += f[b]
-				for bb := 0; bb < 2; bb++ {
-					diag[b][bb] += f[b] * f[bb]
-				}
-				for _, t := range w.terms {
-					normMass[b] += math.Abs(t.col[b][i])
-				}
-			}
-		}
+		// Normaliser pieces: Σ_i f_b,i and Σ_i f_b,i f_b',i over the normaliser rows (a row
+		// that include leaves out has f = 0: obs's ΔZ).
+		nNorm, sum, diag := normSums(w.terms, w.include, d.normRows[s])
+		nMain := 0.0
 		for _, i := range d.blocks[s].rows {
 			nMain += w.include[i]
-			for b := 0; b < 2; b++ {
-				for _, t := range w.terms {
-					mainMass[b] += math.Abs(t.col[b][i])
-				}
-			}
 		}
+		mainMass, normMass := mass(d.blocks[s].rows), mass(d.normRows[s])
 		sr := diagnose(rows, w, d.blocks[s], d.normRows[s])
 		sr.All = o.Unconditional
 		if nMain < 2 || nNorm < 2 || mainMass[0] == 0 || mainMass[1] == 0 || normMass[0] == 0 || normMass[1] == 0 {

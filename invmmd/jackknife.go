@@ -127,15 +127,15 @@ func (d *Design) fOf(k, i int) [2]float64 {
 	return [2]float64{rowMean(d.per[k].terms, 0, i), rowMean(d.per[k].terms, 1, i)}
 }
 
-// normSums returns the normalisers' pieces of method k over rows (those it includes):
-// their count, Σ_i f_i and Σ_i f_i f_iᵀ, f_i = fOf(k, i).
-func (d *Design) normSums(k int, rows []int) (n float64, sum [2]float64, diag [2][2]float64) {
+// normSums returns the normalisers' pieces of a method's factors over rows (those include
+// marks): their count, Σ_i f_i and Σ_i f_i f_iᵀ, f_i = (f_0,i, f_1,i) (rowMean).
+func normSums(terms []factor, include []float64, rows []int) (n float64, sum [2]float64, diag [2][2]float64) {
 	for _, i := range rows {
-		if d.per[k].include[i] == 0 {
+		if include[i] == 0 {
 			continue
 		}
 		n++
-		fi := d.fOf(k, i)
+		fi := [2]float64{rowMean(terms, 0, i), rowMean(terms, 1, i)}
 		for b := 0; b < 2; b++ {
 			sum[b] += fi[b]
 			for bb := 0; bb < 2; bb++ {
@@ -179,7 +179,7 @@ func (d *Design) jackknife(k, s int, rs *strataSums) float64 {
 			T[t] += ti[t]
 		}
 	}
-	nN, sum, diag := d.normSums(k, d.normRows[s])
+	nN, sum, diag := normSums(d.per[k].terms, inc, d.normRows[s])
 	if m < 3 || nN < 3 {
 		return 0
 	}

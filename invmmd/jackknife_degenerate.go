@@ -162,7 +162,7 @@ func (d *Design) conditionalExcess(ctx context.Context, h Rep, summer Summer, k,
 	// The normalisers' U-statistic −s' over rows nrows: its row sums, Σ s'², and (when it
 	// shares the main rows) Σ k·s·s'.
 	nrows := included(d.normRows[s], inc)
-	_, F, FF := d.normSums(k, nrows)
+	_, F, FF := normSums(d.per[k].terms, inc, nrows)
 	sp := func(i int) (r float64) { // Σ_{j≠i} s'_ij
 		fi := d.fOf(k, i)
 		for b := 0; b < 2; b++ {
