@@ -183,22 +183,12 @@ func (d *Design) jackknife(k, s int, rs *strataSums) float64 {
 	if m < 3 || nN < 3 {
 		return 0
 	}
-	value := func(T [3]float64, N [2][2]float64) float64 {
-		v := 0.0
-		for t, p := range pairs {
-			v += weights3[t] * T[t] / N[p[0]][p[1]]
-		}
-		return v
-	}
-	// Delete each row once: a row may be a main row, a normaliser row or both (MainFraction
-	// 1). The main rows come first, in block order; then the normaliser rows that are not
-	// main rows.
-	isNorm, isMain := make([]bool, d.n), make([]bool, d.n)
-	for _, i := range d.normRows[s] {
-		isNorm[i] = true
-	}
+	// Delete each row once: a row is a main row, a normaliser row, or both (MainFraction 1,
+	// where NewDesign makes the two lists one). The main rows come first, in block order;
+	// then the normaliser rows when they are other rows.
+	both := d.opts.MainFraction == 1
 	acc := jackknifeAcc{}
-	leaveOut := func(i int, main bool, ti [3]float64) {
+	leaveOut := func(i int, main, norm bool, ti [3]float64) {
 		Ti := T
 		if main {
 			for t := range Ti {
@@ -206,7 +196,7 @@ func (d *Design) jackknife(k, s int, rs *strataSums) float64 {
 			}
 		}
 		si, di, ni := sum, diag, nN
-		if isNorm[i] {
+		if norm {
 			ni--
 			fi := d.fOf(k, i)
 			for b := 0; b < 2; b++ {
@@ -217,20 +207,21 @@ func (d *Design) jackknife(k, s int, rs *strataSums) float64 {
 			}
 		}
 		N, _ := normalisers(si, di, ni, d.opts.NormFloor, &Report{})
-		acc.add(value(Ti, N))
+		v := 0.0
+		for t, p := range pairs {
+			v += weights3[t] * Ti[t] / N[p[0]][p[1]]
+		}
+		acc.add(v)
 	}
 	for a, i := range blk.rows {
-		if inc[i] == 0 {
-			continue
+		if inc[i] != 0 {
+			leaveOut(i, true, both, share(a, i))
 		}
-		isMain[i] = true
-		leaveOut(i, true, share(a, i))
 	}
 	for _, i := range d.normRows[s] {
-		if inc[i] == 0 || isMain[i] {
-			continue
+		if inc[i] != 0 && !both {
+			leaveOut(i, false, true, [3]float64{})
 		}
-		leaveOut(i, false, [3]float64{})
 	}
 	return acc.se()
 }
