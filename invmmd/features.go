@@ -77,14 +77,6 @@ func (f *Features) Column(d int) []float64 {
 	return out
 }
 
-// LevelName names level d of an indicator map ("Z=2" when no names were given, or f is nil).
-func (f *Features) LevelName(d int) string {
-	if f != nil && d < len(f.Levels) && f.Levels[d] != "" {
-		return "Z=" + f.Levels[d]
-	}
-	return fmt.Sprintf("Z=%d", d)
-}
-
 // The kinds of nuisance (dataset.ZKind) map to these feature maps: binary and categorical
 // to CategoricalMap, continuous to GaussianMap, vector to RandomFeatureMap.
 

@@ -27,7 +27,7 @@ func medianBandwidth1D(h []float64) (float64, error) {
 	if n < 2 {
 		return 0, fmt.Errorf("invmmd: median heuristic needs at least 2 outputs, got %d", n)
 	}
-	if err := checkFinite("h", h); err != nil {
+	if err := checkFinite("h", h, 1); err != nil {
 		return 0, err
 	}
 	s := sortedCopy(h)

@@ -57,14 +57,9 @@ func (r Rep) check(n int) error {
 		return fmt.Errorf("invmmd: %d model outputs for %d rows", r.Len(), n)
 	}
 	if r.Dim == 1 {
-		return checkFinite("h", r.Data)
+		return checkFinite("h", r.Data, 1)
 	}
-	for k, x := range r.Data {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return fmt.Errorf("invmmd: row %d: h column %d = %v, want a finite value", k/r.Dim, k%r.Dim, x)
-		}
-	}
-	return nil
+	return checkFinite("h column", r.Data, r.Dim)
 }
 
 // constant reports whether every row of r equals the first (no row: true).

@@ -256,11 +256,15 @@ func whoNeeds(col string, methods []method.Method) string {
 	return "every method"
 }
 
-// checkFinite returns an error naming the first non-finite value of v.
-func checkFinite(name string, v []float64) error {
-	for i, x := range v {
+// checkFinite returns an error naming the first non-finite value of v, rows of dim values
+// (row-major): its row, and for dim > 1 its column after name.
+func checkFinite(name string, v []float64, dim int) error {
+	for k, x := range v {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return fmt.Errorf("invmmd: row %d: %s = %v, want a finite value", i, name, x)
+			if dim > 1 {
+				name = fmt.Sprintf("%s %d", name, k%dim)
+			}
+			return fmt.Errorf("invmmd: row %d: %s = %v, want a finite value", k/dim, name, x)
 		}
 	}
 	return nil
@@ -278,13 +282,10 @@ func (r Rows) validateFeatures(methods []method.Method) error {
 	if r.Psi.Len() != n || len(r.Psi.Data) != n*r.Psi.Dim {
 		return fmt.Errorf("invmmd: Psi has %d values for %d rows of %d features", len(r.Psi.Data), n, r.Psi.Dim)
 	}
-	if len(r.Delta) != n {
-		return fmt.Errorf("invmmd: column Delta has %d rows, Y has %d", len(r.Delta), n)
+	if err := r.checkColumns(n, methods, "Delta"); err != nil {
+		return err
 	}
 	for i := 0; i < n; i++ {
-		if d := r.Delta[i]; d != 0 && d != 1 {
-			return fmt.Errorf("invmmd: row %d: Delta = %v, want 0 or 1", i, d)
-		}
 		if r.Delta[i] == 0 && full < 0 {
 			continue
 		}
