@@ -60,19 +60,25 @@ func medianBandwidth1D(h []float64) (float64, error) {
 		}
 		return c
 	}
-	lo, hi := 0.0, s[n-1]-s[0]
 	if within(0) >= rank {
 		return 0, fmt.Errorf("invmmd: median heuristic: more than half of the %d pairs of outputs are tied, the median distance is 0", pairs)
 	}
+	return bisect(s[n-1]-s[0], func(d float64) bool { return within(d) >= rank }), nil
+}
+
+// bisect returns the smallest distance d in (0, hi] at which reached(d) holds, to a
+// relative 10⁻¹² (at most 200 halvings); reached must be monotone and hold at hi.
+func bisect(hi float64, reached func(d float64) bool) float64 {
+	lo := 0.0
 	for it := 0; it < 200 && hi-lo > 1e-12*math.Max(1, hi); it++ {
 		mid := lo + (hi-lo)/2
-		if within(mid) >= rank {
+		if reached(mid) {
 			hi = mid
 		} else {
 			lo = mid
 		}
 	}
-	return hi, nil
+	return hi
 }
 
 // sortedCopy returns h sorted: its halves sorted side by side and merged, for long h.
@@ -137,14 +143,5 @@ func weightedMedianDistance(z, w []float64) (float64, error) {
 	if within(0) >= half {
 		return 0, fmt.Errorf("invmmd: median heuristic: more than half of the weight of the pairs is on tied values, the median distance is 0")
 	}
-	lo, hi := 0.0, s[n-1]-s[0]
-	for it := 0; it < 200 && hi-lo > 1e-12*math.Max(1, hi); it++ {
-		mid := lo + (hi-lo)/2
-		if within(mid) >= half {
-			hi = mid
-		} else {
-			lo = mid
-		}
-	}
-	return hi, nil
+	return bisect(s[n-1]-s[0], func(d float64) bool { return within(d) >= half }), nil
 }
