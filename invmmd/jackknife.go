@@ -96,7 +96,7 @@ func (d *Design) stratumSE(ctx context.Context, h Rep, summer Summer, rs *strata
 	switch {
 	case d.per[k].empty[s] || rows < 3:
 	case d.per[k].joint != nil:
-		e, excess = d.jackknifeJoint(k, s, rs), d.jointExcess(h, k, s, rs) // 0 under 7 rows
+		e, excess = d.jackknifeJoint(h, k, s, rs)
 	default:
 		e = d.jackknife(k, s, rs)
 		if rows >= 4 { // k² is the Gaussian of bandwidth σ/√2
@@ -221,29 +221,6 @@ func (d *Design) jackknife(k, s int, rs *strataSums) float64 {
 	for _, i := range d.normRows[s] {
 		if inc[i] != 0 && !both {
 			leaveOut(i, false, true, [3]float64{})
-		}
-	}
-	return acc.se()
-}
-
-// jackknifeJoint returns the jackknife standard error of method k's joint estimate in
-// stratum s: for each row i the estimate is recomputed without it, from the kernel sums
-// less row i's pairs, Q₋ᵢ(p, q) = Q(p, q) − V_ip (KV)_iq − V_iq (KV)_ip, and the
-// coefficients rebuilt from S − f_i, R − ‖f_i‖² and n − 1 (the U-statistics' normalisation
-// included), so the variance of the row sums S that the triple and quadruple terms carry is
-// in the standard error too (joint_loo.go).
-func (d *Design) jackknifeJoint(k, s int, rs *strataSums) float64 {
-	blk := d.blocks[s]
-	inc := d.per[k].include
-	js := d.per[k].joint[s]
-	if js.n < 5 {
-		return 0
-	}
-	jl := d.jointLOO(k, s, rs)
-	acc := jackknifeAcc{}
-	for a, i := range blk.rows {
-		if inc[i] != 0 {
-			acc.add(jl.without1(a))
 		}
 	}
 	return acc.se()
