@@ -296,7 +296,7 @@ func TestFeaturesDeltaChecked(t *testing.T) {
 		{[]float64{1, 1, 2}, "row 2: Delta = 2, want 0 or 1"},
 	} {
 		rows := Rows{Y: []float64{0, 1, 0}, Delta: tc.delta, Psi: psi}
-		if err := rows.Validate(method.Obs); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if err := rows.ValidateClasses(2, method.Obs); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Δ %v: error %v, want %q", tc.delta, err, tc.want)
 		}
 	}

@@ -172,7 +172,7 @@ type TestStratum struct {
 // kind (Rows.Psi) and missing at random; full needs Z on every row, and method none has no
 // test. It returns an error naming the problem for a constant h, a stratum without an
 // observed Z (or in the cross route, without one in either half), Resamples under
-// MinResamples, or rows that Rows.Validate refuses.
+// MinResamples, or rows that Rows.ValidateClasses refuses.
 func InvarianceTest(ctx context.Context, h Rep, rows Rows, opts TestOptions, methods ...method.Method) ([]TestResult, error) {
 	if len(methods) == 0 {
 		return nil, fmt.Errorf("invmmd: invariance test: no method")
