@@ -50,18 +50,16 @@ func (d *Design) addConditional(rows Rows, w weights, column func(key string, b,
 		mainMass, normMass := mass(d.blocks[s].rows), mass(d.normRows[s])
 		sr := diagnose(rows, w, d.blocks[s], d.normRows[s])
 		sr.All = o.Unconditional
-		if nMain < 2 || nNorm < 2 || mainMass[0] == 0 || mainMass[1] == 0 || normMass[0] == 0 || normMass[1] == 0 {
+		if why := emptyReason(nMain, nNorm, mainMass, normMass); why != "" {
 			rep.EmptyStrata = append(rep.EmptyStrata, d.blocks[s].label)
 			sr.Empty = true
-			sr.flag(o, emptyReason(nMain, nNorm, mainMass, normMass))
+			sr.flag(o, why)
 			rep.Strata = append(rep.Strata, sr)
 			continue // norms[s] stays zero: the stratum is empty
 		}
-		var raw [2][2]float64
 		sr.Mean = [2]float64{sum[0] / nNorm, sum[1] / nNorm}
-		norms[s], raw = normalisers(sum, diag, nNorm, o.NormFloor, &rep)
-		sr.RawN = raw
-		sr.flag(o, normReasons(sr.Mean, raw, o.NormFloor)...)
+		norms[s], sr.RawN = normalisers(sum, diag, nNorm, o.NormFloor, &rep)
+		sr.flag(o, normReasons(sr.Mean, sr.RawN, o.NormFloor)...)
 		rep.Strata = append(rep.Strata, sr)
 		// T_bb' = Σ_k sign_k Q[k_b, k_b'] / (n(n−1)), over the main rows.
 		u := 1 / (nMain * (nMain - 1))
@@ -118,7 +116,8 @@ func normalisers(sum [2]float64, diag [2][2]float64, n, floor float64, rep *Repo
 	return norm, raw
 }
 
-// emptyReason says why a stratum is empty.
+// emptyReason says why a stratum is empty: fewer than 2 main or normaliser rows, or no
+// weight for some Z value b in either part; "" when it is not.
 func emptyReason(nMain, nNorm float64, mainMass, normMass [2]float64) string {
 	if nMain < 2 || nNorm < 2 {
 		return fmt.Sprintf("empty: %v main and %v normaliser rows, want at least 2 of each", nMain, nNorm)
@@ -128,7 +127,7 @@ func emptyReason(nMain, nNorm float64, mainMass, normMass [2]float64) string {
 			return fmt.Sprintf("empty: no row carries weight for Z=%d", b)
 		}
 	}
-	return "empty"
+	return ""
 }
 
 // normReasons says which normalisers were not clearly positive: a mean estimate of

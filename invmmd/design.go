@@ -223,15 +223,10 @@ func (d *Design) Matrices() (v, c []float64, p, strata int) {
 	for k := range d.per {
 		for _, e := range d.per[k].coefs {
 			if e.bb < 0 { // joint estimand: the term's weight in MMD² = Pair + Quad − 2·Triple
-				c[(e.s*p+e.p)*p+e.q] += slotWeight[e.b] * e.c
+				c[(e.s*p+e.p)*p+e.q] += weights3[e.b] * e.c
 				continue
 			}
-			n := d.per[k].norms[e.s]
-			w := 1.0 // MMD² = T₁₁/N₁₁ + T₀₀/N₀₀ − 2T₁₀/N₁₀
-			if e.b != e.bb {
-				w = -2
-			}
-			c[(e.s*p+e.p)*p+e.q] += w * e.c / n[e.b][e.bb]
+			c[(e.s*p+e.p)*p+e.q] += weights3[termIndex(e.b, e.bb)] * e.c / d.per[k].norms[e.s][e.b][e.bb]
 		}
 	}
 	return v, c, p, strata

@@ -107,8 +107,9 @@ func (d *Design) stratumSE(ctx context.Context, h Rep, summer Summer, rs *strata
 	return math.Sqrt(min(v, max(v-excess, v/4))), err
 }
 
-// pairs are the (b, b') of the three terms of an MMD², and weights their signs·counts:
-// MMD² = T₁₁/N₁₁ + T₀₀/N₀₀ − 2T₁₀/N₁₀.
+// pairs are the (b, b') of the three terms of an MMD², and weights3 their signs·counts:
+// MMD² = T₁₁/N₁₁ + T₀₀/N₀₀ − 2T₁₀/N₁₀ (termIndex), and likewise the joint estimand's
+// Pair + Quad − 2·Triple (by slot).
 var (
 	pairs    = [3][2]int{{1, 1}, {0, 0}, {1, 0}}
 	weights3 = [3]float64{1, 1, -2}
