@@ -326,9 +326,8 @@ func (d *Design) assemble(q [][]float64) ([]Result, error) {
 // estimate below 0 by a few standard errors says the same as a flag, that the estimate
 // rests on too little. One pass of per-row kernel sums (opts.Sums; by default AutoSums:
 // exact up to ExactPairs pairs per stratum, linear in the rows beyond) serves every
-// estimate and standard error;
-// Result.Path says which path it took and its error bound. It returns ctx's error if ctx
-// is cancelled first.
+// estimate and standard error; Result.Path says which path it took and its error bound. It
+// returns ctx's error if ctx is cancelled first.
 func Estimate(ctx context.Context, h Rep, rows Rows, opts Options, methods ...method.Method) ([]Result, error) {
 	if err := h.check(rows.Len()); err != nil {
 		return nil, err

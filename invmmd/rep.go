@@ -13,9 +13,8 @@ import (
 // binary classifier (d = 1), or a representation of any width, the kind that invariance
 // penalties in the field (DomainBed's MMD, CORAL) act on, tens to hundreds of columns. The
 // estimators use the Gaussian kernel on rows, k(h, h') = exp(−‖h − h'‖²/(2σ²))
-// (GaussianKernel); every estimand, method and
-// nuisance kind is defined for any d through k alone, so the penalty of a representation
-// is the same formula as the penalty of a logit.
+// (GaussianKernel); every estimand, method and nuisance kind is defined for any d through k
+// alone, so the penalty of a representation is the same formula as the penalty of a logit.
 //
 // A logit is the Rep of one column (ScalarRep), which holds exactly the values of a
 // []float64 of outputs; computations on one column take the scalar arithmetic path.
@@ -103,10 +102,9 @@ const MedianRows = 1000
 // when their number is even), itself, not divided by √2, so that the kernel
 // exp(−‖h − h'‖²/(2σ²)) at the median distance is e^{−1/2}. That is the convention of
 // Gretton, Borgwardt, Rasch, Schölkopf and Smola, "A Kernel Two-Sample Test" (JMLR 13, 2012,
-// §8: the kernel size set to the median distance between points of the pooled sample),
-// and of the random-feature map of a vector Z here. (DomainBed's MMD
-// penalty uses no median: a sum of Gaussians exp(−γ‖h − h'‖²) with fixed
-// γ ∈ {10⁻³, …, 10³}.)
+// §8: the kernel size set to the median distance between points of the pooled sample), and
+// of the random-feature map of a vector Z here. (DomainBed's MMD penalty uses no median: a
+// sum of Gaussians exp(−γ‖h − h'‖²) with fixed γ ∈ {10⁻³, …, 10³}.)
 //
 // For d = 1 it takes all pairs, exactly, in O(n log n) (medianBandwidth1D). For d > 1 it takes all
 // pairs of up to MedianRows rows, and above that the pairs of the MedianRows rows at
