@@ -167,10 +167,10 @@ func NewDesign(rows Rows, opts Options, methods ...method.Method) (*Design, erro
 // design and on the validation design; it returns the number of (method, stratum) pairs
 // dropped.
 func (d *Design) TrainingGuard() int {
-	dropped := 0
 	if !d.opts.DropUnreliable {
 		return 0
 	}
+	dropped := 0
 	for k := range d.per {
 		rep := &d.per[k].report
 		off := map[int]bool{}
