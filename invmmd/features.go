@@ -67,16 +67,6 @@ func (f *Features) slice(lo, hi int) *Features {
 	return &g
 }
 
-// Column returns feature d of every row (a copy).
-func (f *Features) Column(d int) []float64 {
-	n := f.Len()
-	out := make([]float64, n)
-	for i := range out {
-		out[i] = f.Data[i*f.Dim+d]
-	}
-	return out
-}
-
 // The kinds of nuisance (dataset.ZKind) map to these feature maps: binary and categorical
 // to CategoricalMap, continuous to GaussianMap, vector to RandomFeatureMap.
 

@@ -58,10 +58,15 @@ func (r Rep) check(n int) error {
 	if r.Len() != n {
 		return fmt.Errorf("invmmd: %d model outputs for %d rows", r.Len(), n)
 	}
-	if r.Dim == 1 {
-		return checkFinite("h", r.Data, 1)
+	for k, x := range r.Data {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			if r.Dim == 1 {
+				return fmt.Errorf("invmmd: row %d: h = %v, want a finite value", k, x)
+			}
+			return fmt.Errorf("invmmd: row %d: h column %d = %v, want a finite value", k/r.Dim, k%r.Dim, x)
+		}
 	}
-	return checkFinite("h column", r.Data, r.Dim)
+	return nil
 }
 
 // constant reports whether every row of r equals the first (no row: true).
@@ -116,11 +121,11 @@ func MedianBandwidth(h Rep) (float64, error) {
 	if err := h.check(n); err != nil {
 		return 0, err
 	}
-	if h.Dim == 1 {
-		return medianBandwidth1D(h.Data)
-	}
 	if n < 2 {
 		return 0, fmt.Errorf("invmmd: median heuristic needs at least 2 outputs, got %d", n)
+	}
+	if h.Dim == 1 {
+		return medianBandwidth1D(h.Data)
 	}
 	rows := make([]int, min(n, MedianRows))
 	for k := range rows {
@@ -150,17 +155,11 @@ func gaussian1D(a, b, sigma float64) float64 {
 // medianBandwidth1D returns the median heuristic bandwidth for scalar outputs h: the median of
 // |h_i − h_j| over the n(n−1)/2 pairs i < j (the lower median when their number is even).
 // It runs in O(n log n · 64): h is sorted, then the median is found by bisection on the
-// distance, counting the pairs within each candidate with two pointers. It returns an
-// error when h has fewer than two rows, a non-finite value, or a median of 0 (more than
-// half the pairs tied), which would give no usable bandwidth.
+// distance, counting the pairs within each candidate with two pointers. h holds at least
+// two finite values (MedianBandwidth checks); it returns an error for a median of 0 (more
+// than half the pairs tied), which would give no usable bandwidth.
 func medianBandwidth1D(h []float64) (float64, error) {
 	n := len(h)
-	if n < 2 {
-		return 0, fmt.Errorf("invmmd: median heuristic needs at least 2 outputs, got %d", n)
-	}
-	if err := checkFinite("h", h, 1); err != nil {
-		return 0, err
-	}
 	s := sortedCopy(h)
 	pairs := int64(n) * int64(n-1) / 2
 	rank := (pairs + 1) / 2 // the rank-th smallest distance is the (lower) median

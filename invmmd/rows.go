@@ -101,7 +101,10 @@ func featureColumns(f *Features, p []float64) [][]float64 {
 	if f != nil {
 		cols := make([][]float64, f.Dim)
 		for d := range cols {
-			cols[d] = f.Column(d)
+			cols[d] = make([]float64, f.Len())
+			for i := range cols[d] {
+				cols[d][i] = f.Data[i*f.Dim+d]
+			}
 		}
 		return cols
 	}
@@ -249,20 +252,6 @@ func whoNeeds(col string, methods []method.Method) string {
 		}
 	}
 	return "every method"
-}
-
-// checkFinite returns an error naming the first non-finite value of v, rows of dim values
-// (row-major): its row, and for dim > 1 its column after name.
-func checkFinite(name string, v []float64, dim int) error {
-	for k, x := range v {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			if dim > 1 {
-				name = fmt.Sprintf("%s %d", name, k%dim)
-			}
-			return fmt.Errorf("invmmd: row %d: %s = %v, want a finite value", k/dim, name, x)
-		}
-	}
-	return nil
 }
 
 // validateFeatures is ValidateClasses for a nuisance given as features (Psi): Y and Δ are 0 or 1,
