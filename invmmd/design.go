@@ -141,10 +141,7 @@ func NewDesign(rows Rows, opts Options, methods ...method.Method) (*Design, erro
 		return len(d.cols) - 1
 	}
 
-	ones := make([]float64, n) // the include of every method but obs
-	for i := range ones {
-		ones[i] = 1
-	}
+	ones := slices.Repeat([]float64{1}, n) // the include of every method but obs
 	for _, m := range methods {
 		w, err := factorsFor(m, rows, o.GFloor, ones)
 		if err != nil {
