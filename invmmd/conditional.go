@@ -3,6 +3,8 @@ package invmmd
 import (
 	"fmt"
 	"math"
+
+	"github.com/invmmd/invmmd/invmmd/method"
 )
 
 // The paper's estimand for a binary Z (Options.Estimand ConditionalMMD): per stratum,
@@ -11,7 +13,8 @@ import (
 //
 // over the stratum's main rows, with w the method's pair weight (factorsFor) and N_bb' the
 // U-statistic of the same family's per-row estimates of Z_b over the normaliser rows
-// (Options.MainFraction). See Terms.
+// (Options.MainFraction), or estimated once on many rows for every batch (Normalisers). See
+// Terms.
 
 // addConditional adds method w's coefficients, normalisers and reports for the paper's
 // estimand to the design.
@@ -21,51 +24,42 @@ func (d *Design) addConditional(rows Rows, w weights, column func(key string, b,
 	var cs []coef
 	norms := make([][2][2]float64, len(d.blocks))
 	ids := make([][2]int, len(w.terms))
+	mass := func(rows []int) (m [2]float64) { // Σ_i |col_b,i| over the terms, per b
+		for _, i := range rows {
+			for b := 0; b < 2; b++ {
+				for _, t := range w.terms {
+					m[b] += math.Abs(t.col[b][i])
+				}
+			}
+		}
+		return m
+	}
 	for s := range d.blocks {
 		// Columns exist whether or not the stratum turns out empty, so that the design's
 		// shape does not depend on the batch's content.
 		for k, t := range w.terms {
 			ids[k] = [2]int{column(t.key, 0, s, t.col[0]), column(t.key, 1, s, t.col[1])}
 		}
-		nMain, nNorm := 0.0, 0.0
-		// Normaliser pieces: Σ_i f_b,i and Σ_i f_b,i f_b',i over the normaliser rows.
-		var sum, mainMass, normMass [2]float64
-		var diag [2][2]float64
-		for _, i := range d.normRows[s] {
-			nNorm += w.include[i]
-			f := [2]float64{rowMean(w.terms, 0, i), rowMean(w.terms, 1, i)}
-			for b := 0; b < 2; b++ {
-				sum[b] += f[b]
-				for bb := 0; bb < 2; bb++ {
-					diag[b][bb] += f[b] * f[bb]
-				}
-				for _, t := range w.terms {
-					normMass[b] += math.Abs(t.col[b][i])
-				}
-			}
-		}
+		// Normaliser pieces: Σ_i f_b,i and Σ_i f_b,i f_b',i over the normaliser rows (a row
+		// that include leaves out has f = 0: obs's ΔZ).
+		nNorm, sum, diag := normSums(w.terms, w.include, d.normRows[s])
+		nMain := 0.0
 		for _, i := range d.blocks[s].rows {
 			nMain += w.include[i]
-			for b := 0; b < 2; b++ {
-				for _, t := range w.terms {
-					mainMass[b] += math.Abs(t.col[b][i])
-				}
-			}
 		}
+		mainMass, normMass := mass(d.blocks[s].rows), mass(d.normRows[s])
 		sr := diagnose(rows, w, d.blocks[s], d.normRows[s])
 		sr.All = o.Unconditional
-		if nMain < 2 || nNorm < 2 || mainMass[0] == 0 || mainMass[1] == 0 || normMass[0] == 0 || normMass[1] == 0 {
+		if why := emptyReason(nMain, nNorm, mainMass, normMass); why != "" {
 			rep.EmptyStrata = append(rep.EmptyStrata, d.blocks[s].label)
 			sr.Empty = true
-			sr.flag(o, emptyReason(nMain, nNorm, mainMass, normMass))
+			sr.flag(o, why)
 			rep.Strata = append(rep.Strata, sr)
 			continue // norms[s] stays zero: the stratum is empty
 		}
-		var raw [2][2]float64
 		sr.Mean = [2]float64{sum[0] / nNorm, sum[1] / nNorm}
-		norms[s], raw = normalisers(sum, diag, nNorm, o.NormFloor, &rep)
-		sr.RawN = raw
-		sr.flag(o, normReasons(sr.Mean, raw, o.NormFloor)...)
+		norms[s], sr.RawN = normalisers(sum, diag, nNorm, o.NormFloor, &rep)
+		sr.flag(o, normReasons(sr.Mean, sr.RawN, o.NormFloor)...)
 		rep.Strata = append(rep.Strata, sr)
 		// T_bb' = Σ_k sign_k Q[k_b, k_b'] / (n(n−1)), over the main rows.
 		u := 1 / (nMain * (nMain - 1))
@@ -122,7 +116,8 @@ func normalisers(sum [2]float64, diag [2][2]float64, n, floor float64, rep *Repo
 	return norm, raw
 }
 
-// emptyReason says why a stratum is empty.
+// emptyReason says why a stratum is empty: fewer than 2 main or normaliser rows, or no
+// weight for some Z value b in either part; "" when it is not.
 func emptyReason(nMain, nNorm float64, mainMass, normMass [2]float64) string {
 	if nMain < 2 || nNorm < 2 {
 		return fmt.Sprintf("empty: %v main and %v normaliser rows, want at least 2 of each", nMain, nNorm)
@@ -132,7 +127,7 @@ func emptyReason(nMain, nNorm float64, mainMass, normMass [2]float64) string {
 			return fmt.Sprintf("empty: no row carries weight for Z=%d", b)
 		}
 	}
-	return "empty"
+	return ""
 }
 
 // normReasons says which normalisers were not clearly positive: a mean estimate of
@@ -153,4 +148,77 @@ func normReasons(mean [2]float64, raw [2][2]float64, floor float64) []string {
 		}
 	}
 	return out
+}
+
+// Normalisers are one method's estimates of the normalisers N(b, b') = P(Z = b | y)·
+// P(Z = b' | y) of the paper's MMD² (the T/N ratios of eq. (5)), per Y stratum, made once
+// on many rows (NormalisersOf) and given to the designs of small batches
+// (Design.UseNormalisers) in place of each batch's own estimate.
+//
+// Why: the normalisers do not depend on h, but the paper estimates them on a quarter of
+// each batch (appendix B.1). A ratio T/N̂ with N̂ from a few hundred rows is biased upward
+// (E[1/N̂] > 1/N) and heavy-tailed: where a batch's quarter holds few rows of a rare
+// (Y, Z) cell, one stratum's estimate jumps to 10–20 (the simulation's P(Z = 1 | Y = 0) is
+// 0.1), and at λ = 5 those batches and the upward bias on the rare cell steer h. Estimated
+// on a whole training set, N̂ is all but exact and every batch's estimate keeps only the
+// noise of its main terms.
+type Normalisers struct {
+	Method method.Method
+	// N holds N(b, b') per stratum, as Terms.N: N[s][1][1], N[s][0][0], N[s][1][0]; a
+	// stratum whose N[s][0][0] is 0 was empty on the rows they were estimated on.
+	N [][2][2]float64
+	// Reports is the guard report of the estimate (floored normalisers are counted there).
+	Report Report
+}
+
+// NormalisersOf estimates method m's normalisers on every row of rows (MainFraction 1,
+// whatever opts says), with the method's own per-row estimates of Z (eq. (3) for dr) and
+// opts' floors. It needs the conditional estimand: the joint one has no normalisers.
+func NormalisersOf(rows Rows, opts Options, m method.Method) (Normalisers, error) {
+	o := opts
+	o.MainFraction = 1
+	if o.Estimand != ConditionalMMD {
+		return Normalisers{}, fmt.Errorf("invmmd: NormalisersOf: the %v estimand has no normalisers", o.Estimand)
+	}
+	if !m.Penalised() {
+		return Normalisers{}, fmt.Errorf("invmmd: NormalisersOf: method %v has no penalty", m)
+	}
+	d, err := NewDesign(rows, o, m)
+	if err != nil {
+		return Normalisers{}, fmt.Errorf("invmmd: NormalisersOf %v: %w", m, err)
+	}
+	return Normalisers{Method: m, N: append([][2][2]float64(nil), d.per[0].norms...), Report: d.per[0].report}, nil
+}
+
+// UseNormalisers replaces the normalisers of n.Method in the design by n's, in every
+// stratum that is not empty in the batch; the batch's normaliser rows are then unused by
+// that method. It fails when the design lacks the method or the strata differ, or when n
+// has a stratum empty that the batch has not.
+func (d *Design) UseNormalisers(n Normalisers) error {
+	found := false
+	for k, t := range d.per {
+		if t.method != n.Method {
+			continue
+		}
+		found = true
+		if len(n.N) != len(d.blocks) {
+			return fmt.Errorf("invmmd: UseNormalisers: %d strata, the design has %d", len(n.N), len(d.blocks))
+		}
+		if d.opts.Estimand != ConditionalMMD {
+			return fmt.Errorf("invmmd: UseNormalisers: the %v estimand has no normalisers", d.opts.Estimand)
+		}
+		for s := range d.blocks {
+			if d.per[k].empty[s] {
+				continue
+			}
+			if n.N[s][0][0] == 0 {
+				return fmt.Errorf("invmmd: UseNormalisers: stratum Y=%v was empty where the normalisers were estimated", d.blocks[s].label)
+			}
+			d.per[k].norms[s] = n.N[s]
+		}
+	}
+	if !found {
+		return fmt.Errorf("invmmd: UseNormalisers: the design has no method %v", n.Method)
+	}
+	return nil
 }

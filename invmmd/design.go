@@ -94,36 +94,25 @@ func NewDesign(rows Rows, opts Options, methods ...method.Method) (*Design, erro
 		mainFraction = 1
 	}
 	nNorm := n - int(math.Round(mainFraction*float64(n)))
-	isMain := func(i int) bool { return mainFraction == 1 || i >= nNorm }
-	isNorm := func(i int) bool { return !joint && (mainFraction == 1 || i < nNorm) }
 
-	labels := make([]float64, o.NumClasses()) // Y = 0, …, K−1
-	for k := range labels {
-		labels[k] = float64(k)
-	}
+	strata := o.NumClasses() // Y = 0, …, K−1
 	if o.Unconditional {
-		labels = []float64{0}
+		strata = 1
 	}
-	stratum := func(i int) int {
-		if o.Unconditional {
-			return 0
+	d.blocks, d.normRows = make([]block, strata), make([][]int, strata)
+	for i := 0; i < n; i++ {
+		s := 0
+		if !o.Unconditional {
+			s = int(rows.Y[i])
 		}
-		return int(rows.Y[i])
+		if i < nNorm { // 0 when mainFraction is 1
+			d.normRows[s] = append(d.normRows[s], i)
+		} else {
+			d.blocks[s].rows = append(d.blocks[s].rows, i)
+		}
 	}
-	for s, lab := range labels {
-		d.blocks = append(d.blocks, block{label: lab})
-		d.normRows = append(d.normRows, nil)
-		for i := 0; i < n; i++ {
-			if stratum(i) != s {
-				continue
-			}
-			if isMain(i) {
-				d.blocks[s].rows = append(d.blocks[s].rows, i)
-			}
-			if isNorm(i) && mainFraction != 1 {
-				d.normRows[s] = append(d.normRows[s], i)
-			}
-		}
+	for s := range d.blocks {
+		d.blocks[s].label = float64(s)   // 0 for the unconditional stratum
 		if !joint && mainFraction == 1 { // every row both: one list
 			d.normRows[s] = d.blocks[s].rows
 		}
@@ -152,10 +141,7 @@ func NewDesign(rows Rows, opts Options, methods ...method.Method) (*Design, erro
 		return len(d.cols) - 1
 	}
 
-	ones := make([]float64, n) // the include of every method but obs
-	for i := range ones {
-		ones[i] = 1
-	}
+	ones := slices.Repeat([]float64{1}, n) // the include of every method but obs
 	for _, m := range methods {
 		w, err := factorsFor(m, rows, o.GFloor, ones)
 		if err != nil {
@@ -170,22 +156,17 @@ func NewDesign(rows Rows, opts Options, methods ...method.Method) (*Design, erro
 	return d, nil
 }
 
-// TrainingGuard applies what Options.DropUnreliable asks for: DropUnreliable when it is
-// set, nothing otherwise. Training calls it on every batch's design and on the validation
-// design; it returns the number of (method, stratum) pairs dropped.
+// TrainingGuard applies what Options.DropUnreliable asks for (nothing when it is not
+// set): every stratum flagged unreliable leaves every method's penalty, contributing 0 in
+// Evaluate and in Matrices (the training graph) as an empty stratum does, and its
+// StratumReport says Dropped, so that a stratum whose estimate rests on a handful of rows
+// or a floored normaliser cannot dominate the loss. Training calls it on every batch's
+// design and on the validation design; it returns the number of (method, stratum) pairs
+// dropped.
 func (d *Design) TrainingGuard() int {
 	if !d.opts.DropUnreliable {
 		return 0
 	}
-	return d.DropUnreliable()
-}
-
-// DropUnreliable removes every stratum flagged unreliable from every method's penalty:
-// it then contributes 0, in Evaluate and in Matrices (the training graph), as an empty
-// stratum does, and its StratumReport says Dropped. Training calls it so that a stratum
-// whose estimate rests on a handful of rows or a floored normaliser cannot dominate the
-// loss. It returns the number of (method, stratum) pairs dropped.
-func (d *Design) DropUnreliable() int {
 	dropped := 0
 	for k := range d.per {
 		rep := &d.per[k].report
@@ -239,15 +220,10 @@ func (d *Design) Matrices() (v, c []float64, p, strata int) {
 	for k := range d.per {
 		for _, e := range d.per[k].coefs {
 			if e.bb < 0 { // joint estimand: the term's weight in MMD² = Pair + Quad − 2·Triple
-				c[(e.s*p+e.p)*p+e.q] += slotWeight[e.b] * e.c
+				c[(e.s*p+e.p)*p+e.q] += weights3[e.b] * e.c
 				continue
 			}
-			n := d.per[k].norms[e.s]
-			w := 1.0 // MMD² = T₁₁/N₁₁ + T₀₀/N₀₀ − 2T₁₀/N₁₀
-			if e.b != e.bb {
-				w = -2
-			}
-			c[(e.s*p+e.p)*p+e.q] += w * e.c / n[e.b][e.bb]
+			c[(e.s*p+e.p)*p+e.q] += weights3[termIndex(e.b, e.bb)] * e.c / d.per[k].norms[e.s][e.b][e.bb]
 		}
 	}
 	return v, c, p, strata
@@ -347,9 +323,8 @@ func (d *Design) assemble(q [][]float64) ([]Result, error) {
 // estimate below 0 by a few standard errors says the same as a flag, that the estimate
 // rests on too little. One pass of per-row kernel sums (opts.Sums; by default AutoSums:
 // exact up to ExactPairs pairs per stratum, linear in the rows beyond) serves every
-// estimate and standard error;
-// Result.Path says which path it took and its error bound. It returns ctx's error if ctx
-// is cancelled first.
+// estimate and standard error; Result.Path says which path it took and its error bound. It
+// returns ctx's error if ctx is cancelled first.
 func Estimate(ctx context.Context, h Rep, rows Rows, opts Options, methods ...method.Method) ([]Result, error) {
 	if err := h.check(rows.Len()); err != nil {
 		return nil, err

@@ -67,24 +67,6 @@ func (f *Features) slice(lo, hi int) *Features {
 	return &g
 }
 
-// Column returns feature d of every row (a copy).
-func (f *Features) Column(d int) []float64 {
-	n := f.Len()
-	out := make([]float64, n)
-	for i := range out {
-		out[i] = f.Data[i*f.Dim+d]
-	}
-	return out
-}
-
-// LevelName names level d of an indicator map ("Z=2" when no names were given, or f is nil).
-func (f *Features) LevelName(d int) string {
-	if f != nil && d < len(f.Levels) && f.Levels[d] != "" {
-		return "Z=" + f.Levels[d]
-	}
-	return fmt.Sprintf("Z=%d", d)
-}
-
 // The kinds of nuisance (dataset.ZKind) map to these feature maps: binary and categorical
 // to CategoricalMap, continuous to GaussianMap, vector to RandomFeatureMap.
 
@@ -93,7 +75,6 @@ func (f *Features) LevelName(d int) string {
 // (its bandwidth and range come from the training rows), so that every batch, split and
 // estimator targets the same estimand.
 type FeatureMap interface {
-	Kind() dataset.ZKind
 	ZDim() int // numbers per value of Z: 1, or q for a vector
 	Dim() int  // features D
 	// Map writes ψ(z) into psi (len Dim). z must be valid for the map (see Check).
@@ -153,14 +134,6 @@ func hasNaN(v []float64) bool { return slices.ContainsFunc(v, math.IsNaN) }
 type CategoricalMap struct {
 	K     int
 	Names []string // level names for reports (optional, len K)
-}
-
-// Kind implements FeatureMap.
-func (c CategoricalMap) Kind() dataset.ZKind {
-	if c.K == 2 {
-		return dataset.BinaryZ
-	}
-	return dataset.CategoricalZ
 }
 
 // ZDim implements FeatureMap.
@@ -290,9 +263,6 @@ func NewGaussianMap(z, w []float64, sigma, tol float64) (GaussianMap, error) {
 // layer, and the features of every row, grow with the range of Z. The median bandwidth of
 // a normal Z takes about 8; 256 serve a Z spread over about 500 bandwidths.
 const MaxZFourierTerms = 256
-
-// Kind implements FeatureMap.
-func (g GaussianMap) Kind() dataset.ZKind { return dataset.ContinuousZ }
 
 // ZDim implements FeatureMap.
 func (g GaussianMap) ZDim() int { return 1 }
@@ -461,9 +431,6 @@ func NewRandomFeatureMap(z, w []float64, q int, sigma float64, j int, seed uint6
 	}
 	return m, nil
 }
-
-// Kind implements FeatureMap.
-func (r RandomFeatureMap) Kind() dataset.ZKind { return dataset.VectorZ }
 
 // ZDim implements FeatureMap.
 func (r RandomFeatureMap) ZDim() int { return len(r.Scale) }

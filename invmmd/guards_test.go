@@ -283,6 +283,25 @@ func TestMissingZIsNaN(t *testing.T) {
 	}
 }
 
+// TestFeaturesDeltaChecked: rows whose nuisance comes as features (Psi) have their Δ
+// checked as the binary Z's is (checkColumns): its length, a finite value, 0 or 1.
+func TestFeaturesDeltaChecked(t *testing.T) {
+	psi := &Features{Dim: 3, Data: []float64{1, 0, 0, 0, 1, 0, 0, 0, 1}}
+	for _, tc := range []struct {
+		delta []float64
+		want  string
+	}{
+		{[]float64{1, 1}, "column Delta has 2 rows, Y has 3"},
+		{[]float64{1, math.NaN(), 1}, "row 1: Delta = NaN, want a finite value"},
+		{[]float64{1, 1, 2}, "row 2: Delta = 2, want 0 or 1"},
+	} {
+		rows := Rows{Y: []float64{0, 1, 0}, Delta: tc.delta, Psi: psi}
+		if err := rows.ValidateClasses(2, method.Obs); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Δ %v: error %v, want %q", tc.delta, err, tc.want)
+		}
+	}
+}
+
 // TestUnreliableStrata checks the cases that motivated the flag: a stratum with one observed Z = 1 row, a
 // negative normaliser and heavy weights are flagged, with the reason, and a healthy batch
 // is not.

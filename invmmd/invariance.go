@@ -158,8 +158,6 @@ type TestResult struct {
 type TestStratum struct {
 	Y    float64 // the label of the stratum; NaN when the test is unconditional
 	Rows [2]int  // rows with a pseudo-outcome: in halves A and B (cross), or all and 0
-	// Part is the stratum's share of the statistic: Σ t_i (cross) or its term of W.
-	Part float64
 }
 
 // InvarianceTest tests H₀: h ⊥ Z | Y (or h ⊥ Z with Unconditional) for each method's
@@ -174,7 +172,7 @@ type TestStratum struct {
 // kind (Rows.Psi) and missing at random; full needs Z on every row, and method none has no
 // test. It returns an error naming the problem for a constant h, a stratum without an
 // observed Z (or in the cross route, without one in either half), Resamples under
-// MinResamples, or rows that Rows.Validate refuses.
+// MinResamples, or rows that Rows.ValidateClasses refuses.
 func InvarianceTest(ctx context.Context, h Rep, rows Rows, opts TestOptions, methods ...method.Method) ([]TestResult, error) {
 	if len(methods) == 0 {
 		return nil, fmt.Errorf("invmmd: invariance test: no method")

@@ -28,9 +28,7 @@ func crossTests(ctx context.Context, sums Summer, h Rep, ms []*crossMethod, stra
 	type part struct {
 		a, b   []int     // the method's rows in each half
 		pa, pb []float64 // its pseudo-outcomes centred within each half, rows × D
-		posA   []int     // position in a of each row of aAll (−1: not the method's)
 		col    int       // its first column in the pass
-		g      []float64 // the witness at each row of a, rows × D
 	}
 	sumsK := make([][2]float64, len(ms)) // Σ t_i and Σ (t_i − t̄)² over the strata
 	for _, s := range strata {
@@ -59,7 +57,6 @@ func crossTests(ctx context.Context, sums Summer, h Rep, ms []*crossMethod, stra
 				c.res.Unreliable = append(c.res.Unreliable, fmt.Sprintf("stratum %s: %d and %d rows in the halves, fewer than %d", stratumName(s.y), len(pt.a), len(pt.b), MinTestRows))
 			}
 			pt.pa, pt.pb = centred(c.phi, pt.a), centred(c.phi, pt.b)
-			pt.g = make([]float64, len(pt.a)*len(c.phi))
 			parts[k] = pt
 		}
 		// The rows of the stratum that some method reads, in each half, in the stratum's order.
@@ -81,7 +78,6 @@ func crossTests(ctx context.Context, sums Summer, h Rep, ms []*crossMethod, stra
 			if pt == nil {
 				continue
 			}
-			pt.posA = positions(aAll, ms[k].include)
 			pt.col = len(cols)
 			D := len(ms[k].phi)
 			for d := 0; d < D; d++ {
@@ -105,19 +101,18 @@ func crossTests(ctx context.Context, sums Summer, h Rep, ms []*crossMethod, stra
 				continue
 			}
 			ms[k].res.Path = ms[k].res.Path.worse(path)
+			// The witness at each of the method's rows of A (in aAll's order, as a), rows × D.
 			D := len(ms[k].phi)
-			for r := range aAll {
-				if pt.posA[r] < 0 {
-					continue
-				}
-				gk := pt.g[pt.posA[r]*D : (pt.posA[r]+1)*D]
-				for d := range gk {
-					gk[d] = kv[r*P+pt.col+d] / float64(len(pt.b))
+			g := make([]float64, 0, len(pt.a)*D)
+			for r, i := range aAll {
+				if ms[k].include[i] != 0 {
+					for d := range D {
+						g = append(g, kv[r*P+pt.col+d]/float64(len(pt.b)))
+					}
 				}
 			}
-			partSum := covarianceTerms(pt.pa, pt.g, len(pt.a), D, &sumsK[k][1])
-			sumsK[k][0] += partSum
-			ms[k].res.Strata = append(ms[k].res.Strata, TestStratum{Y: s.y, Rows: [2]int{len(pt.a), len(pt.b)}, Part: partSum})
+			sumsK[k][0] += covarianceTerms(pt.pa, g, len(pt.a), D, &sumsK[k][1])
+			ms[k].res.Strata = append(ms[k].res.Strata, TestStratum{Y: s.y, Rows: [2]int{len(pt.a), len(pt.b)}})
 		}
 	}
 	for k, c := range ms {
@@ -133,20 +128,6 @@ func crossTests(ctx context.Context, sums Summer, h Rep, ms []*crossMethod, stra
 		c.res.PValue = 0.5 * math.Erfc(c.res.Statistic/math.Sqrt2)
 	}
 	return nil
-}
-
-// positions returns, for each row of rows, its position among the rows that include
-// marks (−1 where include is 0).
-func positions(rows []int, include []float64) []int {
-	pos, n := make([]int, len(rows)), 0
-	for r, i := range rows {
-		pos[r] = -1
-		if include[i] != 0 {
-			pos[r] = n
-			n++
-		}
-	}
-	return pos
 }
 
 // covarianceTerms returns, for one stratum of half A (n rows of centred pseudo-outcomes pa

@@ -127,19 +127,15 @@ func resampledTest(ctx context.Context, h []float64, phi [][]float64, include []
 		n += len(idx)
 	}
 	acc := make([]float64, qs[0].r*qs[0].d)
-	stat := func(draw func(q quadForm) ([]float64, []int)) (float64, []float64) {
-		w, parts := 0.0, make([]float64, len(qs))
-		for k, q := range qs {
+	stat := func(draw func(q quadForm) ([]float64, []int)) float64 {
+		w := 0.0
+		for _, q := range qs {
 			a, perm := draw(q)
-			parts[k] = q.value(a, perm, acc) / float64(n)
-			w += parts[k]
+			w += q.value(a, perm, acc) / float64(n)
 		}
-		return w, parts
+		return w
 	}
-	w, parts := stat(func(quadForm) ([]float64, []int) { return nil, nil })
-	for k := range parts {
-		res.Strata[k].Part = parts[k]
-	}
+	w := stat(func(quadForm) ([]float64, []int) { return nil, nil })
 	if w == 0 && allZero(qs) {
 		return fmt.Errorf("the statistic has no variance: within every stratum the pseudo-outcome or h does not vary (a single Z value observed, or h constant)")
 	}
@@ -149,7 +145,7 @@ func resampledTest(ctx context.Context, h []float64, phi [][]float64, include []
 		if b%16 == 0 && ctx.Err() != nil {
 			return ctx.Err()
 		}
-		wb, _ := stat(func(q quadForm) ([]float64, []int) {
+		wb := stat(func(q quadForm) ([]float64, []int) {
 			m := len(q.f) / q.r
 			if res.Route == PermutationRoute {
 				return nil, rng.Perm(m)

@@ -86,31 +86,30 @@ func (d *Design) strataSums(ctx context.Context, h Rep, summer Summer) (q, se []
 	return q, se, rs.path, err
 }
 
-// stratumSE returns method k's standard error in stratum s: the jackknife's, less the
-// excess (degenerateExcess) within [¼, 1] of its variance. Empty or dropped strata, and
-// strata with fewer than 3 rows, get 0.
+// stratumSE returns method k's standard error in stratum s: the jackknife's, less its
+// variance's second-order excess (jackknife_degenerate.go; none under 4 rows), kept within
+// [¼, 1] of its variance. Empty or dropped strata, and strata with fewer than 3 rows, get 0.
 func (d *Design) stratumSE(ctx context.Context, h Rep, summer Summer, rs *strataSums, k, s int) (float64, error) {
-	if d.per[k].empty[s] {
-		return 0, nil
-	}
-	e := 0.0
+	rows := len(d.blocks[s].rows)
+	var e, excess float64
+	var err error
 	switch {
-	case len(d.blocks[s].rows) < 3:
+	case d.per[k].empty[s] || rows < 3:
 	case d.per[k].joint != nil:
-		e = d.jackknifeJoint(k, s, rs)
+		e, excess = d.jackknifeJoint(h, k, s, rs)
 	default:
 		e = d.jackknife(k, s, rs)
-	}
-	excess, err := d.degenerateExcess(ctx, h, summer, rs, k, s)
-	if err != nil {
-		return 0, err
+		if rows >= 4 { // k² is the Gaussian of bandwidth σ/√2
+			excess, err = d.conditionalExcess(ctx, h, summer, k, s, rs, d.opts.Bandwidth/math.Sqrt2)
+		}
 	}
 	v := e * e
-	return math.Sqrt(min(v, max(v-excess, v/4))), nil
+	return math.Sqrt(min(v, max(v-excess, v/4))), err
 }
 
-// pairs are the (b, b') of the three terms of an MMD², and weights their signs·counts:
-// MMD² = T₁₁/N₁₁ + T₀₀/N₀₀ − 2T₁₀/N₁₀.
+// pairs are the (b, b') of the three terms of an MMD², and weights3 their signs·counts:
+// MMD² = T₁₁/N₁₁ + T₀₀/N₀₀ − 2T₁₀/N₁₀ (termIndex), and likewise the joint estimand's
+// Pair + Quad − 2·Triple (by slot).
 var (
 	pairs    = [3][2]int{{1, 1}, {0, 0}, {1, 0}}
 	weights3 = [3]float64{1, 1, -2}
@@ -129,15 +128,15 @@ func (d *Design) fOf(k, i int) [2]float64 {
 	return [2]float64{rowMean(d.per[k].terms, 0, i), rowMean(d.per[k].terms, 1, i)}
 }
 
-// normSums returns the normalisers' pieces of method k over rows (those it includes):
-// their count, Σ_i f_i and Σ_i f_i f_iᵀ, f_i = fOf(k, i).
-func (d *Design) normSums(k int, rows []int) (n float64, sum [2]float64, diag [2][2]float64) {
+// normSums returns the normalisers' pieces of a method's factors over rows (those include
+// marks): their count, Σ_i f_i and Σ_i f_i f_iᵀ, f_i = (f_0,i, f_1,i) (rowMean).
+func normSums(terms []factor, include []float64, rows []int) (n float64, sum [2]float64, diag [2][2]float64) {
 	for _, i := range rows {
-		if d.per[k].include[i] == 0 {
+		if include[i] == 0 {
 			continue
 		}
 		n++
-		fi := d.fOf(k, i)
+		fi := [2]float64{rowMean(terms, 0, i), rowMean(terms, 1, i)}
 		for b := 0; b < 2; b++ {
 			sum[b] += fi[b]
 			for bb := 0; bb < 2; bb++ {
@@ -181,26 +180,16 @@ func (d *Design) jackknife(k, s int, rs *strataSums) float64 {
 			T[t] += ti[t]
 		}
 	}
-	nN, sum, diag := d.normSums(k, d.normRows[s])
+	nN, sum, diag := normSums(d.per[k].terms, inc, d.normRows[s])
 	if m < 3 || nN < 3 {
 		return 0
 	}
-	value := func(T [3]float64, N [2][2]float64) float64 {
-		v := 0.0
-		for t, p := range pairs {
-			v += weights3[t] * T[t] / N[p[0]][p[1]]
-		}
-		return v
-	}
-	// Delete each row once: a row may be a main row, a normaliser row or both (MainFraction
-	// 1). The main rows come first, in block order; then the normaliser rows that are not
-	// main rows.
-	isNorm, isMain := make([]bool, d.n), make([]bool, d.n)
-	for _, i := range d.normRows[s] {
-		isNorm[i] = true
-	}
+	// Delete each row once: a row is a main row, a normaliser row, or both (MainFraction 1,
+	// where NewDesign makes the two lists one). The main rows come first, in block order;
+	// then the normaliser rows when they are other rows.
+	both := d.opts.MainFraction == 1
 	acc := jackknifeAcc{}
-	leaveOut := func(i int, main bool, ti [3]float64) {
+	leaveOut := func(i int, main, norm bool, ti [3]float64) {
 		Ti := T
 		if main {
 			for t := range Ti {
@@ -208,7 +197,7 @@ func (d *Design) jackknife(k, s int, rs *strataSums) float64 {
 			}
 		}
 		si, di, ni := sum, diag, nN
-		if isNorm[i] {
+		if norm {
 			ni--
 			fi := d.fOf(k, i)
 			for b := 0; b < 2; b++ {
@@ -219,42 +208,20 @@ func (d *Design) jackknife(k, s int, rs *strataSums) float64 {
 			}
 		}
 		N, _ := normalisers(si, di, ni, d.opts.NormFloor, &Report{})
-		acc.add(value(Ti, N))
-	}
-	for a, i := range blk.rows {
-		if inc[i] == 0 {
-			continue
+		v := 0.0
+		for t, p := range pairs {
+			v += weights3[t] * Ti[t] / N[p[0]][p[1]]
 		}
-		isMain[i] = true
-		leaveOut(i, true, share(a, i))
+		acc.add(v)
 	}
-	for _, i := range d.normRows[s] {
-		if inc[i] == 0 || isMain[i] {
-			continue
-		}
-		leaveOut(i, false, [3]float64{})
-	}
-	return acc.se()
-}
-
-// jackknifeJoint returns the jackknife standard error of method k's joint estimate in
-// stratum s: for each row i the estimate is recomputed without it, from the kernel sums
-// less row i's pairs, Q₋ᵢ(p, q) = Q(p, q) − V_ip (KV)_iq − V_iq (KV)_ip, and the
-// coefficients rebuilt from S − f_i, R − ‖f_i‖² and n − 1 (the U-statistics' normalisation
-// included), so the variance of the row sums S that the triple and quadruple terms carry is
-// in the standard error too (joint_loo.go).
-func (d *Design) jackknifeJoint(k, s int, rs *strataSums) float64 {
-	blk := d.blocks[s]
-	inc := d.per[k].include
-	js := d.per[k].joint[s]
-	if js.n < 5 {
-		return 0
-	}
-	jl := d.jointLOO(k, s, rs)
-	acc := jackknifeAcc{}
 	for a, i := range blk.rows {
 		if inc[i] != 0 {
-			acc.add(jl.without1(a))
+			leaveOut(i, true, both, share(a, i))
+		}
+	}
+	for _, i := range d.normRows[s] {
+		if inc[i] != 0 && !both {
+			leaveOut(i, false, true, [3]float64{})
 		}
 	}
 	return acc.se()

@@ -2,7 +2,6 @@ package invmmd
 
 import (
 	"context"
-	"math"
 	"math/rand/v2"
 	"slices"
 )
@@ -34,19 +33,7 @@ import (
 //
 // The joint MMD² (appendix H) is a U-statistic of order 4 whose second-order part is not
 // one pair kernel of the design's columns; its excess is measured from second differences
-// of the estimate on a sample of pairs (jointExcess).
-
-// degenerateExcess returns method k's jackknife variance's second-order excess in stratum
-// s, estimated as above (0 where it does not apply: fewer than 4 rows).
-func (d *Design) degenerateExcess(ctx context.Context, h Rep, summer Summer, rs *strataSums, k, s int) (float64, error) {
-	if len(d.blocks[s].rows) < 4 {
-		return 0, nil
-	}
-	if d.per[k].joint != nil {
-		return d.jointExcess(h, k, s, rs), nil
-	}
-	return d.conditionalExcess(ctx, h, summer, k, s, rs, d.opts.Bandwidth/math.Sqrt2) // k² is the Gaussian of bandwidth σ/√2
-}
+// of the estimate on a sample of pairs (jackknifeJoint).
 
 // excessOf returns (4/(m(m−2)) − 2/(m(m−1)))·ζ̂₂ from Σ_{i≠j} φ² (a), the row sums r of the
 // m rows, and m.
@@ -175,7 +162,7 @@ func (d *Design) conditionalExcess(ctx context.Context, h Rep, summer Summer, k,
 	// The normalisers' U-statistic −s' over rows nrows: its row sums, Σ s'², and (when it
 	// shares the main rows) Σ k·s·s'.
 	nrows := included(d.normRows[s], inc)
-	_, F, FF := d.normSums(k, nrows)
+	_, F, FF := normSums(d.per[k].terms, inc, nrows)
 	sp := func(i int) (r float64) { // Σ_{j≠i} s'_ij
 		fi := d.fOf(k, i)
 		for b := 0; b < 2; b++ {
@@ -241,15 +228,21 @@ func (d *Design) conditionalExcess(ctx context.Context, h Rep, summer Summer, k,
 	return excessOf(kss-2*kssp+ss, ks, m), nil
 }
 
-// excessPairs is the number of pairs of rows on which jointExcess measures the second
+// excessPairs is the number of pairs of rows on which jackknifeJoint measures the second
 // differences (all pairs when a stratum has fewer): their mean square estimates the
 // excess to about 1%, deterministically (the pairs are drawn from a fixed seed).
 const excessPairs = 20000
 
-// jointExcess is the excess of method k's joint estimate in stratum s. The joint
-// estimate is a U-statistic of order 4 with estimated one-row factors, whose second-order
-// part is not one pair kernel of the design's columns (for dr its pair weight and its
-// one-row factors differ); so instead of a formula it measures the jackknife's excess
+// jackknifeJoint returns the jackknife standard error of method k's joint estimate in
+// stratum s (0 under 5 rows) and its excess (0 under 7 rows). For each row i the estimate
+// is recomputed without it, from the kernel sums less row i's pairs, Q₋ᵢ(p, q) = Q(p, q) −
+// V_ip (KV)_iq − V_iq (KV)_ip, and the coefficients rebuilt from S − f_i, R − ‖f_i‖² and
+// n − 1 (the U-statistics' normalisation included), so the variance of the row sums S that
+// the triple and quadruple terms carry is in the standard error too (joint_loo.go).
+//
+// The joint estimate is a U-statistic of order 4 with estimated one-row factors, whose
+// second-order part is not one pair kernel of the design's columns (for dr its pair weight
+// and its one-row factors differ); so instead of a formula it measures the jackknife's excess
 // directly: to leading order it is Σ_{i<j} Δ_ij², Δ_ij = θ − θ₋ᵢ − θ₋ⱼ + θ₋ᵢⱼ the second
 // differences of the estimate over deletions of rows (Efron & Stein 1981: the jackknife
 // variance overstates the variance by the second- and higher-order ANOVA components; for a
@@ -257,7 +250,7 @@ const excessPairs = 20000
 // conditional formula's excess up to O(1/m)). Each θ₋ᵢⱼ comes from the row sums and one
 // kernel value k_ij, as θ₋ᵢ does in the jackknife; the mean of Δ² over excessPairs pairs
 // times the number of pairs estimates the sum.
-func (d *Design) jointExcess(h Rep, k, s int, rs *strataSums) float64 {
+func (d *Design) jackknifeJoint(h Rep, k, s int, rs *strataSums) (se, excess float64) {
 	blk := d.blocks[s]
 	inc := d.per[k].include
 	var rows []int // positions in blk.rows of the included rows
@@ -267,16 +260,23 @@ func (d *Design) jointExcess(h Rep, k, s int, rs *strataSums) float64 {
 		}
 	}
 	m := len(rows)
-	if m < 7 {
-		return 0
+	if m < 5 {
+		return 0, 0
 	}
 	jl := d.jointLOO(k, s, rs)
-	theta := jl.js.valueWithout(0, make([]float64, len(jl.df)), 0, jl.full)
 	loo := make([]float64, len(blk.rows))
+	acc := jackknifeAcc{}
+	for _, a := range rows {
+		loo[a] = jl.without1(a)
+		acc.add(loo[a])
+	}
+	if m < 7 {
+		return acc.se(), 0
+	}
+	theta := jl.js.valueWithout(0, make([]float64, len(jl.df)), 0, jl.full)
 	rowAggs := make([]jointAgg, len(blk.rows))
 	for _, a := range rows {
 		rowAggs[a] = jl.rowAgg(a)
-		loo[a] = jl.without1(a)
 	}
 	sum, count := 0.0, 0.0
 	pair := func(a, b int) {
@@ -301,7 +301,7 @@ func (d *Design) jointExcess(h Rep, k, s int, rs *strataSums) float64 {
 			pair(rows[x], rows[y])
 		}
 	}
-	return sum / count * float64(m) * float64(m-1) / 2
+	return acc.se(), sum / count * float64(m) * float64(m-1) / 2
 }
 
 // included returns the rows whose include is not 0: rows itself when that is every one.

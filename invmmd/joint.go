@@ -58,12 +58,10 @@ type jointStratum struct {
 	scale float64   // Options.JointScale
 }
 
-// The slots of a joint coefficient (coef.b) and their weight in the estimate.
+// The slots of a joint coefficient (coef.b); weights3 holds their weights in the estimate.
 const (
 	slotPair, slotQuad, slotTriple = 0, 1, 2
 )
-
-var slotWeight = [3]float64{1, 1, -2}
 
 // coefs returns the stratum's coefficients: each adds c·Q_pq to the term of its slot, the
 // normalisation 1/(n)_r folded in.

@@ -78,10 +78,12 @@ func (j *jointStratum) valueWithout(drop int, df []float64, dr float64, g jointA
 // jointLOO computes the leave-one-out and leave-two-out values of method k's joint
 // estimate in stratum s from the row sums.
 type jointLOO struct {
-	d       *Design
 	js      *jointStratum
-	s       int
-	rs      *strataSums
+	rows    []int       // the stratum's rows
+	cols    [][]float64 // the design's columns
+	kv      []float64   // the stratum's row sums, P per row, column q at pos[q] (strataSums)
+	pos     []int
+	P       int
 	f       [][]float64 // the method's per-row factors, ‖f‖² last
 	full    jointAgg    // the combination of the stratum's kernel sums
 	scratch jointAgg
@@ -90,39 +92,31 @@ type jointLOO struct {
 
 func (d *Design) jointLOO(k, s int, rs *strataSums) *jointLOO {
 	js := d.per[k].joint[s]
-	blk := d.blocks[s]
-	P := len(rs.idx[s])
-	kv := rs.kv
+	jl := &jointLOO{js: js, rows: d.blocks[s].rows, cols: d.cols, kv: rs.kv, pos: rs.pos, P: len(rs.idx[s]),
+		f: d.per[k].rowF, df: make([]float64, len(js.sum))}
 	q := map[[2]int]float64{}
-	sum := func(p, qq int) float64 {
+	jl.full = js.aggOf(jointAgg{}, func(p, qq int) float64 {
 		key := [2]int{p, qq}
 		if v, ok := q[key]; ok {
 			return v
 		}
 		v := 0.0
-		for a, i := range blk.rows {
-			v += d.cols[p][i] * kv[a*P+rs.pos[qq]]
+		for a, i := range jl.rows {
+			v += jl.cols[p][i] * jl.kv[a*jl.P+jl.pos[qq]]
 		}
 		q[key] = v
 		return v
-	}
-	jl := &jointLOO{d: d, js: js, s: s, rs: rs, f: d.per[k].rowF, df: make([]float64, len(js.sum))}
-	jl.full = js.aggOf(jointAgg{}, sum)
+	})
 	return jl
 }
 
 // rowAgg returns the combination of row a's terms V_ap (KV)_aq + V_aq (KV)_ap (a: position
 // in the stratum's rows).
 func (jl *jointLOO) rowAgg(a int) jointAgg {
-	blk := jl.d.blocks[jl.s]
-	P := len(jl.rs.idx[jl.s])
-	kv := jl.rs.kv
-	i := blk.rows[a]
-	cols, pos := jl.d.cols, jl.rs.pos
-	g := jl.js.aggOf(jointAgg{}, func(p, q int) float64 {
-		return cols[p][i]*kv[a*P+pos[q]] + cols[q][i]*kv[a*P+pos[p]]
+	i, ka := jl.rows[a], jl.kv[a*jl.P:(a+1)*jl.P]
+	return jl.js.aggOf(jointAgg{}, func(p, q int) float64 {
+		return jl.cols[p][i]*ka[jl.pos[q]] + jl.cols[q][i]*ka[jl.pos[p]]
 	})
-	return g
 }
 
 // factors sets jl.df to the sum of the one-row factors of the given rows (row indices) and
@@ -144,16 +138,14 @@ func (jl *jointLOO) factors(rows ...int) float64 {
 func (jl *jointLOO) without1(a int) float64 {
 	g := jl.full.clone()
 	g.add(-1, jl.rowAgg(a))
-	r := jl.factors(jl.d.blocks[jl.s].rows[a])
+	r := jl.factors(jl.rows[a])
 	return jl.js.valueWithout(1, jl.df, r, g)
 }
 
 // without2 returns the estimate without the rows at positions a and b, whose kernel value
 // is kab, given their rows' combinations ra and rb (rowAgg).
 func (jl *jointLOO) without2(a, b int, kab float64, ra, rb jointAgg) float64 {
-	blk := jl.d.blocks[jl.s]
-	i, j := blk.rows[a], blk.rows[b]
-	cols := jl.d.cols
+	i, j, cols := jl.rows[a], jl.rows[b], jl.cols
 	pair := jl.js.aggOf(jl.scratch, func(p, q int) float64 {
 		return kab * (cols[p][i]*cols[q][j] + cols[p][j]*cols[q][i])
 	})

@@ -244,8 +244,12 @@ func diagnose(rows Rows, w weights, blk block, normRows []int) StratumReport {
 	ind, levels := rows.indicator()
 	if ind {
 		sr.Observed = make([]int, levels)
-		for b := 0; b < levels; b++ {
-			sr.Levels = append(sr.Levels, rows.Psi.LevelName(b)) // "Z=b" for a binary Z (Psi nil)
+		for b := 0; b < levels; b++ { // "Z=b" when the level has no name (a binary Z: Psi nil)
+			name := strconv.Itoa(b)
+			if rows.Psi != nil && b < len(rows.Psi.Levels) && rows.Psi.Levels[b] != "" {
+				name = rows.Psi.Levels[b]
+			}
+			sr.Levels = append(sr.Levels, "Z="+name)
 		}
 	} else {
 		sr.Observed, sr.Levels = make([]int, 1), []string{"Z"}

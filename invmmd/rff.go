@@ -1,6 +1,7 @@
 package invmmd
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -66,18 +67,11 @@ type RFFSums struct {
 	Workers     int    // goroutines; 0 means one per CPU
 }
 
-func (r RFFSums) count() int {
-	if r.Frequencies > 0 {
-		return r.Frequencies
-	}
-	return DefaultRFFFrequencies
-}
-
 func (r RFFSums) rowSums(ctx context.Context, h Rep, tgt, src []int, cols colSet, sigma float64, emit func(int, []float64)) (KernelPath, error) {
 	if r.Frequencies < 0 {
 		return KernelPath{}, fmt.Errorf("invmmd: RFFSums.Frequencies = %d, want ≥ 1 (or 0 for %d)", r.Frequencies, DefaultRFFFrequencies)
 	}
-	D, dim := r.count(), h.Dim
+	D, dim := cmp.Or(r.Frequencies, DefaultRFFFrequencies), h.Dim
 	// The draw's frequencies ω_j = u_j/σ, frequency j's components at j·dim.
 	u, w := RFFFrequencies(dim, D, r.Seed), make([]float64, D*dim)
 	for k := 0; k < dim; k++ {

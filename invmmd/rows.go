@@ -3,6 +3,7 @@ package invmmd
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/invmmd/invmmd/invmmd/method"
 )
@@ -100,7 +101,10 @@ func featureColumns(f *Features, p []float64) [][]float64 {
 	if f != nil {
 		cols := make([][]float64, f.Dim)
 		for d := range cols {
-			cols[d] = f.Column(d)
+			cols[d] = make([]float64, f.Len())
+			for i := range cols[d] {
+				cols[d][i] = f.Data[i*f.Dim+d]
+			}
 		}
 		return cols
 	}
@@ -132,14 +136,12 @@ func (r Rows) MissingZ() int {
 	return k
 }
 
-// Validate checks that r can serve the given methods: the columns they need are present,
-// all lengths agree, indicators are 0 or 1 and probabilities lie in [0, 1]. Z must be 0 or
-// 1 where Δ = 1; where Δ = 0 it is not read, except by Full, which needs it on every row and
-// refuses a NaN there. The error names the column, the row and the value.
-func (r Rows) Validate(methods ...method.Method) error { return r.ValidateClasses(2, methods...) }
-
-// ValidateClasses is Validate for a label with k classes (Options.Classes): Y must be one
-// of 0, …, k−1.
+// ValidateClasses checks that r can serve the given methods for a label of k classes
+// (Options.Classes; 2 for a binary label): Y is one of 0, …, k−1, the columns the methods
+// need are present, all lengths agree, indicators are 0 or 1 and probabilities lie in
+// [0, 1]. Z must be 0 or 1 where Δ = 1; where Δ = 0 it is not read, except by Full, which
+// needs it on every row and refuses a NaN there. The error names the column, the row and
+// the value.
 func (r Rows) ValidateClasses(k int, methods ...method.Method) error {
 	r = r.withDelta()
 	n := len(r.Y)
@@ -167,26 +169,23 @@ func (r Rows) ValidateClasses(k int, methods ...method.Method) error {
 }
 
 // checkColumns checks the named columns of r (of Delta, G, GTrue and M): each present when
-// a method reads it, of n rows, every value finite and 0 or 1 (Delta) or in [0, 1].
+// a method reads it (Delta always), of n rows, every value finite and 0 or 1 (Delta) or in
+// [0, 1].
 func (r Rows) checkColumns(n int, methods []method.Method, names ...string) error {
-	needG, needGT, needM, _ := needs(methods)
-	cols := map[string]struct {
-		v    []float64
-		need bool
-	}{"Delta": {r.Delta, true}, "G": {r.G, needG}, "GTrue": {r.GTrue, needGT}, "M": {r.M, needM}}
+	cols := map[string][]float64{"Delta": r.Delta, "G": r.G, "GTrue": r.GTrue, "M": r.M}
 	for _, name := range names {
 		c := cols[name]
-		if c.v == nil {
-			if c.need {
+		if c == nil {
+			if f := readers[name]; f == nil || slices.ContainsFunc(methods, f) {
 				return fmt.Errorf("invmmd: column %s is nil but %s needs it", name, whoNeeds(name, methods))
 			}
 			continue
 		}
-		if len(c.v) != n {
-			return fmt.Errorf("invmmd: column %s has %d rows, Y has %d", name, len(c.v), n)
+		if len(c) != n {
+			return fmt.Errorf("invmmd: column %s has %d rows, Y has %d", name, len(c), n)
 		}
 		binary := name == "Delta"
-		for i, x := range c.v {
+		for i, x := range c {
 			switch {
 			case math.IsNaN(x) || math.IsInf(x, 0):
 				return fmt.Errorf("invmmd: row %d: %s = %v, want a finite value", i, name, x)
@@ -203,7 +202,7 @@ func (r Rows) checkColumns(n int, methods []method.Method, names ...string) erro
 // validateZ checks Z against Δ (both of length n): 0 or 1 where observed; where missing,
 // anything unless a method reads the hidden Z (Full), which refuses NaN.
 func (r Rows) validateZ(methods []method.Method) error {
-	_, _, _, full := needs(methods)
+	full := fullOf(methods)
 	for i, z := range r.Z {
 		if r.Delta[i] == 1 || full >= 0 {
 			if r.Delta[i] == 0 && math.IsNaN(z) {
@@ -233,58 +232,44 @@ func checkLabels(y []float64, k int) error {
 	return nil
 }
 
-// needs says which of G, GTrue and M the methods read, and which of them reads Z where it
-// is missing (Full; −1 for none).
-func needs(methods []method.Method) (g, gTrue, m bool, full method.Method) {
-	full = -1
-	for _, x := range methods {
-		g, gTrue, m = g || x.NeedsG(), gTrue || x.NeedsTrueG(), m || x.NeedsM()
-		if x.UsesMissingZ() {
-			full = x
-		}
+// fullOf returns the method that reads Z where it is missing (Full), or −1 for none.
+func fullOf(methods []method.Method) method.Method {
+	if k := slices.IndexFunc(methods, method.Method.UsesMissingZ); k >= 0 {
+		return methods[k]
 	}
-	return g, gTrue, m, full
+	return -1
 }
 
-// whoNeeds names the first method that reads column col, for errors.
+// readers says which methods read the columns G, GTrue and M.
+var readers = map[string]func(method.Method) bool{"G": method.Method.NeedsG, "GTrue": method.Method.NeedsTrueG, "M": method.Method.NeedsM}
+
+// whoNeeds names the first method that reads column col, for errors ("every method" for
+// the columns every method reads).
 func whoNeeds(col string, methods []method.Method) string {
-	for _, m := range methods {
-		if (col == "G" && m.NeedsG()) || (col == "GTrue" && m.NeedsTrueG()) || (col == "M" && m.NeedsM()) {
-			return "method " + m.String()
+	if f := readers[col]; f != nil {
+		if k := slices.IndexFunc(methods, f); k >= 0 {
+			return "method " + methods[k].String()
 		}
 	}
 	return "every method"
 }
 
-// checkFinite returns an error naming the first non-finite value of v.
-func checkFinite(name string, v []float64) error {
-	for i, x := range v {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return fmt.Errorf("invmmd: row %d: %s = %v, want a finite value", i, name, x)
-		}
-	}
-	return nil
-}
-
-// validateFeatures is Validate for a nuisance given as features (Psi): Y and Δ are 0 or 1,
+// validateFeatures is ValidateClasses for a nuisance given as features (Psi): Y and Δ are 0 or 1,
 // ψ is finite where observed (everywhere for Full), m's features have ψ's dimension and are
 // finite, and G lies in [0, 1].
 func (r Rows) validateFeatures(methods []method.Method) error {
 	n := len(r.Y)
-	_, _, needM, full := needs(methods)
+	full := fullOf(methods)
 	if r.Psi.Dim < 1 {
 		return fmt.Errorf("invmmd: Psi has %d features, want at least 1", r.Psi.Dim)
 	}
 	if r.Psi.Len() != n || len(r.Psi.Data) != n*r.Psi.Dim {
 		return fmt.Errorf("invmmd: Psi has %d values for %d rows of %d features", len(r.Psi.Data), n, r.Psi.Dim)
 	}
-	if len(r.Delta) != n {
-		return fmt.Errorf("invmmd: column Delta has %d rows, Y has %d", len(r.Delta), n)
+	if err := r.checkColumns(n, methods, "Delta"); err != nil {
+		return err
 	}
 	for i := 0; i < n; i++ {
-		if d := r.Delta[i]; d != 0 && d != 1 {
-			return fmt.Errorf("invmmd: row %d: Delta = %v, want 0 or 1", i, d)
-		}
 		if r.Delta[i] == 0 && full < 0 {
 			continue
 		}
@@ -298,7 +283,7 @@ func (r Rows) validateFeatures(methods []method.Method) error {
 			}
 		}
 	}
-	if needM {
+	if slices.ContainsFunc(methods, method.Method.NeedsM) {
 		if r.MPsi == nil {
 			return fmt.Errorf("invmmd: MPsi is nil but %s needs m(W) = E[ψ(Z) | X, Y]", whoNeeds("M", methods))
 		}

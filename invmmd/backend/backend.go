@@ -37,14 +37,10 @@ func Config() string {
 	return Default
 }
 
-// New starts the backend named by Config. The error says how to fix the configuration
-// when the backend is not compiled in or cannot start (for XLA: no PJRT plugin found).
-func New() (backends.Backend, error) {
-	return NewWithConfig(Config())
-}
-
 // NewWithConfig starts the backend for config, formatted "<name>[:<options>]" as in
-// GOMLX_BACKEND. A pure-Go backend's parallelism option is set on the backend it makes
+// GOMLX_BACKEND (Config gives the one in force). The error says how to fix the
+// configuration when the backend is not compiled in or cannot start (for XLA: no PJRT
+// plugin found). A pure-Go backend's parallelism option is set on the backend it makes
 // (newGo) rather than passed to simplego, which would print a line to standard output.
 func NewWithConfig(config string) (b backends.Backend, err error) {
 	name, _, _ := strings.Cut(config, ":")
@@ -92,10 +88,10 @@ var (
 	sharedErr     error
 )
 
-// Shared returns one backend for the whole process, started on first use with New.
+// Shared returns one backend for the whole process, started on first use from Config.
 // Graph executors built on the same backend share its worker pool and device memory.
 func Shared() (backends.Backend, error) {
-	sharedOnce.Do(func() { sharedBackend, sharedErr = New() })
+	sharedOnce.Do(func() { sharedBackend, sharedErr = NewWithConfig(Config()) })
 	return sharedBackend, sharedErr
 }
 

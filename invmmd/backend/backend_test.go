@@ -26,9 +26,9 @@ func TestConfigDefaultAndOverride(t *testing.T) {
 
 func TestNewDefaultRunsAGraph(t *testing.T) {
 	t.Setenv(EnvVar, "")
-	b, err := New()
+	b, err := NewWithConfig(Config())
 	if err != nil {
-		t.Fatalf("New() on the default backend: %v", err)
+		t.Fatalf("NewWithConfig(Config()) on the default backend: %v", err)
 	}
 	defer b.Finalize()
 	if !strings.Contains(b.String(), "go") {

@@ -76,7 +76,7 @@ func TestFitWritesAndReports(t *testing.T) {
 // TestFitOnAnotherBackend checks that the Backend passed in runs the whole workflow: a
 // second pure-Go backend gives the same numbers as the shared one.
 func TestFitOnAnotherBackend(t *testing.T) {
-	other, err := backend.New()
+	other, err := backend.NewWithConfig(backend.Config())
 	if err != nil {
 		t.Fatal(err)
 	}

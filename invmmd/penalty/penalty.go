@@ -60,26 +60,19 @@ func stratumForms(x, c, y *Node) *Node {
 func KernelMatrixGraph(h, sigma *Node) *Node {
 	n := h.Shape().Dimensions[0]
 	if h.Rank() == 2 && h.Shape().Dimensions[1] != 1 {
-		return Exp(gramExponentGraph(h, sigma))
+		// −‖h_i − h_j‖²/(2σ²) = h̃_iᵀh̃_j − ‖h̃_i‖²/2 − ‖h̃_j‖²/2 on h̃ = h/σ.
+		hs := Div(h, sigma)
+		half := MulScalar(ReduceSum(Square(hs), 1), 0.5) // ‖h̃_i‖²/2, [n]
+		gram := matmul.MatMul(hs, Transpose(hs, 0, 1))
+		arg := Sub(Sub(gram, Reshape(half, n, 1)), Reshape(half, 1, n))
+		zero := ZerosLike(arg)
+		arg = Min(arg, zero)
+		eye := Equal(Iota(h.Graph(), shapes.Make(dtypes.Int32, n, 1), 0), Iota(h.Graph(), shapes.Make(dtypes.Int32, 1, n), 1))
+		return Exp(Where(eye, zero, arg))
 	}
 	scale := Neg(Inverse(MulScalar(Square(sigma), 2))) // −1/(2σ²)
 	d := Sub(Reshape(h, n, 1), Reshape(h, 1, n))
 	return Exp(Mul(Square(d), scale))
-}
-
-// gramExponentGraph returns −‖h_i − h_j‖²/(2σ²) for the rows of h [n, d] by the Gram form
-// on h̃ = h/σ: h̃_iᵀh̃_j − ‖h̃_i‖²/2 − ‖h̃_j‖²/2, at most 0, with a zero diagonal.
-func gramExponentGraph(h, sigma *Node) *Node {
-	g := h.Graph()
-	n := h.Shape().Dimensions[0]
-	hs := Div(h, sigma)
-	half := MulScalar(ReduceSum(Square(hs), 1), 0.5) // ‖h̃_i‖²/2, [n]
-	gram := matmul.MatMul(hs, Transpose(hs, 0, 1))
-	arg := Sub(Sub(gram, Reshape(half, n, 1)), Reshape(half, 1, n))
-	zero := ZerosLike(arg)
-	arg = Min(arg, zero)
-	eye := Equal(Iota(g, shapes.Make(dtypes.Int32, n, 1), 0), Iota(g, shapes.Make(dtypes.Int32, 1, n), 1))
-	return Where(eye, zero, arg)
 }
 
 // Tensors returns V ([n, P]) and C ([S, P, P]) of the design (see Matrices) as tensors of

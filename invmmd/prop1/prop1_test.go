@@ -178,7 +178,7 @@ func TestSampleFollowsConstructions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := rows.Validate(Methods()...); err != nil {
+		if err := rows.ValidateClasses(2, Methods()...); err != nil {
 			t.Fatalf("%v %v: rows do not validate: %v", tc.d, tc.v, err)
 		}
 		mean := 0.0
