@@ -52,10 +52,9 @@ var fixtureTables = []string{"PATIENTS", "ADMISSIONS", "ICUSTAYS", "LABEVENTS", 
 
 // tableWriter writes one fixture table, gzipped or not.
 type tableWriter struct {
-	f   *os.File
-	gz  *gzip.Writer
-	w   *bufio.Writer
-	buf []byte
+	f  *os.File
+	gz *gzip.Writer
+	w  *bufio.Writer
 }
 
 func createTable(dir, table string, gz bool) (*tableWriter, error) {
@@ -85,7 +84,15 @@ func (t *tableWriter) line(s string) {
 }
 
 // fields writes one row of fields joined by commas.
-func (t *tableWriter) fields(f ...string) { t.line(strings.Join(f, ",")) }
+func (t *tableWriter) fields(f ...string) {
+	for i, s := range f {
+		if i > 0 {
+			t.w.WriteByte(',')
+		}
+		t.w.WriteString(s)
+	}
+	t.w.WriteByte('\n')
+}
 
 func (t *tableWriter) close() error {
 	err := t.w.Flush()
@@ -107,6 +114,9 @@ func (t *tableWriter) close() error {
 func q(s string) string { return `"` + s + `"` }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// stamp formats Unix seconds u as MIMIC-III writes timestamps, "YYYY-MM-DD HH:MM:SS".
+func stamp(u int64) string { return time.Unix(u, 0).UTC().Format("2006-01-02 15:04:05") }
 
 // WriteFixture writes a small synthetic MIMIC-III folder to dir (created if needed): the
 // five tables the builder reads, in the v1.4 schema, some gzipped, with a seed. The first
@@ -205,12 +215,13 @@ func (g *fixtureGen) chart(sub, hadm, icu string, item int, when, valuenum, text
 	if text != "" {
 		value, valuenum = text, ""
 	}
-	g.chartRow(sub, hadm, icu, item, when, value, valuenum, errFlag)
+	g.chartRow(sub, hadm, icu, item, when, when, value, valuenum, errFlag)
 }
 
-// chartRow writes a CHARTEVENTS row with VALUE and VALUENUM as given.
-func (g *fixtureGen) chartRow(sub, hadm, icu string, item int, when, value, valuenum, errFlag string) {
-	g.w["CHARTEVENTS"].fields(g.rowID("CHARTEVENTS"), sub, hadm, icu, itoa(item), when, when, "17000", q(value), valuenum, q(""), "0", errFlag, "", "")
+// chartRow writes a CHARTEVENTS row with CHARTTIME when, STORETIME store, and VALUE and
+// VALUENUM as given.
+func (g *fixtureGen) chartRow(sub, hadm, icu string, item int, when, store, value, valuenum, errFlag string) {
+	g.w["CHARTEVENTS"].fields(g.rowID("CHARTEVENTS"), sub, hadm, icu, itoa(item), when, store, "17000", q(value), valuenum, q(""), "0", errFlag, "", "")
 }
 
 func (g *fixtureGen) lab(sub, hadm string, item int, when, valuenum, text string) {
@@ -328,7 +339,7 @@ func (g *fixtureGen) scripted() {
 	// GCS of stay 2011 (INTIME 2171-02-02 00:00:00), gcs_first_day.sql's rules; each chart
 	// time's total in the comment. The lowest is 7 at 06:00 (the earlier of two).
 	e := func(item int, when, value, valuenum, errFlag string) {
-		g.chartRow("111", "1011", "2011", item, when, value, valuenum, errFlag)
+		g.chartRow("111", "1011", "2011", item, when, when, value, valuenum, errFlag)
 	}
 	e(220739, "2171-02-02 00:00:00", "4", "4", "0") // 4 + 5 + 6 defaults: 15
 	e(220739, "2171-02-02 01:00:00", "3", "3", "0") // 3 + 4 + 6 = 13
@@ -356,7 +367,7 @@ func (g *fixtureGen) scripted() {
 	e(454, "2171-02-03 00:01:00", "1", "1", "0")
 	// Stay 2010 (INTIME 2170-05-05 05:05:00): intubated (CareVue) at its only GCS time.
 	f := func(item int, value, valuenum string) {
-		g.chartRow("110", "1010", "2010", item, "2170-05-05 06:00:00", value, valuenum, "0")
+		g.chartRow("110", "1010", "2010", item, "2170-05-05 06:00:00", "2170-05-05 06:00:00", value, valuenum, "0")
 	}
 	f(723, "1.0 ET/Trach", "1")
 	f(454, "5", "5")
@@ -445,7 +456,7 @@ func (g *fixtureGen) randomPatient(sub int) {
 	}
 	dob := in - int64(age*365.2425*86400)
 	dob -= dob % 86400
-	g.patient(sub, gender, string(formatTimestamp(nil, dob)))
+	g.patient(sub, gender, stamp(dob))
 
 	eth := pick(rng, []string{"WHITE", "WHITE - OTHER EUROPEAN", "BLACK/AFRICAN AMERICAN", "HISPANIC OR LATINO", "ASIAN", "UNKNOWN/NOT SPECIFIED", "OTHER"},
 		[]float64{0.62, 0.06, 0.1, 0.05, 0.04, 0.08, 0.05})
@@ -469,9 +480,9 @@ func (g *fixtureGen) randomPatient(sub int) {
 		g.nextICU++
 		los := math.Exp(math.Log(2.2) + 0.5*sev + 0.5*rng.NormFloat64())
 		out := in + int64(los*86400)
-		g.admission(sub, hadm, string(formatTimestamp(nil, in-3*3600)), typ, ins, eth, "RANDOM")
+		g.admission(sub, hadm, stamp(in-3*3600), typ, ins, eth, "RANDOM")
 		unit := mimic.CareUnits()[rng.IntN(len(mimic.CareUnits()))]
-		g.icustay(sub, hadm, icu, unit, string(formatTimestamp(nil, in)), string(formatTimestamp(nil, out)), strconv.FormatFloat(los, 'f', 4, 64))
+		g.icustay(sub, hadm, icu, unit, stamp(in), stamp(out), strconv.FormatFloat(los, 'f', 4, 64))
 		g.events(sub, hadm, icu, in, out, sev)
 		in = out + int64(20+rng.IntN(400))*86400
 	}
@@ -528,51 +539,24 @@ func (g *fixtureGen) events(sub, hadm, icu int, in, out int64, sev float64) {
 			intubated[it.ID] = it.Intubated
 		}
 	}
-	cw := g.w["CHARTEVENTS"]
-	b := cw.buf[:0]
 	subS, hadmS, icuS := itoa(sub), itoa(hadm), itoa(icu)
 	for r := 0; r < g.opts.ChartRowsPerStay; r++ {
 		when := in - 3600 + rng.Int64N(out-in+3600)
-		b = b[:0]
-		b = strconv.AppendInt(b, int64(g.row["CHARTEVENTS"]+1), 10)
-		g.row["CHARTEVENTS"]++
-		b = append(b, ',')
-		b = append(b, subS...)
-		b = append(b, ',')
-		b = append(b, hadmS...)
-		b = append(b, ',')
-		b = append(b, icuS...)
-		b = append(b, ',')
 		if r%10 == 9 { // an unused text item
-			b = append(b, "227969,"...)
-			b = formatTimestamp(b, when)
-			b = append(b, ',')
-			b = formatTimestamp(b, when+600)
-			b = append(b, `,17000,"Turn q2h",,"",0,0,,`...)
-		} else {
-			it, x := draw(chart[(r-r/10)%len(chart)]) // cycle over the variables, skipping the text rows
-			b = strconv.AppendInt(b, int64(it.ID), 10)
-			b = append(b, ',')
-			b = formatTimestamp(b, when)
-			b = append(b, ',')
-			b = formatTimestamp(b, when+600)
-			b = append(b, `,17000,"`...)
-			if text, ok := intubated[it.ID]; ok && x == 1 && rng.Float64() < 0.5 {
-				b = append(b, text...) // an intubated patient (VALUENUM 1 here)
-			} else {
-				b = strconv.AppendFloat(b, x, 'f', 1, 64)
-			}
-			b = append(b, `",`...)
-			b = strconv.AppendFloat(b, x, 'f', 1, 64)
-			b = append(b, `,"",0,0,,`...)
+			g.chartRow(subS, hadmS, icuS, 227969, stamp(when), stamp(when+600), "Turn q2h", "", "0")
+			continue
 		}
-		cw.w.Write(b)
-		cw.w.WriteByte('\n')
+		it, x := draw(chart[(r-r/10)%len(chart)]) // cycle over the variables, skipping the text rows
+		v := strconv.FormatFloat(x, 'f', 1, 64)
+		value := v
+		if text, ok := intubated[it.ID]; ok && x == 1 && rng.Float64() < 0.5 {
+			value = text // an intubated patient (VALUENUM 1 here)
+		}
+		g.chartRow(subS, hadmS, icuS, it.ID, stamp(when), stamp(when+600), value, v, "0")
 	}
-	cw.buf = b
 	for r := 0; r < g.opts.LabRowsPerStay; r++ {
 		when := in - 12*3600 + rng.Int64N(out-in+12*3600)
-		ts := string(formatTimestamp(nil, when))
+		ts := stamp(when)
 		if r%10 == 9 {
 			g.lab(subS, hadmS, 50800, ts, "", "ART") // an unused text item (specimen type)
 			continue
