@@ -197,8 +197,8 @@ func (s *Set) Summarize() Summary {
 		}
 	}
 	n := float64(sum.N)
-	nz := float64(c4(sum.CountsYZ))
 	c := sum.CountsYZ
+	nz := float64(c[0][0] + c[0][1] + c[1][0] + c[1][1])
 	sum.PY1 = ny1 / n
 	sum.PZ1 = float64(c[0][1]+c[1][1]) / nz
 	for y := 0; y < 2; y++ {
@@ -219,9 +219,6 @@ func (s *Set) Summarize() Summary {
 	}
 	return sum
 }
-
-// c4 is the total of a 2×2 table of counts.
-func c4(c [2][2]int) int { return c[0][0] + c[0][1] + c[1][0] + c[1][1] }
 
 // ratio is a/b, or 0 for an empty cell (the counts say which).
 func ratio(a, b int) float64 {

@@ -194,12 +194,8 @@ func (g *fixtureGen) patient(sub int, gender, dob string) {
 	g.w["PATIENTS"].fields(g.rowID("PATIENTS"), itoa(sub), q(gender), dob, "", "", "", "0")
 }
 
-func (g *fixtureGen) admission(sub, hadm int, admit, typ, ins, eth, diag string) {
-	g.admissionChart(sub, hadm, admit, typ, ins, eth, diag, "1")
-}
-
-// admissionChart writes an ADMISSIONS row with HAS_CHARTEVENTS_DATA = hasChart.
-func (g *fixtureGen) admissionChart(sub, hadm int, admit, typ, ins, eth, diag, hasChart string) {
+// admission writes an ADMISSIONS row with HAS_CHARTEVENTS_DATA = hasChart.
+func (g *fixtureGen) admission(sub, hadm int, admit, typ, ins, eth, diag, hasChart string) {
 	g.w["ADMISSIONS"].fields(g.rowID("ADMISSIONS"), itoa(sub), itoa(hadm), admit, "", "", q(typ), q("EMERGENCY ROOM ADMIT"),
 		q("HOME"), q(ins), q("ENGL"), q("NOT SPECIFIED"), q("MARRIED"), q(eth), "", "", q(diag), "0", hasChart)
 }
@@ -252,21 +248,21 @@ func (g *fixtureGen) scripted() {
 	g.patient(112, "F", dob)
 	g.patient(113, "F", dob)
 
-	g.admission(101, 1001, "2150-06-01 02:00:00", "EMERGENCY", "Medicare", "WHITE - RUSSIAN", "SEPSIS, PNEUMONIA")
-	g.admission(102, 1002, "2151-01-10 08:00:00", "ELECTIVE", "Private", "BLACK/AFRICAN AMERICAN", "CORONARY ARTERY DISEASE\\CABG")
-	g.admission(103, 1003, "2149-12-01 09:00:00", "NEWBORN", "Private", "WHITE", "NEWBORN")
-	g.admission(104, 1004, "2140-02-29 20:00:00", "URGENT", "Medicaid", "UNKNOWN/NOT SPECIFIED", "GI BLEED")
-	g.admission(105, 1005, "2159-12-31 20:00:00", "EMERGENCY", "Medicare", "WHITE", "SYNCOPE")
-	g.admission(106, 1006, "2160-12-31 20:00:00", "EMERGENCY", "Medicare", "ASIAN", "FALL")
-	g.admission(108, 1008, "2162-01-01 00:00:00", "EMERGENCY", "Medicare", "WHITE", "CHF")
-	g.admission(109, 1009, "2163-01-01 00:00:00", "EMERGENCY", "Medicare", "WHITE", "CHF")
-	g.admission(110, 1010, "2170-05-05 01:00:00", "EMERGENCY", "Self Pay", "WHITE", "OVERDOSE")
-	g.admission(111, 1011, "2171-02-01 22:00:00", "EMERGENCY", "Government", "HISPANIC OR LATINO", "TRAUMA")
-	g.admission(112, 1012, "2150-01-01 00:00:00", "EMERGENCY", "Medicare", "WHITE", "CHF")
+	g.admission(101, 1001, "2150-06-01 02:00:00", "EMERGENCY", "Medicare", "WHITE - RUSSIAN", "SEPSIS, PNEUMONIA", "1")
+	g.admission(102, 1002, "2151-01-10 08:00:00", "ELECTIVE", "Private", "BLACK/AFRICAN AMERICAN", "CORONARY ARTERY DISEASE\\CABG", "1")
+	g.admission(103, 1003, "2149-12-01 09:00:00", "NEWBORN", "Private", "WHITE", "NEWBORN", "1")
+	g.admission(104, 1004, "2140-02-29 20:00:00", "URGENT", "Medicaid", "UNKNOWN/NOT SPECIFIED", "GI BLEED", "1")
+	g.admission(105, 1005, "2159-12-31 20:00:00", "EMERGENCY", "Medicare", "WHITE", "SYNCOPE", "1")
+	g.admission(106, 1006, "2160-12-31 20:00:00", "EMERGENCY", "Medicare", "ASIAN", "FALL", "1")
+	g.admission(108, 1008, "2162-01-01 00:00:00", "EMERGENCY", "Medicare", "WHITE", "CHF", "1")
+	g.admission(109, 1009, "2163-01-01 00:00:00", "EMERGENCY", "Medicare", "WHITE", "CHF", "1")
+	g.admission(110, 1010, "2170-05-05 01:00:00", "EMERGENCY", "Self Pay", "WHITE", "OVERDOSE", "1")
+	g.admission(111, 1011, "2171-02-01 22:00:00", "EMERGENCY", "Government", "HISPANIC OR LATINO", "TRAUMA", "1")
+	g.admission(112, 1012, "2150-01-01 00:00:00", "EMERGENCY", "Medicare", "WHITE", "CHF", "1")
 	if !g.opts.Clean {
 		g.w["ADMISSIONS"].line(`99,199,1099,2150-01-01 00:00:00,,,"EMERGENCY","BAD"QUOTE",,"Medicare",,,,"WHITE",,,"X",0,1`) // ADMISSIONS line 13
 	}
-	g.admissionChart(113, 1013, "2172-01-01 00:00:00", "EMERGENCY", "Private", "WHITE", "CHF", "0") // no chart data
+	g.admission(113, 1013, "2172-01-01 00:00:00", "EMERGENCY", "Private", "WHITE", "CHF", "0") // no chart data
 
 	g.icustay(101, 1001, 2001, "MICU", "2150-06-01 08:00:00", "2150-06-04 20:00:00", "3.5") // line 2: LOS 3.5, Y=1, Z=1
 	g.icustay(102, 1002, 2002, "CSRU", "2151-01-10 12:00:00", "2151-01-11 16:48:00", "1.2") // line 3: Y=0, Z=0, age capped
@@ -480,7 +476,7 @@ func (g *fixtureGen) randomPatient(sub int) {
 		g.nextICU++
 		los := math.Exp(math.Log(2.2) + 0.5*sev + 0.5*rng.NormFloat64())
 		out := in + int64(los*86400)
-		g.admission(sub, hadm, stamp(in-3*3600), typ, ins, eth, "RANDOM")
+		g.admission(sub, hadm, stamp(in-3*3600), typ, ins, eth, "RANDOM", "1")
 		unit := mimic.CareUnits()[rng.IntN(len(mimic.CareUnits()))]
 		g.icustay(sub, hadm, icu, unit, stamp(in), stamp(out), strconv.FormatFloat(los, 'f', 4, 64))
 		g.events(sub, hadm, icu, in, out, sev)
