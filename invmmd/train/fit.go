@@ -11,6 +11,7 @@ import (
 
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
+	mlcontext "github.com/gomlx/gomlx/pkg/ml/context"
 	"github.com/gomlx/gomlx/pkg/ml/train/optimizers"
 
 	"github.com/invmmd/invmmd/invmmd"
@@ -195,7 +196,7 @@ type fitRun struct {
 	// terms is the number of Fourier terms of the step in use, 0 for the exact sum or no
 	// penalty; steps holds the compiled step for each number of terms used so far.
 	terms int
-	steps map[int]*stepExec
+	steps map[int]*mlcontext.Exec
 	perm  []int // the training rows in this epoch's order
 	loop  *Loop
 	hooks hooks // fitHooks of the spec
@@ -209,7 +210,7 @@ func newFitRun(b backends.Backend, net models.Net, s fitSpec) (*fitRun, error) {
 	}
 	r := &fitRun{s: s, b: b, net: net, model: newModel(b, net, s.batch), hist: &History{Name: s.name},
 		opt: optimizers.Adam().LearningRate(s.lr).Done(), rng: rand.New(rand.NewPCG(s.seed, 0x5eed)),
-		steps: map[int]*stepExec{}, hooks: fitHooks(s.selectAfter, s.patience, s.rt.Progress, s.rt.Hooks)}
+		steps: map[int]*mlcontext.Exec{}, hooks: fitHooks(s.selectAfter, s.patience, s.rt.Progress, s.rt.Hooks)}
 	if s.penalty != nil {
 		o, err := s.penalty.Estimator.Resolved()
 		if err != nil {
@@ -287,11 +288,11 @@ func (r *fitRun) step(epoch, k int, idx []int) (loss, pen float64, err error) {
 		r.hist.noteDropped(rep)
 		args = append(args, v, c, tensors.FromScalar(float32(r.sigma)), tensors.FromScalar(float32(s.penalty.Lambda)))
 	}
-	se, err := r.compiled(r.terms)
+	e, err := r.compiled(r.terms)
 	if err != nil {
 		return 0, 0, err
 	}
-	out, err := se.exec.Exec(args...)
+	out, err := e.Exec(args...)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -305,7 +306,7 @@ func (r *fitRun) step(epoch, k int, idx []int) (loss, pen float64, err error) {
 			epoch, k+1, span, MaxLogitSpan, s.lr)
 	}
 	r.hist.Steps++
-	if se.fourier && scalar(out[3]) > s.penalty.tol {
+	if r.terms > 0 && scalar(out[3]) > s.penalty.tol {
 		// The outputs spread beyond what the expansion covers: more terms from now on.
 		r.terms = s.penalty.chooseTerms(1.25*scalar(out[4]), r.sigma, s.batch)
 		r.hist.Recompiles++
