@@ -187,14 +187,10 @@ const (
 func Assemble(t *Table, shift Shift, miss Missingness, seed uint64) (dataset.Splits, SplitReport, error) {
 	shift, miss = shift.WithDefaults(), miss.WithDefaults()
 	rep := SplitReport{Source: t.Name, Seed: seed, GroupName: t.GroupName, Shift: shift, Missingness: miss, Names: slices.Clone(t.Names)}
-	if err := shift.Validate(); err != nil {
-		return dataset.Splits{}, rep, err
-	}
-	if err := miss.Validate(); err != nil {
-		return dataset.Splits{}, rep, err
-	}
-	if err := t.Validate(); err != nil {
-		return dataset.Splits{}, rep, err
+	for _, check := range []func() error{shift.Validate, miss.Validate, t.Validate} {
+		if err := check(); err != nil {
+			return dataset.Splits{}, rep, err
+		}
 	}
 
 	var cells [2][2][]int
