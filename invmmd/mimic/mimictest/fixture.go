@@ -73,17 +73,12 @@ func createTable(dir, table string, gz bool) (*tableWriter, error) {
 	} else {
 		t.w = bufio.NewWriterSize(f, 1<<20)
 	}
-	t.line(`"` + strings.Join(fixtureHeaders[table], `","`) + `"`) // PhysioNet's files quote the header
+	t.fields(`"` + strings.Join(fixtureHeaders[table], `","`) + `"`) // PhysioNet's files quote the header
 	return t, nil
 }
 
-// line writes one raw line (fields already joined and quoted).
-func (t *tableWriter) line(s string) {
-	t.w.WriteString(s)
-	t.w.WriteByte('\n')
-}
-
-// fields writes one row of fields joined by commas.
+// fields writes one row of fields joined by commas (one field: a raw line, already joined
+// and quoted).
 func (t *tableWriter) fields(f ...string) {
 	for i, s := range f {
 		if i > 0 {
@@ -233,7 +228,7 @@ func (g *fixtureGen) scripted() {
 	g.patient(107, "M", dob)
 	// 108 has no PATIENTS row.
 	if !g.opts.Clean {
-		g.w["PATIENTS"].line(`9,109,"M"`) // PATIENTS line 9: 3 fields
+		g.w["PATIENTS"].fields(`9,109,"M"`) // PATIENTS line 9: 3 fields
 	}
 	g.patient(110, "F", "2110-01-01 00:00:00")
 	g.patient(111, "M", "2120-06-15 00:00:00")
@@ -252,7 +247,7 @@ func (g *fixtureGen) scripted() {
 	g.admission(111, 1011, "2171-02-01 22:00:00", "EMERGENCY", "Government", "HISPANIC OR LATINO", "TRAUMA", "1")
 	g.admission(112, 1012, "2150-01-01 00:00:00", "EMERGENCY", "Medicare", "WHITE", "CHF", "1")
 	if !g.opts.Clean {
-		g.w["ADMISSIONS"].line(`99,199,1099,2150-01-01 00:00:00,,,"EMERGENCY","BAD"QUOTE",,"Medicare",,,,"WHITE",,,"X",0,1`) // ADMISSIONS line 13
+		g.w["ADMISSIONS"].fields(`99,199,1099,2150-01-01 00:00:00,,,"EMERGENCY","BAD"QUOTE",,"Medicare",,,,"WHITE",,,"X",0,1`) // ADMISSIONS line 13
 	}
 	g.admission(113, 1013, "2172-01-01 00:00:00", "EMERGENCY", "Private", "WHITE", "CHF", "0") // no chart data
 
@@ -298,7 +293,7 @@ func (g *fixtureGen) scripted() {
 	c(227969, "2150-06-01 09:00:00", "", "Turn q2h", "0")
 	c(220045, "2150-06-01 18:00:00", "", "Unable", "0") // 19: no VALUENUM
 	if !g.opts.Clean {
-		g.w["CHARTEVENTS"].line("99,101,1001,2001,220045") // 20: 5 fields
+		g.w["CHARTEVENTS"].fields("99,101,1001,2001,220045") // 20: 5 fields
 		c(220045, "2150-06-01 8:30", "85", "", "0")        // 21: malformed CHARTTIME
 	}
 	g.chart("102", "1002", "2002", 220045, "2151-01-10 13:00:00", "70", "", "0")  // 22
@@ -375,7 +370,7 @@ func (g *fixtureGen) scripted() {
 	l("1001", 50931, "2150-06-01 12:00:00", "", "<10") // 9: no VALUENUM
 	g.lab("102", "1002", 50912, "2151-01-10 10:00:00", "0.9", "")
 	if !g.opts.Clean {
-		g.w["LABEVENTS"].line("99,102,1002,50912") // 11: 4 fields
+		g.w["LABEVENTS"].fields("99,102,1002,50912") // 11: 4 fields
 	}
 	l("", 50882, "2150-06-01 06:00:00", "22", "")      // ED draw before INTIME, no HADM_ID: not the stay's admission
 	l("1050", 50806, "2150-06-01 07:00:00", "100", "") // another admission's lab in the window
