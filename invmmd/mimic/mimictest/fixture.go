@@ -57,26 +57,6 @@ type tableWriter struct {
 	w  *bufio.Writer
 }
 
-func createTable(dir, table string, gz bool) (*tableWriter, error) {
-	name := table + ".csv"
-	if gz {
-		name += ".gz"
-	}
-	f, err := os.Create(filepath.Join(dir, name))
-	if err != nil {
-		return nil, fmt.Errorf("mimictest: writing fixture: %w", err)
-	}
-	t := &tableWriter{f: f}
-	if gz {
-		t.gz = gzip.NewWriter(f)
-		t.w = bufio.NewWriterSize(t.gz, 1<<20)
-	} else {
-		t.w = bufio.NewWriterSize(f, 1<<20)
-	}
-	t.fields(`"` + strings.Join(fixtureHeaders[table], `","`) + `"`) // PhysioNet's files quote the header
-	return t, nil
-}
-
 // fields writes one row of fields joined by commas (one field: a raw line, already joined
 // and quoted).
 func (t *tableWriter) fields(f ...string) {
@@ -139,12 +119,21 @@ func WriteFixture(dir string, seed uint64, opts FixtureOptions) error {
 				return fmt.Errorf("mimictest: writing fixture: %w", err)
 			}
 		}
+		name := t + ".csv"
 		gz := opts.Compression == "gzip" || opts.Compression != "none" && t != "PATIENTS" && t != "ICUSTAYS" // mixed
-		tw, err := createTable(dir, t, gz)
-		if err != nil {
-			return err
+		if gz {
+			name += ".gz"
 		}
-		w[t] = tw
+		f, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			return fmt.Errorf("mimictest: writing fixture: %w", err)
+		}
+		w[t] = &tableWriter{f: f, w: bufio.NewWriterSize(f, 1<<20)}
+		if gz {
+			w[t].gz = gzip.NewWriter(f)
+			w[t].w.Reset(w[t].gz) // the buffer writes through gzip
+		}
+		w[t].fields(`"` + strings.Join(fixtureHeaders[t], `","`) + `"`) // PhysioNet's files quote the header
 	}
 	g := &fixtureGen{vars: mimic.Variables(), gcs: mimic.GCSItems(), w: w, rng: rand.New(rand.NewPCG(seed, 0xf1c7)), opts: opts, row: map[string]int{}}
 	g.scripted()
@@ -294,7 +283,7 @@ func (g *fixtureGen) scripted() {
 	c(220045, "2150-06-01 18:00:00", "", "Unable", "0") // 19: no VALUENUM
 	if !g.opts.Clean {
 		g.w["CHARTEVENTS"].fields("99,101,1001,2001,220045") // 20: 5 fields
-		c(220045, "2150-06-01 8:30", "85", "", "0")        // 21: malformed CHARTTIME
+		c(220045, "2150-06-01 8:30", "85", "", "0")          // 21: malformed CHARTTIME
 	}
 	g.chart("102", "1002", "2002", 220045, "2151-01-10 13:00:00", "70", "", "0")  // 22
 	g.chart("104", "1004", "2014", 220045, "2140-03-05 01:00:00", "100", "", "0") // 23: stay not in the cohort
