@@ -110,9 +110,8 @@ func ReadWeights(path string) ([]Weight, error) {
 		}
 		size := 1
 		for _, d := range v.Dims {
-			if d < 1 || size > len(v.Data)/d { // refused before the product can overflow
-				size = -1
-				break
+			if d < 1 || size > len(v.Data)/d {
+				return nil, fmt.Errorf("train: %s: variable %s has %d values for dimensions %v", path, name, len(v.Data), v.Dims)
 			}
 			size *= d
 		}
