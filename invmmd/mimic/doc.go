@@ -109,11 +109,10 @@
 // with encoding/csv, keeping only per-stay running aggregates and the first-day GCS rows, so
 // memory is proportional to the cohort (TestStreamingMemory: a 293 MiB CHARTEVENTS of 3.1
 // million rows read with a peak heap of 22 MiB in one run, under the test's 64 MiB bound;
-// each synthetic stay there has about 270 GCS rows).
-// A row is malformed when the CSV parser rejects it (wrong field count, stray quote) or a
-// column the builder uses for it does not parse (an ID, a timestamp, VALUENUM,
-// HAS_CHARTEVENTS_DATA); it is skipped, counted and listed in the report as FILE:LINE:
-// reason. More than MaxMalformed (1000) malformed rows in a file, or any with Strict, is an
-// error. An empty VALUENUM is not malformed: MIMIC records text observations that way; those
-// rows are counted as NoValue.
+// each synthetic stay there has about 270 GCS rows). A row is malformed when the CSV parser
+// rejects it (wrong field count, stray quote) or a column the builder uses for it does not
+// parse (an ID, a timestamp, VALUENUM, HAS_CHARTEVENTS_DATA); it is skipped, counted and
+// listed in the report as FILE:LINE: reason. More than MaxMalformed (1000) malformed rows in
+// a file, or any with Strict, is an error. An empty VALUENUM is not malformed: MIMIC records
+// text observations that way; those rows are counted as NoValue.
 package mimic

@@ -138,10 +138,9 @@ var variables = []Variable{
 // Variables returns the first-day labs and vitals the builder extracts, with their
 // ITEMIDs and plausible ranges (a copy: editing it changes nothing).
 func Variables() []Variable {
-	out := make([]Variable, len(variables))
-	for i, v := range variables {
-		out[i] = v
-		out[i].Items = append([]Item(nil), v.Items...)
+	out := slices.Clone(variables)
+	for i := range out {
+		out[i].Items = slices.Clone(out[i].Items)
 	}
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unique"
 )
 
 // The small tables, read whole: PATIENTS and ADMISSIONS into maps, then ICUSTAYS, whose
@@ -51,15 +52,7 @@ func (x *extraction) readAdmissions() error {
 	cSub, cHadm, cType, cIns, cEth := t.column("SUBJECT_ID"), t.column("HADM_ID"), t.column("ADMISSION_TYPE"), t.column("INSURANCE"), t.column("ETHNICITY")
 	cChart := t.column("HAS_CHARTEVENTS_DATA")
 	x.admissions = map[int]admission{}
-	intern := map[string]string{}
-	in := func(s string) string {
-		if v, ok := intern[s]; ok {
-			return v
-		}
-		s = strings.Clone(s)
-		intern[s] = s
-		return s
-	}
+	in := func(s string) string { return unique.Make(s).Value() } // one copy of each value, not one per row
 	return t.each(func(rec []string, line int) error {
 		sub, ok1 := atoi(rec[cSub])
 		hadm, ok2 := atoi(rec[cHadm])

@@ -20,11 +20,10 @@ import (
 // window into a row (taps that fall outside the image read a zero row appended to the
 // input: the "same" zero padding), and a matmul.MatMul multiplies the rows by the kernel.
 // Gather's gradient is a ScatterSum, Concatenate's a Slice of the adjoint, MatMul's two
-// matrix products: all of which the backend has.
-// Max-pooling is a Reshape that puts each 2×2 window on its own axes and a ReduceMax.
-// Inside the CNN the activations are kept spatial-major (see conv2D), so that the Gather
-// indexes the leading axis with one small index table whatever the batch size, and the
-// pooling is a plain reshape.
+// matrix products: all of which the backend has. Max-pooling is a Reshape that puts each
+// 2×2 window on its own axes and a ReduceMax. Inside the CNN the activations are kept
+// spatial-major (see conv2D), so that the Gather indexes the leading axis with one small
+// index table whatever the batch size, and the pooling is a plain reshape.
 
 // conv2D is the convolution of x with kernel [k, k, C, Cout] (k odd), zero "same" padding,
 // at the given stride, as GoMLX's Convolve computes it, for activations laid out

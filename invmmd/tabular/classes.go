@@ -48,15 +48,8 @@ func (t *Table) Classes(name, key string) (y []float64, names []string, err erro
 			return cmp.Compare(x, z)
 		})
 	}
-	index := make(map[string]int, len(seen))
-	for k, v := range seen {
-		index[v] = k
-	}
-	y = make([]float64, t.Len())
-	for i := range y {
-		y[i] = float64(index[c.Value(i)])
-	}
-	return y, seen, nil
+	y, err = t.ClassIndex(name, key, seen) // every row's value is one of seen, and present
+	return y, seen, err
 }
 
 // ClassIndex returns the class index of each row of column name of t under the classes

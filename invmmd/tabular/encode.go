@@ -176,7 +176,11 @@ func (e *Encoder) Encode(t *Table, rows []int) ([]float32, []string, error) {
 				}
 			}
 			if f.Indicator {
-				out = append(out, float32(boolTo01(miss)))
+				on := float32(0)
+				if miss {
+					on = 1
+				}
+				out = append(out, on)
 			}
 		}
 	}
@@ -202,11 +206,4 @@ func firstText(c *Column, rows []int) int {
 		}
 	}
 	return rows[0]
-}
-
-func boolTo01(b bool) float64 {
-	if b {
-		return 1
-	}
-	return 0
 }

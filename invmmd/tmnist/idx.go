@@ -119,12 +119,15 @@ func parseIDX(r io.Reader, wantDims int) ([]int, []byte, error) {
 			return nil, nil, fmt.Errorf("header dimensions %v describe more than 2^32 elements", dims[:k+1])
 		}
 	}
-	payload, n, err := readPayload(r, size)
-	if err != nil {
-		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-			return nil, nil, fmt.Errorf("truncated: the header (dimensions %v) says %d data bytes, the file holds %d", dims, size, n)
-		}
-		return nil, nil, fmt.Errorf("reading %d data bytes after %d: %w", size, n, err)
+	// Read to the end of the data, not into a buffer of the size the header claims: a
+	// header that claims far more than the file holds (up to 2^32 bytes in a 16-byte file)
+	// then costs memory in proportion to the file, not to the claim.
+	payload, err := io.ReadAll(io.LimitReader(r, int64(size)))
+	switch {
+	case err != nil:
+		return nil, nil, fmt.Errorf("reading %d data bytes after %d: %w", size, len(payload), err)
+	case len(payload) < size:
+		return nil, nil, fmt.Errorf("truncated: the header (dimensions %v) says %d data bytes, the file holds %d", dims, size, len(payload))
 	}
 	var extra [1]byte
 	switch m, err := r.Read(extra[:]); {
@@ -135,33 +138,6 @@ func parseIDX(r io.Reader, wantDims int) ([]int, []byte, error) {
 		return nil, nil, fmt.Errorf("after the data: %w", err)
 	}
 	return dims, payload, nil
-}
-
-// firstPayloadBuffer is the size of readPayload's first buffer: MNIST's largest file
-// (60,000 images, 47 MB) grows it four times.
-const firstPayloadBuffer = 4 << 20
-
-// readPayload reads exactly size bytes from r and returns them with how many it read; the
-// error is io.ReadFull's when r ends early. Its buffer starts at firstPayloadBuffer bytes
-// and at most doubles as the data arrives, so a header that claims far more data than the
-// file holds (up to 2^32 bytes in a 16-byte file) costs memory in proportion to the file,
-// not to the claim.
-func readPayload(r io.Reader, size int) ([]byte, int, error) {
-	buf := make([]byte, min(size, firstPayloadBuffer))
-	n := 0
-	for {
-		m, err := io.ReadFull(r, buf[n:])
-		n += m
-		if err != nil {
-			return nil, n, err
-		}
-		if n == size {
-			return buf, n, nil
-		}
-		grown := make([]byte, min(size, 2*len(buf)))
-		copy(grown, buf)
-		buf = grown
-	}
 }
 
 // noEOF turns a bare EOF (an empty file) into a message that says so.

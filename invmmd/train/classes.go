@@ -3,6 +3,7 @@ package train
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/dataset"
@@ -76,10 +77,7 @@ func labelNLL(h invmmd.Rep, y []float64) float64 {
 	s := 0.0
 	for i := range y {
 		l := h.Row(i)
-		mx := math.Inf(-1)
-		for _, v := range l {
-			mx = math.Max(mx, v)
-		}
+		mx := slices.Max(l)
 		lse := 0.0
 		for _, v := range l {
 			lse += math.Exp(v - mx)

@@ -3,10 +3,16 @@ package train
 import (
 	"cmp"
 	"fmt"
+	"io"
 	"math"
 	"slices"
+	"strings"
+
+	"github.com/gomlx/gomlx/backends"
 
 	"github.com/invmmd/invmmd/invmmd"
+	"github.com/invmmd/invmmd/invmmd/backend"
+	"github.com/invmmd/invmmd/invmmd/dataset"
 	"github.com/invmmd/invmmd/invmmd/method"
 )
 
@@ -139,4 +145,95 @@ func (c AuxConfig) validate() error {
 			c.Epochs, c.Patience, c.LearningRate, c.BatchSize)
 	}
 	return nil
+}
+
+// Runtime is what a fit runs with besides its hyperparameters (Config, AuxConfig): the
+// backend, where progress goes, the hooks that watch or steer the loop, and what the
+// caller knows of the data that the fit needs but no configuration record can hold (the
+// feature map of a nuisance that is not binary, the true m of a simulation). None of it
+// is stored with results: an experiment records backend.Config() instead of the backend.
+// The zero value runs quietly on backend.Shared() with the built-in hooks alone.
+type Runtime struct {
+	// Backend runs the fit; nil means backend.Shared().
+	Backend backends.Backend
+	// Progress is where the progress bar goes (ProgressBar); nil is quiet.
+	Progress io.Writer
+	// Hooks are called by the fit's loop after every step, after every epoch and at its
+	// end, in order, after the built-in ones of the configuration (SelectBest,
+	// EarlyStopping, then ProgressBar): e.g. Trace, a hook that stops the fit, or one
+	// that records what it sees. A hook's error ends the fit with it.
+	Hooks []Hook
+	// ZMap is the feature map ψ of a nuisance that is not binary (invmmd.NewMap of the
+	// training Z). FitAux requires it then: m is fitted as a multi-output network and
+	// m̂ = Ê[ψ(Z) | X, Y] comes as Pred.MPsi. Fit takes the auxiliary models' (Aux.ZMap)
+	// when it is nil; with such a nuisance the penalty is the joint MMD² between p(h, Z)
+	// and p(h)p(Z) (appendix H). Ignored for a binary Z.
+	ZMap invmmd.FeatureMap
+	// BayesM, read by FitAux alone, returns the true P(Z = 1 | X, Y) of each row of a set
+	// (its features without the label column, as the data built them) when the data know
+	// it (the simulation: sim.TrueMOf); m's report then shows the Bayes NLL next to m̂'s.
+	BayesM func(s *dataset.Set) []float64
+}
+
+// backend returns the runtime's backend, or the process's shared one when it has none.
+func (rt Runtime) backend() (backends.Backend, error) {
+	if rt.Backend != nil {
+		return rt.Backend, nil
+	}
+	return backend.Shared()
+}
+
+// Objective is one way of turning a penalty's estimates into what training minimises and
+// what selection compares: the paper's, or a remedy against estimates that an h can drive
+// below 0, or that noisy normalisers blow up on one batch. Apply sets it in a Config.
+type Objective struct {
+	Name string // the value of -objective
+	// Suffix is appended to an experiment's name when it is trained with the objective
+	// ("" for the paper's), so that its results are stored apart and compared.
+	Suffix string
+	// Doc says in one sentence what changes, for notes and help.
+	Doc string
+	// What Apply sets: Config.Clip, Config.SelectClipped and Config.Normalisers.
+	clip, selectClipped bool
+	normalisers         NormaliserSource
+}
+
+// Apply sets the objective's choices in c (Clip, SelectClipped, Normalisers).
+func (o Objective) Apply(c *Config) {
+	c.Clip, c.SelectClipped, c.Normalisers = o.clip, o.selectClipped, o.normalisers
+}
+
+// objectives is the table of objectives, the paper's first (Objectives).
+var objectives = [...]Objective{
+	{Name: "paper", Doc: "the paper's: NLL + λ·Σ_y estimate_y in training and in selection, normalisers from each batch's own rows"},
+	{Name: "clip", Suffix: "_clip", Doc: "each stratum's estimate clipped at 0, max(MMD²_y, 0), in training and in selection", clip: true},
+	{Name: "select-clip", Suffix: "_selclip", Doc: "trained on the raw estimate, the epoch selected by the objective with each stratum's estimate clipped at 0",
+		selectClipped: true},
+	{Name: "train-norms", Suffix: "_ntrain", Doc: "the normalisers P(Z=b|y)P(Z=b'|y) estimated once on every training row instead of on each batch's rows",
+		normalisers: NormalisersTraining},
+	{Name: "robust", Suffix: "_robust", Doc: "train-norms and select-clip together: normalisers from the training set, selection on the clipped objective",
+		selectClipped: true, normalisers: NormalisersTraining},
+}
+
+// Objectives returns the objectives, the paper's first: a fresh slice, so that no caller
+// can change the table. docs/training.md has the evidence on each.
+func Objectives() []Objective { return append([]Objective(nil), objectives[:]...) }
+
+// ObjectiveNames lists the objectives' names, comma-separated, for help texts.
+func ObjectiveNames() string {
+	names := make([]string, len(objectives))
+	for i, o := range objectives {
+		names[i] = o.Name
+	}
+	return strings.Join(names, ",")
+}
+
+// ObjectiveByName returns the objective called name.
+func ObjectiveByName(name string) (Objective, error) {
+	for _, o := range objectives {
+		if o.Name == name {
+			return o, nil
+		}
+	}
+	return Objective{}, fmt.Errorf("train: objective %q, want one of %s", name, ObjectiveNames())
 }

@@ -6,10 +6,12 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
+	mlcontext "github.com/gomlx/gomlx/pkg/ml/context"
 	"github.com/gomlx/gomlx/pkg/ml/train/optimizers"
 
 	"github.com/invmmd/invmmd/invmmd"
@@ -194,7 +196,7 @@ type fitRun struct {
 	// terms is the number of Fourier terms of the step in use, 0 for the exact sum or no
 	// penalty; steps holds the compiled step for each number of terms used so far.
 	terms int
-	steps map[int]*stepExec
+	steps map[int]*mlcontext.Exec
 	perm  []int // the training rows in this epoch's order
 	loop  *Loop
 	hooks hooks // fitHooks of the spec
@@ -208,7 +210,7 @@ func newFitRun(b backends.Backend, net models.Net, s fitSpec) (*fitRun, error) {
 	}
 	r := &fitRun{s: s, b: b, net: net, model: newModel(b, net, s.batch), hist: &History{Name: s.name},
 		opt: optimizers.Adam().LearningRate(s.lr).Done(), rng: rand.New(rand.NewPCG(s.seed, 0x5eed)),
-		steps: map[int]*stepExec{}, hooks: fitHooks(s.selectAfter, s.patience, s.rt.Progress, s.rt.Hooks)}
+		steps: map[int]*mlcontext.Exec{}, hooks: fitHooks(s.selectAfter, s.patience, s.rt.Progress, s.rt.Hooks)}
 	if s.penalty != nil {
 		o, err := s.penalty.Estimator.Resolved()
 		if err != nil {
@@ -286,11 +288,11 @@ func (r *fitRun) step(epoch, k int, idx []int) (loss, pen float64, err error) {
 		r.hist.noteDropped(rep)
 		args = append(args, v, c, tensors.FromScalar(float32(r.sigma)), tensors.FromScalar(float32(s.penalty.Lambda)))
 	}
-	se, err := r.compiled(r.terms)
+	e, err := r.compiled(r.terms)
 	if err != nil {
 		return 0, 0, err
 	}
-	out, err := se.exec.Exec(args...)
+	out, err := e.Exec(args...)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -304,7 +306,7 @@ func (r *fitRun) step(epoch, k int, idx []int) (loss, pen float64, err error) {
 			epoch, k+1, span, MaxLogitSpan, s.lr)
 	}
 	r.hist.Steps++
-	if se.fourier && scalar(out[3]) > s.penalty.tol {
+	if r.terms > 0 && scalar(out[3]) > s.penalty.tol {
 		// The outputs spread beyond what the expansion covers: more terms from now on.
 		r.terms = s.penalty.chooseTerms(1.25*scalar(out[4]), r.sigma, s.batch)
 		r.hist.Recompiles++
@@ -351,3 +353,38 @@ const MaxLogitSpan = 1e4
 func scalar(t *tensors.Tensor) float64 {
 	return float64(tensors.MustCopyFlatData[float32](t)[0])
 }
+
+// noteDropped records the strata of one step's penalty that were flagged unreliable, and
+// those of them that were dropped.
+func (h *History) noteDropped(rep invmmd.Report) {
+	for _, s := range rep.Strata {
+		if !s.Unreliable || s.Empty {
+			continue
+		}
+		h.UnreliableStrata++
+		if s.Dropped {
+			h.DroppedStrata++
+		}
+		if h.DropReason == "" {
+			h.DropReason = fmt.Sprintf("%s: %s", s.Name(), strings.Join(s.Reasons, "; "))
+		}
+	}
+}
+
+// Warning returns a sentence saying how many stratum penalties were unreliable during the
+// fit and what was done with them, or "" when none was.
+func (h *History) Warning() string {
+	switch {
+	case h.UnreliableStrata == 0:
+		return ""
+	case h.DroppedStrata > 0:
+		return fmt.Sprintf("%s: %d stratum penalties over %d steps were dropped as unreliable (first: %s)",
+			h.Name, h.DroppedStrata, h.Steps, h.DropReason)
+	}
+	return fmt.Sprintf("%s: %d stratum penalties over %d steps were unreliable and kept in the loss; "+
+		DropHint+" (first: %s)", h.Name, h.UnreliableStrata, h.Steps, h.DropReason)
+}
+
+// DropHint is what Warning says to do with unreliable strata kept in the loss, in the
+// library's terms; a command replaces it with its own flag's.
+const DropHint = "set Options.DropUnreliable (invmmd fit does) to leave them out"

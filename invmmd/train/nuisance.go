@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/gomlx/gomlx/backends"
 	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:revive // GoMLX graph code reads best with the dot import.
@@ -185,10 +186,7 @@ func (m *nuisanceM) baselineNLL(trainT []float64, trainObs []int, t []float64, r
 }
 
 func softmax(o []float64) []float64 {
-	mx := math.Inf(-1)
-	for _, v := range o {
-		mx = math.Max(mx, v)
-	}
+	mx := slices.Max(o)
 	p := make([]float64, len(o))
 	s := 0.0
 	for k, v := range o {

@@ -14,27 +14,18 @@ import (
 	"github.com/invmmd/invmmd/invmmd/penalty"
 )
 
-// stepExec is a compiled training step for one penalty path.
-type stepExec struct {
-	exec    *context.Exec
-	fourier bool
-	terms   int
-}
-
 // compiled returns the training step for a number of Fourier terms (0: the exact sum, or
 // no penalty), compiling it on first use.
-func (r *fitRun) compiled(terms int) (*stepExec, error) {
-	if se, ok := r.steps[terms]; ok {
-		return se, nil
+func (r *fitRun) compiled(terms int) (*context.Exec, error) {
+	if e, ok := r.steps[terms]; ok {
+		return e, nil
 	}
-	se := &stepExec{fourier: terms > 0, terms: terms}
 	e, err := context.NewExec(r.b, r.model.ctx, r.stepGraph(terms))
 	if err != nil {
 		return nil, fmt.Errorf("building the training step: %w", err)
 	}
-	se.exec = e
-	r.steps[terms] = se
-	return se, nil
+	r.steps[terms] = e
+	return e, nil
 }
 
 // stepGraph returns the graph of one training step with the penalty's kernel sums exact

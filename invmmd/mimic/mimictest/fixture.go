@@ -52,40 +52,22 @@ var fixtureTables = []string{"PATIENTS", "ADMISSIONS", "ICUSTAYS", "LABEVENTS", 
 
 // tableWriter writes one fixture table, gzipped or not.
 type tableWriter struct {
-	f   *os.File
-	gz  *gzip.Writer
-	w   *bufio.Writer
-	buf []byte
+	f  *os.File
+	gz *gzip.Writer
+	w  *bufio.Writer
 }
 
-func createTable(dir, table string, gz bool) (*tableWriter, error) {
-	name := table + ".csv"
-	if gz {
-		name += ".gz"
+// fields writes one row of fields joined by commas (one field: a raw line, already joined
+// and quoted).
+func (t *tableWriter) fields(f ...string) {
+	for i, s := range f {
+		if i > 0 {
+			t.w.WriteByte(',')
+		}
+		t.w.WriteString(s)
 	}
-	f, err := os.Create(filepath.Join(dir, name))
-	if err != nil {
-		return nil, fmt.Errorf("mimictest: writing fixture: %w", err)
-	}
-	t := &tableWriter{f: f}
-	if gz {
-		t.gz = gzip.NewWriter(f)
-		t.w = bufio.NewWriterSize(t.gz, 1<<20)
-	} else {
-		t.w = bufio.NewWriterSize(f, 1<<20)
-	}
-	t.line(`"` + strings.Join(fixtureHeaders[table], `","`) + `"`) // PhysioNet's files quote the header
-	return t, nil
-}
-
-// line writes one raw line (fields already joined and quoted).
-func (t *tableWriter) line(s string) {
-	t.w.WriteString(s)
 	t.w.WriteByte('\n')
 }
-
-// fields writes one row of fields joined by commas.
-func (t *tableWriter) fields(f ...string) { t.line(strings.Join(f, ",")) }
 
 func (t *tableWriter) close() error {
 	err := t.w.Flush()
@@ -108,6 +90,9 @@ func q(s string) string { return `"` + s + `"` }
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
+// stamp formats Unix seconds u as MIMIC-III writes timestamps, "YYYY-MM-DD HH:MM:SS".
+func stamp(u int64) string { return time.Unix(u, 0).UTC().Format("2006-01-02 15:04:05") }
+
 // WriteFixture writes a small synthetic MIMIC-III folder to dir (created if needed): the
 // five tables the builder reads, in the v1.4 schema, some gzipped, with a seed. The first
 // rows of each table are scripted patients whose cohort values can be worked out by hand
@@ -121,17 +106,8 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // severity that also lengthens the stay. Nothing in it is real patient data.
 func WriteFixture(dir string, seed uint64, opts FixtureOptions) error {
 	opts.Patients, opts.ChartRowsPerStay, opts.LabRowsPerStay = cmp.Or(opts.Patients, 400), cmp.Or(opts.ChartRowsPerStay, 40), cmp.Or(opts.LabRowsPerStay, 30)
-	gzTables := map[string]bool{}
-	switch opts.Compression {
-	case "", "mixed":
-		gzTables = map[string]bool{"ADMISSIONS": true, "LABEVENTS": true, "CHARTEVENTS": true}
-	case "gzip":
-		for _, t := range fixtureTables {
-			gzTables[t] = true
-		}
-	case "none":
-	default:
-		return fmt.Errorf("mimictest: FixtureOptions.Compression %q, want mixed, none or gzip", opts.Compression)
+	if c := opts.Compression; c != "" && c != "mixed" && c != "none" && c != "gzip" {
+		return fmt.Errorf("mimictest: FixtureOptions.Compression %q, want mixed, none or gzip", c)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("mimictest: writing fixture: %w", err)
@@ -143,11 +119,21 @@ func WriteFixture(dir string, seed uint64, opts FixtureOptions) error {
 				return fmt.Errorf("mimictest: writing fixture: %w", err)
 			}
 		}
-		tw, err := createTable(dir, t, gzTables[t])
-		if err != nil {
-			return err
+		name := t + ".csv"
+		gz := opts.Compression == "gzip" || opts.Compression != "none" && t != "PATIENTS" && t != "ICUSTAYS" // mixed
+		if gz {
+			name += ".gz"
 		}
-		w[t] = tw
+		f, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			return fmt.Errorf("mimictest: writing fixture: %w", err)
+		}
+		w[t] = &tableWriter{f: f, w: bufio.NewWriterSize(f, 1<<20)}
+		if gz {
+			w[t].gz = gzip.NewWriter(f)
+			w[t].w.Reset(w[t].gz) // the buffer writes through gzip
+		}
+		w[t].fields(`"` + strings.Join(fixtureHeaders[t], `","`) + `"`) // PhysioNet's files quote the header
 	}
 	g := &fixtureGen{vars: mimic.Variables(), gcs: mimic.GCSItems(), w: w, rng: rand.New(rand.NewPCG(seed, 0xf1c7)), opts: opts, row: map[string]int{}}
 	g.scripted()
@@ -184,12 +170,8 @@ func (g *fixtureGen) patient(sub int, gender, dob string) {
 	g.w["PATIENTS"].fields(g.rowID("PATIENTS"), itoa(sub), q(gender), dob, "", "", "", "0")
 }
 
-func (g *fixtureGen) admission(sub, hadm int, admit, typ, ins, eth, diag string) {
-	g.admissionChart(sub, hadm, admit, typ, ins, eth, diag, "1")
-}
-
-// admissionChart writes an ADMISSIONS row with HAS_CHARTEVENTS_DATA = hasChart.
-func (g *fixtureGen) admissionChart(sub, hadm int, admit, typ, ins, eth, diag, hasChart string) {
+// admission writes an ADMISSIONS row with HAS_CHARTEVENTS_DATA = hasChart.
+func (g *fixtureGen) admission(sub, hadm int, admit, typ, ins, eth, diag, hasChart string) {
 	g.w["ADMISSIONS"].fields(g.rowID("ADMISSIONS"), itoa(sub), itoa(hadm), admit, "", "", q(typ), q("EMERGENCY ROOM ADMIT"),
 		q("HOME"), q(ins), q("ENGL"), q("NOT SPECIFIED"), q("MARRIED"), q(eth), "", "", q(diag), "0", hasChart)
 }
@@ -205,12 +187,13 @@ func (g *fixtureGen) chart(sub, hadm, icu string, item int, when, valuenum, text
 	if text != "" {
 		value, valuenum = text, ""
 	}
-	g.chartRow(sub, hadm, icu, item, when, value, valuenum, errFlag)
+	g.chartRow(sub, hadm, icu, item, when, when, value, valuenum, errFlag)
 }
 
-// chartRow writes a CHARTEVENTS row with VALUE and VALUENUM as given.
-func (g *fixtureGen) chartRow(sub, hadm, icu string, item int, when, value, valuenum, errFlag string) {
-	g.w["CHARTEVENTS"].fields(g.rowID("CHARTEVENTS"), sub, hadm, icu, itoa(item), when, when, "17000", q(value), valuenum, q(""), "0", errFlag, "", "")
+// chartRow writes a CHARTEVENTS row with CHARTTIME when, STORETIME store, and VALUE and
+// VALUENUM as given.
+func (g *fixtureGen) chartRow(sub, hadm, icu string, item int, when, store, value, valuenum, errFlag string) {
+	g.w["CHARTEVENTS"].fields(g.rowID("CHARTEVENTS"), sub, hadm, icu, itoa(item), when, store, "17000", q(value), valuenum, q(""), "0", errFlag, "", "")
 }
 
 func (g *fixtureGen) lab(sub, hadm string, item int, when, valuenum, text string) {
@@ -234,28 +217,28 @@ func (g *fixtureGen) scripted() {
 	g.patient(107, "M", dob)
 	// 108 has no PATIENTS row.
 	if !g.opts.Clean {
-		g.w["PATIENTS"].line(`9,109,"M"`) // PATIENTS line 9: 3 fields
+		g.w["PATIENTS"].fields(`9,109,"M"`) // PATIENTS line 9: 3 fields
 	}
 	g.patient(110, "F", "2110-01-01 00:00:00")
 	g.patient(111, "M", "2120-06-15 00:00:00")
 	g.patient(112, "F", dob)
 	g.patient(113, "F", dob)
 
-	g.admission(101, 1001, "2150-06-01 02:00:00", "EMERGENCY", "Medicare", "WHITE - RUSSIAN", "SEPSIS, PNEUMONIA")
-	g.admission(102, 1002, "2151-01-10 08:00:00", "ELECTIVE", "Private", "BLACK/AFRICAN AMERICAN", "CORONARY ARTERY DISEASE\\CABG")
-	g.admission(103, 1003, "2149-12-01 09:00:00", "NEWBORN", "Private", "WHITE", "NEWBORN")
-	g.admission(104, 1004, "2140-02-29 20:00:00", "URGENT", "Medicaid", "UNKNOWN/NOT SPECIFIED", "GI BLEED")
-	g.admission(105, 1005, "2159-12-31 20:00:00", "EMERGENCY", "Medicare", "WHITE", "SYNCOPE")
-	g.admission(106, 1006, "2160-12-31 20:00:00", "EMERGENCY", "Medicare", "ASIAN", "FALL")
-	g.admission(108, 1008, "2162-01-01 00:00:00", "EMERGENCY", "Medicare", "WHITE", "CHF")
-	g.admission(109, 1009, "2163-01-01 00:00:00", "EMERGENCY", "Medicare", "WHITE", "CHF")
-	g.admission(110, 1010, "2170-05-05 01:00:00", "EMERGENCY", "Self Pay", "WHITE", "OVERDOSE")
-	g.admission(111, 1011, "2171-02-01 22:00:00", "EMERGENCY", "Government", "HISPANIC OR LATINO", "TRAUMA")
-	g.admission(112, 1012, "2150-01-01 00:00:00", "EMERGENCY", "Medicare", "WHITE", "CHF")
+	g.admission(101, 1001, "2150-06-01 02:00:00", "EMERGENCY", "Medicare", "WHITE - RUSSIAN", "SEPSIS, PNEUMONIA", "1")
+	g.admission(102, 1002, "2151-01-10 08:00:00", "ELECTIVE", "Private", "BLACK/AFRICAN AMERICAN", "CORONARY ARTERY DISEASE\\CABG", "1")
+	g.admission(103, 1003, "2149-12-01 09:00:00", "NEWBORN", "Private", "WHITE", "NEWBORN", "1")
+	g.admission(104, 1004, "2140-02-29 20:00:00", "URGENT", "Medicaid", "UNKNOWN/NOT SPECIFIED", "GI BLEED", "1")
+	g.admission(105, 1005, "2159-12-31 20:00:00", "EMERGENCY", "Medicare", "WHITE", "SYNCOPE", "1")
+	g.admission(106, 1006, "2160-12-31 20:00:00", "EMERGENCY", "Medicare", "ASIAN", "FALL", "1")
+	g.admission(108, 1008, "2162-01-01 00:00:00", "EMERGENCY", "Medicare", "WHITE", "CHF", "1")
+	g.admission(109, 1009, "2163-01-01 00:00:00", "EMERGENCY", "Medicare", "WHITE", "CHF", "1")
+	g.admission(110, 1010, "2170-05-05 01:00:00", "EMERGENCY", "Self Pay", "WHITE", "OVERDOSE", "1")
+	g.admission(111, 1011, "2171-02-01 22:00:00", "EMERGENCY", "Government", "HISPANIC OR LATINO", "TRAUMA", "1")
+	g.admission(112, 1012, "2150-01-01 00:00:00", "EMERGENCY", "Medicare", "WHITE", "CHF", "1")
 	if !g.opts.Clean {
-		g.w["ADMISSIONS"].line(`99,199,1099,2150-01-01 00:00:00,,,"EMERGENCY","BAD"QUOTE",,"Medicare",,,,"WHITE",,,"X",0,1`) // ADMISSIONS line 13
+		g.w["ADMISSIONS"].fields(`99,199,1099,2150-01-01 00:00:00,,,"EMERGENCY","BAD"QUOTE",,"Medicare",,,,"WHITE",,,"X",0,1`) // ADMISSIONS line 13
 	}
-	g.admissionChart(113, 1013, "2172-01-01 00:00:00", "EMERGENCY", "Private", "WHITE", "CHF", "0") // no chart data
+	g.admission(113, 1013, "2172-01-01 00:00:00", "EMERGENCY", "Private", "WHITE", "CHF", "0") // no chart data
 
 	g.icustay(101, 1001, 2001, "MICU", "2150-06-01 08:00:00", "2150-06-04 20:00:00", "3.5") // line 2: LOS 3.5, Y=1, Z=1
 	g.icustay(102, 1002, 2002, "CSRU", "2151-01-10 12:00:00", "2151-01-11 16:48:00", "1.2") // line 3: Y=0, Z=0, age capped
@@ -299,8 +282,8 @@ func (g *fixtureGen) scripted() {
 	c(227969, "2150-06-01 09:00:00", "", "Turn q2h", "0")
 	c(220045, "2150-06-01 18:00:00", "", "Unable", "0") // 19: no VALUENUM
 	if !g.opts.Clean {
-		g.w["CHARTEVENTS"].line("99,101,1001,2001,220045") // 20: 5 fields
-		c(220045, "2150-06-01 8:30", "85", "", "0")        // 21: malformed CHARTTIME
+		g.w["CHARTEVENTS"].fields("99,101,1001,2001,220045") // 20: 5 fields
+		c(220045, "2150-06-01 8:30", "85", "", "0")          // 21: malformed CHARTTIME
 	}
 	g.chart("102", "1002", "2002", 220045, "2151-01-10 13:00:00", "70", "", "0")  // 22
 	g.chart("104", "1004", "2014", 220045, "2140-03-05 01:00:00", "100", "", "0") // 23: stay not in the cohort
@@ -328,7 +311,7 @@ func (g *fixtureGen) scripted() {
 	// GCS of stay 2011 (INTIME 2171-02-02 00:00:00), gcs_first_day.sql's rules; each chart
 	// time's total in the comment. The lowest is 7 at 06:00 (the earlier of two).
 	e := func(item int, when, value, valuenum, errFlag string) {
-		g.chartRow("111", "1011", "2011", item, when, value, valuenum, errFlag)
+		g.chartRow("111", "1011", "2011", item, when, when, value, valuenum, errFlag)
 	}
 	e(220739, "2171-02-02 00:00:00", "4", "4", "0") // 4 + 5 + 6 defaults: 15
 	e(220739, "2171-02-02 01:00:00", "3", "3", "0") // 3 + 4 + 6 = 13
@@ -356,7 +339,7 @@ func (g *fixtureGen) scripted() {
 	e(454, "2171-02-03 00:01:00", "1", "1", "0")
 	// Stay 2010 (INTIME 2170-05-05 05:05:00): intubated (CareVue) at its only GCS time.
 	f := func(item int, value, valuenum string) {
-		g.chartRow("110", "1010", "2010", item, "2170-05-05 06:00:00", value, valuenum, "0")
+		g.chartRow("110", "1010", "2010", item, "2170-05-05 06:00:00", "2170-05-05 06:00:00", value, valuenum, "0")
 	}
 	f(723, "1.0 ET/Trach", "1")
 	f(454, "5", "5")
@@ -376,7 +359,7 @@ func (g *fixtureGen) scripted() {
 	l("1001", 50931, "2150-06-01 12:00:00", "", "<10") // 9: no VALUENUM
 	g.lab("102", "1002", 50912, "2151-01-10 10:00:00", "0.9", "")
 	if !g.opts.Clean {
-		g.w["LABEVENTS"].line("99,102,1002,50912") // 11: 4 fields
+		g.w["LABEVENTS"].fields("99,102,1002,50912") // 11: 4 fields
 	}
 	l("", 50882, "2150-06-01 06:00:00", "22", "")      // ED draw before INTIME, no HADM_ID: not the stay's admission
 	l("1050", 50806, "2150-06-01 07:00:00", "100", "") // another admission's lab in the window
@@ -445,7 +428,7 @@ func (g *fixtureGen) randomPatient(sub int) {
 	}
 	dob := in - int64(age*365.2425*86400)
 	dob -= dob % 86400
-	g.patient(sub, gender, string(formatTimestamp(nil, dob)))
+	g.patient(sub, gender, stamp(dob))
 
 	eth := pick(rng, []string{"WHITE", "WHITE - OTHER EUROPEAN", "BLACK/AFRICAN AMERICAN", "HISPANIC OR LATINO", "ASIAN", "UNKNOWN/NOT SPECIFIED", "OTHER"},
 		[]float64{0.62, 0.06, 0.1, 0.05, 0.04, 0.08, 0.05})
@@ -469,9 +452,9 @@ func (g *fixtureGen) randomPatient(sub int) {
 		g.nextICU++
 		los := math.Exp(math.Log(2.2) + 0.5*sev + 0.5*rng.NormFloat64())
 		out := in + int64(los*86400)
-		g.admission(sub, hadm, string(formatTimestamp(nil, in-3*3600)), typ, ins, eth, "RANDOM")
+		g.admission(sub, hadm, stamp(in-3*3600), typ, ins, eth, "RANDOM", "1")
 		unit := mimic.CareUnits()[rng.IntN(len(mimic.CareUnits()))]
-		g.icustay(sub, hadm, icu, unit, string(formatTimestamp(nil, in)), string(formatTimestamp(nil, out)), strconv.FormatFloat(los, 'f', 4, 64))
+		g.icustay(sub, hadm, icu, unit, stamp(in), stamp(out), strconv.FormatFloat(los, 'f', 4, 64))
 		g.events(sub, hadm, icu, in, out, sev)
 		in = out + int64(20+rng.IntN(400))*86400
 	}
@@ -528,51 +511,24 @@ func (g *fixtureGen) events(sub, hadm, icu int, in, out int64, sev float64) {
 			intubated[it.ID] = it.Intubated
 		}
 	}
-	cw := g.w["CHARTEVENTS"]
-	b := cw.buf[:0]
 	subS, hadmS, icuS := itoa(sub), itoa(hadm), itoa(icu)
 	for r := 0; r < g.opts.ChartRowsPerStay; r++ {
 		when := in - 3600 + rng.Int64N(out-in+3600)
-		b = b[:0]
-		b = strconv.AppendInt(b, int64(g.row["CHARTEVENTS"]+1), 10)
-		g.row["CHARTEVENTS"]++
-		b = append(b, ',')
-		b = append(b, subS...)
-		b = append(b, ',')
-		b = append(b, hadmS...)
-		b = append(b, ',')
-		b = append(b, icuS...)
-		b = append(b, ',')
 		if r%10 == 9 { // an unused text item
-			b = append(b, "227969,"...)
-			b = formatTimestamp(b, when)
-			b = append(b, ',')
-			b = formatTimestamp(b, when+600)
-			b = append(b, `,17000,"Turn q2h",,"",0,0,,`...)
-		} else {
-			it, x := draw(chart[(r-r/10)%len(chart)]) // cycle over the variables, skipping the text rows
-			b = strconv.AppendInt(b, int64(it.ID), 10)
-			b = append(b, ',')
-			b = formatTimestamp(b, when)
-			b = append(b, ',')
-			b = formatTimestamp(b, when+600)
-			b = append(b, `,17000,"`...)
-			if text, ok := intubated[it.ID]; ok && x == 1 && rng.Float64() < 0.5 {
-				b = append(b, text...) // an intubated patient (VALUENUM 1 here)
-			} else {
-				b = strconv.AppendFloat(b, x, 'f', 1, 64)
-			}
-			b = append(b, `",`...)
-			b = strconv.AppendFloat(b, x, 'f', 1, 64)
-			b = append(b, `,"",0,0,,`...)
+			g.chartRow(subS, hadmS, icuS, 227969, stamp(when), stamp(when+600), "Turn q2h", "", "0")
+			continue
 		}
-		cw.w.Write(b)
-		cw.w.WriteByte('\n')
+		it, x := draw(chart[(r-r/10)%len(chart)]) // cycle over the variables, skipping the text rows
+		v := strconv.FormatFloat(x, 'f', 1, 64)
+		value := v
+		if text, ok := intubated[it.ID]; ok && x == 1 && rng.Float64() < 0.5 {
+			value = text // an intubated patient (VALUENUM 1 here)
+		}
+		g.chartRow(subS, hadmS, icuS, it.ID, stamp(when), stamp(when+600), value, v, "0")
 	}
-	cw.buf = b
 	for r := 0; r < g.opts.LabRowsPerStay; r++ {
 		when := in - 12*3600 + rng.Int64N(out-in+12*3600)
-		ts := string(formatTimestamp(nil, when))
+		ts := stamp(when)
 		if r%10 == 9 {
 			g.lab(subS, hadmS, 50800, ts, "", "ART") // an unused text item (specimen type)
 			continue
