@@ -169,9 +169,7 @@ func parallel(ctx context.Context, workers, n int, fn func(i int) error) error {
 	next := 0
 	var wg sync.WaitGroup
 	for range min(workers, n) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for {
 				mu.Lock()
 				i := next
@@ -187,7 +185,7 @@ func parallel(ctx context.Context, workers, n int, fn func(i int) error) error {
 					mu.Unlock()
 				}
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	return cmp.Or(ctx.Err(), first)

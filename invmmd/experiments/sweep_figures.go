@@ -211,21 +211,11 @@ func (s *SweepStudy) figures(out string, d Drawer, w io.Writer) ([]string, error
 // tables NAME[SUFFIX]_lambdaΛ.csv, in the order of train.Objectives) into out as
 // objectives_NAME_lambdaΛ, returning that base path.
 func drawObjectives(out string, exp Experiment, l float64, d Drawer) (string, error) {
-	name := exp.Name
-	var objs []string
-	var rows [][]results.Row
-	for _, o := range train.Objectives() {
-		p := results.TablePath(filepath.Join(out, "tables"), name+o.Suffix, l)
-		if _, err := os.Stat(p); os.IsNotExist(err) {
-			continue
-		}
-		rs, err := results.ReadCSVFile(p)
-		if err != nil {
-			return "", err
-		}
-		objs, rows = append(objs, o.Name), append(rows, results.AsWritten(rs))
+	objs, rows, err := objectiveTables(filepath.Join(out, "tables"), exp.Name, l)
+	if err != nil {
+		return "", err
 	}
-	base := filepath.Join(out, "objectives_"+name+"_lambda"+results.LambdaName(l))
+	base := filepath.Join(out, "objectives_"+exp.Name+"_lambda"+results.LambdaName(l))
 	return base, d.Objectives(base, fmt.Sprintf("%s, λ = %s", exp.Title, results.LambdaName(l)), objs, rows, exp.Figure)
 }
 

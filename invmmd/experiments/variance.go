@@ -88,12 +88,10 @@ func (c VarianceConfig) Validate() error {
 	if len(c.Methods) == 0 {
 		return fmt.Errorf("experiments: variance study: no methods")
 	}
-	seen := map[method.Method]bool{}
-	for _, m := range c.Methods {
-		if seen[m] {
+	for i, m := range c.Methods {
+		if slices.Contains(c.Methods[:i], m) {
 			return fmt.Errorf("experiments: variance study: method %v listed twice", m)
 		}
-		seen[m] = true
 	}
 	return nil
 }

@@ -169,6 +169,14 @@ func (c Config) Resolved() (Config, error) {
 	return c, nil
 }
 
+// soft is P(Δ = 1) where the proof's rule says missing under variant v: 0 for Hard.
+func (c Config) soft(v Variant) float64 {
+	if v == Soft {
+		return c.SoftRate
+	}
+	return 0
+}
+
 // Sample draws n rows of direction d's construction at Y = y with missingness variant v,
 // using cfg's σ_X, σ_Z and SoftRate. It returns h* and the rows the estimators read: Z is
 // the binary nuisance (B = 1[Z ≥ 0] in direction 1), Y is 0 for every row (the slice is
@@ -182,10 +190,7 @@ func Sample(rng *rand.Rand, d Direction, v Variant, y float64, n int, cfg Config
 	if n < 1 {
 		return nil, invmmd.Rows{}, fmt.Errorf("prop1: Sample of %d rows, want at least 1", n)
 	}
-	soft := 0.0
-	if v == Soft {
-		soft = c.SoftRate
-	}
+	soft := c.soft(v)
 	h := make([]float64, n)
 	r := invmmd.Rows{Y: make([]float64, n), Z: make([]float64, n), Delta: make([]float64, n),
 		G: make([]float64, n), GTrue: make([]float64, n), M: make([]float64, n)}

@@ -59,8 +59,11 @@ func (r Result) Write(w io.Writer) error {
 		if err := tw.Flush(); err != nil {
 			return err
 		}
-		for _, line := range verdictLines(d, vs) {
-			b.WriteString(line + "\n")
+		b.WriteString("Verdict, obs against full:\n") // every slice of d has its verdict
+		for _, v := range vs {
+			if v.Slice.Direction == d {
+				fmt.Fprintf(&b, "  %v, y = %g: %s\n", v.Slice.Variant, v.Slice.Y, v.Text)
+			}
 		}
 	}
 	_, err := io.WriteString(w, b.String())
@@ -154,18 +157,4 @@ func verdictText(d Direction, v Verdict) string {
 	default:
 		return fmt.Sprintf("they agree: they differ by %s, %s, which chance alone can explain (the cut is 3)", diff, by)
 	}
-}
-
-// verdictLines returns the verdict lines of direction d.
-func verdictLines(d Direction, vs []Verdict) []string {
-	var out []string
-	for _, v := range vs {
-		if v.Slice.Direction == d {
-			out = append(out, fmt.Sprintf("  %v, y = %g: %s", v.Slice.Variant, v.Slice.Y, v.Text))
-		}
-	}
-	if len(out) > 0 {
-		out = append([]string{"Verdict, obs against full:"}, out...)
-	}
-	return out
 }
