@@ -175,32 +175,19 @@ func RunToolCalibration(ctx context.Context, cfg ToolCalibrationConfig, out stri
 	res := &ToolCalibration{Config: cfg}
 	for _, t := range cells {
 		done := make([]toolReplicate, t.Reps) // each table's results, read or run
-		var todo []int
-		for r := range t.Reps {
+		err := parallel(ctx, cfg.Workers, t.Reps, func(r int) error {
 			rec, ok, err := st.Get(t.key(r))
-			if err != nil {
-				return nil, err
-			}
-			if !ok {
-				todo = append(todo, r)
-				continue
-			}
-			var rep toolReplicate
-			if err := json.Unmarshal(rec.Result, &rep); err != nil {
-				return nil, fmt.Errorf("%s, table %d: %w", t.name(), r, err)
-			}
-			done[r] = rep
-		}
-		err := parallel(ctx, cfg.Workers, len(todo), func(i int) error {
-			t0 := time.Now()
-			rep, err := cfg.replicate(ctx, t, todo[i])
-			if err == nil {
-				err = st.Put(t.key(todo[i]), rep, time.Since(t0).Seconds())
+			if ok {
+				err = json.Unmarshal(rec.Result, &done[r])
+			} else if err == nil {
+				t0 := time.Now()
+				if done[r], err = cfg.replicate(ctx, t, r); err == nil {
+					err = st.Put(t.key(r), done[r], time.Since(t0).Seconds())
+				}
 			}
 			if err != nil {
-				return fmt.Errorf("%s, table %d: %w", t.name(), todo[i], err)
+				return fmt.Errorf("%s, table %d: %w", t.name(), r, err)
 			}
-			done[todo[i]] = rep
 			return nil
 		})
 		if err != nil {
@@ -290,20 +277,19 @@ func (o *ToolCalibration) Markdown() string {
 			}
 			fmt.Fprintf(&b, "| %d | %s |", r0.N, r0.Fitting)
 			for _, m := range methods {
-				cell := " — |" // not tested with this fitting
-				for _, r := range o.Rows {
-					if r.Kind == r0.Kind && r.N == r0.N && r.Fitting == r0.Fitting && r.Delta == 0 && r.Method == m {
-						cell = fmt.Sprintf(" %.3f ± %.3f", r.Rate(), r.SE())
-						if r.Marked > 0 {
-							cell += fmt.Sprintf(" [%d]", r.Marked)
-						}
-						if r.Failed > 0 {
-							cell += fmt.Sprintf(" (%d no p)", r.Failed)
-						}
-						cell += " |"
-					}
+				r, ok := o.row(r0.Kind, r0.N, r0.Fitting, 0, m)
+				if !ok {
+					b.WriteString(" — |") // not tested with this fitting
+					continue
 				}
-				b.WriteString(cell)
+				fmt.Fprintf(&b, " %.3f ± %.3f", r.Rate(), r.SE())
+				if r.Marked > 0 {
+					fmt.Fprintf(&b, " [%d]", r.Marked)
+				}
+				if r.Failed > 0 {
+					fmt.Fprintf(&b, " (%d no p)", r.Failed)
+				}
+				b.WriteString(" |")
 			}
 			b.WriteString("\n")
 		}
@@ -312,13 +298,8 @@ func (o *ToolCalibration) Markdown() string {
 			if r.Kind != kind.String() || r.Delta == 0 || r.Method != method.DR.String() {
 				continue
 			}
-			full := 0.0
-			for _, f := range o.Rows {
-				if f.Kind == r.Kind && f.N == r.N && f.Delta == r.Delta && f.Method == method.Full.String() && f.Fitting == r.Fitting {
-					full = f.Rate()
-				}
-			}
-			fmt.Fprintf(&b, "| %d | %g | %.2f | %.2f |\n", r.N, r.Delta, full, r.Rate())
+			full, _ := o.row(r.Kind, r.N, r.Fitting, r.Delta, method.Full.String()) // a zero row's rate is 0
+			fmt.Fprintf(&b, "| %d | %g | %.2f | %.2f |\n", r.N, r.Delta, full.Rate(), r.Rate())
 		}
 		fmt.Fprintf(&b, "\nStandard errors of invmmd estimate (%s): RMS SE / sd of the estimates over the tables (1: calibrated), ± its Monte Carlo SE\n\n", c.Fittings[0].Name)
 		tableHead(&b, []string{"n", "δ"}, methods)
@@ -328,27 +309,39 @@ func (o *ToolCalibration) Markdown() string {
 			}
 			fmt.Fprintf(&b, "| %d | %g |", s0.N, s0.Delta)
 			for _, m := range methods {
-				cell := " (no SE) |"
-				for _, s := range o.SE {
-					if s.Kind == s0.Kind && s.N == s0.N && s.Delta == s0.Delta && s.Method == m {
-						cell = fmt.Sprintf(" %.2f ± %.2f |", s.Ratio(), s.RatioSE())
-						mt, _ := method.Parse(m)
-						switch {
-						case mt == method.Reg:
-							cell = fmt.Sprintf(" %.2f ± %.2f (not printed) |", s.Ratio(), s.RatioSE())
-						case s.Delta == 0 && (mt.NeedsG() || mt.NeedsM()):
-							// owndata.ConservativeSENote: an upper bound near 0.
-							cell = fmt.Sprintf(" %.2f ± %.2f (an upper bound near 0) |", s.Ratio(), s.RatioSE())
-						}
-					}
+				i := slices.IndexFunc(o.SE, func(s results.SECalibrationRow) bool {
+					return s.Kind == s0.Kind && s.N == s0.N && s.Delta == s0.Delta && s.Method == m
+				})
+				if i < 0 {
+					b.WriteString(" (no SE) |")
+					continue
 				}
-				b.WriteString(cell)
+				note := ""
+				switch mt, _ := method.Parse(m); {
+				case mt == method.Reg:
+					note = " (not printed)"
+				case s0.Delta == 0 && (mt.NeedsG() || mt.NeedsM()):
+					note = " (an upper bound near 0)" // owndata.ConservativeSENote
+				}
+				fmt.Fprintf(&b, " %.2f ± %.2f%s |", o.SE[i].Ratio(), o.SE[i].RatioSE(), note)
 			}
 			b.WriteString("\n")
 		}
 		b.WriteString("\n")
 	}
 	return b.String()
+}
+
+// row returns the rejection row of a nuisance kind, size, fitting, δ and method; ok is
+// false when that cell did not test the method.
+func (o *ToolCalibration) row(kind string, n int, fitting string, delta float64, m string) (results.ToolCalibrationRow, bool) {
+	i := slices.IndexFunc(o.Rows, func(r results.ToolCalibrationRow) bool {
+		return r.Kind == kind && r.N == n && r.Fitting == fitting && r.Delta == delta && r.Method == m
+	})
+	if i < 0 {
+		return results.ToolCalibrationRow{}, false
+	}
+	return o.Rows[i], true
 }
 
 // tableHead writes a Markdown table's header and separator: the leading columns, then one
