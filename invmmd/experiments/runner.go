@@ -136,7 +136,6 @@ type Outcome struct {
 	Rows       map[float64][]results.Row // by λ; empty for a shard
 	Fits       []FitRecord               // the fits of this run (or shard), done now or resumed
 	Aux        map[string]train.Aux      // by seed, reports only (predictions dropped)
-	Data       map[string][3]dataset.Summary
 	Seconds    float64
 	Skipped    int // fits resumed from their files
 	Files      []string
@@ -245,7 +244,7 @@ func Run(ctx context.Context, exp Experiment, cfg RunConfig) (*Outcome, error) {
 	lo, hi := shard.Range(len(keys))
 	mine := keys[lo:hi]
 
-	out := &Outcome{Experiment: exp.Name, Rows: map[float64][]results.Row{}, Aux: map[string]train.Aux{}, Data: map[string][3]dataset.Summary{}}
+	out := &Outcome{Experiment: exp.Name, Rows: map[float64][]results.Row{}, Aux: map[string]train.Aux{}}
 	var todo []store.Key
 	for _, k := range mine {
 		if cfg.Resume {
@@ -280,15 +279,10 @@ func Run(ctx context.Context, exp Experiment, cfg RunConfig) (*Outcome, error) {
 		out.Fits = append(out.Fits, fits...)
 		todo = todo[n:]
 	}
-	for _, s := range sw.Seeds { // what this or another run recorded of each seed
-		key := strconv.FormatUint(s, 10)
-		var data [3]dataset.Summary
-		if ok, err := st.GetSeed("data", s, &data); err == nil && ok {
-			out.Data[key] = data
-		}
+	for _, s := range sw.Seeds { // what this or another run recorded of each seed's G and m
 		var ar auxRecord
 		if ok, err := st.GetSeed("aux", s, &ar); err == nil && ok {
-			out.Aux[key] = train.Aux{G: ar.G, M: ar.M}
+			out.Aux[strconv.FormatUint(s, 10)] = train.Aux{G: ar.G, M: ar.M}
 		}
 	}
 	out.Seconds = time.Since(start).Seconds()
