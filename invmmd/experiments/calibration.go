@@ -231,11 +231,7 @@ func (c *Calibration) Markdown() string {
 		for _, d := range cfg.Deltas {
 			fmt.Fprintf(&b, "δ = %g | ", d)
 		}
-		b.WriteString("\n|---|---|")
-		for range cfg.Deltas {
-			b.WriteString("---|")
-		}
-		b.WriteString("\n")
+		b.WriteString("\n|---|---|" + strings.Repeat("---|", len(cfg.Deltas)) + "\n")
 		for _, t := range cfg.Tests {
 			fmt.Fprintf(&b, "| %v |", t)
 			for _, r := range c.Rows {

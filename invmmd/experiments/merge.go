@@ -103,7 +103,7 @@ func Merge(exp Experiment, storeDir, tableDir string) (*Merged, error) {
 	timing["Fits"], timing["FitSeconds"] = fitTimes, total
 	rec = StripSeconds(rec).(map[string]any)
 	seconds := map[string]any{}
-	collectSeconds(auxReports, "AuxReports", seconds)
+	splitSeconds(auxReports, "AuxReports", seconds)
 	timing["AuxSeconds"] = seconds
 
 	cfgPath := filepath.Join(tableDir, exp.Name+"_config.json")
@@ -212,42 +212,30 @@ func MajorityOf(data map[string]any) (results.Majority, error) {
 
 // StripSeconds returns v (decoded JSON) without any "Seconds" field, at any depth: the
 // configuration record as Merge writes it, which timings would otherwise make differ.
-func StripSeconds(v any) any {
+func StripSeconds(v any) any { return splitSeconds(v, "", map[string]any{}) }
+
+// splitSeconds returns v without any "Seconds" field, copying each into into, keyed by its
+// path under path.
+func splitSeconds(v any, path string, into map[string]any) any {
 	switch t := v.(type) {
 	case map[string]any:
 		out := map[string]any{}
 		for k, x := range t {
-			if k != "Seconds" {
-				out[k] = StripSeconds(x)
+			if k == "Seconds" {
+				into[path] = x
+			} else {
+				out[k] = splitSeconds(x, path+"."+k, into)
 			}
 		}
 		return out
 	case []any:
 		out := make([]any, len(t))
 		for i, x := range t {
-			out[i] = StripSeconds(x)
+			out[i] = splitSeconds(x, fmt.Sprintf("%s[%d]", path, i), into)
 		}
 		return out
 	}
 	return v
-}
-
-// collectSeconds copies every "Seconds" field of v into into, keyed by its path.
-func collectSeconds(v any, path string, into map[string]any) {
-	switch t := v.(type) {
-	case map[string]any:
-		for k, x := range t {
-			if k == "Seconds" {
-				into[path] = x
-			} else {
-				collectSeconds(x, path+"."+k, into)
-			}
-		}
-	case []any:
-		for i, x := range t {
-			collectSeconds(x, fmt.Sprintf("%s[%d]", path, i), into)
-		}
-	}
 }
 
 // removeStale removes name's tables under dir whose λ is not in lambdas, and returns

@@ -154,11 +154,9 @@ func (c Config) Resolved() (Config, error) {
 	case len(c.Ys1)+len(c.Ys2) == 0:
 		return c, fmt.Errorf("prop1: Config.Ys1 and Ys2 are both empty: no slice to simulate")
 	}
-	for _, ys := range [][]float64{c.Ys1, c.Ys2} {
-		for _, y := range ys {
-			if !finite(y) {
-				return c, fmt.Errorf("prop1: slice value y = %v, want a finite value", y)
-			}
+	for _, y := range slices.Concat(c.Ys1, c.Ys2) {
+		if !finite(y) {
+			return c, fmt.Errorf("prop1: slice value y = %v, want a finite value", y)
 		}
 	}
 	for _, v := range c.Variants {
@@ -339,16 +337,11 @@ func runSlice(c Config, opts invmmd.Options, d Direction, v Variant, yi int, y f
 		if err != nil {
 			return s, err
 		}
-		for i := range rows.Delta {
+		for i, d := range rows.Delta { // Z and Δ are 0 or 1: the counts are exact
 			s.Z1 += rows.Z[i]
-			if rows.Delta[i] == 1 {
-				s.Observed++
-				if rows.Z[i] == 1 {
-					s.ObservedZ1++
-				} else {
-					s.ObservedZ0++
-				}
-			}
+			s.Observed += d
+			s.ObservedZ1 += d * rows.Z[i]
+			s.ObservedZ0 += d * (1 - rows.Z[i])
 		}
 		design, err := invmmd.NewDesign(rows, opts, Methods()...)
 		if err != nil {
