@@ -121,10 +121,6 @@ type FitRecord struct {
 	Seed        uint64
 	BestEpoch   int
 	Epochs      int
-	Seconds     float64
-	PenaltyPath string
-	Recompiles  int
-	FlooredG    int
 	EmptyStrata int
 	FlooredNorm int
 	Metrics     train.Metrics
@@ -402,7 +398,6 @@ func (exp Experiment) fitH(ctx context.Context, sp dataset.Splits, aux *train.Au
 
 func fitFrom(k store.Key, met train.Metrics, hist *train.History) FitRecord {
 	return FitRecord{Method: k.Method, Lambda: k.Lambda, Seed: k.Seed, BestEpoch: hist.BestEpoch, Epochs: len(hist.Epochs),
-		Seconds: hist.Seconds, PenaltyPath: hist.PenaltyPath, Recompiles: hist.Recompiles, FlooredG: hist.FlooredG,
 		EmptyStrata: hist.EmptyStrata, FlooredNorm: hist.FlooredNorms, Metrics: met}
 }
 

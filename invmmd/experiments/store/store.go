@@ -103,7 +103,7 @@ func Check(out string, sw Sweep) error {
 	if ok, err := ReadJSON(filepath.Join(dir, "sweep.json"), &old); !ok {
 		return err
 	}
-	if diffs := Diff(old.Config, sw.Config); len(diffs) > 0 {
+	if diffs := settings.Diff(old.Config, sw.Config); len(diffs) > 0 {
 		return &MismatchError{Dir: dir, Diffs: diffs}
 	}
 	return nil
@@ -190,7 +190,7 @@ func (s *Store) Get(k Key) (rec Record, ok bool, err error) {
 	if rec.Key != k || rec.Experiment != s.sweep.Experiment {
 		return rec, false, fmt.Errorf("store: %s holds %s %v, want %s %v", p, rec.Experiment, rec.Key, s.sweep.Experiment, k)
 	}
-	if d := Diff(s.sweep.Config, rec.Config); len(d) > 0 {
+	if d := settings.Diff(s.sweep.Config, rec.Config); len(d) > 0 {
 		return rec, false, fmt.Errorf("store: %s was made with another configuration: %s", p, strings.Join(d, "; "))
 	}
 	return rec, true, nil
@@ -319,10 +319,6 @@ type MismatchError struct {
 func (e *MismatchError) Error() string {
 	return fmt.Sprintf("%s holds results made with another configuration (%s); use another -out, or delete %s to start over", e.Dir, strings.Join(e.Diffs, "; "), e.Dir)
 }
-
-// Diff compares two JSON documents and lists each leaf that differs as "path: a → b", in
-// path order (settings.Diff, which the own-data workflow shares).
-func Diff(a, b json.RawMessage) []string { return settings.Diff(a, b) }
 
 // WriteJSON writes v as indented JSON, with a final newline, to path atomically.
 func WriteJSON(path string, v any) error {
