@@ -261,12 +261,16 @@ func methodNames(ms []method.Method) []string {
 func (o *ToolCalibration) Markdown() string {
 	var b strings.Builder
 	c := o.Config
+	var nulls []string // each fitting's null tables per cell, e.g. "400 for crossfit5"
+	for _, f := range c.Fittings {
+		nulls = append(nulls, fmt.Sprintf("%d for %s", cmp.Or(f.Replicates, c.Replicates), f.Name))
+	}
 	fmt.Fprintf(&b, "# Calibration of invmmd test and invmmd estimate as the commands run them\n\n")
 	fmt.Fprintf(&b, "G and m fitted by the commands' MLPs on the features (x1, x2); simulation calibsim.DrawKind (Z missing at random given X, the observed rows a biased sample). "+
 		"Rejection rate at α = %v over the null tables of each cell (%s), ± its binomial SE; in brackets, tables whose p-value the command marked unreliable for a reason of the data. "+
 		"full: the same test on the complete table (every Z). Fittings: crossfit5 = cross-fitted on 5 folds (the default of invmmd test and invmmd estimate), crossfit2 = 2 folds, split = fitted on half B, half A tested (-folds 1); "+
 		"fit = invmmd fit's held-out test (its p dr; ip's test, which fit does not run, beside it): G and m fitted on a training split of 3n rows (n more to stop their training), the n rows of the test split tested.\n\n",
-		c.Alpha, c.replicatesText())
+		c.Alpha, strings.Join(nulls, ", "))
 	methods := append([]string{method.Full.String()}, methodNames(c.Methods)...)
 	for _, kind := range c.Kinds {
 		fmt.Fprintf(&b, "## %v Z: size under H₀ (δ = 0)\n\n", kind)
@@ -368,16 +372,6 @@ func (o *ToolCalibration) Write(dir string) error {
 		return err
 	}
 	return store.WriteJSON(filepath.Join(t, "calibration_tool_config.json"), o.Config.Record())
-}
-
-// replicatesText says each fitting's null tables per cell, e.g. "400 for crossfit5, 200
-// for split".
-func (c ToolCalibrationConfig) replicatesText() string {
-	var parts []string
-	for _, f := range c.Fittings {
-		parts = append(parts, fmt.Sprintf("%d for %s", cmp.Or(f.Replicates, c.Replicates), f.Name))
-	}
-	return strings.Join(parts, ", ")
 }
 
 // Record returns the configuration as calibration_tool_config.json stores it.
