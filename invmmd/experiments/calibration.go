@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -255,19 +256,11 @@ func (c *Calibration) Markdown() string {
 // (every null p-value), calibration.md (the table), calibration_config.json (the
 // configuration) and calibration_timing.json (machine-dependent times, ignored by git).
 func (c *Calibration) Write(dir string) error {
-	t := filepath.Join(dir, "tables")
-	err := writeTables(t, []tableFile{
+	return writeTables(filepath.Join(dir, "tables"), []tableFile{
 		{"calibration.csv", func(w io.Writer) error { return results.WriteCalibrationCSV(w, c.Rows) }},
 		{"calibration_null.csv", func(w io.Writer) error { return results.WriteCalibrationNullCSV(w, c.NullP) }},
 		{"calibration.md", func(w io.Writer) error { _, err := io.WriteString(w, c.Markdown()); return err }},
-	})
-	if err == nil {
-		err = store.WriteJSON(filepath.Join(t, "calibration_config.json"), c.Config.Record())
-	}
-	if err != nil {
-		return err
-	}
-	return store.WriteJSON(filepath.Join(t, "calibration_timing.json"), c.Millis)
+	}, map[string]any{"calibration_config.json": c.Config.Record(), "calibration_timing.json": c.Millis})
 }
 
 // tableFile is one file of a study's tables: its name and what writes it.
@@ -276,10 +269,20 @@ type tableFile struct {
 	write func(io.Writer) error
 }
 
-// writeTables writes each of files into the folder t atomically (store.WriteFile), in order.
-func writeTables(t string, files []tableFile) error {
+// writeTables writes each of files (store.WriteFile), in order, then each record (by file
+// name) as indented JSON (store.WriteJSON) into the folder t, created if need be, each
+// atomically.
+func writeTables(t string, files []tableFile, records map[string]any) error {
+	if err := os.MkdirAll(t, 0o755); err != nil {
+		return err
+	}
 	for _, f := range files {
 		if err := store.WriteFile(filepath.Join(t, f.name), f.write); err != nil {
+			return err
+		}
+	}
+	for name, v := range records {
+		if err := store.WriteJSON(filepath.Join(t, name), v); err != nil {
 			return err
 		}
 	}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -359,19 +358,11 @@ func tableHead(b *strings.Builder, lead, methods []string) {
 // calibration_tool_se.csv (standard errors), calibration_tool.md and
 // calibration_tool_config.json.
 func (o *ToolCalibration) Write(dir string) error {
-	t := filepath.Join(dir, "tables")
-	if err := os.MkdirAll(t, 0o755); err != nil {
-		return err
-	}
-	err := writeTables(t, []tableFile{
+	return writeTables(filepath.Join(dir, "tables"), []tableFile{
 		{"calibration_tool.csv", func(w io.Writer) error { return results.WriteToolCalibrationCSV(w, o.Rows) }},
 		{"calibration_tool_se.csv", func(w io.Writer) error { return results.WriteSECalibrationCSV(w, o.SE) }},
 		{"calibration_tool.md", func(w io.Writer) error { _, err := io.WriteString(w, o.Markdown()); return err }},
-	})
-	if err != nil {
-		return err
-	}
-	return store.WriteJSON(filepath.Join(t, "calibration_tool_config.json"), o.Config.Record())
+	}, map[string]any{"calibration_tool_config.json": o.Config.Record()})
 }
 
 // Record returns the configuration as calibration_tool_config.json stores it.

@@ -2,16 +2,15 @@ package experiments
 
 import (
 	"cmp"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/invmmd/invmmd/invmmd/experiments/store"
 	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/results"
 	"github.com/invmmd/invmmd/invmmd/train"
@@ -182,16 +181,9 @@ type fitEntry struct {
 // fitsOf reads the per-fit records of an experiment's configuration record (Merge's
 // NAME_config.json), by method, λ and seed.
 func fitsOf(path string) (map[fitKey]fitEntry, error) {
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("experiments: %w (its tables need their configuration record)", err)
-	}
-	if err != nil {
-		return nil, err
-	}
 	var rec struct{ Fits []fitEntry }
-	if err := json.Unmarshal(b, &rec); err != nil {
-		return nil, fmt.Errorf("experiments: %s: %w", path, err)
+	if ok, err := store.ReadJSON(path, &rec); !ok {
+		return nil, cmp.Or(err, fmt.Errorf("experiments: %s: %w (its tables need their configuration record)", path, fs.ErrNotExist))
 	}
 	out := map[fitKey]fitEntry{}
 	for _, f := range rec.Fits {
