@@ -150,9 +150,7 @@ func RunCalibration(ctx context.Context, cfg CalibrationConfig) (*Calibration, e
 				}
 				out.Rows = append(out.Rows, row)
 			}
-			if cfg.Progress != nil {
-				fmt.Fprintf(cfg.Progress, "calibration: n = %d, δ = %v: %d replicates done\n", n, delta, reps)
-			}
+			fmt.Fprintf(cmp.Or(cfg.Progress, io.Discard), "calibration: n = %d, δ = %v: %d replicates done\n", n, delta, reps)
 		}
 	}
 	return out, nil

@@ -193,9 +193,7 @@ func RunToolCalibration(ctx context.Context, cfg ToolCalibrationConfig, out stri
 			return nil, err
 		}
 		res.add(t, done)
-		if cfg.Progress != nil {
-			fmt.Fprintf(cfg.Progress, "calibration of the commands: %s: %d tables\n", t.name(), t.Reps)
-		}
+		fmt.Fprintf(cmp.Or(cfg.Progress, io.Discard), "calibration of the commands: %s: %d tables\n", t.name(), t.Reps)
 	}
 	return res, nil
 }

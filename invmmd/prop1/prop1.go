@@ -312,9 +312,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 				}
 				res.Slices = append(res.Slices, s)
 				done++
-				if c.Progress != nil {
-					fmt.Fprintf(c.Progress, "prop1: %d/%d slices done (%v, %v, y = %g)\n", done, total, j.d, v, y)
-				}
+				fmt.Fprintf(cmp.Or(c.Progress, io.Discard), "prop1: %d/%d slices done (%v, %v, y = %g)\n", done, total, j.d, v, y)
 			}
 		}
 	}
