@@ -31,10 +31,13 @@ type ClinicalSize struct {
 	AuxPatience int // G and m stop after this many epochs without a better validation NLL
 }
 
-// ClinicalPaper is the clinical experiment's size, quick runs' too: the training split
-// (≈2,640 rows of the flchain stand-in) is one batch, so the quick run trains the same way
-// and differs only in its sweep (QuickSweep).
-var ClinicalPaper = ClinicalSize{Epochs: 3000, Patience: 100, SelectAfter: 20, AuxEpochs: 3000, AuxPatience: 100}
+// Paper-size and quick settings of the clinical experiment. The training split (≈2,640
+// rows of the flchain stand-in) is one batch, so the quick run trains the same way and
+// differs only in its sweep (QuickSweep).
+var (
+	ClinicalPaper = ClinicalSize{Epochs: 3000, Patience: 100, SelectAfter: 20, AuxEpochs: 3000, AuxPatience: 100}
+	ClinicalQuick = ClinicalPaper
+)
 
 // ClinicalFLChain is Experiment 3 on the public stand-in, flchain (package clinical): the
 // paper's task structure on 7,874 Olmsted County residents aged 50 or over, Y = died during
@@ -99,6 +102,9 @@ type ClinicalOptions struct {
 // is set.
 func clinicalOptions(quick bool, o ClinicalOptions) (Experiment, error) {
 	size := ClinicalPaper
+	if quick {
+		size = ClinicalQuick
+	}
 	if o.MIMIC != "" && o.Data != "" {
 		return Experiment{}, fmt.Errorf("-mimic and -data: give one (MIMIC-III, or the flchain stand-in's CSV)")
 	}

@@ -24,7 +24,7 @@ func TestMajorityFromConfig(t *testing.T) {
 		"10": [{"Name": "train", "PY1": 0.25}, {"Name": "val", "PY1": 0.9}, {"Name": "test", "PY1": 0.35}],
 		"2": [{"Name": "train", "PY1": 0.3}, {"Name": "val", "PY1": 0.9}, {"Name": "test", "PY1": 0.25}]}}`)
 	noTest := write("notest.json", `{"Data": {"1": [{"Name": "train", "PY1": 0.3}]}}`)
-	exp := ClinicalFLChain(ClinicalPaper)
+	exp := ClinicalFLChain(ClinicalQuick)
 	ex, err := exp.TableExtras(good)
 	if err != nil {
 		t.Fatal(err)
