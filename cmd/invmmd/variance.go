@@ -110,9 +110,6 @@ func runVariance(ctx context.Context, args []string, stdout, stderr io.Writer) e
 // varianceSettings returns the settings of the study that its table's record
 // (tables/variance_config.json) holds, by the record's field names, for guardStudy.
 func varianceSettings(cfg experiments.VarianceConfig) map[string]any {
-	var methods []string
-	for _, m := range cfg.Methods {
-		methods = append(methods, m.String())
-	}
+	methods := strings.Split(method.List(cfg.Methods), ",") // by name, as the record holds them (Validate: not empty)
 	return map[string]any{"Sizes": cfg.Sizes, "Batches": cfg.Batches, "Seed": cfg.Seed, "Data": cfg.Data, "Methods": methods, "Backend": backend.Config()}
 }

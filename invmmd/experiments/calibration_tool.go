@@ -207,8 +207,7 @@ func (o *ToolCalibration) add(t toolCell, done []toolReplicate) {
 	for _, m := range methods {
 		row := results.ToolCalibrationRow{Kind: t.Kind.String(), N: t.N, Fitting: t.Fitting.Name, Delta: t.Delta, Method: m, Replicates: t.Reps}
 		var vals, ses []float64
-		for r := range t.Reps {
-			rep := done[r]
+		for _, rep := range done {
 			p := float64(rep.P[m])
 			switch {
 			case math.IsNaN(p):

@@ -46,9 +46,6 @@ func Merge(exp Experiment, storeDir, tableDir string) (*Merged, error) {
 		return nil, err
 	}
 	res := &Merged{Sweep: sw, Rows: rows}
-	if err := os.MkdirAll(tableDir, 0o755); err != nil {
-		return nil, fmt.Errorf("experiments: %w", err)
-	}
 
 	// The configuration record: the stored configuration, the grid, per-seed data and
 	// auxiliary reports, per-fit records; every "Seconds" goes to the timing file instead.
@@ -106,15 +103,11 @@ func Merge(exp Experiment, storeDir, tableDir string) (*Merged, error) {
 	splitSeconds(auxReports, "AuxReports", seconds)
 	timing["AuxSeconds"] = seconds
 
-	cfgPath := filepath.Join(tableDir, exp.Name+"_config.json")
-	timePath := filepath.Join(tableDir, exp.Name+"_timing.json")
-	if err := store.WriteJSON(cfgPath, rec); err != nil {
+	cfgName, timeName := exp.Name+"_config.json", exp.Name+"_timing.json"
+	if err := writeTables(tableDir, nil, map[string]any{cfgName: rec, timeName: timing}); err != nil {
 		return nil, fmt.Errorf("experiments: %w", err)
 	}
-	if err := store.WriteJSON(timePath, timing); err != nil {
-		return nil, fmt.Errorf("experiments: %w", err)
-	}
-	res.Files = append(res.Files, cfgPath, timePath)
+	res.Files = append(res.Files, filepath.Join(tableDir, cfgName), filepath.Join(tableDir, timeName))
 	backendName, _ := rec["Backend"].(string)
 	extras, err := exp.tableExtras(data)
 	if err != nil {
@@ -131,7 +124,7 @@ func Merge(exp Experiment, storeDir, tableDir string) (*Merged, error) {
 			if err := results.WriteMarkdownWith(w, title, results.Summarize(rows[l]), exp.Paper[l], exp.TrMMDNote(), extras); err != nil {
 				return err
 			}
-			fmt.Fprintf(w, "\nConfiguration: %s (backend %s; timings in %s). Seeds %v.\n", filepath.Base(cfgPath), backendName, filepath.Base(timePath), sw.Seeds)
+			fmt.Fprintf(w, "\nConfiguration: %s (backend %s; timings in %s). Seeds %v.\n", cfgName, backendName, timeName, sw.Seeds)
 			for _, n := range exp.Notes {
 				fmt.Fprintf(w, "\n- %s", n)
 			}
