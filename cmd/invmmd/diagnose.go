@@ -109,14 +109,12 @@ func runDiagnose(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	for k, j := range jobs {
 		m, _ := method.Parse(j.Method)
 		name := experiments.DiagnosisName(exp.Name, j)
-		var ds []*experiments.Diagnosis
 		kept := "nothing of this diagnosis (it writes its files at the end)"
 		if k > 0 {
 			kept = fmt.Sprintf("the %d diagnoses finished before it, under %s", k, dir)
 		}
-		err = runUntilDone(ctx, "diagnose", args, kept, func() error {
-			ds, err = experiments.Diagnose(ctx, exp, m, j.Lambda, j.Seed, objectives, stderr)
-			return err
+		ds, err := runUntilDone(ctx, "diagnose", args, kept, func() ([]*experiments.Diagnosis, error) {
+			return experiments.Diagnose(ctx, exp, m, j.Lambda, j.Seed, objectives, stderr)
 		})
 		if err != nil {
 			return err

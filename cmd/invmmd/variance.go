@@ -76,11 +76,8 @@ func runVariance(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if cfg.Shard.N > 1 {
 		cfg.TableDir = ""
 	}
-	var res *experiments.VarianceOutcome
-	err = runUntilDone(ctx, "variance", args, kept, func() error {
-		var err error
-		res, err = experiments.Variance(ctx, cfg)
-		return err
+	res, err := runUntilDone(ctx, "variance", args, kept, func() (*experiments.VarianceOutcome, error) {
+		return experiments.Variance(ctx, cfg)
 	})
 	if err != nil {
 		return err
