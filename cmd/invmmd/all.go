@@ -202,14 +202,12 @@ func runShards(ctx context.Context, name string, args []string, jobs int, dir st
 			return fmt.Errorf("shard %s: %w", shard, err)
 		}
 		procs = append(procs, cmd.Process)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			defer f.Close()
 			if err := cmd.Wait(); err != nil {
 				errs[i] = fmt.Errorf("shard %s failed (%v); the end of %s:\n%s", shard, err, logPath, tail(logPath, 12))
 			}
-		}()
+		})
 	}
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()

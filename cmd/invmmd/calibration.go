@@ -73,13 +73,10 @@ func runCalibration(ctx context.Context, args []string, stdout, stderr io.Writer
 		}
 		record = cfg.Record()
 		checked = fmt.Sprintf("sizes %v, %d null replicates; results under %s", cfg.Sizes, cfg.Replicates, dir)
-		work = func() (res study, err error) {
-			err = runUntilDone(ctx, name, args, "nothing (the study writes its tables at the end)", func() error {
-				var err error
-				res, err = experiments.RunCalibration(ctx, cfg)
-				return err
+		work = func() (study, error) {
+			return runUntilDone(ctx, name, args, "nothing (the study writes its tables at the end)", func() (study, error) {
+				return experiments.RunCalibration(ctx, cfg)
 			})
-			return res, err
 		}
 		base := filepath.Join(dir, name)
 		wrote = fmt.Sprintf("%s/tables/calibration{.csv,_null.csv,.md,_config.json}, %s.png, %s.svg", dir, base, base)

@@ -90,19 +90,13 @@ func runDiagnose(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	type job struct {
-		m      method.Method
-		lambda float64
-		seed   uint64
-		name   string
-	}
-	var jobs []job
+	var jobs []store.Key // each fit to diagnose, its method parsed above
 	for _, m := range ms {
 		for _, l := range ls {
 			for _, seed := range ss {
-				j := job{m, l, seed, experiments.DiagnosisName(exp.Name, store.Key{Method: m.String(), Lambda: l, Seed: seed})}
-				rec := map[string]any{"Experiment": exp.Name, "Method": m.String(), "Lambda": l, "Seed": seed}
-				if err := guardStudy(dir, j.name, rec, *force); err != nil {
+				j := store.Key{Method: m.String(), Lambda: l, Seed: seed}
+				rec := map[string]any{"Experiment": exp.Name, "Method": j.Method, "Lambda": l, "Seed": seed}
+				if err := guardStudy(dir, experiments.DiagnosisName(exp.Name, j), rec, *force); err != nil {
 					return err
 				}
 				jobs = append(jobs, j)
@@ -113,14 +107,14 @@ func runDiagnose(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	for k, j := range jobs {
-		var ds []*experiments.Diagnosis
+		m, _ := method.Parse(j.Method)
+		name := experiments.DiagnosisName(exp.Name, j)
 		kept := "nothing of this diagnosis (it writes its files at the end)"
 		if k > 0 {
 			kept = fmt.Sprintf("the %d diagnoses finished before it, under %s", k, dir)
 		}
-		err = runUntilDone(ctx, "diagnose", args, kept, func() error {
-			ds, err = experiments.Diagnose(ctx, exp, j.m, j.lambda, j.seed, objectives, stderr)
-			return err
+		ds, err := runUntilDone(ctx, "diagnose", args, kept, func() ([]*experiments.Diagnosis, error) {
+			return experiments.Diagnose(ctx, exp, m, j.Lambda, j.Seed, objectives, stderr)
 		})
 		if err != nil {
 			return err
@@ -128,16 +122,16 @@ func runDiagnose(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		if _, err := experiments.WriteDiagnoses(exp, ds, dir); err != nil {
 			return err
 		}
-		base, err := experiments.RedrawDiagnosis(dir, j.name, drawer{})
+		base, err := experiments.RedrawDiagnosis(dir, name, drawer{})
 		if err != nil {
 			return err
 		}
 		for _, d := range ds {
 			s := d.Summary()
 			fmt.Fprintf(stdout, "%s, %v, λ = %g, seed %d, objective %s: train acc %.3f, test acc %.3f; best epoch %d of %d (%s); %d of %d steps with a stratum's estimate above 1, %d below 0; %d floored normalisers\n",
-				exp.Name, j.m, j.lambda, j.seed, s.Objective, s.TrainAcc, s.TestAcc, s.BestEpoch, s.StopEpoch, s.StopReason, s.StepsAbove1, s.Steps, s.StepsBelow0, s.FlooredNorms)
+				exp.Name, m, j.Lambda, j.Seed, s.Objective, s.TrainAcc, s.TestAcc, s.BestEpoch, s.StopEpoch, s.StopReason, s.StepsAbove1, s.Steps, s.StepsBelow0, s.FlooredNorms)
 		}
-		fmt.Fprintf(stdout, "diagnose: wrote %s/tables/%s{.csv,_config.json}, %s.png, %s.svg\n", dir, j.name, base, base)
+		fmt.Fprintf(stdout, "diagnose: wrote %s/tables/%s{.csv,_config.json}, %s.png, %s.svg\n", dir, name, base, base)
 	}
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/invmmd/invmmd/invmmd/experiments"
 	"github.com/invmmd/invmmd/invmmd/experiments/store"
 	"github.com/invmmd/invmmd/invmmd/results"
+	"github.com/invmmd/invmmd/invmmd/settings"
 )
 
 // The guards below keep results already on disk from being replaced by a run of another
@@ -104,9 +105,7 @@ func guardTables(out string, sw store.Sweep, force bool) error {
 		delete(old.config, k) // the grid and the fields Merge adds
 	}
 	// Merge records the configuration without its "Seconds" fields; compare it so.
-	newJSON, _ := json.Marshal(experiments.StripSeconds(cfg))
-	oldJSON, _ := json.Marshal(old.config)
-	if d := store.Diff(oldJSON, newJSON); len(d) > 0 {
+	if d := settings.DiffValues(old.config, experiments.StripSeconds(cfg)); len(d) > 0 {
 		return fmt.Errorf("%s holds the %s tables of another configuration (%s); this run would replace them: use another -out, or -force to replace them",
 			old.path, sw.Experiment, strings.Join(d, "; "))
 	}
@@ -165,10 +164,7 @@ func guardStudy(out, study string, rec map[string]any, force bool) error {
 	for k := range rec {
 		sub[k] = old.config[k]
 	}
-	a, _ := json.Marshal(sub)
-	c, _ := json.Marshal(rec)
-	diffs := store.Diff(a, c)
-	if len(diffs) > 0 {
+	if diffs := settings.DiffValues(sub, rec); len(diffs) > 0 {
 		return fmt.Errorf("%s holds the %s table of other settings (%s); this run would replace it: use another -out, or -force to replace it",
 			old.path, study, strings.Join(diffs, "; "))
 	}

@@ -182,17 +182,17 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// runUntilDone runs work, which stops once ctx is done, and returns its error, or, when
-// ctx was done first, an *interrupted error with kept and the resume line of name's args.
-// It waits for work to return, so that nothing runs on after the command has said it
-// stopped: result files are written atomically, and the fit in progress is all that is
-// lost.
-func runUntilDone(ctx context.Context, name string, args []string, kept string, work func() error) error {
-	err := work()
+// runUntilDone runs work, which stops once ctx is done, and returns its result and error,
+// or, when ctx was done first, an *interrupted error with kept and the resume line of
+// name's args. It waits for work to return, so that nothing runs on after the command has
+// said it stopped: result files are written atomically, and the fit in progress is all
+// that is lost.
+func runUntilDone[T any](ctx context.Context, name string, args []string, kept string, work func() (T, error)) (T, error) {
+	res, err := work()
 	if ctx.Err() != nil {
-		return &interrupted{kept: kept, resume: resumeLine(name, args)}
+		return res, &interrupted{kept: kept, resume: resumeLine(name, args)}
 	}
-	return err
+	return res, err
 }
 
 func usage(w io.Writer) {

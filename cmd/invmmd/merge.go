@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/invmmd/invmmd/invmmd/experiments"
@@ -32,15 +33,10 @@ func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	if *only != "" {
-		have := map[string]bool{}
-		for _, n := range names {
-			have[n] = true
-		}
 		stored := names
 		names = nil
 		for _, n := range strings.Split(*only, ",") {
-			n = strings.TrimSpace(n)
-			if !have[n] {
+			if n = strings.TrimSpace(n); !slices.Contains(stored, n) {
 				return noResults(*out, n, stored)
 			}
 			names = append(names, n)

@@ -220,12 +220,9 @@ func runSweep(ctx context.Context, s experiments.Study, args []string, stdout, s
 	}
 	rc.StoreDir = out
 	fmt.Fprintf(stderr, "invmmd %s: results under %s\n", s.Name, out)
-	var res *experiments.Outcome
 	kept := "every finished fit is kept under " + store.Dir(out, exp.Name)
-	err = runUntilDone(ctx, s.Name, args, kept, func() error {
-		var err error
-		res, err = experiments.Run(ctx, exp, rc)
-		return err
+	res, err := runUntilDone(ctx, s.Name, args, kept, func() (*experiments.Outcome, error) {
+		return experiments.Run(ctx, exp, rc)
 	})
 	if err != nil {
 		return err

@@ -76,11 +76,8 @@ func runVariance(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if cfg.Shard.N > 1 {
 		cfg.TableDir = ""
 	}
-	var res *experiments.VarianceOutcome
-	err = runUntilDone(ctx, "variance", args, kept, func() error {
-		var err error
-		res, err = experiments.Variance(ctx, cfg)
-		return err
+	res, err := runUntilDone(ctx, "variance", args, kept, func() (*experiments.VarianceOutcome, error) {
+		return experiments.Variance(ctx, cfg)
 	})
 	if err != nil {
 		return err
@@ -110,9 +107,6 @@ func runVariance(ctx context.Context, args []string, stdout, stderr io.Writer) e
 // varianceSettings returns the settings of the study that its table's record
 // (tables/variance_config.json) holds, by the record's field names, for guardStudy.
 func varianceSettings(cfg experiments.VarianceConfig) map[string]any {
-	var methods []string
-	for _, m := range cfg.Methods {
-		methods = append(methods, m.String())
-	}
+	methods := strings.Split(method.List(cfg.Methods), ",") // by name, as the record holds them (Validate: not empty)
 	return map[string]any{"Sizes": cfg.Sizes, "Batches": cfg.Batches, "Seed": cfg.Seed, "Data": cfg.Data, "Methods": methods, "Backend": backend.Config()}
 }

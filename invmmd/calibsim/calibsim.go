@@ -51,8 +51,8 @@ func (s *Sample) Len() int { return len(s.Y) }
 
 // Draw returns n rows with dependence strength delta, from rng.
 func Draw(n int, delta float64, rng *rand.Rand) *Sample {
-	k, _ := DrawKind(n, delta, dataset.BinaryZ, rng) // no error for the binary kind
-	return k.Sample
+	s, _ := DrawKind(n, delta, dataset.BinaryZ, rng) // no error for the binary kind
+	return s
 }
 
 // add appends a row with Δ ~ Bernoulli(g) drawn from rng (Z observed where Δ = 1).
@@ -179,20 +179,14 @@ func FitLogistic(x [][]float64, y []float64) ([]float64, error) {
 // In both Z depends on X₂ (and Y), so h = X₁ + δ·X₂ depends on Z given Y exactly when
 // δ ≠ 0, and the observed rows (Δ depends on X₁ + X₂) carry Berkson's bias as before.
 
-// KindSample is n rows of the simulation with a nuisance of any kind.
-type KindSample struct {
-	*Sample // Z, ZFull hold the level (0, 1, 2) or the value; MTrue is unused unless binary
-	Kind    dataset.ZKind
-}
-
 // DrawKind returns n rows with dependence strength delta and a nuisance of the given kind
-// (binary, categorical or continuous), from rng. The binary kind is Draw's process.
-func DrawKind(n int, delta float64, kind dataset.ZKind, rng *rand.Rand) (*KindSample, error) {
+// (binary, categorical or continuous), from rng: Z and ZFull hold the level (0, 1, 2) or
+// the value, and MTrue is set for the binary kind only. The binary kind is Draw's process.
+func DrawKind(n int, delta float64, kind dataset.ZKind, rng *rand.Rand) (*Sample, error) {
 	if kind != dataset.BinaryZ && kind != dataset.CategoricalZ && kind != dataset.ContinuousZ {
 		return nil, fmt.Errorf("calibsim: no simulation of a %v nuisance", kind)
 	}
-	k := &KindSample{Sample: &Sample{}, Kind: kind}
-	s := k.Sample
+	s := &Sample{}
 	for range n {
 		y := float64(rng.IntN(2))
 		sg := 2*y - 1
@@ -228,5 +222,5 @@ func DrawKind(n int, delta float64, kind dataset.ZKind, rng *rand.Rand) (*KindSa
 		}
 		s.add(x1, x2, y, z, g, x1+delta*x2, rng)
 	}
-	return k, nil
+	return s, nil
 }

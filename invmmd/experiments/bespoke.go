@@ -87,22 +87,24 @@ func CalibrationFigures(out string, d Drawer, _ io.Writer) ([]string, error) {
 		if _, err := os.Stat(filepath.Join(t, name+".csv")); err != nil {
 			continue
 		}
-		alpha, err := studyAlpha(filepath.Join(t, name+"_config.json"))
-		if err != nil {
-			return nil, err
+		var rec struct{ Alpha float64 } // the level α the study recorded
+		cp := filepath.Join(t, name+"_config.json")
+		if ok, err := store.ReadJSON(cp, &rec); !ok || !(rec.Alpha > 0 && rec.Alpha < 1) {
+			return nil, fmt.Errorf("%s: want a level Alpha in (0, 1) (%v)", cp, err)
 		}
 		base := filepath.Join(out, name)
+		var err error
 		if name == "calibration" { // the test's calibration, then the commands'
 			rows, err1 := results.ReadCalibrationCSV(filepath.Join(t, "calibration.csv"))
 			null, err2 := results.ReadCalibrationNullCSV(filepath.Join(t, "calibration_null.csv"))
 			if err = errors.Join(err1, err2); err == nil {
-				err = d.Calibration(base, rows, null, alpha)
+				err = d.Calibration(base, rows, null, rec.Alpha)
 			}
 		} else {
 			rows, err1 := results.ReadToolCalibrationCSV(filepath.Join(t, "calibration_tool.csv"))
 			se, err2 := results.ReadSECalibrationCSV(filepath.Join(t, "calibration_tool_se.csv"))
 			if err = errors.Join(err1, err2); err == nil {
-				err = d.ToolCalibration(base, rows, se, alpha)
+				err = d.ToolCalibration(base, rows, se, rec.Alpha)
 			}
 		}
 		if err != nil {
@@ -111,15 +113,6 @@ func CalibrationFigures(out string, d Drawer, _ io.Writer) ([]string, error) {
 		files = append(files, base+".png", base+".svg")
 	}
 	return files, nil
-}
-
-// studyAlpha reads the level α a calibration study recorded in its config file.
-func studyAlpha(path string) (float64, error) {
-	var rec struct{ Alpha float64 }
-	if ok, err := store.ReadJSON(path, &rec); !ok || !(rec.Alpha > 0 && rec.Alpha < 1) {
-		return 0, fmt.Errorf("%s: want a level Alpha in (0, 1) (%v)", path, err)
-	}
-	return rec.Alpha, nil
 }
 
 // prop1Study is Proposition 2's numerical check (package prop1, appendix D): it prints

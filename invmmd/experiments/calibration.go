@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -149,9 +150,7 @@ func RunCalibration(ctx context.Context, cfg CalibrationConfig) (*Calibration, e
 				}
 				out.Rows = append(out.Rows, row)
 			}
-			if cfg.Progress != nil {
-				fmt.Fprintf(cfg.Progress, "calibration: n = %d, δ = %v: %d replicates done\n", n, delta, reps)
-			}
+			fmt.Fprintf(cmp.Or(cfg.Progress, io.Discard), "calibration: n = %d, δ = %v: %d replicates done\n", n, delta, reps)
 		}
 	}
 	return out, nil
@@ -169,9 +168,7 @@ func parallel(ctx context.Context, workers, n int, fn func(i int) error) error {
 	next := 0
 	var wg sync.WaitGroup
 	for range min(workers, n) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for {
 				mu.Lock()
 				i := next
@@ -187,7 +184,7 @@ func parallel(ctx context.Context, workers, n int, fn func(i int) error) error {
 					mu.Unlock()
 				}
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	return cmp.Or(ctx.Err(), first)
@@ -233,11 +230,7 @@ func (c *Calibration) Markdown() string {
 		for _, d := range cfg.Deltas {
 			fmt.Fprintf(&b, "δ = %g | ", d)
 		}
-		b.WriteString("\n|---|---|")
-		for range cfg.Deltas {
-			b.WriteString("---|")
-		}
-		b.WriteString("\n")
+		b.WriteString("\n|---|---|" + strings.Repeat("---|", len(cfg.Deltas)) + "\n")
 		for _, t := range cfg.Tests {
 			fmt.Fprintf(&b, "| %v |", t)
 			for _, r := range c.Rows {
@@ -261,19 +254,11 @@ func (c *Calibration) Markdown() string {
 // (every null p-value), calibration.md (the table), calibration_config.json (the
 // configuration) and calibration_timing.json (machine-dependent times, ignored by git).
 func (c *Calibration) Write(dir string) error {
-	t := filepath.Join(dir, "tables")
-	err := writeTables(t, []tableFile{
+	return writeTables(filepath.Join(dir, "tables"), []tableFile{
 		{"calibration.csv", func(w io.Writer) error { return results.WriteCalibrationCSV(w, c.Rows) }},
 		{"calibration_null.csv", func(w io.Writer) error { return results.WriteCalibrationNullCSV(w, c.NullP) }},
 		{"calibration.md", func(w io.Writer) error { _, err := io.WriteString(w, c.Markdown()); return err }},
-	})
-	if err == nil {
-		err = store.WriteJSON(filepath.Join(t, "calibration_config.json"), c.Config.Record())
-	}
-	if err != nil {
-		return err
-	}
-	return store.WriteJSON(filepath.Join(t, "calibration_timing.json"), c.Millis)
+	}, map[string]any{"calibration_config.json": c.Config.Record(), "calibration_timing.json": c.Millis})
 }
 
 // tableFile is one file of a study's tables: its name and what writes it.
@@ -282,10 +267,20 @@ type tableFile struct {
 	write func(io.Writer) error
 }
 
-// writeTables writes each of files into the folder t atomically (store.WriteFile), in order.
-func writeTables(t string, files []tableFile) error {
+// writeTables writes each of files (store.WriteFile), in order, then each record (by file
+// name) as indented JSON (store.WriteJSON) into the folder t, created if need be, each
+// atomically.
+func writeTables(t string, files []tableFile, records map[string]any) error {
+	if err := os.MkdirAll(t, 0o755); err != nil {
+		return err
+	}
 	for _, f := range files {
 		if err := store.WriteFile(filepath.Join(t, f.name), f.write); err != nil {
+			return err
+		}
+	}
+	for name, v := range records {
+		if err := store.WriteJSON(filepath.Join(t, name), v); err != nil {
 			return err
 		}
 	}

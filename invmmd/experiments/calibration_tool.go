@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -175,41 +174,26 @@ func RunToolCalibration(ctx context.Context, cfg ToolCalibrationConfig, out stri
 	res := &ToolCalibration{Config: cfg}
 	for _, t := range cells {
 		done := make([]toolReplicate, t.Reps) // each table's results, read or run
-		var todo []int
-		for r := range t.Reps {
+		err := parallel(ctx, cfg.Workers, t.Reps, func(r int) error {
 			rec, ok, err := st.Get(t.key(r))
-			if err != nil {
-				return nil, err
-			}
-			if !ok {
-				todo = append(todo, r)
-				continue
-			}
-			var rep toolReplicate
-			if err := json.Unmarshal(rec.Result, &rep); err != nil {
-				return nil, fmt.Errorf("%s, table %d: %w", t.name(), r, err)
-			}
-			done[r] = rep
-		}
-		err := parallel(ctx, cfg.Workers, len(todo), func(i int) error {
-			t0 := time.Now()
-			rep, err := cfg.replicate(ctx, t, todo[i])
-			if err == nil {
-				err = st.Put(t.key(todo[i]), rep, time.Since(t0).Seconds())
+			if ok {
+				err = json.Unmarshal(rec.Result, &done[r])
+			} else if err == nil {
+				t0 := time.Now()
+				if done[r], err = cfg.replicate(ctx, t, r); err == nil {
+					err = st.Put(t.key(r), done[r], time.Since(t0).Seconds())
+				}
 			}
 			if err != nil {
-				return fmt.Errorf("%s, table %d: %w", t.name(), todo[i], err)
+				return fmt.Errorf("%s, table %d: %w", t.name(), r, err)
 			}
-			done[todo[i]] = rep
 			return nil
 		})
 		if err != nil {
 			return nil, err
 		}
 		res.add(t, done)
-		if cfg.Progress != nil {
-			fmt.Fprintf(cfg.Progress, "calibration of the commands: %s: %d tables\n", t.name(), t.Reps)
-		}
+		fmt.Fprintf(cmp.Or(cfg.Progress, io.Discard), "calibration of the commands: %s: %d tables\n", t.name(), t.Reps)
 	}
 	return res, nil
 }
@@ -223,8 +207,7 @@ func (o *ToolCalibration) add(t toolCell, done []toolReplicate) {
 	for _, m := range methods {
 		row := results.ToolCalibrationRow{Kind: t.Kind.String(), N: t.N, Fitting: t.Fitting.Name, Delta: t.Delta, Method: m, Replicates: t.Reps}
 		var vals, ses []float64
-		for r := range t.Reps {
-			rep := done[r]
+		for _, rep := range done {
 			p := float64(rep.P[m])
 			switch {
 			case math.IsNaN(p):
@@ -274,12 +257,16 @@ func methodNames(ms []method.Method) []string {
 func (o *ToolCalibration) Markdown() string {
 	var b strings.Builder
 	c := o.Config
+	var nulls []string // each fitting's null tables per cell, e.g. "400 for crossfit5"
+	for _, f := range c.Fittings {
+		nulls = append(nulls, fmt.Sprintf("%d for %s", cmp.Or(f.Replicates, c.Replicates), f.Name))
+	}
 	fmt.Fprintf(&b, "# Calibration of invmmd test and invmmd estimate as the commands run them\n\n")
 	fmt.Fprintf(&b, "G and m fitted by the commands' MLPs on the features (x1, x2); simulation calibsim.DrawKind (Z missing at random given X, the observed rows a biased sample). "+
 		"Rejection rate at α = %v over the null tables of each cell (%s), ± its binomial SE; in brackets, tables whose p-value the command marked unreliable for a reason of the data. "+
 		"full: the same test on the complete table (every Z). Fittings: crossfit5 = cross-fitted on 5 folds (the default of invmmd test and invmmd estimate), crossfit2 = 2 folds, split = fitted on half B, half A tested (-folds 1); "+
 		"fit = invmmd fit's held-out test (its p dr; ip's test, which fit does not run, beside it): G and m fitted on a training split of 3n rows (n more to stop their training), the n rows of the test split tested.\n\n",
-		c.Alpha, c.replicatesText())
+		c.Alpha, strings.Join(nulls, ", "))
 	methods := append([]string{method.Full.String()}, methodNames(c.Methods)...)
 	for _, kind := range c.Kinds {
 		fmt.Fprintf(&b, "## %v Z: size under H₀ (δ = 0)\n\n", kind)
@@ -290,20 +277,19 @@ func (o *ToolCalibration) Markdown() string {
 			}
 			fmt.Fprintf(&b, "| %d | %s |", r0.N, r0.Fitting)
 			for _, m := range methods {
-				cell := " — |" // not tested with this fitting
-				for _, r := range o.Rows {
-					if r.Kind == r0.Kind && r.N == r0.N && r.Fitting == r0.Fitting && r.Delta == 0 && r.Method == m {
-						cell = fmt.Sprintf(" %.3f ± %.3f", r.Rate(), r.SE())
-						if r.Marked > 0 {
-							cell += fmt.Sprintf(" [%d]", r.Marked)
-						}
-						if r.Failed > 0 {
-							cell += fmt.Sprintf(" (%d no p)", r.Failed)
-						}
-						cell += " |"
-					}
+				r, ok := o.row(r0.Kind, r0.N, r0.Fitting, 0, m)
+				if !ok {
+					b.WriteString(" — |") // not tested with this fitting
+					continue
 				}
-				b.WriteString(cell)
+				fmt.Fprintf(&b, " %.3f ± %.3f", r.Rate(), r.SE())
+				if r.Marked > 0 {
+					fmt.Fprintf(&b, " [%d]", r.Marked)
+				}
+				if r.Failed > 0 {
+					fmt.Fprintf(&b, " (%d no p)", r.Failed)
+				}
+				b.WriteString(" |")
 			}
 			b.WriteString("\n")
 		}
@@ -312,13 +298,8 @@ func (o *ToolCalibration) Markdown() string {
 			if r.Kind != kind.String() || r.Delta == 0 || r.Method != method.DR.String() {
 				continue
 			}
-			full := 0.0
-			for _, f := range o.Rows {
-				if f.Kind == r.Kind && f.N == r.N && f.Delta == r.Delta && f.Method == method.Full.String() && f.Fitting == r.Fitting {
-					full = f.Rate()
-				}
-			}
-			fmt.Fprintf(&b, "| %d | %g | %.2f | %.2f |\n", r.N, r.Delta, full, r.Rate())
+			full, _ := o.row(r.Kind, r.N, r.Fitting, r.Delta, method.Full.String()) // a zero row's rate is 0
+			fmt.Fprintf(&b, "| %d | %g | %.2f | %.2f |\n", r.N, r.Delta, full.Rate(), r.Rate())
 		}
 		fmt.Fprintf(&b, "\nStandard errors of invmmd estimate (%s): RMS SE / sd of the estimates over the tables (1: calibrated), ± its Monte Carlo SE\n\n", c.Fittings[0].Name)
 		tableHead(&b, []string{"n", "δ"}, methods)
@@ -328,27 +309,39 @@ func (o *ToolCalibration) Markdown() string {
 			}
 			fmt.Fprintf(&b, "| %d | %g |", s0.N, s0.Delta)
 			for _, m := range methods {
-				cell := " (no SE) |"
-				for _, s := range o.SE {
-					if s.Kind == s0.Kind && s.N == s0.N && s.Delta == s0.Delta && s.Method == m {
-						cell = fmt.Sprintf(" %.2f ± %.2f |", s.Ratio(), s.RatioSE())
-						mt, _ := method.Parse(m)
-						switch {
-						case mt == method.Reg:
-							cell = fmt.Sprintf(" %.2f ± %.2f (not printed) |", s.Ratio(), s.RatioSE())
-						case s.Delta == 0 && (mt.NeedsG() || mt.NeedsM()):
-							// owndata.ConservativeSENote: an upper bound near 0.
-							cell = fmt.Sprintf(" %.2f ± %.2f (an upper bound near 0) |", s.Ratio(), s.RatioSE())
-						}
-					}
+				i := slices.IndexFunc(o.SE, func(s results.SECalibrationRow) bool {
+					return s.Kind == s0.Kind && s.N == s0.N && s.Delta == s0.Delta && s.Method == m
+				})
+				if i < 0 {
+					b.WriteString(" (no SE) |")
+					continue
 				}
-				b.WriteString(cell)
+				note := ""
+				switch mt, _ := method.Parse(m); {
+				case mt == method.Reg:
+					note = " (not printed)"
+				case s0.Delta == 0 && (mt.NeedsG() || mt.NeedsM()):
+					note = " (an upper bound near 0)" // owndata.ConservativeSENote
+				}
+				fmt.Fprintf(&b, " %.2f ± %.2f%s |", o.SE[i].Ratio(), o.SE[i].RatioSE(), note)
 			}
 			b.WriteString("\n")
 		}
 		b.WriteString("\n")
 	}
 	return b.String()
+}
+
+// row returns the rejection row of a nuisance kind, size, fitting, δ and method; ok is
+// false when that cell did not test the method.
+func (o *ToolCalibration) row(kind string, n int, fitting string, delta float64, m string) (results.ToolCalibrationRow, bool) {
+	i := slices.IndexFunc(o.Rows, func(r results.ToolCalibrationRow) bool {
+		return r.Kind == kind && r.N == n && r.Fitting == fitting && r.Delta == delta && r.Method == m
+	})
+	if i < 0 {
+		return results.ToolCalibrationRow{}, false
+	}
+	return o.Rows[i], true
 }
 
 // tableHead writes a Markdown table's header and separator: the leading columns, then one
@@ -362,29 +355,11 @@ func tableHead(b *strings.Builder, lead, methods []string) {
 // calibration_tool_se.csv (standard errors), calibration_tool.md and
 // calibration_tool_config.json.
 func (o *ToolCalibration) Write(dir string) error {
-	t := filepath.Join(dir, "tables")
-	if err := os.MkdirAll(t, 0o755); err != nil {
-		return err
-	}
-	err := writeTables(t, []tableFile{
+	return writeTables(filepath.Join(dir, "tables"), []tableFile{
 		{"calibration_tool.csv", func(w io.Writer) error { return results.WriteToolCalibrationCSV(w, o.Rows) }},
 		{"calibration_tool_se.csv", func(w io.Writer) error { return results.WriteSECalibrationCSV(w, o.SE) }},
 		{"calibration_tool.md", func(w io.Writer) error { _, err := io.WriteString(w, o.Markdown()); return err }},
-	})
-	if err != nil {
-		return err
-	}
-	return store.WriteJSON(filepath.Join(t, "calibration_tool_config.json"), o.Config.Record())
-}
-
-// replicatesText says each fitting's null tables per cell, e.g. "400 for crossfit5, 200
-// for split".
-func (c ToolCalibrationConfig) replicatesText() string {
-	var parts []string
-	for _, f := range c.Fittings {
-		parts = append(parts, fmt.Sprintf("%d for %s", cmp.Or(f.Replicates, c.Replicates), f.Name))
-	}
-	return strings.Join(parts, ", ")
+	}, map[string]any{"calibration_tool_config.json": o.Config.Record()})
 }
 
 // Record returns the configuration as calibration_tool_config.json stores it.

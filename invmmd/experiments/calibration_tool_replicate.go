@@ -34,12 +34,16 @@ func (c ToolCalibrationConfig) replicate(ctx context.Context, t toolCell, r int)
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%s/%d", t.name(), r)
 	rng := rand.New(rand.NewPCG(c.Seed, h.Sum64()))
+	out := toolReplicate{R: r, P: map[string]nanFloat{}, Marked: map[string]bool{}, Est: map[string][2]nanFloat{}}
+	for _, m := range c.Methods {
+		out.P[m.String()] = nanFloat(math.NaN()) // until a test gives it
+	}
 	if t.Fitting.HeldOut {
-		return c.heldOutReplicate(ctx, t, r, rng)
+		return out, c.heldOutReplicate(ctx, t, r, rng, &out)
 	}
 	k, err := calibsim.DrawKind(t.N, t.Delta, t.Kind, rng)
 	if err != nil {
-		return toolReplicate{}, err
+		return out, err
 	}
 	cols := func(z []float64) []tabular.Col {
 		return []tabular.Col{tabular.NumberColumn("x1", k.X1), tabular.NumberColumn("x2", k.X2), tabular.NumberColumn("y", k.Y),
@@ -47,13 +51,12 @@ func (c ToolCalibrationConfig) replicate(ctx context.Context, t toolCell, r int)
 	}
 	tab, err := tabular.NewTable("sim", cols(k.Z)...)
 	if err != nil {
-		return toolReplicate{}, err
+		return out, err
 	}
 	complete, err := tabular.NewTable("complete", cols(k.ZFull)...)
 	if err != nil {
-		return toolReplicate{}, err
+		return out, err
 	}
-	out := toolReplicate{R: r, P: map[string]nanFloat{}, Marked: map[string]bool{}, Est: map[string][2]nanFloat{}}
 	tc := owndata.DefaultTestConfig()
 	tc.Y, tc.Z, tc.H, tc.X, tc.ZKind, tc.Folds = "y", "z", "h", []string{"x1", "x2"}, owndata.ZKind(t.Kind.String()), t.Fitting.Folds
 	tc.Methods = c.Methods
@@ -70,9 +73,6 @@ func (c ToolCalibrationConfig) replicate(ctx context.Context, t toolCell, r int)
 	res, err := owndata.TestTable(ctx, tab, tc)
 	if err != nil {
 		return out, fmt.Errorf("test: %w", err)
-	}
-	for _, m := range c.Methods {
-		out.P[m.String()] = nanFloat(math.NaN())
 	}
 	for _, x := range res.Results {
 		out.P[x.Method.String()] = nanFloat(x.PValue)
@@ -118,13 +118,12 @@ func (c ToolCalibrationConfig) replicate(ctx context.Context, t toolCell, r int)
 // split column, as fit -split reads), G and m fitted as fit fits them
 // (owndata.Plan.FitNuisances), and the test split's outputs h tested as fit tests a
 // trained model's (owndata.Plan.TestHeldOut), beside full's test on the test split's
-// complete rows.
-func (c ToolCalibrationConfig) heldOutReplicate(ctx context.Context, t toolCell, r int, rng *rand.Rand) (toolReplicate, error) {
-	out := toolReplicate{R: r, P: map[string]nanFloat{}, Marked: map[string]bool{}, Est: map[string][2]nanFloat{}}
+// complete rows, into out.
+func (c ToolCalibrationConfig) heldOutReplicate(ctx context.Context, t toolCell, r int, rng *rand.Rand, out *toolReplicate) error {
 	n := t.N
 	k, err := calibsim.DrawKind(5*n, t.Delta, t.Kind, rng)
 	if err != nil {
-		return out, err
+		return err
 	}
 	split := make([]string, 5*n)
 	for i := range split {
@@ -133,31 +132,27 @@ func (c ToolCalibrationConfig) heldOutReplicate(ctx context.Context, t toolCell,
 	tab, err := tabular.NewTable("sim", tabular.NumberColumn("x1", k.X1), tabular.NumberColumn("x2", k.X2), tabular.NumberColumn("y", k.Y),
 		tabular.NumberColumn("z", k.Z), tabular.TextColumn("split", split))
 	if err != nil {
-		return out, err
+		return err
 	}
 	fc := owndata.DefaultConfig()
 	fc.Y, fc.Z, fc.X, fc.ZKind, fc.Split, fc.Out = "y", "z", []string{"x1", "x2"}, owndata.ZKind(t.Kind.String()), "split", ""
 	fc.Methods = []method.Method{method.None}
 	plan, err := owndata.PrepareTable(ctx, tab, fc)
 	if err != nil {
-		return out, err
+		return err
 	}
 	defer plan.Close()
 	test := plan.Data.Splits.Test
 	if test.Len() != n || !slices.Equal(test.Y, k.Y[4*n:]) {
-		return out, fmt.Errorf("the test split is not the table's last %d rows in order", n)
+		return fmt.Errorf("the test split is not the table's last %d rows in order", n)
 	}
 	aux, _, err := plan.FitNuisances(ctx)
 	if err != nil {
-		return out, fmt.Errorf("fitting G and m: %w", err)
+		return fmt.Errorf("fitting G and m: %w", err)
 	}
-	heldOut := []method.Method{method.DR, method.IP}
-	for _, m := range c.Methods {
-		out.P[m.String()] = nanFloat(math.NaN())
-	}
-	res, _, err := plan.TestHeldOut(ctx, aux, invmmd.ScalarRep(k.H[4*n:]), uint64(r)+1, heldOut...)
+	res, _, err := plan.TestHeldOut(ctx, aux, invmmd.ScalarRep(k.H[4*n:]), uint64(r)+1, method.DR, method.IP)
 	if err != nil {
-		return out, fmt.Errorf("fit's held-out test: %w", err)
+		return fmt.Errorf("fit's held-out test: %w", err)
 	}
 	for _, x := range res {
 		out.P[x.Method.String()] = nanFloat(x.PValue)
@@ -167,16 +162,16 @@ func (c ToolCalibrationConfig) heldOutReplicate(ctx context.Context, t toolCell,
 	}
 	complete, err := tabular.NewTable("complete", tabular.NumberColumn("y", k.Y[4*n:]), tabular.NumberColumn("z", k.ZFull[4*n:]), tabular.NumberColumn("h", k.H[4*n:]))
 	if err != nil {
-		return out, err
+		return err
 	}
 	tc := owndata.DefaultTestConfig()
 	tc.Y, tc.Z, tc.H, tc.ZKind, tc.Methods = "y", "z", "h", owndata.ZKind(t.Kind.String()), []method.Method{method.Full}
 	full, err := owndata.TestTable(ctx, complete, tc)
 	if err != nil {
-		return out, fmt.Errorf("test on the complete test split: %w", err)
+		return fmt.Errorf("test on the complete test split: %w", err)
 	}
 	out.P[method.Full.String()] = nanFloat(full.Results[0].PValue)
-	return out, nil
+	return nil
 }
 
 // nanFloat is a float64 that JSON writes as null when it is NaN (no p-value, no

@@ -39,10 +39,6 @@ var (
 	ClinicalQuick = ClinicalPaper
 )
 
-func clinicalNet(_ train.Role, seed uint64) models.Net {
-	return models.MLP{Hidden: []int{64, 64}, Seed: seed}
-}
-
 // ClinicalFLChain is Experiment 3 on the public stand-in, flchain (package clinical): the
 // paper's task structure on 7,874 Olmsted County residents aged 50 or over, Y = died during
 // follow-up, Z = male, of whom the shifted split keeps about 7,000. The training split
@@ -55,7 +51,7 @@ func ClinicalFLChain(size ClinicalSize) Experiment {
 			sp, _, err := clinical.LoadFLChain(clinical.FLChainConfig{Seed: seed})
 			return sp, err
 		},
-		Net: clinicalNet,
+		Net: func(_ train.Role, seed uint64) models.Net { return models.MLP{Hidden: []int{64, 64}, Seed: seed} },
 		H: train.Config{BatchSize: 0, Epochs: size.Epochs, Patience: size.Patience, SelectAfter: size.SelectAfter,
 			LearningRate: 1e-3, Estimator: invmmd.Options{MainFraction: 1}},
 		Aux:      train.AuxConfig{BatchSize: 0, Epochs: size.AuxEpochs, Patience: size.AuxPatience, LearningRate: 1e-3},

@@ -2,16 +2,15 @@ package experiments
 
 import (
 	"cmp"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/invmmd/invmmd/invmmd/experiments/store"
 	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/results"
 	"github.com/invmmd/invmmd/invmmd/train"
@@ -182,16 +181,9 @@ type fitEntry struct {
 // fitsOf reads the per-fit records of an experiment's configuration record (Merge's
 // NAME_config.json), by method, λ and seed.
 func fitsOf(path string) (map[fitKey]fitEntry, error) {
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("experiments: %w (its tables need their configuration record)", err)
-	}
-	if err != nil {
-		return nil, err
-	}
 	var rec struct{ Fits []fitEntry }
-	if err := json.Unmarshal(b, &rec); err != nil {
-		return nil, fmt.Errorf("experiments: %s: %w", path, err)
+	if ok, err := store.ReadJSON(path, &rec); !ok {
+		return nil, cmp.Or(err, fmt.Errorf("experiments: %s: %w (its tables need their configuration record)", path, fs.ErrNotExist))
 	}
 	out := map[fitKey]fitEntry{}
 	for _, f := range rec.Fits {
@@ -206,45 +198,33 @@ func fitsOf(path string) (map[fitKey]fitEntry, error) {
 // the seeds and how many fits learned the inverted label (train accuracy below 0.5). The
 // README quotes it; `invmmd figures` writes it as objectives_NAME_lambdaΛ.md.
 func ObjectiveComparison(dir, name string, lambda float64) (string, error) {
-	type table struct {
-		objective string
-		rows      []results.Row
+	objs, tables, err := objectiveTables(dir, name, lambda)
+	if err != nil {
+		return "", err
 	}
-	var tables []table
-	var methods []string
-	for _, o := range train.Objectives() {
-		p := filepath.Join(dir, name+o.Suffix+"_lambda"+results.LambdaName(lambda)+".csv")
-		rows, err := results.ReadCSVFile(p)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return "", err
-		}
-		tables = append(tables, table{o.Name, rows})
+	if len(tables) == 0 {
+		return "", fmt.Errorf("experiments: no table of %s at λ = %s under %s", name, results.LambdaName(lambda), dir)
 	}
 	// The columns: the methods that a remedy was run with (every method of the tables when
 	// there is only the paper's).
-	for k, t := range tables {
-		if k == 0 && len(tables) > 1 && t.objective == train.Objectives()[0].Name {
+	var methods []string
+	for k, rows := range tables {
+		if k == 0 && len(tables) > 1 && objs[0] == train.Objectives()[0].Name {
 			continue
 		}
-		for _, r := range t.rows {
+		for _, r := range rows {
 			if r.Method != method.None.String() && !slices.Contains(methods, r.Method) {
 				methods = append(methods, r.Method)
 			}
 		}
 	}
-	if len(tables) == 0 {
-		return "", fmt.Errorf("experiments: no table of %s at λ = %s under %s", name, results.LambdaName(lambda), dir)
-	}
 	slices.SortStableFunc(methods, func(a, b string) int { return slices.Index(method.Names(), a) - slices.Index(method.Names(), b) })
 	var b strings.Builder
 	tableHead(&b, []string{fmt.Sprintf("objective (%s, λ = %s)", name, results.LambdaName(lambda))}, methods)
-	for _, t := range tables {
-		fmt.Fprintf(&b, "| %s |", t.objective)
+	for k, rows := range tables {
+		fmt.Fprintf(&b, "| %s |", objs[k])
 		sums := map[string]results.Summary{}
-		for _, s := range results.Summarize(t.rows) {
+		for _, s := range results.Summarize(rows) {
 			sums[s.Method] = s
 		}
 		for _, m := range methods {
@@ -265,4 +245,21 @@ func ObjectiveComparison(dir, name string, lambda float64) (string, error) {
 	}
 	b.WriteString("\nTest accuracy, mean ± sd over the seeds; [k/n]: k of the n fits ended with train accuracy below 0.5 (the inverted label).\n")
 	return b.String(), nil
+}
+
+// objectiveTables reads the tables of the experiment stored under name at λ l under dir
+// (NAME[SUFFIX]_lambdaΛ.csv): each objective it was trained with, in the order of
+// train.Objectives, and its rows as written.
+func objectiveTables(dir, name string, l float64) (objs []string, rows [][]results.Row, err error) {
+	for _, o := range train.Objectives() {
+		rs, err := results.ReadCSVFile(results.TablePath(dir, name+o.Suffix, l))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		objs, rows = append(objs, o.Name), append(rows, results.AsWritten(rs))
+	}
+	return objs, rows, nil
 }

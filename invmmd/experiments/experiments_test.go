@@ -270,7 +270,7 @@ func TestVarianceShardsMergeToTheWholeStudy(t *testing.T) {
 		t.Errorf("resuming a folder of the earlier version: %v, want an error naming Summaries", err)
 	}
 	// With -resume and every size done, nothing is recomputed: the files stay as they are.
-	sizeFile := filepath.Join(store.Dir(sharded, "variance"), "size300.json")
+	sizeFile := filepath.Join(store.Dir(sharded, "variance"), "size300_lambda0_seed1.json")
 	before, _ := os.Stat(sizeFile)
 	c.Resume, c.Shard = true, store.Shard{}
 	if _, err := Variance(context.Background(), c); err != nil {

@@ -46,9 +46,6 @@ func Merge(exp Experiment, storeDir, tableDir string) (*Merged, error) {
 		return nil, err
 	}
 	res := &Merged{Sweep: sw, Rows: rows}
-	if err := os.MkdirAll(tableDir, 0o755); err != nil {
-		return nil, fmt.Errorf("experiments: %w", err)
-	}
 
 	// The configuration record: the stored configuration, the grid, per-seed data and
 	// auxiliary reports, per-fit records; every "Seconds" goes to the timing file instead.
@@ -103,18 +100,14 @@ func Merge(exp Experiment, storeDir, tableDir string) (*Merged, error) {
 	timing["Fits"], timing["FitSeconds"] = fitTimes, total
 	rec = StripSeconds(rec).(map[string]any)
 	seconds := map[string]any{}
-	collectSeconds(auxReports, "AuxReports", seconds)
+	splitSeconds(auxReports, "AuxReports", seconds)
 	timing["AuxSeconds"] = seconds
 
-	cfgPath := filepath.Join(tableDir, exp.Name+"_config.json")
-	timePath := filepath.Join(tableDir, exp.Name+"_timing.json")
-	if err := store.WriteJSON(cfgPath, rec); err != nil {
+	cfgName, timeName := exp.Name+"_config.json", exp.Name+"_timing.json"
+	if err := writeTables(tableDir, nil, map[string]any{cfgName: rec, timeName: timing}); err != nil {
 		return nil, fmt.Errorf("experiments: %w", err)
 	}
-	if err := store.WriteJSON(timePath, timing); err != nil {
-		return nil, fmt.Errorf("experiments: %w", err)
-	}
-	res.Files = append(res.Files, cfgPath, timePath)
+	res.Files = append(res.Files, filepath.Join(tableDir, cfgName), filepath.Join(tableDir, timeName))
 	backendName, _ := rec["Backend"].(string)
 	extras, err := exp.tableExtras(data)
 	if err != nil {
@@ -131,7 +124,7 @@ func Merge(exp Experiment, storeDir, tableDir string) (*Merged, error) {
 			if err := results.WriteMarkdownWith(w, title, results.Summarize(rows[l]), exp.Paper[l], exp.TrMMDNote(), extras); err != nil {
 				return err
 			}
-			fmt.Fprintf(w, "\nConfiguration: %s (backend %s; timings in %s). Seeds %v.\n", filepath.Base(cfgPath), backendName, filepath.Base(timePath), sw.Seeds)
+			fmt.Fprintf(w, "\nConfiguration: %s (backend %s; timings in %s). Seeds %v.\n", cfgName, backendName, timeName, sw.Seeds)
 			for _, n := range exp.Notes {
 				fmt.Fprintf(w, "\n- %s", n)
 			}
@@ -212,42 +205,30 @@ func MajorityOf(data map[string]any) (results.Majority, error) {
 
 // StripSeconds returns v (decoded JSON) without any "Seconds" field, at any depth: the
 // configuration record as Merge writes it, which timings would otherwise make differ.
-func StripSeconds(v any) any {
+func StripSeconds(v any) any { return splitSeconds(v, "", map[string]any{}) }
+
+// splitSeconds returns v without any "Seconds" field, copying each into into, keyed by its
+// path under path.
+func splitSeconds(v any, path string, into map[string]any) any {
 	switch t := v.(type) {
 	case map[string]any:
 		out := map[string]any{}
 		for k, x := range t {
-			if k != "Seconds" {
-				out[k] = StripSeconds(x)
+			if k == "Seconds" {
+				into[path] = x
+			} else {
+				out[k] = splitSeconds(x, path+"."+k, into)
 			}
 		}
 		return out
 	case []any:
 		out := make([]any, len(t))
 		for i, x := range t {
-			out[i] = StripSeconds(x)
+			out[i] = splitSeconds(x, fmt.Sprintf("%s[%d]", path, i), into)
 		}
 		return out
 	}
 	return v
-}
-
-// collectSeconds copies every "Seconds" field of v into into, keyed by its path.
-func collectSeconds(v any, path string, into map[string]any) {
-	switch t := v.(type) {
-	case map[string]any:
-		for k, x := range t {
-			if k == "Seconds" {
-				into[path] = x
-			} else {
-				collectSeconds(x, path+"."+k, into)
-			}
-		}
-	case []any:
-		for i, x := range t {
-			collectSeconds(x, fmt.Sprintf("%s[%d]", path, i), into)
-		}
-	}
 }
 
 // removeStale removes name's tables under dir whose λ is not in lambdas, and returns

@@ -81,15 +81,10 @@ func paperTables() map[string]map[float64]map[string]results.PaperRow {
 // seeds says more than the paper's three.
 func PaperSeeds() []uint64 { return []uint64{1, 2, 3, 4, 5} }
 
-// QuickMethods returns the methods of a quick run: enough to show the paper's ordering
-// (dr, full and reg above obs and none) in a few minutes.
-func QuickMethods() []method.Method {
-	return []method.Method{method.None, method.Obs, method.Full, method.DR, method.Reg}
-}
-
-// QuickSweep returns the default sweep of a quick run: QuickMethods, λ = 1, seed 1, on
-// the paper-size data (the experiments' Quick sizes), a few minutes on 2 cores. It is every
-// built-in sweep's Quick sweep unless it has one of its own (SweepStudy.DefaultSweep).
+// QuickSweep returns the default sweep of a quick run: enough methods to show the paper's
+// ordering (dr, full and reg above obs and none), λ = 1, seed 1, on the paper-size data
+// (the experiments' Quick sizes), a few minutes on 2 cores. It is every built-in sweep's
+// Quick sweep unless it has one of its own (SweepStudy.DefaultSweep).
 func QuickSweep() RunConfig {
-	return RunConfig{Methods: QuickMethods(), Lambdas: []float64{1}, Seeds: []uint64{1}}
+	return RunConfig{Methods: []method.Method{method.None, method.Obs, method.Full, method.DR, method.Reg}, Lambdas: []float64{1}, Seeds: []uint64{1}}
 }

@@ -121,10 +121,6 @@ type FitRecord struct {
 	Seed        uint64
 	BestEpoch   int
 	Epochs      int
-	Seconds     float64
-	PenaltyPath string
-	Recompiles  int
-	FlooredG    int
 	EmptyStrata int
 	FlooredNorm int
 	Metrics     train.Metrics
@@ -136,7 +132,6 @@ type Outcome struct {
 	Rows       map[float64][]results.Row // by λ; empty for a shard
 	Fits       []FitRecord               // the fits of this run (or shard), done now or resumed
 	Aux        map[string]train.Aux      // by seed, reports only (predictions dropped)
-	Data       map[string][3]dataset.Summary
 	Seconds    float64
 	Skipped    int // fits resumed from their files
 	Files      []string
@@ -245,7 +240,7 @@ func Run(ctx context.Context, exp Experiment, cfg RunConfig) (*Outcome, error) {
 	lo, hi := shard.Range(len(keys))
 	mine := keys[lo:hi]
 
-	out := &Outcome{Experiment: exp.Name, Rows: map[float64][]results.Row{}, Aux: map[string]train.Aux{}, Data: map[string][3]dataset.Summary{}}
+	out := &Outcome{Experiment: exp.Name, Rows: map[float64][]results.Row{}, Aux: map[string]train.Aux{}}
 	var todo []store.Key
 	for _, k := range mine {
 		if cfg.Resume {
@@ -280,15 +275,10 @@ func Run(ctx context.Context, exp Experiment, cfg RunConfig) (*Outcome, error) {
 		out.Fits = append(out.Fits, fits...)
 		todo = todo[n:]
 	}
-	for _, s := range sw.Seeds { // what this or another run recorded of each seed
-		key := strconv.FormatUint(s, 10)
-		var data [3]dataset.Summary
-		if ok, err := st.GetSeed("data", s, &data); err == nil && ok {
-			out.Data[key] = data
-		}
+	for _, s := range sw.Seeds { // what this or another run recorded of each seed's G and m
 		var ar auxRecord
 		if ok, err := st.GetSeed("aux", s, &ar); err == nil && ok {
-			out.Aux[key] = train.Aux{G: ar.G, M: ar.M}
+			out.Aux[strconv.FormatUint(s, 10)] = train.Aux{G: ar.G, M: ar.M}
 		}
 	}
 	out.Seconds = time.Since(start).Seconds()
@@ -408,7 +398,6 @@ func (exp Experiment) fitH(ctx context.Context, sp dataset.Splits, aux *train.Au
 
 func fitFrom(k store.Key, met train.Metrics, hist *train.History) FitRecord {
 	return FitRecord{Method: k.Method, Lambda: k.Lambda, Seed: k.Seed, BestEpoch: hist.BestEpoch, Epochs: len(hist.Epochs),
-		Seconds: hist.Seconds, PenaltyPath: hist.PenaltyPath, Recompiles: hist.Recompiles, FlooredG: hist.FlooredG,
 		EmptyStrata: hist.EmptyStrata, FlooredNorm: hist.FlooredNorms, Metrics: met}
 }
 

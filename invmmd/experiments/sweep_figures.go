@@ -173,7 +173,11 @@ func (s *SweepStudy) figures(out string, d Drawer, w io.Writer) ([]string, error
 		if err := os.WriteFile(f, []byte(md), 0o644); err != nil {
 			return nil, err
 		}
-		fig, err := drawObjectives(out, bexp, t.lambda, d)
+		objs, rows, err := objectiveTables(dir, base, t.lambda)
+		fig := filepath.Join(out, "objectives_"+base+"_lambda"+results.LambdaName(t.lambda))
+		if err == nil {
+			err = d.Objectives(fig, fmt.Sprintf("%s, λ = %s", bexp.Title, results.LambdaName(t.lambda)), objs, rows, bexp.Figure)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -205,28 +209,6 @@ func (s *SweepStudy) figures(out string, d Drawer, w io.Writer) ([]string, error
 		files = append(files, f, base+".png", base+".svg")
 	}
 	return files, nil
-}
-
-// drawObjectives draws the comparison of the objectives exp was trained with at λ (its
-// tables NAME[SUFFIX]_lambdaΛ.csv, in the order of train.Objectives) into out as
-// objectives_NAME_lambdaΛ, returning that base path.
-func drawObjectives(out string, exp Experiment, l float64, d Drawer) (string, error) {
-	name := exp.Name
-	var objs []string
-	var rows [][]results.Row
-	for _, o := range train.Objectives() {
-		p := results.TablePath(filepath.Join(out, "tables"), name+o.Suffix, l)
-		if _, err := os.Stat(p); os.IsNotExist(err) {
-			continue
-		}
-		rs, err := results.ReadCSVFile(p)
-		if err != nil {
-			return "", err
-		}
-		objs, rows = append(objs, o.Name), append(rows, results.AsWritten(rs))
-	}
-	base := filepath.Join(out, "objectives_"+name+"_lambda"+results.LambdaName(l))
-	return base, d.Objectives(base, fmt.Sprintf("%s, λ = %s", exp.Title, results.LambdaName(l)), objs, rows, exp.Figure)
 }
 
 // listed checks that the configuration record at cfgPath, when there is one, lists λ l.

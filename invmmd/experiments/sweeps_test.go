@@ -35,7 +35,7 @@ func TestSweeps(t *testing.T) {
 			t.Errorf("%s: λ %v, want %v", name, rc.Lambdas, wantL)
 		}
 		q := e.DefaultSweep(true)
-		if len(q.Seeds) != 1 || !slices.Equal(q.Lambdas, []float64{1}) || !slices.Equal(q.Methods, QuickMethods()) {
+		if len(q.Seeds) != 1 || !slices.Equal(q.Lambdas, []float64{1}) || !slices.Equal(q.Methods, QuickSweep().Methods) {
 			t.Errorf("%s quick: %+v", name, q)
 		}
 	}

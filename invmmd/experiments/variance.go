@@ -13,7 +13,6 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"gonum.org/v1/gonum/stat"
@@ -88,12 +87,10 @@ func (c VarianceConfig) Validate() error {
 	if len(c.Methods) == 0 {
 		return fmt.Errorf("experiments: variance study: no methods")
 	}
-	seen := map[method.Method]bool{}
-	for _, m := range c.Methods {
-		if seen[m] {
+	for i, m := range c.Methods {
+		if slices.Contains(c.Methods[:i], m) {
 			return fmt.Errorf("experiments: variance study: method %v listed twice", m)
 		}
-		seen[m] = true
 	}
 	return nil
 }
@@ -139,8 +136,8 @@ func Variance(ctx context.Context, cfg VarianceConfig) (*VarianceOutcome, error)
 	for _, n := range cfg.Sizes[lo:hi] {
 		todo[n] = true
 		if cfg.Resume && st != nil {
-			if _, ok, err := getVarianceSize(st, n); err != nil {
-				return nil, err
+			if _, ok, err := st.Get(sizeKey(n, cfg.Seed)); err != nil {
+				return nil, fmt.Errorf("experiments: variance study: %w", err)
 			} else if ok {
 				delete(todo, n)
 			}
@@ -215,39 +212,17 @@ func varianceSweep(cfg VarianceConfig) (store.Sweep, error) {
 	return store.Sweep{Experiment: "variance", Config: js, Methods: r.Methods, Lambdas: []float64{0}, Seeds: []uint64{cfg.Seed}}, nil
 }
 
-// varianceSize is one batch size's result file; variancePool the study's per-seed record.
-type varianceSize struct {
-	Config          json.RawMessage
-	BatchSize       int
-	Points          []results.VariancePoint
-	EstimateSeconds float64
+// sizeKey is the store key of batch size n's result file: its points, and the time spent
+// in the estimators as the record's Seconds.
+func sizeKey(n int, seed uint64) store.Key {
+	return store.Key{Method: "size" + strconv.Itoa(n), Seed: seed}
 }
 
+// variancePool is the study's per-seed record.
 type variancePool struct {
 	PoolRows     int
 	Train        dataset.Summary
 	TrainSeconds float64
-}
-
-func varianceSizePath(st *store.Store, n int) string {
-	return filepath.Join(st.Dir(), "size"+strconv.Itoa(n)+".json")
-}
-
-// getVarianceSize reads size n's file; ok is false when there is none, and a file made
-// with another configuration is an error.
-func getVarianceSize(st *store.Store, n int) (varianceSize, bool, error) {
-	var v varianceSize
-	p := varianceSizePath(st, n)
-	if ok, err := store.ReadJSON(p, &v); !ok {
-		if err != nil {
-			err = fmt.Errorf("experiments: variance study: %w", err)
-		}
-		return v, false, err
-	}
-	if d := store.Diff(st.Sweep().Config, v.Config); len(d) > 0 {
-		return v, false, fmt.Errorf("experiments: variance study: %s was made with another configuration: %s", p, strings.Join(d, "; "))
-	}
-	return v, true, nil
 }
 
 // varianceSizes trains h, G and m, draws the pool and estimates the batches of the sizes
@@ -340,8 +315,7 @@ func varianceSizes(ctx context.Context, cfg VarianceConfig, st *store.Store, tod
 		}
 		out.EstimateSeconds += estimate
 		if st != nil {
-			v := varianceSize{Config: st.Sweep().Config, BatchSize: n, Points: pts, EstimateSeconds: estimate}
-			if err := store.WriteJSON(varianceSizePath(st, n), v); err != nil {
+			if err := st.Put(sizeKey(n, cfg.Seed), pts, estimate); err != nil {
 				return fmt.Errorf("experiments: variance study: %w", err)
 			}
 		} else {
@@ -402,15 +376,19 @@ func MergeVariance(storeDir, tableDir string) (*VarianceOutcome, error) {
 	out := &VarianceOutcome{}
 	var missing, bad []string
 	for _, n := range rec.Sizes {
-		v, ok, err := getVarianceSize(st, n)
+		r, ok, err := st.Get(sizeKey(n, rec.Seed))
+		var pts []results.VariancePoint
+		if ok {
+			err = json.Unmarshal(r.Result, &pts)
+		}
 		switch {
 		case err != nil:
 			bad = append(bad, err.Error())
 		case !ok:
 			missing = append(missing, "batch size "+strconv.Itoa(n))
 		default:
-			out.Points = append(out.Points, v.Points...)
-			out.EstimateSeconds += v.EstimateSeconds
+			out.Points = append(out.Points, pts...)
+			out.EstimateSeconds += r.Seconds
 		}
 	}
 	if err := store.Unusable(st.Dir(), len(rec.Sizes), "batch sizes", missing, bad); err != nil {

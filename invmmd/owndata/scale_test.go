@@ -20,7 +20,7 @@ import (
 // nuisance of kind, half of them in the train split and a quarter in each of val and test
 // (column split), Z missing where the simulation leaves it missing except on the rows of
 // the splits in observed, whose Z is the simulation's full Z.
-func splitTable(t *testing.T, n int, kind dataset.ZKind, seed uint64, observed ...string) (*tabular.Table, *calibsim.KindSample, []string) {
+func splitTable(t *testing.T, n int, kind dataset.ZKind, seed uint64, observed ...string) (*tabular.Table, *calibsim.Sample, []string) {
 	t.Helper()
 	k, err := calibsim.DrawKind(n, 0.5, kind, rand.New(rand.NewPCG(seed, uint64(kind))))
 	if err != nil {

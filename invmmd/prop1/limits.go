@@ -30,16 +30,12 @@ type atom struct {
 
 // limits returns each method's large-sample MMD² for one slice.
 func limits(c Config, d Direction, v Variant, y float64) map[method.Method]float64 {
-	soft := 0.0
-	if v == Soft {
-		soft = c.SoftRate
-	}
 	var atoms []atom
 	switch d {
 	case Direction1:
-		atoms = atoms1(c, soft, y)
+		atoms = atoms1(c, c.soft(v), y)
 	case Direction2:
-		atoms = atoms2(soft, y)
+		atoms = atoms2(c.soft(v), y)
 	}
 	out := map[method.Method]float64{}
 	for _, m := range Methods() {
@@ -68,18 +64,7 @@ func atoms1(c Config, soft, y float64) []atom {
 		if h < 0 {
 			g1 = 1
 		}
-		ip1 := 0.0 // E[Δ/G | h, B = 1]: 1 where G > 0
-		if g1 > 0 {
-			ip1 = 1
-		}
-		half := [2]float64{0.5, 0.5}
-		atoms = append(atoms, atom{h: h, mass: phi(hi) - phi(lo), a: map[method.Method][2]float64{
-			method.Full:   half,
-			method.Obs:    {0.5, 0.5 * g1},
-			method.IPPlus: {0.5, 0.5 * ip1},
-			method.Reg:    half,
-			method.DRPlus: half,
-		}})
+		atoms = append(atoms, newAtom(h, phi(hi)-phi(lo), [2]float64{0.5, 0.5}, [2]float64{1, g1}))
 	}
 	return atoms
 }
@@ -94,22 +79,25 @@ func atoms2(soft, y float64) []atom {
 			h = 1
 		}
 		g := h + soft*(1-h)
-		ip := 0.0
-		if g > 0 {
-			ip = 1
-		}
 		ind := [2]float64{}
 		ind[z] = 1
-		scale := func(f float64) [2]float64 { return [2]float64{ind[0] * f, ind[1] * f} }
-		atoms = append(atoms, atom{h: h, mass: 0.5, a: map[method.Method][2]float64{
-			method.Full:   ind,
-			method.Obs:    scale(g),
-			method.IPPlus: scale(ip),
-			method.Reg:    ind,
-			method.DRPlus: ind,
-		}})
+		atoms = append(atoms, newAtom(h, 0.5, ind, [2]float64{g, g}))
 	}
 	return atoms
+}
+
+// newAtom is the atom at h of the given mass where B = b has probability p[b] and, given
+// B = b, a row is observed with probability g[b]: full's, reg's and dr+'s weights are p
+// (m = Z), obs's p·g and ip+'s p·E[Δ/G] (p where G > 0, else 0).
+func newAtom(h, mass float64, p, g [2]float64) atom {
+	var obs, ip [2]float64
+	for b := range 2 {
+		obs[b] = p[b] * g[b]
+		if g[b] > 0 {
+			ip[b] = p[b]
+		}
+	}
+	return atom{h: h, mass: mass, a: map[method.Method][2]float64{method.Full: p, method.Obs: obs, method.IPPlus: ip, method.Reg: p, method.DRPlus: p}}
 }
 
 // mmdOfAtoms returns the MMD² between q_1 and q_0, q_b(atom) ∝ mass · a_b, with the

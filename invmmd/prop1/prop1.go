@@ -154,11 +154,9 @@ func (c Config) Resolved() (Config, error) {
 	case len(c.Ys1)+len(c.Ys2) == 0:
 		return c, fmt.Errorf("prop1: Config.Ys1 and Ys2 are both empty: no slice to simulate")
 	}
-	for _, ys := range [][]float64{c.Ys1, c.Ys2} {
-		for _, y := range ys {
-			if !finite(y) {
-				return c, fmt.Errorf("prop1: slice value y = %v, want a finite value", y)
-			}
+	for _, y := range slices.Concat(c.Ys1, c.Ys2) {
+		if !finite(y) {
+			return c, fmt.Errorf("prop1: slice value y = %v, want a finite value", y)
 		}
 	}
 	for _, v := range c.Variants {
@@ -167,6 +165,14 @@ func (c Config) Resolved() (Config, error) {
 		}
 	}
 	return c, nil
+}
+
+// soft is P(Δ = 1) where the proof's rule says missing under variant v: 0 for Hard.
+func (c Config) soft(v Variant) float64 {
+	if v == Soft {
+		return c.SoftRate
+	}
+	return 0
 }
 
 // Sample draws n rows of direction d's construction at Y = y with missingness variant v,
@@ -182,10 +188,7 @@ func Sample(rng *rand.Rand, d Direction, v Variant, y float64, n int, cfg Config
 	if n < 1 {
 		return nil, invmmd.Rows{}, fmt.Errorf("prop1: Sample of %d rows, want at least 1", n)
 	}
-	soft := 0.0
-	if v == Soft {
-		soft = c.SoftRate
-	}
+	soft := c.soft(v)
 	h := make([]float64, n)
 	r := invmmd.Rows{Y: make([]float64, n), Z: make([]float64, n), Delta: make([]float64, n),
 		G: make([]float64, n), GTrue: make([]float64, n), M: make([]float64, n)}
@@ -309,9 +312,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 				}
 				res.Slices = append(res.Slices, s)
 				done++
-				if c.Progress != nil {
-					fmt.Fprintf(c.Progress, "prop1: %d/%d slices done (%v, %v, y = %g)\n", done, total, j.d, v, y)
-				}
+				fmt.Fprintf(cmp.Or(c.Progress, io.Discard), "prop1: %d/%d slices done (%v, %v, y = %g)\n", done, total, j.d, v, y)
 			}
 		}
 	}
@@ -334,16 +335,11 @@ func runSlice(c Config, opts invmmd.Options, d Direction, v Variant, yi int, y f
 		if err != nil {
 			return s, err
 		}
-		for i := range rows.Delta {
+		for i, d := range rows.Delta { // Z and Δ are 0 or 1: the counts are exact
 			s.Z1 += rows.Z[i]
-			if rows.Delta[i] == 1 {
-				s.Observed++
-				if rows.Z[i] == 1 {
-					s.ObservedZ1++
-				} else {
-					s.ObservedZ0++
-				}
-			}
+			s.Observed += d
+			s.ObservedZ1 += d * rows.Z[i]
+			s.ObservedZ0 += d * (1 - rows.Z[i])
 		}
 		design, err := invmmd.NewDesign(rows, opts, Methods()...)
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -24,13 +25,7 @@ func (r Result) Write(w io.Writer) error {
 	fmt.Fprintf(&b, "ip+, reg and dr+ are given the true G and m (here X and Y determine Z, so m = Z)\n")
 	fmt.Fprintf(&b, "full is the unbiased MMD² of the two groups (its mean scatters around the limit); the others are ratios of estimates, consistent with a bias of order 1/n\n")
 	for _, d := range []Direction{Direction1, Direction2} {
-		var ss []Slice
-		for _, s := range r.Slices {
-			if s.Direction == d {
-				ss = append(ss, s)
-			}
-		}
-		if len(ss) == 0 {
+		if !slices.ContainsFunc(r.Slices, func(s Slice) bool { return s.Direction == d }) {
 			continue
 		}
 		b.WriteString("\n")
@@ -42,7 +37,10 @@ func (r Result) Write(w io.Writer) error {
 		}
 		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "rule\ty\tobserved\tZ1 obs\tZ0 obs\tmethod\testimate\tlimit\t")
-		for _, s := range ss {
+		for _, s := range r.Slices {
+			if s.Direction != d {
+				continue
+			}
 			for k, e := range s.Estimates {
 				if k == 0 {
 					fmt.Fprintf(tw, "%v\t%g\t%.3f\t%.1f\t%.1f\t", s.Variant, s.Y, s.Observed, s.ObservedZ1, s.ObservedZ0)
@@ -59,8 +57,11 @@ func (r Result) Write(w io.Writer) error {
 		if err := tw.Flush(); err != nil {
 			return err
 		}
-		for _, line := range verdictLines(d, vs) {
-			b.WriteString(line + "\n")
+		b.WriteString("Verdict, obs against full:\n") // every slice of d has its verdict
+		for _, v := range vs {
+			if v.Slice.Direction == d {
+				fmt.Fprintf(&b, "  %v, y = %g: %s\n", v.Slice.Variant, v.Slice.Y, v.Text)
+			}
 		}
 	}
 	_, err := io.WriteString(w, b.String())
@@ -154,18 +155,4 @@ func verdictText(d Direction, v Verdict) string {
 	default:
 		return fmt.Sprintf("they agree: they differ by %s, %s, which chance alone can explain (the cut is 3)", diff, by)
 	}
-}
-
-// verdictLines returns the verdict lines of direction d.
-func verdictLines(d Direction, vs []Verdict) []string {
-	var out []string
-	for _, v := range vs {
-		if v.Slice.Direction == d {
-			out = append(out, fmt.Sprintf("  %v, y = %g: %s", v.Slice.Variant, v.Slice.Y, v.Text))
-		}
-	}
-	if len(out) > 0 {
-		out = append([]string{"Verdict, obs against full:"}, out...)
-	}
-	return out
 }

@@ -16,6 +16,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -312,15 +313,11 @@ type Diff struct {
 // seeds both have (Summary.Rows), mean ± sd, or the difference of the means when the rows
 // are not there. ok is false when sums has no none.
 func DiffsFromNone(sums []Summary) (d []Diff, ok bool) {
-	var none *Summary
-	for i := range sums {
-		if sums[i].Method == method.None.String() {
-			none = &sums[i]
-		}
-	}
-	if none == nil {
+	i := slices.IndexFunc(sums, func(s Summary) bool { return s.Method == method.None.String() })
+	if i < 0 {
 		return nil, false
 	}
+	none := sums[i]
 	bySeed := map[uint64]float64{}
 	for _, r := range none.Rows {
 		bySeed[r.Seed] = r.TeAcc

@@ -10,8 +10,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/invmmd/invmmd/invmmd/experiments/store"
 )
 
 // paperSim is two methods of the paper's simulation table at λ = 1.
@@ -20,11 +18,12 @@ var paperSim = map[string]PaperRow{
 	"full": {Cell{0.00, 0.01}, Cell{0.86, 0.01}, Cell{0.80, 0.01}},
 }
 
-// TestLambdaNameIsTheStoresName: tables and per-fit files spell λ alike.
-func TestLambdaNameIsTheStoresName(t *testing.T) {
-	for _, l := range []float64{0, 1, 5, 0.5, 0.125, 10, 1e-7} {
-		if a, b := LambdaName(l), store.FormatLambda(l); a != b {
-			t.Errorf("λ %v: LambdaName %q, store.FormatLambda %q", l, a, b)
+// TestLambdaName: λ in file names (the tables', and the store's per-fit files', which use
+// LambdaName too) in its shortest decimal form, never an exponent.
+func TestLambdaName(t *testing.T) {
+	for l, want := range map[float64]string{0: "0", 1: "1", 5: "5", 0.5: "0.5", 0.125: "0.125", 10: "10", 1e-7: "0.0000001"} {
+		if got := LambdaName(l); got != want {
+			t.Errorf("LambdaName(%v) = %q, want %q", l, got, want)
 		}
 	}
 	if got, want := TablePath("d", "sim", 0.5), filepath.Join("d", "sim_lambda0.5.csv"); got != want {

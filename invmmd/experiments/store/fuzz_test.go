@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/invmmd/invmmd/invmmd/settings"
 )
 
 // FuzzGet writes arbitrary bytes as the result file of one fit and reads it with Get, and
@@ -55,7 +57,7 @@ func FuzzGet(f *testing.F) {
 		case err != nil && !strings.Contains(err.Error(), k.FileName()):
 			t.Errorf("error does not name the file: %v", err)
 		case ok:
-			if rec.Key != k || rec.Experiment != "sim" || len(Diff(json.RawMessage(cfg), rec.Config)) > 0 {
+			if rec.Key != k || rec.Experiment != "sim" || len(settings.Diff(json.RawMessage(cfg), rec.Config)) > 0 {
 				t.Fatalf("Get accepted %+v", rec)
 			}
 			if !json.Valid(data) {

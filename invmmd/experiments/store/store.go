@@ -17,9 +17,11 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/invmmd/invmmd/invmmd/results"
 	"github.com/invmmd/invmmd/invmmd/settings"
 )
 
@@ -33,16 +35,13 @@ type Key struct {
 
 // String renders the key as "method λ=… seed …" for messages.
 func (k Key) String() string {
-	return fmt.Sprintf("%s λ=%s seed %d", k.Method, FormatLambda(k.Lambda), k.Seed)
+	return fmt.Sprintf("%s λ=%s seed %d", k.Method, results.LambdaName(k.Lambda), k.Seed)
 }
 
 // FileName is the key's file name: METHOD_lambdaΛ_seedS.json.
 func (k Key) FileName() string {
-	return k.Method + "_lambda" + FormatLambda(k.Lambda) + "_seed" + strconv.FormatUint(k.Seed, 10) + ".json"
+	return k.Method + "_lambda" + results.LambdaName(k.Lambda) + "_seed" + strconv.FormatUint(k.Seed, 10) + ".json"
 }
-
-// FormatLambda formats λ for file names and messages: 1 → "1", 0.5 → "0.5".
-func FormatLambda(l float64) string { return strconv.FormatFloat(l, 'f', -1, 64) }
 
 // Sweep is what a run was asked for: the experiment's configuration (everything that
 // decides its numbers, as JSON) and the grid of methods, λ and seeds. It is stored as
@@ -104,7 +103,7 @@ func Check(out string, sw Sweep) error {
 	if ok, err := ReadJSON(filepath.Join(dir, "sweep.json"), &old); !ok {
 		return err
 	}
-	if diffs := Diff(old.Config, sw.Config); len(diffs) > 0 {
+	if diffs := settings.Diff(old.Config, sw.Config); len(diffs) > 0 {
 		return &MismatchError{Dir: dir, Diffs: diffs}
 	}
 	return nil
@@ -191,7 +190,7 @@ func (s *Store) Get(k Key) (rec Record, ok bool, err error) {
 	if rec.Key != k || rec.Experiment != s.sweep.Experiment {
 		return rec, false, fmt.Errorf("store: %s holds %s %v, want %s %v", p, rec.Experiment, rec.Key, s.sweep.Experiment, k)
 	}
-	if d := Diff(s.sweep.Config, rec.Config); len(d) > 0 {
+	if d := settings.Diff(s.sweep.Config, rec.Config); len(d) > 0 {
 		return rec, false, fmt.Errorf("store: %s was made with another configuration: %s", p, strings.Join(d, "; "))
 	}
 	return rec, true, nil
@@ -281,37 +280,34 @@ func checkGrid(sw Sweep) error {
 	if len(sw.Methods) == 0 || len(sw.Lambdas) == 0 || len(sw.Seeds) == 0 {
 		return fmt.Errorf("store: %s: nothing to run (methods %v, λ %v, seeds %v)", sw.Experiment, sw.Methods, sw.Lambdas, sw.Seeds)
 	}
-	if d := firstDuplicate(sw.Methods); d != "" {
+	if d, ok := firstDuplicate(sw.Methods); ok {
 		return fmt.Errorf("store: %s: method %s listed twice", sw.Experiment, d)
 	}
-	var ls, ss []string
+	var ls []string
 	for _, l := range sw.Lambdas {
 		if l < 0 || math.IsNaN(l) || math.IsInf(l, 0) {
 			return fmt.Errorf("store: %s: λ = %v, want a finite value ≥ 0", sw.Experiment, l)
 		}
-		ls = append(ls, FormatLambda(l))
+		ls = append(ls, results.LambdaName(l))
 	}
-	if d := firstDuplicate(ls); d != "" {
+	if d, ok := firstDuplicate(ls); ok {
 		return fmt.Errorf("store: %s: λ %s listed twice", sw.Experiment, d)
 	}
-	for _, s := range sw.Seeds {
-		ss = append(ss, strconv.FormatUint(s, 10))
-	}
-	if d := firstDuplicate(ss); d != "" {
-		return fmt.Errorf("store: %s: seed %s listed twice", sw.Experiment, d)
+	if d, ok := firstDuplicate(sw.Seeds); ok {
+		return fmt.Errorf("store: %s: seed %d listed twice", sw.Experiment, d)
 	}
 	return nil
 }
 
-func firstDuplicate(xs []string) string {
-	seen := map[string]bool{}
-	for _, x := range xs {
-		if seen[x] {
-			return x
+// firstDuplicate returns the first element of xs that an earlier one equals.
+func firstDuplicate[T comparable](xs []T) (T, bool) {
+	for i, x := range xs {
+		if slices.Contains(xs[:i], x) {
+			return x, true
 		}
-		seen[x] = true
 	}
-	return ""
+	var zero T
+	return zero, false
 }
 
 // MismatchError is Open's error when a folder holds results of another configuration.
@@ -323,10 +319,6 @@ type MismatchError struct {
 func (e *MismatchError) Error() string {
 	return fmt.Sprintf("%s holds results made with another configuration (%s); use another -out, or delete %s to start over", e.Dir, strings.Join(e.Diffs, "; "), e.Dir)
 }
-
-// Diff compares two JSON documents and lists each leaf that differs as "path: a → b", in
-// path order (settings.Diff, which the own-data workflow shares).
-func Diff(a, b json.RawMessage) []string { return settings.Diff(a, b) }
 
 // WriteJSON writes v as indented JSON, with a final newline, to path atomically.
 func WriteJSON(path string, v any) error {

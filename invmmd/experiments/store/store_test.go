@@ -14,6 +14,14 @@ func sweep(config string) Sweep {
 	return Sweep{Experiment: "sim", Config: json.RawMessage(config), Methods: []string{"none", "dr"}, Lambdas: []float64{1, 5}, Seeds: []uint64{1, 2}}
 }
 
+// TestKeyFileName: a fit's file is METHOD_lambdaΛ_seedS.json, λ spelt as the tables
+// spell it (results.LambdaName).
+func TestKeyFileName(t *testing.T) {
+	if got := (Key{Method: "dr+", Lambda: 0.125, Seed: 3}).FileName(); got != "dr+_lambda0.125_seed3.json" {
+		t.Errorf("FileName = %q", got)
+	}
+}
+
 func TestPutGetCollect(t *testing.T) {
 	out := t.TempDir()
 	st, err := Open(out, sweep(`{"H":{"Epochs":15}}`))
