@@ -87,8 +87,9 @@ func (d *Design) strataSums(ctx context.Context, h Rep, summer Summer) (q, se []
 }
 
 // stratumSE returns method k's standard error in stratum s: the jackknife's, less its
-// variance's second-order excess (jackknife_degenerate.go; none under 4 rows), kept within
-// [¼, 1] of its variance. Empty or dropped strata, and strata with fewer than 3 rows, get 0.
+// variance's second-order excess (jackknife_degenerate.go; none under 4 rows, and for the
+// joint estimand none under 7 included rows, an SE of 0 under 5), kept within [¼, 1] of
+// its variance. Empty or dropped strata, and strata with fewer than 3 rows, get 0.
 func (d *Design) stratumSE(ctx context.Context, h Rep, summer Summer, rs *strataSums, k, s int) (float64, error) {
 	rows := len(d.blocks[s].rows)
 	var e, excess float64

@@ -296,7 +296,8 @@ type outFile struct {
 
 // runTable runs an own-data command that prints a table and writes its CSV (estimate,
 // test), of flag set fs: it registers the flags of the configuration cfg (whose
-// EstimateConfig is ec) and -out, parses args, refuses a 0 given to a flag of zero,
+// EstimateConfig is ec) and -out, parses args, refuses a 0 given to a flag that zero names (its value
+// says what the flag wants),
 // validates the configuration (validate, before any work), checks and locks
 // -out, then prints what work returns and writes it (printTable); what names the results
 // in the message of a run stopped before they were written. validate and work read cfg
@@ -465,7 +466,9 @@ func writeOutFile(out string, force bool, write func(io.Writer) error) error {
 	if f, err = os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644); err != nil {
 		return err
 	}
-	err = write(f)
+	if err = write(f); err != nil {
+		err = fmt.Errorf("writing %s: %w", out, err)
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

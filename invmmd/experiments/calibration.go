@@ -5,10 +5,12 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -279,7 +281,8 @@ func writeTables(t string, files []tableFile, records map[string]any) error {
 			return err
 		}
 	}
-	for name, v := range records {
+	for _, name := range slices.Sorted(maps.Keys(records)) { // in one order, run after run
+		v := records[name]
 		if err := store.WriteJSON(filepath.Join(t, name), v); err != nil {
 			return err
 		}

@@ -383,7 +383,7 @@ func MergeVariance(storeDir, tableDir string) (*VarianceOutcome, error) {
 		}
 		switch {
 		case err != nil:
-			bad = append(bad, err.Error())
+			bad = append(bad, fmt.Sprintf("batch size %d: %v", n, err))
 		case !ok:
 			missing = append(missing, "batch size "+strconv.Itoa(n))
 		default:

@@ -92,7 +92,7 @@ func (l *loaded) fitNuisances(ctx context.Context, c EstimateConfig, inA []bool,
 			if len(f) < MinFoldRows {
 				return nf, fieldError("Folds", folds, "fold %d of %d holds %d rows, fewer than %d: use fewer folds", k+1, folds, len(f), MinFoldRows)
 			}
-			rest := slices.Concat(append(slices.Clone(fs[:k]), fs[k+1:]...)...) // the other folds' rows
+			rest := slices.Concat(slices.Delete(slices.Clone(fs), k, k+1)...) // the other folds' rows
 			slices.Sort(rest)
 			fitRows, stopRows := splitFit(rest, c.AuxSeed+uint64(k))
 			parts = append(parts, [3][]int{fitRows, stopRows, f})
