@@ -19,6 +19,7 @@ import (
 	"github.com/invmmd/invmmd/invmmd/fairness"
 	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/owndata"
+	"github.com/invmmd/invmmd/invmmd/results"
 	"github.com/invmmd/invmmd/invmmd/tabular"
 )
 
@@ -452,36 +453,19 @@ func printTable[T tableOutput](out string, force bool, stdout io.Writer, work fu
 	return nil
 }
 
-// writeOutFile writes the file out (-out) whole or not at all, by write: through a new
-// file beside it, renamed over it once written. A file that appeared at out meanwhile
-// (checkOutFile refused one before any work) is replaced only when force.
+// writeOutFile writes the file out (-out) whole or not at all, by write
+// (results.WriteFile). A file that appeared at out meanwhile (checkOutFile refused one
+// before any work) is replaced only when force.
 func writeOutFile(out string, force bool, write func(io.Writer) error) error {
-	f, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name() // made again with the mode of a new file (CreateTemp's is 0600)
-	f.Close()
-	os.Remove(tmp)
-	if f, err = os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644); err != nil {
-		return err
-	}
-	if err = write(f); err != nil {
-		err = fmt.Errorf("writing %s: %w", out, err)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if _, serr := os.Lstat(out); err == nil && serr == nil && !force {
-		err = fmt.Errorf("%s appeared while this command ran; not replaced (-force replaces it)", out)
-	}
-	if err == nil {
-		err = os.Rename(tmp, out)
-	}
-	if err != nil {
-		os.Remove(tmp)
-	}
-	return err
+	return results.WriteFile(out, func(w io.Writer) error {
+		if err := write(w); err != nil {
+			return err
+		}
+		if _, err := os.Lstat(out); err == nil && !force {
+			return fmt.Errorf("%s appeared while this command ran; not replaced (-force replaces it)", out)
+		}
+		return nil
+	})
 }
 
 // errNotReplaceable: -out cannot be replaced once the work is done, as -force asks: it

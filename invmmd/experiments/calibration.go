@@ -17,7 +17,6 @@ import (
 
 	"github.com/invmmd/invmmd/invmmd"
 	"github.com/invmmd/invmmd/invmmd/calibsim"
-	"github.com/invmmd/invmmd/invmmd/experiments/store"
 	"github.com/invmmd/invmmd/invmmd/method"
 	"github.com/invmmd/invmmd/invmmd/results"
 )
@@ -269,21 +268,21 @@ type tableFile struct {
 	write func(io.Writer) error
 }
 
-// writeTables writes each of files (store.WriteFile), in order, then each record (by file
-// name) as indented JSON (store.WriteJSON) into the folder t, created if need be, each
+// writeTables writes each of files (results.WriteFile), in order, then each record (by file
+// name) as indented JSON (results.WriteJSON) into the folder t, created if need be, each
 // atomically.
 func writeTables(t string, files []tableFile, records map[string]any) error {
 	if err := os.MkdirAll(t, 0o755); err != nil {
 		return err
 	}
 	for _, f := range files {
-		if err := store.WriteFile(filepath.Join(t, f.name), f.write); err != nil {
+		if err := results.WriteFile(filepath.Join(t, f.name), f.write); err != nil {
 			return err
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(records)) { // in one order, run after run
 		v := records[name]
-		if err := store.WriteJSON(filepath.Join(t, name), v); err != nil {
+		if err := results.WriteJSON(filepath.Join(t, name), v); err != nil {
 			return err
 		}
 	}

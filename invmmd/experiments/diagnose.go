@@ -153,10 +153,10 @@ func WriteDiagnoses(exp Experiment, ds []*Diagnosis, dir string) (string, error)
 	}
 	name := DiagnosisName(exp.Name, k)
 	t := filepath.Join(dir, "tables")
-	if err := store.WriteFile(filepath.Join(t, name+".csv"), func(w io.Writer) error { return results.WriteDiagnosisCSV(w, rows) }); err != nil {
+	if err := results.WriteFile(filepath.Join(t, name+".csv"), func(w io.Writer) error { return results.WriteDiagnosisCSV(w, rows) }); err != nil {
 		return "", err
 	}
-	return name, store.WriteJSON(filepath.Join(t, name+"_config.json"), rec)
+	return name, results.WriteJSON(filepath.Join(t, name+"_config.json"), rec)
 }
 
 // Fit names the diagnosed fit in a few words, for the figure: "sim_mf075, dr, λ = 5, seed 1".

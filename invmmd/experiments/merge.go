@@ -115,11 +115,11 @@ func Merge(exp Experiment, storeDir, tableDir string) (*Merged, error) {
 	}
 	for _, l := range slices.Sorted(maps.Keys(rows)) {
 		p := results.TablePath(tableDir, exp.Name, l)
-		if err := store.WriteFile(p, func(w io.Writer) error { return results.WriteCSV(w, rows[l]) }); err != nil {
+		if err := results.WriteFile(p, func(w io.Writer) error { return results.WriteCSV(w, rows[l]) }); err != nil {
 			return nil, err
 		}
 		md := strings.TrimSuffix(p, ".csv") + ".md"
-		err := store.WriteFile(md, func(w io.Writer) error {
+		err := results.WriteFile(md, func(w io.Writer) error {
 			title := fmt.Sprintf("%s, λ = %s", exp.Title, results.LambdaName(l))
 			if err := results.WriteMarkdownWith(w, title, results.Summarize(rows[l]), exp.Paper[l], exp.TrMMDNote(), extras); err != nil {
 				return err

@@ -410,7 +410,7 @@ func (o *VarianceOutcome) write(r varianceRecord, trainSet dataset.Summary, tabl
 		return err
 	}
 	p := filepath.Join(tableDir, "variance.csv")
-	err := store.WriteFile(p, func(w io.Writer) error { return results.WriteVarianceCSV(w, o.Points) })
+	err := results.WriteFile(p, func(w io.Writer) error { return results.WriteVarianceCSV(w, o.Points) })
 	if err != nil {
 		return err
 	}
@@ -425,10 +425,10 @@ func (o *VarianceOutcome) write(r varianceRecord, trainSet dataset.Summary, tabl
 		"EstimateSeconds": o.EstimateSeconds, "TrainSeconds": o.TrainSeconds}
 	cp := filepath.Join(tableDir, "variance_config.json")
 	tp := filepath.Join(tableDir, "variance_timing.json")
-	if err := store.WriteJSON(cp, rec); err != nil {
+	if err := results.WriteJSON(cp, rec); err != nil {
 		return err
 	}
-	if err := store.WriteJSON(tp, timing); err != nil {
+	if err := results.WriteJSON(tp, timing); err != nil {
 		return err
 	}
 	o.Files = append(o.Files, p, cp, tp)

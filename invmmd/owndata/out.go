@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/invmmd/invmmd/invmmd/backend"
 	"github.com/invmmd/invmmd/invmmd/method"
+	"github.com/invmmd/invmmd/invmmd/results"
 	"github.com/invmmd/invmmd/invmmd/settings"
 	"github.com/invmmd/invmmd/invmmd/tabular"
 	"github.com/invmmd/invmmd/invmmd/train"
@@ -331,7 +331,7 @@ func (o *outFolder) Finished(p *Plan, r *Result, rf RunFile, t *Trained) error {
 		if err := saveModel(filepath.Join(o.dir, ModelsDir, name), t.Model, info); err != nil {
 			return err
 		}
-		if err := writeJSON(filepath.Join(o.dir, RunsDir, name+".json"), rf); err != nil {
+		if err := results.WriteJSON(filepath.Join(o.dir, RunsDir, name+".json"), rf); err != nil {
 			return err
 		}
 	}
@@ -351,43 +351,6 @@ func otherValue(t *tabular.Table, col, positive string) string {
 		}
 	}
 	return ""
-}
-
-// writeAtomic writes path through a temporary file in the same folder renamed over it, so
-// that an interrupted run leaves the earlier file or the new one, never half of one.
-func writeAtomic(path string, fn func(io.Writer) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	tmp := f.Name()
-	err = fn(f)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp, 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
-}
-
-// writeJSON writes v as indented JSON with a final newline to path, atomically.
-func writeJSON(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return writeAtomic(path, func(w io.Writer) error {
-		_, err := w.Write(append(b, '\n'))
-		return err
-	})
 }
 
 // runsOf returns the runs of cfg in the order the tables list them: by seed, then method.

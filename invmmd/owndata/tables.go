@@ -63,7 +63,7 @@ func (r *Result) writeConfig(p *Plan) error {
 		data["aux_stop"] = map[string]Stop{"G": r.AuxFit.GStop, "m": r.AuxFit.MStop}
 	}
 	rec := configRecord{Format: outputFormat, Settings: settingsOf(cfg, p.hash), Methods: method.List(cfg.Methods), Seeds: cfg.Seeds, Args: cfg.Args, Data: data}
-	return writeJSON(filepath.Join(cfg.Out, ConfigFile), rec)
+	return results.WriteJSON(filepath.Join(cfg.Out, ConfigFile), rec)
 }
 
 // Describe says in a few lines what the results table was fitted on: the data file, the
@@ -113,7 +113,7 @@ func (r *Result) write(p *Plan) error {
 	cfg := p.Config
 	md := r.Describe(cfg) + "\n" + Markdown(r.Rows)
 	for name, body := range map[string]string{ResultsMD: md, HeldOutFile: r.HeldOut} {
-		if err := writeAtomic(filepath.Join(cfg.Out, name), func(w io.Writer) error {
+		if err := results.WriteFile(filepath.Join(cfg.Out, name), func(w io.Writer) error {
 			_, err := io.WriteString(w, body)
 			return err
 		}); err != nil {
@@ -131,7 +131,7 @@ func (r *Result) write(p *Plan) error {
 // held-out dr and ip columns hold full's estimate, Row.HeldOutFull), so that a reader of the earlier columns reads a file with or without the
 // later ones alike.
 func writeCSV(path string, rows []Row) error {
-	return writeAtomic(path, func(f io.Writer) error {
+	return results.WriteFile(path, func(f io.Writer) error {
 		header := []string{"method", "seed", "test_acc", "test_auc", "val_acc", "heldout_mmd_dr", "heldout_mmd_dr_se", "heldout_mmd_ip", "heldout_mmd_ip_se", "unreliable", "dropped_strata", "warning",
 			"heldout_p_dr", "h_best_epoch", "h_stop_epoch", "h_max_epochs", "h_stop_reason", "mmd2_scale", "heldout_full"}
 		g := func(v float64) string { return strconv.FormatFloat(v, 'g', 8, 64) }

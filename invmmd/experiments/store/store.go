@@ -12,7 +12,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -85,7 +84,7 @@ func Open(out string, sw Sweep) (*Store, error) {
 	if err := os.MkdirAll(s.dir, 0o755); err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
-	if err := WriteJSON(filepath.Join(s.dir, "sweep.json"), sw); err != nil {
+	if err := results.WriteJSON(filepath.Join(s.dir, "sweep.json"), sw); err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
 	return s, nil
@@ -174,7 +173,7 @@ func (s *Store) Put(k Key, result any, seconds float64) error {
 		return fmt.Errorf("store: %v: %w", k, err)
 	}
 	rec := Record{Experiment: s.sweep.Experiment, Key: k, Config: s.sweep.Config, Result: res, Seconds: seconds}
-	if err := WriteJSON(filepath.Join(s.dir, k.FileName()), rec); err != nil {
+	if err := results.WriteJSON(filepath.Join(s.dir, k.FileName()), rec); err != nil {
 		return fmt.Errorf("store: %v: %w", k, err)
 	}
 	return nil
@@ -240,7 +239,7 @@ func Unusable(dir string, n int, what string, missing, bad []string) error {
 // KIND_seedS.json; only a run that computed it writes it, so that shards never overwrite
 // each other's with less.
 func (s *Store) PutSeed(kind string, seed uint64, v any) error {
-	if err := WriteJSON(s.seedPath(kind, seed), v); err != nil {
+	if err := results.WriteJSON(s.seedPath(kind, seed), v); err != nil {
 		return fmt.Errorf("store: seed %d: %w", seed, err)
 	}
 	return nil
@@ -318,40 +317,6 @@ type MismatchError struct {
 
 func (e *MismatchError) Error() string {
 	return fmt.Sprintf("%s holds results made with another configuration (%s); use another -out, or delete %s to start over", e.Dir, strings.Join(e.Diffs, "; "), e.Dir)
-}
-
-// WriteJSON writes v as indented JSON, with a final newline, to path atomically.
-func WriteJSON(path string, v any) error {
-	js, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return WriteFile(path, func(w io.Writer) error {
-		_, err := w.Write(append(js, '\n'))
-		return err
-	})
-}
-
-// WriteFile writes path atomically: fn writes a temporary file in the same folder, which
-// is then renamed over path. On any error path is left as it was.
-func WriteFile(path string, fn func(io.Writer) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	tmp := f.Name()
-	if err = fn(f); err != nil {
-		f.Close()
-	} else if err = f.Close(); err == nil {
-		if err = os.Chmod(tmp, 0o644); err == nil {
-			err = os.Rename(tmp, path)
-		}
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
 }
 
 // Shard is the i-th (1-based) of N deterministic slices of a fit grid.
